@@ -1,0 +1,31 @@
+# attnviz: `make run` and `make test` do everything on a fresh Debian 12 machine (as root).
+BUILD ?= build
+JOBS ?= $(shell nproc)
+SAMPLES ?= assets/sentences.txt
+
+.PHONY: all deps configure build run test bench clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+configure: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+
+build: configure
+	@cmake --build $(BUILD) -j$(JOBS)
+
+# Opens the desktop app on the built-in sample sentences (falls back to a CLI dump when the app is not built).
+run: build
+	@if [ -x $(BUILD)/attnviz ]; then ./$(BUILD)/attnviz --text-file $(SAMPLES); \
+	else ./$(BUILD)/attnviz-cli compute --text-file $(SAMPLES) --dump out && echo "dump written to ./out/"; fi
+
+test: build
+	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+bench: build
+	@bash bench/run.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD)

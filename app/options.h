@@ -1,0 +1,39 @@
+// The command-line options attnviz and attnviz-cli share: where the text comes from and the
+// attention config. Each subcommand loops over argv, offers every argument to ParseInputOption
+// first, and handles what is left itself.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "config.h"
+#include "pipeline.h"
+#include "status.h"
+
+namespace attnviz {
+
+struct InputOptions {
+  std::string text;         // --text: the key/value sentence (and the queries in self mode)
+  std::string text_file;    // --text-file: a sentence file
+  int line = 0;             // --line N: 1-based line of the item in --text-file; 0 = first item
+  std::string query_text;   // --query-text: cross mode, queries from this text
+  std::string weights_dir;  // --weights DIR: wq.npy wk.npy wv.npy wo.npy
+  AttentionConfig config;
+  bool d_k_set = false, d_v_set = false;
+};
+
+// If args[*i] is a shared option, consumes it (and its value, advancing *i) and returns true.
+// A bad value sets *error ("--dk: 0 is out of range: allowed 1..4096").
+bool ParseInputOption(const std::vector<std::string>& args, size_t* i, InputOptions* options, Status* error);
+// Help lines for the shared options.
+std::string InputOptionsHelp();
+// Resolves the text (from --text or --text-file/--line), applies mode, loads --weights, and
+// runs nothing yet. Errors name the option or the file:line.
+Status PreparePipeline(const InputOptions& options, Pipeline* pipeline);
+
+// Small helpers for subcommand option values.
+Result<int> ParseIntValue(const std::string& option, const std::string& value, int lo, int hi);
+Result<double> ParseDoubleValue(const std::string& option, const std::string& value, double lo, double hi);
+// Returns the value after args[*i] (advancing *i) or an error naming the option.
+Result<std::string> TakeValue(const std::vector<std::string>& args, size_t* i);
+
+}  // namespace attnviz

@@ -1,0 +1,48 @@
+// The attention forward pass as free functions over plain buffers (llm.c style).
+//
+// Dimension glossary
+//   n_q      query tokens          n_k   key/value tokens (n_q == n_k in self-attention)
+//   d_model  embedding width       n_head heads
+//   d_k      query/key width per head (q and k must share it: logits are q . k)
+//   d_v      value width per head (free: values are only averaged, never dotted with q)
+//
+// Data flow (PyTorch order):
+//   xq [n_q, d_model], x [n_k, d_model]
+//   -> q [n_head, n_q, d_k], k [n_head, n_k, d_k], v [n_head, n_k, d_v]      (1) project
+//   -> scores [n_head, n_q, n_k] = q k^T                                      (2) raw scores
+//   -> logits = scores * multiplier  (multiplier = (1/sqrt(d_k) if scaled) / T) (3) logits
+//   -> weights = softmax over keys, masked entries exactly 0                  (4) softmax
+//   -> z [n_head, n_q, d_v] = weights v                                       (5) mix values
+//   -> out [n_q, d_model] = concat_h(z) W_o                                   (6) output
+#pragma once
+#include "config.h"
+#include "tensor.h"
+#include "weights.h"
+
+namespace attnviz {
+
+// (1) Projections. xq: [n_q, d_model], x: [n_k, d_model].
+// q: [n_head, n_q, d_k], k: [n_head, n_k, d_k], v: [n_head, n_k, d_v]. Output tensors are resized.
+void Project(const Tensor& xq, const Tensor& x, const ProjectionWeights& w, Tensor* q, Tensor* k, Tensor* v);
+
+// (2) scores: [n_head, n_q, n_k] = q [n_head, n_q, d_k] . k [n_head, n_k, d_k]^T
+void Scores(const Tensor& q, const Tensor& k, Tensor* scores);
+
+// (3) logits = scores * multiplier, clamped to +-kLogitLimit so a huge multiplier cannot make Inf.
+constexpr float kLogitLimit = 1e30f;
+void Logits(const Tensor& scores, float multiplier, Tensor* logits);
+
+// (4) weights: row softmax of logits [n_head, n_q, n_k], with the row max subtracted.
+// Causal: key j is visible to query i only when j <= i; masked weights are exactly 0.
+void Softmax(const Tensor& logits, MaskKind mask, Tensor* weights);
+// Number of keys query `i` may see.
+inline int VisibleKeys(MaskKind mask, int i, int n_k) { return mask == MaskKind::kCausal ? (i + 1 < n_k ? i + 1 : n_k) : n_k; }
+
+// (5) z: [n_head, n_q, d_v] = weights [n_head, n_q, n_k] . v [n_head, n_k, d_v]
+void MixValues(const Tensor& weights, const Tensor& v, Tensor* z);
+
+// (6) out: [n_q, d_model] = concat(z) [n_q, n_head*d_v] . w_o [n_head*d_v, d_model]
+// concat is a scratch buffer (reused between calls).
+void OutputProjection(const Tensor& z, const Tensor& w_o, Tensor* concat, Tensor* out);
+
+}  // namespace attnviz

@@ -1,0 +1,83 @@
+// The pipeline owns the cached stages and knows which setting dirties which stage, so the
+// app and the command line never redo work by hand:
+//   text, d_model, seed, positional         -> from kEmbed
+//   n_head, d_k, d_v, qkv layout, weights   -> from kProject
+//   scaling, temperature                     -> from kLogits
+//   mask                                     -> from kSoftmax
+// z and out (kOutput) are computed only when asked for: the maps never need them.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "attention.h"
+#include "config.h"
+#include "metrics.h"
+#include "text.h"
+#include "weights.h"
+
+namespace attnviz {
+
+enum class Stage { kEmbed = 0, kProject, kScores, kLogits, kSoftmax, kMetrics, kOutput, kDone };
+constexpr int kStageCount = (int)Stage::kDone;
+const char* ToString(Stage stage);
+
+// Everything one forward pass produced, in PyTorch order.
+struct AttentionTensors {
+  std::vector<Token> query_tokens;  // n_q (equal to kv_tokens in self mode)
+  std::vector<Token> kv_tokens;     // n_k
+  Tensor xq;       // [n_q, d_model]
+  Tensor x;        // [n_k, d_model]
+  Tensor q;        // [n_head, n_q, d_k]
+  Tensor k;        // [n_head, n_k, d_k]
+  Tensor v;        // [n_head, n_k, d_v]
+  Tensor scores;   // [n_head, n_q, n_k]  raw q . k, before scaling and temperature
+  Tensor logits;   // [n_head, n_q, n_k]  after scaling and temperature, before the mask
+  Tensor weights;  // [n_head, n_q, n_k]  softmax rows; masked entries exactly 0
+  Tensor z;        // [n_head, n_q, d_v]
+  Tensor concat;   // [n_q, n_head*d_v]
+  Tensor out;      // [n_q, d_model]
+  std::vector<HeadMetrics> metrics;  // [n_head]
+
+  int n_head() const { return (int)weights.dim(0); }
+  int n_q() const { return (int)weights.dim(1); }
+  int n_k() const { return (int)weights.dim(2); }
+};
+
+class Pipeline {
+ public:
+  // The sentence keys and values come from (and queries, in self mode), and the query sentence
+  // used in cross mode (may be empty in self mode). Tokenizes; on error nothing changes.
+  Status SetText(const std::string& kv_text, const std::string& query_text = "");
+  // Validates; on error nothing changes. Dirties only the stages the change affects.
+  Status SetConfig(const AttentionConfig& config);
+  // Use these weights instead of the random init (shapes must match the config when run).
+  void SetLoadedWeights(const ProjectionWeights& weights);
+  void ClearLoadedWeights();
+
+  // Computes every dirty stage up to and including `through`.
+  Status Run(Stage through = Stage::kMetrics);
+
+  const AttentionConfig& config() const { return config_; }
+  const AttentionTensors& tensors() const { return tensors_; }
+  const ProjectionWeights& weights() const { return weights_; }
+  const std::string& kv_text() const { return kv_text_; }
+  const std::string& query_text() const { return query_text_; }
+  // The first stage that must be recomputed.
+  Stage first_dirty() const { return first_dirty_; }
+  // How often each stage ran (tests use it to prove work is reused).
+  int run_count(Stage stage) const { return run_count_[(int)stage]; }
+
+ private:
+  void MarkDirty(Stage stage);
+  AttentionConfig config_;
+  std::string kv_text_, query_text_;
+  std::vector<Token> kv_tokens_, query_tokens_;
+  ProjectionWeights weights_;
+  bool loaded_weights_ = false;
+  AttentionTensors tensors_;
+  Stage first_dirty_ = Stage::kEmbed;
+  bool output_dirty_ = true;  // z/out are computed lazily: dirty whenever weights change
+  int run_count_[kStageCount] = {};
+};
+
+}  // namespace attnviz

@@ -1,0 +1,55 @@
+// UTF-8 text -> tokens with byte spans; sentence files with self and cross items.
+//
+// Tokenizer: words (runs of letters, digits, marks, including Hangul) and punctuation.
+// Whitespace separates words; every punctuation code point is a token of its own.
+//   "I go home."        -> I | go | home | .
+//   "나는 사과를 먹었다"  -> 나는 | 사과를 | 먹었다
+#pragma once
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "status.h"
+
+namespace attnviz {
+
+struct Token {
+  std::string text;       // the token's bytes (valid UTF-8)
+  size_t byte_begin = 0;  // span [byte_begin, byte_end) in the source text
+  size_t byte_end = 0;
+};
+
+// Most tokens one sentence may have (keeps maps within memory: n_head * n_q * n_k floats).
+constexpr size_t kMaxTokens = 8192;
+
+// Checks UTF-8; on error the message names the byte offset of the first bad byte.
+Status ValidateUtf8(std::string_view text);
+// Decodes valid UTF-8 into code points.
+std::u32string DecodeUtf8(std::string_view text);
+
+// Fails on invalid UTF-8 (byte offset), empty/whitespace-only text, or more than kMaxTokens tokens.
+Result<std::vector<Token>> Tokenize(std::string_view text);
+
+// Token texts only (labels for figures and panels).
+std::vector<std::string> TokenTexts(const std::vector<Token>& tokens);
+
+// One item of a sentence file.
+//   self item:  "I go home."                          -> query_text empty, kv_text = the sentence
+//   cross item: "Ich gehe nach Hause. ||| I go home." -> queries from the left, keys/values from the right
+struct SentenceItem {
+  std::string query_text;  // empty for a self-attention item
+  std::string kv_text;     // the sentence keys and values come from (and queries too, in self mode)
+  int line = 0;            // 1-based line in the file, 0 when not from a file
+  bool is_cross() const { return !query_text.empty(); }
+};
+
+// The separator between the query sentence and the key/value sentence of a cross item.
+constexpr std::string_view kCrossSeparator = "|||";
+
+// Sentence file: UTF-8, one item per line, '#' starts a comment line, blank lines skipped.
+// Each item is tokenized, so errors name "file:line: ..." (and the byte offset for bad UTF-8).
+Result<std::vector<SentenceItem>> ParseSentences(std::string_view content, const std::string& file_name);
+Result<std::vector<SentenceItem>> LoadSentenceFile(const std::string& path);
+
+}  // namespace attnviz

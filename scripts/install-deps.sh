@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages attnviz needs, skipping apt entirely when all are present.
+set -euo pipefail
+PACKAGES=(
+  build-essential cmake pkg-config
+  libeigen3-dev libimgui-dev libglfw3-dev python3-glad python3-jinja2 libstb-dev
+  libgtest-dev libbenchmark-dev
+  fonts-dejavu-core fonts-nanum fontconfig
+  xvfb xauth xdotool x11-xserver-utils xclip libgl1-mesa-dri libglx-mesa0 libgl-dev mesa-utils
+  libxml2-utils
+)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO=sudo; else
+    echo "install-deps: missing packages (${missing[*]}) and not root; run as root or install them" >&2
+    exit 1
+  fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
