@@ -1,0 +1,53 @@
+// Figure and data export: the high-level API used by both attnviz-cli (export, sweep --plot) and
+// the desktop app's Export panel. Every file is written with WriteFileAtomic (temp file in the same
+// folder + rename), so a failure leaves no partial file behind.
+//
+// Formats (taken from the extension of out_path unless `format` is set):
+//   png  heatmap figure, raster (stb_truetype text, DejaVu Sans + NanumGothic per glyph)
+//   svg  the same layout as vector: cells as <rect>, labels as UTF-8 <text>
+//   csv  one row per query token, header = key tokens (one head; all heads = blocks "head,query,...")
+//   npy  float32 [n_q, n_k] for one head, [n_head, n_q, n_k] for all heads (or the chosen subset)
+//   json tokens, config and weights
+#pragma once
+#include <string>
+#include <vector>
+
+#include "colormap.h"
+#include "config.h"
+#include "metrics.h"
+#include "pipeline.h"
+#include "status.h"
+
+namespace attnviz {
+
+struct HeatmapExportOptions {
+  std::string out_path;
+  std::string format;      // "png" | "svg" | "csv" | "npy" | "json"; "" = from the extension of out_path
+  int head = 0;            // the head drawn when !all_heads (0-based)
+  bool all_heads = false;  // a grid of heads sharing one colorbar (or every head in csv/npy/json)
+  std::vector<int> heads;  // with all_heads: an optional subset (e.g. the app's visible heads); empty = all
+  Colormap colormap = Colormap::kViridis;
+  ColorScale color_scale = ColorScale::kLinear;
+  bool auto_range = false;  // false: fixed [0, 1]; true: min..max of the heads drawn
+  int cell_size = 0;        // pixels per cell; 0 = automatic (from width, or a default)
+  int width = 0;            // total figure width in pixels; 0 = automatic. cell_size wins when both set
+  bool annotate = false;    // print the weight in each cell when cells are large enough
+  std::string title;        // "" = automatic, e.g. "head 2 · d_k=512 · unscaled · T=1"
+};
+
+// "png" etc. from the options (format or extension), or an error naming the allowed formats.
+Result<std::string> ResolveExportFormat(const HeatmapExportOptions& options);
+// The default title: "head H · <Describe(config)>" or "<n> heads · <Describe(config)>".
+std::string DefaultHeatmapTitle(const AttentionConfig& config, const HeatmapExportOptions& options);
+
+// Checks the options against the tensors (head range, empty tensors, format) and writes the file.
+Status ExportHeatmap(const AttentionTensors& tensors, const AttentionConfig& config,
+                     const HeatmapExportOptions& options);
+
+// The saturation figure (PNG or SVG from the extension): mean max weight, normalized entropy and
+// softmax-gradient size against d_k (log2 axis), scaled and unscaled lines, axis labels, legend.
+// current_d_k > 0 draws a vertical marker at that d_k.
+Status WriteSaturationPlot(const std::string& path, const std::vector<SweepPoint>& points, const std::string& title,
+                           int current_d_k = 0);
+
+}  // namespace attnviz
