@@ -38,6 +38,9 @@ void Softmax(const Tensor& logits, MaskKind mask, Tensor* weights);
 // Number of keys query `i` may see.
 inline int VisibleKeys(MaskKind mask, int i, int n_k) { return mask == MaskKind::kCausal ? (i + 1 < n_k ? i + 1 : n_k) : n_k; }
 
+// (3)+(4) in one pass per row (what the pipeline uses: each row stays in cache).
+void LogitsSoftmax(const Tensor& scores, float multiplier, MaskKind mask, Tensor* logits, Tensor* weights);
+
 // (5) z: [n_head, n_q, d_v] = weights [n_head, n_q, n_k] . v [n_head, n_k, d_v]
 void MixValues(const Tensor& weights, const Tensor& v, Tensor* z);
 

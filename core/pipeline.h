@@ -4,7 +4,8 @@
 //   n_head, d_k, d_v, qkv layout, weights   -> from kProject
 //   scaling, temperature                     -> from kLogits
 //   mask                                     -> from kSoftmax
-// z and out (kOutput) are computed only when asked for: the maps never need them.
+// Stages run in order; Run(through) computes the dirty ones up to `through`. z and out (kOutput)
+// come last and are computed only when asked for: the maps never need them.
 #pragma once
 #include <string>
 #include <vector>
@@ -76,7 +77,7 @@ class Pipeline {
   bool loaded_weights_ = false;
   AttentionTensors tensors_;
   Stage first_dirty_ = Stage::kEmbed;
-  bool output_dirty_ = true;  // z/out are computed lazily: dirty whenever weights change
+  bool weights_dirty_ = true;  // the random init must be redrawn (seed or a shape changed)
   int run_count_[kStageCount] = {};
 };
 

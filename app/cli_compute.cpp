@@ -1,0 +1,87 @@
+// attnviz-cli compute: run the forward pass and dump every tensor.
+#include <cstdio>
+
+#include "cli_commands.h"
+#include "cli_util.h"
+#include "file_io.h"
+#include "npy.h"
+#include "options.h"
+
+namespace attnviz {
+namespace {
+
+const char* kComputeHelp =
+    "usage: attnviz-cli compute (--text TEXT | --text-file FILE [--line N]) [options] [--dump DIR]\n"
+    "Runs one multi-head attention layer and prints shapes and saturation figures per head.\n"
+    "  --dump DIR             write tokens.json, x.npy, xq.npy, q.npy, k.npy, v.npy, logits.npy,\n"
+    "                         weights.npy, z.npy, out.npy (float32, PyTorch order) and metrics.json\n";
+
+std::string Shape(const Tensor& t) {
+  std::string s = "[";
+  for (size_t i = 0; i < t.shape.size(); ++i) s += (i ? ", " : "") + std::to_string(t.shape[i]);
+  return s + "]";
+}
+
+Status Dump(const std::string& dir, const AttentionTensors& t, const AttentionConfig& config) {
+  if (Status s = MakeDirs(dir); !s) return s;
+  const std::string tokens = "{\n  \"mode\": \"" + std::string(ToString(config.mode)) + "\",\n  \"query_tokens\": " +
+                             TokensJson(t.query_tokens) + ",\n  \"key_tokens\": " + TokensJson(t.kv_tokens) + "\n}\n";
+  if (Status s = WriteFileAtomic(dir + "/tokens.json", tokens); !s) return s;
+  const std::pair<const char*, const Tensor*> files[] = {
+      {"x.npy", &t.x},           {"xq.npy", &t.xq},           {"q.npy", &t.q},
+      {"k.npy", &t.k},           {"v.npy", &t.v},             {"logits.npy", &t.logits},
+      {"weights.npy", &t.weights}, {"z.npy", &t.z},           {"out.npy", &t.out}};
+  for (const auto& [name, tensor] : files) {
+    if (Status s = WriteNpy(dir + "/" + name, *tensor); !s) return s;
+  }
+  return WriteFileAtomic(dir + "/metrics.json", MetricsJson(t, config));
+}
+
+}  // namespace
+
+int RunCompute(const std::vector<std::string>& args) {
+  InputOptions options;
+  std::string dump_dir;
+  for (size_t i = 0; i < args.size(); ++i) {
+    Status error;
+    if (ParseInputOption(args, &i, &options, &error)) {
+      if (!error) return UsageError("compute", error.message());
+      continue;
+    }
+    if (args[i] == "--help" || args[i] == "-h") {
+      std::printf("%s%s", kComputeHelp, InputOptionsHelp().c_str());
+      return 0;
+    }
+    if (args[i] == "--dump") {
+      auto v = TakeValue(args, &i);
+      if (!v) return UsageError("compute", v.message());
+      dump_dir = *v;
+      continue;
+    }
+    return UsageError("compute", "unknown option '" + args[i] + "' (see attnviz-cli compute --help)");
+  }
+  Pipeline pipeline;
+  if (Status s = PreparePipeline(options, &pipeline); !s) return UsageError("compute", s.message());
+  if (Status s = pipeline.Run(Stage::kOutput); !s) return UsageError("compute", s.message());
+  const AttentionTensors& t = pipeline.tensors();
+  const AttentionConfig& c = pipeline.config();
+  std::printf("mode %s · n_q=%d n_k=%d · d_model=%d n_head=%d d_k=%d d_v=%d · %s · mask %s\n", ToString(c.mode),
+              t.n_q(), t.n_k(), c.d_model, c.n_head, c.head_dim_k(), c.head_dim_v(), Describe(c).c_str(),
+              ToString(c.mask));
+  std::printf("x %s  xq %s  q %s  k %s  v %s\nlogits %s  weights %s  z %s  out %s\n", Shape(t.x).c_str(),
+              Shape(t.xq).c_str(), Shape(t.q).c_str(), Shape(t.k).c_str(), Shape(t.v).c_str(),
+              Shape(t.logits).c_str(), Shape(t.weights).c_str(), Shape(t.z).c_str(), Shape(t.out).c_str());
+  std::printf("%-6s %10s %10s %12s %10s %10s\n", "head", "max_w", "entropy", "norm_entropy", "grad", "logit_std");
+  for (size_t h = 0; h < t.metrics.size(); ++h) {
+    const HeadMetrics& m = t.metrics[h];
+    std::printf("%-6zu %10.4f %10.4f %12.4f %10.4f %10.4f\n", h, m.max_weight, m.entropy, m.norm_entropy,
+                m.grad_norm, m.logit_std);
+  }
+  if (!dump_dir.empty()) {
+    if (Status s = Dump(dump_dir, t, c); !s) return UsageError("compute", s.message());
+    std::printf("dump written to %s/\n", dump_dir.c_str());
+  }
+  return 0;
+}
+
+}  // namespace attnviz

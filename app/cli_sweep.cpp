@@ -1,0 +1,115 @@
+// attnviz-cli sweep: the "watch softmax saturate" table over d_k, scaled and unscaled.
+#include <cstdio>
+#include <sstream>
+
+#include "cli_commands.h"
+#include "cli_util.h"
+#include "file_io.h"
+#include "options.h"
+#if ATTNVIZ_HAVE_FIGURE
+#include "export.h"
+#endif
+
+namespace attnviz {
+namespace {
+
+const char* kSweepHelp =
+    "usage: attnviz-cli sweep (--text TEXT | --text-file FILE [--line N] | --random-tokens N) [options]\n"
+    "Runs the layer at d_k = 1, 2, 4 ... 4096, scaled and unscaled, averaged over seeds, and writes\n"
+    "mean max weight, entropy, normalized entropy, effective keys, softmax-gradient size and logit std.\n"
+    "  --out FILE.csv         write the table there (default: print it)\n"
+    "  --plot FILE.png|.svg   draw the saturation figure\n"
+    "  --seeds N              seeds averaged per point, 1..64 (default 3)\n"
+    "  --dks LIST             comma-separated d_k values, each 1..4096 (default 1,2,4,...,4096)\n"
+    "  --random-tokens N      use N distinct synthetic tokens instead of a text, 1..8192\n"
+    "  (--dk and --dv are ignored: the sweep sets d_k itself and uses one head per seed)\n";
+
+}  // namespace
+
+int RunSweep(const std::vector<std::string>& args) {
+  InputOptions options;
+  std::string out_path, plot_path;
+  SweepOptions sweep;
+  int random_tokens = 0;
+  for (size_t i = 0; i < args.size(); ++i) {
+    Status error;
+    if (ParseInputOption(args, &i, &options, &error)) {
+      if (!error) return UsageError("sweep", error.message());
+      continue;
+    }
+    const std::string& a = args[i];
+    if (a == "--help" || a == "-h") {
+      std::printf("%s%s", kSweepHelp, InputOptionsHelp().c_str());
+      return 0;
+    }
+    if (a == "--out" || a == "--plot" || a == "--seeds" || a == "--dks" || a == "--random-tokens") {
+      auto v = TakeValue(args, &i);
+      if (!v) return UsageError("sweep", v.message());
+      if (a == "--out") out_path = *v;
+      else if (a == "--plot") plot_path = *v;
+      else if (a == "--seeds") {
+        auto n = ParseIntValue(a, *v, 1, 64);
+        if (!n) return UsageError("sweep", n.message());
+        sweep.n_seeds = *n;
+      } else if (a == "--random-tokens") {
+        auto n = ParseIntValue(a, *v, 1, (int)kMaxTokens);
+        if (!n) return UsageError("sweep", n.message());
+        random_tokens = *n;
+      } else {
+        std::stringstream list(*v);
+        std::string item;
+        while (std::getline(list, item, ',')) {
+          auto n = ParseIntValue(a, item, 1, kMaxHeadDim);
+          if (!n) return UsageError("sweep", n.message());
+          sweep.d_ks.push_back(*n);
+        }
+        if (sweep.d_ks.empty()) return UsageError("sweep", "--dks: empty list");
+      }
+      continue;
+    }
+    return UsageError("sweep", "unknown option '" + a + "' (see attnviz-cli sweep --help)");
+  }
+  if (random_tokens > 0) {
+    if (!options.text.empty() || !options.text_file.empty())
+      return UsageError("sweep", "give --random-tokens or a text, not both");
+    std::string text;
+    for (int i = 0; i < random_tokens; ++i) text += (i ? " t" : "t") + std::to_string(i);
+    options.text = text;
+  }
+  Pipeline pipeline;  // used for text resolution and validation
+  if (Status s = PreparePipeline(options, &pipeline); !s) return UsageError("sweep", s.message());
+  if (!plot_path.empty()) {
+    std::string ext = FileExtension(plot_path);
+    if (ext != ".png" && ext != ".svg")
+      return UsageError("sweep", "--plot " + plot_path + ": unknown extension '" + ext + "': allowed .png, .svg");
+  }
+  AttentionConfig base = pipeline.config();
+  std::vector<Token> query_tokens, kv_tokens;
+  {
+    auto kv = Tokenize(pipeline.kv_text());
+    kv_tokens = std::move(*kv);
+    if (!pipeline.query_text().empty()) query_tokens = std::move(*Tokenize(pipeline.query_text()));
+  }
+  auto points = SweepDk(query_tokens, kv_tokens, base, sweep);
+  if (!points) return UsageError("sweep", points.message());
+  const std::string csv = SweepToCsv(*points);
+  if (out_path.empty()) {
+    std::fputs(csv.c_str(), stdout);
+  } else {
+    if (Status s = WriteFileAtomic(out_path, csv); !s) return UsageError("sweep", s.message());
+    std::printf("wrote %s (%zu rows)\n", out_path.c_str(), points->size());
+  }
+  if (!plot_path.empty()) {
+#if ATTNVIZ_HAVE_FIGURE
+    std::string title = "Softmax saturation · n_k=" + std::to_string(kv_tokens.size()) + " · T=" +
+                        std::to_string(base.temperature).substr(0, 6);
+    if (Status s = WriteSaturationPlot(plot_path, *points, title); !s) return UsageError("sweep", s.message());
+    std::printf("wrote %s\n", plot_path.c_str());
+#else
+    return UsageError("sweep", "--plot: this build has no figure library");
+#endif
+  }
+  return 0;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,60 @@
+#include "cli_util.h"
+
+#include <cstdio>
+
+#include "json.h"
+
+namespace attnviz {
+
+int UsageError(const std::string& subcommand, const std::string& message) {
+  std::fprintf(stderr, "attnviz-cli %s: %s\n", subcommand.c_str(), message.c_str());
+  return 2;
+}
+
+std::string ConfigJson(const AttentionConfig& c) {
+  return "{\"d_model\": " + std::to_string(c.d_model) + ", \"n_head\": " + std::to_string(c.n_head) +
+         ", \"d_k\": " + std::to_string(c.head_dim_k()) + ", \"d_v\": " + std::to_string(c.head_dim_v()) +
+         ", \"scale\": " + (c.scale ? "true" : "false") + ", \"temperature\": " + JsonNumber(c.temperature) +
+         ", \"mask\": " + JsonString(ToString(c.mask)) + ", \"mode\": " + JsonString(ToString(c.mode)) +
+         ", \"seed\": " + std::to_string(c.seed) + ", \"positional\": " + (c.positional ? "true" : "false") +
+         ", \"qkv\": " + JsonString(ToString(c.qkv)) + "}";
+}
+
+std::string TokensJson(const std::vector<Token>& tokens) {
+  std::string out = "[";
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    out += (i ? ", " : "") + std::string("{\"text\": ") + JsonString(tokens[i].text) +
+           ", \"begin\": " + std::to_string(tokens[i].byte_begin) + ", \"end\": " + std::to_string(tokens[i].byte_end) +
+           "}";
+  }
+  return out + "]";
+}
+
+namespace {
+std::string FiguresJson(const HeadMetrics& m) {
+  return "\"entropy\": " + JsonNumber(m.entropy) + ", \"norm_entropy\": " + JsonNumber(m.norm_entropy) +
+         ", \"max_weight\": " + JsonNumber(m.max_weight) + ", \"effective_keys\": " + JsonNumber(m.effective_keys) +
+         ", \"grad_norm\": " + JsonNumber(m.grad_norm) + ", \"logit_mean\": " + JsonNumber(m.logit_mean) +
+         ", \"logit_std\": " + JsonNumber(m.logit_std);
+}
+}  // namespace
+
+std::string MetricsJson(const AttentionTensors& t, const AttentionConfig& config) {
+  std::string out = "{\n  \"config\": " + ConfigJson(config) + ",\n  \"mean\": {" + FiguresJson(MeanOverHeads(t.metrics)) +
+                    "},\n  \"heads\": [\n";
+  for (size_t h = 0; h < t.metrics.size(); ++h) {
+    const HeadMetrics& m = t.metrics[h];
+    out += "    {\"head\": " + std::to_string(h) + ", " + FiguresJson(m) + ",\n     \"rows\": [";
+    for (size_t i = 0; i < m.rows.size(); ++i) {
+      const RowMetrics& r = m.rows[i];
+      out += std::string(i ? ", " : "") + "{\"entropy\": " + JsonNumber(r.entropy) +
+             ", \"norm_entropy\": " + JsonNumber(r.norm_entropy) + ", \"max_weight\": " + JsonNumber(r.max_weight) +
+             ", \"effective_keys\": " + JsonNumber(r.effective_keys) + ", \"grad_norm\": " + JsonNumber(r.grad_norm) +
+             "}";
+    }
+    out += "]}" + std::string(h + 1 < t.metrics.size() ? "," : "") + "\n";
+  }
+  return out + "  ]\n}\n";
+}
+
+}  // namespace attnviz

@@ -1,0 +1,21 @@
+// Helpers shared by the attnviz-cli subcommands.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "config.h"
+#include "metrics.h"
+#include "pipeline.h"
+
+namespace attnviz {
+
+// Prints "attnviz-cli SUBCOMMAND: MESSAGE" to stderr and returns exit code 2.
+int UsageError(const std::string& subcommand, const std::string& message);
+// The config as a JSON object (resolved d_k and d_v).
+std::string ConfigJson(const AttentionConfig& config);
+// [{"text": "I", "begin": 0, "end": 1}, ...]
+std::string TokensJson(const std::vector<Token>& tokens);
+// Per-head metrics and their mean, with per-row figures.
+std::string MetricsJson(const AttentionTensors& tensors, const AttentionConfig& config);
+
+}  // namespace attnviz

@@ -1,0 +1,180 @@
+#include "options.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+#include "weights.h"
+
+namespace attnviz {
+
+Result<std::string> TakeValue(const std::vector<std::string>& args, size_t* i) {
+  if (*i + 1 >= args.size()) return Status::Error(args[*i] + ": missing value");
+  ++*i;
+  return args[*i];
+}
+
+Result<int> ParseIntValue(const std::string& option, const std::string& value, int lo, int hi) {
+  errno = 0;
+  char* end = nullptr;
+  long long v = std::strtoll(value.c_str(), &end, 10);
+  if (value.empty() || *end != '\0' || errno == ERANGE) {
+    return Status::Error(option + ": '" + value + "' is not a whole number (allowed " + std::to_string(lo) + ".." +
+                         std::to_string(hi) + ")");
+  }
+  if (v < lo || v > hi) {
+    return Status::Error(option + ": " + value + " is out of range: allowed " + std::to_string(lo) + ".." +
+                         std::to_string(hi));
+  }
+  return (int)v;
+}
+
+Result<double> ParseDoubleValue(const std::string& option, const std::string& value, double lo, double hi) {
+  errno = 0;
+  char* end = nullptr;
+  double v = std::strtod(value.c_str(), &end);
+  auto range = [&] {
+    char buf[64];
+    snprintf(buf, sizeof buf, "%g..%g", lo, hi);
+    return std::string(buf);
+  };
+  if (value.empty() || *end != '\0' || errno == ERANGE || v != v) {
+    return Status::Error(option + ": '" + value + "' is not a number (allowed " + range() + ")");
+  }
+  if (v < lo || v > hi) return Status::Error(option + ": " + value + " is out of range: allowed " + range());
+  return v;
+}
+
+bool ParseInputOption(const std::vector<std::string>& args, size_t* i, InputOptions* o, Status* error) {
+  const std::string& a = args[*i];
+  AttentionConfig& c = o->config;
+  auto value = [&]() -> Result<std::string> { return TakeValue(args, i); };
+  auto set_int = [&](int* dst, int lo, int hi) {
+    auto v = value();
+    if (!v) { *error = v.status(); return; }
+    auto n = ParseIntValue(a, *v, lo, hi);
+    if (!n) { *error = n.status(); return; }
+    *dst = *n;
+  };
+  if (a == "--text") {
+    auto v = value();
+    if (!v) *error = v.status(); else o->text = *v;
+  } else if (a == "--text-file") {
+    auto v = value();
+    if (!v) *error = v.status(); else o->text_file = *v;
+  } else if (a == "--line") {
+    set_int(&o->line, 1, 1 << 30);
+  } else if (a == "--query-text") {
+    auto v = value();
+    if (!v) *error = v.status(); else o->query_text = *v;
+  } else if (a == "--weights") {
+    auto v = value();
+    if (!v) *error = v.status(); else o->weights_dir = *v;
+  } else if (a == "--d-model") {
+    set_int(&c.d_model, 1, kMaxDModel);
+  } else if (a == "--heads") {
+    set_int(&c.n_head, 1, kMaxHeads);
+  } else if (a == "--dk") {
+    set_int(&c.d_k, 1, kMaxHeadDim);
+    o->d_k_set = true;
+  } else if (a == "--dv") {
+    set_int(&c.d_v, 1, kMaxHeadDim);
+    o->d_v_set = true;
+  } else if (a == "--no-scale") {
+    c.scale = false;
+  } else if (a == "--scale") {
+    c.scale = true;
+  } else if (a == "--temperature") {
+    auto v = value();
+    if (!v) { *error = v.status(); return true; }
+    auto t = ParseDoubleValue(a, *v, kMinTemperature, kMaxTemperature);
+    if (!t) *error = t.status(); else c.temperature = (float)*t;
+  } else if (a == "--mask") {
+    auto v = value();
+    if (!v) { *error = v.status(); return true; }
+    auto m = ParseMask(*v);
+    if (!m) *error = Status::Error(a + ": " + m.message()); else c.mask = *m;
+  } else if (a == "--seed") {
+    auto v = value();
+    if (!v) { *error = v.status(); return true; }
+    char* end = nullptr;
+    errno = 0;
+    unsigned long long s = std::strtoull(v->c_str(), &end, 10);
+    if (v->empty() || *end || errno == ERANGE || (*v)[0] == '-') {
+      *error = Status::Error(a + ": '" + *v + "' is not a whole number (allowed 0..18446744073709551615)");
+    } else {
+      c.seed = s;
+    }
+  } else if (a == "--no-positional") {
+    c.positional = false;
+  } else if (a == "--qkv") {
+    auto v = value();
+    if (!v) { *error = v.status(); return true; }
+    auto l = ParseQkvLayout(*v);
+    if (!l) *error = Status::Error(a + ": " + l.message()); else c.qkv = *l;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+std::string InputOptionsHelp() {
+  return "Text (one of):\n"
+         "  --text TEXT            the sentence (keys and values; queries too in self mode)\n"
+         "  --text-file FILE       a sentence file (one item per line; QUERY ||| KEY/VALUE for cross)\n"
+         "  --line N               the item on line N of --text-file (default: the first item)\n"
+         "  --query-text TEXT      cross mode: queries from TEXT, keys and values from --text\n"
+         "Attention config:\n"
+         "  --d-model N            embedding width, 1..4096 (default 64)\n"
+         "  --heads N              number of heads, 1..64 (default 4)\n"
+         "  --dk N                 query/key width per head, 1..4096 (default d_model/heads)\n"
+         "  --dv N                 value width per head, 1..4096 (default d_k)\n"
+         "  --no-scale             do not divide logits by sqrt(d_k)\n"
+         "  --temperature T        logits divided by T, 1e-06..1e+06 (default 1)\n"
+         "  --mask none|causal     causal: query i sees keys 0..i (self mode only)\n"
+         "  --seed N               embeddings and weight init (default 0)\n"
+         "  --no-positional        no sinusoidal positional encoding\n"
+         "  --qkv fused|separate   one [d_model, n_head*(2*d_k+d_v)] matrix or three (default fused)\n"
+         "  --weights DIR          load wq.npy wk.npy wv.npy wo.npy (float32/float64, C order)\n";
+}
+
+Status PreparePipeline(const InputOptions& o, Pipeline* pipeline) {
+  if (!o.text.empty() && !o.text_file.empty()) return Status::Error("give --text or --text-file, not both");
+  if (o.line != 0 && o.text_file.empty()) return Status::Error("--line needs --text-file");
+  std::string kv_text = o.text, query_text = o.query_text;
+  if (!o.text_file.empty()) {
+    auto items = LoadSentenceFile(o.text_file);
+    if (!items) return items.status();
+    const SentenceItem* chosen = &items->front();
+    if (o.line != 0) {
+      chosen = nullptr;
+      std::string lines;
+      for (const SentenceItem& item : *items) {
+        if (item.line == o.line) chosen = &item;
+        if (lines.size() < 60) lines += (lines.empty() ? "" : ", ") + std::to_string(item.line);
+      }
+      if (!chosen) {
+        return Status::Error(o.text_file + ":" + std::to_string(o.line) +
+                             ": no sentence on this line (sentences are on lines " + lines + ")");
+      }
+    }
+    kv_text = chosen->kv_text;
+    if (query_text.empty()) query_text = chosen->query_text;
+  } else if (o.text.empty()) {
+    return Status::Error("no text: give --text TEXT or --text-file FILE");
+  }
+  AttentionConfig config = o.config;
+  config.mode = query_text.empty() ? AttentionMode::kSelf : AttentionMode::kCross;
+  if (Status s = Validate(config); !s) return s;
+  if (Status s = pipeline->SetText(kv_text, query_text); !s) {
+    return Status::Error((o.text_file.empty() ? std::string("--text: ") : o.text_file + ": ") + s.message());
+  }
+  if (Status s = pipeline->SetConfig(config); !s) return s;
+  if (!o.weights_dir.empty()) {
+    ProjectionWeights w;
+    if (Status s = LoadWeights(o.weights_dir, config, &w); !s) return s;
+    pipeline->SetLoadedWeights(w);
+  }
+  return Status::Ok();
+}
+
+}  // namespace attnviz

@@ -1,0 +1,122 @@
+#include "svg.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "canvas.h"  // TextOrigin
+
+namespace attnviz {
+
+namespace {
+// Compact number: up to 2 decimals, no trailing zeros.
+std::string Num(float v) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%.2f", v);
+  std::string s(buf);
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  if (s == "-0") s = "0";
+  return s;
+}
+}  // namespace
+
+std::string XmlEscape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        // Control characters are not allowed in XML 1.0.
+        if ((unsigned char)c < 0x20 && c != '\t' && c != '\n' && c != '\r') out += "\xEF\xBF\xBD";
+        else out += c;
+    }
+  }
+  return out;
+}
+
+std::string SvgColor(Rgb c) {
+  char buf[8];
+  snprintf(buf, sizeof buf, "#%02x%02x%02x", c.r, c.g, c.b);
+  return buf;
+}
+
+SvgPainter::SvgPainter(int width, int height, std::shared_ptr<const FontSet> fonts, Rgb background)
+    : width_(width), height_(height), fonts_(std::move(fonts)) {
+  FillRect({0, 0, (float)width, (float)height}, background, "background");
+}
+
+void SvgPainter::FillRect(const RectF& r, Rgb color, const char* cls) {
+  body_ += "<rect";
+  if (cls) body_ += std::string(" class=\"") + cls + "\"";
+  body_ += " x=\"" + Num(r.x) + "\" y=\"" + Num(r.y) + "\" width=\"" + Num(r.w) + "\" height=\"" + Num(r.h) +
+           "\" fill=\"" + SvgColor(color) + "\"/>\n";
+}
+
+void SvgPainter::StrokeRect(const RectF& r, Rgb color, float lw) {
+  body_ += "<rect x=\"" + Num(r.x) + "\" y=\"" + Num(r.y) + "\" width=\"" + Num(r.w) + "\" height=\"" + Num(r.h) +
+           "\" fill=\"none\" stroke=\"" + SvgColor(color) + "\" stroke-width=\"" + Num(lw) + "\"/>\n";
+}
+
+void SvgPainter::Polyline(const std::vector<PointF>& points, Rgb color, float lw, float dash) {
+  if (points.size() < 2) return;
+  body_ += "<polyline points=\"";
+  for (size_t i = 0; i < points.size(); ++i) body_ += (i ? " " : "") + Num(points[i].x) + "," + Num(points[i].y);
+  body_ += "\" fill=\"none\" stroke=\"" + SvgColor(color) + "\" stroke-width=\"" + Num(lw) +
+           "\" stroke-linejoin=\"round\" stroke-linecap=\"butt\"";
+  if (dash > 0) body_ += " stroke-dasharray=\"" + Num(dash) + "," + Num(dash) + "\"";
+  body_ += "/>\n";
+}
+
+void SvgPainter::FillCircle(PointF c, float radius, Rgb color) {
+  body_ += "<circle cx=\"" + Num(c.x) + "\" cy=\"" + Num(c.y) + "\" r=\"" + Num(radius) + "\" fill=\"" +
+           SvgColor(color) + "\"/>\n";
+}
+
+void SvgPainter::Text(float x, float y, const std::string& utf8, const TextStyle& style) {
+  if (utf8.empty()) return;
+  // Horizontal alignment via text-anchor (robust when the viewer's font differs); the baseline
+  // shift uses the same metrics as the raster.
+  TextStyle left = style;
+  left.halign = HAlign::kLeft;
+  PointF origin = TextOrigin(*fonts_, utf8, left);
+  const char* anchor = style.halign == HAlign::kLeft ? "start" : style.halign == HAlign::kCenter ? "middle" : "end";
+  body_ += "<text x=\"" + Num(x) + "\" y=\"" + Num(y + origin.y) + "\" font-size=\"" + Num(style.size) +
+           "\" text-anchor=\"" + anchor + "\" fill=\"" + SvgColor(style.color) + "\"";
+  if (style.bold) body_ += " font-weight=\"bold\"";
+  if (style.angle != 0) body_ += " transform=\"rotate(" + Num(-style.angle) + " " + Num(x) + " " + Num(y) + ")\"";
+  body_ += ">" + XmlEscape(utf8) + "</text>\n";
+}
+
+void SvgPainter::Gradient(const RectF& r, Colormap colormap, bool vertical) {
+  std::string id = "colormap" + std::to_string(gradients_++);
+  body_ += "<defs><linearGradient id=\"" + id + "\" " +
+           (vertical ? "x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\"" : "x1=\"0\" y1=\"0\" x2=\"1\" y2=\"0\"") + ">";
+  const unsigned char* lut = ColormapRgb(colormap);
+  for (int i = 0; i < kColormapSize; i += 8) {
+    int k = i == 248 ? 255 : i;
+    body_ += "<stop offset=\"" + Num(k / 255.0f) + "\" stop-color=\"" +
+             SvgColor(Rgb{lut[3 * k], lut[3 * k + 1], lut[3 * k + 2]}) + "\"/>";
+    if (i == 248) break;
+  }
+  body_ += "</linearGradient></defs>\n";
+  body_ += "<rect class=\"colorbar\" x=\"" + Num(r.x) + "\" y=\"" + Num(r.y) + "\" width=\"" + Num(r.w) +
+           "\" height=\"" + Num(r.h) + "\" fill=\"url(#" + id + ")\"/>\n";
+}
+
+std::string SvgPainter::Finish() const {
+  std::string doc = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  doc += "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"" + std::to_string(width_) +
+         "\" height=\"" + std::to_string(height_) + "\" viewBox=\"0 0 " + std::to_string(width_) + " " +
+         std::to_string(height_) + "\" font-family=\"DejaVu Sans, NanumGothic, sans-serif\">\n";
+  doc += body_;
+  doc += "</svg>\n";
+  return doc;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,37 @@
+// The vector backend: the same Painter calls as the raster, written as SVG 1.1 (UTF-8, valid XML).
+// Text stays text (font-family DejaVu Sans, NanumGothic); positions use the same font metrics as the
+// raster, so both backends share one layout.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "font.h"
+#include "painter.h"
+
+namespace attnviz {
+
+class SvgPainter : public Painter {
+ public:
+  SvgPainter(int width, int height, std::shared_ptr<const FontSet> fonts, Rgb background = kWhite);
+
+  void FillRect(const RectF& r, Rgb color, const char* cls = nullptr) override;
+  void StrokeRect(const RectF& r, Rgb color, float line_width) override;
+  void Polyline(const std::vector<PointF>& points, Rgb color, float line_width, float dash = 0) override;
+  void FillCircle(PointF center, float radius, Rgb color) override;
+  void Text(float x, float y, const std::string& utf8, const TextStyle& style) override;
+  void Gradient(const RectF& r, Colormap colormap, bool vertical) override;
+
+  // The whole document (closes the root element).
+  std::string Finish() const;
+
+ private:
+  int width_, height_;
+  std::shared_ptr<const FontSet> fonts_;
+  std::string body_;
+  int gradients_ = 0;
+};
+
+std::string XmlEscape(const std::string& text);
+std::string SvgColor(Rgb color);  // "#rrggbb"
+
+}  // namespace attnviz

@@ -1,0 +1,177 @@
+#include "metrics.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "attention.h"
+#include "embedding.h"
+#include "weights.h"
+
+namespace attnviz {
+namespace {
+
+// Row figures from the logits and the softmax weights of one row.
+//   entropy  H = -sum p log p = log S - sum_j p_j (l_j - m), with S = sum_j exp(l_j - m)
+//            (written with l_j - m <= 0, so huge logits cause no cancellation)
+//   max      = 1 / S (the max entry is exp(0) / S)
+//   ||diag(p) - p p^T||_F^2 = sum p^2 - 2 sum p^3 + (sum p^2)^2
+RowMetrics RowFigures(const float* logits_row, const float* weights_row, size_t visible) {
+  float m = logits_row[0];
+  for (size_t j = 1; j < visible; ++j) m = std::max(m, logits_row[j]);
+  double weighted_gap = 0, s2 = 0, s3 = 0, max_w = 0;
+  for (size_t j = 0; j < visible; ++j) {
+    const double p = weights_row[j];
+    if (p > 0) weighted_gap += p * ((double)logits_row[j] - m);
+    s2 += p * p;
+    s3 += p * p * p;
+    max_w = std::max(max_w, p);
+  }
+  // The max entry of a row is exp(0) / S, so log S = -log(max weight): no second exp pass.
+  const double log_s = max_w > 0 ? -std::log(max_w) : 0.0;
+  RowMetrics r;
+  double entropy = std::max(0.0, log_s - weighted_gap);
+  r.entropy = (float)entropy;
+  r.norm_entropy = visible > 1 ? (float)(entropy / std::log((double)visible)) : 0.0f;
+  r.max_weight = (float)max_w;
+  r.effective_keys = (float)std::exp(entropy);
+  r.grad_norm = (float)std::sqrt(std::max(0.0, s2 - 2 * s3 + s2 * s2));
+  return r;
+}
+
+}  // namespace
+
+void ComputeMetrics(const Tensor& logits, const Tensor& weights, MaskKind mask, std::vector<HeadMetrics>* heads) {
+  const size_t n_head = logits.dim(0), n_q = logits.dim(1), n_k = logits.dim(2);
+  heads->resize(n_head);
+#pragma omp parallel for schedule(static) if (n_head > 1 && n_q * n_k > 4096)
+  for (long long h = 0; h < (long long)n_head; ++h) {
+    HeadMetrics& hm = (*heads)[h];
+    hm.rows.resize(n_q);
+    double sums[5] = {0, 0, 0, 0, 0}, l_sum = 0, l_sq = 0;
+    size_t l_count = 0;
+    for (size_t i = 0; i < n_q; ++i) {
+      const size_t visible = VisibleKeys(mask, (int)i, (int)n_k);
+      const float* l = logits.data.data() + (h * n_q + i) * n_k;
+      const float* w = weights.data.data() + (h * n_q + i) * n_k;
+      RowMetrics r = RowFigures(l, w, visible);
+      hm.rows[i] = r;
+      sums[0] += r.entropy;
+      sums[1] += r.norm_entropy;
+      sums[2] += r.max_weight;
+      sums[3] += r.effective_keys;
+      sums[4] += r.grad_norm;
+      for (size_t j = 0; j < visible; ++j) {
+        l_sum += l[j];
+        l_sq += (double)l[j] * l[j];
+      }
+      l_count += visible;
+    }
+    const double inv = n_q ? 1.0 / n_q : 0.0;
+    hm.entropy = (float)(sums[0] * inv);
+    hm.norm_entropy = (float)(sums[1] * inv);
+    hm.max_weight = (float)(sums[2] * inv);
+    hm.effective_keys = (float)(sums[3] * inv);
+    hm.grad_norm = (float)(sums[4] * inv);
+    const double mean = l_count ? l_sum / l_count : 0.0;
+    hm.logit_mean = (float)mean;
+    hm.logit_std = (float)std::sqrt(std::max(0.0, (l_count ? l_sq / l_count : 0.0) - mean * mean));
+  }
+}
+
+HeadMetrics MeanOverHeads(const std::vector<HeadMetrics>& heads) {
+  HeadMetrics m;
+  if (heads.empty()) return m;
+  for (const HeadMetrics& h : heads) {
+    m.entropy += h.entropy;
+    m.norm_entropy += h.norm_entropy;
+    m.max_weight += h.max_weight;
+    m.effective_keys += h.effective_keys;
+    m.grad_norm += h.grad_norm;
+    m.logit_mean += h.logit_mean;
+    m.logit_std += h.logit_std;
+  }
+  const float inv = 1.0f / heads.size();
+  m.entropy *= inv;
+  m.norm_entropy *= inv;
+  m.max_weight *= inv;
+  m.effective_keys *= inv;
+  m.grad_norm *= inv;
+  m.logit_mean *= inv;
+  m.logit_std *= inv;
+  return m;
+}
+
+std::vector<int> DefaultSweepDks() {
+  std::vector<int> d_ks;
+  for (int d = 1; d <= kMaxHeadDim; d *= 2) d_ks.push_back(d);
+  return d_ks;
+}
+
+Result<std::vector<SweepPoint>> SweepDk(const std::vector<Token>& query_tokens, const std::vector<Token>& kv_tokens,
+                                        const AttentionConfig& base, const SweepOptions& options) {
+  const bool cross = base.mode == AttentionMode::kCross;
+  if (kv_tokens.empty()) return Status::Error("sweep: no key/value tokens");
+  if (cross && query_tokens.empty()) return Status::Error("sweep: cross mode needs query tokens");
+  if (options.n_seeds < 1 || options.n_seeds > 64)
+    return Status::Error("sweep: seeds = " + std::to_string(options.n_seeds) + " is out of range: allowed 1..64");
+  std::vector<int> d_ks = options.d_ks.empty() ? DefaultSweepDks() : options.d_ks;
+  std::vector<SweepPoint> points;
+  Tensor xq, x, q, k, v, scores, logits, weights;
+  std::vector<HeadMetrics> heads;
+  ProjectionWeights w;
+  for (int d_k : d_ks) {
+    AttentionConfig config = base;
+    config.n_head = options.n_head;
+    config.d_k = d_k;
+    config.d_v = 1;  // values do not affect the weights; keep the sweep cheap
+    if (Status s = Validate(config); !s) return Status::Error("sweep: " + s.message());
+    SweepPoint scaled_point, unscaled_point;
+    scaled_point.d_k = unscaled_point.d_k = d_k;
+    scaled_point.scaled = true;
+    for (int s = 0; s < options.n_seeds; ++s) {
+      config.seed = base.seed + (uint64_t)s;
+      Embed(kv_tokens, config.d_model, config.seed, config.positional, &x);
+      if (cross) Embed(query_tokens, config.d_model, config.seed, config.positional, &xq);
+      InitWeights(config, &w);
+      Project(cross ? xq : x, x, w, &q, &k, &v);
+      Scores(q, k, &scores);
+      for (SweepPoint* point : {&scaled_point, &unscaled_point}) {
+        config.scale = point->scaled;
+        LogitsSoftmax(scores, config.logit_multiplier(), config.mask, &logits, &weights);
+        ComputeMetrics(logits, weights, config.mask, &heads);
+        HeadMetrics mean = MeanOverHeads(heads);
+        point->max_weight += mean.max_weight;
+        point->entropy += mean.entropy;
+        point->norm_entropy += mean.norm_entropy;
+        point->effective_keys += mean.effective_keys;
+        point->grad_norm += mean.grad_norm;
+        point->logit_std += mean.logit_std;
+        point->seeds += 1;
+      }
+    }
+    for (SweepPoint* point : {&scaled_point, &unscaled_point}) {
+      const float inv = 1.0f / point->seeds;
+      point->max_weight *= inv;
+      point->entropy *= inv;
+      point->norm_entropy *= inv;
+      point->effective_keys *= inv;
+      point->grad_norm *= inv;
+      point->logit_std *= inv;
+      points.push_back(*point);
+    }
+  }
+  return points;
+}
+
+std::string SweepToCsv(const std::vector<SweepPoint>& points) {
+  std::string csv = "d_k,scaled,seeds,max_weight,entropy,norm_entropy,effective_keys,grad_norm,logit_std\n";
+  char line[256];
+  for (const SweepPoint& p : points) {
+    snprintf(line, sizeof line, "%d,%d,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", p.d_k, p.scaled ? 1 : 0, p.seeds,
+             p.max_weight, p.entropy, p.norm_entropy, p.effective_keys, p.grad_norm, p.logit_std);
+    csv += line;
+  }
+  return csv;
+}
+
+}  // namespace attnviz

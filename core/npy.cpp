@@ -1,0 +1,126 @@
+#include "npy.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "file_io.h"
+
+namespace attnviz {
+namespace {
+
+// Value of `key` in the header dict, e.g. "'descr': '<f4'" -> "'<f4'"; empty when absent.
+std::string HeaderValue(const std::string& header, const std::string& key) {
+  size_t k = header.find("'" + key + "'");
+  if (k == std::string::npos) return "";
+  size_t colon = header.find(':', k);
+  if (colon == std::string::npos) return "";
+  size_t b = colon + 1;
+  while (b < header.size() && header[b] == ' ') ++b;
+  size_t e = b;
+  if (b < header.size() && header[b] == '(') e = header.find(')', b) + 1;
+  else if (b < header.size() && header[b] == '\'') e = header.find('\'', b + 1) + 1;
+  else while (e < header.size() && header[e] != ',' && header[e] != '}') ++e;
+  if (e == std::string::npos || e == 0) return "";
+  return header.substr(b, e - b);
+}
+
+}  // namespace
+
+Result<Tensor> ParseNpy(const std::string& bytes, const std::string& name) {
+  auto fail = [&](const std::string& what) { return Status::Error(name + ": not a valid .npy file: " + what); };
+  if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0) return fail("missing \\x93NUMPY magic");
+  const unsigned major = (unsigned char)bytes[6];
+  size_t header_len, offset;
+  if (major == 1) {
+    header_len = (unsigned char)bytes[8] | ((unsigned char)bytes[9] << 8);
+    offset = 10;
+  } else if (major == 2 || major == 3) {
+    if (bytes.size() < 12) return fail("truncated header");
+    header_len = 0;
+    for (int i = 0; i < 4; ++i) header_len |= (size_t)(unsigned char)bytes[8 + i] << (8 * i);
+    offset = 12;
+  } else {
+    return fail("unsupported format version " + std::to_string(major));
+  }
+  if (offset + header_len > bytes.size()) return fail("header runs past the end of the file");
+  const std::string header = bytes.substr(offset, header_len);
+  const std::string descr = HeaderValue(header, "descr");
+  const std::string fortran = HeaderValue(header, "fortran_order");
+  const std::string shape_text = HeaderValue(header, "shape");
+  if (descr.empty() || fortran.empty() || shape_text.empty()) return fail("header lacks descr, fortran_order or shape");
+  size_t elem;
+  if (descr == "'<f4'") elem = 4;
+  else if (descr == "'<f8'") elem = 8;
+  else return Status::Error(name + ": dtype " + descr + " is not supported: allowed float32 ('<f4') or float64 ('<f8')");
+  if (fortran != "False") return Status::Error(name + ": Fortran-order arrays are not supported: save in C order");
+  Tensor t;
+  size_t count = 1;
+  for (size_t i = 1; i + 1 < shape_text.size();) {
+    while (i + 1 < shape_text.size() && (shape_text[i] == ' ' || shape_text[i] == ',')) ++i;
+    if (i + 1 >= shape_text.size()) break;
+    char* end = nullptr;
+    unsigned long long d = std::strtoull(shape_text.c_str() + i, &end, 10);
+    if (end == shape_text.c_str() + i) return fail("bad shape " + shape_text);
+    t.shape.push_back((size_t)d);
+    count *= (size_t)d;
+    i = end - shape_text.c_str();
+  }
+  const size_t data_offset = offset + header_len;
+  if (bytes.size() - data_offset != count * elem) {
+    return Status::Error(name + ": data holds " + std::to_string(bytes.size() - data_offset) + " bytes, the shape " +
+                         shape_text + " needs " + std::to_string(count * elem) + " (truncated or corrupt file)");
+  }
+  t.data.resize(count);
+  const char* src = bytes.data() + data_offset;
+  for (size_t i = 0; i < count; ++i) {
+    double v;
+    if (elem == 4) {
+      float f;
+      std::memcpy(&f, src + 4 * i, 4);
+      v = f;
+    } else {
+      std::memcpy(&v, src + 8 * i, 8);
+    }
+    if (!std::isfinite(v)) {
+      return Status::Error(name + ": element " + std::to_string(i) + " is " + (std::isnan(v) ? "NaN" : "Inf") +
+                           ": only finite values are allowed");
+    }
+    t.data[i] = (float)v;
+  }
+  return t;
+}
+
+Result<Tensor> ReadNpy(const std::string& path) {
+  auto bytes = ReadFile(path);
+  if (!bytes) return bytes.status();
+  return ParseNpy(*bytes, path);
+}
+
+std::string EncodeNpy(const float* data, const std::vector<size_t>& shape) {
+  std::string dims;  // "3, 4", or "3," for a 1-d shape (a Python tuple)
+  size_t count = 1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    dims += (i ? ", " : "") + std::to_string(shape[i]);
+    count *= shape[i];
+  }
+  if (shape.size() == 1) dims += ",";
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + dims + "), }";
+  // Pad with spaces so the data starts at a multiple of 64 bytes; the header ends with '\n'.
+  size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  std::string out = "\x93NUMPY";
+  out += '\x01';
+  out += '\x00';
+  out += (char)(header.size() & 0xFF);
+  out += (char)((header.size() >> 8) & 0xFF);
+  out += header;
+  out.append(reinterpret_cast<const char*>(data), count * sizeof(float));
+  return out;
+}
+
+Status WriteNpy(const std::string& path, const float* data, const std::vector<size_t>& shape) {
+  return WriteFileAtomic(path, EncodeNpy(data, shape));
+}
+
+}  // namespace attnviz
