@@ -57,6 +57,7 @@ struct HeatmapLayout {
   std::vector<float> colorbar_ticks;  // weights
   std::vector<std::string> colorbar_tick_text;
   float title_x = 0, title_y = 0;  // centre of the title line
+  PointF query_axis, key_axis, colorbar_axis;  // anchors of the axis titles "query", "key", "weight"
   RectF CellRect(const HeatmapPanel& panel, int i, int j) const {
     return {panel.cells.x + (float)j * cell, panel.cells.y + (float)i * cell, (float)cell, (float)cell};
   }

@@ -1,0 +1,118 @@
+// attnviz-cli export: heatmap figures (PNG, SVG) and the weights as data (CSV, NPY, JSON).
+#include <cstdio>
+
+#include "cli_commands.h"
+#include "cli_util.h"
+#include "colormap.h"
+#include "export.h"
+#include "options.h"
+
+namespace attnviz {
+namespace {
+
+const char* kExportHelp =
+    "usage: attnviz-cli export (--text TEXT | --text-file FILE [--line N]) [options] --out FILE\n"
+    "Runs one attention layer and writes a head's attention map as a figure or as data.\n"
+    "Export:\n"
+    "  --out FILE             output file; the format comes from its extension:\n"
+    "                         .png .svg (figure), .csv .npy .json (weights)\n"
+    "  --format F             png|svg|csv|npy|json, overriding the extension\n"
+    "  --head N               the head to export, 0-based (default 0)\n"
+    "  --heads all            every head: a grid of maps sharing one colorbar (figures),\n"
+    "                         [n_head, n_q, n_k] (npy), all heads (csv, json)\n"
+    "                         (--heads N, a number, still sets the number of heads)\n"
+    "  --colormap NAME        viridis|magma|cividis|gray (default viridis)\n"
+    "  --color-scale S        linear|log (log: log10 with a floor of 1e-4, so 0 maps to the low end)\n"
+    "  --range fixed|auto     fixed: weights 0..1 (default); auto: min..max of the heads shown\n"
+    "  --cell-size PX         pixels per cell, 1..400 (default: about 440 px per map)\n"
+    "  --width PX             figure width in pixels instead of --cell-size\n"
+    "  --annotate             print the weight in each cell when the cells are large enough\n"
+    "  --title TEXT           figure title (default e.g. 'head 2 · d_k=512 · unscaled · T=1')\n";
+
+}  // namespace
+
+int RunExport(const std::vector<std::string>& args) {
+  InputOptions input;
+  HeatmapExportOptions options;
+  bool head_set = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    // "--heads all" is ours; "--heads N" (a number) is the shared head-count option.
+    if (a == "--heads" && i + 1 < args.size() && args[i + 1] == "all") {
+      options.all_heads = true;
+      ++i;
+      continue;
+    }
+    Status error;
+    if (ParseInputOption(args, &i, &input, &error)) {
+      if (!error) return UsageError("export", error.message());
+      continue;
+    }
+    if (a == "--help" || a == "-h") {
+      std::printf("%s%s", kExportHelp, InputOptionsHelp().c_str());
+      return 0;
+    }
+    if (a == "--annotate") {
+      options.annotate = true;
+      continue;
+    }
+    if (a == "--out" || a == "--format" || a == "--head" || a == "--colormap" || a == "--color-scale" ||
+        a == "--range" || a == "--cell-size" || a == "--width" || a == "--title") {
+      auto v = TakeValue(args, &i);
+      if (!v) return UsageError("export", v.message());
+      if (a == "--out") {
+        options.out_path = *v;
+      } else if (a == "--format") {
+        options.format = *v;
+      } else if (a == "--head") {
+        auto n = ParseIntValue(a, *v, 0, kMaxHeads - 1);
+        if (!n) return UsageError("export", n.message());
+        options.head = *n;
+        head_set = true;
+      } else if (a == "--colormap") {
+        auto c = ParseColormap(*v);
+        if (!c) return UsageError("export", "--colormap: " + c.message());
+        options.colormap = *c;
+      } else if (a == "--color-scale") {
+        auto s = ParseColorScale(*v);
+        if (!s) return UsageError("export", "--color-scale: " + s.message());
+        options.color_scale = *s;
+      } else if (a == "--range") {
+        if (*v != "fixed" && *v != "auto")
+          return UsageError("export", "--range: unknown range '" + *v + "': allowed fixed|auto");
+        options.auto_range = *v == "auto";
+      } else if (a == "--cell-size") {
+        auto n = ParseIntValue(a, *v, 1, 400);
+        if (!n) return UsageError("export", n.message());
+        options.cell_size = *n;
+      } else if (a == "--width") {
+        auto n = ParseIntValue(a, *v, 16, 16384);
+        if (!n) return UsageError("export", n.message());
+        options.width = *n;
+      } else if (a == "--title") {
+        options.title = *v;
+      }
+      continue;
+    }
+    return UsageError("export", "unknown option '" + a + "' (see attnviz-cli export --help)");
+  }
+  if (options.out_path.empty()) return UsageError("export", "no output file: give --out FILE");
+  if (head_set && options.all_heads) return UsageError("export", "give --head N or --heads all, not both");
+  if (options.cell_size > 0 && options.width > 0) return UsageError("export", "give --cell-size or --width, not both");
+  // Check the format before computing anything.
+  if (auto f = ResolveExportFormat(options); !f) return UsageError("export", f.message());
+
+  Pipeline pipeline;
+  if (Status s = PreparePipeline(input, &pipeline); !s) return UsageError("export", s.message());
+  const int n_head = pipeline.config().n_head;
+  if (!options.all_heads && options.head >= n_head)
+    return UsageError("export", "--head " + std::to_string(options.head) + " is out of range: allowed 0.." +
+                                    std::to_string(n_head - 1) + " (--heads " + std::to_string(n_head) + ")");
+  if (Status s = pipeline.Run(Stage::kSoftmax); !s) return UsageError("export", s.message());
+  if (Status s = ExportHeatmap(pipeline.tensors(), pipeline.config(), options); !s)
+    return UsageError("export", s.message());
+  std::printf("wrote %s\n", options.out_path.c_str());
+  return 0;
+}
+
+}  // namespace attnviz
