@@ -1,0 +1,86 @@
+#include "config.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace attnviz;
+
+namespace {
+std::string ErrorOf(AttentionConfig c) {
+  Status s = Validate(c);
+  return s.ok() ? "" : s.message();
+}
+}  // namespace
+
+TEST(Config, DefaultsAreValidAndDerived) {
+  AttentionConfig c;
+  EXPECT_TRUE(Validate(c).ok());
+  c.d_model = 512;
+  c.n_head = 8;
+  EXPECT_EQ(c.head_dim_k(), 64);
+  EXPECT_EQ(c.head_dim_v(), 64);
+  c.d_k = 100;  // independent of d_model / n_head
+  EXPECT_EQ(c.head_dim_k(), 100);
+  EXPECT_EQ(c.head_dim_v(), 100);
+  c.d_v = 7;
+  EXPECT_EQ(c.head_dim_v(), 7);
+  c.d_model = 2;
+  c.n_head = 8;
+  c.d_k = 0;
+  EXPECT_EQ(c.head_dim_k(), 1);  // never 0
+}
+
+TEST(Config, LogitMultiplier) {
+  AttentionConfig c;
+  c.d_k = 64;
+  EXPECT_FLOAT_EQ(c.logit_multiplier(), 1.0f / 8.0f);
+  c.scale = false;
+  EXPECT_FLOAT_EQ(c.logit_multiplier(), 1.0f);
+  c.temperature = 0.5f;
+  EXPECT_FLOAT_EQ(c.logit_multiplier(), 2.0f);
+}
+
+TEST(Config, ErrorsNameFieldValueAndRange) {
+  AttentionConfig c;
+  c.n_head = 0;
+  EXPECT_EQ(ErrorOf(c), "n_head = 0 is out of range: allowed 1..64");
+  c = AttentionConfig();
+  c.n_head = 65;
+  EXPECT_EQ(ErrorOf(c), "n_head = 65 is out of range: allowed 1..64");
+  c = AttentionConfig();
+  c.d_model = 5000;
+  EXPECT_EQ(ErrorOf(c), "d_model = 5000 is out of range: allowed 1..4096");
+  c = AttentionConfig();
+  c.d_k = 4097;
+  EXPECT_EQ(ErrorOf(c), "d_k = 4097 is out of range: allowed 1..4096");
+  c = AttentionConfig();
+  c.d_v = -1;
+  EXPECT_EQ(ErrorOf(c), "d_v = -1 is out of range: allowed 1..4096");
+  c = AttentionConfig();
+  c.temperature = 0;
+  EXPECT_NE(ErrorOf(c).find("temperature = 0 is out of range"), std::string::npos) << ErrorOf(c);
+  c.temperature = NAN;
+  EXPECT_NE(ErrorOf(c).find("temperature"), std::string::npos);
+  c = AttentionConfig();
+  c.mode = AttentionMode::kCross;
+  c.mask = MaskKind::kCausal;
+  EXPECT_NE(ErrorOf(c).find("causal"), std::string::npos);
+  c = AttentionConfig();
+  c.d_model = 4096;
+  c.n_head = 64;
+  c.d_k = 4096;
+  EXPECT_NE(ErrorOf(c).find("too large"), std::string::npos);
+}
+
+TEST(Config, ParseNames) {
+  EXPECT_EQ(*ParseMask("causal"), MaskKind::kCausal);
+  EXPECT_EQ(*ParseMask("none"), MaskKind::kNone);
+  EXPECT_NE(ParseMask("future").message().find("allowed none, causal"), std::string::npos);
+  EXPECT_EQ(*ParseQkvLayout("separate"), QkvLayout::kSeparate);
+  EXPECT_FALSE(ParseQkvLayout("packed").ok());
+  AttentionConfig c;
+  c.d_k = 512;
+  c.scale = false;
+  EXPECT_EQ(Describe(c), "d_k=512 · unscaled · T=1");
+}

@@ -1,0 +1,154 @@
+#include "metrics.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "attention.h"
+#include "pipeline.h"
+
+using namespace attnviz;
+
+namespace {
+std::vector<Token> RandomTokens(int n) {
+  std::string text;
+  for (int i = 0; i < n; ++i) text += "t" + std::to_string(i) + " ";
+  return *Tokenize(text);
+}
+}  // namespace
+
+TEST(Metrics, RowFiguresMatchTheirDefinitions) {
+  // One head, two rows, three keys; row 1 causal-masked to its first two keys.
+  Tensor logits, weights;
+  logits.Resize({1, 2, 3});
+  logits.data = {0.5f, -1.0f, 2.0f, 1.0f, 3.0f, 100.0f};
+  for (MaskKind mask : {MaskKind::kNone, MaskKind::kCausal}) {
+    Softmax(logits, mask, &weights);
+    std::vector<HeadMetrics> heads;
+    ComputeMetrics(logits, weights, mask, &heads);
+    ASSERT_EQ(heads.size(), 1u);
+    ASSERT_EQ(heads[0].rows.size(), 2u);
+    double mean_entropy = 0;
+    for (int i = 0; i < 2; ++i) {
+      const int visible = VisibleKeys(mask, i, 3);
+      const float* p = weights.data.data() + i * 3;
+      double h = 0, pmax = 0;
+      for (int j = 0; j < visible; ++j) {
+        if (p[j] > 0) h -= p[j] * std::log((double)p[j]);
+        pmax = std::max(pmax, (double)p[j]);
+      }
+      // Explicit Jacobian J = diag(p) - p p^T and its Frobenius norm.
+      double fro = 0;
+      for (int a = 0; a < visible; ++a)
+        for (int b = 0; b < visible; ++b) {
+          double jab = (a == b ? p[a] : 0.0) - (double)p[a] * p[b];
+          fro += jab * jab;
+        }
+      const RowMetrics& r = heads[0].rows[i];
+      EXPECT_NEAR(r.entropy, h, 1e-5);
+      EXPECT_NEAR(r.norm_entropy, visible > 1 ? h / std::log((double)visible) : 0.0, 1e-5);
+      EXPECT_NEAR(r.max_weight, pmax, 1e-7);
+      EXPECT_NEAR(r.effective_keys, std::exp(h), 1e-4);
+      EXPECT_NEAR(r.grad_norm, std::sqrt(fro), 1e-5);
+      mean_entropy += h / 2;
+    }
+    EXPECT_NEAR(heads[0].entropy, mean_entropy, 1e-5);
+  }
+}
+
+TEST(Metrics, UniformAndOneHotRows) {
+  Tensor logits, weights;
+  logits.Resize({1, 2, 4});
+  logits.data = {0, 0, 0, 0, 0, 0, 0, 1e6f};
+  Softmax(logits, MaskKind::kNone, &weights);
+  std::vector<HeadMetrics> heads;
+  ComputeMetrics(logits, weights, MaskKind::kNone, &heads);
+  EXPECT_NEAR(heads[0].rows[0].norm_entropy, 1.0, 1e-6);
+  EXPECT_NEAR(heads[0].rows[0].effective_keys, 4.0, 1e-5);
+  EXPECT_NEAR(heads[0].rows[0].max_weight, 0.25, 1e-7);
+  EXPECT_NEAR(heads[0].rows[1].entropy, 0.0, 1e-7);
+  EXPECT_NEAR(heads[0].rows[1].max_weight, 1.0, 1e-7);
+  EXPECT_NEAR(heads[0].rows[1].grad_norm, 0.0, 1e-7);  // saturated: the gradient vanishes
+  EXPECT_TRUE(std::isfinite(heads[0].logit_std));
+}
+
+TEST(Metrics, LogitStdIsSqrtDkUnscaledAndOneScaled) {
+  const auto tokens = RandomTokens(48);
+  for (int d_k : {16, 64, 256}) {
+    double unscaled = 0, scaled = 0;
+    const int seeds = 6;
+    for (int seed = 0; seed < seeds; ++seed) {
+      Pipeline p;
+      AttentionConfig c;
+      c.d_model = 256;
+      c.n_head = 2;
+      c.d_k = d_k;
+      c.seed = seed;
+      c.scale = false;
+      std::string text;
+      for (const Token& t : tokens) text += t.text + " ";
+      ASSERT_TRUE(p.SetText(text).ok());
+      ASSERT_TRUE(p.SetConfig(c).ok());
+      ASSERT_TRUE(p.Run().ok());
+      unscaled += MeanOverHeads(p.tensors().metrics).logit_std / seeds;
+      c.scale = true;
+      ASSERT_TRUE(p.SetConfig(c).ok());
+      ASSERT_TRUE(p.Run().ok());
+      scaled += MeanOverHeads(p.tensors().metrics).logit_std / seeds;
+    }
+    EXPECT_NEAR(unscaled / std::sqrt((double)d_k), 1.0, 0.10) << "d_k=" << d_k << " unscaled std " << unscaled;
+    EXPECT_NEAR(scaled, 1.0, 0.10) << "d_k=" << d_k;
+  }
+}
+
+TEST(Metrics, UnscaledSoftmaxSaturatesAtLargeDkScaledStaysFlat) {
+  // n = 1024 keys: without 1/sqrt(d_k) the mean max weight passes 0.9 by d_k = 1024.
+  const auto tokens = RandomTokens(1024);
+  AttentionConfig base;
+  base.d_model = 64;
+  SweepOptions options;
+  options.d_ks = {16, 64, 256, 1024};
+  options.n_seeds = 2;
+  auto points = SweepDk({}, tokens, base, options);
+  ASSERT_TRUE(points.ok()) << points.message();
+  ASSERT_EQ(points->size(), 8u);
+  auto at = [&](int d_k, bool scaled) {
+    for (const SweepPoint& p : *points)
+      if (p.d_k == d_k && p.scaled == scaled) return p;
+    ADD_FAILURE() << "missing point";
+    return SweepPoint{};
+  };
+  EXPECT_GT(at(1024, false).max_weight, 0.9f);
+  EXPECT_LT(at(16, false).max_weight, at(1024, false).max_weight);
+  EXPECT_LT(at(1024, false).grad_norm, at(16, false).grad_norm * 0.5f);  // the gradient fades
+  EXPECT_LT(at(1024, false).norm_entropy, 0.1f);
+  float lo = 1, hi = 0;
+  for (int d_k : options.d_ks) {
+    lo = std::min(lo, at(d_k, true).max_weight);
+    hi = std::max(hi, at(d_k, true).max_weight);
+    EXPECT_GT(at(d_k, true).norm_entropy, 0.8f) << d_k;
+  }
+  EXPECT_LT(hi - lo, 0.05f) << "scaled max weight should stay flat";
+  EXPECT_LT(hi, 0.2f);
+}
+
+TEST(Metrics, SweepCsvAndErrors) {
+  const auto tokens = RandomTokens(8);
+  SweepOptions options;
+  options.d_ks = {1, 4};
+  options.n_seeds = 1;
+  auto points = SweepDk({}, tokens, AttentionConfig(), options);
+  ASSERT_TRUE(points.ok());
+  const std::string csv = SweepToCsv(*points);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "d_k,scaled,seeds,max_weight,entropy,norm_entropy,effective_keys,grad_norm,logit_std");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
+  EXPECT_EQ(DefaultSweepDks().back(), 4096);
+  EXPECT_EQ(DefaultSweepDks().size(), 13u);
+  options.n_seeds = 0;
+  EXPECT_FALSE(SweepDk({}, tokens, AttentionConfig(), options).ok());
+  AttentionConfig cross;
+  cross.mode = AttentionMode::kCross;
+  options.n_seeds = 1;
+  EXPECT_FALSE(SweepDk({}, tokens, cross, options).ok());
+}

@@ -1,0 +1,122 @@
+#include "text.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+using namespace attnviz;
+
+namespace {
+std::vector<std::string> Texts(std::string_view s) {
+  auto t = Tokenize(s);
+  EXPECT_TRUE(t.ok()) << t.message();
+  return t.ok() ? TokenTexts(*t) : std::vector<std::string>{};
+}
+}  // namespace
+
+TEST(Tokenize, WordsAndPunctuation) {
+  EXPECT_EQ(Texts("I go home."), (std::vector<std::string>{"I", "go", "home", "."}));
+  EXPECT_EQ(Texts("Hello,world!"), (std::vector<std::string>{"Hello", ",", "world", "!"}));
+  EXPECT_EQ(Texts("  spaced\tout\n"), (std::vector<std::string>{"spaced", "out"}));
+  EXPECT_EQ(Texts("d_k grows"), (std::vector<std::string>{"d_k", "grows"}));
+}
+
+TEST(Tokenize, Hangul) {
+  EXPECT_EQ(Texts("나는 사과를 먹었다"), (std::vector<std::string>{"나는", "사과를", "먹었다"}));
+  EXPECT_EQ(Texts("저는 집에 갑니다."), (std::vector<std::string>{"저는", "집에", "갑니다", "."}));
+  EXPECT_EQ(Texts("「안녕」"), (std::vector<std::string>{"「", "안녕", "」"}));
+}
+
+TEST(Tokenize, ByteSpansPointIntoTheText) {
+  const std::string text = "나는 사과를, 먹었다";
+  auto t = Tokenize(text);
+  ASSERT_TRUE(t.ok());
+  ASSERT_EQ(t->size(), 4u);
+  for (const Token& tok : *t) EXPECT_EQ(text.substr(tok.byte_begin, tok.byte_end - tok.byte_begin), tok.text);
+  EXPECT_EQ((*t)[0].byte_begin, 0u);
+  EXPECT_EQ((*t)[0].byte_end, 6u);  // two 3-byte syllables
+  EXPECT_EQ((*t)[2].text, ",");
+}
+
+TEST(Tokenize, InvalidUtf8NamesTheByteOffset) {
+  auto t = Tokenize(std::string("ok \xC3\x28 bad"));
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.message().find("byte offset 3"), std::string::npos) << t.message();
+  auto overlong = Tokenize(std::string("ab\xC0\xAF"));
+  ASSERT_FALSE(overlong.ok());
+  EXPECT_NE(overlong.message().find("byte offset 2"), std::string::npos) << overlong.message();
+  auto truncated = Tokenize(std::string("abc\xE3\x81"));
+  ASSERT_FALSE(truncated.ok());
+  EXPECT_NE(truncated.message().find("byte offset 3"), std::string::npos);
+  auto surrogate = Tokenize(std::string("\xED\xA0\x80"));
+  EXPECT_FALSE(surrogate.ok());
+}
+
+TEST(Tokenize, EmptyAndWhitespaceOnlyAreErrors) {
+  auto empty = Tokenize("");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_NE(empty.message().find("empty"), std::string::npos);
+  auto blank = Tokenize(" \t \n\u3000");
+  ASSERT_FALSE(blank.ok());
+  EXPECT_NE(blank.message().find("whitespace"), std::string::npos);
+}
+
+TEST(Tokenize, TooManyTokensIsAnError) {
+  std::string text;
+  for (size_t i = 0; i <= kMaxTokens; ++i) text += "a ";
+  auto t = Tokenize(text);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.message().find("8192"), std::string::npos);
+}
+
+TEST(SentenceFile, SelfAndCrossItemsCommentsAndBlankLines) {
+  const std::string content =
+      "# a comment\n"
+      "\n"
+      "I go home.\n"
+      "   \n"
+      "Ich gehe nach Hause. ||| I go home.\n"
+      "나는 사과를 먹었다\r\n";
+  auto items = ParseSentences(content, "s.txt");
+  ASSERT_TRUE(items.ok()) << items.message();
+  ASSERT_EQ(items->size(), 3u);
+  EXPECT_FALSE((*items)[0].is_cross());
+  EXPECT_EQ((*items)[0].kv_text, "I go home.");
+  EXPECT_EQ((*items)[0].line, 3);
+  EXPECT_TRUE((*items)[1].is_cross());
+  EXPECT_EQ((*items)[1].query_text, "Ich gehe nach Hause.");
+  EXPECT_EQ((*items)[1].kv_text, "I go home.");
+  EXPECT_EQ((*items)[1].line, 5);
+  EXPECT_EQ((*items)[2].kv_text, "나는 사과를 먹었다");
+}
+
+TEST(SentenceFile, ErrorsNameFileAndLine) {
+  auto bad_utf8 = ParseSentences("fine\nalso fine\nbroken \xFF here\n", "f.txt");
+  ASSERT_FALSE(bad_utf8.ok());
+  EXPECT_NE(bad_utf8.message().find("f.txt:3:"), std::string::npos) << bad_utf8.message();
+  EXPECT_NE(bad_utf8.message().find("byte offset 22"), std::string::npos) << bad_utf8.message();
+  auto empty_side = ParseSentences("ok\n ||| keys here\n", "g.txt");
+  ASSERT_FALSE(empty_side.ok());
+  EXPECT_NE(empty_side.message().find("g.txt:2:"), std::string::npos) << empty_side.message();
+  EXPECT_NE(empty_side.message().find("query"), std::string::npos);
+  auto nothing = ParseSentences("# only comments\n\n", "h.txt");
+  ASSERT_FALSE(nothing.ok());
+  EXPECT_NE(nothing.message().find("h.txt"), std::string::npos);
+  auto missing = LoadSentenceFile("/nonexistent/file.txt");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.message().find("/nonexistent/file.txt"), std::string::npos);
+}
+
+TEST(SentenceFile, BundledSamplesLoad) {
+  auto items = LoadSentenceFile(std::string(ATTNVIZ_SOURCE_DIR) + "/assets/sentences.txt");
+  ASSERT_TRUE(items.ok()) << items.message();
+  bool has_english = false, has_korean = false, has_long = false, has_cross = false;
+  for (const SentenceItem& item : *items) {
+    has_english |= item.kv_text == "I go home." && !item.is_cross();
+    has_korean |= item.kv_text == "나는 사과를 먹었다";
+    has_long |= Tokenize(item.kv_text)->size() >= 60;
+    has_cross |= item.is_cross();
+  }
+  EXPECT_TRUE(has_english && has_korean && has_long && has_cross);
+}
