@@ -72,7 +72,7 @@ void Canvas::Blend(int x, int y, Rgb c, float alpha) {
   p[2] = (unsigned char)std::lround(p[2] + (c.b - p[2]) * alpha);
 }
 
-void Canvas::FillRect(const RectF& r, Rgb color, const char*) {
+void Canvas::FillRect(const RectF& r, Rgb color) {
   int x0 = std::max(0, (int)std::floor(r.x)), x1 = std::min(width_, (int)std::ceil(r.right()));
   int y0 = std::max(0, (int)std::floor(r.y)), y1 = std::min(height_, (int)std::ceil(r.bottom()));
   for (int y = y0; y < y1; ++y) {

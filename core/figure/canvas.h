@@ -20,7 +20,7 @@ class Canvas : public Painter {
   const std::vector<unsigned char>& pixels() const { return pixels_; }
   Rgb At(int x, int y) const;
 
-  void FillRect(const RectF& r, Rgb color, const char* cls = nullptr) override;
+  void FillRect(const RectF& r, Rgb color) override;
   void StrokeRect(const RectF& r, Rgb color, float line_width) override;
   void Polyline(const std::vector<PointF>& points, Rgb color, float line_width, float dash = 0) override;
   void FillCircle(PointF center, float radius, Rgb color) override;

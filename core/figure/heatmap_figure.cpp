@@ -221,12 +221,13 @@ Result<HeatmapLayout> LayoutHeatmap(const FontSet& fonts, const HeatmapSpec& spe
 void DrawHeatmap(const HeatmapSpec& spec, const HeatmapLayout& L, Painter* painter) {
   bool grid = spec.heads.size() > 1;
   if (!spec.title.empty()) {
-    TextStyle title{L.title_font, kInk, HAlign::kCenter, VAlign::kMiddle, 0, true};
+    TextStyle title{L.title_font, kInk, HAlign::kCenter, VAlign::kMiddle, 0};
     painter->Text(L.title_x, L.title_y, spec.title, title);
   }
   TextStyle label{L.label_font, kInk, HAlign::kRight, VAlign::kMiddle, 0};
   TextStyle col_label{L.label_font, kInk, HAlign::kRight, VAlign::kMiddle, 90};
   for (const HeatmapPanel& panel : L.panels) {
+    painter->BeginGroup("cells-head-" + std::to_string(panel.head), true);
     for (int i = 0; i < spec.n_q; ++i)
       for (int j = 0; j < spec.n_k; ++j) {
         float w = spec.value(panel.head, i, j);
@@ -234,15 +235,23 @@ void DrawHeatmap(const HeatmapSpec& spec, const HeatmapLayout& L, Painter* paint
         MapColor(spec.colormap, NormalizeForColor(w, spec.scale, spec.range), rgb);
         Rgb color{rgb[0], rgb[1], rgb[2]};
         RectF cell = L.CellRect(panel, i, j);
-        painter->FillRect(cell, color, "cell");
-        if (L.annotate_font > 0) {
+        painter->FillRect(cell, color);
+      }
+    painter->EndGroup();
+    if (L.annotate_font > 0) {
+      for (int i = 0; i < spec.n_q; ++i)
+        for (int j = 0; j < spec.n_k; ++j) {
+          float w = spec.value(panel.head, i, j);
+          unsigned char rgb[3];
+          MapColor(spec.colormap, NormalizeForColor(w, spec.scale, spec.range), rgb);
+          RectF cell = L.CellRect(panel, i, j);
           float lum = (0.299f * rgb[0] + 0.587f * rgb[1] + 0.114f * rgb[2]) / 255.0f;
           char buf[16];
           snprintf(buf, sizeof buf, "%.2f", w);
           TextStyle t{L.annotate_font, lum > 0.5f ? kBlack : kWhite, HAlign::kCenter, VAlign::kMiddle, 0};
           painter->Text(cell.x + cell.w / 2, cell.y + cell.h / 2, buf, t);
         }
-      }
+    }
     painter->StrokeRect({panel.cells.x - 0.5f, panel.cells.y - 0.5f, panel.cells.w + 1, panel.cells.h + 1}, kInk, 1);
     if (grid) {
       TextStyle pt{L.panel_font, kInk, HAlign::kCenter, VAlign::kBottom, 0};

@@ -114,7 +114,7 @@ Result<SaturationLayout> LayoutSaturation(const std::vector<SweepPoint>& points)
 
 void DrawSaturation(const SaturationLayout& L, const std::string& title, int current_d_k, Painter* painter) {
   if (!title.empty())
-    painter->Text(L.width / 2.0f, L.title_y, title, TextStyle{kTitleFont, kInk, HAlign::kCenter, VAlign::kMiddle, 0, true});
+    painter->Text(L.width / 2.0f, L.title_y, title, TextStyle{kTitleFont, kInk, HAlign::kCenter, VAlign::kMiddle, 0});
   // Legend: one row, centred.
   {
     float cy = L.legend.y + L.legend.h / 2;

@@ -42,8 +42,8 @@ struct TextStyle {
 class Painter {
  public:
   virtual ~Painter() = default;
-  // A filled rectangle. `cls` names it in SVG (e.g. "cell"); ignored by the raster.
-  virtual void FillRect(const RectF& r, Rgb color, const char* cls = nullptr) = 0;
+  // A filled rectangle.
+  virtual void FillRect(const RectF& r, Rgb color) = 0;
   virtual void StrokeRect(const RectF& r, Rgb color, float line_width) = 0;
   // dash > 0: dashes and gaps of that length.
   virtual void Polyline(const std::vector<PointF>& points, Rgb color, float line_width, float dash = 0) = 0;
@@ -52,6 +52,10 @@ class Painter {
   virtual void Text(float x, float y, const std::string& utf8, const TextStyle& style) = 0;
   // The colormap from low (bottom, or left when !vertical) to high.
   virtual void Gradient(const RectF& r, Colormap colormap, bool vertical) = 0;
+  // Named groups (SVG <g id="...">; the raster ignores them). crisp: no anti-aliasing seams
+  // between adjacent rectangles.
+  virtual void BeginGroup(const std::string& id, bool crisp = false) {}
+  virtual void EndGroup() {}
   void Line(PointF a, PointF b, Rgb color, float line_width, float dash = 0) { Polyline({a, b}, color, line_width, dash); }
 };
 

@@ -48,12 +48,11 @@ std::string SvgColor(Rgb c) {
 
 SvgPainter::SvgPainter(int width, int height, std::shared_ptr<const FontSet> fonts, Rgb background)
     : width_(width), height_(height), fonts_(std::move(fonts)) {
-  FillRect({0, 0, (float)width, (float)height}, background, "background");
+  FillRect({0, 0, (float)width, (float)height}, background);
 }
 
-void SvgPainter::FillRect(const RectF& r, Rgb color, const char* cls) {
+void SvgPainter::FillRect(const RectF& r, Rgb color) {
   body_ += "<rect";
-  if (cls) body_ += std::string(" class=\"") + cls + "\"";
   body_ += " x=\"" + Num(r.x) + "\" y=\"" + Num(r.y) + "\" width=\"" + Num(r.w) + "\" height=\"" + Num(r.h) +
            "\" fill=\"" + SvgColor(color) + "\"/>\n";
 }
@@ -86,28 +85,34 @@ void SvgPainter::Text(float x, float y, const std::string& utf8, const TextStyle
   left.halign = HAlign::kLeft;
   PointF origin = TextOrigin(*fonts_, utf8, left);
   const char* anchor = style.halign == HAlign::kLeft ? "start" : style.halign == HAlign::kCenter ? "middle" : "end";
-  body_ += "<text x=\"" + Num(x) + "\" y=\"" + Num(y + origin.y) + "\" font-size=\"" + Num(style.size) +
-           "\" text-anchor=\"" + anchor + "\" fill=\"" + SvgColor(style.color) + "\"";
+  // Rotated text is placed with translate + rotate (the form every renderer understands).
+  bool rotated = style.angle != 0;
+  body_ += "<text x=\"" + Num(rotated ? 0 : x) + "\" y=\"" + Num((rotated ? 0 : y) + origin.y) + "\" font-size=\"" +
+           Num(style.size) + "\" text-anchor=\"" + anchor + "\" fill=\"" + SvgColor(style.color) + "\"";
   if (style.bold) body_ += " font-weight=\"bold\"";
-  if (style.angle != 0) body_ += " transform=\"rotate(" + Num(-style.angle) + " " + Num(x) + " " + Num(y) + ")\"";
+  if (rotated) body_ += " transform=\"translate(" + Num(x) + " " + Num(y) + ") rotate(" + Num(-style.angle) + ")\"";
   body_ += ">" + XmlEscape(utf8) + "</text>\n";
 }
 
 void SvgPainter::Gradient(const RectF& r, Colormap colormap, bool vertical) {
-  std::string id = "colormap" + std::to_string(gradients_++);
-  body_ += "<defs><linearGradient id=\"" + id + "\" " +
-           (vertical ? "x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\"" : "x1=\"0\" y1=\"0\" x2=\"1\" y2=\"0\"") + ">";
+  // One rectangle per colormap entry (exact LUT colours; SVG gradients interpolate and some
+  // renderers ignore them).
+  BeginGroup("colorbar", true);
   const unsigned char* lut = ColormapRgb(colormap);
-  for (int i = 0; i < kColormapSize; i += 8) {
-    int k = i == 248 ? 255 : i;
-    body_ += "<stop offset=\"" + Num(k / 255.0f) + "\" stop-color=\"" +
-             SvgColor(Rgb{lut[3 * k], lut[3 * k + 1], lut[3 * k + 2]}) + "\"/>";
-    if (i == 248) break;
+  for (int k = 0; k < kColormapSize; ++k) {
+    Rgb c{lut[3 * k], lut[3 * k + 1], lut[3 * k + 2]};
+    float f0 = (float)k / kColormapSize, f1 = (float)(k + 1) / kColormapSize;
+    if (vertical) FillRect({r.x, r.bottom() - f1 * r.h, r.w, (f1 - f0) * r.h}, c);
+    else FillRect({r.x + f0 * r.w, r.y, (f1 - f0) * r.w, r.h}, c);
   }
-  body_ += "</linearGradient></defs>\n";
-  body_ += "<rect class=\"colorbar\" x=\"" + Num(r.x) + "\" y=\"" + Num(r.y) + "\" width=\"" + Num(r.w) +
-           "\" height=\"" + Num(r.h) + "\" fill=\"url(#" + id + ")\"/>\n";
+  EndGroup();
 }
+
+void SvgPainter::BeginGroup(const std::string& id, bool crisp) {
+  body_ += "<g id=\"" + XmlEscape(id) + "\"" + (crisp ? " shape-rendering=\"crispEdges\"" : "") + ">\n";
+}
+
+void SvgPainter::EndGroup() { body_ += "</g>\n"; }
 
 std::string SvgPainter::Finish() const {
   std::string doc = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";

@@ -14,12 +14,14 @@ class SvgPainter : public Painter {
  public:
   SvgPainter(int width, int height, std::shared_ptr<const FontSet> fonts, Rgb background = kWhite);
 
-  void FillRect(const RectF& r, Rgb color, const char* cls = nullptr) override;
+  void FillRect(const RectF& r, Rgb color) override;
   void StrokeRect(const RectF& r, Rgb color, float line_width) override;
   void Polyline(const std::vector<PointF>& points, Rgb color, float line_width, float dash = 0) override;
   void FillCircle(PointF center, float radius, Rgb color) override;
   void Text(float x, float y, const std::string& utf8, const TextStyle& style) override;
   void Gradient(const RectF& r, Colormap colormap, bool vertical) override;
+  void BeginGroup(const std::string& id, bool crisp = false) override;
+  void EndGroup() override;
 
   // The whole document (closes the root element).
   std::string Finish() const;
@@ -28,7 +30,6 @@ class SvgPainter : public Painter {
   int width_, height_;
   std::shared_ptr<const FontSet> fonts_;
   std::string body_;
-  int gradients_ = 0;
 };
 
 std::string XmlEscape(const std::string& text);
