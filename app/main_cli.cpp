@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
 #if ATTNVIZ_HAVE_FIGURE
   if (command == "export") return attnviz::RunExport(args);
 #endif
-  std::fprintf(stderr, "attnviz-cli: unknown command '%s'\n%s", command.c_str(), kUsage);
+  std::fprintf(stderr, "attnviz-cli: unknown command '%s' (commands: compute, sweep, export; see attnviz-cli --help)\n",
+               command.c_str());
   return 2;
 }
