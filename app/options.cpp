@@ -48,27 +48,33 @@ bool ParseInputOption(const std::vector<std::string>& args, size_t* i, InputOpti
   const std::string& a = args[*i];
   AttentionConfig& c = o->config;
   auto value = [&]() -> Result<std::string> { return TakeValue(args, i); };
+  auto set_string = [&](std::string* dst) {
+    auto v = value();
+    if (!v) *error = v.status(); else *dst = *v;
+  };
   auto set_int = [&](int* dst, int lo, int hi) {
     auto v = value();
     if (!v) { *error = v.status(); return; }
     auto n = ParseIntValue(a, *v, lo, hi);
-    if (!n) { *error = n.status(); return; }
-    *dst = *n;
+    if (!n) *error = n.status(); else *dst = *n;
+  };
+  // Enum-valued options: parse(value) -> Result<T>.
+  auto set_choice = [&](auto* dst, auto parse) {
+    auto v = value();
+    if (!v) { *error = v.status(); return; }
+    auto parsed = parse(*v);
+    if (!parsed) *error = Status::Error(a + ": " + parsed.message()); else *dst = *parsed;
   };
   if (a == "--text") {
-    auto v = value();
-    if (!v) *error = v.status(); else o->text = *v;
+    set_string(&o->text);
   } else if (a == "--text-file") {
-    auto v = value();
-    if (!v) *error = v.status(); else o->text_file = *v;
+    set_string(&o->text_file);
   } else if (a == "--line") {
     set_int(&o->line, 1, 1 << 30);
   } else if (a == "--query-text") {
-    auto v = value();
-    if (!v) *error = v.status(); else o->query_text = *v;
+    set_string(&o->query_text);
   } else if (a == "--weights") {
-    auto v = value();
-    if (!v) *error = v.status(); else o->weights_dir = *v;
+    set_string(&o->weights_dir);
   } else if (a == "--d-model") {
     set_int(&c.d_model, 1, kMaxDModel);
   } else if (a == "--heads") {
@@ -89,10 +95,7 @@ bool ParseInputOption(const std::vector<std::string>& args, size_t* i, InputOpti
     auto t = ParseDoubleValue(a, *v, kMinTemperature, kMaxTemperature);
     if (!t) *error = t.status(); else c.temperature = (float)*t;
   } else if (a == "--mask") {
-    auto v = value();
-    if (!v) { *error = v.status(); return true; }
-    auto m = ParseMask(*v);
-    if (!m) *error = Status::Error(a + ": " + m.message()); else c.mask = *m;
+    set_choice(&c.mask, ParseMask);
   } else if (a == "--seed") {
     auto v = value();
     if (!v) { *error = v.status(); return true; }
@@ -107,10 +110,7 @@ bool ParseInputOption(const std::vector<std::string>& args, size_t* i, InputOpti
   } else if (a == "--no-positional") {
     c.positional = false;
   } else if (a == "--qkv") {
-    auto v = value();
-    if (!v) { *error = v.status(); return true; }
-    auto l = ParseQkvLayout(*v);
-    if (!l) *error = Status::Error(a + ": " + l.message()); else c.qkv = *l;
+    set_choice(&c.qkv, ParseQkvLayout);
   } else {
     return false;
   }
