@@ -1,0 +1,321 @@
+#include "app.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "json.h"
+
+namespace attnviz {
+
+std::string FormatNumber(double value, const char* format) {
+  if (!std::isfinite(value)) return "n/a";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, value);
+  return buf;
+}
+
+std::string ShapeString(const std::vector<size_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+// ---------------------------------------------------------------- options
+
+std::string AppOptionsHelp() {
+  return "usage: attnviz [options]\n"
+         "Text and attention settings (the same as attnviz-cli):\n" +
+         InputOptionsHelp() +
+         "\nApp options:\n"
+         "  --shader-dir DIR      where heatmap.vert and heatmap.frag live (default: next to the executable,\n"
+         "                        then the source tree's shaders/)\n"
+         "  --screenshot FILE     save the window as PNG (or .ppm) after --frames frames, then exit\n"
+         "  --frames N            exit after N frames (counted once the first results are on screen)\n"
+         "  --widgets-json FILE   write named widget rectangles and values there every frame (tests)\n"
+         "  --snapshot-path FILE  on SIGUSR1, save a screenshot there (PNG or .ppm)\n"
+         "  --bench-frames N      frame-time benchmark (N frames a phase), prints a table and exits\n"
+         "  --no-settings         neither restore nor save settings\n"
+         "Keys: Left/Right cycle heads, S toggles sqrt(d_k) scaling, Ctrl+Q quits.\n";
+}
+
+Status ParseAppOptions(const std::vector<std::string>& args, AppOptions* options) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    Status error;
+    if (ParseInputOption(args, &i, &options->input, &error)) continue;
+    if (!error.ok()) return error;
+    const std::string& a = args[i];
+    auto take = [&](std::string* out) -> Status {
+      Result<std::string> v = TakeValue(args, &i);
+      if (!v) return v.status();
+      *out = *v;
+      return Status::Ok();
+    };
+    auto take_int = [&](int* out, int lo, int hi) -> Status {
+      Result<std::string> v = TakeValue(args, &i);
+      if (!v) return v.status();
+      Result<int> n = ParseIntValue(a, *v, lo, hi);
+      if (!n) return n.status();
+      *out = *n;
+      return Status::Ok();
+    };
+    Status st;
+    if (a == "--shader-dir") st = take(&options->shader_dir);
+    else if (a == "--screenshot") st = take(&options->screenshot_path);
+    else if (a == "--frames") st = take_int(&options->frames, 1, 1000000);
+    else if (a == "--widgets-json") st = take(&options->widgets_json_path);
+    else if (a == "--snapshot-path") st = take(&options->snapshot_path);
+    else if (a == "--bench-frames") st = take_int(&options->bench_frames, 1, 100000);
+    else if (a == "--no-settings") options->no_settings = true;
+    else if (a == "--help" || a == "-h") options->help = true;
+    else st = Status::Error("unknown option '" + a + "' (see attnviz --help)");
+    if (!st.ok()) return st;
+  }
+  if (!options->screenshot_path.empty() && options->frames == 0) options->frames = 3;
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------- app
+
+App::App(const ViewState& restored, const AppOptions& opts, std::unique_ptr<Pipeline> prepared)
+    : state(restored), options(opts), worker(std::make_unique<Worker>(std::move(prepared))) {
+  const InputOptions& in = options.input;
+  state.config = in.config;
+  dump.set_enabled(!options.widgets_json_path.empty());
+  bool restored_text = !restored.kv_text.empty() && restored.sentence_file == in.text_file;
+  if (!in.text_file.empty()) {
+    Status st = OpenSentenceFile(in.text_file);
+    if (st.ok()) {
+      int pick = -1;
+      for (size_t i = 0; i < sentences.size(); ++i)
+        if (in.line > 0 && sentences[i].line == in.line) pick = (int)i;
+      if (in.line > 0 && pick < 0)
+        Notify("--line " + std::to_string(in.line) + ": no sentence on that line of " + in.text_file);
+      if (pick < 0 && !restored_text && !sentences.empty()) pick = 0;
+      if (pick >= 0) SelectSentence(pick);
+    }
+  } else if (!state.sentence_file.empty()) {
+    Status st = OpenSentenceFile(state.sentence_file);
+    if (!st.ok()) sentences_message = st.message();
+  }
+  if (!in.text.empty()) state.kv_text = in.text;
+  if (!in.query_text.empty()) {
+    state.query_text = in.query_text;
+    state.config.mode = AttentionMode::kCross;
+  }
+  sentence_path_input = state.sentence_file;
+  state.selected_head = std::clamp(state.selected_head, 0, kMaxHeads - 1);
+}
+
+Status App::OpenSentenceFile(const std::string& path) {
+  Result<std::vector<SentenceItem>> items = LoadSentenceFile(path);
+  if (!items) {
+    sentences_message = items.message();
+    sentences_error = true;
+    return items.status();
+  }
+  sentences = *items;
+  selected_sentence = -1;
+  state.sentence_file = path;
+  state.AddRecentFile(path);
+  sentence_path_input = path;
+  sentences_message = "Loaded " + std::to_string(sentences.size()) + " sentences from " + path;
+  sentences_error = false;
+  for (const SentenceItem& item : sentences) {
+    fonts.AddText(item.kv_text);
+    fonts.AddText(item.query_text);
+  }
+  return Status::Ok();
+}
+
+void App::SelectSentence(int index) {
+  if (index < 0 || index >= (int)sentences.size()) return;
+  const SentenceItem& item = sentences[(size_t)index];
+  selected_sentence = index;
+  state.kv_text = item.kv_text;
+  if (item.is_cross()) {
+    state.query_text = item.query_text;
+    state.config.mode = AttentionMode::kCross;
+  } else {
+    state.config.mode = AttentionMode::kSelf;
+  }
+}
+
+void App::ToggleScaling() { state.config.scale = !state.config.scale; }
+
+std::vector<int> App::VisibleHeads() const {
+  std::vector<int> heads;
+  int n_head = shown ? shown->tensors.n_head() : 0;
+  for (int h = 0; h < n_head; ++h)
+    if (state.head_visible(h)) heads.push_back(h);
+  return heads;
+}
+
+void App::CycleHead(int direction) {
+  int n_head = shown ? shown->tensors.n_head() : state.config.n_head;
+  if (n_head <= 0) return;
+  int h = state.selected_head;
+  for (int step = 0; step < n_head; ++step) {
+    h = ((h + direction) % n_head + n_head) % n_head;
+    if (state.head_visible(h)) break;
+  }
+  state.selected_head = h;
+}
+
+ColorRange App::RangeFor(const std::vector<int>& heads, bool twin) const {
+  if (!state.auto_range || !shown) return ColorRange{};
+  const AttentionTensors& t = twin && shown->has_twin ? shown->twin : shown->tensors;
+  std::string key = std::to_string(shown->generation) + (twin ? "t" : "m");
+  for (int h : heads) key += "," + std::to_string(h);
+  if (key == range_key_) return range_value_;
+  ColorRange range;
+  bool first = true;
+  size_t plane = (size_t)t.n_q() * (size_t)t.n_k();
+  for (int h : heads) {
+    if (h < 0 || h >= t.n_head()) continue;
+    ColorRange r = AutoRange(t.weights.data.data() + (size_t)h * plane, plane);
+    if (first) range = r;
+    else range = ColorRange{std::min(range.lo, r.lo), std::max(range.hi, r.hi)};
+    first = false;
+  }
+  range_key_ = key;
+  range_value_ = range;
+  return range;
+}
+
+ComputeRequest App::BuildRequest() const {
+  ComputeRequest r;
+  r.kv_text = state.kv_text;
+  r.query_text = state.config.mode == AttentionMode::kCross ? state.query_text : std::string();
+  r.config = state.config;
+  r.want_twin = state.side_by_side;
+  return r;
+}
+
+void App::SubmitIfChanged() {
+  Status valid = Validate(state.config);
+  if (valid.ok() && !std::isfinite(state.config.temperature)) valid = Status::Error("temperature must be a finite number");
+  if (!valid.ok()) {
+    config_error = valid.message();
+    return;
+  }
+  config_error.clear();
+  ComputeRequest request = BuildRequest();
+  if (!submitted_once_ || request != last_request_) {
+    worker->Submit(request);
+    last_request_ = request;
+    submitted_once_ = true;
+  }
+  SweepRequest sweep_request{request.kv_text, request.query_text, request.config};
+  if (!sweep_submitted_once_ || sweep_request != last_sweep_request_) {
+    worker->SubmitSweep(sweep_request);
+    last_sweep_request_ = sweep_request;
+    sweep_submitted_once_ = true;
+  }
+}
+
+void App::Update() {
+  for (const std::string& path : pending_drops) {
+    Status st = OpenSentenceFile(path);
+    if (st.ok() && !sentences.empty()) SelectSentence(0);
+  }
+  pending_drops.clear();
+
+  std::shared_ptr<const ComputeResult> now = worker->latest();
+  if (now && now != latest) {
+    latest = now;
+    if (now->status.ok()) {
+      shown = now;
+      compute_error.clear();
+    } else {
+      compute_error = now->status.message();
+    }
+  }
+  std::shared_ptr<const SweepResult> now_sweep = worker->latest_sweep();
+  if (now_sweep && now_sweep != sweep) {
+    if (now_sweep->status.ok()) {
+      sweep = now_sweep;
+      sweep_error.clear();
+    } else {
+      sweep_error = now_sweep->status.message();
+    }
+  }
+  std::string text = state.kv_text + "\n" + state.query_text;
+  if (text != checked_text_) {
+    fonts.AddText(text);
+    checked_text_ = text;
+  }
+  SubmitIfChanged();
+  computing = worker->computing();
+  sweeping = worker->sweeping();
+}
+
+void App::Draw(HeatmapRenderer& renderer) {
+  ImGuiIO& io = ImGui::GetIO();
+  dump.BeginFrame(frame);
+
+  // Keys: only when no text field has the keyboard.
+  if (!io.WantTextInput) {
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow))) CycleHead(-1);
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow))) CycleHead(+1);
+    if (!io.KeyCtrl && ImGui::IsKeyPressed('S', false)) ToggleScaling();
+  }
+  if (io.KeyCtrl && ImGui::IsKeyPressed('Q', false)) quit_requested = true;
+
+  DrawControlsPanel(*this);
+  DrawSentencesPanel(*this);
+  DrawHeadsPanel(*this, renderer);
+  DrawShapesPanel(*this);
+  DrawSaturationPanel(*this);
+  DrawExportPanel(*this);
+
+  if (dump.enabled()) {
+    const AttentionConfig& c = state.config;
+    dump.SetField("computing", computing ? "true" : "false");
+    dump.SetField("sweeping", sweeping ? "true" : "false");
+    dump.SetField("submitted", std::to_string(worker->submitted()));
+    dump.SetField("finished", std::to_string(worker->finished()));
+    dump.SetField("config", "{\"d_model\": " + std::to_string(c.d_model) + ", \"n_head\": " +
+                                std::to_string(c.n_head) + ", \"d_k\": " + std::to_string(c.head_dim_k()) +
+                                ", \"d_v\": " + std::to_string(c.head_dim_v()) +
+                                ", \"scale\": " + (c.scale ? "true" : "false") +
+                                ", \"temperature\": " + JsonNumber(c.temperature) +
+                                ", \"mask\": " + JsonString(ToString(c.mask)) +
+                                ", \"mode\": " + JsonString(ToString(c.mode)) + "}");
+    if (shown) {
+      const AttentionConfig& r = shown->request.config;
+      dump.SetField("result", "{\"generation\": " + std::to_string(shown->generation) +
+                                  ", \"d_k\": " + std::to_string(r.head_dim_k()) +
+                                  ", \"scale\": " + (r.scale ? "true" : "false") +
+                                  ", \"n_head\": " + std::to_string(shown->tensors.n_head()) +
+                                  ", \"n_q\": " + std::to_string(shown->tensors.n_q()) +
+                                  ", \"n_k\": " + std::to_string(shown->tensors.n_k()) +
+                                  ", \"kv_tokens\": " + JsonStringArray(TokenTexts(shown->tensors.kv_tokens)) +
+                                  ", \"query_tokens\": " + JsonStringArray(TokenTexts(shown->tensors.query_tokens)) +
+                                  ", \"mean_max_weight\": " + JsonNumber(MeanOverHeads(shown->tensors.metrics).max_weight) +
+                                  ", \"seconds\": " + JsonNumber(shown->seconds) + "}");
+    }
+    std::vector<int> visible = VisibleHeads();
+    std::string heads = "[";
+    for (size_t i = 0; i < visible.size(); ++i) heads += (i ? ", " : "") + std::to_string(visible[i]);
+    dump.SetField("visible_heads", heads + "]");
+    dump.SetField("selected_head", std::to_string(state.selected_head));
+    dump.SetField("kv_text", JsonString(state.kv_text));
+    dump.SetField("query_text", JsonString(state.query_text));
+    dump.SetField("config_error", JsonString(config_error));
+    dump.SetField("compute_error", JsonString(compute_error));
+    dump.SetField("renderer_error", JsonString(renderer.error()));
+    dump.SetField("notice", JsonString(notice));
+    dump.SetField("sentences_message", JsonString(sentences_message));
+    dump.SetField("export_message", JsonString(export_message));
+    dump.SetField("export_ok", export_ok ? "true" : "false");
+    dump.SetField("export_path", JsonString(export_path_written));
+    dump.SetField("sweep_points", std::to_string(sweep ? sweep->points.size() : 0));
+    dump.SetField("font_codepoints", std::to_string(fonts.codepoint_count()));
+    dump.SetField("display", "[" + JsonNumber(io.DisplaySize.x) + ", " + JsonNumber(io.DisplaySize.y) + "]");
+  }
+}
+
+}  // namespace attnviz

@@ -1,0 +1,113 @@
+// The app model: the ViewState the user edits, the worker that computes, the latest results,
+// and the messages shown to the user. Knows nothing about GL or GLFW: main.cpp feeds it events
+// (dropped files) and draws it with a HeatmapRenderer; the no-GL test does the same with a fake.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fonts.h"
+#include "heatmap_view.h"
+#include "options.h"
+#include "state.h"
+#include "text.h"
+#include "widgets_dump.h"
+#include "worker.h"
+
+namespace attnviz {
+
+// Options only the desktop app has (the shared text/config options come from ParseInputOption).
+struct AppOptions {
+  InputOptions input;
+  std::string shader_dir;          // --shader-dir: where heatmap.vert/.frag live
+  std::string screenshot_path;     // --screenshot FILE: save the framebuffer after --frames and exit
+  int frames = 0;                  // --frames N: exit after N frames (once the first results are shown)
+  std::string widgets_json_path;   // --widgets-json FILE: widget rectangles and values, every frame
+  std::string snapshot_path;       // --snapshot-path FILE: SIGUSR1 saves a screenshot there (PNG or PPM)
+  int bench_frames = 0;            // --bench-frames N: frame-time benchmark, prints a table, exits
+  bool no_settings = false;        // --no-settings: neither read nor write the settings file
+  bool help = false;
+};
+// Parses argv (without the program name). Errors name the option.
+Status ParseAppOptions(const std::vector<std::string>& args, AppOptions* options);
+std::string AppOptionsHelp();
+
+class App {
+ public:
+  // Applies the command line on top of the restored state: explicit options win.
+  App(const ViewState& restored, const AppOptions& options, std::unique_ptr<Pipeline> prepared);
+
+  // Before ImGui::NewFrame: picks up finished results and handles dropped files.
+  void Update();
+  // Draws every panel (between NewFrame and Render).
+  void Draw(HeatmapRenderer& renderer);
+
+  // Actions panels and tests call.
+  Status OpenSentenceFile(const std::string& path);
+  void SelectSentence(int index);
+  void ToggleScaling();
+  void CycleHead(int direction);  // among the visible heads
+  void Notify(const std::string& message) { notice = message; }
+
+  // Submits the current settings if they changed; validation errors go to config_error.
+  void SubmitIfChanged();
+  // The heads drawn in the grid (visible and < n_head of the shown result).
+  std::vector<int> VisibleHeads() const;
+  // The colour range for a map of `heads` of the shown result (fixed [0,1] or auto over them).
+  ColorRange RangeFor(const std::vector<int>& heads, bool twin = false) const;
+
+  ViewState state;
+  AppOptions options;
+  WidgetDump dump;
+  UiFonts fonts;
+  std::unique_ptr<Worker> worker;
+
+  std::vector<SentenceItem> sentences;     // the loaded sentence file
+  int selected_sentence = -1;
+  std::string sentence_path_input;         // the "open file" field
+  std::string sentences_message;           // load result (ok or error)
+  bool sentences_error = false;
+  std::vector<std::string> pending_drops;  // files dropped on the window (platform fills it)
+
+  std::shared_ptr<const ComputeResult> shown;   // the last successful result (what the maps show)
+  std::shared_ptr<const ComputeResult> latest;  // the last result, maybe failed
+  std::shared_ptr<const SweepResult> sweep;     // the last successful sweep
+  std::string sweep_error;
+  bool computing = false, sweeping = false;
+  std::string config_error;   // Validate() of the settings being edited
+  std::string compute_error;  // the last run's error (text or config), "" when it worked
+  std::string notice;         // startup or one-off message (corrupt settings, font missing)
+  std::string export_message;
+  bool export_ok = false;
+  std::string export_path_written;
+  std::string export_file_name, export_last_default;  // the Export panel's file field
+
+  uint64_t frame = 0;
+  bool quit_requested = false;
+  bool bench_hide_maps = false;  // the benchmark's "no heatmaps" phase
+
+ private:
+  ComputeRequest BuildRequest() const;
+  ComputeRequest last_request_;
+  bool submitted_once_ = false;
+  SweepRequest last_sweep_request_;
+  bool sweep_submitted_once_ = false;
+  std::string checked_text_;
+  // Auto-range cache.
+  mutable std::string range_key_;
+  mutable ColorRange range_value_;
+};
+
+// One function per panel (app/panel_*.cpp).
+void DrawSentencesPanel(App& app);
+void DrawControlsPanel(App& app);
+void DrawHeadsPanel(App& app, HeatmapRenderer& renderer);
+void DrawSaturationPanel(App& app);
+void DrawShapesPanel(App& app);
+void DrawExportPanel(App& app);
+
+// Small formatting helpers the panels share: never print NaN ("n/a" instead).
+std::string FormatNumber(double value, const char* format = "%.4g");
+std::string ShapeString(const std::vector<size_t>& shape);
+
+}  // namespace attnviz

@@ -1,0 +1,96 @@
+#include "fonts.h"
+
+#include <cstdio>
+
+#include "text.h"
+
+namespace attnviz {
+
+namespace {
+
+bool FileExists(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  std::fclose(f);
+  return true;
+}
+
+}  // namespace
+
+std::string FindFontFile(const std::string& family, const std::string& fallback) {
+  std::string cmd = "fc-match -f '%{file}' '" + family + "' 2>/dev/null";
+  std::string path;
+  if (std::FILE* p = popen(cmd.c_str(), "r")) {
+    char buf[1024];
+    size_t n = std::fread(buf, 1, sizeof buf - 1, p);
+    buf[n] = 0;
+    pclose(p);
+    path = buf;
+  }
+  // fc-match always answers something; only accept the family asked for.
+  std::string lower_path, lower_family;
+  for (char c : path) lower_path += (char)std::tolower((unsigned char)c);
+  for (char c : family) if (c != ' ') lower_family += (char)std::tolower((unsigned char)c);
+  if (!path.empty() && lower_path.find(lower_family) != std::string::npos && FileExists(path)) return path;
+  if (FileExists(fallback)) return fallback;
+  return "";
+}
+
+UiFonts::UiFonts() {
+  // Symbols the panels print: √ · … → ↔ × ² ≤ ≥ − ▶ and the Latin-1 set.
+  const char* ui = "√·…→↔×÷²≤≥−–—∇ᵀ ";
+  AddText(ui);
+}
+
+bool UiFonts::AddText(const std::string& utf8) {
+  if (!ValidateUtf8(utf8).ok()) return false;
+  bool added = false;
+  for (char32_t c : DecodeUtf8(utf8)) {
+    if (c < 0x80 || c > 0xFFFF) continue;  // ASCII is always in; ImWchar is 16-bit
+    if (codepoints_.insert((ImWchar)c).second) added = true;
+  }
+  if (added) dirty_ = true;
+  return added;
+}
+
+std::string UiFonts::Build(ImFontAtlas* atlas, float size_px) {
+  if (!searched_) {
+    dejavu_ = FindFontFile("DejaVu Sans", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf");
+    nanum_ = FindFontFile("NanumGothic", "/usr/share/fonts/truetype/nanum/NanumGothic.ttf");
+    searched_ = true;
+  }
+  ImFontGlyphRangesBuilder builder;
+  builder.AddRanges(atlas->GetGlyphRangesDefault());  // Basic Latin + Latin-1
+  for (ImWchar c : codepoints_) builder.AddChar(c);
+  ranges_.clear();
+  builder.BuildRanges(&ranges_);
+
+  atlas->Clear();
+  std::string message;
+  ImFontConfig config;
+  config.OversampleH = 2;
+  config.OversampleV = 1;
+  ImFont* font = nullptr;
+  if (!dejavu_.empty()) font = atlas->AddFontFromFileTTF(dejavu_.c_str(), size_px, &config, ranges_.Data);
+  if (!font) {
+    message = "Font DejaVu Sans not found (install fonts-dejavu-core); using ImGui's built-in font.";
+    ImFontConfig fallback;
+    fallback.SizePixels = size_px;
+    atlas->AddFontDefault(&fallback);
+  }
+  if (!nanum_.empty()) {
+    ImFontConfig merge;
+    merge.MergeMode = true;
+    merge.OversampleH = 2;
+    merge.OversampleV = 1;
+    atlas->AddFontFromFileTTF(nanum_.c_str(), size_px, &merge, ranges_.Data);
+  } else {
+    message += (message.empty() ? "" : " ") +
+               std::string("Font NanumGothic not found (install fonts-nanum): Hangul shows as '?'.");
+  }
+  atlas->Build();
+  dirty_ = false;
+  return message;
+}
+
+}  // namespace attnviz

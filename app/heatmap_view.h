@@ -1,0 +1,36 @@
+// The seam between the panels (ImGui only) and the GL heatmap renderer. Panels never call GL:
+// they describe the map they want and get back a texture id for ImGui::Image. The real renderer
+// (gl/heatmap_renderer.*) draws it with shaders/heatmap.* into an FBO texture; the no-GL panel
+// test passes a fake.
+#pragma once
+#include <imgui.h>
+
+#include <cstdint>
+#include <string>
+
+#include "colormap.h"
+
+namespace attnviz {
+
+struct HeatmapImage {
+  const float* weights = nullptr;  // [n_q, n_k] row-major (one head of AttentionTensors::weights)
+  int n_q = 0, n_k = 0;
+  uint64_t data_version = 0;       // changes whenever the numbers behind `weights` change
+  Colormap colormap = Colormap::kViridis;
+  ColorScale color_scale = ColorScale::kLinear;
+  ColorRange range;                // the weights mapped to the ends of the colormap
+  bool causal = false;             // keys after the query are masked: drawn as a neutral grey
+};
+
+class HeatmapRenderer {
+ public:
+  virtual ~HeatmapRenderer() = default;
+  // `slot` names one place on screen (e.g. a head of the grid); the renderer keeps one texture per
+  // slot and redraws it only when the image or the size changes. Returns 0 when it cannot draw
+  // (then error() says why).
+  virtual ImTextureID Render(int slot, const HeatmapImage& image, int width_px, int height_px) = 0;
+  // "" when the renderer works; otherwise what a person should read (shader path, compile log).
+  virtual std::string error() const = 0;
+};
+
+}  // namespace attnviz

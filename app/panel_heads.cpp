@@ -1,0 +1,372 @@
+// Heads: a grid of per-head heatmaps with token labels. A checkbox per head shows or hides it;
+// a click enlarges a head; hovering a cell shows query, key, weight, the logit before and after
+// scaling and the row's entropy; "scaled vs unscaled" puts the same head side by side.
+// Keys: Left/Right cycle heads, S toggles scaling (handled in App::Draw).
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "app.h"
+#include "json.h"
+#include "panel_util.h"
+
+namespace attnviz {
+
+namespace {
+
+constexpr float kLabelMax = 72.0f;  // widest token label (pixels), longer ones are cut with "…"
+
+std::string Ellipsize(const std::string& text, float max_width) {
+  if (ImGui::CalcTextSize(text.c_str()).x <= max_width) return text;
+  std::string cut = text;
+  while (!cut.empty()) {
+    // Drop one UTF-8 code point from the end.
+    size_t n = cut.size() - 1;
+    while (n > 0 && ((unsigned char)cut[n] & 0xC0) == 0x80) --n;
+    cut.resize(n);
+    if (ImGui::CalcTextSize((cut + "\xE2\x80\xA6").c_str()).x <= max_width) break;
+  }
+  return cut + "\xE2\x80\xA6";
+}
+
+// Text rotated 90 degrees counter-clockwise, reading upwards from `bottom_left`. Drawn first at
+// the clip rectangle's corner (so no glyph is culled) and then moved into place.
+void AddTextVertical(ImDrawList* dl, ImVec2 bottom_left, ImU32 color, const std::string& text) {
+  ImVec2 origin = dl->GetClipRectMin();
+  int first = dl->VtxBuffer.Size;
+  dl->AddText(origin, color, text.c_str());
+  for (int i = first; i < dl->VtxBuffer.Size; ++i) {
+    ImVec2 p(dl->VtxBuffer[i].pos.x - origin.x, dl->VtxBuffer[i].pos.y - origin.y);
+    dl->VtxBuffer[i].pos = ImVec2(bottom_left.x + p.y, bottom_left.y - p.x);
+  }
+}
+
+struct MapLayout {
+  float label_left = 0, label_top = 0, title = 0;
+};
+
+// Label step: print every k-th token so labels never overlap.
+int LabelStep(float cell, float line) {
+  int step = 1;
+  while (cell * (float)step < line * 0.95f) step *= 2;
+  return step;
+}
+
+struct MapDraw {
+  const AttentionTensors* tensors = nullptr;
+  const AttentionConfig* config = nullptr;
+  int head = 0;
+  bool twin = false;
+  int slot = 0;
+  std::string title, dump_name;
+  bool selected = false;
+  ColorRange range;
+};
+
+// Draws one map with labels at `pos` (the top-left of the labelled block); cell size `cell`.
+// Returns true when the map was clicked.
+bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 pos, float cell, const MapLayout& layout) {
+  const AttentionTensors& t = *m.tensors;
+  int n_q = t.n_q(), n_k = t.n_k();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  float line = ImGui::GetTextLineHeight();
+  ImU32 text_color = ImGui::GetColorU32(ImGuiCol_Text);
+  ImU32 dim_color = ImGui::GetColorU32(kDimColor);
+
+  // Title, clipped to the block.
+  float block_w = layout.label_left + (float)n_k * cell;
+  dl->PushClipRect(pos, ImVec2(pos.x + block_w, pos.y + line + 2.0f), true);
+  dl->AddText(pos, m.selected ? ImGui::GetColorU32(ImVec4(1.0f, 0.85f, 0.3f, 1.0f)) : text_color, m.title.c_str());
+  dl->PopClipRect();
+  ImVec2 map_min(pos.x + layout.label_left, pos.y + layout.title + layout.label_top);
+  ImVec2 map_size((float)n_k * cell, (float)n_q * cell);
+  ImVec2 map_max(map_min.x + map_size.x, map_min.y + map_size.y);
+
+  // Labels: keys upright along the top, queries on the left.
+  int step_k = LabelStep(cell, line), step_q = LabelStep(cell, line);
+  if (layout.label_top > 0) {
+    for (int j = 0; j < n_k; j += step_k) {
+      std::string label = Ellipsize(t.kv_tokens[(size_t)j].text, layout.label_top - 4.0f);
+      float x = map_min.x + ((float)j + 0.5f) * cell - line * 0.5f;
+      AddTextVertical(dl, ImVec2(x, map_min.y - 3.0f), dim_color, label);
+    }
+  }
+  if (layout.label_left > 0) {
+    for (int i = 0; i < n_q; i += step_q) {
+      std::string label = Ellipsize(t.query_tokens[(size_t)i].text, layout.label_left - 6.0f);
+      float w = ImGui::CalcTextSize(label.c_str()).x;
+      float y = map_min.y + ((float)i + 0.5f) * cell - line * 0.5f;
+      dl->AddText(ImVec2(map_min.x - 4.0f - w, y), dim_color, label.c_str());
+    }
+  }
+
+  // The map itself (an FBO texture from the renderer).
+  HeatmapImage image;
+  size_t plane = (size_t)n_q * (size_t)n_k;
+  image.weights = t.weights.data.data() + (size_t)m.head * plane;
+  image.n_q = n_q;
+  image.n_k = n_k;
+  image.data_version = (app.shown->generation << 1) | (m.twin ? 1u : 0u);
+  image.colormap = app.state.colormap;
+  image.color_scale = app.state.color_scale;
+  image.range = m.range;
+  image.causal = m.config->mask == MaskKind::kCausal;
+  ImVec2 fb_scale = ImGui::GetIO().DisplayFramebufferScale;
+  ImGui::SetCursorScreenPos(map_min);
+  ImTextureID texture = 0;
+  if (!app.bench_hide_maps)
+    texture = renderer.Render(m.slot, image, std::max(1, (int)std::lround(map_size.x * fb_scale.x)),
+                              std::max(1, (int)std::lround(map_size.y * fb_scale.y)));
+  bool clicked = false;
+  ImGui::PushID(m.slot);
+  if (texture) {
+    ImGui::Image(texture, map_size);
+  } else {
+    ImGui::Dummy(map_size);
+    dl->AddRect(map_min, map_max, dim_color);
+  }
+  bool hovered = ImGui::IsItemHovered();
+  clicked = ImGui::IsItemClicked(ImGuiMouseButton_Left);
+  ImGui::PopID();
+  app.dump.RecordRect(m.dump_name, map_min.x, map_min.y, map_max.x, map_max.y, false, hovered,
+                      "{\"head\": " + std::to_string(m.head) + ", \"cell\": " + JsonNumber(cell) + "}");
+  if (m.selected) dl->AddRect(ImVec2(map_min.x - 2, map_min.y - 2), ImVec2(map_max.x + 2, map_max.y + 2),
+                              ImGui::GetColorU32(ImVec4(1.0f, 0.85f, 0.3f, 1.0f)), 0.0f, 0, 2.0f);
+
+  if (hovered && n_q > 0 && n_k > 0) {
+    ImVec2 mouse = ImGui::GetIO().MousePos;
+    int j = std::clamp((int)((mouse.x - map_min.x) / cell), 0, n_k - 1);
+    int i = std::clamp((int)((mouse.y - map_min.y) / cell), 0, n_q - 1);
+    size_t at = (size_t)m.head * plane + (size_t)i * (size_t)n_k + (size_t)j;
+    dl->AddRect(ImVec2(map_min.x + (float)j * cell, map_min.y + (float)i * cell),
+                ImVec2(map_min.x + (float)(j + 1) * cell, map_min.y + (float)(i + 1) * cell),
+                IM_COL32(255, 255, 255, 220));
+    ImGui::BeginTooltip();
+    ImGui::Text("head %d", m.head);
+    ImGui::Text("query %d: %s", i, t.query_tokens[(size_t)i].text.c_str());
+    ImGui::Text("key %d: %s", j, t.kv_tokens[(size_t)j].text.c_str());
+    bool masked = image.causal && j > i;
+    if (masked) {
+      ImGui::TextUnformatted("masked (causal): weight 0");
+    } else {
+      ImGui::Text("weight: %s", FormatNumber(t.weights.data[at]).c_str());
+    }
+    ImGui::Text("logit before scaling (q\xC2\xB7k): %s", FormatNumber(t.scores.data[at]).c_str());
+    std::string how = std::string(m.config->scale ? "\xC3\xB7\xE2\x88\x9A" "d_k" : "unscaled") +
+                      (m.config->temperature != 1.0f ? ", \xC3\xB7T" : "");
+    ImGui::Text("logit after (%s): %s", how.c_str(), FormatNumber(t.logits.data[at]).c_str());
+    if (m.head < (int)t.metrics.size() && i < (int)t.metrics[(size_t)m.head].rows.size()) {
+      const RowMetrics& row = t.metrics[(size_t)m.head].rows[(size_t)i];
+      ImGui::Text("row entropy: %s nats (normalized %s)", FormatNumber(row.entropy, "%.3f").c_str(),
+                  FormatNumber(row.norm_entropy, "%.3f").c_str());
+      ImGui::Text("row max weight: %s", FormatNumber(row.max_weight, "%.3f").c_str());
+    }
+    ImGui::EndTooltip();
+  }
+  return clicked;
+}
+
+std::string HeadTitle(const AttentionTensors& t, int head, const std::string& prefix) {
+  std::string title = prefix + "head " + std::to_string(head);
+  if (head < (int)t.metrics.size()) {
+    const HeadMetrics& m = t.metrics[(size_t)head];
+    title += "  max " + FormatNumber(m.max_weight, "%.2f") + "  H " + FormatNumber(m.norm_entropy, "%.2f") +
+             "  \xE2\x88\x87 " + FormatNumber(m.grad_norm, "%.2f");
+  }
+  return title;
+}
+
+// Lays out `count` maps of n_q x n_k cells in `avail`, choosing the column count with the largest cells.
+void ChooseGrid(int count, int n_q, int n_k, ImVec2 avail, const MapLayout& layout, float gap, int* columns,
+                float* cell) {
+  *columns = 1;
+  *cell = 0;
+  for (int c = 1; c <= count; ++c) {
+    int rows = (count + c - 1) / c;
+    float w = (avail.x - (float)c * (layout.label_left + gap)) / (float)c;
+    float h = (avail.y - (float)rows * (layout.label_top + layout.title + gap)) / (float)rows;
+    float s = std::min(w / (float)n_k, h / (float)n_q);
+    if (s > *cell) {
+      *cell = s;
+      *columns = c;
+    }
+  }
+  *cell = std::max(*cell, 0.5f);
+}
+
+MapLayout LayoutFor(const AttentionTensors& t, float cell_guess) {
+  MapLayout layout;
+  float line = ImGui::GetTextLineHeight();
+  layout.title = line + 4.0f;
+  float widest_q = 0, widest_k = 0;
+  for (const Token& tok : t.query_tokens) widest_q = std::max(widest_q, ImGui::CalcTextSize(tok.text.c_str()).x);
+  for (const Token& tok : t.kv_tokens) widest_k = std::max(widest_k, ImGui::CalcTextSize(tok.text.c_str()).x);
+  layout.label_left = std::min(widest_q, kLabelMax) + 8.0f;
+  layout.label_top = std::min(widest_k, kLabelMax) + 6.0f;
+  (void)cell_guess;
+  return layout;
+}
+
+}  // namespace
+
+void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
+  DefaultWindowRect(0.258f, 0.0f, 0.461f, 0.70f);
+  if (!ImGui::Begin("Heads", nullptr, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
+    ImGui::End();
+    return;
+  }
+  ViewState& s = app.state;
+  WidgetDump& dump = app.dump;
+
+  // Status line.
+  if (!app.notice.empty()) {
+    ErrorText(app.notice);
+    ImGui::SameLine();
+    if (ImGui::SmallButton("dismiss")) app.notice.clear();
+    dump.RecordItem("heads.dismiss_notice");
+  }
+  if (app.computing) {
+    ImGui::TextUnformatted("computing\xE2\x80\xA6");
+  } else if (app.shown) {
+    const AttentionTensors& t = app.shown->tensors;
+    DimText(Describe(app.shown->request.config) + " \xC2\xB7 " + std::to_string(t.n_q()) + "\xC3\x97" +
+            std::to_string(t.n_k()) + " \xC2\xB7 Left/Right: head, S: scaling");
+  }
+  dump.RecordItem("heads.status", BoolJson(app.computing));
+  if (!app.compute_error.empty()) ErrorText(app.compute_error + (app.shown ? " (showing the last good result)" : ""));
+  if (!app.config_error.empty()) ErrorText("Settings not applied: " + app.config_error);
+
+  if (!app.shown) {
+    ImGui::TextUnformatted(app.computing ? "computing the first maps\xE2\x80\xA6" : "No result yet.");
+    ImGui::End();
+    return;
+  }
+  const ComputeResult& result = *app.shown;
+  const AttentionTensors& t = result.tensors;
+  int n_head = t.n_head();
+
+  // Head toggles.
+  ImGui::TextUnformatted("show:");
+  for (int h = 0; h < n_head; ++h) {
+    ImGui::SameLine();
+    if (ImGui::GetContentRegionAvail().x < 40.0f) ImGui::NewLine();
+    bool visible = s.head_visible(h);
+    std::string label = std::to_string(h) + "##show" + std::to_string(h);
+    if (ImGui::Checkbox(label.c_str(), &visible)) s.head_hidden[(size_t)h] = !visible;
+    dump.RecordItem("heads.show." + std::to_string(h), BoolJson(visible));
+  }
+  // View mode.
+  int view = s.side_by_side ? 2 : (s.enlarged ? 1 : 0);
+  if (ImGui::RadioButton("grid", view == 0)) s.enlarged = false, s.side_by_side = false;
+  dump.RecordItem("heads.view_grid", BoolJson(view == 0));
+  ImGui::SameLine();
+  if (ImGui::RadioButton("enlarged", view == 1)) s.enlarged = true, s.side_by_side = false;
+  dump.RecordItem("heads.view_enlarged", BoolJson(view == 1));
+  ImGui::SameLine();
+  if (ImGui::RadioButton("scaled vs unscaled", view == 2)) s.side_by_side = true;
+  dump.RecordItem("heads.view_side_by_side", BoolJson(view == 2));
+  if (view != 0) {
+    ImGui::SameLine();
+    if (ImGui::ArrowButton("##prev", ImGuiDir_Left)) app.CycleHead(-1);
+    ImGui::SameLine();
+    if (ImGui::ArrowButton("##next", ImGuiDir_Right)) app.CycleHead(+1);
+  }
+  if (s.selected_head >= n_head) s.selected_head = 0;
+
+  if (!renderer.error().empty()) {
+    ErrorText(renderer.error());
+    ImGui::End();
+    return;
+  }
+
+  ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float gap = 10.0f;
+  MapLayout layout = LayoutFor(t, 0);
+  const AttentionConfig& config = result.request.config;
+
+  if (view == 0) {
+    std::vector<int> heads = app.VisibleHeads();
+    if (heads.empty()) {
+      DimText("Every head is hidden: tick a box above to show one.");
+      ImGui::End();
+      return;
+    }
+    int columns = 1;
+    float cell = 1;
+    ChooseGrid((int)heads.size(), t.n_q(), t.n_k(), avail, layout, gap, &columns, &cell);
+    MapLayout used = layout;
+    // Tiny cells: labels would be unreadable; keep a thin margin.
+    if (cell < 3.0f) used.label_left = used.label_top = 0;
+    if (used.label_left != layout.label_left)
+      ChooseGrid((int)heads.size(), t.n_q(), t.n_k(), avail, used, gap, &columns, &cell);
+    ColorRange range = app.RangeFor(heads);
+    float block_w = used.label_left + (float)t.n_k() * cell + gap;
+    float block_h = used.title + used.label_top + (float)t.n_q() * cell + gap;
+    for (size_t idx = 0; idx < heads.size(); ++idx) {
+      int h = heads[idx];
+      int col = (int)idx % columns, row = (int)idx / columns;
+      MapDraw m;
+      m.tensors = &t;
+      m.config = &config;
+      m.head = h;
+      m.slot = h;
+      m.title = HeadTitle(t, h, "");
+      m.dump_name = "heads.map." + std::to_string(h);
+      m.selected = h == s.selected_head;
+      m.range = range;
+      ImVec2 pos(origin.x + (float)col * block_w, origin.y + (float)row * block_h);
+      if (DrawMap(app, renderer, m, pos, cell, used)) {
+        s.selected_head = h;
+        s.enlarged = true;
+      }
+    }
+  } else if (view == 1) {
+    int h = s.selected_head;
+    int columns = 1;
+    float cell = 1;
+    ChooseGrid(1, t.n_q(), t.n_k(), avail, layout, gap, &columns, &cell);
+    MapDraw m;
+    m.tensors = &t;
+    m.config = &config;
+    m.head = h;
+    m.slot = 1000 + h;
+    m.title = HeadTitle(t, h, "") + "  (click: back to the grid)";
+    m.dump_name = "heads.enlarged";
+    m.range = app.RangeFor({h});
+    if (DrawMap(app, renderer, m, origin, cell, layout)) s.enlarged = false;
+  } else {
+    int h = s.selected_head;
+    if (!result.has_twin) {
+      ImGui::TextUnformatted("computing the other scaling\xE2\x80\xA6");
+    } else {
+      AttentionConfig twin_config = config;
+      twin_config.scale = !config.scale;
+      const AttentionTensors* scaled = config.scale ? &t : &result.twin;
+      const AttentionTensors* unscaled = config.scale ? &result.twin : &t;
+      const AttentionConfig* scaled_config = config.scale ? &config : &twin_config;
+      const AttentionConfig* unscaled_config = config.scale ? &twin_config : &config;
+      ImVec2 half(avail.x * 0.5f, avail.y);
+      int columns = 1;
+      float cell = 1;
+      ChooseGrid(1, t.n_q(), t.n_k(), half, layout, gap, &columns, &cell);
+      for (int side = 0; side < 2; ++side) {
+        MapDraw m;
+        m.tensors = side == 0 ? scaled : unscaled;
+        m.config = side == 0 ? scaled_config : unscaled_config;
+        m.head = h;
+        m.twin = (m.tensors == &result.twin);
+        m.slot = 2000 + side * 100 + h;
+        m.title = HeadTitle(*m.tensors, h, side == 0 ? "\xC3\xB7\xE2\x88\x9A" "d_k: " : "unscaled: ");
+        m.dump_name = side == 0 ? "heads.scaled" : "heads.unscaled";
+        m.range = app.RangeFor({h}, m.twin);
+        ImVec2 pos(origin.x + (float)side * half.x, origin.y);
+        DrawMap(app, renderer, m, pos, cell, layout);
+      }
+    }
+  }
+  ImGui::End();
+}
+
+}  // namespace attnviz

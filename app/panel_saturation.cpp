@@ -1,0 +1,179 @@
+// Saturation: mean max weight, normalized entropy and softmax-gradient size against d_k (log2 axis),
+// scaled and unscaled, with the current d_k marked and the current heads' own figures.
+// imgui 1.86 has no implot: the curves are drawn with ImDrawList.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "app.h"
+#include "json.h"
+#include "panel_util.h"
+
+namespace attnviz {
+
+namespace {
+
+const ImU32 kScaledColor = IM_COL32(90, 170, 255, 255);
+const ImU32 kUnscaledColor = IM_COL32(255, 140, 60, 255);
+
+struct Curve {
+  const char* name;
+  const char* dump;
+  float SweepPoint::*field;
+  float HeadMetrics::*head_field;
+};
+
+void DrawChart(App& app, const Curve& curve, const std::vector<SweepPoint>& points, ImVec2 size) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  ImVec2 p0 = ImGui::GetCursorScreenPos();
+  float line = ImGui::GetTextLineHeight();
+  ImGui::InvisibleButton(curve.dump, size);
+  bool hovered = ImGui::IsItemHovered();
+  app.dump.RecordItem(std::string("saturation.") + curve.dump, std::to_string(points.size()));
+
+  float left = 34.0f, bottom = line + 4.0f, top = line + 2.0f;
+  ImVec2 a(p0.x + left, p0.y + top), b(p0.x + size.x - 6.0f, p0.y + size.y - bottom);
+  dl->AddText(ImVec2(p0.x + 2, p0.y), ImGui::GetColorU32(ImGuiCol_Text), curve.name);
+  dl->AddRectFilled(a, b, IM_COL32(20, 22, 28, 255));
+  dl->AddRect(a, b, IM_COL32(90, 90, 100, 255));
+
+  float y_max = 1.0f;
+  for (const SweepPoint& p : points)
+    if (std::isfinite(p.*curve.field)) y_max = std::max(y_max, p.*curve.field);
+  if (curve.head_field == &HeadMetrics::grad_norm) {
+    y_max = 0.0f;
+    for (const SweepPoint& p : points)
+      if (std::isfinite(p.*curve.field)) y_max = std::max(y_max, p.*curve.field);
+    y_max = y_max > 0 ? y_max * 1.1f : 1.0f;
+  }
+  const float log_lo = 0.0f, log_hi = std::log2((float)kMaxHeadDim);
+  auto X = [&](float d_k) { return a.x + (std::log2(std::max(d_k, 1.0f)) - log_lo) / (log_hi - log_lo) * (b.x - a.x); };
+  auto Y = [&](float v) { return b.y - std::clamp(v / y_max, 0.0f, 1.0f) * (b.y - a.y); };
+
+  // Axes: y 0 / top, x ticks at 1, 16, 256, 4096.
+  ImU32 dim = ImGui::GetColorU32(kDimColor);
+  dl->AddText(ImVec2(p0.x + 2, a.y - 2), dim, FormatNumber(y_max, "%.2g").c_str());
+  dl->AddText(ImVec2(p0.x + 2, b.y - line + 2), dim, "0");
+  for (int d : {1, 4, 16, 64, 256, 1024, 4096}) {
+    float x = X((float)d);
+    dl->AddLine(ImVec2(x, a.y), ImVec2(x, b.y), IM_COL32(50, 52, 60, 255));
+    if (d == 1024 && b.x - a.x < 420.0f) continue;  // no room between 256 and 4096
+    std::string label = std::to_string(d);
+    float w = ImGui::CalcTextSize(label.c_str()).x;
+    dl->AddText(ImVec2(std::min(x - w * 0.5f, b.x - w), b.y + 2), dim, label.c_str());
+  }
+
+  // Curves.
+  for (int scaled = 0; scaled < 2; ++scaled) {
+    std::vector<ImVec2> poly;
+    for (const SweepPoint& p : points)
+      if (p.scaled == (scaled == 1) && std::isfinite(p.*curve.field))
+        poly.push_back(ImVec2(X((float)p.d_k), Y(p.*curve.field)));
+    ImU32 color = scaled ? kScaledColor : kUnscaledColor;
+    if (poly.size() >= 2) dl->AddPolyline(poly.data(), (int)poly.size(), color, 0, 2.0f);
+    for (const ImVec2& q : poly) dl->AddCircleFilled(q, 2.5f, color);
+  }
+
+  // The current d_k, and where the current heads are.
+  const AttentionConfig& c = app.state.config;
+  float x_now = X((float)c.head_dim_k());
+  dl->AddLine(ImVec2(x_now, a.y), ImVec2(x_now, b.y), IM_COL32(255, 220, 80, 200), 1.5f);
+  if (app.shown && !app.shown->tensors.metrics.empty()) {
+    const AttentionConfig& rc = app.shown->request.config;
+    float xr = X((float)rc.head_dim_k());
+    ImU32 color = rc.scale ? kScaledColor : kUnscaledColor;
+    for (const HeadMetrics& m : app.shown->tensors.metrics)
+      if (std::isfinite(m.*curve.head_field))
+        dl->AddCircle(ImVec2(xr, Y(m.*curve.head_field)), 3.5f, IM_COL32(255, 255, 255, 160));
+    HeadMetrics mean = MeanOverHeads(app.shown->tensors.metrics);
+    if (std::isfinite(mean.*curve.head_field)) dl->AddCircleFilled(ImVec2(xr, Y(mean.*curve.head_field)), 5.0f, color);
+  }
+
+  if (hovered && !points.empty()) {
+    float mx = ImGui::GetIO().MousePos.x;
+    const SweepPoint* best[2] = {nullptr, nullptr};
+    for (const SweepPoint& p : points) {
+      const SweepPoint*& slot = best[p.scaled ? 1 : 0];
+      if (!slot || std::fabs(X((float)p.d_k) - mx) < std::fabs(X((float)slot->d_k) - mx)) slot = &p;
+    }
+    ImGui::BeginTooltip();
+    if (best[0]) ImGui::Text("d_k = %d", best[0]->d_k);
+    if (best[1]) ImGui::Text("scaled:   %s", FormatNumber(best[1]->*curve.field, "%.4f").c_str());
+    if (best[0]) ImGui::Text("unscaled: %s", FormatNumber(best[0]->*curve.field, "%.4f").c_str());
+    ImGui::EndTooltip();
+  }
+}
+
+}  // namespace
+
+void DrawSaturationPanel(App& app) {
+  DefaultWindowRect(0.719f, 0.0f, 0.281f, 0.65f);
+  if (!ImGui::Begin("Saturation")) {
+    ImGui::End();
+    return;
+  }
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  // Legend.
+  ImVec2 p = ImGui::GetCursorScreenPos();
+  float line = ImGui::GetTextLineHeight();
+  dl->AddLine(ImVec2(p.x, p.y + line * 0.5f), ImVec2(p.x + 18, p.y + line * 0.5f), kScaledColor, 2.5f);
+  ImGui::SetCursorScreenPos(ImVec2(p.x + 22, p.y));
+  ImGui::TextUnformatted("\xC3\xB7\xE2\x88\x9A" "d_k");
+  ImGui::SameLine();
+  p = ImGui::GetCursorScreenPos();
+  dl->AddLine(ImVec2(p.x + 6, p.y + line * 0.5f), ImVec2(p.x + 24, p.y + line * 0.5f), kUnscaledColor, 2.5f);
+  ImGui::SetCursorScreenPos(ImVec2(p.x + 28, p.y));
+  ImGui::TextUnformatted("unscaled");
+  ImGui::SameLine();
+  DimText("| now: d_k " + std::to_string(app.state.config.head_dim_k()));
+
+  static const Curve kCurves[] = {
+      {"mean max weight (1 = one key takes all)", "max_weight", &SweepPoint::max_weight, &HeadMetrics::max_weight},
+      {"normalized entropy (1 = uniform)", "norm_entropy", &SweepPoint::norm_entropy, &HeadMetrics::norm_entropy},
+      {"softmax gradient size ||J||", "grad_norm", &SweepPoint::grad_norm, &HeadMetrics::grad_norm},
+  };
+  std::vector<SweepPoint> none;
+  const std::vector<SweepPoint>& points = app.sweep ? app.sweep->points : none;
+  ImVec2 avail = ImGui::GetContentRegionAvail();
+  int n_head = app.shown ? (int)app.shown->tensors.metrics.size() : 0;
+  float table_h = line * (float)(std::min(n_head, 8) + 2) + 8.0f;
+  float chart_h = std::max(70.0f, (avail.y - table_h - line * 2.0f) / 3.0f);
+  for (const Curve& curve : kCurves) DrawChart(app, curve, points, ImVec2(avail.x, chart_h));
+  if (app.sweeping) ImGui::TextUnformatted("sweeping d_k\xE2\x80\xA6");
+  else if (!app.sweep_error.empty()) ErrorText(app.sweep_error);
+  else if (app.sweep) DimText("sweep: " + std::to_string(points.size()) + " points, " +
+                              FormatNumber(app.sweep->seconds * 1000, "%.0f") + " ms; dots: the heads now");
+
+  // Per-head figures of the current settings.
+  if (n_head > 0 && ImGui::BeginTable("per_head", 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
+                                                       ImGuiTableFlags_SizingStretchSame,
+                                      ImVec2(0, std::max(table_h, ImGui::GetContentRegionAvail().y)))) {
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("head");
+    ImGui::TableSetupColumn("max w");
+    ImGui::TableSetupColumn("H norm");
+    ImGui::TableSetupColumn("\xE2\x88\x87 size");
+    ImGui::TableSetupColumn("logit sd");
+    ImGui::TableHeadersRow();
+    const std::vector<HeadMetrics>& metrics = app.shown->tensors.metrics;
+    for (int h = 0; h < n_head; ++h) {
+      const HeadMetrics& m = metrics[(size_t)h];
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::Text("%d", h);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(FormatNumber(m.max_weight, "%.3f").c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(FormatNumber(m.norm_entropy, "%.3f").c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(FormatNumber(m.grad_norm, "%.3f").c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(FormatNumber(m.logit_std, "%.3g").c_str());
+    }
+    ImGui::EndTable();
+  }
+  ImGui::End();
+}
+
+}  // namespace attnviz

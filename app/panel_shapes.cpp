@@ -1,0 +1,74 @@
+// Shapes: the pipeline with the live shapes of every tensor, and the three rules behind them.
+#include <imgui.h>
+
+#include "app.h"
+#include "json.h"
+#include "panel_util.h"
+
+namespace attnviz {
+
+void DrawShapesPanel(App& app) {
+  DefaultWindowRect(0.258f, 0.70f, 0.461f, 0.30f);
+  if (!ImGui::Begin("Shapes")) {
+    ImGui::End();
+    return;
+  }
+  if (!app.shown) {
+    ImGui::TextUnformatted("computing\xE2\x80\xA6");
+    ImGui::End();
+    return;
+  }
+  const AttentionTensors& t = app.shown->tensors;
+  const AttentionConfig& c = app.shown->request.config;
+  bool cross = c.mode == AttentionMode::kCross;
+  struct Row {
+    const char* step;
+    const char* name;
+    const Tensor* tensor;
+    const char* note;
+  };
+  std::string scale = c.scale ? "\xC3\xB7\xE2\x88\x9A" "d_k" : "(unscaled)";
+  const Row rows[] = {
+      {"embed", cross ? "xq" : "x", cross ? &t.xq : &t.x, cross ? "the query sentence" : "tokens + positions"},
+      {cross ? "embed" : "", cross ? "x" : "", cross ? &t.x : nullptr, "the key/value sentence"},
+      {"x W_q", "q", &t.q, "[n_head, n_q, d_k]"},
+      {"x W_k", "k", &t.k, "[n_head, n_k, d_k]  q and k must share d_k: logits are q\xC2\xB7k"},
+      {"x W_v", "v", &t.v, "[n_head, n_k, d_v]  d_v is free: values are only averaged"},
+      {"q k\xE1\xB5\x80", "logits", &t.logits, nullptr},
+      {"softmax", "weights", &t.weights, "[n_head, n_q, n_k]  each row sums to 1 over the keys"},
+      {"weights v", "z", &t.z, "[n_head, n_q, d_v]  keys and values come in pairs: weight j mixes value j"},
+      {"concat", "concat", &t.concat, "[n_q, n_head\xC2\xB7" "d_v]"},
+      {"\xC2\xB7 W_o", "out", &t.out, "[n_q, d_model]"},
+  };
+  std::string logits_note = "[n_head, n_q, n_k]  " + scale +
+                            (c.temperature != 1.0f ? " \xC3\xB7T=" + FormatNumber(c.temperature, "%.3g") : "");
+  if (ImGui::BeginTable("shapes", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
+    ImGui::TableSetupColumn("step");
+    ImGui::TableSetupColumn("tensor");
+    ImGui::TableSetupColumn("shape");
+    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch);
+    for (const Row& r : rows) {
+      if (!r.tensor || r.name[0] == 0) continue;
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(r.step);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(r.name);
+      ImGui::TableNextColumn();
+      std::string shape = ShapeString(r.tensor->shape);
+      ImGui::TextUnformatted(shape.c_str());
+      app.dump.RecordItem(std::string("shapes.") + r.name, JsonString(shape));
+      ImGui::TableNextColumn();
+      ImGui::PushStyleColor(ImGuiCol_Text, kDimColor);
+      ImGui::TextUnformatted(r.note ? r.note : logits_note.c_str());
+      ImGui::PopStyleColor();
+    }
+    ImGui::EndTable();
+  }
+  DimText("n_q = " + std::to_string(t.n_q()) + ", n_k = " + std::to_string(t.n_k()) + ", d_model = " +
+          std::to_string(c.d_model) + ", n_head = " + std::to_string(c.n_head) + ", d_k = " +
+          std::to_string(c.head_dim_k()) + ", d_v = " + std::to_string(c.head_dim_v()));
+  ImGui::End();
+}
+
+}  // namespace attnviz

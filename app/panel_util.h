@@ -1,0 +1,35 @@
+// Small ImGui helpers shared by the panel_*.cpp files (no GL).
+#pragma once
+#include <imgui.h>
+
+#include <string>
+
+namespace attnviz {
+
+// Default placement of a panel, as fractions of the display (used until the user moves it;
+// ImGui's saved layout wins afterwards).
+inline void DefaultWindowRect(float fx, float fy, float fw, float fh) {
+  ImVec2 d = ImGui::GetIO().DisplaySize;
+  ImGui::SetNextWindowPos(ImVec2(fx * d.x, fy * d.y), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(fw * d.x, fh * d.y), ImGuiCond_FirstUseEver);
+}
+
+inline const ImVec4 kErrorColor(1.0f, 0.45f, 0.40f, 1.0f);
+inline const ImVec4 kOkColor(0.55f, 0.90f, 0.55f, 1.0f);
+inline const ImVec4 kDimColor(0.65f, 0.65f, 0.70f, 1.0f);
+
+inline void ErrorText(const std::string& text) {
+  ImGui::PushStyleColor(ImGuiCol_Text, kErrorColor);
+  ImGui::TextWrapped("%s", text.c_str());
+  ImGui::PopStyleColor();
+}
+
+inline void DimText(const std::string& text) {
+  ImGui::PushStyleColor(ImGuiCol_Text, kDimColor);
+  ImGui::TextWrapped("%s", text.c_str());
+  ImGui::PopStyleColor();
+}
+
+inline std::string BoolJson(bool b) { return b ? "true" : "false"; }
+
+}  // namespace attnviz

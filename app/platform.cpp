@@ -1,0 +1,162 @@
+#include "platform.h"
+
+#include <glad/gl.h>
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <stb_image_write.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "file_io.h"
+
+namespace attnviz {
+
+namespace {
+
+void OnGlfwError(int code, const char* description) { std::fprintf(stderr, "attnviz: GLFW error %d: %s\n", code, description); }
+
+}  // namespace
+
+Platform::~Platform() { Shutdown(); }
+
+Status Platform::Init(const char* title, const WindowRect& rect) {
+  glfwSetErrorCallback(OnGlfwError);
+  if (!glfwInit()) return Status::Error("cannot open a window: GLFW failed to initialize (is DISPLAY set?)");
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);  // HiDPI: the window grows with the content scale
+  window_ = glfwCreateWindow(rect.width, rect.height, title, nullptr, nullptr);
+  if (!window_) {
+    glfwTerminate();
+    return Status::Error("cannot open a window with an OpenGL 3.3 core context");
+  }
+  if (rect.x >= 0 && rect.y >= 0) glfwSetWindowPos(window_, rect.x, rect.y);
+  glfwMakeContextCurrent(window_);
+  if (!gladLoadGL(glfwGetProcAddress)) return Status::Error("cannot load OpenGL functions (glad)");
+  glfwSwapInterval(1);
+  glfwSetWindowUserPointer(window_, this);
+  glfwSetDropCallback(window_, OnDrop);
+  float xs = 1, ys = 1;
+  glfwGetWindowContentScale(window_, &xs, &ys);
+  content_scale_ = xs > 0 ? xs : 1.0f;
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;  // the layout is saved atomically by main.cpp
+  ImGui::StyleColorsDark();
+  ImGuiStyle& style = ImGui::GetStyle();
+  style.WindowRounding = 3.0f;
+  style.FrameRounding = 2.0f;
+  style.ItemSpacing = ImVec2(6, 4);
+  style.FramePadding = ImVec2(5, 2);
+  style.ScaleAllSizes(content_scale_);
+  ImGui_ImplGlfw_InitForOpenGL(window_, true);
+  ImGui_ImplOpenGL3_Init("#version 330 core");
+  imgui_ready_ = true;
+  return Status::Ok();
+}
+
+void Platform::Shutdown() {
+  if (imgui_ready_) {
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+    imgui_ready_ = false;
+  }
+  if (window_) {
+    glfwDestroyWindow(window_);
+    window_ = nullptr;
+    glfwTerminate();
+  }
+}
+
+bool Platform::ShouldClose() const { return glfwWindowShouldClose(window_); }
+void Platform::RequestClose() { glfwSetWindowShouldClose(window_, GLFW_TRUE); }
+
+std::string Platform::RebuildFonts(UiFonts* fonts) {
+  std::string message = fonts->Build(ImGui::GetIO().Fonts, 15.0f * content_scale_);
+  ImGui_ImplOpenGL3_DestroyFontsTexture();
+  ImGui_ImplOpenGL3_CreateFontsTexture();
+  return message;
+}
+
+void Platform::PollEvents() { glfwPollEvents(); }
+
+void Platform::NewFrame() {
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui_ImplGlfw_NewFrame();
+  ImGui::NewFrame();
+}
+
+void Platform::Render(float r, float g, float b) {
+  ImGui::Render();
+  int w = 0, h = 0;
+  glfwGetFramebufferSize(window_, &w, &h);
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  glViewport(0, 0, w, h);
+  glClearColor(r, g, b, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+}
+
+void Platform::Swap() { glfwSwapBuffers(window_); }
+void Platform::Finish() { glFinish(); }
+
+Status Platform::SaveScreenshot(const std::string& path) const {
+  int w = 0, h = 0;
+  glfwGetFramebufferSize(window_, &w, &h);
+  if (w <= 0 || h <= 0) return Status::Error("the window has no pixels to save");
+  std::vector<unsigned char> pixels((size_t)w * (size_t)h * 3), flipped(pixels.size());
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  glReadBuffer(GL_BACK);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadPixels(0, 0, w, h, GL_RGB, GL_UNSIGNED_BYTE, pixels.data());
+  size_t row = (size_t)w * 3;
+  for (int y = 0; y < h; ++y) std::copy_n(&pixels[(size_t)(h - 1 - y) * row], row, &flipped[(size_t)y * row]);
+  std::string bytes;
+  if (FileExtension(path) == ".ppm") {
+    bytes = "P6\n" + std::to_string(w) + " " + std::to_string(h) + "\n255\n";
+    bytes.append((const char*)flipped.data(), flipped.size());
+  } else {
+    stbi_write_png_to_func(
+        [](void* context, void* data, int size) { ((std::string*)context)->append((const char*)data, (size_t)size); },
+        &bytes, w, h, 3, flipped.data(), (int)row);
+    if (bytes.empty()) return Status::Error("PNG encoding failed for " + path);
+  }
+  return WriteFileAtomic(path, bytes);
+}
+
+WindowRect Platform::window_rect() const {
+  WindowRect r;
+  glfwGetWindowPos(window_, &r.x, &r.y);
+  glfwGetWindowSize(window_, &r.width, &r.height);
+  return r;
+}
+
+std::vector<std::string> Platform::TakeDroppedFiles() {
+  std::vector<std::string> out;
+  out.swap(dropped_);
+  return out;
+}
+
+std::string Platform::gl_renderer() const {
+  const GLubyte* r = glGetString(GL_RENDERER);
+  const GLubyte* v = glGetString(GL_VERSION);
+  return std::string(r ? (const char*)r : "?") + ", OpenGL " + (v ? (const char*)v : "?");
+}
+
+void Platform::OnDrop(GLFWwindow* window, int count, const char** paths) {
+  auto* self = (Platform*)glfwGetWindowUserPointer(window);
+  for (int i = 0; i < count; ++i) self->dropped_.emplace_back(paths[i]);
+}
+
+}  // namespace attnviz

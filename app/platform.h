@@ -1,0 +1,55 @@
+// Window, GL context, ImGui init and shutdown (GLFW + OpenGL 3.3 core through glad + the ImGui
+// GLFW/OpenGL3 backends). The only place besides app/gl/ that talks to GLFW or GL.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "fonts.h"
+#include "status.h"
+
+struct GLFWwindow;
+
+namespace attnviz {
+
+struct WindowRect {
+  int x = -1, y = -1, width = 1280, height = 800;
+};
+
+class Platform {
+ public:
+  Platform() = default;
+  ~Platform();
+  Platform(const Platform&) = delete;
+  Platform& operator=(const Platform&) = delete;
+
+  // Opens the window (HiDPI-aware), loads GL with glad, creates the ImGui context and backends.
+  Status Init(const char* title, const WindowRect& rect);
+  void Shutdown();
+
+  bool ShouldClose() const;
+  void RequestClose();
+  // Rebuilds the font atlas at the content scale and re-uploads its texture (between frames only).
+  std::string RebuildFonts(UiFonts* fonts);
+  float content_scale() const { return content_scale_; }
+
+  void PollEvents();
+  void NewFrame();                  // backends + ImGui::NewFrame
+  void Render(float r, float g, float b);  // ImGui::Render, clear, draw
+  void Swap();
+  void Finish();                    // glFinish (benchmark timing)
+  // Reads the back buffer (call after Render, before Swap); .ppm writes a binary PPM, else PNG.
+  Status SaveScreenshot(const std::string& path) const;
+
+  WindowRect window_rect() const;
+  std::vector<std::string> TakeDroppedFiles();
+  std::string gl_renderer() const;
+
+ private:
+  static void OnDrop(GLFWwindow* window, int count, const char** paths);
+  GLFWwindow* window_ = nullptr;
+  bool imgui_ready_ = false;
+  float content_scale_ = 1.0f;
+  std::vector<std::string> dropped_;
+};
+
+}  // namespace attnviz

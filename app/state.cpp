@@ -1,0 +1,345 @@
+#include "state.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <type_traits>
+
+#include "file_io.h"
+#include "text.h"
+
+namespace attnviz {
+
+const char* ToString(ExportTarget target) {
+  switch (target) {
+    case ExportTarget::kCurrentHead: return "current head";
+    case ExportTarget::kVisibleHeads: return "visible heads";
+    case ExportTarget::kSaturationPlot: return "saturation plot";
+  }
+  return "?";
+}
+
+const char* ToString(ExportFormat format) {
+  switch (format) {
+    case ExportFormat::kPng: return "png";
+    case ExportFormat::kSvg: return "svg";
+    case ExportFormat::kCsv: return "csv";
+    case ExportFormat::kNpy: return "npy";
+    case ExportFormat::kJson: return "json";
+  }
+  return "?";
+}
+
+void ViewState::AddRecentFile(const std::string& path) {
+  for (size_t i = 0; i < recent_files.size(); ++i) {
+    if (recent_files[i] == path) {
+      recent_files.erase(recent_files.begin() + (long)i);
+      break;
+    }
+  }
+  recent_files.insert(recent_files.begin(), path);
+  if ((int)recent_files.size() > kMaxRecentFiles) recent_files.resize(kMaxRecentFiles);
+}
+
+namespace {
+
+std::string Escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else out += c;
+  }
+  return out;
+}
+
+Result<std::string> Unescape(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '\\') {
+      out += s[i];
+      continue;
+    }
+    if (++i >= s.size()) return Status::Error("a lone backslash at the end of the value");
+    if (s[i] == '\\') out += '\\';
+    else if (s[i] == 'n') out += '\n';
+    else if (s[i] == 'r') out += '\r';
+    else return Status::Error(std::string("unknown escape \\") + s[i]);
+  }
+  return out;
+}
+
+std::string Trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  size_t e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+Result<long long> ParseInt(const std::string& v, long long lo, long long hi) {
+  if (v.empty()) return Status::Error("empty number");
+  char* end = nullptr;
+  errno = 0;
+  long long x = std::strtoll(v.c_str(), &end, 10);
+  if (errno || *end) return Status::Error("'" + v + "' is not an integer");
+  if (x < lo || x > hi) return Status::Error(v + " is out of range " + std::to_string(lo) + ".." + std::to_string(hi));
+  return x;
+}
+
+Result<bool> ParseBool(const std::string& v) {
+  if (v == "1" || v == "true") return true;
+  if (v == "0" || v == "false") return false;
+  return Status::Error("'" + v + "' is not true/false");
+}
+
+}  // namespace
+
+std::string SerializeViewState(const ViewState& s) {
+  std::ostringstream o;
+  const AttentionConfig& c = s.config;
+  o << "# attnviz settings (written by the app; key = value)\n";
+  o << "version = 1\n";
+  o << "kv_text = " << Escape(s.kv_text) << "\n";
+  o << "query_text = " << Escape(s.query_text) << "\n";
+  o << "sentence_file = " << Escape(s.sentence_file) << "\n";
+  for (const std::string& f : s.recent_files) o << "recent_file = " << Escape(f) << "\n";
+  o << "d_model = " << c.d_model << "\n";
+  o << "n_head = " << c.n_head << "\n";
+  o << "d_k = " << c.d_k << "\n";
+  o << "d_v = " << c.d_v << "\n";
+  o << "scale = " << (c.scale ? "true" : "false") << "\n";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", (double)c.temperature);
+  o << "temperature = " << buf << "\n";
+  o << "mask = " << ToString(c.mask) << "\n";
+  o << "mode = " << ToString(c.mode) << "\n";
+  o << "seed = " << c.seed << "\n";
+  o << "positional = " << (c.positional ? "true" : "false") << "\n";
+  o << "qkv = " << ToString(c.qkv) << "\n";
+  o << "colormap = " << ToString(s.colormap) << "\n";
+  o << "color_scale = " << ToString(s.color_scale) << "\n";
+  o << "auto_range = " << (s.auto_range ? "true" : "false") << "\n";
+  std::string hidden;
+  for (size_t h = 0; h < s.head_hidden.size(); ++h)
+    if (s.head_hidden[h]) hidden += (hidden.empty() ? "" : ",") + std::to_string(h);
+  o << "hidden_heads = " << hidden << "\n";
+  o << "selected_head = " << s.selected_head << "\n";
+  o << "enlarged = " << (s.enlarged ? "true" : "false") << "\n";
+  o << "side_by_side = " << (s.side_by_side ? "true" : "false") << "\n";
+  o << "export_target = " << (int)s.export_target << "\n";
+  o << "export_format = " << ToString(s.export_format) << "\n";
+  o << "export_dir = " << Escape(s.export_dir) << "\n";
+  o << "window_x = " << s.window_x << "\n";
+  o << "window_y = " << s.window_y << "\n";
+  o << "window_w = " << s.window_w << "\n";
+  o << "window_h = " << s.window_h << "\n";
+  return o.str();
+}
+
+namespace {
+
+Status ApplyKey(const std::string& key, const std::string& raw, ViewState* s) {
+  AttentionConfig& c = s->config;
+  auto str = [&](std::string* out) -> Status {
+    Result<std::string> r = Unescape(raw);
+    if (!r) return r.status();
+    *out = *r;
+    return Status::Ok();
+  };
+  auto integer = [&](long long lo, long long hi, auto* out) -> Status {
+    Result<long long> r = ParseInt(raw, lo, hi);
+    if (!r) return r.status();
+    *out = (std::remove_pointer_t<decltype(out)>)*r;
+    return Status::Ok();
+  };
+  auto boolean = [&](bool* out) -> Status {
+    Result<bool> r = ParseBool(raw);
+    if (!r) return r.status();
+    *out = *r;
+    return Status::Ok();
+  };
+  if (key == "version") return Status::Ok();
+  if (key == "kv_text") return str(&s->kv_text);
+  if (key == "query_text") return str(&s->query_text);
+  if (key == "sentence_file") return str(&s->sentence_file);
+  if (key == "recent_file") {
+    std::string f;
+    Status st = str(&f);
+    if (st.ok() && (int)s->recent_files.size() < kMaxRecentFiles) s->recent_files.push_back(f);
+    return st;
+  }
+  if (key == "d_model") return integer(1, kMaxDModel, &c.d_model);
+  if (key == "n_head") return integer(1, kMaxHeads, &c.n_head);
+  if (key == "d_k") return integer(0, kMaxHeadDim, &c.d_k);
+  if (key == "d_v") return integer(0, kMaxHeadDim, &c.d_v);
+  if (key == "scale") return boolean(&c.scale);
+  if (key == "temperature") {
+    char* end = nullptr;
+    double t = std::strtod(raw.c_str(), &end);
+    if (raw.empty() || *end || !std::isfinite(t)) return Status::Error("'" + raw + "' is not a number");
+    c.temperature = (float)t;
+    return Status::Ok();
+  }
+  if (key == "mask") {
+    Result<MaskKind> m = ParseMask(raw);
+    if (!m) return m.status();
+    c.mask = *m;
+    return Status::Ok();
+  }
+  if (key == "mode") {
+    if (raw == ToString(AttentionMode::kSelf)) c.mode = AttentionMode::kSelf;
+    else if (raw == ToString(AttentionMode::kCross)) c.mode = AttentionMode::kCross;
+    else return Status::Error("'" + raw + "' is not self/cross");
+    return Status::Ok();
+  }
+  if (key == "seed") {
+    char* end = nullptr;
+    errno = 0;
+    unsigned long long v = std::strtoull(raw.c_str(), &end, 10);
+    if (raw.empty() || *end || errno || raw[0] == '-') return Status::Error("'" + raw + "' is not a seed");
+    c.seed = v;
+    return Status::Ok();
+  }
+  if (key == "positional") return boolean(&c.positional);
+  if (key == "qkv") {
+    Result<QkvLayout> q = ParseQkvLayout(raw);
+    if (!q) return q.status();
+    c.qkv = *q;
+    return Status::Ok();
+  }
+  if (key == "colormap") {
+    Result<Colormap> m = ParseColormap(raw);
+    if (!m) return m.status();
+    s->colormap = *m;
+    return Status::Ok();
+  }
+  if (key == "color_scale") {
+    Result<ColorScale> m = ParseColorScale(raw);
+    if (!m) return m.status();
+    s->color_scale = *m;
+    return Status::Ok();
+  }
+  if (key == "auto_range") return boolean(&s->auto_range);
+  if (key == "hidden_heads") {
+    std::fill(s->head_hidden.begin(), s->head_hidden.end(), false);
+    std::stringstream ss(raw);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+      Result<long long> h = ParseInt(Trim(item), 0, kMaxHeads - 1);
+      if (!h) return h.status();
+      s->head_hidden[(size_t)*h] = true;
+    }
+    return Status::Ok();
+  }
+  if (key == "selected_head") return integer(0, kMaxHeads - 1, &s->selected_head);
+  if (key == "enlarged") return boolean(&s->enlarged);
+  if (key == "side_by_side") return boolean(&s->side_by_side);
+  if (key == "export_target") {
+    int t = 0;
+    Status st = integer(0, 2, &t);
+    s->export_target = (ExportTarget)t;
+    return st;
+  }
+  if (key == "export_format") {
+    for (int f = 0; f <= (int)ExportFormat::kJson; ++f)
+      if (raw == ToString((ExportFormat)f)) {
+        s->export_format = (ExportFormat)f;
+        return Status::Ok();
+      }
+    return Status::Error("'" + raw + "' is not png/svg/csv/npy/json");
+  }
+  if (key == "export_dir") return str(&s->export_dir);
+  if (key == "window_x") return integer(-100000, 100000, &s->window_x);
+  if (key == "window_y") return integer(-100000, 100000, &s->window_y);
+  if (key == "window_w") return integer(200, 100000, &s->window_w);
+  if (key == "window_h") return integer(150, 100000, &s->window_h);
+  return Status::Ok();  // unknown key: ignored
+}
+
+}  // namespace
+
+Result<ViewState> ParseViewState(const std::string& text) {
+  ViewState s;
+  Status utf8 = ValidateUtf8(text);
+  if (!utf8.ok()) return utf8;
+  std::stringstream in(text);
+  std::string line;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    std::string t = Trim(line);
+    if (t.empty() || t[0] == '#') continue;
+    size_t eq = line.find(" = ");
+    std::string key, value;
+    if (eq == std::string::npos) {
+      // "key =" with an empty value.
+      if (t.size() >= 2 && t.compare(t.size() - 2, 2, " =") == 0) {
+        key = Trim(t.substr(0, t.size() - 1));
+      } else {
+        return Status::Error("line " + std::to_string(line_no) + ": expected 'key = value'");
+      }
+    } else {
+      key = Trim(line.substr(0, eq));
+      value = line.substr(eq + 3);
+      if (!value.empty() && value.back() == '\r') value.pop_back();
+    }
+    if (key.empty() || key.find_first_of(" \t") != std::string::npos)
+      return Status::Error("line " + std::to_string(line_no) + ": bad key '" + key + "'");
+    Status st = ApplyKey(key, value, &s);
+    if (!st.ok()) return Status::Error("line " + std::to_string(line_no) + " (" + key + "): " + st.message());
+  }
+  Status valid = Validate(s.config);
+  if (!valid.ok()) return Status::Error("settings: " + valid.message());
+  return s;
+}
+
+std::string ConfigDir() {
+  const char* xdg = std::getenv("XDG_CONFIG_HOME");
+  if (xdg && *xdg) return std::string(xdg) + "/attnviz";
+  const char* home = std::getenv("HOME");
+  return std::string(home && *home ? home : ".") + "/.config/attnviz";
+}
+
+LoadedViewState LoadViewState(const std::string& path) {
+  LoadedViewState out;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return out;  // first launch
+  std::fclose(f);
+  Result<std::string> bytes = ReadFile(path);
+  Status problem;
+  if (!bytes) {
+    problem = bytes.status();
+  } else {
+    Result<ViewState> parsed = ParseViewState(*bytes);
+    if (parsed) {
+      out.state = *parsed;
+      out.restored = true;
+      return out;
+    }
+    problem = parsed.status();
+  }
+  std::string aside = path + ".corrupt";
+  if (std::rename(path.c_str(), aside.c_str()) == 0) {
+    out.message = "Settings file " + path + " was corrupt (" + problem.message() + "); moved it to " + aside +
+                  " and started on defaults.";
+  } else {
+    out.message = "Settings file " + path + " was corrupt (" + problem.message() +
+                  ") and could not be moved aside; started on defaults.";
+  }
+  return out;
+}
+
+Status SaveViewState(const std::string& path, const ViewState& state) {
+  size_t slash = path.find_last_of('/');
+  if (slash != std::string::npos) {
+    Status dirs = MakeDirs(path.substr(0, slash));
+    if (!dirs.ok()) return dirs;
+  }
+  return WriteFileAtomic(path, SerializeViewState(state));
+}
+
+}  // namespace attnviz

@@ -1,0 +1,70 @@
+// ViewState: what the user chose (text, attention settings, picture settings, visible heads,
+// window placement), separate from rendering and from computed results. Persisted atomically as
+// a `key = value` text file in $XDG_CONFIG_HOME/attnviz/ (or ~/.config/attnviz/).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "colormap.h"
+#include "config.h"
+#include "status.h"
+
+namespace attnviz {
+
+enum class ExportTarget { kCurrentHead = 0, kVisibleHeads, kSaturationPlot };
+enum class ExportFormat { kPng = 0, kSvg, kCsv, kNpy, kJson };
+const char* ToString(ExportTarget target);
+const char* ToString(ExportFormat format);  // "png", ...
+
+constexpr int kMaxRecentFiles = 8;
+
+struct ViewState {
+  // Text: kv_text gives keys and values (and queries in self mode); query_text the queries in cross mode.
+  std::string kv_text = "I go home.";
+  std::string query_text = "Ich gehe nach Hause.";
+  std::string sentence_file;               // the sentence list shown in the Sentences panel
+  std::vector<std::string> recent_files;   // most recent first
+  AttentionConfig config;
+
+  // Picture.
+  Colormap colormap = Colormap::kViridis;
+  ColorScale color_scale = ColorScale::kLinear;
+  bool auto_range = false;                 // false: fixed [0, 1]
+  std::vector<bool> head_hidden;           // [kMaxHeads]; hidden heads are left out of the grid
+  int selected_head = 0;
+  bool enlarged = false;                   // the selected head fills the Heads panel
+  bool side_by_side = false;               // the selected head scaled and unscaled next to each other
+
+  // Export.
+  ExportTarget export_target = ExportTarget::kCurrentHead;
+  ExportFormat export_format = ExportFormat::kPng;
+  std::string export_dir = ".";
+
+  // Window placement (screen coordinates; x/y < 0: let the window system choose).
+  int window_x = -1, window_y = -1, window_w = 1280, window_h = 800;
+
+  ViewState() : head_hidden(kMaxHeads, false) {}
+  bool head_visible(int head) const { return head >= 0 && head < (int)head_hidden.size() && !head_hidden[head]; }
+  void AddRecentFile(const std::string& path);
+};
+
+// key = value lines; strings escape \n and backslash. '#' lines are comments.
+std::string SerializeViewState(const ViewState& state);
+// Fails on a line that is not `key = value`, an unparsable value, or a config that fails
+// Validate(); the message names the line. Unknown keys are ignored (newer versions may add some).
+Result<ViewState> ParseViewState(const std::string& text);
+
+// $XDG_CONFIG_HOME/attnviz (or $HOME/.config/attnviz).
+std::string ConfigDir();
+
+struct LoadedViewState {
+  ViewState state;        // defaults when the file is missing or corrupt
+  std::string message;    // for the user: "settings file ... was corrupt (...); moved to ....corrupt"
+  bool restored = false;  // a saved state was read
+};
+// Reads `path`; a corrupt file is renamed to `path + ".corrupt"` and defaults are returned.
+LoadedViewState LoadViewState(const std::string& path);
+// Atomic (WriteFileAtomic); creates the folder.
+Status SaveViewState(const std::string& path, const ViewState& state);
+
+}  // namespace attnviz

@@ -1,0 +1,35 @@
+// A JSON picture of the named widgets, written each frame to the path given by --widgets-json,
+// so tests find widgets by name instead of guessing pixel positions:
+//   {"frame": 12, "fields": {"computing": false, ...},
+//    "widgets": {"controls.d_k": {"rect": [x0, y0, x1, y1], "active": false, "hovered": false, "value": 64}, ...}}
+// Rectangles are in window coordinates (what `xdotool mousemove --window` takes).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace attnviz {
+
+class WidgetDump {
+ public:
+  bool enabled() const { return enabled_; }
+  void set_enabled(bool on) { enabled_ = on; }
+  void BeginFrame(uint64_t frame);
+  // The last ImGui item, with its value as a JSON fragment (e.g. JsonNumber(x), "true", JsonString(s)).
+  void RecordItem(const std::string& name, const std::string& value_json = "null");
+  void RecordRect(const std::string& name, float x0, float y0, float x1, float y1, bool active, bool hovered,
+                  const std::string& value_json = "null");
+  // A top-level field (JSON fragment).
+  void SetField(const std::string& key, const std::string& value_json);
+  std::string ToJson() const;
+  // temp file + rename, so a reader never sees half a file.
+  bool WriteTo(const std::string& path) const;
+
+ private:
+  bool enabled_ = false;
+  uint64_t frame_ = 0;
+  std::vector<std::pair<std::string, std::string>> fields_, widgets_;
+};
+
+}  // namespace attnviz

@@ -1,0 +1,97 @@
+// Runs the pipeline off the UI thread. Submissions replace any request still waiting, so the
+// worker always finishes on the LATEST settings: a slider dragged through 40 values computes a few
+// of them and then, for sure, the last one. Two threads: the forward pass (fast, what the maps
+// show) and the d_k sweep (slower, only when its inputs change), so a sweep never delays a map.
+#pragma once
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "config.h"
+#include "metrics.h"
+#include "pipeline.h"
+#include "status.h"
+
+namespace attnviz {
+
+struct ComputeRequest {
+  std::string kv_text, query_text;  // query_text is used in cross mode only
+  AttentionConfig config;
+  bool want_twin = false;           // also run the same settings with scaling flipped
+  bool operator==(const ComputeRequest& o) const;
+  bool operator!=(const ComputeRequest& o) const { return !(*this == o); }
+};
+
+struct ComputeResult {
+  uint64_t generation = 0;   // the Submit() that produced it
+  ComputeRequest request;
+  Status status;             // a failed run leaves the tensors empty
+  AttentionTensors tensors;  // through Stage::kOutput (z, concat, out filled)
+  bool has_twin = false;
+  AttentionTensors twin;     // request.config with scale flipped (for the side-by-side view)
+  double seconds = 0;
+};
+
+struct SweepRequest {
+  std::string kv_text, query_text;
+  AttentionConfig base;  // d_k and scale are ignored: the sweep covers both
+  bool operator==(const SweepRequest& o) const;
+  bool operator!=(const SweepRequest& o) const { return !(*this == o); }
+};
+
+struct SweepResult {
+  uint64_t generation = 0;
+  SweepRequest request;
+  Status status;
+  std::vector<SweepPoint> points;
+  double seconds = 0;
+};
+
+class Worker {
+ public:
+  // `prepared`: a pipeline already set up by PreparePipeline (e.g. with --weights loaded).
+  explicit Worker(std::unique_ptr<Pipeline> prepared = nullptr);
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  uint64_t Submit(const ComputeRequest& request);
+  uint64_t SubmitSweep(const SweepRequest& request);
+
+  std::shared_ptr<const ComputeResult> latest() const;
+  std::shared_ptr<const SweepResult> latest_sweep() const;
+  // A newer request than the latest result is waiting or running.
+  bool computing() const;
+  bool sweeping() const;
+  uint64_t submitted() const;
+  uint64_t finished() const;
+  // Blocks until both threads are idle or `seconds` passed; true when idle (tests, benchmark).
+  bool WaitIdle(double seconds) const;
+
+ private:
+  void ComputeLoop();
+  void SweepLoop();
+  std::shared_ptr<ComputeResult> RunCompute(const ComputeRequest& request, uint64_t generation);
+  std::shared_ptr<SweepResult> RunSweep(const SweepRequest& request, uint64_t generation);
+
+  mutable std::mutex mutex_;
+  mutable std::condition_variable wake_, idle_;
+  bool stop_ = false;
+  // Forward pass.
+  std::unique_ptr<ComputeRequest> pending_;
+  uint64_t submitted_ = 0, finished_ = 0;
+  std::shared_ptr<const ComputeResult> latest_;
+  // Sweep.
+  std::unique_ptr<SweepRequest> pending_sweep_;
+  uint64_t sweep_submitted_ = 0, sweep_finished_ = 0;
+  std::shared_ptr<const SweepResult> latest_sweep_;
+  // Owned by the compute thread.
+  std::unique_ptr<Pipeline> pipeline_, twin_;
+  std::thread compute_thread_, sweep_thread_;
+};
+
+}  // namespace attnviz
