@@ -136,11 +136,8 @@ std::string DefaultHeatmapTitle(const AttentionConfig& config, const HeatmapExpo
   return heads + " \u00B7 " + Describe(config);
 }
 
-Status ExportHeatmap(const AttentionTensors& tensors, const AttentionConfig& config,
-                     const HeatmapExportOptions& options) {
-  if (options.out_path.empty()) return Status::Error("no output file given (--out FILE)");
-  Result<std::string> format = ResolveExportFormat(options);
-  if (!format.ok()) return format.status();
+Result<HeatmapSpec> MakeHeatmapSpec(const AttentionTensors& tensors, const AttentionConfig& config,
+                                    const HeatmapExportOptions& options) {
   if (tensors.weights.shape.size() != 3 || tensors.n_head() <= 0 || tensors.n_q() <= 0 || tensors.n_k() <= 0)
     return Status::Error("nothing to export: the attention map is empty (run the pipeline first)");
   if ((int)tensors.query_tokens.size() != tensors.n_q() || (int)tensors.kv_tokens.size() != tensors.n_k())
@@ -155,7 +152,43 @@ Status ExportHeatmap(const AttentionTensors& tensors, const AttentionConfig& con
     return Status::Error("cell size " + std::to_string(options.cell_size) + " is out of range: allowed 1..400");
   if (options.width < 0 || options.width > 16384)
     return Status::Error("width " + std::to_string(options.width) + " is out of range: allowed 1..16384");
+  const int n_q = tensors.n_q(), n_k = tensors.n_k();
+  HeatmapSpec spec;
+  spec.weights = tensors.weights.data.data();
+  spec.n_head = tensors.n_head();
+  spec.n_q = n_q;
+  spec.n_k = n_k;
+  spec.heads = heads;
+  spec.query_labels = TokenTexts(tensors.query_tokens);
+  spec.key_labels = TokenTexts(tensors.kv_tokens);
+  spec.title = options.title.empty() ? DefaultHeatmapTitle(config, options) : options.title;
+  spec.colormap = options.colormap;
+  spec.scale = options.color_scale;
+  spec.range = ColorRange{0.0f, 1.0f};
+  if (options.auto_range) {
+    ColorRange r{1e30f, -1e30f};
+    for (int h : heads) {
+      ColorRange hr = AutoRange(tensors.weights.data.data() + (size_t)h * n_q * n_k, (size_t)n_q * n_k);
+      r.lo = std::min(r.lo, hr.lo);
+      r.hi = std::max(r.hi, hr.hi);
+    }
+    if (!(r.hi > r.lo)) r.hi = r.lo + 1e-6f;
+    spec.range = r;
+  }
+  spec.cell_size = options.cell_size;
+  spec.width = options.width;
+  spec.annotate = options.annotate;
+  return spec;
+}
 
+Status ExportHeatmap(const AttentionTensors& tensors, const AttentionConfig& config,
+                     const HeatmapExportOptions& options) {
+  if (options.out_path.empty()) return Status::Error("no output file given (--out FILE)");
+  Result<std::string> format = ResolveExportFormat(options);
+  if (!format.ok()) return format.status();
+  Result<HeatmapSpec> spec = MakeHeatmapSpec(tensors, config, options);
+  if (!spec.ok()) return spec.status();
+  const std::vector<int>& heads = spec->heads;
   const int n_q = tensors.n_q(), n_k = tensors.n_k();
   std::string bytes;
   if (*format == "csv") {
@@ -173,32 +206,7 @@ Status ExportHeatmap(const AttentionTensors& tensors, const AttentionConfig& con
     if (options.all_heads) shape.insert(shape.begin(), heads.size());
     bytes = EncodeNpy(data.data(), shape);
   } else {
-    HeatmapSpec spec;
-    spec.weights = tensors.weights.data.data();
-    spec.n_head = tensors.n_head();
-    spec.n_q = n_q;
-    spec.n_k = n_k;
-    spec.heads = heads;
-    spec.query_labels = TokenTexts(tensors.query_tokens);
-    spec.key_labels = TokenTexts(tensors.kv_tokens);
-    spec.title = options.title.empty() ? DefaultHeatmapTitle(config, options) : options.title;
-    spec.colormap = options.colormap;
-    spec.scale = options.color_scale;
-    spec.range = ColorRange{0.0f, 1.0f};
-    if (options.auto_range) {
-      ColorRange r{1e30f, -1e30f};
-      for (int h : heads) {
-        ColorRange hr = AutoRange(tensors.weights.data.data() + (size_t)h * n_q * n_k, (size_t)n_q * n_k);
-        r.lo = std::min(r.lo, hr.lo);
-        r.hi = std::max(r.hi, hr.hi);
-      }
-      if (!(r.hi > r.lo)) r.hi = r.lo + 1e-6f;
-      spec.range = r;
-    }
-    spec.cell_size = options.cell_size;
-    spec.width = options.width;
-    spec.annotate = options.annotate;
-    Result<std::string> rendered = RenderHeatmap(spec, *format);
+    Result<std::string> rendered = RenderHeatmap(*spec, *format);
     if (!rendered.ok()) return rendered.status();
     bytes = std::move(*rendered);
   }

@@ -14,6 +14,7 @@
 
 #include "colormap.h"
 #include "config.h"
+#include "heatmap_figure.h"
 #include "metrics.h"
 #include "pipeline.h"
 #include "status.h"
@@ -39,6 +40,12 @@ struct HeatmapExportOptions {
 Result<std::string> ResolveExportFormat(const HeatmapExportOptions& options);
 // The default title: "head H · <Describe(config)>" or "<n> heads · <Describe(config)>".
 std::string DefaultHeatmapTitle(const AttentionConfig& config, const HeatmapExportOptions& options);
+
+// The figure description ExportHeatmap draws for png/svg (it points into tensors.weights, so the
+// tensors must outlive it). Checks the head range and that the tensors are not empty. The app can
+// use it with LayoutHeatmap to preview the exported figure.
+Result<HeatmapSpec> MakeHeatmapSpec(const AttentionTensors& tensors, const AttentionConfig& config,
+                                    const HeatmapExportOptions& options);
 
 // Checks the options against the tensors (head range, empty tensors, format) and writes the file.
 Status ExportHeatmap(const AttentionTensors& tensors, const AttentionConfig& config,

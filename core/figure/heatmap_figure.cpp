@@ -214,7 +214,7 @@ Result<HeatmapLayout> LayoutHeatmap(const FontSet& fonts, const HeatmapSpec& spe
     return LayoutWithCell(fonts, spec, best, (float)spec.width);
   }
   int target = spec.heads.size() > 1 ? 240 : 440;
-  int cell = std::clamp((int)std::lround((double)target / n), spec.heads.size() > 1 ? 4 : 6, 48);
+  int cell = std::clamp((int)std::lround((double)target / n), spec.heads.size() > 1 ? 3 : 4, 48);
   return LayoutWithCell(fonts, spec, cell, 0);
 }
 

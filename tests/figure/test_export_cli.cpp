@@ -1,0 +1,215 @@
+// attnviz-cli export and sweep --plot, run as a separate process: exit codes, one-line errors,
+// files that decode, and data that equals the engine's weights exactly.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+
+#include "export.h"
+#include "figure_test_util.h"
+#include "font.h"
+#include "heatmap_figure.h"
+#include "npy.h"
+#include "pipeline.h"
+
+namespace attnviz {
+namespace {
+
+const char* kEnglish = "The cat sat on the mat because it was tired .";
+const char* kKorean = "나는 사과를 먹었다";
+
+test::RunResult Cli(std::vector<std::string> args, const std::vector<std::string>& env = {}) {
+  args.insert(args.begin(), ATTNVIZ_CLI);
+  return test::Run(args, env);
+}
+
+// The engine run in-process with the same text and options the CLI got.
+AttentionTensors Engine(const std::string& text, AttentionConfig config) {
+  Pipeline p;
+  EXPECT_TRUE(p.SetText(text).ok());
+  EXPECT_TRUE(p.SetConfig(config).ok());
+  EXPECT_TRUE(p.Run(Stage::kSoftmax).ok());
+  return p.tensors();
+}
+
+class ExportCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = test::MakeTempDir(); }
+  void TearDown() override { test::RemoveTree(dir_); }
+  // Exit code 2, exactly one line on stderr naming the subcommand, and no output file.
+  void ExpectUsageError(const test::RunResult& r, const std::string& needle) {
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find("export"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << "stderr: " << r.err << "expected: " << needle;
+  }
+  std::string dir_;
+};
+
+TEST_F(ExportCliTest, HelpListsTheOptions) {
+  test::RunResult r = Cli({"export", "--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* opt : {"--out", "--format", "--head", "--heads all", "--colormap", "--color-scale", "--range",
+                          "--cell-size", "--width", "--annotate", "--title", "--text"})
+    EXPECT_NE(r.out.find(opt), std::string::npos) << opt;
+}
+
+TEST_F(ExportCliTest, PngMatchesTheEngineWeights) {
+  std::string out = dir_ + "/head2.png";
+  test::RunResult r = Cli({"export", "--text", kEnglish, "--head", "2", "--dk", "512", "--no-scale", "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  test::Image image;
+  ASSERT_TRUE(test::LoadPng(out, &image));
+  // Recompute the figure's layout from the same weights and check the cells.
+  AttentionConfig config;
+  config.d_k = 512;
+  config.scale = false;
+  AttentionTensors t = Engine(kEnglish, config);
+  HeatmapExportOptions o;
+  o.head = 2;
+  auto spec = MakeHeatmapSpec(t, config, o);
+  ASSERT_TRUE(spec.ok());
+  EXPECT_EQ(spec->title, "head 2 \u00B7 d_k=512 \u00B7 unscaled \u00B7 T=1");
+  auto layout = LayoutHeatmap(*FontSet::Default().value(), *spec);
+  ASSERT_TRUE(layout.ok());
+  EXPECT_EQ(image.width, layout->width);
+  EXPECT_EQ(image.height, layout->height);
+  for (int i = 0; i < t.n_q(); i += 3)
+    for (int j = 0; j < t.n_k(); j += 2) {
+      RectF c = layout->CellRect(layout->panels[0], i, j);
+      unsigned char rgb[3];
+      MapColor(Colormap::kViridis, t.weights.data[(2 * t.n_q() + i) * t.n_k() + j], rgb);
+      EXPECT_LE(test::ColorDistance(image.At((int)(c.x + c.w / 2), (int)(c.y + c.h / 2)), Rgb{rgb[0], rgb[1], rgb[2]}), 1)
+          << i << "," << j;
+    }
+  EXPECT_GT(test::InkPixels(image, layout->panels[0].row_label_strip), 100);
+  EXPECT_GT(test::InkPixels(image, layout->panels[0].col_label_strip), 100);
+}
+
+TEST_F(ExportCliTest, KoreanSingleHeadAndAllHeadsSvg) {
+  std::string png = dir_ + "/ko.png";
+  test::RunResult r = Cli({"export", "--text", kKorean, "--colormap", "magma", "--color-scale", "log", "--range",
+                           "auto", "--annotate", "--title", "한국어 제목", "--out", png});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  test::Image image;
+  ASSERT_TRUE(test::LoadPng(png, &image));
+  EXPECT_GT(image.width, 100);
+
+  std::string svg = dir_ + "/all.svg";
+  r = Cli({"export", "--text", kKorean, "--heads", "all", "--out", svg});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  test::RunResult lint = test::Run({ATTNVIZ_XMLLINT, "--noout", svg});
+  EXPECT_EQ(lint.exit_code, 0) << lint.err;
+  test::RunResult count = test::Run(
+      {ATTNVIZ_XMLLINT, "--xpath", "count(//*[local-name()='g'][@id='cells-head-3']/*[local-name()='rect'])", svg});
+  EXPECT_EQ(count.out, "9\n");  // 3 x 3 cells in head 3 (4 heads by default)
+  EXPECT_NE(test::ReadAll(svg).find(">사과를</text>"), std::string::npos);
+  // --heads N (a number) still sets the head count.
+  r = Cli({"export", "--text", kKorean, "--heads", "2", "--heads", "all", "--out", svg});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  count = test::Run({ATTNVIZ_XMLLINT, "--xpath",
+                     "count(//*[local-name()='g'][starts-with(@id,'cells-head-')]/*[local-name()='rect'])", svg});
+  EXPECT_EQ(count.out, "18\n");
+}
+
+TEST_F(ExportCliTest, CsvAndNpyEqualTheEngineWeightsExactly) {
+  AttentionConfig config;
+  config.seed = 7;
+  config.n_head = 3;
+  AttentionTensors t = Engine(kEnglish, config);
+  const int n = t.n_q();
+  std::string npy = dir_ + "/all.npy";
+  test::RunResult r = Cli({"export", "--text", kEnglish, "--seed", "7", "--heads", "3", "--heads", "all", "--out", npy});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto all = ReadNpy(npy);
+  ASSERT_TRUE(all.ok()) << all.message();
+  EXPECT_EQ(all->shape, (std::vector<size_t>{3, (size_t)n, (size_t)n}));
+  EXPECT_EQ(all->data, t.weights.data);
+
+  std::string one = dir_ + "/one.data";
+  r = Cli({"export", "--text", kEnglish, "--seed", "7", "--heads", "3", "--head", "1", "--format", "npy", "--out", one});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto single = ReadNpy(one);
+  ASSERT_TRUE(single.ok()) << single.message();
+  EXPECT_EQ(single->shape, (std::vector<size_t>{(size_t)n, (size_t)n}));
+  EXPECT_EQ(single->data, std::vector<float>(t.weights.data.begin() + n * n, t.weights.data.begin() + 2 * n * n));
+
+  std::string csv = dir_ + "/one.csv";
+  r = Cli({"export", "--text", kEnglish, "--seed", "7", "--heads", "3", "--head", "1", "--out", csv});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string text = test::ReadAll(csv);
+  std::vector<float> values;
+  size_t line_start = text.find('\n') + 1;
+  EXPECT_EQ(text.substr(0, line_start), "query,The,cat,sat,on,the,mat,because,it,was,tired,.\n");
+  while (line_start < text.size()) {
+    size_t end = text.find('\n', line_start);
+    std::string line = text.substr(line_start, end - line_start);
+    size_t comma = line.find(',');
+    while (comma != std::string::npos) {
+      values.push_back(std::strtof(line.c_str() + comma + 1, nullptr));
+      comma = line.find(',', comma + 1);
+    }
+    line_start = end + 1;
+  }
+  EXPECT_EQ(values, single->data);
+
+  std::string json = dir_ + "/w.json";
+  r = Cli({"export", "--text", kEnglish, "--out", json});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(test::ReadAll(json).find("\"key_tokens\": [\"The\", \"cat\""), std::string::npos);
+}
+
+TEST_F(ExportCliTest, BadInputsExitTwoWithOneLineAndNoFile) {
+  ExpectUsageError(Cli({"export", "--text", kEnglish, "--out", dir_ + "/missing/x.png"}), dir_ + "/missing/x.png");
+  ExpectUsageError(Cli({"export", "--text", kEnglish, "--out", "/proc/attnviz_cli_test.png"}),
+                   "/proc/attnviz_cli_test.png");
+  ExpectUsageError(Cli({"export", "--text", kEnglish, "--out", "/dev/full", "--format", "png"}), "/dev/full");
+  ExpectUsageError(Cli({"export", "--text", kEnglish, "--out", "/dev/full", "--format", "csv"}), "/dev/full");
+  ExpectUsageError(Cli({"export", "--text", kEnglish, "--out", dir_ + "/x.txt"}), "unknown extension '.txt'");
+  ExpectUsageError(Cli({"export", "--text", kEnglish, "--out", dir_ + "/x.png", "--format", "gif"}),
+                   "unknown format 'gif'");
+  ExpectUsageError(Cli({"export", "--text", kEnglish, "--head", "4", "--out", dir_ + "/x.png"}),
+                   "--head 4 is out of range: allowed 0..3");
+  ExpectUsageError(Cli({"export", "--text", kEnglish, "--heads", "2", "--head", "2", "--out", dir_ + "/x.png"}),
+                   "allowed 0..1");
+  ExpectUsageError(Cli({"export", "--text", "", "--out", dir_ + "/x.png"}), "text");
+  ExpectUsageError(Cli({"export", "--text", "   ", "--out", dir_ + "/x.png"}), "--text");
+  ExpectUsageError(Cli({"export", "--text", kEnglish}), "--out");
+  ExpectUsageError(Cli({"export", "--text", kEnglish, "--colormap", "jet", "--out", dir_ + "/x.png"}), "viridis");
+  ExpectUsageError(Cli({"export", "--text", kEnglish, "--color-scale", "sqrt", "--out", dir_ + "/x.png"}),
+                   "linear|log");
+  ExpectUsageError(Cli({"export", "--text", kEnglish, "--range", "wide", "--out", dir_ + "/x.png"}), "fixed|auto");
+  ExpectUsageError(Cli({"export", "--text", kEnglish, "--cell-size", "0", "--out", dir_ + "/x.png"}), "--cell-size");
+  ExpectUsageError(Cli({"export", "--text", kEnglish, "--cell-size", "9", "--width", "500", "--out", dir_ + "/x.png"}),
+                   "not both");
+  ExpectUsageError(Cli({"export", "--text", kEnglish, "--head", "1", "--heads", "all", "--out", dir_ + "/x.png"}),
+                   "not both");
+  ExpectUsageError(Cli({"export", "--text", kEnglish, "--frobnicate", "--out", dir_ + "/x.png"}), "--frobnicate");
+  // A missing font names the Debian package.
+  std::string fonts = dir_ + "/nofonts";
+  ASSERT_EQ(mkdir(fonts.c_str(), 0755), 0);
+  ExpectUsageError(Cli({"export", "--text", kKorean, "--out", dir_ + "/x.png"}, {"ATTNVIZ_FONT_DIR=" + fonts}),
+                   "fonts-dejavu-core");
+  EXPECT_EQ(test::ListDir(dir_), std::vector<std::string>{"nofonts"});
+  EXPECT_FALSE(test::FileExists("/proc/attnviz_cli_test.png"));
+}
+
+TEST_F(ExportCliTest, SweepPlotPngAndSvg) {
+  std::string png = dir_ + "/sat.png", svg = dir_ + "/sat.svg";
+  test::RunResult r = Cli({"sweep", "--text", kEnglish, "--dks", "1,8,64,512", "--seeds", "1", "--plot", png});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  test::Image image;
+  ASSERT_TRUE(test::LoadPng(png, &image));
+  EXPECT_GT(image.width, 600);
+  r = Cli({"sweep", "--text", kEnglish, "--dks", "1,8,64,512", "--seeds", "1", "--plot", svg});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(test::Run({ATTNVIZ_XMLLINT, "--noout", svg}).exit_code, 0);
+  r = Cli({"sweep", "--text", kEnglish, "--dks", "1,8", "--seeds", "1", "--plot", dir_ + "/sat.bmp"});
+  EXPECT_EQ(r.exit_code, 2);
+  r = Cli({"sweep", "--text", kEnglish, "--dks", "1,8", "--seeds", "1", "--plot", dir_ + "/missing/sat.png"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_FALSE(test::FileExists(dir_ + "/sat.bmp"));
+}
+
+}  // namespace
+}  // namespace attnviz
