@@ -23,10 +23,7 @@ void WidgetDump::RecordItem(const std::string& name, const std::string& value_js
 void WidgetDump::RecordRect(const std::string& name, float x0, float y0, float x1, float y1, bool active, bool hovered,
                             const std::string& value_json) {
   if (!enabled_) return;
-  std::string w = "{\"rect\": [" + JsonNumber(x0) + ", " + JsonNumber(y0) + ", " + JsonNumber(x1) + ", " +
-                  JsonNumber(y1) + "], \"active\": " + (active ? "true" : "false") +
-                  ", \"hovered\": " + (hovered ? "true" : "false") + ", \"value\": " + value_json + "}";
-  widgets_.emplace_back(name, std::move(w));
+  widgets_.push_back(Widget{name, x0, y0, x1, y1, active, hovered, value_json});
 }
 
 void WidgetDump::SetField(const std::string& key, const std::string& value_json) {
@@ -34,13 +31,30 @@ void WidgetDump::SetField(const std::string& key, const std::string& value_json)
   fields_.emplace_back(key, value_json);
 }
 
+const WidgetDump::Widget* WidgetDump::Find(const std::string& name) const {
+  for (const Widget& w : widgets_)
+    if (w.name == name) return &w;
+  return nullptr;
+}
+
+std::string WidgetDump::Field(const std::string& key) const {
+  for (const auto& [k, v] : fields_)
+    if (k == key) return v;
+  return "";
+}
+
 std::string WidgetDump::ToJson() const {
   std::string out = "{\"frame\": " + std::to_string(frame_) + ",\n\"fields\": {";
   for (size_t i = 0; i < fields_.size(); ++i)
     out += (i ? ",\n  " : "\n  ") + JsonString(fields_[i].first) + ": " + fields_[i].second;
   out += "},\n\"widgets\": {";
-  for (size_t i = 0; i < widgets_.size(); ++i)
-    out += (i ? ",\n  " : "\n  ") + JsonString(widgets_[i].first) + ": " + widgets_[i].second;
+  for (size_t i = 0; i < widgets_.size(); ++i) {
+    const Widget& w = widgets_[i];
+    out += (i ? ",\n  " : "\n  ") + JsonString(w.name) + ": {\"rect\": [" + JsonNumber(w.x0) + ", " +
+           JsonNumber(w.y0) + ", " + JsonNumber(w.x1) + ", " + JsonNumber(w.y1) + "], \"active\": " +
+           (w.active ? "true" : "false") + ", \"hovered\": " + (w.hovered ? "true" : "false") +
+           ", \"value\": " + w.value_json + "}";
+  }
   out += "}}\n";
   return out;
 }

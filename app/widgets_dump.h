@@ -23,13 +23,26 @@ class WidgetDump {
   // A top-level field (JSON fragment).
   void SetField(const std::string& key, const std::string& value_json);
   std::string ToJson() const;
+
+  struct Widget {
+    std::string name;
+    float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    bool active = false, hovered = false;
+    std::string value_json;
+  };
+  // This frame's widget of that name, or nullptr (tests).
+  const Widget* Find(const std::string& name) const;
+  // A top-level field's JSON fragment, "" when absent (tests).
+  std::string Field(const std::string& key) const;
+  const std::vector<Widget>& widgets() const { return widgets_; }
   // temp file + rename, so a reader never sees half a file.
   bool WriteTo(const std::string& path) const;
 
  private:
   bool enabled_ = false;
   uint64_t frame_ = 0;
-  std::vector<std::pair<std::string, std::string>> fields_, widgets_;
+  std::vector<std::pair<std::string, std::string>> fields_;
+  std::vector<Widget> widgets_;
 };
 
 }  // namespace attnviz

@@ -1,0 +1,313 @@
+// The no-GL panel test: an ImGui context without any backend draws every panel for a few frames,
+// with a fake heatmap renderer standing in for the GL one (panels never call GL themselves).
+#include <gtest/gtest.h>
+#include <imgui.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+
+#include "app.h"
+#include "file_io.h"
+#include "state.h"
+
+namespace attnviz {
+namespace {
+
+class FakeRenderer : public HeatmapRenderer {
+ public:
+  ImTextureID Render(int slot, const HeatmapImage& image, int width_px, int height_px) override {
+    ++calls[slot];
+    last[slot] = image;
+    EXPECT_GT(width_px, 0);
+    EXPECT_GT(height_px, 0);
+    EXPECT_NE(image.weights, nullptr);
+    return error_text.empty() ? (ImTextureID)(intptr_t)(slot + 1) : (ImTextureID)0;
+  }
+  std::string error() const override { return error_text; }
+  std::map<int, int> calls;
+  std::map<int, HeatmapImage> last;
+  std::string error_text;
+};
+
+std::string TempDir() {
+  char pattern[] = "/tmp/attnviz-gui-test-XXXXXX";
+  const char* dir = mkdtemp(pattern);
+  return dir ? dir : "/tmp";
+}
+
+class PanelTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = ImVec2(1280, 800);
+    io.DeltaTime = 1.0f / 60.0f;
+    io.KeyMap[ImGuiKey_LeftArrow] = 263;   // GLFW key codes, as the GLFW backend maps them
+    io.KeyMap[ImGuiKey_RightArrow] = 262;
+    io.Fonts->AddFontDefault();
+    io.Fonts->Build();
+  }
+  void TearDown() override {
+    app_.reset();
+    ImGui::DestroyContext();
+  }
+
+  App& MakeApp(const std::string& text = "I go home.", int n_head = 4) {
+    AppOptions options;
+    options.input.text = text;
+    options.input.config.n_head = n_head;
+    options.widgets_json_path = "(memory)";
+    app_ = std::make_unique<App>(ViewState(), options, nullptr);
+    return *app_;
+  }
+
+  // One frame; waits for the worker first so results are deterministic.
+  void Frame() {
+    app_->worker->WaitIdle(30.0);
+    app_->Update();
+    ImGuiIO& io = ImGui::GetIO();
+    if (app_->fonts.dirty()) {
+      app_->fonts.Build(io.Fonts, 15.0f);
+      io.Fonts->SetTexID((ImTextureID)(intptr_t)1);
+    }
+    ImGui::NewFrame();
+    app_->Draw(renderer_);
+    ImGui::Render();
+    ++app_->frame;
+  }
+  void Frames(int n) {
+    for (int i = 0; i < n; ++i) Frame();
+  }
+  // A person's click: move, press for a frame, release.
+  void Click(const std::string& widget) {
+    const WidgetDump::Widget* w = app_->dump.Find(widget);
+    ASSERT_NE(w, nullptr) << widget;
+    ImGuiIO& io = ImGui::GetIO();
+    io.MousePos = ImVec2((w->x0 + w->x1) * 0.5f, (w->y0 + w->y1) * 0.5f);
+    Frame();
+    io.MouseDown[0] = true;
+    Frame();
+    io.MouseDown[0] = false;
+    Frames(2);
+  }
+  void PressKey(int key, bool ctrl = false) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.KeyCtrl = ctrl;
+    io.KeysDown[key] = true;
+    Frame();
+    io.KeysDown[key] = false;
+    io.KeyCtrl = false;
+    Frame();
+  }
+
+  std::unique_ptr<App> app_;
+  FakeRenderer renderer_;
+};
+
+TEST_F(PanelTest, DrawsEveryPanelWithoutGl) {
+  App& app = MakeApp();
+  Frames(4);
+  ASSERT_TRUE(app.shown);
+  EXPECT_EQ(app.shown->tensors.n_head(), 4);
+  for (const char* name : {"controls.d_k", "controls.scale", "controls.temperature", "sentences.kv_text",
+                           "heads.map.0", "heads.map.3", "heads.show.2", "saturation.max_weight",
+                           "saturation.grad_norm", "shapes.q", "shapes.out", "export.button"})
+    EXPECT_NE(app.dump.Find(name), nullptr) << name;
+  for (int h = 0; h < 4; ++h) EXPECT_GT(renderer_.calls[h], 0) << "head " << h;
+  EXPECT_EQ(renderer_.last[0].n_q, 4);  // I | go | home | .
+  EXPECT_EQ(renderer_.last[0].n_k, 4);
+  std::string json = app.dump.ToJson();
+  EXPECT_EQ(json.find("nan"), std::string::npos);
+  EXPECT_NE(json.find("\"frame\": "), std::string::npos);
+}
+
+TEST_F(PanelTest, HiddenHeadIsNotDrawn) {
+  App& app = MakeApp();
+  Frames(3);
+  Click("heads.show.1");
+  EXPECT_FALSE(app.state.head_visible(1));
+  renderer_.calls.clear();
+  Frames(2);
+  EXPECT_EQ(renderer_.calls.count(1), 0u);
+  EXPECT_GT(renderer_.calls[0], 0);
+  EXPECT_EQ(app.dump.Find("heads.map.1"), nullptr);
+  EXPECT_NE(app.dump.Find("heads.map.2"), nullptr);
+}
+
+TEST_F(PanelTest, KeysToggleScalingAndCycleHeads) {
+  App& app = MakeApp();
+  Frames(3);
+  ASSERT_TRUE(app.state.config.scale);
+  PressKey('S');
+  EXPECT_FALSE(app.state.config.scale);
+  Frames(2);
+  ASSERT_TRUE(app.shown);
+  EXPECT_FALSE(app.shown->request.config.scale);
+  PressKey(262);  // Right
+  EXPECT_EQ(app.state.selected_head, 1);
+  PressKey(263);  // Left
+  PressKey(263);
+  EXPECT_EQ(app.state.selected_head, 3);
+  PressKey('Q', /*ctrl=*/true);
+  EXPECT_TRUE(app.quit_requested);
+}
+
+TEST_F(PanelTest, ClickEnlargesAndSideBySideUsesBothScalings) {
+  App& app = MakeApp();
+  Frames(3);
+  Click("heads.map.2");
+  EXPECT_TRUE(app.state.enlarged);
+  EXPECT_EQ(app.state.selected_head, 2);
+  EXPECT_NE(app.dump.Find("heads.enlarged"), nullptr);
+  EXPECT_GT(renderer_.calls[1002], 0);
+  Click("heads.view_side_by_side");
+  Frames(3);
+  ASSERT_TRUE(app.shown && app.shown->has_twin);
+  EXPECT_NE(app.dump.Find("heads.scaled"), nullptr);
+  EXPECT_NE(app.dump.Find("heads.unscaled"), nullptr);
+  // The two sides show different numbers: the scaled map is softer.
+  ASSERT_GT(renderer_.calls[2002], 0);
+  ASSERT_GT(renderer_.calls[2102], 0);
+  EXPECT_NE(renderer_.last[2002].weights, renderer_.last[2102].weights);
+}
+
+TEST_F(PanelTest, InvalidSettingsShowAnErrorAndNeverNaN) {
+  App& app = MakeApp();
+  Frames(3);
+  uint64_t generation = app.shown->generation;
+  app.state.config.temperature = 0.0f;
+  Frames(2);
+  EXPECT_NE(app.config_error.find("temperature"), std::string::npos) << app.config_error;
+  EXPECT_EQ(app.shown->generation, generation);  // nothing submitted
+  app.state.config.temperature = 1.0f;
+  app.state.config.n_head = 999;
+  Frames(2);
+  EXPECT_NE(app.config_error.find("n_head"), std::string::npos) << app.config_error;
+  app.state.config.n_head = 4;
+  app.state.kv_text = "   ";
+  Frames(3);
+  EXPECT_FALSE(app.compute_error.empty());
+  ASSERT_TRUE(app.shown);  // the last good maps stay
+  EXPECT_EQ(app.dump.ToJson().find("nan"), std::string::npos);
+  app.state.kv_text = "back to text";
+  Frames(3);
+  EXPECT_TRUE(app.compute_error.empty()) << app.compute_error;
+}
+
+TEST_F(PanelTest, RendererErrorIsShownInsteadOfMaps) {
+  App& app = MakeApp();
+  renderer_.error_text = "shader heatmap.frag does not compile: 0:1(1): error";
+  Frames(3);
+  EXPECT_EQ(app.dump.Find("heads.map.0"), nullptr);
+  EXPECT_NE(app.dump.Field("renderer_error").find("does not compile"), std::string::npos);
+}
+
+TEST_F(PanelTest, CrossSentenceFromFileAndDroppedFile) {
+  App& app = MakeApp();
+  std::string dir = TempDir();
+  std::string path = dir + "/s.txt";
+  ASSERT_TRUE(WriteFileAtomic(path, "# test\nI go home.\nIch gehe nach Hause. ||| I go home.\n").ok());
+  app.pending_drops.push_back(path);
+  Frames(2);
+  ASSERT_EQ(app.sentences.size(), 2u);
+  EXPECT_EQ(app.state.recent_files.front(), path);
+  Click("sentences.item.1");
+  EXPECT_EQ(app.state.config.mode, AttentionMode::kCross);
+  Frames(3);
+  ASSERT_TRUE(app.shown);
+  EXPECT_EQ(app.shown->tensors.n_q(), 5);  // Ich gehe nach Hause .
+  EXPECT_EQ(app.shown->tensors.n_k(), 4);
+  EXPECT_NE(app.dump.Find("sentences.query_text"), nullptr);
+  EXPECT_NE(app.dump.Find("shapes.xq"), nullptr);
+  // A file that does not exist: a message, nothing else changes.
+  app.pending_drops.push_back(dir + "/missing.txt");
+  Frames(2);
+  EXPECT_TRUE(app.sentences_error);
+  EXPECT_EQ(app.sentences.size(), 2u);
+}
+
+TEST_F(PanelTest, ExportButtonWritesThroughTheFigureLibrary) {
+  App& app = MakeApp();
+  std::string dir = TempDir();
+  app.state.export_dir = dir;
+  Frames(3);
+  Click("export.format_csv");
+  Click("export.button");
+#ifdef ATTNVIZ_HAVE_FIGURE
+  EXPECT_TRUE(app.export_ok) << app.export_message;
+  Result<std::string> csv = ReadFile(app.export_path_written);
+  ASSERT_TRUE(csv.ok()) << app.export_path_written;
+  EXPECT_NE(csv->find("home"), std::string::npos);
+  Click("export.target_saturation");
+  Click("export.button");
+  EXPECT_TRUE(app.export_ok) << app.export_message;
+  EXPECT_NE(app.export_path_written.find("saturation.png"), std::string::npos);
+#else
+  EXPECT_FALSE(app.export_ok);
+#endif
+  // An unwritable folder: the error is reported, not thrown.
+  app.state.export_dir = "/proc/attnviz-no-such-dir";
+  Frames(1);
+  Click("export.button");
+  EXPECT_FALSE(app.export_ok);
+  EXPECT_FALSE(app.export_message.empty());
+}
+
+TEST(ViewStateTest, RoundTripAndCorruptFileIsSetAside) {
+  ViewState s;
+  s.kv_text = "line one\nline two \\ back";
+  s.config.d_k = 1024;
+  s.config.scale = false;
+  s.config.temperature = 0.25f;
+  s.config.mask = MaskKind::kCausal;
+  s.head_hidden[2] = true;
+  s.colormap = Colormap::kMagma;
+  s.AddRecentFile("/a.txt");
+  s.AddRecentFile("/b.txt");
+  Result<ViewState> back = ParseViewState(SerializeViewState(s));
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(back->kv_text, s.kv_text);
+  EXPECT_EQ(back->config.d_k, 1024);
+  EXPECT_FALSE(back->config.scale);
+  EXPECT_FLOAT_EQ(back->config.temperature, 0.25f);
+  EXPECT_EQ(back->config.mask, MaskKind::kCausal);
+  EXPECT_TRUE(back->head_hidden[2]);
+  EXPECT_EQ(back->colormap, Colormap::kMagma);
+  ASSERT_EQ(back->recent_files.size(), 2u);
+  EXPECT_EQ(back->recent_files[0], "/b.txt");
+
+  std::string dir = TempDir();
+  std::string path = dir + "/settings.txt";
+  ASSERT_TRUE(WriteFileAtomic(path, "d_k = banana\n").ok());
+  LoadedViewState loaded = LoadViewState(path);
+  EXPECT_FALSE(loaded.restored);
+  EXPECT_NE(loaded.message.find("corrupt"), std::string::npos);
+  EXPECT_TRUE(ReadFile(path + ".corrupt").ok());
+  EXPECT_FALSE(ReadFile(path).ok());
+  EXPECT_EQ(loaded.state.config.d_k, 0);  // defaults
+  ASSERT_TRUE(SaveViewState(dir + "/sub/settings.txt", s).ok());
+  EXPECT_TRUE(LoadViewState(dir + "/sub/settings.txt").restored);
+}
+
+TEST(WorkerTest, AlwaysFinishesOnTheLatestRequest) {
+  Worker worker;
+  ComputeRequest r;
+  r.kv_text = "the quick brown fox jumps over the lazy dog";
+  for (int d_k = 1; d_k <= 2048; d_k *= 2) {
+    r.config.d_k = d_k;
+    worker.Submit(r);
+  }
+  ASSERT_TRUE(worker.WaitIdle(60.0));
+  auto latest = worker.latest();
+  ASSERT_TRUE(latest);
+  EXPECT_TRUE(latest->status.ok()) << latest->status.message();
+  EXPECT_EQ(latest->request.config.d_k, 2048);
+  EXPECT_EQ(latest->generation, worker.submitted());
+  EXPECT_FALSE(worker.computing());
+}
+
+}  // namespace
+}  // namespace attnviz
