@@ -75,15 +75,14 @@ HeatmapLayout LayoutWithCell(const FontSet& fonts, const HeatmapSpec& spec, int 
   float title_h = spec.title.empty() ? 0 : std::ceil(LineHeight(fonts, L.title_font));
   float panel_title_h = grid ? std::ceil(LineHeight(fonts, L.panel_font)) + 4 : 0;
 
-  // Colorbar ticks and their label width.
-  L.colorbar_ticks = ColorbarTicks(spec.scale, spec.range);
-  float tick_w = 0;
-  for (float t : L.colorbar_ticks) {
-    L.colorbar_tick_text.push_back(FormatTick(t, spec.scale, spec.range));
-    tick_w = std::max(tick_w, fonts.TextWidth(L.colorbar_tick_text.back(), L.tick_font));
-  }
-
   float cells_w = (float)spec.n_k * cell, cells_h = (float)spec.n_q * cell;
+  // Colorbar ticks (as many as its height allows) and their label width.
+  float bar_h = g.rows * cells_h + (g.rows - 1) * (panel_title_h + kPanelGapY);
+  int max_ticks = std::clamp((int)(bar_h / (L.tick_font * 1.8f)) + 1, 2, 6);
+  L.colorbar_ticks = ColorbarTicks(spec.scale, spec.range, max_ticks);
+  L.colorbar_tick_text = FormatTicks(L.colorbar_ticks, spec.scale, spec.range);
+  float tick_w = 0;
+  for (const std::string& text : L.colorbar_tick_text) tick_w = std::max(tick_w, fonts.TextWidth(text, L.tick_font));
   float content_w = axis_h + 6 + row_strip + g.cols * cells_w + (g.cols - 1) * kPanelGapX + kColorbarGap +
                     kColorbarWidth + kTickLen + kTickGap + std::ceil(tick_w) + 8 + axis_h;
   float title_w = spec.title.empty() ? 0 : fonts.TextWidth(spec.title, L.title_font);
@@ -133,53 +132,93 @@ HeatmapLayout LayoutWithCell(const FontSet& fonts, const HeatmapSpec& spec, int 
 
 }  // namespace
 
-std::vector<float> ColorbarTicks(ColorScale scale, ColorRange range) {
+std::vector<float> ColorbarTicks(ColorScale scale, ColorRange range, int max_ticks) {
+  max_ticks = std::max(2, max_ticks);
   std::vector<float> ticks;
   if (scale == ColorScale::kLog) {
     float lo = std::max(range.lo, kLogFloor), hi = std::max(range.hi, kLogFloor);
     if (!(hi > lo)) return {lo};
-    int e0 = (int)std::ceil(std::log10(lo) - 1e-4), e1 = (int)std::floor(std::log10(hi) + 1e-4);
-    for (int e = e0; e <= e1; ++e) ticks.push_back(std::pow(10.0f, (float)e));
-    if (ticks.size() < 2) {
-      ticks = {lo, hi};
+    const float eps = 1e-4f;
+    int e0 = (int)std::ceil(std::log10(lo) - eps), e1 = (int)std::floor(std::log10(hi) + eps);
+    int decades = e1 - e0 + 1;
+    if (decades >= 3) {
+      int stride = (decades + max_ticks - 1) / max_ticks;
+      for (int e = e1; e >= e0; e -= stride) ticks.insert(ticks.begin(), std::pow(10.0f, (float)e));  // keep the top
+      return ticks;
     }
+    // Less than two decades: 1-2-5 steps (or 1-5 when that is too many).
+    for (const std::vector<float>& mantissas : {std::vector<float>{1, 2, 5}, std::vector<float>{1, 5}}) {
+      ticks.clear();
+      for (int e = e0 - 1; e <= e1; ++e)
+        for (float m : mantissas) {
+          float v = m * std::pow(10.0f, (float)e);
+          if (v >= lo * (1 - eps) && v <= hi * (1 + eps)) ticks.push_back(v);
+        }
+      if ((int)ticks.size() <= max_ticks && ticks.size() >= 2) return ticks;
+    }
+    if (ticks.size() < 2) return {lo, hi};
     return ticks;
   }
   float lo = range.lo, hi = range.hi;
   if (!(hi > lo)) return {lo};
   float span = hi - lo;
-  float raw = span / 5;
-  float mag = std::pow(10.0f, std::floor(std::log10(raw)));
-  float step = mag;
-  for (float m : {1.0f, 2.0f, 2.5f, 5.0f, 10.0f})
-    if (m * mag >= raw * 0.999f) {
-      step = m * mag;
-      break;
+  for (int target = max_ticks - 1; target >= 1; --target) {
+    float raw = span / target;
+    float mag = std::pow(10.0f, std::floor(std::log10(raw)));
+    float step = 10 * mag;
+    for (float m : {1.0f, 2.0f, 2.5f, 5.0f, 10.0f})
+      if (m * mag >= raw * 0.999f) {
+        step = m * mag;
+        break;
+      }
+    ticks.clear();
+    float first = std::ceil(lo / step - 1e-4f) * step;
+    for (int k = 0;; ++k) {
+      float t = first + k * step;
+      if (t > hi + step * 1e-4f) break;
+      ticks.push_back(std::fabs(t) < step * 1e-6f ? 0.0f : t);
     }
-  float first = std::ceil(lo / step - 1e-4f) * step;
-  for (float t = first; t <= hi + step * 1e-4f; t += step) ticks.push_back(std::fabs(t) < step * 1e-6f ? 0.0f : t);
+    if ((int)ticks.size() <= max_ticks) break;
+  }
+  if (ticks.empty()) ticks = {lo, hi};
   return ticks;
 }
 
-std::string FormatTick(float value, ColorScale scale, ColorRange range) {
+std::vector<std::string> FormatTicks(const std::vector<float>& ticks, ColorScale scale, ColorRange range) {
+  std::vector<std::string> out;
   char buf[32];
   if (scale == ColorScale::kLog) {
-    float e = std::log10(value);
-    if (std::fabs(e - std::round(e)) < 1e-3f) {
-      int ie = (int)std::lround(e);
-      if (ie == 0) return "1";
-      return "10" + Superscript(ie);
+    bool all_decades = true;
+    for (float v : ticks) {
+      float e = std::log10(v);
+      if (std::fabs(e - std::round(e)) > 1e-3f) all_decades = false;
     }
-    snprintf(buf, sizeof buf, "%.2g", value);
-    return buf;
+    for (float v : ticks) {
+      int e = (int)std::lround(std::log10(v));
+      if (all_decades) {
+        out.push_back(e == 0 ? "1" : "10" + Superscript(e));
+      } else {
+        snprintf(buf, sizeof buf, "%.2g", v);
+        out.push_back(buf);
+      }
+    }
+    return out;
   }
-  float span = range.hi - range.lo;
-  int decimals = span >= 5 ? 0 : span >= 0.5f ? 1 : span >= 0.05f ? 2 : span >= 0.005f ? 3 : 4;
-  // 0.25-style steps need one more decimal.
-  float scaled = value * std::pow(10.0f, (float)decimals);
-  if (std::fabs(scaled - std::round(scaled)) > 1e-3f) ++decimals;
-  snprintf(buf, sizeof buf, "%.*f", decimals, value);
-  return buf;
+  // Decimals: enough to tell neighbouring ticks apart.
+  float step = ticks.size() > 1 ? ticks[1] - ticks[0] : std::max(std::fabs(range.hi - range.lo), 1e-6f);
+  int decimals = 0;
+  while (decimals < 6) {
+    float scaled = step * std::pow(10.0f, (float)decimals);
+    if (std::fabs(scaled - std::round(scaled)) < 1e-3f * std::max(1.0f, scaled) && std::round(scaled) >= 1) break;
+    ++decimals;
+  }
+  // 0.0 .. 1.0 reads better with one decimal even for a whole-number step.
+  if (decimals == 0 && range.hi - range.lo <= 1.0f) decimals = 1;
+  for (float v : ticks) {
+    snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    out.push_back(buf);
+  }
+  return out;
 }
 
 Result<HeatmapLayout> LayoutHeatmap(const FontSet& fonts, const HeatmapSpec& spec) {

@@ -67,9 +67,11 @@ struct HeatmapLayout {
 Result<HeatmapLayout> LayoutHeatmap(const FontSet& fonts, const HeatmapSpec& spec);
 void DrawHeatmap(const HeatmapSpec& spec, const HeatmapLayout& layout, Painter* painter);
 
-// Colorbar ticks for a range: "nice" linear steps, or decades for the log scale.
-std::vector<float> ColorbarTicks(ColorScale scale, ColorRange range);
-std::string FormatTick(float value, ColorScale scale, ColorRange range);
+// Colorbar ticks for a range, at most max_ticks: "nice" linear steps (1, 2, 2.5, 5 x 10^k); for the log
+// scale decades (10^-4 ... 1), or 1-2-5 steps when the range spans less than two decades.
+std::vector<float> ColorbarTicks(ColorScale scale, ColorRange range, int max_ticks = 6);
+// Tick labels: enough decimals for the step; all-decade log ticks as 10⁻³ etc.
+std::vector<std::string> FormatTicks(const std::vector<float>& ticks, ColorScale scale, ColorRange range);
 
 // Renders the figure to PNG or SVG bytes (format "png" or "svg").
 Result<std::string> RenderHeatmap(const HeatmapSpec& spec, const std::string& format);

@@ -122,6 +122,30 @@ TEST(ColormapTest, LinearAndLogNormalization) {
   EXPECT_FLOAT_EQ(r.hi, 0.7f);
 }
 
+TEST(ColorbarTest, TicksFitTheRangeAndTheHeight) {
+  std::vector<float> t = ColorbarTicks(ColorScale::kLinear, ColorRange{0, 1}, 6);
+  ASSERT_EQ(t.size(), 6u);
+  EXPECT_NEAR(t[1], 0.2f, 1e-6);
+  EXPECT_EQ(FormatTicks(t, ColorScale::kLinear, ColorRange{0, 1}),
+            (std::vector<std::string>{"0.0", "0.2", "0.4", "0.6", "0.8", "1.0"}));
+  t = ColorbarTicks(ColorScale::kLinear, ColorRange{0, 1}, 3);
+  EXPECT_EQ(FormatTicks(t, ColorScale::kLinear, ColorRange{0, 1}), (std::vector<std::string>{"0.0", "0.5", "1.0"}));
+  t = ColorbarTicks(ColorScale::kLinear, ColorRange{0.02f, 0.71f}, 6);
+  EXPECT_EQ(FormatTicks(t, ColorScale::kLinear, ColorRange{0.02f, 0.71f}),
+            (std::vector<std::string>{"0.2", "0.4", "0.6"}));
+  EXPECT_LE(t.size(), 6u);
+  for (float v : t) EXPECT_TRUE(v >= 0.02f && v <= 0.71f) << v;
+  t = ColorbarTicks(ColorScale::kLog, ColorRange{0, 1}, 6);
+  EXPECT_EQ(FormatTicks(t, ColorScale::kLog, ColorRange{0, 1}),
+            (std::vector<std::string>{"10\u207B\u2074", "10\u207B\u00B3", "10\u207B\u00B2", "10\u207B\u00B9", "1"}));
+  t = ColorbarTicks(ColorScale::kLog, ColorRange{0, 1}, 3);
+  EXPECT_EQ(t.size(), 3u);
+  EXPECT_FLOAT_EQ(t.back(), 1.0f);
+  t = ColorbarTicks(ColorScale::kLog, ColorRange{0.021f, 0.71f}, 6);
+  EXPECT_EQ(FormatTicks(t, ColorScale::kLog, ColorRange{0.021f, 0.71f}),
+            (std::vector<std::string>{"0.05", "0.1", "0.2", "0.5"}));
+}
+
 // ---------- fonts ----------
 
 TEST(FontTest, HangulComesFromNanumGothic) {
