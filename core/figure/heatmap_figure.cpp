@@ -47,7 +47,7 @@ Grid GridFor(int n) {
   return g;
 }
 
-// The layout for a given cell size; x_extra widens the figure (content centred).
+// The layout for a given cell size; a figure narrower than min_width is widened to it (content centred).
 HeatmapLayout LayoutWithCell(const FontSet& fonts, const HeatmapSpec& spec, int cell, float min_width) {
   HeatmapLayout L;
   L.cell = cell;
