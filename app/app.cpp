@@ -270,6 +270,10 @@ void App::Draw(HeatmapRenderer& renderer) {
   DrawShapesPanel(*this);
   DrawSaturationPanel(*this);
   DrawExportPanel(*this);
+  // What the panels changed goes to the worker now, so this frame's dump already says "computing".
+  SubmitIfChanged();
+  computing = worker->computing();
+  sweeping = worker->sweeping();
 
   if (dump.enabled()) {
     const AttentionConfig& c = state.config;

@@ -221,10 +221,11 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
 
   // Status line.
   if (!app.notice.empty()) {
-    ErrorText(app.notice);
-    ImGui::SameLine();
-    if (ImGui::SmallButton("dismiss")) app.notice.clear();
+    bool dismiss = ImGui::SmallButton("dismiss");
     dump.RecordItem("heads.dismiss_notice");
+    ImGui::SameLine();
+    ErrorText(app.notice);
+    if (dismiss) app.notice.clear();
   }
   if (app.computing) {
     ImGui::TextUnformatted("computing\xE2\x80\xA6");

@@ -53,6 +53,7 @@ void DrawSentencesPanel(App& app) {
       }
       ImGui::EndListBox();
     }
+    dump.RecordItem("sentences.list", std::to_string(app.sentences.size()));
   }
 
   ImGui::TextUnformatted("Sentence file");

@@ -17,13 +17,14 @@ void WidgetDump::BeginFrame(uint64_t frame) {
 void WidgetDump::RecordItem(const std::string& name, const std::string& value_json) {
   if (!enabled_) return;
   ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
-  RecordRect(name, a.x, a.y, b.x, b.y, ImGui::IsItemActive(), ImGui::IsItemHovered(), value_json);
+  RecordRect(name, a.x, a.y, b.x, b.y, ImGui::IsItemActive(), ImGui::IsItemHovered(), value_json,
+             ImGui::IsItemVisible());
 }
 
 void WidgetDump::RecordRect(const std::string& name, float x0, float y0, float x1, float y1, bool active, bool hovered,
-                            const std::string& value_json) {
+                            const std::string& value_json, bool visible) {
   if (!enabled_) return;
-  widgets_.push_back(Widget{name, x0, y0, x1, y1, active, hovered, value_json});
+  widgets_.push_back(Widget{name, x0, y0, x1, y1, active, hovered, value_json, visible});
 }
 
 void WidgetDump::SetField(const std::string& key, const std::string& value_json) {
@@ -53,7 +54,7 @@ std::string WidgetDump::ToJson() const {
     out += (i ? ",\n  " : "\n  ") + JsonString(w.name) + ": {\"rect\": [" + JsonNumber(w.x0) + ", " +
            JsonNumber(w.y0) + ", " + JsonNumber(w.x1) + ", " + JsonNumber(w.y1) + "], \"active\": " +
            (w.active ? "true" : "false") + ", \"hovered\": " + (w.hovered ? "true" : "false") +
-           ", \"value\": " + w.value_json + "}";
+           ", \"value\": " + w.value_json + ", \"visible\": " + (w.visible ? "true" : "false") + "}";
   }
   out += "}}\n";
   return out;

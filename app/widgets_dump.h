@@ -19,7 +19,7 @@ class WidgetDump {
   // The last ImGui item, with its value as a JSON fragment (e.g. JsonNumber(x), "true", JsonString(s)).
   void RecordItem(const std::string& name, const std::string& value_json = "null");
   void RecordRect(const std::string& name, float x0, float y0, float x1, float y1, bool active, bool hovered,
-                  const std::string& value_json = "null");
+                  const std::string& value_json = "null", bool visible = true);
   // A top-level field (JSON fragment).
   void SetField(const std::string& key, const std::string& value_json);
   std::string ToJson() const;
@@ -29,6 +29,7 @@ class WidgetDump {
     float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
     bool active = false, hovered = false;
     std::string value_json;
+    bool visible = true;  // not clipped away (e.g. scrolled out of a list)
   };
   // This frame's widget of that name, or nullptr (tests).
   const Widget* Find(const std::string& name) const;

@@ -1,0 +1,681 @@
+#!/usr/bin/python3
+"""End-to-end tests of the real attnviz binary under Xvfb + Mesa, driven as a person would with xdotool.
+
+Python 3 standard library only. Each test starts its own Xvfb (a free display number, chosen by
+Xvfb itself with -displayfd) and its own XDG_CONFIG_HOME temp dir. The app writes a JSON of its named
+widgets every frame (--widgets-json), so the tests find widgets by name and wait on the frame counter
+instead of sleeping; SIGUSR1 makes it save a screenshot (--snapshot-path, PPM) for pixel assertions.
+
+  python3 tests/gui/e2e_test.py --app build/attnviz --source . [E2E.test_name ...]
+"""
+import argparse
+import json
+import os
+import select
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import zlib
+
+APP = None
+SOURCE = None
+KEEP = False
+
+
+class AppSession:
+    """One Xvfb + one attnviz process + helpers to drive it."""
+
+    def __init__(self, args=(), xdg=None, wait_ready=True, extra_env=None):
+        self.tmp = tempfile.mkdtemp(prefix="attnviz-e2e-")
+        self.xdg = xdg or os.path.join(self.tmp, "config")
+        os.makedirs(self.xdg, exist_ok=True)
+        self.widgets_path = os.path.join(self.tmp, "widgets.json")
+        self.snapshot_path = os.path.join(self.tmp, "snapshot.ppm")
+        self.xvfb = None
+        self.proc = None
+        self.clipboard = None
+        self._start_xvfb()
+        env = dict(os.environ, DISPLAY=self.display, XDG_CONFIG_HOME=self.xdg)
+        env.pop("WAYLAND_DISPLAY", None)
+        env.update(extra_env or {})
+        self.env = env
+        self.log_path = os.path.join(self.tmp, "app.log")
+        self.log = open(self.log_path, "wb")
+        cmd = [APP, "--widgets-json", self.widgets_path, "--snapshot-path", self.snapshot_path] + list(args)
+        self.proc = subprocess.Popen(cmd, env=env, stdout=self.log, stderr=subprocess.STDOUT)
+        self.last = None
+        self.wid = None
+        self.pointer = None
+        if wait_ready:
+            self.wait_for(lambda w: w["fields"].get("ready"), timeout=60, what="the first results")
+            self._find_window()
+
+    # ------------------------------------------------------------------ processes
+    def _start_xvfb(self):
+        read_fd, write_fd = os.pipe()
+        self.xvfb = subprocess.Popen(
+            ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset"],
+            pass_fds=(write_fd,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(write_fd)
+        number = b""
+        deadline = time.time() + 20
+        while time.time() < deadline and not number.endswith(b"\n"):
+            ready, _, _ = select.select([read_fd], [], [], 0.5)
+            if ready:
+                chunk = os.read(read_fd, 16)
+                if not chunk:
+                    break
+                number += chunk
+        os.close(read_fd)
+        if not number.strip():
+            raise RuntimeError("Xvfb did not report a display number")
+        self.display = ":" + number.decode().strip()
+
+    def _find_window(self):
+        out = self.xdotool("search", "--sync", "--onlyvisible", "--name", "^attnviz$", timeout=15)
+        self.wid = out.split()[0]
+        # No window manager: windowactivate fails; windowfocus is enough.
+        self.xdotool("windowfocus", "--sync", self.wid, check=False, timeout=5)
+
+    def close(self, expect_exit=False):
+        code = None
+        if self.proc:
+            if expect_exit:
+                try:
+                    code = self.proc.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    pass
+            if self.proc.poll() is None:
+                self.proc.terminate()
+                try:
+                    self.proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+                    self.proc.wait()
+        if self.clipboard and self.clipboard.poll() is None:
+            self.clipboard.terminate()
+            self.clipboard.wait()
+        if self.xvfb and self.xvfb.poll() is None:
+            self.xvfb.terminate()
+            try:
+                self.xvfb.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.xvfb.kill()
+                self.xvfb.wait()
+        self.log.close()
+        return code
+
+    def app_log(self):
+        try:
+            with open(self.log_path, "rb") as f:
+                return f.read().decode(errors="replace")
+        except OSError:
+            return ""
+
+    def cleanup(self):
+        if not KEEP:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def xdotool(self, *args, check=True, timeout=10):
+        result = subprocess.run(["xdotool"] + list(args), env=self.env, capture_output=True, timeout=timeout)
+        if check and result.returncode != 0:
+            raise RuntimeError("xdotool %s failed: %s" % (" ".join(args), result.stderr.decode(errors="replace")))
+        return result.stdout.decode()
+
+    # ------------------------------------------------------------------ observing
+    def widgets(self):
+        """The app's latest JSON (retries while the file is being replaced)."""
+        for _ in range(50):
+            try:
+                with open(self.widgets_path, "r", encoding="utf-8") as f:
+                    self.last = json.load(f)
+                    return self.last
+            except (OSError, ValueError):
+                if self.proc and self.proc.poll() is not None:
+                    raise RuntimeError("attnviz exited (code %s):\n%s" % (self.proc.returncode, self.app_log()))
+                time.sleep(0.02)
+        raise RuntimeError("no widgets JSON at " + self.widgets_path)
+
+    def wait_for(self, predicate, timeout=20, what="a condition"):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError("attnviz exited (code %s) while waiting for %s:\n%s"
+                                     % (self.proc.returncode, what, self.app_log()))
+            try:
+                w = self.widgets()
+                if predicate(w):
+                    return w
+            except (KeyError, TypeError, IndexError):
+                pass
+            time.sleep(0.02)
+        raise AssertionError("timed out waiting for %s; last fields: %s"
+                             % (what, json.dumps(self.last["fields"] if self.last else None)[:3000]))
+
+    def wait_frames(self, n=2):
+        start = self.widgets()["frame"]
+        return self.wait_for(lambda w: w["frame"] >= start + n, what="%d frames" % n)
+
+    def wait_idle(self, timeout=60):
+        """Until the worker has finished the latest settings (maps and sweep)."""
+        return self.wait_for(lambda w: not w["fields"]["computing"] and not w["fields"]["sweeping"]
+                             and w["fields"]["finished"] == w["fields"]["submitted"], timeout=timeout,
+                             what="the worker to finish")
+
+    def widget(self, name):
+        w = self.widgets()["widgets"]
+        if name not in w:
+            raise AssertionError("no widget %r; have: %s" % (name, ", ".join(sorted(w))))
+        return w[name]
+
+    def center(self, name):
+        x0, y0, x1, y1 = self.widget(name)["rect"]
+        return int((x0 + x1) / 2), int((y0 + y1) / 2)
+
+    def field(self, name):
+        return self.widgets()["fields"][name]
+
+    # ------------------------------------------------------------------ acting
+    def move(self, x, y):
+        x, y = int(x), int(y)
+        if (x, y) == self.pointer:
+            return  # `mousemove --sync` waits forever for a move that does not happen
+        self.xdotool("mousemove", "--window", self.wid, "--sync", str(x), str(y))
+        self.pointer = (x, y)
+
+    def click(self, name, x_fraction=None):
+        if x_fraction is None:
+            x, y = self.center(name)
+        else:
+            x0, y0, x1, y1 = self.widget(name)["rect"]
+            x, y = x0 + (x1 - x0) * x_fraction, (y0 + y1) / 2
+        self.move(x, y)
+        self.wait_frames(2)
+        self.xdotool("mousedown", "1")
+        self.wait_frames(2)
+        self.xdotool("mouseup", "1")
+        self.wait_frames(2)
+
+    def key(self, *keys):
+        """Holds the keys (e.g. 'ctrl', 'a') for two frames: imgui 1.86 loses shorter presses."""
+        for k in keys:
+            self.xdotool("keydown", k)
+        self.wait_frames(2)
+        for k in reversed(keys):
+            self.xdotool("keyup", k)
+        self.wait_frames(2)
+
+    def type_text(self, text):
+        self.xdotool("type", "--delay", "30", text)
+        self.wait_frames(2)
+
+    def ctrl_click(self, name):
+        x, y = self.center(name)
+        self.move(x, y)
+        self.wait_frames(1)
+        self.xdotool("keydown", "ctrl")
+        self.wait_frames(2)
+        self.xdotool("mousedown", "1")
+        self.wait_frames(2)
+        self.xdotool("mouseup", "1")
+        self.wait_frames(2)
+        self.xdotool("keyup", "ctrl")
+        self.wait_frames(2)
+
+    def type_into_slider(self, name, text):
+        """Ctrl+click turns an ImGui slider into a text field; select all, type, Enter."""
+        self.ctrl_click(name)
+        self.key("ctrl", "a")
+        self.type_text(text)
+        self.key("Return")
+
+    def replace_text(self, name, text):
+        self.click(name)
+        self.key("ctrl", "a")
+        self.key("BackSpace")
+        if text:
+            self.type_text(text)
+
+    def paste(self, text):
+        """Puts `text` on the clipboard (xclip stays the owner) and holds Ctrl+V for two frames."""
+        if self.clipboard and self.clipboard.poll() is None:
+            self.clipboard.terminate()
+            self.clipboard.wait()
+        self.clipboard = subprocess.Popen(["xclip", "-selection", "clipboard", "-quiet", "-loops", "5"],
+                                          stdin=subprocess.PIPE, env=self.env,
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.clipboard.stdin.write(text.encode("utf-8"))
+        self.clipboard.stdin.close()
+        time.sleep(0.3)
+        self.key("ctrl", "v")
+
+    def drag(self, name, from_fraction, to_fraction, steps=8):
+        """mousedown, wait until the app reports the widget active, move in steps, wait, mouseup."""
+        x0, y0, x1, y1 = self.widget(name)["rect"]
+        y = (y0 + y1) / 2
+        xa = x0 + (x1 - x0) * from_fraction
+        xb = x0 + (x1 - x0) * to_fraction
+        self.move(xa, y)
+        self.wait_frames(2)
+        self.xdotool("mousedown", "1")
+        self.wait_for(lambda w: w["widgets"][name]["active"], what=name + " to become active")
+        for i in range(1, steps + 1):
+            self.move(xa + (xb - xa) * i / steps, y)
+            time.sleep(0.03)
+        self.wait_frames(3)
+        self.xdotool("mouseup", "1")
+        self.wait_for(lambda w: not w["widgets"][name]["active"], what=name + " to be released")
+
+    def scroll_into_view(self, name, container, timeout=10):
+        """Turns the mouse wheel over `container` until the app reports `name` visible."""
+        deadline = time.time() + timeout
+        while not self.widget(name).get("visible", True):
+            if time.time() > deadline:
+                raise AssertionError(name + " never scrolled into view")
+            x, y = self.center(container)
+            self.move(x, y)
+            self.xdotool("click", "5")  # wheel down
+            self.wait_frames(2)
+
+    def quit_with_ctrl_q(self):
+        self.move(5, 790)
+        self.xdotool("keydown", "ctrl")
+        self.xdotool("keydown", "q")
+        try:
+            code = self.proc.wait(timeout=20)
+        finally:
+            self.xdotool("keyup", "q", check=False)
+            self.xdotool("keyup", "ctrl", check=False)
+        return code
+
+    def snapshot(self):
+        """SIGUSR1: the app saves its back buffer as PPM; returns (width, height, rgb bytes)."""
+        before = self.field("snapshots")
+        self.proc.send_signal(signal.SIGUSR1)
+        self.wait_for(lambda w: w["fields"]["snapshots"] > before, what="a snapshot")
+        return read_ppm(self.snapshot_path)
+
+
+# ---------------------------------------------------------------------- images
+def read_ppm(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    parts = data.split(b"\n", 3)
+    assert parts[0] == b"P6", "not a binary PPM"
+    w, h = map(int, parts[1].split())
+    assert parts[2] == b"255"
+    pixels = parts[3]
+    assert len(pixels) == w * h * 3, "truncated PPM"
+    return w, h, pixels
+
+
+def png_size(path):
+    with open(path, "rb") as f:
+        head = f.read(33)
+    assert head[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG: %r" % head[:8]
+    return struct.unpack(">II", head[16:24])
+
+
+def png_pixels(path):
+    """Decodes an 8-bit RGB/RGBA PNG (stdlib only): returns (w, h, channels, rows)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    pos, idat = 8, b""
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            w, h, depth, color = struct.unpack(">IIBB", body[:10])
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    assert depth == 8 and color in (2, 6)
+    ch = 3 if color == 2 else 4
+    raw = zlib.decompress(idat)
+    stride = w * ch
+    rows, prev = [], bytearray(stride)
+    for y in range(h):
+        f = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - ch] if i >= ch else 0
+            b = prev[i]
+            c = prev[i - ch] if i >= ch else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line))
+        prev = line
+    return w, h, ch, rows
+
+
+def region(image, rect, inset=2):
+    """The RGB pixels inside rect [x0, y0, x1, y1] (window coordinates == framebuffer pixels here)."""
+    w, h, px = image
+    x0, y0, x1, y1 = [int(round(v)) for v in rect]
+    x0, y0, x1, y1 = max(0, x0 + inset), max(0, y0 + inset), min(w, x1 - inset), min(h, y1 - inset)
+    out = []
+    for y in range(y0, y1):
+        row = px[(y * w + x0) * 3:(y * w + x1) * 3]
+        out.append(row)
+    return out
+
+
+def changed_fraction(a, b, threshold=40):
+    """Share of pixels whose colour moved by more than `threshold` (sum of |dR|+|dG|+|dB|)."""
+    total = changed = 0
+    for ra, rb in zip(a, b):
+        for i in range(0, min(len(ra), len(rb)), 3):
+            total += 1
+            if abs(ra[i] - rb[i]) + abs(ra[i + 1] - rb[i + 1]) + abs(ra[i + 2] - rb[i + 2]) > threshold:
+                changed += 1
+    return changed / max(total, 1)
+
+
+def colour_spread(pixels):
+    """How many distinct (coarse) colours a region has: a map has many, an empty background one or two."""
+    seen = set()
+    for row in pixels:
+        for i in range(0, len(row), 3):
+            seen.add((row[i] >> 4, row[i + 1] >> 4, row[i + 2] >> 4))
+    return len(seen)
+
+
+# ---------------------------------------------------------------------- tests
+class E2E(unittest.TestCase):
+    def start(self, *args, **kwargs):
+        session = AppSession(args, **kwargs)
+        self.addCleanup(session.cleanup)
+        self.addCleanup(session.close)
+        return session
+
+    def sample_file(self):
+        return os.path.join(SOURCE, "assets", "sentences.txt")
+
+    def test_screenshot_mode(self):
+        """--screenshot FILE --frames N saves the window after N frames and exits 0."""
+        tmp = tempfile.mkdtemp(prefix="attnviz-e2e-shot-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        out = os.path.join(tmp, "shot.png")
+        s = AppSession(["--text-file", self.sample_file(), "--line", "8", "--screenshot", out, "--frames", "3"],
+                       wait_ready=False)
+        self.addCleanup(s.cleanup)
+        code = s.close(expect_exit=True)
+        self.assertEqual(code, 0, s.app_log())
+        self.assertEqual(png_size(out), (1280, 800))
+        w, h, ch, rows = png_pixels(out)
+        # Not a black window: the panels and the maps have many colours.
+        self.assertGreater(colour_spread([r[:w * ch] for r in rows[::8]]), 50)
+
+    def test_type_sentence(self):
+        s = self.start("--text", "I go home.")
+        self.assertEqual(s.field("result")["kv_tokens"], ["I", "go", "home", "."])
+        s.replace_text("sentences.kv_text", "the cat sat on the mat")
+        w = s.wait_for(lambda w: w["fields"]["result"]["kv_tokens"] == ["the", "cat", "sat", "on", "the", "mat"]
+                       and not w["fields"]["computing"], what="the typed sentence's maps")
+        self.assertEqual(w["fields"]["result"]["n_q"], 6)
+        self.assertIn("heads.map.0", w["widgets"])
+        self.assertEqual(w["widgets"]["shapes.weights"]["value"], "[4, 6, 6]")
+
+    def test_paste_hangul(self):
+        """Hangul arrives through the clipboard; the font atlas grows to cover it."""
+        if not shutil.which("xclip"):
+            self.skipTest("xclip missing")
+        s = self.start("--text", "I go home.")
+        glyphs_before = s.field("font_codepoints")
+        s.replace_text("sentences.kv_text", "")
+        s.paste("학교에 갑니다")
+        w = s.wait_for(lambda w: w["fields"]["result"]["kv_tokens"] == ["학교에", "갑니다"],
+                       what="the pasted Hangul sentence")
+        self.assertGreater(w["fields"]["font_codepoints"], glyphs_before)
+
+    def test_drag_dk_then_toggle_scaling(self):
+        s = self.start("--text", "the cat sat on the mat because it was warm and tired", "--heads", "4")
+        # Scaling off, by clicking its checkbox.
+        self.assertTrue(s.widget("controls.scale")["value"])
+        s.click("controls.scale")
+        s.wait_for(lambda w: w["widgets"]["controls.scale"]["value"] is False, what="scaling off")
+        # Drag d_k up: the slider ends on its final value and the maps on the result for it.
+        start_max = s.wait_idle()["fields"]["result"]["mean_max_weight"]
+        s.drag("controls.d_k", 0.3, 0.97)
+        w = s.wait_for(lambda w: not w["fields"]["computing"]
+                       and w["fields"]["result"]["d_k"] == w["widgets"]["controls.d_k"]["value"],
+                       what="the result for the final d_k")
+        d_k = w["widgets"]["controls.d_k"]["value"]
+        self.assertGreaterEqual(d_k, 1024)
+        self.assertFalse(w["fields"]["result"]["scale"])
+        self.assertGreater(w["fields"]["result"]["mean_max_weight"], start_max)
+        # Exactly d_k = 1024 by typing into the slider (Ctrl+click).
+        s.type_into_slider("controls.d_k", "1024")
+        w = s.wait_for(lambda w: w["fields"]["result"]["d_k"] == 1024 and not w["fields"]["computing"],
+                       what="d_k = 1024")
+        saturated = w["fields"]["result"]["mean_max_weight"]
+        self.assertGreater(saturated, 0.8, "unscaled d_k=1024 should put most weight on one key")
+        s.wait_frames(3)
+        rect = s.widget("heads.map.0")["rect"]
+        before = s.snapshot()
+        # S toggles scaling: the maps come back.
+        s.key("s")
+        w = s.wait_for(lambda w: w["fields"]["result"]["scale"] is True and not w["fields"]["computing"],
+                       what="the scaled result")
+        self.assertLess(w["fields"]["result"]["mean_max_weight"], saturated)
+        s.wait_frames(3)
+        self.assertEqual(s.widget("heads.map.0")["rect"], rect)
+        after = s.snapshot()
+        moved = changed_fraction(region(before, rect), region(after, rect))
+        self.assertGreater(moved, 0.2, "head 0's pixels should change when scaling is toggled at d_k=1024")
+
+    def test_hide_head(self):
+        s = self.start("--text", "the cat sat on the mat", "--heads", "4")
+        s.wait_frames(3)
+        rect1 = s.widget("heads.map.1")["rect"]
+        before = s.snapshot()
+        map1 = region(before, rect1)
+        self.assertGreater(colour_spread(map1), 3)
+        s.click("heads.show.1")
+        w = s.wait_for(lambda w: w["fields"]["visible_heads"] == [0, 2, 3], what="head 1 hidden")
+        self.assertNotIn("heads.map.1", w["widgets"])
+        self.assertFalse(w["widgets"]["heads.show.1"]["value"])
+        s.wait_frames(3)
+        after = s.snapshot()
+        # The area where head 1 was no longer shows head 1's map.
+        self.assertGreater(changed_fraction(map1, region(after, rect1)), 0.3)
+        # And no other map on screen is head 1's either: every visible map differs from it.
+        for h in (0, 2, 3):
+            other = region(after, s.widget("heads.map.%d" % h)["rect"])
+            if len(other) == len(map1) and len(other[0]) == len(map1[0]):
+                self.assertGreater(changed_fraction(map1, other), 0.05)
+        # Show it again.
+        s.click("heads.show.1")
+        s.wait_for(lambda w: "heads.map.1" in w["widgets"], what="head 1 shown again")
+
+    def test_cycle_heads_with_keys(self):
+        s = self.start("--text", "I go home.", "--heads", "4")
+        self.assertEqual(s.field("selected_head"), 0)
+        s.move(5, 790)  # away from any text field
+        s.key("Right")
+        s.wait_for(lambda w: w["fields"]["selected_head"] == 1, what="head 1 selected")
+        s.key("Left")
+        s.key("Left")
+        s.wait_for(lambda w: w["fields"]["selected_head"] == 3, what="head 3 selected")
+        s.click("heads.map.3")
+        s.wait_for(lambda w: "heads.enlarged" in w["widgets"], what="head 3 enlarged")
+
+    def test_export_files(self):
+        s = self.start("--text", "I go home.", "--heads", "4")
+        out = os.path.join(s.tmp, "exports")
+        s.replace_text("export.folder", out)
+        s.key("Return")
+        s.wait_for(lambda w: w["widgets"]["export.folder"]["value"] == out, what="the export folder")
+        # The current head as PNG.
+        s.click("export.target_head")
+        s.click("export.format_png")
+        s.click("export.button")
+        w = s.wait_for(lambda w: w["fields"]["export_message"], what="an export message")
+        self.assertTrue(w["fields"]["export_ok"], w["fields"]["export_message"])
+        path = w["fields"]["export_path"]
+        self.assertTrue(path.startswith(out) and path.endswith(".png"), path)
+        self.assertIn(path, w["fields"]["export_message"])
+        width, height = png_size(path)
+        self.assertGreater(width * height, 100 * 100)
+        # Visible heads as CSV: a block per head.
+        s.click("heads.show.2")
+        s.click("export.target_heads")
+        s.click("export.format_csv")
+        s.click("export.button")
+        w = s.wait_for(lambda w: w["fields"]["export_path"].endswith(".csv"), what="the CSV export")
+        with open(w["fields"]["export_path"], encoding="utf-8") as f:
+            csv = f.read()
+        self.assertIn("home", csv)
+        # Weights as NPY.
+        s.click("export.format_npy")
+        s.click("export.button")
+        w = s.wait_for(lambda w: w["fields"]["export_path"].endswith(".npy"), what="the NPY export")
+        with open(w["fields"]["export_path"], "rb") as f:
+            self.assertEqual(f.read(6), b"\x93NUMPY")
+        # The saturation plot as SVG.
+        s.click("export.target_saturation")
+        s.click("export.format_svg")
+        s.click("export.button")
+        w = s.wait_for(lambda w: w["fields"]["export_path"].endswith(".svg"), what="the SVG export")
+        with open(w["fields"]["export_path"], encoding="utf-8") as f:
+            self.assertIn("<svg", f.read(4096))
+        # An impossible folder: the error is shown, the app lives on.
+        s.replace_text("export.folder", "/proc/no/such/place")
+        s.key("Return")
+        s.click("export.button")
+        w = s.wait_for(lambda w: not w["fields"]["export_ok"], what="the export error")
+        self.assertIn("failed", w["fields"]["export_message"])
+
+    def test_settings_restored(self):
+        xdg = tempfile.mkdtemp(prefix="attnviz-e2e-xdg-")
+        self.addCleanup(shutil.rmtree, xdg, True)
+        s = self.start("--text", "the cat sat on the mat", "--heads", "4", xdg=xdg)
+        s.type_into_slider("controls.d_k", "256")
+        s.wait_for(lambda w: w["fields"]["result"]["d_k"] == 256, what="d_k = 256")
+        s.click("controls.scale")
+        s.click("heads.show.2")
+        s.click("controls.mask_causal")
+        s.wait_for(lambda w: w["fields"]["config"]["mask"] == "causal" and w["fields"]["visible_heads"] == [0, 1, 3],
+                   what="the changes")
+        self.assertEqual(s.quit_with_ctrl_q(), 0, s.app_log())
+        settings = os.path.join(xdg, "attnviz", "settings.txt")
+        self.assertTrue(os.path.exists(settings))
+        self.assertFalse(os.path.exists(settings + ".tmp"))
+        # Next launch (no options): everything is back.
+        s2 = self.start(xdg=xdg)
+        f = s2.widgets()["fields"]
+        self.assertEqual(f["config"]["d_k"], 256)
+        self.assertFalse(f["config"]["scale"])
+        self.assertEqual(f["config"]["mask"], "causal")
+        self.assertEqual(f["visible_heads"], [0, 1, 3])
+        self.assertEqual(f["kv_text"], "the cat sat on the mat")
+
+    def test_corrupt_settings_set_aside(self):
+        xdg = tempfile.mkdtemp(prefix="attnviz-e2e-xdg-")
+        self.addCleanup(shutil.rmtree, xdg, True)
+        os.makedirs(os.path.join(xdg, "attnviz"))
+        settings = os.path.join(xdg, "attnviz", "settings.txt")
+        with open(settings, "wb") as f:
+            f.write(b"d_k = \xff\xfe garbage\nthis is not a setting\n")
+        s = self.start("--text", "I go home.", xdg=xdg)
+        f = s.widgets()["fields"]
+        self.assertIn("corrupt", f["notice"])
+        self.assertTrue(os.path.exists(settings + ".corrupt"))
+        self.assertEqual(f["config"]["d_k"], 16)  # defaults: 64 / 4
+        # The notice is on screen, with a button to dismiss it.
+        s.click("heads.dismiss_notice")
+        s.wait_for(lambda w: w["fields"]["notice"] == "", what="the notice dismissed")
+
+    def test_bad_input_shows_errors(self):
+        s = self.start("--text", "I go home.")
+        good = s.field("result")["generation"]
+        # Temperature 0 typed into the slider: a visible error, nothing computed, no NaN anywhere.
+        s.type_into_slider("controls.temperature", "0")
+        w = s.wait_for(lambda w: "temperature" in w["fields"]["config_error"], what="the temperature error")
+        self.assertEqual(w["fields"]["result"]["generation"], good)
+        s.type_into_slider("controls.temperature", "nan")
+        s.wait_frames(3)
+        s.type_into_slider("controls.temperature", "2")
+        w = s.wait_for(lambda w: w["fields"]["config_error"] == "" and not w["fields"]["computing"],
+                       what="a good temperature")
+        with open(s.widgets_path, encoding="utf-8") as f:
+            self.assertNotIn("nan", f.read().lower().replace("nanum", ""))
+        # d_k out of range.
+        s.type_into_slider("controls.d_k", "99999")
+        s.wait_for(lambda w: "d_k" in w["fields"]["config_error"], what="the d_k error")
+        s.type_into_slider("controls.d_k", "8")
+        s.wait_for(lambda w: w["fields"]["config_error"] == "", what="d_k accepted")
+        # An empty sentence: the error is shown, the last good maps stay.
+        s.replace_text("sentences.kv_text", "")
+        w = s.wait_for(lambda w: w["fields"]["compute_error"] != "", what="the empty-text error")
+        self.assertIn("heads.map.0", w["widgets"])
+        self.assertIsNone(s.proc.poll())
+
+    def test_broken_shader_shows_log(self):
+        tmp = tempfile.mkdtemp(prefix="attnviz-e2e-shader-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        shutil.copy(os.path.join(SOURCE, "shaders", "heatmap.vert"), tmp)
+        with open(os.path.join(SOURCE, "shaders", "heatmap.frag"), encoding="utf-8") as f:
+            frag = f.read()
+        with open(os.path.join(tmp, "heatmap.frag"), "w", encoding="utf-8") as f:
+            f.write(frag.replace("frag_color = vec4(color, 1.0);", "frag_color = vec4(color, 1.0) +;"))
+        s = self.start("--text", "I go home.", "--shader-dir", tmp)
+        f = s.widgets()["fields"]
+        self.assertIn("does not compile", f["renderer_error"])
+        self.assertIn("heatmap.frag", f["renderer_error"])
+        self.assertNotIn("heads.map.0", s.widgets()["widgets"])
+        image = s.snapshot()
+        # Never a black window: the panels and the message are drawn.
+        heads = region(image, [330, 0, 920, 560])
+        self.assertGreater(colour_spread(heads), 5)
+        # A missing folder says so too.
+        s2 = self.start("--text", "I go home.", "--shader-dir", os.path.join(tmp, "nope"))
+        self.assertIn("cannot read shader", s2.field("renderer_error"))
+
+    def test_cross_attention_sentence(self):
+        s = self.start("--text-file", self.sample_file())
+        items = [k for k in s.widgets()["widgets"] if k.startswith("sentences.item.")]
+        self.assertGreaterEqual(len(items), 7)
+        cross = None
+        for name in sorted(items, key=lambda k: int(k.rsplit(".", 1)[1])):
+            s.scroll_into_view(name, "sentences.list")
+            s.click(name)
+            w = s.wait_idle()
+            if w["fields"]["config"]["mode"] == "cross":
+                cross = w
+                break
+        self.assertIsNotNone(cross, "no cross-attention item in the sample file")
+        r = cross["fields"]["result"]
+        self.assertNotEqual(r["query_tokens"], r["kv_tokens"])
+        self.assertIn("sentences.query_text", cross["widgets"])
+        self.assertEqual(cross["widgets"]["shapes.weights"]["value"], "[4, %d, %d]" % (r["n_q"], r["n_k"]))
+
+
+def main():
+    global APP, SOURCE, KEEP
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--app", required=True)
+    parser.add_argument("--source", default=os.path.join(os.path.dirname(__file__), "..", ".."))
+    parser.add_argument("--keep", action="store_true", help="keep temp dirs (screenshots, logs)")
+    args, rest = parser.parse_known_args()
+    APP = os.path.abspath(args.app)
+    SOURCE = os.path.abspath(args.source)
+    KEEP = args.keep
+    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
+
+
+if __name__ == "__main__":
+    main()
