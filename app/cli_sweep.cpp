@@ -101,8 +101,8 @@ int RunSweep(const std::vector<std::string>& args) {
   }
   if (!plot_path.empty()) {
 #if ATTNVIZ_HAVE_FIGURE
-    std::string title = "Softmax saturation · n_k=" + std::to_string(kv_tokens.size()) + " · T=" +
-                        std::to_string(base.temperature).substr(0, 6);
+    char title[128];
+    snprintf(title, sizeof title, "Softmax saturation · n_k=%zu · T=%g", kv_tokens.size(), base.temperature);
     if (Status s = WriteSaturationPlot(plot_path, *points, title); !s) return UsageError("sweep", s.message());
     std::printf("wrote %s\n", plot_path.c_str());
 #else
