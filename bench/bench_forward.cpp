@@ -1,0 +1,259 @@
+// Google Benchmark of the attention engine (bench/run.sh runs it; not part of CTest).
+//
+// Config everywhere: d_model 512, n_head 8 (d_k = d_v = 64), self-attention, no mask, n tokens.
+//   BM_Sgemm*        the baseline: Eigen SGEMM on the shapes that dominate the forward, same threads
+//   BM_Forward       the full forward from the embeddings x: project, scores, logits + softmax, metrics,
+//                    weights . v, output projection; every head's scores, logits and weights are kept
+//   BM_PipelineForward  the same through attnviz::Pipeline, alternating the seed (so it also redraws
+//                    the embeddings and the 1M random weights: an upper bound of what the app pays)
+//   BM_ScaleToggle   flip config.scale and Run(Stage::kMetrics): logits, softmax and metrics from the
+//                    cached raw scores
+// Each reports FLOP/s as the counter "FLOPS" (rate over real time). FLOPs counted: 2*m*n*k per GEMM,
+// and for the element-wise passes nothing (so their GFLOP/s understates the work; only the GEMM FLOPs
+// of a forward are counted, which is what makes "forward GFLOP/s / SGEMM GFLOP/s" a fair efficiency).
+#include <benchmark/benchmark.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "attention.h"
+#include "embedding.h"
+#include "metrics.h"
+#include "pipeline.h"
+#include "random.h"
+#include "weights.h"
+
+namespace attnviz {
+namespace {
+
+constexpr int kDModel = 512, kHeads = 8, kHeadDim = kDModel / kHeads;
+
+std::string SyntheticText(int n) {
+  std::string text;
+  for (int i = 0; i < n; ++i) text += (i ? " t" : "t") + std::to_string(i);
+  return text;
+}
+
+AttentionConfig BenchConfig(uint64_t seed = 0) {
+  AttentionConfig c;
+  c.d_model = kDModel;
+  c.n_head = kHeads;
+  c.seed = seed;
+  return c;
+}
+
+// GEMM FLOPs of one forward at n tokens: QKV projection, scores, weights . v, output projection.
+double ProjectionFlops(double n) { return 2.0 * n * kDModel * (3.0 * kDModel) + 2.0 * n * kDModel * kDModel; }
+double HeadFlops(double n) { return 2.0 * kHeads * (2.0 * n * n * kHeadDim); }
+double ForwardFlops(double n) { return ProjectionFlops(n) + HeadFlops(n); }
+
+void SetFlops(benchmark::State& state, double flops) {
+  state.counters["FLOPS"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["flop_per_iter"] = flops;
+  state.counters["threads"] = omp_get_max_threads();
+}
+
+Tensor RandomTensor(std::vector<size_t> shape, uint64_t seed) {
+  Tensor t;
+  t.Resize(std::move(shape));
+  for (size_t i = 0; i < t.size(); ++i) t.data[i] = 0.05f * NormalAt(seed, 7, i);
+  return t;
+}
+
+// ---- the SGEMM baseline: the forward's GEMMs alone, each in the fastest form Eigen offers here ----
+// Projections: one big product, Eigen threads it. Per-head products: heads in parallel, one
+// thread each (measured faster than letting Eigen thread each small product; see BM_SgemmHeadsEigenThreads).
+struct GemmBuffers {
+  Tensor x, w_qkv, qkv, concat, w_o, out;     // [n,512] [512,1536] [n,1536] [n,512] [512,512] [n,512]
+  Tensor q, k, v, s, z;                       // [8,n,64] x3, [8,n,n], [8,n,64]
+  explicit GemmBuffers(size_t n) {
+    x = RandomTensor({n, (size_t)kDModel}, 1);
+    w_qkv = RandomTensor({(size_t)kDModel, 3 * (size_t)kDModel}, 2);
+    concat = RandomTensor({n, (size_t)kDModel}, 3);
+    w_o = RandomTensor({(size_t)kDModel, (size_t)kDModel}, 4);
+    q = RandomTensor({(size_t)kHeads, n, (size_t)kHeadDim}, 5);
+    k = RandomTensor({(size_t)kHeads, n, (size_t)kHeadDim}, 6);
+    v = RandomTensor({(size_t)kHeads, n, (size_t)kHeadDim}, 7);
+    qkv.Resize({n, 3 * (size_t)kDModel});
+    out.Resize({n, (size_t)kDModel});
+    s.Resize({(size_t)kHeads, n, n});
+    z.Resize({(size_t)kHeads, n, (size_t)kHeadDim});
+  }
+  void Projections() {
+    qkv.Matrix().noalias() = x.Matrix() * w_qkv.Matrix();
+    out.Matrix().noalias() = concat.Matrix() * w_o.Matrix();
+  }
+  void HeadsParallel() {
+#pragma omp parallel for schedule(static)
+    for (int h = 0; h < kHeads; ++h) s.Slice(h).noalias() = q.Slice(h) * k.Slice(h).transpose();
+#pragma omp parallel for schedule(static)
+    for (int h = 0; h < kHeads; ++h) z.Slice(h).noalias() = s.Slice(h) * v.Slice(h);
+  }
+  void HeadsEigenThreads() {
+    for (int h = 0; h < kHeads; ++h) s.Slice(h).noalias() = q.Slice(h) * k.Slice(h).transpose();
+    for (int h = 0; h < kHeads; ++h) z.Slice(h).noalias() = s.Slice(h) * v.Slice(h);
+  }
+};
+
+// All the forward's GEMMs back to back: the baseline "SGEMM GFLOP/s" of the table.
+void BM_Sgemm(benchmark::State& state) {
+  GemmBuffers b((size_t)state.range(0));
+  for (auto _ : state) {
+    b.Projections();
+    b.HeadsParallel();
+    benchmark::DoNotOptimize(b.z.data.data());
+    benchmark::ClobberMemory();
+  }
+  SetFlops(state, ForwardFlops((double)state.range(0)));
+}
+
+// [n,512] x [512,1536] and [n,512] x [512,512].
+void BM_SgemmProjections(benchmark::State& state) {
+  GemmBuffers b((size_t)state.range(0));
+  for (auto _ : state) {
+    b.Projections();
+    benchmark::ClobberMemory();
+  }
+  SetFlops(state, ProjectionFlops((double)state.range(0)));
+}
+
+// 8 heads of [n,64] x [64,n] and [n,n] x [n,64], heads in parallel.
+void BM_SgemmHeads(benchmark::State& state) {
+  GemmBuffers b((size_t)state.range(0));
+  for (auto _ : state) {
+    b.HeadsParallel();
+    benchmark::ClobberMemory();
+  }
+  SetFlops(state, HeadFlops((double)state.range(0)));
+}
+
+// The same, one head after the other, Eigen threading each product.
+void BM_SgemmHeadsEigenThreads(benchmark::State& state) {
+  GemmBuffers b((size_t)state.range(0));
+  for (auto _ : state) {
+    b.HeadsEigenThreads();
+    benchmark::ClobberMemory();
+  }
+  SetFlops(state, HeadFlops((double)state.range(0)));
+}
+
+// ---- the full forward ----
+// A pipeline sized for n tokens, run once; the benchmarks then redo stages on its buffers.
+Pipeline ReadyPipeline(int n, benchmark::State& state) {
+  Pipeline p;
+  p.SetText(SyntheticText(n));
+  p.SetConfig(BenchConfig());
+  if (Status s = p.Run(Stage::kOutput); !s) state.SkipWithError(s.message().c_str());
+  return p;
+}
+
+// What Pipeline::Run does from kProject through kOutput, on buffers reused between calls.
+void BM_Forward(benchmark::State& state) {
+  const int n = (int)state.range(0);
+  Pipeline p = ReadyPipeline(n, state);
+  AttentionTensors t = p.tensors();  // x and every buffer, already sized
+  const ProjectionWeights& w = p.weights();
+  const AttentionConfig& c = p.config();
+  for (auto _ : state) {
+    Project(t.x, t.x, w, &t.q, &t.k, &t.v);
+    Attend(AttendFrom::kScores, t.q, t.k, t.v, c.logit_multiplier(), c.mask, &t.scores, &t.logits, &t.weights,
+           &t.metrics, &t.z);
+    OutputProjection(t.z, w.w_o, &t.concat, &t.out);
+    benchmark::DoNotOptimize(t.out.data.data());
+    benchmark::ClobberMemory();
+  }
+  // Same bits as the pipeline (guards against the bench drifting from what the app runs).
+  if (t.out.data != p.tensors().out.data || t.weights.data != p.tensors().weights.data) {
+    state.SkipWithError("BM_Forward disagrees with Pipeline::Run");
+  }
+  SetFlops(state, ForwardFlops(n));
+}
+
+// The same forward one step at a time (each step a full pass over the maps): what fusing saves.
+void BM_ForwardSteps(benchmark::State& state) {
+  const int n = (int)state.range(0);
+  Pipeline p = ReadyPipeline(n, state);
+  AttentionTensors t = p.tensors();
+  const ProjectionWeights& w = p.weights();
+  const AttentionConfig& c = p.config();
+  for (auto _ : state) {
+    Project(t.x, t.x, w, &t.q, &t.k, &t.v);
+    Scores(t.q, t.k, &t.scores);
+    LogitsSoftmax(t.scores, c.logit_multiplier(), c.mask, &t.logits, &t.weights);
+    ComputeMetrics(t.logits, t.weights, c.mask, &t.metrics);
+    MixValues(t.weights, t.v, &t.z);
+    OutputProjection(t.z, w.w_o, &t.concat, &t.out);
+    benchmark::DoNotOptimize(t.out.data.data());
+    benchmark::ClobberMemory();
+  }
+  if (t.out.data != p.tensors().out.data) state.SkipWithError("BM_ForwardSteps disagrees with Pipeline::Run");
+  SetFlops(state, ForwardFlops(n));
+}
+
+// Through the Pipeline, alternating the seed: embeddings + weight init + forward.
+void BM_PipelineForward(benchmark::State& state) {
+  const int n = (int)state.range(0);
+  Pipeline p;
+  p.SetText(SyntheticText(n));
+  uint64_t seed = 0;
+  for (auto _ : state) {
+    p.SetConfig(BenchConfig(seed ^= 1));
+    if (Status s = p.Run(Stage::kOutput); !s) {
+      state.SkipWithError(s.message().c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(p.tensors().out.data.data());
+  }
+  SetFlops(state, ForwardFlops(n));
+}
+
+// The scaling toggle alone: logits, softmax and metrics recomputed from the cached raw scores.
+void BM_ScaleToggle(benchmark::State& state) {
+  const int n = (int)state.range(0);
+  Pipeline p;
+  p.SetText(SyntheticText(n));
+  AttentionConfig c = BenchConfig();
+  p.SetConfig(c);
+  p.Run(Stage::kOutput);
+  const int scores_runs = p.run_count(Stage::kScores);
+  for (auto _ : state) {
+    c.scale = !c.scale;
+    p.SetConfig(c);
+    p.Run(Stage::kMetrics);
+    benchmark::DoNotOptimize(p.tensors().metrics.data());
+  }
+  if (p.run_count(Stage::kScores) != scores_runs) state.SkipWithError("the toggle recomputed the scores");
+  // No GEMM FLOPs: report the forward's count so "FLOPS" reads as forward-equivalent speed.
+  SetFlops(state, ForwardFlops(n));
+}
+
+void Sizes(benchmark::internal::Benchmark* b) {
+  for (int n : {64, 256, 1024, 4096}) b->Arg(n);
+  b->MeasureProcessCPUTime()->UseRealTime()->Unit(benchmark::kMillisecond);
+}
+
+BENCHMARK(BM_Sgemm)->Apply(Sizes);
+BENCHMARK(BM_SgemmProjections)->Apply(Sizes);
+BENCHMARK(BM_SgemmHeads)->Apply(Sizes);
+BENCHMARK(BM_SgemmHeadsEigenThreads)->Apply(Sizes);
+BENCHMARK(BM_Forward)->Apply(Sizes);
+BENCHMARK(BM_ForwardSteps)->Apply(Sizes);
+BENCHMARK(BM_PipelineForward)->Apply(Sizes);
+BENCHMARK(BM_ScaleToggle)->Apply(Sizes);
+
+}  // namespace
+}  // namespace attnviz
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::AddCustomContext("omp_max_threads", std::to_string(omp_get_max_threads()));
+  benchmark::AddCustomContext("eigen_threads", std::to_string(Eigen::nbThreads()));
+  benchmark::AddCustomContext("eigen_simd", Eigen::SimdInstructionSetsInUse());
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# `make bench`: Google Benchmark of the engine, then PyTorch and numpy on the same configs in the same
+# run, and one table of the ratios. Usage: bash bench/run.sh [BUILD_DIR]   (REPS=5 by default)
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${1:-build}
+case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
+REPS=${REPS:-5}
+OUT="$BUILD/bench-results"
+mkdir -p "$OUT"
+
+cmake --build "$BUILD" --target attnviz_bench -j"$(nproc)"
+
+echo "== attnviz_bench (Google Benchmark, $REPS repetitions, medians) =="
+"$BUILD/bench/attnviz_bench" \
+  --benchmark_repetitions="$REPS" --benchmark_report_aggregates_only=true \
+  --benchmark_out="$OUT/forward.json" --benchmark_out_format=json \
+  ${BENCH_FILTER:+--benchmark_filter="$BENCH_FILTER"}
+
+echo
+echo "== PyTorch and numpy, same configs (OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE unset for these only) =="
+# Debian's python (python3-torch, python3-numpy), not the pyenv python3 on PATH.
+env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OPENBLAS_NUM_THREADS=2 OMP_NUM_THREADS=2 \
+  /usr/bin/python3 "$ROOT/bench/compare.py" --reps "$REPS" \
+  --ours "$OUT/forward.json" --json "$OUT/compare.json" --markdown "$OUT/table.md"
+
+if [ -f "$ROOT/bench/frame_time.sh" ]; then
+  echo
+  echo "== GUI frame time (bench/frame_time.sh) =="
+  bash "$ROOT/bench/frame_time.sh" "$BUILD"
+fi
