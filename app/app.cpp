@@ -264,12 +264,16 @@ void App::Draw(HeatmapRenderer& renderer) {
   }
   if (io.KeyCtrl && ImGui::IsKeyPressed('Q', false)) quit_requested = true;
 
-  DrawControlsPanel(*this);
-  DrawSentencesPanel(*this);
-  DrawHeadsPanel(*this, renderer);
-  DrawShapesPanel(*this);
-  DrawSaturationPanel(*this);
-  DrawExportPanel(*this);
+  if (bench_heads_only) {
+    DrawHeadsPanel(*this, renderer);
+  } else {
+    DrawControlsPanel(*this);
+    DrawSentencesPanel(*this);
+    DrawHeadsPanel(*this, renderer);
+    DrawShapesPanel(*this);
+    DrawSaturationPanel(*this);
+    DrawExportPanel(*this);
+  }
   // What the panels changed goes to the worker now, so this frame's dump already says "computing".
   SubmitIfChanged();
   computing = worker->computing();

@@ -84,7 +84,8 @@ class App {
 
   uint64_t frame = 0;
   bool quit_requested = false;
-  bool bench_hide_maps = false;  // the benchmark's "no heatmaps" phase
+  bool bench_hide_maps = false;   // the benchmark's "no heatmaps" phases
+  bool bench_heads_only = false;  // the benchmark's "Heads panel alone" phases
 
  private:
   ComputeRequest BuildRequest() const;

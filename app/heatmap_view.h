@@ -29,6 +29,10 @@ class HeatmapRenderer {
   // slot and redraws it only when the image or the size changes. Returns 0 when it cannot draw
   // (then error() says why).
   virtual ImTextureID Render(int slot, const HeatmapImage& image, int width_px, int height_px) = 0;
+  // Optional draw-list callback run before the map images are drawn (the GL renderer turns
+  // blending off: the maps are opaque, and in software GL blending is a large share of their cost).
+  // The panel resets ImGui's render state right after the image. nullptr: none.
+  virtual ImDrawCallback opaque_callback() const { return nullptr; }
   // "" when the renderer works; otherwise what a person should read (shader path, compile log).
   virtual std::string error() const = 0;
 };

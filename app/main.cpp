@@ -137,15 +137,27 @@ int main(int argc, char** argv) {
   int snapshots = 0;
   std::string snapshot_message;
   const bool bench = options.bench_frames > 0;
+  // Benchmark phases, run in blocks of kBlock frames, round-robin, so slow drifts (other processes,
+  // CPU clocks) hit every phase alike; the first frame of each block is dropped (it may redraw FBOs).
   struct Phase {
     const char* name;
+    bool empty, heads_only, hide_maps, redraw;
     std::vector<double> ms;
   };
-  std::vector<Phase> phases = {{"empty ImGui frame", {}},
-                               {"all panels, maps hidden", {}},
-                               {"all panels, 8 maps (cached FBOs)", {}},
-                               {"all panels, 8 maps (re-upload + redraw every frame)", {}}};
-  int phase = -1, phase_frame = 0;
+  std::vector<Phase> phases = {
+      {"empty ImGui frame (clear + swap)", true, false, false, false, {}},
+      {"Heads panel, maps hidden", false, true, true, false, {}},
+      {"Heads panel, 8 maps (cached FBOs)", false, true, false, false, {}},
+      {"Heads panel, 8 maps (re-upload + redraw each frame)", false, true, false, true, {}},
+      {"all panels, maps hidden", false, false, true, false, {}},
+      {"all panels, 8 maps (cached FBOs)", false, false, false, false, {}},
+  };
+  constexpr int kBlock = 10;
+  int bench_frame = -1;  // -1: warming up until the first results are on screen
+  auto current_phase = [&]() -> Phase* {
+    if (!bench || bench_frame < 0) return nullptr;
+    return &phases[(size_t)((bench_frame / kBlock) % (int)phases.size())];
+  };
 
   while (!platform.ShouldClose() && !app.quit_requested) {
     auto frame_start = Clock::now();
@@ -164,11 +176,13 @@ int main(int argc, char** argv) {
 
     // The frame.
     platform.NewFrame();
-    if (bench && phase == 0) {
+    Phase* bench_phase = current_phase();
+    if (bench_phase && bench_phase->empty) {
       // An empty ImGui frame: nothing but NewFrame/Render, clear and swap.
     } else {
-      app.bench_hide_maps = bench && phase == 1;
-      if (bench && phase == 3) renderer->InvalidateAll();
+      app.bench_hide_maps = bench_phase && bench_phase->hide_maps;
+      app.bench_heads_only = bench_phase && bench_phase->heads_only;
+      if (bench_phase && bench_phase->redraw) renderer->InvalidateAll();
       app.Draw(*renderer);
     }
     platform.Render(0.10f, 0.10f, 0.12f);
@@ -207,15 +221,12 @@ int main(int argc, char** argv) {
     // Frame-time benchmark: warm up until ready, then each phase for bench_frames frames.
     double frame_ms = std::chrono::duration<double, std::milli>(Clock::now() - frame_start).count();
     if (bench) {
-      if (phase < 0) {
-        if (ready_frames >= 10) phase = 0, phase_frame = -5;  // 5 warm-up frames per phase
+      if (bench_frame < 0) {
+        if (ready_frames >= 10) bench_frame = 0;
       } else {
-        if (phase_frame >= 0) phases[(size_t)phase].ms.push_back(frame_ms);
-        if (++phase_frame >= options.bench_frames) {
-          ++phase;
-          phase_frame = -5;
-          if (phase >= (int)phases.size()) platform.RequestClose();
-        }
+        if (bench_frame % kBlock != 0) bench_phase->ms.push_back(frame_ms);
+        ++bench_frame;
+        if (bench_frame >= options.bench_frames * (int)phases.size()) platform.RequestClose();
       }
     }
 
@@ -260,10 +271,18 @@ int main(int argc, char** argv) {
     for (const Phase& p : phases)
       std::printf("%-55s %10.2f %10.2f %9.2fx\n", p.name, Median(p.ms), Percentile(p.ms, 0.9),
                   empty > 0 ? Median(p.ms) / empty : 0.0);
-    double added = Median(phases[2].ms) - Median(phases[1].ms);
-    double ratio = empty > 0 ? added / empty : 0;
-    std::printf("heatmaps add %.2f ms = %.0f%% of the empty frame (budget 50%%): %s\n", added, ratio * 100.0,
-                ratio <= 0.5 ? "PASS" : "FAIL");
+    // The budget: the maps may add at most 50 % to the frame they sit in. Measured twice: on the
+    // Heads panel alone and on the whole app, each against the same frame with the maps left out.
+    double heads_added = Median(phases[2].ms) - Median(phases[1].ms);
+    double heads_ratio = Median(phases[1].ms) > 0 ? heads_added / Median(phases[1].ms) : 0;
+    double all_added = Median(phases[5].ms) - Median(phases[4].ms);
+    double all_ratio = Median(phases[4].ms) > 0 ? all_added / Median(phases[4].ms) : 0;
+    std::printf("8 maps add %.2f ms (%+.0f%%) to the Heads panel frame and %.2f ms (%+.0f%%) to the whole app frame;\n"
+                "against the bare clear+swap frame (%.2f ms) that is %.0f%%.\n",
+                heads_added, heads_ratio * 100.0, all_added, all_ratio * 100.0, empty,
+                empty > 0 ? heads_added / empty * 100.0 : 0.0);
+    bool pass = heads_ratio <= 0.5 && all_ratio <= 0.5;
+    std::printf("budget (maps add at most 50%% to the frame without them): %s\n", pass ? "PASS" : "FAIL");
   }
   renderer.reset();  // GL objects go before the context
   platform.Shutdown();

@@ -121,7 +121,10 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 pos, 
   bool clicked = false;
   ImGui::PushID(m.slot);
   if (texture) {
+    ImDrawCallback opaque = renderer.opaque_callback();
+    if (opaque) dl->AddCallback(opaque, nullptr);
     ImGui::Image(texture, map_size);
+    if (opaque) dl->AddCallback(ImDrawCallback_ResetRenderState, nullptr);
   } else {
     ImGui::Dummy(map_size);
     dl->AddRect(map_min, map_max, dim_color);

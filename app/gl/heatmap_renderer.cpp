@@ -108,6 +108,12 @@ ImTextureID GlHeatmapRenderer::Render(int slot_id, const HeatmapImage& image, in
   return (ImTextureID)(intptr_t)slot->color.id();
 }
 
+namespace {
+void DisableBlending(const ImDrawList*, const ImDrawCmd*) { glDisable(GL_BLEND); }
+}  // namespace
+
+ImDrawCallback GlHeatmapRenderer::opaque_callback() const { return DisableBlending; }
+
 void GlHeatmapRenderer::EndFrame() {
   for (auto it = slots_.begin(); it != slots_.end();) {
     if (!it->second->used) {

@@ -24,6 +24,7 @@ class GlHeatmapRenderer : public HeatmapRenderer {
 
   ImTextureID Render(int slot, const HeatmapImage& image, int width_px, int height_px) override;
   std::string error() const override { return error_; }
+  ImDrawCallback opaque_callback() const override;
 
   // After a frame: frees the slots that were not drawn in it.
   void EndFrame();
