@@ -42,14 +42,15 @@ void AddTextVertical(ImDrawList* dl, ImVec2 bottom_left, ImU32 color, const std:
   }
 }
 
+// Space around the maps: query labels on the left, key labels (upright) on top, a caption below.
 struct MapLayout {
-  float label_left = 0, label_top = 0, title = 0;
+  float label_left = 0, label_top = 0, caption = 0;
 };
 
 // Label step: print every k-th token so labels never overlap.
 int LabelStep(float cell, float line) {
   int step = 1;
-  while (cell * (float)step < line * 0.95f) step *= 2;
+  while (cell * (float)step < line * 0.8f) step *= 2;
   return step;
 }
 
@@ -59,41 +60,43 @@ struct MapDraw {
   int head = 0;
   bool twin = false;
   int slot = 0;
-  std::string title, dump_name;
+  std::string caption, dump_name;
   bool selected = false;
+  bool key_labels = false, query_labels = false;  // only the grid's outer edges carry labels
   ColorRange range;
 };
 
-// Draws one map with labels at `pos` (the top-left of the labelled block); cell size `cell`.
-// Returns true when the map was clicked.
-bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 pos, float cell, const MapLayout& layout) {
+// Draws one map with its top-left corner at `map_min`, `cell` pixels a cell, labels outside it
+// (as `layout` allows) and the caption below. Returns true when the map was clicked.
+bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_min, float cell,
+             const MapLayout& layout) {
   const AttentionTensors& t = *m.tensors;
   int n_q = t.n_q(), n_k = t.n_k();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   float line = ImGui::GetTextLineHeight();
   ImU32 text_color = ImGui::GetColorU32(ImGuiCol_Text);
   ImU32 dim_color = ImGui::GetColorU32(kDimColor);
-
-  // Title, clipped to the block.
-  float block_w = layout.label_left + (float)n_k * cell;
-  dl->PushClipRect(pos, ImVec2(pos.x + block_w, pos.y + line + 2.0f), true);
-  dl->AddText(pos, m.selected ? ImGui::GetColorU32(ImVec4(1.0f, 0.85f, 0.3f, 1.0f)) : text_color, m.title.c_str());
-  dl->PopClipRect();
-  ImVec2 map_min(pos.x + layout.label_left, pos.y + layout.title + layout.label_top);
+  ImU32 gold = ImGui::GetColorU32(ImVec4(1.0f, 0.85f, 0.3f, 1.0f));
   ImVec2 map_size((float)n_k * cell, (float)n_q * cell);
   ImVec2 map_max(map_min.x + map_size.x, map_min.y + map_size.y);
 
+  // Caption below, clipped to the map's width.
+  ImVec2 caption_pos(map_min.x, map_max.y + 2.0f);
+  dl->PushClipRect(caption_pos, ImVec2(map_max.x + 8.0f, caption_pos.y + line + 2.0f), true);
+  dl->AddText(caption_pos, m.selected ? gold : text_color, m.caption.c_str());
+  dl->PopClipRect();
+
   // Labels: keys upright along the top, queries on the left.
-  int step_k = LabelStep(cell, line), step_q = LabelStep(cell, line);
-  if (layout.label_top > 0) {
-    for (int j = 0; j < n_k; j += step_k) {
+  int step = LabelStep(cell, line);
+  if (m.key_labels && layout.label_top > 0) {
+    for (int j = 0; j < n_k; j += step) {
       std::string label = Ellipsize(t.kv_tokens[(size_t)j].text, layout.label_top - 4.0f);
       float x = map_min.x + ((float)j + 0.5f) * cell - line * 0.5f;
       AddTextVertical(dl, ImVec2(x, map_min.y - 3.0f), dim_color, label);
     }
   }
-  if (layout.label_left > 0) {
-    for (int i = 0; i < n_q; i += step_q) {
+  if (m.query_labels && layout.label_left > 0) {
+    for (int i = 0; i < n_q; i += step) {
       std::string label = Ellipsize(t.query_tokens[(size_t)i].text, layout.label_left - 6.0f);
       float w = ImGui::CalcTextSize(label.c_str()).x;
       float y = map_min.y + ((float)i + 0.5f) * cell - line * 0.5f;
@@ -118,7 +121,6 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 pos, 
   if (!app.bench_hide_maps)
     texture = renderer.Render(m.slot, image, std::max(1, (int)std::lround(map_size.x * fb_scale.x)),
                               std::max(1, (int)std::lround(map_size.y * fb_scale.y)));
-  bool clicked = false;
   ImGui::PushID(m.slot);
   if (texture) {
     ImDrawCallback opaque = renderer.opaque_callback();
@@ -130,12 +132,12 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 pos, 
     dl->AddRect(map_min, map_max, dim_color);
   }
   bool hovered = ImGui::IsItemHovered();
-  clicked = ImGui::IsItemClicked(ImGuiMouseButton_Left);
+  bool clicked = ImGui::IsItemClicked(ImGuiMouseButton_Left);
   ImGui::PopID();
   app.dump.RecordRect(m.dump_name, map_min.x, map_min.y, map_max.x, map_max.y, false, hovered,
                       "{\"head\": " + std::to_string(m.head) + ", \"cell\": " + JsonNumber(cell) + "}");
-  if (m.selected) dl->AddRect(ImVec2(map_min.x - 2, map_min.y - 2), ImVec2(map_max.x + 2, map_max.y + 2),
-                              ImGui::GetColorU32(ImVec4(1.0f, 0.85f, 0.3f, 1.0f)), 0.0f, 0, 2.0f);
+  if (m.selected) dl->AddRect(ImVec2(map_min.x - 2, map_min.y - 2), ImVec2(map_max.x + 2, map_max.y + 2), gold, 0.0f,
+                              0, 2.0f);
 
   if (hovered && n_q > 0 && n_k > 0) {
     ImVec2 mouse = ImGui::GetIO().MousePos;
@@ -170,25 +172,26 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 pos, 
   return clicked;
 }
 
-std::string HeadTitle(const AttentionTensors& t, int head, const std::string& prefix) {
-  std::string title = prefix + "head " + std::to_string(head);
+std::string HeadCaption(const AttentionTensors& t, int head, const std::string& prefix) {
+  std::string caption = prefix + "head " + std::to_string(head);
   if (head < (int)t.metrics.size()) {
     const HeadMetrics& m = t.metrics[(size_t)head];
-    title += "  max " + FormatNumber(m.max_weight, "%.2f") + "  H " + FormatNumber(m.norm_entropy, "%.2f") +
-             "  \xE2\x88\x87 " + FormatNumber(m.grad_norm, "%.2f");
+    caption += "  max " + FormatNumber(m.max_weight, "%.2f") + "  H " + FormatNumber(m.norm_entropy, "%.2f") +
+               "  \xE2\x88\x87 " + FormatNumber(m.grad_norm, "%.2f");
   }
-  return title;
+  return caption;
 }
 
-// Lays out `count` maps of n_q x n_k cells in `avail`, choosing the column count with the largest cells.
+// `count` maps of n_q x n_k cells in `avail`, labels once along the outer edges: picks the
+// column count with the largest cells.
 void ChooseGrid(int count, int n_q, int n_k, ImVec2 avail, const MapLayout& layout, float gap, int* columns,
                 float* cell) {
   *columns = 1;
   *cell = 0;
   for (int c = 1; c <= count; ++c) {
     int rows = (count + c - 1) / c;
-    float w = (avail.x - (float)c * (layout.label_left + gap)) / (float)c;
-    float h = (avail.y - (float)rows * (layout.label_top + layout.title + gap)) / (float)rows;
+    float w = (avail.x - layout.label_left - (float)(c - 1) * gap) / (float)c;
+    float h = (avail.y - layout.label_top - (float)rows * (layout.caption + gap)) / (float)rows;
     float s = std::min(w / (float)n_k, h / (float)n_q);
     if (s > *cell) {
       *cell = s;
@@ -198,16 +201,15 @@ void ChooseGrid(int count, int n_q, int n_k, ImVec2 avail, const MapLayout& layo
   *cell = std::max(*cell, 0.5f);
 }
 
-MapLayout LayoutFor(const AttentionTensors& t, float cell_guess) {
+MapLayout LayoutFor(const AttentionTensors& t) {
   MapLayout layout;
   float line = ImGui::GetTextLineHeight();
-  layout.title = line + 4.0f;
+  layout.caption = line + 4.0f;
   float widest_q = 0, widest_k = 0;
   for (const Token& tok : t.query_tokens) widest_q = std::max(widest_q, ImGui::CalcTextSize(tok.text.c_str()).x);
   for (const Token& tok : t.kv_tokens) widest_k = std::max(widest_k, ImGui::CalcTextSize(tok.text.c_str()).x);
   layout.label_left = std::min(widest_q, kLabelMax) + 8.0f;
   layout.label_top = std::min(widest_k, kLabelMax) + 6.0f;
-  (void)cell_guess;
   return layout;
 }
 
@@ -287,7 +289,7 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
   ImVec2 origin = ImGui::GetCursorScreenPos();
   ImVec2 avail = ImGui::GetContentRegionAvail();
   const float gap = 10.0f;
-  MapLayout layout = LayoutFor(t, 0);
+  MapLayout layout = LayoutFor(t);
   const AttentionConfig& config = result.request.config;
 
   if (view == 0) {
@@ -300,14 +302,17 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
     int columns = 1;
     float cell = 1;
     ChooseGrid((int)heads.size(), t.n_q(), t.n_k(), avail, layout, gap, &columns, &cell);
-    MapLayout used = layout;
-    // Tiny cells: labels would be unreadable; keep a thin margin.
-    if (cell < 3.0f) used.label_left = used.label_top = 0;
-    if (used.label_left != layout.label_left)
-      ChooseGrid((int)heads.size(), t.n_q(), t.n_k(), avail, used, gap, &columns, &cell);
+    // Tiny cells: labels would be unreadable (hover a cell instead); keep a thin margin.
+    if (cell < 3.0f) {
+      layout.label_left = layout.label_top = 4.0f;
+      ChooseGrid((int)heads.size(), t.n_q(), t.n_k(), avail, layout, gap, &columns, &cell);
+    }
     ColorRange range = app.RangeFor(heads);
-    float block_w = used.label_left + (float)t.n_k() * cell + gap;
-    float block_h = used.title + used.label_top + (float)t.n_q() * cell + gap;
+    float step_x = (float)t.n_k() * cell + gap;
+    float step_y = (float)t.n_q() * cell + layout.caption + gap;
+    // Centre the grid in the panel.
+    float total_w = layout.label_left + (float)columns * step_x - gap;
+    if (total_w < avail.x) origin.x += std::floor((avail.x - total_w) * 0.5f);
     for (size_t idx = 0; idx < heads.size(); ++idx) {
       int h = heads[idx];
       int col = (int)idx % columns, row = (int)idx / columns;
@@ -316,12 +321,15 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
       m.config = &config;
       m.head = h;
       m.slot = h;
-      m.title = HeadTitle(t, h, "");
+      m.caption = HeadCaption(t, h, "");
       m.dump_name = "heads.map." + std::to_string(h);
       m.selected = h == s.selected_head;
       m.range = range;
-      ImVec2 pos(origin.x + (float)col * block_w, origin.y + (float)row * block_h);
-      if (DrawMap(app, renderer, m, pos, cell, used)) {
+      m.key_labels = row == 0;
+      m.query_labels = col == 0;
+      ImVec2 map_min(origin.x + layout.label_left + (float)col * step_x,
+                     origin.y + layout.label_top + (float)row * step_y);
+      if (DrawMap(app, renderer, m, map_min, cell, layout)) {
         s.selected_head = h;
         s.enlarged = true;
       }
@@ -336,10 +344,12 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
     m.config = &config;
     m.head = h;
     m.slot = 1000 + h;
-    m.title = HeadTitle(t, h, "") + "  (click: back to the grid)";
+    m.caption = HeadCaption(t, h, "") + "  (click: back to the grid)";
     m.dump_name = "heads.enlarged";
     m.range = app.RangeFor({h});
-    if (DrawMap(app, renderer, m, origin, cell, layout)) s.enlarged = false;
+    m.key_labels = m.query_labels = true;
+    ImVec2 map_min(origin.x + layout.label_left, origin.y + layout.label_top);
+    if (DrawMap(app, renderer, m, map_min, cell, layout)) s.enlarged = false;
   } else {
     int h = s.selected_head;
     if (!result.has_twin) {
@@ -351,10 +361,14 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
       const AttentionTensors* unscaled = config.scale ? &result.twin : &t;
       const AttentionConfig* scaled_config = config.scale ? &config : &twin_config;
       const AttentionConfig* unscaled_config = config.scale ? &twin_config : &config;
-      ImVec2 half(avail.x * 0.5f, avail.y);
       int columns = 1;
       float cell = 1;
-      ChooseGrid(1, t.n_q(), t.n_k(), half, layout, gap, &columns, &cell);
+      ChooseGrid(2, t.n_q(), t.n_k(), ImVec2(avail.x, avail.y), layout, gap, &columns, &cell);
+      if (columns != 2) {  // side by side, always
+        float w = (avail.x - layout.label_left - gap) / 2.0f / (float)t.n_k();
+        float hgt = (avail.y - layout.label_top - layout.caption - gap) / (float)t.n_q();
+        cell = std::max(0.5f, std::min(w, hgt));
+      }
       for (int side = 0; side < 2; ++side) {
         MapDraw m;
         m.tensors = side == 0 ? scaled : unscaled;
@@ -362,11 +376,14 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
         m.head = h;
         m.twin = (m.tensors == &result.twin);
         m.slot = 2000 + side * 100 + h;
-        m.title = HeadTitle(*m.tensors, h, side == 0 ? "\xC3\xB7\xE2\x88\x9A" "d_k: " : "unscaled: ");
+        m.caption = HeadCaption(*m.tensors, h, side == 0 ? "\xC3\xB7\xE2\x88\x9A" "d_k: " : "unscaled: ");
         m.dump_name = side == 0 ? "heads.scaled" : "heads.unscaled";
         m.range = app.RangeFor({h}, m.twin);
-        ImVec2 pos(origin.x + (float)side * half.x, origin.y);
-        DrawMap(app, renderer, m, pos, cell, layout);
+        m.key_labels = true;
+        m.query_labels = side == 0;
+        ImVec2 map_min(origin.x + layout.label_left + (float)side * ((float)t.n_k() * cell + gap),
+                       origin.y + layout.label_top);
+        DrawMap(app, renderer, m, map_min, cell, layout);
       }
     }
   }
