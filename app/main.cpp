@@ -175,7 +175,7 @@ int main(int argc, char** argv) {
     if (ready || elapsed > 60.0) ++ready_frames;
 
     // The frame.
-    platform.NewFrame();
+    platform.NewFrame(/*ignore_mouse=*/!options.screenshot_path.empty());
     Phase* bench_phase = current_phase();
     if (bench_phase && bench_phase->empty) {
       // An empty ImGui frame: nothing but NewFrame/Render, clear and swap.

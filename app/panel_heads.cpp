@@ -5,6 +5,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 
 #include "app.h"
@@ -17,25 +18,29 @@ namespace {
 
 constexpr float kLabelMax = 72.0f;  // widest token label (pixels), longer ones are cut with "…"
 
-std::string Ellipsize(const std::string& text, float max_width) {
-  if (ImGui::CalcTextSize(text.c_str()).x <= max_width) return text;
+float TextWidth(const std::string& text, float size) {
+  return ImGui::GetFont()->CalcTextSizeA(size, FLT_MAX, 0.0f, text.c_str()).x;
+}
+
+std::string Ellipsize(const std::string& text, float max_width, float size) {
+  if (TextWidth(text, size) <= max_width) return text;
   std::string cut = text;
   while (!cut.empty()) {
     // Drop one UTF-8 code point from the end.
     size_t n = cut.size() - 1;
     while (n > 0 && ((unsigned char)cut[n] & 0xC0) == 0x80) --n;
     cut.resize(n);
-    if (ImGui::CalcTextSize((cut + "\xE2\x80\xA6").c_str()).x <= max_width) break;
+    if (TextWidth(cut + "\xE2\x80\xA6", size) <= max_width) break;
   }
   return cut + "\xE2\x80\xA6";
 }
 
 // Text rotated 90 degrees counter-clockwise, reading upwards from `bottom_left`. Drawn first at
 // the clip rectangle's corner (so no glyph is culled) and then moved into place.
-void AddTextVertical(ImDrawList* dl, ImVec2 bottom_left, ImU32 color, const std::string& text) {
+void AddTextVertical(ImDrawList* dl, ImVec2 bottom_left, ImU32 color, const std::string& text, float size) {
   ImVec2 origin = dl->GetClipRectMin();
   int first = dl->VtxBuffer.Size;
-  dl->AddText(origin, color, text.c_str());
+  dl->AddText(ImGui::GetFont(), size, origin, color, text.c_str());
   for (int i = first; i < dl->VtxBuffer.Size; ++i) {
     ImVec2 p(dl->VtxBuffer[i].pos.x - origin.x, dl->VtxBuffer[i].pos.y - origin.y);
     dl->VtxBuffer[i].pos = ImVec2(bottom_left.x + p.y, bottom_left.y - p.x);
@@ -47,10 +52,12 @@ struct MapLayout {
   float label_left = 0, label_top = 0, caption = 0;
 };
 
+// Token labels shrink with the cells (down to 9 px) before they thin out.
+float LabelSize(float cell) { return std::clamp(cell * 0.92f, 9.0f, ImGui::GetFontSize()); }
 // Label step: print every k-th token so labels never overlap.
-int LabelStep(float cell, float line) {
+int LabelStep(float cell, float size) {
   int step = 1;
-  while (cell * (float)step < line * 0.8f) step *= 2;
+  while (cell * (float)step < size * 0.92f) step *= 2;
   return step;
 }
 
@@ -87,20 +94,21 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
   dl->PopClipRect();
 
   // Labels: keys upright along the top, queries on the left.
-  int step = LabelStep(cell, line);
+  float size = LabelSize(cell);
+  int step = LabelStep(cell, size);
   if (m.key_labels && layout.label_top > 0) {
     for (int j = 0; j < n_k; j += step) {
-      std::string label = Ellipsize(t.kv_tokens[(size_t)j].text, layout.label_top - 4.0f);
-      float x = map_min.x + ((float)j + 0.5f) * cell - line * 0.5f;
-      AddTextVertical(dl, ImVec2(x, map_min.y - 3.0f), dim_color, label);
+      std::string label = Ellipsize(t.kv_tokens[(size_t)j].text, layout.label_top - 4.0f, size);
+      float x = map_min.x + ((float)j + 0.5f) * cell - size * 0.5f;
+      AddTextVertical(dl, ImVec2(x, map_min.y - 3.0f), dim_color, label, size);
     }
   }
   if (m.query_labels && layout.label_left > 0) {
     for (int i = 0; i < n_q; i += step) {
-      std::string label = Ellipsize(t.query_tokens[(size_t)i].text, layout.label_left - 6.0f);
-      float w = ImGui::CalcTextSize(label.c_str()).x;
-      float y = map_min.y + ((float)i + 0.5f) * cell - line * 0.5f;
-      dl->AddText(ImVec2(map_min.x - 4.0f - w, y), dim_color, label.c_str());
+      std::string label = Ellipsize(t.query_tokens[(size_t)i].text, layout.label_left - 6.0f, size);
+      float w = TextWidth(label, size);
+      float y = map_min.y + ((float)i + 0.5f) * cell - size * 0.5f;
+      dl->AddText(ImGui::GetFont(), size, ImVec2(map_min.x - 4.0f - w, y), dim_color, label.c_str());
     }
   }
 

@@ -9,6 +9,7 @@
 #include <stb_image_write.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -91,9 +92,10 @@ std::string Platform::RebuildFonts(UiFonts* fonts) {
 
 void Platform::PollEvents() { glfwPollEvents(); }
 
-void Platform::NewFrame() {
+void Platform::NewFrame(bool ignore_mouse) {
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
+  if (ignore_mouse) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
   ImGui::NewFrame();
 }
 

@@ -33,7 +33,8 @@ class Platform {
   float content_scale() const { return content_scale_; }
 
   void PollEvents();
-  void NewFrame();                  // backends + ImGui::NewFrame
+  // Backends + ImGui::NewFrame. ignore_mouse: no hover (a --screenshot is not about where the pointer is).
+  void NewFrame(bool ignore_mouse = false);
   void Render(float r, float g, float b);  // ImGui::Render, clear, draw
   void Swap();
   void Finish();                    // glFinish (benchmark timing)
