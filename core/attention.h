@@ -21,6 +21,8 @@
 
 namespace attnviz {
 
+struct HeadMetrics;  // metrics.h
+
 // (1) Projections. xq: [n_q, d_model], x: [n_k, d_model].
 // q: [n_head, n_q, d_k], k: [n_head, n_k, d_k], v: [n_head, n_k, d_v]. Output tensors are resized.
 void Project(const Tensor& xq, const Tensor& x, const ProjectionWeights& w, Tensor* q, Tensor* k, Tensor* v);
@@ -43,6 +45,18 @@ void LogitsSoftmax(const Tensor& scores, float multiplier, MaskKind mask, Tensor
 
 // (5) z: [n_head, n_q, d_v] = weights [n_head, n_q, n_k] . v [n_head, n_k, d_v]
 void MixValues(const Tensor& weights, const Tensor& v, Tensor* z);
+
+// (2)-(5) block by block: for each head and each block of query rows, every step from `from` on runs
+// while the block is in cache (what the pipeline uses; Scores, LogitsSoftmax, Softmax and MixValues
+// run the same kernels one step at a time, so both ways give the same bits).
+//   kScores:  scores = q k^T, then logits and weights        (q, k read)
+//   kLogits:  logits and weights from the kept scores
+//   kSoftmax: weights from the kept logits (only the mask changed)
+// metrics (may be null): the saturation figures of metrics.h, from the same pass over each row.
+// z (may be null): z = weights v too (v is read only then).
+enum class AttendFrom { kScores, kLogits, kSoftmax };
+void Attend(AttendFrom from, const Tensor& q, const Tensor& k, const Tensor& v, float multiplier, MaskKind mask,
+            Tensor* scores, Tensor* logits, Tensor* weights, std::vector<HeadMetrics>* metrics, Tensor* z);
 
 // (6) out: [n_q, d_model] = concat(z) [n_q, n_head*d_v] . w_o [n_head*d_v, d_model]
 // concat is a scratch buffer (reused between calls).

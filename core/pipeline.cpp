@@ -87,6 +87,7 @@ Status Pipeline::Run(Stage through) {
                          ", d_k=" + std::to_string(c.head_dim_k()) + ", d_v=" + std::to_string(c.head_dim_v()));
   }
   AttentionTensors& t = tensors_;
+  bool mixed = false;  // z computed with the weights
   for (int s = (int)first_dirty_; s <= (int)through && s < kStageCount; ++s) {
     switch ((Stage)s) {
       case Stage::kEmbed:  // x [n_k, d_model], xq [n_q, d_model]
@@ -101,22 +102,29 @@ Status Pipeline::Run(Stage through) {
         weights_dirty_ = false;
         Project(cross ? t.xq : t.x, t.x, weights_, &t.q, &t.k, &t.v);
         break;
-      case Stage::kScores:  // scores [n_head, n_q, n_k]
-        Scores(t.q, t.k, &t.scores);
-        break;
-      case Stage::kLogits:  // logits and weights in one pass per row (kSoftmax is folded in)
-        LogitsSoftmax(t.scores, c.logit_multiplier(), c.mask, &t.logits, &t.weights);
-        ++run_count_[(int)Stage::kLogits];
-        s = (int)Stage::kSoftmax;  // done in the same pass; counted below
-        break;
+      case Stage::kScores:   // scores [n_head, n_q, n_k]
+      case Stage::kLogits:   // logits and weights
       case Stage::kSoftmax:  // only the mask changed: the logits stand
-        Softmax(t.logits, c.mask, &t.weights);
+      case Stage::kMetrics: {
+        if (through == Stage::kScores) {  // the scores alone
+          Scores(t.q, t.k, &t.scores);
+          break;
+        }
+        // Every dirty step from here through `through` (z too when kOutput is asked for) in one pass
+        // over each block of query rows, while the block is in cache. Each step counts as run.
+        const AttendFrom from = s == (int)Stage::kScores   ? AttendFrom::kScores
+                                : s == (int)Stage::kLogits ? AttendFrom::kLogits
+                                                           : AttendFrom::kSoftmax;  // kMetrics: redo the weights' pass
+        const bool metrics = through >= Stage::kMetrics;
+        mixed = through >= Stage::kOutput;
+        Attend(from, t.q, t.k, t.v, c.logit_multiplier(), c.mask, &t.scores, &t.logits, &t.weights,
+               metrics ? &t.metrics : nullptr, mixed ? &t.z : nullptr);
+        const int last = std::max(metrics ? (int)Stage::kMetrics : (int)through, (int)Stage::kSoftmax);
+        for (; s < last; ++s) ++run_count_[s];  // the last one is counted below
         break;
-      case Stage::kMetrics:
-        ComputeMetrics(t.logits, t.weights, c.mask, &t.metrics);
-        break;
-      case Stage::kOutput:  // z [n_head, n_q, d_v], out [n_q, d_model]
-        MixValues(t.weights, t.v, &t.z);
+      }
+      case Stage::kOutput:  // z [n_head, n_q, d_v] (unless computed above), out [n_q, d_model]
+        if (!mixed) MixValues(t.weights, t.v, &t.z);
         OutputProjection(t.z, weights_.w_o, &t.concat, &t.out);
         break;
       case Stage::kDone:
