@@ -3,6 +3,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 
@@ -216,7 +217,21 @@ void App::SubmitIfChanged() {
   }
 }
 
+void App::StartExport(const std::string& path, std::function<Status()> job) {
+  export_job_path_ = path;
+  export_message = "Exporting " + path + "\xE2\x80\xA6";
+  export_ok = false;
+  export_path_written.clear();
+  export_job_ = std::async(std::launch::async, std::move(job));
+}
+
 void App::Update() {
+  if (export_job_.valid() && export_job_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+    Status st = export_job_.get();
+    export_ok = st.ok();
+    export_path_written = st.ok() ? export_job_path_ : "";
+    export_message = st.ok() ? "Wrote " + export_job_path_ : "Export failed: " + st.message();
+  }
   for (const std::string& path : pending_drops) {
     Status st = OpenSentenceFile(path);
     if (st.ok() && !sentences.empty()) SelectSentence(0);
@@ -319,6 +334,7 @@ void App::Draw(HeatmapRenderer& renderer) {
     dump.SetField("sentences_message", JsonString(sentences_message));
     dump.SetField("export_message", JsonString(export_message));
     dump.SetField("export_ok", export_ok ? "true" : "false");
+    dump.SetField("exporting", exporting() ? "true" : "false");
     dump.SetField("export_path", JsonString(export_path_written));
     dump.SetField("sweep_points", std::to_string(sweep ? sweep->points.size() : 0));
     dump.SetField("font_codepoints", std::to_string(fonts.codepoint_count()));

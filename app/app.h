@@ -2,6 +2,8 @@
 // and the messages shown to the user. Knows nothing about GL or GLFW: main.cpp feeds it events
 // (dropped files) and draws it with a HeatmapRenderer; the no-GL test does the same with a fake.
 #pragma once
+#include <functional>
+#include <future>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,6 +50,9 @@ class App {
   void ToggleScaling();
   void CycleHead(int direction);  // among the visible heads
   void Notify(const std::string& message) { notice = message; }
+  // Runs an export job on a background thread; Update() reports "Wrote PATH" or the error.
+  void StartExport(const std::string& path, std::function<Status()> job);
+  bool exporting() const { return export_job_.valid(); }
 
   // Submits the current settings if they changed; validation errors go to config_error.
   void SubmitIfChanged();
@@ -89,6 +94,8 @@ class App {
 
  private:
   ComputeRequest BuildRequest() const;
+  std::future<Status> export_job_;
+  std::string export_job_path_;
   ComputeRequest last_request_;
   bool submitted_once_ = false;
   SweepRequest last_sweep_request_;

@@ -3,6 +3,9 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include <functional>
+#include <memory>
+
 #include "app.h"
 #include "file_io.h"
 #include "json.h"
@@ -32,15 +35,21 @@ std::string DefaultFileName(const App& app) {
   return "attnviz.png";
 }
 
-Status RunExport(App& app, const std::string& path) {
+// Builds the export job on the UI thread (what to write, from which immutable result) and returns
+// it to run on a background thread: a large figure can take longer than a frame.
+std::function<Status()> MakeExportJob(App& app, const std::string& path) {
 #ifdef ATTNVIZ_HAVE_FIGURE
   const ViewState& s = app.state;
   if (s.export_target == ExportTarget::kSaturationPlot) {
-    if (!app.sweep) return Status::Error("the d_k sweep is still computing; try again in a moment");
-    return WriteSaturationPlot(path, app.sweep->points, "softmax saturation against d_k",
-                               app.state.config.head_dim_k());
+    std::shared_ptr<const SweepResult> sweep = app.sweep;
+    if (!sweep) return [] { return Status::Error("the d_k sweep is still computing; try again in a moment"); };
+    int d_k = app.state.config.head_dim_k();
+    return [sweep, path, d_k] {
+      return WriteSaturationPlot(path, sweep->points, "softmax saturation against d_k", d_k);
+    };
   }
-  if (!app.shown) return Status::Error("nothing computed yet");
+  std::shared_ptr<const ComputeResult> result = app.shown;
+  if (!result) return [] { return Status::Error("nothing computed yet"); };
   HeatmapExportOptions o;
   o.out_path = path;
   o.format = ToString(s.export_format);
@@ -52,13 +61,13 @@ Status RunExport(App& app, const std::string& path) {
   } else {
     o.all_heads = true;
     o.heads = app.VisibleHeads();
-    if (o.heads.empty()) return Status::Error("every head is hidden: show at least one to export");
+    if (o.heads.empty()) return [] { return Status::Error("every head is hidden: show at least one to export"); };
   }
-  return ExportHeatmap(app.shown->tensors, app.shown->request.config, o);
+  return [result, o] { return ExportHeatmap(result->tensors, result->request.config, o); };
 #else
   (void)app;
   (void)path;
-  return Status::Error("this build has no figure library (core/figure): export is unavailable");
+  return [] { return Status::Error("this build has no figure library (core/figure): export is unavailable"); };
 #endif
 }
 
@@ -103,16 +112,22 @@ void DrawExportPanel(App& app) {
   if (s.export_target == ExportTarget::kCurrentHead)
     DimText("head " + std::to_string(s.selected_head) + " (click a map or use Left/Right to pick)");
 
-  bool clicked = ImGui::Button("Export");
-  dump.RecordItem("export.button");
-  if (clicked) {
+  bool busy = app.exporting();
+  if (busy) ImGui::BeginDisabled();
+  bool clicked = ImGui::Button(busy ? "Exporting\xE2\x80\xA6" : "Export");
+  if (busy) ImGui::EndDisabled();
+  dump.RecordItem("export.button", BoolJson(busy));
+  if (clicked && !busy) {
     std::string dir = s.export_dir.empty() ? "." : s.export_dir;
     std::string path = file_name.empty() || file_name[0] == '/' ? file_name : dir + "/" + file_name;
     Status st = path.empty() ? Status::Error("no file name") : MakeDirs(dir);
-    if (st.ok()) st = RunExport(app, path);
-    app.export_ok = st.ok();
-    app.export_path_written = st.ok() ? path : "";
-    app.export_message = st.ok() ? "Wrote " + path : "Export failed: " + st.message();
+    if (st.ok()) {
+      app.StartExport(path, MakeExportJob(app, path));
+    } else {
+      app.export_ok = false;
+      app.export_path_written.clear();
+      app.export_message = "Export failed: " + st.message();
+    }
   }
   if (!app.export_message.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, app.export_ok ? kOkColor : kErrorColor);

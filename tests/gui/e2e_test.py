@@ -523,7 +523,8 @@ class E2E(unittest.TestCase):
         s.click("export.target_head")
         s.click("export.format_png")
         s.click("export.button")
-        w = s.wait_for(lambda w: w["fields"]["export_message"], what="an export message")
+        w = s.wait_for(lambda w: w["fields"]["export_message"] and not w["fields"]["exporting"],
+                       what="an export message")
         self.assertTrue(w["fields"]["export_ok"], w["fields"]["export_message"])
         path = w["fields"]["export_path"]
         self.assertTrue(path.startswith(out) and path.endswith(".png"), path)

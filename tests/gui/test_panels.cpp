@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <map>
 #include <string>
+#include <thread>
+#include <chrono>
 
 #include "app.h"
 #include "file_io.h"
@@ -92,6 +94,15 @@ class PanelTest : public ::testing::Test {
     Frame();
     io.MouseDown[0] = false;
     Frames(2);
+  }
+  // Clicks Export and waits (frames) until the background export reports.
+  void Export() {
+    Click("export.button");
+    for (int i = 0; i < 500 && app_->exporting(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      Frame();
+    }
+    Frame();
   }
   void PressKey(int key, bool ctrl = false) {
     ImGuiIO& io = ImGui::GetIO();
@@ -235,14 +246,14 @@ TEST_F(PanelTest, ExportButtonWritesThroughTheFigureLibrary) {
   app.state.export_dir = dir;
   Frames(3);
   Click("export.format_csv");
-  Click("export.button");
+  Export();
 #ifdef ATTNVIZ_HAVE_FIGURE
   EXPECT_TRUE(app.export_ok) << app.export_message;
   Result<std::string> csv = ReadFile(app.export_path_written);
   ASSERT_TRUE(csv.ok()) << app.export_path_written;
   EXPECT_NE(csv->find("home"), std::string::npos);
   Click("export.target_saturation");
-  Click("export.button");
+  Export();
   EXPECT_TRUE(app.export_ok) << app.export_message;
   EXPECT_NE(app.export_path_written.find("saturation.png"), std::string::npos);
 #else
@@ -251,7 +262,7 @@ TEST_F(PanelTest, ExportButtonWritesThroughTheFigureLibrary) {
   // An unwritable folder: the error is reported, not thrown.
   app.state.export_dir = "/proc/attnviz-no-such-dir";
   Frames(1);
-  Click("export.button");
+  Export();
   EXPECT_FALSE(app.export_ok);
   EXPECT_FALSE(app.export_message.empty());
 }
