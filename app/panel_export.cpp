@@ -30,7 +30,8 @@ std::string DefaultFileName(const App& app) {
     case ExportTarget::kVisibleHeads:
       return "attnviz-heads-" + dk + "-" + scaled + "." + ToString(s.export_format);
     case ExportTarget::kSaturationPlot:
-      return std::string("attnviz-saturation.") + (s.export_format == ExportFormat::kSvg ? "svg" : "png");
+      return std::string("attnviz-saturation.") +
+             (s.export_format <= ExportFormat::kCsv ? ToString(s.export_format) : "png");
   }
   return "attnviz.png";
 }
@@ -44,6 +45,8 @@ std::function<Status()> MakeExportJob(App& app, const std::string& path) {
     std::shared_ptr<const SweepResult> sweep = app.sweep;
     if (!sweep) return [] { return Status::Error("the d_k sweep is still computing; try again in a moment"); };
     int d_k = app.state.config.head_dim_k();
+    if (s.export_format == ExportFormat::kCsv)
+      return [sweep, path] { return WriteFileAtomic(path, SweepToCsv(sweep->points)); };
     return [sweep, path, d_k] {
       return WriteSaturationPlot(path, sweep->points, "softmax saturation against d_k", d_k);
     };
@@ -96,12 +99,12 @@ void DrawExportPanel(App& app) {
   }
   bool plot = s.export_target == ExportTarget::kSaturationPlot;
   for (int f = 0; f <= (int)ExportFormat::kJson; ++f) {
-    if (plot && f > (int)ExportFormat::kSvg) break;
+    if (plot && f > (int)ExportFormat::kCsv) break;
     if (f) ImGui::SameLine();
     if (ImGui::RadioButton(ToString((ExportFormat)f), (int)s.export_format == f)) s.export_format = (ExportFormat)f;
     dump.RecordItem(std::string("export.format_") + ToString((ExportFormat)f), BoolJson((int)s.export_format == f));
   }
-  if (plot && s.export_format > ExportFormat::kSvg) s.export_format = ExportFormat::kPng;
+  if (plot && s.export_format > ExportFormat::kCsv) s.export_format = ExportFormat::kPng;
 
   ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.72f);
   ImGui::InputText("folder", &s.export_dir);

@@ -32,17 +32,25 @@ void DrawShapesPanel(App& app) {
       {"embed", cross ? "xq" : "x", cross ? &t.xq : &t.x, cross ? "the query sentence" : "tokens + positions"},
       {cross ? "embed" : "", cross ? "x" : "", cross ? &t.x : nullptr, "the key/value sentence"},
       {"x W_q", "q", &t.q, "[n_head, n_q, d_k]"},
-      {"x W_k", "k", &t.k, "[n_head, n_k, d_k]  q and k must share d_k: logits are q\xC2\xB7k"},
-      {"x W_v", "v", &t.v, "[n_head, n_k, d_v]  d_v is free: values are only averaged"},
+      {"x W_k", "k", &t.k, "[n_head, n_k, d_k]"},
+      {"x W_v", "v", &t.v, "[n_head, n_k, d_v]"},
       {"q k\xE1\xB5\x80", "logits", &t.logits, nullptr},
       {"softmax", "weights", &t.weights, "[n_head, n_q, n_k]  each row sums to 1 over the keys"},
-      {"weights v", "z", &t.z, "[n_head, n_q, d_v]  keys and values come in pairs: weight j mixes value j"},
+      {"weights v", "z", &t.z, "[n_head, n_q, d_v]"},
       {"concat", "concat", &t.concat, "[n_q, n_head\xC2\xB7" "d_v]"},
       {"\xC2\xB7 W_o", "out", &t.out, "[n_q, d_model]"},
   };
   std::string logits_note = "[n_head, n_q, n_k]  " + scale +
                             (c.temperature != 1.0f ? " \xC3\xB7T=" + FormatNumber(c.temperature, "%.3g") : "");
-  if (ImGui::BeginTable("shapes", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
+  // The three rules behind the shapes, always in view.
+  ImGui::TextWrapped("q and k must share d_k = %d (a logit is q\xC2\xB7k); d_v = %d is free (values are only "
+                     "averaged); keys and values come in pairs (n_k = %d rows each: weight j mixes value j).",
+                     c.head_dim_k(), c.head_dim_v(), t.n_k());
+  ImGui::PushStyleVar(ImGuiStyleVar_CellPadding, ImVec2(4.0f, 0.0f));
+  ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(ImGui::GetStyle().ItemSpacing.x, 1.0f));
+  bool table = ImGui::BeginTable("shapes", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit);
+  ImGui::PopStyleVar(2);
+  if (table) {
     ImGui::TableSetupColumn("step");
     ImGui::TableSetupColumn("tensor");
     ImGui::TableSetupColumn("shape");
@@ -65,9 +73,6 @@ void DrawShapesPanel(App& app) {
     }
     ImGui::EndTable();
   }
-  DimText("n_q = " + std::to_string(t.n_q()) + ", n_k = " + std::to_string(t.n_k()) + ", d_model = " +
-          std::to_string(c.d_model) + ", n_head = " + std::to_string(c.n_head) + ", d_k = " +
-          std::to_string(c.head_dim_k()) + ", d_v = " + std::to_string(c.head_dim_v()));
   ImGui::End();
 }
 
