@@ -255,6 +255,13 @@ TEST_F(PanelTest, ExportButtonWritesThroughTheFigureLibrary) {
   Click("export.target_saturation");
   Export();
   EXPECT_TRUE(app.export_ok) << app.export_message;
+  EXPECT_NE(app.export_path_written.find("saturation.csv"), std::string::npos);  // CSV stays chosen
+  Result<std::string> sweep_csv = ReadFile(app.export_path_written);
+  ASSERT_TRUE(sweep_csv.ok());
+  EXPECT_EQ(sweep_csv->rfind("d_k,scaled", 0), 0u);
+  Click("export.format_png");
+  Export();
+  EXPECT_TRUE(app.export_ok) << app.export_message;
   EXPECT_NE(app.export_path_written.find("saturation.png"), std::string::npos);
 #else
   EXPECT_FALSE(app.export_ok);
