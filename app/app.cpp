@@ -45,8 +45,9 @@ std::string AppOptionsHelp() {
 Status ParseAppOptions(const std::vector<std::string>& args, AppOptions* options) {
   for (size_t i = 0; i < args.size(); ++i) {
     Status error;
-    if (ParseInputOption(args, &i, &options->input, &error)) continue;
+    bool consumed = ParseInputOption(args, &i, &options->input, &error);
     if (!error.ok()) return error;
+    if (consumed) continue;
     const std::string& a = args[i];
     auto take = [&](std::string* out) -> Status {
       Result<std::string> v = TakeValue(args, &i);

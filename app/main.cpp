@@ -170,7 +170,8 @@ int main(int argc, char** argv) {
       std::string message = platform.RebuildFonts(&app.fonts);
       if (!message.empty()) app.Notify(message);
     }
-    bool ready = app.shown && !app.computing && !app.sweeping && !app.fonts.dirty();
+    // Ready: the latest settings are on screen (maps, or the error that prevents them).
+    bool ready = (app.shown || !app.compute_error.empty()) && !app.computing && !app.sweeping && !app.fonts.dirty();
     double elapsed = std::chrono::duration<double>(Clock::now() - started).count();
     if (ready || elapsed > 60.0) ++ready_frames;
 

@@ -419,6 +419,14 @@ class E2E(unittest.TestCase):
         # Not a black window: the panels and the maps have many colours.
         self.assertGreater(colour_spread([r[:w * ch] for r in rows[::8]]), 50)
 
+    def test_bad_option_exits_2(self):
+        """Bad shared options are refused like attnviz-cli does: exit code 2 and a one-line reason."""
+        for args, words in ((["--dk", "0"], "--dk"), (["--temperature", "abc"], "--temperature"),
+                            (["--no-such-option"], "unknown option")):
+            r = subprocess.run([APP] + args, capture_output=True, timeout=30, env=dict(os.environ, DISPLAY=""))
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn(words, r.stderr.decode())
+
     def test_type_sentence(self):
         s = self.start("--text", "I go home.")
         self.assertEqual(s.field("result")["kv_tokens"], ["I", "go", "home", "."])
