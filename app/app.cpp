@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "json.h"
 
@@ -86,7 +87,12 @@ App::App(const ViewState& restored, const AppOptions& opts, std::unique_ptr<Pipe
   const InputOptions& in = options.input;
   state.config = in.config;
   dump.set_enabled(!options.widgets_json_path.empty());
-  bool restored_text = !restored.kv_text.empty() && restored.sentence_file == in.text_file;
+  std::string text_file_abs = in.text_file;
+  if (char* resolved = in.text_file.empty() ? nullptr : realpath(in.text_file.c_str(), nullptr)) {
+    text_file_abs = resolved;
+    std::free(resolved);
+  }
+  bool restored_text = !restored.kv_text.empty() && restored.sentence_file == text_file_abs;
   if (!in.text_file.empty()) {
     Status st = OpenSentenceFile(in.text_file);
     if (st.ok()) {
@@ -118,11 +124,17 @@ Status App::OpenSentenceFile(const std::string& path) {
     sentences_error = true;
     return items.status();
   }
+  // Remember the absolute path, so the recent-files list works from any folder.
+  std::string absolute = path;
+  if (char* resolved = realpath(path.c_str(), nullptr)) {
+    absolute = resolved;
+    std::free(resolved);
+  }
   sentences = *items;
   selected_sentence = -1;
-  state.sentence_file = path;
-  state.AddRecentFile(path);
-  sentence_path_input = path;
+  state.sentence_file = absolute;
+  state.AddRecentFile(absolute);
+  sentence_path_input = absolute;
   sentences_message = "Loaded " + std::to_string(sentences.size()) + " sentences from " + path;
   sentences_error = false;
   for (const SentenceItem& item : sentences) {

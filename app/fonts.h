@@ -18,6 +18,7 @@ class UiFonts {
   // Notes the code points of `utf8`; returns true when some were new (call Build before the next frame).
   bool AddText(const std::string& utf8);
   bool dirty() const { return dirty_; }
+  void Invalidate() { dirty_ = true; }  // e.g. the window moved to a screen with another scale
   // Rebuilds `atlas` at `size_px` (the caller re-uploads the font texture). Returns "" or a message
   // naming the missing font (the default ImGui font is used then).
   std::string Build(ImFontAtlas* atlas, float size_px);

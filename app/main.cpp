@@ -165,6 +165,7 @@ int main(int argc, char** argv) {
     platform.PollEvents();
     for (std::string& path : platform.TakeDroppedFiles()) app.pending_drops.push_back(path);
     app.Update();
+    if (platform.UpdateContentScale()) app.fonts.Invalidate();
     // New characters (e.g. Hangul just typed) need a font atlas rebuild before the frame starts.
     if (app.fonts.dirty()) {
       std::string message = platform.RebuildFonts(&app.fonts);

@@ -14,7 +14,7 @@ void DrawShapesPanel(App& app) {
     return;
   }
   if (!app.shown) {
-    ImGui::TextUnformatted("computing\xE2\x80\xA6");
+    ImGui::TextUnformatted(app.computing ? "computing\xE2\x80\xA6" : "No result yet.");
     ImGui::End();
     return;
   }

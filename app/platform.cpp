@@ -59,11 +59,23 @@ Status Platform::Init(const char* title, const WindowRect& rect) {
   style.FrameRounding = 2.0f;
   style.ItemSpacing = ImVec2(6, 4);
   style.FramePadding = ImVec2(5, 2);
+  base_style_ = style;
   style.ScaleAllSizes(content_scale_);
   ImGui_ImplGlfw_InitForOpenGL(window_, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");
   imgui_ready_ = true;
   return Status::Ok();
+}
+
+bool Platform::UpdateContentScale() {
+  float xs = 1, ys = 1;
+  glfwGetWindowContentScale(window_, &xs, &ys);
+  if (xs <= 0 || xs == content_scale_) return false;
+  content_scale_ = xs;
+  ImGuiStyle& style = ImGui::GetStyle();
+  style = base_style_;
+  style.ScaleAllSizes(content_scale_);
+  return true;
 }
 
 void Platform::Shutdown() {

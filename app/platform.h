@@ -1,6 +1,8 @@
 // Window, GL context, ImGui init and shutdown (GLFW + OpenGL 3.3 core through glad + the ImGui
 // GLFW/OpenGL3 backends). The only place besides app/gl/ that talks to GLFW or GL.
 #pragma once
+#include <imgui.h>
+
 #include <string>
 #include <vector>
 
@@ -31,6 +33,9 @@ class Platform {
   // Rebuilds the font atlas at the content scale and re-uploads its texture (between frames only).
   std::string RebuildFonts(UiFonts* fonts);
   float content_scale() const { return content_scale_; }
+  // Follows the window's content scale (HiDPI; moving between screens): rescales the style and
+  // returns true when the fonts must be rebuilt at the new size.
+  bool UpdateContentScale();
 
   void PollEvents();
   // Backends + ImGui::NewFrame. ignore_mouse: no hover (a --screenshot is not about where the pointer is).
@@ -50,6 +55,7 @@ class Platform {
   GLFWwindow* window_ = nullptr;
   bool imgui_ready_ = false;
   float content_scale_ = 1.0f;
+  ImGuiStyle base_style_;  // the style at content scale 1
   std::vector<std::string> dropped_;
 };
 

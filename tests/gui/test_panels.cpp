@@ -219,7 +219,7 @@ TEST_F(PanelTest, RendererErrorIsShownInsteadOfMaps) {
 TEST_F(PanelTest, CrossSentenceFromFileAndDroppedFile) {
   App& app = MakeApp();
   std::string dir = TempDir();
-  std::string path = dir + "/s.txt";
+  std::string path = dir + "/s.txt";  // TempDir() is absolute and free of symlinks under /tmp
   ASSERT_TRUE(WriteFileAtomic(path, "# test\nI go home.\nIch gehe nach Hause. ||| I go home.\n").ok());
   app.pending_drops.push_back(path);
   Frames(2);
