@@ -509,6 +509,22 @@ class E2E(unittest.TestCase):
         s.click("heads.show.1")
         s.wait_for(lambda w: "heads.map.1" in w["widgets"], what="head 1 shown again")
 
+    def test_textures_uploaded_only_on_change(self):
+        """The weights go to the GPU once per result; colouring changes only redraw the FBOs."""
+        s = self.start("--text", "the cat sat on the mat", "--heads", "4")
+        w0 = s.wait_frames(3)
+        w1 = s.wait_frames(10)
+        self.assertEqual(w1["fields"]["heatmap_uploads"], w0["fields"]["heatmap_uploads"])
+        self.assertEqual(w1["fields"]["heatmap_draws"], w0["fields"]["heatmap_draws"])
+        s.click("controls.color_log")
+        w2 = s.wait_frames(3)
+        self.assertEqual(w2["fields"]["heatmap_uploads"], w1["fields"]["heatmap_uploads"])
+        self.assertGreaterEqual(w2["fields"]["heatmap_draws"], w1["fields"]["heatmap_draws"] + 4)
+        s.type_into_slider("controls.d_k", "64")
+        s.wait_for(lambda w: w["fields"]["result"]["d_k"] == 64, what="d_k = 64")
+        w3 = s.wait_frames(3)
+        self.assertGreaterEqual(w3["fields"]["heatmap_uploads"], w2["fields"]["heatmap_uploads"] + 4)
+
     def test_cycle_heads_with_keys(self):
         s = self.start("--text", "I go home.", "--heads", "4")
         self.assertEqual(s.field("selected_head"), 0)
