@@ -16,7 +16,8 @@ thread_local std::vector<float> tls_projection;
 
 // Copies columns [col0 + h*d, col0 + (h+1)*d) of a row-major [n, ld] product into dst [n_head, n, d].
 void SplitHeads(const float* product, size_t n, size_t ld, size_t col0, size_t n_head, size_t d, float* dst) {
-  for (size_t h = 0; h < n_head; ++h) {
+#pragma omp parallel for schedule(static) if (n * n_head * d > (1u << 16))
+  for (long long h = 0; h < (long long)n_head; ++h) {
     for (size_t i = 0; i < n; ++i) {
       const float* src = product + i * ld + col0 + h * d;
       std::copy(src, src + d, dst + (h * n + i) * d);
@@ -24,12 +25,29 @@ void SplitHeads(const float* product, size_t n, size_t ld, size_t col0, size_t n
   }
 }
 
-// dst [n, cols] = x [n, d_model] . w [d_model, cols] (a block of columns of a wider matrix).
+// Products are cut into tiles of at most kTileRows x kTileCols of the result, each computed by one
+// thread with a one-thread Eigen product. (Eigen's own threading shares packed panels between its
+// threads through busy-waits, which stall for whole time slices when the cores are shared with other
+// processes; bench/ measures both ways.) The tiles do not depend on the thread count, nor do the bits.
+constexpr size_t kTileRows = 1024, kTileCols = 256;
+
+// dst [n, cols] = x [n, depth] . w [depth, cols] (the columns col0.. of a row-major [depth, w_ld] matrix).
 void MatMul(const Tensor& x, const float* w, size_t w_ld, size_t col0, size_t cols, float* dst) {
-  const Eigen::Index n = (Eigen::Index)x.dim(0), d_model = (Eigen::Index)x.dim(1);
-  Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>> w_block(w + col0, d_model, (Eigen::Index)cols,
-                                                               Eigen::OuterStride<>((Eigen::Index)w_ld));
-  RowMap(dst, n, (Eigen::Index)cols).noalias() = x.Matrix() * w_block;
+  const size_t n = x.dim(0), depth = x.dim(1);
+  const size_t row_tiles = (n + kTileRows - 1) / kTileRows, col_tiles = (cols + kTileCols - 1) / kTileCols;
+  // Below Eigen's own threading threshold (rows * cols * depth < 100000) no tile would be threaded
+  // either; above it the tiles run in a team, where Eigen never threads.
+  const bool parallel = (double)n * cols * depth >= 100000;
+#pragma omp parallel for schedule(dynamic) if (parallel)
+  for (long long t = 0; t < (long long)(row_tiles * col_tiles); ++t) {
+    const size_t r0 = (size_t)t / col_tiles * kTileRows, c0 = (size_t)t % col_tiles * kTileCols;
+    const Eigen::Index rows = (Eigen::Index)std::min(kTileRows, n - r0), width = (Eigen::Index)std::min(kTileCols, cols - c0);
+    Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>> w_tile(w + col0 + c0, (Eigen::Index)depth, width,
+                                                                Eigen::OuterStride<>((Eigen::Index)w_ld));
+    Eigen::Map<RowMatrix, 0, Eigen::OuterStride<>> dst_tile(dst + r0 * cols + c0, rows, width,
+                                                            Eigen::OuterStride<>((Eigen::Index)cols));
+    dst_tile.noalias() = x.Matrix().middleRows((Eigen::Index)r0, rows) * w_tile;
+  }
 }
 
 // Projects `x` through `cols` columns starting at col0 of w [d_model, w_ld] and splits them into
@@ -77,8 +95,8 @@ inline Packet LaneMask(size_t count) {
 }
 
 // Flush denormals to zero on this thread for the scope (restored after): exp() of logits far below
-// the row max (d_k 4096 unscaled, tiny temperatures) is denormal, and denormal arithmetic is ~100x
-// slower on x86. Such weights are < 1.2e-38: 0 in any map.
+// the row max (d_k 4096 unscaled, tiny temperatures) is denormal, and arithmetic on denormals takes
+// slow microcode assists on x86. Such weights are < 1.2e-38: 0 in any map.
 struct FlushDenormals {
 #if defined(__SSE2__)
   unsigned saved = _mm_getcsr();
@@ -100,8 +118,9 @@ struct RowPass {
 // same pass (same definitions as metrics.cpp's RowFigures, with p = e / S and e = exp(l - max)):
 //   entropy = log S - sum p (l - max),  max weight = max e / S,
 //   ||diag(p) - p p^T||_F^2 = sum p^2 - 2 sum p^3 + (sum p^2)^2
+template <bool kFigures>
 void SoftmaxRowPass(const float* scores_row, float multiplier, float* logits_row, float* weights_row, size_t n_k,
-                    size_t visible, RowPass* pass) {
+                    size_t visible, double log_visible, RowPass* pass) {
   if (scores_row && !(multiplier > 0)) {  // max(clamp(s * m)) == clamp(max(s) * m) needs m > 0
     LogitsRow(scores_row, n_k, multiplier, logits_row);
     scores_row = nullptr;
@@ -120,65 +139,66 @@ void SoftmaxRowPass(const float* scores_row, float multiplier, float* logits_row
   // building the rows in a scratch and streaming them out with non-temporal stores was slower here.)
   const Packet lo = ep::pset1<Packet>(-kLogitLimit), hi = ep::pset1<Packet>(kLogitLimit);
   const Packet mult = ep::pset1<Packet>(multiplier), max_b = ep::pset1<Packet>(row_max), zero = ep::pzero(max_b);
-  Packet sum = zero, gap_sum = zero, e2_sum = zero, e3_sum = zero, e_max = zero, l_sum = zero, l_sq = zero,
-         l_abs = zero;
-  for (j = 0; j < n_k; j += kLanes) {
-    const size_t count = std::min(kLanes, n_k - j);
-    Packet l;
-    if (scores_row) {
-      l = ep::pmin(ep::pmax(ep::pmul(LoadPart(scores_row + j, count), mult), lo), hi);
-      StorePart(logits_row + j, l, count);
-    } else {
-      l = LoadPart(logits_row + j, count);
-    }
-    if (j >= visible) {  // masked: exactly 0
-      StorePart(weights_row + j, zero, count);
-      continue;
-    }
-    const Packet gap = ep::psub(l, max_b);  // <= 0, finite (logits are clamped)
-    Packet e = ep::pexp(gap);
-    if (visible - j < kLanes) {
-      const Packet keep = LaneMask(visible - j);
-      e = ep::pand(e, keep);
-      l = ep::pand(l, keep);
-    }
-    StorePart(weights_row + j, e, count);
+  Packet sum = zero, gap_sum = zero, e2_sum = zero, e3_sum = zero, l_sum = zero, l_sq = zero;
+  // One packet of logits at j (count <= kLanes of them), stored when computed from the scores.
+  auto logits_at = [&](size_t j, size_t count) {
+    if (!scores_row) return LoadPart(logits_row + j, count);
+    const Packet l = ep::pmin(ep::pmax(ep::pmul(LoadPart(scores_row + j, count), mult), lo), hi);
+    StorePart(logits_row + j, l, count);
+    return l;
+  };
+  auto accumulate = [&](const Packet& l, const Packet& gap, const Packet& e) {
     sum = ep::padd(sum, e);
-    if (!pass) continue;
+    if (!kFigures) return;
     const Packet e2 = ep::pmul(e, e);
-    gap_sum = ep::pmadd(e, gap, gap_sum);
+    gap_sum = ep::pmadd(e, gap, gap_sum);  // gap <= 0 and finite (logits are clamped)
     e2_sum = ep::padd(e2_sum, e2);
     e3_sum = ep::pmadd(e2, e, e3_sum);
-    e_max = ep::pmax(e_max, e);
     l_sum = ep::padd(l_sum, l);
     l_sq = ep::pmadd(l, l, l_sq);
-    l_abs = ep::pmax(l_abs, ep::pabs(l));
+  };
+  const size_t full = visible / kLanes * kLanes;
+  for (j = 0; j < full; j += kLanes) {  // visible keys, whole packets
+    const Packet l = logits_at(j, kLanes), gap = ep::psub(l, max_b), e = ep::pexp(gap);
+    ep::pstoreu(weights_row + j, e);
+    accumulate(l, gap, e);
+  }
+  if (j < visible) {  // the last visible keys: lanes past `visible` are masked
+    const size_t count = std::min(kLanes, n_k - j);
+    const Packet keep = LaneMask(visible - j);
+    const Packet l = logits_at(j, count), gap = ep::psub(l, max_b), e = ep::pand(ep::pexp(gap), keep);
+    StorePart(weights_row + j, e, count);
+    accumulate(ep::pand(l, keep), gap, e);
+    j += kLanes;
+  }
+  for (; j < n_k; j += kLanes) {  // masked keys: weights exactly 0
+    const size_t count = std::min(kLanes, n_k - j);
+    if (scores_row) logits_at(j, count);
+    StorePart(weights_row + j, zero, count);
   }
   // Pass 3: normalize. The max entry is exp(0) = 1, so the sum is >= 1: no division by 0.
   const float inv = 1.0f / ep::predux(sum);
   const Packet inv_b = ep::pset1<Packet>(inv);
-  for (j = 0; j < visible; j += kLanes) {
-    const size_t count = std::min(kLanes, visible - j);
-    StorePart(weights_row + j, ep::pmul(LoadPart(weights_row + j, count), inv_b), count);
-  }
-  if (!pass) return;
+  for (j = 0; j < full; j += kLanes) ep::pstoreu(weights_row + j, ep::pmul(ep::ploadu<Packet>(weights_row + j), inv_b));
+  if (j < visible) StorePart(weights_row + j, ep::pmul(LoadPart(weights_row + j, visible - j), inv_b), visible - j);
+  if (!kFigures) return;
 
-  const double p_max = ep::predux_max(e_max) * inv;  // the stored weight of the max entry
+  // The max entry's e is exp(0) (l - max = 0 there), so its stored weight is exp(0) * inv.
+  const double p_max = ep::pfirst(ep::pexp(zero)) * inv;
   const double gap = (double)inv * ep::predux(gap_sum);
   const double s2 = (double)inv * inv * ep::predux(e2_sum);
   const double s3 = (double)inv * inv * inv * ep::predux(e3_sum);
-  const double log_s = p_max > 0 ? -std::log(p_max) : 0.0;
+  const double log_s = p_max > 0 ? -std::log((float)p_max) : 0.0;  // float log/exp: the figures are floats
   const double entropy = std::max(0.0, log_s - gap);
   RowMetrics& r = pass->metrics;
   r.entropy = (float)entropy;
-  r.norm_entropy = visible > 1 ? (float)(entropy / std::log((double)visible)) : 0.0f;
+  r.norm_entropy = visible > 1 ? (float)(entropy / log_visible) : 0.0f;
   r.max_weight = (float)p_max;
-  r.effective_keys = (float)std::exp(entropy);
+  r.effective_keys = std::exp((float)entropy);
   r.grad_norm = (float)std::sqrt(std::max(0.0, s2 - 2 * s3 + s2 * s2));
-  if (ep::predux_max(l_abs) < 1e16f) {  // the float sums of squares cannot overflow
-    pass->logit_sum = ep::predux(l_sum);
-    pass->logit_sq = ep::predux(l_sq);
-  } else {
+  pass->logit_sum = ep::predux(l_sum);
+  pass->logit_sq = ep::predux(l_sq);
+  if (!std::isfinite(pass->logit_sq)) {  // |logits| near the clamp: the float sums overflowed
     pass->logit_sum = pass->logit_sq = 0;
     for (j = 0; j < visible; ++j) {
       pass->logit_sum += logits_row[j];
@@ -228,8 +248,11 @@ enum StepBits : unsigned { kStepScores = 1, kStepLogits = 2, kStepSoftmax = 4, k
   // Threads when there is enough work. Below the threshold each block's product is also too small
   // for Eigen to thread it, and inside the team Eigen never threads: so a product runs on one
   // thread in every path, with the same blocking (the same bits).
+  // A team costs a few microseconds when the cores are free but up to a time slice when they are
+  // shared, so the element-wise passes alone go parallel only from ~100 us of work.
   const double cells = (double)n_head * n_q * n_k;
-  const bool parallel = cells >= (1 << 15) || cells * d >= 100000;
+  const bool parallel = cells >= (1 << 18) || cells * d >= 100000;
+  const double log_n_k = std::log((double)n_k);
 #pragma omp parallel if (parallel)
   {
     FlushDenormals ftz;
@@ -245,9 +268,11 @@ enum StepBits : unsigned { kStepScores = 1, kStepLogits = 2, kStepSoftmax = 4, k
         for (size_t i = r0; i < r0 + (size_t)rows; ++i) {
           const size_t off = (h * n_q + i) * n_k;
           RowPass pass;
-          SoftmaxRowPass((steps & kStepLogits) ? scores->data.data() + off : nullptr, multiplier,
+          const size_t visible = (size_t)VisibleKeys(mask, (int)i, (int)n_k);
+          (metrics ? SoftmaxRowPass<true> : SoftmaxRowPass<false>)((steps & kStepLogits) ? scores->data.data() + off : nullptr, multiplier,
                          logits->data.data() + off, weights->data.data() + off, n_k,
-                         (size_t)VisibleKeys(mask, (int)i, (int)n_k), metrics ? &pass : nullptr);
+                         visible, mask == MaskKind::kCausal ? std::log((double)visible) : log_n_k,
+                                                                  metrics ? &pass : nullptr);
           if (metrics) {
             (*metrics)[h].rows[i] = pass.metrics;
             row_logit_sums[2 * (h * n_q + i)] = pass.logit_sum;
@@ -362,14 +387,15 @@ void OutputProjection(const Tensor& z, const Tensor& w_o, Tensor* concat, Tensor
   const size_t n_head = z.dim(0), n_q = z.dim(1), d_v = z.dim(2), d_model = w_o.dim(1);
   // concat [n_q, n_head*d_v]: head h fills columns h*d_v .. (h+1)*d_v-1 (torch's transpose + view).
   concat->Resize({n_q, n_head * d_v});
-  for (size_t h = 0; h < n_head; ++h) {
-    for (size_t i = 0; i < n_q; ++i) {
+#pragma omp parallel for schedule(static) if (n_q * n_head * d_v > (1u << 16))
+  for (long long i = 0; i < (long long)n_q; ++i) {
+    for (size_t h = 0; h < n_head; ++h) {
       const float* src = z.data.data() + (h * n_q + i) * d_v;
       std::copy(src, src + d_v, concat->data.data() + i * n_head * d_v + h * d_v);
     }
   }
   out->Resize({n_q, d_model});
-  out->Matrix().noalias() = concat->Matrix() * w_o.Matrix();
+  MatMul(*concat, w_o.data.data(), d_model, 0, d_model, out->data.data());
 }
 
 }  // namespace attnviz
