@@ -4,6 +4,8 @@
 #include <imgui.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <vector>
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -33,10 +35,19 @@ class FakeRenderer : public HeatmapRenderer {
   std::string error_text;
 };
 
+// A fresh folder under /tmp, removed when the test program ends.
 std::string TempDir() {
+  static std::vector<std::string> made;
+  static struct Cleanup {
+    ~Cleanup() {
+      for (const std::string& d : made) std::filesystem::remove_all(d);
+    }
+  } cleanup;
   char pattern[] = "/tmp/attnviz-gui-test-XXXXXX";
   const char* dir = mkdtemp(pattern);
-  return dir ? dir : "/tmp";
+  if (!dir) return "/tmp";
+  made.push_back(dir);
+  return dir;
 }
 
 class PanelTest : public ::testing::Test {
