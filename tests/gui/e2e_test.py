@@ -704,9 +704,18 @@ class E2E(unittest.TestCase):
         # Never a black window: the panels and the message are drawn.
         heads = region(image, [330, 0, 920, 560])
         self.assertGreater(colour_spread(heads), 5)
+        s.close()
         # A missing folder says so too.
         s2 = self.start("--text", "I go home.", "--shader-dir", os.path.join(tmp, "nope"))
         self.assertIn("cannot read shader", s2.field("renderer_error"))
+        s2.close()
+        # The naming rule is checked on load: a uniform without the u_ prefix is refused by name.
+        with open(os.path.join(tmp, "heatmap.frag"), "w", encoding="utf-8") as f:
+            f.write(frag.replace("u_cell_px", "cell_px"))
+        s3 = self.start("--text", "I go home.", "--shader-dir", tmp)
+        error = s3.field("renderer_error")
+        self.assertIn("uniform 'cell_px' must be named u_*", error)
+        self.assertIn("missing (or unused) uniform 'u_cell_px'", error)
 
     def test_cross_attention_sentence(self):
         s = self.start("--text-file", self.sample_file())
