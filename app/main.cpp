@@ -19,6 +19,7 @@
 #include "app.h"
 #include "file_io.h"
 #include "gl/heatmap_renderer.h"
+#include "json.h"
 #include "platform.h"
 #include "state.h"
 
@@ -125,6 +126,7 @@ int main(int argc, char** argv) {
 
   // ---- 4. The heatmap renderer (shaders loaded from files; a failure is shown in the Heads panel).
   const std::string shader_dir = FindShaderDir(options.shader_dir);
+  const std::string gl_renderer = platform.gl_renderer();
   auto renderer = std::make_unique<gl::GlHeatmapRenderer>(shader_dir);
   if (!renderer->error().empty()) std::fprintf(stderr, "attnviz: %s\n", renderer->error().c_str());
 
@@ -209,9 +211,9 @@ int main(int argc, char** argv) {
 
     if (app.dump.enabled()) {
       app.dump.SetField("snapshots", std::to_string(snapshots));
-      app.dump.SetField("snapshot_message", "\"" + snapshot_message + "\"");
+      app.dump.SetField("snapshot_message", JsonString(snapshot_message));
       app.dump.SetField("ready", ready ? "true" : "false");
-      app.dump.SetField("gl_renderer", "\"" + platform.gl_renderer() + "\"");
+      app.dump.SetField("gl_renderer", JsonString(gl_renderer));
       app.dump.SetField("heatmap_uploads", std::to_string(renderer->uploads()));
       app.dump.SetField("heatmap_draws", std::to_string(renderer->draws()));
       app.dump.WriteTo(options.widgets_json_path);
