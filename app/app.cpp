@@ -83,7 +83,9 @@ Status ParseAppOptions(const std::vector<std::string>& args, AppOptions* options
 // ---------------------------------------------------------------- app
 
 App::App(const ViewState& restored, const AppOptions& opts, std::unique_ptr<Pipeline> prepared)
-    : state(restored), options(opts), worker(std::make_unique<Worker>(std::move(prepared))) {
+    : state(restored), options(opts) {
+  bool loaded_weights = prepared && !opts.input.weights_dir.empty();
+  worker = std::make_unique<Worker>(std::move(prepared), loaded_weights);
   const InputOptions& in = options.input;
   state.config = in.config;
   dump.set_enabled(!options.widgets_json_path.empty());

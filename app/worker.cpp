@@ -42,8 +42,9 @@ bool SweepRequest::operator==(const SweepRequest& o) const {
          a.mask == b.mask && a.mode == b.mode && a.seed == b.seed && a.positional == b.positional;
 }
 
-Worker::Worker(std::unique_ptr<Pipeline> prepared)
+Worker::Worker(std::unique_ptr<Pipeline> prepared, bool loaded_weights)
     : pipeline_(prepared ? std::move(prepared) : std::make_unique<Pipeline>()), twin_(std::make_unique<Pipeline>()) {
+  if (loaded_weights) twin_->SetLoadedWeights(pipeline_->weights());
   compute_thread_ = std::thread([this] { ComputeLoop(); });
   sweep_thread_ = std::thread([this] { SweepLoop(); });
 }

@@ -53,8 +53,9 @@ struct SweepResult {
 
 class Worker {
  public:
-  // `prepared`: a pipeline already set up by PreparePipeline (e.g. with --weights loaded).
-  explicit Worker(std::unique_ptr<Pipeline> prepared = nullptr);
+  // `prepared`: a pipeline already set up by PreparePipeline; `loaded_weights`: it holds --weights,
+  // which the scale-flipped twin then uses too.
+  explicit Worker(std::unique_ptr<Pipeline> prepared = nullptr, bool loaded_weights = false);
   ~Worker();
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;

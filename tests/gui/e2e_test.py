@@ -717,6 +717,20 @@ class E2E(unittest.TestCase):
         self.assertIn("uniform 'cell_px' must be named u_*", error)
         self.assertIn("missing (or unused) uniform 'u_cell_px'", error)
 
+    def test_loaded_weights(self):
+        """--weights DIR (the CLI's option) loads W_q, W_k, W_v, W_o; a d_k they do not fit is an error in the UI."""
+        weights = os.path.join(SOURCE, "tests", "fixtures", "02_self_h4")
+        s = self.start("--text", "a b c d e f", "--weights", weights, "--d-model", "16", "--heads", "4", "--dk", "4")
+        w = s.widgets()
+        self.assertEqual(w["fields"]["compute_error"], "")
+        self.assertEqual(w["widgets"]["shapes.q"]["value"], "[4, 6, 4]")
+        s.click("heads.view_side_by_side")
+        s.wait_for(lambda w: "heads.unscaled" in w["widgets"], what="the side-by-side view")
+        s.type_into_slider("controls.d_k", "8")
+        w = s.wait_for(lambda w: w["fields"]["compute_error"] != "", what="the shape error")
+        self.assertIn("loaded weights", w["fields"]["compute_error"])
+        self.assertIsNone(s.proc.poll())
+
     def test_cross_attention_sentence(self):
         s = self.start("--text-file", self.sample_file())
         items = [k for k in s.widgets()["widgets"] if k.startswith("sentences.item.")]
