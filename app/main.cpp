@@ -94,7 +94,6 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::unique_ptr<Pipeline> prepared;
-  std::string weights_message;
   if (!options.input.weights_dir.empty()) {
     InputOptions in = options.input;
     if (in.text.empty() && in.text_file.empty()) in.text = loaded.state.kv_text;
