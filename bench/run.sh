@@ -11,9 +11,12 @@ mkdir -p "$OUT"
 
 cmake --build "$BUILD" --target attnviz_bench -j"$(nproc)"
 
-echo "== attnviz_bench (Google Benchmark, $REPS repetitions, medians) =="
+# Repetitions of all benchmarks are interleaved at random, so a burst of load elsewhere on the machine
+# hits the baseline and the forward alike instead of one of them.
+echo "== attnviz_bench (Google Benchmark, $REPS interleaved repetitions, medians) =="
 "$BUILD/bench/attnviz_bench" \
-  --benchmark_repetitions="$REPS" --benchmark_report_aggregates_only=true \
+  --benchmark_repetitions="$REPS" --benchmark_enable_random_interleaving=true \
+  --benchmark_report_aggregates_only=true \
   --benchmark_out="$OUT/forward.json" --benchmark_out_format=json \
   ${BENCH_FILTER:+--benchmark_filter="$BENCH_FILTER"}
 
