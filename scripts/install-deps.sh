@@ -9,6 +9,10 @@ PACKAGES=(
   xvfb xauth xdotool x11-xserver-utils xclip libgl1-mesa-dri libglx-mesa0 libgl-dev mesa-utils
   libxml2-utils
 )
+# `install-deps.sh --bench`: also what `make bench` compares against (PyTorch and numpy on OpenBLAS).
+if [ "${1:-}" = "--bench" ]; then
+  PACKAGES+=(python3-torch python3-numpy libopenblas0-pthread)
+fi
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
