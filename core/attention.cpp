@@ -330,29 +330,14 @@ enum StepBits : unsigned { kStepScores = 1, kStepLogits = 2, kStepSoftmax = 4, k
   if (!metrics) return;
   // Head figures: means over the rows, logit mean and std over the visible logits (as ComputeMetrics).
   for (size_t h = 0; h < n_head; ++h) {
-    HeadMetrics& hm = (*metrics)[h];
-    double sums[5] = {0, 0, 0, 0, 0}, l_sum = 0, l_sq = 0;
+    double l_sum = 0, l_sq = 0;
     size_t l_count = 0;
     for (size_t i = 0; i < n_q; ++i) {
-      const RowMetrics& r = hm.rows[i];
-      sums[0] += r.entropy;
-      sums[1] += r.norm_entropy;
-      sums[2] += r.max_weight;
-      sums[3] += r.effective_keys;
-      sums[4] += r.grad_norm;
       l_sum += row_logit_sums[2 * (h * n_q + i)];
       l_sq += row_logit_sums[2 * (h * n_q + i) + 1];
       l_count += VisibleKeys(mask, (int)i, (int)n_k);
     }
-    const double inv = n_q ? 1.0 / n_q : 0.0;
-    hm.entropy = (float)(sums[0] * inv);
-    hm.norm_entropy = (float)(sums[1] * inv);
-    hm.max_weight = (float)(sums[2] * inv);
-    hm.effective_keys = (float)(sums[3] * inv);
-    hm.grad_norm = (float)(sums[4] * inv);
-    const double mean = l_count ? l_sum / l_count : 0.0;
-    hm.logit_mean = (float)mean;
-    hm.logit_std = (float)std::sqrt(std::max(0.0, (l_count ? l_sq / l_count : 0.0) - mean * mean));
+    SummarizeHead(l_sum, l_sq, l_count, &(*metrics)[h]);
   }
 }
 

@@ -47,35 +47,41 @@ void ComputeMetrics(const Tensor& logits, const Tensor& weights, MaskKind mask, 
   for (long long h = 0; h < (long long)n_head; ++h) {
     HeadMetrics& hm = (*heads)[h];
     hm.rows.resize(n_q);
-    double sums[5] = {0, 0, 0, 0, 0}, l_sum = 0, l_sq = 0;
+    double l_sum = 0, l_sq = 0;
     size_t l_count = 0;
     for (size_t i = 0; i < n_q; ++i) {
       const size_t visible = VisibleKeys(mask, (int)i, (int)n_k);
       const float* l = logits.data.data() + (h * n_q + i) * n_k;
       const float* w = weights.data.data() + (h * n_q + i) * n_k;
-      RowMetrics r = RowFigures(l, w, visible);
-      hm.rows[i] = r;
-      sums[0] += r.entropy;
-      sums[1] += r.norm_entropy;
-      sums[2] += r.max_weight;
-      sums[3] += r.effective_keys;
-      sums[4] += r.grad_norm;
+      hm.rows[i] = RowFigures(l, w, visible);
       for (size_t j = 0; j < visible; ++j) {
         l_sum += l[j];
         l_sq += (double)l[j] * l[j];
       }
       l_count += visible;
     }
-    const double inv = n_q ? 1.0 / n_q : 0.0;
-    hm.entropy = (float)(sums[0] * inv);
-    hm.norm_entropy = (float)(sums[1] * inv);
-    hm.max_weight = (float)(sums[2] * inv);
-    hm.effective_keys = (float)(sums[3] * inv);
-    hm.grad_norm = (float)(sums[4] * inv);
-    const double mean = l_count ? l_sum / l_count : 0.0;
-    hm.logit_mean = (float)mean;
-    hm.logit_std = (float)std::sqrt(std::max(0.0, (l_count ? l_sq / l_count : 0.0) - mean * mean));
+    SummarizeHead(l_sum, l_sq, l_count, &hm);
   }
+}
+
+void SummarizeHead(double logit_sum, double logit_sq, size_t logit_count, HeadMetrics* hm) {
+  double sums[5] = {0, 0, 0, 0, 0};
+  for (const RowMetrics& r : hm->rows) {
+    sums[0] += r.entropy;
+    sums[1] += r.norm_entropy;
+    sums[2] += r.max_weight;
+    sums[3] += r.effective_keys;
+    sums[4] += r.grad_norm;
+  }
+  const double inv = hm->rows.empty() ? 0.0 : 1.0 / hm->rows.size();
+  hm->entropy = (float)(sums[0] * inv);
+  hm->norm_entropy = (float)(sums[1] * inv);
+  hm->max_weight = (float)(sums[2] * inv);
+  hm->effective_keys = (float)(sums[3] * inv);
+  hm->grad_norm = (float)(sums[4] * inv);
+  const double mean = logit_count ? logit_sum / logit_count : 0.0;
+  hm->logit_mean = (float)mean;
+  hm->logit_std = (float)std::sqrt(std::max(0.0, (logit_count ? logit_sq / logit_count : 0.0) - mean * mean));
 }
 
 HeadMetrics MeanOverHeads(const std::vector<HeadMetrics>& heads) {

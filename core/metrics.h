@@ -25,6 +25,9 @@ struct HeadMetrics {
 
 // logits, weights: [n_head, n_q, n_k]. heads: resized to n_head.
 void ComputeMetrics(const Tensor& logits, const Tensor& weights, MaskKind mask, std::vector<HeadMetrics>* heads);
+// Fills the head's means from hm->rows, and its logit mean and std from the running sums of the
+// visible logits (sum, sum of squares, count).
+void SummarizeHead(double logit_sum, double logit_sq, size_t logit_count, HeadMetrics* hm);
 // Mean of each figure over heads.
 HeadMetrics MeanOverHeads(const std::vector<HeadMetrics>& heads);
 
