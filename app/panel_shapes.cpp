@@ -34,7 +34,7 @@ void DrawShapesPanel(App& app) {
       {"x W_q", "q", &t.q, "[n_head, n_q, d_k]"},
       {"x W_k", "k", &t.k, "[n_head, n_k, d_k]"},
       {"x W_v", "v", &t.v, "[n_head, n_k, d_v]"},
-      {"q k\xE1\xB5\x80", "logits", &t.logits, nullptr},
+      {"q k\xE1\xB5\x80", "logits", &t.weights, nullptr},  // same shape; the logits map is on demand
       {"softmax", "weights", &t.weights, "[n_head, n_q, n_k]  each row sums to 1 over the keys"},
       {"weights v", "z", &t.z, "[n_head, n_q, d_v]"},
       {"concat", "concat", &t.concat, "[n_q, n_head\xC2\xB7" "d_v]"},

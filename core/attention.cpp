@@ -63,7 +63,7 @@ void ProjectHeads(const Tensor& x, const Tensor& w, size_t col0, size_t n_head, 
 // logits_row [n_k] = scores_row * multiplier, clamped so no logit is infinite.
 inline void LogitsRow(const float* scores_row, size_t n_k, float multiplier, float* logits_row) {
   for (size_t j = 0; j < n_k; ++j) {
-    logits_row[j] = std::clamp(scores_row[j] * multiplier, -kLogitLimit, kLogitLimit);
+    logits_row[j] = LogitFromScore(scores_row[j], multiplier);
   }
 }
 
@@ -271,7 +271,7 @@ enum StepBits : unsigned { kStepScores = 1, kStepLogits = 2, kStepSoftmax = 4, k
   const size_t n_head = shape_src.dim(0), n_q = shape_src.dim(1);
   const size_t n_k = (steps & kStepScores) ? k->dim(1) : shape_src.dim(2);
   if (steps & kStepScores) scores->Resize({n_head, n_q, n_k});
-  if (steps & kStepLogits) logits->Resize({n_head, n_q, n_k});
+  if ((steps & kStepLogits) && logits) logits->Resize({n_head, n_q, n_k});
   if (steps & kStepSoftmax) weights->Resize({n_head, n_q, n_k});
   size_t d = 0;  // GEMM depth/width per head
   if (steps & kStepScores) d = q->dim(2);
@@ -297,6 +297,8 @@ enum StepBits : unsigned { kStepScores = 1, kStepLogits = 2, kStepSoftmax = 4, k
 #pragma omp parallel if (parallel)
   {
     FlushDenormals ftz;
+    // Without a logits map, each row's logits go to a scratch row of this thread (stays in L1).
+    std::vector<float> scratch_logits(logits ? 0 : n_k);
 #pragma omp for schedule(dynamic)
     for (long long item = 0; item < (long long)(n_head * blocks); ++item) {
       const size_t h = (size_t)item / blocks, r0 = ((size_t)item % blocks) * block;
@@ -311,7 +313,7 @@ enum StepBits : unsigned { kStepScores = 1, kStepLogits = 2, kStepSoftmax = 4, k
           RowPass pass;
           const size_t visible = (size_t)VisibleKeys(mask, (int)i, (int)n_k);
           (metrics ? SoftmaxRowPass<true> : SoftmaxRowPass<false>)((steps & kStepLogits) ? scores->data.data() + off : nullptr, multiplier,
-                         logits->data.data() + off, weights->data.data() + off, n_k,
+                         logits ? logits->data.data() + off : scratch_logits.data(), weights->data.data() + off, n_k,
                          visible, mask == MaskKind::kCausal ? std::log((double)visible) : log_n_k,
                                                                   metrics ? &pass : nullptr);
           if (metrics) {

@@ -32,6 +32,10 @@ void Scores(const Tensor& q, const Tensor& k, Tensor* scores);
 
 // (3) logits = scores * multiplier, clamped to +-kLogitLimit so a huge multiplier cannot make Inf.
 constexpr float kLogitLimit = 1e30f;
+inline float LogitFromScore(float score, float multiplier) {
+  const float l = score * multiplier;
+  return l < -kLogitLimit ? -kLogitLimit : (l > kLogitLimit ? kLogitLimit : l);
+}
 void Logits(const Tensor& scores, float multiplier, Tensor* logits);
 
 // (4) weights: row softmax of logits [n_head, n_q, n_k], with the row max subtracted.
@@ -52,6 +56,8 @@ void MixValues(const Tensor& weights, const Tensor& v, Tensor* z);
 //   kScores:  scores = q k^T, then logits and weights        (q, k read)
 //   kLogits:  logits and weights from the kept scores
 //   kSoftmax: weights from the kept logits (only the mask changed)
+// logits (may be null with kScores and kLogits): the logits map is then not written; each row's logits
+// live in a scratch row only (the map is one multiply away from the scores: LogitFromScore).
 // metrics (may be null): the saturation figures of metrics.h, from the same pass over each row.
 // z (may be null): z = weights v too (v is read only then).
 enum class AttendFrom { kScores, kLogits, kSoftmax };

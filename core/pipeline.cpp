@@ -87,7 +87,7 @@ Status Pipeline::Run(Stage through) {
                          ", d_k=" + std::to_string(c.head_dim_k()) + ", d_v=" + std::to_string(c.head_dim_v()));
   }
   AttentionTensors& t = tensors_;
-  bool mixed = false;  // z computed with the weights
+  bool in_pass = false;  // the logits map and z were produced by the weights' pass
   for (int s = (int)first_dirty_; s <= (int)through && s < kStageCount; ++s) {
     switch ((Stage)s) {
       case Stage::kEmbed:  // x [n_k, d_model], xq [n_q, d_model]
@@ -103,8 +103,8 @@ Status Pipeline::Run(Stage through) {
         Project(cross ? t.xq : t.x, t.x, weights_, &t.q, &t.k, &t.v);
         break;
       case Stage::kScores:   // scores [n_head, n_q, n_k]
-      case Stage::kLogits:   // logits and weights
-      case Stage::kSoftmax:  // only the mask changed: the logits stand
+      case Stage::kLogits:   // scaling or temperature changed: weights from the kept scores
+      case Stage::kSoftmax:  // only the mask changed: likewise (the logits map is not kept, see below)
       case Stage::kMetrics: {
         if (through == Stage::kScores) {  // the scores alone
           Scores(t.q, t.k, &t.scores);
@@ -112,19 +112,28 @@ Status Pipeline::Run(Stage through) {
         }
         // Every dirty step from here through `through` (z too when kOutput is asked for) in one pass
         // over each block of query rows, while the block is in cache. Each step counts as run.
-        const AttendFrom from = s == (int)Stage::kScores   ? AttendFrom::kScores
-                                : s == (int)Stage::kLogits ? AttendFrom::kLogits
-                                                           : AttendFrom::kSoftmax;  // kMetrics: redo the weights' pass
+        // The logits map is written only when kOutput is asked for: the maps and figures need only
+        // the scores and the multiplier, and a third map would cost a toggle a third more traffic.
+        const AttendFrom from = s == (int)Stage::kScores ? AttendFrom::kScores : AttendFrom::kLogits;
         const bool metrics = through >= Stage::kMetrics;
-        mixed = through >= Stage::kOutput;
-        Attend(from, t.q, t.k, t.v, c.logit_multiplier(), c.mask, &t.scores, &t.logits, &t.weights,
-               metrics ? &t.metrics : nullptr, mixed ? &t.z : nullptr);
+        in_pass = through >= Stage::kOutput;
+        Attend(from, t.q, t.k, t.v, c.logit_multiplier(), c.mask, &t.scores, in_pass ? &t.logits : nullptr,
+               &t.weights, metrics ? &t.metrics : nullptr, in_pass ? &t.z : nullptr);
+        if (!in_pass) {  // what was derived from the old weights is stale until kOutput runs again
+          for (Tensor* stale : {&t.logits, &t.z, &t.concat, &t.out}) {
+            stale->shape.clear();
+            stale->data.clear();
+          }
+        }
         const int last = std::max(metrics ? (int)Stage::kMetrics : (int)through, (int)Stage::kSoftmax);
         for (; s < last; ++s) ++run_count_[s];  // the last one is counted below
         break;
       }
-      case Stage::kOutput:  // z [n_head, n_q, d_v] (unless computed above), out [n_q, d_model]
-        if (!mixed) MixValues(t.weights, t.v, &t.z);
+      case Stage::kOutput:  // logits map and z [n_head, n_q, d_v] (unless made above), out [n_q, d_model]
+        if (!in_pass) {
+          Logits(t.scores, c.logit_multiplier(), &t.logits);
+          MixValues(t.weights, t.v, &t.z);
+        }
         OutputProjection(t.z, weights_.w_o, &t.concat, &t.out);
         break;
       case Stage::kDone:

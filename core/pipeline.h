@@ -4,8 +4,10 @@
 //   n_head, d_k, d_v, qkv layout, weights   -> from kProject
 //   scaling, temperature                     -> from kLogits
 //   mask                                     -> from kSoftmax
-// Stages run in order; Run(through) computes the dirty ones up to `through`. z and out (kOutput)
-// come last and are computed only when asked for: the maps never need them.
+// (kLogits, kSoftmax and kMetrics run as one pass from the kept raw scores.)
+// Stages run in order; Run(through) computes the dirty ones up to `through`. The logits map, z and
+// out (kOutput) come last and are computed only when asked for: the maps never need them (a logit
+// is LogitFromScore(score, config.logit_multiplier())). Until then those three are empty.
 #pragma once
 #include <string>
 #include <vector>
@@ -32,11 +34,11 @@ struct AttentionTensors {
   Tensor k;        // [n_head, n_k, d_k]
   Tensor v;        // [n_head, n_k, d_v]
   Tensor scores;   // [n_head, n_q, n_k]  raw q . k, before scaling and temperature
-  Tensor logits;   // [n_head, n_q, n_k]  after scaling and temperature, before the mask
+  Tensor logits;   // [n_head, n_q, n_k]  after scaling and temperature, before the mask (kOutput)
   Tensor weights;  // [n_head, n_q, n_k]  softmax rows; masked entries exactly 0
-  Tensor z;        // [n_head, n_q, d_v]
+  Tensor z;        // [n_head, n_q, d_v]  (kOutput)
   Tensor concat;   // [n_q, n_head*d_v]
-  Tensor out;      // [n_q, d_model]
+  Tensor out;      // [n_q, d_model]  (kOutput)
   std::vector<HeadMetrics> metrics;  // [n_head]
 
   int n_head() const { return (int)weights.dim(0); }

@@ -6,9 +6,14 @@ using namespace attnviz;
 
 namespace {
 void ExpectSameMaps(const AttentionTensors& a, const AttentionTensors& b) {
-  EXPECT_EQ(a.logits.data, b.logits.data);
   EXPECT_EQ(a.weights.data, b.weights.data);
   EXPECT_EQ(a.scores.data, b.scores.data);
+  ASSERT_EQ(a.metrics.size(), b.metrics.size());
+  for (size_t h = 0; h < a.metrics.size(); ++h) {
+    EXPECT_EQ(a.metrics[h].max_weight, b.metrics[h].max_weight);
+    EXPECT_EQ(a.metrics[h].entropy, b.metrics[h].entropy);
+    EXPECT_EQ(a.metrics[h].logit_std, b.metrics[h].logit_std);
+  }
 }
 // A fresh pipeline on the same inputs: the reference for the incremental one.
 Pipeline Fresh(const std::string& text, const AttentionConfig& c, Stage through = Stage::kMetrics) {
@@ -145,8 +150,9 @@ TEST(Pipeline, LoadedWeightsReplaceTheInitAndMustMatch) {
   p.SetLoadedWeights(w);
   ASSERT_TRUE(p.Run().ok());
   Pipeline ref = Fresh("a b c", c);
-  for (size_t i = 0; i < ref.tensors().logits.size(); ++i)
-    EXPECT_NEAR(p.tensors().logits.data[i], 2 * ref.tensors().logits.data[i], 1e-5);
+  ASSERT_FALSE(ref.tensors().scores.empty());
+  for (size_t i = 0; i < ref.tensors().scores.size(); ++i)
+    EXPECT_NEAR(p.tensors().scores.data[i], 2 * ref.tensors().scores.data[i], 1e-5);
   AttentionConfig other = c;
   other.d_k = 8;
   ASSERT_TRUE(p.SetConfig(other).ok());
@@ -155,4 +161,33 @@ TEST(Pipeline, LoadedWeightsReplaceTheInitAndMustMatch) {
   EXPECT_NE(s.message().find("loaded weights"), std::string::npos);
   p.ClearLoadedWeights();
   EXPECT_TRUE(p.Run().ok());
+}
+
+TEST(Pipeline, LogitsZAndOutOnDemandAndNeverStale) {
+  AttentionConfig c;
+  c.n_head = 2;
+  c.mask = MaskKind::kCausal;
+  Pipeline p = Fresh("the cat sat on the mat", c, Stage::kOutput);
+  const AttentionTensors& t = p.tensors();
+  // The logits map equals scores * multiplier, and is what the softmax saw.
+  Tensor logits, weights;
+  Logits(t.scores, c.logit_multiplier(), &logits);
+  EXPECT_EQ(t.logits.shape, t.weights.shape);
+  EXPECT_EQ(t.logits.data, logits.data);
+  Softmax(t.logits, c.mask, &weights);
+  EXPECT_EQ(t.weights.data, weights.data);
+  EXPECT_EQ(t.out.shape, (std::vector<size_t>{6, 64}));
+  // A toggle recomputes the maps but not logits, z, out: they are emptied, never left stale.
+  c.scale = false;
+  ASSERT_TRUE(p.SetConfig(c).ok());
+  ASSERT_TRUE(p.Run(Stage::kMetrics).ok());
+  EXPECT_TRUE(t.logits.empty());
+  EXPECT_TRUE(t.z.empty());
+  EXPECT_TRUE(t.out.empty());
+  ASSERT_TRUE(p.Run(Stage::kOutput).ok());
+  Pipeline fresh = Fresh("the cat sat on the mat", c, Stage::kOutput);
+  EXPECT_EQ(t.logits.data, fresh.tensors().logits.data);
+  EXPECT_EQ(t.z.data, fresh.tensors().z.data);
+  EXPECT_EQ(t.out.data, fresh.tensors().out.data);
+  EXPECT_EQ(LogitFromScore(t.scores.data[7], c.logit_multiplier()), t.logits.data[7]);
 }
