@@ -45,8 +45,8 @@ bool SweepRequest::operator==(const SweepRequest& o) const {
 Worker::Worker(std::unique_ptr<Pipeline> prepared, bool loaded_weights)
     : pipeline_(prepared ? std::move(prepared) : std::make_unique<Pipeline>()), twin_(std::make_unique<Pipeline>()) {
   if (loaded_weights) twin_->SetLoadedWeights(pipeline_->weights());
-  compute_thread_ = std::thread([this] { ComputeLoop(); });
-  sweep_thread_ = std::thread([this] { SweepLoop(); });
+  compute_thread_ = std::thread([this] { Serve(&compute_, [this](auto& r, uint64_t g) { return RunCompute(r, g); }); });
+  sweep_thread_ = std::thread([this] { Serve(&sweep_, [this](auto& r, uint64_t g) { return RunSweep(r, g); }); });
 }
 
 Worker::~Worker() {
@@ -59,99 +59,74 @@ Worker::~Worker() {
   sweep_thread_.join();
 }
 
-uint64_t Worker::Submit(const ComputeRequest& request) {
+template <typename Request, typename ResultT>
+uint64_t Worker::Enqueue(Lane<Request, ResultT>* lane, const Request& request) {
   std::lock_guard<std::mutex> lock(mutex_);
-  pending_ = std::make_unique<ComputeRequest>(request);
-  ++submitted_;
+  lane->pending = std::make_unique<Request>(request);
+  ++lane->submitted;
   wake_.notify_all();
-  return submitted_;
+  return lane->submitted;
 }
 
-uint64_t Worker::SubmitSweep(const SweepRequest& request) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  pending_sweep_ = std::make_unique<SweepRequest>(request);
-  ++sweep_submitted_;
-  wake_.notify_all();
-  return sweep_submitted_;
-}
+uint64_t Worker::Submit(const ComputeRequest& request) { return Enqueue(&compute_, request); }
+uint64_t Worker::SubmitSweep(const SweepRequest& request) { return Enqueue(&sweep_, request); }
 
 std::shared_ptr<const ComputeResult> Worker::latest() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return latest_;
+  return compute_.latest;
 }
 
 std::shared_ptr<const SweepResult> Worker::latest_sweep() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return latest_sweep_;
+  return sweep_.latest;
 }
 
 bool Worker::computing() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return finished_ != submitted_;
+  return compute_.finished != compute_.submitted;
 }
 
 bool Worker::sweeping() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return sweep_finished_ != sweep_submitted_;
+  return sweep_.finished != sweep_.submitted;
 }
 
 uint64_t Worker::submitted() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return submitted_;
+  return compute_.submitted;
 }
 
 uint64_t Worker::finished() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return finished_;
+  return compute_.finished;
 }
 
 bool Worker::WaitIdle(double seconds) const {
   std::unique_lock<std::mutex> lock(mutex_);
   return idle_.wait_for(lock, std::chrono::duration<double>(seconds), [this] {
-    return finished_ == submitted_ && sweep_finished_ == sweep_submitted_;
+    return compute_.finished == compute_.submitted && sweep_.finished == sweep_.submitted;
   });
 }
 
-void Worker::ComputeLoop() {
+template <typename Request, typename ResultT, typename RunFn>
+void Worker::Serve(Lane<Request, ResultT>* lane, RunFn run) {
   for (;;) {
-    ComputeRequest request;
+    Request request;
     uint64_t generation = 0;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [this] { return stop_ || pending_; });
+      wake_.wait(lock, [&] { return stop_ || lane->pending; });
       if (stop_) return;
-      request = std::move(*pending_);
-      pending_.reset();
-      generation = submitted_;
+      request = std::move(*lane->pending);
+      lane->pending.reset();
+      generation = lane->submitted;
     }
-    std::shared_ptr<ComputeResult> result = RunCompute(request, generation);
+    std::shared_ptr<ResultT> result = run(request, generation);
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      latest_ = std::move(result);
-      // Newer submissions keep `computing()` true until their own result lands.
-      if (finished_ < generation) finished_ = generation;
-    }
-    idle_.notify_all();
-  }
-}
-
-void Worker::SweepLoop() {
-  for (;;) {
-    SweepRequest request;
-    uint64_t generation = 0;
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [this] { return stop_ || pending_sweep_; });
-      if (stop_) return;
-      request = std::move(*pending_sweep_);
-      pending_sweep_.reset();
-      generation = sweep_submitted_;
-    }
-    std::shared_ptr<SweepResult> result = RunSweep(request, generation);
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      latest_sweep_ = std::move(result);
-      if (sweep_finished_ < generation) sweep_finished_ = generation;
+      lane->latest = std::move(result);
+      // Newer submissions keep computing()/sweeping() true until their own result lands.
+      if (lane->finished < generation) lane->finished = generation;
     }
     idle_.notify_all();
   }

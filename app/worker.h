@@ -74,22 +74,27 @@ class Worker {
   bool WaitIdle(double seconds) const;
 
  private:
-  void ComputeLoop();
-  void SweepLoop();
+  // One request lane: a waiting request (a newer one replaces it), the generation counters and the
+  // latest result. Each lane has its own thread running Serve().
+  template <typename Request, typename ResultT>
+  struct Lane {
+    std::unique_ptr<Request> pending;
+    uint64_t submitted = 0, finished = 0;
+    std::shared_ptr<const ResultT> latest;
+  };
+  template <typename Request, typename ResultT>
+  uint64_t Enqueue(Lane<Request, ResultT>* lane, const Request& request);
+  // Waits for a request, runs `run(request, generation)` and publishes its result, until stopped.
+  template <typename Request, typename ResultT, typename RunFn>
+  void Serve(Lane<Request, ResultT>* lane, RunFn run);
   std::shared_ptr<ComputeResult> RunCompute(const ComputeRequest& request, uint64_t generation);
   std::shared_ptr<SweepResult> RunSweep(const SweepRequest& request, uint64_t generation);
 
   mutable std::mutex mutex_;
   mutable std::condition_variable wake_, idle_;
   bool stop_ = false;
-  // Forward pass.
-  std::unique_ptr<ComputeRequest> pending_;
-  uint64_t submitted_ = 0, finished_ = 0;
-  std::shared_ptr<const ComputeResult> latest_;
-  // Sweep.
-  std::unique_ptr<SweepRequest> pending_sweep_;
-  uint64_t sweep_submitted_ = 0, sweep_finished_ = 0;
-  std::shared_ptr<const SweepResult> latest_sweep_;
+  Lane<ComputeRequest, ComputeResult> compute_;  // the forward pass
+  Lane<SweepRequest, SweepResult> sweep_;        // the d_k sweep
   // Owned by the compute thread.
   std::unique_ptr<Pipeline> pipeline_, twin_;
   std::thread compute_thread_, sweep_thread_;
