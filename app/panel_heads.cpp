@@ -87,10 +87,16 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
   ImVec2 map_size((float)n_k * cell, (float)n_q * cell);
   ImVec2 map_max(map_min.x + map_size.x, map_min.y + map_size.y);
 
-  // Caption below, clipped to the map's width.
+  // Caption below: figures that do not fit the map's width are dropped whole (last first), never cut.
   ImVec2 caption_pos(map_min.x, map_max.y + 2.0f);
+  std::string caption = m.caption;
+  while (ImGui::CalcTextSize(caption.c_str()).x > map_size.x + 8.0f) {
+    size_t cut = caption.rfind("  ");
+    if (cut == std::string::npos) break;
+    caption.resize(cut);
+  }
   dl->PushClipRect(caption_pos, ImVec2(map_max.x + 8.0f, caption_pos.y + line + 2.0f), true);
-  dl->AddText(caption_pos, m.selected ? gold : text_color, m.caption.c_str());
+  dl->AddText(caption_pos, m.selected ? gold : text_color, caption.c_str());
   dl->PopClipRect();
 
   // Labels: keys upright along the top, queries on the left.
