@@ -7,7 +7,7 @@ PACKAGES=(
   libgtest-dev libbenchmark-dev
   fonts-dejavu-core fonts-nanum fontconfig
   xvfb xauth xdotool x11-xserver-utils xclip libgl1-mesa-dri libglx-mesa0 libgl-dev mesa-utils
-  libxml2-utils
+  libxml2-utils python3
 )
 # `install-deps.sh --bench`: also what `make bench` compares against (PyTorch and numpy on OpenBLAS).
 if [ "${1:-}" = "--bench" ]; then
