@@ -84,13 +84,8 @@ int RunSweep(const std::vector<std::string>& args) {
       return UsageError("sweep", "--plot " + plot_path + ": unknown extension '" + ext + "': allowed .png, .svg");
   }
   AttentionConfig base = pipeline.config();
-  std::vector<Token> query_tokens, kv_tokens;
-  {
-    auto kv = Tokenize(pipeline.kv_text());
-    kv_tokens = std::move(*kv);
-    if (!pipeline.query_text().empty()) query_tokens = std::move(*Tokenize(pipeline.query_text()));
-  }
-  auto points = SweepDk(query_tokens, kv_tokens, base, sweep);
+  const std::vector<Token>& kv_tokens = pipeline.kv_tokens();
+  auto points = SweepDk(pipeline.query_tokens(), kv_tokens, base, sweep);
   if (!points) return UsageError("sweep", points.message());
   const std::string csv = SweepToCsv(*points);
   if (out_path.empty()) {

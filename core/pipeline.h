@@ -65,6 +65,9 @@ class Pipeline {
   const ProjectionWeights& weights() const { return weights_; }
   const std::string& kv_text() const { return kv_text_; }
   const std::string& query_text() const { return query_text_; }
+  // The tokens of the texts last set (query_tokens is empty in self mode without a query text).
+  const std::vector<Token>& kv_tokens() const { return kv_tokens_; }
+  const std::vector<Token>& query_tokens() const { return query_tokens_; }
   // The first stage that must be recomputed.
   Stage first_dirty() const { return first_dirty_; }
   // How often each stage ran (tests use it to prove work is reused).

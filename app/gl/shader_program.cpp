@@ -8,6 +8,18 @@ namespace attnviz::gl {
 
 namespace {
 
+// The info log of a shader or a program (get_iv/get_log: glGetShaderiv/glGetShaderInfoLog or the
+// program pair), without trailing NULs and newlines.
+template <typename GetIv, typename GetLog>
+std::string InfoLog(GLuint id, GetIv get_iv, GetLog get_log) {
+  GLint length = 0;
+  get_iv(id, GL_INFO_LOG_LENGTH, &length);
+  std::string log((size_t)std::max(length, 1), '\0');
+  get_log(id, length, nullptr, log.data());
+  while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+  return log;
+}
+
 Result<GLuint> Compile(GLenum kind, const std::string& path) {
   Result<std::string> source = ReadFile(path);
   if (!source) return Status::Error("cannot read shader " + path + ": " + source.message());
@@ -18,12 +30,8 @@ Result<GLuint> Compile(GLenum kind, const std::string& path) {
   GLint ok = 0;
   glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
   if (!ok) {
-    GLint length = 0;
-    glGetShaderiv(shader, GL_INFO_LOG_LENGTH, &length);
-    std::string log((size_t)std::max(length, 1), '\0');
-    glGetShaderInfoLog(shader, length, nullptr, log.data());
+    std::string log = InfoLog(shader, glGetShaderiv, glGetShaderInfoLog);
     glDeleteShader(shader);
-    while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
     return Status::Error("shader " + path + " does not compile:\n" + log);
   }
   return shader;
@@ -55,10 +63,7 @@ Status ShaderProgram::Load(const std::string& vertex_path, const std::string& fr
   GLint ok = 0;
   glGetProgramiv(program, GL_LINK_STATUS, &ok);
   if (!ok) {
-    GLint length = 0;
-    glGetProgramiv(program, GL_INFO_LOG_LENGTH, &length);
-    std::string log((size_t)std::max(length, 1), '\0');
-    glGetProgramInfoLog(program, length, nullptr, log.data());
+    std::string log = InfoLog(program, glGetProgramiv, glGetProgramInfoLog);
     glDeleteProgram(program);
     return Status::Error("shaders " + vertex_path + " + " + fragment_path + " do not link:\n" + log);
   }
