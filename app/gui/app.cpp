@@ -37,6 +37,8 @@ std::string AppOptionsHelp() {
          "  --snapshot-path FILE  on SIGUSR1, save a screenshot there (PNG or .ppm)\n"
          "  --bench-frames N      frame-time benchmark (N frames a phase), prints a table and exits\n"
          "  --no-settings         neither restore nor save settings\n"
+         "  --lang en|ko          the UI language (default: the saved choice, else ko when LC_ALL, LC_MESSAGES\n"
+         "                        or LANG starts with ko)\n"
          "  --print-paths         print where the shaders, samples and bundled model are read from, then exit\n"
          "  --version             print the version, then exit\n"
          "Keys: Left/Right cycle heads, S toggles sqrt(d_k) scaling, Ctrl+Q quits.\n";
@@ -77,6 +79,13 @@ Status ParseAppOptions(const std::vector<std::string>& args, AppOptions* options
     else if (a == "--snapshot-path") st = take(&options->snapshot_path);
     else if (a == "--bench-frames") st = take_int(&options->bench_frames, 1, 100000);
     else if (a == "--no-settings") options->no_settings = true;
+    else if (a == "--lang") {
+      Lang lang;
+      st = take(&options->lang);
+      if (st.ok() && !ParseLang(options->lang, &lang))
+        st = Status::Error("--lang: '" + options->lang + "' is not a language: allowed en, ko");
+      if (st.ok()) options->lang = ToString(lang);
+    }
     else if (a == "--help" || a == "-h") options->help = true;
     else st = Status::Error("unknown option '" + a + "' (see attnviz --help)");
     if (!st.ok()) return st;
@@ -119,6 +128,10 @@ App::App(const ViewState& restored, const AppOptions& opts, std::unique_ptr<Pipe
     state.config.mode = AttentionMode::kCross;
   }
   sentence_path_input = state.sentence_file;
+  if (!options.lang.empty()) state.lang = options.lang;  // an explicit --lang is remembered
+  Lang lang = LangFromEnvironment();
+  if (!state.lang.empty()) ParseLang(state.lang, &lang);
+  SetLang(lang);
   state.selected_head = std::clamp(state.selected_head, 0, kMaxHeads - 1);
   InitModels();
 }
@@ -141,7 +154,7 @@ Status App::OpenSentenceFile(const std::string& path) {
   state.sentence_file = absolute;
   state.AddRecentFile(absolute);
   sentence_path_input = absolute;
-  sentences_message = "Loaded " + std::to_string(sentences.size()) + " sentences from " + path;
+  sentences_message = Trf(Str::kLoadedSentencesFrom, {std::to_string(sentences.size()), path});
   sentences_error = false;
   for (const SentenceItem& item : sentences) {
     fonts.AddText(item.kv_text);
@@ -161,6 +174,22 @@ void App::SelectSentence(int index) {
   } else {
     state.config.mode = AttentionMode::kSelf;
   }
+}
+
+void App::SetLanguage(Lang lang) {
+  state.lang = ToString(lang);
+  SetLang(lang);
+}
+
+void DrawLanguageSwitch(App& app) {
+  const Lang now = CurrentLang();
+  ImGui::SetNextItemWidth(ImGui::CalcTextSize("English").x + ImGui::GetFrameHeight() * 2.0f);
+  if (ImGui::BeginCombo(app.dump.Label(Tr(Str::kLanguage), "language").c_str(), LangName(now))) {
+    for (Lang lang : {Lang::kEn, Lang::kKo})
+      if (ImGui::Selectable(LangName(lang), lang == now)) app.SetLanguage(lang);
+    ImGui::EndCombo();
+  }
+  app.dump.RecordItem("language", JsonString(ToString(now)));
 }
 
 void App::ToggleScaling() {
@@ -255,7 +284,7 @@ void App::SubmitIfChanged() {
 
 void App::StartExport(const std::string& path, std::function<Status()> job) {
   export_job_path_ = path;
-  export_message = "Exporting " + path + "\xE2\x80\xA6";
+  export_message = Trf(Str::kExportingPath, {path});
   export_ok = false;
   export_path_written.clear();
   export_job_ = std::async(std::launch::async, std::move(job));
@@ -266,7 +295,7 @@ void App::Update() {
     Status st = export_job_.get();
     export_ok = st.ok();
     export_path_written = st.ok() ? export_job_path_ : "";
-    export_message = st.ok() ? "Wrote " + export_job_path_ : "Export failed: " + st.message();
+    export_message = st.ok() ? Trf(Str::kWrote, {export_job_path_}) : Trf(Str::kExportFailed, {st.message()});
   }
   for (const std::string& path : pending_drops) {
     if (IsModelFolder(path)) {  // a dropped model folder opens as a model

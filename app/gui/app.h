@@ -14,6 +14,7 @@
 #include "options.h"
 #include "state.h"
 #include "text.h"
+#include "ui_strings.h"
 #include "widgets_dump.h"
 #include "worker.h"
 
@@ -29,6 +30,7 @@ struct AppOptions {
   std::string snapshot_path;       // --snapshot-path FILE: SIGUSR1 saves a screenshot there (PNG or PPM)
   int bench_frames = 0;            // --bench-frames N: frame-time benchmark, prints a table, exits
   bool no_settings = false;        // --no-settings: neither read nor write the settings file
+  std::string lang;                // --lang en|ko ("" = the saved choice, else the locale)
   bool help = false;
 };
 // Parses argv (without the program name). Errors name the option.
@@ -51,6 +53,8 @@ class App {
   void ToggleScaling();
   void CycleHead(int direction);  // among the visible heads
   void Notify(const std::string& message) { notice = message; }
+  // The UI language: Tr() answers in it from the next frame on; saved in the settings.
+  void SetLanguage(Lang lang);
   // Runs an export job on a background thread; Update() reports "Wrote PATH" or the error.
   void StartExport(const std::string& path, std::function<Status()> job);
   bool exporting() const { return export_job_.valid(); }
@@ -150,6 +154,8 @@ void DrawShapesPanel(App& app);
 void DrawExportPanel(App& app);
 void DrawModelPanel(App& app);
 void DrawOverviewPanel(App& app, HeatmapRenderer& renderer);
+// The language combo (English / 한국어), drawn in the Controls and Model panels.
+void DrawLanguageSwitch(App& app);
 
 // Small formatting helpers the panels share: never print NaN ("n/a" instead).
 std::string FormatNumber(double value, const char* format = "%.4g");

@@ -4,6 +4,7 @@
 
 #include "file_io.h"
 #include "text.h"
+#include "ui_strings.h"
 
 namespace attnviz {
 
@@ -31,6 +32,11 @@ UiFonts::UiFonts() {
   // Symbols the panels print: √ · … → ↔ × ² ≤ ≥ − ▶ and the Latin-1 set.
   const char* ui = "√·…→↔×÷²≤≥−–—∇ᵀ ";
   AddText(ui);
+  // Every string of both languages, so switching to Korean never waits for (or misses) a glyph.
+  for (Lang lang : {Lang::kEn, Lang::kKo}) {
+    AddText(LangName(lang));
+    for (int id = 0; id < (int)Str::kCount; ++id) AddText(StringTable(lang)[id].text);
+  }
 }
 
 bool UiFonts::AddText(const std::string& utf8) {

@@ -113,7 +113,7 @@ std::function<Status()> MakeExportJob(App& app, const std::string& path) {
 
 void DrawExportPanel(App& app) {
   DefaultWindowRect(0.719f, 0.65f, 0.281f, 0.35f);
-  if (!ImGui::Begin("Export")) {
+  if (!ImGui::Begin(WindowTitle(Str::kWinExport, "Export").c_str())) {
     ImGui::End();
     return;
   }
@@ -129,13 +129,21 @@ void DrawExportPanel(App& app) {
   const bool model = s.source == Source::kModel;
   const ExportTarget third = model ? ExportTarget::kOverview : ExportTarget::kSaturationPlot;
   if (s.export_target == (model ? ExportTarget::kSaturationPlot : ExportTarget::kOverview)) s.export_target = third;
-  const std::pair<ExportTarget, const char*> targets[] = {{ExportTarget::kCurrentHead, "head"},
-                                                          {ExportTarget::kVisibleHeads, "heads"},
-                                                          {third, model ? "overview" : "saturation"}};
+  struct Target {
+    ExportTarget target;
+    const char* name;
+    Str label;
+  };
+  const Target targets[] = {{ExportTarget::kCurrentHead, "head", Str::kExportHead},
+                            {ExportTarget::kVisibleHeads, "heads", Str::kExportHeads},
+                            {third, model ? "overview" : "saturation",
+                             model ? Str::kExportOverview : Str::kExportSaturation}};
   for (int i = 0; i < 3; ++i) {
     if (i) ImGui::SameLine();
-    if (ImGui::RadioButton(ToString(targets[i].first), s.export_target == targets[i].first)) s.export_target = targets[i].first;
-    dump.RecordItem(std::string("export.target_") + targets[i].second, BoolJson(s.export_target == targets[i].first));
+    if (ImGui::RadioButton(Labeled(dump, targets[i].label, targets[i].name).c_str(),
+                           s.export_target == targets[i].target))
+      s.export_target = targets[i].target;
+    dump.RecordItem(std::string("export.target_") + targets[i].name, BoolJson(s.export_target == targets[i].target));
   }
   bool plot = s.export_target == ExportTarget::kSaturationPlot;
   for (int f = 0; f <= (int)ExportFormat::kJson; ++f) {
@@ -147,29 +155,29 @@ void DrawExportPanel(App& app) {
   if (plot && s.export_format > ExportFormat::kCsv) s.export_format = ExportFormat::kPng;
 
   ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.72f);
-  ImGui::InputText("folder", &s.export_dir);
+  ImGui::InputText(Labeled(dump, Str::kFolder, "folder").c_str(), &s.export_dir);
   dump.RecordItem("export.folder", JsonString(s.export_dir));
-  ImGui::InputText("file", &file_name);
+  ImGui::InputText(Labeled(dump, Str::kFile, "file").c_str(), &file_name);
   dump.RecordItem("export.file", JsonString(file_name));
   ImGui::PopItemWidth();
   if (s.export_target == ExportTarget::kCurrentHead)
-    DimText("head " + std::to_string(s.selected_head) + " (click a map or use Left/Right to pick)");
+    DimText(Trf(Str::kExportHeadHint, {std::to_string(s.selected_head)}));
 
   bool busy = app.exporting();
   if (busy) ImGui::BeginDisabled();
-  bool clicked = ImGui::Button(busy ? "Exporting\xE2\x80\xA6" : "Export");
+  bool clicked = ImGui::Button(Labeled(dump, busy ? Str::kExporting : Str::kExportButton, "export").c_str());
   if (busy) ImGui::EndDisabled();
   dump.RecordItem("export.button", BoolJson(busy));
   if (clicked && !busy) {
     std::string dir = s.export_dir.empty() ? "." : s.export_dir;
     std::string path = file_name.empty() || file_name[0] == '/' ? file_name : dir + "/" + file_name;
-    Status st = path.empty() ? Status::Error("no file name") : MakeDirs(dir);
+    Status st = path.empty() ? Status::Error(Tr(Str::kNoFileName)) : MakeDirs(dir);
     if (st.ok()) {
       app.StartExport(path, MakeExportJob(app, path));
     } else {
       app.export_ok = false;
       app.export_path_written.clear();
-      app.export_message = "Export failed: " + st.message();
+      app.export_message = Trf(Str::kExportFailed, {st.message()});
     }
   }
   if (!app.export_message.empty()) {

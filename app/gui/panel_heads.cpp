@@ -278,31 +278,34 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
                   IM_COL32(255, 255, 255, 220));
     const ExactCell cell = ExactAt(source, t.scores.get(), m.head, i, j);  // exact at any zoom
     ImGui::BeginTooltip();
-    ImGui::Text("head %d", m.head);
-    ImGui::Text("query %d: %s", i, t.query_tokens[(size_t)i].text.c_str());
-    ImGui::Text("key %d: %s", j, t.kv_tokens[(size_t)j].text.c_str());
+    ImGui::TextUnformatted(Trf(Str::kTipHead, {std::to_string(m.head)}).c_str());
+    ImGui::TextUnformatted(Trf(Str::kTipQuery, {std::to_string(i), t.query_tokens[(size_t)i].text}).c_str());
+    ImGui::TextUnformatted(Trf(Str::kTipKey, {std::to_string(j), t.kv_tokens[(size_t)j].text}).c_str());
     bool masked = image.causal && j > i;
     if (masked) {
-      ImGui::TextUnformatted("masked (causal): weight 0");
+      ImGui::TextUnformatted(Tr(Str::kTipMasked));
     } else {
-      ImGui::Text("weight: %s", FormatNumber(cell.prob).c_str());
+      ImGui::TextUnformatted(Trf(Str::kTipWeight, {FormatNumber(cell.prob)}).c_str());
     }
     if (!std::isnan(cell.score)) {  // NaN: not kept (a trained model's layer keeps its probs only)
-      ImGui::Text("logit before scaling (q\xC2\xB7k): %s", FormatNumber(cell.score).c_str());
-      std::string how = std::string(m.config->scale ? "\xC3\xB7\xE2\x88\x9A" "d_k" : "unscaled") +
+      ImGui::TextUnformatted(Trf(Str::kTipLogitBefore, {FormatNumber(cell.score)}).c_str());
+      std::string how = std::string(m.config->scale ? "\xC3\xB7\xE2\x88\x9A" "d_k" : Tr(Str::kUnscaled)) +
                         (m.config->temperature != 1.0f ? ", \xC3\xB7T" : "");
-      ImGui::Text("logit after (%s): %s", how.c_str(),
-                  FormatNumber(LogitFromScore(cell.score, m.config->logit_multiplier())).c_str());
+      ImGui::TextUnformatted(
+          Trf(Str::kTipLogitAfter, {how, FormatNumber(LogitFromScore(cell.score, m.config->logit_multiplier()))})
+              .c_str());
     }
     if (m.head < (int)t.metrics.size() && i < (int)t.metrics[(size_t)m.head].rows.size()) {
       const RowMetrics& row = t.metrics[(size_t)m.head].rows[(size_t)i];
-      ImGui::Text("row entropy: %s nats (normalized %s)", FormatNumber(row.entropy, "%.3f").c_str(),
-                  FormatNumber(row.norm_entropy, "%.3f").c_str());
-      ImGui::Text("row max weight: %s", FormatNumber(row.max_weight, "%.3f").c_str());
+      ImGui::TextUnformatted(
+          Trf(Str::kTipRowEntropy, {FormatNumber(row.entropy, "%.3f"), FormatNumber(row.norm_entropy, "%.3f")}).c_str());
+      ImGui::TextUnformatted(Trf(Str::kTipRowMax, {FormatNumber(row.max_weight, "%.3f")}).c_str());
     }
     if (!ms.view.exact())
-      ImGui::Text("drawn: %s of %dx%d cells per texel", ToString(g_pool_kind),
-                  (w.cols() + ms.view.width - 1) / ms.view.width, (w.rows() + ms.view.height - 1) / ms.view.height);
+      ImGui::TextUnformatted(Trf(Str::kTipDrawn, {Tr(g_pool_kind == PoolKind::kMax ? Str::kPoolMax : Str::kPoolMean),
+                                                  std::to_string((w.cols() + ms.view.width - 1) / ms.view.width),
+                                                  std::to_string((w.rows() + ms.view.height - 1) / ms.view.height)})
+                                 .c_str());
     ImGui::EndTooltip();
     app.dump.RecordItem(m.dump_name + ".hover", "{\"i\": " + std::to_string(i) + ", \"j\": " + std::to_string(j) +
                                                     ", \"prob\": " + JsonNumber(cell.prob) +
@@ -312,7 +315,7 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
 }
 
 std::string HeadCaption(const AttentionTensors& t, int head, const std::string& prefix) {
-  std::string caption = prefix + "head " + std::to_string(head);
+  std::string caption = prefix + Trf(Str::kCaptionHead, {std::to_string(head)});
   if (head < (int)t.metrics.size()) {
     const HeadMetrics& m = t.metrics[(size_t)head];
     caption += "  max " + FormatNumber(m.max_weight, "%.2f") + "  H " + FormatNumber(m.norm_entropy, "%.2f") +
@@ -356,7 +359,7 @@ MapLayout LayoutFor(const AttentionTensors& t) {
 
 void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
   DefaultWindowRect(0.258f, 0.0f, 0.461f, 0.70f);
-  if (!ImGui::Begin("Heads", nullptr, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
+  if (!ImGui::Begin(WindowTitle(Str::kWinHeads, "Heads").c_str(), nullptr, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
     ImGui::End();
     return;
   }
@@ -365,7 +368,7 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
 
   // Status line.
   if (!app.notice.empty()) {
-    bool dismiss = ImGui::SmallButton("dismiss");
+    bool dismiss = ImGui::SmallButton(Labeled(dump, Str::kDismiss, "dismiss").c_str());
     dump.RecordItem("heads.dismiss_notice");
     ImGui::SameLine();
     ErrorText(app.notice);
@@ -379,24 +382,26 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
                               ", \"sweep_active\": " + BoolJson(sweep_progress.active) + ", \"sweep_fraction\": " +
                               JsonNumber(sweep_progress.fraction) + "}";
   if (app.computing) {
-    std::string what = progress.active && !progress.stage.empty() ? "computing " + progress.stage : "computing";
+    std::string what = progress.active && !progress.stage.empty() ? Trf(Str::kComputingStage, {progress.stage})
+                                                                  : std::string(Tr(Str::kComputing));
     char pct[32];
     std::snprintf(pct, sizeof pct, "%.0f%%", progress.fraction * 100.0);
     ImGui::ProgressBar((float)progress.fraction, ImVec2(160.0f, 0.0f), pct);
     ImGui::SameLine();
-    ImGui::TextUnformatted((what + "\xE2\x80\xA6").c_str());
+    ImGui::TextUnformatted(what.c_str());
   } else if (app.shown) {
     const AttentionTensors& t = app.shown->tensors;
     DimText(Describe(app.shown->request.config) + " \xC2\xB7 " + std::to_string(t.n_q()) + "\xC3\x97" +
-            std::to_string(t.n_k()) + " \xC2\xB7 Left/Right: head, S: scaling");
+            std::to_string(t.n_k()) + " \xC2\xB7 " + Tr(Str::kHeadsStatusKeys));
   }
   dump.RecordItem("heads.status", BoolJson(app.computing));
   dump.SetField("progress", progress_json);
-  if (!app.compute_error.empty()) ErrorText(app.compute_error + (app.shown ? " (showing the last good result)" : ""));
-  if (!app.config_error.empty()) ErrorText("Settings not applied: " + app.config_error);
+  if (!app.compute_error.empty())
+    ErrorText(app.shown ? Trf(Str::kShowingLastGood, {app.compute_error}) : app.compute_error);
+  if (!app.config_error.empty()) ErrorText(Trf(Str::kSettingsNotApplied, {app.config_error}));
 
   if (!app.shown) {
-    if (!app.computing) ImGui::TextUnformatted("No result yet.");
+    if (!app.computing) ImGui::TextUnformatted(Tr(Str::kNoResultYet));
     ImGui::End();
     return;
   }
@@ -405,7 +410,7 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
   int n_head = t.n_head();
 
   // Head toggles.
-  ImGui::TextUnformatted("show:");
+  ImGui::TextUnformatted(Tr(Str::kShow));
   for (int h = 0; h < n_head; ++h) {
     ImGui::SameLine();
     if (ImGui::GetContentRegionAvail().x < 40.0f) ImGui::NewLine();
@@ -416,13 +421,13 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
   }
   // View mode.
   int view = s.side_by_side ? 2 : (s.enlarged ? 1 : 0);
-  if (ImGui::RadioButton("grid", view == 0)) s.enlarged = false, s.side_by_side = false;
+  if (ImGui::RadioButton(Labeled(dump, Str::kViewGrid, "grid").c_str(), view == 0)) s.enlarged = false, s.side_by_side = false;
   dump.RecordItem("heads.view_grid", BoolJson(view == 0));
   ImGui::SameLine();
-  if (ImGui::RadioButton("enlarged", view == 1)) s.enlarged = true, s.side_by_side = false;
+  if (ImGui::RadioButton(Labeled(dump, Str::kViewEnlarged, "enlarged").c_str(), view == 1)) s.enlarged = true, s.side_by_side = false;
   dump.RecordItem("heads.view_enlarged", BoolJson(view == 1));
   ImGui::SameLine();
-  if (ImGui::RadioButton("scaled vs unscaled", view == 2)) s.side_by_side = true;
+  if (ImGui::RadioButton(Labeled(dump, Str::kViewSideBySide, "side_by_side").c_str(), view == 2)) s.side_by_side = true;
   dump.RecordItem("heads.view_side_by_side", BoolJson(view == 2));
   if (view != 0) {
     ImGui::SameLine();
@@ -433,10 +438,10 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
   if (s.selected_head >= n_head) s.selected_head = 0;
   // Pooling of maps with more cells than pixels: max keeps a single spike visible; mean averages.
   ImGui::SameLine(0, 16.0f);
-  if (ImGui::RadioButton("max", g_pool_kind == PoolKind::kMax)) g_pool_kind = PoolKind::kMax;
+  if (ImGui::RadioButton(Labeled(dump, Str::kPoolMax, "pool_max").c_str(), g_pool_kind == PoolKind::kMax)) g_pool_kind = PoolKind::kMax;
   dump.RecordItem("heads.pool_max", BoolJson(g_pool_kind == PoolKind::kMax));
   ImGui::SameLine();
-  if (ImGui::RadioButton("mean", g_pool_kind == PoolKind::kMean)) g_pool_kind = PoolKind::kMean;
+  if (ImGui::RadioButton(Labeled(dump, Str::kPoolMean, "pool_mean").c_str(), g_pool_kind == PoolKind::kMean)) g_pool_kind = PoolKind::kMean;
   dump.RecordItem("heads.pool_mean", BoolJson(g_pool_kind == PoolKind::kMean));
 
   if (!renderer.error().empty()) {
@@ -454,7 +459,7 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
   if (view == 0) {
     std::vector<int> heads = app.VisibleHeads();
     if (heads.empty()) {
-      DimText("Every head is hidden: tick a box above to show one.");
+      DimText(Tr(Str::kEveryHeadHidden));
       ImGui::End();
       return;
     }
@@ -503,7 +508,7 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
     m.config = &config;
     m.head = h;
     m.key = HeatmapKey{MapView::kEnlarged, 0, h, 0};
-    m.caption = HeadCaption(t, h, "") + "  (click: back to the grid)";
+    m.caption = HeadCaption(t, h, "") + "  " + Tr(Str::kClickBackToGrid);
     m.dump_name = "heads.enlarged";
     m.range = app.RangeFor({h});
     m.key_labels = m.query_labels = true;
@@ -512,7 +517,7 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
   } else {
     int h = s.selected_head;
     if (!result.has_twin) {
-      ImGui::TextUnformatted("computing the other scaling\xE2\x80\xA6");
+      ImGui::TextUnformatted(Tr(Str::kComputingOtherScaling));
     } else {
       AttentionConfig twin_config = config;
       twin_config.scale = !config.scale;
@@ -535,7 +540,7 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
         m.head = h;
         m.twin = (m.tensors == &result.twin);
         m.key = HeatmapKey{side == 0 ? MapView::kScaledSide : MapView::kUnscaledSide, 0, h, m.twin ? 1 : 0};
-        m.caption = HeadCaption(*m.tensors, h, side == 0 ? "\xC3\xB7\xE2\x88\x9A" "d_k: " : "unscaled: ");
+        m.caption = HeadCaption(*m.tensors, h, side == 0 ? "\xC3\xB7\xE2\x88\x9A" "d_k: " : Tr(Str::kUnscaledPrefix));
         m.dump_name = side == 0 ? "heads.scaled" : "heads.unscaled";
         m.range = app.RangeFor({h}, m.twin);
         m.key_labels = true;

@@ -37,7 +37,8 @@ void DrawTokens(App& app, const ModelResult& result) {
       std::string tip;
       for (size_t k = 0; k < group.count; ++k) {
         const tokenize::Token& t = result.tokens[group.first + k];
-        tip += (k ? "\n" : "") + std::string("id ") + std::to_string(t.id) + "  " + t.piece + (t.special ? "  (special)" : "");
+        tip += (k ? "\n" : "") + std::string("id ") + std::to_string(t.id) + "  " + t.piece +
+               (t.special ? std::string("  ") + Tr(Str::kSpecialToken) : std::string());
       }
       ImGui::SetTooltip("%s", tip.c_str());
     }
@@ -50,7 +51,7 @@ void DrawTokens(App& app, const ModelResult& result) {
 
 void DrawModelPanel(App& app) {
   DefaultWindowRect(0.0f, 0.0f, 0.258f, 0.59f);  // where the sandbox's Controls panel sits
-  if (!ImGui::Begin("Model")) {
+  if (!ImGui::Begin(WindowTitle(Str::kWinModel, "Model").c_str())) {
     ImGui::End();
     return;
   }
@@ -59,20 +60,22 @@ void DrawModelPanel(App& app) {
   float width = ImGui::GetContentRegionAvail().x;
 
   int source = (int)s.source;
-  ImGui::RadioButton("Sandbox (random layer, every knob)", &source, (int)Source::kSandbox);
+  ImGui::RadioButton(Labeled(dump, Str::kSourceSandbox, "source_sandbox").c_str(), &source, (int)Source::kSandbox);
   dump.RecordItem("model.source_sandbox", BoolJson(source == (int)Source::kSandbox));
-  ImGui::RadioButton("Trained model", &source, (int)Source::kModel);
+  ImGui::RadioButton(Labeled(dump, Str::kSourceModel, "source_model").c_str(), &source, (int)Source::kModel);
+  ImGui::SameLine();
+  DrawLanguageSwitch(app);
   dump.RecordItem("model.source_model", BoolJson(source == (int)Source::kModel));
   if (source != (int)s.source) app.SetSource((Source)source);
 
   ImGui::Separator();
-  ImGui::TextUnformatted("Model folder (config.json, model.safetensors, tokenizer)");
-  ImGui::SetNextItemWidth(width - ImGui::CalcTextSize("Open").x - ImGui::GetStyle().FramePadding.x * 2 -
+  ImGui::TextUnformatted(Tr(Str::kModelFolderHint));
+  ImGui::SetNextItemWidth(width - ImGui::CalcTextSize(Tr(Str::kOpen)).x - ImGui::GetStyle().FramePadding.x * 2 -
                           ImGui::GetStyle().ItemSpacing.x);
   bool enter = ImGui::InputText("##model_path", &app.model_path_input, ImGuiInputTextFlags_EnterReturnsTrue);
   dump.RecordItem("model.path", JsonString(app.model_path_input));
   ImGui::SameLine();
-  bool open = ImGui::Button("Open##model");
+  bool open = ImGui::Button(Labeled(dump, Str::kOpen, "model_open").c_str());
   dump.RecordItem("model.open");
   if ((enter || open) && !app.model_path_input.empty()) app.OpenModel(app.model_path_input);
   // The bundled model first, then the recent ones.
@@ -82,18 +85,17 @@ void DrawModelPanel(App& app) {
     if (m != app.bundled_model_dir) offers.push_back(m);
   for (size_t i = 0; i < offers.size(); ++i) {
     const bool bundled = offers[i] == app.bundled_model_dir;
-    std::string label = (bundled ? "bundled: tiny" : offers[i]) + "##offer" + std::to_string(i);
+    std::string label = (bundled ? std::string(Tr(Str::kBundledTiny)) : offers[i]) + "##offer" + std::to_string(i);
     if (ImGui::SmallButton(label.c_str())) app.OpenModel(offers[i]);
     dump.RecordItem(bundled ? "model.bundled" : "model.recent." + std::to_string(i), JsonString(offers[i]));
   }
-  if (app.models->opening()) DimText("Opening " + s.model_dir + "\xE2\x80\xA6");
+  if (app.models->opening()) DimText(Trf(Str::kOpeningModel, {s.model_dir}));
   const std::string open_error = app.models->open_error();
   if (!open_error.empty()) ErrorText(open_error);
   dump.SetField("model_open_error", JsonString(open_error));
   std::shared_ptr<const ModelFolder> folder = app.models->folder();
   if (folder) DimText(folder->Describe());
-  else DimText("Drop a model folder on the window, or give its path. A Hugging Face folder as save_pretrained "
-               "or a clone of a model repository leaves it: GPT-2, BERT, Llama, Qwen2, Mistral.");
+  else DimText(Tr(Str::kDropModelHint));
 
   if (folder) {
     const model::ModelConfig& c = folder->model->config();
@@ -101,24 +103,25 @@ void DrawModelPanel(App& app) {
     // Layer: what the Heads panel shows.
     s.model_layer = std::clamp(s.model_layer, 0, c.n_layer - 1);
     ImGui::SetNextItemWidth(width * 0.6f);
-    ImGui::SliderInt("layer", &s.model_layer, 0, c.n_layer - 1);
+    ImGui::SliderInt(Labeled(dump, Str::kLayer, "layer").c_str(), &s.model_layer, 0, c.n_layer - 1);
     dump.RecordItem("model.layer", std::to_string(s.model_layer));
-    ImGui::Checkbox("hide special tokens ([CLS], [SEP], BOS)", &s.model_hide_special);
+    ImGui::Checkbox(Labeled(dump, Str::kHideSpecial, "hide_special").c_str(), &s.model_hide_special);
     dump.RecordItem("model.hide_special", BoolJson(s.model_hide_special));
-    ImGui::TextUnformatted("What if");
-    ImGui::Checkbox("no 1/\xE2\x88\x9A" "d_head scaling", &s.model_no_scale);
+    ImGui::TextUnformatted(Tr(Str::kWhatIf));
+    ImGui::Checkbox(Labeled(dump, Str::kNoScaling, "no_scale").c_str(), &s.model_no_scale);
     dump.RecordItem("model.no_scale", BoolJson(s.model_no_scale));
     ImGui::SetNextItemWidth(width * 0.6f);
-    ImGui::SliderFloat("temperature", &s.model_temperature, 0.05f, 20.0f, "%.3g", ImGuiSliderFlags_Logarithmic);
+    ImGui::SliderFloat(Labeled(dump, Str::kTemperature, "temperature").c_str(), &s.model_temperature, 0.05f, 20.0f, "%.3g", ImGuiSliderFlags_Logarithmic);
     dump.RecordItem("model.temperature", JsonNumber(s.model_temperature));
     ImGui::SetNextItemWidth(width * 0.6f);
-    ImGui::InputTextWithHint("on layers", "all (or e.g. 0,2,5)", &s.model_whatif_layers);
+    ImGui::InputTextWithHint(Labeled(dump, Str::kOnLayers, "on_layers").c_str(), Tr(Str::kOnLayersHint),
+                             &s.model_whatif_layers);
     dump.RecordItem("model.whatif_layers", JsonString(s.model_whatif_layers));
     if (!app.model_error.empty()) ErrorText(app.model_error);
     float fraction = 0;
     const std::string progress = app.models->progress(&fraction);
     if (!progress.empty()) {
-      ImGui::ProgressBar(fraction, ImVec2(width, 0), ("running " + progress).c_str());
+      ImGui::ProgressBar(fraction, ImVec2(width, 0), Trf(Str::kRunning, {progress}).c_str());
     }
     dump.SetField("model_progress", JsonString(progress));
     if (app.model_result && app.model_result->status.ok()) {
@@ -128,13 +131,14 @@ void DrawModelPanel(App& app) {
       const int layer = s.model_layer, head = s.selected_head;
       if (layer < roles.n_layer && head < roles.n_head) {
         const model::RoleScore best = model::StrongestRole(roles.at(layer, head));
-        const std::string line = "Layer " + std::to_string(layer) + ", head " + std::to_string(head) + ": " +
-                                 model::RoleName(best.role) + " " + FormatNumber(best.score, "%.2f") + ". " +
-                                 model::RoleSentence(best.role);
+        const std::string line = Trf(Str::kHeadRoleLine, {std::to_string(layer), std::to_string(head),
+                                                          model::RoleName(best.role), FormatNumber(best.score, "%.2f"),
+                                                          model::RoleSentence(best.role)});
         ImGui::TextWrapped("%s", line.c_str());
         dump.SetField("model_head_role", JsonString(line));
       }
-      ImGui::Text("%zu tokens, as the model sees them (%.2f s):", r.tokens.size(), r.seconds);
+      ImGui::TextUnformatted(
+          Trf(Str::kTokensAsModelSees, {std::to_string(r.tokens.size()), FormatNumber(r.seconds, "%.2f")}).c_str());
       DrawTokens(app, r);
     }
   }

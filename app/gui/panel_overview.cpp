@@ -17,7 +17,7 @@ namespace attnviz {
 
 void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
   DefaultWindowRect(0.719f, 0.0f, 0.281f, 0.65f);  // where the sandbox's Saturation panel sits
-  if (!ImGui::Begin("Overview")) {
+  if (!ImGui::Begin(WindowTitle(Str::kWinOverview, "Overview").c_str())) {
     ImGui::End();
     return;
   }
@@ -25,7 +25,7 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
   std::shared_ptr<const ModelFolder> folder = app.models->folder();
   const std::shared_ptr<const ModelResult>& result = app.model_result;
   if (!folder || !result || !result->status.ok() || result->n_layer() == 0) {
-    DimText(folder ? "computing the first maps\xE2\x80\xA6" : "Open a trained model in the Model panel to see every layer and head here.");
+    DimText(Tr(folder ? Str::kComputingFirstMaps : Str::kOpenModelForOverview));
     ImGui::End();
     return;
   }
@@ -35,13 +35,13 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
   const int n_layer = result->n_layer(), n_head = c.n_head;
   const bool grouped = c.n_kv_head > 0 && c.n_kv_head < c.n_head;
   if (grouped) {
-    DimText("grouped-query attention: " + std::to_string(c.n_head) + " query heads share " + std::to_string(c.n_kv_head) +
-            " key/value heads (" + std::to_string(c.n_head / c.n_kv_head) +
-            " each); keys and values always come in pairs, queries may differ in number");
+    DimText(Trf(Str::kGroupedQueryOverview,
+                {std::to_string(c.n_head), std::to_string(c.n_kv_head), std::to_string(c.n_head / c.n_kv_head)}));
   }
   // The role filter: heads that do not match are dimmed; each map carries its strongest role.
   ImGui::SetNextItemWidth(std::min(260.0f, ImGui::GetContentRegionAvail().x * 0.6f));
-  ImGui::InputTextWithHint("role filter", "e.g. induction >= 0.4", &app.state.model_role_filter);
+  ImGui::InputTextWithHint(Labeled(dump, Str::kRoleFilter, "role_filter").c_str(), Tr(Str::kRoleFilterHint),
+                           &app.state.model_role_filter);
   dump.RecordItem("overview.filter", JsonString(app.state.model_role_filter));
   std::optional<model::RoleFilter> filter;
   if (!app.state.model_role_filter.empty()) {
@@ -119,10 +119,11 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
         dl->AddText(ImGui::GetFont(), fs, ImVec2(p0.x + 2, p1.y - fs - 1), IM_COL32(255, 255, 255, 255), badge.c_str());
       }
       if (hovered && h < (int)t.metrics.size()) {
-        std::string tip = "layer " + std::to_string(l) + ", head " + std::to_string(h) +
-                          (grouped ? ", kv head " + std::to_string(KvGroupOf(c, h)) : std::string()) +
-                          "\nmean max attention " + FormatNumber(t.metrics[(size_t)h].max_weight, "%.2f") +
-                          ", entropy " + FormatNumber(t.metrics[(size_t)h].entropy, "%.2f") + " nats";
+        std::string tip = Trf(Str::kOverviewTip,
+                              {std::to_string(l), std::to_string(h),
+                               grouped ? ", kv " + std::to_string(KvGroupOf(c, h)) : std::string(),
+                               FormatNumber(t.metrics[(size_t)h].max_weight, "%.2f"),
+                               FormatNumber(t.metrics[(size_t)h].entropy, "%.2f")});
         if (have_roles) {
           for (model::HeadRole role : model::AllHeadRoles())
             tip += std::string("\n  ") + model::RoleName(role) + " " + FormatNumber(roles.at(l, h)[role], "%.2f");

@@ -18,7 +18,7 @@ const ImU32 kScaledColor = IM_COL32(90, 170, 255, 255);
 const ImU32 kUnscaledColor = IM_COL32(255, 140, 60, 255);
 
 struct Curve {
-  const char* name;
+  Str name;
   const char* dump;
   float SweepPoint::*field;
   float HeadMetrics::*head_field;
@@ -34,7 +34,7 @@ void DrawChart(App& app, const Curve& curve, const std::vector<SweepPoint>& poin
 
   float left = 34.0f, bottom = line + 4.0f, top = line + 2.0f;
   ImVec2 a(p0.x + left, p0.y + top), b(p0.x + size.x - 6.0f, p0.y + size.y - bottom);
-  dl->AddText(ImVec2(p0.x + 2, p0.y), ImGui::GetColorU32(ImGuiCol_Text), curve.name);
+  dl->AddText(ImVec2(p0.x + 2, p0.y), ImGui::GetColorU32(ImGuiCol_Text), Tr(curve.name));
   dl->AddRectFilled(a, b, IM_COL32(20, 22, 28, 255));
   dl->AddRect(a, b, IM_COL32(90, 90, 100, 255));
 
@@ -99,8 +99,8 @@ void DrawChart(App& app, const Curve& curve, const std::vector<SweepPoint>& poin
     }
     ImGui::BeginTooltip();
     if (best[0]) ImGui::Text("d_k = %d", best[0]->d_k);
-    if (best[1]) ImGui::Text("scaled:   %s", FormatNumber(best[1]->*curve.field, "%.4f").c_str());
-    if (best[0]) ImGui::Text("unscaled: %s", FormatNumber(best[0]->*curve.field, "%.4f").c_str());
+    if (best[1]) ImGui::TextUnformatted(Trf(Str::kTipScaled, {FormatNumber(best[1]->*curve.field, "%.4f")}).c_str());
+    if (best[0]) ImGui::TextUnformatted(Trf(Str::kTipUnscaled, {FormatNumber(best[0]->*curve.field, "%.4f")}).c_str());
     ImGui::EndTooltip();
   }
 }
@@ -109,7 +109,7 @@ void DrawChart(App& app, const Curve& curve, const std::vector<SweepPoint>& poin
 
 void DrawSaturationPanel(App& app) {
   DefaultWindowRect(0.719f, 0.0f, 0.281f, 0.65f);
-  if (!ImGui::Begin("Saturation")) {
+  if (!ImGui::Begin(WindowTitle(Str::kWinSaturation, "Saturation").c_str())) {
     ImGui::End();
     return;
   }
@@ -124,14 +124,14 @@ void DrawSaturationPanel(App& app) {
   p = ImGui::GetCursorScreenPos();
   dl->AddLine(ImVec2(p.x + 6, p.y + line * 0.5f), ImVec2(p.x + 24, p.y + line * 0.5f), kUnscaledColor, 2.5f);
   ImGui::SetCursorScreenPos(ImVec2(p.x + 28, p.y));
-  ImGui::TextUnformatted("unscaled");
+  ImGui::TextUnformatted(Tr(Str::kUnscaled));
   ImGui::SameLine();
-  DimText("| now: d_k " + std::to_string(app.state.config.head_dim_k()));
+  DimText(Trf(Str::kNowDk, {std::to_string(app.state.config.head_dim_k())}));
 
   static const Curve kCurves[] = {
-      {"mean max weight (1 = one key takes all)", "max_weight", &SweepPoint::max_weight, &HeadMetrics::max_weight},
-      {"normalized entropy (1 = uniform)", "norm_entropy", &SweepPoint::norm_entropy, &HeadMetrics::norm_entropy},
-      {"softmax gradient size ||J||", "grad_norm", &SweepPoint::grad_norm, &HeadMetrics::grad_norm},
+      {Str::kCurveMaxWeight, "max_weight", &SweepPoint::max_weight, &HeadMetrics::max_weight},
+      {Str::kCurveEntropy, "norm_entropy", &SweepPoint::norm_entropy, &HeadMetrics::norm_entropy},
+      {Str::kCurveGrad, "grad_norm", &SweepPoint::grad_norm, &HeadMetrics::grad_norm},
   };
   std::vector<SweepPoint> none;
   const std::vector<SweepPoint>& points = app.sweep ? app.sweep->points : none;
@@ -140,21 +140,18 @@ void DrawSaturationPanel(App& app) {
   float table_h = line * (float)(std::min(n_head, 8) + 2) + 8.0f;
   float chart_h = std::max(70.0f, (avail.y - table_h - line * 2.0f) / 3.0f);
   for (const Curve& curve : kCurves) DrawChart(app, curve, points, ImVec2(avail.x, chart_h));
-  if (app.sweeping) ImGui::TextUnformatted("sweeping d_k\xE2\x80\xA6");
+  if (app.sweeping) ImGui::TextUnformatted(Tr(Str::kSweeping));
   else if (!app.sweep_error.empty()) ErrorText(app.sweep_error);
-  else if (app.sweep) DimText("sweep: " + std::to_string(points.size()) + " points, " +
-                              FormatNumber(app.sweep->seconds * 1000, "%.0f") + " ms; dots: the heads now");
+  else if (app.sweep) DimText(Trf(Str::kSweepSummary, {std::to_string(points.size()),
+                                                      FormatNumber(app.sweep->seconds * 1000, "%.0f")}));
 
   // Per-head figures of the current settings.
   if (n_head > 0 && ImGui::BeginTable("per_head", 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
                                                        ImGuiTableFlags_SizingStretchSame,
                                       ImVec2(0, std::max(table_h, ImGui::GetContentRegionAvail().y)))) {
     ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn("head");
-    ImGui::TableSetupColumn("max w");
-    ImGui::TableSetupColumn("H norm");
-    ImGui::TableSetupColumn("\xE2\x88\x87 size");
-    ImGui::TableSetupColumn("logit sd");
+    for (Str column : {Str::kColHead, Str::kColMaxW, Str::kColHNorm, Str::kColGrad, Str::kColLogitSd})
+      ImGui::TableSetupColumn(Tr(column));
     ImGui::TableHeadersRow();
     const std::vector<HeadMetrics>& metrics = app.shown->tensors.metrics;
     for (int h = 0; h < n_head; ++h) {

@@ -11,7 +11,7 @@ namespace attnviz {
 
 void DrawSentencesPanel(App& app) {
   DefaultWindowRect(0.0f, 0.59f, 0.258f, 0.41f);
-  if (!ImGui::Begin("Sentences")) {
+  if (!ImGui::Begin(WindowTitle(Str::kWinSentences, "Sentences").c_str())) {
     ImGui::End();
     return;
   }
@@ -21,23 +21,23 @@ void DrawSentencesPanel(App& app) {
   float line = ImGui::GetTextLineHeight();
 
   if (cross) {
-    ImGui::TextUnformatted("Query sentence (rows)");
+    ImGui::TextUnformatted(Tr(Str::kQuerySentence));
     ImGui::InputTextMultiline("##query", &app.state.query_text, ImVec2(width, line * 2.6f));
     dump.RecordItem("sentences.query_text", JsonString(app.state.query_text));
-    ImGui::TextUnformatted("Key/value sentence (columns)");
+    ImGui::TextUnformatted(Tr(Str::kKvSentence));
   } else {
-    ImGui::TextUnformatted("Sentence");
+    ImGui::TextUnformatted(Tr(Str::kSentence));
   }
   ImGui::InputTextMultiline("##kv", &app.state.kv_text, ImVec2(width, line * 2.6f));
   dump.RecordItem("sentences.kv_text", JsonString(app.state.kv_text));
   if (app.shown) {
     const AttentionTensors& t = app.shown->tensors;
-    DimText(std::to_string(t.n_q()) + " queries \xC3\x97 " + std::to_string(t.n_k()) + " keys");
+    DimText(Trf(Str::kQueriesByKeys, {std::to_string(t.n_q()), std::to_string(t.n_k())}));
   }
   if (!app.compute_error.empty()) ErrorText(app.compute_error);
 
   if (!app.sentences.empty()) {
-    ImGui::TextUnformatted("Loaded sentences");
+    ImGui::TextUnformatted(Tr(Str::kLoadedSentences));
     if (ImGui::BeginListBox("##list", ImVec2(width, line * 5.5f))) {
       for (size_t i = 0; i < app.sentences.size(); ++i) {
         const SentenceItem& item = app.sentences[i];
@@ -56,13 +56,13 @@ void DrawSentencesPanel(App& app) {
     dump.RecordItem("sentences.list", std::to_string(app.sentences.size()));
   }
 
-  ImGui::TextUnformatted("Sentence file");
-  ImGui::SetNextItemWidth(width - ImGui::CalcTextSize("Open").x - ImGui::GetStyle().FramePadding.x * 2 -
+  ImGui::TextUnformatted(Tr(Str::kSentenceFile));
+  ImGui::SetNextItemWidth(width - ImGui::CalcTextSize(Tr(Str::kOpen)).x - ImGui::GetStyle().FramePadding.x * 2 -
                           ImGui::GetStyle().ItemSpacing.x);
   bool enter = ImGui::InputText("##path", &app.sentence_path_input, ImGuiInputTextFlags_EnterReturnsTrue);
   dump.RecordItem("sentences.path", JsonString(app.sentence_path_input));
   ImGui::SameLine();
-  bool open = ImGui::Button("Open");
+  bool open = ImGui::Button(Labeled(dump, Str::kOpen, "open").c_str());
   dump.RecordItem("sentences.open");
   if ((enter || open) && !app.sentence_path_input.empty()) {
     if (app.OpenSentenceFile(app.sentence_path_input).ok() && !app.sentences.empty()) app.SelectSentence(0);
@@ -72,7 +72,7 @@ void DrawSentencesPanel(App& app) {
     else DimText(app.sentences_message);
   }
   if (!app.state.recent_files.empty()) {
-    ImGui::TextUnformatted("Recent:");
+    ImGui::TextUnformatted(Tr(Str::kRecent));
     for (size_t i = 0; i < app.state.recent_files.size(); ++i) {
       std::string path = app.state.recent_files[i];
       if (ImGui::SmallButton((path + "##recent" + std::to_string(i)).c_str())) {
@@ -81,8 +81,7 @@ void DrawSentencesPanel(App& app) {
       dump.RecordItem("sentences.recent." + std::to_string(i), JsonString(path));
     }
   }
-  DimText("Tip: drop a sentence file on the window to open it. One item a line; "
-          "'query ||| key/value' makes a cross-attention item.");
+  DimText(Tr(Str::kSentencesTip));
   ImGui::End();
 }
 

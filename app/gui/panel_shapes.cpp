@@ -22,21 +22,21 @@ void DrawModelShapes(App& app, const ModelFolder& folder) {
   };
   const std::string q = shape({c.n_head, n, c.d_head}), kv = shape({c.n_kv_head, n, c.d_head});
   const int group = c.n_kv_head > 0 ? c.n_head / c.n_kv_head : 1;
-  ImGui::TextWrapped("%s, each of %d layers:", c.model_type.c_str(), c.n_layer);
+  ImGui::TextWrapped("%s", Trf(Str::kModelLayers, {c.model_type, std::to_string(c.n_layer)}).c_str());
   if (ImGui::BeginTable("model_shapes", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
-    const std::pair<const char*, std::string> rows[] = {
-        {"x (residual stream)", shape({n, c.d_model})},
+    const std::pair<std::string, std::string> rows[] = {
+        {"x", shape({n, c.d_model}) + "  " + Tr(Str::kResidualStream)},
         {"q = x W_q", q + "  [n_head, n, d_head]"},
         {"k = x W_k", kv + "  [n_kv_head, n, d_head]"},
         {"v = x W_v", kv + "  [n_kv_head, n, d_head]"},
-        {"probs = softmax(q k\xE1\xB5\x80 / \xE2\x88\x9A" "d_head)", shape({c.n_head, n, n}) + "  one map per query head"},
+        {"probs = softmax(q k\xE1\xB5\x80 / \xE2\x88\x9A" "d_head)", shape({c.n_head, n, n}) + "  " + Tr(Str::kNoteOneMapPerHead)},
         {"z = probs v", shape({c.n_head, n, c.d_head})},
         {"out = concat(z) W_o", shape({n, c.d_model})},
     };
     for (const auto& [name, value] : rows) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(name);
+      ImGui::TextUnformatted(name.c_str());
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(value.c_str());
       app.dump.RecordItem(std::string("shapes.model.") + name, JsonString(value));
@@ -44,12 +44,9 @@ void DrawModelShapes(App& app, const ModelFolder& folder) {
     ImGui::EndTable();
   }
   if (group > 1) {
-    DimText("Grouped-query attention: " + std::to_string(c.n_head) + " query heads, " + std::to_string(c.n_kv_head) +
-            " key/value heads. Keys and values always come in pairs (one v row per k row); queries may differ in "
-            "number: query head h reads k/v head h / " + std::to_string(group) + ".");
+    DimText(Trf(Str::kGroupedQueryShapes, {std::to_string(c.n_head), std::to_string(c.n_kv_head), std::to_string(group)}));
   } else {
-    DimText("Every query head has its own key/value head (n_head = n_kv_head = " + std::to_string(c.n_head) +
-            "): keys and values come in pairs; q and k share d_head (a score is q\xC2\xB7" "k).");
+    DimText(Trf(Str::kEveryHeadOwnKv, {std::to_string(c.n_head)}));
   }
 }
 
@@ -57,7 +54,7 @@ void DrawModelShapes(App& app, const ModelFolder& folder) {
 
 void DrawShapesPanel(App& app) {
   DefaultWindowRect(0.258f, 0.70f, 0.461f, 0.30f);
-  if (!ImGui::Begin("Shapes")) {
+  if (!ImGui::Begin(WindowTitle(Str::kWinShapes, "Shapes").c_str())) {
     ImGui::End();
     return;
   }

@@ -4,7 +4,16 @@
 
 #include <string>
 
+#include "ui_strings.h"
+#include "widgets_dump.h"
+
 namespace attnviz {
+
+// A window title in the current language with a stable id ("설정###Controls"): the window keeps its
+// place and size when the language changes.
+inline std::string WindowTitle(Str title, const char* stable_id) { return std::string(Tr(title)) + "###" + stable_id; }
+// A widget label in the current language with a stable ImGui id; the dump records the visible text.
+inline std::string Labeled(WidgetDump& dump, Str text, const char* stable_id) { return dump.Label(Tr(text), stable_id); }
 
 // Default placement of a panel, as fractions of the display (used until the user moves it;
 // ImGui's saved layout wins afterwards).

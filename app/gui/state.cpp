@@ -12,6 +12,7 @@
 
 #include "file_io.h"
 #include "text.h"
+#include "ui_strings.h"
 
 namespace attnviz {
 
@@ -136,6 +137,7 @@ std::string SerializeViewState(const ViewState& s) {
   o << "export_target = " << (int)s.export_target << "\n";
   o << "export_format = " << ToString(s.export_format) << "\n";
   o << "export_dir = " << Escape(s.export_dir) << "\n";
+  o << "lang = " << s.lang << "\n";
   o << "window_x = " << s.window_x << "\n";
   o << "window_y = " << s.window_y << "\n";
   o << "window_w = " << s.window_w << "\n";
@@ -197,6 +199,12 @@ Status ApplyKey(const std::string& key, const std::string& raw, ViewState* s) {
     Result<double> t = ParseReal(raw, kMinTemperature, kMaxTemperature);
     if (!t) return t.status();
     s->model_temperature = (float)*t;
+    return Status::Ok();
+  }
+  if (key == "lang") {
+    Lang lang;
+    if (!raw.empty() && !ParseLang(raw, &lang)) return Status::Error("'" + raw + "' is not en/ko");
+    s->lang = raw.empty() ? "" : ToString(lang);
     return Status::Ok();
   }
   if (key == "model_whatif_layers") return str(&s->model_whatif_layers);

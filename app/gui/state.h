@@ -55,6 +55,9 @@ struct ViewState {
   std::string model_whatif_layers;         // the layers the what-ifs act on: "" = all, else "0,2,5"
   std::string model_role_filter;           // the Overview's filter, e.g. "induction >= 0.4" ("" = none)
 
+  // The UI language once chosen (--lang or the window's switch): "en" or "ko"; "" = from the locale.
+  std::string lang;
+
   // Window placement (screen coordinates; x/y < 0: let the window system choose).
   int window_x = -1, window_y = -1, window_w = 1280, window_h = 800;
 

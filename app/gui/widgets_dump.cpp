@@ -1,6 +1,7 @@
 #include "widgets_dump.h"
 
 #include <imgui.h>
+#include <imgui_internal.h>  // GetItemID: the last item's id, to match it with its Label()
 
 #include <cstdio>
 
@@ -14,17 +15,27 @@ void WidgetDump::BeginFrame(uint64_t frame) {
   widgets_.clear();
 }
 
+std::string WidgetDump::Label(const std::string& visible, const char* stable_id) {
+  std::string label = visible + "###" + stable_id;
+  if (enabled_) {
+    labelled_id_ = ImGui::GetID(label.c_str());
+    labelled_text_ = visible;
+  }
+  return label;
+}
+
 void WidgetDump::RecordItem(const std::string& name, const std::string& value_json) {
   if (!enabled_) return;
   ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
   RecordRect(name, a.x, a.y, b.x, b.y, ImGui::IsItemActive(), ImGui::IsItemHovered(), value_json,
              ImGui::IsItemVisible());
+  if (labelled_id_ != 0 && ImGui::GetItemID() == labelled_id_) widgets_.back().label = labelled_text_;
 }
 
 void WidgetDump::RecordRect(const std::string& name, float x0, float y0, float x1, float y1, bool active, bool hovered,
                             const std::string& value_json, bool visible) {
   if (!enabled_) return;
-  widgets_.push_back(Widget{name, x0, y0, x1, y1, active, hovered, value_json, visible});
+  widgets_.push_back(Widget{name, x0, y0, x1, y1, active, hovered, value_json, visible, ""});
 }
 
 void WidgetDump::SetField(const std::string& key, const std::string& value_json) {
@@ -54,7 +65,8 @@ std::string WidgetDump::ToJson() const {
     out += (i ? ",\n  " : "\n  ") + JsonString(w.name) + ": {\"rect\": [" + JsonNumber(w.x0) + ", " +
            JsonNumber(w.y0) + ", " + JsonNumber(w.x1) + ", " + JsonNumber(w.y1) + "], \"active\": " +
            (w.active ? "true" : "false") + ", \"hovered\": " + (w.hovered ? "true" : "false") +
-           ", \"value\": " + w.value_json + ", \"visible\": " + (w.visible ? "true" : "false") + "}";
+           ", \"value\": " + w.value_json + ", \"visible\": " + (w.visible ? "true" : "false") +
+           (w.label.empty() ? "" : ", \"label\": " + JsonString(w.label)) + "}";
   }
   out += "}}\n";
   return out;

@@ -1,8 +1,10 @@
 // A JSON picture of the named widgets, written each frame to the path given by --widgets-json,
 // so tests find widgets by name instead of guessing pixel positions:
 //   {"frame": 12, "fields": {"computing": false, ...},
-//    "widgets": {"controls.d_k": {"rect": [x0, y0, x1, y1], "active": false, "hovered": false, "value": 64}, ...}}
-// Rectangles are in window coordinates (what `xdotool mousemove --window` takes).
+//    "widgets": {"controls.d_k": {"rect": [x0, y0, x1, y1], "active": false, "hovered": false, "value": 64,
+//                                 "label": "d_k"}, ...}}
+// Rectangles are in window coordinates (what `xdotool mousemove --window` takes). "label" is the text the
+// widget shows in the current language (Label() made it); tests find widgets by their stable name.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -20,6 +22,9 @@ class WidgetDump {
   void RecordItem(const std::string& name, const std::string& value_json = "null");
   void RecordRect(const std::string& name, float x0, float y0, float x1, float y1, bool active, bool hovered,
                   const std::string& value_json = "null", bool visible = true);
+  // "visible###stable_id": ImGui's id stays the same in every language; the visible text is recorded as the
+  // "label" of the item RecordItem records next, if it is that widget.
+  std::string Label(const std::string& visible, const char* stable_id);
   // A top-level field (JSON fragment).
   void SetField(const std::string& key, const std::string& value_json);
   std::string ToJson() const;
@@ -30,6 +35,7 @@ class WidgetDump {
     bool active = false, hovered = false;
     std::string value_json;
     bool visible = true;  // not clipped away (e.g. scrolled out of a list)
+    std::string label;    // the visible label, "" when the widget has none
   };
   // This frame's widget of that name, or nullptr (tests).
   const Widget* Find(const std::string& name) const;
@@ -44,6 +50,8 @@ class WidgetDump {
   uint64_t frame_ = 0;
   std::vector<std::pair<std::string, std::string>> fields_;
   std::vector<Widget> widgets_;
+  unsigned labelled_id_ = 0;  // the ImGuiID Label() last made, and its visible text
+  std::string labelled_text_;
 };
 
 }  // namespace attnviz

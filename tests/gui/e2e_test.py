@@ -713,7 +713,8 @@ class E2E(unittest.TestCase):
         self.assertTrue(os.path.exists(settings))
         self.assertFalse(os.path.exists(settings + ".tmp"))
         with open(os.path.join(xdg, "attnviz", "layout.ini"), encoding="utf-8") as f:
-            self.assertIn("[Window][Heads]", f.read())  # ImGui's panel layout, saved next to it
+            # ImGui's panel layout, saved next to it (by the stable window id: the title follows the language)
+            self.assertIn("[Window][###Heads]", f.read())
         # Next launch (no options): everything is back.
         s2 = self.start(xdg=xdg)
         f = s2.widgets()["fields"]

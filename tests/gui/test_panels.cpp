@@ -280,3 +280,41 @@ TEST(WorkerTest, AlwaysFinishesOnTheLatestRequest) {
 
 }  // namespace
 }  // namespace attnviz
+
+namespace attnviz {
+namespace {
+
+// --lang ko: the dump's labels are the Korean table's, the widgets keep their names and ImGui ids (a click
+// found by name still toggles), and switching back to English relabels the same widgets.
+TEST_F(PanelTest, KoreanLabelsKeepStableWidgets) {
+  AppOptions options;
+  options.input.text = "I go home.";
+  options.widgets_json_path = "(memory)";
+  options.lang = "ko";
+  app_ = std::make_unique<App>(ViewState(), options, nullptr);
+  App& app = *app_;
+  Frames(3);
+  EXPECT_EQ(app.state.lang, "ko");  // saved with the settings
+  const WidgetDump::Widget* scale = app.dump.Find("controls.scale");
+  ASSERT_NE(scale, nullptr);
+  EXPECT_EQ(scale->label, Tr(Str::kScaleCheckbox, Lang::kKo));
+  EXPECT_EQ(app.dump.Find("export.button")->label, "내보내기");
+  EXPECT_NE(app.dump.ToJson().find("\"label\": \"격자\""), std::string::npos);
+  ASSERT_TRUE(app.state.config.scale);
+  Click("controls.scale");
+  EXPECT_FALSE(app.state.config.scale);
+  app.SetLanguage(Lang::kEn);
+  Frames(2);
+  EXPECT_EQ(app.dump.Find("controls.scale")->label, Tr(Str::kScaleCheckbox, Lang::kEn));
+  Click("controls.scale");  // the same ImGui id in English
+  EXPECT_TRUE(app.state.config.scale);
+  EXPECT_EQ(app.state.lang, "en");
+  // The choice survives a save and a restore.
+  Result<ViewState> restored = ParseViewState(SerializeViewState(app.state));
+  ASSERT_TRUE(restored.ok()) << restored.message();
+  EXPECT_EQ(restored->lang, "en");
+  EXPECT_FALSE(ParseViewState("lang = fr\n").ok());
+}
+
+}  // namespace
+}  // namespace attnviz

@@ -1,0 +1,103 @@
+// The UI's words: one enum of string ids and one table per language (strings_en.cpp, strings_ko.cpp), so
+// no panel holds a visible English literal. Tr(id) gives the current language's text; Trf fills {0}, {1}
+// (numbered, so a language may reorder them). Plain C++: the desktop app and attnviz-cli both link it.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace attnviz {
+
+enum class Lang { kEn = 0, kKo = 1 };
+constexpr int kLangCount = 2;
+const char* ToString(Lang lang);  // "en", "ko"
+// The language's own name ("English", "한국어"), the same in every UI language.
+const char* LangName(Lang lang);
+// "en" or "ko" (also "english", "korean", "한국어"); false for anything else.
+bool ParseLang(const std::string& text, Lang* lang);
+// From the environment as setlocale would read it: LC_ALL, then LC_MESSAGES, then LANG; "ko..." -> Korean.
+Lang LangFromEnvironment();
+
+// The language Tr() answers in (process-wide: the UI has one language at a time).
+void SetLang(Lang lang);
+Lang CurrentLang();
+
+enum class Str : int {
+  // ---- window titles
+  kWinControls, kWinSentences, kWinHeads, kWinShapes, kWinSaturation, kWinExport, kWinModel, kWinOverview,
+  // ---- shared words
+  kLanguage, kComputing, kNoResultYet, kOpen, kNotApplied, kNa,
+  // ---- Controls
+  kTrainedModelButton, kAttention, kDModel, kHeadsKnob, kDkTip, kAuto, kDkAutoTip, kDvAutoTip, kScaleCheckbox,
+  kTemperature, kMask, kMaskNone, kMaskCausal, kMode, kModeSelf, kModeCross, kQkv, kQkvFused, kQkvSeparate, kSeed,
+  kPositional, kPicture, kColormap, kColour, kColourLinear, kColourLog, kRange, kRangeFixed, kRangeAuto,
+  kQueryFrom, kKeyFrom, kValueFrom, kScore, kFeatureEmbedding, kFeatureLength, kFeaturePosition, kFeatureOneHot,
+  kScoreScaledDot, kScoreDot, kScoreAdditive, kScoreCosine, kScoreNegDistance, kFeaturesTip,
+  // ---- Sentences
+  kQuerySentence, kKvSentence, kSentence, kQueriesByKeys, kLoadedSentences, kSentenceFile, kRecent, kSentencesTip,
+  kLoadedSentencesFrom,
+  // ---- Heads
+  kDismiss, kComputingStage, kHeadsStatusKeys, kShowingLastGood, kSettingsNotApplied, kShow, kViewGrid,
+  kViewEnlarged, kViewSideBySide, kPoolMax, kPoolMean, kEveryHeadHidden, kClickBackToGrid, kComputingOtherScaling,
+  kUnscaledPrefix, kTipHead, kTipQuery, kTipKey, kTipMasked, kTipWeight, kTipLogitBefore, kTipLogitAfter,
+  kUnscaled, kTipRowEntropy, kTipRowMax, kTipDrawn, kCaptionHead,
+  // ---- Saturation
+  kNowDk, kCurveMaxWeight, kCurveEntropy, kCurveGrad, kSweeping, kSweepSummary, kTipScaled, kTipUnscaled, kColHead,
+  kColMaxW, kColHNorm, kColGrad, kColLogitSd,
+  // ---- Shapes
+  kNoModelOpen, kModelLayers, kGroupedQueryShapes, kEveryHeadOwnKv, kShapesRules, kColStep, kColTensor, kColShape,
+  kNoteQuerySentence, kNoteKvSentence, kNoteTokensPositions, kNoteRowsSumToOne, kNoteOneMapPerHead, kResidualStream,
+  kTabShapes, kTabNumbers, kTabLessons, kTabDictionary, kTabVariance, kFusedNote, kSeparateNote,
+  // ---- Export
+  kExportHead, kExportHeads, kExportSaturation, kExportOverview, kFolder, kFile, kExportHeadHint, kExportButton,
+  kExporting, kExportingPath, kWrote, kExportFailed, kNoFileName,
+  // ---- Model
+  kSourceSandbox, kSourceModel, kModelFolderHint, kBundledTiny, kOpeningModel, kDropModelHint, kLayer,
+  kHideSpecial, kWhatIf, kNoScaling, kOnLayers, kOnLayersHint, kRunning, kHeadRoleLine, kTokensAsModelSees,
+  kSpecialToken,
+  // ---- Overview
+  kComputingFirstMaps, kOpenModelForOverview, kGroupedQueryOverview, kRoleFilter, kRoleFilterHint, kOverviewTip,
+  // ---- Lessons (a)-(g): title, text, what the button does, the question to answer by playing
+  kLessonsIntro, kLessonShow, kLessonQuestion, kLessonNow,
+  kLessonATitle, kLessonAText, kLessonAButton, kLessonAQuestion,
+  kLessonBTitle, kLessonBText, kLessonBButton, kLessonBQuestion,
+  kLessonCTitle, kLessonCText, kLessonCButton, kLessonCQuestion,
+  kLessonDTitle, kLessonDText, kLessonDButton, kLessonDQuestion,
+  kLessonETitle, kLessonEText, kLessonEButton, kLessonEQuestion,
+  kLessonFTitle, kLessonFText, kLessonFButton, kLessonFQuestion,
+  kLessonGTitle, kLessonGText, kLessonGButton, kLessonGQuestion,
+  // ---- Dictionary view (g)
+  kDictIntro, kDictTable, kDictQuery, kDictKey, kDictValue, kDictScore, kDictWeight, kDictBlended, kDictExact,
+  kDictSoft, kDictAddRow, kDictRemoveRow, kDictWords, kDictNumbers,
+  // ---- Variance picture (d)
+  kVarIntro, kVarDk, kVarHistogram, kVarStd, kVarRow, kVarUnscaled, kVarScaled, kVarMaxWeight,
+  // ---- Pipeline as numbers (c, e, g)
+  kNumFused, kNumSplit, kNumThreeLinears, kNumEqual, kNumReshape, kNumBatch, kNumQueryRow, kNumHead, kNumReadValues,
+  kNumConcat, kNumOut, kNumNoSandbox, kNumRows,
+  // ---- attnviz-cli
+  kCliFigureHeads, kCliFigureSaturation, kCliErrorPrefix, kCliSeeHelp,
+  kCount
+};
+
+// The current language's text for `id` (never empty: both tables are complete, checked at compile time).
+const char* Tr(Str id);
+const char* Tr(Str id, Lang lang);
+// Tr(id) with {0}, {1}, ... replaced by args[0], args[1], ...
+std::string Trf(Str id, const std::vector<std::string>& args);
+
+// A table: entry i is {Str(i), text}. Both tables list every id in order (static_assert in each .cpp).
+struct StringEntry {
+  Str id;
+  const char* text;
+};
+const StringEntry* StringTable(Lang lang);  // kCount entries
+
+// For the static_asserts: entries in id order, none empty.
+constexpr bool TableIsComplete(const StringEntry* table, size_t size) {
+  if (size != (size_t)Str::kCount) return false;
+  for (size_t i = 0; i < size; ++i)
+    if ((size_t)table[i].id != i || table[i].text == nullptr || table[i].text[0] == 0) return false;
+  return true;
+}
+
+}  // namespace attnviz
