@@ -2,13 +2,16 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <mutex>
 #include <vector>
 
 namespace attnviz {
@@ -37,57 +40,228 @@ std::string ParentDir(const std::string& path) {
   return path.substr(0, slash);
 }
 
+// "out/" -> "out" (but "/" stays "/").
+std::string WithoutTrailingSlashes(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  return path;
+}
+
+// A fresh short name in `dir`: ".~PID-N.tmp" fits NAME_MAX whatever the target's name is.
+std::string TemporaryName(const std::string& dir) {
+  static std::atomic<unsigned> counter{0};
+  return dir + "/.~" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".tmp";
+}
+
+// ---- Temporary files removed on SIGINT/SIGTERM. The handler may only use async-signal-safe calls,
+// so the registry is a fixed table of paths with an atomic state each.
+enum SlotState : int { kFree = 0, kBusy, kFile, kFolder };
+struct TemporarySlot {
+  std::atomic<int> state{kFree};
+  char path[PATH_MAX];
+};
+TemporarySlot g_temporaries[256];
+struct sigaction g_previous[2];  // SIGINT, SIGTERM before ours
+
+void RemoveTemporaries() {
+  for (int kind : {kFile, kFolder}) {
+    for (TemporarySlot& slot : g_temporaries) {
+      if (slot.state.load() != kind) continue;
+      if (kind == kFile) ::unlink(slot.path);
+      else ::rmdir(slot.path);
+    }
+  }
+}
+
+void OnTerminatingSignal(int sig, siginfo_t* info, void* context) {
+  const int saved_errno = errno;
+  RemoveTemporaries();
+  const struct sigaction& previous = g_previous[sig == SIGINT ? 0 : 1];
+  if (previous.sa_flags & SA_SIGINFO) {
+    previous.sa_sigaction(sig, info, context);
+  } else if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN) {
+    previous.sa_handler(sig);
+  } else {
+    ::signal(sig, SIG_DFL);  // what the signal did before: end the process
+    ::raise(sig);
+  }
+  errno = saved_errno;
+}
+
+void InstallSignalCleanup() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const int signals[2] = {SIGINT, SIGTERM};
+    for (int i = 0; i < 2; ++i) {
+      struct sigaction previous;
+      if (::sigaction(signals[i], nullptr, &previous) != 0 || previous.sa_handler == SIG_IGN) continue;  // nohup
+      g_previous[i] = previous;
+      struct sigaction sa;
+      std::memset(&sa, 0, sizeof sa);
+      sa.sa_sigaction = OnTerminatingSignal;
+      sa.sa_flags = SA_SIGINFO | SA_RESTART;
+      sigemptyset(&sa.sa_mask);
+      ::sigaction(signals[i], &sa, nullptr);
+    }
+  });
+}
+
+// The names in a folder, "." and ".." left out (empty when it cannot be read).
+std::vector<std::string> FolderEntries(const std::string& dir) {
+  std::vector<std::string> names;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (struct dirent* e = ::readdir(d)) {
+      const std::string name = e->d_name;
+      if (name != "." && name != "..") names.push_back(name);
+    }
+    ::closedir(d);
+  }
+  return names;
+}
+// Writes bytes into an existing device or FIFO (e.g. /dev/full, /dev/stdout): it cannot be replaced by a rename.
+Status WriteInPlace(const std::string& path, std::string_view bytes) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return Status::Error(path + ": cannot open for writing: " + ErrnoText(errno));
+  int err = WriteAll(fd, bytes);
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err) return Status::Error(path + ": write failed: " + ErrnoText(err));
+  return Status::Ok();
+}
+
+// The file a write to `path` lands in: symlinks followed (a relative link against its own folder).
+Result<std::string> WriteTarget(const std::string& path) {
+  std::string p = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat st;
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return p;
+    std::string link(PATH_MAX, '\0');
+    const ssize_t n = ::readlink(p.c_str(), link.data(), link.size());
+    if (n <= 0) return Status::Error(p + ": cannot read the symbolic link: " + ErrnoText(errno));
+    link.resize((size_t)n);
+    p = link[0] == '/' ? link : ParentDir(p) + "/" + link;
+  }
+  return Status::Error(path + ": too many levels of symbolic links");
+}
+
 }  // namespace
+
+void RegisterTemporary(const std::string& path, bool is_folder) {
+  if (path.size() >= PATH_MAX) return;  // cannot be kept for the handler; still removed on failure
+  InstallSignalCleanup();
+  for (TemporarySlot& slot : g_temporaries) {
+    int expected = kFree;
+    if (!slot.state.compare_exchange_strong(expected, kBusy)) continue;
+    std::memcpy(slot.path, path.c_str(), path.size() + 1);
+    slot.state.store(is_folder ? kFolder : kFile);
+    return;
+  }
+}
+
+void ForgetTemporary(const std::string& path) {
+  for (TemporarySlot& slot : g_temporaries) {
+    int kind = slot.state.load();
+    if (kind != kFile && kind != kFolder) continue;
+    const bool inside = std::strncmp(slot.path, path.c_str(), path.size()) == 0 &&
+                        (slot.path[path.size()] == '\0' || slot.path[path.size()] == '/');
+    if (inside && slot.state.compare_exchange_strong(kind, kBusy)) slot.state.store(kFree);
+  }
+}
 
 bool IsRegularFile(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-Result<std::string> ReadFile(const std::string& path) {
+std::string ByteSizeText(size_t bytes) {
+  if (bytes >= (size_t(1) << 30) && bytes % (size_t(1) << 30) == 0) return std::to_string(bytes >> 30) + " GiB";
+  if (bytes >= (size_t(1) << 20) && bytes % (size_t(1) << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  if (bytes >= (size_t(1) << 10) && bytes % (size_t(1) << 10) == 0) return std::to_string(bytes >> 10) + " KiB";
+  return std::to_string(bytes) + " bytes";
+}
+
+Result<std::string> ReadFile(const std::string& path, size_t max_bytes, const std::string& what) {
+  // Opened first and checked with fstat: what is checked is what is read. O_NONBLOCK: a FIFO does not
+  // wait for a writer (it is refused right after, as not regular).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return Status::Error(path + ": cannot open: " + ErrnoText(errno));
   struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return Status::Error(path + ": cannot open: " + ErrnoText(errno));
-  if (S_ISDIR(st.st_mode)) return Status::Error(path + ": is a folder, not a file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Error(path + ": cannot open: " + ErrnoText(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return Status::Error(path + ": read error");
-  return ss.str();
+  Status problem;
+  if (::fstat(fd, &st) != 0) {
+    problem = Status::Error(path + ": cannot read: " + ErrnoText(errno));
+  } else if (S_ISDIR(st.st_mode)) {
+    problem = Status::Error(path + ": is a folder, not a file");
+  } else if (!S_ISREG(st.st_mode)) {
+    problem = Status::Error(path + ": is not a regular file (a device, FIFO or socket): refusing to read it as a " + what);
+  } else if ((unsigned long long)st.st_size > max_bytes) {
+    problem = Status::Error(path + ": " + std::to_string((unsigned long long)st.st_size) + " bytes is too large for a " +
+                            what + " (at most " + ByteSizeText(max_bytes) + ")");
+  }
+  std::string data;
+  if (problem.ok()) {
+    // Read to the end, never past max_bytes + 1: a file that grows while read (or a /proc file whose
+    // size says 0) is bounded as well.
+    data.resize(std::min<size_t>((size_t)st.st_size, max_bytes) + 1);
+    size_t done = 0;
+    for (;;) {
+      if (done == data.size()) {
+        if (data.size() > max_bytes) {
+          problem = Status::Error(path + ": grew past " + ByteSizeText(max_bytes) + " while being read: too large for a " + what);
+          break;
+        }
+        data.resize(std::min(max_bytes + 1, data.size() * 2));
+      }
+      const ssize_t n = ::read(fd, &data[done], data.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        problem = Status::Error(path + ": read error: " + ErrnoText(errno));
+        break;
+      }
+      if (n == 0) break;
+      done += (size_t)n;
+    }
+    data.resize(done);
+  }
+  ::close(fd);
+  if (!problem.ok()) return problem;
+  return data;
 }
 
 Status WriteFileAtomic(const std::string& path, std::string_view bytes) {
   if (path.empty()) return Status::Error("no output path given");
+  Result<std::string> target = WriteTarget(path);
+  if (!target) return target.status();
+  const std::string& file = *target;
   struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-    if (S_ISDIR(st.st_mode)) return Status::Error(path + ": is a folder; give a file name");
-    // A device or FIFO (e.g. /dev/full, /dev/stdout): it cannot be replaced by a rename, so write in place.
-    int fd = ::open(path.c_str(), O_WRONLY);
-    if (fd < 0) return Status::Error(path + ": cannot open for writing: " + ErrnoText(errno));
-    int err = WriteAll(fd, bytes);
-    if (::close(fd) != 0 && err == 0) err = errno;
-    if (err) return Status::Error(path + ": write failed: " + ErrnoText(err));
-    return Status::Ok();
-  }
-  const std::string dir = ParentDir(path);
-  std::string tmpl = path + ".tmp-XXXXXX";
-  int fd = ::mkstemp(tmpl.data());
-  if (fd < 0) {
-    return Status::Error(path + ": cannot write in folder '" + dir + "': " + ErrnoText(errno));
+  const bool exists = ::stat(file.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) return Status::Error(path + ": is a folder; give a file name");
+  if (exists && !S_ISREG(st.st_mode)) return WriteInPlace(file, bytes);
+  const std::string dir = ParentDir(file);
+  std::string tmp;
+  int fd = -1;
+  for (int attempt = 0; fd < 0; ++attempt) {
+    tmp = TemporaryName(dir);
+    RegisterTemporary(tmp);  // before it exists: a signal right after the open still finds it
+    // A new file: 0666 less the umask (open applies it). An existing one: its own mode, set by fchmod below.
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, exists ? 0600 : 0666);
+    if (fd >= 0) break;
+    const int err = errno;
+    ForgetTemporary(tmp);
+    if (err != EEXIST || attempt > 100)
+      return Status::Error(path + ": cannot write in folder '" + dir + "': " + ErrnoText(err));
   }
   int err = WriteAll(fd, bytes);
+  if (!err && exists) {
+    if (::fchown(fd, st.st_uid, st.st_gid) != 0) { /* only root may give a file away: keep ours */ }
+    if (::fchmod(fd, st.st_mode & 07777) != 0) err = errno;
+  }
   if (!err && ::fsync(fd) != 0) err = errno;
   if (::close(fd) != 0 && !err) err = errno;
+  if (!err && ::rename(tmp.c_str(), file.c_str()) != 0) err = errno;
   if (err) {
-    ::unlink(tmpl.c_str());
+    ::unlink(tmp.c_str());
+    ForgetTemporary(tmp);
     return Status::Error(path + ": write failed: " + ErrnoText(err) + " (nothing was written)");
   }
-  ::chmod(tmpl.c_str(), 0644);
-  if (::rename(tmpl.c_str(), path.c_str()) != 0) {
-    err = errno;
-    ::unlink(tmpl.c_str());
-    return Status::Error(path + ": cannot rename the temporary file into place: " + ErrnoText(err));
-  }
+  ForgetTemporary(tmp);
   return Status::Ok();
 }
 
@@ -122,40 +296,52 @@ std::string FileExtension(const std::string& path) {
 
 DumpFolder::~DumpFolder() { RemoveStaging(); }
 
+std::string DumpFolder::Path(const std::string& name) const {
+  const std::string path = staging_ + "/" + name;
+  RegisterTemporary(path);
+  return path;
+}
+
 void DumpFolder::RemoveStaging() {
   if (staging_.empty()) return;
-  if (DIR* d = ::opendir(staging_.c_str())) {
-    while (struct dirent* e = ::readdir(d)) {
-      const std::string name = e->d_name;
-      if (name != "." && name != "..") ::unlink((staging_ + "/" + name).c_str());
-    }
-    ::closedir(d);
-  }
+  for (const std::string& name : FolderEntries(staging_)) ::unlink((staging_ + "/" + name).c_str());
   ::rmdir(staging_.c_str());
+  ForgetTemporary(staging_);
   staging_.clear();
 }
 
 Status DumpFolder::Begin(const std::string& dir) {
   RemoveStaging();
-  if (Status s = MakeDirs(dir); !s) return s;
-  dir_ = dir;
-  std::string templ = dir + "/.attnviz-partial-XXXXXX";
-  if (!::mkdtemp(templ.data())) return Status::Error(dir + ": cannot create a staging folder: " + ErrnoText(errno));
-  staging_ = templ;
+  if (dir.empty()) return Status::Error("no output folder given");
+  dir_ = WithoutTrailingSlashes(dir);
+  struct stat st;
+  if (::stat(dir_.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) return Status::Error(dir + ": exists and is not a folder");
+  const std::string parent = ParentDir(dir_);
+  if (Status s = MakeDirs(parent); !s) return s;
+  for (int attempt = 0; staging_.empty(); ++attempt) {
+    const std::string name = TemporaryName(parent);
+    RegisterTemporary(name, /*is_folder=*/true);
+    if (::mkdir(name.c_str(), 0777) == 0) {
+      staging_ = name;
+    } else {
+      const int err = errno;
+      ForgetTemporary(name);
+      if (err != EEXIST || attempt > 100)
+        return Status::Error(dir + ": cannot create a staging folder in '" + parent + "': " + ErrnoText(err));
+    }
+  }
   return Status::Ok();
 }
 
 Status DumpFolder::Commit() {
   if (staging_.empty()) return Status::Error("dump folder: nothing staged");
-  std::vector<std::string> names;
-  if (DIR* d = ::opendir(staging_.c_str())) {
-    while (struct dirent* e = ::readdir(d)) {
-      const std::string name = e->d_name;
-      if (name != "." && name != "..") names.push_back(name);
-    }
-    ::closedir(d);
+  // A new or empty folder: the whole staging folder renamed into place, one atomic step.
+  if (::rename(staging_.c_str(), dir_.c_str()) == 0) {
+    ForgetTemporary(staging_);
+    staging_.clear();
+    return Status::Ok();
   }
-  for (const std::string& name : names) {
+  for (const std::string& name : FolderEntries(staging_)) {
     const std::string target = dir_ + "/" + name;
     struct stat st;
     // A link left by an earlier dump (weights.npy -> probs.npy) is replaced, never followed.

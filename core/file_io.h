@@ -1,6 +1,8 @@
-// Whole-file reads and atomic writes: a write goes to a temporary file in the same folder and is
-// renamed into place, so a failure (unwritable folder, full disk) leaves no partial file behind.
+// Bounded whole-file reads and atomic writes: a write goes to a temporary file in the same folder and
+// is renamed into place, so a failure (unwritable folder, full disk, SIGINT/SIGTERM) leaves no partial
+// file behind.
 #pragma once
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -8,31 +10,51 @@
 
 namespace attnviz {
 
-Result<std::string> ReadFile(const std::string& path);
+// The largest file ReadFile takes when the caller states no smaller limit for its kind of file.
+constexpr size_t kMaxReadBytes = size_t(1) << 30;
+
+// The whole of a regular file of at most max_bytes bytes. Folders, devices (/dev/zero) and FIFOs
+// (opened without blocking: a FIFO never waits for a writer) are refused, and so is a larger file or one
+// that grows past the limit while it is read: "notes.txt: 20971520 bytes is too large for a sentence
+// file (at most 16 MiB)". `what` names the kind of file in that message.
+Result<std::string> ReadFile(const std::string& path, size_t max_bytes = kMaxReadBytes,
+                             const std::string& what = "file");
+// "16 MiB", "2 GiB", "512 bytes": a limit for a message.
+std::string ByteSizeText(size_t bytes);
 // True when `path` names a regular file (following links) that exists.
 bool IsRegularFile(const std::string& path);
-// Regular files: temp + fsync + rename. An existing non-regular target (e.g. /dev/full, a FIFO)
-// is written in place, with every write error reported.
+// The one writer of whole files. Regular files: a temporary file with a short name (".~PID-N.tmp",
+// so any valid file name can be written) in the target's folder, fsync, rename. A symlink is written
+// through to its target (the link stays a link); an existing file keeps its mode (0600 stays 0600), a new
+// one gets 0666 less the umask. The temporary file is removed on failure and on SIGINT/SIGTERM (the
+// signal then does what it did before). An existing non-regular target (e.g. /dev/full, a FIFO) is
+// written in place, with every write error reported.
 Status WriteFileAtomic(const std::string& path, std::string_view bytes);
+// For writers that make their own temporary files or folders (DumpFolder, NpyStreamWriter): `path` is
+// removed if the process gets SIGINT or SIGTERM before ForgetTemporary(path). Folders are removed after
+// the files (a registered folder must hold only registered files by then).
+void RegisterTemporary(const std::string& path, bool is_folder = false);
+void ForgetTemporary(const std::string& path);
 // Creates the folder and its parents if missing.
 Status MakeDirs(const std::string& path);
 // "a/b/c.png" -> ".png" (lower case); "" when there is none.
 std::string FileExtension(const std::string& path);
 
-// A folder of output files that appears whole or not at all: files are written into a staging
-// folder inside `dir` and moved into `dir` by Commit(); without Commit() (an error, a crash of the
-// writer's caller) the staging folder is removed and `dir` keeps what it had.
+// A folder of output files that appears whole or not at all: files are written into a staging folder
+// next to `dir` (".~PID-N.tmp" in its parent) and Commit() renames the staging folder into place when
+// `dir` does not exist yet or is empty (one atomic rename), else moves each file into `dir`. Without
+// Commit() (an error, SIGINT/SIGTERM) the staging folder is removed and `dir` keeps what it had.
 class DumpFolder {
  public:
   DumpFolder() = default;
   ~DumpFolder();
   DumpFolder(const DumpFolder&) = delete;
   DumpFolder& operator=(const DumpFolder&) = delete;
-  // Creates `dir` (and parents) if missing, and the staging folder in it.
+  // Creates the parents of `dir` if missing, and the staging folder.
   Status Begin(const std::string& dir);
-  // Where to write `name` now (inside the staging folder).
-  std::string Path(const std::string& name) const { return staging_ + "/" + name; }
-  // Moves every staged file into the folder (each rename atomic), then removes the staging folder.
+  // Where to write `name` now (inside the staging folder); registered for removal on SIGINT/SIGTERM.
+  std::string Path(const std::string& name) const;
+  // Renames the staging folder into place (or moves its files into a non-empty `dir`).
   Status Commit();
 
  private:

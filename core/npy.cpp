@@ -5,8 +5,11 @@
 #include <cmath>
 #include <cerrno>
 #include <cstring>
+#include <limits>
 
 #include "file_io.h"
+#include "json.h"
+#include "parse_number.h"
 
 namespace attnviz {
 namespace {
@@ -25,6 +28,34 @@ std::string HeaderValue(const std::string& header, const std::string& key) {
   else while (e < header.size() && header[e] != ',' && header[e] != '}') ++e;
   if (e == std::string::npos || e == 0) return "";
   return header.substr(b, e - b);
+}
+
+// "(3, 4)", "(3,)", "()" -> the dims; returns their product. Each dim and the product (times the element
+// size: the bytes the data must hold) are checked against overflow, so a hostile shape is an error, never
+// a wrapped count or an allocation that throws.
+Result<size_t> ParseShape(const std::string& text, size_t elem, std::vector<size_t>* shape) {
+  if (text.size() < 2 || text.front() != '(' || text.back() != ')')
+    return Status::Error("shape " + text + " is not a tuple such as (3, 4)");
+  size_t count = 1;
+  size_t i = 1;
+  const size_t end = text.size() - 1;
+  while (i < end) {
+    while (i < end && text[i] == ' ') ++i;
+    if (i == end) break;
+    size_t j = i;
+    while (j < end && text[j] >= '0' && text[j] <= '9') ++j;
+    Result<uint64_t> d = ParseUnsigned64(text.substr(i, j - i));
+    if (!d) return Status::Error("bad shape " + text + ": " + d.message());
+    if (*d != 0 && count > std::numeric_limits<size_t>::max() / elem / *d)
+      return Status::Error("shape " + text + " has too many elements (the data size overflows)");
+    count *= (size_t)*d;
+    shape->push_back((size_t)*d);
+    if (shape->size() > 32) return Status::Error("shape " + text + " has more than 32 dimensions");
+    while (j < end && text[j] == ' ') ++j;
+    if (j < end && text[j] != ',') return Status::Error("bad shape " + text);
+    i = j + 1;
+  }
+  return count;
 }
 
 }  // namespace
@@ -57,25 +88,16 @@ Result<Tensor> ParseNpy(const std::string& bytes, const std::string& name) {
   else return Status::Error(name + ": dtype " + descr + " is not supported: allowed float32 ('<f4') or float64 ('<f8')");
   if (fortran != "False") return Status::Error(name + ": Fortran-order arrays are not supported: save in C order");
   Tensor t;
-  size_t count = 1;
-  for (size_t i = 1; i + 1 < shape_text.size();) {
-    while (i + 1 < shape_text.size() && (shape_text[i] == ' ' || shape_text[i] == ',')) ++i;
-    if (i + 1 >= shape_text.size()) break;
-    char* end = nullptr;
-    unsigned long long d = std::strtoull(shape_text.c_str() + i, &end, 10);
-    if (end == shape_text.c_str() + i) return fail("bad shape " + shape_text);
-    t.shape.push_back((size_t)d);
-    count *= (size_t)d;
-    i = end - shape_text.c_str();
-  }
+  Result<size_t> count = ParseShape(shape_text, elem, &t.shape);
+  if (!count) return fail(count.message());
   const size_t data_offset = offset + header_len;
-  if (bytes.size() - data_offset != count * elem) {
+  if (bytes.size() - data_offset != *count * elem) {
     return Status::Error(name + ": data holds " + std::to_string(bytes.size() - data_offset) + " bytes, the shape " +
-                         shape_text + " needs " + std::to_string(count * elem) + " (truncated or corrupt file)");
+                         shape_text + " needs " + std::to_string(*count * elem) + " (truncated or corrupt file)");
   }
-  t.data.resize(count);
+  t.data.resize(*count);
   const char* src = bytes.data() + data_offset;
-  for (size_t i = 0; i < count; ++i) {
+  for (size_t i = 0; i < *count; ++i) {
     double v;
     if (elem == 4) {
       float f;
@@ -84,17 +106,19 @@ Result<Tensor> ParseNpy(const std::string& bytes, const std::string& name) {
     } else {
       std::memcpy(&v, src + 8 * i, 8);
     }
-    if (!std::isfinite(v)) {
-      return Status::Error(name + ": element " + std::to_string(i) + " is " + (std::isnan(v) ? "NaN" : "Inf") +
-                           ": only finite values are allowed");
+    // Checked after the conversion: a float64 beyond the float32 range would otherwise become Inf.
+    const float converted = (float)v;
+    if (!std::isfinite(converted)) {
+      const std::string what = std::isnan(v) ? "NaN" : std::isinf(v) ? "Inf" : JsonNumber(v) + ", beyond the float32 range";
+      return Status::Error(name + ": element " + std::to_string(i) + " is " + what + ": only finite float32 values are allowed");
     }
-    t.data[i] = (float)v;
+    t.data[i] = converted;
   }
   return t;
 }
 
 Result<Tensor> ReadNpy(const std::string& path) {
-  auto bytes = ReadFile(path);
+  auto bytes = ReadFile(path, kMaxNpyBytes, ".npy file");
   if (!bytes) return bytes.status();
   return ParseNpy(*bytes, path);
 }

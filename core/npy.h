@@ -9,8 +9,12 @@
 
 namespace attnviz {
 
+// The largest .npy ReadNpy takes: kMaxProjectionFloats (config.h) float64 values and a header.
+constexpr size_t kMaxNpyBytes = (size_t(2) << 30) + (size_t(1) << 20);
+
 // Reads float32 or float64 (little endian, C order) into a float Tensor.
-// Errors name the file and what is wrong (magic, header, dtype, fortran order, truncated data).
+// Errors name the file and what is wrong (magic, header, dtype, fortran order, a shape that is not a
+// tuple or whose size overflows, data that does not match the shape, a value that is not a finite float32).
 Result<Tensor> ReadNpy(const std::string& path);
 Result<Tensor> ParseNpy(const std::string& bytes, const std::string& name);
 // The .npy header (magic, version 1.0, dict, padding) for float32 data of `shape`, C order.

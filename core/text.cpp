@@ -81,8 +81,27 @@ std::u32string DecodeUtf8(std::string_view text) {
   return out;
 }
 
-Result<std::vector<Token>> Tokenize(std::string_view text) {
+Status ValidatePlainText(std::string_view text) {
   if (Status s = ValidateUtf8(text); !s) return s;
+  size_t pos = 0;
+  char32_t cp;
+  while (pos < text.size()) {
+    const size_t start = pos;
+    DecodeOne(text, &pos, &cp);
+    // C0 and C1 controls and DEL, except tab and line ends: a NUL would go raw into CSV, and XML
+    // (SVG) allows none of them.
+    const bool control = (cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || (cp >= 0x7F && cp <= 0x9F && cp != 0x85);
+    if (control) {
+      char buf[112];
+      snprintf(buf, sizeof buf, "control character U+%04X at byte offset %zu is not allowed", (unsigned)cp, start);
+      return Status::Error(buf);
+    }
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<Token>> Tokenize(std::string_view text) {
+  if (Status s = ValidatePlainText(text); !s) return s;
   std::vector<Token> tokens;
   size_t pos = 0, word_begin = std::string_view::npos;
   auto close_word = [&](size_t end) {
@@ -189,7 +208,7 @@ Result<std::vector<SentenceItem>> ParseSentences(std::string_view content, const
 }
 
 Result<std::vector<SentenceItem>> LoadSentenceFile(const std::string& path) {
-  auto content = ReadFile(path);
+  auto content = ReadFile(path, kMaxSentenceFileBytes, "sentence file");
   if (!content) return content.status();
   return ParseSentences(*content, path);
 }

@@ -26,10 +26,14 @@ constexpr size_t kMaxTokens = 8192;
 
 // Checks UTF-8; on error the message names the byte offset of the first bad byte.
 Status ValidateUtf8(std::string_view text);
+// ValidateUtf8, and no control character (C0, DEL, C1) other than tab, CR, LF, NEL: the message
+// names the code point and its byte offset. Sentences and figure titles pass through it.
+Status ValidatePlainText(std::string_view text);
 // Decodes valid UTF-8 into code points.
 std::u32string DecodeUtf8(std::string_view text);
 
-// Fails on invalid UTF-8 (byte offset), empty/whitespace-only text, or more than kMaxTokens tokens.
+// Fails on invalid UTF-8 or a control character (ValidatePlainText: byte offset), empty/whitespace-only
+// text, or more than kMaxTokens tokens.
 Result<std::vector<Token>> Tokenize(std::string_view text);
 
 // The texts of one request and their tokens, made once and shared (shared_ptr to const) by everything
@@ -60,6 +64,8 @@ constexpr std::string_view kCrossSeparator = "|||";
 // Sentence file: UTF-8, one item per line, '#' starts a comment line, blank lines skipped.
 // Each item is tokenized, so errors name "file:line: ..." (and the byte offset for bad UTF-8).
 Result<std::vector<SentenceItem>> ParseSentences(std::string_view content, const std::string& file_name);
+// Reads at most kMaxSentenceFileBytes (file_io.h ReadFile: regular files only).
+constexpr size_t kMaxSentenceFileBytes = size_t(16) << 20;
 Result<std::vector<SentenceItem>> LoadSentenceFile(const std::string& path);
 
 }  // namespace attnviz

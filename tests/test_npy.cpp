@@ -99,3 +99,47 @@ TEST(FileIo, FailuresAreClearAndLeaveNothing) {
   EXPECT_EQ(FileExtension("a/b.c/fig.PNG"), ".png");
   EXPECT_EQ(FileExtension("a/b.c/fig"), "");
 }
+
+// Each size read from the header is checked: the shape product overflowing size_t (or the bytes it needs)
+// is an error, never a wrapped count or a std::length_error abort; the shape must be a tuple.
+TEST(Npy, HostileShapesAreErrors) {
+  auto overflow = ParseNpy(Header("{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387905,), }"), "o.npy");
+  ASSERT_FALSE(overflow.ok());
+  EXPECT_NE(overflow.message().find("o.npy: not a valid .npy file: shape (4611686018427387905,) has too many elements"),
+            std::string::npos) << overflow.message();
+  // (2^32, 2^32) wraps to 0 elements in 64 bits: once read as an empty tensor.
+  auto wraps = ParseNpy(Header("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }"), "w.npy");
+  ASSERT_FALSE(wraps.ok());
+  EXPECT_NE(wraps.message().find("too many elements"), std::string::npos) << wraps.message();
+  auto scalar_like = ParseNpy(Header("{'descr': '<f4', 'fortran_order': False, 'shape': 64, }") + std::string(256, '\0'), "s.npy");
+  ASSERT_FALSE(scalar_like.ok());
+  EXPECT_NE(scalar_like.message().find("shape 64 is not a tuple"), std::string::npos) << scalar_like.message();
+  auto negative = ParseNpy(Header("{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }"), "n.npy");
+  EXPECT_FALSE(negative.ok());
+  // A real 0-d array and an empty one still read.
+  auto zero_d = ParseNpy(Header("{'descr': '<f4', 'fortran_order': False, 'shape': (), }") + std::string(4, '\0'), "z.npy");
+  ASSERT_TRUE(zero_d.ok()) << zero_d.message();
+  EXPECT_EQ(zero_d->data.size(), 1u);
+  auto empty = ParseNpy(Header("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 5), }"), "e.npy");
+  ASSERT_TRUE(empty.ok()) << empty.message();
+  EXPECT_EQ(empty->data.size(), 0u);
+}
+
+// Finite as float64 is not enough: the value is checked after the conversion to float32.
+TEST(Npy, Float64BeyondFloat32IsAnError) {
+  double values[2] = {0.5, 1e300};
+  std::string bytes = Header("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }");
+  bytes.append(reinterpret_cast<const char*>(values), sizeof values);
+  auto t = ParseNpy(bytes, "big.npy");
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.message().find("big.npy: element 1 is 1e+300, beyond the float32 range"), std::string::npos) << t.message();
+  values[1] = -3.0e38;  // within float32
+  bytes.replace(bytes.size() - sizeof values, sizeof values, reinterpret_cast<const char*>(values), sizeof values);
+  EXPECT_TRUE(ParseNpy(bytes, "ok.npy").ok());
+}
+
+TEST(Npy, ReadRefusesDevicesAndFifos) {
+  auto zero = ReadNpy("/dev/zero");
+  ASSERT_FALSE(zero.ok());
+  EXPECT_NE(zero.message().find("/dev/zero: is not a regular file"), std::string::npos) << zero.message();
+}

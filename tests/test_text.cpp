@@ -2,8 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
+
+#include "file_io.h"
 
 using namespace attnviz;
 
@@ -119,4 +126,47 @@ TEST(SentenceFile, BundledSamplesLoad) {
     has_cross |= item.is_cross();
   }
   EXPECT_TRUE(has_english && has_korean && has_long && has_cross);
+}
+
+// A NUL or another control character went raw into CSV (and SVG is XML, which allows none): refused,
+// with the code point and the byte offset. Tab and line ends are whitespace.
+TEST(Tokenize, ControlCharactersAreRefused) {
+  auto nul = Tokenize(std::string("I go\0home", 9));
+  ASSERT_FALSE(nul.ok());
+  EXPECT_NE(nul.message().find("control character U+0000 at byte offset 4"), std::string::npos) << nul.message();
+  auto escape = Tokenize("a\x1b[31m");
+  ASSERT_FALSE(escape.ok());
+  EXPECT_NE(escape.message().find("U+001B at byte offset 1"), std::string::npos) << escape.message();
+  auto c1 = Tokenize("a\xC2\x9B" "b");  // U+009B, a C1 control
+  ASSERT_FALSE(c1.ok());
+  EXPECT_NE(c1.message().find("U+009B"), std::string::npos) << c1.message();
+  auto whitespace = Tokenize("I\tgo\r\nhome");
+  ASSERT_TRUE(whitespace.ok()) << whitespace.message();
+  EXPECT_EQ(whitespace->size(), 3u);
+  auto file = ParseSentences(std::string("fine\nI go\0home\n", 15), "s.txt");
+  ASSERT_FALSE(file.ok());
+  EXPECT_NE(file.message().find("s.txt:2:"), std::string::npos) << file.message();
+}
+
+TEST(SentenceFile, ReadsAreBounded) {
+  auto zero = LoadSentenceFile("/dev/zero");
+  ASSERT_FALSE(zero.ok());
+  EXPECT_NE(zero.message().find("/dev/zero: is not a regular file"), std::string::npos) << zero.message();
+  char dir_pattern[] = "/tmp/attnviz-text-XXXXXX";
+  ASSERT_NE(mkdtemp(dir_pattern), nullptr);
+  const std::string dir = dir_pattern;
+  const std::string fifo = dir + "/fifo.txt";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  auto from_fifo = LoadSentenceFile(fifo);  // must not block waiting for a writer
+  ASSERT_FALSE(from_fifo.ok());
+  EXPECT_NE(from_fifo.message().find("is not a regular file"), std::string::npos) << from_fifo.message();
+  const std::string big = dir + "/big.txt";
+  ASSERT_TRUE(WriteFileAtomic(big, "x").ok());
+  ASSERT_EQ(truncate(big.c_str(), (off_t)kMaxSentenceFileBytes + 1), 0);
+  auto too_big = LoadSentenceFile(big);
+  ASSERT_FALSE(too_big.ok());
+  EXPECT_NE(too_big.message().find(std::to_string(kMaxSentenceFileBytes + 1) +
+                                   " bytes is too large for a sentence file (at most 16 MiB)"),
+            std::string::npos) << too_big.message();
+  std::filesystem::remove_all(dir);
 }

@@ -6,6 +6,7 @@
 #include "colormap.h"
 #include "export.h"
 #include "options.h"
+#include "text.h"
 
 namespace attnviz {
 namespace {
@@ -90,6 +91,7 @@ int RunExport(const std::vector<std::string>& args) {
         if (!n) return UsageError("export", n.message());
         options.width = *n;
       } else if (a == "--title") {
+        if (Status s = ValidatePlainText(*v); !s) return UsageError("export", "--title: " + s.message());
         options.title = *v;
       }
       continue;

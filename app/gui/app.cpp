@@ -287,7 +287,8 @@ void App::StartExport(const std::string& path, std::function<Status()> job) {
   export_message = Trf(Str::kExportingPath, {path});
   export_ok = false;
   export_path_written.clear();
-  export_job_ = std::async(std::launch::async, std::move(job));
+  // An exception in the job (e.g. std::bad_alloc for a huge figure) becomes the export's message.
+  export_job_ = std::async(std::launch::async, [job = std::move(job)] { return RunGuarded("export", job); });
 }
 
 void App::Update() {

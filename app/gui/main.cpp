@@ -53,6 +53,8 @@ int main(int argc, char** argv) {
   const std::string settings_path = config_dir + "/settings.txt";
   const std::string layout_path = config_dir + "/layout.ini";
   LoadedViewState loaded = no_settings ? LoadedViewState{} : LoadViewState(settings_path);
+  // An unreadable settings file (or a corrupt one that could not be set aside) is never saved over.
+  const bool save_settings = !no_settings && !loaded.keep_file;
   AppOptions options;
   options.input.config = loaded.state.config;
   Status parsed = ParseAppOptions(args, &options);
@@ -190,7 +192,7 @@ int main(int argc, char** argv) {
     if (bench.done()) platform.RequestClose();
 
     // Settings: saved (atomically) when they change, at most every 2 s; ImGui's layout likewise.
-    if (!no_settings && Clock::now() - last_save_check > std::chrono::seconds(2)) {
+    if (save_settings && Clock::now() - last_save_check > std::chrono::seconds(2)) {
       last_save_check = Clock::now();
       WindowRect r = platform.window_rect();
       app.state.window_x = r.x, app.state.window_y = r.y, app.state.window_w = r.width, app.state.window_h = r.height;
@@ -211,7 +213,7 @@ int main(int argc, char** argv) {
   }
 
   // ---- 6. Save settings and layout, shut down.
-  if (!no_settings) {
+  if (save_settings) {
     WindowRect r = platform.window_rect();
     app.state.window_x = r.x, app.state.window_y = r.y, app.state.window_w = r.width, app.state.window_h = r.height;
     Status st = SaveViewState(settings_path, app.state);

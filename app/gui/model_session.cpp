@@ -5,6 +5,7 @@
 
 #include "maps/view.h"
 #include "model/run.h"
+#include "worker.h"
 
 namespace attnviz {
 namespace {
@@ -160,7 +161,13 @@ void ModelSession::Serve() {
       }
     }
     if (!open_dir.empty()) {
-      auto opened = OpenModelFolder(open_dir);
+      Result<std::shared_ptr<const ModelFolder>> opened = Status::Error("not opened");
+      if (Status st = RunGuarded("opening the model", [&] {
+            opened = OpenModelFolder(open_dir);
+            return Status::Ok();
+          });
+          !st)
+        opened = st;
       {
         std::lock_guard<std::mutex> lock(mutex_);
         if (opened) {
@@ -175,7 +182,15 @@ void ModelSession::Serve() {
       idle_.notify_all();
       continue;
     }
-    std::shared_ptr<ModelResult> result = Run(*request, generation);
+    std::shared_ptr<ModelResult> result;
+    try {
+      result = Run(*request, generation);
+    } catch (...) {  // e.g. std::bad_alloc: a message for the user, never the end of the app
+      result = std::make_shared<ModelResult>();
+      result->generation = generation;
+      result->request = *request;
+      result->status = Status::Error(CurrentExceptionMessage("running the model"));
+    }
     {
       std::lock_guard<std::mutex> lock(mutex_);
       // A cancelled run is superseded: its result is never shown.

@@ -10,6 +10,7 @@
 // (core/maps/view.h ComposeView). Hovering shows exact values at any zoom (ExactAt: the full map when
 // kept, else the row recomputed from q and k). The zoom is panel state, not saved.
 #include <imgui.h>
+#include <imgui_internal.h>  // ImTextCharFromUtf8
 
 #include <algorithm>
 #include <cfloat>
@@ -70,17 +71,29 @@ float TextWidth(const std::string& text, float size) {
   return ImGui::GetFont()->CalcTextSizeA(size, FLT_MAX, 0.0f, text.c_str()).x;
 }
 
+// The text, or its longest prefix (whole code points) + "…" within max_width. ImGui lays text out by
+// glyph advances, so one pass reads each advance once: linear in the length (cutting one character at
+// a time and re-measuring was quadratic: a 100 KB word hung the frame).
 std::string Ellipsize(const std::string& text, float max_width, float size) {
   if (TextWidth(text, size) <= max_width) return text;
-  std::string cut = text;
-  while (!cut.empty()) {
-    // Drop one UTF-8 code point from the end.
-    size_t n = cut.size() - 1;
-    while (n > 0 && ((unsigned char)cut[n] & 0xC0) == 0x80) --n;
-    cut.resize(n);
-    if (TextWidth(cut + "\xE2\x80\xA6", size) <= max_width) break;
+  const char* ellipsis = "\xE2\x80\xA6";
+  const float budget = max_width - TextWidth(ellipsis, size);
+  const ImFont* font = ImGui::GetFont();
+  const float scale = size / font->FontSize;
+  const char* begin = text.c_str();
+  const char* end = begin + text.size();
+  size_t fits = 0;  // bytes of the longest prefix within budget
+  float width = 0;
+  for (const char* p = begin; p < end;) {
+    unsigned int c = 0;
+    const int n = ImTextCharFromUtf8(&c, p, end);
+    if (n <= 0) break;
+    width += font->GetCharAdvance((ImWchar)c) * scale;
+    if (width > budget) break;
+    p += n;
+    fits = size_t(p - begin);
   }
-  return cut + "\xE2\x80\xA6";
+  return text.substr(0, fits) + ellipsis;
 }
 
 // Text rotated 90 degrees counter-clockwise, reading upwards from `bottom_left`. Drawn first at

@@ -2,11 +2,15 @@
 
 #include "parse_number.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 #include <type_traits>
 
@@ -251,16 +255,17 @@ Status ApplyKey(const std::string& key, const std::string& raw, ViewState* s) {
     return Status::Error("'" + raw + "' is not png/svg/csv/npy/json");
   }
   if (key == "export_dir") return str(&s->export_dir);
-  if (key == "window_x") return integer(-100000, 100000, &s->window_x);
-  if (key == "window_y") return integer(-100000, 100000, &s->window_y);
-  if (key == "window_w") return integer(200, 100000, &s->window_w);
-  if (key == "window_h") return integer(150, 100000, &s->window_h);
+  // Bounds a window system takes (X coordinates are 16-bit; 100000 killed every start with an X error).
+  if (key == "window_x") return integer(-kMaxWindowSide, kMaxWindowSide, &s->window_x);
+  if (key == "window_y") return integer(-kMaxWindowSide, kMaxWindowSide, &s->window_y);
+  if (key == "window_w") return integer(kMinWindowWidth, kMaxWindowSide, &s->window_w);
+  if (key == "window_h") return integer(kMinWindowHeight, kMaxWindowSide, &s->window_h);
   return Status::Ok();  // unknown key: ignored
 }
 
 }  // namespace
 
-Result<ViewState> ParseViewState(const std::string& text) {
+Result<ViewState> ParseViewState(const std::string& text, std::vector<std::string>* value_problems) {
   ViewState s;
   Status utf8 = ValidateUtf8(text);
   if (!utf8.ok()) return utf8;
@@ -287,11 +292,20 @@ Result<ViewState> ParseViewState(const std::string& text) {
     }
     if (key.empty() || key.find_first_of(" \t") != std::string::npos)
       return Status::Error("line " + std::to_string(line_no) + ": bad key '" + key + "'");
+    const ViewState before = s;
     Status st = ApplyKey(key, value, &s);
-    if (!st.ok()) return Status::Error("line " + std::to_string(line_no) + " (" + key + "): " + st.message());
+    if (st.ok()) continue;
+    const std::string problem = "line " + std::to_string(line_no) + " (" + key + "): " + st.message();
+    if (!value_problems) return Status::Error(problem);
+    value_problems->push_back(problem + "; the default is used");
+    s = before;  // the key keeps its default (or an earlier line's value)
   }
   Status valid = Validate(s.config);
-  if (!valid.ok()) return Status::Error("settings: " + valid.message());
+  if (!valid.ok()) {
+    if (!value_problems) return Status::Error("settings: " + valid.message());
+    value_problems->push_back(valid.message() + "; the default attention settings are used");
+    s.config = AttentionConfig();
+  }
   return s;
 }
 
@@ -302,31 +316,64 @@ std::string ConfigDir() {
   return std::string(home && *home ? home : ".") + "/.config/attnviz";
 }
 
+namespace {
+
+// Renames `path` to the first free `path.corrupt.N`: an earlier corrupt copy is never overwritten.
+Result<std::string> SetAside(const std::string& path) {
+  for (int n = 1; n <= 1000; ++n) {
+    const std::string aside = path + ".corrupt." + std::to_string(n);
+    if (::renameat2(AT_FDCWD, path.c_str(), AT_FDCWD, aside.c_str(), RENAME_NOREPLACE) == 0) return aside;
+    if (errno == EEXIST) continue;
+    if (errno != EINVAL && errno != ENOSYS) return Status::Error(std::strerror(errno));
+    // A file system without RENAME_NOREPLACE: look, then rename.
+    struct stat st;
+    if (::lstat(aside.c_str(), &st) == 0) continue;
+    if (std::rename(path.c_str(), aside.c_str()) == 0) return aside;
+    return Status::Error(std::strerror(errno));
+  }
+  return Status::Error("1000 corrupt copies exist already");
+}
+
+std::string JoinProblems(const std::vector<std::string>& problems) {
+  std::string out;
+  for (const std::string& p : problems) out += (out.empty() ? "" : "; ") + p;
+  return out;
+}
+
+}  // namespace
+
 LoadedViewState LoadViewState(const std::string& path) {
   LoadedViewState out;
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return out;  // first launch
-  std::fclose(f);
-  Result<std::string> bytes = ReadFile(path);
-  Status problem;
-  if (!bytes) {
-    problem = bytes.status();
-  } else {
-    Result<ViewState> parsed = ParseViewState(*bytes);
-    if (parsed) {
-      out.state = *parsed;
-      out.restored = true;
-      return out;
-    }
-    problem = parsed.status();
+  const std::string left_alone = " It is left as it is and will not be overwritten; started on defaults.";
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return out;  // first launch
+    out.keep_file = true;
+    out.message = "Settings file " + path + " cannot be read (" + std::strerror(errno) + ")." + left_alone;
+    return out;
   }
-  std::string aside = path + ".corrupt";
-  if (std::rename(path.c_str(), aside.c_str()) == 0) {
-    out.message = "Settings file " + path + " was corrupt (" + problem.message() + "); moved it to " + aside +
+  Result<std::string> bytes = ReadFile(path, kMaxSettingsFileBytes, "settings file");
+  if (!bytes) {
+    out.keep_file = true;
+    out.message = "Settings file " + bytes.message() + "." + left_alone;
+    return out;
+  }
+  std::vector<std::string> problems;
+  Result<ViewState> parsed = ParseViewState(*bytes, &problems);
+  if (parsed) {
+    out.state = *parsed;
+    out.restored = true;
+    if (!problems.empty()) out.message = "Settings file " + path + ": " + JoinProblems(problems) + ".";
+    return out;
+  }
+  Result<std::string> aside = SetAside(path);
+  if (aside) {
+    out.message = "Settings file " + path + " was corrupt (" + parsed.message() + "); moved it to " + *aside +
                   " and started on defaults.";
   } else {
-    out.message = "Settings file " + path + " was corrupt (" + problem.message() +
-                  ") and could not be moved aside; started on defaults.";
+    out.keep_file = true;
+    out.message = "Settings file " + path + " was corrupt (" + parsed.message() + ") and could not be moved aside (" +
+                  aside.message() + ")." + left_alone;
   }
   return out;
 }

@@ -67,21 +67,32 @@ struct ViewState {
   void AddRecentModel(const std::string& dir);
 };
 
+// Window bounds a window system takes (settings outside them are refused on load).
+constexpr int kMinWindowWidth = 200, kMinWindowHeight = 150, kMaxWindowSide = 8192;
+// The largest settings file read (the app writes a few KB).
+constexpr size_t kMaxSettingsFileBytes = size_t(1) << 20;
+
 // key = value lines; strings escape \n and backslash. '#' lines are comments.
 std::string SerializeViewState(const ViewState& state);
-// Fails on a line that is not `key = value`, an unparsable value, or a config that fails
-// Validate(); the message names the line. Unknown keys are ignored (newer versions may add some).
-Result<ViewState> ParseViewState(const std::string& text);
+// Fails on invalid UTF-8 or a line that is not `key = value`; the message names the line. Unknown keys
+// are ignored (newer versions may add some). A bad value (unparsable, out of range) or a config that
+// fails Validate() fails too when `value_problems` is null; else it is appended there ("line 7
+// (window_w): 100000 is out of range: allowed 200..8192; the default is used") and the default kept.
+Result<ViewState> ParseViewState(const std::string& text, std::vector<std::string>* value_problems = nullptr);
 
 // $XDG_CONFIG_HOME/attnviz (or $HOME/.config/attnviz).
 std::string ConfigDir();
 
 struct LoadedViewState {
-  ViewState state;        // defaults when the file is missing or corrupt
-  std::string message;    // for the user: "settings file ... was corrupt (...); moved to ....corrupt"
-  bool restored = false;  // a saved state was read
+  ViewState state;         // defaults when the file is missing, unreadable or corrupt
+  std::string message;     // for the user: "Settings file ... was corrupt (...); moved it to ....corrupt.1"
+  bool restored = false;   // a saved state was read (bad values replaced by defaults, named in message)
+  bool keep_file = false;  // unreadable (permissions, a folder, a device, too large) or corrupt and not movable:
+                           // the caller must not save over it
 };
-// Reads `path`; a corrupt file is renamed to `path + ".corrupt"` and defaults are returned.
+// Reads `path` (at most kMaxSettingsFileBytes, a regular file). A corrupt file (bad UTF-8, a line that
+// is not `key = value`) is renamed to the first free `path.corrupt.N`; bad values are reported and
+// replaced by defaults; a file that cannot be read is reported and left alone (keep_file).
 LoadedViewState LoadViewState(const std::string& path);
 // Atomic (WriteFileAtomic); creates the folder.
 Status SaveViewState(const std::string& path, const ViewState& state);

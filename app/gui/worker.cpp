@@ -2,6 +2,8 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <exception>
+#include <new>
 
 namespace attnviz {
 
@@ -56,6 +58,26 @@ SweepRequest SweepRequest::For(const ComputeRequest& compute) {
 
 bool SweepRequest::operator==(const SweepRequest& o) const {
   return kv_text == o.kv_text && query_text == o.query_text && base == o.base;
+}
+
+std::string CurrentExceptionMessage(const std::string& job) {
+  try {
+    throw;
+  } catch (const std::bad_alloc&) {
+    return job + ": out of memory";
+  } catch (const std::exception& e) {
+    return job + " failed: " + e.what();
+  } catch (...) {
+    return job + " failed: an unknown error";
+  }
+}
+
+Status RunGuarded(const std::string& what, const std::function<Status()>& job) {
+  try {
+    return job();
+  } catch (...) {
+    return Status::Error(CurrentExceptionMessage(what));
+  }
 }
 
 Worker::Worker(std::unique_ptr<Pipeline> prepared, bool loaded_weights)
@@ -207,7 +229,15 @@ void Worker::Serve(Lane<Request, ResultT>* lane, RunFn run) {
       lane->done.store(0);
       lane->total.store(0);
     }
-    std::shared_ptr<ResultT> result = run(request, generation);
+    std::shared_ptr<ResultT> result;
+    try {
+      result = run(request, generation);
+    } catch (...) {  // e.g. std::bad_alloc: a message for the user, never the end of the app
+      result = std::make_shared<ResultT>();
+      result->generation = generation;
+      result->request = request;
+      result->status = Status::Error(CurrentExceptionMessage("computing"));
+    }
     {
       std::lock_guard<std::mutex> lock(mutex_);
       lane->running = false;

@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -70,6 +71,13 @@ struct SweepResult {
   std::vector<SweepPoint> points;
   double seconds = 0;
 };
+
+// A background job's exception as a message (call inside a catch block): "export: out of memory" for
+// std::bad_alloc, else "JOB failed: what()". Every background job of the app (the Worker's lanes, the
+// ModelSession, the export job) turns an exception into a failed Status with it, so none ends the app.
+std::string CurrentExceptionMessage(const std::string& job);
+// Runs `job`; an exception becomes a failed Status (CurrentExceptionMessage).
+Status RunGuarded(const std::string& what, const std::function<Status()>& job);
 
 class Worker {
  public:

@@ -337,6 +337,12 @@ Result<std::string> RenderHeatmap(const HeatmapSpec& spec, const std::string& fo
   Result<HeatmapLayout> layout = LayoutHeatmap(**fonts, spec);
   if (!layout.ok()) return layout.status();
   if (format == "svg") {
+    // One <rect> per cell: beyond this an SVG runs to hundreds of MB (2048 tokens: 259 MB; 8192: out of memory).
+    constexpr size_t kMaxSvgCells = size_t(1) << 20;
+    const size_t cells = spec.heads.size() * (size_t)spec.n_q * (size_t)spec.n_k;
+    if (cells > kMaxSvgCells)
+      return Status::Error("an SVG of " + std::to_string(cells) + " cells (heads x queries x keys) is refused: at most " +
+                           std::to_string(kMaxSvgCells) + " (e.g. 4 heads of 512 x 512 tokens); export PNG, or fewer heads or tokens");
     SvgPainter svg(layout->width, layout->height, *fonts);
     DrawHeatmap(spec, *layout, &svg);
     return svg.Finish();

@@ -1,11 +1,11 @@
 #include "tokenize/model_files.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+
+#include "file_io.h"
 
 namespace attnviz::tokenize {
 
@@ -15,41 +15,7 @@ bool FileExists(const std::string& path) {
 }
 
 Result<std::string> ReadTokenizerFile(const std::string& path) {
-  // open first, then fstat the open file: what is checked is what is read.
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return Status::Error(path + ": cannot open: " + std::strerror(errno));
-  struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    int err = errno;
-    ::close(fd);
-    return Status::Error(path + ": cannot read: " + std::strerror(err));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Status::Error(path + (S_ISDIR(st.st_mode) ? ": is a folder, not a file" : ": is not a regular file"));
-  }
-  if (size_t(st.st_size) > kMaxTokenizerFileBytes) {
-    ::close(fd);
-    return Status::Error(path + ": " + std::to_string(st.st_size) + " bytes is too large for a tokenizer file (at most " +
-                         std::to_string(kMaxTokenizerFileBytes >> 20) + " MiB)");
-  }
-  std::string data;
-  data.resize(size_t(st.st_size));
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::read(fd, &data[done], data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int err = errno;
-      ::close(fd);
-      return Status::Error(path + ": read error: " + std::strerror(err));
-    }
-    if (n == 0) break;  // the file shrank while reading
-    done += size_t(n);
-  }
-  ::close(fd);
-  data.resize(done);
-  return data;
+  return ReadFile(path, kMaxTokenizerFileBytes, "tokenizer file");
 }
 
 Result<nlohmann::json> ParseJson(const std::string& text, const std::string& path) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
@@ -229,6 +230,22 @@ TEST(FontTest, EllipsizeShortensLongTokens) {
   EXPECT_EQ(s.substr(s.size() - 3), "\u2026");
   EXPECT_EQ(long_token.rfind(s.substr(0, s.size() - 3), 0), 0u);
   EXPECT_EQ((*fonts)->Ellipsize("cat", 12, 80), "cat");
+}
+
+// A 100 KB word: each glyph measured once and the cut found by binary search. Re-measuring after
+// every dropped character took 29 s for 20 K characters; the hang guard is generous (no speed claim).
+TEST(FontTest, EllipsizeA100KbWordIsLinear) {
+  auto fonts = FontSet::Default();
+  ASSERT_TRUE(fonts.ok());
+  std::string word;
+  for (int i = 0; word.size() < 100000; ++i) word += (i % 7 == 3) ? "\xEA\xB0\x80" : "w";  // Latin + Hangul
+  const auto start = std::chrono::steady_clock::now();
+  const std::string s = (*fonts)->Ellipsize(word, 12, 80);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 10.0) << "hang guard";
+  EXPECT_LE((*fonts)->TextWidth(s, 12), 80);
+  EXPECT_GT((*fonts)->TextWidth(s, 12), 60) << "the longest prefix that fits, not a much shorter one";
+  EXPECT_EQ(word.rfind(s.substr(0, s.size() - 3), 0), 0u);
 }
 
 // ---------- heatmap PNG ----------

@@ -734,7 +734,7 @@ class E2E(unittest.TestCase):
         s = self.start("--text", "I go home.", xdg=xdg)
         f = s.widgets()["fields"]
         self.assertIn("corrupt", f["notice"])
-        self.assertTrue(os.path.exists(settings + ".corrupt"))
+        self.assertTrue(os.path.exists(settings + ".corrupt.1"))
         self.assertEqual(f["config"]["d_k"], 16)  # defaults: 64 / 4
         # The notice is on screen, with a button to dismiss it.
         s.click("heads.dismiss_notice")

@@ -1,6 +1,8 @@
 // The no-GL panel test: an ImGui context without any backend draws every panel for a few frames,
 // with a fake heatmap renderer standing in for the GL one (panels never call GL themselves).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <imgui.h>
 
 #include <cstdio>
@@ -8,6 +10,8 @@
 #include <vector>
 #include <cstdlib>
 #include <map>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <chrono>
@@ -16,6 +20,7 @@
 #include "app_driver.h"
 #include "file_io.h"
 #include "state.h"
+#include "worker.h"
 
 namespace attnviz {
 namespace {
@@ -68,6 +73,21 @@ class PanelTest : public AppDriver<FakeRenderer> {
     return *app_;
   }
 };
+
+// A 100 KB word as a token label: the heads panel cuts it with one pass over the glyph advances.
+// Cutting one character at a time and re-measuring never returned (the UI thread hung at every
+// launch that restored the sentence). The guard is generous: no speed claim, only "it returns".
+TEST_F(PanelTest, A100KbWordLabelDoesNotHangTheFrame) {
+  std::string word(100000, 'w');
+  App& app = MakeApp("I " + word + " go");
+  const auto start = std::chrono::steady_clock::now();
+  Frames(3);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 60.0) << "hang guard";
+  ASSERT_TRUE(app.shown);
+  EXPECT_EQ(app.shown->request.kv_text.size(), word.size() + 5);
+  EXPECT_NE(app.dump.Find("heads.map.0"), nullptr);
+}
 
 TEST_F(PanelTest, DrawsEveryPanelWithoutGl) {
   App& app = MakeApp();
@@ -250,15 +270,77 @@ TEST(ViewStateTest, RoundTripAndCorruptFileIsSetAside) {
 
   std::string dir = TempDir();
   std::string path = dir + "/settings.txt";
-  ASSERT_TRUE(WriteFileAtomic(path, "d_k = banana\n").ok());
+  ASSERT_TRUE(WriteFileAtomic(path, "d_k = 8\nthis is not a setting\n").ok());
   LoadedViewState loaded = LoadViewState(path);
   EXPECT_FALSE(loaded.restored);
-  EXPECT_NE(loaded.message.find("corrupt"), std::string::npos);
-  EXPECT_TRUE(ReadFile(path + ".corrupt").ok());
+  EXPECT_FALSE(loaded.keep_file);
+  EXPECT_NE(loaded.message.find("corrupt (line 2: expected 'key = value')"), std::string::npos) << loaded.message;
+  EXPECT_EQ(*ReadFile(path + ".corrupt.1"), "d_k = 8\nthis is not a setting\n");
   EXPECT_FALSE(ReadFile(path).ok());
   EXPECT_EQ(loaded.state.config.d_k, 0);  // defaults
+  // A second corrupt file gets the next number: the first copy is never overwritten.
+  ASSERT_TRUE(WriteFileAtomic(path, "\xff\n").ok());
+  loaded = LoadViewState(path);
+  EXPECT_NE(loaded.message.find(path + ".corrupt.2"), std::string::npos) << loaded.message;
+  EXPECT_EQ(*ReadFile(path + ".corrupt.1"), "d_k = 8\nthis is not a setting\n");
+  EXPECT_EQ(*ReadFile(path + ".corrupt.2"), "\xff\n");
   ASSERT_TRUE(SaveViewState(dir + "/sub/settings.txt", s).ok());
   EXPECT_TRUE(LoadViewState(dir + "/sub/settings.txt").restored);
+}
+
+// A bad value is named and replaced by its default; the rest of the file is kept. window_w = 100000
+// passed and every start then died with an X error.
+TEST(ViewStateTest, BadValuesAreReportedAndTheDefaultUsed) {
+  std::string path = TempDir() + "/settings.txt";
+  ASSERT_TRUE(WriteFileAtomic(path, "d_k = 8\nwindow_w = 100000\nwindow_h = 50\ntemperature = 0x10\n").ok());
+  LoadedViewState loaded = LoadViewState(path);
+  EXPECT_TRUE(loaded.restored);
+  EXPECT_FALSE(loaded.keep_file);
+  EXPECT_EQ(loaded.state.config.d_k, 8);
+  EXPECT_EQ(loaded.state.window_w, ViewState().window_w);
+  EXPECT_EQ(loaded.state.window_h, ViewState().window_h);
+  EXPECT_FLOAT_EQ(loaded.state.config.temperature, 1.0f);
+  EXPECT_NE(loaded.message.find("line 2 (window_w): 100000 is out of range: allowed 200..8192; the default is used"),
+            std::string::npos) << loaded.message;
+  EXPECT_NE(loaded.message.find("line 3 (window_h)"), std::string::npos) << loaded.message;
+  EXPECT_NE(loaded.message.find("line 4 (temperature): '0x10' is not a number"), std::string::npos) << loaded.message;
+  // Without a list for the problems, ParseViewState stays strict.
+  EXPECT_FALSE(ParseViewState("window_w = 100000\n").ok());
+}
+
+// A settings file that cannot be read is reported and left alone: keep_file tells main.cpp not to save over it.
+TEST(ViewStateTest, UnreadableSettingsAreLeftAlone) {
+  const std::string dir = TempDir();
+  ASSERT_EQ(mkdir((dir + "/settings.txt").c_str(), 0755), 0);  // a folder named settings.txt
+  LoadedViewState folder = LoadViewState(dir + "/settings.txt");
+  EXPECT_TRUE(folder.keep_file);
+  EXPECT_FALSE(folder.restored);
+  EXPECT_NE(folder.message.find("is a folder, not a file. It is left as it is and will not be overwritten"),
+            std::string::npos) << folder.message;
+  EXPECT_TRUE(std::filesystem::is_directory(dir + "/settings.txt"));  // was renamed
+  ASSERT_EQ(symlink("/dev/zero", (dir + "/zero.txt").c_str()), 0);
+  LoadedViewState zero = LoadViewState(dir + "/zero.txt");
+  EXPECT_TRUE(zero.keep_file);
+  EXPECT_NE(zero.message.find("is not a regular file"), std::string::npos) << zero.message;
+  EXPECT_TRUE(std::filesystem::is_symlink(dir + "/zero.txt"));
+  ASSERT_TRUE(WriteFileAtomic(dir + "/big.txt", "x").ok());
+  ASSERT_EQ(truncate((dir + "/big.txt").c_str(), (off_t)kMaxSettingsFileBytes + 1), 0);
+  LoadedViewState big = LoadViewState(dir + "/big.txt");
+  EXPECT_TRUE(big.keep_file);
+  EXPECT_NE(big.message.find("too large for a settings file (at most 1 MiB)"), std::string::npos) << big.message;
+  LoadedViewState missing = LoadViewState(dir + "/none.txt");  // first launch: nothing to say
+  EXPECT_FALSE(missing.keep_file);
+  EXPECT_TRUE(missing.message.empty());
+}
+
+// An exception in a background job is a message, never the end of the app.
+TEST(WorkerTest, ExceptionsBecomeMessages) {
+  Status oom = RunGuarded("export", []() -> Status { throw std::bad_alloc(); });
+  ASSERT_FALSE(oom.ok());
+  EXPECT_EQ(oom.message(), "export: out of memory");
+  Status other = RunGuarded("export", []() -> Status { throw std::length_error("vector::reserve"); });
+  EXPECT_EQ(other.message(), "export failed: vector::reserve");
+  EXPECT_TRUE(RunGuarded("export", [] { return Status::Ok(); }).ok());
 }
 
 TEST(WorkerTest, AlwaysFinishesOnTheLatestRequest) {

@@ -1,0 +1,250 @@
+#!/usr/bin/python3
+"""The catalogue of bad inputs: each row of cases.tsv is one hostile input (a command line, a settings file,
+a sentence, weights or model file) with the exit code and the message it must get, and what must (not) be left.
+
+Columns (tab separated; '#' lines are comments):
+  name      a short name (unique)
+  setup     ';'-separated actions run in a fresh folder (the case's working directory):
+              write NAME TEXT          a file with TEXT (escapes: \\n \\t \\xNN \\\\)
+              words NAME N             a sentence file with one line of N words
+              sparse NAME BYTES        a file of BYTES bytes (a hole: takes no disk)
+              fifo NAME | mkdir NAME | link NAME TARGET (replaces NAME) | chmod NAME OCTAL
+              npy NAME DESCR SHAPE DATA  an .npy with header {'descr': DESCR, 'fortran_order': False,
+                                       'shape': SHAPE}; DATA: zeros (the bytes SHAPE needs), none, short,
+                                       f8huge (1e300 then zeros), nan (NaN then zeros), fortran (zeros, and
+                                       fortran_order True)
+              weights DIR              wq/wk/wv/wo.npy of zeros for --d-model 4 --heads 1 --dk 4
+              model DIR FIXTURE        a copy of tests/fixtures/models_e2e/FIXTURE
+              patch NAME TEXT          overwrite NAME's start with TEXT | truncate NAME BYTES | remove NAME
+  command   `cli ARGS...` runs attnviz-cli; `settings FILE` runs the settings probe (the app's load and
+            exit-save of settings.txt, without GL). Arguments are split like a shell's, then unescaped as above.
+  exit      the expected exit code
+  message   a regular expression the program's stderr must match (re.search)
+  checks    ';'-separated: same (no file appears, none vanishes, none changes: the default for cli rows),
+            unchanged NAME, exists NAME, absent NAME, folder NAME, link NAME, mode NAME OCTAL,
+            contains NAME TEXT
+Always checked: no temporary file (.~*) is left anywhere, and the program ends within 60 s.
+"""
+import argparse
+import os
+import re
+import shlex
+import shutil
+import stat
+import struct
+import subprocess
+import sys
+import tempfile
+
+
+def unescape(text):
+    out = bytearray()
+    i = 0
+    raw = text.encode("utf-8")
+    while i < len(raw):
+        c = raw[i:i + 1]
+        if c == b"\\" and i + 1 < len(raw):
+            n = raw[i + 1:i + 2]
+            if n == b"x":
+                out += bytes([int(raw[i + 2:i + 4], 16)])
+                i += 4
+                continue
+            out += {b"n": b"\n", b"t": b"\t", b"\\": b"\\", b"s": b" "}.get(n, b"\\" + n)
+            i += 2
+            continue
+        out += c
+        i += 1
+    return bytes(out)
+
+
+def npy_bytes(descr, shape, data):
+    fortran = "True" if data == "fortran" else "False"
+    header = "{'descr': %s, 'fortran_order': %s, 'shape': %s, }" % (descr, fortran, shape)
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    out = b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode("latin-1")
+    if data == "none":
+        return out
+    count = 1
+    for d in re.findall(r"\d+", shape) if shape.startswith("(") else [shape]:
+        count *= int(d)
+    elem = 8 if "f8" in descr else 4
+    body = bytearray(count * elem)
+    if data == "short":
+        body = body[:-elem]
+    elif data in ("f8huge", "nan"):
+        body[0:8] = struct.pack("<d", 1e300 if data == "f8huge" else float("nan"))
+    return out + bytes(body)
+
+
+def setup(work, actions, source):
+    for action in filter(None, (a.strip() for a in actions.split(";"))):
+        verb, _, rest = action.partition(" ")
+        if verb == "write":
+            name, _, text = rest.partition(" ")
+            with open(os.path.join(work, name), "wb") as f:
+                f.write(unescape(text))
+            continue
+        args = rest.split()
+        path = os.path.join(work, args[0]) if args else work
+        if verb == "words":
+            with open(path, "w") as f:
+                f.write(" ".join("w%d" % i for i in range(int(args[1]))) + "\n")
+        elif verb == "sparse":
+            with open(path, "wb") as f:
+                f.truncate(int(args[1]))
+        elif verb == "fifo":
+            os.mkfifo(path)
+        elif verb == "mkdir":
+            os.makedirs(path)
+        elif verb == "link":
+            if os.path.lexists(path):
+                os.remove(path)
+            os.symlink(args[1], path)
+        elif verb == "chmod":
+            os.chmod(path, int(args[1], 8))
+        elif verb == "npy":
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            descr, shape, data = args[1], " ".join(args[2:-1]), args[-1]
+            with open(path, "wb") as f:
+                f.write(npy_bytes(descr, shape, data))
+        elif verb == "weights":
+            os.makedirs(path, exist_ok=True)
+            for name in ("wq", "wk", "wv", "wo"):
+                with open(os.path.join(path, name + ".npy"), "wb") as f:
+                    f.write(npy_bytes("'<f4'", "(4, 4)", "zeros"))
+        elif verb == "model":
+            shutil.copytree(os.path.join(source, "tests/fixtures/models_e2e", args[1]), path)
+        elif verb == "patch":
+            with open(path, "r+b") as f:
+                f.write(unescape(rest.partition(" ")[2]))
+        elif verb == "remove":
+            os.remove(path)
+        elif verb == "truncate":
+            os.truncate(path, int(args[1]))
+        else:
+            raise ValueError("unknown setup action " + verb)
+
+
+def snapshot(work):
+    """Every path under work -> what it is (kind, mode, content or link target)."""
+    out = {}
+    for root, dirs, files in os.walk(work):
+        for name in dirs + files:
+            path = os.path.join(root, name)
+            st = os.lstat(path)
+            rel = os.path.relpath(path, work)
+            if stat.S_ISLNK(st.st_mode):
+                out[rel] = ("link", os.readlink(path))
+            elif stat.S_ISREG(st.st_mode):
+                with open(path, "rb") as f:
+                    head = f.read(1 << 20)
+                out[rel] = ("file", stat.S_IMODE(st.st_mode), st.st_size, head)
+            else:
+                out[rel] = ("other", stat.S_IFMT(st.st_mode))
+    return out
+
+
+def run_case(row, programs, source):
+    name, actions, command, exit_code, pattern, checks = row
+    work = tempfile.mkdtemp(prefix="attnviz-catalogue-")
+    problems = []
+    try:
+        setup(work, actions, source)
+        before = snapshot(work)
+        words = [unescape(w) for w in shlex.split(command)]
+        program = programs[words[0].decode()]
+        try:
+            proc = subprocess.run([program] + words[1:], cwd=work, stdin=subprocess.DEVNULL, capture_output=True,
+                                  timeout=60)
+        except subprocess.TimeoutExpired:
+            return ["did not end within 60 s (hang)"]
+        stderr = proc.stderr.decode("utf-8", "replace")
+        if proc.returncode != int(exit_code):
+            problems.append("exit code %d, expected %s" % (proc.returncode, exit_code))
+        if not re.search(pattern, stderr):
+            problems.append("message does not match /%s/" % pattern)
+        if problems:
+            problems.append("stderr: " + stderr.strip()[:400])
+        after = snapshot(work)
+        leftovers = [p for p in after if os.path.basename(p).startswith(".~")]
+        if leftovers:
+            problems.append("temporary files left: %s" % leftovers)
+        if not checks and words[0] == b"cli":
+            checks = "same"
+        for check in filter(None, (c.strip() for c in checks.split(";"))):
+            verb, _, arg = check.partition(" ")
+            if verb == "same":
+                if set(after) != set(before):
+                    problems.append("files appeared or vanished: +%s -%s" % (
+                        sorted(set(after) - set(before)), sorted(set(before) - set(after))))
+                changed = [p for p in before if p in after and after[p] != before[p]]
+                if changed:
+                    problems.append("files changed: %s" % changed)
+            elif verb == "unchanged":
+                if after.get(arg) != before.get(arg):
+                    problems.append("%s changed or vanished" % arg)
+            elif verb == "exists" and arg not in after:
+                problems.append("%s does not exist" % arg)
+            elif verb == "absent" and arg in after:
+                problems.append("%s exists" % arg)
+            elif verb == "folder" and not os.path.isdir(os.path.join(work, arg)):
+                problems.append("%s is not a folder" % arg)
+            elif verb == "link" and not os.path.islink(os.path.join(work, arg)):
+                problems.append("%s is not a symlink" % arg)
+            elif verb == "mode":
+                file, _, octal = arg.partition(" ")
+                st = os.stat(os.path.join(work, file))
+                if stat.S_IMODE(st.st_mode) != int(octal, 8):
+                    problems.append("%s has mode %o, expected %s" % (file, stat.S_IMODE(st.st_mode), octal))
+            elif verb == "contains":
+                file, _, text = arg.partition(" ")
+                entry = after.get(file)
+                if not entry or entry[0] != "file" or unescape(text) not in entry[3]:
+                    problems.append("%s does not contain %r" % (file, text))
+    finally:
+        for root, dirs, _ in os.walk(work):
+            for d in dirs:
+                try:
+                    os.chmod(os.path.join(root, d), 0o755)
+                except OSError:
+                    pass
+        shutil.rmtree(work, ignore_errors=True)
+    return problems
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cli", required=True)
+    parser.add_argument("--settings-probe", required=True)
+    parser.add_argument("--source", required=True)
+    parser.add_argument("--only", help="run the cases whose name contains this")
+    args = parser.parse_args()
+    programs = {"cli": args.cli, "settings": args.settings_probe}
+    rows = []
+    with open(os.path.join(args.source, "tests/catalogue/cases.tsv"), encoding="utf-8") as f:
+        for line_no, line in enumerate(f, 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            cols = line.rstrip("\n").split("\t")
+            cols += [""] * (6 - len(cols))
+            if len(cols) != 6:
+                sys.exit("cases.tsv:%d: %d columns, expected 6" % (line_no, len(cols)))
+            rows.append(cols)
+    names = [r[0] for r in rows]
+    if len(set(names)) != len(names):
+        sys.exit("cases.tsv: duplicate case names")
+    failed = 0
+    for row in rows:
+        if args.only and args.only not in row[0]:
+            continue
+        problems = run_case(row, programs, args.source)
+        print("%-4s %s" % ("ok" if not problems else "FAIL", row[0]))
+        for p in problems:
+            print("       " + p)
+        failed += bool(problems)
+    print("%d cases, %d failed" % (len(rows), failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
