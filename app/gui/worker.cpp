@@ -5,6 +5,8 @@
 #include <exception>
 #include <new>
 
+#include "parse_number.h"
+
 namespace attnviz {
 
 namespace {
@@ -85,10 +87,10 @@ Worker::Worker(std::unique_ptr<Pipeline> prepared, bool loaded_weights)
   if (loaded_weights) twin_->SetLoadedWeights(pipeline_->params());
   // Tests and benchmarks move the pooled-mode threshold (map cells) to exercise long inputs cheaply.
   if (const char* env = std::getenv("ATTNVIZ_POOLED_ABOVE_CELLS")) {
-    const unsigned long long cells = std::strtoull(env, nullptr, 10);
-    if (cells > 0) {
-      pipeline_->set_pooled_above_cells((size_t)cells);
-      twin_->set_pooled_above_cells((size_t)cells);
+    const Result<uint64_t> cells = ParseUnsigned64(env);  // not a plain number: ignored, as unset
+    if (cells && *cells > 0) {
+      pipeline_->set_pooled_above_cells((size_t)*cells);
+      twin_->set_pooled_above_cells((size_t)*cells);
     }
   }
   compute_thread_ = std::thread([this] { Serve(&compute_, [this](auto& r, uint64_t g) { return RunCompute(r, g); }); });

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "json.h"
+#include "parse_number.h"
 
 namespace attnviz::model {
 namespace {
@@ -310,12 +311,11 @@ Result<RoleFilter> ParseRoleFilter(std::string_view text) {
   else if (c == '=' && eq_next) ++rest;  // "==" reads as "="
   const std::string number = Trim(s.substr(rest));
   if (number.empty()) return Status::Error("no number after the comparison in '" + s + "': " + syntax);
-  char* end = nullptr;
-  const double v = std::strtod(number.c_str(), &end);
-  if (end != number.c_str() + number.size() || !std::isfinite(v))
-    return Status::Error("'" + number + "' is not a number: " + syntax);
-  if (v < 0 || v > 1) return Status::Error("threshold " + number + " is outside 0..1 (scores are in [0, 1]): " + syntax);
-  f.threshold = (float)v;
+  // The one strict parser (parse_number.h): no hex, no inf/nan, no '+'.
+  const Result<double> v = ParseReal(number, -1e300, 1e300);
+  if (!v) return Status::Error("'" + number + "' is not a number: " + syntax);
+  if (*v < 0 || *v > 1) return Status::Error("threshold " + number + " is outside 0..1 (scores are in [0, 1]): " + syntax);
+  f.threshold = (float)*v;
   return f;
 }
 

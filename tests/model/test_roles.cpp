@@ -258,7 +258,8 @@ TEST(Roles, FilterParsesTheOverviewSyntax) {
 
 TEST(Roles, FilterErrorsNameTheSyntaxAndTheRoles) {
   for (const char* text : {"", "induction", "copying >= 0.4", ">= 0.4", "induction >=", "induction >= lots",
-                           "induction >= 1.5", "induction >= -0.1", "induction >= 0.4x"}) {
+                           "induction >= 1.5", "induction >= -0.1", "induction >= 0.4x",
+                           "induction >= 0x0.8", "induction >= +0.5", "induction >= nan"}) {
     auto f = ParseRoleFilter(text);
     ASSERT_FALSE(f.ok()) << "'" << text << "' parsed";
     const std::string& m = f.message();
