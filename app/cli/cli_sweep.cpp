@@ -1,6 +1,5 @@
 // attnviz-cli sweep: the "watch softmax saturate" table over d_k, scaled and unscaled.
 #include <cstdio>
-#include <sstream>
 
 #include "cli_commands.h"
 #include "cli_util.h"
@@ -57,14 +56,16 @@ int RunSweep(const std::vector<std::string>& args) {
         if (!n) return UsageError("sweep", n.message());
         random_tokens = *n;
       } else {
-        std::stringstream list(*v);
-        std::string item;
-        while (std::getline(list, item, ',')) {
-          auto n = ParseIntValue(a, item, 1, kMaxHeadDim);
+        // Every item between commas is a number: "8," and ",8" are refused (getline dropped a trailing empty item).
+        for (size_t begin = 0;;) {
+          const size_t comma = v->find(',', begin);
+          auto n = ParseIntValue(a, v->substr(begin, comma == std::string::npos ? std::string::npos : comma - begin), 1,
+                                 kMaxHeadDim);
           if (!n) return UsageError("sweep", n.message());
           sweep.d_ks.push_back(*n);
+          if (comma == std::string::npos) break;
+          begin = comma + 1;
         }
-        if (sweep.d_ks.empty()) return UsageError("sweep", "--dks: empty list");
       }
       continue;
     }
