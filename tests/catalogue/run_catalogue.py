@@ -16,14 +16,17 @@ Columns (tab separated; '#' lines are comments):
               weights DIR              wq/wk/wv/wo.npy of zeros for --d-model 4 --heads 1 --dk 4
               model DIR FIXTURE        a copy of tests/fixtures/models_e2e/FIXTURE
               patch NAME TEXT          overwrite NAME's start with TEXT | truncate NAME BYTES | remove NAME
+              repeat NAME PREFIX CHAR N  a one-line file: PREFIX (escapes as above) then CHAR N times
   command   `cli ARGS...` runs attnviz-cli; `settings FILE` runs the settings probe (the app's load and
-            exit-save of settings.txt, without GL). Arguments are split like a shell's, then unescaped as above.
+            exit-save of settings.txt, without GL); `app ARGS...` runs the real attnviz under xvfb-run with
+            XDG_CONFIG_HOME set to the case's folder (its settings are attnviz/settings.txt there; skipped
+            without --app or xvfb-run). Arguments are split like a shell's, then unescaped as above.
   exit      the expected exit code
   message   a regular expression the program's stderr must match (re.search)
   checks    ';'-separated: same (no file appears, none vanishes, none changes: the default for cli rows),
             unchanged NAME, exists NAME, absent NAME, folder NAME, link NAME, mode NAME OCTAL,
-            contains NAME TEXT
-Always checked: no temporary file (.~*) is left anywhere, and the program ends within 60 s.
+            contains NAME TEXT, lacks NAME TEXT
+Always checked: no temporary file (.~*) is left anywhere, and the program ends within 60 s (app rows: 180 s).
 """
 import argparse
 import os
@@ -117,6 +120,9 @@ def setup(work, actions, source):
         elif verb == "patch":
             with open(path, "r+b") as f:
                 f.write(unescape(rest.partition(" ")[2]))
+        elif verb == "repeat":
+            with open(path, "wb") as f:
+                f.write(unescape(args[1]) + args[2].encode() * int(args[3]) + b"\n")
         elif verb == "remove":
             os.remove(path)
         elif verb == "truncate":
@@ -153,11 +159,16 @@ def run_case(row, programs, source):
         before = snapshot(work)
         words = [unescape(w) for w in shlex.split(command)]
         program = programs[words[0].decode()]
+        argv, env, timeout = [program] + words[1:], None, 60
+        if words[0] == b"app":
+            argv = ["xvfb-run", "-a", "-s", "-screen 0 1280x800x24"] + argv
+            env = dict(os.environ, XDG_CONFIG_HOME=work)
+            timeout = 180
         try:
-            proc = subprocess.run([program] + words[1:], cwd=work, stdin=subprocess.DEVNULL, capture_output=True,
-                                  timeout=60)
+            proc = subprocess.run(argv, cwd=work, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout,
+                                  env=env)
         except subprocess.TimeoutExpired:
-            return ["did not end within 60 s (hang)"]
+            return ["did not end within %d s (hang)" % timeout]
         stderr = proc.stderr.decode("utf-8", "replace")
         if proc.returncode != int(exit_code):
             problems.append("exit code %d, expected %s" % (proc.returncode, exit_code))
@@ -185,6 +196,11 @@ def run_case(row, programs, source):
                     problems.append("%s changed or vanished" % arg)
             elif verb == "exists" and arg not in after:
                 problems.append("%s does not exist" % arg)
+            elif verb == "lacks":
+                file, _, text = arg.partition(" ")
+                entry = after.get(file)
+                if entry and entry[0] == "file" and unescape(text) in entry[3]:
+                    problems.append("%s contains %r" % (file, text))
             elif verb == "absent" and arg in after:
                 problems.append("%s exists" % arg)
             elif verb == "folder" and not os.path.isdir(os.path.join(work, arg)):
@@ -216,10 +232,12 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--cli", required=True)
     parser.add_argument("--settings-probe", required=True)
+    parser.add_argument("--app", help="the attnviz binary (rows with `app` are skipped without it)")
     parser.add_argument("--source", required=True)
     parser.add_argument("--only", help="run the cases whose name contains this")
     args = parser.parse_args()
-    programs = {"cli": args.cli, "settings": args.settings_probe}
+    programs = {"cli": args.cli, "settings": args.settings_probe, "app": args.app}
+    can_run_app = bool(args.app) and shutil.which("xvfb-run") is not None
     rows = []
     with open(os.path.join(args.source, "tests/catalogue/cases.tsv"), encoding="utf-8") as f:
         for line_no, line in enumerate(f, 1):
@@ -236,6 +254,9 @@ def main():
     failed = 0
     for row in rows:
         if args.only and args.only not in row[0]:
+            continue
+        if row[2].startswith("app ") and not can_run_app:
+            print("skip %s (no --app or no xvfb-run)" % row[0])
             continue
         problems = run_case(row, programs, args.source)
         print("%-4s %s" % ("ok" if not problems else "FAIL", row[0]))
