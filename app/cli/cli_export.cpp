@@ -19,16 +19,22 @@ const char* kExportHelp =
     "                         .png .svg (figure), .csv .npy .json (weights)\n"
     "  --format F             png|svg|csv|npy|json, overriding the extension\n"
     "  --head N               the head to export, 0-based (default 0)\n"
-    "  --heads all            every head: a grid of maps sharing one colorbar (figures),\n"
-    "                         [n_head, n_q, n_k] (npy), all heads (csv, json)\n"
-    "                         (--heads N, a number, still sets the number of heads)\n"
+    "  --heads all|LIST       every head, or a list with ranges (0,2,5  0-3,7): a grid of maps\n"
+    "                         sharing one colorbar (figures), [heads, n_q, n_k] (npy), blocks (csv, json)\n"
+    "                         (--heads N, a plain number, still sets the number of heads)\n"
     "  --colormap NAME        viridis|magma|cividis|gray (default viridis)\n"
     "  --color-scale S        linear|log (log: log10 with a floor of 1e-4, so 0 maps to the low end)\n"
     "  --range fixed|auto     fixed: weights 0..1 (default); auto: min..max of the heads shown\n"
     "  --cell-size PX         pixels per cell, 1..400 (default: about 440 px per map)\n"
     "  --width PX             figure width in pixels instead of --cell-size\n"
+    "  --size WxH             figure size with a unit: 3.3x3in, 8.4x7.6cm (each 0.5..40 in);\n"
+    "                         the figure is exactly that many inches at --dpi\n"
+    "  --dpi N                pixels per inch, 10..2400 (default 96): text is sized in points\n"
+    "                         (9 pt labels), so it prints at the same size; PNG records it (pHYs)\n"
     "  --annotate             print the weight in each cell when the cells are large enough\n"
-    "  --title TEXT           figure title (default e.g. 'head 2 · d_k=512 · unscaled · T=1')\n";
+    "                         (masked cells stay empty)\n"
+    "  --title TEXT           figure title (default e.g. 'head 2 · d_k=512 · unscaled · T=1 · causal':\n"
+    "                         the mask and every setting that is not the default)\n";
 
 }  // namespace
 
@@ -36,12 +42,15 @@ int RunExport(const std::vector<std::string>& args) {
   InputOptions input;
   HeatmapExportOptions options;
   bool head_set = false;
+  std::string head_list;  // --heads all|LIST, checked against n_head once the config is known
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    // "--heads all" is ours; "--heads N" (a number) is the shared head-count option.
-    if (a == "--heads" && i + 1 < args.size() && args[i + 1] == "all") {
+    // "--heads all" and lists ("0,2,5", "0-3") are ours; "--heads N" (a number) is the shared head count.
+    if (a == "--heads" && i + 1 < args.size() &&
+        (args[i + 1] == "all" || args[i + 1].find_first_of(",-") != std::string::npos)) {
+      if (auto syntax = ParseHeadList(args[i + 1], 0); !syntax) return UsageError("export", "--heads: " + syntax.message());
       options.all_heads = true;
-      ++i;
+      head_list = args[++i];
       continue;
     }
     Status error;
@@ -58,7 +67,7 @@ int RunExport(const std::vector<std::string>& args) {
       continue;
     }
     if (a == "--out" || a == "--format" || a == "--head" || a == "--colormap" || a == "--color-scale" ||
-        a == "--range" || a == "--cell-size" || a == "--width" || a == "--title") {
+        a == "--range" || a == "--cell-size" || a == "--width" || a == "--title" || a == "--size" || a == "--dpi") {
       auto v = TakeValue(args, &i);
       if (!v) return UsageError("export", v.message());
       if (a == "--out") {
@@ -93,20 +102,34 @@ int RunExport(const std::vector<std::string>& args) {
       } else if (a == "--title") {
         if (Status s = ValidatePlainText(*v); !s) return UsageError("export", "--title: " + s.message());
         options.title = *v;
+      } else if (a == "--size") {
+        auto size = ParseFigureSize(*v);
+        if (!size) return UsageError("export", "--size: " + size.message());
+        options.size = *size;
+      } else if (a == "--dpi") {
+        auto n = ParseIntValue(a, *v, (int)kMinDpi, (int)kMaxDpi);
+        if (!n) return UsageError("export", n.message());
+        options.dpi = (float)*n;
       }
       continue;
     }
     return UsageError("export", "unknown option '" + a + "' (see attnviz-cli export --help)");
   }
   if (options.out_path.empty()) return UsageError("export", "no output file: give --out FILE");
-  if (head_set && options.all_heads) return UsageError("export", "give --head N or --heads all, not both");
-  if (options.cell_size > 0 && options.width > 0) return UsageError("export", "give --cell-size or --width, not both");
+  if (head_set && options.all_heads) return UsageError("export", "give --head N or --heads all|LIST, not both");
+  if ((options.cell_size > 0) + (options.width > 0) + options.size.set() > 1)
+    return UsageError("export", "give one of --cell-size, --width and --size, not several");
   // Check the format before computing anything.
   if (auto f = ResolveExportFormat(options); !f) return UsageError("export", f.message());
 
   Pipeline pipeline;
   if (Status s = PreparePipeline(input, &pipeline); !s) return UsageError("export", s.message());
   const int n_head = pipeline.config().n_head;
+  if (!head_list.empty()) {
+    auto heads = ParseHeadList(head_list, n_head);
+    if (!heads) return UsageError("export", "--heads: " + heads.message());
+    if (head_list != "all") options.heads = *heads;
+  }
   if (!options.all_heads && options.head >= n_head)
     return UsageError("export", "--head " + std::to_string(options.head) + " is out of range: allowed 0.." +
                                     std::to_string(n_head - 1) + " (--heads " + std::to_string(n_head) + ")");

@@ -19,17 +19,20 @@ const char* kSweepHelp =
     "mean max weight, entropy, normalized entropy, effective keys, softmax-gradient size and logit std.\n"
     "  --out FILE.csv         write the table there (default: print it)\n"
     "  --plot FILE.png|.svg   draw the saturation figure\n"
-    "  --seeds N              seeds averaged per point, 1..64 (default 3)\n"
+    "  --seeds N              seeds averaged per point, 1..64 (default 2, 1 above 1024 query rows:\n"
+    "                         the app's sweep, StandardSweepOptions)\n"
     "  --dks LIST             comma-separated d_k values, each 1..4096 (default 1,2,4,...,4096)\n"
     "  --random-tokens N      use N distinct synthetic tokens instead of a text, 1..8192\n"
-    "  (--dk and --dv are ignored: the sweep sets d_k itself and uses one head per seed)\n";
+    "  --dk N                 marks that d_k in the plot, as the app marks its current d_k\n"
+    "  (the sweep sets d_k and d_v itself and runs 2 heads per seed)\n";
 
 }  // namespace
 
 int RunSweep(const std::vector<std::string>& args) {
   InputOptions options;
   std::string out_path, plot_path;
-  SweepOptions sweep;
+  int seeds = 0;  // 0: the standard sweep's
+  std::vector<int> d_ks;
   int random_tokens = 0;
   for (size_t i = 0; i < args.size(); ++i) {
     Status error;
@@ -50,7 +53,7 @@ int RunSweep(const std::vector<std::string>& args) {
       else if (a == "--seeds") {
         auto n = ParseIntValue(a, *v, 1, 64);
         if (!n) return UsageError("sweep", n.message());
-        sweep.n_seeds = *n;
+        seeds = *n;
       } else if (a == "--random-tokens") {
         auto n = ParseIntValue(a, *v, 1, (int)kMaxTokens);
         if (!n) return UsageError("sweep", n.message());
@@ -62,7 +65,7 @@ int RunSweep(const std::vector<std::string>& args) {
           auto n = ParseIntValue(a, v->substr(begin, comma == std::string::npos ? std::string::npos : comma - begin), 1,
                                  kMaxHeadDim);
           if (!n) return UsageError("sweep", n.message());
-          sweep.d_ks.push_back(*n);
+          d_ks.push_back(*n);
           if (comma == std::string::npos) break;
           begin = comma + 1;
         }
@@ -87,6 +90,10 @@ int RunSweep(const std::vector<std::string>& args) {
   }
   AttentionConfig base = pipeline.config();
   const std::vector<Token>& kv_tokens = pipeline.kv_tokens();
+  const bool cross = base.mode == AttentionMode::kCross;
+  SweepOptions sweep = StandardSweepOptions((cross ? pipeline.query_tokens() : kv_tokens).size());
+  if (seeds > 0) sweep.n_seeds = seeds;
+  sweep.d_ks = d_ks;
   auto points = SweepDk(pipeline.query_tokens(), kv_tokens, base, sweep);
   if (!points) return UsageError("sweep", points.message());
   const std::string csv = SweepToCsv(*points);
@@ -98,9 +105,9 @@ int RunSweep(const std::vector<std::string>& args) {
   }
   if (!plot_path.empty()) {
 #if ATTNVIZ_HAVE_FIGURE
-    char title[128];
-    snprintf(title, sizeof title, "Softmax saturation · n_k=%zu · T=%g", kv_tokens.size(), base.temperature);
-    if (Status s = WriteSaturationPlot(plot_path, *points, title); !s) return UsageError("sweep", s.message());
+    const int marked_d_k = options.config.d_k;  // --dk N given: marked, as the app marks its d_k
+    if (Status s = WriteSaturationPlot(plot_path, *points, SweepTitle(base, (int)kv_tokens.size()), marked_d_k); !s)
+      return UsageError("sweep", s.message());
     std::printf("wrote %s\n", plot_path.c_str());
 #else
     return UsageError("sweep", "--plot: this build has no figure library");

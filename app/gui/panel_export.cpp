@@ -3,6 +3,7 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 
@@ -37,23 +38,49 @@ std::string ModelFileName(const App& app) {
 std::string DefaultFileName(const App& app) {
   const ViewState& s = app.state;
   if (s.source == Source::kModel) return ModelFileName(app);
+#ifdef ATTNVIZ_HAVE_FIGURE
+  // The names attnviz-cli's titles use too: the mask and every non-default setting, so a causal and an
+  // unmasked export (or two seeds) never overwrite each other.
   const AttentionConfig& c = s.config;
-  std::string scaled = c.scale ? "scaled" : "unscaled";
-  std::string dk = "dk" + std::to_string(c.head_dim_k());
+  const std::string format = ToString(s.export_format);
   switch (s.export_target) {
     case ExportTarget::kCurrentHead:
-      return "attnviz-head" + std::to_string(s.selected_head) + "-" + dk + "-" + scaled + "." +
-             ToString(s.export_format);
-    case ExportTarget::kVisibleHeads:
-      return "attnviz-heads-" + dk + "-" + scaled + "." + ToString(s.export_format);
+    case ExportTarget::kVisibleHeads: {
+      HeatmapExportOptions o;
+      o.head = s.selected_head;
+      o.all_heads = s.export_target == ExportTarget::kVisibleHeads;
+      if (o.all_heads && (int)app.VisibleHeads().size() < c.n_head) o.heads = app.VisibleHeads();
+      return DefaultHeatmapFileName(c, o, format);
+    }
     case ExportTarget::kSaturationPlot:
-      return std::string("attnviz-saturation.") +
-             (s.export_format <= ExportFormat::kCsv ? ToString(s.export_format) : "png");
+      return SweepFileStem(c) + "." + (s.export_format <= ExportFormat::kCsv ? format : "png");
     case ExportTarget::kOverview:
       break;
   }
+#endif
   return "attnviz.png";
 }
+
+#ifdef ATTNVIZ_HAVE_FIGURE
+// The figure options the panel sets (title, size, dpi, annotate, colours), as attnviz-cli export's.
+Result<HeatmapExportOptions> PanelOptions(const ViewState& s, const std::string& path) {
+  HeatmapExportOptions o;
+  o.out_path = path;
+  o.format = ToString(s.export_format);
+  o.colormap = s.colormap;
+  o.color_scale = s.color_scale;
+  o.auto_range = s.auto_range;
+  o.title = s.export_title;
+  o.dpi = (float)s.export_dpi;
+  o.annotate = s.export_annotate;
+  if (!s.export_size.empty()) {
+    Result<FigureSize> size = ParseFigureSize(s.export_size);
+    if (!size) return size.status();
+    o.size = *size;
+  }
+  return o;
+}
+#endif
 
 // Builds the export job on the UI thread (what to write, from which immutable result) and returns
 // it to run on a background thread: a large figure can take longer than a frame.
@@ -66,34 +93,29 @@ std::function<Status()> MakeExportJob(App& app, const std::string& path) {
     int d_k = app.state.config.head_dim_k();
     if (s.export_format == ExportFormat::kCsv)
       return [sweep, path] { return WriteFileAtomic(path, SweepToCsv(sweep->points)); };
-    return [sweep, path, d_k] {
-      return WriteSaturationPlot(path, sweep->points, "softmax saturation against d_k", d_k);
-    };
+    // attnviz-cli sweep --plot's title (SweepTitle), so the same settings give the same figure.
+    std::string title = s.export_title.empty() && app.shown
+                            ? SweepTitle(sweep->request.base, app.shown->tensors.n_k())
+                            : s.export_title;
+    return [sweep, path, d_k, title] { return WriteSaturationPlot(path, sweep->points, title, d_k); };
   }
-  HeatmapExportOptions o;
+  Result<HeatmapExportOptions> options = PanelOptions(s, path);
+  if (!options) return [st = options.status()] { return st; };
+  HeatmapExportOptions o = *options;
   if (s.export_target == ExportTarget::kOverview) {  // every layer x head of the model, one figure
     std::shared_ptr<const ModelResult> model = app.model_result;
     if (!model || app.state.source != Source::kModel) return [] { return Status::Error("no model result to export"); };
-    o.out_path = path;
-    o.format = ToString(s.export_format);
-    o.colormap = s.colormap;
-    o.color_scale = s.color_scale;
-    o.auto_range = s.auto_range;
     o.all_heads = true;
     const model::ModelConfig& c = model->request.folder->model->config();
-    o.title = c.model_type + " \xC2\xB7 " + std::to_string(c.n_layer) + " layers \xC3\x97 " + std::to_string(c.n_head) +
-              " heads (map k: layer k / " + std::to_string(c.n_head) + ", head k % " + std::to_string(c.n_head) + ")";
+    if (o.title.empty())
+      o.title = c.model_type + " \xC2\xB7 " + std::to_string(c.n_layer) + " layers \xC3\x97 " + std::to_string(c.n_head) +
+                " heads (map k: layer k / " + std::to_string(c.n_head) + ", head k % " + std::to_string(c.n_head) + ")";
     AttentionConfig config = LayerConfig(*model->request.folder, model->request, 0);
     const bool hide = s.model_hide_special;
     return [model, o, config, hide] { return ExportHeatmap(StackedLayers(*model, hide), config, o); };
   }
   std::shared_ptr<const ComputeResult> result = app.shown;
   if (!result) return [] { return Status::Error("nothing computed yet"); };
-  o.out_path = path;
-  o.format = ToString(s.export_format);
-  o.colormap = s.colormap;
-  o.color_scale = s.color_scale;
-  o.auto_range = s.auto_range;
   if (s.export_target == ExportTarget::kCurrentHead) {
     o.head = s.selected_head;
   } else {
@@ -159,15 +181,41 @@ void DrawExportPanel(App& app) {
   dump.RecordItem("export.folder", JsonString(s.export_dir));
   ImGui::InputText(Labeled(dump, Str::kFile, "file").c_str(), &file_name);
   dump.RecordItem("export.file", JsonString(file_name));
+  // Figure options, as attnviz-cli export's --title, --size, --dpi and --annotate.
+  const bool figure = s.export_format == ExportFormat::kPng || s.export_format == ExportFormat::kSvg;
+  if (figure) {
+    ImGui::InputTextWithHint(Labeled(dump, Str::kExportTitle, "title").c_str(), Tr(Str::kExportTitleHint),
+                             &s.export_title);
+    dump.RecordItem("export.title", JsonString(s.export_title));
+    if (!plot) {  // one row: size, dpi, annotate
+      const float unit = ImGui::GetFontSize();
+      ImGui::SetNextItemWidth(unit * 6.5f);
+      ImGui::InputTextWithHint(Labeled(dump, Str::kExportSize, "size").c_str(), "3.3x3in", &s.export_size);
+      dump.RecordItem("export.size", JsonString(s.export_size));
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", Tr(Str::kExportSizeTip));
+      ImGui::SameLine();
+      ImGui::SetNextItemWidth(unit * 3.2f);
+      if (ImGui::InputInt(Labeled(dump, Str::kExportDpi, "dpi").c_str(), &s.export_dpi, 0, 0)) s.export_dpi = std::clamp(s.export_dpi, 10, 2400);
+      dump.RecordItem("export.dpi", std::to_string(s.export_dpi));
+      ImGui::SameLine();
+      ImGui::Checkbox(Labeled(dump, Str::kExportAnnotate, "annotate").c_str(), &s.export_annotate);
+      dump.RecordItem("export.annotate", BoolJson(s.export_annotate));
+    }
+  }
   ImGui::PopItemWidth();
-  if (s.export_target == ExportTarget::kCurrentHead)
-    DimText(Trf(Str::kExportHeadHint, {std::to_string(s.selected_head)}));
-
   bool busy = app.exporting();
   if (busy) ImGui::BeginDisabled();
   bool clicked = ImGui::Button(Labeled(dump, busy ? Str::kExporting : Str::kExportButton, "export").c_str());
   if (busy) ImGui::EndDisabled();
   dump.RecordItem("export.button", BoolJson(busy));
+  if (s.export_target == ExportTarget::kCurrentHead) {
+    ImGui::SameLine();
+    DimText(Trf(Str::kExportHeadHint, {std::to_string(s.selected_head)}));
+  }
+#ifdef ATTNVIZ_HAVE_FIGURE
+  if (figure && !plot && !s.export_size.empty())  // below the button, so the button never moves
+    if (Result<FigureSize> size = ParseFigureSize(s.export_size); !size) ErrorText(size.message());
+#endif
   if (clicked && !busy) {
     std::string dir = s.export_dir.empty() ? "." : s.export_dir;
     std::string path = file_name.empty() || file_name[0] == '/' ? file_name : dir + "/" + file_name;

@@ -21,6 +21,9 @@
 #include "app.h"
 #include "json.h"
 #include "panel_util.h"
+#ifdef ATTNVIZ_HAVE_FIGURE
+#include "figure/heatmap_figure.h"  // ColorbarTicks, FormatTicks: the exported figures' ticks
+#endif
 
 namespace attnviz {
 
@@ -122,6 +125,78 @@ int LabelStep(float cell, float size) {
   return step;
 }
 
+// The caption's figures ("head 2", "max 0.62", "H 0.91", "∇ 0.40", split at double spaces) on as
+// many lines of at most `width` pixels as they need; a figure is never cut.
+std::vector<std::string> WrapCaption(const std::string& caption, float width) {
+  std::vector<std::string> lines;
+  std::string line;
+  size_t start = 0;
+  while (true) {
+    size_t cut = caption.find("  ", start);
+    std::string piece = caption.substr(start, cut == std::string::npos ? std::string::npos : cut - start);
+    std::string joined = line.empty() ? piece : line + "  " + piece;
+    if (!line.empty() && ImGui::CalcTextSize(joined.c_str()).x > width) {
+      lines.push_back(line);
+      line = piece;
+    } else {
+      line = joined;
+    }
+    if (cut == std::string::npos) break;
+    start = cut + 2;
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
+constexpr float kColorbarSpace = 58.0f;  // right of the maps: the bar, its ticks and labels
+
+// A vertical colorbar for `range` (low end at the bottom) with tick labels, and under it a grey
+// "masked" swatch when causal cells are masked, as in exported figures.
+void DrawColorbar(App& app, ImVec2 top_left, float height, ColorRange range, bool causal) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ViewState& s = app.state;
+  const float bar_w = 12.0f, line = ImGui::GetTextLineHeight();
+  height = std::max(height, 3.0f * line);
+  const ImVec2 bar_max(top_left.x + bar_w, top_left.y + height);
+  const int segments = 64;
+  for (int k = 0; k < segments; ++k) {
+    unsigned char lo[3], hi[3];
+    MapColor(s.colormap, (float)k / segments, lo);
+    MapColor(s.colormap, (float)(k + 1) / segments, hi);
+    const float y1 = bar_max.y - height * (float)k / segments, y0 = bar_max.y - height * (float)(k + 1) / segments;
+    const ImU32 top = IM_COL32(hi[0], hi[1], hi[2], 255), bottom = IM_COL32(lo[0], lo[1], lo[2], 255);
+    dl->AddRectFilledMultiColor(ImVec2(top_left.x, y0), ImVec2(bar_max.x, y1), top, top, bottom, bottom);
+  }
+  const ImU32 dim = ImGui::GetColorU32(kDimColor);
+  dl->AddRect(top_left, bar_max, dim);
+  std::vector<float> ticks;
+  std::vector<std::string> labels;
+#ifdef ATTNVIZ_HAVE_FIGURE
+  ticks = ColorbarTicks(s.color_scale, range, std::clamp((int)(height / (line * 1.6f)) + 1, 2, 6));
+  labels = FormatTicks(ticks, s.color_scale, range);
+#else
+  ticks = {range.lo, range.hi};
+  labels = {FormatNumber(range.lo, "%.2g"), FormatNumber(range.hi, "%.2g")};
+#endif
+  std::string ticks_json = "[";
+  for (size_t k = 0; k < ticks.size(); ++k) {
+    const float y = bar_max.y - NormalizeForColor(ticks[k], s.color_scale, range) * height;
+    dl->AddLine(ImVec2(bar_max.x, y), ImVec2(bar_max.x + 3.0f, y), dim);
+    dl->AddText(ImVec2(bar_max.x + 5.0f, y - line * 0.5f), dim, labels[k].c_str());
+    ticks_json += (k ? ", " : "") + JsonString(labels[k]);
+  }
+  ticks_json += "]";
+  float bottom = bar_max.y;
+  if (causal) {
+    const ImVec2 m0(top_left.x, bar_max.y + 6.0f), m1(bar_max.x, bar_max.y + 6.0f + line);
+    dl->AddRectFilled(m0, m1, IM_COL32(56, 56, 64, 255));  // u_mask_color of the heatmap shader
+    dl->AddText(ImVec2(m1.x + 5.0f, m0.y), dim, Tr(Str::kMaskedLegend));
+    bottom = m1.y;
+  }
+  app.dump.RecordRect("heads.colorbar", top_left.x, top_left.y, bar_max.x, bottom, false, false,
+                      "{\"ticks\": " + ticks_json + ", \"masked\": " + BoolJson(causal) + "}");
+}
+
 struct MapDraw {
   const AttentionTensors* tensors = nullptr;
   const AttentionConfig* config = nullptr;
@@ -148,17 +223,22 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
   ImVec2 map_size((float)n_k * cell, (float)n_q * cell);
   ImVec2 map_max(map_min.x + map_size.x, map_min.y + map_size.y);
 
-  // Caption below: figures that do not fit the map's width are dropped whole (last first), never cut.
+  // Caption below: figures that do not fit the map's width wrap onto the next line (the grid left room
+  // for them, FitCaptions), so a narrow map still shows its H and gradient figures.
   ImVec2 caption_pos(map_min.x, map_max.y + 2.0f);
-  std::string caption = m.caption;
-  while (ImGui::CalcTextSize(caption.c_str()).x > map_size.x + 8.0f) {
-    size_t cut = caption.rfind("  ");
-    if (cut == std::string::npos) break;
-    caption.resize(cut);
+  const std::vector<std::string> caption_lines = WrapCaption(m.caption, map_size.x + 8.0f);
+  const float caption_bottom = caption_pos.y + std::max(layout.caption - 2.0f, line + 2.0f);
+  dl->PushClipRect(caption_pos, ImVec2(map_max.x + 8.0f, caption_bottom), true);
+  std::string caption_json = "[";
+  for (size_t k = 0; k < caption_lines.size(); ++k) {
+    dl->AddText(ImVec2(caption_pos.x, caption_pos.y + (float)k * line), m.selected ? gold : text_color,
+                caption_lines[k].c_str());
+    caption_json += (k ? ", " : "") + JsonString(caption_lines[k]);
   }
-  dl->PushClipRect(caption_pos, ImVec2(map_max.x + 8.0f, caption_pos.y + line + 2.0f), true);
-  dl->AddText(caption_pos, m.selected ? gold : text_color, caption.c_str());
   dl->PopClipRect();
+  app.dump.RecordRect(m.dump_name + ".caption", caption_pos.x, caption_pos.y, map_max.x + 8.0f,
+                      caption_pos.y + (float)caption_lines.size() * line, false, false, caption_json + "]",
+                      caption_pos.y + (float)caption_lines.size() * line <= caption_bottom + 0.5f);
 
   // The window of cells this map shows (zoom/pan state), and the texels composed for it.
   MapState& ms = g_maps[m.key];
@@ -356,6 +436,20 @@ void ChooseGrid(int count, int n_q, int n_k, ImVec2 avail, const MapLayout& layo
   *cell = std::max(*cell, 1e-3f);  // long inputs: many cells a pixel (drawn pooled)
 }
 
+// ChooseGrid, then room for as many caption lines as the maps' width needs (cells shrink a little
+// so that the H and gradient figures wrap instead of being dropped).
+void ChooseGridWithCaptions(int count, const AttentionTensors& t, const std::string& caption, ImVec2 avail,
+                            MapLayout* layout, float gap, int* columns, float* cell) {
+  const float line = ImGui::GetTextLineHeight();
+  for (int pass = 0; pass < 3; ++pass) {
+    ChooseGrid(count, t.n_q(), t.n_k(), avail, *layout, gap, columns, cell);
+    const float lines = (float)WrapCaption(caption, (float)t.n_k() * *cell + 8.0f).size();
+    const float need = lines * line + 4.0f;
+    if (need <= layout->caption) break;
+    layout->caption = need;
+  }
+}
+
 MapLayout LayoutFor(const AttentionTensors& t) {
   MapLayout layout;
   float line = ImGui::GetTextLineHeight();
@@ -468,6 +562,7 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
   const float gap = 10.0f;
   MapLayout layout = LayoutFor(t);
   const AttentionConfig& config = result.request.config;
+  const ImVec2 maps_avail(std::max(avail.x - kColorbarSpace, 40.0f), avail.y);  // the colorbar on the right
 
   if (view == 0) {
     std::vector<int> heads = app.VisibleHeads();
@@ -478,18 +573,22 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
     }
     int columns = 1;
     float cell = 1;
-    ChooseGrid((int)heads.size(), t.n_q(), t.n_k(), avail, layout, gap, &columns, &cell);
+    const std::string widest_caption = HeadCaption(t, heads[0], "");
+    ChooseGridWithCaptions((int)heads.size(), t, widest_caption, maps_avail, &layout, gap, &columns, &cell);
     // Tiny cells: labels would be unreadable (hover a cell instead); keep a thin margin.
     if (cell < 3.0f) {
       layout.label_left = layout.label_top = 4.0f;
-      ChooseGrid((int)heads.size(), t.n_q(), t.n_k(), avail, layout, gap, &columns, &cell);
+      ChooseGridWithCaptions((int)heads.size(), t, widest_caption, maps_avail, &layout, gap, &columns, &cell);
     }
     ColorRange range = app.RangeFor(heads);
     float step_x = (float)t.n_k() * cell + gap;
     float step_y = (float)t.n_q() * cell + layout.caption + gap;
-    // Centre the grid in the panel.
-    float total_w = layout.label_left + (float)columns * step_x - gap;
+    // Centre the grid (and its colorbar) in the panel.
+    float total_w = layout.label_left + (float)columns * step_x - gap + kColorbarSpace;
     if (total_w < avail.x) origin.x += std::floor((avail.x - total_w) * 0.5f);
+    const int rows = ((int)heads.size() + columns - 1) / columns;
+    DrawColorbar(app, ImVec2(origin.x + layout.label_left + (float)columns * step_x, origin.y + layout.label_top),
+                 (float)rows * step_y - layout.caption - gap, range, config.mask == MaskKind::kCausal);
     for (size_t idx = 0; idx < heads.size(); ++idx) {
       int h = heads[idx];
       int col = (int)idx % columns, row = (int)idx / columns;
@@ -515,7 +614,8 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
     int h = s.selected_head;
     int columns = 1;
     float cell = 1;
-    ChooseGrid(1, t.n_q(), t.n_k(), avail, layout, gap, &columns, &cell);
+    ChooseGridWithCaptions(1, t, HeadCaption(t, h, "") + "  (click: back to the grid)", maps_avail, &layout, gap,
+                           &columns, &cell);
     MapDraw m;
     m.tensors = &t;
     m.config = &config;
@@ -527,6 +627,8 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
     m.key_labels = m.query_labels = true;
     ImVec2 map_min(origin.x + layout.label_left, origin.y + layout.label_top);
     if (DrawMap(app, renderer, m, map_min, cell, layout)) s.enlarged = false;
+    DrawColorbar(app, ImVec2(map_min.x + (float)t.n_k() * cell + gap, map_min.y), (float)t.n_q() * cell, m.range,
+                 config.mask == MaskKind::kCausal);
   } else {
     int h = s.selected_head;
     if (!result.has_twin) {
@@ -540,9 +642,9 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
       const AttentionConfig* unscaled_config = config.scale ? &twin_config : &config;
       int columns = 1;
       float cell = 1;
-      ChooseGrid(2, t.n_q(), t.n_k(), ImVec2(avail.x, avail.y), layout, gap, &columns, &cell);
+      ChooseGridWithCaptions(2, t, HeadCaption(t, h, "unscaled: "), maps_avail, &layout, gap, &columns, &cell);
       if (columns != 2) {  // side by side, always
-        float w = (avail.x - layout.label_left - gap) / 2.0f / (float)t.n_k();
+        float w = (maps_avail.x - layout.label_left - gap) / 2.0f / (float)t.n_k();
         float hgt = (avail.y - layout.label_top - layout.caption - gap) / (float)t.n_q();
         cell = std::max(0.5f, std::min(w, hgt));
       }
@@ -561,6 +663,10 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
         ImVec2 map_min(origin.x + layout.label_left + (float)side * ((float)t.n_k() * cell + gap),
                        origin.y + layout.label_top);
         DrawMap(app, renderer, m, map_min, cell, layout);
+        // One colorbar for both: each side's range is drawn with it when the range is fixed.
+        if (side == 1)
+          DrawColorbar(app, ImVec2(map_min.x + (float)t.n_k() * cell + gap, map_min.y), (float)t.n_q() * cell,
+                       m.range, config.mask == MaskKind::kCausal);
       }
     }
   }

@@ -32,12 +32,6 @@ void DrawChart(App& app, const Curve& curve, const std::vector<SweepPoint>& poin
   bool hovered = ImGui::IsItemHovered();
   app.dump.RecordItem(std::string("saturation.") + curve.dump, std::to_string(points.size()));
 
-  float left = 34.0f, bottom = line + 4.0f, top = line + 2.0f;
-  ImVec2 a(p0.x + left, p0.y + top), b(p0.x + size.x - 6.0f, p0.y + size.y - bottom);
-  dl->AddText(ImVec2(p0.x + 2, p0.y), ImGui::GetColorU32(ImGuiCol_Text), Tr(curve.name));
-  dl->AddRectFilled(a, b, IM_COL32(20, 22, 28, 255));
-  dl->AddRect(a, b, IM_COL32(90, 90, 100, 255));
-
   float y_max = 1.0f;
   for (const SweepPoint& p : points)
     if (std::isfinite(p.*curve.field)) y_max = std::max(y_max, p.*curve.field);
@@ -47,14 +41,29 @@ void DrawChart(App& app, const Curve& curve, const std::vector<SweepPoint>& poin
       if (std::isfinite(p.*curve.field)) y_max = std::max(y_max, p.*curve.field);
     y_max = y_max > 0 ? y_max * 1.1f : 1.0f;
   }
+  // The y labels are centred on their grid lines, so the top one ("0.47") needs half a line above the
+  // plot: the chart title sits above that, never on it.
+  const std::string top_label = FormatNumber(y_max, "%.2g");
+  float left = std::max(34.0f, ImGui::CalcTextSize(top_label.c_str()).x + 6.0f);
+  float bottom = line + 4.0f, top = line * 1.5f + 4.0f;
+  ImVec2 a(p0.x + left, p0.y + top), b(p0.x + size.x - 6.0f, p0.y + size.y - bottom);
+  dl->AddText(ImVec2(p0.x + 2, p0.y), ImGui::GetColorU32(ImGuiCol_Text), Tr(curve.name));
+  app.dump.RecordRect(std::string("saturation.") + curve.dump + ".title", p0.x + 2, p0.y,
+                      p0.x + 2 + ImGui::CalcTextSize(Tr(curve.name)).x, p0.y + line, false, false);
+  dl->AddRectFilled(a, b, IM_COL32(20, 22, 28, 255));
+  dl->AddRect(a, b, IM_COL32(90, 90, 100, 255));
   const float log_lo = 0.0f, log_hi = std::log2((float)kMaxHeadDim);
   auto X = [&](float d_k) { return a.x + (std::log2(std::max(d_k, 1.0f)) - log_lo) / (log_hi - log_lo) * (b.x - a.x); };
   auto Y = [&](float v) { return b.y - std::clamp(v / y_max, 0.0f, 1.0f) * (b.y - a.y); };
 
   // Axes: y 0 / top, x ticks at 1, 16, 256, 4096.
   ImU32 dim = ImGui::GetColorU32(kDimColor);
-  dl->AddText(ImVec2(p0.x + 2, a.y - 2), dim, FormatNumber(y_max, "%.2g").c_str());
-  dl->AddText(ImVec2(p0.x + 2, b.y - line + 2), dim, "0");
+  const ImVec2 top_at(p0.x + 2, a.y - line * 0.5f);
+  dl->AddText(top_at, dim, top_label.c_str());
+  app.dump.RecordRect(std::string("saturation.") + curve.dump + ".y_max", top_at.x, top_at.y,
+                      top_at.x + ImGui::CalcTextSize(top_label.c_str()).x, top_at.y + line, false, false,
+                      JsonString(top_label));
+  dl->AddText(ImVec2(p0.x + 2, b.y - line * 0.5f), dim, "0");
   for (int d : {1, 4, 16, 64, 256, 1024, 4096}) {
     float x = X((float)d);
     dl->AddLine(ImVec2(x, a.y), ImVec2(x, b.y), IM_COL32(50, 52, 60, 255));

@@ -142,6 +142,10 @@ std::string SerializeViewState(const ViewState& s) {
   o << "export_format = " << ToString(s.export_format) << "\n";
   o << "export_dir = " << Escape(s.export_dir) << "\n";
   o << "lang = " << s.lang << "\n";
+  o << "export_title = " << Escape(s.export_title) << "\n";
+  o << "export_size = " << Escape(s.export_size) << "\n";
+  o << "export_dpi = " << s.export_dpi << "\n";
+  o << "export_annotate = " << (s.export_annotate ? "true" : "false") << "\n";
   o << "window_x = " << s.window_x << "\n";
   o << "window_y = " << s.window_y << "\n";
   o << "window_w = " << s.window_w << "\n";
@@ -255,6 +259,10 @@ Status ApplyKey(const std::string& key, const std::string& raw, ViewState* s) {
     return Status::Error("'" + raw + "' is not png/svg/csv/npy/json");
   }
   if (key == "export_dir") return str(&s->export_dir);
+  if (key == "export_title") return str(&s->export_title);
+  if (key == "export_size") return str(&s->export_size);
+  if (key == "export_dpi") return integer(10, 2400, &s->export_dpi);
+  if (key == "export_annotate") return boolean(&s->export_annotate);
   // Bounds a window system takes (X coordinates are 16-bit; 100000 killed every start with an X error).
   if (key == "window_x") return integer(-kMaxWindowSide, kMaxWindowSide, &s->window_x);
   if (key == "window_y") return integer(-kMaxWindowSide, kMaxWindowSide, &s->window_y);

@@ -43,6 +43,10 @@ struct ViewState {
   ExportTarget export_target = ExportTarget::kCurrentHead;
   ExportFormat export_format = ExportFormat::kPng;
   std::string export_dir = ".";
+  std::string export_title;                // "" = the automatic title (FigureTitle)
+  std::string export_size;                 // "" = automatic, else e.g. "3.3x3in" or "8x7cm"
+  int export_dpi = 96;                     // pixels per inch (text in points scales with it)
+  bool export_annotate = false;            // weights printed in the cells
 
   // Trained model (the Model panel).
   Source source = Source::kSandbox;

@@ -344,13 +344,8 @@ std::shared_ptr<SweepResult> Worker::RunSweep(const SweepRequest& request, uint6
     return result;
   }
   const TokenizedText& text = **tokens;
-  SweepOptions options;
-  options.n_seeds = 2;
-  options.n_head = 2;
-  // Long inputs: sampled query rows (the points state their error) and one seed, so the d_k sweep of
-  // 4096 tokens stays within seconds.
-  const size_t sweep_rows = (cross ? text.query_tokens : text.kv_tokens).size();
-  if ((int)sweep_rows > options.sample_above_rows) options.n_seeds = 1;
+  // The sweep attnviz-cli runs too (long inputs: sampled rows and one seed).
+  SweepOptions options = StandardSweepOptions((cross ? text.query_tokens : text.kv_tokens).size());
   options.cancel = &sweep_.cancel;
   sweep_.phase.store("");
   // The maps come first: on 2 cores a sweep running beside the attention pass would halve its speed.

@@ -3,7 +3,9 @@
 #include <stb_image_write.h>  // implementation is in libstb
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstring>
 
 namespace attnviz {
 
@@ -213,10 +215,58 @@ void Canvas::Gradient(const RectF& r, Colormap colormap, bool vertical) {
     }
 }
 
-std::string Canvas::EncodePng() const {
-  std::string out;
-  stbi_write_png_to_func(PngWrite, &out, width_, height_, 3, pixels_.data(), width_ * 3);
-  return out;
+void Canvas::Image(const RectF& r, int width, int height, const std::vector<unsigned char>& rgb) {
+  if (width <= 0 || height <= 0 || rgb.size() < (size_t)width * height * 3 || !(r.w > 0) || !(r.h > 0)) return;
+  int x0 = std::max(0, (int)std::lround(r.x)), x1 = std::min(width_, (int)std::lround(r.right()));
+  int y0 = std::max(0, (int)std::lround(r.y)), y1 = std::min(height_, (int)std::lround(r.bottom()));
+  for (int y = y0; y < y1; ++y) {
+    int sy = std::min(height - 1, (int)((y + 0.5f - r.y) / r.h * height));
+    for (int x = x0; x < x1; ++x) {
+      int sx = std::min(width - 1, (int)((x + 0.5f - r.x) / r.w * width));
+      const unsigned char* p = &rgb[((size_t)sy * width + sx) * 3];
+      Blend(x, y, Rgb{p[0], p[1], p[2]}, 1.0f);
+    }
+  }
 }
+
+uint32_t PngCrc(const unsigned char* data, size_t n, uint32_t crc) {
+  static const auto table = [] {
+    std::array<uint32_t, 256> t{};
+    for (uint32_t i = 0; i < 256; ++i) {
+      uint32_t c = i;
+      for (int k = 0; k < 8; ++k) c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      t[i] = c;
+    }
+    return t;
+  }();
+  crc = ~crc;
+  for (size_t i = 0; i < n; ++i) crc = table[(crc ^ data[i]) & 0xFF] ^ (crc >> 8);
+  return ~crc;
+}
+
+std::string InsertPngDpi(const std::string& png, float dpi) {
+  // Signature (8) + IHDR chunk (4 length + 4 type + 13 data + 4 CRC) = 33 bytes.
+  if (!(dpi > 0) || png.size() < 33 || png.compare(12, 4, "IHDR") != 0) return png;
+  const uint32_t ppm = (uint32_t)std::lround(dpi / 0.0254);
+  unsigned char chunk[4 + 4 + 9 + 4];
+  auto put32 = [](unsigned char* p, uint32_t v) {
+    p[0] = (unsigned char)(v >> 24), p[1] = (unsigned char)(v >> 16), p[2] = (unsigned char)(v >> 8), p[3] = (unsigned char)v;
+  };
+  put32(chunk, 9);
+  std::memcpy(chunk + 4, "pHYs", 4);
+  put32(chunk + 8, ppm);
+  put32(chunk + 12, ppm);
+  chunk[16] = 1;  // unit: the metre
+  put32(chunk + 17, PngCrc(chunk + 4, 4 + 9));
+  return png.substr(0, 33) + std::string(reinterpret_cast<const char*>(chunk), sizeof chunk) + png.substr(33);
+}
+
+std::string EncodeRgbPng(int width, int height, const unsigned char* rgb, float dpi) {
+  std::string out;
+  stbi_write_png_to_func(PngWrite, &out, width, height, 3, rgb, width * 3);
+  return InsertPngDpi(out, dpi);
+}
+
+std::string Canvas::EncodePng(float dpi) const { return EncodeRgbPng(width_, height_, pixels_.data(), dpi); }
 
 }  // namespace attnviz

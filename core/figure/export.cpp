@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "file_io.h"
 #include "heatmap_figure.h"
@@ -64,9 +66,7 @@ std::string RowJson(const float* row, int n) {
 std::string ToCsv(const AttentionTensors& t, const std::vector<int>& heads, bool all) {
   const int n_q = t.n_q(), n_k = t.n_k();
   std::vector<std::string> q = TokenTexts(t.query_tokens), k = TokenTexts(t.kv_tokens);
-  std::string out = all ? "head,query" : "query";
-  for (const std::string& key : k) out += "," + CsvField(key);
-  out += "\n";
+  std::string out = WeightsCsvHeader(k, all);
   for (int h : heads) {
     const float* w = t.probs->data.data() + (size_t)h * n_q * n_k;
     for (int i = 0; i < n_q; ++i) {
@@ -131,7 +131,101 @@ std::string DefaultHeatmapTitle(const AttentionConfig& config, const HeatmapExpo
   if (!options.all_heads) heads = "head " + std::to_string(options.head);
   else if (!options.heads.empty()) heads = std::to_string(options.heads.size()) + (options.heads.size() == 1 ? " head" : " heads");
   else heads = std::to_string(config.n_head) + (config.n_head == 1 ? " head" : " heads");
-  return heads + " \u00B7 " + Describe(config);
+  return FigureTitle(heads, config);
+}
+
+std::string DefaultHeatmapFileName(const AttentionConfig& config, const HeatmapExportOptions& options,
+                                   const std::string& format) {
+  std::string heads = "head" + std::to_string(options.head);
+  if (options.all_heads) {
+    heads = "heads";
+    for (int h : options.heads) heads += "-" + std::to_string(h);
+  }
+  return FigureFileStem(heads, config) + "." + format;
+}
+
+std::string WeightsCsvHeader(const std::vector<std::string>& key_tokens, bool with_head_column) {
+  std::string out = with_head_column ? "head,query" : "query";
+  for (size_t j = 0; j < key_tokens.size(); ++j) out += "," + CsvField(std::to_string(j) + ":" + key_tokens[j]);
+  return out + "\n";
+}
+
+Result<std::vector<int>> ParseHeadList(const std::string& text, int n_head) {
+  const std::string allowed = n_head > 0 ? "allowed 0.." + std::to_string(n_head - 1) + " (n_head = " +
+                                               std::to_string(n_head) + ")"
+                                         : "allowed head numbers from 0";
+  auto bad = [&](const std::string& why) {
+    return Status::Error("heads '" + text + "': " + why + "; give all, a list or ranges such as 0,2,5 or 0-3,7");
+  };
+  std::vector<int> heads;
+  auto add = [&](long long h) -> Status {
+    if (h < 0 || (n_head > 0 && h >= n_head) || h > kMaxHeads)
+      return Status::Error("head " + std::to_string(h) + " in '" + text + "' is out of range: " + allowed);
+    if (std::find(heads.begin(), heads.end(), (int)h) == heads.end()) heads.push_back((int)h);
+    return Status::Ok();
+  };
+  if (text == "all") {
+    if (n_head <= 0) return heads;
+    for (int h = 0; h < n_head; ++h) heads.push_back(h);
+    return heads;
+  }
+  auto number = [](const std::string& s, long long* v) {
+    if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string::npos) return false;
+    *v = std::stoll(s);
+    return true;
+  };
+  size_t start = 0;
+  while (true) {
+    size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
+    while (!item.empty() && item.back() == ' ') item.pop_back();
+    if (item.empty()) return bad("an empty item");
+    size_t dash = item.find('-');
+    long long a = 0, b = 0;
+    if (dash == std::string::npos) {
+      if (!number(item, &a)) return bad("'" + item + "' is not a head number");
+      if (Status s = add(a); !s) return s;
+    } else {
+      if (!number(item.substr(0, dash), &a) || !number(item.substr(dash + 1), &b))
+        return bad("'" + item + "' is not a range A-B");
+      if (b < a) return bad("the range '" + item + "' runs backwards");
+      for (long long h = a; h <= b; ++h)
+        if (Status s = add(h); !s) return s;
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return heads;
+}
+
+Result<FigureSize> ParseFigureSize(const std::string& text) {
+  const std::string form = "give WxH with a unit, e.g. 3.3x3in or 8.4x7.6cm (each 0.5..40 in)";
+  std::string t;
+  for (char c : text)
+    if (c != ' ') t += (char)std::tolower((unsigned char)c);
+  double per_inch = 0;
+  std::string unit = t.size() >= 2 ? t.substr(t.size() - 2) : "";
+  if (unit == "in") per_inch = 1;
+  else if (unit == "cm") per_inch = 2.54;
+  else if (unit == "mm") per_inch = 25.4;
+  else return Status::Error("size '" + text + "' has no unit in, cm or mm: " + form);
+  t.resize(t.size() - 2);
+  size_t x = t.find('x');
+  if (x == std::string::npos) return Status::Error("size '" + text + "' is not WxH: " + form);
+  std::string w = t.substr(0, x), h = t.substr(x + 1);
+  if (h.size() >= 2 && h.substr(h.size() - 2) == unit.substr(0, 2)) h.resize(h.size() - 2);  // "3.3inx3in"
+  if (w.size() >= 2 && w.substr(w.size() - 2) == unit) w.resize(w.size() - 2);
+  FigureSize size;
+  for (auto [part, out] : {std::pair<std::string, double*>{w, &size.width_in}, {h, &size.height_in}}) {
+    char* end = nullptr;
+    double v = part.empty() ? NAN : std::strtod(part.c_str(), &end);
+    if (part.empty() || !end || *end != '\0' || !std::isfinite(v))
+      return Status::Error("size '" + text + "': '" + part + "' is not a number: " + form);
+    *out = v / per_inch;
+    if (*out < 0.5 || *out > 40) return Status::Error("size '" + text + "' is out of range: " + form);
+  }
+  return size;
 }
 
 Result<HeatmapSpec> MakeHeatmapSpec(const AttentionTensors& tensors, const AttentionConfig& config,
@@ -150,6 +244,9 @@ Result<HeatmapSpec> MakeHeatmapSpec(const AttentionTensors& tensors, const Atten
     return Status::Error("cell size " + std::to_string(options.cell_size) + " is out of range: allowed 1..400");
   if (options.width < 0 || options.width > 16384)
     return Status::Error("width " + std::to_string(options.width) + " is out of range: allowed 1..16384");
+  const float dpi = options.dpi > 0 ? options.dpi : HeatmapSpec::kDefaultDpi;
+  if (dpi < kMinDpi || dpi > kMaxDpi)
+    return Status::Error("dpi " + Exact(options.dpi) + " is out of range: allowed 10..2400");
   const int n_q = tensors.n_q(), n_k = tensors.n_k();
   HeatmapSpec spec;
   spec.probs = tensors.probs->data.data();
@@ -160,21 +257,33 @@ Result<HeatmapSpec> MakeHeatmapSpec(const AttentionTensors& tensors, const Atten
   spec.query_labels = TokenTexts(tensors.query_tokens);
   spec.key_labels = TokenTexts(tensors.kv_tokens);
   spec.title = options.title.empty() ? DefaultHeatmapTitle(config, options) : options.title;
+  spec.mask = n_q == n_k ? config.mask : MaskKind::kNone;
   spec.colormap = options.colormap;
   spec.scale = options.color_scale;
   spec.range = ColorRange{0.0f, 1.0f};
   if (options.auto_range) {
     ColorRange r{1e30f, -1e30f};
-    for (int h : heads) {
-      ColorRange hr = AutoRange(tensors.probs->data.data() + (size_t)h * n_q * n_k, (size_t)n_q * n_k);
-      r.lo = std::min(r.lo, hr.lo);
-      r.hi = std::max(r.hi, hr.hi);
-    }
+    for (int h : heads)
+      for (int i = 0; i < n_q; ++i) {  // masked cells (exact zeros) are not weights: left out of the range
+        const int visible = spec.mask == MaskKind::kCausal ? std::min(i + 1, n_k) : n_k;
+        ColorRange hr = AutoRange(tensors.probs->data.data() + ((size_t)h * n_q + i) * n_k, (size_t)visible);
+        r.lo = std::min(r.lo, hr.lo);
+        r.hi = std::max(r.hi, hr.hi);
+      }
     if (!(r.hi > r.lo)) r.hi = r.lo + 1e-6f;
     spec.range = r;
   }
   spec.cell_size = options.cell_size;
   spec.width = options.width;
+  spec.dpi = dpi;
+  if (options.size.set()) {
+    spec.physical = true;
+    spec.width = (int)std::lround(options.size.width_in * dpi);
+    spec.height = (int)std::lround(options.size.height_in * dpi);
+    if ((long long)spec.width * spec.height > 16384LL * 16384LL)
+      return Status::Error("the size at " + Exact(dpi) + " dpi would be " + std::to_string(spec.width) + "x" +
+                           std::to_string(spec.height) + " pixels, more than 16384x16384: a lower dpi or a smaller size");
+  }
   spec.annotate = options.annotate;
   return spec;
 }

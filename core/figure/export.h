@@ -5,7 +5,8 @@
 // Formats (taken from the extension of out_path unless `format` is set):
 //   png  heatmap figure, raster (stb_truetype text, DejaVu Sans + NanumGothic per glyph)
 //   svg  the same layout as vector: cells as <rect>, labels as UTF-8 <text>
-//   csv  one row per query token, header = key tokens (one head; all heads = blocks "head,query,...")
+//   csv  one row per query token, header = "index:token" per key, unique when tokens repeat
+//        (query,0:the,1:cat,2:saw,3:the); all heads = blocks "head,query,..."
 //   npy  float32 [n_q, n_k] for one head, [n_head, n_q, n_k] for all heads (or the chosen subset)
 //   json tokens, config and weights
 #pragma once
@@ -14,6 +15,7 @@
 
 #include "colormap.h"
 #include "config.h"
+#include "figure_names.h"
 #include "heatmap_figure.h"
 #include "metrics.h"
 #include "sweep.h"
@@ -21,6 +23,11 @@
 #include "status.h"
 
 namespace attnviz {
+
+struct FigureSize {
+  double width_in = 0, height_in = 0;  // 0 = automatic
+  bool set() const { return width_in > 0 && height_in > 0; }
+};
 
 struct HeatmapExportOptions {
   std::string out_path;
@@ -33,13 +40,28 @@ struct HeatmapExportOptions {
   bool auto_range = false;  // false: fixed [0, 1]; true: min..max of the heads drawn
   int cell_size = 0;        // pixels per cell; 0 = automatic (from width, or a default)
   int width = 0;            // total figure width in pixels; 0 = automatic. cell_size wins when both set
-  bool annotate = false;    // print the weight in each cell when cells are large enough
-  std::string title;        // "" = automatic, e.g. "head 2 · d_k=512 · unscaled · T=1"
+  float dpi = 0;            // pixels per inch (text in points scales with it; PNG pHYs); 0 = 96
+  FigureSize size;          // a physical size (inches): the figure is exactly size x dpi pixels
+  bool annotate = false;    // print the weight in each cell when cells are large enough (never in masked cells)
+  std::string title;        // "" = automatic, e.g. "head 2 · d_k=512 · unscaled · T=1 · causal"
 };
+
+// "0,2,5", "0-3,7", "all" (= every head) -> head indices in the order given, duplicates dropped; each
+// checked against n_head (the error names the allowed range). n_head <= 0: syntax only.
+Result<std::vector<int>> ParseHeadList(const std::string& text, int n_head);
+// "3.3x3in", "8.4x7cm", "3.3in x 3in" -> inches; errors name the allowed form and range (0.5..40 in).
+Result<FigureSize> ParseFigureSize(const std::string& text);
+constexpr float kMinDpi = 10, kMaxDpi = 2400;
+
+// The default file name: FigureFileStem ("attnviz-head2-dk16-scaled-causal") + "." + format; the heads
+// part is "head<H>", or "heads" / "heads-0-2-5" for a subset.
+std::string DefaultHeatmapFileName(const AttentionConfig& config, const HeatmapExportOptions& options,
+                                   const std::string& format);
 
 // "png" etc. from the options (format or extension), or an error naming the allowed formats.
 Result<std::string> ResolveExportFormat(const HeatmapExportOptions& options);
-// The default title: "head H · <Describe(config)>" or "<n> heads · <Describe(config)>".
+// The default title: "head H · <Describe(config)> · <non-default settings>" or "<n> heads · ..."
+// (FigureTitle: the mask and every non-default setting are named).
 std::string DefaultHeatmapTitle(const AttentionConfig& config, const HeatmapExportOptions& options);
 
 // The figure description ExportHeatmap draws for png/svg (it points into tensors.probs, so the
@@ -57,5 +79,9 @@ Status ExportHeatmap(const AttentionTensors& tensors, const AttentionConfig& con
 // current_d_k > 0 draws a vertical marker at that d_k.
 Status WriteSaturationPlot(const std::string& path, const std::vector<SweepPoint>& points, const std::string& title,
                            int current_d_k = 0);
+
+// The CSV header: "query,0:the,1:cat,..." ("head,query,..." with head). Keys are "index:token", so a
+// notebook can index columns by name even when a token repeats.
+std::string WeightsCsvHeader(const std::vector<std::string>& key_tokens, bool with_head_column);
 
 }  // namespace attnviz

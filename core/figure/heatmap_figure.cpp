@@ -47,15 +47,24 @@ Grid GridFor(int n) {
   return g;
 }
 
-// The layout for a given cell size; a figure narrower than min_width is widened to it (content centred).
-HeatmapLayout LayoutWithCell(const FontSet& fonts, const HeatmapSpec& spec, int cell, float min_width) {
+// The layout for a given cell size; a figure smaller than min_width x min_height is grown to it
+// (content centred). Every length but the cells is a layout unit times L.unit (dpi / 96).
+HeatmapLayout LayoutWithCell(const FontSet& fonts, const HeatmapSpec& spec, int cell, float min_width,
+                             float min_height, float shift_y = 0) {
   HeatmapLayout L;
   L.cell = cell;
+  const float u = L.unit = spec.dpi / HeatmapSpec::kDefaultDpi;
+  const float margin = kMargin * u, tick_len = kTickLen * u, tick_gap = kTickGap * u;
+  const float gap_x = kPanelGapX * u, gap_y = kPanelGapY * u, bar_gap = kColorbarGap * u, bar_w = kColorbarWidth * u;
+  L.title_font *= u;
+  L.axis_font *= u;
+  L.tick_font *= u;
+  L.panel_font *= u;
   bool grid = spec.heads.size() > 1;
   Grid g = GridFor((int)spec.heads.size());
   L.grid_cols = g.cols;
   L.grid_rows = g.rows;
-  L.label_font = std::min(12.0f, std::max(8.0f, std::floor(cell * 0.8f)));
+  L.label_font = u * std::min(12.0f, std::max(8.0f, std::floor(cell / u * 0.8f)));
   L.label_stride = std::max(1, (int)std::ceil(L.label_font * 1.2f / cell));
   float max_label = L.label_font * 9.5f;
   L.row_text.clear();
@@ -69,39 +78,52 @@ HeatmapLayout LayoutWithCell(const FontSet& fonts, const HeatmapSpec& spec, int 
     L.col_text.push_back(fonts.Ellipsize(spec.key_labels[j], L.label_font, max_label));
     if (j % L.label_stride == 0) col_w = std::max(col_w, fonts.TextWidth(L.col_text.back(), L.label_font));
   }
-  float row_strip = std::ceil(row_w + kTickLen + kTickGap);
-  float col_strip = std::ceil(col_w + kTickLen + kTickGap);
+  float row_strip = std::ceil(row_w + tick_len + tick_gap);
+  float col_strip = std::ceil(col_w + tick_len + tick_gap);
   float axis_h = std::ceil(LineHeight(fonts, L.axis_font));
-  float title_h = spec.title.empty() ? 0 : std::ceil(LineHeight(fonts, L.title_font));
-  float panel_title_h = grid ? std::ceil(LineHeight(fonts, L.panel_font)) + 4 : 0;
+
+  float panel_title_h = grid ? std::ceil(LineHeight(fonts, L.panel_font)) + 4 * u : 0;
 
   float cells_w = (float)spec.n_k * cell, cells_h = (float)spec.n_q * cell;
   // Colorbar ticks (as many as its height allows) and their label width.
-  float bar_h = g.rows * cells_h + (g.rows - 1) * (panel_title_h + kPanelGapY);
+  float bar_h = g.rows * cells_h + (g.rows - 1) * (panel_title_h + gap_y);
   int max_ticks = std::clamp((int)(bar_h / (L.tick_font * 1.8f)) + 1, 2, 6);
   L.colorbar_ticks = ColorbarTicks(spec.scale, spec.range, max_ticks);
   L.colorbar_tick_text = FormatTicks(L.colorbar_ticks, spec.scale, spec.range);
   float tick_w = 0;
   for (const std::string& text : L.colorbar_tick_text) tick_w = std::max(tick_w, fonts.TextWidth(text, L.tick_font));
-  float content_w = axis_h + 6 + row_strip + g.cols * cells_w + (g.cols - 1) * kPanelGapX + kColorbarGap +
-                    kColorbarWidth + kTickLen + kTickGap + std::ceil(tick_w) + 8 + axis_h;
+  float bar_column = tick_len + tick_gap + std::ceil(tick_w) + 8 * u + axis_h;  // right of the colorbar
+  // The "masked" legend entry sits under the colorbar: its swatch as wide as the bar, then the word.
+  float masked_w = spec.any_masked() ? tick_gap + std::ceil(fonts.TextWidth("masked", L.tick_font)) - bar_w / 2 : 0;
+  bar_column = std::max(bar_column, masked_w);
+  float content_w = axis_h + 6 * u + row_strip + g.cols * cells_w + (g.cols - 1) * gap_x + bar_gap + bar_w + bar_column;
+  // A figure of a given width (--size, --width) shrinks a long title to fit (down to 7 pt), then
+  // shortens it with "…"; otherwise the figure grows to the title.
+  L.title_text = spec.title;
   float title_w = spec.title.empty() ? 0 : fonts.TextWidth(spec.title, L.title_font);
-  float width = std::max({content_w + 2 * kMargin, title_w + 2 * kMargin, min_width});
-  float x0 = std::floor(kMargin + (width - 2 * kMargin - content_w) / 2);
+  const float title_room = spec.width > 0 ? spec.width - 2 * margin : 0;
+  if (title_room > 0 && title_w > title_room) {
+    L.title_font = std::max(7 * u * 96 / 72, L.title_font * title_room / title_w);
+    L.title_text = fonts.Ellipsize(spec.title, L.title_font, title_room);
+    title_w = fonts.TextWidth(L.title_text, L.title_font);
+  }
+  float width = std::max({content_w + 2 * margin, title_w + 2 * margin, min_width});
+  float x0 = std::floor(margin + (width - 2 * margin - content_w) / 2);
 
-  float y = kMargin;
+  float title_h = spec.title.empty() ? 0 : std::ceil(LineHeight(fonts, L.title_font));
+  float y = margin + shift_y;
   if (title_h > 0) {
     L.title_y = y + title_h / 2;
-    y += title_h + 10;
+    y += title_h + 10 * u;
   }
-  float cells_x0 = x0 + axis_h + 6 + row_strip;
+  float cells_x0 = x0 + axis_h + 6 * u + row_strip;
   float grid_top = y + panel_title_h;
   for (size_t p = 0; p < spec.heads.size(); ++p) {
     int r = (int)p / g.cols, c = (int)p % g.cols;
     HeatmapPanel panel;
     panel.head = spec.heads[p];
-    float px = cells_x0 + c * (cells_w + kPanelGapX);
-    float py = y + panel_title_h + r * (panel_title_h + cells_h + kPanelGapY);
+    float px = cells_x0 + c * (cells_w + gap_x);
+    float py = y + panel_title_h + r * (panel_title_h + cells_h + gap_y);
     panel.cells = {std::round(px), std::round(py), cells_w, cells_h};
     panel.row_labels = c == 0;
     panel.col_labels = p + g.cols >= spec.heads.size();
@@ -109,24 +131,39 @@ HeatmapLayout LayoutWithCell(const FontSet& fonts, const HeatmapSpec& spec, int 
     if (panel.col_labels) panel.col_label_strip = {panel.cells.x, panel.cells.bottom(), cells_w, col_strip};
     L.panels.push_back(panel);
   }
-  float grid_bottom = grid_top + g.rows * cells_h + (g.rows - 1) * (panel_title_h + kPanelGapY);
-  float grid_right = cells_x0 + g.cols * cells_w + (g.cols - 1) * kPanelGapX;
-  L.colorbar = {std::round(grid_right + kColorbarGap), std::round(grid_top), kColorbarWidth,
+  float grid_bottom = grid_top + g.rows * cells_h + (g.rows - 1) * (panel_title_h + gap_y);
+  float grid_right = cells_x0 + g.cols * cells_w + (g.cols - 1) * gap_x;
+  L.colorbar = {std::round(grid_right + bar_gap), std::round(grid_top), bar_w,
                 std::round(grid_bottom) - std::round(grid_top)};
-  float height = grid_bottom + col_strip + 4 + axis_h + kMargin;
+  float below = std::max(col_strip + 4 * u + axis_h, 0.0f);
+  if (spec.any_masked()) {
+    float swatch_h = std::ceil(LineHeight(fonts, L.tick_font));
+    L.masked_swatch = {L.colorbar.x, std::round(grid_bottom + 8 * u), bar_w, swatch_h};
+    below = std::max(below, 8 * u + swatch_h);
+  }
+  float height = std::max(grid_bottom + below + margin, min_height);
   L.width = (int)std::ceil(width);
   L.height = (int)std::ceil(height);
   L.title_x = L.width / 2.0f;
   L.query_axis = {x0, (grid_top + grid_bottom) / 2};
-  L.key_axis = {(cells_x0 + grid_right) / 2, grid_bottom + col_strip + 4};
-  L.colorbar_axis = {L.colorbar.right() + 1 + kTickLen + kTickGap + std::ceil(tick_w) + 8 + axis_h,
+  L.key_axis = {(cells_x0 + grid_right) / 2, grid_bottom + col_strip + 4 * u};
+  L.colorbar_axis = {L.colorbar.right() + 1 + tick_len + tick_gap + std::ceil(tick_w) + 8 * u + axis_h,
                      (grid_top + grid_bottom) / 2};
 
   if (spec.annotate) {
-    float f = std::min(12.0f, std::floor(cell * 0.34f));
-    float need = fonts.TextWidth("0.00", f) + 4;
-    if (f >= 7 && need <= cell) L.annotate_font = f;
+    float f = std::min(12.0f * u, std::floor(cell * 0.34f));
+    float need = fonts.TextWidth("0.00", f) + 4 * u;
+    if (f >= 7 * u && need <= cell) L.annotate_font = f;
   }
+  return L;
+}
+
+// Grows the layout to min_height by moving the content down by half the difference.
+HeatmapLayout LayoutCentred(const FontSet& fonts, const HeatmapSpec& spec, int cell, float min_width,
+                            float min_height) {
+  HeatmapLayout L = LayoutWithCell(fonts, spec, cell, min_width, 0);
+  if (min_height > L.height)
+    L = LayoutWithCell(fonts, spec, cell, min_width, min_height, std::floor((min_height - L.height) / 2));
   return L;
 }
 
@@ -230,15 +267,20 @@ Result<HeatmapLayout> LayoutHeatmap(const FontSet& fonts, const HeatmapSpec& spe
     if (h < 0 || h >= spec.n_head)
       return Status::Error("heatmap: head " + std::to_string(h) + " is out of range: allowed 0.." +
                            std::to_string(spec.n_head - 1));
+  if (!(spec.dpi >= 10 && spec.dpi <= 2400))
+    return Status::Error("heatmap: dpi " + std::to_string(spec.dpi) + " is out of range: allowed 10..2400");
   int n = std::max(spec.n_q, spec.n_k);
-  if (spec.cell_size > 0) return LayoutWithCell(fonts, spec, spec.cell_size, 0);
-  if (spec.width > 0) {
-    // The largest cell that fits the width; the figure is then widened to exactly `width`.
+  if (spec.cell_size > 0) return LayoutWithCell(fonts, spec, spec.cell_size, 0, 0);
+  if (spec.width > 0 || spec.height > 0) {
+    // The largest cell that fits the width and the height; the figure is then grown to exactly that size.
+    auto fits = [&](const HeatmapLayout& l) {
+      return (spec.width <= 0 || l.width <= spec.width) && (spec.height <= 0 || l.height <= spec.height);
+    };
     int best = 0;
     int lo = 1, hi = 400;
     while (lo <= hi) {
       int mid = (lo + hi) / 2;
-      if (LayoutWithCell(fonts, spec, mid, 0).width <= spec.width) {
+      if (fits(LayoutWithCell(fonts, spec, mid, 0, 0))) {
         best = mid;
         lo = mid + 1;
       } else {
@@ -246,40 +288,72 @@ Result<HeatmapLayout> LayoutHeatmap(const FontSet& fonts, const HeatmapSpec& spe
       }
     }
     if (best == 0) {
-      int need = LayoutWithCell(fonts, spec, 1, 0).width;
-      return Status::Error("--width " + std::to_string(spec.width) + " is too small for this figure: at least " +
-                           std::to_string(need) + " pixels are needed");
+      HeatmapLayout need = LayoutWithCell(fonts, spec, 1, 0, 0);
+      std::string asked = spec.width > 0 ? std::to_string(spec.width) : "any";
+      asked += "x" + (spec.height > 0 ? std::to_string(spec.height) : std::string("any"));
+      return Status::Error("the figure size " + asked + " pixels is too small for this figure at " +
+                           std::to_string((int)std::lround(spec.dpi)) + " dpi: at least " + std::to_string(need.width) +
+                           "x" + std::to_string(need.height) + " pixels are needed (a larger size, a lower dpi or fewer heads)");
     }
-    return LayoutWithCell(fonts, spec, best, (float)spec.width);
+    return LayoutCentred(fonts, spec, best, (float)spec.width, (float)spec.height);
   }
   int target = spec.heads.size() > 1 ? 240 : 440;
   int cell = std::clamp((int)std::lround((double)target / n), spec.heads.size() > 1 ? 3 : 4, 48);
-  return LayoutWithCell(fonts, spec, cell, 0);
+  cell = std::max(1, (int)std::lround(cell * spec.dpi / HeatmapSpec::kDefaultDpi));
+  return LayoutWithCell(fonts, spec, cell, 0, 0);
+}
+
+std::vector<unsigned char> CellImage(const HeatmapSpec& spec, int head) {
+  std::vector<unsigned char> rgb((size_t)spec.n_q * spec.n_k * 3);
+  for (int i = 0; i < spec.n_q; ++i)
+    for (int j = 0; j < spec.n_k; ++j) {
+      unsigned char* p = &rgb[((size_t)i * spec.n_k + j) * 3];
+      if (spec.masked(i, j)) {
+        p[0] = kMaskedFill.r, p[1] = kMaskedFill.g, p[2] = kMaskedFill.b;
+      } else {
+        MapColor(spec.colormap, NormalizeForColor(spec.value(head, i, j), spec.scale, spec.range), p);
+      }
+    }
+  return rgb;
 }
 
 void DrawHeatmap(const HeatmapSpec& spec, const HeatmapLayout& L, Painter* painter) {
   bool grid = spec.heads.size() > 1;
   if (!spec.title.empty()) {
     TextStyle title{L.title_font, kInk, HAlign::kCenter, VAlign::kMiddle, 0};
-    painter->Text(L.title_x, L.title_y, spec.title, title);
+    painter->Text(L.title_x, L.title_y, L.title_text, title);
   }
   TextStyle label{L.label_font, kInk, HAlign::kRight, VAlign::kMiddle, 0};
   TextStyle col_label{L.label_font, kInk, HAlign::kRight, VAlign::kMiddle, 90};
+  const float u = L.unit, lw = std::max(1.0f, std::round(u)), tick_len = kTickLen * u, tick_gap = kTickGap * u;
   for (const HeatmapPanel& panel : L.panels) {
     painter->BeginGroup("cells-head-" + std::to_string(panel.head), true);
-    for (int i = 0; i < spec.n_q; ++i)
-      for (int j = 0; j < spec.n_k; ++j) {
-        float w = spec.value(panel.head, i, j);
-        unsigned char rgb[3];
-        MapColor(spec.colormap, NormalizeForColor(w, spec.scale, spec.range), rgb);
-        Rgb color{rgb[0], rgb[1], rgb[2]};
-        RectF cell = L.CellRect(panel, i, j);
-        painter->FillRect(cell, color);
-      }
+    if (spec.cells_as_image) {
+      painter->Image(panel.cells, spec.n_k, spec.n_q, CellImage(spec, panel.head));
+    } else {
+      for (int i = 0; i < spec.n_q; ++i)
+        for (int j = 0; j < spec.n_k; ++j) {
+          unsigned char rgb[3];
+          if (spec.masked(i, j)) rgb[0] = kMaskedFill.r, rgb[1] = kMaskedFill.g, rgb[2] = kMaskedFill.b;
+          else MapColor(spec.colormap, NormalizeForColor(spec.value(panel.head, i, j), spec.scale, spec.range), rgb);
+          painter->FillRect(L.CellRect(panel, i, j), Rgb{rgb[0], rgb[1], rgb[2]});
+        }
+    }
     painter->EndGroup();
+    // The hatch: one diagonal per masked cell, where cells are large enough to show it.
+    if (spec.any_masked() && L.cell >= 6 && !spec.cells_as_image) {
+      painter->BeginGroup("masked-head-" + std::to_string(panel.head));
+      for (int i = 0; i < spec.n_q; ++i)
+        for (int j = i + 1; j < spec.n_k; ++j) {
+          RectF c = L.CellRect(panel, i, j);
+          painter->Line({c.x + 1, c.bottom() - 1}, {c.right() - 1, c.y + 1}, kMaskedHatch, std::max(1.0f, u));
+        }
+      painter->EndGroup();
+    }
     if (L.annotate_font > 0) {
       for (int i = 0; i < spec.n_q; ++i)
         for (int j = 0; j < spec.n_k; ++j) {
+          if (spec.masked(i, j)) continue;  // a masked cell has no weight to print
           float w = spec.value(panel.head, i, j);
           unsigned char rgb[3];
           MapColor(spec.colormap, NormalizeForColor(w, spec.scale, spec.range), rgb);
@@ -291,24 +365,24 @@ void DrawHeatmap(const HeatmapSpec& spec, const HeatmapLayout& L, Painter* paint
           painter->Text(cell.x + cell.w / 2, cell.y + cell.h / 2, buf, t);
         }
     }
-    painter->StrokeRect({panel.cells.x - 0.5f, panel.cells.y - 0.5f, panel.cells.w + 1, panel.cells.h + 1}, kInk, 1);
+    painter->StrokeRect({panel.cells.x - 0.5f * lw, panel.cells.y - 0.5f * lw, panel.cells.w + lw, panel.cells.h + lw}, kInk, lw);
     if (grid) {
       TextStyle pt{L.panel_font, kInk, HAlign::kCenter, VAlign::kBottom, 0};
-      painter->Text(panel.cells.x + panel.cells.w / 2, panel.cells.y - 4, "head " + std::to_string(panel.head), pt);
+      painter->Text(panel.cells.x + panel.cells.w / 2, panel.cells.y - 4 * u, "head " + std::to_string(panel.head), pt);
     }
     if (panel.row_labels) {
       for (int i = 0; i < spec.n_q; i += L.label_stride) {
         float cy = panel.cells.y + (i + 0.5f) * L.cell;
-        painter->Line({panel.cells.x - 1 - kTickLen, cy}, {panel.cells.x - 1, cy}, kTickColor, 1);
-        painter->Text(panel.cells.x - 1 - kTickLen - kTickGap, cy, L.row_text[i], label);
+        painter->Line({panel.cells.x - lw - tick_len, cy}, {panel.cells.x - lw, cy}, kTickColor, lw);
+        painter->Text(panel.cells.x - lw - tick_len - tick_gap, cy, L.row_text[i], label);
       }
     }
     if (panel.col_labels) {
       for (int j = 0; j < spec.n_k; j += L.label_stride) {
         float cx = panel.cells.x + (j + 0.5f) * L.cell;
-        float y0 = panel.cells.bottom() + 1;
-        painter->Line({cx, y0}, {cx, y0 + kTickLen}, kTickColor, 1);
-        painter->Text(cx, y0 + kTickLen + kTickGap, L.col_text[j], col_label);
+        float y0 = panel.cells.bottom() + lw;
+        painter->Line({cx, y0}, {cx, y0 + tick_len}, kTickColor, lw);
+        painter->Text(cx, y0 + tick_len + tick_gap, L.col_text[j], col_label);
       }
     }
   }
@@ -320,30 +394,44 @@ void DrawHeatmap(const HeatmapSpec& spec, const HeatmapLayout& L, Painter* paint
 
   // Colorbar with ticks.
   painter->Gradient(L.colorbar, spec.colormap, true);
-  painter->StrokeRect({L.colorbar.x - 0.5f, L.colorbar.y - 0.5f, L.colorbar.w + 1, L.colorbar.h + 1}, kInk, 1);
+  painter->StrokeRect({L.colorbar.x - 0.5f * lw, L.colorbar.y - 0.5f * lw, L.colorbar.w + lw, L.colorbar.h + lw}, kInk, lw);
   TextStyle tick{L.tick_font, kInk, HAlign::kLeft, VAlign::kMiddle, 0};
   for (size_t k = 0; k < L.colorbar_ticks.size(); ++k) {
     float t = NormalizeForColor(L.colorbar_ticks[k], spec.scale, spec.range);
     float y = L.colorbar.bottom() - t * L.colorbar.h;
-    float x = L.colorbar.right() + 1;
-    painter->Line({x, y}, {x + kTickLen, y}, kTickColor, 1);
-    painter->Text(x + kTickLen + kTickGap, y, L.colorbar_tick_text[k], tick);
+    float x = L.colorbar.right() + lw;
+    painter->Line({x, y}, {x + tick_len, y}, kTickColor, lw);
+    painter->Text(x + tick_len + tick_gap, y, L.colorbar_tick_text[k], tick);
+  }
+  // The legend entry for masked cells: a hatched grey swatch and the word.
+  if (L.masked_swatch.w > 0) {
+    const RectF& m = L.masked_swatch;
+    painter->FillRect(m, kMaskedFill);
+    painter->Line({m.x + 1, m.bottom() - 1}, {m.right() - 1, m.y + 1}, kMaskedHatch, lw);
+    painter->StrokeRect({m.x - 0.5f * lw, m.y - 0.5f * lw, m.w + lw, m.h + lw}, kInk, lw);
+    painter->Text(m.right() + tick_gap, m.y + m.h / 2, "masked", tick);
   }
 }
 
-Result<std::string> RenderHeatmap(const HeatmapSpec& spec, const std::string& format) {
+Result<std::string> RenderHeatmap(const HeatmapSpec& spec_in, const std::string& format) {
   Result<std::shared_ptr<const FontSet>> fonts = FontSet::Default();
   if (!fonts.ok()) return fonts.status();
+  HeatmapSpec spec = spec_in;
+  const long long cells = (long long)spec.heads.size() * spec.n_q * spec.n_k;
+  if (format == "svg") {
+    // Large maps embed their cells as one image (a 1024-token head: about 2 MB, not 65 MB of <rect>s); the
+    // bound keeps an SVG a document a viewer opens (the image itself grows with the cells).
+    if (cells > kMaxSvgCells)
+      return Status::Error("an SVG of " + std::to_string(cells) + " cells (heads x queries x keys) is refused: at most " +
+                           std::to_string(kMaxSvgCells) + " (e.g. 1024 x 1024 tokens for one head, 4 heads of 512 x 512); " +
+                           "export PNG (or NPY for the numbers), or fewer heads or tokens");
+    spec.cells_as_image = cells > kSvgImageAboveCells;
+  }
   Result<HeatmapLayout> layout = LayoutHeatmap(**fonts, spec);
   if (!layout.ok()) return layout.status();
   if (format == "svg") {
-    // One <rect> per cell: beyond this an SVG runs to hundreds of MB (2048 tokens: 259 MB; 8192: out of memory).
-    constexpr size_t kMaxSvgCells = size_t(1) << 20;
-    const size_t cells = spec.heads.size() * (size_t)spec.n_q * (size_t)spec.n_k;
-    if (cells > kMaxSvgCells)
-      return Status::Error("an SVG of " + std::to_string(cells) + " cells (heads x queries x keys) is refused: at most " +
-                           std::to_string(kMaxSvgCells) + " (e.g. 4 heads of 512 x 512 tokens); export PNG, or fewer heads or tokens");
     SvgPainter svg(layout->width, layout->height, *fonts);
+    if (spec.physical) svg.SetPhysicalSize(layout->width / spec.dpi, layout->height / spec.dpi);
     DrawHeatmap(spec, *layout, &svg);
     return svg.Finish();
   }
@@ -354,7 +442,7 @@ Result<std::string> RenderHeatmap(const HeatmapSpec& spec, const std::string& fo
                            std::to_string(layout->height) + " pixels, more than 16384x16384: use a smaller --cell-size");
     Canvas canvas(layout->width, layout->height, *fonts);
     DrawHeatmap(spec, *layout, &canvas);
-    return canvas.EncodePng();
+    return canvas.EncodePng(spec.dpi);
   }
   return Status::Error("heatmap figure format '" + format + "' is not supported: allowed png|svg");
 }

@@ -1,5 +1,8 @@
 // The heatmap figure: one head, or a grid of heads sharing one colorbar. The layout is computed once
 // (LayoutHeatmap) and drawn through a Painter, so the PNG and the SVG share every position.
+// Sizes are in points scaled by the DPI: at the default 96 dpi a 9 pt label is 12 px, at 300 dpi 37.5 px.
+// Causal-masked cells (key after query) are grey with a diagonal hatch and a "masked" legend entry,
+// never coloured as weight 0 and never annotated.
 //
 //            title
 //          ┌──────────┐ ┌┐ 1.0
@@ -13,6 +16,7 @@
 #include <vector>
 
 #include "colormap.h"
+#include "config.h"
 #include "font.h"
 #include "painter.h"
 #include "status.h"
@@ -31,8 +35,16 @@ struct HeatmapSpec {
   ColorRange range;         // weights mapped to the two ends of the colormap
   int cell_size = 0;        // > 0: pixels per cell
   int width = 0;            // > 0 (and cell_size == 0): the figure width in pixels
+  int height = 0;           // > 0 (and cell_size == 0): the figure height in pixels (with width: fit both)
+  float dpi = kDefaultDpi;  // pixels per inch: text, lines and gaps scale with it; written to PNG pHYs
+  bool physical = false;    // a size in inches/cm was asked for: the SVG states it in inches
   bool annotate = false;    // weight printed in each cell when it fits
+  MaskKind mask = MaskKind::kNone;  // kCausal: cells with key > query are masked (self maps only)
+  bool cells_as_image = false;      // SVG: the cells as one embedded PNG (set for large maps by RenderHeatmap)
   float value(int head, int i, int j) const { return probs[((size_t)head * n_q + i) * n_k + j]; }
+  bool masked(int i, int j) const { return mask == MaskKind::kCausal && n_q == n_k && j > i; }
+  bool any_masked() const { return mask == MaskKind::kCausal && n_q == n_k && n_k > 1; }
+  static constexpr float kDefaultDpi = 96;
 };
 
 struct HeatmapPanel {
@@ -47,13 +59,16 @@ struct HeatmapPanel {
 struct HeatmapLayout {
   int width = 0, height = 0;
   int cell = 0;             // pixels per cell
+  float unit = 1;           // pixels per layout unit (dpi / 96): fonts, gaps and lines are multiples of it
   int grid_cols = 1, grid_rows = 1;
   int label_stride = 1;     // every label_stride-th token is labelled (1 = all)
   float title_font = 15, label_font = 12, axis_font = 12, tick_font = 11, panel_font = 12;
   float annotate_font = 0;  // 0 = cells too small to annotate (or not asked)
   std::vector<std::string> row_text, col_text;  // labels after ellipsis shortening
+  std::string title_text;                       // the title as drawn (shrunk or shortened to a given width)
   std::vector<HeatmapPanel> panels;
   RectF colorbar;
+  RectF masked_swatch;      // the legend's "masked" sample (empty when nothing is masked)
   std::vector<float> colorbar_ticks;  // weights
   std::vector<std::string> colorbar_tick_text;
   float title_x = 0, title_y = 0;  // centre of the title line
@@ -72,6 +87,17 @@ void DrawHeatmap(const HeatmapSpec& spec, const HeatmapLayout& layout, Painter* 
 std::vector<float> ColorbarTicks(ColorScale scale, ColorRange range, int max_ticks = 6);
 // Tick labels: enough decimals for the step; all-decade log ticks as 10⁻³ etc.
 std::vector<std::string> FormatTicks(const std::vector<float>& ticks, ColorScale scale, ColorRange range);
+
+// The colour a masked cell is filled with, and its hatch (neither is a colormap's low end).
+constexpr Rgb kMaskedFill{205, 205, 205};
+constexpr Rgb kMaskedHatch{150, 150, 150};
+// The cells of one head as an RGB image, one pixel per cell ([n_q, n_k, 3]; masked cells kMaskedFill).
+std::vector<unsigned char> CellImage(const HeatmapSpec& spec, int head);
+
+// SVG: maps with more cells than this (all panels together) embed the cells as one PNG image;
+// more than kMaxSvgCells (2^20: 1024 x 1024 tokens for one head) are refused, naming PNG and NPY.
+constexpr long long kSvgImageAboveCells = 128LL * 128;
+constexpr long long kMaxSvgCells = 1LL << 20;
 
 // Renders the figure to PNG or SVG bytes (format "png" or "svg").
 Result<std::string> RenderHeatmap(const HeatmapSpec& spec, const std::string& format);

@@ -52,6 +52,8 @@ class Painter {
   virtual void Text(float x, float y, const std::string& utf8, const TextStyle& style) = 0;
   // The colormap from low (bottom, or left when !vertical) to high.
   virtual void Gradient(const RectF& r, Colormap colormap, bool vertical) = 0;
+  // An RGB image ([height, width, 3]) stretched over r, nearest neighbour (each pixel a crisp cell).
+  virtual void Image(const RectF& r, int width, int height, const std::vector<unsigned char>& rgb) = 0;
   // Named groups (SVG <g id="...">; the raster ignores them). crisp: no anti-aliasing seams
   // between adjacent rectangles.
   virtual void BeginGroup(const std::string& id, bool crisp = false) {}

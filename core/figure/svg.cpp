@@ -1,6 +1,7 @@
 #include "svg.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 
 #include "canvas.h"  // TextOrigin
@@ -108,6 +109,33 @@ void SvgPainter::Gradient(const RectF& r, Colormap colormap, bool vertical) {
   EndGroup();
 }
 
+std::string Base64(const std::string& bytes) {
+  static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    uint32_t v = (uint32_t)(unsigned char)bytes[i] << 16;
+    if (i + 1 < bytes.size()) v |= (uint32_t)(unsigned char)bytes[i + 1] << 8;
+    if (i + 2 < bytes.size()) v |= (uint32_t)(unsigned char)bytes[i + 2];
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+    out += i + 1 < bytes.size() ? kAlphabet[(v >> 6) & 63] : '=';
+    out += i + 2 < bytes.size() ? kAlphabet[v & 63] : '=';
+  }
+  return out;
+}
+
+void SvgPainter::Image(const RectF& r, int width, int height, const std::vector<unsigned char>& rgb) {
+  body_ += "<image x=\"" + Num(r.x) + "\" y=\"" + Num(r.y) + "\" width=\"" + Num(r.w) + "\" height=\"" + Num(r.h) +
+           "\" preserveAspectRatio=\"none\" image-rendering=\"pixelated\" style=\"image-rendering:pixelated\"" +
+           " xlink:href=\"data:image/png;base64," + Base64(EncodeRgbPng(width, height, rgb.data())) + "\"/>\n";
+}
+
+void SvgPainter::SetPhysicalSize(float width_in, float height_in) {
+  width_in_ = width_in;
+  height_in_ = height_in;
+}
+
 void SvgPainter::BeginGroup(const std::string& id, bool crisp) {
   body_ += "<g id=\"" + XmlEscape(id) + "\"" + (crisp ? " shape-rendering=\"crispEdges\"" : "") + ">\n";
 }
@@ -116,8 +144,16 @@ void SvgPainter::EndGroup() { body_ += "</g>\n"; }
 
 std::string SvgPainter::Finish() const {
   std::string doc = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  doc += "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"" + std::to_string(width_) +
-         "\" height=\"" + std::to_string(height_) + "\" viewBox=\"0 0 " + std::to_string(width_) + " " +
+  std::string w = std::to_string(width_), h = std::to_string(height_);
+  if (width_in_ > 0 && height_in_ > 0) {
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.5gin", width_in_);
+    w = buf;
+    snprintf(buf, sizeof buf, "%.5gin", height_in_);
+    h = buf;
+  }
+  doc += "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" version=\"1.1\" width=\"" +
+         w + "\" height=\"" + h + "\" viewBox=\"0 0 " + std::to_string(width_) + " " +
          std::to_string(height_) + "\" font-family=\"DejaVu Sans, NanumGothic, sans-serif\">\n";
   doc += body_;
   doc += "</svg>\n";

@@ -19,6 +19,12 @@ std::vector<int> DefaultSweepDks() {
   return d_ks;
 }
 
+SweepOptions StandardSweepOptions(size_t n_query_rows) {
+  SweepOptions options;
+  if (options.sample_above_rows > 0 && n_query_rows > (size_t)options.sample_above_rows) options.n_seeds = 1;
+  return options;
+}
+
 Result<std::vector<SweepPoint>> SweepDk(const std::vector<Token>& query_tokens, const std::vector<Token>& kv_tokens,
                                         const AttentionConfig& base, const SweepOptions& options) {
   const bool cross = base.mode == AttentionMode::kCross;

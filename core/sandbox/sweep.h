@@ -28,8 +28,8 @@ struct SweepPoint {
 
 struct SweepOptions {
   std::vector<int> d_ks;  // empty = 1, 2, 4, ... 4096
-  int n_seeds = 3;        // seeds base.seed, base.seed+1, ...; each point averages all heads over all seeds
-  int n_head = 1;         // heads per run (the sweep measures softmax, not head diversity)
+  int n_seeds = 2;        // seeds base.seed, base.seed+1, ...; each point averages all heads over all seeds
+  int n_head = 2;         // heads per run (the sweep measures softmax, not head diversity)
   // Long inputs: with more query rows than this, each (seed, head) uses a random sample of
   // sample_rows query rows (the same rows at every d_k), and each point states its sampling error.
   // 0: never sample.
@@ -40,6 +40,10 @@ struct SweepOptions {
   std::function<void(size_t done, size_t total)> progress;  // after each (d_k, seed)
   std::function<void()> before_unit;  // called before each (d_k, seed): the app waits there while maps compute
 };
+// The one sweep definition of the app and attnviz-cli (so their numbers agree): the defaults above,
+// and one seed when the query rows are sampled (long inputs), so 4096 tokens stay within seconds.
+SweepOptions StandardSweepOptions(size_t n_query_rows);
+
 // Runs the engine on the given tokens for each d_k, scaled and unscaled, keeping every other
 // setting of `base` (temperature, mask, d_model, positional). kv_tokens: keys/values (and queries
 // in self mode); query_tokens: queries in cross mode (base.mode == kCross).

@@ -11,6 +11,8 @@
 #include "heatmap_figure.h"
 #include "npy.h"
 #include "pipeline.h"
+#include "sweep.h"
+#include "text.h"
 
 namespace attnviz {
 namespace {
@@ -140,7 +142,7 @@ TEST_F(ExportCliTest, CsvAndNpyEqualTheEngineWeightsExactly) {
   std::string text = test::ReadAll(csv);
   std::vector<float> values;
   size_t line_start = text.find('\n') + 1;
-  EXPECT_EQ(text.substr(0, line_start), "query,The,cat,sat,on,the,mat,because,it,was,tired,.\n");
+  EXPECT_EQ(text.substr(0, line_start), "query,0:The,1:cat,2:sat,3:on,4:the,5:mat,6:because,7:it,8:was,9:tired,10:.\n");
   while (line_start < text.size()) {
     size_t end = text.find('\n', line_start);
     std::string line = text.substr(line_start, end - line_start);
@@ -181,7 +183,14 @@ TEST_F(ExportCliTest, BadInputsExitTwoWithOneLineAndNoFile) {
   ExpectUsageError(Cli({"export", "--text", kEnglish, "--range", "wide", "--out", dir_ + "/x.png"}), "fixed|auto");
   ExpectUsageError(Cli({"export", "--text", kEnglish, "--cell-size", "0", "--out", dir_ + "/x.png"}), "--cell-size");
   ExpectUsageError(Cli({"export", "--text", kEnglish, "--cell-size", "9", "--width", "500", "--out", dir_ + "/x.png"}),
-                   "not both");
+                   "not several");
+  ExpectUsageError(Cli({"export", "--text", kEnglish, "--size", "3x3in", "--width", "500", "--out", dir_ + "/x.png"}),
+                   "not several");
+  ExpectUsageError(Cli({"export", "--text", kEnglish, "--size", "3x3", "--out", dir_ + "/x.png"}), "--size");
+  ExpectUsageError(Cli({"export", "--text", kEnglish, "--dpi", "5", "--out", dir_ + "/x.png"}), "--dpi");
+  ExpectUsageError(Cli({"export", "--text", kEnglish, "--heads", "0,4", "--out", dir_ + "/x.png"}),
+                   "head 4 in '0,4' is out of range: allowed 0..3 (n_head = 4)");
+  ExpectUsageError(Cli({"export", "--text", kEnglish, "--heads", "0,x", "--out", dir_ + "/x.png"}), "0-3,7");
   ExpectUsageError(Cli({"export", "--text", kEnglish, "--head", "1", "--heads", "all", "--out", dir_ + "/x.png"}),
                    "not both");
   ExpectUsageError(Cli({"export", "--text", kEnglish, "--frobnicate", "--out", dir_ + "/x.png"}), "--frobnicate");
@@ -192,6 +201,69 @@ TEST_F(ExportCliTest, BadInputsExitTwoWithOneLineAndNoFile) {
                    "fonts-dejavu-core");
   EXPECT_EQ(test::ListDir(dir_), std::vector<std::string>{"nofonts"});
   EXPECT_FALSE(test::FileExists("/proc/attnviz_cli_test.png"));
+}
+
+TEST_F(ExportCliTest, HeadListsSizeDpiAndTheCausalTitle) {
+  // --heads 0,2 (the app's "visible heads"): two panels, heads 0 and 2, the NPY holds exactly those.
+  AttentionConfig config;
+  config.mask = MaskKind::kCausal;
+  AttentionTensors t = Engine(kEnglish, config);
+  const size_t n = (size_t)t.n_q();
+  std::string npy = dir_ + "/h.npy";
+  test::RunResult r = Cli({"export", "--text", kEnglish, "--mask", "causal", "--heads", "0,2-3", "--out", npy});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto heads = ReadNpy(npy);
+  ASSERT_TRUE(heads.ok());
+  EXPECT_EQ(heads->shape, (std::vector<size_t>{3, n, n}));
+  EXPECT_EQ(std::vector<float>(heads->data.begin(), heads->data.begin() + n * n),
+            std::vector<float>(t.probs->data.begin(), t.probs->data.begin() + n * n));
+  EXPECT_EQ(std::vector<float>(heads->data.begin() + n * n, heads->data.end()),
+            std::vector<float>(t.probs->data.begin() + 2 * n * n, t.probs->data.end()));
+  std::string svg = dir_ + "/h.svg";
+  r = Cli({"export", "--text", kEnglish, "--mask", "causal", "--heads", "0,2", "--out", svg});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string doc = test::ReadAll(svg);
+  EXPECT_NE(doc.find("cells-head-2"), std::string::npos);
+  EXPECT_EQ(doc.find("cells-head-1"), std::string::npos);
+  EXPECT_NE(doc.find("2 heads \u00B7 d_k=16 \u00B7 scaled \u00B7 T=1 \u00B7 causal</text>"), std::string::npos);
+  EXPECT_NE(doc.find(">masked</text>"), std::string::npos);
+
+  // --size 3.3x3in --dpi 300: 990 x 900 pixels, 11811 pixels per metre in pHYs.
+  std::string png = dir_ + "/print.png";
+  r = Cli({"export", "--text", kEnglish, "--size", "3.3x3in", "--dpi", "300", "--out", png});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  test::Image image;
+  ASSERT_TRUE(test::LoadPng(png, &image));
+  EXPECT_EQ(image.width, 990);
+  EXPECT_EQ(image.height, 900);
+  std::string bytes = test::ReadAll(png);
+  size_t phys = bytes.find("pHYs");
+  ASSERT_NE(phys, std::string::npos);
+  EXPECT_LT(phys, bytes.find("IDAT"));
+  EXPECT_EQ(bytes.substr(phys + 4, 9), std::string("\0\0\x2e\x23\0\0\x2e\x23\x01", 9));  // 11811 = 0x2E23
+  r = Cli({"export", "--text", kEnglish, "--size", "8.382x7.62cm", "--dpi", "300", "--out", png});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_TRUE(test::LoadPng(png, &image));
+  EXPECT_EQ(image.width, 990);
+}
+
+TEST_F(ExportCliTest, SweepIsTheStandardSweep) {
+  // attnviz-cli sweep without --seeds runs StandardSweepOptions: the numbers the app's sweep gives.
+  std::string csv = dir_ + "/s.csv";
+  test::RunResult r = Cli({"sweep", "--text", kEnglish, "--mask", "causal", "--dks", "1,64,1024", "--out", csv});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto tokens = Tokenize(kEnglish);
+  ASSERT_TRUE(tokens.ok());
+  AttentionConfig base;
+  base.mask = MaskKind::kCausal;
+  SweepOptions options = StandardSweepOptions(tokens->size());
+  EXPECT_EQ(options.n_seeds, 2);
+  EXPECT_EQ(options.n_head, 2);
+  EXPECT_EQ(StandardSweepOptions(4096).n_seeds, 1);
+  options.d_ks = {1, 64, 1024};
+  auto points = SweepDk(*tokens, *tokens, base, options);
+  ASSERT_TRUE(points.ok());
+  EXPECT_EQ(test::ReadAll(csv), SweepToCsv(*points));
 }
 
 TEST_F(ExportCliTest, SweepPlotPngAndSvg) {

@@ -393,7 +393,7 @@ TEST_F(FigureTest, AllHeadsGridSharesOneColorbar) {
   for (const HeatmapPanel& p : r.layout.panels)
     EXPECT_GT(test::InkPixels(r.image, {p.cells.x, p.cells.y - 18, p.cells.w, 16}), 20);
   // The default title counts the heads.
-  EXPECT_EQ(r.spec.title, "2 heads \u00B7 d_k=512 \u00B7 unscaled \u00B7 T=1");
+  EXPECT_EQ(r.spec.title, "2 heads \u00B7 d_k=512 \u00B7 unscaled \u00B7 T=1 \u00B7 cross \u00B7 n_head=2");
   // A subset of heads.
   o.heads = {1};
   o.out_path = dir_ + "/subset.png";
@@ -569,7 +569,7 @@ TEST_F(FigureTest, CsvRoundTripsExactly) {
   std::vector<std::string> header = SplitCsvLine(line);
   ASSERT_EQ(header.size(), 5u);
   EXPECT_EQ(header[0], "query");
-  for (int j = 0; j < 4; ++j) EXPECT_EQ(header[j + 1], t.kv_tokens[j].text);
+  for (int j = 0; j < 4; ++j) EXPECT_EQ(header[j + 1], std::to_string(j) + ":" + t.kv_tokens[j].text);
   for (int i = 0; i < 3; ++i) {
     ASSERT_TRUE(std::getline(in, line));
     std::vector<std::string> f = SplitCsvLine(line);

@@ -105,6 +105,7 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kTipRowMax, "row max weight: {0}"},
     {Str::kTipDrawn, "drawn: {0} of {1}x{2} cells per texel"},
     {Str::kCaptionHead, "head {0}"},
+    {Str::kMaskedLegend, "masked"},
     // ---- Saturation
     {Str::kNowDk, "| now: d_k {0}"},
     {Str::kCurveMaxWeight, "mean max weight (1 = one key takes all)"},
@@ -160,6 +161,12 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kWrote, "Wrote {0}"},
     {Str::kExportFailed, "Export failed: {0}"},
     {Str::kNoFileName, "no file name"},
+    {Str::kExportTitle, "title"},
+    {Str::kExportTitleHint, "automatic: the settings"},
+    {Str::kExportSize, "size"},
+    {Str::kExportSizeTip, "empty: automatic; or width x height in in, cm or mm (3.3x3in, 8x7cm)"},
+    {Str::kExportDpi, "dpi"},
+    {Str::kExportAnnotate, "annotate"},
     // ---- Model
     {Str::kSourceSandbox, "Sandbox (random layer, every knob)"},
     {Str::kSourceModel, "Trained model"},

@@ -106,6 +106,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kTipRowMax, "행 최대 가중치: {0}"},
     {Str::kTipDrawn, "그린 방법: 텍셀마다 {1}x{2}칸의 {0}"},
     {Str::kCaptionHead, "헤드 {0}"},
+    {Str::kMaskedLegend, "마스크됨"},
     // ---- Saturation
     {Str::kNowDk, "| 지금: d_k {0}"},
     {Str::kCurveMaxWeight, "평균 최대 가중치 (1 = 키 하나가 전부 가짐)"},
@@ -160,6 +161,12 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kWrote, "{0} 저장함"},
     {Str::kExportFailed, "내보내기 실패: {0}"},
     {Str::kNoFileName, "파일 이름이 없습니다"},
+    {Str::kExportTitle, "제목"},
+    {Str::kExportTitleHint, "자동: 설정에서"},
+    {Str::kExportSize, "크기"},
+    {Str::kExportSizeTip, "비우면 자동; 또는 가로x세로 (in, cm, mm 단위, 예: 3.3x3in, 8x7cm)"},
+    {Str::kExportDpi, "dpi"},
+    {Str::kExportAnnotate, "수치 표시"},
     // ---- Model
     {Str::kSourceSandbox, "샌드박스 (무작위 층, 모든 손잡이)"},
     {Str::kSourceModel, "학습된 모델"},

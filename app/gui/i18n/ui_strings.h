@@ -40,7 +40,7 @@ enum class Str : int {
   kDismiss, kComputingStage, kHeadsStatusKeys, kShowingLastGood, kSettingsNotApplied, kShow, kViewGrid,
   kViewEnlarged, kViewSideBySide, kPoolMax, kPoolMean, kEveryHeadHidden, kClickBackToGrid, kComputingOtherScaling,
   kUnscaledPrefix, kTipHead, kTipQuery, kTipKey, kTipMasked, kTipWeight, kTipLogitBefore, kTipLogitAfter,
-  kUnscaled, kTipRowEntropy, kTipRowMax, kTipDrawn, kCaptionHead,
+  kUnscaled, kTipRowEntropy, kTipRowMax, kTipDrawn, kCaptionHead, kMaskedLegend,
   // ---- Saturation
   kNowDk, kCurveMaxWeight, kCurveEntropy, kCurveGrad, kSweeping, kSweepSummary, kTipScaled, kTipUnscaled, kColHead,
   kColMaxW, kColHNorm, kColGrad, kColLogitSd,
@@ -50,7 +50,8 @@ enum class Str : int {
   kTabShapes, kTabNumbers, kTabLessons, kTabDictionary, kTabVariance, kFusedNote, kSeparateNote,
   // ---- Export
   kExportHead, kExportHeads, kExportSaturation, kExportOverview, kFolder, kFile, kExportHeadHint, kExportButton,
-  kExporting, kExportingPath, kWrote, kExportFailed, kNoFileName,
+  kExporting, kExportingPath, kWrote, kExportFailed, kNoFileName, kExportTitle, kExportTitleHint, kExportSize,
+  kExportSizeTip, kExportDpi, kExportAnnotate,
   // ---- Model
   kSourceSandbox, kSourceModel, kModelFolderHint, kBundledTiny, kOpeningModel, kDropModelHint, kLayer,
   kHideSpecial, kWhatIf, kNoScaling, kOnLayers, kOnLayersHint, kRunning, kHeadRoleLine, kTokensAsModelSees,

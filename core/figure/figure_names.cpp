@@ -1,0 +1,62 @@
+#include "figure_names.h"
+
+#include <cstdio>
+
+namespace attnviz {
+
+namespace {
+
+const char* kDot = " \u00B7 ";
+
+std::string Short(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+std::string Joined(std::string head, const std::vector<SettingLabel>& labels, bool title) {
+  for (const SettingLabel& l : labels) head += (title ? kDot : "-") + (title ? l.title : l.file);
+  return head;
+}
+
+}  // namespace
+
+std::vector<SettingLabel> NonDefaultSettings(const AttentionConfig& c, bool with_shape) {
+  const AttentionConfig d;
+  std::vector<SettingLabel> out;
+  if (c.mask != d.mask) out.push_back({ToString(c.mask), ToString(c.mask)});
+  if (c.mode != d.mode) out.push_back({ToString(c.mode), ToString(c.mode)});
+  if (c.d_model != d.d_model) out.push_back({"d_model=" + std::to_string(c.d_model), "dm" + std::to_string(c.d_model)});
+  if (with_shape && c.n_head != d.n_head)
+    out.push_back({"n_head=" + std::to_string(c.n_head), "nh" + std::to_string(c.n_head)});
+  if (with_shape && c.head_dim_v() != c.head_dim_k())
+    out.push_back({"d_v=" + std::to_string(c.head_dim_v()), "dv" + std::to_string(c.head_dim_v())});
+  if (c.seed != d.seed) out.push_back({"seed=" + std::to_string(c.seed), "seed" + std::to_string(c.seed)});
+  if (c.positional != d.positional) out.push_back({"no positions", "nopos"});
+  // The QKV layout is left out on purpose: fused and separate give the same numbers, so the same figure.
+  return out;
+}
+
+std::string FigureTitle(const std::string& heads, const AttentionConfig& c) {
+  return Joined(heads + kDot + Describe(c), NonDefaultSettings(c), true);
+}
+
+std::string FigureFileStem(const std::string& heads, const AttentionConfig& c) {
+  std::string stem = "attnviz-" + heads + "-dk" + std::to_string(c.head_dim_k()) + (c.scale ? "-scaled" : "-unscaled");
+  if (c.temperature != 1.0f) stem += "-T" + Short(c.temperature);
+  return Joined(stem, NonDefaultSettings(c), false);
+}
+
+std::string SweepTitle(const AttentionConfig& base, int n_k) {
+  return Joined("softmax saturation" + std::string(kDot) + "n_k=" + std::to_string(n_k) + kDot + "T=" +
+                    Short(base.temperature),
+                NonDefaultSettings(base, false), true);
+}
+
+std::string SweepFileStem(const AttentionConfig& base) {
+  std::string stem = "attnviz-saturation";
+  if (base.temperature != 1.0f) stem += "-T" + Short(base.temperature);
+  return Joined(stem, NonDefaultSettings(base, false), false);
+}
+
+}  // namespace attnviz
