@@ -184,7 +184,7 @@ Result<std::string> RenderSaturation(const std::vector<SweepPoint>& points, cons
   if (format == "png") {
     Canvas canvas(layout->width, layout->height, *fonts);
     DrawSaturation(*layout, title, current_d_k, &canvas);
-    return canvas.EncodePng();
+    return canvas.EncodePng(96);  // its sizes are pixels at 96 dpi, as the heatmap's default (pHYs)
   }
   return Status::Error("saturation plot format '" + format + "' is not supported: allowed png|svg");
 }

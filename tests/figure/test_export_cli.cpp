@@ -273,6 +273,8 @@ TEST_F(ExportCliTest, SweepPlotPngAndSvg) {
   test::Image image;
   ASSERT_TRUE(test::LoadPng(png, &image));
   EXPECT_GT(image.width, 600);
+  std::string bytes = test::ReadAll(png);
+  EXPECT_EQ(bytes.substr(bytes.find("pHYs") + 4, 9), std::string("\0\0\x0e\xc4\0\0\x0e\xc4\x01", 9));  // 3780 /m = 96 dpi
   r = Cli({"sweep", "--text", kEnglish, "--dks", "1,8,64,512", "--seeds", "1", "--plot", svg});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(test::Run({ATTNVIZ_XMLLINT, "--noout", svg}).exit_code, 0);
