@@ -419,7 +419,7 @@ Result<std::string> RenderHeatmap(const HeatmapSpec& spec_in, const std::string&
   HeatmapSpec spec = spec_in;
   const long long cells = (long long)spec.heads.size() * spec.n_q * spec.n_k;
   if (format == "svg") {
-    // Large maps embed their cells as one image (a 1024-token head: about 2 MB, not 65 MB of <rect>s); the
+    // Large maps embed their cells as one image (a 1024-token head: 0.7 MB, not 65 MB of <rect>s); the
     // bound keeps an SVG a document a viewer opens (the image itself grows with the cells).
     if (cells > kMaxSvgCells)
       return Status::Error("an SVG of " + std::to_string(cells) + " cells (heads x queries x keys) is refused: at most " +
