@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -98,6 +99,8 @@ Status FromText(const std::string& t, const ConfigField<E>&, E* out) {
   Result<E> v = Status::Error("");
   if constexpr (std::is_same_v<E, MaskKind>) v = ParseMask(t);
   else if constexpr (std::is_same_v<E, AttentionMode>) v = ParseMode(t);
+  else if constexpr (std::is_same_v<E, FeatureSource>) v = ParseFeatureSource(t);
+  else if constexpr (std::is_same_v<E, ScoreKind>) v = ParseScoreKind(t);
   else v = ParseQkvLayout(t);
   if (!v) return v.status();
   *out = *v;
@@ -156,8 +159,8 @@ bool SetConfigField(const std::string& key, const std::string& text, AttentionCo
   return found;
 }
 
-float AttentionConfig::logit_multiplier() const {
-  double m = scale ? 1.0 / std::sqrt((double)head_dim_k()) : 1.0;
+float AttentionConfig::logit_multiplier(int d_qk) const {
+  const double m = scale && score == ScoreKind::kScaledDot ? 1.0 / std::sqrt((double)std::max(1, d_qk)) : 1.0;
   return (float)(m / temperature);
 }
 
@@ -203,6 +206,45 @@ Result<AttentionMode> ParseMode(const std::string& text) {
   return Status::Error("mode '" + text + "' is unknown: allowed self, cross");
 }
 
+const char* ToString(FeatureSource source) {
+  switch (source) {
+    case FeatureSource::kEmbedding: return "embedding";
+    case FeatureSource::kLength: return "length";
+    case FeatureSource::kPosition: return "position";
+    case FeatureSource::kOneHot: return "onehot";
+  }
+  return "?";
+}
+
+const char* ToString(ScoreKind score) {
+  switch (score) {
+    case ScoreKind::kScaledDot: return "scaled-dot";
+    case ScoreKind::kDot: return "dot";
+    case ScoreKind::kAdditive: return "additive";
+    case ScoreKind::kCosine: return "cosine";
+    case ScoreKind::kNegDistance: return "neg-distance";
+  }
+  return "?";
+}
+
+namespace {
+// The value of `all` whose ToString is `text`, or an error listing the allowed names.
+template <typename E, size_t N>
+Result<E> ParseNamed(const char* what, const std::string& text, const E (&all)[N]) {
+  std::string allowed;
+  for (E e : all) {
+    if (text == ToString(e)) return e;
+    allowed += (allowed.empty() ? "" : ", ") + std::string(ToString(e));
+  }
+  return Status::Error(std::string(what) + " '" + text + "' is unknown: allowed " + allowed);
+}
+}  // namespace
+
+Result<FeatureSource> ParseFeatureSource(const std::string& text) {
+  return ParseNamed("feature source", text, kFeatureSources);
+}
+Result<ScoreKind> ParseScoreKind(const std::string& text) { return ParseNamed("score", text, kScoreKinds); }
+
 Result<QkvLayout> ParseQkvLayout(const std::string& text) {
   if (text == "fused") return QkvLayout::kFused;
   if (text == "separate") return QkvLayout::kSeparate;
@@ -210,8 +252,15 @@ Result<QkvLayout> ParseQkvLayout(const std::string& text) {
 }
 
 std::string Describe(const AttentionConfig& c) {
-  return "d_k=" + std::to_string(c.head_dim_k()) + " · " + (c.scale ? "scaled" : "unscaled") + " · T=" +
-         ShortNumber(c.temperature);
+  std::string s = "d_k=" + std::to_string(c.head_dim_k()) + " · " + (c.scale ? "scaled" : "unscaled") + " · T=" +
+                  ShortNumber(c.temperature);
+  const AttentionConfig defaults;
+  const std::pair<const char*, FeatureSource> sources[] = {
+      {"q", c.query_from}, {"k", c.key_from}, {"v", c.value_from}};
+  for (const auto& [side, source] : sources)
+    if (source != defaults.query_from) s += std::string(" · ") + side + " from " + ToString(source);
+  if (c.score != defaults.score) s += std::string(" · score ") + ToString(c.score);
+  return s;
 }
 
 }  // namespace attnviz

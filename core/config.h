@@ -12,6 +12,10 @@ namespace attnviz {
 enum class MaskKind { kNone, kCausal };
 enum class AttentionMode { kSelf, kCross };
 enum class QkvLayout { kFused, kSeparate };
+// Seed (f): where queries, keys and values come from (core/sandbox/qkv_source.h), and the score function
+// (core/sandbox/score.h). kEmbedding is the projected embeddings; the others are raw token features.
+enum class FeatureSource { kEmbedding, kLength, kPosition, kOneHot };
+enum class ScoreKind { kScaledDot, kDot, kAdditive, kCosine, kNegDistance };
 
 struct AttentionConfig {
   int d_model = 64;           // embedding width, 1..4096
@@ -25,12 +29,20 @@ struct AttentionConfig {
   uint64_t seed = 0;          // embeddings and weight init
   bool positional = true;     // add sinusoidal positions to the embeddings
   QkvLayout qkv = QkvLayout::kFused;
+  // Seed (f): where q, k and v come from, and the score (qkv_source.h, score.h).
+  FeatureSource query_from = FeatureSource::kEmbedding;
+  FeatureSource key_from = FeatureSource::kEmbedding;
+  FeatureSource value_from = FeatureSource::kEmbedding;
+  ScoreKind score = ScoreKind::kScaledDot;
 
   // d_k and d_v after defaults are applied.
   int head_dim_k() const { return d_k > 0 ? d_k : (d_model / n_head > 0 ? d_model / n_head : 1); }
   int head_dim_v() const { return d_v > 0 ? d_v : head_dim_k(); }
-  // The multiplier applied to q.k: (scale ? 1/sqrt(d_k) : 1) / temperature.
-  float logit_multiplier() const;
+  // The multiplier applied to a score: (scale ? 1/sqrt(d_qk) : 1) / temperature for the scaled-dot
+  // score, 1 / temperature for every other score. d_qk is the query/key width: head_dim_k() for the
+  // projected embeddings, a raw feature's own width otherwise (the pipeline publishes the one it used).
+  float logit_multiplier() const { return logit_multiplier(head_dim_k()); }
+  float logit_multiplier(int d_qk) const;
   // d_k and d_v written out (0 replaced by the default they stand for).
   AttentionConfig resolved() const;
 };
@@ -54,6 +66,7 @@ enum ConfigEffect : unsigned {
   kAffectsParams = 2,      // the random projection params are redrawn
   kAffectsMultiplier = 4,  // the logit multiplier (probs from the kept scores)
   kAffectsMask = 8,        // the mask (probs from the kept scores)
+  kAffectsScores = 16,     // the score function (scores from q and k)
 };
 
 template <typename T>
@@ -78,7 +91,11 @@ inline const auto& ConfigFields() {
       ConfigField<uint64_t>{"seed", &AttentionConfig::seed, kAffectsEmbedding | kAffectsParams, 0,
                             (double)std::numeric_limits<uint64_t>::max()},
       ConfigField<bool>{"positional", &AttentionConfig::positional, kAffectsEmbedding},
-      ConfigField<QkvLayout>{"qkv", &AttentionConfig::qkv, kAffectsParams});
+      ConfigField<QkvLayout>{"qkv", &AttentionConfig::qkv, kAffectsParams},
+      ConfigField<FeatureSource>{"query_from", &AttentionConfig::query_from, kAffectsParams},
+      ConfigField<FeatureSource>{"key_from", &AttentionConfig::key_from, kAffectsParams},
+      ConfigField<FeatureSource>{"value_from", &AttentionConfig::value_from, kAffectsParams},
+      ConfigField<ScoreKind>{"score", &AttentionConfig::score, kAffectsScores});
   return fields;
 }
 // Calls f(field) for every ConfigField<T>, in the struct's order.
@@ -106,11 +123,21 @@ Status Validate(const AttentionConfig& config);
 const char* ToString(MaskKind mask);
 const char* ToString(AttentionMode mode);
 const char* ToString(QkvLayout layout);
+const char* ToString(FeatureSource source);  // embedding, length, position, onehot
+const char* ToString(ScoreKind score);       // scaled-dot, dot, additive, cosine, neg-distance
 Result<MaskKind> ParseMask(const std::string& text);
 Result<QkvLayout> ParseQkvLayout(const std::string& text);
 Result<AttentionMode> ParseMode(const std::string& text);
+Result<FeatureSource> ParseFeatureSource(const std::string& text);
+Result<ScoreKind> ParseScoreKind(const std::string& text);
+// Every value, in order (combos and help texts).
+constexpr FeatureSource kFeatureSources[] = {FeatureSource::kEmbedding, FeatureSource::kLength,
+                                             FeatureSource::kPosition, FeatureSource::kOneHot};
+constexpr ScoreKind kScoreKinds[] = {ScoreKind::kScaledDot, ScoreKind::kDot, ScoreKind::kAdditive,
+                                     ScoreKind::kCosine, ScoreKind::kNegDistance};
 
-// Short human description, e.g. "d_k=512 · unscaled · T=1".
+// Short human description, e.g. "d_k=512 · unscaled · T=1"; sources and score only when not the
+// default: "d_k=16 · scaled · T=1 · q from length · k from length · score neg-distance".
 std::string Describe(const AttentionConfig& config);
 
 }  // namespace attnviz

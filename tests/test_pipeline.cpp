@@ -311,3 +311,72 @@ TEST(Pipeline, CancelledRunStopsEarlyAndTheNextRunRedoesIt) {
   ASSERT_TRUE(fresh.Run().ok());
   EXPECT_EQ(p.tensors().pyramid->levels()[0].max, fresh.tensors().pyramid->levels()[0].max);
 }
+
+TEST(Pipeline, ScoreChangeRerunsScoresOnlySourceChangeReprojects) {
+  AttentionConfig c;
+  c.d_model = 16;
+  c.n_head = 2;
+  Pipeline p;
+  ASSERT_TRUE(p.SetText("the cat sat on the mat").ok());
+  ASSERT_TRUE(p.SetConfig(c).ok());
+  ASSERT_TRUE(p.Run().ok());
+  const std::vector<float> scaled = p.tensors().probs->data;
+  c.score = ScoreKind::kCosine;
+  ASSERT_TRUE(p.SetConfig(c).ok());
+  EXPECT_EQ(p.first_dirty(), Stage::kScores);
+  ASSERT_TRUE(p.Run().ok());
+  EXPECT_EQ(p.run_count(Stage::kProject), 1);
+  EXPECT_EQ(p.run_count(Stage::kScores), 2);
+  EXPECT_NE(p.tensors().probs->data, scaled);
+  EXPECT_EQ(p.tensors().multiplier, 1.0f);  // cosine is not divided by sqrt(d_k)
+  // A temperature change keeps the cosine scores (probs from the kept map).
+  c.temperature = 0.5f;
+  ASSERT_TRUE(p.SetConfig(c).ok());
+  ASSERT_TRUE(p.Run().ok());
+  EXPECT_EQ(p.run_count(Stage::kScores), 2);
+  ExpectSameMaps(p.tensors(), Fresh("the cat sat on the mat", c).tensors());
+  c.key_from = c.query_from = FeatureSource::kLength;
+  ASSERT_TRUE(p.SetConfig(c).ok());
+  EXPECT_EQ(p.first_dirty(), Stage::kProject);
+  ASSERT_TRUE(p.Run().ok());
+  EXPECT_EQ(p.tensors().q->shape, (std::vector<size_t>{2, 6, 1}));
+  // Back to the default: the same maps as a fresh default run.
+  ASSERT_TRUE(p.SetConfig(AttentionConfig{16, 2}).ok());
+  ASSERT_TRUE(p.Run().ok());
+  EXPECT_EQ(p.tensors().probs->data, Fresh("the cat sat on the mat", AttentionConfig{16, 2}).tensors().probs->data);
+}
+
+TEST(Pipeline, RawFeaturesStayFiniteAndScaledDotDividesByTheirWidth) {
+  // Unscaled length . length logits are large (up to 14*14): the row max is subtracted, nothing overflows.
+  AttentionConfig c;
+  c.query_from = c.key_from = FeatureSource::kLength;
+  c.score = ScoreKind::kDot;
+  Pipeline p;
+  ASSERT_TRUE(p.SetText("a extraordinarily long antidisestablishment word").ok());
+  ASSERT_TRUE(p.SetConfig(c).ok());
+  ASSERT_TRUE(p.Run(Stage::kOutput).ok());
+  for (float x : p.tensors().probs->data) ASSERT_TRUE(std::isfinite(x));
+  for (float x : p.tensors().out->data) ASSERT_TRUE(std::isfinite(x));
+  c.query_from = c.key_from = FeatureSource::kOneHot;  // width n_vocab = 5
+  c.score = ScoreKind::kScaledDot;
+  ASSERT_TRUE(p.SetConfig(c).ok());
+  ASSERT_TRUE(p.Run().ok());
+  EXPECT_FLOAT_EQ(p.tensors().multiplier, 1.0f / std::sqrt(5.0f));
+  EXPECT_FLOAT_EQ(p.tensors().Source(c, 1).multiplier, 1.0f / std::sqrt(5.0f));
+}
+
+TEST(Pipeline, ScoresThatAreNotDotProductsAreNeverPooled) {
+  AttentionConfig c;
+  c.n_head = 2;
+  c.score = ScoreKind::kNegDistance;
+  Pipeline p;
+  p.set_pooled_above_cells(2 * 6 * 6 - 1);
+  ASSERT_TRUE(p.SetText("the cat sat on the mat").ok());
+  ASSERT_TRUE(p.SetConfig(c).ok());
+  Status s = p.Run();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("neg-distance keeps the whole map"), std::string::npos) << s.message();
+  p.set_pooled_above_cells(2 * 6 * 6);
+  ASSERT_TRUE(p.Run().ok());
+  EXPECT_FALSE(p.tensors().pooled);
+}

@@ -123,6 +123,14 @@ bool ParseInputOption(const std::vector<std::string>& args, size_t* i, InputOpti
     c.positional = false;
   } else if (a == "--qkv") {
     set_choice(&c.qkv, ParseQkvLayout);
+  } else if (a == "--query-from") {
+    set_choice(&c.query_from, ParseFeatureSource);
+  } else if (a == "--key-from") {
+    set_choice(&c.key_from, ParseFeatureSource);
+  } else if (a == "--value-from") {
+    set_choice(&c.value_from, ParseFeatureSource);
+  } else if (a == "--score") {
+    set_choice(&c.score, ParseScoreKind);
   } else {
     return false;
   }
@@ -148,6 +156,13 @@ std::string InputOptionsHelp() {
          "  --seed N               embeddings and weight init (default 0)\n"
          "  --no-positional        no sinusoidal positional encoding\n"
          "  --qkv fused|separate   one [d_model, n_head*(2*d_k+d_v)] matrix or three (default fused)\n"
+         "  --query-from F         where queries come from: embedding (projected, default), length (characters,\n"
+         "                         width 1), position (index, width 1), onehot (token identity, width n_vocab);\n"
+         "                         raw features skip the projection. A score needs d_q = d_k\n"
+         "  --key-from F           where keys come from (the same choices)\n"
+         "  --value-from F         where values come from (the same choices; d_v may differ)\n"
+         "  --score S              scaled-dot (default), dot, additive (v^T tanh(W_q q + W_k k)), cosine,\n"
+         "                         neg-distance (-|q - k|)\n"
          "  --weights DIR          load wq.npy wk.npy wv.npy wo.npy (float32/float64, C order)\n"
          "  MODEL_DIR              a model folder (with config.json)\n";
 }

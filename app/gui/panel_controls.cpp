@@ -84,6 +84,35 @@ void DrawControlsPanel(App& app) {
   if (ImGui::RadioButton(Labeled(dump, Str::kQkvSeparate, "qkv_separate").c_str(), !fused)) c.qkv = QkvLayout::kSeparate;
   dump.RecordItem("controls.qkv_separate", BoolJson(!fused));
 
+  // Seed (f): where q, k and v come from, and the score. A width mismatch is refused with the reason.
+  // The Str ids of the choices run in the enums' order (config.h).
+  auto source_name = [](FeatureSource s) { return Tr((Str)((int)Str::kFeatureEmbedding + (int)s)); };
+  auto source_combo = [&](Str label, const char* id, FeatureSource* source) {
+    if (ImGui::BeginCombo(Labeled(dump, label, id).c_str(), source_name(*source))) {
+      for (FeatureSource s : kFeatureSources)
+        if (ImGui::Selectable(source_name(s), s == *source)) *source = s;
+      ImGui::EndCombo();
+    }
+    dump.RecordItem(std::string("controls.") + id, JsonString(ToString(*source)));
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", Tr(Str::kFeaturesTip));
+  };
+  source_combo(Str::kQueryFrom, "query_from", &c.query_from);
+  source_combo(Str::kKeyFrom, "key_from", &c.key_from);
+  source_combo(Str::kValueFrom, "value_from", &c.value_from);
+  auto score_name = [](ScoreKind s) { return Tr((Str)((int)Str::kScoreScaledDot + (int)s)); };
+  if (ImGui::BeginCombo(Labeled(dump, Str::kScore, "score").c_str(), score_name(c.score))) {
+    for (ScoreKind s : kScoreKinds)
+      if (ImGui::Selectable(score_name(s), s == c.score)) c.score = s;
+    ImGui::EndCombo();
+  }
+  dump.RecordItem("controls.score", JsonString(ToString(c.score)));
+  // The pipeline refuses d_q != d_k (one-hot widths need the text, so the run's error says it then).
+  const std::string width_error = app.config_error.find("d_q = d_k") != std::string::npos ? app.config_error
+                                  : app.compute_error.find("d_q = d_k") != std::string::npos ? app.compute_error
+                                                                                              : std::string();
+  if (!width_error.empty()) ErrorText(width_error);
+  dump.RecordItem("controls.width_error", JsonString(width_error));
+
   ImGui::InputScalar(Labeled(dump, Str::kSeed, "seed").c_str(), ImGuiDataType_U64, &c.seed);
   dump.RecordItem("controls.seed", std::to_string(c.seed));
   ImGui::Checkbox(Labeled(dump, Str::kPositional, "positional").c_str(), &c.positional);

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "embedding.h"
+#include "qkv_source.h"
+#include "score.h"
 
 namespace attnviz {
 
@@ -26,7 +28,8 @@ MapSource AttentionTensors::Source(const AttentionConfig& config, uint64_t gener
   s.pyramid = pyramid.get();
   s.q = q.get();
   s.k = k.get();
-  s.multiplier = config.logit_multiplier();
+  (void)config;  // the multiplier the pass used (a raw feature's width may differ from the config's d_k)
+  s.multiplier = multiplier;
   s.mask = config.mask;
   s.generation = generation;
   return s;
@@ -49,8 +52,19 @@ void Pipeline::SetTokenized(const TokenizedText& text) {
   query_tokens_ = text.query_tokens;
 }
 
+int Pipeline::VocabularySize() const {
+  if (kv_tokens_.empty()) return -1;
+  const bool cross = config_.mode == AttentionMode::kCross;
+  return (int)Vocabulary(cross ? query_tokens_ : std::vector<Token>{}, kv_tokens_).size();
+}
+
 Status Pipeline::SetConfig(const AttentionConfig& c) {
   if (Status s = Validate(c); !s) return s;
+  if (Status s = CheckQueryKeyWidths(c, kv_tokens_.empty() ? -1 : (int)Vocabulary(
+                                            c.mode == AttentionMode::kCross ? query_tokens_ : std::vector<Token>{},
+                                            kv_tokens_).size());
+      !s)
+    return s;
   const bool first = run_count_[(int)Stage::kEmbed] == 0 && first_dirty_ == Stage::kEmbed;
   // The dirty rules come from the field table (ConfigFields in config.h): each field names what it affects.
   const unsigned effects = first ? ~0u : ChangedEffects(config_, c);
@@ -61,6 +75,7 @@ Status Pipeline::SetConfig(const AttentionConfig& c) {
   }
   if (effects & kAffectsMultiplier) MarkDirty(Stage::kMultiplier);
   if (effects & kAffectsMask) MarkDirty(Stage::kSoftmax);
+  if (effects & kAffectsScores) MarkDirty(Stage::kScores);
   config_ = c;
   return Status::Ok();
 }
@@ -96,6 +111,7 @@ void Pipeline::Publish() {
   t.metrics = metrics_;
   t.pyramid = pyramid_;
   t.pooled = pooled_;
+  t.multiplier = multiplier_;
 }
 
 Status Pipeline::Run(Stage through, const RunControl* control) {
@@ -105,14 +121,20 @@ Status Pipeline::Run(Stage through, const RunControl* control) {
   if (cross && query_tokens_.empty()) {
     return Status::Error("cross mode needs a query sentence (queries) besides the key/value sentence");
   }
-  if (loaded_weights_ && (params_.d_model != c.d_model || params_.n_head != c.n_head ||
-                          params_.d_k != c.head_dim_k() || params_.d_v != c.head_dim_v())) {
+  // Seed (f): the vocabulary of one-hot features, and the widths a score needs equal (qkv_source.h).
+  const std::vector<std::string> vocab = Vocabulary(cross ? query_tokens_ : std::vector<Token>{}, kv_tokens_);
+  if (Status s = CheckQueryKeyWidths(c, (int)vocab.size()); !s) return s;
+  const AttentionConfig wc = WeightsConfig(c, (int)vocab.size());  // d_v: a raw value feature's width
+  if (loaded_weights_ && (params_.d_model != wc.d_model || params_.n_head != wc.n_head ||
+                          params_.d_k != wc.d_k || params_.d_v != wc.d_v)) {
     return Status::Error("loaded weights are for d_model=" + std::to_string(params_.d_model) +
                          ", n_head=" + std::to_string(params_.n_head) + ", d_k=" + std::to_string(params_.d_k) +
                          ", d_v=" + std::to_string(params_.d_v) + "; the config asks for d_model=" +
-                         std::to_string(c.d_model) + ", n_head=" + std::to_string(c.n_head) +
-                         ", d_k=" + std::to_string(c.head_dim_k()) + ", d_v=" + std::to_string(c.head_dim_v()));
+                         std::to_string(wc.d_model) + ", n_head=" + std::to_string(wc.n_head) +
+                         ", d_k=" + std::to_string(wc.d_k) + ", d_v=" + std::to_string(wc.d_v));
   }
+  const bool params_shape_changed = !loaded_weights_ && (params_.d_v != wc.d_v || params_.d_k != wc.d_k);
+  if (params_shape_changed && first_dirty_ > Stage::kProject) MarkDirty(Stage::kProject);
   published_ = AttentionTensors{};  // drops the pipeline's own hold, so Writable() reuses what nobody else keeps
   Buffers& b = buffers_;
   bool in_pass = false;  // the logits map and z were produced by the probs' pass
@@ -143,16 +165,33 @@ Status Pipeline::Run(Stage through, const RunControl* control) {
         break;
       case Stage::kProject:  // q [n_head, n_q, d_k], k [n_head, n_k, d_k], v [n_head, n_k, d_v]
         report("projecting q, k, v", 0, 1);
-        if (params_dirty_ && !loaded_weights_) InitWeights(c, &params_);
+        if ((params_dirty_ || params_shape_changed) && !loaded_weights_) InitWeights(wc, &params_);
         params_dirty_ = false;
-        Project(*b.xq, *b.x, params_, Writable(&b.q), Writable(&b.k), Writable(&b.v));
+        SourceQkv(c, run_query_tokens_, run_kv_tokens_, vocab, *b.xq, *b.x, params_, Writable(&b.q), Writable(&b.k),
+                  Writable(&b.v));
         break;
       case Stage::kScores:      // scores [n_head, n_q, n_k]
       case Stage::kMultiplier:  // scaling or temperature changed: probs from the kept scores
       case Stage::kSoftmax:     // only the mask changed: likewise (the logits map is not kept, see below)
       case Stage::kMetrics: {
+        multiplier_ = c.logit_multiplier((int)b.q->dim(2));
+        const bool dot = IsDotScore(c.score);
+        if (!dot && s == (int)Stage::kScores) {
+          // Seed (f): a score that is not q . k is computed into a kept map first (never pooled: the exact rows
+          // of pooled mode are recomputed as q . k).
+          const size_t cells = b.q->dim(0) * b.q->dim(1) * b.k->dim(1);
+          if (cells > pooled_above_cells_) {
+            first_dirty_ = Stage::kScores;
+            return Status::Error("score " + std::string(ToString(c.score)) + " keeps the whole map: " +
+                                 std::to_string(cells) + " cells (n_head * n_q * n_k) is over the limit " +
+                                 std::to_string(pooled_above_cells_) + "; use scaled-dot or dot for long inputs");
+          }
+          AdditiveWeights additive;
+          if (c.score == ScoreKind::kAdditive) DrawAdditiveWeights(c.seed, (int)b.q->dim(0), (int)b.q->dim(2), &additive);
+          ScoreMatrix(c.score, *b.q, *b.k, &additive, Writable(&b.scores));
+        }
         if (through == Stage::kScores) {  // the scores alone
-          Scores(*b.q, *b.k, Writable(&b.scores));
+          if (dot) Scores(*b.q, *b.k, Writable(&b.scores));
           break;
         }
         // Every dirty step from here through `through` (z too when kOutput is asked for) in one pass
@@ -161,7 +200,7 @@ Status Pipeline::Run(Stage through, const RunControl* control) {
         // the scores and the multiplier, and a third map would cost a toggle a third more traffic.
         const Tensor& q = *b.q;
         const int n_head = (int)q.dim(0), n_q = (int)q.dim(1), n_k = (int)b.k->dim(1);
-        pooled_ = (size_t)n_head * n_q * n_k > pooled_above_cells_;
+        pooled_ = dot && (size_t)n_head * n_q * n_k > pooled_above_cells_;
         const bool metrics = through >= Stage::kMetrics;
         in_pass = through >= Stage::kOutput;
         const size_t total = AttendBlockCount(n_head, n_q, n_k);
@@ -190,16 +229,16 @@ Status Pipeline::Run(Stage through, const RunControl* control) {
             pyr->AddBlock(block);
             report("attention maps", blocks_done.load(std::memory_order_relaxed) + 1, total);
           };
-          ok = AttendStream(q, *b.k, *b.v, c.logit_multiplier(), c.mask, sink, metrics ? &metrics_ : nullptr,
+          ok = AttendStream(q, *b.k, *b.v, multiplier_, c.mask, sink, metrics ? &metrics_ : nullptr,
                             in_pass ? Writable(&b.z) : nullptr);
         } else {
-          const AttendFrom from = s == (int)Stage::kScores || !b.scores || b.scores->empty()
+          const AttendFrom from = dot && (s == (int)Stage::kScores || !b.scores || b.scores->empty())
                                       ? AttendFrom::kQueryKey : AttendFrom::kKeptScores;
           sink.on_block = [&](const RowBlock&) {
             report("attention maps", blocks_done.load(std::memory_order_relaxed) + 1, total);
           };
           Tensor* scores = from == AttendFrom::kQueryKey ? Writable(&b.scores) : b.scores.get();
-          ok = Attend(from, q, *b.k, *b.v, c.logit_multiplier(), c.mask, scores, in_pass ? Writable(&b.logits) : nullptr,
+          ok = Attend(from, q, *b.k, *b.v, multiplier_, c.mask, scores, in_pass ? Writable(&b.logits) : nullptr,
                       Writable(&b.probs), metrics ? &metrics_ : nullptr, in_pass ? Writable(&b.z) : nullptr,
                       cancellable || (control && control->progress) ? &sink : nullptr);
           if (ok) pyramid->AddMap(*b.probs);
@@ -224,12 +263,12 @@ Status Pipeline::Run(Stage through, const RunControl* control) {
           report("values (z)", 0, 1);
           blocks_done = 0;
           sink.on_block = nullptr;
-          if (!AttendStream(*b.q, *b.k, *b.v, c.logit_multiplier(), c.mask, sink, nullptr, Writable(&b.z))) {
+          if (!AttendStream(*b.q, *b.k, *b.v, multiplier_, c.mask, sink, nullptr, Writable(&b.z))) {
             first_dirty_ = Stage::kOutput;
             return Status::Error(kCancelled);
           }
         } else if (!in_pass) {
-          Logits(*b.scores, c.logit_multiplier(), Writable(&b.logits));
+          Logits(*b.scores, multiplier_, Writable(&b.logits));
           MixValues(*b.probs, *b.v, Writable(&b.z));
         }
         OutputProjection(*b.z, params_.w_o, Writable(&b.concat), Writable(&b.out));

@@ -4,6 +4,9 @@
 //   n_head, d_k, d_v, qkv layout, weights   -> from kProject
 //   scaling, temperature                     -> from kMultiplier
 //   mask                                     -> from kSoftmax
+//   query/key/value source (seed f)          -> from kProject (qkv_source.h: raw features skip the projection)
+//   score function (seed f)                  -> from kScores (score.h: a score that is not q . k is kept as a
+//                                               full map, never pooled)
 // (kMultiplier, kSoftmax and kMetrics run as one pass from the kept raw scores; kMultiplier makes no
 // logits map: it applies the new logit multiplier to the kept scores.)
 // Stages run in order; Run(through) computes the dirty ones up to `through`. The logits map, z and
@@ -57,12 +60,16 @@ struct AttentionTensors {
   // The pooled levels of probs (both modes, once probs are computed); null before.
   std::shared_ptr<const MapPyramid> pyramid;
   bool pooled = false;                  // pooled mode: scores, logits and probs are empty (see above)
+  // The logit multiplier the pass used: config.logit_multiplier(d_qk), d_qk the width q and k had (a raw
+  // feature's own width when queries and keys are not the projected embeddings, qkv_source.h).
+  float multiplier = 1.0f;
 
   int n_head() const { return !probs->empty() ? (int)probs->dim(0) : (int)q->dim(0); }
   int n_q() const { return !probs->empty() ? (int)probs->dim(1) : (int)q->dim(1); }
   int n_k() const { return !probs->empty() ? (int)probs->dim(2) : (int)k->dim(1); }
   // Where the maps' numbers come from (the full map, or the pyramid and q, k for exact rows), for the
-  // config these tensors were computed with. generation: a number that changes with the tensors.
+  // config these tensors were computed with (the multiplier is the one above). generation: a number that
+  // changes with the tensors.
   MapSource Source(const AttentionConfig& config, uint64_t generation) const;
 };
 
@@ -105,6 +112,8 @@ class Pipeline {
   // The tokens of the texts last set (query_tokens is empty in self mode without a query text).
   const std::vector<Token>& kv_tokens() const { return kv_tokens_; }
   const std::vector<Token>& query_tokens() const { return query_tokens_; }
+  // The distinct tokens of the texts (one-hot width, qkv_source.h); -1 before any text is set.
+  int VocabularySize() const;
   // The first stage that must be recomputed.
   Stage first_dirty() const { return first_dirty_; }
   // How often each stage ran (tests use it to prove work is reused).
@@ -129,6 +138,7 @@ class Pipeline {
   std::vector<HeadMetrics> metrics_;
   std::shared_ptr<MapPyramid> pyramid_, spare_pyramid_;  // the spare: reused once nobody holds it
   bool pooled_ = false;
+  float multiplier_ = 1.0f;  // the logit multiplier of the last pass (AttentionTensors::multiplier)
   size_t pooled_above_cells_ = kDefaultPooledAboveCells;
   AttentionTensors published_;
   Stage first_dirty_ = Stage::kEmbed;

@@ -9,6 +9,8 @@
 #include "attention.h"
 #include "embedding.h"
 #include "pipeline.h"
+#include "qkv_source.h"
+#include "score.h"
 #include "weights.h"
 
 namespace attnviz {
@@ -49,15 +51,21 @@ Result<std::vector<SweepPoint>> SweepDk(const std::vector<Token>& query_tokens, 
   const size_t total = d_ks.size() * (size_t)options.n_seeds;
   size_t done = 0;
   std::vector<SweepPoint> points;
-  Tensor xq, x, xs, q, k, v, scores, logits, probs, row_scores;
+  Tensor xq, x, xs, q, k, v, scores, logits, probs, row_scores, q_all;
   std::vector<HeadMetrics> heads;
   ProjectionWeights w;
+  // Seed (f): the config's sources and score (qkv_source.h, score.h); the default is Project and q . k.
+  const std::vector<Token>& query_side = cross ? query_tokens : kv_tokens;
+  const std::vector<std::string> vocab = Vocabulary(cross ? query_tokens : std::vector<Token>{}, kv_tokens);
+  AdditiveWeights additive;
   for (int d_k : d_ks) {
     AttentionConfig config = base;
     config.n_head = options.n_head;
     config.d_k = d_k;
     config.d_v = 1;  // values do not affect the probs; keep the sweep cheap
     if (Status s = Validate(config); !s) return Status::Error("sweep: " + s.message());
+    if (Status s = CheckQueryKeyWidths(config, (int)vocab.size()); !s)
+      return Status::Error("sweep: d_k=" + std::to_string(d_k) + ": " + s.message());
     SweepPoint scaled_point, unscaled_point;
     scaled_point.d_k = unscaled_point.d_k = d_k;
     scaled_point.scaled = true;
@@ -72,13 +80,17 @@ Result<std::vector<SweepPoint>> SweepDk(const std::vector<Token>& query_tokens, 
       config.seed = base.seed + (uint64_t)s;
       Embed(kv_tokens, config.d_model, config.seed, config.positional, &x);
       if (cross) Embed(query_tokens, config.d_model, config.seed, config.positional, &xq);
-      InitWeights(config, &w);
+      InitWeights(WeightsConfig(config, (int)vocab.size()), &w);
+      auto score = [&] {
+        if (config.score == ScoreKind::kAdditive) DrawAdditiveWeights(config.seed, config.n_head, (int)q.dim(2), &additive);
+        ScoreMatrix(config.score, q, k, &additive, &scores);
+      };
       if (!sampled) {
-        Project(cross ? xq : x, x, w, &q, &k, &v);
-        Scores(q, k, &scores);
+        SourceQkv(config, query_side, kv_tokens, vocab, cross ? xq : x, x, w, &q, &k, &v);
+        score();
         for (SweepPoint* point : {&scaled_point, &unscaled_point}) {
           config.scale = point->scaled;
-          LogitsSoftmax(scores, config.logit_multiplier(), config.mask, &logits, &probs);
+          LogitsSoftmax(scores, config.logit_multiplier((int)q.dim(2)), config.mask, &logits, &probs);
           ComputeMetrics(logits, probs, config.mask, &heads);
           HeadMetrics mean = MeanOverHeads(heads);
           point->max_weight += mean.max_weight;
@@ -97,8 +109,18 @@ Result<std::vector<SweepPoint>> SweepDk(const std::vector<Token>& query_tokens, 
         for (size_t r = 0; r < rows.size(); ++r)
           std::copy(src.data.begin() + (size_t)rows[r] * d_model, src.data.begin() + (size_t)(rows[r] + 1) * d_model,
                     xs.data.begin() + r * d_model);
-        Project(xs, x, w, &q, &k, &v);
-        Scores(q, k, &scores);  // [n_head, sampled rows, n_k]
+        if (config.query_from == FeatureSource::kEmbedding) {
+          SourceQkv(config, query_side, kv_tokens, vocab, xs, x, w, &q, &k, &v);
+        } else {  // a raw query feature of every row (its position is its index), then the sampled rows
+          SourceQkv(config, query_side, kv_tokens, vocab, src, x, w, &q_all, &k, &v);
+          const size_t width = q_all.dim(2);
+          q.Resize({q_all.dim(0), rows.size(), width});
+          for (size_t h = 0; h < q_all.dim(0); ++h)
+            for (size_t r = 0; r < rows.size(); ++r)
+              std::copy_n(q_all.data.begin() + (h * n_q + rows[r]) * width, width,
+                          q.data.begin() + (h * rows.size() + r) * width);
+        }
+        score();  // [n_head, sampled rows, n_k]
         for (SweepPoint* point : {&scaled_point, &unscaled_point}) {
           config.scale = point->scaled;
           for (int h = 0; h < options.n_head; ++h) {
@@ -110,7 +132,7 @@ Result<std::vector<SweepPoint>> SweepDk(const std::vector<Token>& query_tokens, 
               const float* srow = scores.data.data() + ((size_t)h * rows.size() + r) * n_k;
               row_scores.Resize({1, 1, (size_t)visible});
               std::copy(srow, srow + visible, row_scores.data.begin());
-              LogitsSoftmax(row_scores, config.logit_multiplier(), MaskKind::kNone, &logits, &probs);
+              LogitsSoftmax(row_scores, config.logit_multiplier((int)q.dim(2)), MaskKind::kNone, &logits, &probs);
               ComputeMetrics(logits, probs, MaskKind::kNone, &heads);
               const RowMetrics& m = heads[0].rows[0];
               const double f[4] = {m.max_weight, m.entropy, m.norm_entropy, m.grad_norm};

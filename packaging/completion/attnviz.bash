@@ -17,6 +17,8 @@ _attnviz_value() {
       [ "$prev" = --model ] && [ "$cmd" = app ] && COMPREPLY+=($(compgen -W "tiny" -- "$cur")) ;;
     --mask) COMPREPLY=($(compgen -W "none causal" -- "$cur")) ;;
     --qkv) COMPREPLY=($(compgen -W "fused separate" -- "$cur")) ;;
+    --query-from|--key-from|--value-from) COMPREPLY=($(compgen -W "embedding length position onehot" -- "$cur")) ;;
+    --score) COMPREPLY=($(compgen -W "scaled-dot dot additive cosine neg-distance" -- "$cur")) ;;
     --format) COMPREPLY=($(compgen -W "png svg csv npy json" -- "$cur")) ;;
     --colormap) COMPREPLY=($(compgen -W "viridis magma cividis gray" -- "$cur")) ;;
     --color-scale) COMPREPLY=($(compgen -W "linear log" -- "$cur")) ;;
@@ -63,7 +65,8 @@ _attnviz_app() {
   COMPREPLY=()
   _attnviz_value "$prev" "$cur" app && return 0
   _attnviz_words "$cur" "--text --text-file --samples --line --query-text --d-model --heads --dk --dv --no-scale
-    --scale --temperature --mask --seed --no-positional --qkv --weights --help --model --shader-dir --screenshot
+    --scale --temperature --mask --seed --no-positional --qkv --query-from --key-from --value-from --score
+    --weights --help --model --shader-dir --screenshot
     --frames --widgets-json --snapshot-path --bench-frames --no-settings --print-paths --version"
 }
 
