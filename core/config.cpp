@@ -206,25 +206,14 @@ Result<AttentionMode> ParseMode(const std::string& text) {
   return Status::Error("mode '" + text + "' is unknown: allowed self, cross");
 }
 
+// The names in the enums' order (the CLI's option values, the settings file and the JSON).
 const char* ToString(FeatureSource source) {
-  switch (source) {
-    case FeatureSource::kEmbedding: return "embedding";
-    case FeatureSource::kLength: return "length";
-    case FeatureSource::kPosition: return "position";
-    case FeatureSource::kOneHot: return "onehot";
-  }
-  return "?";
+  static const char* const kNames[] = {"embedding", "length", "position", "onehot"};
+  return kNames[(int)source];
 }
-
 const char* ToString(ScoreKind score) {
-  switch (score) {
-    case ScoreKind::kScaledDot: return "scaled-dot";
-    case ScoreKind::kDot: return "dot";
-    case ScoreKind::kAdditive: return "additive";
-    case ScoreKind::kCosine: return "cosine";
-    case ScoreKind::kNegDistance: return "neg-distance";
-  }
-  return "?";
+  static const char* const kNames[] = {"scaled-dot", "dot", "additive", "cosine", "neg-distance"};
+  return kNames[(int)score];
 }
 
 namespace {

@@ -77,7 +77,7 @@ TEST(CliSeedF, ExportTitlesAndSweepCarryTheOptions) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(ReadFile(dir + "/plain.svg")->find("score "), std::string::npos);
   // The sweep refuses the first d_k that makes a length query (width 1) meet projected keys of another width.
-  r = Cli({"sweep", "--text", "the cat sat", "--query-from", "length", "--dks", "1,2", "--seeds", "1"});
+  r = Cli({"sweep", "--text", "the cat sat", "--query-from", "length", "--dk", "1", "--dks", "1,2", "--seeds", "1"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("d_k=2: a score needs d_q = d_k"), std::string::npos) << r.err;
   r = Cli({"sweep", "--text", "the cat sat", "--score", "cosine", "--dks", "1,4", "--seeds", "1"});

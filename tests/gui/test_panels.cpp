@@ -400,3 +400,29 @@ TEST_F(PanelTest, KoreanLabelsKeepStableWidgets) {
 
 }  // namespace
 }  // namespace attnviz
+
+namespace attnviz {
+TEST_F(PanelTest, SourceAndScoreCombosRefuseAWidthMismatchWithTheReason) {
+  App& app = MakeApp();
+  Frames(3);
+  ASSERT_TRUE(app.dump.Find("controls.query_from"));
+  EXPECT_EQ(app.dump.Find("controls.query_from")->value_json, "\"embedding\"");
+  EXPECT_EQ(app.dump.Find("controls.score")->value_json, "\"scaled-dot\"");
+  EXPECT_EQ(app.dump.Find("controls.width_error")->value_json, "\"\"");
+  app.state.config.query_from = FeatureSource::kLength;  // width 1
+  app.state.config.key_from = FeatureSource::kOneHot;    // width n_vocab
+  Frames(3);
+  const std::string error = app.dump.Find("controls.width_error")->value_json;
+  EXPECT_NE(error.find("a score needs d_q = d_k: the query from length has width 1"), std::string::npos) << error;
+  EXPECT_NE(error.find("(n_vocab)"), std::string::npos) << error;
+  ASSERT_TRUE(app.shown);  // the last good maps stay
+  app.state.config.key_from = FeatureSource::kLength;
+  app.state.config.score = ScoreKind::kNegDistance;
+  Frames(3);
+  EXPECT_EQ(app.dump.Find("controls.width_error")->value_json, "\"\"");
+  EXPECT_TRUE(app.compute_error.empty()) << app.compute_error;
+  EXPECT_EQ(app.shown->request.config.score, ScoreKind::kNegDistance);
+  EXPECT_EQ(app.shown->tensors.q->dim(2), 1u);  // the raw length feature, not a projection
+  EXPECT_EQ(app.dump.Find("controls.score")->value_json, "\"neg-distance\"");
+}
+}  // namespace attnviz
