@@ -385,7 +385,7 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
       std::string how = std::string(m.config->scale ? "\xC3\xB7\xE2\x88\x9A" "d_k" : Tr(Str::kUnscaled)) +
                         (m.config->temperature != 1.0f ? ", \xC3\xB7T" : "");
       ImGui::TextUnformatted(
-          Trf(Str::kTipLogitAfter, {how, FormatNumber(LogitFromScore(cell.score, m.config->logit_multiplier()))})
+          Trf(Str::kTipLogitAfter, {how, FormatNumber(LogitFromScore(cell.score, t.multiplier))})
               .c_str());
     }
     if (m.head < (int)t.metrics.size() && i < (int)t.metrics[(size_t)m.head].rows.size()) {
