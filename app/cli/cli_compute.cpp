@@ -89,7 +89,7 @@ int RunCompute(const std::vector<std::string>& args) {
       return 0;
     }
     if (args[i] == "--dump") {
-      auto v = TakeValue(args, &i);
+      auto v = TakePathValue(args, &i);
       if (!v) return UsageError("compute", v.message());
       dump_dir = *v;
       continue;

@@ -71,7 +71,7 @@ int RunExport(const std::vector<std::string>& args) {
       auto v = TakeValue(args, &i);
       if (!v) return UsageError("export", v.message());
       if (a == "--out") {
-        options.out_path = *v;
+        options.out_path = ExpandHome(*v);
       } else if (a == "--format") {
         options.format = *v;
       } else if (a == "--head") {

@@ -60,11 +60,17 @@ Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help)
       *out = *v;
       return Status::Ok();
     };
+    auto take_path = [&](std::string* out) -> Status {  // "~" expanded (options.h ExpandHome)
+      auto v = TakePathValue(args, &i);
+      if (!v) return v.status();
+      *out = *v;
+      return Status::Ok();
+    };
     Status st;
     if (arg == "--help" || arg == "-h") *help = true;
-    else if (arg == "--model") st = take(&a->model_dir);
+    else if (arg == "--model") st = take_path(&a->model_dir);
     else if (arg == "--text") st = take(&a->input.text);
-    else if (arg == "--text-file") st = take(&a->input.text_file);
+    else if (arg == "--text-file") st = take_path(&a->input.text_file);
     else if (arg == "--line") {
       std::string v;
       st = take(&v);
@@ -73,7 +79,7 @@ Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help)
         if (n) a->input.line = *n;
         else st = n.status();
       }
-    } else if (arg == "--dump") st = take(&a->dump_dir);
+    } else if (arg == "--dump") st = take_path(&a->dump_dir);
     else if (arg == "--tokens") a->tokens_only = true;
     else if (arg == "--roles") a->roles = true;
     else if (arg == "--json") a->json = true;

@@ -48,8 +48,8 @@ int RunSweep(const std::vector<std::string>& args) {
     if (a == "--out" || a == "--plot" || a == "--seeds" || a == "--dks" || a == "--random-tokens") {
       auto v = TakeValue(args, &i);
       if (!v) return UsageError("sweep", v.message());
-      if (a == "--out") out_path = *v;
-      else if (a == "--plot") plot_path = *v;
+      if (a == "--out") out_path = ExpandHome(*v);
+      else if (a == "--plot") plot_path = ExpandHome(*v);
       else if (a == "--seeds") {
         auto n = ParseIntValue(a, *v, 1, 64);
         if (!n) return UsageError("sweep", n.message());

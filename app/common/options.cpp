@@ -1,6 +1,10 @@
 #include "options.h"
 
+#include <pwd.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
 
 #include "data_dir.h"
 #include "file_io.h"
@@ -13,6 +17,30 @@ Result<std::string> TakeValue(const std::vector<std::string>& args, size_t* i) {
   if (*i + 1 >= args.size()) return Status::Error(args[*i] + ": missing value");
   ++*i;
   return args[*i];
+}
+
+std::string ExpandHome(const std::string& path) {
+  if (path.empty() || path[0] != '~') return path;
+  size_t slash = path.find('/');
+  std::string user = path.substr(1, slash == std::string::npos ? std::string::npos : slash - 1);
+  std::string rest = slash == std::string::npos ? "" : path.substr(slash);
+  std::string home;
+  if (user.empty()) {
+    const char* env = std::getenv("HOME");
+    if (env && *env) home = env;
+    else if (const passwd* pw = getpwuid(getuid())) home = pw->pw_dir ? pw->pw_dir : "";
+  } else if (const passwd* pw = getpwnam(user.c_str())) {
+    home = pw->pw_dir ? pw->pw_dir : "";
+  }
+  if (home.empty()) return path;
+  if (home.size() > 1 && home.back() == '/') home.pop_back();
+  return home + rest;
+}
+
+Result<std::string> TakePathValue(const std::vector<std::string>& args, size_t* i) {
+  Result<std::string> v = TakeValue(args, i);
+  if (!v) return v;
+  return ExpandHome(*v);
 }
 
 Result<int> ParseIntValue(const std::string& option, const std::string& value, int lo, int hi) {
@@ -55,13 +83,17 @@ Status ParsePositional(const std::string& path, InputOptions* o) {
 bool ParseInputOption(const std::vector<std::string>& args, size_t* i, InputOptions* o, Status* error) {
   const std::string& a = args[*i];
   if (!a.empty() && a[0] != '-') {
-    *error = ParsePositional(a, o);
+    *error = ParsePositional(ExpandHome(a), o);
     return true;
   }
   AttentionConfig& c = o->config;
   auto value = [&]() -> Result<std::string> { return TakeValue(args, i); };
   auto set_string = [&](std::string* dst) {
     auto v = value();
+    if (!v) *error = v.status(); else *dst = *v;
+  };
+  auto set_path = [&](std::string* dst) {
+    auto v = TakePathValue(args, i);
     if (!v) *error = v.status(); else *dst = *v;
   };
   auto set_int = [&](int* dst, int lo, int hi) {
@@ -80,7 +112,7 @@ bool ParseInputOption(const std::vector<std::string>& args, size_t* i, InputOpti
   if (a == "--text") {
     set_string(&o->text);
   } else if (a == "--text-file") {
-    set_string(&o->text_file);
+    set_path(&o->text_file);
   } else if (a == "--samples") {
     const DataDir& data = FindDataDir();
     if (data.root.empty())
@@ -92,7 +124,7 @@ bool ParseInputOption(const std::vector<std::string>& args, size_t* i, InputOpti
   } else if (a == "--query-text") {
     set_string(&o->query_text);
   } else if (a == "--weights") {
-    set_string(&o->weights_dir);
+    set_path(&o->weights_dir);
   } else if (a == "--d-model") {
     set_int(&c.d_model, 1, kMaxDModel);
   } else if (a == "--heads") {

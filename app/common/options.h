@@ -43,5 +43,11 @@ Result<int> ParseIntValue(const std::string& option, const std::string& value, i
 Result<double> ParseDoubleValue(const std::string& option, const std::string& value, double lo, double hi);
 // Returns the value after args[*i] (advancing *i) or an error naming the option.
 Result<std::string> TakeValue(const std::vector<std::string>& args, size_t* i);
+// "~" and "~/x" become $HOME (or the passwd entry's home) and $HOME/x, "~user/x" that user's home;
+// anything else, and a ~user that does not exist, is returned as it is. The shell does this for
+// `--out ~/x`, but not for a quoted value or a path typed into the app's fields.
+std::string ExpandHome(const std::string& path);
+// TakeValue for an option that names a file or folder: ExpandHome applied.
+Result<std::string> TakePathValue(const std::vector<std::string>& args, size_t* i);
 
 }  // namespace attnviz

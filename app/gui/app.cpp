@@ -56,8 +56,8 @@ Status ParseAppOptions(const std::vector<std::string>& args, AppOptions* options
       std::fputs(info.c_str(), stdout);
       std::exit(0);
     }
-    auto take = [&](std::string* out) -> Status {
-      Result<std::string> v = TakeValue(args, &i);
+    auto take_path = [&](std::string* out) -> Status {  // "~" expanded (options.h ExpandHome)
+      Result<std::string> v = TakePathValue(args, &i);
       if (!v) return v.status();
       *out = *v;
       return Status::Ok();
@@ -71,12 +71,12 @@ Status ParseAppOptions(const std::vector<std::string>& args, AppOptions* options
       return Status::Ok();
     };
     Status st;
-    if (a == "--shader-dir") st = take(&options->shader_dir);
-    else if (a == "--model") st = take(&options->input.model_dir);
-    else if (a == "--screenshot") st = take(&options->screenshot_path);
+    if (a == "--shader-dir") st = take_path(&options->shader_dir);
+    else if (a == "--model") st = take_path(&options->input.model_dir);
+    else if (a == "--screenshot") st = take_path(&options->screenshot_path);
     else if (a == "--frames") st = take_int(&options->frames, 1, 1000000);
-    else if (a == "--widgets-json") st = take(&options->widgets_json_path);
-    else if (a == "--snapshot-path") st = take(&options->snapshot_path);
+    else if (a == "--widgets-json") st = take_path(&options->widgets_json_path);
+    else if (a == "--snapshot-path") st = take_path(&options->snapshot_path);
     else if (a == "--bench-frames") st = take_int(&options->bench_frames, 1, 100000);
     else if (a == "--no-settings") options->no_settings = true;
     else if (a == "--lang") {
@@ -123,6 +123,8 @@ App::App(const ViewState& restored, const AppOptions& opts, std::unique_ptr<Pipe
     if (!st.ok()) sentences_message = st.message();
   }
   if (!in.text.empty()) state.kv_text = in.text;
+  // Settings saved by older versions carry their default query, a sentence the user never typed.
+  if (state.config.mode == AttentionMode::kSelf && state.query_text == "Ich gehe nach Hause.") state.query_text.clear();
   if (!in.query_text.empty()) {
     state.query_text = in.query_text;
     state.config.mode = AttentionMode::kCross;
@@ -136,7 +138,8 @@ App::App(const ViewState& restored, const AppOptions& opts, std::unique_ptr<Pipe
   InitModels();
 }
 
-Status App::OpenSentenceFile(const std::string& path) {
+Status App::OpenSentenceFile(const std::string& typed_path) {
+  const std::string path = ExpandHome(typed_path);  // "~/x" typed into the path field
   Result<std::vector<SentenceItem>> items = LoadSentenceFile(path);
   if (!items) {
     sentences_message = items.message();
@@ -257,6 +260,8 @@ ComputeRequest App::BuildRequest() {
 }
 
 void App::SubmitIfChanged() {
+  // Cross mode starts from the user's own sentence (queries = keys/values), not an unrelated one.
+  if (state.config.mode == AttentionMode::kCross && state.query_text.empty()) state.query_text = state.kv_text;
   if (state.source == Source::kModel) {  // the sandbox worker rests while a model is shown
     SubmitModelIfChanged();
     return;
@@ -339,6 +344,11 @@ void App::Update() {
   sweeping = worker->sweeping();
 }
 
+bool App::Busy() const {
+  return computing || sweeping || exporting() || models->opening() || models->running() || fonts.dirty() ||
+         !pending_drops.empty();
+}
+
 void App::Draw(HeatmapRenderer& renderer) {
   ImGuiIO& io = ImGui::GetIO();
   dump.BeginFrame(frame);
@@ -350,6 +360,11 @@ void App::Draw(HeatmapRenderer& renderer) {
     if (!io.KeyCtrl && ImGui::IsKeyPressed('S', false)) ToggleScaling();
   }
   if (io.KeyCtrl && ImGui::IsKeyPressed('Q', false)) quit_requested = true;
+  if (io.KeyCtrl && ImGui::IsKeyPressed('0', false)) layout.RequestReset();
+
+  // The menu bar, then the panels laid out in the rest of the window (layout.h).
+  float menu_height = bench_heads_only ? 0.0f : DrawMenuBar(*this);
+  layout.BeginFrame(PanelRect{0.0f, menu_height, io.DisplaySize.x, io.DisplaySize.y - menu_height});
 
   if (bench_heads_only) {
     DrawHeadsPanel(*this, renderer);
@@ -366,6 +381,7 @@ void App::Draw(HeatmapRenderer& renderer) {
     else DrawSaturationPanel(*this);
     DrawExportPanel(*this);
   }
+  layout.KeepPanelsInside(dump.enabled() ? &dump : nullptr);
   // What the panels changed goes to the worker now, so this frame's dump already says "computing".
   SubmitIfChanged();
   computing = worker->computing();
@@ -409,6 +425,11 @@ void App::Draw(HeatmapRenderer& renderer) {
     dump.SetField("sweep_points", std::to_string(sweep ? sweep->points.size() : 0));
     dump.SetField("font_codepoints", std::to_string(fonts.codepoint_count()));
     dump.SetField("display", "[" + JsonNumber(io.DisplaySize.x) + ", " + JsonNumber(io.DisplaySize.y) + "]");
+    // Keys held in this frame: a test releases them as soon as the app has seen them (imgui repeats a key
+    // held past 0.275 s of frame time, which a few slow frames on a loaded machine reach).
+    int keys_down = 0;
+    for (bool down : io.KeysDown) keys_down += down ? 1 : 0;
+    dump.SetField("keys_down", std::to_string(keys_down));
   }
 }
 

@@ -10,6 +10,7 @@
 
 #include "fonts.h"
 #include "heatmap_view.h"
+#include "layout.h"
 #include "model_session.h"
 #include "options.h"
 #include "state.h"
@@ -80,9 +81,14 @@ class App {
   // The colour range for a map of `heads` of the shown result (fixed [0,1] or auto over them).
   ColorRange RangeFor(const std::vector<int>& heads, bool twin = false) const;
 
+  // Something runs or is about to show (a computation, a sweep, an export, a model opening or running, new
+  // glyphs, dropped files): the main loop keeps drawing; an idle window draws nothing (frame_pacer.h).
+  bool Busy() const;
+
   ViewState state;
   AppOptions options;
   WidgetDump dump;
+  WindowLayout layout;
   UiFonts fonts;
   std::unique_ptr<Worker> worker;
 
@@ -145,6 +151,8 @@ class App {
   mutable ColorRange range_value_;
 };
 
+// The main menu bar (menu_bar.cpp); returns its height.
+float DrawMenuBar(App& app);
 // One function per panel (app/panel_*.cpp).
 void DrawSentencesPanel(App& app);
 void DrawControlsPanel(App& app);

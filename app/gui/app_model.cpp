@@ -30,7 +30,7 @@ void App::InitModels() {
 }
 
 void App::OpenModel(const std::string& dir_or_name) {
-  std::string dir = dir_or_name;
+  std::string dir = ExpandHome(dir_or_name);  // "~/models/x" typed into the path field
   if (dir == "tiny" && !bundled_model_dir.empty()) dir = bundled_model_dir;
   if (char* resolved = realpath(dir.c_str(), nullptr)) {
     dir = resolved;

@@ -1,7 +1,8 @@
 // attnviz: the desktop app. The straight loop of imgui's example_glfw_opengl3, phases commented:
 //   1. options   2. restored settings   3. window + GL + ImGui   4. heatmap renderer (shaders)
 //   5. the loop: events -> results -> fonts -> new frame -> panels -> render -> screenshot -> swap
-//      (a minimized window waits for events instead of drawing; the frame benchmark is frame_bench.*)
+//      (drawn only after input, a change or while work runs: frame_pacer.h; an idle or minimized
+//      window waits for events instead of drawing; the frame benchmark is frame_bench.*)
 //   6. save settings and layout, shut down
 #include <glad/gl.h>
 #define GLFW_INCLUDE_NONE
@@ -21,6 +22,7 @@
 #include "data_dir.h"
 #include "file_io.h"
 #include "frame_bench.h"
+#include "frame_pacer.h"
 #include "gl/heatmap_renderer.h"
 #include "json.h"
 #include "platform.h"
@@ -32,6 +34,9 @@ namespace {
 
 volatile std::sig_atomic_t g_snapshot_requested = 0;
 void OnSigUsr1(int) { g_snapshot_requested = 1; }
+// SIGUSR2: draw a few frames although nothing changed (tests that wait on the frame counter).
+volatile std::sig_atomic_t g_frames_requested = 0;
+void OnSigUsr2(int) { g_frames_requested = 1; }
 
 // --shader-dir, else the shaders of the data folder (data_dir.h: <prefix>/share/attnviz installed, the source
 // tree from the build folder). Nothing found: the renderer reports the missing files in the Heads panel.
@@ -106,6 +111,7 @@ int main(int argc, char** argv) {
       ImGui::LoadIniSettingsFromMemory(ini->data(), ini->size());
   }
   std::signal(SIGUSR1, OnSigUsr1);
+  std::signal(SIGUSR2, OnSigUsr2);
 
   // ---- 4. The heatmap renderer (shaders loaded from files; a failure is shown in the Heads panel).
   const std::string shader_dir = FindShaderDir(options.shader_dir);
@@ -122,17 +128,41 @@ int main(int argc, char** argv) {
   int snapshots = 0;
   std::string snapshot_message;
   FrameBench bench(options.bench_frames);  // --bench-frames: frame_bench.h
+  FramePacer pacer;
+  const bool every_frame = options.frames > 0 || bench.enabled();  // they count frames
+  // Settings: saved (atomically) when they change, at most every 2 s, drawn or not; ImGui's layout likewise.
+  auto save_settings_if_changed = [&]() {
+    if (!save_settings || Clock::now() - last_save_check <= std::chrono::seconds(2)) return;
+    last_save_check = Clock::now();
+    WindowRect r = platform.window_rect();
+    app.state.window_x = r.x, app.state.window_y = r.y, app.state.window_w = r.width, app.state.window_h = r.height;
+    std::string now = SerializeViewState(app.state);
+    if (now != last_saved && SaveViewState(settings_path, app.state).ok()) last_saved = now;
+    if (ImGui::GetIO().WantSaveIniSettings) {
+      size_t size = 0;
+      const char* ini = ImGui::SaveIniSettingsToMemory(&size);
+      WriteFileAtomic(layout_path, std::string_view(ini, size));
+      ImGui::GetIO().WantSaveIniSettings = false;
+    }
+  };
   while (!platform.ShouldClose() && !app.quit_requested) {
-    auto frame_start = Clock::now();
-    // Events, dropped files, finished results from the worker. A minimized window draws nothing.
-    platform.PollEvents();
-    if (platform.Iconified()) {
+    // Events: an idle window sleeps until one arrives (or a short timeout, for signals and saving).
+    if (every_frame || pacer.FrameDue() || app.Busy()) platform.PollEvents();
+    else platform.WaitEvents(FramePacer::kIdleWaitSeconds);
+    if (platform.Iconified()) {  // a minimized window draws nothing
       platform.WaitEvents(0.1);
       continue;
     }
+    auto frame_start = Clock::now();
+    // Dropped files, finished results from the worker.
     for (std::string& path : platform.TakeDroppedFiles()) app.pending_drops.push_back(path);
     app.Update();
     if (platform.UpdateContentScale()) app.fonts.Invalidate();
+    if (platform.TakeInputEvents() > 0 || app.Busy() || g_snapshot_requested || g_frames_requested) pacer.Activity();
+    g_frames_requested = 0;
+    save_settings_if_changed();
+    if (!every_frame && !pacer.FrameDue()) continue;
+    pacer.FrameDrawn();
     // New characters (e.g. Hangul just typed) need a font atlas rebuild before the frame starts.
     if (app.fonts.dirty()) {
       std::string message = platform.RebuildFonts(&app.fonts);
@@ -191,20 +221,6 @@ int main(int argc, char** argv) {
     bench.Record(std::chrono::duration<double, std::milli>(Clock::now() - frame_start).count(), ready_frames);
     if (bench.done()) platform.RequestClose();
 
-    // Settings: saved (atomically) when they change, at most every 2 s; ImGui's layout likewise.
-    if (save_settings && Clock::now() - last_save_check > std::chrono::seconds(2)) {
-      last_save_check = Clock::now();
-      WindowRect r = platform.window_rect();
-      app.state.window_x = r.x, app.state.window_y = r.y, app.state.window_w = r.width, app.state.window_h = r.height;
-      std::string now = SerializeViewState(app.state);
-      if (now != last_saved && SaveViewState(settings_path, app.state).ok()) last_saved = now;
-      if (ImGui::GetIO().WantSaveIniSettings) {
-        size_t size = 0;
-        const char* ini = ImGui::SaveIniSettingsToMemory(&size);
-        WriteFileAtomic(layout_path, std::string_view(ini, size));
-        ImGui::GetIO().WantSaveIniSettings = false;
-      }
-    }
     // Without vsync (e.g. Xvfb) do not spin: about 60 frames a second leaves the cores to the worker.
     if (!bench.enabled()) {
       auto spent = Clock::now() - frame_start;

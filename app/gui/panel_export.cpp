@@ -217,7 +217,7 @@ void DrawExportPanel(App& app) {
     if (Result<FigureSize> size = ParseFigureSize(s.export_size); !size) ErrorText(size.message());
 #endif
   if (clicked && !busy) {
-    std::string dir = s.export_dir.empty() ? "." : s.export_dir;
+    std::string dir = s.export_dir.empty() ? "." : ExpandHome(s.export_dir);
     std::string path = file_name.empty() || file_name[0] == '/' ? file_name : dir + "/" + file_name;
     Status st = path.empty() ? Status::Error(Tr(Str::kNoFileName)) : MakeDirs(dir);
     if (st.ok()) {

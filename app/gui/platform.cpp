@@ -45,6 +45,7 @@ Status Platform::Init(const char* title, const WindowRect& rect) {
   glfwSwapInterval(1);
   glfwSetWindowUserPointer(window_, this);
   glfwSetDropCallback(window_, OnDrop);
+  InstallEventCounters();
   float xs = 1, ys = 1;
   glfwGetWindowContentScale(window_, &xs, &ys);
   content_scale_ = xs > 0 ? xs : 1.0f;
@@ -53,6 +54,10 @@ Status Platform::Init(const char* title, const WindowRect& rect) {
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
   io.IniFilename = nullptr;  // the layout is saved atomically by main.cpp
+  // A drag that starts on a panel's content (just off a slider) must not carry the panel away.
+  io.ConfigWindowsMoveFromTitleBarOnly = true;
+  // An idle window draws nothing (frame_pacer.h): a blinking caret would cost a frame every half second.
+  io.ConfigInputTextCursorBlink = false;
   ImGui::StyleColorsDark();
   ImGuiStyle& style = ImGui::GetStyle();
   style.WindowRounding = 3.0f;
@@ -107,6 +112,31 @@ void Platform::WaitEvents(double seconds) { glfwWaitEventsTimeout(seconds); }
 bool Platform::Iconified() const { return window_ && glfwGetWindowAttrib(window_, GLFW_ICONIFIED) != 0; }
 
 void Platform::PollEvents() { glfwPollEvents(); }
+
+void Platform::CountEvent(GLFWwindow* window) { ++((Platform*)glfwGetWindowUserPointer(window))->input_events_; }
+
+void Platform::InstallEventCounters() {
+  // ImGui's GLFW backend installs its own button, wheel, key, char, focus and enter callbacks after
+  // these and calls them first; the pointer, size and expose ones are only ours.
+  glfwSetCursorPosCallback(window_, [](GLFWwindow* w, double, double) { CountEvent(w); });
+  glfwSetMouseButtonCallback(window_, [](GLFWwindow* w, int, int, int) { CountEvent(w); });
+  glfwSetScrollCallback(window_, [](GLFWwindow* w, double, double) { CountEvent(w); });
+  glfwSetKeyCallback(window_, [](GLFWwindow* w, int, int, int, int) { CountEvent(w); });
+  glfwSetCharCallback(window_, [](GLFWwindow* w, unsigned int) { CountEvent(w); });
+  glfwSetWindowFocusCallback(window_, [](GLFWwindow* w, int) { CountEvent(w); });
+  glfwSetCursorEnterCallback(window_, [](GLFWwindow* w, int) { CountEvent(w); });
+  glfwSetWindowSizeCallback(window_, [](GLFWwindow* w, int, int) { CountEvent(w); });
+  glfwSetFramebufferSizeCallback(window_, [](GLFWwindow* w, int, int) { CountEvent(w); });
+  glfwSetWindowRefreshCallback(window_, [](GLFWwindow* w) { CountEvent(w); });
+  glfwSetWindowIconifyCallback(window_, [](GLFWwindow* w, int) { CountEvent(w); });
+  glfwSetWindowContentScaleCallback(window_, [](GLFWwindow* w, float, float) { CountEvent(w); });
+}
+
+int Platform::TakeInputEvents() {
+  int n = input_events_;
+  input_events_ = 0;
+  return n;
+}
 
 void Platform::NewFrame(bool ignore_mouse) {
   ImGui_ImplOpenGL3_NewFrame();
@@ -175,6 +205,7 @@ std::string Platform::gl_renderer() const {
 void Platform::OnDrop(GLFWwindow* window, int count, const char** paths) {
   auto* self = (Platform*)glfwGetWindowUserPointer(window);
   for (int i = 0; i < count; ++i) self->dropped_.emplace_back(paths[i]);
+  ++self->input_events_;
 }
 
 }  // namespace attnviz

@@ -38,8 +38,11 @@ class Platform {
   bool UpdateContentScale();
 
   void PollEvents();
-  // Blocks until an event arrives or `seconds` pass (a minimized window sleeps here).
+  // Blocks until an event arrives or `seconds` pass (an idle or minimized window sleeps here).
   void WaitEvents(double seconds);
+  // Input and window events (pointer, buttons, wheel, keys, characters, resize, focus, expose, drops)
+  // since the last call: the frame pacer draws after them.
+  int TakeInputEvents();
   bool Iconified() const;
   // Backends + ImGui::NewFrame. ignore_mouse: no hover (a --screenshot is not about where the pointer is).
   void NewFrame(bool ignore_mouse = false);
@@ -55,6 +58,9 @@ class Platform {
 
  private:
   static void OnDrop(GLFWwindow* window, int count, const char** paths);
+  void InstallEventCounters();  // before the ImGui backend, which chains to them
+  static void CountEvent(GLFWwindow* window);
+  int input_events_ = 0;
   GLFWwindow* window_ = nullptr;
   bool imgui_ready_ = false;
   float content_scale_ = 1.0f;

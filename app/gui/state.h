@@ -25,7 +25,7 @@ const char* ToString(Source source);
 struct ViewState {
   // Text: kv_text gives keys and values (and queries in self mode); query_text the queries in cross mode.
   std::string kv_text = "I go home.";
-  std::string query_text = "Ich gehe nach Hause.";
+  std::string query_text;                  // "" until cross mode first starts: then the user's own kv_text
   std::string sentence_file;               // the sentence list shown in the Sentences panel
   std::vector<std::string> recent_files;   // most recent first
   AttentionConfig config;

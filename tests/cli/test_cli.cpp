@@ -170,3 +170,17 @@ TEST(CliSweep, TableShowsUnscaledSaturation) {
   ExpectUsageError({"sweep", "--random-tokens", "8", "--plot", dir + "/p.gif"}, "allowed .png, .svg");
   fs::remove_all(dir);
 }
+
+// A quoted "~/..." (the shell leaves it alone) is the user's home folder in every path option.
+TEST(CliPaths, TildeInPathOptionsIsHome) {
+  const std::string home = TempDir("tilde_home");
+  const std::string env = "HOME=" + attnviz::cli_test::Quote(home) + " ";
+  ASSERT_TRUE(WriteFileAtomic(home + "/s.txt", "I go home.\n").ok());
+  CliResult r = Cli({"compute", "--text-file", "~/s.txt", "--dump", "~/dump"}, env);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(home + "/dump/weights.npy"));
+  r = Cli({"export", "--text", "I go home.", "--out", "~/map.png"}, env);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(home + "/map.png"));
+  EXPECT_FALSE(fs::exists("~"));  // no folder literally named "~" in the working folder
+}

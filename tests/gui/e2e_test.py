@@ -182,8 +182,27 @@ class AppSession:
                              % (what, json.dumps(self.last["fields"] if self.last else None)[:3000]))
 
     def wait_frames(self, n=2):
+        """n more frames. An idle app draws nothing (input, changes and work in progress draw), so this
+        asks for frames with SIGUSR2 while it waits."""
         start = self.widgets()["frame"]
-        return self.wait_for(lambda w: w["frame"] >= start + n, what="%d frames" % n)
+
+        def drawn(w):
+            if w["frame"] >= start + n:
+                return True
+            self.proc.send_signal(signal.SIGUSR2)
+            return False
+        return self.wait_for(drawn, what="%d frames" % n)
+
+    def panels(self, w=None):
+        """{title: [x0, y0, x1, y1]} of every panel drawn in the latest frame."""
+        w = w or self.widgets()
+        return {k[len("panel."):]: v["rect"] for k, v in w["widgets"].items() if k.startswith("panel.")}
+
+    def cpu_seconds(self):
+        """The app's user + system CPU time so far (/proc/PID/stat utime + stime)."""
+        with open("/proc/%d/stat" % self.proc.pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def wait_idle(self, timeout=60):
         """Until the worker has finished the latest settings (maps and sweep)."""
@@ -226,13 +245,15 @@ class AppSession:
         self.wait_frames(2)
 
     def key(self, *keys):
-        """Holds the keys (e.g. 'ctrl', 'a') for two frames: imgui 1.86 loses shorter presses."""
+        """Holds the keys (e.g. 'ctrl', 'a') until a frame has seen them all down (imgui 1.86 loses shorter
+        presses), then releases them at once (held longer, imgui repeats them: Ctrl+V pastes twice)."""
         for k in keys:
             self.xdotool("keydown", k)
-        self.wait_frames(2)
+        self.wait_for(lambda w: w["fields"]["keys_down"] >= len(keys), what="the app to see " + "+".join(keys))
         for k in reversed(keys):
             self.xdotool("keyup", k)
-        self.wait_frames(2)
+        self.wait_for(lambda w: w["fields"]["keys_down"] == 0, what="the keys released")
+        self.wait_frames(1)
 
     def type_text(self, text):
         self.xdotool("type", "--delay", "30", text)
@@ -826,6 +847,118 @@ class E2E(unittest.TestCase):
         self.assertNotEqual(r["query_tokens"], r["kv_tokens"])
         self.assertIn("sentences.query_text", cross["widgets"])
         self.assertEqual(cross["widgets"]["shapes.probs"]["value"], "[4, %d, %d]" % (r["n_q"], r["n_k"]))
+
+    # ------------------------------------------------------------------ the window
+    def assert_panels_inside(self, w, width, height):
+        panels = E2E.panel_rects(w)
+        self.assertGreaterEqual(len(panels), 6, panels)
+        for title, (x0, y0, x1, y1) in panels.items():
+            self.assertTrue(0 <= x0 < x1 <= width and 0 <= y0 < y1 <= height,
+                            "%s at %s is not inside the %dx%d window" % (title, [x0, y0, x1, y1], width, height))
+
+    @staticmethod
+    def panel_rects(w):
+        return {k[len("panel."):]: v["rect"] for k, v in w["widgets"].items() if k.startswith("panel.")}
+
+    @staticmethod
+    def all_inside(w, width, height):
+        panels = E2E.panel_rects(w)
+        return len(panels) >= 6 and all(0 <= x0 < x1 <= width and 0 <= y0 < y1 <= height
+                                        for x0, y0, x1, y1 in panels.values())
+
+    def resize(self, s, width, height):
+        s.xdotool("windowsize", "--sync", s.wid, str(width), str(height), check=False, timeout=10)
+        return s.wait_for(lambda w: w["fields"]["display"] == [width, height] and self.all_inside(w, width, height),
+                          what="every panel inside the %dx%d window" % (width, height))
+
+    def test_resize_keeps_panels_inside(self):
+        """1280x800 -> 800x600: every panel's rectangle inside the window, laid out again from its size;
+        back to 1280x800 the panels fill the window again (no empty band where the small layout ended)."""
+        s = self.start("--text", "I go home.", "--heads", "4")
+        w = s.wait_frames(2)
+        self.assert_panels_inside(w, 1280, 800)
+        layouts = w["fields"]["layout"]["layouts"]
+        w = self.resize(s, 800, 600)
+        self.assert_panels_inside(w, 800, 600)
+        self.assertGreater(w["fields"]["layout"]["layouts"], layouts)
+        panels = self.panel_rects(w)
+        self.assertGreaterEqual(max(r[2] for r in panels.values()), 790)  # the right column reaches the edge
+        self.assertGreaterEqual(max(r[3] for r in panels.values()), 590)
+        w = self.resize(s, 1280, 800)
+        panels = self.panel_rects(w)
+        self.assertGreaterEqual(max(r[2] for r in panels.values()), 1270)
+        self.assertGreaterEqual(max(r[3] for r in panels.values()), 790)
+        # The saved layout (layout.ini) and a restart at 800x600: still every panel inside.
+        s.quit_with_ctrl_q()
+        s2 = self.start("--text", "I go home.", "--heads", "4", xdg=s.xdg)
+        w = self.resize(s2, 800, 600)
+        self.assert_panels_inside(w, 800, 600)
+
+    def test_off_screen_layout_ini_is_not_restored(self):
+        """A layout.ini with panels off screen (as a shrunken window used to leave them): kept inside."""
+        xdg = tempfile.mkdtemp(prefix="attnviz-e2e-xdg-")
+        self.addCleanup(shutil.rmtree, xdg, True)
+        os.makedirs(os.path.join(xdg, "attnviz"))
+        with open(os.path.join(xdg, "attnviz", "layout.ini"), "w") as f:
+            f.write("[Window][Controls]\nPos=-214,-60\nSize=330,472\nCollapsed=0\n\n"
+                    "[Window][Saturation]\nPos=1900,1200\nSize=360,520\nCollapsed=0\n\n"
+                    "[Window][Export]\nPos=900,700\nSize=2000,2000\nCollapsed=0\n\n")
+        s = self.start("--text", "I go home.", xdg=xdg)
+        w = s.wait_for(lambda w: self.all_inside(w, 1280, 800), what="panels inside")
+        self.assert_panels_inside(w, 1280, 800)
+
+    def test_reset_layout_and_drag_from_content(self):
+        """A drag that starts on a panel's content (just off a slider) leaves the panel where it is; a drag on
+        its title bar moves it; View > Reset layout and Ctrl+0 put it back."""
+        s = self.start("--text", "I go home.", "--heads", "4")
+        home = s.panels()["Controls"]
+        x0, y0, x1, y1 = s.widget("controls.d_k")["rect"]
+        # Just below the d_k slider, between two widgets: the panel's content, no widget.
+        self.drag_pointer(s, (x0 + x1) / 2, y1 + 2, (x0 + x1) / 2 + 250, y1 + 150)
+        self.assertEqual(s.panels()["Controls"], home)
+        # The title bar moves it.
+        self.drag_pointer(s, home[0] + 60, home[1] + 8, home[0] + 360, home[1] + 208)
+        moved = s.panels()["Controls"]
+        self.assertNotEqual(moved[:2], home[:2])
+        # View > Reset layout.
+        s.click("menu.view")
+        s.wait_for(lambda w: "menu.view.reset_layout" in w["widgets"], what="the View menu")
+        s.click("menu.view.reset_layout")
+        s.wait_for(lambda w: self.panel_rects(w)["Controls"] == home, what="Controls back in place")
+        # Ctrl+0 likewise.
+        self.drag_pointer(s, home[0] + 60, home[1] + 8, home[0] + 300, home[1] + 100)
+        self.assertNotEqual(s.panels()["Controls"][:2], home[:2])
+        s.move(5, 790)
+        s.key("ctrl", "0")
+        s.wait_for(lambda w: self.panel_rects(w)["Controls"] == home, what="Controls back after Ctrl+0")
+
+    def drag_pointer(self, s, xa, ya, xb, yb, steps=8):
+        s.move(xa, ya)
+        s.wait_frames(2)
+        s.xdotool("mousedown", "1")
+        s.wait_frames(2)
+        for i in range(1, steps + 1):
+            s.move(xa + (xb - xa) * i / steps, ya + (yb - ya) * i / steps)
+            time.sleep(0.03)
+        s.wait_frames(3)
+        s.xdotool("mouseup", "1")
+        s.wait_frames(3)
+
+    def test_idle_window_uses_no_cpu(self):
+        """Nothing changing: no frames drawn and below 5% of a core over 5 s; input draws again."""
+        s = self.start("--text", "the cat sat on the mat", "--heads", "4")
+        s.wait_idle()
+        s.move(5, 790)
+        time.sleep(1.0)  # the frames after the last input
+        frame0, cpu0, t0 = s.widgets()["frame"], s.cpu_seconds(), time.time()
+        time.sleep(5.0)
+        frame1, cpu1, t1 = s.widgets()["frame"], s.cpu_seconds(), time.time()
+        share = (cpu1 - cpu0) / (t1 - t0)
+        self.assertLess(share, 0.05, "idle CPU %.1f%% of a core" % (100 * share))
+        self.assertLessEqual(frame1 - frame0, 1, "frames drawn while idle")
+        # Input draws again: hovering a map changes what is shown.
+        s.move(*s.center("heads.map.0"))
+        s.wait_for(lambda w: w["frame"] > frame1, what="frames after input")
 
 
 def main():

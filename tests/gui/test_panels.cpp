@@ -211,6 +211,24 @@ TEST_F(PanelTest, CrossSentenceFromFileAndDroppedFile) {
   EXPECT_EQ(app.sentences.size(), 2u);
 }
 
+TEST_F(PanelTest, CrossModeStartsFromTheUsersOwnSentence) {
+  App& app = MakeApp("The cat sat down.");
+  Frames(2);
+  EXPECT_EQ(app.state.query_text, "");
+  Click("controls.mode_cross");
+  EXPECT_EQ(app.state.config.mode, AttentionMode::kCross);
+  EXPECT_EQ(app.state.query_text, "The cat sat down.");
+  Frames(2);
+  ASSERT_TRUE(app.shown);
+  EXPECT_EQ(app.shown->request.query_text, "The cat sat down.");
+  EXPECT_EQ(app.shown->tensors.n_q(), app.shown->tensors.n_k());
+  // Back to self, a new sentence, cross again: the query typed (here: filled in) before is kept.
+  Click("controls.mode_self");
+  app.state.kv_text = "A dog ran.";
+  Click("controls.mode_cross");
+  EXPECT_EQ(app.state.query_text, "The cat sat down.");
+}
+
 TEST_F(PanelTest, ExportButtonWritesThroughTheFigureLibrary) {
   App& app = MakeApp();
   std::string dir = TempDir();

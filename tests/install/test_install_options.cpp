@@ -61,6 +61,44 @@ TEST(Positional, FileIsTextFile) {
   EXPECT_EQ(a->kv_text, b->kv_text);
 }
 
+// "~" in path options: the shell leaves a quoted "~/x" alone, and the app's path fields never see a shell.
+TEST(ExpandHome, TildeBecomesHome) {
+  const char* saved = std::getenv("HOME");
+  std::string old_home = saved ? saved : "";
+  setenv("HOME", "/home/someone/", 1);
+  EXPECT_EQ(ExpandHome("~"), "/home/someone");
+  EXPECT_EQ(ExpandHome("~/"), "/home/someone/");
+  EXPECT_EQ(ExpandHome("~/texts/a.txt"), "/home/someone/texts/a.txt");
+  EXPECT_EQ(ExpandHome("~root/x"), "/root/x");                     // passwd's entry for root
+  EXPECT_EQ(ExpandHome("~no_such_user_attnviz/x"), "~no_such_user_attnviz/x");  // left as typed
+  EXPECT_EQ(ExpandHome("a/~/b"), "a/~/b");                           // only a leading ~
+  EXPECT_EQ(ExpandHome("/abs/path"), "/abs/path");
+  EXPECT_EQ(ExpandHome(""), "");
+  if (saved) setenv("HOME", old_home.c_str(), 1);
+  else unsetenv("HOME");
+}
+
+TEST(ExpandHome, PathOptionsExpandTextDoesNot) {
+  Scratch s;
+  std::string file = s.File("sentences.txt");
+  std::string dir = file.substr(0, file.rfind('/'));
+  const char* saved = std::getenv("HOME");
+  std::string old_home = saved ? saved : "";
+  setenv("HOME", dir.c_str(), 1);
+  InputOptions o;
+  ASSERT_TRUE(Parse({"--text-file", "~/sentences.txt"}, &o).ok());
+  EXPECT_EQ(o.text_file, file);
+  EXPECT_TRUE(ResolveInputText(o).ok());
+  InputOptions positional;
+  ASSERT_TRUE(Parse({"~/sentences.txt"}, &positional).ok());
+  EXPECT_EQ(positional.text_file, file);
+  InputOptions text;  // a sentence is not a path
+  ASSERT_TRUE(Parse({"--text", "~/sentences.txt"}, &text).ok());
+  EXPECT_EQ(text.text, "~/sentences.txt");
+  if (saved) setenv("HOME", old_home.c_str(), 1);
+  else unsetenv("HOME");
+}
+
 TEST(Positional, FolderWithConfigIsModel) {
   Scratch s;
   std::string model = s.Dir("tiny");
