@@ -5,7 +5,7 @@ PACKAGES=(
   build-essential cmake pkg-config
   libeigen3-dev libimgui-dev libglfw3-dev python3-glad python3-jinja2 libstb-dev
   libgtest-dev libbenchmark-dev
-  fonts-dejavu-core fonts-nanum fontconfig
+  fonts-dejavu-core fonts-nanum fonts-symbola fontconfig
   xvfb xauth xdotool x11-xserver-utils xclip libgl1-mesa-dri libglx-mesa0 libgl-dev mesa-utils
   libxml2-utils python3
   nlohmann-json3-dev libpcre2-dev libutf8proc-dev

@@ -56,8 +56,9 @@ Status ParseAppOptions(const std::vector<std::string>& args, AppOptions* options
       std::fputs(info.c_str(), stdout);
       std::exit(0);
     }
-    auto take_path = [&](std::string* out) -> Status {  // "~" expanded (options.h ExpandHome)
-      Result<std::string> v = TakePathValue(args, &i);
+    constexpr bool kPath = true;  // a file or folder: "~" expanded (options.h ExpandHome)
+    auto take = [&](std::string* out, bool path = false) -> Status {
+      Result<std::string> v = path ? TakePathValue(args, &i) : TakeValue(args, &i);
       if (!v) return v.status();
       *out = *v;
       return Status::Ok();
@@ -71,12 +72,12 @@ Status ParseAppOptions(const std::vector<std::string>& args, AppOptions* options
       return Status::Ok();
     };
     Status st;
-    if (a == "--shader-dir") st = take_path(&options->shader_dir);
-    else if (a == "--model") st = take_path(&options->input.model_dir);
-    else if (a == "--screenshot") st = take_path(&options->screenshot_path);
+    if (a == "--shader-dir") st = take(&options->shader_dir, kPath);
+    else if (a == "--model") st = take(&options->input.model_dir, kPath);
+    else if (a == "--screenshot") st = take(&options->screenshot_path, kPath);
     else if (a == "--frames") st = take_int(&options->frames, 1, 1000000);
-    else if (a == "--widgets-json") st = take_path(&options->widgets_json_path);
-    else if (a == "--snapshot-path") st = take_path(&options->snapshot_path);
+    else if (a == "--widgets-json") st = take(&options->widgets_json_path, kPath);
+    else if (a == "--snapshot-path") st = take(&options->snapshot_path, kPath);
     else if (a == "--bench-frames") st = take_int(&options->bench_frames, 1, 100000);
     else if (a == "--no-settings") options->no_settings = true;
     else if (a == "--lang") {
@@ -424,6 +425,8 @@ void App::Draw(HeatmapRenderer& renderer) {
     dump.SetField("export_path", JsonString(export_path_written));
     dump.SetField("sweep_points", std::to_string(sweep ? sweep->points.size() : 0));
     dump.SetField("font_codepoints", std::to_string(fonts.codepoint_count()));
+    dump.SetField("slot_glyphs", "{\"built\": " + std::to_string(fonts.slot_glyph_count()) +
+                                     ", \"from_fonts\": " + std::to_string(fonts.slot_glyphs_from_fonts()) + "}");
     dump.SetField("display", "[" + JsonNumber(io.DisplaySize.x) + ", " + JsonNumber(io.DisplaySize.y) + "]");
     // Keys held in this frame: a test releases them as soon as the app has seen them (imgui repeats a key
     // held past 0.275 s of frame time, which a few slow frames on a loaded machine reach).

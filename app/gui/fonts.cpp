@@ -5,6 +5,7 @@
 #include "file_io.h"
 #include "text.h"
 #include "ui_strings.h"
+#include "unicode_slots.h"
 
 namespace attnviz {
 
@@ -43,21 +44,30 @@ bool UiFonts::AddText(const std::string& utf8) {
   if (!ValidateUtf8(utf8).ok()) return false;
   bool added = false;
   for (char32_t c : DecodeUtf8(utf8)) {
-    if (c < 0x80 || c > 0xFFFF) continue;  // ASCII is always in; ImWchar is 16-bit
+    if (c > 0xFFFF || (c >= 0xE000 && c <= 0xF8FF)) {  // ImWchar is 16-bit: a slot stands for it
+      ImGuiCharFor(c);
+      continue;
+    }
+    if (c < 0x80) continue;  // ASCII is always in
     if (codepoints_.insert((ImWchar)c).second) added = true;
   }
   if (added) dirty_ = true;
   return added;
 }
 
+bool UiFonts::dirty() const { return dirty_ || UsedSlotCount() != slot_glyphs_.built(); }
+
 std::string UiFonts::Build(ImFontAtlas* atlas, float size_px) {
   if (!searched_) {
     dejavu_ = FindFontFile("DejaVu Sans", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf");
     nanum_ = FindFontFile("NanumGothic", "/usr/share/fonts/truetype/nanum/NanumGothic.ttf");
+    symbola_ = FindFontFile("Symbola", "/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf");
+    slot_glyphs_.SetFonts({dejavu_, nanum_, symbola_});
     searched_ = true;
   }
   ImFontGlyphRangesBuilder builder;
   builder.AddRanges(atlas->GetGlyphRangesDefault());  // Basic Latin + Latin-1
+  builder.AddChar(0xFFFD);  // what imgui draws for a byte sequence it cannot decode
   for (ImWchar c : codepoints_) builder.AddChar(c);
   ranges_.clear();
   builder.BuildRanges(&ranges_);
@@ -85,7 +95,17 @@ std::string UiFonts::Build(ImFontAtlas* atlas, float size_px) {
     message += (message.empty() ? "" : " ") +
                std::string("Font NanumGothic not found (install fonts-nanum): Hangul shows as '?'.");
   }
+  if (!symbola_.empty()) {  // symbols and BMP emoji (❤ ☀ ✓) neither font has; earlier fonts win
+    ImFontConfig merge;
+    merge.MergeMode = true;
+    atlas->AddFontFromFileTTF(symbola_.c_str(), size_px, &merge, ranges_.Data);
+  } else if (UsedSlotCount() > 0) {
+    message += (message.empty() ? "" : " ") +
+               std::string("Font Symbola not found (install fonts-symbola): emoji show as boxes.");
+  }
+  slot_glyphs_.AddRects(atlas, atlas->Fonts[0], size_px);  // code points beyond U+FFFF
   atlas->Build();
+  slot_glyphs_.Draw(atlas);
   dirty_ = false;
   return message;
 }

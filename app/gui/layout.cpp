@@ -4,6 +4,7 @@
 #include <imgui_internal.h>  // the context's window list: every panel, whatever its (translated) title
 
 #include <algorithm>
+#include <cstring>
 
 #include "json.h"
 #include "widgets_dump.h"
@@ -69,8 +70,11 @@ void WindowLayout::KeepPanelsInside(WidgetDump* dump) const {
   for (ImGuiWindow* w : context->Windows) {
     if (!IsPanel(w)) continue;
     PanelRect drawn{w->Pos.x, w->Pos.y, w->Size.x, w->Size.y};
-    if (dump) dump->RecordRect(std::string("panel.") + w->Name, drawn.x, drawn.y, drawn.x + drawn.w, drawn.y + drawn.h,
-                               false, false, w->Collapsed ? "\"collapsed\"" : "null");
+    if (dump) {
+      const char* stable = std::strstr(w->Name, "###");  // "설정###Controls": named by its stable id
+      dump->RecordRect(std::string("panel.") + (stable ? stable + 3 : w->Name), drawn.x, drawn.y, drawn.x + drawn.w,
+                       drawn.y + drawn.h, false, false, JsonString(w->Name));
+    }
     // The full size (a collapsed panel keeps it) is what must fit; the next frame draws it there.
     PanelRect full{w->Pos.x, w->Pos.y, w->SizeFull.x, w->SizeFull.y};
     PanelRect inside = KeepInside(full, area_);

@@ -12,14 +12,14 @@ float DrawMenuBar(App& app) {
   if (!ImGui::BeginMainMenuBar()) return height;
   height = ImGui::GetWindowSize().y;
   WidgetDump& dump = app.dump;
-  if (ImGui::BeginMenu("File")) {
-    if (ImGui::MenuItem("Quit", "Ctrl+Q")) app.quit_requested = true;
+  if (ImGui::BeginMenu(Tr(Str::kMenuFile))) {
+    if (ImGui::MenuItem(Tr(Str::kMenuQuit), "Ctrl+Q")) app.quit_requested = true;
     dump.RecordItem("menu.file.quit");
     ImGui::EndMenu();
   }
   dump.RecordItem("menu.file");
-  if (ImGui::BeginMenu("View")) {
-    if (ImGui::MenuItem("Reset layout", "Ctrl+0")) app.layout.RequestReset();
+  if (ImGui::BeginMenu(Tr(Str::kMenuView))) {
+    if (ImGui::MenuItem(Tr(Str::kMenuResetLayout), "Ctrl+0")) app.layout.RequestReset();
     dump.RecordItem("menu.view.reset_layout");
     ImGui::EndMenu();
   }

@@ -21,6 +21,7 @@
 #include "app.h"
 #include "json.h"
 #include "panel_util.h"
+#include "unicode_slots.h"
 #ifdef ATTNVIZ_HAVE_FIGURE
 #include "figure/heatmap_figure.h"  // ColorbarTicks, FormatTicks: the exported figures' ticks
 #endif
@@ -257,7 +258,7 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
   std::string key_labels = "[";
   if (m.key_labels && layout.label_top > 0 && cell_shown * step < map_size.x + 1.0f) {
     for (int j = (w.c0 + step - 1) / step * step; j < w.c1; j += step) {
-      std::string label = Ellipsize(t.kv_tokens[(size_t)j].text, layout.label_top - 4.0f, size);
+      std::string label = Ellipsize(ToImGui(t.kv_tokens[(size_t)j].text), layout.label_top - 4.0f, size);
       float x = map_min.x + ((float)(j - w.c0) + 0.5f) * cell_x - size * 0.5f;
       AddTextVertical(dl, ImVec2(x, map_min.y - 3.0f), dim_color, label, size);
       if (key_labels.size() < 400) key_labels += (key_labels.size() > 1 ? ", " : "") + std::to_string(j);
@@ -267,7 +268,7 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
   std::string query_labels = "[";
   if (m.query_labels && layout.label_left > 0 && cell_shown * step < map_size.y + 1.0f) {
     for (int i = (w.r0 + step - 1) / step * step; i < w.r1; i += step) {
-      std::string label = Ellipsize(t.query_tokens[(size_t)i].text, layout.label_left - 6.0f, size);
+      std::string label = Ellipsize(ToImGui(t.query_tokens[(size_t)i].text), layout.label_left - 6.0f, size);
       float lw = TextWidth(label, size);
       float y = map_min.y + ((float)(i - w.r0) + 0.5f) * cell_y - size * 0.5f;
       dl->AddText(ImGui::GetFont(), size, ImVec2(map_min.x - 4.0f - lw, y), dim_color, label.c_str());
@@ -372,8 +373,8 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
     const ExactCell cell = ExactAt(source, t.scores.get(), m.head, i, j);  // exact at any zoom
     ImGui::BeginTooltip();
     ImGui::TextUnformatted(Trf(Str::kTipHead, {std::to_string(m.head)}).c_str());
-    ImGui::TextUnformatted(Trf(Str::kTipQuery, {std::to_string(i), t.query_tokens[(size_t)i].text}).c_str());
-    ImGui::TextUnformatted(Trf(Str::kTipKey, {std::to_string(j), t.kv_tokens[(size_t)j].text}).c_str());
+    ImGui::TextUnformatted(Trf(Str::kTipQuery, {std::to_string(i), ToImGui(t.query_tokens[(size_t)i].text)}).c_str());
+    ImGui::TextUnformatted(Trf(Str::kTipKey, {std::to_string(j), ToImGui(t.kv_tokens[(size_t)j].text)}).c_str());
     bool masked = image.causal && j > i;
     if (masked) {
       ImGui::TextUnformatted(Tr(Str::kTipMasked));

@@ -6,6 +6,7 @@
 #include "app.h"
 #include "json.h"
 #include "panel_util.h"
+#include "unicode_slots.h"
 
 namespace attnviz {
 
@@ -22,13 +23,13 @@ void DrawSentencesPanel(App& app) {
 
   if (cross) {
     ImGui::TextUnformatted(Tr(Str::kQuerySentence));
-    ImGui::InputTextMultiline("##query", &app.state.query_text, ImVec2(width, line * 2.6f));
+    InputTextMultilineAnyUnicode("##query", &app.state.query_text, ImVec2(width, line * 2.6f));
     dump.RecordItem("sentences.query_text", JsonString(app.state.query_text));
     ImGui::TextUnformatted(Tr(Str::kKvSentence));
   } else {
     ImGui::TextUnformatted(Tr(Str::kSentence));
   }
-  ImGui::InputTextMultiline("##kv", &app.state.kv_text, ImVec2(width, line * 2.6f));
+  InputTextMultilineAnyUnicode("##kv", &app.state.kv_text, ImVec2(width, line * 2.6f));
   dump.RecordItem("sentences.kv_text", JsonString(app.state.kv_text));
   if (app.shown) {
     const AttentionTensors& t = app.shown->tensors;
@@ -47,7 +48,7 @@ void DrawSentencesPanel(App& app) {
           while (cut > 0 && ((unsigned char)label[cut] & 0xC0) == 0x80) --cut;  // keep UTF-8 whole
           label = label.substr(0, cut) + "\xE2\x80\xA6";
         }
-        label += "##item" + std::to_string(i);
+        label = ToImGui(label) + "##item" + std::to_string(i);  // emoji drawn through their slots
         if (ImGui::Selectable(label.c_str(), app.selected_sentence == (int)i)) app.SelectSentence((int)i);
         dump.RecordItem("sentences.item." + std::to_string(i), std::to_string(item.line));
       }
@@ -59,7 +60,7 @@ void DrawSentencesPanel(App& app) {
   ImGui::TextUnformatted(Tr(Str::kSentenceFile));
   ImGui::SetNextItemWidth(width - ImGui::CalcTextSize(Tr(Str::kOpen)).x - ImGui::GetStyle().FramePadding.x * 2 -
                           ImGui::GetStyle().ItemSpacing.x);
-  bool enter = ImGui::InputText("##path", &app.sentence_path_input, ImGuiInputTextFlags_EnterReturnsTrue);
+  bool enter = InputTextAnyUnicode("##path", &app.sentence_path_input, ImGuiInputTextFlags_EnterReturnsTrue);
   dump.RecordItem("sentences.path", JsonString(app.sentence_path_input));
   ImGui::SameLine();
   bool open = ImGui::Button(Labeled(dump, Str::kOpen, "open").c_str());
@@ -75,7 +76,7 @@ void DrawSentencesPanel(App& app) {
     ImGui::TextUnformatted(Tr(Str::kRecent));
     for (size_t i = 0; i < app.state.recent_files.size(); ++i) {
       std::string path = app.state.recent_files[i];
-      if (ImGui::SmallButton((path + "##recent" + std::to_string(i)).c_str())) {
+      if (ImGui::SmallButton((ToImGui(path) + "##recent" + std::to_string(i)).c_str())) {
         if (app.OpenSentenceFile(path).ok() && !app.sentences.empty()) app.SelectSentence(0);
       }
       dump.RecordItem("sentences.recent." + std::to_string(i), JsonString(path));

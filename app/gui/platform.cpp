@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "file_io.h"
+#include "unicode_slots.h"
 
 namespace attnviz {
 
@@ -68,6 +69,7 @@ Status Platform::Init(const char* title, const WindowRect& rect) {
   style.ScaleAllSizes(content_scale_);
   ImGui_ImplGlfw_InitForOpenGL(window_, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");
+  InstallUnicodeSlots();
   imgui_ready_ = true;
   return Status::Ok();
 }
@@ -122,7 +124,6 @@ void Platform::InstallEventCounters() {
   glfwSetMouseButtonCallback(window_, [](GLFWwindow* w, int, int, int) { CountEvent(w); });
   glfwSetScrollCallback(window_, [](GLFWwindow* w, double, double) { CountEvent(w); });
   glfwSetKeyCallback(window_, [](GLFWwindow* w, int, int, int, int) { CountEvent(w); });
-  glfwSetCharCallback(window_, [](GLFWwindow* w, unsigned int) { CountEvent(w); });
   glfwSetWindowFocusCallback(window_, [](GLFWwindow* w, int) { CountEvent(w); });
   glfwSetCursorEnterCallback(window_, [](GLFWwindow* w, int) { CountEvent(w); });
   glfwSetWindowSizeCallback(window_, [](GLFWwindow* w, int, int) { CountEvent(w); });
@@ -130,6 +131,26 @@ void Platform::InstallEventCounters() {
   glfwSetWindowRefreshCallback(window_, [](GLFWwindow* w) { CountEvent(w); });
   glfwSetWindowIconifyCallback(window_, [](GLFWwindow* w, int) { CountEvent(w); });
   glfwSetWindowContentScaleCallback(window_, [](GLFWwindow* w, float, float) { CountEvent(w); });
+}
+
+void Platform::InstallUnicodeSlots() {
+  // Typed characters beyond U+FFFF reach the backend as their slots (its own callback would queue U+FFFD).
+  glfwSetCharCallback(window_, [](GLFWwindow* w, unsigned int c) {
+    CountEvent(w);
+    ImGui_ImplGlfw_CharCallback(w, ImGuiCharFor(c));
+  });
+  // The clipboard in both directions through the slots, so a pasted or copied emoji stays itself.
+  ImGuiIO& io = ImGui::GetIO();
+  io.ClipboardUserData = window_;
+  io.GetClipboardTextFn = [](void* window) -> const char* {
+    static std::string text;  // imgui copies it before the next call
+    const char* raw = glfwGetClipboardString((GLFWwindow*)window);
+    text = raw ? ToImGui(raw) : std::string();
+    return text.c_str();
+  };
+  io.SetClipboardTextFn = [](void* window, const char* text) {
+    glfwSetClipboardString((GLFWwindow*)window, FromImGui(text ? text : "").c_str());
+  };
 }
 
 int Platform::TakeInputEvents() {

@@ -59,6 +59,7 @@ class Platform {
  private:
   static void OnDrop(GLFWwindow* window, int count, const char** paths);
   void InstallEventCounters();  // before the ImGui backend, which chains to them
+  void InstallUnicodeSlots();    // after it: typed characters and the clipboard (unicode_slots.h)
   static void CountEvent(GLFWwindow* window);
   int input_events_ = 0;
   GLFWwindow* window_ = nullptr;

@@ -498,15 +498,59 @@ class E2E(unittest.TestCase):
         glyphs_before = s.field("font_codepoints")
         for attempt in range(3):  # a loaded machine can drop a clipboard request; a person would paste again
             s.replace_text("sentences.kv_text", "")
-            s.paste("학교에 갑니다")
+            s.paste("뷁쀍 똠얌")  # syllables no UI string of either language has (those are in the atlas already)
             try:
-                w = s.wait_for(lambda w: w["fields"]["result"]["kv_tokens"] == ["학교에", "갑니다"],
+                w = s.wait_for(lambda w: w["fields"]["result"]["kv_tokens"] == ["뷁쀍", "똠얌"],
                                timeout=8, what="the pasted Hangul sentence")
                 break
             except AssertionError:
                 if attempt == 2:
                     raise
         self.assertGreater(w["fields"]["font_codepoints"], glyphs_before)
+
+    def test_paste_emoji_round_trip(self):
+        """An emoji (beyond U+FFFF, which imgui 1.86's 16-bit ImWchar cannot hold) pasted into the sentence stays
+        itself in the text, the tokens, a copy back to the clipboard and settings.txt, and is drawn from a font."""
+        if not shutil.which("xclip"):
+            self.skipTest("xclip missing")
+        text = "I \u2764 \uc11c\uc6b8 \U0001F600 caf\u00e9"  # I ❤ 서울 😀 café
+        s = self.start("--text", "I go home.")
+        for attempt in range(3):  # a loaded machine can drop a clipboard request; a person would paste again
+            s.replace_text("sentences.kv_text", "")
+            s.paste(text)
+            try:
+                w = s.wait_for(lambda w: w["fields"]["kv_text"] == text and not w["fields"]["computing"]
+                               and "\U0001F600" in "".join(w["fields"]["result"]["kv_tokens"]),
+                               timeout=8, what="the pasted sentence")
+                break
+            except AssertionError:
+                if attempt == 2:
+                    raise
+        tokens = w["fields"]["result"]["kv_tokens"]
+        self.assertIn("\U0001F600", tokens)
+        self.assertNotIn("\ufffd", "".join(tokens))
+        self.assertEqual(w["widgets"]["sentences.kv_text"]["value"], text)
+        glyphs = s.wait_for(lambda w: w["fields"]["slot_glyphs"]["built"] >= 1, what="the emoji's glyph")
+        if os.path.exists("/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf"):
+            self.assertGreaterEqual(glyphs["fields"]["slot_glyphs"]["from_fonts"], 1)  # Symbola's, not a box
+        # Copied back out of the field: the clipboard holds the emoji, not U+FFFD.
+        s.click("sentences.kv_text")
+        s.key("ctrl", "a")
+        s.key("ctrl", "c")
+        copied = None
+        for _ in range(50):
+            copied = subprocess.run(["xclip", "-selection", "clipboard", "-o"], env=s.env, capture_output=True,
+                                    timeout=10).stdout.decode("utf-8", "replace")
+            if copied == text:
+                break
+            time.sleep(0.1)
+        self.assertEqual(copied, text)
+        # Saved as it is.
+        self.assertEqual(s.quit_with_ctrl_q(), 0, s.app_log())
+        with open(os.path.join(s.xdg, "attnviz", "settings.txt"), encoding="utf-8") as f:
+            settings = f.read()
+        self.assertIn("kv_text = " + text, settings)
+        self.assertNotIn("\ufffd", settings)
 
     def test_drag_dk_then_toggle_scaling(self):
         s = self.start("--text", "the cat sat on the mat because it was warm and tired", "--heads", "4")
@@ -900,9 +944,9 @@ class E2E(unittest.TestCase):
         self.addCleanup(shutil.rmtree, xdg, True)
         os.makedirs(os.path.join(xdg, "attnviz"))
         with open(os.path.join(xdg, "attnviz", "layout.ini"), "w") as f:
-            f.write("[Window][Controls]\nPos=-214,-60\nSize=330,472\nCollapsed=0\n\n"
-                    "[Window][Saturation]\nPos=1900,1200\nSize=360,520\nCollapsed=0\n\n"
-                    "[Window][Export]\nPos=900,700\nSize=2000,2000\nCollapsed=0\n\n")
+            f.write("[Window][###Controls]\nPos=-214,-60\nSize=330,472\nCollapsed=0\n\n"
+                    "[Window][###Saturation]\nPos=1900,1200\nSize=360,520\nCollapsed=0\n\n"
+                    "[Window][###Export]\nPos=900,700\nSize=2000,2000\nCollapsed=0\n\n")
         s = self.start("--text", "I go home.", xdg=xdg)
         w = s.wait_for(lambda w: self.all_inside(w, 1280, 800), what="panels inside")
         self.assert_panels_inside(w, 1280, 800)
@@ -949,7 +993,14 @@ class E2E(unittest.TestCase):
         s = self.start("--text", "the cat sat on the mat", "--heads", "4")
         s.wait_idle()
         s.move(5, 790)
-        time.sleep(1.0)  # the frames after the last input
+        # The frames after the last input: until the frame counter has stood still for a second.
+        last, since = s.widgets()["frame"], time.time()
+        deadline = time.time() + 30
+        while time.time() - since < 1.0 and time.time() < deadline:
+            time.sleep(0.1)
+            now = s.widgets()["frame"]
+            if now != last:
+                last, since = now, time.time()
         frame0, cpu0, t0 = s.widgets()["frame"], s.cpu_seconds(), time.time()
         time.sleep(5.0)
         frame1, cpu1, t1 = s.widgets()["frame"], s.cpu_seconds(), time.time()

@@ -83,9 +83,9 @@ TEST_F(LayoutTest, ShrinkingTheWindowKeepsEveryPanelInside) {
 
 TEST_F(LayoutTest, OffScreenSavedLayoutIsPulledBackIn) {
   const char* ini =
-      "[Window][Controls]\nPos=-214,-60\nSize=330,472\nCollapsed=0\n\n"
-      "[Window][Export]\nPos=1900,1200\nSize=360,280\nCollapsed=0\n\n"
-      "[Window][Heads]\nPos=100,100\nSize=3000,2000\nCollapsed=0\n\n";
+      "[Window][###Controls]\nPos=-214,-60\nSize=330,472\nCollapsed=0\n\n"
+      "[Window][###Export]\nPos=1900,1200\nSize=360,280\nCollapsed=0\n\n"
+      "[Window][###Heads]\nPos=100,100\nSize=3000,2000\nCollapsed=0\n\n";
   ImGui::LoadIniSettingsFromMemory(ini);
   MakeApp();
   Frames(3);
@@ -98,13 +98,13 @@ TEST_F(LayoutTest, ResetLayoutFromTheMenuAndCtrl0) {
   App& app = MakeApp();
   Frames(3);
   const PanelRect home = Panels()["Controls"];
-  ImGui::SetWindowPos("Controls", ImVec2(500, 300));
+  ImGui::SetWindowPos("###Controls", ImVec2(500, 300));
   Frames(2);
   EXPECT_EQ(Panels()["Controls"].x, 500.0f);
   Click("menu.view");
   Click("menu.view.reset_layout");
   EXPECT_EQ(Panels()["Controls"], home);
-  ImGui::SetWindowPos("Controls", ImVec2(400, 200));
+  ImGui::SetWindowPos("###Controls", ImVec2(400, 200));
   Frames(2);
   int layouts = app.layout.layouts();
   PressKey('0', /*ctrl=*/true);

@@ -15,6 +15,11 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kWinExport, "Export"},
     {Str::kWinModel, "Model"},
     {Str::kWinOverview, "Overview"},
+    // ---- menu bar
+    {Str::kMenuFile, "File"},
+    {Str::kMenuQuit, "Quit"},
+    {Str::kMenuView, "View"},
+    {Str::kMenuResetLayout, "Reset layout"},
     // ---- shared words
     {Str::kLanguage, "language"},
     {Str::kComputing, "computing\xE2\x80\xA6"},

@@ -16,6 +16,11 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kWinExport, "내보내기"},
     {Str::kWinModel, "모델"},
     {Str::kWinOverview, "한눈에 보기"},
+    // ---- menu bar
+    {Str::kMenuFile, "파일"},
+    {Str::kMenuQuit, "끝내기"},
+    {Str::kMenuView, "보기"},
+    {Str::kMenuResetLayout, "배치 초기화"},
     // ---- shared words
     {Str::kLanguage, "언어"},
     {Str::kComputing, "계산 중…"},

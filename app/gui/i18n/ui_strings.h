@@ -25,6 +25,8 @@ Lang CurrentLang();
 enum class Str : int {
   // ---- window titles
   kWinControls, kWinSentences, kWinHeads, kWinShapes, kWinSaturation, kWinExport, kWinModel, kWinOverview,
+  // ---- menu bar
+  kMenuFile, kMenuQuit, kMenuView, kMenuResetLayout,
   // ---- shared words
   kLanguage, kComputing, kNoResultYet, kOpen, kNotApplied, kNa,
   // ---- Controls
