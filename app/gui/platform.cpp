@@ -134,10 +134,12 @@ void Platform::InstallEventCounters() {
 }
 
 void Platform::InstallUnicodeSlots() {
-  // Typed characters beyond U+FFFF reach the backend as their slots (its own callback would queue U+FFFD).
+  // Typed characters beyond U+FFFF (and Private Use Area ones) go to the AnyUnicode field with the
+  // keyboard as slots: the backend would queue U+FFFD, and imgui's fields drop typed slots.
   glfwSetCharCallback(window_, [](GLFWwindow* w, unsigned int c) {
     CountEvent(w);
-    ImGui_ImplGlfw_CharCallback(w, ImGuiCharFor(c));
+    if (ImGuiCharFor(c) != c) QueueTypedSlot(c);
+    else ImGui_ImplGlfw_CharCallback(w, c);
   });
   // The clipboard in both directions through the slots, so a pasted or copied emoji stays itself.
   ImGuiIO& io = ImGui::GetIO();
@@ -160,8 +162,14 @@ int Platform::TakeInputEvents() {
 }
 
 void Platform::NewFrame(bool ignore_mouse) {
+  NewFrameTypedSlots();
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
+  // The first frame after an idle wait (or one slow frame) must not count as a key held 0.275 s: imgui
+  // would repeat it (Ctrl+V pasting twice). Capped below that, yet long enough that two clicks around an
+  // idle wait never make a double click (the frames after input already take over 0.15 s).
+  ImGuiIO& io = ImGui::GetIO();
+  io.DeltaTime = std::min(io.DeltaTime, 0.25f);
   if (ignore_mouse) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
   ImGui::NewFrame();
 }

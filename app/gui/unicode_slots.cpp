@@ -2,6 +2,7 @@
 
 #include <imgui_stdlib.h>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 
@@ -16,6 +17,7 @@ struct SlotTable {
   std::mutex mutex;
   std::map<char32_t, char32_t> slot_of;  // code point -> slot
   std::vector<UnicodeSlot> slots;        // slot - kFirstSlot -> code point
+  std::string typed_incoming, typed_this_frame;  // typed slots (UTF-8) for the field with the keyboard
 };
 SlotTable& Table() {
   static SlotTable table;
@@ -115,6 +117,19 @@ unsigned int ImGuiCharFor(unsigned int c) {
   return c > 0x10FFFF ? kReplacement : SlotFor(t, c);
 }
 
+void QueueTypedSlot(unsigned int c) {
+  SlotTable& t = Table();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  AppendUtf8(c > 0x10FFFF ? kReplacement : SlotFor(t, c), &t.typed_incoming);
+}
+
+void NewFrameTypedSlots() {
+  SlotTable& t = Table();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  t.typed_this_frame.swap(t.typed_incoming);  // what no field took last frame is dropped, as imgui drops keys
+  t.typed_incoming.clear();
+}
+
 std::vector<UnicodeSlot> UsedSlots() {
   SlotTable& t = Table();
   std::lock_guard<std::mutex> lock(t.mutex);
@@ -127,21 +142,51 @@ size_t UsedSlotCount() {
   return t.slots.size();
 }
 
-bool InputTextAnyUnicode(const char* label, std::string* text, ImGuiInputTextFlags flags) {
+namespace {
+
+// Called every frame while the field has the keyboard: inserts the slots typed this frame at the caret.
+int InsertTypedSlots(ImGuiInputTextCallbackData* data) {
+  SlotTable& t = Table();
+  std::string typed;
+  {
+    std::lock_guard<std::mutex> lock(t.mutex);
+    typed.swap(t.typed_this_frame);
+  }
+  if (typed.empty()) return 0;
+  if (data->HasSelection()) {  // typing replaces the selection
+    int lo = std::min(data->SelectionStart, data->SelectionEnd), hi = std::max(data->SelectionStart, data->SelectionEnd);
+    data->DeleteChars(lo, hi - lo);
+    data->CursorPos = lo;
+  }
+  data->InsertChars(data->CursorPos, typed.c_str());
+  data->SelectionStart = data->SelectionEnd = data->CursorPos;
+  return 0;
+}
+
+// `edit` runs the imgui field on the slot form of *text; the result is mapped back when it changed.
+template <typename Edit>
+bool EditAnyUnicode(std::string* text, Edit edit) {
   std::string shown = ToImGui(*text);
   const std::string before = shown;
-  bool result = ImGui::InputText(label, &shown, flags);
+  bool result = edit(&shown);
   if (shown != before) *text = FromImGui(shown);  // also an edit under EnterReturnsTrue
   return result;
 }
 
+}  // namespace
+
+bool InputTextAnyUnicode(const char* label, std::string* text, ImGuiInputTextFlags flags) {
+  return EditAnyUnicode(text, [&](std::string* shown) {
+    return ImGui::InputText(label, shown, flags | ImGuiInputTextFlags_CallbackAlways, InsertTypedSlots);
+  });
+}
+
 bool InputTextMultilineAnyUnicode(const char* label, std::string* text, const ImVec2& size,
                                   ImGuiInputTextFlags flags) {
-  std::string shown = ToImGui(*text);
-  const std::string before = shown;
-  bool result = ImGui::InputTextMultiline(label, &shown, size, flags);
-  if (shown != before) *text = FromImGui(shown);
-  return result;
+  return EditAnyUnicode(text, [&](std::string* shown) {
+    return ImGui::InputTextMultiline(label, shown, size, flags | ImGuiInputTextFlags_CallbackAlways,
+                                     InsertTypedSlots);
+  });
 }
 
 }  // namespace attnviz

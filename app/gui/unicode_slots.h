@@ -19,6 +19,11 @@ std::string ToImGui(const std::string& utf8);
 std::string FromImGui(const std::string& imgui_utf8);
 // One typed character: `c` when ImGui can hold it, else its slot.
 unsigned int ImGuiCharFor(unsigned int c);
+// A typed character beyond U+FFFF: imgui's text fields drop typed Private Use Area characters (they
+// filter them as stray key codes), so its slot is queued here and the AnyUnicode field that has the
+// keyboard inserts it (platform.cpp queues; NewFrameTypedSlots at each frame start).
+void QueueTypedSlot(unsigned int c);
+void NewFrameTypedSlots();
 
 struct UnicodeSlot {
   ImWchar slot;
