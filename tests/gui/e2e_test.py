@@ -694,6 +694,8 @@ class E2E(unittest.TestCase):
         w1 = s.wait_frames(10)
         self.assertEqual(w1["fields"]["heatmap_uploads"], w0["fields"]["heatmap_uploads"])
         self.assertEqual(w1["fields"]["heatmap_draws"], w0["fields"]["heatmap_draws"])
+        s.scroll_into_view("controls.color_log", "panel.Controls")  # below the fold at 1280x800 with the menu bar
+        w1 = s.wait_frames(3)
         s.click("controls.color_log")
         w2 = s.wait_frames(3)
         self.assertEqual(w2["fields"]["heatmap_uploads"], w1["fields"]["heatmap_uploads"])
