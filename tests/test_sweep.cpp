@@ -2,6 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "attention.h"
+
 using namespace attnviz;
 
 namespace {
@@ -61,4 +67,46 @@ TEST(Sweep, SampledRowsOfARawQueryFeatureKeepTheirPositions) {
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ((*s)[0].rows, 1);
   EXPECT_GT((*s)[0].max_weight, 0.6f);
+}
+
+// The sweep stops within one block of work once cancelled, even inside one d_k (before, the flag was read only
+// between d_ks: at 8192 keys and d_k 4096 one d_k is seconds of work, minutes under a sanitizer, and the app's
+// Worker waited for it at shutdown).
+TEST(SweepCancel, StopsInsideOneDkWithinABlock) {
+  // Cross mode, 1024 query rows (every row: no sampling) x 2048 keys, 2 heads: one d_k is many blocks.
+  const size_t n_q = 1024, n_k = 2048, n_head = 2;
+  std::string q_text, k_text;
+  for (size_t i = 0; i < n_k; ++i) (i < n_q ? q_text : k_text) += "w" + std::to_string(i) + " ";
+  for (size_t i = 0; i < n_q; ++i) k_text += "v" + std::to_string(i) + " ";
+  const std::vector<Token> queries = Words(q_text), keys = Words(k_text);
+  ASSERT_EQ(queries.size(), n_q);
+  ASSERT_EQ(keys.size(), n_k);
+  AttentionConfig base;
+  base.mode = AttentionMode::kCross;
+  std::atomic<bool> cancel{false};
+  std::atomic<size_t> blocks{0};
+  SweepOptions o;
+  o.d_ks = {1024};
+  o.n_seeds = 1;
+  o.n_head = (int)n_head;
+  o.cancel = &cancel;
+  o.blocks_done = &blocks;
+  size_t blocks_at_cancel = 0;
+  // Cancels once the first attention block of the d_k has finished (a hang guard of 120 s otherwise).
+  std::thread canceller([&] {
+    const auto t0 = std::chrono::steady_clock::now();
+    while (blocks.load() == 0 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120))
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    blocks_at_cancel = blocks.load();
+    cancel = true;
+  });
+  auto r = SweepDk(queries, keys, base, o);
+  canceller.join();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.message(), "cancelled");
+  ASSERT_GE(blocks_at_cancel, 1u) << "the sweep's attention pass reported no block";
+  // At most the blocks already running on each thread finish after the flag.
+  const size_t total = AttendBlockCount(n_head, n_q, n_k);
+  EXPECT_LE(blocks.load(), blocks_at_cancel + 8) << "of " << total << " blocks";
+  EXPECT_LT(blocks.load(), total / 2);
 }

@@ -38,6 +38,8 @@ struct SweepOptions {
   // Optional: checked before each (d_k, seed); once set, SweepDk returns the error kCancelled.
   const std::atomic<bool>* cancel = nullptr;
   std::function<void(size_t done, size_t total)> progress;  // after each (d_k, seed)
+  // Optional: counts the attention blocks finished (the unit the cancel flag is checked at, finer than progress).
+  std::atomic<size_t>* blocks_done = nullptr;
   std::function<void()> before_unit;  // called before each (d_k, seed): the app waits there while maps compute
 };
 // The one sweep definition of the app and attnviz-cli (so their numbers agree): the defaults above,

@@ -1,0 +1,137 @@
+#!/usr/bin/python3
+"""Writes the committed seed corpora fuzz/corpus/NAME/ (small valid inputs of each format, from the repository's
+fixtures or made here). Run from the repository root; regression inputs found by fuzzing sit beside the seeds
+(named regress-*) and are left alone."""
+import json
+import os
+import shutil
+import struct
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORPUS = os.path.join(ROOT, "fuzz", "corpus")
+
+
+def put(harness, name, data):
+    folder = os.path.join(CORPUS, harness)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, name), "wb") as f:
+        f.write(data if isinstance(data, bytes) else data.encode("utf-8"))
+
+
+def read(*path):
+    with open(os.path.join(ROOT, *path), "rb") as f:
+        return f.read()
+
+
+def npy_bytes(array):
+    import io
+    buf = io.BytesIO()
+    np.save(buf, array)
+    return buf.getvalue()
+
+
+def safetensors_bytes(tensors, metadata=None):
+    header, data = {}, b""
+    for name, (dtype, array) in tensors.items():
+        raw = array.tobytes()
+        header[name] = {"dtype": dtype, "shape": list(array.shape), "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    if metadata:
+        header["__metadata__"] = metadata
+    text = json.dumps(header).encode()
+    text += b" " * (-len(text) % 8)
+    return struct.pack("<Q", len(text)) + text + data
+
+
+# Sentence text and files.
+put("fuzz_text", "samples.txt", read("assets", "sentences.txt"))
+put("fuzz_text", "hangul.txt", "나는 사과를 먹었다")
+put("fuzz_text", "cross.txt", "# a comment\n\nIch gehe nach Hause. ||| I go home.\n")
+
+# .npy: float32 and float64, 0-d to 3-d, version 2.0.
+put("fuzz_npy", "f32_2d.npy", read("tests", "fixtures", "01_self_h1", "x.npy"))
+put("fuzz_npy", "f32_3d.npy", read("tests", "fixtures", "01_self_h1", "weights.npy"))
+put("fuzz_npy", "f64_1d.npy", npy_bytes(np.array([0.5, -2.0, 1e-3], dtype="<f8")))
+put("fuzz_npy", "f32_0d.npy", npy_bytes(np.array(3.0, dtype="<f4")))
+v2 = npy_bytes(np.zeros((2, 3), dtype="<f4"))
+put("fuzz_npy", "f32_v2.npy", b"\x93NUMPY\x02\x00" + struct.pack("<I", struct.unpack("<H", v2[8:10])[0]) + v2[10:])
+
+# settings.txt as the app writes it.
+put("fuzz_settings", "settings.txt", """# attnviz settings (written by the app; key = value)
+version = 1
+kv_text = I go home.
+query_text = Ich gehe nach Hause.
+sentence_file = assets/sentences.txt
+recent_file = a.txt
+mode = cross
+n_head = 4
+d_model = 64
+d_k = 16
+d_v = 16
+scale = false
+temperature = 0.5
+mask = causal
+seed = 7
+positional = true
+qkv = separate
+colormap = magma
+color_scale = log
+auto_range = true
+hidden_heads = 0,1
+selected_head = 2
+enlarged = true
+side_by_side = false
+export_target = 1
+export_format = svg
+export_dir = /tmp
+source = model
+recent_model = tests/fixtures/models/bert
+model_hide_special = true
+model_no_scale = false
+model_dir = tests/fixtures/models/gpt2
+model_layer = 1
+model_temperature = 2
+model_whatif_layers = 0,1
+model_role_filter = induction >= 0.4
+window_x = 10
+window_y = 20
+window_w = 1024
+window_h = 700
+""")
+put("fuzz_settings", "escapes.txt", "kv_text = line\\none\\\\two\nquery_text =\n")
+
+# Command lines: arguments separated by NUL bytes.
+for name, argv in {
+    "compute": ["--text", "I go home.", "--heads", "4", "--dk", "16", "--dv", "8", "--no-scale", "--seed", "7"],
+    "cross": ["--query-text", "나는", "--text", "I go home.", "--mask", "causal", "--temperature", "0.25"],
+    "file": ["--text-file", "assets/sentences.txt", "--line", "3", "--qkv", "separate", "--no-positional"],
+    "values": ["--d-model", "64", "viridis", "log", "0,2,5", "18446744073709551615", "1e-3"],
+}.items():
+    put("fuzz_options", name, "\0".join(argv))
+
+# config.json of each model family.
+for family in ("bert", "gpt2", "llama", "qwen2", "mistral_sharded"):
+    put("fuzz_model_config", family + ".json", read("tests", "fixtures", "models", family, "config.json"))
+
+# safetensors: each float dtype, a scalar, metadata, an integer buffer.
+rng = np.random.default_rng(0)
+put("fuzz_safetensors", "f32.safetensors", safetensors_bytes(
+    {"wte.weight": ("F32", rng.standard_normal((4, 3)).astype("<f4")), "ln.bias": ("F32", np.zeros(3, "<f4"))},
+    {"format": "pt"}))
+put("fuzz_safetensors", "f16_bf16.safetensors", safetensors_bytes(
+    {"a": ("F16", rng.standard_normal((2, 2)).astype("<f2")),
+     "b": ("BF16", (rng.standard_normal(4).astype("<f4").view("<u4") >> 16).astype("<u2"))}))
+put("fuzz_safetensors", "scalar_i64.safetensors", safetensors_bytes(
+    {"step": ("I64", np.array(5, "<i8")), "s": ("F32", np.array(1.5, "<f4"))}))
+
+# Tokenizer files.
+for case in ("bert_json", "llama_style", "metaspace_split", "split_isolated", "wordpiece_misc",
+             "pretokenizers_misc"):
+    put("fuzz_tokenizer_json", case + ".json", read("tests", "fixtures", "tokenize", case, "tokenizer.json"))
+put("fuzz_gpt2_files", "tiny", read("assets", "models", "tiny", "vocab.json") + b"\0" +
+    read("assets", "models", "tiny", "merges.txt"))
+for case in ("bert_cased", "bert_uncased"):
+    put("fuzz_bert_files", case, read("tests", "fixtures", "tokenize", case, "vocab.txt") + b"\0" +
+        read("tests", "fixtures", "tokenize", case, "tokenizer_config.json"))
