@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 SAMPLES ?= assets/sentences.txt
 
-.PHONY: all deps configure build run test bench install deb clean tiny-model fuzz test-sanitize
+.PHONY: all deps configure build run test bench install deb clean tiny-model fuzz test-sanitize test-tsan test-asan
 
 all: build
 
@@ -54,26 +54,32 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 10
 fuzz: deps
 	@CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNVIZ_FUZZ=ON >/dev/null
-	@cmake --build $(FUZZ_BUILD) --target fuzz_harnesses -j$(JOBS) 2>&1 | grep -v "Wunknown-warning-option" || true
+	@cmake --build $(FUZZ_BUILD) --target fuzz_harnesses -j$(JOBS)
 	@bash fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 # The suite under sanitizers, each in its own build folder: everything (GUI end to end included) under
 # AddressSanitizer + UndefinedBehaviorSanitizer, halting on the first report, with leaks checked except those of the
 # GL driver (tests/sanitize/lsan.supp); the worker and pipeline tests under ThreadSanitizer, built without OpenMP
-# (libgomp is not instrumented: TSan cannot see its barriers). ASAN_TESTS narrows the first part (a ctest -R regex).
+# (libgomp is not instrumented: TSan cannot see its barriers). `make test-tsan` and `make test-asan` run one part;
+# ASAN_TARGETS and ASAN_TESTS (a ctest -R regex) narrow the ASan part.
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
 ASAN_TESTS ?= .
-TSAN_TESTS ?= Worker|Pipeline|SweepSampling|ExactRows|View\.|Run\.
+ASAN_TARGETS ?= all
+TSAN_TESTS ?= Worker|Pipeline|Sweep|ExactRows|View\.|Run\.
 SANITIZER_ENV = ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:strict_string_checks=1 \
   LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitize/lsan.supp:print_suppressions=0 \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
-test-sanitize: deps
+test-sanitize: test-tsan test-asan
+
+test-tsan: deps
 	@cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNVIZ_SANITIZE=thread -DATTNVIZ_OPENMP=OFF >/dev/null
 	@cmake --build $(TSAN_BUILD) -j$(JOBS) --target attnviz_core_tests attnviz_maps_tests attnviz_worker_tests attnviz_model_tests
 	@cd $(TSAN_BUILD) && $(SANITIZER_ENV) ctest --output-on-failure -j$(JOBS) -R '$(TSAN_TESTS)'
+
+test-asan: deps
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNVIZ_SANITIZE=address,undefined >/dev/null
-	@cmake --build $(ASAN_BUILD) -j$(JOBS)
+	@cmake --build $(ASAN_BUILD) -j$(JOBS) --target $(ASAN_TARGETS)
 	@cd $(ASAN_BUILD) && $(SANITIZER_ENV) ctest --output-on-failure -j$(JOBS) -R '$(ASAN_TESTS)'
 
 clean:
