@@ -27,6 +27,7 @@ from e2e_test import AppSession, _die_with_parent  # noqa: E402
 import subprocess  # noqa: E402
 
 WIDTH, HEIGHT = 1280, 800
+MENU_BAR = 30  # pixels at the top of the window the pointer keeps off
 # Keys a person might press anywhere; no Ctrl+Q (quits: the end of the run does that on purpose).
 KEYS = ["Left", "Right", "Up", "Down", "Tab", "Return", "BackSpace", "Delete", "Home", "End", "Escape", "space",
         "Page_Up", "Page_Down", "s", "a", "z", "1", "9", "0", "minus", "period", "comma", "bar", "F1", "F5",
@@ -46,10 +47,11 @@ class Monkey:
 
     def point(self):
         # Mostly inside the window as it is now (it may have been resized), sometimes anywhere on the screen.
+        # Never on the main menu bar (its File > Quit ends the app on purpose, as Ctrl+Q does).
         w, h = self.size
         if self.rng.random() < 0.9:
-            return self.rng.randrange(0, max(1, w)), self.rng.randrange(0, max(1, h))
-        return self.rng.randrange(-50, WIDTH + 50), self.rng.randrange(-50, HEIGHT + 50)
+            return self.rng.randrange(0, max(1, w)), self.rng.randrange(MENU_BAR, max(MENU_BAR + 1, h))
+        return self.rng.randrange(-50, WIDTH + 50), self.rng.randrange(MENU_BAR, HEIGHT + 50)
 
     def count(self, kind):
         self.counts[kind] = self.counts.get(kind, 0) + 1
