@@ -33,12 +33,18 @@ Outputs:
   tests/fixtures/models/tiny_heldout.json           ids, the layer stored, role scores (Python's reference)
   tests/fixtures/models/tiny_heldout_probs.npy      [n_head, n, n] float32: the last layer's probs in float64 math
 """
+import os
+
+# One thread everywhere: on a loaded 2-core machine, torch's and OpenBLAS's thread pools spin at every barrier waiting
+# for a descheduled thread (measured here: a training step 10x slower with 2 threads than with 1). Set before numpy.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import argparse
 import collections
 import gzip
 import json
 import math
-import os
 import random
 import struct
 import sys
@@ -54,7 +60,7 @@ OUT_DIR = os.path.join(ROOT, "assets", "models", "tiny")
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "models")
 
 SEED = 1234
-THREADS = 2
+THREADS = 1
 N_MERGES = 768
 CONFIG = {
     "model_type": "gpt2",
@@ -230,7 +236,29 @@ class Conv1D(nn.Module):
         self.bias = nn.Parameter(torch.zeros(nf))
 
     def forward(self, x):
-        return torch.addmm(self.bias, x.reshape(-1, x.size(-1)), self.weight).view(x.size()[:-1] + (self.nf,))
+        return (matmul(x.reshape(-1, x.size(-1)), self.weight) + self.bias).view(x.size()[:-1] + (self.nf,))
+
+
+class _OpenBlasMatmul(torch.autograd.Function):
+    """a @ b for float32 through numpy (OpenBLAS): Debian's torch 1.13 is built without a BLAS (BLAS_INFO=generic)
+    and its own float32 GEMM runs about 10x slower than numpy's here. Same values up to summation order."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return torch.from_numpy(np.matmul(a.detach().numpy(), b.detach().numpy()))
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = (t.detach().numpy() for t in ctx.saved_tensors)
+        g = g.contiguous().numpy()
+        return (torch.from_numpy(np.matmul(g, np.swapaxes(b, -1, -2))),
+                torch.from_numpy(np.matmul(np.swapaxes(a, -1, -2), g)))
+
+
+def matmul(a, b):
+    """a @ b (same shapes, no broadcasting); float32 goes through OpenBLAS, float64 (the reference run) through torch."""
+    return _OpenBlasMatmul.apply(a, b) if a.dtype == torch.float32 else a @ b
 
 
 def gelu_new(x):
@@ -252,10 +280,10 @@ class Attention(nn.Module):
         q, k, v = self.c_attn(x).split(d, dim=2)
         q, k, v = (t.view(B, n, self.n_head, self.d_head).transpose(1, 2) for t in (q, k, v))
         # (q / sqrt(d_head)) k^T: the same numbers as HF's (q k^T) / sqrt(d_head), scaled on the smaller tensor
-        logits = (q * (1.0 / math.sqrt(self.d_head))) @ k.transpose(-1, -2)
+        logits = matmul(q * (1.0 / math.sqrt(self.d_head)), k.transpose(-1, -2))
         mask = torch.full((n, n), float("-inf"), dtype=logits.dtype).triu(1)  # 0 on and below the diagonal
         probs = torch.softmax(logits + mask, dim=-1)
-        z = (probs @ v).transpose(1, 2).reshape(B, n, d)
+        z = matmul(probs, v).transpose(1, 2).reshape(B, n, d)
         return self.c_proj(z), probs
 
 
@@ -317,7 +345,7 @@ class GPT2LMHeadModel(nn.Module):
         for block in t.h:
             x, p = block(x)
             all_probs.append(p)
-        return t.ln_f(x) @ t.wte.weight.t(), all_probs
+        return matmul(t.ln_f(x), t.wte.weight.t()), all_probs
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -415,11 +443,17 @@ All six roles: `attnviz-cli model --model tiny --text-file tests/fixtures/models
 
 
 def main():
+    global BATCH, LR
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--steps", type=int, default=STEPS)
+    ap.add_argument("--batch", type=int, default=BATCH)
+    ap.add_argument("--lr", type=float, default=LR)
+    ap.add_argument("--n-embd", type=int, default=CONFIG["n_embd"])
     ap.add_argument("--out", default=OUT_DIR)
     ap.add_argument("--fixtures", default=FIXTURES)
     args = ap.parse_args()
+    BATCH, LR = args.batch, args.lr
+    CONFIG["n_embd"] = args.n_embd
     t_start = time.time()
     random.seed(SEED)
     np.random.seed(SEED)

@@ -71,6 +71,9 @@ class App {
   // Layer `layer` of the latest model result as the panels draw it (special tokens left out when
   // asked: a copy of that layer, made once per result).
   const AttentionTensors& OverviewLayer(int layer, bool hide_special);
+  // One sentence on what head (layer, head) of the latest model result does: its strongest role, the score and
+  // what the role means (core/model/roles.h). "" when no model result has roles for that head.
+  std::string HeadRoleLine(int layer, int head) const;
   std::unique_ptr<ModelSession> models;
   std::shared_ptr<const ModelResult> model_result;  // the last successful model run
   std::string model_path_input;                     // the Model panel's path field

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "app.h"
+#include "i18n/ui_strings.h"
 #include "data_dir.h"
 #include "file_io.h"
 
@@ -121,6 +122,15 @@ void App::UpdateModel() {
   result->request.config = LayerConfig(*model_result->request.folder, model_result->request, layer);
   result->seconds = model_result->seconds;
   shown = result;
+}
+
+std::string App::HeadRoleLine(int layer, int head) const {
+  if (!model_result || !model_result->status.ok()) return "";
+  const model::HeadRoles& roles = model_result->roles;
+  if (layer < 0 || head < 0 || layer >= roles.n_layer || head >= roles.n_head) return "";
+  const model::RoleScore best = model::StrongestRole(roles.at(layer, head));
+  return Trf(Str::kHeadRoleLine, {std::to_string(layer), std::to_string(head), model::RoleName(best.role),
+                                  FormatNumber(best.score, "%.2f"), model::RoleSentence(best.role)});
 }
 
 }  // namespace attnviz

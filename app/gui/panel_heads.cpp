@@ -613,6 +613,16 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
     }
   } else if (view == 1) {
     int h = s.selected_head;
+    // A trained model's head: say in one sentence what it does (its strongest role) above the map.
+    if (s.source == Source::kModel) {
+      const std::string role_line = app.HeadRoleLine(s.model_layer, h);
+      if (!role_line.empty()) {
+        ImGui::TextWrapped("%s", role_line.c_str());
+        dump.SetField("heads_role", JsonString(role_line));
+        origin = ImGui::GetCursorScreenPos();
+        avail = ImGui::GetContentRegionAvail();
+      }
+    }
     int columns = 1;
     float cell = 1;
     ChooseGridWithCaptions(1, t, HeadCaption(t, h, "") + "  (click: back to the grid)", maps_avail, &layout, gap,

@@ -127,13 +127,8 @@ void DrawModelPanel(App& app) {
     if (app.model_result && app.model_result->status.ok()) {
       const ModelResult& r = *app.model_result;
       ImGui::Separator();
-      const model::HeadRoles& roles = r.roles;
-      const int layer = s.model_layer, head = s.selected_head;
-      if (layer < roles.n_layer && head < roles.n_head) {
-        const model::RoleScore best = model::StrongestRole(roles.at(layer, head));
-        const std::string line = Trf(Str::kHeadRoleLine, {std::to_string(layer), std::to_string(head),
-                                                          model::RoleName(best.role), FormatNumber(best.score, "%.2f"),
-                                                          model::RoleSentence(best.role)});
+      const std::string line = app.HeadRoleLine(s.model_layer, s.selected_head);
+      if (!line.empty()) {
         ImGui::TextWrapped("%s", line.c_str());
         dump.SetField("model_head_role", JsonString(line));
       }
