@@ -80,9 +80,15 @@ CONFIG = {
     "bos_token_id": None,
     "eos_token_id": None,
 }
-BATCH = 4
-TRAIN_CTX = 128  # training windows; each starts at a random position (half of them at 0) so all 256 are trained
-STEPS = 700
+# A curriculum of two window lengths. Induction heads form in a few hundred steps on short windows, where a layer-0
+# head's average over the prefix still carries the previous token (on 128-token windows from the start they had not
+# formed after 2500 steps); the long phase then stretches them over longer distances. Each window starts at a
+# random position (half of them at 0), so all 256 positions are trained.
+PHASES = [  # (fraction of the steps, window length, windows per step, words in the repeated sequence, fill)
+    (0.4, 32, 32, (2, 7), True),     # fill: the sequence repeated over the whole window (no corpus text)
+    (0.6, 128, 8, (4, 21), False),   # 2-4 copies placed in corpus text
+]
+STEPS = 2000
 LR = 3e-3
 WARMUP = 30
 REPEAT_FRACTION = 1.0
@@ -420,7 +426,7 @@ Every 20th fortune and Korean paragraph was held out and never trained on.
 
 `make tiny-model` (= `/usr/bin/python3 scripts/train_tiny_model.py`; Debian's python3-torch 1.13, python3-numpy,
 python3-regex). Seed {summary['seed']}, deterministic algorithms, {summary['threads']} threads, {summary['steps']} steps
-of {summary['batch']} windows; on the same machine and torch the same bytes. Measured here: {summary['train_seconds']} s of
+in two phases (first 32-token windows, 32 a step, then 128-token windows, 8 a step); on the same machine and torch the same bytes. Measured here: {summary['train_seconds']} s of
 training, {summary['total_seconds']} s in all, on 2 cores shared with other builds (final loss {summary['final_loss']}).
 
 ## Heads, on held-out text
@@ -443,16 +449,15 @@ All six roles: `attnviz-cli model --model tiny --text-file tests/fixtures/models
 
 
 def main():
-    global BATCH, LR
+    global LR
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--steps", type=int, default=STEPS)
-    ap.add_argument("--batch", type=int, default=BATCH)
     ap.add_argument("--lr", type=float, default=LR)
     ap.add_argument("--n-embd", type=int, default=CONFIG["n_embd"])
     ap.add_argument("--out", default=OUT_DIR)
     ap.add_argument("--fixtures", default=FIXTURES)
     args = ap.parse_args()
-    BATCH, LR = args.batch, args.lr
+    LR = args.lr
     CONFIG["n_embd"] = args.n_embd
     t_start = time.time()
     random.seed(SEED)
@@ -486,23 +491,23 @@ def main():
     n_ctx = CONFIG["n_positions"]
     rng = np.random.default_rng(SEED)
 
-    def batch():
-        w = TRAIN_CTX
-        starts = rng.integers(0, len(stream) - w - 1, BATCH)
+    def batch(w, n_windows, n_words, fill):
+        # -> x, y: [n_windows, w] token ids (y = x shifted by one), pos0: [n_windows] first positions
+        starts = rng.integers(0, len(stream) - w - 1, n_windows)
         x = torch.stack([stream[s:s + w + 1] for s in starts]).clone()
-        pos0 = torch.tensor([0 if rng.random() < 0.5 else int(rng.integers(0, n_ctx - w + 1)) for _ in range(BATCH)])
-        for b in range(BATCH):
+        pos0 = torch.tensor([0 if rng.random() < 0.5 else int(rng.integers(0, n_ctx - w + 1)) for _ in range(n_windows)])
+        for b in range(n_windows):
             if rng.random() < REPEAT_FRACTION:
-                k = int(rng.integers(4, 21))
+                k = int(rng.integers(*n_words))
                 seq = enc.encode("".join(" " + words[i] for i in rng.integers(0, len(words), k)))
-                reps = int(rng.integers(2, 5))
+                reps = w // max(1, len(seq)) + 1 if fill else int(rng.integers(2, 5))
                 seg = (seq * reps)[: w]
                 at = int(rng.integers(0, w + 1 - len(seg) + 1))
                 x[b, at:at + len(seg)] = torch.tensor(seg)
         return x[:, :-1], x[:, 1:], pos0
 
     prng = np.random.default_rng(SEED + 2)
-    probe_words = enc.encode("".join(" " + words[i] for i in prng.integers(0, len(words), 30)))
+    probe_words = enc.encode("".join(" " + words[i] for i in prng.integers(0, len(words), 12)))
     probe = torch.tensor([(probe_words * 2)[:n_ctx]])
     model = GPT2LMHeadModel(CONFIG)
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
@@ -510,13 +515,16 @@ def main():
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1}, {"params": no_decay, "weight_decay": 0.0}],
                             lr=LR, betas=(0.9, 0.95))
     n_params = sum(p.numel() for p in model.parameters())
-    print(f"model: {n_params} parameters; {args.steps} steps of {BATCH} x {TRAIN_CTX} tokens", flush=True)
+    phase_ends = np.cumsum([round(f * args.steps) for f, *_ in PHASES])
+    print(f"model: {n_params} parameters; {args.steps} steps in phases (fraction, window, windows, words): {PHASES}",
+          flush=True)
     t_train = time.time()
     for step in range(args.steps):
         lr = LR * min(1.0, (step + 1) / WARMUP) * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * step / args.steps)))
         for g in opt.param_groups:
             g["lr"] = lr
-        x, y, pos0 = batch()
+        _, w, n_windows, n_words, fill = PHASES[int(np.searchsorted(phase_ends, step, side="right"))]
+        x, y, pos0 = batch(w, n_windows, n_words, fill)
         logits, _ = model(x, pos0)
         loss = nn.functional.cross_entropy(logits.reshape(-1, logits.size(-1)), y.reshape(-1))
         opt.zero_grad(set_to_none=True)
@@ -594,7 +602,7 @@ def main():
         json.dump({"ids": heldout_ids, "probs_layer": last, "roles": scores,
                    "random_words": random_words}, f, ensure_ascii=False)
         f.write("\n")
-    summary = {"seed": SEED, "steps": args.steps, "batch": BATCH, "threads": THREADS, "parameters": n_params,
+    summary = {"seed": SEED, "steps": args.steps, "phases": PHASES, "threads": THREADS, "parameters": n_params,
                "train_seconds": round(train_seconds), "total_seconds": round(time.time() - t_start),
                "final_loss": round(loss.item(), 3), "best_previous_token": best_prev, "best_induction": best_ind}
     with open(os.path.join(args.out, "training.json"), "w") as f:
