@@ -199,6 +199,15 @@ TEST_F(ModelPanelTest, EveryHeadHasARoleAndTheFilterDimsTheOthers) {
   // The Model panel says what the selected head does, in one sentence.
   EXPECT_NE(app.dump.Field("model_head_role").find(model::RoleSentence(model::StrongestRole(roles.at(0, 0)).role)),
             std::string::npos);
+  // So does the Heads panel, above the enlarged head of the layer it shows.
+  EXPECT_TRUE(app.dump.Field("heads_role").empty());  // the grid: no one head to describe
+  app.state.model_layer = 1;
+  app.state.selected_head = 2;
+  app.state.enlarged = true;
+  Frames(3);
+  const std::string line = app.dump.Field("heads_role");
+  EXPECT_NE(line.find(model::RoleSentence(model::StrongestRole(roles.at(1, 2)).role)), std::string::npos) << line;
+  EXPECT_NE(line.find(best), std::string::npos) << line;
 }
 
 TEST_F(ModelPanelTest, BackToTheSandboxInOneClick) {
