@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include "app.h"
-#include "i18n/ui_strings.h"
 #include "data_dir.h"
 #include "file_io.h"
 
