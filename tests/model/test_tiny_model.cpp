@@ -120,8 +120,8 @@ TEST_F(TinyModel, NativeForwardMatchesTorch) {
   EXPECT_LT(worst, 1e-4) << "layer " << layer << " probs differ from torch's";
 }
 
-// DISABLED: the committed model (700 steps, trained on a machine shared with other builds) has not formed these
-// heads yet (best previous-token 0.03, induction 0.03; see assets/models/tiny/README.md). Enable once
+// DISABLED: the committed model (2000 steps, trained on a machine shared with other builds) has not formed these
+// heads yet (best previous-token 0.11, induction 0.06; see assets/models/tiny/README.md). Enable once
 // `make tiny-model` has been rerun with enough steps.
 TEST_F(TinyModel, DISABLED_LearnedPreviousTokenAndInductionHeadsOnHeldOutText) {
   const std::vector<int> ids = HeldoutJson()["ids"].get<std::vector<int>>();
