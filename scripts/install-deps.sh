@@ -10,6 +10,7 @@ PACKAGES=(
   libxml2-utils python3
   nlohmann-json3-dev libpcre2-dev libutf8proc-dev
   desktop-file-utils appstream help2man librsvg2-bin man-db dpkg-dev
+  clang libclang-rt-14-dev libomp-14-dev
 )
 # `install-deps.sh --fixtures`: what the fixture scripts need (never CI: their outputs are committed).
 if [ "${1:-}" = "--fixtures" ]; then
