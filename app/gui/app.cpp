@@ -180,6 +180,15 @@ void App::SelectSentence(int index) {
   }
 }
 
+void App::ShowLesson(Lesson lesson) {
+  LessonSetup setup = ApplyLesson(lesson, state);
+  if (state.source != setup.state.source) SetSource(setup.state.source);
+  state = setup.state;
+  lesson_ = lesson;
+  learn_tab = setup.tab;
+  learn_tab_requested = 3;  // the tab bar takes the request on its next frame
+}
+
 void App::SetLanguage(Lang lang) {
   state.lang = ToString(lang);
   SetLang(lang);

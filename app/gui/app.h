@@ -11,6 +11,7 @@
 #include "fonts.h"
 #include "heatmap_view.h"
 #include "layout.h"
+#include "lessons.h"
 #include "model_session.h"
 #include "options.h"
 #include "state.h"
@@ -54,6 +55,13 @@ class App {
   void ToggleScaling();
   void CycleHead(int direction);  // among the visible heads
   void Notify(const std::string& message) { notice = message; }
+  // The Lessons tab: the lesson shown, and its button (lessons.h ApplyLesson on the state, then the tab
+  // that shows the answer is brought to the front).
+  Lesson lesson() const { return lesson_; }
+  void PickLesson(Lesson lesson) { lesson_ = lesson; }
+  void ShowLesson(Lesson lesson);
+  LearnTab learn_tab = LearnTab::kShapes;  // the Shapes · learn window's open tab
+  int learn_tab_requested = 0;             // frames left to bring learn_tab to the front
   // The UI language: Tr() answers in it from the next frame on; saved in the settings.
   void SetLanguage(Lang lang);
   // Runs an export job on a background thread; Update() reports "Wrote PATH" or the error.
@@ -122,6 +130,7 @@ class App {
 
  private:
   ComputeRequest BuildRequest();
+  Lesson lesson_ = Lesson::kA;
   void InitModels();         // app_model.cpp: the session, the bundled model, --model / restored folder
   void UpdateModel();        // app_model.cpp: opened folders, results, the Heads panel's layer view
   void SubmitModelIfChanged();
@@ -163,6 +172,8 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer);
 void DrawSaturationPanel(App& app);
 void DrawShapesPanel(App& app);
 void DrawExportPanel(App& app);
+// The tabs of the Shapes · learn window beside the shapes (drawn into the open tab by DrawShapesPanel).
+void DrawLessonsPanel(App& app);
 void DrawModelPanel(App& app);
 void DrawOverviewPanel(App& app, HeatmapRenderer& renderer);
 // The language combo (English / 한국어), drawn in the Controls and Model panels.

@@ -1,6 +1,9 @@
 // Shapes: the pipeline with the live shapes of every tensor, and the three rules behind them.
 #include <imgui.h>
 
+#include <string>
+#include <vector>
+
 #include "app.h"
 #include "json.h"
 #include "panel_util.h"
@@ -50,6 +53,76 @@ void DrawModelShapes(App& app, const ModelFolder& folder) {
   }
 }
 
+// The sandbox's tensors with their live shapes, the weights in the layout chosen (fused or separate), and
+// the three rules behind the shapes.
+void DrawSandboxShapes(App& app) {
+  if (!app.shown) {
+    ImGui::TextUnformatted(Tr(app.computing ? Str::kComputing : Str::kNoResultYet));
+    return;
+  }
+  const AttentionTensors& t = app.shown->tensors;
+  const AttentionConfig& c = app.shown->request.config;
+  const bool cross = c.mode == AttentionMode::kCross, fused = c.qkv == QkvLayout::kFused;
+  const int d_model = c.d_model, d_k = c.head_dim_k(), d_v = c.head_dim_v(), n_head = c.n_head;
+  struct Row {
+    std::string step, name;
+    const Tensor* tensor;  // nullptr: a weight, shown by `shape`
+    std::string shape, note;
+  };
+  auto dims = [](int a, int b) { return "[" + std::to_string(a) + ", " + std::to_string(b) + "]"; };
+  const std::string scale = c.scale ? "\xC3\xB7\xE2\x88\x9A" "d_k" : std::string("(") + Tr(Str::kUnscaled) + ")";
+  const std::string logits_note = "[n_head, n_q, n_k]  " + scale +
+                                  (c.temperature != 1.0f ? " \xC3\xB7T=" + FormatNumber(c.temperature, "%.3g") : "");
+  std::vector<Row> rows;
+  rows.push_back({"embed", cross ? "xq" : "x", cross ? t.xq.get() : t.x.get(), "",
+                  Tr(cross ? Str::kNoteQuerySentence : Str::kNoteTokensPositions)});
+  if (cross) rows.push_back({"embed", "x", t.x.get(), "", Tr(Str::kNoteKvSentence)});
+  // The weights as laid out: one fused matrix split by columns, or three matrices (the same numbers).
+  const int fused_width = n_head * (2 * d_k + d_v);
+  if (fused) {
+    rows.push_back({"W", "W_qkv", nullptr, dims(d_model, fused_width), Trf(Str::kFusedNote, {std::to_string(fused_width)})});
+  } else {
+    rows.push_back({"W", "W_q", nullptr, dims(d_model, n_head * d_k), Tr(Str::kSeparateNote)});
+    rows.push_back({"W", "W_k", nullptr, dims(d_model, n_head * d_k), ""});
+    rows.push_back({"W", "W_v", nullptr, dims(d_model, n_head * d_v), ""});
+  }
+  const char* split = fused ? "x W \xE2\x86\x92 " : "";
+  rows.push_back({split + std::string(fused ? "[:, q]" : "x W_q"), "q", t.q.get(), "", "[n_head, n_q, d_k]"});
+  rows.push_back({split + std::string(fused ? "[:, k]" : "x W_k"), "k", t.k.get(), "", "[n_head, n_k, d_k]"});
+  rows.push_back({split + std::string(fused ? "[:, v]" : "x W_v"), "v", t.v.get(), "", "[n_head, n_k, d_v]"});
+  rows.push_back({"q k\xE1\xB5\x80", "logits", t.probs.get(), "", logits_note});  // the logits map is on demand
+  rows.push_back({"softmax", "probs", t.probs.get(), "", "[n_head, n_q, n_k]  " + std::string(Tr(Str::kNoteRowsSumToOne))});
+  rows.push_back({"probs v", "z", t.z.get(), "", "[n_head, n_q, d_v]"});
+  rows.push_back({"concat", "concat", t.concat.get(), "", "[n_q, n_head\xC2\xB7" "d_v]"});
+  rows.push_back({"\xC2\xB7 W_o", "out", t.out.get(), "", "[n_q, d_model]"});
+  // The three rules behind the shapes, always in view.
+  ImGui::TextWrapped("%s", Trf(Str::kShapesRules, {std::to_string(d_k), std::to_string(d_v), std::to_string(t.n_k())}).c_str());
+  ImGui::PushStyleVar(ImGuiStyleVar_CellPadding, ImVec2(4.0f, 0.0f));
+  ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(ImGui::GetStyle().ItemSpacing.x, 1.0f));
+  bool table = ImGui::BeginTable("shapes", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit);
+  ImGui::PopStyleVar(2);
+  if (table) {
+    for (Str column : {Str::kColStep, Str::kColTensor, Str::kColShape}) ImGui::TableSetupColumn(Tr(column));
+    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch);
+    for (const Row& r : rows) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(r.step.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(r.name.c_str());
+      ImGui::TableNextColumn();
+      const std::string shape = r.tensor ? ShapeString(r.tensor->shape) : r.shape;
+      ImGui::TextUnformatted(shape.c_str());
+      app.dump.RecordItem("shapes." + r.name, JsonString(shape));
+      ImGui::TableNextColumn();
+      ImGui::PushStyleColor(ImGuiCol_Text, kDimColor);
+      ImGui::TextUnformatted(r.note.c_str());
+      ImGui::PopStyleColor();
+    }
+    ImGui::EndTable();
+  }
+}
+
 }  // namespace
 
 void DrawShapesPanel(App& app) {
@@ -58,72 +131,37 @@ void DrawShapesPanel(App& app) {
     ImGui::End();
     return;
   }
-  if (app.state.source == Source::kModel) {
-    if (std::shared_ptr<const ModelFolder> folder = app.models->folder()) DrawModelShapes(app, *folder);
-    else ImGui::TextUnformatted("No model open.");
-    ImGui::End();
-    return;
-  }
-  if (!app.shown) {
-    ImGui::TextUnformatted(app.computing ? "computing\xE2\x80\xA6" : "No result yet.");
-    ImGui::End();
-    return;
-  }
-  const AttentionTensors& t = app.shown->tensors;
-  const AttentionConfig& c = app.shown->request.config;
-  bool cross = c.mode == AttentionMode::kCross;
-  struct Row {
-    const char* step;
+  struct Tab {
+    LearnTab tab;
+    Str label;
     const char* name;
-    const Tensor* tensor;
-    const char* note;
+    void (*draw)(App&);
   };
-  std::string scale = c.scale ? "\xC3\xB7\xE2\x88\x9A" "d_k" : "(unscaled)";
-  const Row rows[] = {
-      {"embed", cross ? "xq" : "x", cross ? t.xq.get() : t.x.get(), cross ? "the query sentence" : "tokens + positions"},
-      {cross ? "embed" : "", cross ? "x" : "", cross ? t.x.get() : nullptr, "the key/value sentence"},
-      {"x W_q", "q", t.q.get(), "[n_head, n_q, d_k]"},
-      {"x W_k", "k", t.k.get(), "[n_head, n_k, d_k]"},
-      {"x W_v", "v", t.v.get(), "[n_head, n_k, d_v]"},
-      {"q k\xE1\xB5\x80", "logits", t.probs.get(), nullptr},  // same shape; the logits map is on demand
-      {"softmax", "probs", t.probs.get(), "[n_head, n_q, n_k]  each row sums to 1 over the keys"},
-      {"probs v", "z", t.z.get(), "[n_head, n_q, d_v]"},
-      {"concat", "concat", t.concat.get(), "[n_q, n_head\xC2\xB7" "d_v]"},
-      {"\xC2\xB7 W_o", "out", t.out.get(), "[n_q, d_model]"},
+  static const Tab kTabs[] = {
+      {LearnTab::kShapes, Str::kTabShapes, "shapes", [](App& a) {
+         if (a.state.source != Source::kModel) return DrawSandboxShapes(a);
+         if (std::shared_ptr<const ModelFolder> folder = a.models->folder()) DrawModelShapes(a, *folder);
+         else ImGui::TextUnformatted(Tr(Str::kNoModelOpen));
+       }},
+      {LearnTab::kLessons, Str::kTabLessons, "lessons", DrawLessonsPanel},
   };
-  std::string logits_note = "[n_head, n_q, n_k]  " + scale +
-                            (c.temperature != 1.0f ? " \xC3\xB7T=" + FormatNumber(c.temperature, "%.3g") : "");
-  // The three rules behind the shapes, always in view.
-  ImGui::TextWrapped("q and k must share d_k = %d (a logit is q\xC2\xB7k); d_v = %d is free (values are only "
-                     "averaged); keys and values come in pairs (n_k = %d rows each: weight j mixes value j).",
-                     c.head_dim_k(), c.head_dim_v(), t.n_k());
-  ImGui::PushStyleVar(ImGuiStyleVar_CellPadding, ImVec2(4.0f, 0.0f));
-  ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(ImGui::GetStyle().ItemSpacing.x, 1.0f));
-  bool table = ImGui::BeginTable("shapes", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit);
-  ImGui::PopStyleVar(2);
-  if (table) {
-    ImGui::TableSetupColumn("step");
-    ImGui::TableSetupColumn("tensor");
-    ImGui::TableSetupColumn("shape");
-    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch);
-    for (const Row& r : rows) {
-      if (!r.tensor || r.name[0] == 0) continue;
-      ImGui::TableNextRow();
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(r.step);
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(r.name);
-      ImGui::TableNextColumn();
-      std::string shape = ShapeString(r.tensor->shape);
-      ImGui::TextUnformatted(shape.c_str());
-      app.dump.RecordItem(std::string("shapes.") + r.name, JsonString(shape));
-      ImGui::TableNextColumn();
-      ImGui::PushStyleColor(ImGuiCol_Text, kDimColor);
-      ImGui::TextUnformatted(r.note ? r.note : logits_note.c_str());
-      ImGui::PopStyleColor();
+  if (ImGui::BeginTabBar("learn_tabs")) {
+    for (const Tab& tab : kTabs) {
+      const bool select = app.learn_tab_requested > 0 && app.learn_tab == tab.tab;
+      const bool open = ImGui::BeginTabItem(Labeled(app.dump, tab.label, tab.name).c_str(), nullptr,
+                                            select ? ImGuiTabItemFlags_SetSelected : 0);
+      app.dump.RecordItem(std::string("learn.tab.") + tab.name, BoolJson(open));
+      if (!open) continue;
+      if (app.learn_tab_requested > 0 && app.learn_tab == tab.tab) app.learn_tab_requested = 0;  // arrived
+      if (app.learn_tab_requested == 0) app.learn_tab = tab.tab;
+      ImGui::BeginChild("tab_body");
+      tab.draw(app);
+      ImGui::EndChild();
+      ImGui::EndTabItem();
     }
-    ImGui::EndTable();
+    ImGui::EndTabBar();
   }
+  if (app.learn_tab_requested > 0) --app.learn_tab_requested;
   ImGui::End();
 }
 

@@ -443,4 +443,51 @@ TEST_F(PanelTest, SourceAndScoreCombosRefuseAWidthMismatchWithTheReason) {
   EXPECT_EQ(app.shown->tensors.q->dim(2), 1u);  // the raw length feature, not a projection
   EXPECT_EQ(app.dump.Find("controls.score")->value_json, "\"neg-distance\"");
 }
+namespace {
+
+// The Lessons tab as a person uses it: open the tab, pick (d), press its button: the knobs it names are
+// set, the computed result follows them, and the tab that shows the answer comes to the front.
+TEST_F(PanelTest, LessonButtonSetsItsKnobsAndOpensItsTab) {
+  App& app = MakeApp();
+  Frames(3);
+  ASSERT_NE(app.dump.Find("learn.tab.lessons"), nullptr);
+  EXPECT_EQ(app.dump.Find("lessons.show.a"), nullptr);  // the Shapes tab is open first
+  Click("learn.tab.lessons");
+  ASSERT_NE(app.dump.Find("lessons.show.a"), nullptr);
+  Click("lessons.pick.b");
+  ASSERT_NE(app.dump.Find("lessons.show.b"), nullptr);
+  Click("lessons.show.b");
+  Frames(3);
+  EXPECT_EQ(app.state.config.mode, AttentionMode::kCross);
+  EXPECT_EQ(app.learn_tab, LearnTab::kShapes);
+  EXPECT_EQ(app.dump.Find("learn.tab.shapes")->value_json, "true");
+  ASSERT_TRUE(app.shown);
+  EXPECT_EQ(app.shown->tensors.n_q(), 6);
+  EXPECT_EQ(app.shown->tensors.n_k(), 4);
+  EXPECT_EQ(app.dump.Find("shapes.probs")->value_json, "\"[4, 6, 4]\"");
+  // (a): d_v 48 beside d_k 16, the Shapes tab shows v, z and concat at d_v.
+  Click("learn.tab.lessons");
+  Click("lessons.pick.a");
+  Click("lessons.show.a");
+  Frames(3);
+  EXPECT_EQ(app.dump.Find("controls.d_k")->value_json, "16");
+  EXPECT_EQ(app.dump.Find("controls.d_v")->value_json, "48");
+  EXPECT_EQ(app.dump.Find("shapes.v")->value_json, "\"[4, 4, 48]\"");
+  EXPECT_EQ(app.dump.Find("shapes.q")->value_json, "\"[4, 4, 16]\"");
+}
+
+// Fused and separate layouts no longer look the same in the Shapes tab: the weights are listed as laid out.
+TEST_F(PanelTest, ShapesShowTheWeightLayout) {
+  App& app = MakeApp();
+  Frames(3);
+  ASSERT_NE(app.dump.Find("shapes.W_qkv"), nullptr);
+  EXPECT_EQ(app.dump.Find("shapes.W_qkv")->value_json, "\"[64, 192]\"");
+  EXPECT_EQ(app.dump.Find("shapes.W_q"), nullptr);
+  Click("controls.qkv_separate");
+  Frames(2);
+  EXPECT_EQ(app.dump.Find("shapes.W_qkv"), nullptr);
+  EXPECT_EQ(app.dump.Find("shapes.W_v")->value_json, "\"[64, 64]\"");
+}
+
+}  // namespace
 }  // namespace attnviz

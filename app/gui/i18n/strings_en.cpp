@@ -258,8 +258,8 @@ constexpr StringEntry kStringsEnTable[] = {
                         "blend of the values. At a low temperature the best key takes all the weight: an exact "
                         "lookup. A query that matches no key gets a blend."},
     {Str::kLessonGButton, "the Dictionary tab"},
-    {Str::kLessonGQuestion, "with keys 1, 2, 3 and values 10, 20, 30, ask for 2.4: what comes back at temperature "
-                            "0.01, and at 10?"},
+    {Str::kLessonGQuestion, "in {'a': 1, 'b': 2, 'c': 3} ask for 'b', then for 'z' (no such key): what comes back "
+                            "at temperature 0.01, and at 10?"},
     // ---- Dictionary
     {Str::kDictIntro, "A dictionary that matches softly: each key's weight is softmax(score(query, key) / T); the "
                       "answer is the weights' blend of the values."},

@@ -248,8 +248,8 @@ constexpr StringEntry kStringsKoTable[] = {
                         "softmax로 점수를 가중치로 바꾸어 값들의 가중 혼합을 돌려줍니다. 온도가 낮으면 가장 잘 맞는 "
                         "키가 가중치를 전부 가져갑니다: 정확한 조회. 어느 키와도 맞지 않는 쿼리는 혼합을 받습니다."},
     {Str::kLessonGButton, "사전 탭"},
-    {Str::kLessonGQuestion, "키 1, 2, 3 과 값 10, 20, 30 에 2.4를 물어보세요: 온도 0.01에서는, 10에서는 무엇이 "
-                            "돌아오나요?"},
+    {Str::kLessonGQuestion, "{'a': 1, 'b': 2, 'c': 3} 에 'b'를, 그다음 'z' (없는 키)를 물어보세요: 온도 0.01에서는, "
+                            "10에서는 무엇이 돌아오나요?"},
     // ---- Dictionary
     {Str::kDictIntro, "부드럽게 맞추는 사전: 각 키의 가중치는 softmax(점수(쿼리, 키) / T); 답은 값들의 가중 "
                       "혼합입니다."},

@@ -1,0 +1,104 @@
+// The lessons' buttons as pure functions on the state (lessons.h): each sets the knobs its text names and
+// keeps the rest, and the settings it makes are valid (the engine would run them).
+#include <gtest/gtest.h>
+
+#include "lessons.h"
+#include "text.h"
+
+namespace attnviz {
+namespace {
+
+ViewState Changed() {
+  ViewState s;
+  s.config.seed = 7;
+  s.config.mask = MaskKind::kCausal;
+  s.colormap = Colormap::kMagma;
+  s.source = Source::kModel;
+  s.head_hidden[2] = true;
+  return s;
+}
+
+TEST(Lessons, EachButtonGivesValidSandboxSettingsAndKeepsTheRest) {
+  const ViewState before = Changed();
+  for (int i = 0; i < kLessonCount; ++i) {
+    LessonSetup setup = ApplyLesson((Lesson)i, before);
+    EXPECT_TRUE(Validate(setup.state.config).ok()) << "lesson " << i << ": " << Validate(setup.state.config).message();
+    EXPECT_EQ(setup.state.source, Source::kSandbox) << i;
+    EXPECT_EQ(setup.state.config.seed, 7u) << i;          // not a lesson's knob
+    if ((Lesson)i != Lesson::kB) EXPECT_EQ(setup.state.config.mask, MaskKind::kCausal) << i;  // (b) needs none
+    EXPECT_EQ(setup.state.colormap, Colormap::kMagma) << i;
+  }
+}
+
+TEST(Lessons, A_DvDiffersFromDkAndTheShapesTabOpens) {
+  LessonSetup s = ApplyLesson(Lesson::kA, ViewState());
+  EXPECT_EQ(s.state.config.head_dim_k(), 16);
+  EXPECT_EQ(s.state.config.head_dim_v(), 48);
+  EXPECT_EQ(s.state.config.mode, AttentionMode::kSelf);
+  EXPECT_EQ(s.tab, LearnTab::kShapes);
+}
+
+TEST(Lessons, B_CrossModeWithMoreQueriesThanKeys) {
+  LessonSetup s = ApplyLesson(Lesson::kB, ViewState());
+  EXPECT_EQ(s.state.config.mode, AttentionMode::kCross);
+  auto tokens = TokenizeTexts(s.state.kv_text, s.state.query_text);
+  ASSERT_TRUE(tokens.ok()) << tokens.message();
+  EXPECT_EQ((*tokens)->kv_tokens.size(), 4u);     // I | go | home | .
+  EXPECT_EQ((*tokens)->query_tokens.size(), 6u);  // Ich | gehe | jetzt | nach | Hause | .
+  EXPECT_EQ(s.tab, LearnTab::kShapes);
+}
+
+TEST(Lessons, C_FusedFourHeadsAndTheNumbersTab) {
+  ViewState before;
+  before.config.qkv = QkvLayout::kSeparate;
+  before.config.d_k = 100;
+  LessonSetup s = ApplyLesson(Lesson::kC, before);
+  EXPECT_EQ(s.state.config.qkv, QkvLayout::kFused);
+  EXPECT_EQ(s.state.config.n_head, 4);
+  EXPECT_EQ(s.state.config.head_dim_k(), 16);  // 64 / 4: the split of [d_model, 3 d_model]
+  EXPECT_EQ(s.tab, LearnTab::kNumbers);
+}
+
+TEST(Lessons, D_WideDkUnscaledBesideScaled) {
+  ViewState before;
+  before.config.temperature = 3.0f;
+  LessonSetup s = ApplyLesson(Lesson::kD, before);
+  EXPECT_EQ(s.state.config.head_dim_k(), 512);
+  EXPECT_FALSE(s.state.config.scale);
+  EXPECT_EQ(s.state.config.temperature, 1.0f);
+  EXPECT_TRUE(s.state.side_by_side);
+  EXPECT_EQ(s.tab, LearnTab::kVariance);
+}
+
+TEST(Lessons, E_EightHeadsAllShownInTheGrid) {
+  ViewState before = Changed();
+  before.enlarged = true;
+  LessonSetup s = ApplyLesson(Lesson::kE, before);
+  EXPECT_EQ(s.state.config.n_head, 8);
+  EXPECT_EQ(s.state.config.head_dim_k(), 16);
+  EXPECT_FALSE(s.state.enlarged);
+  EXPECT_FALSE(s.state.side_by_side);
+  for (int h = 0; h < 8; ++h) EXPECT_TRUE(s.state.head_visible(h)) << h;
+}
+
+TEST(Lessons, G_OpensTheDictionary) {
+  ViewState before;
+  LessonSetup s = ApplyLesson(Lesson::kG, before);
+  EXPECT_EQ(s.tab, LearnTab::kDictionary);
+  EXPECT_EQ(SerializeViewState(s.state), SerializeViewState(before));  // no knob changes
+}
+
+TEST(Lessons, EveryLessonHasItsOwnWords) {
+  for (int i = 0; i < kLessonCount; ++i) {
+    LessonWords w = WordsOf((Lesson)i);
+    for (Lang lang : {Lang::kEn, Lang::kKo}) {
+      const std::string title = Tr(w.title, lang);
+      EXPECT_EQ(title.substr(0, 3), std::string("(") + (char)('a' + i) + ")") << title;
+      EXPECT_GT(std::string(Tr(w.text, lang)).size(), 100u) << title;
+      EXPECT_NE(std::string(Tr(w.question, lang)).find('?'), std::string::npos) << title;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace attnviz
