@@ -134,6 +134,7 @@ int RunExport(const std::vector<std::string>& args) {
     return UsageError("export", "--head " + std::to_string(options.head) + " is out of range: allowed 0.." +
                                     std::to_string(n_head - 1) + " (--heads " + std::to_string(n_head) + ")");
   if (Status s = pipeline.Run(Stage::kSoftmax); !s) return UsageError("export", s.message());
+  if (options.title.empty()) options.title = Trf(Str::kCliFigureHeads, {DefaultHeatmapTitle(pipeline.config(), options)});
   if (Status s = ExportHeatmap(pipeline.tensors(), pipeline.config(), options); !s)
     return UsageError("export", s.message());
   std::printf("wrote %s\n", options.out_path.c_str());

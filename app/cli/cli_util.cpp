@@ -7,7 +7,7 @@
 namespace attnviz {
 
 int UsageError(const std::string& subcommand, const std::string& message) {
-  std::fprintf(stderr, "attnviz-cli %s: %s\n", subcommand.c_str(), message.c_str());
+  std::fprintf(stderr, "%s\n", Trf(Str::kCliErrorPrefix, {subcommand, message}).c_str());
   return 2;
 }
 

@@ -6,10 +6,11 @@
 #include "config.h"
 #include "metrics.h"
 #include "pipeline.h"
+#include "ui_strings.h"  // messages and figure titles in the --lang language
 
 namespace attnviz {
 
-// Prints "attnviz-cli SUBCOMMAND: MESSAGE" to stderr and returns exit code 2.
+// Prints "attnviz-cli SUBCOMMAND: MESSAGE" to stderr (Korean: "... 오류: MESSAGE") and returns exit code 2.
 int UsageError(const std::string& subcommand, const std::string& message);
 // [{"text": "I", "begin": 0, "end": 1}, ...]
 std::string TokensJson(const std::vector<Token>& tokens);

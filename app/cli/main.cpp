@@ -5,6 +5,7 @@
 
 #include "cli_commands.h"
 #include "data_dir.h"
+#include "ui_strings.h"
 
 namespace {
 const char* kUsage =
@@ -17,7 +18,9 @@ const char* kUsage =
     "'attnviz-cli COMMAND --help' shows the options of a command; a sentence file may be given as\n"
     "a plain argument ('attnviz-cli compute FILE' is 'attnviz-cli compute --text-file FILE').\n"
     "  --print-paths   print where the samples and the bundled model are read from\n"
-    "  --version       print the version\n";
+    "  --version       print the version\n"
+    "  --lang en|ko    the language of messages and figure titles (default: ko when LC_ALL, LC_MESSAGES or\n"
+    "                  LANG starts with ko)\n";
 }
 
 int main(int argc, char** argv) {
@@ -25,8 +28,26 @@ int main(int argc, char** argv) {
     std::fputs(kUsage, stderr);
     return 2;
   }
-  const std::string command = argv[1];
-  std::vector<std::string> args(argv + 2, argv + argc);
+  // --lang en|ko anywhere (default: the locale): the language of the messages and figure titles.
+  std::vector<std::string> all(argv + 1, argv + argc);
+  attnviz::Lang lang = attnviz::LangFromEnvironment();
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (all[i] != "--lang") continue;
+    if (i + 1 >= all.size() || !attnviz::ParseLang(all[i + 1], &lang)) {
+      std::fprintf(stderr, "attnviz-cli: --lang: '%s' is not a language: allowed en, ko\n",
+                   i + 1 < all.size() ? all[i + 1].c_str() : "");
+      return 2;
+    }
+    all.erase(all.begin() + (long)i, all.begin() + (long)i + 2);
+    --i;
+  }
+  attnviz::SetLang(lang);
+  if (all.empty()) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  const std::string command = all[0];
+  std::vector<std::string> args(all.begin() + 1, all.end());
   if (command == "--help" || command == "-h" || command == "help") {
     std::fputs(kUsage, stdout);
     return 0;
@@ -41,7 +62,6 @@ int main(int argc, char** argv) {
 #if ATTNVIZ_HAVE_FIGURE
   if (command == "export") return attnviz::RunExport(args);
 #endif
-  std::fprintf(stderr, "attnviz-cli: unknown command '%s' (commands: compute, sweep, export, model; see attnviz-cli --help)\n",
-               command.c_str());
+  std::fprintf(stderr, "%s\n", attnviz::Trf(attnviz::Str::kCliSeeHelp, {command}).c_str());
   return 2;
 }

@@ -301,10 +301,10 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kNumNoSandbox, "The numbers are the sandbox's: switch back to the sandbox to see them."},
     {Str::kNumRows, "(first {0} of {1} rows)"},
     // ---- attnviz-cli
-    {Str::kCliFigureHeads, "attention heads"},
-    {Str::kCliFigureSaturation, "softmax saturation against d_k"},
-    {Str::kCliErrorPrefix, "error"},
-    {Str::kCliSeeHelp, "see {0} --help"},
+    {Str::kCliFigureHeads, "{0}"},
+    {Str::kCliErrorPrefix, "attnviz-cli {0}: {1}"},
+    {Str::kCliSeeHelp, "attnviz-cli: unknown command '{0}' (commands: compute, sweep, export, model; see attnviz-cli "
+                       "--help)"},
 };
 static_assert(TableIsComplete(kStringsEnTable, std::size(kStringsEnTable)),
               "strings_en.cpp: every Str id once, in order, none empty");

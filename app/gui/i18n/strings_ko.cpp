@@ -290,10 +290,10 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kNumNoSandbox, "숫자는 샌드박스의 것입니다: 샌드박스로 돌아가면 보입니다."},
     {Str::kNumRows, "({1}행 중 앞 {0}행)"},
     // ---- attnviz-cli
-    {Str::kCliFigureHeads, "어텐션 헤드"},
-    {Str::kCliFigureSaturation, "d_k에 따른 softmax 포화"},
-    {Str::kCliErrorPrefix, "오류"},
-    {Str::kCliSeeHelp, "{0} --help 를 보세요"},
+    {Str::kCliFigureHeads, "어텐션 {0}"},
+    {Str::kCliErrorPrefix, "attnviz-cli {0}: 오류: {1}"},
+    {Str::kCliSeeHelp, "attnviz-cli: 모르는 명령 '{0}' (명령: compute, sweep, export, model; attnviz-cli --help 를 "
+                       "보세요)"},
 };
 static_assert(TableIsComplete(kStringsKoTable, std::size(kStringsKoTable)),
               "strings_ko.cpp: every Str id once, in order, none empty");

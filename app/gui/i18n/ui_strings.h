@@ -78,7 +78,7 @@ enum class Str : int {
   kNumFused, kNumSplit, kNumThreeLinears, kNumEqual, kNumReshape, kNumBatch, kNumQueryRow, kNumHead, kNumReadValues,
   kNumConcat, kNumOut, kNumNoSandbox, kNumRows,
   // ---- attnviz-cli
-  kCliFigureHeads, kCliFigureSaturation, kCliErrorPrefix, kCliSeeHelp,
+  kCliFigureHeads, kCliErrorPrefix, kCliSeeHelp,  // export figure title, usage error, unknown command
   kCount
 };
 
