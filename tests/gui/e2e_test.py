@@ -1012,6 +1012,43 @@ class E2E(unittest.TestCase):
         # Input draws again: hovering a map changes what is shown.
         s.move(*s.center("heads.map.0"))
         s.wait_for(lambda w: w["frame"] > frame1, what="frames after input")
+    def test_korean_lesson(self):
+        """--lang ko: the widgets' labels are Hangul (from the Korean table), they keep their names, and a lesson
+        button found by name sets the knobs it names ((d): d_k 512, unscaled, side by side); the choice is saved."""
+        s = self.start("--lang", "ko", "--text", "I go home.")
+        w = s.widgets()["widgets"]
+        hangul = lambda text: any("\uac00" <= ch <= "\ud7a3" for ch in text)
+        labelled = {name: v["label"] for name, v in w.items() if "label" in v}
+        self.assertGreater(len(labelled), 25, labelled)
+        for name in ("controls.scale", "controls.n_head", "controls.mode_cross", "heads.view_grid", "export.button",
+                     "learn.tab.lessons", "sentences.open"):
+            self.assertTrue(hangul(labelled[name]), (name, labelled[name]))
+        self.assertEqual(labelled["export.button"], "내보내기")
+        s.click("learn.tab.lessons")
+        s.wait_for(lambda w: "lessons.pick.d" in w["widgets"], what="the Lessons tab")
+        s.click("lessons.pick.d")
+        w = s.wait_for(lambda w: "lessons.show.d" in w["widgets"], what="lesson (d)")
+        self.assertTrue(hangul(w["widgets"]["lessons.show.d"]["label"]), w["widgets"]["lessons.show.d"])
+        self.assertTrue(hangul(w["widgets"]["lessons.title"]["value"]))
+        s.click("lessons.show.d")
+        w = s.wait_for(lambda w: w["fields"]["config"]["d_k"] == 512 and not w["fields"]["computing"]
+                       and w["fields"]["result"]["d_k"] == 512, what="lesson (d)'s knobs")
+        self.assertFalse(w["fields"]["config"]["scale"])
+        self.assertEqual(w["widgets"]["controls.d_k"]["value"], 512)
+        self.assertFalse(w["widgets"]["controls.scale"]["value"])
+        self.assertTrue(w["widgets"]["heads.view_side_by_side"]["value"])
+        # The answer's tab came to the front: the variance picture at d_k 512, its std near sqrt(512) = 22.6.
+        w = s.wait_for(lambda w: "variance.histogram" in w["widgets"], what="the Variance tab")
+        v = w["widgets"]["variance.histogram"]["value"]
+        self.assertEqual(v["d_k"], 512)
+        self.assertAlmostEqual(v["std"] / v["sqrt_d_k"], 1.0, delta=0.1)
+        self.assertGreater(w["widgets"]["variance.row"]["value"]["max_unscaled"],
+                           w["widgets"]["variance.row"]["value"]["max_scaled"])
+        # The explicit --lang is saved with the settings.
+        self.assertEqual(s.quit_with_ctrl_q(), 0, s.app_log())
+        with open(os.path.join(s.xdg, "attnviz", "settings.txt"), encoding="utf-8") as f:
+            self.assertIn("lang = ko", f.read())
+
 
 
 def main():
