@@ -12,6 +12,8 @@
 #include "heatmap_view.h"
 #include "layout.h"
 #include "lessons.h"
+#include "lessons/dot_variance.h"
+#include "lessons/pipeline_numbers.h"
 #include "model_session.h"
 #include "options.h"
 #include "state.h"
@@ -21,6 +23,21 @@
 #include "worker.h"
 
 namespace attnviz {
+
+// The Dictionary tab's table (seed g): rows of key and value text, a query and a temperature.
+struct DictionaryView {
+  std::vector<std::pair<std::string, std::string>> rows = {{"a", "1"}, {"b", "2"}, {"c", "3"}};
+  std::string query = "b";
+  float temperature = 1.0f;
+};
+// The Numbers tab's rows, made once per result (panel_numbers.cpp).
+struct NumbersCache {
+  uint64_t generation = ~uint64_t(0);
+  FusedSplit split;
+  LinearsCheck check;
+  Tensor merged_q;  // [1, n_q, n_head*d_k]
+  int query = 0;    // the query row read out of the values
+};
 
 // Options only the desktop app has (the shared text/config options come from ParseInputOption).
 struct AppOptions {
@@ -62,6 +79,9 @@ class App {
   void ShowLesson(Lesson lesson);
   LearnTab learn_tab = LearnTab::kShapes;  // the Shapes · learn window's open tab
   int learn_tab_requested = 0;             // frames left to bring learn_tab to the front
+  DictionaryView dictionary;                     // the Dictionary tab
+  std::shared_ptr<const DotVariance> variance;   // the Variance tab's samples (at one d_k)
+  NumbersCache numbers;                          // the Numbers tab
   // The UI language: Tr() answers in it from the next frame on; saved in the settings.
   void SetLanguage(Lang lang);
   // Runs an export job on a background thread; Update() reports "Wrote PATH" or the error.
@@ -174,6 +194,9 @@ void DrawShapesPanel(App& app);
 void DrawExportPanel(App& app);
 // The tabs of the Shapes · learn window beside the shapes (drawn into the open tab by DrawShapesPanel).
 void DrawLessonsPanel(App& app);
+void DrawNumbersPanel(App& app);
+void DrawDictionaryPanel(App& app);
+void DrawVariancePanel(App& app);
 void DrawModelPanel(App& app);
 void DrawOverviewPanel(App& app, HeatmapRenderer& renderer);
 // The language combo (English / 한국어), drawn in the Controls and Model panels.

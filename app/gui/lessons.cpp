@@ -59,6 +59,10 @@ LessonSetup ApplyLesson(Lesson lesson, const ViewState& before) {
       break;
     case Lesson::kF:  // the lecture note's length scorer
       c.mode = AttentionMode::kSelf;
+      c.query_from = FeatureSource::kLength;
+      c.key_from = FeatureSource::kLength;
+      c.value_from = FeatureSource::kEmbedding;
+      c.score = ScoreKind::kNegDistance;
       setup.tab = LearnTab::kShapes;
       break;
     case Lesson::kG:

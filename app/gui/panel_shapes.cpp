@@ -143,7 +143,10 @@ void DrawShapesPanel(App& app) {
          if (std::shared_ptr<const ModelFolder> folder = a.models->folder()) DrawModelShapes(a, *folder);
          else ImGui::TextUnformatted(Tr(Str::kNoModelOpen));
        }},
+      {LearnTab::kNumbers, Str::kTabNumbers, "numbers", DrawNumbersPanel},
       {LearnTab::kLessons, Str::kTabLessons, "lessons", DrawLessonsPanel},
+      {LearnTab::kDictionary, Str::kTabDictionary, "dictionary", DrawDictionaryPanel},
+      {LearnTab::kVariance, Str::kTabVariance, "variance", DrawVariancePanel},
   };
   if (ImGui::BeginTabBar("learn_tabs")) {
     for (const Tab& tab : kTabs) {

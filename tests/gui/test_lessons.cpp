@@ -81,6 +81,14 @@ TEST(Lessons, E_EightHeadsAllShownInTheGrid) {
   for (int h = 0; h < 8; ++h) EXPECT_TRUE(s.state.head_visible(h)) << h;
 }
 
+TEST(Lessons, F_QueryAndKeyFromWordLengthScoredByDistance) {
+  LessonSetup s = ApplyLesson(Lesson::kF, ViewState());
+  EXPECT_EQ(s.state.config.query_from, FeatureSource::kLength);
+  EXPECT_EQ(s.state.config.key_from, FeatureSource::kLength);
+  EXPECT_EQ(s.state.config.value_from, FeatureSource::kEmbedding);
+  EXPECT_EQ(s.state.config.score, ScoreKind::kNegDistance);
+}
+
 TEST(Lessons, G_OpensTheDictionary) {
   ViewState before;
   LessonSetup s = ApplyLesson(Lesson::kG, before);

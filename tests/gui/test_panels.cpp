@@ -476,6 +476,29 @@ TEST_F(PanelTest, LessonButtonSetsItsKnobsAndOpensItsTab) {
   EXPECT_EQ(app.dump.Find("shapes.q")->value_json, "\"[4, 4, 16]\"");
 }
 
+// Lesson (g)'s Dictionary tab: {'a': 1, 'b': 2, 'c': 3}; at a low temperature 'b' takes all the weight and
+// the answer is 2 (an exact lookup); a key that is not there gets the even blend 2 at any temperature, and
+// 'b' at a high temperature a soft blend.
+TEST_F(PanelTest, DictionaryTabIsExactWhenColdAndBlendsWhenNothingMatches) {
+  App& app = MakeApp();
+  Frames(3);
+  app.ShowLesson(Lesson::kG);
+  Frames(4);
+  ASSERT_NE(app.dump.Find("dictionary.weight.1"), nullptr);
+  app.dictionary.temperature = 0.01f;
+  Frames(2);
+  EXPECT_GT(std::stod(app.dump.Find("dictionary.weight.1")->value_json), 0.999);
+  EXPECT_NE(app.dump.Field("dictionary").find("\"blended\": [2]"), std::string::npos) << app.dump.Field("dictionary");
+  app.dictionary.query = "z";
+  Frames(2);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_NEAR(std::stod(app.dump.Find("dictionary.weight." + std::to_string(i))->value_json), 1.0 / 3, 1e-4) << i;
+  app.dictionary.query = "b";
+  app.dictionary.temperature = 100.0f;
+  Frames(2);
+  EXPECT_LT(std::stod(app.dump.Find("dictionary.weight.1")->value_json), 0.5);
+}
+
 // Fused and separate layouts no longer look the same in the Shapes tab: the weights are listed as laid out.
 TEST_F(PanelTest, ShapesShowTheWeightLayout) {
   App& app = MakeApp();

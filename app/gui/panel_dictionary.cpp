@@ -1,0 +1,108 @@
+// Dictionary (seed g): attention as a soft dictionary. A small editable table of keys and values, a query
+// and a temperature; each key's score and weight and the blended value, from core/lessons/dictionary.h
+// (LookUpSoftly). At a low temperature the best key takes all the weight (an exact lookup); a query that
+// matches no key gets a blend.
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include <string>
+
+#include "app.h"
+#include "json.h"
+#include "lessons/dictionary.h"
+#include "panel_util.h"
+
+namespace attnviz {
+
+namespace {
+
+std::string FormatVector(const std::vector<float>& v) {
+  std::string s = v.size() == 1 ? "" : "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + FormatNumber(v[i], "%.3g");
+  return v.size() == 1 ? s : s + "]";
+}
+
+}  // namespace
+
+void DrawDictionaryPanel(App& app) {
+  WidgetDump& dump = app.dump;
+  DictionaryView& d = app.dictionary;
+  DimText(Tr(Str::kDictIntro));
+  ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.3f);
+  ImGui::InputText(Labeled(dump, Str::kDictQuery, "dict_query").c_str(), &d.query);
+  dump.RecordItem("dictionary.query", JsonString(d.query));
+  ImGui::SameLine();
+  ImGui::SliderFloat(Labeled(dump, Str::kTemperature, "dict_temperature").c_str(), &d.temperature, 0.01f, 100.0f,
+                     "%.3g", ImGuiSliderFlags_Logarithmic);
+  if (!(d.temperature >= 0.01f && d.temperature <= 100.0f)) d.temperature = 1.0f;  // a typed "nan" or 0
+  dump.RecordItem("dictionary.temperature", JsonNumber(d.temperature));
+  ImGui::PopItemWidth();
+
+  SoftDictionary table;
+  std::string error;
+  for (const auto& [key, value] : d.rows) {
+    Result<std::vector<float>> numbers = ParseNumberList(value);
+    if (!numbers && error.empty()) error = key + ": " + numbers.message();
+    table.keys.push_back(key);
+    table.values.push_back(numbers ? *numbers : std::vector<float>{});
+  }
+  Result<DictionaryLookup> lookup = error.empty() ? LookUpSoftly(table, d.query, d.temperature)
+                                                  : Result<DictionaryLookup>(Status::Error(error));
+  if (ImGui::BeginTable("dictionary", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
+    for (Str column : {Str::kDictKey, Str::kDictValue, Str::kDictScore, Str::kDictWeight})
+      ImGui::TableSetupColumn(Tr(column));
+    ImGui::TableHeadersRow();
+    for (size_t i = 0; i < d.rows.size(); ++i) {
+      ImGui::PushID((int)i);
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::SetNextItemWidth(-1);
+      ImGui::InputText("##key", &d.rows[i].first);
+      dump.RecordItem("dictionary.key." + std::to_string(i), JsonString(d.rows[i].first));
+      ImGui::TableNextColumn();
+      ImGui::SetNextItemWidth(-1);
+      ImGui::InputText("##value", &d.rows[i].second);
+      dump.RecordItem("dictionary.value." + std::to_string(i), JsonString(d.rows[i].second));
+      if (lookup) {
+        const float w = lookup->weights[i];
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(FormatNumber(lookup->scores[i], "%.3g").c_str());
+        ImGui::TableNextColumn();
+        // The weight as a bar with its number: the lookup's answer at a glance.
+        ImGui::ProgressBar(w, ImVec2(-1, 0), FormatNumber(w, "%.3f").c_str());
+        dump.RecordItem("dictionary.weight." + std::to_string(i), JsonNumber(w));
+      }
+      ImGui::PopID();
+    }
+    ImGui::EndTable();
+  }
+  if (ImGui::SmallButton(Labeled(dump, Str::kDictAddRow, "dict_add").c_str()))
+    d.rows.emplace_back(std::string(1, (char)('a' + d.rows.size() % 26)), std::to_string(d.rows.size() + 1));
+  dump.RecordItem("dictionary.add");
+  ImGui::SameLine();
+  if (ImGui::SmallButton(Labeled(dump, Str::kDictRemoveRow, "dict_remove").c_str()) && d.rows.size() > 1)
+    d.rows.pop_back();
+  dump.RecordItem("dictionary.remove");
+  if (!lookup) {
+    ErrorText(lookup.message());
+    dump.SetField("dictionary", "{\"error\": " + JsonString(lookup.message()) + "}");
+    return;
+  }
+  const DictionaryLookup& r = *lookup;
+  const float best = r.weights[(size_t)r.best];
+  ImGui::SameLine();
+  DimText(Tr(r.words ? Str::kDictWords : Str::kDictNumbers));
+  ImGui::PushStyleColor(ImGuiCol_Text, kOkColor);
+  ImGui::TextWrapped("%s", Trf(Str::kDictBlended, {FormatVector(r.blended)}).c_str());
+  ImGui::PopStyleColor();
+  const std::string key = "'" + d.rows[(size_t)r.best].first + "'";
+  DimText(Trf(best > 0.99f ? Str::kDictExact : Str::kDictSoft, {key, FormatNumber(best, "%.3f")}));
+  dump.SetField("dictionary", "{\"best\": " + std::to_string(r.best) + ", \"best_weight\": " + JsonNumber(best) +
+                                  ", \"blended\": [" + [&] {
+                                    std::string s;
+                                    for (size_t i = 0; i < r.blended.size(); ++i) s += (i ? ", " : "") + JsonNumber(r.blended[i]);
+                                    return s;
+                                  }() + "]}");
+}
+
+}  // namespace attnviz

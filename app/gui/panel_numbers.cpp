@@ -1,0 +1,121 @@
+// Numbers (seeds c, e, g): the pipeline as actual rows of the sandbox's last result
+// (core/lessons/pipeline_numbers.h): the fused W and its column blocks W_q | W_k | W_v, the same q, k, v
+// through three Linears; q as one Linear's output [batch, seq, n_head*d_k] and as heads [batch, head, seq,
+// d_k]; one query row's weights times the value rows summing into z_i; the heads concatenated and mixed by
+// W_o. Long rows show their first kCols numbers.
+#include <imgui.h>
+
+#include <algorithm>
+
+#include "app.h"
+#include "json.h"
+#include "lessons/pipeline_numbers.h"
+#include "panel_util.h"
+
+namespace attnviz {
+
+namespace {
+
+constexpr int kCols = 8, kRows = 4;
+
+// The first kCols numbers of row `row` of a row-major [rows, width] block starting at `data`.
+std::string RowText(const float* data, size_t width) {
+  std::string s;
+  for (size_t j = 0; j < std::min<size_t>(width, kCols); ++j) s += (j ? " " : "") + FormatNumber(data[j], "%+.2f");
+  return width > (size_t)kCols ? s + " \xE2\x80\xA6" : s;
+}
+
+void Heading(const std::string& text) {
+  ImGui::Spacing();
+  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.3f, 1.0f));
+  ImGui::TextWrapped("%s", text.c_str());
+  ImGui::PopStyleColor();
+}
+
+}  // namespace
+
+void DrawNumbersPanel(App& app) {
+  WidgetDump& dump = app.dump;
+  if (app.state.source == Source::kModel) {
+    DimText(Tr(Str::kNumNoSandbox));
+    return;
+  }
+  if (!app.shown || !app.shown->tensors.q || app.shown->tensors.q->empty()) {
+    ImGui::TextUnformatted(Tr(app.computing ? Str::kComputing : Str::kNoResultYet));
+    return;
+  }
+  const AttentionTensors& t = *&app.shown->tensors;
+  const AttentionConfig& c = app.shown->request.config;
+  const bool cross = c.mode == AttentionMode::kCross;
+  const Tensor& x = *t.x;
+  const Tensor& xq = cross && t.xq ? *t.xq : x;
+  // Made once per result: the weights as the init draws them, and the two projections.
+  NumbersCache& cache = app.numbers;
+  if (cache.generation != app.shown->generation) {
+    ProjectionWeights weights;
+    InitWeights(c, &weights);
+    cache.split = SplitFusedWeights(weights);
+    cache.check = FusedVersusThreeLinears(xq, x, c);
+    cache.merged_q = MergeHeads(*t.q);
+    cache.generation = app.shown->generation;
+  }
+  const FusedSplit& w = cache.split;
+  const int n_head = (int)t.q->dim(0), n_q = (int)t.q->dim(1), d_k = (int)t.q->dim(2);
+
+  // 1. The fused W and its column blocks.
+  Heading(Trf(Str::kNumFused, {std::to_string(w.w_fused.dim(0)), std::to_string(w.w_fused.dim(1))}));
+  for (size_t r = 0; r < std::min<size_t>(w.w_fused.dim(0), kRows); ++r)
+    ImGui::TextUnformatted(RowText(w.w_fused.data.data() + r * w.w_fused.dim(1), w.w_fused.dim(1)).c_str());
+  DimText(Trf(Str::kNumSplit, {ShapeString(w.w_q.shape), ShapeString(w.w_k.shape), ShapeString(w.w_v.shape)}));
+  // 2. Three Linears give the same q, k, v.
+  Heading(Tr(Str::kNumThreeLinears));
+  ImGui::PushStyleColor(ImGuiCol_Text, cache.check.max_abs_diff == 0.0f ? kOkColor : kErrorColor);
+  ImGui::TextUnformatted(Trf(Str::kNumEqual, {FormatNumber(cache.check.max_abs_diff, "%.3g")}).c_str());
+  ImGui::PopStyleColor();
+  dump.RecordItem("numbers.max_abs_diff", JsonNumber(cache.check.max_abs_diff));
+
+  // 3. q split into heads: the same numbers, viewed as [batch, head, seq, d/head].
+  const Tensor& merged = cache.merged_q;
+  Heading(Trf(Str::kNumReshape, {ShapeString(merged.shape), "[1, " + std::to_string(n_head) + ", " +
+                                                                 std::to_string(n_q) + ", " + std::to_string(d_k) + "]"}));
+  DimText(Trf(Str::kNumBatch, {"0"}) + ", " + Tr(Str::kNumQueryRow) + " 0: " + RowText(merged.data.data(), merged.dim(2)));
+  for (int h = 0; h < std::min(n_head, kRows); ++h)
+    ImGui::TextUnformatted((std::string(Tr(Str::kNumHead)) + " " + std::to_string(h) + ": " +
+                            RowText(t.q->data.data() + (size_t)h * n_q * d_k, (size_t)d_k))
+                               .c_str());
+  dump.RecordItem("numbers.q_shapes", "[" + JsonString(ShapeString(merged.shape)) + ", " +
+                                          JsonString(ShapeString(t.q->shape)) + "]");
+
+  // 4. One query row reads the values: z_i = sum_j p_ij v_j.
+  if (t.probs && !t.probs->empty() && t.v && !t.v->empty()) {
+    Heading(Tr(Str::kNumReadValues));
+    const int head = std::clamp(app.state.selected_head, 0, n_head - 1);
+    cache.query = std::clamp(cache.query, 0, n_q - 1);
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.4f);
+    ImGui::SliderInt(Labeled(dump, Str::kNumQueryRow, "numbers_query").c_str(), &cache.query, 0, n_q - 1);
+    dump.RecordItem("numbers.query", std::to_string(cache.query));
+    const ValueRead read = ReadValues(*t.probs, *t.v, head, cache.query);
+    const size_t d_v = read.weighted_values.dim(1);
+    for (size_t j = 0; j < read.weights.size() && j < 12; ++j)
+      ImGui::TextUnformatted((FormatNumber(read.weights[j], "%.3f") + " \xC3\x97 v_" + std::to_string(j) + " (" +
+                              t.kv_tokens[j].text + ") = " + RowText(read.weighted_values.data.data() + j * d_v, d_v))
+                                 .c_str());
+    ImGui::PushStyleColor(ImGuiCol_Text, kOkColor);
+    ImGui::TextUnformatted(("\xCE\xA3 = z_" + std::to_string(cache.query) + " = " + RowText(read.z.data(), d_v)).c_str());
+    ImGui::PopStyleColor();
+    std::string z = "[";
+    for (size_t i = 0; i < read.z.size(); ++i) z += (i ? ", " : "") + JsonNumber(read.z[i]);
+    dump.RecordItem("numbers.z", "{\"head\": " + std::to_string(head) + ", \"z\": " + z + "]}");
+  }
+  // 5. The heads concatenated, mixed by W_o.
+  if (t.concat && t.out && !t.out->empty()) {
+    Heading(Trf(Str::kNumConcat, {ShapeString(t.concat->shape), ShapeString(t.out->shape)}));
+    const size_t i = (size_t)std::clamp(cache.query, 0, (int)t.out->dim(0) - 1);
+    ImGui::TextUnformatted(("concat " + RowText(t.concat->data.data() + i * t.concat->dim(1), t.concat->dim(1))).c_str());
+    ImGui::TextUnformatted((Trf(Str::kNumOut, {std::to_string(i)}) + ": " +
+                            RowText(t.out->data.data() + i * t.out->dim(1), t.out->dim(1)))
+                               .c_str());
+  }
+}
+
+}  // namespace attnviz
