@@ -5,13 +5,15 @@
 //                head, block by block into a scratch, no softmax, no pyramid)
 //   twin         the same pass with scaling flipped (the app computes it next, so the S key is a swap)
 //   toggle       a temperature change: the pass again from q, k (pooled mode keeps no scores); floor: q k^T
-//   sweep        the app's d_k sweep (1..4096, scaled and unscaled; sampled rows above 1024); floor: the
-//                projections of its keys and sampled queries plus their q k^T
+//   sweep        the app's d_k sweep (1..4096, scaled and unscaled; sampled rows above 1024); floor: its GEMMs
+//                alone (sampled: SampledScores, the sampled rows against every key in the cheaper order)
 //   peak RSS     of this process after the above (maps of the pass, its twin and the sweep); floor: what must
 //                be kept: x, q, k, v and both pyramids (main + twin)
-// Prints one markdown row: n | mode | first maps s | floor s | ratio | toggle s | floor s | ratio | sweep s |
-// floor s | ratio | peak RSS MiB | floor MiB | ratio.
+// Each time is given as wall s (process CPU s), the ratio is of the CPU times: on a shared machine the wall
+// times grow with the load, the CPU times hardly. Prints one markdown row: n | mode | first maps | floor |
+// ratio | toggle | floor | ratio | sweep | floor | ratio | peak RSS MiB | floor MiB | ratio.
 #include <sys/resource.h>
+#include <time.h>
 
 #include <chrono>
 #include <cstdio>
@@ -28,13 +30,30 @@
 using namespace attnviz;
 
 namespace {
-double Now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+// Wall and process CPU seconds since construction. On a shared machine the wall time grows with the load;
+// the CPU time (all threads) does not, and on an idle 2-core machine the wall time of a parallel part is
+// about its CPU time / 2.
+struct Clock {
+  std::chrono::steady_clock::time_point wall0 = std::chrono::steady_clock::now();
+  double cpu0 = CpuNow();
+  static double CpuNow() {
+    timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+  }
+  double Wall() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count(); }
+  double Cpu() const { return CpuNow() - cpu0; }
+};
+
+struct Timing {
+  double wall = 0, cpu = 0;
+  void Add(const Clock& c) { wall += c.Wall(), cpu += c.Cpu(); }
+};
 
 // q k^T for every head, block by block into a per-thread scratch (the pass's GEMMs, nothing else).
-double ScoresFloor(const Tensor& q, const Tensor& k) {
+void ScoresFloor(const Tensor& q, const Tensor& k) {
   const size_t H = q.dim(0), n_q = q.dim(1), n_k = k.dim(1), block = AttendBlockRows(n_k);
   const size_t blocks = (n_q + block - 1) / block;
-  const double t0 = Now();
 #pragma omp parallel
   {
     std::vector<float> s(block * n_k);
@@ -45,7 +64,6 @@ double ScoresFloor(const Tensor& q, const Tensor& k) {
       RowMap(s.data(), rows, (Eigen::Index)n_k).noalias() = q.Slice(h).middleRows((Eigen::Index)r0, rows) * k.Slice(h).transpose();
     }
   }
-  return Now() - t0;
 }
 }  // namespace
 
@@ -58,19 +76,22 @@ int main(int argc, char** argv) {
   c.n_head = 16;
   Pipeline p;
   if (!p.SetText(text).ok() || !p.SetConfig(c).ok()) return 2;
-  double t0 = Now();
+  Timing first, first_floor, toggle, toggle_floor, sweep, sweep_floor;
+  Clock clock;
   p.Run(Stage::kMetrics);
-  const double first = Now() - t0;
+  first.Add(clock);
   const AttentionTensors t = p.tensors();  // held, as the app holds the shown result
   // Floor of the first maps: the projection GEMM and the scores GEMMs alone.
   ProjectionWeights w;
   InitWeights(c, &w);
   Tensor q2, k2, v2;
-  t0 = Now();
+  clock = Clock();
   Project(*t.x, *t.x, w, &q2, &k2, &v2);
-  const double floor_project = Now() - t0;
-  const double floor_scores = ScoresFloor(*t.q, *t.k);
-  const double first_floor = floor_project + floor_scores;
+  first_floor.Add(clock);
+  clock = Clock();
+  ScoresFloor(*t.q, *t.k);
+  toggle_floor.Add(clock);
+  first_floor.wall += toggle_floor.wall, first_floor.cpu += toggle_floor.cpu;
   // The twin (scaling flipped), computed after the first maps.
   Pipeline twin;
   AttentionConfig flipped = c;
@@ -82,20 +103,19 @@ int main(int argc, char** argv) {
   // A temperature toggle: the pass again.
   c.temperature = 0.5f;
   p.SetConfig(c);
-  t0 = Now();
+  clock = Clock();
   p.Run(Stage::kMetrics);
-  const double toggle = Now() - t0;
+  toggle.Add(clock);
   const AttentionTensors t2 = p.tensors();
   // The app's sweep (worker.cpp: 2 heads; 1 seed when rows are sampled, else 2).
   SweepOptions so;
   so.n_head = 2;
   so.n_seeds = n > so.sample_above_rows ? 1 : 2;
-  t0 = Now();
+  clock = Clock();
   auto points = SweepDk({}, p.kv_tokens(), AttentionConfig{c}, so);
-  const double sweep = Now() - t0;
-  // Sweep floor: per d_k and seed, the key projection of every token and the query projection of the
-  // sampled rows, and their scores.
-  double sweep_floor = 0;
+  sweep.Add(clock);
+  // Sweep floor: per d_k and seed, its GEMMs alone (SampledScores: the sampled rows' scores against every
+  // key, in the cheaper order; unsampled: the projections and every row's q k^T).
   for (int d_k : DefaultSweepDks()) {
     AttentionConfig sc = c;
     sc.n_head = so.n_head;
@@ -103,15 +123,21 @@ int main(int argc, char** argv) {
     sc.d_v = 1;
     ProjectionWeights sw;
     InitWeights(sc, &sw);
-    const int rows = n > so.sample_above_rows ? so.sample_rows : n;
+    const bool sampled = n > so.sample_above_rows;
     Tensor xs;
-    xs.Resize({(size_t)rows, (size_t)c.d_model});
+    xs.Resize({(size_t)(sampled ? so.sample_rows : n), (size_t)c.d_model});
     std::copy(t.x->data.begin(), t.x->data.begin() + xs.size(), xs.data.begin());
-    Tensor sq, sk, sv;
-    const double s0 = Now();
-    Project(xs, *t.x, sw, &sq, &sk, &sv);
-    const double s1 = Now();
-    sweep_floor += (s1 - s0 + ScoresFloor(sq, sk)) * so.n_seeds;
+    Tensor sq, sk, sv, ss;
+    for (int seed = 0; seed < so.n_seeds; ++seed) {
+      clock = Clock();
+      if (sampled) {
+        SampledScores(xs, *t.x, sw, &ss);
+      } else {
+        Project(xs, *t.x, sw, &sq, &sk, &sv);
+        Scores(sq, sk, &ss);
+      }
+      sweep_floor.Add(clock);
+    }
   }
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
@@ -119,8 +145,14 @@ int main(int argc, char** argv) {
   const double keep_mib = (t.x->size() + t.q->size() + t.k->size() + t.v->size()) * 4.0 / 1048576.0 +
                           (t.pyramid ? t.pyramid->bytes() : 0) / 1048576.0 + (tt.pyramid ? tt.pyramid->bytes() : 0) / 1048576.0 +
                           (t.pooled ? 0.0 : (t.probs->size() + t.scores->size() + tt.probs->size() + tt.scores->size()) * 4.0 / 1048576.0);
-  std::printf("| %d | %s | %.2f | %.2f | %.2fx | %.2f | %.2f | %.2fx | %.2f | %.2f | %.2fx | %.0f | %.0f | %.2fx |\n", n,
-              t.pooled ? "pooled" : "full", first, first_floor, first / first_floor, toggle, floor_scores,
-              toggle / floor_scores, sweep, sweep_floor, sweep / sweep_floor, rss_mib, keep_mib, rss_mib / keep_mib);
+  // Each time: wall s (CPU s), its floor likewise, and the ratio of the CPU times (load-independent).
+  auto cell = [](const Timing& a, const Timing& f) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%.2f (%.2f) | %.2f (%.2f) | %.2fx", a.wall, a.cpu, f.wall, f.cpu, a.cpu / f.cpu);
+    return std::string(buf);
+  };
+  std::printf("| %d | %s | %s | %s | %s | %.0f | %.0f | %.2fx |\n", n, t.pooled ? "pooled" : "full",
+              cell(first, first_floor).c_str(), cell(toggle, toggle_floor).c_str(), cell(sweep, sweep_floor).c_str(),
+              rss_mib, keep_mib, rss_mib / keep_mib);
   return points.ok() ? 0 : 1;
 }

@@ -6,6 +6,7 @@
 
 #include "cli_commands.h"
 #include "cli_util.h"
+#include "exact_maps.h"
 #include "file_io.h"
 #include "npy.h"
 #include "options.h"
@@ -21,28 +22,18 @@ const char* kComputeHelp =
     "                         (float32, PyTorch order) and metrics.json. Long inputs (more than 2^24 map cells)\n"
     "                         keep no full map: logits.npy and probs.npy are then streamed, a band of rows at a time\n";
 
-// A map [n_head, n_q, n_k] the run did not keep (long inputs, pooled mode): streamed into the .npy head by
-// head, a band of rows at a time, recomputed from q and k with the pass's own kernel (AttendRows: the same
-// bits as a full map). Both probs.npy and logits.npy come from one recomputation per band; at most one
-// band [rows, n_k] of each is in memory.
+// The maps [n_head, n_q, n_k] the run did not keep (long inputs, pooled mode): streamed into the .npy files
+// head by head, a band of rows at a time, recomputed from q and k (StreamExactMaps: the same bits as a full
+// map). Both probs.npy and logits.npy come from one recomputation per band.
 Status StreamMaps(const AttentionTensors& t, const AttentionConfig& config, const std::string& probs_path,
                   const std::string& logits_path) {
   const size_t n_head = t.n_head(), n_q = t.n_q(), n_k = t.n_k();
   NpyStreamWriter probs_out, logits_out;
   if (Status s = probs_out.Open(probs_path, {n_head, n_q, n_k}); !s) return s;
   if (Status s = logits_out.Open(logits_path, {n_head, n_q, n_k}); !s) return s;
-  const size_t band = std::max<size_t>(AttendBlockRows(n_k), (size_t)(16u << 20) / (n_k * sizeof(float)));
-  const float multiplier = config.logit_multiplier();
-  Tensor scores, probs;
-  for (size_t h = 0; h < n_head; ++h) {
-    for (size_t r0 = 0; r0 < n_q; r0 += band) {
-      const size_t r1 = std::min(n_q, r0 + band);
-      AttendRows(*t.q, *t.k, multiplier, config.mask, (int)h, (int)r0, (int)r1, &scores, &probs);
-      if (Status s = probs_out.Append(probs.data.data(), probs.size()); !s) return s;
-      for (float& x : scores.data) x = LogitFromScore(x, multiplier);  // the logits map: before the mask
-      if (Status s = logits_out.Append(scores.data.data(), scores.size()); !s) return s;
-    }
-  }
+  std::vector<int> heads((size_t)n_head);
+  for (size_t h = 0; h < n_head; ++h) heads[h] = (int)h;
+  if (Status s = StreamExactMaps(t, config, heads, &probs_out, &logits_out); !s) return s;
   if (Status s = probs_out.Close(); !s) return s;
   return logits_out.Close();
 }

@@ -189,6 +189,9 @@ float DrawMenuBar(App& app);
 void DrawSentencesPanel(App& app);
 void DrawControlsPanel(App& app);
 void DrawHeadsPanel(App& app, HeatmapRenderer& renderer);
+// The window of head `head`'s map the Heads panel shows (zoom and pan: the enlarged map, else the grid's),
+// or the whole n_q x n_k map when none is on screen (the export of a long input's figure uses it).
+MapWindow ShownMapWindow(int head, int n_q, int n_k);
 void DrawSaturationPanel(App& app);
 void DrawShapesPanel(App& app);
 void DrawExportPanel(App& app);

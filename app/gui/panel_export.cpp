@@ -116,14 +116,18 @@ std::function<Status()> MakeExportJob(App& app, const std::string& path) {
   }
   std::shared_ptr<const ComputeResult> result = app.shown;
   if (!result) return [] { return Status::Error("nothing computed yet"); };
+  // A long input keeps no full map: a figure of the current head is of the window the Heads panel shows.
+  std::shared_ptr<const MapWindow> window;
   if (s.export_target == ExportTarget::kCurrentHead) {
     o.head = s.selected_head;
+    if (result->tensors.pooled && (s.export_format == ExportFormat::kPng || s.export_format == ExportFormat::kSvg))
+      window = std::make_shared<MapWindow>(ShownMapWindow(o.head, result->tensors.n_q(), result->tensors.n_k()));
   } else {
     o.all_heads = true;
     o.heads = app.VisibleHeads();
     if (o.heads.empty()) return [] { return Status::Error("every head is hidden: show at least one to export"); };
   }
-  return [result, o] { return ExportHeatmap(result->tensors, result->request.config, o); };
+  return [result, o, window] { return ExportHeatmap(result->tensors, result->request.config, o, window.get()); };
 #else
   (void)app;
   (void)path;

@@ -50,6 +50,18 @@ std::map<HeatmapKey, MapState> g_maps;
 PoolKind g_pool_kind = PoolKind::kMax;
 uint64_t g_view_versions = 0;
 
+}  // namespace
+
+MapWindow ShownMapWindow(int head, int n_q, int n_k) {
+  for (MapView view : {MapView::kEnlarged, MapView::kGrid}) {
+    auto it = g_maps.find(HeatmapKey{view, 0, head, 0});
+    if (it != g_maps.end() && it->second.n_q == n_q && it->second.n_k == n_k) return it->second.window;
+  }
+  return MapWindow{0, n_q, 0, n_k};
+}
+
+namespace {
+
 // Zooms `w` by `factor` (> 1: in) about the cell (ci, cj), keeping the map's aspect, down to 1 cell.
 MapWindow Zoom(const MapWindow& w, double factor, double ci, double cj, int n_q, int n_k) {
   const int rows = std::clamp((int)std::lround(w.rows() / factor), 1, n_q);

@@ -115,7 +115,7 @@ uint64_t Worker::Enqueue(Lane<Request, ResultT>* lane, const Request& request) {
   std::lock_guard<std::mutex> lock(mutex_);
   lane->pending = std::make_unique<Request>(request);
   ++lane->submitted;
-  if (lane->running) lane->cancel.store(true);  // the running request is superseded: stop it
+  if (lane->running && !lane->cancel.exchange(true)) lane->done_at_cancel = lane->done.load();  // superseded: stop it
   wake_.notify_all();
   idle_.notify_all();  // a sweep waiting for the maps sees its cancel
   return lane->submitted;
@@ -162,6 +162,11 @@ uint64_t Worker::cancelled() const {
 uint64_t Worker::sweeps_cancelled() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return sweep_.cancelled;
+}
+
+size_t Worker::blocks_after_cancel() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return compute_.blocks_after_cancel;
 }
 
 template <typename Request, typename ResultT>
@@ -245,6 +250,8 @@ void Worker::Serve(Lane<Request, ResultT>* lane, RunFn run) {
       lane->running = false;
       if (!result) {  // cancelled by a newer request: never shown
         ++lane->cancelled;
+        const size_t done = lane->done.load();
+        lane->blocks_after_cancel = done > lane->done_at_cancel ? done - lane->done_at_cancel : 0;
         if (lane->finished < generation) lane->finished = generation;
         idle_.notify_all();
         continue;

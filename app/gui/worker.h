@@ -103,6 +103,9 @@ class Worker {
   // Requests stopped by a newer one (their results were never published); tests read it.
   uint64_t cancelled() const;
   uint64_t sweeps_cancelled() const;
+  // Blocks of the attention pass the last cancelled compute request finished after its cancel was set
+  // (tests: a superseded request stops within one block of work per thread).
+  size_t blocks_after_cancel() const;
   // Blocks until both threads are idle or `seconds` passed; true when idle (tests, benchmark).
   bool WaitIdle(double seconds) const;
 
@@ -120,6 +123,7 @@ class Worker {
     std::atomic<const char*> phase{""};
     std::atomic<const char*> stage{""};
     std::atomic<size_t> done{0}, total{0};
+    size_t done_at_cancel = 0, blocks_after_cancel = 0;  // see Worker::blocks_after_cancel()
   };
   template <typename Request, typename ResultT>
   static WorkerProgress ProgressOf(const Lane<Request, ResultT>& lane);

@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <unistd.h>
 
+#include "exact_maps.h"
 #include "file_io.h"
 #include "heatmap_figure.h"
 #include "json.h"
@@ -288,11 +290,56 @@ Result<HeatmapSpec> MakeHeatmapSpec(const AttentionTensors& tensors, const Atten
   return spec;
 }
 
+namespace {
+
+// Long inputs keep no full map (pooled mode): the heads (or the window) a file needs are recomputed exactly
+// from q and k (exact_maps.h). .npy streams whole heads (any number, through a temp file renamed into place);
+// the other formats hold their cells, at most kExactExportCells, and a figure draws every cell, so a figure
+// of a long map is of a window (the app's zoomed-in view).
+Status ExportLongHeatmap(const AttentionTensors& t, const AttentionConfig& config, HeatmapExportOptions o,
+                         const std::string& format, const MapWindow* window) {
+  const std::vector<int> heads = ChosenHeads(t, o);
+  for (int h : heads)
+    if (h < 0 || h >= t.n_head())
+      return Status::Error("head " + std::to_string(h) + " is out of range: allowed 0.." + std::to_string(t.n_head() - 1));
+  const size_t n_q = t.n_q(), n_k = t.n_k();
+  if (format == "npy") {
+    std::vector<size_t> shape = {n_q, n_k};
+    if (o.all_heads) shape.insert(shape.begin(), heads.size());
+    const std::string temp = o.out_path + ".part-" + std::to_string(::getpid());
+    NpyStreamWriter out;
+    Status s = out.Open(temp, shape);
+    if (s) s = StreamExactMaps(t, config, heads, &out, nullptr);
+    if (s) s = out.Close();
+    if (s && std::rename(temp.c_str(), o.out_path.c_str()) != 0) s = Status::Error(o.out_path + ": cannot write");
+    if (!s) std::remove(temp.c_str());
+    return s;
+  }
+  const MapWindow w = window ? *window : MapWindow{0, (int)n_q, 0, (int)n_k};
+  const bool compact = heads.size() == 1 && format == "csv";  // a one-head CSV names no head
+  const size_t cells = (compact ? 1 : (size_t)t.n_head()) * w.rows() * w.cols();
+  if (cells > kExactExportCells)
+    return Status::Error("." + format + " of a long input (" + std::to_string(n_q) + " x " + std::to_string(n_k) +
+                         " cells a head; no full map is kept) would hold " + std::to_string(cells) +
+                         " cells, more than " + std::to_string(kExactExportCells) +
+                         ": export .npy (streamed, any heads) or .csv of one head, or zoom in to a smaller window");
+  if (o.title.empty()) {
+    o.title = DefaultHeatmapTitle(config, o);
+    if (window) o.title += " \u00B7 queries " + std::to_string(w.r0) + "-" + std::to_string(w.r1 - 1) + ", keys " +
+                           std::to_string(w.c0) + "-" + std::to_string(w.c1 - 1);
+  }
+  if (compact) o.head = 0;
+  return ExportHeatmap(ExactMaps(t, config, heads, w, compact), config, o);
+}
+
+}  // namespace
+
 Status ExportHeatmap(const AttentionTensors& tensors, const AttentionConfig& config,
-                     const HeatmapExportOptions& options) {
+                     const HeatmapExportOptions& options, const MapWindow* window) {
   if (options.out_path.empty()) return Status::Error("no output file given (--out FILE)");
   Result<std::string> format = ResolveExportFormat(options);
   if (!format.ok()) return format.status();
+  if (tensors.pooled) return ExportLongHeatmap(tensors, config, options, *format, window);
   Result<HeatmapSpec> spec = MakeHeatmapSpec(tensors, config, options);
   if (!spec.ok()) return spec.status();
   const std::vector<int>& heads = spec->heads;

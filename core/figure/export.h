@@ -71,8 +71,11 @@ Result<HeatmapSpec> MakeHeatmapSpec(const AttentionTensors& tensors, const Atten
                                     const HeatmapExportOptions& options);
 
 // Checks the options against the tensors (head range, empty tensors, format) and writes the file.
+// Long inputs (tensors.pooled, no full map kept): the maps are recomputed exactly from q and k; .npy is
+// streamed (any heads); other formats are refused above 2^24 cells, and `window` (may be null: the whole
+// map) cuts the map to the query rows and keys shown, e.g. the app's zoomed-in view for a figure.
 Status ExportHeatmap(const AttentionTensors& tensors, const AttentionConfig& config,
-                     const HeatmapExportOptions& options);
+                     const HeatmapExportOptions& options, const MapWindow* window = nullptr);
 
 // The saturation figure (PNG or SVG from the extension): mean max weight, normalized entropy and
 // softmax-gradient size against d_k (log2 axis), scaled and unscaled lines, axis labels, legend.

@@ -15,6 +15,32 @@
 
 namespace attnviz {
 
+void SampledScores(const Tensor& xs, const Tensor& x, const ProjectionWeights& w, Tensor* scores) {
+  const Eigen::Index m = (Eigen::Index)xs.dim(0), n_k = (Eigen::Index)x.dim(0), d_model = (Eigen::Index)x.dim(1);
+  const Eigen::Index d_k = w.d_k, n_head = w.n_head;
+  const bool fused = w.layout == QkvLayout::kFused;
+  const Tensor& wq = fused ? w.w_qkv : w.w_q;
+  const Tensor& wk = fused ? w.w_qkv : w.w_k;
+  const Eigen::Index k_col0 = fused ? n_head * d_k : 0;  // fused columns: [ Q heads | K heads | V heads ]
+  scores->Resize({(size_t)n_head, (size_t)m, (size_t)n_k});
+  const double direct = (double)d_k * ((double)m * d_model + (double)n_k * d_model + (double)m * n_k);
+  const double reassociated = (double)m * d_model * (2.0 * d_k + n_k);
+  using Columns = Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>>;
+#pragma omp parallel for schedule(static) if (n_head > 1 && direct > 1e6)
+  for (Eigen::Index h = 0; h < n_head; ++h) {
+    Columns wq_h(wq.data.data() + h * d_k, d_model, d_k, Eigen::OuterStride<>((Eigen::Index)wq.dim(1)));
+    Columns wk_h(wk.data.data() + k_col0 + h * d_k, d_model, d_k, Eigen::OuterStride<>((Eigen::Index)wk.dim(1)));
+    const RowMatrix q_h = xs.Matrix() * wq_h;  // [m, d_k]
+    if (direct <= reassociated) {
+      const RowMatrix k_h = x.Matrix() * wk_h;  // [n_k, d_k]
+      scores->Slice((size_t)h).noalias() = q_h * k_h.transpose();
+    } else {
+      const RowMatrix qw_h = q_h * wk_h.transpose();  // [m, d_model]
+      scores->Slice((size_t)h).noalias() = qw_h * x.Matrix().transpose();
+    }
+  }
+}
+
 std::vector<int> DefaultSweepDks() {
   std::vector<int> d_ks;
   for (int d = 1; d <= kMaxHeadDim; d *= 2) d_ks.push_back(d);
@@ -51,7 +77,7 @@ Result<std::vector<SweepPoint>> SweepDk(const std::vector<Token>& query_tokens, 
   const size_t total = d_ks.size() * (size_t)options.n_seeds;
   size_t done = 0;
   std::vector<SweepPoint> points;
-  Tensor xq, x, xs, q, k, v, scores, logits, probs, row_scores, q_all;
+  Tensor xq, x, xs, q, k, v, scores, logits, probs, q_all;
   std::vector<HeadMetrics> heads;
   ProjectionWeights w;
   // Seed (f): the config's sources and score (qkv_source.h, score.h); the default is Project and q . k.
@@ -116,14 +142,18 @@ Result<std::vector<SweepPoint>> SweepDk(const std::vector<Token>& query_tokens, 
           point->seeds += 1;
         }
       } else {
-        // Only the sampled query rows are projected; every key is (a softmax row needs all its keys).
+        // Only the sampled query rows are projected (a softmax row needs all its keys: see SampledScores).
         const Tensor& src = cross ? xq : x;
         const size_t d_model = src.dim(1);
         xs.Resize({rows.size(), d_model});
         for (size_t r = 0; r < rows.size(); ++r)
           std::copy(src.data.begin() + (size_t)rows[r] * d_model, src.data.begin() + (size_t)(rows[r] + 1) * d_model,
                     xs.data.begin() + r * d_model);
-        if (config.query_from == FeatureSource::kEmbedding) {
+        const bool fast = config.query_from == FeatureSource::kEmbedding &&
+                          config.key_from == FeatureSource::kEmbedding && IsDotScore(config.score);
+        if (fast) {  // projected queries and keys, dot scores: only the sampled rows' products
+          SampledScores(xs, x, w, &scores);  // [n_head, sampled rows, n_k]
+        } else if (config.query_from == FeatureSource::kEmbedding) {
           SourceQkv(config, query_side, kv_tokens, vocab, xs, x, w, &q, &k, &v);
         } else {  // a raw query feature of every row (its position is its index), then the sampled rows
           SourceQkv(config, query_side, kv_tokens, vocab, src, x, w, &q_all, &k, &v);
@@ -134,30 +164,51 @@ Result<std::vector<SweepPoint>> SweepDk(const std::vector<Token>& query_tokens, 
               std::copy_n(q_all.data.begin() + (h * n_q + rows[r]) * width, width,
                           q.data.begin() + (h * rows.size() + r) * width);
         }
-        if (!score()) return Status::Error(kCancelled);  // [n_head, sampled rows, n_k]
+        if (!fast && !score()) return Status::Error(kCancelled);  // [n_head, sampled rows, n_k]
+        const int d_qk = fast ? w.d_k : (int)q.dim(2);  // the width q and k share (the multiplier's d_k)
         for (SweepPoint* point : {&scaled_point, &unscaled_point}) {
           config.scale = point->scaled;
           for (int h = 0; h < options.n_head; ++h) {
             if (cancelled()) return Status::Error(kCancelled);
+            // Each row's figures, rows in parallel (each thread with its own scratch), then summed in row order.
+            struct RowFigures {
+              RowMetrics m;
+              double logit_mean = 0, logit_std = 0;
+              int visible = 0;
+            };
+            std::vector<RowFigures> figures(rows.size());
+            const float multiplier = config.logit_multiplier(d_qk);
+#pragma omp parallel if (rows.size() * (size_t)n_k > (1u << 18))
+            {
+              Tensor row_scores, row_logits, row_probs;
+              std::vector<HeadMetrics> row_heads;
+#pragma omp for schedule(dynamic, 4)
+              for (long long r = 0; r < (long long)rows.size(); ++r) {
+                // The row as the full pass sees it: its visible keys (causal: keys up to its own index).
+                RowFigures& fig = figures[(size_t)r];
+                fig.visible = VisibleKeys(config.mask, rows[(size_t)r], n_k);
+                const float* srow = scores.data.data() + ((size_t)h * rows.size() + (size_t)r) * n_k;
+                row_scores.Resize({1, 1, (size_t)fig.visible});
+                std::copy(srow, srow + fig.visible, row_scores.data.begin());
+                LogitsSoftmax(row_scores, multiplier, MaskKind::kNone, &row_logits, &row_probs);
+                ComputeMetrics(row_logits, row_probs, MaskKind::kNone, &row_heads);
+                fig.m = row_heads[0].rows[0];
+                fig.logit_mean = row_heads[0].logit_mean;
+                fig.logit_std = row_heads[0].logit_std;
+              }
+            }
             Stratum st;
             double l_sum = 0, l_sq = 0, l_count = 0, effective = 0;
-            for (size_t r = 0; r < rows.size(); ++r) {
-              // The row as the full pass sees it: its visible keys (causal: keys up to its own index).
-              const int visible = VisibleKeys(config.mask, rows[r], n_k);
-              const float* srow = scores.data.data() + ((size_t)h * rows.size() + r) * n_k;
-              row_scores.Resize({1, 1, (size_t)visible});
-              std::copy(srow, srow + visible, row_scores.data.begin());
-              LogitsSoftmax(row_scores, config.logit_multiplier((int)q.dim(2)), MaskKind::kNone, &logits, &probs);
-              ComputeMetrics(logits, probs, MaskKind::kNone, &heads);
-              const RowMetrics& m = heads[0].rows[0];
+            for (const RowFigures& fig : figures) {
+              const RowMetrics& m = fig.m;
               const double f[4] = {m.max_weight, m.entropy, m.norm_entropy, m.grad_norm};
               for (int i = 0; i < 4; ++i) st.s[i] += f[i], st.sq[i] += f[i] * f[i];
               st.n += 1;
               effective += m.effective_keys;
-              const double lm = heads[0].logit_mean, ls = heads[0].logit_std;
-              l_sum += lm * visible;
-              l_sq += (ls * ls + lm * lm) * visible;
-              l_count += visible;
+              const double lm = fig.logit_mean, ls = fig.logit_std;
+              l_sum += lm * fig.visible;
+              l_sq += (ls * ls + lm * lm) * fig.visible;
+              l_count += fig.visible;
             }
             const double mean = l_sum / l_count;
             const double inv = 1.0 / (options.n_head * st.n);

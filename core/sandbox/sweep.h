@@ -53,6 +53,13 @@ SweepOptions StandardSweepOptions(size_t n_query_rows);
 Result<std::vector<SweepPoint>> SweepDk(const std::vector<Token>& query_tokens, const std::vector<Token>& kv_tokens,
                                         const AttentionConfig& base, const SweepOptions& options);
 std::vector<int> DefaultSweepDks();
+// The GEMMs of a sampled sweep point: the scores of sampled query rows xs [m, d_model] against every key
+// x [n_k, d_model], head by head: scores [n_head, m, n_k] = (xs W_q,h) (x W_k,h)^T. Projecting every key costs
+// n_k d_model d_k a head, so for wide heads the same product reassociated, ((xs W_q,h) W_k,h^T) x^T, costs
+// m d_model (2 d_k + n_k) instead; the cheaper order is taken (equal up to rounding: the figures are means
+// over rows). One thread per head (inside the team Eigen does not thread a product).
+struct ProjectionWeights;
+void SampledScores(const Tensor& xs, const Tensor& x, const ProjectionWeights& w, Tensor* scores);
 // CSV with a header row: d_k,scaled,seeds,max_weight,entropy,norm_entropy,effective_keys,grad_norm,logit_std
 // (sampled points add: rows,n_q,max_weight_err,entropy_err,norm_entropy_err,grad_norm_err)
 std::string SweepToCsv(const std::vector<SweepPoint>& points);
