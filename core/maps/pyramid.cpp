@@ -142,6 +142,8 @@ void MapPyramid::Finish() {
     const PyramidLevel& c = levels_[l - 1];
     PyramidLevel& p = levels_[l];
     auto count = [&](int index, int factor, int n) { return (float)std::min(factor, n - index * factor); };
+    // Heads are independent: in parallel when the level is large (the base of 16 heads at 4096 tokens).
+#pragma omp parallel for schedule(static) if ((size_t)n_head_ * p.rows * p.cols > (1u << 16))
     for (int h = 0; h < n_head_; ++h) {
       const float* cmax = c.Plane(PoolKind::kMax, h);
       const float* cmean = c.Plane(PoolKind::kMean, h);
@@ -166,6 +168,7 @@ void MapPyramid::Finish() {
   }
   const PyramidLevel& top = levels_.back();
   const PyramidLevel& base = levels_[0];
+#pragma omp parallel for schedule(static) if ((size_t)n_head_ * base.rows * base.cols > (1u << 16))
   for (int h = 0; h < n_head_; ++h) {
     const float* m = top.Plane(PoolKind::kMax, h);
     head_max_[(size_t)h] = *std::max_element(m, m + (size_t)top.rows * top.cols);
