@@ -51,7 +51,7 @@ cli=$prefix/bin/attnviz-cli
 PATH=$prefix/bin:$PATH  # the completion runs `attnviz-cli CMD --help`: the installed one
 commands=$("$cli" --help | sed -n '/^commands:/,/^[^ ]/s/^  \([a-z][a-z-]*\) .*/\1/p')
 [ -n "$commands" ] || { echo "FAIL: attnviz-cli --help lists no commands"; exit 1; }
-expect_exactly "attnviz-cli " "$commands --help --print-paths --version"
+expect_exactly "attnviz-cli " "$commands --help --lang --print-paths --version"
 expect_exactly "attnviz-cli co" "compute"
 expect_exactly "attnviz-cli compute --mask " "none causal"
 expect_exactly "attnviz-cli export --colormap " "viridis magma cividis gray"
