@@ -264,6 +264,8 @@ Result<ModelConfig> ParseModelConfig(const std::string& text, const std::string&
     j = json::parse(text);
   } catch (const json::parse_error& e) {
     return Status::Error(where + ": not valid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
+  } catch (const json::exception& e) {  // e.g. a number beyond double's range (out_of_range 406)
+    return Status::Error(where + ": not valid JSON: " + e.what());
   }
   if (!j.is_object()) return Status::Error(where + ": must be a JSON object");
   ModelConfig c;

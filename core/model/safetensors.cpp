@@ -131,6 +131,8 @@ Result<std::shared_ptr<const SafetensorsFile>> SafetensorsFile::Parse(std::share
   } catch (const json::parse_error& e) {
     return Status::Error(Where(path) + "header is not valid JSON at byte " + std::to_string(e.byte) +
                          " of the header (file offset " + std::to_string(8 + e.byte) + "): " + e.what());
+  } catch (const json::exception& e) {  // e.g. a number beyond double's range (out_of_range 406)
+    return Status::Error(Where(path) + "header is not valid JSON: " + e.what());
   }
   if (!header.is_object()) return Status::Error(Where(path) + "header must be a JSON object of tensors");
 

@@ -64,6 +64,8 @@ Result<std::shared_ptr<TensorStore>> TensorStore::OpenIndex(const std::string& i
     index = json::parse(b, b + (*map)->size());
   } catch (const json::parse_error& e) {
     return Status::Error(index_path + ": not valid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
+  } catch (const json::exception& e) {  // e.g. a number beyond double's range (out_of_range 406)
+    return Status::Error(index_path + ": not valid JSON: " + e.what());
   }
   auto wm = index.is_object() ? index.find("weight_map") : index.end();
   if (!index.is_object() || wm == index.end() || !wm->is_object())

@@ -39,6 +39,8 @@ Result<nlohmann::json> ParseJson(const std::string& text, const std::string& pat
     std::string reason = colon == std::string::npos ? what : what.substr(colon + 2);
     return Status::Error(path + ": invalid JSON at byte offset " + std::to_string(offset) + " (line " +
                          std::to_string(line) + ", column " + std::to_string(column) + "): " + reason);
+  } catch (const nlohmann::json::exception& e) {  // e.g. a number beyond double's range (out_of_range 406)
+    return Status::Error(path + ": invalid JSON: " + e.what());
   }
 }
 

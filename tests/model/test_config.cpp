@@ -53,6 +53,15 @@ TEST(ModelConfig, ReadsEveryFixture) {
 
 Result<ModelConfig> Parse(const std::string& text) { return ParseModelConfig(text, "config.json"); }
 
+// Found by fuzz_model_config: a number beyond double's range is nlohmann's out_of_range, not a parse_error; it
+// aborted the program instead of being a message.
+TEST(ModelConfig, ANumberBeyondDoubleRangeIsAnErrorNotAnAbort) {
+  auto c = Parse(R"({"model_type": "gpt2", "layer_norm_epsilon": 1e55555})");
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.message(), HasSubstr("not valid JSON"));
+  EXPECT_THAT(c.message(), HasSubstr("number overflow"));
+}
+
 TEST(ModelConfig, UnknownModelTypeIsRefusedByName) {
   auto c = Parse(R"({"model_type": "t5", "num_layers": 2})");
   ASSERT_FALSE(c.ok());
