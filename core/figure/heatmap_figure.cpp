@@ -103,7 +103,11 @@ HeatmapLayout LayoutWithCell(const FontSet& fonts, const HeatmapSpec& spec, int 
   float title_w = spec.title.empty() ? 0 : fonts.TextWidth(spec.title, L.title_font);
   const float title_room = spec.width > 0 ? spec.width - 2 * margin : 0;
   if (title_room > 0 && title_w > title_room) {
-    L.title_font = std::max(7 * u * 96 / 72, L.title_font * title_room / title_w);
+    // Glyph widths do not scale exactly with the size (rounding, hinting): step down until it fits.
+    const float min_font = 7 * u * 96 / 72;
+    L.title_font = std::max(min_font, L.title_font * title_room / title_w);
+    while (L.title_font > min_font && fonts.TextWidth(spec.title, L.title_font) > title_room)
+      L.title_font = std::max(min_font, L.title_font * 0.97f);
     L.title_text = fonts.Ellipsize(spec.title, L.title_font, title_room);
     title_w = fonts.TextWidth(L.title_text, L.title_font);
   }

@@ -278,6 +278,26 @@ int LabelInkHeight(const Image& image, const HeatmapLayout& layout, int i) {
   return top < 0 ? 0 : bottom - top + 1;
 }
 
+// A column-wide figure keeps its whole title (the mask near its end): shrunk, not shortened, while 7 pt
+// is enough. Seen cut to "... T=1 · cau…" at 3.3 in, 150 dpi.
+TEST_F(PrintFigureTest, ColumnWideFigureKeepsTheWholeTitle) {
+  AttentionTensors t = CausalTensors({"The", "cat", "sat", "on", "the", "mat"});
+  for (int dpi : {96, 150, 300})
+  for (int tenths = 22; tenths <= 40; ++tenths) {
+    HeatmapExportOptions o;
+    o.size = *ParseFigureSize(std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) + "x3in");
+    o.dpi = dpi;
+    auto spec = MakeHeatmapSpec(t, Causal(), o);
+    ASSERT_TRUE(spec.ok()) << spec.message();
+    auto layout = LayoutHeatmap(*FontSet::Default().value(), *spec);
+    ASSERT_TRUE(layout.ok()) << layout.message();
+    // Shortened only when even 7 pt is too wide.
+    const bool at_floor = layout->title_font <= 7.0f * dpi / 72.0f + 1e-3f;
+    if (!at_floor) EXPECT_EQ(layout->title_text, spec->title) << "at " << dpi << " dpi, " << tenths << " tenths";
+    if (tenths == 33 && dpi >= 150) EXPECT_EQ(layout->title_text, spec->title) << "a one-column figure at " << dpi;
+  }
+}
+
 TEST_F(PrintFigureTest, SizeInInchesOrCmAtADpiWithTextInPoints) {
   AttentionTensors t = CausalTensors({"H", "E", "H", "E"});
   HeatmapExportOptions o;
