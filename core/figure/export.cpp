@@ -51,11 +51,13 @@ std::vector<int> ChosenHeads(const AttentionTensors& t, const HeatmapExportOptio
   return all;
 }
 
-// The config (from the one field table) plus what it implies.
-std::string ConfigJsonObject(const AttentionConfig& c) {
+// The config (from the one field table) plus what it implies. The multiplier is for the width q and k had:
+// a raw feature source (one-hot, length) has its own width, not the configured d_k.
+std::string ConfigJsonObject(const AttentionConfig& c, const AttentionTensors& t) {
   std::string fields = ConfigJson(c);
   fields.pop_back();  // the closing brace
-  return fields + ", \"logit_multiplier\": " + JsonNumber(c.logit_multiplier()) + ", \"description\": " +
+  const int d_qk = t.q->empty() ? c.head_dim_k() : (int)t.q->dim(2);
+  return fields + ", \"logit_multiplier\": " + JsonNumber(c.logit_multiplier(d_qk)) + ", \"description\": " +
          JsonString(Describe(c)) + "}";
 }
 
@@ -86,7 +88,7 @@ std::string ToJson(const AttentionTensors& t, const AttentionConfig& config, con
   std::string out = "{\n  \"format\": \"attnviz-attention-weights\",\n";
   out += "  \"query_tokens\": " + JsonStringArray(TokenTexts(t.query_tokens)) + ",\n";
   out += "  \"key_tokens\": " + JsonStringArray(TokenTexts(t.kv_tokens)) + ",\n";
-  out += "  \"config\": " + ConfigJsonObject(config) + ",\n";
+  out += "  \"config\": " + ConfigJsonObject(config, t) + ",\n";
   if (all) {
     out += "  \"heads\": [";
     for (size_t i = 0; i < heads.size(); ++i) out += (i ? ", " : "") + std::to_string(heads[i]);

@@ -1,6 +1,8 @@
 #include "figure_names.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <utility>
 
 namespace attnviz {
 
@@ -17,6 +19,17 @@ std::string Short(double v) {
 std::string Joined(std::string head, const std::vector<SettingLabel>& labels, bool title) {
   for (const SettingLabel& l : labels) head += (title ? kDot : "-") + (title ? l.title : l.file);
   return head;
+}
+
+// "neg-distance" -> "negdistance": a file name's parts are separated by '-'.
+std::string NoHyphens(std::string text) {
+  text.erase(std::remove(text.begin(), text.end(), '-'), text.end());
+  return text;
+}
+
+std::vector<SettingLabel> Concatenated(std::vector<SettingLabel> a, const std::vector<SettingLabel>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
 }
 
 }  // namespace
@@ -37,6 +50,17 @@ std::vector<SettingLabel> NonDefaultSettings(const AttentionConfig& c, bool with
   return out;
 }
 
+std::vector<SettingLabel> SourceAndScoreSettings(const AttentionConfig& c) {
+  const AttentionConfig d;
+  std::vector<SettingLabel> out;
+  const std::pair<const char*, FeatureSource> sources[] = {{"q", c.query_from}, {"k", c.key_from}, {"v", c.value_from}};
+  for (const auto& [side, source] : sources)
+    if (source != d.query_from)
+      out.push_back({std::string(side) + " from " + ToString(source), std::string(side) + ToString(source)});
+  if (c.score != d.score) out.push_back({std::string("score ") + ToString(c.score), "score" + NoHyphens(ToString(c.score))});
+  return out;
+}
+
 std::string FigureTitle(const std::string& heads, const AttentionConfig& c) {
   return Joined(heads + kDot + Describe(c), NonDefaultSettings(c), true);
 }
@@ -44,19 +68,20 @@ std::string FigureTitle(const std::string& heads, const AttentionConfig& c) {
 std::string FigureFileStem(const std::string& heads, const AttentionConfig& c) {
   std::string stem = "attnviz-" + heads + "-dk" + std::to_string(c.head_dim_k()) + (c.scale ? "-scaled" : "-unscaled");
   if (c.temperature != 1.0f) stem += "-T" + Short(c.temperature);
-  return Joined(stem, NonDefaultSettings(c), false);
+  // The title names the sources and the score through Describe(); the file name must too.
+  return Joined(stem, Concatenated(SourceAndScoreSettings(c), NonDefaultSettings(c)), false);
 }
 
 std::string SweepTitle(const AttentionConfig& base, int n_k) {
   return Joined("softmax saturation" + std::string(kDot) + "n_k=" + std::to_string(n_k) + kDot + "T=" +
                     Short(base.temperature),
-                NonDefaultSettings(base, false), true);
+                Concatenated(SourceAndScoreSettings(base), NonDefaultSettings(base, false)), true);
 }
 
 std::string SweepFileStem(const AttentionConfig& base) {
   std::string stem = "attnviz-saturation";
   if (base.temperature != 1.0f) stem += "-T" + Short(base.temperature);
-  return Joined(stem, NonDefaultSettings(base, false), false);
+  return Joined(stem, Concatenated(SourceAndScoreSettings(base), NonDefaultSettings(base, false)), false);
 }
 
 }  // namespace attnviz

@@ -22,6 +22,9 @@ AttentionTensors ExactMaps(const AttentionTensors& t, const AttentionConfig& con
   out.query_tokens.assign(t.query_tokens.begin() + w.r0, t.query_tokens.begin() + w.r1);
   out.kv_tokens.assign(t.kv_tokens.begin() + w.c0, t.kv_tokens.begin() + w.c1);
   out.metrics = t.metrics;
+  // Shared, not cut to the window: the JSON export reads the query/key width from q (the logit multiplier).
+  out.q = t.q;
+  out.k = t.k;
   const size_t rows = (size_t)w.rows(), cols = (size_t)w.cols();
   auto probs = std::make_shared<Tensor>();
   probs->Resize({compact ? heads.size() : (size_t)n_head, rows, cols});
@@ -38,7 +41,7 @@ AttentionTensors ExactMaps(const AttentionTensors& t, const AttentionConfig& con
       if (!t.probs->empty()) {  // full mode: the kept map
         src = t.probs->data.data() + ((size_t)h * n_q + r0) * n_k;
       } else {
-        AttendRows(*t.q, *t.k, config.logit_multiplier(), config.mask, h, r0, r1, nullptr, &band_probs);
+        AttendRows(*t.q, *t.k, config.logit_multiplier((int)t.q->dim(2)), config.mask, h, r0, r1, nullptr, &band_probs);
         src = band_probs.data.data();
       }
       for (int i = r0; i < r1; ++i) {
@@ -54,7 +57,7 @@ AttentionTensors ExactMaps(const AttentionTensors& t, const AttentionConfig& con
 Status StreamExactMaps(const AttentionTensors& t, const AttentionConfig& config, const std::vector<int>& heads,
                        NpyStreamWriter* probs_out, NpyStreamWriter* logits_out) {
   const size_t n_q = t.n_q(), n_k = t.n_k(), band = BandRows(n_k);
-  const float multiplier = config.logit_multiplier();
+  const float multiplier = config.logit_multiplier((int)t.q->dim(2));  // a raw feature has its own width
   Tensor scores, probs;
   for (int h : heads) {
     for (size_t r0 = 0; r0 < n_q; r0 += band) {

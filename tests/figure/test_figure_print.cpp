@@ -4,6 +4,7 @@
 // unique CSV headers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -11,6 +12,7 @@
 #include "canvas.h"
 #include "export.h"
 #include "figure_names.h"
+#include "file_io.h"
 #include "figure_test_util.h"
 #include "font.h"
 #include "heatmap_figure.h"
@@ -145,6 +147,65 @@ TEST(FigureNamesTest, TitlesAndFileNamesNameTheMaskAndEveryNonDefaultSetting) {
   EXPECT_EQ(SweepTitle(causal, 12), "softmax saturation \u00B7 n_k=12 \u00B7 T=1 \u00B7 causal");
   EXPECT_EQ(SweepFileStem(all), "attnviz-saturation-T0.5-causal-dm128-seed3-nopos");
   EXPECT_EQ(SweepFileStem(plain), "attnviz-saturation");
+}
+
+// Seed (f): a run whose keys come from word length and scores by -|q - k| must not overwrite the default
+// run's figure; the sources and score are in its file name, and in the sweep's title and name.
+TEST(FigureNamesTest, SourcesAndScoreAreInFileNamesAndTheSweepTitle) {
+  const AttentionConfig plain;
+  AttentionConfig f = plain;
+  f.query_from = FeatureSource::kLength;
+  f.key_from = FeatureSource::kLength;
+  f.score = ScoreKind::kNegDistance;
+  HeatmapExportOptions head0;
+  EXPECT_EQ(DefaultHeatmapFileName(plain, head0, "png"), "attnviz-head0-dk16-scaled.png");
+  EXPECT_EQ(DefaultHeatmapFileName(f, head0, "png"), "attnviz-head0-dk16-scaled-qlength-klength-scorenegdistance.png");
+  EXPECT_EQ(DefaultHeatmapTitle(f, head0),
+            "head 0 \u00B7 d_k=16 \u00B7 scaled \u00B7 T=1 \u00B7 q from length \u00B7 k from length \u00B7 score "
+            "neg-distance");
+  // Each source or score alone gives a name of its own.
+  std::vector<AttentionConfig> one_each(4, plain);
+  one_each[0].query_from = FeatureSource::kPosition;
+  one_each[1].key_from = FeatureSource::kPosition;
+  one_each[2].value_from = FeatureSource::kPosition;
+  one_each[3].score = ScoreKind::kDot;
+  std::vector<std::string> names = {DefaultHeatmapFileName(plain, head0, "png")};
+  for (const AttentionConfig& c : one_each) {
+    const std::string name = DefaultHeatmapFileName(c, head0, "png");
+    EXPECT_EQ(std::count(names.begin(), names.end(), name), 0) << name;
+    names.push_back(name);
+  }
+  EXPECT_EQ(SweepTitle(f, 5),
+            "softmax saturation \u00B7 n_k=5 \u00B7 T=1 \u00B7 q from length \u00B7 k from length \u00B7 score "
+            "neg-distance");
+  EXPECT_EQ(SweepFileStem(f), "attnviz-saturation-qlength-klength-scorenegdistance");
+  EXPECT_EQ(SweepFileStem(plain), "attnviz-saturation");
+}
+
+// The JSON's logit_multiplier is for the width q and k had: one-hot queries and keys of "a b a c" have width 3
+// (the vocabulary), so scaled-dot divides by sqrt(3), not by sqrt(d_k = 16).
+TEST_F(PrintFigureTest, JsonLogitMultiplierUsesTheQueryKeyWidthActuallyUsed) {
+  AttentionConfig c;
+  c.query_from = FeatureSource::kOneHot;
+  c.key_from = FeatureSource::kOneHot;
+  c.temperature = 2.0f;
+  Pipeline p;
+  ASSERT_TRUE(p.SetText("a b a c").ok());
+  ASSERT_TRUE(p.SetConfig(c).ok());
+  ASSERT_TRUE(p.Run(Stage::kSoftmax).ok());
+  HeatmapExportOptions o;
+  o.out_path = dir_ + "/onehot.json";
+  ASSERT_TRUE(ExportHeatmap(p.tensors(), c, o).ok());
+  auto json = ReadFile(o.out_path);
+  ASSERT_TRUE(json.ok());
+  const size_t at = json->find("\"logit_multiplier\": ");
+  ASSERT_NE(at, std::string::npos) << *json;
+  const double written = std::stod(json->substr(at + std::strlen("\"logit_multiplier\": ")));
+  const double by_hand = 1.0 / std::sqrt(3.0) / 2.0;  // 0.288675...
+  EXPECT_NEAR(written, by_hand, 1e-6);
+  // And the weights agree with that multiplier: row 0 ("a") over keys a, b, a, c.
+  const double e = std::exp(by_hand);
+  EXPECT_NEAR(p.tensors().probs->data[0], e / (2 * e + 2), 1e-6);
 }
 
 // ---------- masked cells ----------
