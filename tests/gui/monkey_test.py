@@ -4,12 +4,14 @@ word) and window resizes on the real attnviz under Xvfb, for a bounded time. The
 --widgets-json frame counter advances), never exit, quit cleanly with Ctrl+Q, and start again from the settings it
 saved (a second launch with the same XDG_CONFIG_HOME gets its first results and draws frames).
 
-  python3 tests/gui/monkey_test.py --app build/attnviz --source . [--seconds 60] [--seed N]
+  python3 tests/gui/monkey_test.py --app build/attnviz --source . [--seconds 60] [--actions 2000] [--seed N]
 
-MONKEY_SECONDS and MONKEY_SEED in the environment do the same (`MONKEY_SECONDS=1800 ctest -R monkey`); the seed is
-printed, so a failure can be replayed. Actions go to xdotool in batches (one process per batch), which is what
-makes thousands of them fit in a minute. The session helpers (Xvfb, the widgets JSON, the clipboard) are
-e2e_test.py's.
+It acts for --seconds, and longer (at most 3 times as long) until it has sent --actions actions; fewer fails.
+MONKEY_SECONDS, MONKEY_ACTIONS and MONKEY_SEED in the environment do the same (`MONKEY_SECONDS=1800 ctest -R
+monkey`); the seed is printed, so a failure can be replayed. Each batch of 20-60 actions is one xdotool script on
+its stdin (`xdotool -`, one line a command: a `type` no longer ends the batch), so one process sends them all:
+one process per action (or per `type`) is what kept the monkey to ~500 actions a minute. The session helpers
+(Xvfb, the widgets JSON, the clipboard) are e2e_test.py's.
 """
 import argparse
 import os
@@ -38,12 +40,38 @@ PASTES = ["학교에 갑니다", "나는 사과를 먹었다 ||| I eat", "😀�
           "w" * 10240, ("가" * 3000) + " end"]
 
 
+def typing(text):
+    """Script lines that type `text`. xdotool's script reader splits a line at white space (a space goes as the
+    key `space`) and reads a word starting with $ as a variable (TYPED has none)."""
+    lines = []
+    for i, word in enumerate(text.split(" ")):
+        if i:
+            lines.append("key --delay 0 space")
+        if word:
+            assert not word.startswith("$"), word
+            lines.append("type --delay 0 " + word)
+    return lines
+
+
+def press(chord, hold=0.03):
+    """Script lines: keydown, hold past a frame (imgui 1.86 loses shorter presses), keyup, in reverse order."""
+    keys = chord.split("+")
+    return (["keydown --delay 0 " + k for k in keys] + ["sleep %g" % hold] +
+            ["keyup --delay 0 " + k for k in reversed(keys)])
+
+
+def click(button):
+    # No wait between press and release: imgui's GLFW backend keeps a press shorter than a frame.
+    return ["mousedown %s" % button, "mouseup %s" % button]
+
+
 class Monkey:
     def __init__(self, session, rng):
         self.s = session
         self.rng = rng
         self.actions = 0
         self.counts = {}
+        self.size = (WIDTH, HEIGHT)
 
     def point(self):
         # Mostly inside the window as it is now (it may have been resized), sometimes anywhere on the screen.
@@ -53,78 +81,59 @@ class Monkey:
             return self.rng.randrange(0, max(1, w)), self.rng.randrange(MENU_BAR, max(MENU_BAR + 1, h))
         return self.rng.randrange(-50, WIDTH + 50), self.rng.randrange(MENU_BAR, HEIGHT + 50)
 
+    def move(self, x, y):
+        return ["mousemove --window %s %d %d" % (self.s.wid, x, y)]
+
     def count(self, kind):
         self.counts[kind] = self.counts.get(kind, 0) + 1
         self.actions += 1
 
-    def press(self, chord, hold=0.03):
-        """keydown, hold past a frame (imgui 1.86 loses shorter presses), keyup, in reverse order."""
-        keys = chord.split("+")
-        return (sum((["keydown", k] for k in keys), []) + ["sleep", str(hold)] +
-                sum((["keyup", k] for k in reversed(keys)), []))
-
-    @staticmethod
-    def click(button):
-        # xdotool's own `click` waits ~0.1 s after each; the GLFW backend sees a press shorter than a frame.
-        return ["mousedown", button, "sleep", "0.01", "mouseup", button]
+    def action(self):
+        """One random action as xdotool script lines."""
+        r = self.rng.random()
+        if r < 0.35:
+            self.count("click")
+            return self.move(*self.point()) + click(self.rng.choice(["1", "1", "1", "3"]))
+        if r < 0.5:
+            (xa, ya), (xb, yb) = self.point(), self.point()
+            lines = self.move(xa, ya) + ["mousedown 1"]
+            steps = self.rng.randrange(2, 5)
+            for i in range(1, steps + 1):
+                lines += ["sleep 0.01"] + self.move(xa + (xb - xa) * i // steps, ya + (yb - ya) * i // steps)
+            self.count("drag")
+            return lines + ["sleep 0.01", "mouseup 1"]
+        if r < 0.6:
+            self.count("wheel")
+            return self.move(*self.point()) + click(self.rng.choice(["4", "5"])) * self.rng.randrange(1, 6)
+        if r < 0.8:
+            self.count("key")
+            return press(self.rng.choice(KEYS))
+        if r < 0.9:
+            self.count("type")
+            return typing(self.rng.choice(TYPED))
+        if r < 0.98:
+            self.count("select+type")
+            return (self.move(*self.point()) + click("1") + ["sleep 0.01"] + press("ctrl+a") +
+                    typing(self.rng.choice(TYPED)))
+        w = self.rng.choice([self.rng.randrange(1, 200), self.rng.randrange(200, WIDTH + 1), WIDTH])
+        h = self.rng.choice([self.rng.randrange(1, 150), self.rng.randrange(150, HEIGHT + 1), HEIGHT])
+        self.size = (w, h)
+        self.count("resize")
+        return ["windowsize %s %d %d" % (self.s.wid, w, h)]
 
     def batch(self, n):
-        """n random actions as one xdotool command line."""
-        wid = self.s.wid
-        actions = []
-        for _ in range(n):
-            cmd = []
-            r = self.rng.random()
-            if r < 0.35:
-                x, y = self.point()
-                button = self.rng.choice(["1", "1", "1", "3"])
-                cmd += ["mousemove", "--window", wid, str(x), str(y)] + self.click(button)
-                self.count("click")
-            elif r < 0.5:
-                (xa, ya), (xb, yb) = self.point(), self.point()
-                cmd += ["mousemove", "--window", wid, str(xa), str(ya), "mousedown", "1"]
-                steps = self.rng.randrange(2, 6)
-                for i in range(1, steps + 1):
-                    cmd += ["sleep", "0.01", "mousemove", "--window", wid,
-                            str(xa + (xb - xa) * i // steps), str(ya + (yb - ya) * i // steps)]
-                cmd += ["sleep", "0.02", "mouseup", "1"]
-                self.count("drag")
-            elif r < 0.6:
-                x, y = self.point()
-                cmd += ["mousemove", "--window", wid, str(x), str(y)]
-                cmd += self.click(self.rng.choice(["4", "5"])) * self.rng.randrange(1, 6)
-                self.count("wheel")
-            elif r < 0.8:
-                cmd += self.press(self.rng.choice(KEYS))
-                self.count("key")
-            elif r < 0.9:
-                cmd += ["type", "--delay", "1", self.rng.choice(TYPED)]
-                self.count("type")
-            else:
-                x, y = self.point()
-                cmd += ["mousemove", "--window", wid, str(x), str(y), "sleep", "0.02"] + self.click("1") + \
-                    ["sleep", "0.02"] + self.press("ctrl+a") + ["type", "--delay", "1", self.rng.choice(TYPED)]
-                self.count("select+type")
-            actions.append(cmd)
+        """n random actions as one xdotool script on its stdin: one process for the lot (a process per action
+        is what kept the monkey to ~500 actions a minute)."""
+        lines = sum((self.action() for _ in range(n)), [])
         if os.environ.get("MONKEY_DEBUG"):
-            for cmd in actions:
-                t = time.time()
-                self.s.xdotool(*cmd, check=False, timeout=120)
-                print("monkey: %.2f s: %s" % (time.time() - t, " ".join(cmd)[:150]), flush=True)
-        else:
-            # `type` takes every argument after it as text: it ends a command line.
-            line = []
-            for cmd in actions:
-                line += cmd
-                if "type" in cmd:
-                    self.s.xdotool(*line, check=False, timeout=120)
-                    line = []
-            if line:
-                self.s.xdotool(*line, check=False, timeout=120)
+            print("monkey: batch of %d:\n  %s" % (n, "\n  ".join(lines)), flush=True)
+        subprocess.run(["xdotool", "-"], input=("\n".join(lines) + "\n").encode("utf-8"), env=self.s.env,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
 
     def paste(self):
         x, y = self.point()
-        self.s.xdotool("mousemove", "--window", self.s.wid, str(x), str(y), *self.click("1"), check=False)
+        self.s.xdotool("mousemove", "--window", self.s.wid, str(x), str(y), "mousedown", "1", "mouseup", "1",
+                       check=False)
         text = self.rng.choice(PASTES)
         if self.s.clipboard and self.s.clipboard.poll() is None:
             self.s.clipboard.terminate()
@@ -135,68 +144,69 @@ class Monkey:
         self.s.clipboard.stdin.write(text.encode("utf-8"))
         self.s.clipboard.stdin.close()
         time.sleep(0.05)
-        self.s.xdotool(*self.press("ctrl+v", hold=0.08), check=False)
+        self.s.xdotool("keydown", "ctrl", "keydown", "v", "sleep", "0.08", "keyup", "v", "keyup", "ctrl", check=False)
         self.count("paste")
-
-    def resize(self):
-        w = self.rng.choice([self.rng.randrange(1, 200), self.rng.randrange(200, WIDTH + 1), WIDTH])
-        h = self.rng.choice([self.rng.randrange(1, 150), self.rng.randrange(150, HEIGHT + 1), HEIGHT])
-        self.s.xdotool("windowsize", self.s.wid, str(w), str(h), check=False)
-        self.size = (w, h)
-        self.count("resize")
 
 
 def drawing(session, timeout):
-    """The frame counter advances (by 2) within `timeout` seconds; returns the frame seen."""
+    """The frame counter advances (by 2) within `timeout` seconds; returns the frame seen. An idle app draws
+    nothing, so this asks for frames with SIGUSR2 (as e2e_test's wait_frames): a hung frame still never ends."""
     start = session.widgets()["frame"]
-    w = session.wait_for(lambda w: w["frame"] >= start + 2, timeout=timeout, what="new frames (a hung app?)")
-    return w["frame"]
+
+    def drawn(w):
+        if w["frame"] >= start + 2:
+            return True
+        session.proc.send_signal(signal.SIGUSR2)
+        return False
+    return session.wait_for(drawn, timeout=timeout, what="new frames (a hung app?)")["frame"]
 
 
-def run(seconds, seed):
+def run(seconds, actions, seed):
     rng = random.Random(seed)
-    print("monkey: seed %d, %d s" % (seed, seconds), flush=True)
+    print("monkey: seed %d, %g s, at least %d actions" % (seed, seconds, actions), flush=True)
     xdg = tempfile.mkdtemp(prefix="attnviz-monkey-xdg-")
     work = tempfile.mkdtemp(prefix="attnviz-monkey-cwd-")
     os.chdir(work)  # exports land here (the default export folder is ".")
     try:
-        monkey_then_restart(rng, seconds, seed, xdg)
+        monkey_then_restart(rng, seconds, actions, seed, xdg)
     finally:
         os.chdir("/")
         shutil.rmtree(xdg, ignore_errors=True)
         shutil.rmtree(work, ignore_errors=True)
 
 
-def monkey_then_restart(rng, seconds, seed, xdg):
+def monkey_then_restart(rng, seconds, target, seed, xdg):
     sample = os.path.join(e2e_test.SOURCE, "assets", "sentences.txt")
     s = AppSession(["--text-file", sample], xdg=xdg)
     try:
         monkey = Monkey(s, rng)
-        monkey.size = (WIDTH, HEIGHT)
-        deadline = time.time() + seconds
+        start = time.time()
+        # `seconds` of actions, longer (up to 3 times) while fewer than `target` were sent (a loaded machine).
         checks = 0
-        while time.time() < deadline:
-            r = rng.random()
-            if r < 0.08:
+        while time.time() < start + seconds or (monkey.actions < target and time.time() < start + 3 * seconds):
+            if rng.random() < 0.1:
                 monkey.paste()
-            elif r < 0.14:
-                monkey.resize()
             else:
-                monkey.batch(rng.randrange(5, 25))
+                monkey.batch(rng.randrange(20, 60))
             t_act = time.time()
             # Still alive and drawing: a hang (a frame that never ends) fails here, a crash in wait_for.
             drawing(s, timeout=60)
             if os.environ.get("MONKEY_DEBUG"):
                 print("monkey: %d actions, %.2f s to see 2 frames" % (monkey.actions, time.time() - t_act), flush=True)
             checks += 1
+        elapsed = time.time() - start
         # Release anything a batch may have left held, give the window its size back, then quit as a person.
         for k in ("ctrl", "shift", "alt"):
             s.xdotool("keyup", k, check=False)
         s.xdotool("mouseup", "1", check=False)
         s.xdotool("windowsize", s.wid, str(WIDTH), str(HEIGHT), check=False)
         drawing(s, timeout=60)
-        print("monkey: %d actions (%s), %d frame checks" %
-              (monkey.actions, ", ".join("%s %d" % kv for kv in sorted(monkey.counts.items())), checks), flush=True)
+        print("monkey: %d actions in %.0f s (%.0f a second: %s), %d frame checks" %
+              (monkey.actions, elapsed, monkey.actions / elapsed,
+               ", ".join("%s %d" % kv for kv in sorted(monkey.counts.items())), checks), flush=True)
+        if monkey.actions < target:
+            raise AssertionError("only %d actions in %.0f s, fewer than the %d asked for (seed %d)" %
+                                 (monkey.actions, elapsed, target, seed))
         code = s.quit_with_ctrl_q()
         if code != 0:
             raise AssertionError("attnviz exited with %s after the monkey (seed %d):\n%s" % (code, seed, s.app_log()))
@@ -212,6 +222,8 @@ def monkey_then_restart(rng, seconds, seed, xdg):
     # Second launch from what the first one saved: first results, then frames.
     s2 = AppSession([], xdg=xdg)
     try:
+        s2.wait_for(lambda w: w["fields"]["result"]["generation"] >= 1 and not w["fields"]["computing"], timeout=120,
+                    what="the restored sentence's results")
         drawing(s2, timeout=60)
         log = s2.app_log()
         if os.path.exists(settings + ".corrupt") or "corrupt" in log:
@@ -231,12 +243,13 @@ def main():
     parser.add_argument("--source", default=os.path.join(os.path.dirname(__file__), "..", ".."))
     parser.add_argument("--seconds", type=float, default=float(os.environ.get("MONKEY_SECONDS", "60")))
     parser.add_argument("--seed", type=int, default=int(os.environ.get("MONKEY_SEED", str(int(time.time())))))
+    parser.add_argument("--actions", type=int, default=int(os.environ.get("MONKEY_ACTIONS", "2000")))
     args = parser.parse_args()
     e2e_test.APP = os.path.abspath(args.app)
     e2e_test.SOURCE = os.path.abspath(args.source)
     # ctest's timeout sends SIGTERM: turn it into an exception so every cleanup (processes, temp dirs) runs.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    run(args.seconds, args.seed)
+    run(args.seconds, args.actions, args.seed)
 
 
 if __name__ == "__main__":
