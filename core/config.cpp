@@ -14,8 +14,8 @@ namespace attnviz {
 namespace {
 
 Status OutOfRange(const char* field, long long value, long long lo, long long hi) {
-  return Status::Error(std::string(field) + " = " + std::to_string(value) + " is out of range: allowed " +
-                       std::to_string(lo) + ".." + std::to_string(hi));
+  return Status::Error(MsgId::kOutOfRange,
+                       {field, std::to_string(value), std::to_string(lo), std::to_string(hi)});
 }
 
 std::string ShortNumber(double v) {
@@ -172,20 +172,16 @@ Status Validate(const AttentionConfig& c) {
   }
   if (c.d_v < 0 || c.d_v > kMaxHeadDim) return OutOfRange("d_v", c.d_v, 1, kMaxHeadDim);
   if (!(c.temperature >= kMinTemperature && c.temperature <= kMaxTemperature)) {
-    return Status::Error("temperature = " + ShortNumber(c.temperature) + " is out of range: allowed " +
-                         ShortNumber(kMinTemperature) + ".." + ShortNumber(kMaxTemperature) + " (must be > 0)");
+    return Status::Error(MsgId::kTemperatureRange,
+                         {ShortNumber(c.temperature), ShortNumber(kMinTemperature), ShortNumber(kMaxTemperature)});
   }
   if (c.mask == MaskKind::kCausal && c.mode == AttentionMode::kCross) {
-    return Status::Error(
-        "mask = causal applies to self-attention only (query i may see keys 0..i of its own sentence); "
-        "use mask none in cross mode");
+    return Status::Error(MsgId::kCausalNeedsSelf, {});
   }
   long long per_head = 2LL * c.head_dim_k() + c.head_dim_v();
   long long floats = (long long)c.d_model * c.n_head * per_head;
   if (floats > kMaxProjectionFloats) {
-    return Status::Error("d_model * n_head * (2*d_k + d_v) = " + std::to_string(floats) +
-                         " projection weights is too large: allowed up to " +
-                         std::to_string(kMaxProjectionFloats) + " (lower d_model, n_head, d_k or d_v)");
+    return Status::Error(MsgId::kProjectionTooLarge, {std::to_string(floats), std::to_string(kMaxProjectionFloats)});
   }
   return Status::Ok();
 }
@@ -197,13 +193,13 @@ const char* ToString(QkvLayout layout) { return layout == QkvLayout::kFused ? "f
 Result<MaskKind> ParseMask(const std::string& text) {
   if (text == "none") return MaskKind::kNone;
   if (text == "causal") return MaskKind::kCausal;
-  return Status::Error("mask '" + text + "' is unknown: allowed none, causal");
+  return Status::Error(MsgId::kUnknownName, {"mask", text, "none, causal"});
 }
 
 Result<AttentionMode> ParseMode(const std::string& text) {
   if (text == "self") return AttentionMode::kSelf;
   if (text == "cross") return AttentionMode::kCross;
-  return Status::Error("mode '" + text + "' is unknown: allowed self, cross");
+  return Status::Error(MsgId::kUnknownName, {"mode", text, "self, cross"});
 }
 
 // The names in the enums' order (the CLI's option values, the settings file and the JSON).
@@ -225,7 +221,7 @@ Result<E> ParseNamed(const char* what, const std::string& text, const E (&all)[N
     if (text == ToString(e)) return e;
     allowed += (allowed.empty() ? "" : ", ") + std::string(ToString(e));
   }
-  return Status::Error(std::string(what) + " '" + text + "' is unknown: allowed " + allowed);
+  return Status::Error(MsgId::kUnknownName, {what, text, allowed});
 }
 }  // namespace
 
@@ -237,7 +233,7 @@ Result<ScoreKind> ParseScoreKind(const std::string& text) { return ParseNamed("s
 Result<QkvLayout> ParseQkvLayout(const std::string& text) {
   if (text == "fused") return QkvLayout::kFused;
   if (text == "separate") return QkvLayout::kSeparate;
-  return Status::Error("qkv layout '" + text + "' is unknown: allowed fused, separate");
+  return Status::Error(MsgId::kUnknownName, {"qkv layout", text, "fused, separate"});
 }
 
 std::string Describe(const AttentionConfig& c) {

@@ -182,13 +182,13 @@ Result<std::string> ReadFile(const std::string& path, size_t max_bytes, const st
   // Opened first and checked with fstat: what is checked is what is read. O_NONBLOCK: a FIFO does not
   // wait for a writer (it is refused right after, as not regular).
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return Status::Error(path + ": cannot open: " + ErrnoText(errno));
+  if (fd < 0) return Status::Error(MsgId::kCannotOpen, {path, ErrnoText(errno)});
   struct stat st;
   Status problem;
   if (::fstat(fd, &st) != 0) {
     problem = Status::Error(path + ": cannot read: " + ErrnoText(errno));
   } else if (S_ISDIR(st.st_mode)) {
-    problem = Status::Error(path + ": is a folder, not a file");
+    problem = Status::Error(MsgId::kIsAFolder, {path});
   } else if (!S_ISREG(st.st_mode)) {
     problem = Status::Error(path + ": is not a regular file (a device, FIFO or socket): refusing to read it as a " + what);
   } else if ((unsigned long long)st.st_size > max_bytes) {

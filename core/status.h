@@ -1,10 +1,14 @@
 // Errors as values: every failure carries a message for a person
 // ("what went wrong, where, what is allowed"). The CLI turns it into exit code 2,
-// the app into a visible message.
+// the app into a visible message. An error made from a message id (messages.h) also carries its parts,
+// so the app and the CLI can show it in the user's language; message() is always the English text.
 #pragma once
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
+
+#include "messages.h"
 
 namespace attnviz {
 
@@ -18,12 +22,31 @@ class Status {
     s.failed_ = true;
     return s;
   }
+  // The English text from id's template and args, and the one part {id, args}.
+  static Status Error(MsgId id, std::vector<std::string> args) {
+    Status s = Error(FillTemplate(EnglishTemplate(id), args));
+    s.parts_.push_back({id, std::move(args)});
+    return s;
+  }
+  // `inner` with a prefix part in front ("query text: " + inner). An inner error without parts (plain
+  // text) gives one without parts too: it can only be shown in English.
+  static Status Prefixed(MsgId id, std::vector<std::string> args, const Status& inner) {
+    Status s = Error(FillTemplate(EnglishTemplate(id), args) + inner.message_);
+    if (!inner.parts_.empty()) {
+      s.parts_.push_back({id, std::move(args)});
+      s.parts_.insert(s.parts_.end(), inner.parts_.begin(), inner.parts_.end());
+    }
+    return s;
+  }
   bool ok() const { return !failed_; }
   explicit operator bool() const { return ok(); }
   const std::string& message() const { return message_; }
+  // Outermost first; empty for an error made from plain text (and for Ok).
+  const std::vector<MessagePart>& parts() const { return parts_; }
 
  private:
   std::string message_;
+  std::vector<MessagePart> parts_;
   bool failed_ = false;
 };
 

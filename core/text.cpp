@@ -61,10 +61,9 @@ Status ValidateUtf8(std::string_view text) {
   char32_t cp;
   while (pos < text.size()) {
     if (!DecodeOne(text, &pos, &cp)) {
-      char buf[96];
-      snprintf(buf, sizeof buf, "invalid UTF-8 at byte offset %zu (byte 0x%02X)", pos,
-               (unsigned)(unsigned char)text[pos]);
-      return Status::Error(buf);
+      char byte[8];
+      snprintf(byte, sizeof byte, "%02X", (unsigned)(unsigned char)text[pos]);
+      return Status::Error(MsgId::kInvalidUtf8, {std::to_string(pos), byte});
     }
   }
   return Status::Ok();
@@ -92,9 +91,9 @@ Status ValidatePlainText(std::string_view text) {
     // (SVG) allows none of them.
     const bool control = (cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || (cp >= 0x7F && cp <= 0x9F && cp != 0x85);
     if (control) {
-      char buf[112];
-      snprintf(buf, sizeof buf, "control character U+%04X at byte offset %zu is not allowed", (unsigned)cp, start);
-      return Status::Error(buf);
+      char code[16];
+      snprintf(code, sizeof code, "U+%04X", (unsigned)cp);
+      return Status::Error(MsgId::kControlCharacter, {code, std::to_string(start)});
     }
   }
   return Status::Ok();
@@ -126,12 +125,10 @@ Result<std::vector<Token>> Tokenize(std::string_view text) {
   }
   close_word(text.size());
   if (tokens.empty()) {
-    return Status::Error(text.empty() ? "the text is empty: type at least one word"
-                                      : "the text holds only whitespace: type at least one word");
+    return Status::Error(text.empty() ? MsgId::kTextEmpty : MsgId::kTextOnlySpaces, {});
   }
   if (tokens.size() > kMaxTokens) {
-    return Status::Error("the text has more than " + std::to_string(kMaxTokens) +
-                         " tokens (allowed 1.." + std::to_string(kMaxTokens) + ")");
+    return Status::Error(MsgId::kTooManyTokens, {std::to_string(kMaxTokens)});
   }
   return tokens;
 }
@@ -141,11 +138,11 @@ Result<std::shared_ptr<const TokenizedText>> TokenizeTexts(const std::string& kv
   out->kv_text = kv_text;
   out->query_text = query_text;
   auto kv = Tokenize(kv_text);
-  if (!kv) return Status::Error(query_text.empty() ? kv.message() : "key/value text: " + kv.message());
+  if (!kv) return query_text.empty() ? kv.status() : Status::Prefixed(MsgId::kPrefixKeyValueText, {}, kv.status());
   out->kv_tokens = std::move(*kv);
   if (!query_text.empty()) {
     auto q = Tokenize(query_text);
-    if (!q) return Status::Error("query text: " + q.message());
+    if (!q) return Status::Prefixed(MsgId::kPrefixQueryText, {}, q.status());
     out->query_tokens = std::move(*q);
   }
   return std::shared_ptr<const TokenizedText>(std::move(out));
@@ -168,14 +165,15 @@ Result<std::vector<SentenceItem>> ParseSentences(std::string_view content, const
     if (line_end == std::string_view::npos) line_end = content.size();
     ++line_no;
     std::string_view raw = content.substr(line_begin, line_end - line_begin);
-    std::string where = file_name + ":" + std::to_string(line_no) + ": ";
+    const std::vector<std::string> where = {file_name, std::to_string(line_no)};
     if (Status s = ValidateUtf8(raw); !s) {
       // Report the offset within the file, not the line.
       size_t bad = 0;
       char32_t cp;
       while (bad < raw.size() && DecodeOne(raw, &bad, &cp)) {}
-      return Status::Error(where + "invalid UTF-8 at byte offset " + std::to_string(line_begin + bad) +
-                           " of the file (byte " + std::to_string(bad + 1) + " of the line)");
+      return Status::Prefixed(
+          MsgId::kPrefixFileLine, where,
+          Status::Error(MsgId::kFileInvalidUtf8, {std::to_string(line_begin + bad), std::to_string(bad + 1)}));
     }
     std::string_view line = TrimSpaces(raw);
     if (!line.empty() && line[0] != '#') {
@@ -186,16 +184,20 @@ Result<std::vector<SentenceItem>> ParseSentences(std::string_view content, const
         std::string_view left = TrimSpaces(line.substr(0, sep));
         std::string_view right = TrimSpaces(line.substr(sep + kCrossSeparator.size()));
         if (right.find(kCrossSeparator) != std::string_view::npos)
-          return Status::Error(where + "more than one '|||' separator (a cross item is QUERY ||| KEY/VALUE)");
+          return Status::Prefixed(MsgId::kPrefixFileLine, where, Status::Error(MsgId::kMoreThanOneSeparator, {}));
         auto lq = Tokenize(left);
-        if (!lq) return Status::Error(where + "query sentence (left of '|||'): " + lq.message());
+        if (!lq)
+          return Status::Prefixed(MsgId::kPrefixFileLine, where,
+                                  Status::Prefixed(MsgId::kPrefixLeftOfSep, {}, lq.status()));
         auto rk = Tokenize(right);
-        if (!rk) return Status::Error(where + "key/value sentence (right of '|||'): " + rk.message());
+        if (!rk)
+          return Status::Prefixed(MsgId::kPrefixFileLine, where,
+                                  Status::Prefixed(MsgId::kPrefixRightOfSep, {}, rk.status()));
         item.query_text = std::string(left);
         item.kv_text = std::string(right);
       } else {
         auto t = Tokenize(line);
-        if (!t) return Status::Error(where + t.message());
+        if (!t) return Status::Prefixed(MsgId::kPrefixFileLine, where, t.status());
         item.kv_text = std::string(line);
       }
       items.push_back(std::move(item));
@@ -203,7 +205,7 @@ Result<std::vector<SentenceItem>> ParseSentences(std::string_view content, const
     if (line_end == content.size()) break;
     line_begin = line_end + 1;
   }
-  if (items.empty()) return Status::Error(file_name + ": no sentences (only blank lines and # comments)");
+  if (items.empty()) return Status::Error(MsgId::kNoSentences, {file_name});
   return items;
 }
 

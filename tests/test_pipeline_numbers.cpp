@@ -31,7 +31,7 @@ TEST(PipelineNumbers, FusedMatrixSplitsIntoThreeAndBothLayoutsAgree) {
   FusedSplit s = SplitFusedWeights(Ran(c).params());
   EXPECT_EQ(s.w_fused.data, f.w_fused.data);
   EXPECT_EQ(s.w_q.data, f.w_q.data);
-  LinearsCheck check = FusedVersusThreeLinears(*fused.tensors().xq, *fused.tensors().x, c);
+  LinearsCheck check = FusedVersusThreeLinears(*fused.tensors().xq, *fused.tensors().x, fused.params());
   EXPECT_EQ(check.q_fused.shape, (std::vector<size_t>{2, 6, 8}));
   EXPECT_LT(check.max_abs_diff, 1e-5f);
   EXPECT_GT(check.q_fused.data[7] * check.q_fused.data[7], 0.0f);  // not all zeros

@@ -5,6 +5,8 @@
 #include <cstdio>
 
 #include "cli_commands.h"
+#include "cli_help_ko.h"
+#include "localized.h"
 #include "cli_util.h"
 #include "exact_maps.h"
 #include "file_io.h"
@@ -72,24 +74,25 @@ int RunCompute(const std::vector<std::string>& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     Status error;
     if (ParseInputOption(args, &i, &options, &error)) {
-      if (!error) return UsageError("compute", error.message());
+      if (!error) return UsageError("compute", Localized(error));
       continue;
     }
     if (args[i] == "--help" || args[i] == "-h") {
-      std::printf("%s%s", kComputeHelp, InputOptionsHelp().c_str());
+      std::printf("%s%s", HelpText(Help::kCompute, kComputeHelp),
+                  HelpText(Help::kInputOptions, InputOptionsHelp().c_str()));
       return 0;
     }
     if (args[i] == "--dump") {
       auto v = TakePathValue(args, &i);
-      if (!v) return UsageError("compute", v.message());
+      if (!v) return UsageError("compute", Localized(v));
       dump_dir = *v;
       continue;
     }
-    return UsageError("compute", "unknown option '" + args[i] + "' (see attnviz-cli compute --help)");
+    return UsageError("compute", Trf(Str::kCliUnknownOption, {args[i], "compute"}));
   }
   Pipeline pipeline;
-  if (Status s = PreparePipeline(options, &pipeline); !s) return UsageError("compute", s.message());
-  if (Status s = pipeline.Run(Stage::kOutput); !s) return UsageError("compute", s.message());
+  if (Status s = PreparePipeline(options, &pipeline); !s) return UsageError("compute", Localized(s));
+  if (Status s = pipeline.Run(Stage::kOutput); !s) return UsageError("compute", Localized(s));
   const AttentionTensors& t = pipeline.tensors();
   const AttentionConfig& c = pipeline.config();
   std::printf("mode %s · n_q=%d n_k=%d · d_model=%d n_head=%d d_k=%d d_v=%d · %s · mask %s\n", ToString(c.mode),
@@ -109,7 +112,7 @@ int RunCompute(const std::vector<std::string>& args) {
                 m.grad_norm, m.logit_std);
   }
   if (!dump_dir.empty()) {
-    if (Status s = Dump(dump_dir, t, c); !s) return UsageError("compute", s.message());
+    if (Status s = Dump(dump_dir, t, c); !s) return UsageError("compute", Localized(s));
     std::printf("dump written to %s/\n", dump_dir.c_str());
   }
   return 0;

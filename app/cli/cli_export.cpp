@@ -5,6 +5,7 @@
 #include "cli_util.h"
 #include "colormap.h"
 #include "export.h"
+#include "localized.h"
 #include "options.h"
 #include "text.h"
 
@@ -55,7 +56,7 @@ int RunExport(const std::vector<std::string>& args) {
     }
     Status error;
     if (ParseInputOption(args, &i, &input, &error)) {
-      if (!error) return UsageError("export", error.message());
+      if (!error) return UsageError("export", Localized(error));
       continue;
     }
     if (a == "--help" || a == "-h") {
@@ -69,14 +70,14 @@ int RunExport(const std::vector<std::string>& args) {
     if (a == "--out" || a == "--format" || a == "--head" || a == "--colormap" || a == "--color-scale" ||
         a == "--range" || a == "--cell-size" || a == "--width" || a == "--title" || a == "--size" || a == "--dpi") {
       auto v = TakeValue(args, &i);
-      if (!v) return UsageError("export", v.message());
+      if (!v) return UsageError("export", Localized(v));
       if (a == "--out") {
         options.out_path = ExpandHome(*v);
       } else if (a == "--format") {
         options.format = *v;
       } else if (a == "--head") {
         auto n = ParseIntValue(a, *v, 0, kMaxHeads - 1);
-        if (!n) return UsageError("export", n.message());
+        if (!n) return UsageError("export", Localized(n));
         options.head = *n;
         head_set = true;
       } else if (a == "--colormap") {
@@ -93,11 +94,11 @@ int RunExport(const std::vector<std::string>& args) {
         options.auto_range = *v == "auto";
       } else if (a == "--cell-size") {
         auto n = ParseIntValue(a, *v, 1, 400);
-        if (!n) return UsageError("export", n.message());
+        if (!n) return UsageError("export", Localized(n));
         options.cell_size = *n;
       } else if (a == "--width") {
         auto n = ParseIntValue(a, *v, 16, 16384);
-        if (!n) return UsageError("export", n.message());
+        if (!n) return UsageError("export", Localized(n));
         options.width = *n;
       } else if (a == "--title") {
         if (Status s = ValidatePlainText(*v); !s) return UsageError("export", "--title: " + s.message());
@@ -108,22 +109,22 @@ int RunExport(const std::vector<std::string>& args) {
         options.size = *size;
       } else if (a == "--dpi") {
         auto n = ParseIntValue(a, *v, (int)kMinDpi, (int)kMaxDpi);
-        if (!n) return UsageError("export", n.message());
+        if (!n) return UsageError("export", Localized(n));
         options.dpi = (float)*n;
       }
       continue;
     }
-    return UsageError("export", "unknown option '" + a + "' (see attnviz-cli export --help)");
+    return UsageError("export", Trf(Str::kCliUnknownOption, {a, "export"}));
   }
   if (options.out_path.empty()) return UsageError("export", "no output file: give --out FILE");
   if (head_set && options.all_heads) return UsageError("export", "give --head N or --heads all|LIST, not both");
   if ((options.cell_size > 0) + (options.width > 0) + options.size.set() > 1)
     return UsageError("export", "give one of --cell-size, --width and --size, not several");
   // Check the format before computing anything.
-  if (auto f = ResolveExportFormat(options); !f) return UsageError("export", f.message());
+  if (auto f = ResolveExportFormat(options); !f) return UsageError("export", Localized(f));
 
   Pipeline pipeline;
-  if (Status s = PreparePipeline(input, &pipeline); !s) return UsageError("export", s.message());
+  if (Status s = PreparePipeline(input, &pipeline); !s) return UsageError("export", Localized(s));
   const int n_head = pipeline.config().n_head;
   if (!head_list.empty()) {
     auto heads = ParseHeadList(head_list, n_head);
@@ -133,10 +134,10 @@ int RunExport(const std::vector<std::string>& args) {
   if (!options.all_heads && options.head >= n_head)
     return UsageError("export", "--head " + std::to_string(options.head) + " is out of range: allowed 0.." +
                                     std::to_string(n_head - 1) + " (--heads " + std::to_string(n_head) + ")");
-  if (Status s = pipeline.Run(Stage::kSoftmax); !s) return UsageError("export", s.message());
-  if (options.title.empty()) options.title = Trf(Str::kCliFigureHeads, {DefaultHeatmapTitle(pipeline.config(), options)});
+  if (Status s = pipeline.Run(Stage::kSoftmax); !s) return UsageError("export", Localized(s));
+  if (options.title.empty()) options.title = LocalizedTitle(DefaultHeatmapTitle(pipeline.config(), options));
   if (Status s = ExportHeatmap(pipeline.tensors(), pipeline.config(), options); !s)
-    return UsageError("export", s.message());
+    return UsageError("export", Localized(s));
   std::printf("wrote %s\n", options.out_path.c_str());
   return 0;
 }

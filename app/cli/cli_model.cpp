@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli_commands.h"
+#include "localized.h"
 #include "cli_util.h"
 #include "file_io.h"
 #include "json.h"
@@ -96,7 +97,7 @@ Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help)
       st = take(&a->layers);
       a->layers_set = true;
     }
-    else st = Status::Error("unknown option '" + arg + "' (see attnviz-cli model --help)");
+    else st = Status::Error(Trf(Str::kCliUnknownOption, {arg, "model"}));
     if (!st.ok()) return st;
   }
   if (*help) return Status::Ok();
@@ -171,21 +172,21 @@ class DumpSink : public model::LayerSink {
 int RunModelCommand(const std::vector<std::string>& args) {
   ModelArgs a;
   bool help = false;
-  if (Status s = ParseArgs(args, &a, &help); !s) return UsageError("model", s.message());
+  if (Status s = ParseArgs(args, &a, &help); !s) return UsageError("model", Localized(s));
   if (help) {
     std::printf("%s", kModelHelp);
     return 0;
   }
   Result<SentenceItem> item = ResolveInputText(a.input);
-  if (!item) return UsageError("model", item.message());
+  if (!item) return UsageError("model", Localized(item));
   if (item->is_cross()) return UsageError("model", "a cross item (QUERY ||| KEY/VALUE) needs the sandbox: models read one text");
   auto model_dir = ResolveModelDir(a.model_dir);
-  if (!model_dir) return UsageError("model", model_dir.message());
+  if (!model_dir) return UsageError("model", Localized(model_dir));
   auto folder = OpenModelFolder(*model_dir);
-  if (!folder) return UsageError("model", folder.message());
+  if (!folder) return UsageError("model", Localized(folder));
   const model::ModelConfig& c = (*folder)->model->config();
   auto tokens = TokenizeForModel(**folder, item->kv_text);
-  if (!tokens) return UsageError("model", tokens.message());
+  if (!tokens) return UsageError("model", Localized(tokens));
   if (a.tokens_only) {
     std::fputs(TokensJson(*tokens).c_str(), stdout);
     return 0;
@@ -214,17 +215,17 @@ int RunModelCommand(const std::vector<std::string>& args) {
   DumpFolder dump;
   NpyStreamWriter attention, hidden;
   if (!a.dump_dir.empty()) {
-    if (Status s = dump.Begin(a.dump_dir); !s) return UsageError("model", s.message());
-    if (Status s = WriteFileAtomic(dump.Path("tokens.json"), TokensJson(*tokens)); !s) return UsageError("model", s.message());
+    if (Status s = dump.Begin(a.dump_dir); !s) return UsageError("model", Localized(s));
+    if (Status s = WriteFileAtomic(dump.Path("tokens.json"), TokensJson(*tokens)); !s) return UsageError("model", Localized(s));
     if (Status s = attention.Open(dump.Path("attention.npy"), {(size_t)c.n_layer, (size_t)c.n_head, n, n}); !s)
-      return UsageError("model", s.message());
+      return UsageError("model", Localized(s));
     if (Status s = hidden.Open(dump.Path("hidden.npy"), {(size_t)c.n_layer + 1, n, (size_t)c.d_model}); !s)
-      return UsageError("model", s.message());
+      return UsageError("model", Localized(s));
   }
   const bool dumping = !a.dump_dir.empty();
   model::HeadRoles roles = model::MakeHeadRoles(c.n_layer, c.n_head, ids);
   DumpSink sink(dumping ? &attention : nullptr, dumping ? &hidden : nullptr, &ids, &roles);
-  if (Status s = model::RunModel(*(*folder)->model, ids, options, &sink); !s) return UsageError("model", s.message());
+  if (Status s = model::RunModel(*(*folder)->model, ids, options, &sink); !s) return UsageError("model", Localized(s));
   if (a.roles) {  // stdout holds the table only, so it pipes into other tools
     std::fputs((a.json ? model::HeadRolesJson(roles) : model::HeadRolesCsv(roles)).c_str(), stdout);
   } else {
@@ -233,10 +234,10 @@ int RunModelCommand(const std::vector<std::string>& args) {
   }
   if (dumping) {
     if (Status s = WriteFileAtomic(dump.Path("roles.csv"), model::HeadRolesCsv(roles)); !s)
-      return UsageError("model", s.message());
-    if (Status s = attention.Close(); !s) return UsageError("model", s.message());
-    if (Status s = hidden.Close(); !s) return UsageError("model", s.message());
-    if (Status s = dump.Commit(); !s) return UsageError("model", s.message());
+      return UsageError("model", Localized(s));
+    if (Status s = attention.Close(); !s) return UsageError("model", Localized(s));
+    if (Status s = hidden.Close(); !s) return UsageError("model", Localized(s));
+    if (Status s = dump.Commit(); !s) return UsageError("model", Localized(s));
     std::fprintf(a.roles ? stderr : stdout, "dump written to %s/\n", a.dump_dir.c_str());
   }
   return 0;

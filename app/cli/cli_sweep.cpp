@@ -4,6 +4,7 @@
 #include "cli_commands.h"
 #include "cli_util.h"
 #include "file_io.h"
+#include "localized.h"
 #include "sweep.h"
 #include "options.h"
 #if ATTNVIZ_HAVE_FIGURE
@@ -37,7 +38,7 @@ int RunSweep(const std::vector<std::string>& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     Status error;
     if (ParseInputOption(args, &i, &options, &error)) {
-      if (!error) return UsageError("sweep", error.message());
+      if (!error) return UsageError("sweep", Localized(error));
       continue;
     }
     const std::string& a = args[i];
@@ -47,16 +48,16 @@ int RunSweep(const std::vector<std::string>& args) {
     }
     if (a == "--out" || a == "--plot" || a == "--seeds" || a == "--dks" || a == "--random-tokens") {
       auto v = TakeValue(args, &i);
-      if (!v) return UsageError("sweep", v.message());
+      if (!v) return UsageError("sweep", Localized(v));
       if (a == "--out") out_path = ExpandHome(*v);
       else if (a == "--plot") plot_path = ExpandHome(*v);
       else if (a == "--seeds") {
         auto n = ParseIntValue(a, *v, 1, 64);
-        if (!n) return UsageError("sweep", n.message());
+        if (!n) return UsageError("sweep", Localized(n));
         seeds = *n;
       } else if (a == "--random-tokens") {
         auto n = ParseIntValue(a, *v, 1, (int)kMaxTokens);
-        if (!n) return UsageError("sweep", n.message());
+        if (!n) return UsageError("sweep", Localized(n));
         random_tokens = *n;
       } else {
         // Every item between commas is a number: "8," and ",8" are refused (getline dropped a trailing empty item).
@@ -64,7 +65,7 @@ int RunSweep(const std::vector<std::string>& args) {
           const size_t comma = v->find(',', begin);
           auto n = ParseIntValue(a, v->substr(begin, comma == std::string::npos ? std::string::npos : comma - begin), 1,
                                  kMaxHeadDim);
-          if (!n) return UsageError("sweep", n.message());
+          if (!n) return UsageError("sweep", Localized(n));
           d_ks.push_back(*n);
           if (comma == std::string::npos) break;
           begin = comma + 1;
@@ -72,7 +73,7 @@ int RunSweep(const std::vector<std::string>& args) {
       }
       continue;
     }
-    return UsageError("sweep", "unknown option '" + a + "' (see attnviz-cli sweep --help)");
+    return UsageError("sweep", Trf(Str::kCliUnknownOption, {a, "sweep"}));
   }
   if (random_tokens > 0) {
     if (!options.text.empty() || !options.text_file.empty())
@@ -82,7 +83,7 @@ int RunSweep(const std::vector<std::string>& args) {
     options.text = text;
   }
   Pipeline pipeline;  // used for text resolution and validation
-  if (Status s = PreparePipeline(options, &pipeline); !s) return UsageError("sweep", s.message());
+  if (Status s = PreparePipeline(options, &pipeline); !s) return UsageError("sweep", Localized(s));
   if (!plot_path.empty()) {
     std::string ext = FileExtension(plot_path);
     if (ext != ".png" && ext != ".svg")
@@ -95,19 +96,19 @@ int RunSweep(const std::vector<std::string>& args) {
   if (seeds > 0) sweep.n_seeds = seeds;
   sweep.d_ks = d_ks;
   auto points = SweepDk(pipeline.query_tokens(), kv_tokens, base, sweep);
-  if (!points) return UsageError("sweep", points.message());
+  if (!points) return UsageError("sweep", Localized(points));
   const std::string csv = SweepToCsv(*points);
   if (out_path.empty()) {
     std::fputs(csv.c_str(), stdout);
   } else {
-    if (Status s = WriteFileAtomic(out_path, csv); !s) return UsageError("sweep", s.message());
+    if (Status s = WriteFileAtomic(out_path, csv); !s) return UsageError("sweep", Localized(s));
     std::printf("wrote %s (%zu rows)\n", out_path.c_str(), points->size());
   }
   if (!plot_path.empty()) {
 #if ATTNVIZ_HAVE_FIGURE
     const int marked_d_k = options.config.d_k;  // --dk N given: marked, as the app marks its d_k
-    if (Status s = WriteSaturationPlot(plot_path, *points, SweepTitle(base, (int)kv_tokens.size()), marked_d_k); !s)
-      return UsageError("sweep", s.message());
+    if (Status s = WriteSaturationPlot(plot_path, *points, LocalizedTitle(SweepTitle(base, (int)kv_tokens.size())), marked_d_k); !s)
+      return UsageError("sweep", Localized(s));
     std::printf("wrote %s\n", plot_path.c_str());
 #else
     return UsageError("sweep", "--plot: this build has no figure library");

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cli_commands.h"
+#include "cli_help_ko.h"
 #include "data_dir.h"
 #include "ui_strings.h"
 
@@ -25,7 +26,7 @@ const char* kUsage =
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fputs(kUsage, stderr);
+    std::fputs(attnviz::HelpText(attnviz::Help::kUsage, kUsage), stderr);
     return 2;
   }
   // --lang en|ko anywhere (default: the locale): the language of the messages and figure titles.
@@ -43,13 +44,13 @@ int main(int argc, char** argv) {
   }
   attnviz::SetLang(lang);
   if (all.empty()) {
-    std::fputs(kUsage, stderr);
+    std::fputs(attnviz::HelpText(attnviz::Help::kUsage, kUsage), stderr);
     return 2;
   }
   const std::string command = all[0];
   std::vector<std::string> args(all.begin() + 1, all.end());
   if (command == "--help" || command == "-h" || command == "help") {
-    std::fputs(kUsage, stdout);
+    std::fputs(attnviz::HelpText(attnviz::Help::kUsage, kUsage), stdout);
     return 0;
   }
   if (std::string info = attnviz::InfoOptionText("attnviz-cli", command); !info.empty()) {

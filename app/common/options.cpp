@@ -14,7 +14,7 @@
 namespace attnviz {
 
 Result<std::string> TakeValue(const std::vector<std::string>& args, size_t* i) {
-  if (*i + 1 >= args.size()) return Status::Error(args[*i] + ": missing value");
+  if (*i + 1 >= args.size()) return Status::Error(MsgId::kMissingValue, {args[*i]});
   ++*i;
   return args[*i];
 }
@@ -45,13 +45,13 @@ Result<std::string> TakePathValue(const std::vector<std::string>& args, size_t* 
 
 Result<int> ParseIntValue(const std::string& option, const std::string& value, int lo, int hi) {
   Result<long long> v = ParseInteger(value, lo, hi);
-  if (!v) return Status::Error(option + ": " + v.message());
+  if (!v) return Status::Prefixed(MsgId::kPrefixContext, {option}, v.status());
   return (int)*v;
 }
 
 Result<double> ParseDoubleValue(const std::string& option, const std::string& value, double lo, double hi) {
   Result<double> v = ParseReal(value, lo, hi);
-  if (!v) return Status::Error(option + ": " + v.message());
+  if (!v) return Status::Prefixed(MsgId::kPrefixContext, {option}, v.status());
   return *v;
 }
 
@@ -107,7 +107,7 @@ bool ParseInputOption(const std::vector<std::string>& args, size_t* i, InputOpti
     auto v = value();
     if (!v) { *error = v.status(); return; }
     auto parsed = parse(*v);
-    if (!parsed) *error = Status::Error(a + ": " + parsed.message()); else *dst = *parsed;
+    if (!parsed) *error = Status::Prefixed(MsgId::kPrefixContext, {a}, parsed.status()); else *dst = *parsed;
   };
   if (a == "--text") {
     set_string(&o->text);
@@ -150,7 +150,7 @@ bool ParseInputOption(const std::vector<std::string>& args, size_t* i, InputOpti
     auto v = value();
     if (!v) { *error = v.status(); return true; }
     auto seed = ParseUnsigned64(*v);
-    if (!seed) *error = Status::Error(a + ": " + seed.message()); else c.seed = *seed;
+    if (!seed) *error = Status::Prefixed(MsgId::kPrefixContext, {a}, seed.status()); else c.seed = *seed;
   } else if (a == "--no-positional") {
     c.positional = false;
   } else if (a == "--qkv") {
@@ -238,7 +238,7 @@ Status PreparePipeline(const InputOptions& o, Pipeline* pipeline) {
   config.mode = query_text.empty() ? AttentionMode::kSelf : AttentionMode::kCross;
   if (Status s = Validate(config); !s) return s;
   if (Status s = pipeline->SetText(kv_text, query_text); !s) {
-    return Status::Error((o.text_file.empty() ? std::string("--text: ") : o.text_file + ": ") + s.message());
+    return Status::Prefixed(MsgId::kPrefixContext, {o.text_file.empty() ? std::string("--text") : o.text_file}, s);
   }
   if (Status s = pipeline->SetConfig(config); !s) return s;
   if (!o.weights_dir.empty()) {

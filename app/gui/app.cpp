@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "localized.h"
 #include "data_dir.h"
 #include "json.h"
 
@@ -121,7 +122,7 @@ App::App(const ViewState& restored, const AppOptions& opts, std::unique_ptr<Pipe
     }
   } else if (!state.sentence_file.empty()) {
     Status st = OpenSentenceFile(state.sentence_file);
-    if (!st.ok()) sentences_message = st.message();
+    if (!st.ok()) sentences_message = Localized(st);
   }
   if (!in.text.empty()) state.kv_text = in.text;
   // Settings saved by older versions carry their default query, a sentence the user never typed.
@@ -143,7 +144,7 @@ Status App::OpenSentenceFile(const std::string& typed_path) {
   const std::string path = ExpandHome(typed_path);  // "~/x" typed into the path field
   Result<std::vector<SentenceItem>> items = LoadSentenceFile(path);
   if (!items) {
-    sentences_message = items.message();
+    sentences_message = Localized(items.status());
     sentences_error = true;
     return items.status();
   }
@@ -277,9 +278,9 @@ void App::SubmitIfChanged() {
     return;
   }
   Status valid = Validate(state.config);
-  if (valid.ok() && !std::isfinite(state.config.temperature)) valid = Status::Error("temperature must be a finite number");
+  if (valid.ok() && !std::isfinite(state.config.temperature)) valid = Status::Error(MsgId::kTemperatureNotFinite, {});
   if (!valid.ok()) {
-    config_error = valid.message();
+    config_error = Localized(valid);
     return;
   }
   config_error.clear();
@@ -331,7 +332,7 @@ void App::Update() {
       if (state.source == Source::kSandbox) shown = now;
       compute_error.clear();
     } else {
-      compute_error = now->status.message();
+      compute_error = Localized(now->status);
     }
   }
   std::shared_ptr<const SweepResult> now_sweep = worker->latest_sweep();
@@ -340,7 +341,7 @@ void App::Update() {
       sweep = now_sweep;
       sweep_error.clear();
     } else {
-      sweep_error = now_sweep->status.message();
+      sweep_error = Localized(now_sweep->status);
     }
   }
   std::string text = state.kv_text + "\n" + state.query_text;
@@ -356,7 +357,7 @@ void App::Update() {
 
 bool App::Busy() const {
   return computing || sweeping || exporting() || models->opening() || models->running() || fonts.dirty() ||
-         !pending_drops.empty();
+         !pending_drops.empty() || variance_job.valid();
 }
 
 void App::Draw(HeatmapRenderer& renderer) {

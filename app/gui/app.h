@@ -36,6 +36,7 @@ struct NumbersCache {
   FusedSplit split;
   LinearsCheck check;
   Tensor merged_q;  // [1, n_q, n_head*d_k]
+  bool loaded = false;  // the weights are the --weights files (else the random init the run drew)
   int query = 0;    // the query row read out of the values
 };
 
@@ -81,6 +82,8 @@ class App {
   int learn_tab_requested = 0;             // frames left to bring learn_tab to the front
   DictionaryView dictionary;                     // the Dictionary tab
   std::shared_ptr<const DotVariance> variance;   // the Variance tab's samples (at one d_k)
+  // The Variance tab's sampling, off the UI thread (up to ~0.1 s at d_k 4096); valid while it runs.
+  std::future<std::shared_ptr<const DotVariance>> variance_job;
   NumbersCache numbers;                          // the Numbers tab
   // The UI language: Tr() answers in it from the next frame on; saved in the settings.
   void SetLanguage(Lang lang);

@@ -7,6 +7,7 @@
 #include "app.h"
 #include "data_dir.h"
 #include "file_io.h"
+#include "localized.h"
 
 namespace attnviz {
 
@@ -105,7 +106,7 @@ void App::UpdateModel() {
       for (const tokenize::Token& t : now->tokens) text += t.display;
       fonts.AddText(text);
     } else if (now->status.message() != "cancelled") {
-      model_error = now->status.message();
+      model_error = Localized(now->status);
     }
   }
   if (state.source != Source::kModel || !model_result) return;
@@ -128,8 +129,8 @@ std::string App::HeadRoleLine(int layer, int head) const {
   const model::HeadRoles& roles = model_result->roles;
   if (layer < 0 || head < 0 || layer >= roles.n_layer || head >= roles.n_head) return "";
   const model::RoleScore best = model::StrongestRole(roles.at(layer, head));
-  return Trf(Str::kHeadRoleLine, {std::to_string(layer), std::to_string(head), model::RoleName(best.role),
-                                  FormatNumber(best.score, "%.2f"), model::RoleSentence(best.role)});
+  return Trf(Str::kHeadRoleLine, {std::to_string(layer), std::to_string(head), LocalizedRoleName(best.role),
+                                  FormatNumber(best.score, "%.2f"), LocalizedRoleSentence(best.role)});
 }
 
 }  // namespace attnviz

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "localized.h"
 #include "maps/view.h"
 #include "model/run.h"
 #include "worker.h"
@@ -133,7 +134,7 @@ std::string ModelSession::progress(float* fraction) const {
     return "";
   }
   if (fraction) *fraction = (float)done / (float)total;
-  return "layer " + std::to_string(std::min(done + 1, total)) + " of " + std::to_string(total);
+  return Trf(Str::kModelLayerOf, {std::to_string(std::min(done + 1, total)), std::to_string(total)});
 }
 
 bool ModelSession::WaitIdle(double seconds) const {

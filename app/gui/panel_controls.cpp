@@ -5,6 +5,7 @@
 
 #include "app.h"
 #include "json.h"
+#include "localized.h"
 #include "panel_util.h"
 
 namespace attnviz {
@@ -152,7 +153,7 @@ void DrawControlsPanel(App& app) {
   } else if (app.computing) {
     ImGui::TextUnformatted(Tr(Str::kComputing));
   } else if (app.shown) {
-    DimText(Describe(app.shown->request.config) + " \xC2\xB7 " + FormatNumber(app.shown->seconds * 1000.0, "%.1f") +
+    DimText(LocalizedDescribe(app.shown->request.config) + " \xC2\xB7 " + FormatNumber(app.shown->seconds * 1000.0, "%.1f") +
             " ms");
   }
   ImGui::End();

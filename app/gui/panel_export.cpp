@@ -10,6 +10,7 @@
 #include "app.h"
 #include "file_io.h"
 #include "json.h"
+#include "localized.h"
 #include "panel_util.h"
 #ifdef ATTNVIZ_HAVE_FIGURE
 #include "figure/export.h"
@@ -95,7 +96,7 @@ std::function<Status()> MakeExportJob(App& app, const std::string& path) {
       return [sweep, path] { return WriteFileAtomic(path, SweepToCsv(sweep->points)); };
     // attnviz-cli sweep --plot's title (SweepTitle), so the same settings give the same figure.
     std::string title = s.export_title.empty() && app.shown
-                            ? SweepTitle(sweep->request.base, app.shown->tensors.n_k())
+                            ? LocalizedTitle(SweepTitle(sweep->request.base, app.shown->tensors.n_k()))
                             : s.export_title;
     return [sweep, path, d_k, title] { return WriteSaturationPlot(path, sweep->points, title, d_k); };
   }
@@ -127,6 +128,9 @@ std::function<Status()> MakeExportJob(App& app, const std::string& path) {
     o.heads = app.VisibleHeads();
     if (o.heads.empty()) return [] { return Status::Error("every head is hidden: show at least one to export"); };
   }
+  // The automatic title in the UI's language, as attnviz-cli --lang writes it (a long input's window keeps
+  // the engine's title, which names the window).
+  if (o.title.empty() && !window) o.title = LocalizedTitle(DefaultHeatmapTitle(result->request.config, o));
   return [result, o, window] { return ExportHeatmap(result->tensors, result->request.config, o, window.get()); };
 #else
   (void)app;

@@ -20,6 +20,7 @@
 
 #include "app.h"
 #include "json.h"
+#include "localized.h"
 #include "panel_util.h"
 #include "unicode_slots.h"
 #ifdef ATTNVIZ_HAVE_FIGURE
@@ -502,7 +503,7 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
                               ", \"sweep_active\": " + BoolJson(sweep_progress.active) + ", \"sweep_fraction\": " +
                               JsonNumber(sweep_progress.fraction) + "}";
   if (app.computing) {
-    std::string what = progress.active && !progress.stage.empty() ? Trf(Str::kComputingStage, {progress.stage})
+    std::string what = progress.active && !progress.stage.empty() ? Trf(Str::kComputingStage, {LocalizedStage(progress.stage)})
                                                                   : std::string(Tr(Str::kComputing));
     char pct[32];
     std::snprintf(pct, sizeof pct, "%.0f%%", progress.fraction * 100.0);
@@ -511,7 +512,7 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
     ImGui::TextUnformatted(what.c_str());
   } else if (app.shown) {
     const AttentionTensors& t = app.shown->tensors;
-    DimText(Describe(app.shown->request.config) + " \xC2\xB7 " + std::to_string(t.n_q()) + "\xC3\x97" +
+    DimText(LocalizedDescribe(app.shown->request.config) + " \xC2\xB7 " + std::to_string(t.n_q()) + "\xC3\x97" +
             std::to_string(t.n_k()) + " \xC2\xB7 " + Tr(Str::kHeadsStatusKeys));
   }
   dump.RecordItem("heads.status", BoolJson(app.computing));

@@ -1,16 +1,20 @@
-// Numbers (seeds c, e, g): the pipeline as actual rows of the sandbox's last result
+// Numbers (seeds c, e, g): the pipeline as actual rows of the sandbox's last result, with the weights that run
+// used (the --weights files or the random init it drew)
 // (core/lessons/pipeline_numbers.h): the fused W and its column blocks W_q | W_k | W_v, the same q, k, v
 // through three Linears; q as one Linear's output [batch, seq, n_head*d_k] and as heads [batch, head, seq,
 // d_k]; one query row's weights times the value rows summing into z_i; the heads concatenated and mixed by
-// W_o. Long rows show their first kCols numbers.
+// W_o. A side whose source is a raw feature (length, position, one-hot) skips the projection: its W step is
+// marked as not applying, and its rows are shown as used. Long rows show their first kCols numbers.
 #include <imgui.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "app.h"
 #include "json.h"
 #include "lessons/pipeline_numbers.h"
 #include "panel_util.h"
+#include "qkv_source.h"
 
 namespace attnviz {
 
@@ -23,6 +27,12 @@ std::string RowText(const float* data, size_t width) {
   std::string s;
   for (size_t j = 0; j < std::min<size_t>(width, kCols); ++j) s += (j ? " " : "") + FormatNumber(data[j], "%+.2f");
   return width > (size_t)kCols ? s + " \xE2\x80\xA6" : s;
+}
+
+std::string RowJson(const float* data, size_t width) {
+  std::string s = "[";
+  for (size_t j = 0; j < std::min<size_t>(width, kCols); ++j) s += (j ? ", " : "") + JsonNumber(data[j]);
+  return s + "]";
 }
 
 void Heading(const std::string& text) {
@@ -49,13 +59,16 @@ void DrawNumbersPanel(App& app) {
   const bool cross = c.mode == AttentionMode::kCross;
   const Tensor& x = *t.x;
   const Tensor& xq = cross && t.xq ? *t.xq : x;
-  // Made once per result: the weights as the init draws them, and the two projections.
+  // Made once per result: the weights the run used, and the two projections.
   NumbersCache& cache = app.numbers;
   if (cache.generation != app.shown->generation) {
     ProjectionWeights weights;
-    InitWeights(c, &weights);
+    std::shared_ptr<const ProjectionWeights> loaded = app.worker->loaded_weights();
+    if (loaded) weights = *loaded;
+    else InitWeights(WeightsConfig(c, (int)Vocabulary(t.query_tokens, t.kv_tokens).size()), &weights);
+    cache.loaded = loaded != nullptr;
     cache.split = SplitFusedWeights(weights);
-    cache.check = FusedVersusThreeLinears(xq, x, c);
+    cache.check = FusedVersusThreeLinears(xq, x, weights);
     cache.merged_q = MergeHeads(*t.q);
     cache.generation = app.shown->generation;
   }
@@ -67,6 +80,29 @@ void DrawNumbersPanel(App& app) {
   for (size_t r = 0; r < std::min<size_t>(w.w_fused.dim(0), kRows); ++r)
     ImGui::TextUnformatted(RowText(w.w_fused.data.data() + r * w.w_fused.dim(1), w.w_fused.dim(1)).c_str());
   DimText(Trf(Str::kNumSplit, {ShapeString(w.w_q.shape), ShapeString(w.w_k.shape), ShapeString(w.w_v.shape)}));
+  DimText(Tr(cache.loaded ? Str::kNumWeightsLoaded : Str::kNumWeightsRandom));
+  dump.RecordItem("numbers.weights", JsonString(cache.loaded ? "loaded" : "random"));
+  dump.RecordItem("numbers.w_row0", RowJson(w.w_fused.data.data(), w.w_fused.dim(1)));
+  // A raw feature skips the projection: its W block is not used, its rows are the feature itself.
+  static const Str kFeatureLabels[] = {Str::kFeatureEmbedding, Str::kFeatureLength, Str::kFeaturePosition,
+                                       Str::kFeatureOneHot};
+  const std::pair<const char*, FeatureSource> sides[] = {{"q", c.query_from}, {"k", c.key_from}, {"v", c.value_from}};
+  const Tensor* side_rows[] = {t.q.get(), t.k.get(), t.v.get()};
+  std::string raw_json;
+  for (int i = 0; i < 3; ++i) {
+    const auto& [side, source] = sides[i];
+    if (source == FeatureSource::kEmbedding) continue;
+    const Tensor& rows = *side_rows[i];
+    ImGui::PushStyleColor(ImGuiCol_Text, kErrorColor);
+    ImGui::TextWrapped("%s", Trf(Str::kNumRawSide, {side, Tr(kFeatureLabels[(int)source]),
+                                                    std::to_string(rows.dim(2))}).c_str());
+    ImGui::PopStyleColor();
+    for (size_t r = 0; r < std::min<size_t>(rows.dim(1), kRows); ++r)
+      ImGui::TextUnformatted((std::string(side) + "_" + std::to_string(r) + " = " +
+                              RowText(rows.data.data() + r * rows.dim(2), rows.dim(2))).c_str());
+    raw_json += std::string(raw_json.empty() ? "" : ", ") + "\"" + side + "\": " + RowJson(rows.data.data(), rows.dim(2));
+  }
+  dump.RecordItem("numbers.raw_rows", "{" + raw_json + "}");
   // 2. Three Linears give the same q, k, v.
   Heading(Tr(Str::kNumThreeLinears));
   ImGui::PushStyleColor(ImGuiCol_Text, cache.check.max_abs_diff == 0.0f ? kOkColor : kErrorColor);

@@ -11,6 +11,7 @@
 
 #include "app.h"
 #include "json.h"
+#include "localized.h"
 #include "panel_util.h"
 
 namespace attnviz {
@@ -126,8 +127,8 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
                                FormatNumber(t.metrics[(size_t)h].entropy, "%.2f")});
         if (have_roles) {
           for (model::HeadRole role : model::AllHeadRoles())
-            tip += std::string("\n  ") + model::RoleName(role) + " " + FormatNumber(roles.at(l, h)[role], "%.2f");
-          tip += std::string("\n") + model::RoleSentence(best.role);
+            tip += "\n  " + LocalizedRoleName(role) + " " + FormatNumber(roles.at(l, h)[role], "%.2f");
+          tip += "\n" + LocalizedRoleSentence(best.role);
         }
         ImGui::SetTooltip("%s", tip.c_str());
       }

@@ -1,10 +1,13 @@
 // Variance (seed d): why divide by sqrt(d_k). q.k of random q and k with unit-variance components at the
 // current d_k: a histogram of the samples with their std beside sqrt(d_k), and one query's softmax over 16
-// keys unscaled and scaled (core/lessons/dot_variance.h). Sampled once per d_k, not per frame.
+// keys unscaled and scaled (core/lessons/dot_variance.h). Sampled once per d_k, not per frame, and off the UI
+// thread: the last picture stays (dimmed) until the new d_k's samples arrive, so a frame never waits.
 #include <imgui.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <future>
 
 #include "app.h"
 #include "json.h"
@@ -40,8 +43,19 @@ void DrawVariancePanel(App& app) {
   WidgetDump& dump = app.dump;
   const int d_k = app.state.config.head_dim_k();
   std::shared_ptr<const DotVariance>& v = app.variance;
-  if (!v || v->d_k != d_k) v = std::make_shared<const DotVariance>(SampleDotProducts(d_k, kSamples, kRowKeys, 1));
+  std::future<std::shared_ptr<const DotVariance>>& job = app.variance_job;
+  if (job.valid() && job.wait_for(std::chrono::seconds(0)) == std::future_status::ready) v = job.get();
+  if ((!v || v->d_k != d_k) && !job.valid())
+    job = std::async(std::launch::async,
+                     [d_k] { return std::make_shared<const DotVariance>(SampleDotProducts(d_k, kSamples, kRowKeys, 1)); });
   DimText(Tr(Str::kVarIntro));
+  if (!v) {
+    ImGui::TextUnformatted(Tr(Str::kComputing));
+    return;
+  }
+  // Until the samples of the current d_k arrive, the last picture is shown dimmed and not reported as current.
+  const bool current = v->d_k == d_k;
+  if (!current) ImGui::PushStyleVar(ImGuiStyleVar_Alpha, 0.5f);
   const float spread = (float)std::max(1.0, v->std);
   const float lo = -4.0f * spread, hi = 4.0f * spread;
   const std::vector<int> counts = HistogramCounts(v->samples, kBins, lo, hi);
@@ -62,7 +76,7 @@ void DrawVariancePanel(App& app) {
     dl->AddRectFilled(ImVec2(a.x + bw * (float)i, b.y - (b.y - a.y) * (float)counts[(size_t)i] / (float)most),
                       ImVec2(a.x + bw * (float)(i + 1) - 1, b.y), kBarColor);
   // +-sqrt(d_k) marks: where the std should be.
-  const float root = std::sqrt((float)d_k);
+  const float root = std::sqrt((float)v->d_k);
   for (float x : {-root, root}) {
     const float px = a.x + (x - lo) / (hi - lo) * (b.x - a.x);
     dl->AddLine(ImVec2(px, a.y), ImVec2(px, b.y), IM_COL32(255, 220, 80, 220), 1.5f);
@@ -74,8 +88,9 @@ void DrawVariancePanel(App& app) {
   ImGui::Dummy(ImVec2(half, b.y - a.y + line));
   ImGui::TextUnformatted(Trf(Str::kVarStd, {FormatNumber(v->std, "%.3g"), FormatNumber(root, "%.3g")}).c_str());
   ImGui::EndGroup();
-  dump.RecordItem("variance.histogram", "{\"d_k\": " + std::to_string(d_k) + ", \"std\": " + JsonNumber(v->std) +
-                                            ", \"sqrt_d_k\": " + JsonNumber(root) + "}");
+  if (current)
+    dump.RecordItem("variance.histogram", "{\"d_k\": " + std::to_string(d_k) + ", \"std\": " + JsonNumber(v->std) +
+                                              ", \"sqrt_d_k\": " + JsonNumber(root) + "}");
   ImGui::SameLine(0, 12.0f);
   ImGui::BeginGroup();
   ImGui::TextUnformatted(Trf(Str::kVarRow, {std::to_string(kRowKeys)}).c_str());
@@ -88,6 +103,10 @@ void DrawVariancePanel(App& app) {
   DrawWeights(v->row_scaled, kBarColor,
               std::string(Tr(Str::kVarScaled)) + "  " + Trf(Str::kVarMaxWeight, {FormatNumber(max_scaled, "%.3f")}), bars);
   ImGui::EndGroup();
+  if (!current) {
+    ImGui::PopStyleVar();
+    return;
+  }
   dump.RecordItem("variance.row", "{\"max_unscaled\": " + JsonNumber(max_unscaled) +
                                       ", \"max_scaled\": " + JsonNumber(max_scaled) + "}");
 }

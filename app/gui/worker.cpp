@@ -84,7 +84,10 @@ Status RunGuarded(const std::string& what, const std::function<Status()>& job) {
 
 Worker::Worker(std::unique_ptr<Pipeline> prepared, bool loaded_weights)
     : pipeline_(prepared ? std::move(prepared) : std::make_unique<Pipeline>()), twin_(std::make_unique<Pipeline>()) {
-  if (loaded_weights) twin_->SetLoadedWeights(pipeline_->params());
+  if (loaded_weights) {
+    twin_->SetLoadedWeights(pipeline_->params());
+    loaded_weights_ = std::make_shared<const ProjectionWeights>(pipeline_->params());
+  }
   // Tests and benchmarks move the pooled-mode threshold (map cells) to exercise long inputs cheaply.
   if (const char* env = std::getenv("ATTNVIZ_POOLED_ABOVE_CELLS")) {
     const Result<uint64_t> cells = ParseUnsigned64(env);  // not a plain number: ignored, as unset

@@ -102,6 +102,8 @@ class Worker {
   WorkerProgress sweep_progress() const;
   // Requests stopped by a newer one (their results were never published); tests read it.
   uint64_t cancelled() const;
+  // The weights loaded from files (--weights), which every run uses; null: the runs draw the random init.
+  std::shared_ptr<const ProjectionWeights> loaded_weights() const { return loaded_weights_; }
   uint64_t sweeps_cancelled() const;
   // Blocks of the attention pass the last cancelled compute request finished after its cancel was set
   // (tests: a superseded request stops within one block of work per thread).
@@ -110,6 +112,7 @@ class Worker {
   bool WaitIdle(double seconds) const;
 
  private:
+  std::shared_ptr<const ProjectionWeights> loaded_weights_;  // set once, before the threads start
   // One request lane: a waiting request (a newer one replaces it), the generation counters and the
   // latest result. Each lane has its own thread running Serve().
   template <typename Request, typename ResultT>

@@ -47,14 +47,14 @@ FusedSplit SplitFusedWeights(const ProjectionWeights& w) {
   return s;
 }
 
-LinearsCheck FusedVersusThreeLinears(const Tensor& xq, const Tensor& x, const AttentionConfig& config) {
+LinearsCheck FusedVersusThreeLinears(const Tensor& xq, const Tensor& x, const ProjectionWeights& weights) {
   LinearsCheck c;
-  AttentionConfig layout = config;
-  ProjectionWeights fused, three;
-  layout.qkv = QkvLayout::kFused;
-  InitWeights(layout, &fused);
-  layout.qkv = QkvLayout::kSeparate;
-  InitWeights(layout, &three);
+  const FusedSplit split = SplitFusedWeights(weights);
+  ProjectionWeights fused = weights, three = weights;
+  fused.layout = QkvLayout::kFused;
+  fused.w_qkv = split.w_fused;
+  three.layout = QkvLayout::kSeparate;
+  three.w_q = split.w_q, three.w_k = split.w_k, three.w_v = split.w_v;
   Project(xq, x, fused, &c.q_fused, &c.k_fused, &c.v_fused);
   Project(xq, x, three, &c.q_three, &c.k_three, &c.v_three);
   c.max_abs_diff = std::max({MaxAbsDiff(c.q_fused, c.q_three), MaxAbsDiff(c.k_fused, c.k_three),

@@ -28,9 +28,9 @@ struct LinearsCheck {
   Tensor q_three, k_three, v_three;  // the same through three Linears
   float max_abs_diff = 0;            // over q, k and v (0: the init draws the same numbers either way)
 };
-// q, k, v of xq [n_q, d_model] and x [n_k, d_model] through the fused and the separate layout of the
-// weights InitWeights draws for `config` (the sandbox's random params; config.qkv is ignored).
-LinearsCheck FusedVersusThreeLinears(const Tensor& xq, const Tensor& x, const AttentionConfig& config);
+// q, k, v of xq [n_q, d_model] and x [n_k, d_model] through the fused and the separate layout of `weights`
+// (the run's own: the random init or the loaded files, in either layout).
+LinearsCheck FusedVersusThreeLinears(const Tensor& xq, const Tensor& x, const ProjectionWeights& weights);
 
 // per_head [n_head, n, d] -> [1, n, n_head*d]: one Linear's output, head h in columns h*d .. h*d+d-1, the
 // batch dimension shown (what x W_q is before the split).

@@ -39,10 +39,8 @@ Status CheckQueryKeyWidths(const AttentionConfig& c, int n_vocab) {
   auto what = [](FeatureSource s) {
     return s == FeatureSource::kEmbedding ? " (d_k)" : s == FeatureSource::kOneHot ? " (n_vocab)" : "";
   };
-  return Status::Error("a score needs d_q = d_k: the query from " + std::string(ToString(c.query_from)) +
-                       " has width " + std::to_string(w.q) + what(c.query_from) + ", the key from " +
-                       ToString(c.key_from) + " has width " + std::to_string(w.k) + what(c.key_from) +
-                       " (q . k pairs every component of q with one of k)");
+  return Status::Error(MsgId::kWidthMismatch, {ToString(c.query_from), std::to_string(w.q), what(c.query_from),
+                                               ToString(c.key_from), std::to_string(w.k), what(c.key_from)});
 }
 
 void RawFeatures(FeatureSource source, const std::vector<Token>& tokens, const std::vector<std::string>& vocab,

@@ -6,6 +6,10 @@
 #include <set>
 #include <string>
 
+#include "config.h"
+#include "localized.h"
+#include "pipeline.h"
+#include "qkv_source.h"
 #include "text.h"
 #include "ui_strings.h"
 
@@ -101,6 +105,91 @@ TEST(I18n, ParseLangAndLocale) {
     if (saved[i]) setenv(names[i], keep[i].c_str(), 1);
     else unsetenv(names[i]);
   }
+}
+
+// ---- the engine's words (localized.h)
+
+// Every engine message id has a Korean template with the English one's placeholders, in Hangul (the bare
+// prefixes "{0}: " and "{0}:{1}: " have no words to translate).
+TEST(I18n, EveryEngineMessageIdHasKoreanText) {
+  for (int i = 1; i < (int)MsgId::kCount; ++i) {
+    const MsgId id = (MsgId)i;
+    const std::string en = EnglishTemplate(id);
+    ASSERT_FALSE(en.empty()) << "id " << i << " has no English template";
+    const char* ko = MessageTemplate(id, Lang::kKo);
+    ASSERT_NE(ko, nullptr) << "id " << i << " has no Korean text: " << en;
+    EXPECT_EQ(Placeholders(en), Placeholders(ko)) << en << " | " << ko;
+    EXPECT_TRUE(ValidateUtf8(ko).ok()) << i;
+    const bool bare_prefix = id == MsgId::kPrefixContext || id == MsgId::kPrefixFileLine;
+    if (!bare_prefix) EXPECT_TRUE(HasHangul(ko)) << "not Korean: " << en << " -> " << ko;
+  }
+  EXPECT_EQ(MessageTemplate(MsgId::kNone, Lang::kKo), nullptr);
+  // Every stage of the progress indicator and every head role reads in Hangul too.
+  SetLang(Lang::kKo);
+  for (int st = 0; st < kStageCount; ++st)
+    if ((Stage)st != Stage::kSoftmax) EXPECT_TRUE(HasHangul(LocalizedStage(ToString((Stage)st)))) << st;
+  for (model::HeadRole role : model::AllHeadRoles()) {
+    EXPECT_TRUE(HasHangul(LocalizedRoleName(role))) << model::RoleName(role);
+    EXPECT_TRUE(HasHangul(LocalizedRoleSentence(role))) << model::RoleName(role);
+  }
+  SetLang(Lang::kEn);
+  EXPECT_EQ(LocalizedRoleName(model::HeadRole::kInduction), "induction");
+  EXPECT_EQ(LocalizedStage("embed"), "embed");
+}
+
+// The width refusal as the engine returns it: English text for logs and tests, and in Korean the same numbers
+// and names through the table. The fallback rule: a part without an id shows the whole English text.
+TEST(I18n, EngineMessagesRenderInTheCurrentLanguageWithAnEnglishFallback) {
+  AttentionConfig c;
+  c.query_from = FeatureSource::kLength;
+  c.key_from = FeatureSource::kOneHot;
+  const Status refusal = CheckQueryKeyWidths(c, 7);
+  ASSERT_FALSE(refusal.ok());
+  SetLang(Lang::kEn);
+  EXPECT_EQ(Localized(refusal), refusal.message());
+  EXPECT_NE(refusal.message().find("the query from length has width 1, the key from onehot has width 7 (n_vocab)"),
+            std::string::npos)
+      << refusal.message();
+  SetLang(Lang::kKo);
+  const std::string ko = Localized(refusal);
+  EXPECT_TRUE(HasHangul(ko)) << ko;
+  EXPECT_NE(ko.find("d_q = d_k"), std::string::npos) << ko;
+  EXPECT_NE(ko.find("length에서 온 쿼리의 폭은 1"), std::string::npos) << ko;
+  EXPECT_NE(ko.find("onehot에서 온 키의 폭은 7 (n_vocab)"), std::string::npos) << ko;
+  // A prefixed chain: "FILE:3: query text: the text is empty ..." part by part.
+  const Status chain = Status::Prefixed(MsgId::kPrefixFileLine, {"s.txt", "3"},
+                                        Status::Prefixed(MsgId::kPrefixQueryText, {}, Status::Error(MsgId::kTextEmpty, {})));
+  EXPECT_EQ(chain.message(), "s.txt:3: query text: the text is empty: type at least one word");
+  EXPECT_EQ(Localized(chain), "s.txt:3: 쿼리 문장: 문장이 비어 있습니다: 낱말을 하나 이상 입력하세요");
+  // Plain text (no id), alone or under a prefix: English.
+  EXPECT_EQ(Localized(Status::Error("disk on fire")), "disk on fire");
+  EXPECT_EQ(Localized(Status::Prefixed(MsgId::kPrefixQueryText, {}, Status::Error("disk on fire"))),
+            "query text: disk on fire");
+  // Validate's out-of-range message and a tokenizer error.
+  AttentionConfig bad;
+  bad.n_head = 0;
+  EXPECT_EQ(Localized(Validate(bad)), "n_head = 0 은(는) 범위를 벗어났습니다: 허용 범위 1..64");
+  EXPECT_EQ(Localized(Tokenize("   ").status()), "문장에 공백만 있습니다: 낱말을 하나 이상 입력하세요");
+  EXPECT_EQ(Localized(Status::Ok()), "");
+  SetLang(Lang::kEn);
+}
+
+// Titles and the summary line: word segments translated, numbers and names kept.
+TEST(I18n, TitlesAndTheSummaryLineInKorean) {
+  AttentionConfig c;
+  c.scale = false;
+  c.key_from = FeatureSource::kLength;
+  c.score = ScoreKind::kNegDistance;
+  SetLang(Lang::kEn);
+  EXPECT_EQ(LocalizedDescribe(c), Describe(c));
+  SetLang(Lang::kKo);
+  EXPECT_EQ(LocalizedDescribe(c), "d_k=16 \u00B7 스케일 없음 \u00B7 T=1 \u00B7 단어 길이에서 온 k \u00B7 점수 neg-distance");
+  EXPECT_EQ(LocalizedTitle("head 2 \u00B7 d_k=16 \u00B7 scaled \u00B7 T=1 \u00B7 causal \u00B7 seed=3"),
+            "헤드 2 \u00B7 d_k=16 \u00B7 스케일 적용 \u00B7 T=1 \u00B7 인과 \u00B7 seed=3");
+  EXPECT_EQ(LocalizedTitle("softmax saturation \u00B7 n_k=12 \u00B7 T=1 \u00B7 no positions"),
+            "softmax 포화 \u00B7 n_k=12 \u00B7 T=1 \u00B7 위치 인코딩 없음");
+  EXPECT_EQ(LocalizedTitle("4 heads"), "헤드 4개");
+  SetLang(Lang::kEn);
 }
 
 }  // namespace

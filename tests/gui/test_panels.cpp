@@ -64,11 +64,12 @@ std::string TempDir() {
 
 class PanelTest : public AppDriver<FakeRenderer> {
  protected:
-  App& MakeApp(const std::string& text = "I go home.", int n_head = 4) {
+  App& MakeApp(const std::string& text = "I go home.", int n_head = 4, const std::string& lang = "") {
     AppOptions options;
     options.input.text = text;
     options.input.config.n_head = n_head;
     options.widgets_json_path = "(memory)";
+    options.lang = lang;
     app_ = std::make_unique<App>(ViewState(), options, nullptr);
     return *app_;
   }
@@ -443,6 +444,26 @@ TEST_F(PanelTest, SourceAndScoreCombosRefuseAWidthMismatchWithTheReason) {
   EXPECT_EQ(app.shown->tensors.q->dim(2), 1u);  // the raw length feature, not a projection
   EXPECT_EQ(app.dump.Find("controls.score")->value_json, "\"neg-distance\"");
 }
+// The same refusal in Korean: the message the window shows is the engine's, rendered through the Korean table
+// (Hangul, with the sources and widths it names).
+TEST_F(PanelTest, WidthRefusalIsShownInKorean) {
+  App& app = MakeApp("I go home.", 4, "ko");
+  Frames(3);
+  app.state.config.query_from = FeatureSource::kLength;
+  app.state.config.key_from = FeatureSource::kOneHot;
+  Frames(3);
+  const WidgetDump::Widget* shown = app.dump.Find("controls.width_error");
+  ASSERT_NE(shown, nullptr);
+  EXPECT_NE(shown->value_json.find("점수를 내려면 d_q = d_k 여야 합니다"), std::string::npos) << shown->value_json;
+  EXPECT_NE(shown->value_json.find("length에서 온 쿼리의 폭은 1"), std::string::npos) << shown->value_json;
+  EXPECT_NE(shown->value_json.find("(n_vocab)"), std::string::npos) << shown->value_json;
+  // An out-of-range knob is refused in Korean too.
+  app.state.config.query_from = app.state.config.key_from = FeatureSource::kEmbedding;
+  app.state.config.n_head = 65;
+  Frames(2);
+  EXPECT_EQ(app.config_error, "n_head = 65 은(는) 범위를 벗어났습니다: 허용 범위 1..64");
+  SetLang(Lang::kEn);
+}
 namespace {
 
 // The Lessons tab as a person uses it: open the tab, pick (d), press its button: the knobs it names are
@@ -510,6 +531,79 @@ TEST_F(PanelTest, ShapesShowTheWeightLayout) {
   Frames(2);
   EXPECT_EQ(app.dump.Find("shapes.W_qkv"), nullptr);
   EXPECT_EQ(app.dump.Find("shapes.W_v")->value_json, "\"[64, 64]\"");
+}
+
+// The Numbers tab shows the weights the run used: with --weights files, their rows (not a fresh random init);
+// with raw feature sources, the q and k rows as used (word lengths) and the W step marked as not applying.
+TEST_F(PanelTest, NumbersTabShowsTheRunsOwnWeightsAndRawRows) {
+  AttentionConfig c;
+  c.d_model = 8;
+  c.n_head = 2;
+  c.qkv = QkvLayout::kSeparate;
+  ProjectionWeights w;
+  w.d_model = 8, w.n_head = 2, w.d_k = 4, w.d_v = 4;
+  w.layout = QkvLayout::kSeparate;
+  for (Tensor* m : {&w.w_q, &w.w_k, &w.w_v, &w.w_o}) {
+    m->Resize({8, 8});
+    for (size_t i = 0; i < m->size(); ++i) m->data[i] = 0.125f * (float)(i % 5) - 0.25f;
+  }
+  w.w_q.data[0] = 0.5f, w.w_q.data[1] = -0.375f;  // row 0 of W_q: 0.5, -0.375, 0, 0.125, 0.25, -0.25, ...
+  auto prepared = std::make_unique<Pipeline>();
+  ASSERT_TRUE(prepared->SetText("I go home.").ok());
+  ASSERT_TRUE(prepared->SetConfig(c).ok());
+  prepared->SetLoadedWeights(w);
+  AppOptions options;
+  options.input.text = "I go home.";
+  options.input.config = c;
+  options.input.weights_dir = "(test)";
+  options.widgets_json_path = "(memory)";
+  app_ = std::make_unique<App>(ViewState(), options, std::move(prepared));
+  App& app = *app_;
+  Frames(3);
+  Click("learn.tab.numbers");
+  Frames(2);
+  ASSERT_NE(app.dump.Find("numbers.weights"), nullptr);
+  EXPECT_EQ(app.dump.Find("numbers.weights")->value_json, "\"loaded\"");
+  EXPECT_EQ(app.dump.Find("numbers.w_row0")->value_json, "[0.5, -0.375, 0, 0.125, 0.25, -0.25, -0.125, 0]");
+  EXPECT_LT(std::stod(app.dump.Find("numbers.max_abs_diff")->value_json), 1e-5);
+  EXPECT_EQ(app.dump.Find("numbers.raw_rows")->value_json, "{}");
+  // Queries and keys from word length: "I" has length 1, "go" 2 (rows as used; W_q and W_k do not apply).
+  app.state.config.query_from = FeatureSource::kLength;
+  app.state.config.key_from = FeatureSource::kLength;
+  Frames(4);
+  ASSERT_TRUE(app.compute_error.empty()) << app.compute_error;
+  EXPECT_EQ(app.shown->request.config.query_from, FeatureSource::kLength);
+  EXPECT_EQ(app.dump.Find("numbers.raw_rows")->value_json, "{\"q\": [1], \"k\": [1]}");
+  EXPECT_EQ(app.dump.Find("numbers.weights")->value_json, "\"loaded\"");
+}
+
+// The Variance tab samples off the UI thread: the frame that sees a new d_k starts the sampling and shows the
+// last picture (not reported as current); the new picture arrives on a later frame.
+TEST_F(PanelTest, VarianceSamplesOffTheUiThread) {
+  App& app = MakeApp();
+  Frames(3);
+  Click("learn.tab.variance");
+  for (int i = 0; i < 200 && !app.dump.Find("variance.histogram"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    Frame();
+  }
+  ASSERT_NE(app.dump.Find("variance.histogram"), nullptr);
+  EXPECT_NE(app.dump.Find("variance.histogram")->value_json.find("\"d_k\": 16,"), std::string::npos);
+  app.state.config.d_k = 4096;
+  Frame();  // starts the sampling, draws the d_k 16 picture dimmed
+  EXPECT_TRUE(app.variance_job.valid());
+  EXPECT_EQ(app.variance->d_k, 16);
+  EXPECT_EQ(app.dump.Find("variance.histogram"), nullptr);
+  EXPECT_TRUE(app.Busy());  // frames keep coming until the samples arrive
+  for (int i = 0; i < 2000 && (!app.variance || app.variance->d_k != 4096); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    Frame();
+  }
+  Frame();
+  ASSERT_NE(app.dump.Find("variance.histogram"), nullptr);
+  const std::string v = app.dump.Find("variance.histogram")->value_json;
+  EXPECT_NE(v.find("\"d_k\": 4096,"), std::string::npos) << v;
+  EXPECT_NE(v.find("\"sqrt_d_k\": 64}"), std::string::npos) << v;
 }
 
 }  // namespace

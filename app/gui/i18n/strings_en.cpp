@@ -300,11 +300,26 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kNumOut, "out row {0}"},
     {Str::kNumNoSandbox, "The numbers are the sandbox's: switch back to the sandbox to see them."},
     {Str::kNumRows, "(first {0} of {1} rows)"},
+    {Str::kNumWeightsLoaded, "the weights loaded from the --weights files"},
+    {Str::kNumWeightsRandom, "the random init this run drew (seed)"},
+    {Str::kNumRawSide, "{0} comes from {1} (width {2}): no projection, so the W_{0} step does not apply; the {0} "
+                       "rows the run used:"},
     // ---- attnviz-cli
-    {Str::kCliFigureHeads, "{0}"},
     {Str::kCliErrorPrefix, "attnviz-cli {0}: {1}"},
     {Str::kCliSeeHelp, "attnviz-cli: unknown command '{0}' (commands: compute, sweep, export, model; see attnviz-cli "
                        "--help)"},
+    {Str::kCliUnknownOption, "unknown option '{0}' (see attnviz-cli {1} --help)"},
+    // ---- the engine's words (localized.h)
+    {Str::kTitleScaled, "scaled"},
+    {Str::kTitleUnscaled, "unscaled"},
+    {Str::kTitleNoPositions, "no positions"},
+    {Str::kTitleSaturation, "softmax saturation"},
+    {Str::kTitleHead, "head {0}"},
+    {Str::kTitleHeads, "{0} heads"},
+    {Str::kTitleFrom, "{0} from {1}"},
+    {Str::kTitleScore, "score {0}"},
+    {Str::kTitleQueriesKeys, "queries {0}, keys {1}"},
+    {Str::kModelLayerOf, "layer {0} of {1}"},
 };
 static_assert(TableIsComplete(kStringsEnTable, std::size(kStringsEnTable)),
               "strings_en.cpp: every Str id once, in order, none empty");

@@ -289,11 +289,26 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kNumOut, "출력 행 {0}"},
     {Str::kNumNoSandbox, "숫자는 샌드박스의 것입니다: 샌드박스로 돌아가면 보입니다."},
     {Str::kNumRows, "({1}행 중 앞 {0}행)"},
+    {Str::kNumWeightsLoaded, "--weights 파일에서 읽은 가중치"},
+    {Str::kNumWeightsRandom, "이번 계산이 뽑은 무작위 초기값 (시드)"},
+    {Str::kNumRawSide, "{0}는 {1}에서 옵니다 (폭 {2}): 투영이 없으므로 W_{0} 단계는 적용되지 않습니다; 계산에 쓰인 "
+                       "{0} 행:"},
     // ---- attnviz-cli
-    {Str::kCliFigureHeads, "어텐션 {0}"},
     {Str::kCliErrorPrefix, "attnviz-cli {0}: 오류: {1}"},
     {Str::kCliSeeHelp, "attnviz-cli: 모르는 명령 '{0}' (명령: compute, sweep, export, model; attnviz-cli --help 를 "
                        "보세요)"},
+    {Str::kCliUnknownOption, "모르는 옵션 '{0}' (attnviz-cli {1} --help 를 보세요)"},
+    // ---- the engine's words (localized.h)
+    {Str::kTitleScaled, "스케일 적용"},
+    {Str::kTitleUnscaled, "스케일 없음"},
+    {Str::kTitleNoPositions, "위치 인코딩 없음"},
+    {Str::kTitleSaturation, "softmax 포화"},
+    {Str::kTitleHead, "헤드 {0}"},
+    {Str::kTitleHeads, "헤드 {0}개"},
+    {Str::kTitleFrom, "{1}에서 온 {0}"},
+    {Str::kTitleScore, "점수 {0}"},
+    {Str::kTitleQueriesKeys, "쿼리 {0}, 키 {1}"},
+    {Str::kModelLayerOf, "{1}층 중 {0}층"},
 };
 static_assert(TableIsComplete(kStringsKoTable, std::size(kStringsKoTable)),
               "strings_ko.cpp: every Str id once, in order, none empty");

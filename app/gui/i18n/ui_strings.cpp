@@ -1,6 +1,8 @@
 // The current language, the lookup and the {0} filler over the two tables.
 #include "ui_strings.h"
 
+#include "messages.h"
+
 #include <atomic>
 #include <cstdlib>
 
@@ -42,19 +44,6 @@ const StringEntry* StringTable(Lang lang) { return lang == Lang::kKo ? kStringsK
 const char* Tr(Str id, Lang lang) { return StringTable(lang)[(int)id].text; }
 const char* Tr(Str id) { return Tr(id, CurrentLang()); }
 
-std::string Trf(Str id, const std::vector<std::string>& args) {
-  const std::string text = Tr(id);
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '{' && i + 2 < text.size() && text[i + 1] >= '0' && text[i + 1] <= '9' && text[i + 2] == '}') {
-      size_t n = (size_t)(text[i + 1] - '0');
-      if (n < args.size()) out += args[n];
-      i += 2;
-      continue;
-    }
-    out += text[i];
-  }
-  return out;
-}
+std::string Trf(Str id, const std::vector<std::string>& args) { return FillTemplate(Tr(id), args); }
 
 }  // namespace attnviz

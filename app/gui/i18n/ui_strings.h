@@ -76,9 +76,12 @@ enum class Str : int {
   kVarIntro, kVarDk, kVarHistogram, kVarStd, kVarRow, kVarUnscaled, kVarScaled, kVarMaxWeight,
   // ---- Pipeline as numbers (c, e, g)
   kNumFused, kNumSplit, kNumThreeLinears, kNumEqual, kNumReshape, kNumBatch, kNumQueryRow, kNumHead, kNumReadValues,
-  kNumConcat, kNumOut, kNumNoSandbox, kNumRows,
+  kNumConcat, kNumOut, kNumNoSandbox, kNumRows, kNumWeightsLoaded, kNumWeightsRandom, kNumRawSide,
   // ---- attnviz-cli
-  kCliFigureHeads, kCliErrorPrefix, kCliSeeHelp,  // export figure title, usage error, unknown command
+  kCliErrorPrefix, kCliSeeHelp, kCliUnknownOption,  // usage error, unknown command, unknown option
+  // ---- the engine's words (localized.h): title and summary-line segments, the model's progress
+  kTitleScaled, kTitleUnscaled, kTitleNoPositions, kTitleSaturation, kTitleHead, kTitleHeads, kTitleFrom,
+  kTitleScore, kTitleQueriesKeys, kModelLayerOf,
   kCount
 };
 

@@ -1,0 +1,36 @@
+// The engine's words in the UI's language: its messages (core/messages.h parts), head roles, the config
+// summary line and the progress stages. core/ knows only English; these render what it returns through the
+// language tables. Fallback rule: a message part without an id or without a translation shows the whole
+// English message (Status::message()), never a half-translated one.
+#pragma once
+#include <string>
+
+#include "config.h"
+#include "messages.h"
+#include "model/roles.h"
+#include "status.h"
+#include "ui_strings.h"
+
+namespace attnviz {
+
+// The template of an engine message in `lang`; nullptr when there is none (kNone, or no translation).
+const char* MessageTemplate(MsgId id, Lang lang);
+// status's text in the current language (see the fallback rule above). Ok: "".
+std::string Localized(const Status& status);
+template <typename T>
+std::string Localized(const Result<T>& result) {
+  return Localized(result.status());
+}
+// A title or summary line made of " · "-separated segments (FigureTitle, SweepTitle, Describe) in the current
+// language: "head 2 · d_k=16 · scaled · causal" -> "헤드 2 · d_k=16 · 스케일 적용 · 인과". A segment it does not
+// know stays as it is (numbers and names such as d_k=16, T=1, seed=3 stay anyway).
+std::string LocalizedTitle(const std::string& title);
+// Describe(config) in the current language ("d_k=16 · 스케일 · T=1 · 길이에서 온 q").
+std::string LocalizedDescribe(const AttentionConfig& config);
+// A pipeline stage's name as the progress indicator shows it ("embed" -> "임베딩"); unknown: as given.
+std::string LocalizedStage(const std::string& stage);
+// A head role's name and its sentence for a learner (core/model/roles.h) in the current language.
+std::string LocalizedRoleName(model::HeadRole role);
+std::string LocalizedRoleSentence(model::HeadRole role);
+
+}  // namespace attnviz
