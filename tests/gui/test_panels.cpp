@@ -352,33 +352,6 @@ TEST(ViewStateTest, UnreadableSettingsAreLeftAlone) {
   EXPECT_TRUE(missing.message.empty());
 }
 
-// An exception in a background job is a message, never the end of the app.
-TEST(WorkerTest, ExceptionsBecomeMessages) {
-  Status oom = RunGuarded("export", []() -> Status { throw std::bad_alloc(); });
-  ASSERT_FALSE(oom.ok());
-  EXPECT_EQ(oom.message(), "export: out of memory");
-  Status other = RunGuarded("export", []() -> Status { throw std::length_error("vector::reserve"); });
-  EXPECT_EQ(other.message(), "export failed: vector::reserve");
-  EXPECT_TRUE(RunGuarded("export", [] { return Status::Ok(); }).ok());
-}
-
-TEST(WorkerTest, AlwaysFinishesOnTheLatestRequest) {
-  Worker worker;
-  ComputeRequest r;
-  r.kv_text = "the quick brown fox jumps over the lazy dog";
-  for (int d_k = 1; d_k <= 2048; d_k *= 2) {
-    r.config.d_k = d_k;
-    worker.Submit(r);
-  }
-  ASSERT_TRUE(worker.WaitIdle(60.0));
-  auto latest = worker.latest();
-  ASSERT_TRUE(latest);
-  EXPECT_TRUE(latest->status.ok()) << latest->status.message();
-  EXPECT_EQ(latest->request.config.d_k, 2048);
-  EXPECT_EQ(latest->generation, worker.submitted());
-  EXPECT_FALSE(worker.computing());
-}
-
 }  // namespace
 }  // namespace attnviz
 

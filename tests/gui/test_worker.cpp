@@ -1,8 +1,12 @@
-// Worker shutdown is bounded: destroying the worker while a long d_k sweep and a long forward pass run
-// returns within a block of work (the destructor cancels both lanes; the sweep checks its flag per block).
+// The worker without ImGui (what make test-sanitize runs under ThreadSanitizer): shutdown is bounded (destroying
+// the worker while a long d_k sweep and a long forward pass run returns within a block of work: the destructor
+// cancels both lanes, the sweep checks its flag per block), jobs' exceptions become messages, and the last request
+// is always the one shown.
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <new>
+#include <stdexcept>
 #include <thread>
 
 #include "worker.h"
@@ -32,6 +36,33 @@ TEST(WorkerShutdown, ReturnsPromptlyWhileALongSweepAndPassRun) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - stop).count();
   // The sweep and the pass left would take many seconds (minutes under a sanitizer); a block is milliseconds.
   EXPECT_LT(seconds, 10.0) << "Worker shutdown took " << seconds << " s";
+}
+
+// An exception in a background job is a message, never the end of the app.
+TEST(WorkerTest, ExceptionsBecomeMessages) {
+  Status oom = RunGuarded("export", []() -> Status { throw std::bad_alloc(); });
+  ASSERT_FALSE(oom.ok());
+  EXPECT_EQ(oom.message(), "export: out of memory");
+  Status other = RunGuarded("export", []() -> Status { throw std::length_error("vector::reserve"); });
+  EXPECT_EQ(other.message(), "export failed: vector::reserve");
+  EXPECT_TRUE(RunGuarded("export", [] { return Status::Ok(); }).ok());
+}
+
+TEST(WorkerTest, AlwaysFinishesOnTheLatestRequest) {
+  Worker worker;
+  ComputeRequest r;
+  r.kv_text = "the quick brown fox jumps over the lazy dog";
+  for (int d_k = 1; d_k <= 2048; d_k *= 2) {
+    r.config.d_k = d_k;
+    worker.Submit(r);
+  }
+  ASSERT_TRUE(worker.WaitIdle(60.0));
+  auto latest = worker.latest();
+  ASSERT_TRUE(latest);
+  EXPECT_TRUE(latest->status.ok()) << latest->status.message();
+  EXPECT_EQ(latest->request.config.d_k, 2048);
+  EXPECT_EQ(latest->generation, worker.submitted());
+  EXPECT_FALSE(worker.computing());
 }
 
 }  // namespace
