@@ -14,8 +14,8 @@ Corpus (text that Debian packages ship; nothing is downloaded):
     License: the Debian FAQ's permissive notice (verbatim and modified copies allowed with the notice kept;
     Copyright (C) 1996-2003 Software in the Public Interest, see /usr/share/doc/debian-faq-ko/copyright).
 Every 20th fortune and every 20th Korean paragraph are held out (never trained on); held-out text for the tests
-comes from them. Every training window also gets a synthetic segment: a sequence of random corpus words
-repeated two or three times, so that induction heads form (a 2-layer model forms them quickly on such data).
+comes from them. Every training window also gets synthetic segments: a sequence of random corpus words
+copied 2-4 times, and a skip-bigram chain (see WINDOW below), so that previous-token and induction heads form.
 
 Tokenizer: GPT-2's byte-level BPE (GPT-2's regex pre-tokenizer, bytes_to_unicode alphabet), with 768 merges
 learned here on the training text; written as vocab.json + merges.txt in GPT-2's format, which attnviz's
@@ -25,7 +25,7 @@ Model: the GPT-2 module tree of tests/fixtures/models/make_model_fixtures.py (HF
 tied lm_head (not saved, as HF does), written as F32 safetensors by hand (torch 1.13 has no writer).
 
 Reproducible: seed 1234 for everything (Python, torch, numpy), torch.use_deterministic_algorithms(True), a fixed
-number of threads (2) and steps, documents in sorted file order. The same machine and torch give the same bytes.
+number of threads (1) and steps, documents in sorted file order. The same machine and torch give the same bytes.
 
 Outputs:
   assets/models/tiny/{config.json, model.safetensors, vocab.json, merges.txt, README.md}
@@ -74,24 +74,33 @@ CONFIG = {
     "vocab_size": None,  # 256 bytes + N_MERGES + <|endoftext|>
     "layer_norm_epsilon": 1e-5,
     "activation_function": "gelu_new",
-    "scale_attn_weights": True,
+    # Unscaled q.k (HF's scale_attn_weights=False, which attnviz's loader reads too): attention logits that move
+    # sqrt(d_head) = 5.7x faster under Adam, so heads sharpen within the few thousand steps that 30 minutes allow.
+    "scale_attn_weights": False,
     "scale_attn_by_inverse_layer_idx": False,
     "tie_word_embeddings": True,
     "bos_token_id": None,
     "eos_token_id": None,
 }
-# A curriculum of two window lengths. Induction heads form in a few hundred steps on short windows, where a layer-0
-# head's average over the prefix still carries the previous token (on 128-token windows from the start they had not
-# formed after 2500 steps); the long phase then stretches them over longer distances. Each window starts at a
-# random position (half of them at 0), so all 256 positions are trained.
-PHASES = [  # (fraction of the steps, window length, windows per step, words in the repeated sequence, fill)
-    (0.4, 32, 32, (2, 7), True),     # fill: the sequence repeated over the whole window (no corpus text)
-    (0.6, 128, 8, (4, 21), False),   # 2-4 copies placed in corpus text
-]
-STEPS = 2000
-LR = 3e-3
-WARMUP = 30
-REPEAT_FRACTION = 1.0
+# Training windows: WINDOWS_PER_STEP windows of WINDOW corpus tokens a step, each starting at a random position (half
+# of them at 0, so all 256 positions are trained). Two synthetic segments go into the windows at random offsets, so
+# that the heads a learner should see pay off in the loss, and so that no fixed period or offset gives a shortcut:
+#   * repeats: REPEAT_TOKENS tokens of random corpus words, copied 2-4 times with random gaps of corpus text between
+#     the copies. Only an induction head (layer 1, reading a layer-0 previous-token head) predicts the later copies.
+#   * skip-bigram chains (in SKIP_BIGRAM_FRACTION of the windows): random tokens where each token repeats the one two
+#     back with probability 1/2. A head that copies the previous token predicts half of them.
+# Measured on the held-out text (training.log): the previous-token head passes 0.6 at step ~1600, the induction head
+# 0.5 at step ~1400. The old recipe (scaled logits, lr 3e-3, short windows filled with a periodic repeat, then
+# 128-token windows) was at 0.11 and 0.06 after 2000 steps. With every window carrying a skip-bigram chain and lr
+# 2e-3 the previous-token head formed sooner but stalled at 0.52, and induction had not started after 1200 steps.
+WINDOW = 128
+WINDOWS_PER_STEP = 16
+REPEAT_TOKENS = (10, 60)
+SKIP_BIGRAM_FRACTION = 0.5
+SKIP_BIGRAM_TOKENS = (16, 64)
+STEPS = 3000
+LR = 1e-3
+WARMUP = 100
 
 FORTUNE_DIR = "/usr/share/games/fortunes"
 KOREAN_FAQ = "/usr/share/doc/debian/FAQ/debian-faq.ko.txt.gz"
@@ -276,6 +285,7 @@ class Attention(nn.Module):
         super().__init__()
         d, self.n_head = cfg["n_embd"], cfg["n_head"]
         self.d_head = d // self.n_head
+        self.scale = 1.0 / math.sqrt(self.d_head) if cfg["scale_attn_weights"] else 1.0
         proj_std = 0.02 / math.sqrt(2 * cfg["n_layer"])
         self.c_attn = Conv1D(3 * d, d)
         self.c_proj = Conv1D(d, d, proj_std)
@@ -285,8 +295,8 @@ class Attention(nn.Module):
         B, n, d = x.shape
         q, k, v = self.c_attn(x).split(d, dim=2)
         q, k, v = (t.view(B, n, self.n_head, self.d_head).transpose(1, 2) for t in (q, k, v))
-        # (q / sqrt(d_head)) k^T: the same numbers as HF's (q k^T) / sqrt(d_head), scaled on the smaller tensor
-        logits = matmul(q * (1.0 / math.sqrt(self.d_head)), k.transpose(-1, -2))
+        # (q * scale) k^T: the same numbers as HF's (q k^T) * scale, scaled on the smaller tensor
+        logits = matmul(q * self.scale if self.scale != 1.0 else q, k.transpose(-1, -2))
         mask = torch.full((n, n), float("-inf"), dtype=logits.dtype).triu(1)  # 0 on and below the diagonal
         probs = torch.softmax(logits + mask, dim=-1)
         z = matmul(probs, v).transpose(1, 2).reshape(B, n, d)
@@ -396,6 +406,23 @@ def write_safetensors(path, tensors, metadata):
 
 # ----------------------------------------------------------------------------------------------------------------
 
+def make_heldout(held_docs, words, enc, n_ctx):
+    """Held-out text: two held-out fortunes and a held-out Korean paragraph, then 24 random words twice.
+    -> (text, ids, the random words)"""
+    hrng = random.Random(SEED + 1)
+    held_en = [d for d in held_docs if d.isascii() and 60 <= len(d) <= 160 and "\t" not in d]
+    held_ko = [d for d in held_docs if not d.isascii() and 30 <= len(d) <= 90]
+    prose = " ".join(" ".join(d.split()) for d in hrng.sample(held_en, 2) + hrng.sample(held_ko, 1))
+    random_words = " ".join(hrng.choice(words[:1500]) for _ in range(24))
+    heldout = prose + " " + random_words + " " + random_words
+    heldout_ids = enc.encode(heldout)
+    while len(heldout_ids) > n_ctx:  # keep it within the context: shorten the prose
+        prose = prose[: int(len(prose) * 0.9)].rsplit(" ", 1)[0]
+        heldout = prose + " " + random_words + " " + random_words
+        heldout_ids = enc.encode(heldout)
+    return heldout, heldout_ids, random_words
+
+
 def write_readme(out_dir, summary, scores):
     """assets/models/tiny/README.md: where the text came from, its licence, how to remake it, what the heads do."""
     cfg = json.load(open(os.path.join(out_dir, "config.json")))
@@ -417,8 +444,9 @@ A GPT-2-architecture model small enough to ship ({cfg['n_layer']} layers x {cfg[
 * `debian-faq-ko` (11.1): /usr/share/doc/debian/FAQ/debian-faq.ko.txt.gz -- the Debian FAQ in Korean.
   License: the Debian FAQ's permissive notice, Copyright (C) 1996-2003 Software in the Public Interest
   (verbatim and modified copies allowed with the notice kept), see /usr/share/doc/debian-faq-ko/copyright.
-* Synthetic: in every training window, a sequence of 4-20 random corpus words repeated 2-4 times (so that
-  induction heads form).
+* Synthetic, in every training window: {REPEAT_TOKENS[0]}-{REPEAT_TOKENS[1]} tokens of random corpus words copied 2-4 times at random
+  offsets (so that induction heads form), and in {SKIP_BIGRAM_FRACTION:.0%} of them a chain of random tokens that each repeat
+  the one two back with probability 1/2 (so that previous-token heads form).
 
 Every 20th fortune and Korean paragraph was held out and never trained on.
 
@@ -426,7 +454,8 @@ Every 20th fortune and Korean paragraph was held out and never trained on.
 
 `make tiny-model` (= `/usr/bin/python3 scripts/train_tiny_model.py`; Debian's python3-torch 1.13, python3-numpy,
 python3-regex). Seed {summary['seed']}, deterministic algorithms, {summary['threads']} threads, {summary['steps']} steps
-in two phases (first 32-token windows, 32 a step, then 128-token windows, 8 a step); on the same machine and torch the same bytes. Measured here: {summary['train_seconds']} s of
+of {WINDOWS_PER_STEP} windows x {WINDOW} tokens, learning rate {LR} (cosine), unscaled attention logits
+(`scale_attn_weights: false`); on the same machine and torch the same bytes. Measured here: {summary['train_seconds']} s of
 training, {summary['total_seconds']} s in all, on 2 cores shared with other builds (final loss {summary['final_loss']}).
 
 ## Heads, on held-out text
@@ -482,49 +511,64 @@ def main():
     for i in order:
         stream.extend(enc.encode(train_docs[i]))
         stream.append(eot)
-    stream = torch.tensor(stream, dtype=torch.long)
+    stream = np.array(stream, dtype=np.int64)
     # Words for the synthetic repeats: the training text's frequent words (letters only, Latin or Hangul).
     word_counts = collections.Counter(w for d in train_docs for w in regex.findall(r"\p{L}{2,}", d))
     words = [w for w, _ in word_counts.most_common(3000)]
+    word_ids = [np.array(enc.encode(" " + w), dtype=np.int64) for w in words]
     print(f"stream: {len(stream)} tokens ({time.time() - t_start:.0f} s)", flush=True)
 
     n_ctx = CONFIG["n_positions"]
+    heldout, heldout_ids, random_words = make_heldout(held_docs, words, enc, n_ctx)
     rng = np.random.default_rng(SEED)
 
-    def batch(w, n_windows, n_words, fill):
-        # -> x, y: [n_windows, w] token ids (y = x shifted by one), pos0: [n_windows] first positions
-        starts = rng.integers(0, len(stream) - w - 1, n_windows)
-        x = torch.stack([stream[s:s + w + 1] for s in starts]).clone()
-        pos0 = torch.tensor([0 if rng.random() < 0.5 else int(rng.integers(0, n_ctx - w + 1)) for _ in range(n_windows)])
-        for b in range(n_windows):
-            if rng.random() < REPEAT_FRACTION:
-                k = int(rng.integers(*n_words))
-                seq = enc.encode("".join(" " + words[i] for i in rng.integers(0, len(words), k)))
-                reps = w // max(1, len(seq)) + 1 if fill else int(rng.integers(2, 5))
-                seg = (seq * reps)[: w]
-                at = int(rng.integers(0, w + 1 - len(seg) + 1))
-                x[b, at:at + len(seg)] = torch.tensor(seg)
-        return x[:, :-1], x[:, 1:], pos0
+    def random_words_segment(n_tokens):
+        out, n = [], 0
+        while n < n_tokens:
+            out.append(word_ids[rng.integers(len(word_ids))])
+            n += len(out[-1])
+        return np.concatenate(out)[:n_tokens]
 
-    prng = np.random.default_rng(SEED + 2)
-    probe_words = enc.encode("".join(" " + words[i] for i in prng.integers(0, len(words), 12)))
-    probe = torch.tensor([(probe_words * 2)[:n_ctx]])
+    def skip_bigram_chain(n_tokens):
+        t = list(rng.integers(0, eot, 2))
+        while len(t) < n_tokens:
+            t.append(t[-2] if rng.random() < 0.5 else int(rng.integers(0, eot)))
+        return np.array(t)
+
+    def batch():
+        # -> x, y: [WINDOWS_PER_STEP, WINDOW] token ids (y = x shifted by one), pos0: [WINDOWS_PER_STEP] first positions
+        w = WINDOW + 1
+        x = np.stack([stream[s:s + w] for s in rng.integers(0, len(stream) - w, WINDOWS_PER_STEP)])
+        pos0 = [0 if rng.random() < 0.5 else int(rng.integers(0, n_ctx - WINDOW + 1)) for _ in range(WINDOWS_PER_STEP)]
+        for row in x:
+            n = int(rng.integers(REPEAT_TOKENS[0], REPEAT_TOKENS[1] + 1))
+            copies = min(int(rng.integers(2, 5)), w // n)
+            seg = random_words_segment(n)
+            gaps = np.sort(rng.integers(0, w - copies * n + 1, copies))  # copy k starts at gaps[k] + k * n
+            for k in range(copies):
+                row[gaps[k] + k * n:gaps[k] + (k + 1) * n] = seg
+            if rng.random() < SKIP_BIGRAM_FRACTION:
+                n = int(rng.integers(SKIP_BIGRAM_TOKENS[0], SKIP_BIGRAM_TOKENS[1] + 1))
+                at = int(rng.integers(0, w - n + 1))
+                row[at:at + n] = skip_bigram_chain(n)
+        x = torch.from_numpy(x)
+        return x[:, :-1], x[:, 1:], torch.tensor(pos0)
+
+    probe = torch.tensor([heldout_ids])
     model = GPT2LMHeadModel(CONFIG)
-    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
-    no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
+    # No weight decay on the embeddings (as on biases and LayerNorms): it would pull the positions the heads key on to 0.
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and ".wte." not in n and ".wpe." not in n]
+    no_decay = [p for n, p in model.named_parameters() if not (p.dim() >= 2 and ".wte." not in n and ".wpe." not in n)]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1}, {"params": no_decay, "weight_decay": 0.0}],
                             lr=LR, betas=(0.9, 0.95))
     n_params = sum(p.numel() for p in model.parameters())
-    phase_ends = np.cumsum([round(f * args.steps) for f, *_ in PHASES])
-    print(f"model: {n_params} parameters; {args.steps} steps in phases (fraction, window, windows, words): {PHASES}",
-          flush=True)
+    print(f"model: {n_params} parameters; {args.steps} steps of {WINDOWS_PER_STEP} x {WINDOW} tokens", flush=True)
     t_train = time.time()
     for step in range(args.steps):
         lr = LR * min(1.0, (step + 1) / WARMUP) * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * step / args.steps)))
         for g in opt.param_groups:
             g["lr"] = lr
-        _, w, n_windows, n_words, fill = PHASES[int(np.searchsorted(phase_ends, step, side="right"))]
-        x, y, pos0 = batch(w, n_windows, n_words, fill)
+        x, y, pos0 = batch()
         logits, _ = model(x, pos0)
         loss = nn.functional.cross_entropy(logits.reshape(-1, logits.size(-1)), y.reshape(-1))
         opt.zero_grad(set_to_none=True)
@@ -533,26 +577,13 @@ def main():
         opt.step()
         if step % 50 == 0 or step == args.steps - 1:
             el = time.time() - t_train
-            with torch.no_grad():  # a progress figure: the best induction and previous-token heads on a probe
+            with torch.no_grad():  # progress: the best previous-token and induction heads on the held-out text
                 _, p = model(probe)
-            best = {k: max(float(v.max()) for v in (role_scores(q[0].numpy(), probe[0].tolist())[k] for q in p))
+            best = {k: max(float(v.max()) for v in (role_scores(q[0].numpy(), heldout_ids)[k] for q in p))
                     for k in ("previous_token", "induction")}
             print(f"step {step:5d} loss {loss.item():.3f} lr {lr:.2e} {el:.0f} s ({el / (step + 1):.2f} s/step) "
-                  f"probe: previous-token {best['previous_token']:.2f} induction {best['induction']:.2f}", flush=True)
+                  f"held-out: previous-token {best['previous_token']:.2f} induction {best['induction']:.2f}", flush=True)
     train_seconds = time.time() - t_train
-
-    # Held-out text: two held-out fortunes and a held-out Korean paragraph, then 24 random words twice.
-    hrng = random.Random(SEED + 1)
-    held_en = [d for d in held_docs if d.isascii() and 60 <= len(d) <= 160 and "\t" not in d]
-    held_ko = [d for d in held_docs if not d.isascii() and 30 <= len(d) <= 90]
-    prose = " ".join(" ".join(d.split()) for d in hrng.sample(held_en, 2) + hrng.sample(held_ko, 1))
-    random_words = " ".join(hrng.choice(words[:1500]) for _ in range(24))
-    heldout = prose + " " + random_words + " " + random_words
-    heldout_ids = enc.encode(heldout)
-    while len(heldout_ids) > n_ctx:  # keep it within the context: shorten the prose
-        prose = prose[: int(len(prose) * 0.9)].rsplit(" ", 1)[0]
-        heldout = prose + " " + random_words + " " + random_words
-        heldout_ids = enc.encode(heldout)
 
     # Reference probs in float64 from the stored (float32) weights.
     model.eval()
@@ -602,7 +633,10 @@ def main():
         json.dump({"ids": heldout_ids, "probs_layer": last, "roles": scores,
                    "random_words": random_words}, f, ensure_ascii=False)
         f.write("\n")
-    summary = {"seed": SEED, "steps": args.steps, "phases": PHASES, "threads": THREADS, "parameters": n_params,
+    recipe = {"window": WINDOW, "windows_per_step": WINDOWS_PER_STEP, "repeat_tokens": REPEAT_TOKENS,
+              "skip_bigram_fraction": SKIP_BIGRAM_FRACTION, "skip_bigram_tokens": SKIP_BIGRAM_TOKENS, "lr": LR,
+              "warmup": WARMUP}
+    summary = {"seed": SEED, "steps": args.steps, "recipe": recipe, "threads": THREADS, "parameters": n_params,
                "train_seconds": round(train_seconds), "total_seconds": round(time.time() - t_start),
                "final_loss": round(loss.item(), 3), "best_previous_token": best_prev, "best_induction": best_ind}
     with open(os.path.join(args.out, "training.json"), "w") as f:

@@ -153,8 +153,7 @@ TEST(CliModel, DumpWritesRolesCsv) {
   fs::remove_all(dir);
 }
 
-// DISABLED until the bundled model has formed these heads (see tests/model/test_tiny_model.cpp).
-TEST(CliModel, DISABLED_BundledModelShowsItsHeadsOnTheHeldOutText) {
+TEST(CliModel, BundledModelShowsItsHeadsOnTheHeldOutText) {
   CliResult r = Cli({"model", "--model", "tiny", "--text-file", kHeldout, "--roles"});
   ASSERT_EQ(r.code, 0) << r.err;
   std::vector<double> best = CheckRolesCsv(r.out, TinyConfig("n_layer"), TinyConfig("n_head"));

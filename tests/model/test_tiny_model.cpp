@@ -120,10 +120,7 @@ TEST_F(TinyModel, NativeForwardMatchesTorch) {
   EXPECT_LT(worst, 1e-4) << "layer " << layer << " probs differ from torch's";
 }
 
-// DISABLED: the committed model (2000 steps, trained on a machine shared with other builds) has not formed these
-// heads yet (best previous-token 0.11, induction 0.06; see assets/models/tiny/README.md). Enable once
-// `make tiny-model` has been rerun with enough steps.
-TEST_F(TinyModel, DISABLED_LearnedPreviousTokenAndInductionHeadsOnHeldOutText) {
+TEST_F(TinyModel, LearnedPreviousTokenAndInductionHeadsOnHeldOutText) {
   const std::vector<int> ids = HeldoutJson()["ids"].get<std::vector<int>>();
   const ModelConfig& c = model().config();
   const int n = (int)ids.size();
@@ -141,7 +138,6 @@ TEST_F(TinyModel, DISABLED_LearnedPreviousTokenAndInductionHeadsOnHeldOutText) {
     }
   EXPECT_GE(best_prev, kPreviousTokenAtLeast) << HeadRolesCsv(*roles);
   EXPECT_GE(best_induction, kInductionAtLeast) << HeadRolesCsv(*roles);
-
 }
 
 TEST_F(TinyModel, RoleScorerAgreesWithTheTrainingScriptsReference) {
