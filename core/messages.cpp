@@ -14,6 +14,8 @@ constexpr const char* kEnglish[] = {
     "query text: ",
     "query sentence (left of '|||'): ",
     "key/value sentence (right of '|||'): ",
+    "sweep: ",
+    "sweep: d_k={0}: ",
     "{0} = {1} is out of range: allowed {2}..{3}",
     "temperature = {0} is out of range: allowed {1}..{2} (must be > 0)",
     "mask = causal applies to self-attention only (query i may see keys 0..i of its own sentence); use mask none "

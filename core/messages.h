@@ -19,6 +19,8 @@ enum class MsgId : int {
   kPrefixQueryText,     // "query text: "
   kPrefixLeftOfSep,     // "query sentence (left of '|||'): "
   kPrefixRightOfSep,    // "key/value sentence (right of '|||'): "
+  kPrefixSweep,         // "sweep: "
+  kPrefixSweepDk,       // "sweep: d_k={0}: "
   // ---- settings (config.h Validate, the Parse* functions, qkv_source.h)
   kOutOfRange,           // {0} field, {1} value, {2} lo, {3} hi
   kTemperatureRange,     // {0} value, {1} lo, {2} hi

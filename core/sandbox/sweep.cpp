@@ -96,9 +96,9 @@ Result<std::vector<SweepPoint>> SweepDk(const std::vector<Token>& query_tokens, 
     config.n_head = options.n_head;
     config.d_k = d_k;
     config.d_v = 1;  // values do not affect the probs; keep the sweep cheap
-    if (Status s = Validate(config); !s) return Status::Error("sweep: " + s.message());
+    if (Status s = Validate(config); !s) return Status::Prefixed(MsgId::kPrefixSweep, {}, s);
     if (Status s = CheckQueryKeyWidths(config, (int)vocab.size()); !s)
-      return Status::Error("sweep: d_k=" + std::to_string(d_k) + ": " + s.message());
+      return Status::Prefixed(MsgId::kPrefixSweepDk, {std::to_string(d_k)}, s);
     SweepPoint scaled_point, unscaled_point;
     scaled_point.d_k = unscaled_point.d_k = d_k;
     scaled_point.scaled = true;

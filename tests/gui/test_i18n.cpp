@@ -2,6 +2,7 @@
 // {n} placeholders per id, Korean text that is Korean, and the language choice from --lang and the locale.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <set>
 #include <string>
@@ -126,8 +127,20 @@ TEST(I18n, EveryEngineMessageIdHasKoreanText) {
   EXPECT_EQ(MessageTemplate(MsgId::kNone, Lang::kKo), nullptr);
   // Every stage of the progress indicator and every head role reads in Hangul too.
   SetLang(Lang::kKo);
-  for (int st = 0; st < kStageCount; ++st)
-    if ((Stage)st != Stage::kSoftmax) EXPECT_TRUE(HasHangul(LocalizedStage(ToString((Stage)st)))) << st;
+  // The stages a run reports (collected from a real one), each in Hangul, also behind the twin's phase.
+  std::vector<std::string> reported;
+  RunControl control;
+  control.progress = [&](const char* stage, size_t, size_t) { reported.push_back(stage); };
+  Pipeline p;
+  p.set_pooled_above_cells(1);  // pooled mode: z comes from a pass of its own ("values (z)")
+  ASSERT_TRUE(p.SetText("a b c").ok());
+  ASSERT_TRUE(p.Run(Stage::kMetrics, &control).ok());
+  ASSERT_TRUE(p.Run(Stage::kOutput, &control).ok());
+  ASSERT_FALSE(reported.empty());
+  for (const std::string& stage : reported) EXPECT_TRUE(HasHangul(LocalizedStage(stage))) << stage;
+  for (const std::string& stage : ProgressStagesForTests())
+    EXPECT_NE(std::find(reported.begin(), reported.end(), stage), reported.end()) << "not reported: " << stage;
+  EXPECT_EQ(LocalizedStage("other scaling: attention maps"), "다른 스케일: 어텐션 맵");
   for (model::HeadRole role : model::AllHeadRoles()) {
     EXPECT_TRUE(HasHangul(LocalizedRoleName(role))) << model::RoleName(role);
     EXPECT_TRUE(HasHangul(LocalizedRoleSentence(role))) << model::RoleName(role);

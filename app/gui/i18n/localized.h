@@ -4,6 +4,7 @@
 // English message (Status::message()), never a half-translated one.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "config.h"
 #include "messages.h"
@@ -27,8 +28,11 @@ std::string Localized(const Result<T>& result) {
 std::string LocalizedTitle(const std::string& title);
 // Describe(config) in the current language ("d_k=16 · 스케일 · T=1 · 길이에서 온 q").
 std::string LocalizedDescribe(const AttentionConfig& config);
-// A pipeline stage's name as the progress indicator shows it ("embed" -> "임베딩"); unknown: as given.
+// A progress stage as the worker reports it ("attention maps", "other scaling: attention maps") in the current
+// language ("어텐션 맵", "다른 스케일: 어텐션 맵"); a stage it does not know: as given.
 std::string LocalizedStage(const std::string& stage);
+// The English stages LocalizedStage knows (for the test that each is reported by the pipeline).
+std::vector<std::string> ProgressStagesForTests();
 // A head role's name and its sentence for a learner (core/model/roles.h) in the current language.
 std::string LocalizedRoleName(model::HeadRole role);
 std::string LocalizedRoleSentence(model::HeadRole role);

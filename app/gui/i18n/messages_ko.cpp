@@ -2,7 +2,7 @@
 // in English (Localized); test_i18n fails when one is missing, so the fallback is for ids added later.
 #include "localized.h"
 
-#include "pipeline.h"
+#include <cstring>
 
 namespace attnviz {
 
@@ -18,6 +18,8 @@ constexpr MessageEntry kMessagesKo[] = {
     {MsgId::kPrefixQueryText, "쿼리 문장: "},
     {MsgId::kPrefixLeftOfSep, "쿼리 문장 ('|||' 왼쪽): "},
     {MsgId::kPrefixRightOfSep, "키/값 문장 ('|||' 오른쪽): "},
+    {MsgId::kPrefixSweep, "d_k 훑기: "},
+    {MsgId::kPrefixSweepDk, "d_k 훑기: d_k={0}: "},
     {MsgId::kOutOfRange, "{0} = {1} 은(는) 범위를 벗어났습니다: 허용 범위 {2}..{3}"},
     {MsgId::kTemperatureRange, "온도 = {0} 은(는) 범위를 벗어났습니다: 허용 범위 {1}..{2} (0보다 커야 합니다)"},
     {MsgId::kCausalNeedsSelf, "인과 마스크는 셀프 어텐션에만 씁니다 (쿼리 i는 자기 문장의 키 0..i만 봅니다); "
@@ -56,8 +58,13 @@ constexpr const char* kRolesKo[model::kHeadRoleCount][2] = {
              "평균합니다."},
 };
 
-// In Stage order (English: ToString(Stage), core/sandbox/pipeline.cpp).
-constexpr const char* kStagesKo[kStageCount] = {"임베딩", "투영", "점수", "배율", "softmax", "지표", "출력"};
+// What the pipeline's progress reports (core/sandbox/pipeline.cpp Run) and the worker's phase in front of it
+// (app/gui/worker.cpp), in Korean.
+constexpr const char* kStagesKo[][2] = {
+    {"embedding the tokens", "토큰 임베딩"}, {"projecting q, k, v", "q, k, v 투영"},
+    {"attention maps", "어텐션 맵"},        {"values (z)", "값 (z)"},
+};
+constexpr const char* kOtherScaling[2] = {"other scaling: ", "다른 스케일: "};
 
 }  // namespace
 
@@ -70,9 +77,17 @@ std::string LocalizedRoleSentence(model::HeadRole role) {
 
 std::string LocalizedStage(const std::string& stage) {
   if (CurrentLang() == Lang::kEn) return stage;
-  for (int s = 0; s < kStageCount; ++s)
-    if (stage == ToString((Stage)s)) return kStagesKo[s];
+  const size_t prefix = std::strlen(kOtherScaling[0]);
+  if (stage.compare(0, prefix, kOtherScaling[0]) == 0) return kOtherScaling[1] + LocalizedStage(stage.substr(prefix));
+  for (const auto& [en, ko] : kStagesKo)
+    if (stage == en) return ko;
   return stage;
+}
+
+std::vector<std::string> ProgressStagesForTests() {
+  std::vector<std::string> out;
+  for (const auto& pair : kStagesKo) out.push_back(pair[0]);
+  return out;
 }
 
 const char* MessageTemplate(MsgId id, Lang lang) {
