@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "file_io.h"
+#include "localized.h"
 #include "text.h"
 #include "ui_strings.h"
 #include "unicode_slots.h"
@@ -38,6 +39,7 @@ UiFonts::UiFonts() {
     AddText(LangName(lang));
     for (int id = 0; id < (int)Str::kCount; ++id) AddText(StringTable(lang)[id].text);
   }
+  for (const std::string& text : KoreanEngineTexts()) AddText(text);  // messages, head roles, progress
 }
 
 bool UiFonts::AddText(const std::string& utf8) {

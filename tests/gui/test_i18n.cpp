@@ -8,6 +8,7 @@
 #include <string>
 
 #include "config.h"
+#include "fonts.h"
 #include "localized.h"
 #include "pipeline.h"
 #include "qkv_source.h"
@@ -185,6 +186,16 @@ TEST(I18n, EngineMessagesRenderInTheCurrentLanguageWithAnEnglishFallback) {
   EXPECT_EQ(Localized(Tokenize("   ").status()), "문장에 공백만 있습니다: 낱말을 하나 이상 입력하세요");
   EXPECT_EQ(Localized(Status::Ok()), "");
   SetLang(Lang::kEn);
+}
+
+// The atlas holds the Hangul of the engine's Korean texts from the start: adding any of them adds no code point
+// (a role sentence had drawn '넓', '높' and '맥' as boxes).
+TEST(I18n, FontAtlasHasEveryGlyphOfTheEngineTexts) {
+  UiFonts fonts;
+  const size_t before = fonts.codepoint_count();
+  for (const std::string& text : KoreanEngineTexts()) EXPECT_FALSE(fonts.AddText(text)) << text;
+  EXPECT_EQ(fonts.codepoint_count(), before);
+  EXPECT_GT(KoreanEngineTexts().size(), (size_t)MsgId::kCount);
 }
 
 // Titles and the summary line: word segments translated, numbers and names kept.

@@ -31,6 +31,9 @@ std::string LocalizedDescribe(const AttentionConfig& config);
 // A progress stage as the worker reports it ("attention maps", "other scaling: attention maps") in the current
 // language ("어텐션 맵", "다른 스케일: 어텐션 맵"); a stage it does not know: as given.
 std::string LocalizedStage(const std::string& stage);
+// Every Korean text of this file's tables (messages, roles, stages): the font atlas takes their Hangul from the
+// start, as it does the UI tables' (a glyph missing from the atlas draws as a box).
+std::vector<std::string> KoreanEngineTexts();
 // The English stages LocalizedStage knows (for the test that each is reported by the pipeline).
 std::vector<std::string> ProgressStagesForTests();
 // A head role's name and its sentence for a learner (core/model/roles.h) in the current language.

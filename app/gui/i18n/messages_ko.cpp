@@ -84,6 +84,14 @@ std::string LocalizedStage(const std::string& stage) {
   return stage;
 }
 
+std::vector<std::string> KoreanEngineTexts() {
+  std::vector<std::string> out = {kOtherScaling[1]};
+  for (const MessageEntry& e : kMessagesKo) out.push_back(e.text);
+  for (const auto& role : kRolesKo) out.insert(out.end(), {role[0], role[1]});
+  for (const auto& stage : kStagesKo) out.push_back(stage[1]);
+  return out;
+}
+
 std::vector<std::string> ProgressStagesForTests() {
   std::vector<std::string> out;
   for (const auto& pair : kStagesKo) out.push_back(pair[0]);
