@@ -25,6 +25,7 @@
 #include "frame_pacer.h"
 #include "gl/heatmap_renderer.h"
 #include "json.h"
+#include "localized.h"
 #include "platform.h"
 #include "state.h"
 
@@ -60,11 +61,18 @@ int main(int argc, char** argv) {
   LoadedViewState loaded = no_settings ? LoadedViewState{} : LoadViewState(settings_path);
   // An unreadable settings file (or a corrupt one that could not be set aside) is never saved over.
   const bool save_settings = !no_settings && !loaded.keep_file;
+  // The language of the messages below, decided as App decides it: --lang (wherever it stands, even after a bad
+  // option), else the saved setting, else the locale.
+  Lang lang = LangFromEnvironment();
+  if (!loaded.state.lang.empty()) ParseLang(loaded.state.lang, &lang);
+  for (size_t i = 0; i + 1 < args.size(); ++i)
+    if (args[i] == "--lang") ParseLang(args[i + 1], &lang);
+  SetLang(lang);
   AppOptions options;
   options.input.config = loaded.state.config;
   Status parsed = ParseAppOptions(args, &options);
   if (!parsed.ok()) {
-    std::fprintf(stderr, "attnviz: %s\n", parsed.message().c_str());
+    std::fprintf(stderr, "attnviz: %s\n", Localized(parsed).c_str());
     return 2;
   }
   if (options.help) {
@@ -72,13 +80,13 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (Status valid = Validate(options.input.config); !valid.ok()) {
-    std::fprintf(stderr, "attnviz: %s\n", valid.message().c_str());
+    std::fprintf(stderr, "attnviz: %s\n", Localized(valid).c_str());
     return 2;
   }
   // --text-file/--line are resolved as attnviz-cli resolves them: a bad file or line exits 2.
   if (!options.input.text_file.empty() || options.input.line != 0) {
     if (Result<SentenceItem> item = ResolveInputText(options.input); !item) {
-      std::fprintf(stderr, "attnviz: %s\n", item.message().c_str());
+      std::fprintf(stderr, "attnviz: %s\n", Localized(item).c_str());
       return 2;
     }
   }
@@ -89,7 +97,7 @@ int main(int argc, char** argv) {
     prepared = std::make_unique<Pipeline>();
     Status st = PreparePipeline(in, prepared.get());
     if (!st.ok()) {
-      std::fprintf(stderr, "attnviz: %s\n", st.message().c_str());
+      std::fprintf(stderr, "attnviz: %s\n", Localized(st).c_str());
       return 2;
     }
   }

@@ -479,6 +479,12 @@ class E2E(unittest.TestCase):
             r = subprocess.run([APP] + args, capture_output=True, timeout=30, env=dict(os.environ, DISPLAY=""))
             self.assertEqual(r.returncode, 2, r.stderr)
             self.assertIn(words, r.stderr.decode())
+        # Under --lang ko (before or after the bad option) the engine's reason is in Korean.
+        for args, words in ((["--lang", "ko", "--dk", "0"], "--dk: 0 은(는) 범위를 벗어났습니다: 허용 범위 1..4096"),
+                            (["--heads", "99", "--lang", "ko"], "--heads: 99 은(는) 범위를 벗어났습니다: 허용 범위 1..64")):
+            r = subprocess.run([APP] + args, capture_output=True, timeout=30, env=dict(os.environ, DISPLAY=""))
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn(words, r.stderr.decode())
 
     def test_type_sentence(self):
         s = self.start("--text", "I go home.")
