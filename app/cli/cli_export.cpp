@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "cli_commands.h"
+#include "cli_help_ko.h"
 #include "cli_util.h"
 #include "colormap.h"
 #include "export.h"
@@ -60,7 +61,8 @@ int RunExport(const std::vector<std::string>& args) {
       continue;
     }
     if (a == "--help" || a == "-h") {
-      std::printf("%s%s", kExportHelp, InputOptionsHelp().c_str());
+      std::printf("%s%s", HelpText(Help::kExport, kExportHelp),
+                  HelpText(Help::kInputOptions, InputOptionsHelp().c_str()));
       return 0;
     }
     if (a == "--annotate") {

@@ -1,5 +1,5 @@
 // attnviz-cli's help in Korean (the English texts stay next to their commands). Under --lang ko a help with
-// a Korean text here is shown in Korean; the others (sweep, export, model) are shown in English.
+// a Korean text here is shown in Korean; the model command's is shown in English.
 #include "cli_help_ko.h"
 
 #include "ui_strings.h"
@@ -28,6 +28,43 @@ const char* kComputeHelpKo =
     "                         probs.npy (softmax 출력; weights.npy 가 이것을 가리킵니다), z.npy, out.npy\n"
     "                         (float32, PyTorch 순서)와 metrics.json 을 씁니다. 긴 입력 (맵 칸이 2^24 보다 많음)은\n"
     "                         전체 맵을 두지 않습니다: logits.npy 와 probs.npy 는 행 묶음씩 흘려 씁니다\n";
+
+const char* kSweepHelpKo =
+    "사용법: attnviz-cli sweep (--text 문장 | --text-file FILE [--line N] | --random-tokens N) [옵션]\n"
+    "d_k = 1, 2, 4 ... 4096 에서 층을 스케일 적용과 없음으로 계산해 시드에 걸쳐 평균하고, 평균 최대 가중치,\n"
+    "엔트로피, 정규화 엔트로피, 유효 키 수, softmax 기울기 크기, 로짓 표준편차를 씁니다.\n"
+    "  --out FILE.csv         표를 그 파일에 씁니다 (기본: 화면에 출력)\n"
+    "  --plot FILE.png|.svg   포화 그림을 그립니다\n"
+    "  --seeds N              점마다 평균할 시드 수, 1..64 (기본 2, 쿼리 행이 1024 보다 많으면 1:\n"
+    "                         앱의 sweep, StandardSweepOptions)\n"
+    "  --dks LIST             쉼표로 나눈 d_k 값들, 각각 1..4096 (기본 1,2,4,...,4096)\n"
+    "  --random-tokens N      문장 대신 서로 다른 합성 토큰 N개, 1..8192\n"
+    "  --dk N                 그림에서 그 d_k 를 표시합니다 (앱이 지금의 d_k 를 표시하듯이)\n"
+    "  (sweep 은 d_k 와 d_v 를 스스로 정하고 시드마다 헤드 2개를 계산합니다)\n";
+
+const char* kExportHelpKo =
+    "사용법: attnviz-cli export (--text 문장 | --text-file FILE [--line N]) [옵션] --out FILE\n"
+    "어텐션 층 하나를 계산하고 헤드의 어텐션 맵을 그림이나 데이터로 씁니다.\n"
+    "내보내기:\n"
+    "  --out FILE             출력 파일; 형식은 확장자에서 정합니다:\n"
+    "                         .png .svg (그림), .csv .npy .json (가중치)\n"
+    "  --format F             png|svg|csv|npy|json, 확장자보다 우선합니다\n"
+    "  --head N               내보낼 헤드, 0부터 (기본 0)\n"
+    "  --heads all|LIST       모든 헤드, 또는 범위를 쓴 목록 (0,2,5  0-3,7): 색 막대 하나를 함께 쓰는 맵 격자\n"
+    "                         (그림), [heads, n_q, n_k] (npy), 블록 (csv, json)\n"
+    "                         (--heads N 처럼 수 하나면 여전히 헤드 수를 정합니다)\n"
+    "  --colormap NAME        viridis|magma|cividis|gray (기본 viridis)\n"
+    "  --color-scale S        linear|log (log: 바닥 1e-4 의 log10, 그래서 0은 맨 아래 색)\n"
+    "  --range fixed|auto     fixed: 가중치 0..1 (기본); auto: 보이는 헤드의 최소..최대\n"
+    "  --cell-size PX         칸 하나의 픽셀, 1..400 (기본: 맵 하나에 약 440 px)\n"
+    "  --width PX             --cell-size 대신 그림 폭 (픽셀)\n"
+    "  --size WxH             단위를 붙인 그림 크기: 3.3x3in, 8.4x7.6cm (각각 0.5..40 in);\n"
+    "                         그림은 --dpi 에서 정확히 그 인치가 됩니다\n"
+    "  --dpi N                인치당 픽셀, 10..2400 (기본 96): 글자 크기는 포인트 (라벨 9 pt)라서\n"
+    "                         같은 크기로 인쇄됩니다; PNG 에 기록됩니다 (pHYs)\n"
+    "  --annotate             칸이 충분히 크면 칸마다 가중치를 적습니다 (마스크된 칸은 비워 둡니다)\n"
+    "  --title TEXT           그림 제목 (기본 예: '헤드 2 · d_k=512 · 스케일 없음 · T=1 · 인과':\n"
+    "                         마스크와 기본값이 아닌 모든 설정)\n";
 
 const char* kInputOptionsHelpKo =
     "문장 (하나만):\n"
@@ -66,6 +103,8 @@ const char* HelpText(Help help, const char* english) {
     case Help::kUsage: return kUsageKo;
     case Help::kCompute: return kComputeHelpKo;
     case Help::kInputOptions: return kInputOptionsHelpKo;
+    case Help::kSweep: return kSweepHelpKo;
+    case Help::kExport: return kExportHelpKo;
   }
   return english;
 }

@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "cli_commands.h"
+#include "cli_help_ko.h"
 #include "cli_util.h"
 #include "file_io.h"
 #include "localized.h"
@@ -43,7 +44,8 @@ int RunSweep(const std::vector<std::string>& args) {
     }
     const std::string& a = args[i];
     if (a == "--help" || a == "-h") {
-      std::printf("%s%s", kSweepHelp, InputOptionsHelp().c_str());
+      std::printf("%s%s", HelpText(Help::kSweep, kSweepHelp),
+                  HelpText(Help::kInputOptions, InputOptionsHelp().c_str()));
       return 0;
     }
     if (a == "--out" || a == "--plot" || a == "--seeds" || a == "--dks" || a == "--random-tokens") {

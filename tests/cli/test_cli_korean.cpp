@@ -66,6 +66,13 @@ TEST(CliKorean, HelpIsKorean) {
   EXPECT_NE(r.out.find("어텐션 설정:"), std::string::npos) << r.out;
   for (const char* option : {"--query-from", "--key-from", "--value-from", "--score", "--dump", "--weights"})
     EXPECT_NE(r.out.find(option), std::string::npos) << option;
+  r = Cli({"--lang", "ko", "sweep", "--help"});
+  EXPECT_NE(r.out.find("사용법: attnviz-cli sweep"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("어텐션 설정:"), std::string::npos) << r.out;
+  r = Cli({"--lang", "ko", "export", "--help"});
+  EXPECT_NE(r.out.find("사용법: attnviz-cli export"), std::string::npos) << r.out;
+  for (const char* option : {"--out", "--format", "--heads", "--size", "--dpi", "--title"})
+    EXPECT_NE(r.out.find(option), std::string::npos) << option;
   r = Cli({"--lang", "en", "--help"});
   EXPECT_FALSE(HasHangul(r.out)) << r.out;
 }
