@@ -41,7 +41,7 @@ deb: deps
 	@cd $(DEB_BUILD) && cpack -G DEB && ls -l $(CURDIR)/$(DEB_BUILD)/attnviz_*.deb
 
 # Retrains the bundled model assets/models/tiny (and its held-out test fixtures) from Debian-packaged text:
-# python3-torch, ~13 minutes on 2 cores under load (one thread), seeded. Never part of `make test`; its outputs are committed.
+# python3-torch, ~12 minutes on 2 cores under load (one thread), seeded. Never part of `make test`; its outputs are committed.
 tiny-model:
 	@for p in python3-torch python3-numpy python3-regex fortunes fortunes-min debian-faq-ko; do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

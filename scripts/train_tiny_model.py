@@ -74,9 +74,7 @@ CONFIG = {
     "vocab_size": None,  # 256 bytes + N_MERGES + <|endoftext|>
     "layer_norm_epsilon": 1e-5,
     "activation_function": "gelu_new",
-    # Unscaled q.k (HF's scale_attn_weights=False, which attnviz's loader reads too): attention logits that move
-    # sqrt(d_head) = 5.7x faster under Adam, so heads sharpen within the few thousand steps that 30 minutes allow.
-    "scale_attn_weights": False,
+    "scale_attn_weights": True,  # as saved; training runs unscaled (TRAIN_UNSCALED), see fold_attention_scale
     "scale_attn_by_inverse_layer_idx": False,
     "tie_word_embeddings": True,
     "bos_token_id": None,
@@ -93,6 +91,10 @@ CONFIG = {
 # 0.5 at step ~1400. The old recipe (scaled logits, lr 3e-3, short windows filled with a periodic repeat, then
 # 128-token windows) was at 0.11 and 0.06 after 2000 steps. With every window carrying a skip-bigram chain and lr
 # 2e-3 the previous-token head formed sooner but stalled at 0.52, and induction had not started after 1200 steps.
+# Training runs with unscaled q.k: attention logits then move sqrt(d_head) = 5.7x faster under Adam, so the heads
+# sharpen within the few thousand steps that 30 minutes allow. The saved model is an ordinary scaled GPT-2 (q's
+# weights and bias multiplied by sqrt(d_head), the same attention), so the app's "no 1/sqrt(d_head)" what-if applies.
+TRAIN_UNSCALED = True
 WINDOW = 128
 WINDOWS_PER_STEP = 16
 REPEAT_TOKENS = (10, 60)
@@ -406,6 +408,20 @@ def write_safetensors(path, tensors, metadata):
 
 # ----------------------------------------------------------------------------------------------------------------
 
+def fold_attention_scale(state, cfg):
+    """The state of a model trained with unscaled q.k, as weights for a scaled one: q = x W_q + b_q times
+    sqrt(d_head) (c_attn's first n_embd output columns), so that (q' k^T) / sqrt(d_head) = q k^T."""
+    d = cfg["n_embd"]
+    s = math.sqrt(d // cfg["n_head"])
+    out = {k: v.detach().clone() for k, v in state.items()}
+    for k, v in out.items():
+        if k.endswith("attn.c_attn.weight"):
+            v[:, :d] *= s  # weight: [n_embd (in), 3 * n_embd (out: q, k, v)]
+        elif k.endswith("attn.c_attn.bias"):
+            v[:d] *= s
+    return out
+
+
 def make_heldout(held_docs, words, enc, n_ctx):
     """Held-out text: two held-out fortunes and a held-out Korean paragraph, then 24 random words twice.
     -> (text, ids, the random words)"""
@@ -454,8 +470,8 @@ Every 20th fortune and Korean paragraph was held out and never trained on.
 
 `make tiny-model` (= `/usr/bin/python3 scripts/train_tiny_model.py`; Debian's python3-torch 1.13, python3-numpy,
 python3-regex). Seed {summary['seed']}, deterministic algorithms, {summary['threads']} threads, {summary['steps']} steps
-of {WINDOWS_PER_STEP} windows x {WINDOW} tokens, learning rate {LR} (cosine), unscaled attention logits
-(`scale_attn_weights: false`); on the same machine and torch the same bytes. Measured here: {summary['train_seconds']} s of
+of {WINDOWS_PER_STEP} windows x {WINDOW} tokens, learning rate {LR} (cosine), trained with unscaled attention logits
+(the 1/sqrt(d_head) scale folded into q's weights when saved); on the same machine and torch the same bytes. Measured here: {summary['train_seconds']} s of
 training, {summary['total_seconds']} s in all, on 2 cores shared with other builds (final loss {summary['final_loss']}).
 
 ## Heads, on held-out text
@@ -555,7 +571,7 @@ def main():
         return x[:, :-1], x[:, 1:], torch.tensor(pos0)
 
     probe = torch.tensor([heldout_ids])
-    model = GPT2LMHeadModel(CONFIG)
+    model = GPT2LMHeadModel(dict(CONFIG, scale_attn_weights=not TRAIN_UNSCALED))
     # No weight decay on the embeddings (as on biases and LayerNorms): it would pull the positions the heads key on to 0.
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and ".wte." not in n and ".wpe." not in n]
     no_decay = [p for n, p in model.named_parameters() if not (p.dim() >= 2 and ".wte." not in n and ".wpe." not in n)]
@@ -585,10 +601,11 @@ def main():
                   f"held-out: previous-token {best['previous_token']:.2f} induction {best['induction']:.2f}", flush=True)
     train_seconds = time.time() - t_train
 
-    # Reference probs in float64 from the stored (float32) weights.
+    # Reference probs in float64 from the stored (float32) weights, which have the scale folded into q.
     model.eval()
+    state = fold_attention_scale(model.state_dict(), CONFIG) if TRAIN_UNSCALED else model.state_dict()
     m64 = GPT2LMHeadModel(CONFIG).double()
-    m64.load_state_dict({k: v.double() for k, v in model.state_dict().items()})
+    m64.load_state_dict({k: v.double() for k, v in state.items()})
     with torch.no_grad():
         _, probs64 = m64(torch.tensor([heldout_ids]))
         _, probs32 = model(torch.tensor([heldout_ids]))
@@ -614,7 +631,6 @@ def main():
     with open(os.path.join(args.out, "config.json"), "w") as f:
         json.dump(cfg, f, indent=2)
         f.write("\n")
-    state = model.state_dict()
     write_safetensors(os.path.join(args.out, "model.safetensors"), [(k, state[k]) for k in state],
                       {"format": "pt", "source": "scripts/train_tiny_model.py", "seed": str(SEED)})
     with open(os.path.join(args.out, "vocab.json"), "w", encoding="utf-8") as f:
