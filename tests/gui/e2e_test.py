@@ -12,6 +12,7 @@ import argparse
 import ctypes
 import json
 import os
+import re
 import select
 import shutil
 import signal
@@ -34,6 +35,11 @@ def _die_with_parent():
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
     except OSError:
         pass
+
+
+# What a sanitizer build of attnviz writes when it finds something (make test-sanitize); the app may be stopped with
+# SIGTERM at the end of a test, after the report, so every session's log is read when it closes.
+SANITIZER_REPORT = re.compile(r"ERROR: (Address|Leak)Sanitizer|: runtime error: |WARNING: ThreadSanitizer")
 
 
 class NotReady(Exception):
@@ -132,6 +138,9 @@ class AppSession:
                 self.xvfb.wait()
         if self.log:
             self.log.close()
+            self.log = None
+            if SANITIZER_REPORT.search(self.app_log()):
+                raise AssertionError("attnviz reported a sanitizer error:\n" + self.app_log()[-6000:])
         return code
 
     def app_log(self):
