@@ -17,11 +17,32 @@
 #include "file_io.h"
 #include "unicode_slots.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <dlfcn.h>
+#include <link.h>
+#endif
+
 namespace attnviz {
 
 namespace {
 
 void OnGlfwError(int code, const char* description) { std::fprintf(stderr, "attnviz: GLFW error %d: %s\n", code, description); }
+
+#if defined(__SANITIZE_ADDRESS__)
+// LeakSanitizer reports at exit, after glfwTerminate has dlclose()d the GL driver: its leaks would then come from
+// "<unknown module>" and escape tests/sanitize/lsan.supp, which names the driver's libraries. Every library loaded
+// now is kept mapped (RTLD_NODELETE) so the report names it; our own leaks are still reported.
+void KeepLibrariesMappedForLeakReports() {
+  std::vector<std::string> names;
+  dl_iterate_phdr([](dl_phdr_info* info, size_t, void* out) {
+    if (info->dlpi_name && info->dlpi_name[0]) ((std::vector<std::string>*)out)->push_back(info->dlpi_name);
+    return 0;
+  }, &names);
+  for (const std::string& name : names) dlopen(name.c_str(), RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+}
+#else
+void KeepLibrariesMappedForLeakReports() {}
+#endif
 
 }  // namespace
 
@@ -37,6 +58,7 @@ Status Platform::Init(const char* title, const WindowRect& rect) {
   glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);  // HiDPI: the window grows with the content scale
   window_ = glfwCreateWindow(rect.width, rect.height, title, nullptr, nullptr);
   if (!window_) {
+    KeepLibrariesMappedForLeakReports();
     glfwTerminate();
     return Status::Error("cannot open a window with an OpenGL 3.3 core context");
   }
@@ -95,6 +117,7 @@ void Platform::Shutdown() {
   if (window_) {
     glfwDestroyWindow(window_);
     window_ = nullptr;
+    KeepLibrariesMappedForLeakReports();
     glfwTerminate();
   }
 }
