@@ -62,8 +62,8 @@ fuzz: deps
 # GL driver (tests/sanitize/lsan.supp); the worker and pipeline tests under ThreadSanitizer, built without OpenMP
 # (libgomp is not instrumented: TSan cannot see its barriers). `make test-tsan` and `make test-asan` run one part;
 # ASAN_TARGETS and ASAN_TESTS (a ctest -R regex) narrow the ASan part. Measured on 2 cores, cold compiler cache:
-# test-tsan 13 CPU-minutes of build and 2 min of tests (36 tests, no report; CI runs it); test-asan ~30 CPU-minutes
-# of build (not in CI).
+# test-tsan 13 CPU-minutes of build and 2 min of tests (36 tests, no report; CI runs it); test-asan over 32
+# CPU-minutes of build (the app, the CLI and the libraries alone), its 27 GUI tests 271 s with -j2 (not in CI).
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
 ASAN_TESTS ?= .
