@@ -4,11 +4,12 @@
 //                first: Pipeline::Run(kMetrics)); floor: the same GEMMs alone (x W_qkv, then q k^T for every
 //                head, block by block into a scratch, no softmax, no pyramid)
 //   twin         the same pass with scaling flipped (the app computes it next, so the S key is a swap)
-//   toggle       a temperature change: the pass again from q, k (pooled mode keeps no scores); floor: q k^T
+//   toggle       a temperature change: the pass again, from the kept score codes in pooled mode (from the
+//                kept scores in full mode); floor: q k^T (what a pass without kept scores would start with)
 //   sweep        the app's d_k sweep (1..4096, scaled and unscaled; sampled rows above 1024); floor: its GEMMs
 //                alone (sampled: SampledScores, the sampled rows against every key in the cheaper order)
 //   peak RSS     of this process after the above (maps of the pass, its twin and the sweep); floor: what must
-//                be kept: x, q, k, v and both pyramids (main + twin)
+//                be kept: x, q, k, v, both pyramids (main + twin) and the score codes
 // Each time is given as wall s (process CPU s), the ratio is of the CPU times: on a shared machine the wall
 // times grow with the load, the CPU times hardly. Prints one markdown row: n | mode | first maps | floor |
 // ratio | toggle | floor | ratio | sweep | floor | ratio | peak RSS MiB | floor MiB | ratio.
@@ -24,6 +25,7 @@
 #include "embedding.h"
 #include "metrics.h"
 #include "pipeline.h"
+#include "score_codes.h"
 #include "sweep.h"
 #include "weights.h"
 
@@ -94,6 +96,10 @@ int main(int argc, char** argv) {
   first_floor.wall += toggle_floor.wall, first_floor.cpu += toggle_floor.cpu;
   // The twin (scaling flipped), computed after the first maps.
   Pipeline twin;
+  // As the app's worker: one set of score codes, written by the twin's pass, read by the main pipeline's toggle.
+  auto codes = std::make_shared<ScoreCodes>();
+  p.UseScoreCodes(codes, false);
+  twin.UseScoreCodes(codes, true);
   AttentionConfig flipped = c;
   flipped.scale = false;
   twin.SetText(text);
@@ -143,7 +149,8 @@ int main(int argc, char** argv) {
   getrusage(RUSAGE_SELF, &ru);
   const double rss_mib = ru.ru_maxrss / 1024.0;
   const double keep_mib = (t.x->size() + t.q->size() + t.k->size() + t.v->size()) * 4.0 / 1048576.0 +
-                          (t.pyramid ? t.pyramid->bytes() : 0) / 1048576.0 + (tt.pyramid ? tt.pyramid->bytes() : 0) / 1048576.0 +
+                          (t.pyramid ? t.pyramid->bytes() : 0) / 1048576.0 +
+                          (p.score_codes() ? p.score_codes()->bytes() : 0) / 1048576.0 + (tt.pyramid ? tt.pyramid->bytes() : 0) / 1048576.0 +
                           (t.pooled ? 0.0 : (t.probs->size() + t.scores->size() + tt.probs->size() + tt.scores->size()) * 4.0 / 1048576.0);
   // Each time: wall s (CPU s), its floor likewise, and the ratio of the CPU times (load-independent).
   auto cell = [](const Timing& a, const Timing& f) {

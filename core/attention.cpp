@@ -1,5 +1,7 @@
 #include "attention.h"
 
+#include "score_codes.h"
+
 #include "check.h"
 
 #include <algorithm>
@@ -301,13 +303,15 @@ inline void RunBlock(const BlockArgs& a, size_t h, size_t r0, Eigen::Index rows,
 
 [[gnu::noipa]] bool AttendBlocks(unsigned steps, const Tensor* q, const Tensor* k, const Tensor* v, float multiplier, MaskKind mask,
                   Tensor* scores, Tensor* logits, Tensor* probs, std::vector<HeadMetrics>* metrics, Tensor* z,
-                  const AttendSink* sink = nullptr) {
+                  const AttendSink* sink = nullptr, const ScoreCodes* codes = nullptr) {
+  // codes (with kStepLogits, no kStepScores and no scores map): each block's scores decoded from them.
   const Tensor& shape_src = (steps & kStepScores)    ? *q
+                            : codes                  ? *v
                             : (steps & kStepLogits)  ? *scores
                             : (steps & kStepSoftmax) ? *logits
                                                      : *probs;
-  const size_t n_head = shape_src.dim(0), n_q = shape_src.dim(1);
-  const size_t n_k = (steps & kStepScores) ? k->dim(1) : shape_src.dim(2);
+  const size_t n_head = shape_src.dim(0), n_q = codes ? codes->n_q : shape_src.dim(1);
+  const size_t n_k = (steps & kStepScores) ? k->dim(1) : codes ? codes->n_k : shape_src.dim(2);
   // Without a map (scores or probs null, only with kStepScores), each block's rows live in scratch rows.
   if ((steps & kStepScores) && scores) scores->Resize({n_head, n_q, n_k});
   if ((steps & kStepLogits) && logits) logits->Resize({n_head, n_q, n_k});
@@ -342,7 +346,7 @@ inline void RunBlock(const BlockArgs& a, size_t h, size_t r0, Eigen::Index rows,
     // Without a logits map, each row's logits go to a scratch row of this thread (stays in L1); without
     // a scores or probs map, each block's rows go to scratch blocks of this thread.
     std::vector<float> scratch_logits((steps & kStepSoftmax) && !logits ? n_k : 0);
-    std::vector<float> scratch_scores((steps & kStepScores) && !scores ? block * n_k : 0);
+    std::vector<float> scratch_scores(((steps & kStepScores) || codes) && !scores ? block * n_k : 0);
     std::vector<float> scratch_probs((steps & kStepSoftmax) && !probs ? block * n_k : 0);
     std::vector<RowPass> passes(metrics ? block : 0);
 #pragma omp for schedule(dynamic)
@@ -357,6 +361,7 @@ inline void RunBlock(const BlockArgs& a, size_t h, size_t r0, Eigen::Index rows,
       float* scores_block = scores ? scores->data.data() + off : scratch_scores.data();
       float* logits_block = logits ? logits->data.data() + off : nullptr;
       float* probs_block = probs ? probs->data.data() + off : scratch_probs.data();
+      if (codes) DecodeScoreRows(*codes, (int)h, r0, (size_t)rows, scores_block);
       // Without a logits map every row's logits go to the same scratch row (stride 0).
       RunBlock(args, h, r0, rows, scores_block, logits_block ? logits_block : scratch_logits.data(),
                logits_block ? n_k : 0, probs_block, metrics ? passes.data() : nullptr, z);
@@ -501,6 +506,17 @@ bool AttendStream(const Tensor& q, const Tensor& k, const Tensor& v, float multi
                       "k " + ShapeString(k.shape) + " vs v " + ShapeString(v.shape) + " (keys and values come in pairs)");
   const unsigned steps = kStepScores | kStepLogits | kStepSoftmax | (z ? kStepMix : 0u);
   return AttendBlocks(steps, &q, &k, &v, multiplier, mask, nullptr, nullptr, nullptr, metrics, z, &sink);
+}
+
+bool AttendStreamFromCodes(const ScoreCodes& codes, const Tensor& v, float multiplier, MaskKind mask,
+                           const AttendSink& sink, std::vector<HeadMetrics>* metrics, Tensor* z) {
+  ATTNVIZ_CHECK_SHAPE(v.shape.size() == 3 && v.dim(0) == codes.n_head && v.dim(1) == codes.n_k,
+                      "codes [" + std::to_string(codes.n_head) + ", " + std::to_string(codes.n_q) + ", " +
+                          std::to_string(codes.n_k) + "] vs v " + ShapeString(v.shape) +
+                          " (keys and values come in pairs)");
+  const unsigned steps = kStepLogits | kStepSoftmax | (z ? kStepMix : 0u);
+  return AttendBlocks(steps, nullptr, nullptr, &v, multiplier, mask, nullptr, nullptr, nullptr, metrics, z, &sink,
+                      &codes);
 }
 
 void AttendRows(const Tensor& q, const Tensor& k, float multiplier, MaskKind mask, int head, int r0, int r1,

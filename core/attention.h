@@ -105,6 +105,12 @@ inline size_t AttendBlockCount(size_t n_head, size_t n_q, size_t n_k) {
 bool AttendStream(const Tensor& q, const Tensor& k, const Tensor& v, float multiplier, MaskKind mask,
                   const AttendSink& sink, std::vector<HeadMetrics>* metrics, Tensor* z);
 
+// The same pass from raw scores kept as codes (core/maps/score_codes.h) instead of q . k: a change of
+// scaling, temperature or mask without the GEMM. The blocks handed to the sink carry the decoded scores.
+struct ScoreCodes;
+bool AttendStreamFromCodes(const ScoreCodes& codes, const Tensor& v, float multiplier, MaskKind mask,
+                           const AttendSink& sink, std::vector<HeadMetrics>* metrics, Tensor* z);
+
 // Exact rows on demand: the scores and probs of query rows [r0, r1) of one head, [r1 - r0, n_k] each,
 // recomputed from q and k with the kernel of the full pass (whole blocks, one thread a product), so
 // every value is bit-equal to the map Attend or AttendStream makes. scores may be null.

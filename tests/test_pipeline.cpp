@@ -1,4 +1,5 @@
 #include "pipeline.h"
+#include "score_codes.h"
 
 #include <gtest/gtest.h>
 
@@ -271,6 +272,67 @@ TEST(Pipeline, PooledModeKeepsNoMapAndMatchesFullMode) {
         else EXPECT_EQ(v.values[(size_t)y * v.width + x], want);
       }
   }
+}
+
+// Score codes shared as in the app: the twin's pass (scaling flipped, the same q and k) writes them, the main
+// pipeline's temperature and mask changes read them instead of q k^T; the maps then agree with a pass from q and
+// k to within what the codes' step allows, and a change that makes new q and k does not use stale codes.
+TEST(Pipeline, SharedScoreCodesServeTogglesAndGoStaleWithNewQueriesAndKeys) {
+  std::string text;
+  for (int i = 0; i < 300; ++i) text += (i ? " w" : "w") + std::to_string(i % 53);
+  AttentionConfig c;
+  c.n_head = 3;
+  c.d_k = 16;
+  auto codes = std::make_shared<ScoreCodes>();
+  Pipeline main_p, twin, reference;
+  main_p.UseScoreCodes(codes, false);
+  twin.UseScoreCodes(codes, true);
+  AttentionConfig flipped = c;
+  flipped.scale = false;
+  for (Pipeline* p : {&main_p, &twin, &reference}) {
+    p->set_pooled_above_cells(1);
+    ASSERT_TRUE(p->SetText(text).ok());
+  }
+  ASSERT_TRUE(main_p.SetConfig(c).ok());
+  ASSERT_TRUE(main_p.Run().ok());  // the first maps: nothing written (the main pipeline only reads)
+  EXPECT_FALSE(codes->MadeFrom(*main_p.tensors().q, *main_p.tensors().k));
+  ASSERT_TRUE(twin.SetConfig(flipped).ok());
+  ASSERT_TRUE(twin.Run().ok());  // writes the codes
+  EXPECT_TRUE(codes->MadeFrom(*main_p.tensors().q, *main_p.tensors().k));  // equal q and k: valid for both
+  EXPECT_EQ(twin.passes_from_score_codes(), 0);
+  for (int round = 0; round < 3; ++round) {
+    if (round == 0) c.temperature = 0.3f;
+    if (round == 1) c.mask = MaskKind::kCausal;
+    if (round == 2) c.scale = false, c.temperature = 2.0f;
+    ASSERT_TRUE(main_p.SetConfig(c).ok());
+    ASSERT_TRUE(main_p.Run(Stage::kOutput).ok());
+    EXPECT_EQ(main_p.passes_from_score_codes(), round + 1);  // one pass: the maps, the figures and z
+    ASSERT_TRUE(reference.SetConfig(c).ok());
+    ASSERT_TRUE(reference.Run(Stage::kOutput).ok());
+    const AttentionTensors& got = main_p.tensors();
+    const AttentionTensors& want = reference.tensors();
+    ASSERT_TRUE(got.pyramid && want.pyramid);
+    const std::vector<PyramidLevel>& gl = got.pyramid->levels();
+    const std::vector<PyramidLevel>& wl = want.pyramid->levels();
+    ASSERT_EQ(gl.size(), wl.size());
+    // A score is off by at most half a step, (row range) / 131070: a few 1e-4 of a logit here, so each prob
+    // is within ~1e-3 of itself.
+    for (size_t l = 0; l < gl.size(); ++l) {
+      ASSERT_EQ(gl[l].max.size(), wl[l].max.size());
+      for (size_t i = 0; i < gl[l].max.size(); ++i) {
+        ASSERT_NEAR(gl[l].max[i], wl[l].max[i], 2e-3f * wl[l].max[i] + 1e-7f) << "level " << l << " cell " << i;
+        ASSERT_NEAR(gl[l].mean[i], wl[l].mean[i], 2e-3f * wl[l].mean[i] + 1e-7f) << "level " << l << " cell " << i;
+      }
+    }
+    for (int h = 0; h < 3; ++h) EXPECT_NEAR(got.metrics[h].max_weight, want.metrics[h].max_weight, 2e-3f);
+    for (size_t i = 0; i < want.z->size(); ++i) ASSERT_NEAR(got.z->data[i], want.z->data[i], 1e-3f);
+  }
+  // A new seed makes new q and k: the codes are stale, the pass starts from q and k.
+  c.seed += 1;
+  ASSERT_TRUE(main_p.SetConfig(c).ok());
+  ASSERT_TRUE(main_p.Run().ok());
+  EXPECT_EQ(main_p.passes_from_score_codes(), 3);
+  EXPECT_FALSE(codes->MadeFrom(*main_p.tensors().q, *main_p.tensors().k));
 }
 
 TEST(Pipeline, CancelledRunStopsEarlyAndTheNextRunRedoesIt) {

@@ -6,6 +6,7 @@
 #include <new>
 
 #include "parse_number.h"
+#include "score_codes.h"
 
 namespace attnviz {
 
@@ -88,6 +89,11 @@ Worker::Worker(std::unique_ptr<Pipeline> prepared, bool loaded_weights)
     twin_->SetLoadedWeights(pipeline_->params());
     loaded_weights_ = std::make_shared<const ProjectionWeights>(pipeline_->params());
   }
+  // One set of score codes for both (their raw scores are the same): the twin, which runs after the first maps
+  // are on screen, writes them; the main pipeline reads them on the next scaling, temperature or mask change.
+  score_codes_ = std::make_shared<ScoreCodes>();
+  pipeline_->UseScoreCodes(score_codes_, false);
+  twin_->UseScoreCodes(score_codes_, true);
   // Tests and benchmarks move the pooled-mode threshold (map cells) to exercise long inputs cheaply.
   if (const char* env = std::getenv("ATTNVIZ_POOLED_ABOVE_CELLS")) {
     const Result<uint64_t> cells = ParseUnsigned64(env);  // not a plain number: ignored, as unset
@@ -291,6 +297,8 @@ std::shared_ptr<ComputeResult> Worker::RunCompute(const ComputeRequest& request,
   if (twin_ready_ && twin_->config() == request.config && twin_->kv_text() == request.kv_text &&
       twin_->query_text() == query && (int)twin_->first_dirty() > (int)Stage::kMetrics) {
     std::swap(pipeline_, twin_);
+    pipeline_->UseScoreCodes(score_codes_, false);  // the roles follow the swap (see the constructor)
+    twin_->UseScoreCodes(score_codes_, true);
     PublishStep(step(true));
   }
   twin_ready_ = false;

@@ -149,6 +149,7 @@ class Worker {
   Lane<ComputeRequest, ComputeResult> compute_;  // the forward pass
   Lane<SweepRequest, SweepResult> sweep_;        // the d_k sweep
   // Owned by the compute thread.
+  std::shared_ptr<ScoreCodes> score_codes_;  // shared by the two (see Worker())
   std::unique_ptr<Pipeline> pipeline_, twin_;
   bool twin_ready_ = false;  // twin_ holds the last request's settings with scaling flipped, through kMetrics
   std::thread compute_thread_, sweep_thread_;

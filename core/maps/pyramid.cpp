@@ -34,6 +34,7 @@ void PoolAllocator<T>::deallocate(T* p, size_t n) {
   munmap(p, (bytes + kHugePage - 1) / kHugePage * kHugePage);
 }
 template struct PoolAllocator<float>;
+template struct PoolAllocator<uint16_t>;  // score_codes.h
 
 const char* ToString(PoolKind kind) { return kind == PoolKind::kMax ? "max" : "mean"; }
 

@@ -52,8 +52,10 @@ struct PyramidLevel {
 
 class MapPyramid {
  public:
-  // Cells of the base level over all heads at most (64 MiB a kind), unless the base factor is 8.
-  static constexpr size_t kBaseCellBudget = size_t(1) << 24;
+  // Cells of the base level over all heads at most (16 MiB a kind), unless the base factor is 8. A pyramid is
+  // held three times at once in the app (shown, computing, scale-flipped twin) beside the score codes; finer
+  // windows come from exact rows anyway (view.h).
+  static constexpr size_t kBaseCellBudget = size_t(1) << 22;
   // The smallest of 2, 4, 8 that keeps the base level within the budget (8 when none does).
   static int BaseFactor(int n_head, int n_q, int n_k);
 

@@ -5,6 +5,7 @@
 #include "embedding.h"
 #include "qkv_source.h"
 #include "score.h"
+#include "score_codes.h"
 
 namespace attnviz {
 
@@ -33,6 +34,16 @@ MapSource AttentionTensors::Source(const AttentionConfig& config, uint64_t gener
   s.mask = config.mask;
   s.generation = generation;
   return s;
+}
+
+Pipeline::Pipeline() = default;
+Pipeline::~Pipeline() = default;
+Pipeline::Pipeline(Pipeline&&) noexcept = default;
+Pipeline& Pipeline::operator=(Pipeline&&) noexcept = default;
+
+void Pipeline::UseScoreCodes(std::shared_ptr<ScoreCodes> codes, bool write) {
+  codes_ = std::move(codes);
+  write_codes_ = write;
 }
 
 void Pipeline::MarkDirty(Stage stage) { first_dirty_ = std::min(first_dirty_, stage); }
@@ -222,16 +233,31 @@ Status Pipeline::Run(Stage through, const RunControl* control) {
         pyramid->Reset(n_head, n_q, n_k, MapPyramid::BaseFactor(n_head, n_q, n_k));
         bool ok = true;
         if (pooled_) {
-          // No map is kept: scores, logits and probs stay empty; each block goes to the pyramid.
+          // No map is kept: scores, logits and probs stay empty; each block goes to the pyramid. The raw
+          // scores go to the codes too (within their budget), and a pass whose q and k made the codes
+          // (a scaling, temperature or mask change) decodes them instead of redoing q k^T.
           for (std::shared_ptr<Tensor>* gone : {&b.scores, &b.logits, &b.probs}) gone->reset();
+          const bool from_codes = codes_ && codes_->MadeFrom(q, *b.k);
+          const bool write_codes = !from_codes && codes_ && write_codes_ &&
+                                   (size_t)n_head * n_q * n_k * sizeof(uint16_t) <= kScoreCodesBudget;
+          if (write_codes) codes_->Reset(n_head, n_q, n_k);
+          std::atomic<bool> coded{true};
           MapPyramid* pyr = pyramid.get();
-          sink.on_block = [&, pyr](const RowBlock& block) {
+          ScoreCodes* codes = write_codes ? codes_.get() : nullptr;
+          sink.on_block = [&, pyr, codes](const RowBlock& block) {
             pyr->AddBlock(block);
+            if (codes && !EncodeScoreRows(block.scores, block.head, block.r0, block.rows, codes)) coded = false;
             report("attention maps", blocks_done.load(std::memory_order_relaxed) + 1, total);
           };
-          ok = AttendStream(q, *b.k, *b.v, multiplier_, c.mask, sink, metrics ? &metrics_ : nullptr,
-                            in_pass ? Writable(&b.z) : nullptr);
+          ok = from_codes ? AttendStreamFromCodes(*codes_, *b.v, multiplier_, c.mask, sink, metrics ? &metrics_ : nullptr,
+                                                  in_pass ? Writable(&b.z) : nullptr)
+                          : AttendStream(q, *b.k, *b.v, multiplier_, c.mask, sink, metrics ? &metrics_ : nullptr,
+                                         in_pass ? Writable(&b.z) : nullptr);
+          if (from_codes && ok) ++passes_from_codes_;
+          if (write_codes && ok && coded) codes_->q = b.q, codes_->k = b.k;  // valid from now on
+          if (write_codes && !(ok && coded)) codes_->Clear();
         } else {
+          if (codes_ && write_codes_) codes_->Clear();  // full mode keeps the scores themselves
           const AttendFrom from = dot && (s == (int)Stage::kScores || !b.scores || b.scores->empty())
                                       ? AttendFrom::kQueryKey : AttendFrom::kKeptScores;
           sink.on_block = [&](const RowBlock&) {
@@ -246,7 +272,8 @@ Status Pipeline::Run(Stage through, const RunControl* control) {
         if (!ok) {  // cancelled: this pass's stage stays dirty (from the scores, which may be half written)
           if (!pooled_) b.scores.reset();
           spare_pyramid_ = std::move(pyramid);
-          first_dirty_ = Stage::kScores;
+          // Intact codes (a pass that only read them) keep q k^T done: the next run starts at the multiplier.
+          first_dirty_ = pooled_ && codes_ && codes_->MadeFrom(q, *b.k) ? Stage::kMultiplier : Stage::kScores;
           return Status::Error(kCancelled);
         }
         pyramid->Finish();
@@ -263,7 +290,9 @@ Status Pipeline::Run(Stage through, const RunControl* control) {
           report("values (z)", 0, 1);
           blocks_done = 0;
           sink.on_block = nullptr;
-          if (!AttendStream(*b.q, *b.k, *b.v, multiplier_, c.mask, sink, nullptr, Writable(&b.z))) {
+          const bool from_codes = codes_ && codes_->MadeFrom(*b.q, *b.k);
+          if (!(from_codes ? AttendStreamFromCodes(*codes_, *b.v, multiplier_, c.mask, sink, nullptr, Writable(&b.z))
+                           : AttendStream(*b.q, *b.k, *b.v, multiplier_, c.mask, sink, nullptr, Writable(&b.z)))) {
             first_dirty_ = Stage::kOutput;
             return Status::Error(kCancelled);
           }

@@ -17,11 +17,14 @@
 // 64 MiB for one fp32 map: 16 heads at 1024 tokens still run in full mode), no full map is kept. The pass
 // streams each (head, block of rows) into a MapPyramid (core/maps) and the per-row figures; scores,
 // logits and probs stay empty, and exact rows are recomputed from q and k on demand (core/maps/view.h).
-// A change of scaling, temperature or mask then reruns the pass from q and k (there are no kept scores).
+// Given score codes (UseScoreCodes), a pass keeps the raw scores as 16-bit codes (core/maps/score_codes.h, half
+// a fp32 map: 512 MiB at 4096 tokens x 16 heads), so a change of scaling, temperature or mask reruns the
+// softmax from them without q k^T; without codes it reruns the pass from q and k.
 // In full mode the pyramid is built from the kept probs, so the screen reads pyramids either way.
 #pragma once
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -82,8 +85,14 @@ struct RunControl {
 // The message of a cancelled Run().
 constexpr const char* kCancelled = "cancelled";
 
+struct ScoreCodes;
+
 class Pipeline {
  public:
+  Pipeline();
+  ~Pipeline();
+  Pipeline(Pipeline&&) noexcept;
+  Pipeline& operator=(Pipeline&&) noexcept;
   // The sentence keys and values come from (and queries, in self mode), and the query sentence
   // used in cross mode (may be empty in self mode). Tokenizes; on error nothing changes.
   Status SetText(const std::string& kv_text, const std::string& query_text = "");
@@ -102,6 +111,16 @@ class Pipeline {
   static constexpr size_t kDefaultPooledAboveCells = size_t(1) << 24;
   void set_pooled_above_cells(size_t cells) { pooled_above_cells_ = cells; }
   size_t pooled_above_cells() const { return pooled_above_cells_; }
+
+  // Pooled mode's score codes (see above; core/maps/score_codes.h), shared by pipelines whose q and k are
+  // equal (the app's main pipeline and its scale-flipped twin): a pass reads them when they were made from
+  // its q and k, and a pass from q and k writes them when `write` (at most kScoreCodesBudget bytes of codes).
+  // Without codes (the default) every pass starts from q and k.
+  static constexpr size_t kScoreCodesBudget = size_t(512) << 20;
+  void UseScoreCodes(std::shared_ptr<ScoreCodes> codes, bool write);
+  const ScoreCodes* score_codes() const { return codes_.get(); }
+  // Passes that read the score codes instead of q k^T (tests use it to prove the codes are used).
+  int passes_from_score_codes() const { return passes_from_codes_; }
 
   const AttentionConfig& config() const { return config_; }
   // What the last Run() produced (shared, immutable; cheap to copy and to keep).
@@ -140,6 +159,9 @@ class Pipeline {
   bool pooled_ = false;
   float multiplier_ = 1.0f;  // the logit multiplier of the last pass (AttentionTensors::multiplier)
   size_t pooled_above_cells_ = kDefaultPooledAboveCells;
+  std::shared_ptr<ScoreCodes> codes_;  // used while made from the current q and k (ScoreCodes::MadeFrom)
+  bool write_codes_ = false;
+  int passes_from_codes_ = 0;
   AttentionTensors published_;
   Stage first_dirty_ = Stage::kEmbed;
   bool params_dirty_ = true;  // the random init must be redrawn (seed or a shape changed)

@@ -131,13 +131,14 @@ TEST(Pyramid, StreamedBlocksEqualTheFullMap) {
 
 TEST(Pyramid, BaseFactorKeepsTheBudget) {
   EXPECT_EQ(MapPyramid::BaseFactor(16, 1024, 1024), 2);
-  EXPECT_EQ(MapPyramid::BaseFactor(16, 4096, 4096), 4);
+  EXPECT_EQ(MapPyramid::BaseFactor(16, 2048, 2048), 4);
+  EXPECT_EQ(MapPyramid::BaseFactor(16, 4096, 4096), 8);
   EXPECT_EQ(MapPyramid::BaseFactor(64, 8192, 8192), 8);
   MapPyramid p;
   p.Reset(16, 4096, 4096, MapPyramid::BaseFactor(16, 4096, 4096));
-  // Both kinds, every level: about 4/3 of the base, well under the 1 GiB of one full fp32 map.
-  EXPECT_LT(p.bytes(), (size_t)180 << 20);
+  // Both kinds, every level: about 4/3 of the base, a small part of the 1 GiB of one full fp32 map.
+  EXPECT_LT(p.bytes(), (size_t)45 << 20);
   EXPECT_EQ(p.LevelFor(1.0), -1);
-  EXPECT_EQ(p.LevelFor(4.0), 0);
-  EXPECT_EQ(p.LevelFor(9.5), 1);
+  EXPECT_EQ(p.LevelFor(8.0), 0);
+  EXPECT_EQ(p.LevelFor(17.5), 1);
 }
