@@ -77,7 +77,14 @@ Result<std::vector<SweepPoint>> SweepDk(const std::vector<Token>& query_tokens, 
   const size_t total = d_ks.size() * (size_t)options.n_seeds;
   size_t done = 0;
   std::vector<SweepPoint> points;
-  Tensor xq, x, xs, q, k, v, scores, logits, probs, q_all;
+  Tensor xs, q, k, v, scores, logits, probs, q_all;
+  // The embeddings depend on the seed, not on d_k: once per seed, not once per (d_k, seed).
+  std::vector<Tensor> x_of_seed((size_t)options.n_seeds), xq_of_seed(cross ? (size_t)options.n_seeds : 0);
+  for (int s = 0; s < options.n_seeds; ++s) {
+    if (options.cancel && options.cancel->load()) return Status::Error(kCancelled);
+    Embed(kv_tokens, base.d_model, base.seed + (uint64_t)s, base.positional, &x_of_seed[(size_t)s]);
+    if (cross) Embed(query_tokens, base.d_model, base.seed + (uint64_t)s, base.positional, &xq_of_seed[(size_t)s]);
+  }
   std::vector<HeadMetrics> heads;
   ProjectionWeights w;
   // Seed (f): the config's sources and score (qkv_source.h, score.h); the default is Project and q . k.
@@ -111,8 +118,8 @@ Result<std::vector<SweepPoint>> SweepDk(const std::vector<Token>& query_tokens, 
       if (options.before_unit) options.before_unit();
       if (options.cancel && options.cancel->load()) return Status::Error(kCancelled);
       config.seed = base.seed + (uint64_t)s;
-      Embed(kv_tokens, config.d_model, config.seed, config.positional, &x);
-      if (cross) Embed(query_tokens, config.d_model, config.seed, config.positional, &xq);
+      const Tensor& x = x_of_seed[(size_t)s];
+      const Tensor& xq = cross ? xq_of_seed[(size_t)s] : x;
       InitWeights(WeightsConfig(config, (int)vocab.size()), &w);
       // false: cancelled. The dot product block by block (Scores' kernel; its probs go to scratch rows, unused).
       auto score = [&] {
