@@ -217,8 +217,11 @@ RunControl Worker::ControlFor(Lane<Request, ResultT>* lane, const char* phase) {
 }
 
 void Worker::PublishStep(std::shared_ptr<const ComputeResult> step) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  compute_.latest = std::move(step);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    compute_.latest = std::move(step);
+  }
+  idle_.notify_all();  // the sweep waits for the maps (RunSweep)
 }
 
 bool Worker::WaitIdle(double seconds) const {
@@ -366,10 +369,14 @@ std::shared_ptr<SweepResult> Worker::RunSweep(const SweepRequest& request, uint6
   SweepOptions options = StandardSweepOptions((cross ? text.query_tokens : text.kv_tokens).size());
   options.cancel = &sweep_.cancel;
   sweep_.phase.store("");
-  // The maps come first: on 2 cores a sweep running beside the attention pass would halve its speed.
+  // The maps come first: on 2 cores a sweep running beside the attention pass would halve its speed. Once the
+  // newest request's maps are on screen (its first published step), the sweep runs beside its twin and z.
   options.before_unit = [this] {
     std::unique_lock<std::mutex> lock(mutex_);
-    idle_.wait_for(lock, std::chrono::seconds(30), [this] { return stop_ || !compute_.running || sweep_.cancel.load(); });
+    idle_.wait_for(lock, std::chrono::seconds(30), [this] {
+      const bool maps_shown = compute_.latest && compute_.latest->generation == compute_.submitted;
+      return stop_ || !compute_.running || maps_shown || sweep_.cancel.load();
+    });
   };
   options.progress = [this](size_t done, size_t total) {
     sweep_.stage.store("d_k sweep");
