@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """The README's zoomed 4096-token map: starts attnviz under Xvfb (tests/gui/e2e_test.py's AppSession) on 4096
-words from a 64-word vocabulary (repeated words give peaks everywhere), 16 heads, d_model 1024, d_k 256,
-unscaled; shows head 0 enlarged, zooms with the mouse wheel to about 40 x 40 exact cells, hovers a cell and
+words from a 12-word vocabulary, 16 heads, d_model 1024, d_k 256, unscaled, causal; shows head 0 enlarged, zooms
+with the mouse wheel into the top-left corner (early rows see few keys, so their weights are large) to about
+40 x 40 exact cells, hovers a cell and
 saves the window as PNG.  usage: /usr/bin/python3 bench/long_zoom_shot.py BUILD_DIR OUT.png"""
 import os
 import random
@@ -29,17 +30,17 @@ def main():
     build, out = sys.argv[1], sys.argv[2]
     e2e_test.APP = os.path.join(build, "attnviz")
     rng = random.Random(7)
-    vocab = ["".join(rng.choice("abcdefghijklmnop") for _ in range(rng.randint(2, 6))) for _ in range(64)]
+    vocab = ["".join(rng.choice("abcdefghijklmnop") for _ in range(rng.randint(2, 6))) for _ in range(12)]
     text = " ".join(rng.choice(vocab) for _ in range(4096))
     s = e2e_test.AppSession(["--no-settings", "--text", text, "--heads", "16", "--d-model", "1024", "--dk", "256",
-                             "--no-scale"])
+                             "--no-scale", "--mask", "causal"])
     try:
         s.wait_for(lambda w: not w["fields"]["computing"], timeout=600, what="the maps, twin and z")
         s.click("heads.view_enlarged")
         name = "heads.enlarged"
         s.wait_for(lambda w: name in w["widgets"], what="the enlarged map")
         x0, y0, x1, y1 = s.widget(name)["rect"]
-        s.move(x0 + (x1 - x0) * 0.4, y0 + (y1 - y0) * 0.45)
+        s.move(x0 + (x1 - x0) * 0.005, y0 + (y1 - y0) * 0.008)  # the top-left corner: early rows see few keys
         s.wait_frames(2)
         for _ in range(80):
             s.xdotool("click", "4")
@@ -48,7 +49,7 @@ def main():
             if v["window"][3] - v["window"][2] <= 40:
                 break
         s.wait_for(lambda w: w["widgets"][name]["value"]["level"] == -1, timeout=60, what="exact cells")
-        s.move(x0 + (x1 - x0) * 0.55, y0 + (y1 - y0) * 0.5)
+        s.move(x0 + (x1 - x0) * 0.3, y0 + (y1 - y0) * 0.6)
         s.wait_for(lambda w: name + ".hover" in w["widgets"], timeout=60, what="the hover")
         s.wait_frames(3)
         print("window", s.widget(name)["value"]["window"])
