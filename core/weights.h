@@ -20,7 +20,8 @@ struct ProjectionWeights {
 
 // Random init from config.seed, std 1/sqrt(d_model), so each q and k component has unit variance
 // for unit-variance inputs. The fused and separate layouts hold exactly the same numbers.
-void InitWeights(const AttentionConfig& config, ProjectionWeights* weights);
+// fast: FastNormals instead of NormalAt (other numbers, the same distribution; the d_k sweep's many draws).
+void InitWeights(const AttentionConfig& config, ProjectionWeights* weights, bool fast = false);
 
 // Loads wq.npy wk.npy wv.npy wo.npy (float32 or float64, C order, the shapes above) from `dir`
 // into the separate layout. Errors name the file, the shape found and the shape expected.

@@ -1,4 +1,5 @@
 #include "weights.h"
+#include "random.h"
 
 #include <gtest/gtest.h>
 
@@ -102,4 +103,47 @@ TEST(Weights, LoadRoundTripAndErrors) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("wo.npy"), std::string::npos);
   std::filesystem::remove_all(dir);
+}
+
+// The d_k sweep's fast draws: standard normal (mean, variance, tails), fixed by (seed, stream, index) whatever
+// the grouping, and a fast init keeps fused == separate.
+TEST(FastNormals, AreStandardNormalAndFixedByTheirIndex) {
+  const size_t n = 1 << 20;
+  std::vector<float> a(n);
+  FastNormals(3, 9, 0, n, 1.0f, a.data());
+  double sum = 0, sq = 0;
+  size_t beyond2 = 0;
+  for (float x : a) {
+    ASSERT_TRUE(std::isfinite(x));
+    sum += x, sq += (double)x * x;
+    beyond2 += std::abs(x) > 2.0f;
+  }
+  const double mean = sum / n, var = sq / n - mean * mean;
+  EXPECT_NEAR(mean, 0.0, 5.0 / std::sqrt((double)n));
+  EXPECT_NEAR(var, 1.0, 0.01);
+  EXPECT_NEAR((double)beyond2 / n, 0.0455, 0.002);  // P(|z| > 2)
+  std::vector<float> part(37);
+  FastNormals(3, 9, 1000, part.size(), 2.0f, part.data());  // another start and length: the same draws
+  for (size_t i = 0; i < part.size(); ++i) EXPECT_EQ(part[i], 2.0f * a[1000 + i]);
+  std::vector<float> other(16);
+  FastNormals(4, 9, 0, other.size(), 1.0f, other.data());
+  EXPECT_NE(std::vector<float>(a.begin(), a.begin() + 16), other);
+}
+
+TEST(FastNormals, FusedEqualsSeparateWithTheFastInit) {
+  AttentionConfig c;
+  c.d_model = 32;
+  c.n_head = 2;
+  ProjectionWeights fused, separate, exact;
+  InitWeights(c, &fused, true);
+  c.qkv = QkvLayout::kSeparate;
+  InitWeights(c, &separate, true);
+  InitWeights(c, &exact, false);
+  const size_t ld = fused.w_qkv.dim(1), qk = separate.w_q.dim(1);
+  for (size_t r = 0; r < 32; ++r)
+    for (size_t j = 0; j < qk; ++j) {
+      EXPECT_EQ(fused.w_qkv.data[r * ld + j], separate.w_q.data[r * qk + j]);
+      EXPECT_EQ(fused.w_qkv.data[r * ld + qk + j], separate.w_k.data[r * qk + j]);
+    }
+  EXPECT_NE(separate.w_q.data, exact.w_q.data);  // other numbers than NormalAt's
 }

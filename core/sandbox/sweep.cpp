@@ -120,7 +120,7 @@ Result<std::vector<SweepPoint>> SweepDk(const std::vector<Token>& query_tokens, 
       config.seed = base.seed + (uint64_t)s;
       const Tensor& x = x_of_seed[(size_t)s];
       const Tensor& xq = cross ? xq_of_seed[(size_t)s] : x;
-      InitWeights(WeightsConfig(config, (int)vocab.size()), &w);
+      InitWeights(WeightsConfig(config, (int)vocab.size()), &w, /*fast=*/true);  // only their distribution counts
       // false: cancelled. The dot product block by block (Scores' kernel; its probs go to scratch rows, unused).
       auto score = [&] {
         if (cancelled()) return false;
