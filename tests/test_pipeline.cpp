@@ -218,12 +218,22 @@ TEST(Pipeline, PublishedTensorsAreSharedAndNeverOverwritten) {
 
 // Long inputs: above the threshold no full map is kept; the pyramid, the figures and z are those of
 // full mode bit for bit, exact rows come back from q and k, and toggles rerun the pass from q and k.
-TEST(Pipeline, PooledModeKeepsNoMapAndMatchesFullMode) {
+// 300 words from a vocabulary of `vocab` ("w0 w1 ..."), and the 3-head, d_k 16 config of the long-input tests.
+static std::string Words300(int vocab) {
   std::string text;
-  for (int i = 0; i < 300; ++i) text += (i ? " w" : "w") + std::to_string(i % 41);
+  for (int i = 0; i < 300; ++i) text += (i ? " w" : "w") + std::to_string(i % vocab);
+  return text;
+}
+static AttentionConfig ThreeHeadsDk16() {
   AttentionConfig c;
   c.n_head = 3;
   c.d_k = 16;
+  return c;
+}
+
+TEST(Pipeline, PooledModeKeepsNoMapAndMatchesFullMode) {
+  const std::string text = Words300(41);
+  AttentionConfig c = ThreeHeadsDk16();
   Pipeline full, pooled;
   pooled.set_pooled_above_cells(3 * 300 * 300 - 1);  // just above: pooled
   full.set_pooled_above_cells(3 * 300 * 300);        // exactly at the threshold: full
@@ -278,11 +288,8 @@ TEST(Pipeline, PooledModeKeepsNoMapAndMatchesFullMode) {
 // pipeline's temperature and mask changes read them instead of q k^T; the maps then agree with a pass from q and
 // k to within what the codes' step allows, and a change that makes new q and k does not use stale codes.
 TEST(Pipeline, SharedScoreCodesServeTogglesAndGoStaleWithNewQueriesAndKeys) {
-  std::string text;
-  for (int i = 0; i < 300; ++i) text += (i ? " w" : "w") + std::to_string(i % 53);
-  AttentionConfig c;
-  c.n_head = 3;
-  c.d_k = 16;
+  const std::string text = Words300(53);
+  AttentionConfig c = ThreeHeadsDk16();
   auto codes = std::make_shared<ScoreCodes>();
   Pipeline main_p, twin, reference;
   main_p.UseScoreCodes(codes, false);
