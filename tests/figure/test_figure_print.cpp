@@ -454,12 +454,13 @@ TEST_F(PrintFigureTest, LargeSvgEmbedsTheCellsAsOneImageAndStaysSmall) {
   size_t at = svg.find(uri, image) + uri.size();
   std::string b64 = svg.substr(at, svg.find('"', at) - at);
   std::string png;
-  int bits = 0, buffer = 0;
+  int bits = 0;
+  unsigned buffer = 0;  // unsigned: the bits shifted out of the top are dropped, not signed overflow (UBSan)
   for (char ch : b64) {
     const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     const char* pos = std::strchr(alphabet, ch);
     if (ch == '=' || !pos) break;
-    buffer = (buffer << 6) | (int)(pos - alphabet);
+    buffer = (buffer << 6) | (unsigned)(pos - alphabet);
     bits += 6;
     if (bits >= 8) png += (char)((buffer >> (bits -= 8)) & 0xFF);
   }

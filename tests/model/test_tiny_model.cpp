@@ -147,7 +147,8 @@ TEST_F(TinyModel, RoleScorerAgreesWithTheTrainingScriptsReference) {
   ASSERT_TRUE(run.ok()) << run.message();
   auto roles = ScoreHeadRoles(run->probs.data(), c.n_layer, c.n_head, (int)ids.size(), ids);
   ASSERT_TRUE(roles.ok()) << roles.message();
-  for (const auto& r : HeldoutJson()["roles"]) {
+  const auto heldout = HeldoutJson();  // kept: a range-for over a temporary's ["roles"] reads freed memory (ASan)
+  for (const auto& r : heldout["roles"]) {
     const RoleScores& s = roles->at(r["layer"].get<int>(), r["head"].get<int>());
     EXPECT_NEAR(s[HeadRole::kPreviousToken], r["previous_token"].get<double>(), 2e-4) << r.dump();
     EXPECT_NEAR(s[HeadRole::kInduction], r["induction"].get<double>(), 2e-4) << r.dump();
