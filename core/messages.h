@@ -46,6 +46,141 @@ enum class MsgId : int {
   // ---- files (file_io.h)
   kCannotOpen,           // {0} path, {1} the system's reason
   kIsAFolder,            // {0} path
+  // ---- model files (core/model, core/tokenize, app/common/model_folder.cpp)
+  kPrefixTensor,              // {0} tensor name
+  kPrefixCheckpoint,          // {0} model_type
+  kJsonInvalidAtByte,         // {0} byte, {1} parser
+  kJsonInvalid,               // {0} parser
+  kMustBeJsonObject,
+  kConfigMissingInt,          // {0} key, {1} lo, {2} hi
+  kConfigNotInt,              // {0} key, {1} value, {2} lo, {3} hi
+  kConfigMissingKey,          // {0} key
+  kConfigNotNumber,           // {0} key, {1} value, {2} lo, {3} hi
+  kConfigNotBool,             // {0} key, {1} value
+  kConfigNotString,           // {0} key, {1} value
+  kConfigActivation,          // {0} key, {1} value
+  kConfigNotMultiple,         // {0} key, {1} value, {2} key, {3} value
+  kConfigNoHeadDim,           // {0} hidden_size, {1} num_attention_heads
+  kConfigPositionEmbedding,   // {0} value
+  kConfigRopeScalingForm,     // {0} file
+  kConfigRopeTypeMissing,
+  kConfigRopeFreqOrder,
+  kConfigRopeType,            // {0} type
+  kConfigHeadDimOdd,          // {0} head_dim
+  kConfigSlidingWindow,
+  kConfigNoModelType,
+  kConfigModelType,           // {0} model_type
+  kConfigHeadsTooWide,        // {0} width, {1} the most
+  kConfigTooLarge,
+  kCannotStat,                // {0} reason
+  kNotRegularToMap,
+  kCannotMmap,                // {0} bytes, {1} reason
+  kStTruncated,               // {0} bytes
+  kStHeaderPastEnd,           // {0} length, {1} file bytes, {2} the most
+  kStHeaderTooLong,           // {0} length
+  kStHeaderTooShort,          // {0} bytes
+  kStHeaderJsonAt,            // {0} header byte, {1} file offset, {2} parser
+  kStHeaderJson,              // {0} parser
+  kStHeaderNotObject,
+  kStMetadataForm,
+  kStMetadataValue,           // {0} key
+  kStEntryForm,
+  kStDtypeMissing,
+  kStDtypeUnknown,            // {0} dtype
+  kStShapeMissing,
+  kStShapeNegative,           // {0} shape
+  kStShapeElements,           // {0} shape
+  kStShapeBytes,              // {0} shape
+  kStOffsetsForm,
+  kStOffsetsReversed,         // {0} offsets
+  kStOffsetsOutside,          // {0} offsets, {1} data bytes
+  kStOffsetsSpan,             // {0} offsets, {1} bytes, {2} shape, {3} dtype, {4} bytes needed
+  kStOverlap,                 // {0} tensor, {1} tensor, {2} from, {3} to
+  kTensorDtype,               // {0} tensor, {1} dtype
+  kTensorInTwoFiles,          // {0} tensor, {1} file, {2} file
+  kNoSafetensors,
+  kIndexTooLarge,             // {0} bytes
+  kIndexNoWeightMap,
+  kIndexEntryNotString,       // {0} tensor
+  kIndexShardName,            // {0} tensor, {1} shard
+  kIndexEmpty,
+  kIndexTensorAbsent,         // {0} tensor, {1} shard
+  kIndexTensorElsewhere,      // {0} tensor, {1} listed shard, {2} actual
+  kTensorNotFound,            // {0} tensor
+  kTensorShape,               // {0} tensor, {1} file, {2} shape, {3} needed shape
+  kTensorMissing,             // {0} tensor; then kTensorAlsoTried, kTensorMissingIn(Shards)
+  kTensorAlsoTried,           // {0} the other names ('a' 'b')
+  kTensorMissingIn,           // {0} file
+  kTensorMissingInShards,     // {0} first shard
+  kModelEmpty,
+  kBundledNoDataDir,          // {0} places searched
+  kBundledNoConfig,           // {0} folder
+  kTextNoTokens,
+  kTextTooLongForModel,       // {0} tokens, {1} model_type, {2} the most
+  kTokenOutsideVocab,         // {0} token, {1} id, {2} vocab size
+  kVocabJsonForm,
+  kVocabEntryNoId,            // {0} token
+  kMergeLineForm,             // {0} line
+  kVocabEmpty,
+  kKeyMustBeBool,             // {0} key
+  kNotInVocab,                // {0} token
+  kBpeFileMissing,            // {0} the file that is there
+  kNoSuchFolder,
+  kNoTokenizerFiles,
+  kJsonInvalidAtOffset,       // {0} byte offset, {1} line, {2} column, {3} parser
+  kJsonInvalidShort,          // {0} parser
+  kRegexCompile,              // {0} pattern, {1} PCRE2's reason, {2} byte
+  kRegexMatch,                // {0} pattern, {1} PCRE2's reason
+  kUnknownTokenAbsent,        // {0} token
+  kMergeNotInVocab,           // {0} merge number, {1} left, {2} right, {3} missing token
+  kVocabNegativeId,           // {0} token, {1} id
+  kVocabImplausibleId,        // {0} token, {1} id
+  kVocabIdTwice,              // {0} id, {1} token, {2} token
+  kTokenizerTopLevel,
+  kTokenizerNoModel,
+  kTokenizerType,             // {0} section, {1} type, {2} supported
+  kTokenizerTypeAt,           // {0} section, {1} type, {2} place, {3} supported
+  kTokenizerNoType,
+  kKeyMustBeString,           // {0} key
+  kKeyMustBeChar,             // {0} key
+  kTokenizerPattern,
+  kKeyMustBeList,             // {0} key
+  kMustBeList,
+  kMustBeObject,
+  kTokenizerBehavior,         // {0} value
+  kTokenizerPrependScheme,    // {0} value
+  kTokenizerPrefixSpace,
+  kTokenizerVocabForm,
+  kTokenizerVocabEntry,       // {0} token
+  kTokenizerDropout,
+  kTokenizerMergeForm,        // {0} merge number, {1} line
+  kTokenizerMergeShape,       // {0} merge number
+  kTokenizerIdForm,
+  kTokenizerPairToken,        // {0} key
+  kTokenizerSpecialAbsent,    // {0} name
+  kTokenizerSpecialLengths,   // {0} name
+  kTokenizerSpecialBad,       // {0} name
+  kTokenizerTemplateItem,
+  kTokenizerUnexpected,       // {0} parser
+  kTextTooLongToTokenize,     // {0} bytes, {1} the most
+  // ---- weights and .npy (core/weights.cpp, core/npy.cpp)
+  kWeightsShape,              // {0} shape, {1} meaning, {2} wanted shape, {3} d_model, {4} n_head, {5} d_k, {6} d_v
+  kPrefixNpyInvalid,
+  kNpyNoMagic,
+  kNpyTruncatedHeader,
+  kNpyVersion,                // {0} version
+  kNpyHeaderPastEnd,
+  kNpyHeaderKeys,
+  kNpyShapeNotTuple,          // {0} shape
+  kPrefixNpyBadShape,         // {0} shape
+  kNpyShapeOverflow,          // {0} shape
+  kNpyShapeDims,              // {0} shape
+  kNpyBadShape,               // {0} shape
+  kNpyDtype,                  // {0} descr
+  kNpyFortran,
+  kNpyDataSize,               // {0} bytes, {1} shape, {2} bytes needed
+  kNpyNotFinite,              // {0} index, {1} NaN or Inf
+  kNpyBeyondFloat32,          // {0} index, {1} value
   kCount
 };
 

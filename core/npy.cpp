@@ -35,7 +35,7 @@ std::string HeaderValue(const std::string& header, const std::string& key) {
 // a wrapped count or an allocation that throws.
 Result<size_t> ParseShape(const std::string& text, size_t elem, std::vector<size_t>* shape) {
   if (text.size() < 2 || text.front() != '(' || text.back() != ')')
-    return Status::Error("shape " + text + " is not a tuple such as (3, 4)");
+    return Status::Error(MsgId::kNpyShapeNotTuple, {text});
   size_t count = 1;
   size_t i = 1;
   const size_t end = text.size() - 1;
@@ -45,14 +45,14 @@ Result<size_t> ParseShape(const std::string& text, size_t elem, std::vector<size
     size_t j = i;
     while (j < end && text[j] >= '0' && text[j] <= '9') ++j;
     Result<uint64_t> d = ParseUnsigned64(text.substr(i, j - i));
-    if (!d) return Status::Error("bad shape " + text + ": " + d.message());
+    if (!d) return Status::Prefixed(MsgId::kPrefixNpyBadShape, {text}, d.status());
     if (*d != 0 && count > std::numeric_limits<size_t>::max() / elem / *d)
-      return Status::Error("shape " + text + " has too many elements (the data size overflows)");
+      return Status::Error(MsgId::kNpyShapeOverflow, {text});
     count *= (size_t)*d;
     shape->push_back((size_t)*d);
-    if (shape->size() > 32) return Status::Error("shape " + text + " has more than 32 dimensions");
+    if (shape->size() > 32) return Status::Error(MsgId::kNpyShapeDims, {text});
     while (j < end && text[j] == ' ') ++j;
-    if (j < end && text[j] != ',') return Status::Error("bad shape " + text);
+    if (j < end && text[j] != ',') return Status::Error(MsgId::kNpyBadShape, {text});
     i = j + 1;
   }
   return count;
@@ -61,39 +61,43 @@ Result<size_t> ParseShape(const std::string& text, size_t elem, std::vector<size
 }  // namespace
 
 Result<Tensor> ParseNpy(const std::string& bytes, const std::string& name) {
-  auto fail = [&](const std::string& what) { return Status::Error(name + ": not a valid .npy file: " + what); };
-  if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0) return fail("missing \\x93NUMPY magic");
+  // "NAME: not a valid .npy file: " + what is wrong.
+  auto fail = [&](const Status& what) {
+    return Status::Prefixed(MsgId::kPrefixContext, {name}, Status::Prefixed(MsgId::kPrefixNpyInvalid, {}, what));
+  };
+  auto fail_with = [&](MsgId id, std::vector<std::string> args) { return fail(Status::Error(id, std::move(args))); };
+  if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0) return fail_with(MsgId::kNpyNoMagic, {});
   const unsigned major = (unsigned char)bytes[6];
   size_t header_len, offset;
   if (major == 1) {
     header_len = (unsigned char)bytes[8] | ((unsigned char)bytes[9] << 8);
     offset = 10;
   } else if (major == 2 || major == 3) {
-    if (bytes.size() < 12) return fail("truncated header");
+    if (bytes.size() < 12) return fail_with(MsgId::kNpyTruncatedHeader, {});
     header_len = 0;
     for (int i = 0; i < 4; ++i) header_len |= (size_t)(unsigned char)bytes[8 + i] << (8 * i);
     offset = 12;
   } else {
-    return fail("unsupported format version " + std::to_string(major));
+    return fail_with(MsgId::kNpyVersion, {std::to_string(major)});
   }
-  if (offset + header_len > bytes.size()) return fail("header runs past the end of the file");
+  if (offset + header_len > bytes.size()) return fail_with(MsgId::kNpyHeaderPastEnd, {});
   const std::string header = bytes.substr(offset, header_len);
   const std::string descr = HeaderValue(header, "descr");
   const std::string fortran = HeaderValue(header, "fortran_order");
   const std::string shape_text = HeaderValue(header, "shape");
-  if (descr.empty() || fortran.empty() || shape_text.empty()) return fail("header lacks descr, fortran_order or shape");
+  if (descr.empty() || fortran.empty() || shape_text.empty()) return fail_with(MsgId::kNpyHeaderKeys, {});
   size_t elem;
   if (descr == "'<f4'") elem = 4;
   else if (descr == "'<f8'") elem = 8;
-  else return Status::Error(name + ": dtype " + descr + " is not supported: allowed float32 ('<f4') or float64 ('<f8')");
-  if (fortran != "False") return Status::Error(name + ": Fortran-order arrays are not supported: save in C order");
+  else return Status::ErrorAt(name, MsgId::kNpyDtype, {descr});
+  if (fortran != "False") return Status::ErrorAt(name, MsgId::kNpyFortran, {});
   Tensor t;
   Result<size_t> count = ParseShape(shape_text, elem, &t.shape);
-  if (!count) return fail(count.message());
+  if (!count) return fail(count.status());
   const size_t data_offset = offset + header_len;
   if (bytes.size() - data_offset != *count * elem) {
-    return Status::Error(name + ": data holds " + std::to_string(bytes.size() - data_offset) + " bytes, the shape " +
-                         shape_text + " needs " + std::to_string(*count * elem) + " (truncated or corrupt file)");
+    return Status::ErrorAt(name, MsgId::kNpyDataSize,
+                           {std::to_string(bytes.size() - data_offset), shape_text, std::to_string(*count * elem)});
   }
   t.data.resize(*count);
   const char* src = bytes.data() + data_offset;
@@ -109,8 +113,9 @@ Result<Tensor> ParseNpy(const std::string& bytes, const std::string& name) {
     // Checked after the conversion: a float64 beyond the float32 range would otherwise become Inf.
     const float converted = (float)v;
     if (!std::isfinite(converted)) {
-      const std::string what = std::isnan(v) ? "NaN" : std::isinf(v) ? "Inf" : JsonNumber(v) + ", beyond the float32 range";
-      return Status::Error(name + ": element " + std::to_string(i) + " is " + what + ": only finite float32 values are allowed");
+      if (std::isnan(v) || std::isinf(v))
+        return Status::ErrorAt(name, MsgId::kNpyNotFinite, {std::to_string(i), std::isnan(v) ? "NaN" : "Inf"});
+      return Status::ErrorAt(name, MsgId::kNpyBeyondFloat32, {std::to_string(i), JsonNumber(v)});
     }
     t.data[i] = converted;
   }

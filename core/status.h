@@ -38,6 +38,10 @@ class Status {
     }
     return s;
   }
+  // "WHERE: " + id's message, WHERE (a file, a place in it) a prefix part of its own.
+  static Status ErrorAt(const std::string& where, MsgId id, std::vector<std::string> args) {
+    return Prefixed(MsgId::kPrefixContext, {where}, Error(id, std::move(args)));
+  }
   bool ok() const { return !failed_; }
   explicit operator bool() const { return ok(); }
   const std::string& message() const { return message_; }

@@ -81,10 +81,9 @@ Status LoadWeights(const std::string& dir, const AttentionConfig& config, Projec
     auto t = ReadNpy(path);
     if (!t) return t.status();
     if (t->shape != item.shape) {
-      return Status::Error(path + ": shape " + ShapeString(t->shape) + " does not match " + item.meaning + " = " +
-                           ShapeString(item.shape) + " for d_model=" + std::to_string(d_model) +
-                           ", n_head=" + std::to_string(n_head) + ", d_k=" + std::to_string(d_k) +
-                           ", d_v=" + std::to_string(d_v));
+      return Status::ErrorAt(path, MsgId::kWeightsShape,
+                             {ShapeString(t->shape), item.meaning, ShapeString(item.shape), std::to_string(d_model),
+                              std::to_string(n_head), std::to_string(d_k), std::to_string(d_v)});
     }
     *item.dst = std::move(*t);
   }

@@ -1,5 +1,5 @@
 // attnviz-cli's help in Korean (the English texts stay next to their commands). Under --lang ko a help with
-// a Korean text here is shown in Korean; the model command's is shown in English.
+// a Korean text here is shown in Korean.
 #include "cli_help_ko.h"
 
 #include "ui_strings.h"
@@ -95,6 +95,25 @@ const char* kInputOptionsHelpKo =
     "  --weights DIR          wq.npy wk.npy wv.npy wo.npy 를 읽습니다 (float32/float64, C 순서)\n"
     "  MODEL_DIR              모델 폴더 (config.json 이 있는)\n";
 
+const char* kModelHelpKo =
+    "사용법: attnviz-cli model --model DIR|tiny (--text 문장 | --text-file FILE [--line N]) [옵션]\n"
+    "학습된 모델 (Hugging Face 폴더: config.json, model.safetensors, 토크나이저 파일)을 문장에 돌리고,\n"
+    "층마다 각 헤드의 평균 최대 어텐션과 엔트로피를 출력합니다.\n"
+    "  --model DIR|tiny       모델 폴더 (gpt2, bert, llama, qwen2, mistral); tiny = 함께 들어 있는 모델\n"
+    "  --text TEXT            문장\n"
+    "  --text-file FILE       문장 파일; --line N 은 N번째 줄의 항목을 고릅니다 (기본: 첫 항목)\n"
+    "  --tokens               {\"ids\": [...], \"tokens\": [...]} 를 JSON으로 출력하고 끝냅니다\n"
+    "  --roles                요약 대신 모든 헤드의 역할 점수를 CSV로 출력합니다: layer, head,\n"
+    "                         previous_token, induction, first_token, same_token, local, broad (각각 0..1),\n"
+    "                         strongest, strongest_score\n"
+    "  --json                 --roles 와 함께: 표를 JSON으로, 역할마다 한 문장 뜻풀이를 붙여\n"
+    "  --dump OUT             OUT/tokens.json, OUT/attention.npy [n_layer, n_head, n, n] (softmax 확률),\n"
+    "                         OUT/hidden.npy [n_layer + 1, n, d_model] (임베딩 뒤와 각 블록 뒤의 잔차 흐름,\n"
+    "                         마지막 정규화 전)와 OUT/roles.csv (--roles 표)를 씁니다\n"
+    "  --no-scale             가정 실험: 1/sqrt(d_head) 스케일을 뺍니다\n"
+    "  --temperature T        가정 실험: 로짓을 T로 나눕니다 (1e-06..1e+06)\n"
+    "  --layers L1,L2,...     가정 실험을 적용할 층 (기본: 모두)\n";
+
 }  // namespace
 
 const char* HelpText(Help help, const char* english) {
@@ -105,6 +124,7 @@ const char* HelpText(Help help, const char* english) {
     case Help::kInputOptions: return kInputOptionsHelpKo;
     case Help::kSweep: return kSweepHelpKo;
     case Help::kExport: return kExportHelpKo;
+    case Help::kModel: return kModelHelpKo;
   }
   return english;
 }

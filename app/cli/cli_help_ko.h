@@ -4,7 +4,7 @@
 
 namespace attnviz {
 
-enum class Help { kUsage, kCompute, kInputOptions, kSweep, kExport };
+enum class Help { kUsage, kCompute, kInputOptions, kSweep, kExport, kModel };
 // The Korean text of `help` under --lang ko, else `english`.
 const char* HelpText(Help help, const char* english);
 

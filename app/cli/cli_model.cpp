@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli_commands.h"
+#include "cli_help_ko.h"
 #include "localized.h"
 #include "cli_util.h"
 #include "file_io.h"
@@ -174,7 +175,7 @@ int RunModelCommand(const std::vector<std::string>& args) {
   bool help = false;
   if (Status s = ParseArgs(args, &a, &help); !s) return UsageError("model", Localized(s));
   if (help) {
-    std::printf("%s", kModelHelp);
+    std::printf("%s", HelpText(Help::kModel, kModelHelp));
     return 0;
   }
   Result<SentenceItem> item = ResolveInputText(a.input);

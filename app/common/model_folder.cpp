@@ -11,15 +11,15 @@
 namespace attnviz {
 
 Result<std::string> ResolveModelDir(const std::string& name_or_dir) {
-  if (name_or_dir.empty()) return Status::Error("--model: empty; give a model folder or 'tiny' (the bundled model)");
+  if (name_or_dir.empty()) return Status::Error(MsgId::kModelEmpty, {});
   if (name_or_dir != kBundledModelName) return name_or_dir;
   const DataDir& data = FindDataDir();
   const std::string dir = data.bundled_model();
   struct stat st;
   if (dir.empty())
-    return Status::Error("the bundled model 'tiny' was not found: no data folder (looked in " + data.searched + ")");
+    return Status::Error(MsgId::kBundledNoDataDir, {data.searched});
   if (stat((dir + "/config.json").c_str(), &st) != 0)
-    return Status::Error("the bundled model 'tiny' was not found: " + dir + "/config.json is missing");
+    return Status::Error(MsgId::kBundledNoConfig, {dir});
   return dir;
 }
 
@@ -43,14 +43,13 @@ Result<std::vector<tokenize::Token>> TokenizeForModel(const ModelFolder& folder,
   auto tokens = folder.tokenizer->Encode(text);
   if (!tokens) return tokens.status();
   const model::ModelConfig& c = folder.model->config();
-  if (tokens->empty()) return Status::Error("the text gives no tokens");
+  if (tokens->empty()) return Status::Error(MsgId::kTextNoTokens, {});
   if ((int)tokens->size() > c.max_positions)
-    return Status::Error("the text is " + std::to_string(tokens->size()) + " tokens; " + c.model_type +
-                         " takes at most " + std::to_string(c.max_positions) + " (max_position_embeddings)");
+    return Status::Error(MsgId::kTextTooLongForModel,
+                         {std::to_string(tokens->size()), c.model_type, std::to_string(c.max_positions)});
   for (const tokenize::Token& t : *tokens)
     if (t.id < 0 || t.id >= c.vocab)
-      return Status::Error("token '" + t.display + "' has id " + std::to_string(t.id) + ", outside the model's vocabulary of " +
-                           std::to_string(c.vocab) + " (tokenizer and checkpoint disagree)");
+      return Status::Error(MsgId::kTokenOutsideVocab, {t.display, std::to_string(t.id), std::to_string(c.vocab)});
   return tokens;
 }
 

@@ -101,7 +101,7 @@ std::shared_ptr<const ModelFolder> ModelSession::folder() const {
 
 std::string ModelSession::open_error() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return open_error_;
+  return Localized(open_status_);
 }
 
 uint64_t ModelSession::open_generation() const {
@@ -173,9 +173,9 @@ void ModelSession::Serve() {
         std::lock_guard<std::mutex> lock(mutex_);
         if (opened) {
           folder_ = *opened;
-          open_error_.clear();
+          open_status_ = Status::Ok();
         } else {
-          open_error_ = opened.message();
+          open_status_ = opened.status();
         }
         ++open_generation_;
         opening_ = open_requested_;  // another open may have arrived meanwhile

@@ -63,7 +63,7 @@ class ModelSession {
   // Opens a folder in the background; opened() then has it (or the error).
   void Open(const std::string& dir);
   bool opening() const;
-  // The folder last opened successfully, and the last open error ("" when it worked).
+  // The folder last opened successfully, and the last open error in the UI's language ("" when it worked).
   std::shared_ptr<const ModelFolder> folder() const;
   std::string open_error() const;
   uint64_t open_generation() const;  // counts finished opens (the app notices a new folder by it)
@@ -85,7 +85,7 @@ class ModelSession {
   std::string open_pending_;
   bool open_requested_ = false, opening_ = false;
   std::shared_ptr<const ModelFolder> folder_;
-  std::string open_error_;
+  Status open_status_;
   uint64_t open_generation_ = 0;
   std::unique_ptr<ModelRequest> pending_;
   uint64_t submitted_ = 0, finished_ = 0;

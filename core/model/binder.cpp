@@ -9,22 +9,26 @@ Status Binder::Get(std::initializer_list<std::string> names, const std::vector<i
     const TensorStore::Entry* e = store_->Find(name);
     if (!e) continue;
     if (e->info->shape != want)
-      return Status::Error("tensor '" + name + "' in " + e->file->path() + " has shape " +
-                           ShapeString(e->info->shape) + " but config.json needs " + ShapeString(want));
+      return Status::Error(MsgId::kTensorShape,
+                           {name, e->file->path(), ShapeString(e->info->shape), ShapeString(want)});
     auto f = store_->Floats(name);
     if (!f) return f.status();
     *out = *f;
     return Status::Ok();
   }
-  std::string msg = "missing tensor '" + *names.begin() + "'";
-  if (names.size() > 1) {
-    msg += " (also tried";
-    for (auto it = names.begin() + 1; it != names.end(); ++it) msg += " '" + *it + "'";
-    msg += ")";
-  }
-  if (!store_->files().empty()) msg += " in " + store_->files().front()->path() +
-                                       (store_->files().size() > 1 ? " and its other shards" : "");
-  return Status::Error(msg);
+  // "missing tensor 'A' (also tried 'B' 'C') in FILE [and its other shards]": one part each, the later ones
+  // optional, built from the end (`rest` Ok: nothing follows).
+  auto before = [](MsgId id, std::string arg, const Status& rest) {
+    return rest.ok() ? Status::Error(id, {std::move(arg)}) : Status::Prefixed(id, {std::move(arg)}, rest);
+  };
+  const auto& files = store_->files();
+  Status rest;
+  if (!files.empty())
+    rest = Status::Error(files.size() > 1 ? MsgId::kTensorMissingInShards : MsgId::kTensorMissingIn, {files.front()->path()});
+  std::string others;
+  for (auto it = names.begin() + 1; it != names.end(); ++it) others += (others.empty() ? "'" : " '") + *it + "'";
+  if (!others.empty()) rest = before(MsgId::kTensorAlsoTried, others, rest);
+  return before(MsgId::kTensorMissing, *names.begin(), rest);
 }
 
 Status Binder::LinearOutIn(const std::string& name, int in, int out, bool bias, Linear* l) {
@@ -68,7 +72,7 @@ Result<ModelParams> BindParams(const ModelConfig& config, TensorStore* store) {
     case Arch::kBert: s = BindBert(config, b, &p); break;
     case Arch::kLlama: s = BindLlama(config, b, &p); break;
   }
-  if (!s) return Status::Error(config.model_type + " checkpoint: " + s.message());
+  if (!s) return Status::Prefixed(MsgId::kPrefixCheckpoint, {config.model_type}, s);
   return p;
 }
 

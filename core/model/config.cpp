@@ -26,12 +26,10 @@ class Keys {
         *out = *fallback;
         return Status::Ok();
       }
-      return Status::Error(where_ + ": missing key \"" + key + "\" (an integer in [" + std::to_string(lo) + ", " +
-                           std::to_string(hi) + "])");
+      return Status::ErrorAt(where_, MsgId::kConfigMissingInt, {key, std::to_string(lo), std::to_string(hi)});
     }
     if (!it->is_number_integer() || it->get<int64_t>() < lo || it->get<int64_t>() > hi)
-      return Status::Error(where_ + ": \"" + key + "\" is " + it->dump() + "; allowed: an integer in [" +
-                           std::to_string(lo) + ", " + std::to_string(hi) + "]");
+      return Status::ErrorAt(where_, MsgId::kConfigNotInt, {key, it->dump(), std::to_string(lo), std::to_string(hi)});
     *out = (int)it->get<int64_t>();
     return Status::Ok();
   }
@@ -40,13 +38,12 @@ class Keys {
   Status Double(const char* key, double lo, double hi, double fallback, double* out, bool required = false) const {
     auto it = j_.find(key);
     if (it == j_.end() || it->is_null()) {
-      if (required) return Status::Error(where_ + ": missing key \"" + key + "\"");
+      if (required) return Status::ErrorAt(where_, MsgId::kConfigMissingKey, {key});
       *out = fallback;
       return Status::Ok();
     }
     if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < lo || it->get<double>() > hi)
-      return Status::Error(where_ + ": \"" + key + "\" is " + it->dump() + "; allowed: a number in [" + Num(lo) +
-                           ", " + Num(hi) + "]");
+      return Status::ErrorAt(where_, MsgId::kConfigNotNumber, {key, it->dump(), Num(lo), Num(hi)});
     *out = it->get<double>();
     return Status::Ok();
   }
@@ -57,7 +54,7 @@ class Keys {
       *out = fallback;
       return Status::Ok();
     }
-    if (!it->is_boolean()) return Status::Error(where_ + ": \"" + key + "\" is " + it->dump() + "; allowed: true, false");
+    if (!it->is_boolean()) return Status::ErrorAt(where_, MsgId::kConfigNotBool, {key, it->dump()});
     *out = it->get<bool>();
     return Status::Ok();
   }
@@ -68,7 +65,7 @@ class Keys {
       *out = fallback;
       return Status::Ok();
     }
-    if (!it->is_string()) return Status::Error(where_ + ": \"" + key + "\" is " + it->dump() + "; allowed: a string");
+    if (!it->is_string()) return Status::ErrorAt(where_, MsgId::kConfigNotString, {key, it->dump()});
     *out = it->get<std::string>();
     return Status::Ok();
   }
@@ -102,9 +99,7 @@ Status ParseActivation(const Keys& k, const char* key, const std::string& fallba
   else if (a == "relu")
     *out = Activation::kRelu;
   else
-    return Status::Error(k.where() + ": \"" + key + "\" is \"" + a +
-                         "\"; supported: gelu_new, gelu_pytorch_tanh, gelu_fast (tanh approximation), gelu (erf), "
-                         "silu, swish, relu");
+    return Status::ErrorAt(k.where(), MsgId::kConfigActivation, {key, a});
   return Status::Ok();
 }
 
@@ -123,8 +118,8 @@ Status ParseGpt2(const Keys& k, ModelConfig* c) {
   ATTNVIZ_TRY(k.Bool("scale_attn_by_inverse_layer_idx", false, &c->scale_by_inverse_layer_idx));
   ATTNVIZ_TRY(k.Bool("tie_word_embeddings", true, &c->tie_word_embeddings));
   if (c->d_model % c->n_head != 0)
-    return Status::Error(k.where() + ": n_embd " + std::to_string(c->d_model) + " is not a multiple of n_head " +
-                         std::to_string(c->n_head));
+    return Status::ErrorAt(k.where(), MsgId::kConfigNotMultiple,
+                           {"n_embd", std::to_string(c->d_model), "n_head", std::to_string(c->n_head)});
   c->n_kv_head = c->n_head;
   c->d_head = c->d_model / c->n_head;
   return Status::Ok();
@@ -143,10 +138,10 @@ Status ParseBert(const Keys& k, ModelConfig* c) {
   std::string pe;
   ATTNVIZ_TRY(k.String("position_embedding_type", "absolute", &pe));
   if (pe != "absolute")
-    return Status::Error(k.where() + ": \"position_embedding_type\" is \"" + pe + "\"; supported: absolute");
+    return Status::ErrorAt(k.where(), MsgId::kConfigPositionEmbedding, {pe});
   if (c->d_model % c->n_head != 0)
-    return Status::Error(k.where() + ": hidden_size " + std::to_string(c->d_model) +
-                         " is not a multiple of num_attention_heads " + std::to_string(c->n_head));
+    return Status::ErrorAt(k.where(), MsgId::kConfigNotMultiple, {"hidden_size", std::to_string(c->d_model),
+                                                                  "num_attention_heads", std::to_string(c->n_head)});
   c->n_kv_head = c->n_head;
   c->d_head = c->d_model / c->n_head;
   c->tie_word_embeddings = true;
@@ -157,7 +152,7 @@ Status ParseRopeScaling(const json& j, const std::string& where, RopeScaling* r)
   auto it = j.find("rope_scaling");
   if (it == j.end() || it->is_null()) return Status::Ok();
   const std::string w = where + " rope_scaling";
-  if (!it->is_object()) return Status::Error(w + " must be null or an object");
+  if (!it->is_object()) return Status::Error(MsgId::kConfigRopeScalingForm, {where});
   std::string type;
   for (const char* key : {"rope_type", "type"}) {
     auto t = it->find(key);
@@ -166,7 +161,7 @@ Status ParseRopeScaling(const json& j, const std::string& where, RopeScaling* r)
       break;
     }
   }
-  if (type.empty()) return Status::Error(w + ": missing \"rope_type\" (or legacy \"type\")");
+  if (type.empty()) return Status::ErrorAt(w, MsgId::kConfigRopeTypeMissing, {});
   const Keys k(*it, w);
   if (type == "default") return Status::Ok();
   if (type == "linear") {
@@ -180,10 +175,10 @@ Status ParseRopeScaling(const json& j, const std::string& where, RopeScaling* r)
     ATTNVIZ_TRY(k.Double("high_freq_factor", 1e-6, 1e6, 4, &r->high_freq_factor, true));
     ATTNVIZ_TRY(k.Int("original_max_position_embeddings", 1, kMaxPositions, &r->original_max_position_embeddings));
     if (!(r->high_freq_factor > r->low_freq_factor))
-      return Status::Error(w + ": high_freq_factor must be greater than low_freq_factor");
+      return Status::ErrorAt(w, MsgId::kConfigRopeFreqOrder, {});
     return Status::Ok();
   }
-  return Status::Error(w + ": rope type \"" + type + "\" is not supported; supported: default, linear, llama3");
+  return Status::ErrorAt(w, MsgId::kConfigRopeType, {type});
 }
 
 Status ParseLlamaFamily(const Keys& k, const json& j, ModelConfig* c) {
@@ -193,16 +188,14 @@ Status ParseLlamaFamily(const Keys& k, const json& j, ModelConfig* c) {
   ATTNVIZ_TRY(k.IntOr("num_key_value_heads", 1, c->n_head, c->n_head, &c->n_kv_head));
   ATTNVIZ_TRY(k.Int("hidden_size", 1, kMaxWidth, &c->d_model));
   if (c->n_head % c->n_kv_head != 0)
-    return Status::Error(k.where() + ": num_attention_heads " + std::to_string(c->n_head) +
-                         " is not a multiple of num_key_value_heads " + std::to_string(c->n_kv_head));
+    return Status::ErrorAt(k.where(), MsgId::kConfigNotMultiple, {"num_attention_heads", std::to_string(c->n_head),
+                                                                  "num_key_value_heads", std::to_string(c->n_kv_head)});
   const int default_head = c->d_model / c->n_head;
   if (default_head * c->n_head != c->d_model && j.find("head_dim") == j.end())
-    return Status::Error(k.where() + ": hidden_size " + std::to_string(c->d_model) +
-                         " is not a multiple of num_attention_heads " + std::to_string(c->n_head) +
-                         " and there is no \"head_dim\"");
+    return Status::ErrorAt(k.where(), MsgId::kConfigNoHeadDim, {std::to_string(c->d_model), std::to_string(c->n_head)});
   ATTNVIZ_TRY(k.IntOr("head_dim", 1, kMaxWidth, default_head, &c->d_head));
   if (c->d_head % 2 != 0)
-    return Status::Error(k.where() + ": head_dim " + std::to_string(c->d_head) + " must be even for rotary embeddings");
+    return Status::ErrorAt(k.where(), MsgId::kConfigHeadDimOdd, {std::to_string(c->d_head)});
   ATTNVIZ_TRY(k.Int("intermediate_size", 1, 16 * kMaxWidth, &c->d_ff));
   ATTNVIZ_TRY(k.Int("vocab_size", 1, kMaxVocab, &c->vocab));
   ATTNVIZ_TRY(k.IntOr("max_position_embeddings", 1, kMaxPositions, 2048, &c->max_positions));
@@ -216,8 +209,7 @@ Status ParseLlamaFamily(const Keys& k, const json& j, ModelConfig* c) {
     bool sliding = false;
     ATTNVIZ_TRY(k.Bool("use_sliding_window", false, &sliding));
     if (sliding)
-      return Status::Error(k.where() + ": \"use_sliding_window\" is true; qwen2 sliding-window attention is not "
-                                       "supported (allowed: false)");
+      return Status::ErrorAt(k.where(), MsgId::kConfigSlidingWindow, {});
   } else if (mistral) {
     ATTNVIZ_TRY(k.IntOr("sliding_window", 1, kMaxPositions, 0, &c->sliding_window));
   } else {
@@ -263,16 +255,16 @@ Result<ModelConfig> ParseModelConfig(const std::string& text, const std::string&
   try {
     j = json::parse(text);
   } catch (const json::parse_error& e) {
-    return Status::Error(where + ": not valid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
+    return Status::ErrorAt(where, MsgId::kJsonInvalidAtByte, {std::to_string(e.byte), e.what()});
   } catch (const json::exception& e) {  // e.g. a number beyond double's range (out_of_range 406)
-    return Status::Error(where + ": not valid JSON: " + e.what());
+    return Status::ErrorAt(where, MsgId::kJsonInvalid, {e.what()});
   }
-  if (!j.is_object()) return Status::Error(where + ": must be a JSON object");
+  if (!j.is_object()) return Status::ErrorAt(where, MsgId::kMustBeJsonObject, {});
   ModelConfig c;
   const Keys k(j, where);
   auto mt = j.find("model_type");
   if (mt == j.end() || !mt->is_string())
-    return Status::Error(where + ": missing \"model_type\" (supported: gpt2, bert, llama, qwen2, mistral)");
+    return Status::ErrorAt(where, MsgId::kConfigNoModelType, {});
   c.model_type = mt->get<std::string>();
   Status s;
   if (c.model_type == "gpt2") {
@@ -285,21 +277,20 @@ Result<ModelConfig> ParseModelConfig(const std::string& text, const std::string&
     c.arch = Arch::kLlama;
     s = ParseLlamaFamily(k, j, &c);
   } else {
-    return Status::Error(where + ": model_type \"" + c.model_type +
-                         "\" is not supported (supported: gpt2, bert, llama, qwen2, mistral)");
+    return Status::ErrorAt(where, MsgId::kConfigModelType, {c.model_type});
   }
   if (!s) return s;
   // Sizes the run multiplies together stay far from overflow.
   if ((int64_t)c.n_head * c.d_head > kMaxWidth || (int64_t)c.n_kv_head * c.d_head > kMaxWidth)
-    return Status::Error(where + ": heads x head width " + std::to_string((int64_t)c.n_head * c.d_head) +
-                         " is larger than " + std::to_string(kMaxWidth));
+    return Status::ErrorAt(where, MsgId::kConfigHeadsTooWide,
+                           {std::to_string((int64_t)c.n_head * c.d_head), std::to_string(kMaxWidth)});
   return c;
 }
 
 Result<ModelConfig> ReadModelConfig(const std::string& path) {
   auto map = MappedFile::Open(path);
   if (!map) return map.status();
-  if ((*map)->size() > (16u << 20)) return Status::Error(path + ": too large for a config.json");
+  if ((*map)->size() > (16u << 20)) return Status::ErrorAt(path, MsgId::kConfigTooLarge, {});
   const char* b = reinterpret_cast<const char*>((*map)->data());
   return ParseModelConfig(std::string(b, b + (*map)->size()), path);
 }

@@ -8,7 +8,7 @@ namespace attnviz::model {
 
 Result<std::shared_ptr<const Model>> BindModel(ModelConfig config, std::shared_ptr<TensorStore> store, std::string dir) {
   auto params = BindParams(config, store.get());
-  if (!params) return Status::Error(dir + ": " + params.message());
+  if (!params) return Status::Prefixed(MsgId::kPrefixContext, {dir}, params.status());
   std::shared_ptr<Model> m(new Model());
   m->config_ = std::move(config);
   m->store_ = std::move(store);

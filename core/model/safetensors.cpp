@@ -38,8 +38,6 @@ constexpr uint64_t kMaxDim = uint64_t(1) << 40;
 
 bool MulOverflows(uint64_t a, uint64_t b, uint64_t* out) { return __builtin_mul_overflow(a, b, out); }
 
-std::string Where(const std::string& path) { return path + ": "; }
-
 }  // namespace
 
 const char* DTypeName(DType t) {
@@ -66,16 +64,16 @@ std::string ShapeString(const std::vector<int64_t>& shape) {
 Result<std::shared_ptr<const MappedFile>> MappedFile::Open(const std::string& path) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused right after, as not regular).
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return Status::Error(Where(path) + "cannot open: " + std::strerror(errno));
+  if (fd < 0) return Status::Error(MsgId::kCannotOpen, {path, std::strerror(errno)});
   struct stat st;
   if (::fstat(fd, &st) != 0) {
     const int e = errno;
     ::close(fd);
-    return Status::Error(Where(path) + "cannot stat: " + std::strerror(e));
+    return Status::ErrorAt(path, MsgId::kCannotStat, {std::strerror(e)});
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return Status::Error(Where(path) + "not a regular file (refusing to map a device, FIFO or folder)");
+    return Status::ErrorAt(path, MsgId::kNotRegularToMap, {});
   }
   std::shared_ptr<MappedFile> m(new MappedFile());
   m->path_ = path;
@@ -85,7 +83,7 @@ Result<std::shared_ptr<const MappedFile>> MappedFile::Open(const std::string& pa
     if (p == MAP_FAILED) {
       const int e = errno;
       ::close(fd);
-      return Status::Error(Where(path) + "cannot mmap " + std::to_string(m->size_) + " bytes: " + std::strerror(e));
+      return Status::ErrorAt(path, MsgId::kCannotMmap, {std::to_string(m->size_), std::strerror(e)});
     }
     m->data_ = static_cast<const uint8_t*>(p);
   }
@@ -111,17 +109,15 @@ Result<std::shared_ptr<const SafetensorsFile>> SafetensorsFile::Parse(std::share
   const uint64_t size = map->size();
   // 1. Header length: 8 bytes, little endian, and the header must fit in the file.
   if (size < 8)
-    return Status::Error(Where(path) + "truncated: " + std::to_string(size) +
-                         " bytes, shorter than the 8-byte header length of a safetensors file");
+    return Status::ErrorAt(path, MsgId::kStTruncated, {std::to_string(size)});
   uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | map->data()[i];
   if (n > size - 8)
-    return Status::Error(Where(path) + "header length " + std::to_string(n) + " is longer than the file (" +
-                         std::to_string(size) + " bytes, so at most " + std::to_string(size - 8) +
-                         " bytes of header); truncated or not a safetensors file");
+    return Status::ErrorAt(path, MsgId::kStHeaderPastEnd,
+                           {std::to_string(n), std::to_string(size), std::to_string(size - 8)});
   if (n > kMaxHeaderBytes)
-    return Status::Error(Where(path) + "header length " + std::to_string(n) + " exceeds the 100 MiB limit");
-  if (n < 2) return Status::Error(Where(path) + "header of " + std::to_string(n) + " bytes cannot hold a JSON object");
+    return Status::ErrorAt(path, MsgId::kStHeaderTooLong, {std::to_string(n)});
+  if (n < 2) return Status::ErrorAt(path, MsgId::kStHeaderTooShort, {std::to_string(n)});
 
   // 2. JSON header.
   const char* hb = reinterpret_cast<const char*>(map->data() + 8);
@@ -129,12 +125,11 @@ Result<std::shared_ptr<const SafetensorsFile>> SafetensorsFile::Parse(std::share
   try {
     header = json::parse(hb, hb + n);
   } catch (const json::parse_error& e) {
-    return Status::Error(Where(path) + "header is not valid JSON at byte " + std::to_string(e.byte) +
-                         " of the header (file offset " + std::to_string(8 + e.byte) + "): " + e.what());
+    return Status::ErrorAt(path, MsgId::kStHeaderJsonAt, {std::to_string(e.byte), std::to_string(8 + e.byte), e.what()});
   } catch (const json::exception& e) {  // e.g. a number beyond double's range (out_of_range 406)
-    return Status::Error(Where(path) + "header is not valid JSON: " + e.what());
+    return Status::ErrorAt(path, MsgId::kStHeaderJson, {e.what()});
   }
-  if (!header.is_object()) return Status::Error(Where(path) + "header must be a JSON object of tensors");
+  if (!header.is_object()) return Status::ErrorAt(path, MsgId::kStHeaderNotObject, {});
 
   std::shared_ptr<SafetensorsFile> f(new SafetensorsFile());
   f->map_ = map;
@@ -145,60 +140,56 @@ Result<std::shared_ptr<const SafetensorsFile>> SafetensorsFile::Parse(std::share
   for (auto it = header.begin(); it != header.end(); ++it) {
     const std::string& name = it.key();
     const json& e = it.value();
-    const std::string where = Where(path) + "tensor '" + name + "': ";
+    // "PATH: tensor 'NAME': " in front of what is wrong with the entry.
+    auto entry_error = [&](MsgId id, std::vector<std::string> args) {
+      return Status::Prefixed(MsgId::kPrefixContext, {path},
+                              Status::Prefixed(MsgId::kPrefixTensor, {name}, Status::Error(id, std::move(args))));
+    };
     if (name == "__metadata__") {
-      if (!e.is_object()) return Status::Error(Where(path) + "__metadata__ must be an object of strings");
+      if (!e.is_object()) return Status::ErrorAt(path, MsgId::kStMetadataForm, {});
       for (auto m = e.begin(); m != e.end(); ++m) {
-        if (!m.value().is_string())
-          return Status::Error(Where(path) + "__metadata__ value of '" + m.key() + "' must be a string");
+        if (!m.value().is_string()) return Status::ErrorAt(path, MsgId::kStMetadataValue, {m.key()});
         f->metadata_[m.key()] = m.value().get<std::string>();
       }
       continue;
     }
-    if (!e.is_object()) return Status::Error(where + "entry must be an object {dtype, shape, data_offsets}");
+    if (!e.is_object()) return entry_error(MsgId::kStEntryForm, {});
     TensorInfo t;
     t.name = name;
     // dtype
     auto d = e.find("dtype");
-    if (d == e.end() || !d->is_string()) return Status::Error(where + "missing or non-string \"dtype\"");
+    if (d == e.end() || !d->is_string()) return entry_error(MsgId::kStDtypeMissing, {});
     const std::string dname = d->get<std::string>();
     bool known = false;
     for (const auto& r : kDTypes)
       if (dname == r.name) t.dtype = r.type, known = true;
-    if (!known)
-      return Status::Error(where + "unknown dtype \"" + dname +
-                           "\" (safetensors dtypes: F32 F16 BF16 F64 I64 I32 I16 I8 U8 U16 U32 U64 BOOL F8_E4M3 "
-                           "F8_E5M2)");
+    if (!known) return entry_error(MsgId::kStDtypeUnknown, {dname});
     // shape, with checked products
     auto s = e.find("shape");
-    if (s == e.end() || !s->is_array()) return Status::Error(where + "missing or non-array \"shape\"");
+    if (s == e.end() || !s->is_array()) return entry_error(MsgId::kStShapeMissing, {});
     uint64_t elements = 1;
     for (const json& dim : *s) {
-      if (!dim.is_number_unsigned())
-        return Status::Error(where + "shape " + s->dump() + " must hold non-negative integers");
+      if (!dim.is_number_unsigned()) return entry_error(MsgId::kStShapeNegative, {s->dump()});
       const uint64_t v = dim.get<uint64_t>();
       if (v > kMaxDim || MulOverflows(elements, v, &elements) || elements > kMaxDim)
-        return Status::Error(where + "absurd shape " + s->dump() + " (element count overflows)");
+        return entry_error(MsgId::kStShapeElements, {s->dump()});
       t.shape.push_back((int64_t)v);
     }
     t.elements = elements;
     uint64_t nbytes = 0;
     if (MulOverflows(elements, DTypeSize(t.dtype), &nbytes))
-      return Status::Error(where + "absurd shape " + s->dump() + " (byte count overflows)");
+      return entry_error(MsgId::kStShapeBytes, {s->dump()});
     // data_offsets: relative to the data section
     auto o = e.find("data_offsets");
     if (o == e.end() || !o->is_array() || o->size() != 2 || !(*o)[0].is_number_unsigned() ||
         !(*o)[1].is_number_unsigned())
-      return Status::Error(where + "\"data_offsets\" must be [begin, end] with non-negative integers");
+      return entry_error(MsgId::kStOffsetsForm, {});
     const uint64_t b = (*o)[0].get<uint64_t>(), en = (*o)[1].get<uint64_t>();
-    if (b > en) return Status::Error(where + "data_offsets " + o->dump() + " have begin after end");
-    if (en > data_size)
-      return Status::Error(where + "data_offsets " + o->dump() + " out of range: the data section has only " +
-                           std::to_string(data_size) + " bytes (file truncated?)");
+    if (b > en) return entry_error(MsgId::kStOffsetsReversed, {o->dump()});
+    if (en > data_size) return entry_error(MsgId::kStOffsetsOutside, {o->dump(), std::to_string(data_size)});
     if (en - b != nbytes)
-      return Status::Error(where + "data_offsets " + o->dump() + " span " + std::to_string(en - b) +
-                           " bytes but shape " + ShapeString(t.shape) + " x " + dname + " needs " +
-                           std::to_string(nbytes));
+      return entry_error(MsgId::kStOffsetsSpan,
+                         {o->dump(), std::to_string(en - b), ShapeString(t.shape), dname, std::to_string(nbytes)});
     t.begin = f->data_start_ + b;
     t.end = f->data_start_ + en;
     f->tensors_.push_back(std::move(t));
@@ -214,9 +205,9 @@ Result<std::shared_ptr<const SafetensorsFile>> SafetensorsFile::Parse(std::share
     const TensorInfo* a = by_begin[i - 1];
     const TensorInfo* b = by_begin[i];
     if (b->begin < a->end && b->end > b->begin)
-      return Status::Error(Where(path) + "tensors '" + a->name + "' and '" + b->name +
-                           "' overlap in the data section (bytes " + std::to_string(b->begin - f->data_start_) +
-                           ".." + std::to_string(a->end - f->data_start_) + ")");
+      return Status::ErrorAt(path, MsgId::kStOverlap,
+                             {a->name, b->name, std::to_string(b->begin - f->data_start_),
+                              std::to_string(a->end - f->data_start_)});
   }
   // File order = data order, which is what a reader expects when listing.
   std::sort(f->tensors_.begin(), f->tensors_.end(),
@@ -280,8 +271,7 @@ Status ConvertToFloat(const SafetensorsFile& file, const TensorInfo& t, float* d
       for (uint64_t i = 0; i < t.elements; ++i) dst[i] = BFloat16ToFloat(uint16_t(src[2 * i] | src[2 * i + 1] << 8));
       return Status::Ok();
     default:
-      return Status::Error(file.path() + ": tensor '" + t.name + "' has dtype " + DTypeName(t.dtype) +
-                           "; weights must be F32, F16 or BF16");
+      return Status::ErrorAt(file.path(), MsgId::kTensorDtype, {t.name, DTypeName(t.dtype)});
   }
 }
 

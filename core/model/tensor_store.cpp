@@ -24,7 +24,7 @@ Status AddFile(std::shared_ptr<const SafetensorsFile> file, std::map<std::string
   for (const TensorInfo& t : file->tensors()) {
     auto it = entries->find(t.name);
     if (it != entries->end())
-      return Status::Error("tensor '" + t.name + "' is in both " + it->second.file->path() + " and " + file->path());
+      return Status::Error(MsgId::kTensorInTwoFiles, {t.name, it->second.file->path(), file->path()});
     (*entries)[t.name] = TensorStore::Entry{file.get(), &t};
   }
   return Status::Ok();
@@ -37,8 +37,7 @@ Result<std::shared_ptr<TensorStore>> TensorStore::OpenDir(const std::string& dir
   if (Exists(index)) return OpenIndex(index);
   const std::string single = dir + "/model.safetensors";
   if (Exists(single)) return OpenFiles({single});
-  return Status::Error(dir + ": no model.safetensors or model.safetensors.index.json (only safetensors checkpoints "
-                             "are read; convert pytorch_model.bin first)");
+  return Status::ErrorAt(dir, MsgId::kNoSafetensors, {});
 }
 
 Result<std::shared_ptr<TensorStore>> TensorStore::OpenFiles(const std::vector<std::string>& paths) {
@@ -57,33 +56,32 @@ Result<std::shared_ptr<TensorStore>> TensorStore::OpenIndex(const std::string& i
   auto map = MappedFile::Open(index_path);
   if (!map) return map.status();
   if ((*map)->size() > kMaxIndexBytes)
-    return Status::Error(index_path + ": " + std::to_string((*map)->size()) + " bytes is too large for an index");
+    return Status::ErrorAt(index_path, MsgId::kIndexTooLarge, {std::to_string((*map)->size())});
   const char* b = reinterpret_cast<const char*>((*map)->data());
   json index;
   try {
     index = json::parse(b, b + (*map)->size());
   } catch (const json::parse_error& e) {
-    return Status::Error(index_path + ": not valid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
+    return Status::ErrorAt(index_path, MsgId::kJsonInvalidAtByte, {std::to_string(e.byte), e.what()});
   } catch (const json::exception& e) {  // e.g. a number beyond double's range (out_of_range 406)
-    return Status::Error(index_path + ": not valid JSON: " + e.what());
+    return Status::ErrorAt(index_path, MsgId::kJsonInvalid, {e.what()});
   }
   auto wm = index.is_object() ? index.find("weight_map") : index.end();
   if (!index.is_object() || wm == index.end() || !wm->is_object())
-    return Status::Error(index_path + ": missing \"weight_map\" object {tensor name: shard file}");
+    return Status::ErrorAt(index_path, MsgId::kIndexNoWeightMap, {});
   // 2. Shard files: plain names in the index's folder.
   const size_t slash = index_path.find_last_of('/');
   const std::string dir = slash == std::string::npos ? "." : index_path.substr(0, slash);
   std::vector<std::string> shards;
   for (auto it = wm->begin(); it != wm->end(); ++it) {
     if (!it->is_string())
-      return Status::Error(index_path + ": weight_map entry '" + it.key() + "' must be a file name string");
+      return Status::ErrorAt(index_path, MsgId::kIndexEntryNotString, {it.key()});
     const std::string shard = it->get<std::string>();
     if (shard.empty() || shard.find('/') != std::string::npos || shard == "." || shard == "..")
-      return Status::Error(index_path + ": weight_map entry '" + it.key() + "' names shard \"" + shard +
-                           "\"; shards must be plain file names in the index's folder");
+      return Status::ErrorAt(index_path, MsgId::kIndexShardName, {it.key(), shard});
     if (std::find(shards.begin(), shards.end(), shard) == shards.end()) shards.push_back(shard);
   }
-  if (shards.empty()) return Status::Error(index_path + ": weight_map is empty");
+  if (shards.empty()) return Status::ErrorAt(index_path, MsgId::kIndexEmpty, {});
   std::vector<std::string> paths;
   for (const auto& s : shards) paths.push_back(dir + "/" + s);
   auto store = OpenFiles(paths);
@@ -92,11 +90,9 @@ Result<std::shared_ptr<TensorStore>> TensorStore::OpenIndex(const std::string& i
   for (auto it = wm->begin(); it != wm->end(); ++it) {
     const Entry* e = (*store)->Find(it.key());
     const std::string want = dir + "/" + it->get<std::string>();
-    if (!e)
-      return Status::Error(index_path + ": tensor '" + it.key() + "' is listed in weight_map but not in " + want);
+    if (!e) return Status::ErrorAt(index_path, MsgId::kIndexTensorAbsent, {it.key(), want});
     if (e->file->path() != want)
-      return Status::Error(index_path + ": tensor '" + it.key() + "' is listed in " + want + " but stored in " +
-                           e->file->path());
+      return Status::ErrorAt(index_path, MsgId::kIndexTensorElsewhere, {it.key(), want, e->file->path()});
   }
   return store;
 }
@@ -120,7 +116,7 @@ size_t TensorStore::mapped_bytes() const {
 
 Result<const float*> TensorStore::Floats(const std::string& name) {
   const Entry* e = Find(name);
-  if (!e) return Status::Error("tensor '" + name + "' not found");
+  if (!e) return Status::Error(MsgId::kTensorNotFound, {name});
   const TensorInfo& t = *e->info;
   const uint8_t* bytes = e->file->Bytes(t);
   // 1. F32 in place when aligned (the writer aligns the data section to 8 bytes; offsets are multiples of 4).
@@ -130,8 +126,7 @@ Result<const float*> TensorStore::Floats(const std::string& name) {
   auto it = converted_.find(name);
   if (it != converted_.end()) return static_cast<const float*>(it->second.data());
   if (!DTypeIsFloatConvertible(t.dtype))
-    return Status::Error(e->file->path() + ": tensor '" + name + "' has dtype " + DTypeName(t.dtype) +
-                         "; weights must be F32, F16 or BF16");
+    return Status::ErrorAt(e->file->path(), MsgId::kTensorDtype, {name, DTypeName(t.dtype)});
   std::vector<float> buf(t.elements);
   if (Status s = ConvertToFloat(*e->file, t, buf.data()); !s) return s;
   converted_bytes_ += buf.size() * sizeof(float);

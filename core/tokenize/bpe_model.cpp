@@ -32,14 +32,12 @@ Result<std::unique_ptr<BpeModel>> BpeModel::Create(Vocab vocab,
     const int* ia = v.Find(a);
     const int* ib = v.Find(b);
     if (!ia || !ib)
-      return Status::Error(where + ": merge " + std::to_string(rank + 1) + " ('" + a + "' '" + b + "'): '" +
-                           (!ia ? a : b) + "' is not in the vocabulary");
+      return Status::ErrorAt(where, MsgId::kMergeNotInVocab, {std::to_string(rank + 1), a, b, !ia ? a : b});
     // With a continuing-subword prefix the right side carries it, and the merged token does not repeat it.
     std::string joined = a + (prefix_len && b.size() >= prefix_len ? b.substr(prefix_len) : b);
     const int* inew = v.Find(joined);
     if (!inew)
-      return Status::Error(where + ": merge " + std::to_string(rank + 1) + " ('" + a + "' '" + b + "'): '" + joined +
-                           "' is not in the vocabulary");
+      return Status::ErrorAt(where, MsgId::kMergeNotInVocab, {std::to_string(rank + 1), a, b, joined});
     // A repeated pair: the library builds a map from the list, so the last rank wins.
     model->merges_[PairKey(*ia, *ib)] = MergeResult{int(rank), *inew};
   }
@@ -127,7 +125,7 @@ Status BpeModel::MergeWord(const AlignedText& word, const std::string& utf8, std
     }
     if (options_.unk_token) {
       if (!unk_id_)
-        return Status::Error("the unknown token '" + *options_.unk_token + "' is not in the vocabulary");
+        return Status::Error(MsgId::kUnknownTokenAbsent, {*options_.unk_token});
       if (pending_unk && !options_.fuse_unk) {
         add(pending_unk->first, pending_unk->second, i);
         pending_unk.reset();

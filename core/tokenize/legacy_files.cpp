@@ -32,11 +32,11 @@ Result<std::unique_ptr<Tokenizer>> LoadGpt2Tokenizer(const std::string& vocab_js
                                                      const std::string& merges_txt_path) {
   auto vocab_json = ReadJsonFile(vocab_json_path);
   if (!vocab_json.ok()) return vocab_json.status();
-  if (!vocab_json->is_object()) return Status::Error(vocab_json_path + ": must be a JSON object of token: id");
+  if (!vocab_json->is_object()) return Status::ErrorAt(vocab_json_path, MsgId::kVocabJsonForm, {});
   std::vector<std::pair<std::string, int>> pairs;
   for (auto it = vocab_json->begin(); it != vocab_json->end(); ++it) {
     if (!it.value().is_number_integer())
-      return Status::Error(vocab_json_path + ": entry '" + it.key() + "' has no integer id");
+      return Status::ErrorAt(vocab_json_path, MsgId::kVocabEntryNoId, {it.key()});
     pairs.emplace_back(it.key(), it.value().get<int>());
   }
   auto vocab = Vocab::FromPairs(std::move(pairs), vocab_json_path);
@@ -51,8 +51,8 @@ Result<std::unique_ptr<Tokenizer>> LoadGpt2Tokenizer(const std::string& vocab_js
     if (line.rfind("#version", 0) == 0 || line.empty()) continue;
     size_t space = line.find(' ');
     if (space == std::string::npos || line.find(' ', space + 1) != std::string::npos)
-      return Status::Error(merges_txt_path + ":" + std::to_string(line_number) + ": '" + line +
-                           "' is not two tokens separated by one space");
+      return Status::Prefixed(MsgId::kPrefixFileLine, {merges_txt_path, std::to_string(line_number)},
+                              Status::Error(MsgId::kMergeLineForm, {line}));
     merges.emplace_back(line.substr(0, space), line.substr(space + 1));
   }
   auto model = BpeModel::Create(std::move(vocab.value()), merges, BpeOptions{}, merges_txt_path);
@@ -74,7 +74,7 @@ Result<std::unique_ptr<Tokenizer>> LoadBertTokenizer(const std::string& vocab_tx
   std::vector<std::string> lines = Lines(*text);
   if (!lines.empty() && lines.back().empty()) lines.pop_back();  // the newline that ends the last line
   for (size_t i = 0; i < lines.size(); ++i) pairs.emplace_back(lines[i], int(i));
-  if (pairs.empty()) return Status::Error(vocab_txt_path + ": the vocabulary is empty");
+  if (pairs.empty()) return Status::ErrorAt(vocab_txt_path, MsgId::kVocabEmpty, {});
   auto vocab = Vocab::FromPairs(std::move(pairs), vocab_txt_path);
   if (!vocab.ok()) return vocab.status();
 
@@ -86,7 +86,7 @@ Result<std::unique_ptr<Tokenizer>> LoadBertTokenizer(const std::string& vocab_tx
     auto flag = [&](const char* key, bool fallback) -> Result<bool> {
       auto it = config->find(key);
       if (it == config->end() || it->is_null()) return fallback;
-      if (!it->is_boolean()) return Status::Error(config_path + ": '" + key + "' must be true or false");
+      if (!it->is_boolean()) return Status::ErrorAt(config_path, MsgId::kKeyMustBeBool, {key});
       return it->get<bool>();
     };
     auto lower = flag("do_lower_case", true), chinese = flag("tokenize_chinese_chars", true);
@@ -113,7 +113,7 @@ Result<std::unique_ptr<Tokenizer>> LoadBertTokenizer(const std::string& vocab_tx
   const int* cls_id = vocab->Find(cls);
   const int* sep_id = vocab->Find(sep);
   if (!cls_id || !sep_id)
-    return Status::Error(vocab_txt_path + ": '" + (!cls_id ? cls : sep) + "' is not in the vocabulary");
+    return Status::ErrorAt(vocab_txt_path, MsgId::kNotInVocab, {!cls_id ? cls : sep});
 
   PipelineParts parts;
   // The special tokens the library registers for BERT, so "[SEP]" typed in the text is that token.
@@ -148,15 +148,13 @@ Result<std::unique_ptr<Tokenizer>> LoadTokenizer(const std::string& model_dir) {
   if (FileExists(dir + "tokenizer.json")) return LoadTokenizerJson(dir + "tokenizer.json");
   if (FileExists(dir + "vocab.json") || FileExists(dir + "merges.txt")) {
     if (!FileExists(dir + "merges.txt"))
-      return Status::Error(dir + "merges.txt: missing (vocab.json is there; GPT-2 style BPE needs both)");
-    if (!FileExists(dir + "vocab.json"))
-      return Status::Error(dir + "vocab.json: missing (merges.txt is there; GPT-2 style BPE needs both)");
+      return Status::ErrorAt(dir + "merges.txt", MsgId::kBpeFileMissing, {"vocab.json"});
+    if (!FileExists(dir + "vocab.json")) return Status::ErrorAt(dir + "vocab.json", MsgId::kBpeFileMissing, {"merges.txt"});
     return LoadGpt2Tokenizer(dir + "vocab.json", dir + "merges.txt");
   }
   if (FileExists(dir + "vocab.txt")) return LoadBertTokenizer(dir + "vocab.txt", dir + "tokenizer_config.json");
-  if (!FileExists(model_dir.empty() ? "." : model_dir)) return Status::Error(model_dir + ": no such folder");
-  return Status::Error(model_dir +
-                       ": no tokenizer files (looked for tokenizer.json, vocab.json + merges.txt, vocab.txt)");
+  if (!FileExists(model_dir.empty() ? "." : model_dir)) return Status::ErrorAt(model_dir, MsgId::kNoSuchFolder, {});
+  return Status::ErrorAt(model_dir, MsgId::kNoTokenizerFiles, {});
 }
 
 }  // namespace attnviz::tokenize

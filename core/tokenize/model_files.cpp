@@ -37,10 +37,10 @@ Result<nlohmann::json> ParseJson(const std::string& text, const std::string& pat
     // nlohmann's message starts "[json.exception.parse_error.101] parse error at line 1, column 2: ..."
     size_t colon = what.find(": ");
     std::string reason = colon == std::string::npos ? what : what.substr(colon + 2);
-    return Status::Error(path + ": invalid JSON at byte offset " + std::to_string(offset) + " (line " +
-                         std::to_string(line) + ", column " + std::to_string(column) + "): " + reason);
+    return Status::ErrorAt(path, MsgId::kJsonInvalidAtOffset,
+                           {std::to_string(offset), std::to_string(line), std::to_string(column), reason});
   } catch (const nlohmann::json::exception& e) {  // e.g. a number beyond double's range (out_of_range 406)
-    return Status::Error(path + ": invalid JSON: " + e.what());
+    return Status::ErrorAt(path, MsgId::kJsonInvalidShort, {e.what()});
   }
 }
 

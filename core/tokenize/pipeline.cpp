@@ -37,8 +37,7 @@ class PipelineTokenizer : public Tokenizer {
 
   Result<std::vector<Token>> Encode(std::string_view text, bool add_special_tokens) const override {
     if (text.size() > kMaxEncodeBytes)
-      return Status::Error("text of " + std::to_string(text.size()) + " bytes is too long to tokenize (at most " +
-                           std::to_string(kMaxEncodeBytes) + ")");
+      return Status::Error(MsgId::kTextTooLongToTokenize, {std::to_string(text.size()), std::to_string(kMaxEncodeBytes)});
     Status valid = ValidateUtf8(text);
     if (!valid.ok()) return valid;
 

@@ -58,8 +58,7 @@ Result<Regex> Regex::Compile(const std::string& pattern) {
   if (!code) {
     PCRE2_UCHAR message[256];
     pcre2_get_error_message(error, message, sizeof message);
-    return Status::Error("regex /" + pattern + "/ does not compile: " + reinterpret_cast<char*>(message) +
-                         " (at pattern byte " + std::to_string(offset) + ")");
+    return Status::Error(MsgId::kRegexCompile, {pattern, reinterpret_cast<char*>(message), std::to_string(offset)});
   }
   pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);  // optional speed-up; the interpreter is used if JIT is absent
   Regex regex;
@@ -102,7 +101,7 @@ Result<std::vector<std::pair<size_t, size_t>>> Regex::FindAll(std::string_view u
       PCRE2_UCHAR message[256];
       pcre2_get_error_message(rc, message, sizeof message);
       pcre2_match_data_free(match);
-      return Status::Error("regex /" + pattern_ + "/ failed while matching: " + reinterpret_cast<char*>(message));
+      return Status::Error(MsgId::kRegexMatch, {pattern_, reinterpret_cast<char*>(message)});
     }
     PCRE2_SIZE* ov = pcre2_get_ovector_pointer(match);
     size_t s = ov[0], e = ov[1];

@@ -20,7 +20,7 @@ class TokenizerJsonReader {
   explicit TokenizerJsonReader(std::string file) : file_(std::move(file)) {}
 
   Result<PipelineParts> Read(const json& root) {
-    if (!root.is_object()) return Fail("", "the top level must be a JSON object");
+    if (!root.is_object()) return Fail("", MsgId::kTokenizerTopLevel);
     PipelineParts parts;
     if (auto n = Section(root, "normalizer"); n && !n->is_null()) {
       auto normalizer = ReadNormalizer(*n, "normalizer");
@@ -33,7 +33,7 @@ class TokenizerJsonReader {
       parts.pre_tokenizer = std::move(pre.value());
     }
     auto m = Section(root, "model");
-    if (!m || m->is_null()) return Fail("", "there is no 'model' section");
+    if (!m || m->is_null()) return Fail("", MsgId::kTokenizerNoModel);
     auto model = ReadModel(*m, &parts);
     if (!model.ok()) return model.status();
     parts.model = std::move(model.value());
@@ -51,15 +51,19 @@ class TokenizerJsonReader {
   }
 
  private:
-  Status Fail(const std::string& where, const std::string& what) const {
-    return Status::Error(file_ + ": " + (where.empty() ? "" : where + ": ") + what);
+  // "FILE: WHERE: what" (WHERE a place such as normalizer.normalizers[1], or none).
+  Status Fail(const std::string& where, const Status& what) const {
+    return Status::Prefixed(MsgId::kPrefixContext, {file_},
+                            where.empty() ? what : Status::Prefixed(MsgId::kPrefixContext, {where}, what));
+  }
+  Status Fail(const std::string& where, MsgId id, std::vector<std::string> args = {}) const {
+    return Fail(where, Status::Error(id, std::move(args)));
   }
   // "normalizer type 'X' is not supported" for top-level sections, with the place for nested ones.
   Status Unsupported(const std::string& kind, const std::string& type, const std::string& where,
                      const std::string& supported) const {
-    std::string place = where == kind ? "" : " (at " + where + ")";
-    return Status::Error(file_ + ": " + kind + " type '" + type + "' is not supported" + place +
-                         "; supported: " + supported);
+    return Fail("", where == kind ? Status::Error(MsgId::kTokenizerType, {kind, type, supported})
+                                  : Status::Error(MsgId::kTokenizerTypeAt, {kind, type, where, supported}));
   }
   static const json* Section(const json& obj, const char* key) {
     auto it = obj.find(key);
@@ -67,44 +71,44 @@ class TokenizerJsonReader {
   }
 
   Result<std::string> TypeOf(const json& obj, const std::string& where) const {
-    if (!obj.is_object()) return Fail(where, "must be a JSON object");
+    if (!obj.is_object()) return Fail(where, MsgId::kMustBeJsonObject);
     auto t = obj.find("type");
-    if (t == obj.end() || !t->is_string()) return Fail(where, "has no \"type\"");
+    if (t == obj.end() || !t->is_string()) return Fail(where, MsgId::kTokenizerNoType);
     return t->get<std::string>();
   }
   Result<bool> Bool(const json& obj, const char* key, bool fallback, const std::string& where) const {
     auto it = obj.find(key);
     if (it == obj.end() || it->is_null()) return fallback;
-    if (!it->is_boolean()) return Fail(where, std::string("'") + key + "' must be true or false");
+    if (!it->is_boolean()) return Fail(where, MsgId::kKeyMustBeBool, {key});
     return it->get<bool>();
   }
   Result<std::string> String(const json& obj, const char* key, const std::string& where) const {
     auto it = obj.find(key);
-    if (it == obj.end() || !it->is_string()) return Fail(where, std::string("'") + key + "' must be a string");
+    if (it == obj.end() || !it->is_string()) return Fail(where, MsgId::kKeyMustBeString, {key});
     return it->get<std::string>();
   }
   Result<char32_t> Char(const json& obj, const char* key, const std::string& where) const {
     auto s = String(obj, key, where);
     if (!s.ok()) return s.status();
     AlignedText t = AlignUtf8(*s);
-    if (t.size() != 1) return Fail(where, std::string("'") + key + "' must be a single character");
+    if (t.size() != 1) return Fail(where, MsgId::kKeyMustBeChar, {key});
     return t[0].cp;
   }
   // {"String": "..."} or {"Regex": "..."}.
   Result<Regex> Pattern(const json& obj, const std::string& where) const {
     auto it = obj.find("pattern");
-    if (it == obj.end() || !it->is_object()) return Fail(where, "'pattern' must be {\"String\": ...} or {\"Regex\": ...}");
+    if (it == obj.end() || !it->is_object()) return Fail(where, MsgId::kTokenizerPattern);
     if (auto s = it->find("String"); s != it->end() && s->is_string()) {
       auto r = Regex::Literal(s->get<std::string>());
-      if (!r.ok()) return Fail(where, r.message());
+      if (!r.ok()) return Fail(where, r.status());
       return r;
     }
     if (auto s = it->find("Regex"); s != it->end() && s->is_string()) {
       auto r = Regex::Compile(s->get<std::string>());
-      if (!r.ok()) return Fail(where, r.message());
+      if (!r.ok()) return Fail(where, r.status());
       return r;
     }
-    return Fail(where, "'pattern' must be {\"String\": ...} or {\"Regex\": ...}");
+    return Fail(where, MsgId::kTokenizerPattern);
   }
 
   Result<std::unique_ptr<Normalizer>> ReadNormalizer(const json& n, const std::string& where) {
@@ -152,7 +156,7 @@ class TokenizerJsonReader {
     }
     if (t == "Sequence") {
       auto list = n.find("normalizers");
-      if (list == n.end() || !list->is_array()) return Fail(where, "'normalizers' must be a list");
+      if (list == n.end() || !list->is_array()) return Fail(where, MsgId::kKeyMustBeList, {"normalizers"});
       std::vector<std::unique_ptr<Normalizer>> steps;
       for (size_t i = 0; i < list->size(); ++i) {
         auto step = ReadNormalizer((*list)[i], where + ".normalizers[" + std::to_string(i) + "]");
@@ -175,8 +179,7 @@ class TokenizerJsonReader {
     if (b == "MergedWithPrevious") return SplitBehavior::kMergedWithPrevious;
     if (b == "MergedWithNext") return SplitBehavior::kMergedWithNext;
     if (b == "Contiguous") return SplitBehavior::kContiguous;
-    return Fail(where, "behavior '" + b +
-                           "' is not one of Removed, Isolated, MergedWithPrevious, MergedWithNext, Contiguous");
+    return Fail(where, MsgId::kTokenizerBehavior, {b});
   }
 
   Result<std::unique_ptr<PreTokenizer>> ReadPreTokenizer(const json& p, const std::string& where,
@@ -209,12 +212,12 @@ class TokenizerJsonReader {
         if (v == "always") scheme = PrependScheme::kAlways;
         else if (v == "first") scheme = PrependScheme::kFirst;
         else if (v == "never") scheme = PrependScheme::kNever;
-        else return Fail(where, "prepend_scheme '" + v + "' is not one of always, first, never");
+        else return Fail(where, MsgId::kTokenizerPrependScheme, {v});
       }
       auto add_prefix = p.find("add_prefix_space");  // the older spelling
       if (add_prefix != p.end() && add_prefix->is_boolean() && !add_prefix->get<bool>()) {
         if (scheme != PrependScheme::kAlways && scheme != PrependScheme::kNever)
-          return Fail(where, "add_prefix_space does not match declared prepend_scheme");
+          return Fail(where, MsgId::kTokenizerPrefixSpace);
         scheme = PrependScheme::kNever;
       }
       auto split = Bool(p, "split", true, where);
@@ -242,7 +245,7 @@ class TokenizerJsonReader {
     }
     if (t == "Sequence") {
       auto list = p.find("pretokenizers");
-      if (list == p.end() || !list->is_array()) return Fail(where, "'pretokenizers' must be a list");
+      if (list == p.end() || !list->is_array()) return Fail(where, MsgId::kKeyMustBeList, {"pretokenizers"});
       std::vector<std::unique_ptr<PreTokenizer>> steps;
       for (size_t i = 0; i < list->size(); ++i) {
         auto step = ReadPreTokenizer((*list)[i], where + ".pretokenizers[" + std::to_string(i) + "]", display);
@@ -258,11 +261,11 @@ class TokenizerJsonReader {
 
   Result<Vocab> ReadVocabMap(const json& m, const std::string& where) const {
     auto v = m.find("vocab");
-    if (v == m.end() || !v->is_object()) return Fail(where, "'vocab' must be an object of token: id");
+    if (v == m.end() || !v->is_object()) return Fail(where, MsgId::kTokenizerVocabForm);
     std::vector<std::pair<std::string, int>> pairs;
     pairs.reserve(v->size());
     for (auto it = v->begin(); it != v->end(); ++it) {
-      if (!it.value().is_number_integer()) return Fail(where, "vocab entry '" + it.key() + "' has no integer id");
+      if (!it.value().is_number_integer()) return Fail(where, MsgId::kTokenizerVocabEntry, {it.key()});
       pairs.emplace_back(it.key(), it.value().get<int>());
     }
     return Vocab::FromPairs(std::move(pairs), file_ + ": " + where);
@@ -270,7 +273,7 @@ class TokenizerJsonReader {
 
   Result<std::unique_ptr<Model>> ReadModel(const json& m, PipelineParts* parts) {
     const std::string where = "model";
-    if (!m.is_object()) return Fail(where, "must be a JSON object");
+    if (!m.is_object()) return Fail(where, MsgId::kMustBeJsonObject);
     std::string t;
     if (auto it = m.find("type"); it != m.end() && it->is_string()) {
       t = it->get<std::string>();
@@ -285,11 +288,11 @@ class TokenizerJsonReader {
     }
     if (t == "BPE") {
       if (auto d = m.find("dropout"); d != m.end() && d->is_number() && d->get<double>() > 0.0)
-        return Fail(where, "BPE dropout is not supported (it makes the ids random)");
+        return Fail(where, MsgId::kTokenizerDropout);
       auto vocab = ReadVocabMap(m, where);
       if (!vocab.ok()) return vocab.status();
       auto merges_json = m.find("merges");
-      if (merges_json == m.end() || !merges_json->is_array()) return Fail(where, "'merges' must be a list");
+      if (merges_json == m.end() || !merges_json->is_array()) return Fail(where, MsgId::kKeyMustBeList, {"merges"});
       std::vector<std::pair<std::string, std::string>> merges;
       merges.reserve(merges_json->size());
       for (size_t i = 0; i < merges_json->size(); ++i) {
@@ -298,12 +301,12 @@ class TokenizerJsonReader {
           std::string line = e.get<std::string>();
           size_t space = line.find(' ');
           if (space == std::string::npos || line.find(' ', space + 1) != std::string::npos)
-            return Fail(where, "merge " + std::to_string(i + 1) + " ('" + line + "') is not two tokens separated by one space");
+            return Fail(where, MsgId::kTokenizerMergeForm, {std::to_string(i + 1), line});
           merges.emplace_back(line.substr(0, space), line.substr(space + 1));
         } else if (e.is_array() && e.size() == 2 && e[0].is_string() && e[1].is_string()) {
           merges.emplace_back(e[0].get<std::string>(), e[1].get<std::string>());
         } else {
-          return Fail(where, "merge " + std::to_string(i + 1) + " is neither \"a b\" nor [\"a\", \"b\"]");
+          return Fail(where, MsgId::kTokenizerMergeShape, {std::to_string(i + 1)});
         }
       }
       BpeOptions o;
@@ -354,18 +357,18 @@ class TokenizerJsonReader {
   }
 
   Status ReadAddedTokens(const json& list, std::vector<AddedToken>* out) const {
-    if (!list.is_array()) return Fail("added_tokens", "must be a list");
+    if (!list.is_array()) return Fail("added_tokens", MsgId::kMustBeList);
     for (size_t i = 0; i < list.size(); ++i) {
       const json& e = list[i];
       std::string where = "added_tokens[" + std::to_string(i) + "]";
-      if (!e.is_object()) return Fail(where, "must be an object");
+      if (!e.is_object()) return Fail(where, MsgId::kMustBeObject);
       AddedToken t;
       auto content = String(e, "content", where);
       if (!content.ok()) return content.status();
       t.content = *content;
       auto id = e.find("id");
       if (id == e.end() || !id->is_number_integer() || id->get<long long>() < 0)
-        return Fail(where, "'id' must be a non-negative integer");
+        return Fail(where, MsgId::kTokenizerIdForm);
       t.id = id->get<int>();
       auto special = Bool(e, "special", false, where);
       if (!special.ok()) return special.status();
@@ -388,7 +391,7 @@ class TokenizerJsonReader {
     auto it = obj.find(key);
     if (it == obj.end() || !it->is_array() || it->size() != 2 || !(*it)[0].is_string() ||
         !(*it)[1].is_number_integer())
-      return Fail(where, std::string("'") + key + "' must be [token, id]");
+      return Fail(where, MsgId::kTokenizerPairToken, {key});
     return SpecialTokens{{(*it)[1].get<int>()}, {(*it)[0].get<std::string>()}};
   }
 
@@ -409,7 +412,7 @@ class TokenizerJsonReader {
     if (t == "ByteLevel") return MakeNoOpProcessor();
     if (t == "TemplateProcessing") {
       auto single_json = p.find("single");
-      if (single_json == p.end() || !single_json->is_array()) return Fail(where, "'single' must be a list");
+      if (single_json == p.end() || !single_json->is_array()) return Fail(where, MsgId::kKeyMustBeList, {"single"});
       auto specials = p.find("special_tokens");
       std::vector<TemplateItem> single;
       for (size_t i = 0; i < single_json->size(); ++i) {
@@ -422,21 +425,21 @@ class TokenizerJsonReader {
                    item["SpecialToken"].contains("id") && item["SpecialToken"]["id"].is_string()) {
           std::string name = item["SpecialToken"]["id"].get<std::string>();
           if (specials == p.end() || !specials->is_object() || !specials->contains(name))
-            return Fail(item_where, "special token '" + name + "' is not in 'special_tokens'");
+            return Fail(item_where, MsgId::kTokenizerSpecialAbsent, {name});
           const json& spec = (*specials)[name];
           auto ids = spec.find("ids");
           auto tokens = spec.find("tokens");
           if (ids == spec.end() || tokens == spec.end() || !ids->is_array() || !tokens->is_array() ||
               ids->size() != tokens->size())
-            return Fail(where, "special_tokens['" + name + "'] needs 'ids' and 'tokens' of the same length");
+            return Fail(where, MsgId::kTokenizerSpecialLengths, {name});
           for (size_t k = 0; k < ids->size(); ++k) {
             if (!(*ids)[k].is_number_integer() || !(*tokens)[k].is_string())
-              return Fail(where, "special_tokens['" + name + "'] has a bad id or token");
+              return Fail(where, MsgId::kTokenizerSpecialBad, {name});
             out.special.ids.push_back((*ids)[k].get<int>());
             out.special.pieces.push_back((*tokens)[k].get<std::string>());
           }
         } else {
-          return Fail(item_where, "must be {\"SpecialToken\": {...}} or {\"Sequence\": {...}}");
+          return Fail(item_where, MsgId::kTokenizerTemplateItem);
         }
         single.push_back(std::move(out));
       }
@@ -444,7 +447,7 @@ class TokenizerJsonReader {
     }
     if (t == "Sequence") {
       auto list = p.find("processors");
-      if (list == p.end() || !list->is_array()) return Fail(where, "'processors' must be a list");
+      if (list == p.end() || !list->is_array()) return Fail(where, MsgId::kKeyMustBeList, {"processors"});
       std::vector<std::unique_ptr<PostProcessor>> steps;
       for (size_t i = 0; i < list->size(); ++i) {
         auto step = ReadPostProcessor((*list)[i], where + ".processors[" + std::to_string(i) + "]");
@@ -491,10 +494,10 @@ Result<std::unique_ptr<Tokenizer>> LoadTokenizerJson(const std::string& path) {
     auto parts = reader.Read(*root);
     if (!parts.ok()) return parts.status();
     auto tokenizer = MakePipelineTokenizer(std::move(parts.value()));
-    if (!tokenizer.ok()) return Status::Error(path + ": " + tokenizer.message());
+    if (!tokenizer.ok()) return Status::Prefixed(MsgId::kPrefixContext, {path}, tokenizer.status());
     return tokenizer;
   } catch (const nlohmann::json::exception& e) {
-    return Status::Error(path + ": unexpected content: " + e.what());
+    return Status::ErrorAt(path, MsgId::kTokenizerUnexpected, {e.what()});
   }
 }
 

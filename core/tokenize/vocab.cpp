@@ -8,8 +8,8 @@ Result<Vocab> Vocab::FromPairs(std::vector<std::pair<std::string, int>> pairs, c
   Vocab v;
   int max_id = -1;
   for (const auto& [piece, id] : pairs) {
-    if (id < 0) return Status::Error(where + ": token '" + piece + "' has a negative id " + std::to_string(id));
-    if (id > 50'000'000) return Status::Error(where + ": token '" + piece + "' has an implausible id " + std::to_string(id));
+    if (id < 0) return Status::ErrorAt(where, MsgId::kVocabNegativeId, {piece, std::to_string(id)});
+    if (id > 50'000'000) return Status::ErrorAt(where, MsgId::kVocabImplausibleId, {piece, std::to_string(id)});
     max_id = std::max(max_id, id);
   }
   v.pieces_.assign(size_t(max_id + 1), std::string());
@@ -17,8 +17,7 @@ Result<Vocab> Vocab::FromPairs(std::vector<std::pair<std::string, int>> pairs, c
   v.ids_.reserve(pairs.size());
   for (auto& [piece, id] : pairs) {
     if (v.has_piece_[size_t(id)])
-      return Status::Error(where + ": id " + std::to_string(id) + " is given to both '" + v.pieces_[size_t(id)] +
-                           "' and '" + piece + "'");
+      return Status::ErrorAt(where, MsgId::kVocabIdTwice, {std::to_string(id), v.pieces_[size_t(id)], piece});
     v.has_piece_[size_t(id)] = true;
     v.pieces_[size_t(id)] = piece;
     v.ids_.insert_or_assign(std::move(piece), id);  // a repeated piece: the last id wins, as in the library

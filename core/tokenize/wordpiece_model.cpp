@@ -78,14 +78,14 @@ class WordLevelModel : public Model {
 
 Result<std::unique_ptr<Model>> MakeWordPieceModel(Vocab vocab, WordPieceOptions options, const std::string& where) {
   const int* unk = vocab.Find(options.unk_token);
-  if (!unk) return Status::Error(where + ": the unknown token '" + options.unk_token + "' is not in the vocabulary");
+  if (!unk) return Status::ErrorAt(where, MsgId::kUnknownTokenAbsent, {options.unk_token});
   int unk_id = *unk;
   return std::unique_ptr<Model>(new WordPieceModel(std::move(vocab), std::move(options), unk_id));
 }
 
 Result<std::unique_ptr<Model>> MakeWordLevelModel(Vocab vocab, std::string unk_token, const std::string& where) {
   const int* unk = vocab.Find(unk_token);
-  if (!unk) return Status::Error(where + ": the unknown token '" + unk_token + "' is not in the vocabulary");
+  if (!unk) return Status::ErrorAt(where, MsgId::kUnknownTokenAbsent, {unk_token});
   int unk_id = *unk;
   return std::unique_ptr<Model>(new WordLevelModel(std::move(vocab), unk_id));
 }

@@ -114,20 +114,14 @@ TEST(Bind, WrongArchitectureNamesTheFirstTensor) {
 
 TEST(Bind, ShapeMismatchGivesBothShapes) {
   TempDir dir;
-  CopyDir(FixtureDir("gpt2"), dir.path());
-  std::string cfg = ReadBytes(dir.File("config.json"));
-  cfg.replace(cfg.find("\"n_positions\": 40"), 17, "\"n_positions\": 48");
-  WriteBytes(dir.File("config.json"), cfg);
+  testing::CopyWithConfigEdit("gpt2", dir.path(), "\"n_positions\": 40", "\"n_positions\": 48");
   auto m = LoadModel(dir.path());
   ASSERT_FALSE(m.ok());
   EXPECT_THAT(m.message(), HasSubstr("tensor 'transformer.wpe.weight'"));
   EXPECT_THAT(m.message(), HasSubstr("has shape [40, 32] but config.json needs [48, 32]"));
 
   TempDir dir2;
-  CopyDir(FixtureDir("llama"), dir2.path());
-  cfg = ReadBytes(dir2.File("config.json"));
-  cfg.replace(cfg.find("\"num_key_value_heads\": 2"), 24, "\"num_key_value_heads\": 3");
-  WriteBytes(dir2.File("config.json"), cfg);
+  testing::CopyWithConfigEdit("llama", dir2.path(), "\"num_key_value_heads\": 2", "\"num_key_value_heads\": 3");
   auto l = LoadModel(dir2.path());
   ASSERT_FALSE(l.ok());
   EXPECT_THAT(l.message(), HasSubstr("tensor 'model.layers.0.self_attn.k_proj.weight'"));

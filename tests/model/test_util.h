@@ -88,4 +88,14 @@ inline void CopyDir(const std::string& from, const std::string& to) {
   std::filesystem::copy(from, to, std::filesystem::copy_options::recursive | std::filesystem::copy_options::overwrite_existing);
 }
 
+// Copies fixture folder `name` to `to` with `from` replaced by `replacement` in its config.json.
+inline void CopyWithConfigEdit(const std::string& name, const std::string& to, const std::string& from,
+                               const std::string& replacement) {
+  CopyDir(FixtureDir(name), to);
+  std::string cfg = ReadBytes(to + "/config.json");
+  ASSERT_NE(cfg.find(from), std::string::npos) << from;
+  cfg.replace(cfg.find(from), from.size(), replacement);
+  WriteBytes(to + "/config.json", cfg);
+}
+
 }  // namespace attnviz::model::testing

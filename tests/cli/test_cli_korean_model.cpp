@@ -1,0 +1,156 @@
+// attnviz-cli --lang ko on broken model folders and --weights files (issue 12): the loader's refusal in Korean,
+// still naming the file, the tensor and both shapes, with exit code 2; the same English text without --lang.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cli_runner.h"
+#include "text.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using attnviz::cli_test::Cli;
+using attnviz::cli_test::CliResult;
+
+const std::string kTinyDir = std::string(ATTNVIZ_SOURCE_DIR) + "/assets/models/tiny";
+
+bool HasHangul(const std::string& text) {
+  for (char32_t c : attnviz::DecodeUtf8(text))
+    if (c >= 0xAC00 && c <= 0xD7A3) return true;
+  return false;
+}
+
+// A copy of the bundled model, removed at the end, for a test to break one file of.
+class BrokenModel {
+ public:
+  explicit BrokenModel(const std::string& name)
+      : dir_((fs::temp_directory_path() / ("attnviz_cli_ko_" + name + "_" + std::to_string(::getpid()))).string()) {
+    fs::remove_all(dir_);
+    fs::copy(kTinyDir, dir_, fs::copy_options::recursive);
+  }
+  ~BrokenModel() { fs::remove_all(dir_); }
+  const std::string& dir() const { return dir_; }
+  std::string File(const std::string& name) const { return dir_ + "/" + name; }
+  void Write(const std::string& name, const std::string& bytes) const {
+    std::ofstream(File(name), std::ios::binary) << bytes;
+  }
+  // config.json with `from` replaced by `to`.
+  void EditConfig(const std::string& from, const std::string& to) const {
+    std::ifstream f(File("config.json"), std::ios::binary);
+    std::string cfg(std::istreambuf_iterator<char>(f), {});
+    ASSERT_NE(cfg.find(from), std::string::npos) << from;
+    Write("config.json", cfg.replace(cfg.find(from), from.size(), to));
+  }
+
+ private:
+  std::string dir_;
+};
+
+// The model command on `dir` in Korean and in English (a C locale, no --lang): both refuse with exit code 2.
+struct Both {
+  CliResult ko, en;
+};
+Both RunModel(const std::string& dir) {
+  Both r;
+  r.ko = Cli({"--lang", "ko", "model", "--model", dir, "--text", "the cat sat"});
+  r.en = Cli({"model", "--model", dir, "--text", "the cat sat"}, "LC_ALL=C; export LC_ALL; ");
+  EXPECT_EQ(r.ko.code, 2) << r.ko.err;
+  EXPECT_EQ(r.en.code, 2) << r.en.err;
+  EXPECT_TRUE(HasHangul(r.ko.err)) << r.ko.err;
+  EXPECT_FALSE(HasHangul(r.en.err)) << r.en.err;
+  return r;
+}
+
+TEST(CliKoreanModel, MissingConfigJson) {
+  BrokenModel m("no_config");
+  fs::remove(m.File("config.json"));
+  Both r = RunModel(m.dir());
+  EXPECT_NE(r.ko.err.find(m.File("config.json") + ": 열 수 없습니다: "), std::string::npos) << r.ko.err;
+  EXPECT_NE(r.en.err.find(m.File("config.json") + ": cannot open: "), std::string::npos) << r.en.err;
+}
+
+TEST(CliKoreanModel, BadConfigValue) {
+  BrokenModel m("bad_config");
+  m.EditConfig("\"n_head\": 4", "\"n_head\": 3");
+  Both r = RunModel(m.dir());
+  EXPECT_NE(r.ko.err.find(m.File("config.json") + ": n_embd 128은(는) n_head 3의 배수가 아닙니다"), std::string::npos)
+      << r.ko.err;
+  EXPECT_NE(r.en.err.find(m.File("config.json") + ": n_embd 128 is not a multiple of n_head 3"), std::string::npos)
+      << r.en.err;
+}
+
+TEST(CliKoreanModel, TensorOfTheWrongShapeNamesBothShapes) {
+  BrokenModel m("wrong_shape");
+  m.EditConfig("\"n_positions\": 256", "\"n_positions\": 300");
+  Both r = RunModel(m.dir());
+  const std::string ko = "gpt2 체크포인트: " + m.File("model.safetensors") +
+                         "의 텐서 'transformer.wpe.weight'의 shape는 [256, 128]이지만 config.json에 따르면 [300, 128]이어야 합니다";
+  EXPECT_NE(r.ko.err.find(ko), std::string::npos) << r.ko.err;
+  const std::string en = "gpt2 checkpoint: tensor 'transformer.wpe.weight' in " + m.File("model.safetensors") +
+                         " has shape [256, 128] but config.json needs [300, 128]";
+  EXPECT_NE(r.en.err.find(en), std::string::npos) << r.en.err;
+}
+
+TEST(CliKoreanModel, TruncatedSafetensors) {
+  BrokenModel m("truncated");
+  m.Write("model.safetensors", "abcde");
+  Both r = RunModel(m.dir());
+  EXPECT_NE(r.ko.err.find(m.File("model.safetensors") + ": 잘린 파일입니다: 5바이트로"), std::string::npos) << r.ko.err;
+  EXPECT_NE(r.en.err.find(m.File("model.safetensors") + ": truncated: 5 bytes"), std::string::npos) << r.en.err;
+}
+
+TEST(CliKoreanModel, BadTokenizerJson) {
+  BrokenModel m("bad_tokenizer");
+  m.Write("tokenizer.json", "{\"model\": ");
+  Both r = RunModel(m.dir());
+  EXPECT_NE(r.ko.err.find(m.File("tokenizer.json") + ": 바이트 오프셋 10(1번째 줄, 11번째 열)에서 JSON이 잘못되었습니다: "),
+            std::string::npos)
+      << r.ko.err;
+  EXPECT_NE(r.en.err.find(m.File("tokenizer.json") + ": invalid JSON at byte offset 10 (line 1, column 11): "),
+            std::string::npos)
+      << r.en.err;
+
+  m.Write("tokenizer.json", R"({"model": {"type": "Unigram", "vocab": []}})");
+  r = RunModel(m.dir());
+  EXPECT_NE(r.ko.err.find(m.File("tokenizer.json") +
+                          ": model 종류 'Unigram'은(는) 지원하지 않습니다; 지원: BPE, WordPiece, WordLevel"),
+            std::string::npos)
+      << r.ko.err;
+  EXPECT_NE(r.en.err.find(m.File("tokenizer.json") +
+                          ": model type 'Unigram' is not supported; supported: BPE, WordPiece, WordLevel"),
+            std::string::npos)
+      << r.en.err;
+}
+
+TEST(CliKoreanModel, BadWeightsFile) {
+  BrokenModel m("weights");
+  m.Write("wq.npy", "not an npy file");
+  CliResult ko = Cli({"--lang", "ko", "compute", "--text", "a b", "--weights", m.dir()});
+  EXPECT_EQ(ko.code, 2);
+  EXPECT_NE(ko.err.find(m.File("wq.npy") + ": 올바른 .npy 파일이 아닙니다: \\x93NUMPY 매직 바이트가 없습니다"),
+            std::string::npos)
+      << ko.err;
+  CliResult en = Cli({"compute", "--text", "a b", "--weights", m.dir()}, "LC_ALL=C; export LC_ALL; ");
+  EXPECT_EQ(en.code, 2);
+  EXPECT_NE(en.err.find(m.File("wq.npy") + ": not a valid .npy file: missing \\x93NUMPY magic"), std::string::npos)
+      << en.err;
+}
+
+TEST(CliKoreanModel, HelpIsKorean) {
+  CliResult r = Cli({"--lang", "ko", "model", "--help"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("사용법: attnviz-cli model --model DIR|tiny"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("층마다 각 헤드의 평균 최대 어텐션과 엔트로피"), std::string::npos) << r.out;
+  for (const char* option : {"--model", "--text", "--text-file", "--tokens", "--roles", "--json", "--dump", "--no-scale",
+                             "--temperature", "--layers"})
+    EXPECT_NE(r.out.find(std::string("\n  ") + option + " "), std::string::npos) << option;
+  r = Cli({"--lang", "en", "model", "--help"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_FALSE(HasHangul(r.out)) << r.out;
+  EXPECT_NE(r.out.find("usage: attnviz-cli model --model DIR|tiny"), std::string::npos) << r.out;
+}
+
+}  // namespace
