@@ -40,14 +40,7 @@ def main():
         name = "heads.enlarged"
         s.wait_for(lambda w: name in w["widgets"], what="the enlarged map")
         x0, y0, x1, y1 = s.widget(name)["rect"]
-        s.move(x0 + (x1 - x0) * 0.005, y0 + (y1 - y0) * 0.008)  # the top-left corner: early rows see few keys
-        s.wait_frames(2)
-        for _ in range(80):
-            s.xdotool("click", "4")
-            s.wait_frames(1)
-            v = s.widget(name)["value"]
-            if v["window"][3] - v["window"][2] <= 40:
-                break
+        s.zoom_to(name, 0.005, 0.008, 40)  # the top-left corner: early rows see few keys
         s.wait_for(lambda w: w["widgets"][name]["value"]["level"] == -1, timeout=60, what="exact cells")
         s.move(x0 + (x1 - x0) * 0.3, y0 + (y1 - y0) * 0.6)
         s.wait_for(lambda w: name + ".hover" in w["widgets"], timeout=60, what="the hover")

@@ -28,4 +28,23 @@ inline void CheckEncodes(const tokenize::Tokenizer& tokenizer, const std::string
   }
 }
 
+// A tokenizer read from two files (GPT-2's vocab.json + merges.txt, BERT's vocab.txt + tokenizer_config.json):
+// the input is the two files separated by a NUL byte. A refusal names one of the two files; a tokenizer that
+// loads must encode (CheckEncodes). load(first_path, second_path) returns a Result<unique_ptr<Tokenizer>>.
+template <typename Load>
+int FuzzTwoFileTokenizer(const uint8_t* data, size_t size, const std::string& first_name,
+                         const std::string& second_name, Load load) {
+  const std::string input = AsText(data, size);
+  const size_t nul = input.find('\0');
+  const std::string first = input.substr(0, nul), second = nul == std::string::npos ? "" : input.substr(nul + 1);
+  auto tokenizer = load(WriteScratch(first_name, first), WriteScratch(second_name, second));
+  if (!tokenizer) {
+    const std::string& m = tokenizer.message();
+    FUZZ_EXPECT(m.find(first_name) != std::string::npos || m.find(second_name) != std::string::npos);
+    return 0;
+  }
+  CheckEncodes(**tokenizer, input);
+  return 0;
+}
+
 }  // namespace attnviz::fuzz

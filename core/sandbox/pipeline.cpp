@@ -9,6 +9,18 @@
 
 namespace attnviz {
 
+namespace {
+// A streamed pass (pooled mode): decoded from `codes` when the caller found they hold the scores of exactly
+// these q and k (no q k^T), else from q and k.
+// q: [n_head, n_q, d_k]  k: [n_head, n_k, d_k]  v: [n_head, n_k, d_v]  z: [n_head, n_q, d_v] or null
+bool AttendStreamFromCodesOr(const ScoreCodes* codes, const Tensor& q, const Tensor& k, const Tensor& v,
+                             float multiplier, MaskKind mask, const AttendSink& sink,
+                             std::vector<HeadMetrics>* metrics, Tensor* z) {
+  return codes ? AttendStreamFromCodes(*codes, v, multiplier, mask, sink, metrics, z)
+               : AttendStream(q, k, v, multiplier, mask, sink, metrics, z);
+}
+}  // namespace
+
 const char* ToString(Stage stage) {
   switch (stage) {
     case Stage::kEmbed: return "embed";
@@ -249,10 +261,8 @@ Status Pipeline::Run(Stage through, const RunControl* control) {
             if (codes && !EncodeScoreRows(block.scores, block.head, block.r0, block.rows, codes)) coded = false;
             report("attention maps", blocks_done.load(std::memory_order_relaxed) + 1, total);
           };
-          ok = from_codes ? AttendStreamFromCodes(*codes_, *b.v, multiplier_, c.mask, sink, metrics ? &metrics_ : nullptr,
-                                                  in_pass ? Writable(&b.z) : nullptr)
-                          : AttendStream(q, *b.k, *b.v, multiplier_, c.mask, sink, metrics ? &metrics_ : nullptr,
-                                         in_pass ? Writable(&b.z) : nullptr);
+          ok = AttendStreamFromCodesOr(from_codes ? codes_.get() : nullptr, q, *b.k, *b.v, multiplier_, c.mask, sink,
+                                       metrics ? &metrics_ : nullptr, in_pass ? Writable(&b.z) : nullptr);
           if (from_codes && ok) ++passes_from_codes_;
           if (write_codes && ok && coded) codes_->q = b.q, codes_->k = b.k;  // valid from now on
           if (write_codes && !(ok && coded)) codes_->Clear();
@@ -291,8 +301,8 @@ Status Pipeline::Run(Stage through, const RunControl* control) {
           blocks_done = 0;
           sink.on_block = nullptr;
           const bool from_codes = codes_ && codes_->MadeFrom(*b.q, *b.k);
-          if (!(from_codes ? AttendStreamFromCodes(*codes_, *b.v, multiplier_, c.mask, sink, nullptr, Writable(&b.z))
-                           : AttendStream(*b.q, *b.k, *b.v, multiplier_, c.mask, sink, nullptr, Writable(&b.z)))) {
+          if (!AttendStreamFromCodesOr(from_codes ? codes_.get() : nullptr, *b.q, *b.k, *b.v, multiplier_, c.mask,
+                                       sink, nullptr, Writable(&b.z))) {
             first_dirty_ = Stage::kOutput;
             return Status::Error(kCancelled);
           }

@@ -344,6 +344,20 @@ class AppSession:
             self.xdotool("click", "5")  # wheel down
             self.wait_frames(2)
 
+    def zoom_to(self, name, fx, fy, cells, clicks=80):
+        """Turns the mouse wheel over map NAME at (FX, FY) of its rect (fractions) until its window shows at most
+        CELLS keys (or CLICKS turns); returns the map's widget value."""
+        x0, y0, x1, y1 = self.widget(name)["rect"]
+        self.move(x0 + (x1 - x0) * fx, y0 + (y1 - y0) * fy)
+        self.wait_frames(2)
+        for _ in range(clicks):
+            self.xdotool("click", "4")  # wheel up
+            self.wait_frames(1)
+            v = self.widget(name)["value"]
+            if v["window"][3] - v["window"][2] <= cells:
+                break
+        return self.wait_frames(2)["widgets"][name]["value"]
+
     def quit_with_ctrl_q(self):
         self.move(5, 790)
         self.xdotool("keydown", "ctrl")
@@ -622,15 +636,7 @@ class E2E(unittest.TestCase):
         self.assertGreaterEqual(v["level"], 0)  # a pyramid level, not the cells
         whole = region(s.snapshot(), s.widget(name)["rect"])
         # Zoom with the wheel about the map's centre until each cell is several pixels wide.
-        s.move((x0 + x1) / 2, (y0 + y1) / 2)
-        s.wait_frames(2)
-        for _ in range(40):
-            s.xdotool("click", "4")
-            s.wait_frames(1)
-            v = s.widget(name)["value"]
-            if v["window"][3] - v["window"][2] <= 24:
-                break
-        v = s.wait_frames(2)["widgets"][name]["value"]
+        v = s.zoom_to(name, 0.5, 0.5, 24, clicks=40)
         r0, r1, c0, c1 = v["window"]
         self.assertLessEqual(c1 - c0, 24)
         self.assertTrue(0 < c0 < n // 2 < c1 < n, v["window"])  # about the centre
