@@ -177,6 +177,20 @@ constexpr const char* kEnglish[] = {
     "data holds {0} bytes, the shape {1} needs {2} (truncated or corrupt file)",
     "element {0} is {1}: only finite float32 values are allowed",
     "element {0} is {1}, beyond the float32 range: only finite float32 values are allowed",
+    "unknown head role '{0}'; the roles are {1}",
+    "empty role filter",
+    "no comparison in '{0}'",
+    "no role before '{0}'",
+    "no number after the comparison in '{0}'",
+    "'{0}' is not a number",
+    "threshold {0} is outside 0..1 (scores are in [0, 1])",
+    ": write ROLE OP NUMBER, e.g. 'induction >= 0.4' (OP: >=, >, <=, <, =; NUMBER: 0..1; ROLE: {0})",
+    " (write ROLE OP NUMBER, e.g. 'induction >= 0.4' (OP: >=, >, <=, <, =; NUMBER: 0..1; ROLE: {0}))",
+    "--model DIR is required (or --model tiny, the bundled model)",
+    "--json goes with --roles (the table as JSON)",
+    "a cross item (QUERY ||| KEY/VALUE) needs the sandbox: models read one text",
+    "no layer given",
+    "what-if layers: ",
 };
 static_assert(std::size(kEnglish) == (size_t)MsgId::kCount, "messages.cpp: one English template per MsgId");
 }  // namespace

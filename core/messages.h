@@ -181,6 +181,21 @@ enum class MsgId : int {
   kNpyDataSize,               // {0} bytes, {1} shape, {2} bytes needed
   kNpyNotFinite,              // {0} index, {1} NaN or Inf
   kNpyBeyondFloat32,          // {0} index, {1} value
+  // ---- head roles (core/model/roles.cpp) and the model command (app/cli/cli_model.cpp, app/gui/app_model.cpp)
+  kUnknownRole,               // {0} text, {1} the roles
+  kRoleFilterEmpty,           // then kRoleFilterSyntax
+  kRoleFilterNoComparison,    // {0} filter
+  kRoleFilterNoRole,          // {0} the comparison on
+  kRoleFilterNoNumber,        // {0} filter
+  kRoleFilterNotNumber,       // {0} text
+  kRoleFilterOutside,         // {0} threshold
+  kRoleFilterSyntax,          // {0} the roles; after one of the above
+  kRoleFilterSyntaxParens,    // {0} the roles; after kUnknownRole
+  kModelRequired,
+  kJsonNeedsRoles,
+  kCrossNeedsSandbox,
+  kNoLayerGiven,
+  kPrefixWhatIfLayers,
   kCount
 };
 

@@ -102,8 +102,8 @@ Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help)
     if (!st.ok()) return st;
   }
   if (*help) return Status::Ok();
-  if (a->model_dir.empty()) return Status::Error("--model DIR is required (or --model tiny, the bundled model)");
-  if (a->json && !a->roles) return Status::Error("--json goes with --roles (the table as JSON)");
+  if (a->model_dir.empty()) return Status::Error(MsgId::kModelRequired, {});
+  if (a->json && !a->roles) return Status::Error(MsgId::kJsonNeedsRoles, {});
   return Status::Ok();
 }
 
@@ -180,7 +180,7 @@ int RunModelCommand(const std::vector<std::string>& args) {
   }
   Result<SentenceItem> item = ResolveInputText(a.input);
   if (!item) return UsageError("model", Localized(item));
-  if (item->is_cross()) return UsageError("model", "a cross item (QUERY ||| KEY/VALUE) needs the sandbox: models read one text");
+  if (item->is_cross()) return UsageError("model", Localized(Status::Error(MsgId::kCrossNeedsSandbox, {})));
   auto model_dir = ResolveModelDir(a.model_dir);
   if (!model_dir) return UsageError("model", Localized(model_dir));
   auto folder = OpenModelFolder(*model_dir);
@@ -198,8 +198,8 @@ int RunModelCommand(const std::vector<std::string>& args) {
   std::vector<int> layers;
   if (a.layers_set) {
     auto parsed = ParseLayerList(a.layers, c.n_layer);
-    if (!parsed) return UsageError("model", "--layers: " + parsed.message());
-    if (parsed->empty()) return UsageError("model", "--layers: no layer given");
+    if (!parsed) return UsageError("model", Localized(Status::Prefixed(MsgId::kPrefixContext, {"--layers"}, parsed.status())));
+    if (parsed->empty()) return UsageError("model", Localized(Status::ErrorAt("--layers", MsgId::kNoLayerGiven, {})));
     layers = *parsed;
   } else {
     for (int l = 0; l < c.n_layer; ++l) layers.push_back(l);

@@ -62,7 +62,7 @@ void App::SubmitModelIfChanged() {
   r.temperature = state.model_temperature;
   auto layers = ParseLayerList(state.model_whatif_layers, folder->model->config().n_layer);
   if (!layers) {
-    config_error = "what-if layers: " + layers.message();
+    config_error = Localized(Status::Prefixed(MsgId::kPrefixWhatIfLayers, {}, layers.status()));
     return;
   }
   config_error.clear();

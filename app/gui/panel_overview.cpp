@@ -48,7 +48,7 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
   if (!app.state.model_role_filter.empty()) {
     auto parsed = model::ParseRoleFilter(app.state.model_role_filter);
     if (parsed) filter = *parsed;
-    else ErrorText(parsed.message());
+    else ErrorText(Localized(parsed));
   }
   const model::HeadRoles& roles = result->roles;
   const bool have_roles = roles.n_layer == n_layer && roles.n_head == n_head;

@@ -104,7 +104,7 @@ Result<HeadRole> ParseRoleName(std::string_view text) {
   for (const RoleInfo& r : kRoles)
     if (s == r.name) return r.role;
   if (auto it = kAliases.find(s); it != kAliases.end()) return it->second;
-  return Status::Error("unknown head role '" + std::string(Trim(text)) + "'; the roles are " + AllowedRoles());
+  return Status::Error(MsgId::kUnknownRole, {std::string(Trim(text)), AllowedRoles()});
 }
 
 RoleScore StrongestRole(const RoleScores& scores) {
@@ -288,16 +288,20 @@ std::string RoleFilter::ToString() const {
 }
 
 Result<RoleFilter> ParseRoleFilter(std::string_view text) {
-  const std::string syntax = "write ROLE OP NUMBER, e.g. 'induction >= 0.4' (OP: >=, >, <=, <, =; NUMBER: 0..1; "
-                             "ROLE: " + AllowedRoles() + ")";
+  // What is wrong, then how to write a filter (": write ROLE OP NUMBER, ...").
+  auto refuse = [](MsgId id, std::vector<std::string> args) {
+    return Status::Prefixed(id, std::move(args), Status::Error(MsgId::kRoleFilterSyntax, {AllowedRoles()}));
+  };
   const std::string s = Trim(text);
-  if (s.empty()) return Status::Error("empty role filter: " + syntax);
+  if (s.empty()) return refuse(MsgId::kRoleFilterEmpty, {});
   const size_t op_at = s.find_first_of("<>=");
-  if (op_at == std::string::npos) return Status::Error("no comparison in '" + s + "': " + syntax);
+  if (op_at == std::string::npos) return refuse(MsgId::kRoleFilterNoComparison, {s});
   auto role = ParseRoleName(s.substr(0, op_at));
   if (!role) {
-    if (Trim(s.substr(0, op_at)).empty()) return Status::Error("no role before '" + s.substr(op_at) + "': " + syntax);
-    return Status::Error(role.message() + " (" + syntax + ")");
+    const std::string name(Trim(s.substr(0, op_at)));
+    if (name.empty()) return refuse(MsgId::kRoleFilterNoRole, {s.substr(op_at)});
+    return Status::Prefixed(MsgId::kUnknownRole, {name, AllowedRoles()},
+                            Status::Error(MsgId::kRoleFilterSyntaxParens, {AllowedRoles()}));
   }
   RoleFilter f;
   f.role = *role;
@@ -310,11 +314,11 @@ Result<RoleFilter> ParseRoleFilter(std::string_view text) {
   if (c != '=' && eq_next) ++rest;
   else if (c == '=' && eq_next) ++rest;  // "==" reads as "="
   const std::string number = Trim(s.substr(rest));
-  if (number.empty()) return Status::Error("no number after the comparison in '" + s + "': " + syntax);
+  if (number.empty()) return refuse(MsgId::kRoleFilterNoNumber, {s});
   // The one strict parser (parse_number.h): no hex, no inf/nan, no '+'.
   const Result<double> v = ParseReal(number, -1e300, 1e300);
-  if (!v) return Status::Error("'" + number + "' is not a number: " + syntax);
-  if (*v < 0 || *v > 1) return Status::Error("threshold " + number + " is outside 0..1 (scores are in [0, 1]): " + syntax);
+  if (!v) return refuse(MsgId::kRoleFilterNotNumber, {number});
+  if (*v < 0 || *v > 1) return refuse(MsgId::kRoleFilterOutside, {number});
   f.threshold = (float)*v;
   return f;
 }

@@ -139,6 +139,20 @@ TEST(CliKoreanModel, BadWeightsFile) {
       << en.err;
 }
 
+TEST(CliKoreanModel, UsageErrorsInKorean) {
+  CliResult r = Cli({"--lang", "ko", "model", "--text", "a b"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--model DIR 이 필요합니다"), std::string::npos) << r.err;
+  r = Cli({"--lang", "ko", "model", "--model", "tiny", "--text", "a b", "--json"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--json 은 --roles 와 함께 씁니다"), std::string::npos) << r.err;
+  r = Cli({"--lang", "ko", "model", "--model", "tiny", "--text", "a b", "--no-scale", "--layers", "7"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--layers: 7 은(는) 범위를 벗어났습니다: 허용 범위 0..1"), std::string::npos) << r.err;
+  r = Cli({"model", "--model", "tiny", "--text", "a b", "--no-scale", "--layers", "7"}, "LC_ALL=C; export LC_ALL; ");
+  EXPECT_NE(r.err.find("--layers: 7 is out of range: allowed 0..1"), std::string::npos) << r.err;
+}
+
 TEST(CliKoreanModel, HelpIsKorean) {
   CliResult r = Cli({"--lang", "ko", "model", "--help"});
   EXPECT_EQ(r.code, 0);

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "model/model.h"
+#include "model/roles.h"
 #include "model/tensor_store.h"
 #include "npy.h"
 #include "test_util.h"
@@ -220,6 +221,17 @@ TEST(ModelErrorParts, NpyAndWeights) {
   EXPECT_TRUE(Translatable(s));
   EXPECT_TRUE(HasArg(s, "[2]")) << s.message();
   EXPECT_TRUE(Translatable(LoadWeights(dir.path() + "/none", config, &w)));
+}
+
+TEST(ModelErrorParts, RoleFilter) {
+  for (const char* text : {"", "induction", ">= 0.4", "copying >= 0.4", "induction >=", "induction >= x",
+                           "induction >= 1.5"}) {
+    auto f = ParseRoleFilter(text);
+    EXPECT_TRUE(Translatable(f.status())) << text;
+    // Every refusal ends with how to write a filter.
+    EXPECT_NE(f.message().find("write ROLE OP NUMBER, e.g. 'induction >= 0.4'"), std::string::npos) << f.message();
+  }
+  EXPECT_TRUE(Translatable(ParseRoleName("copying").status()));
 }
 
 }  // namespace

@@ -179,6 +179,20 @@ constexpr MessageEntry kMessagesKo[] = {
     {MsgId::kNpyDataSize, "데이터는 {0}바이트인데 shape {1}에는 {2}바이트가 필요합니다 (잘렸거나 손상된 파일)"},
     {MsgId::kNpyNotFinite, "원소 {0}이(가) {1}입니다: 유한한 float32 값만 쓸 수 있습니다"},
     {MsgId::kNpyBeyondFloat32, "원소 {0}의 값 {1}은(는) float32 범위를 벗어납니다: 유한한 float32 값만 쓸 수 있습니다"},
+    {MsgId::kUnknownRole, "알 수 없는 헤드 역할 '{0}'; 역할은 {1} 입니다"},
+    {MsgId::kRoleFilterEmpty, "역할 거르기가 비어 있습니다"},
+    {MsgId::kRoleFilterNoComparison, "'{0}'에 비교 연산자가 없습니다"},
+    {MsgId::kRoleFilterNoRole, "'{0}' 앞에 역할이 없습니다"},
+    {MsgId::kRoleFilterNoNumber, "'{0}'에서 비교 연산자 뒤에 수가 없습니다"},
+    {MsgId::kRoleFilterNotNumber, "'{0}'은(는) 수가 아닙니다"},
+    {MsgId::kRoleFilterOutside, "기준값 {0}이(가) 0..1을 벗어납니다 (점수는 [0, 1] 안에 있습니다)"},
+    {MsgId::kRoleFilterSyntax, ": 역할 연산자 수의 꼴로 쓰세요, 예: 'induction >= 0.4' (연산자: >=, >, <=, <, =; 수: 0..1; 역할: {0})"},
+    {MsgId::kRoleFilterSyntaxParens, " (역할 연산자 수의 꼴로 쓰세요, 예: 'induction >= 0.4' (연산자: >=, >, <=, <, =; 수: 0..1; 역할: {0}))"},
+    {MsgId::kModelRequired, "--model DIR 이 필요합니다 (또는 함께 들어 있는 모델, --model tiny)"},
+    {MsgId::kJsonNeedsRoles, "--json 은 --roles 와 함께 씁니다 (표를 JSON으로)"},
+    {MsgId::kCrossNeedsSandbox, "크로스 항목 (쿼리 ||| 키/값)은 샌드박스에서만 씁니다: 모델은 문장 하나를 읽습니다"},
+    {MsgId::kNoLayerGiven, "층이 하나도 없습니다"},
+    {MsgId::kPrefixWhatIfLayers, "가정 실험 층: "},
 };
 // In HeadRole order: the name and the sentence (English: core/model/roles.cpp).
 constexpr const char* kRolesKo[model::kHeadRoleCount][2] = {
