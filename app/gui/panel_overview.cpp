@@ -45,10 +45,11 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
                            &app.state.model_role_filter);
   dump.RecordItem("overview.filter", JsonString(app.state.model_role_filter));
   std::optional<model::RoleFilter> filter;
+  std::string filter_error;  // in the UI's language
   if (!app.state.model_role_filter.empty()) {
     auto parsed = model::ParseRoleFilter(app.state.model_role_filter);
     if (parsed) filter = *parsed;
-    else ErrorText(Localized(parsed));
+    else ErrorText(filter_error = Localized(parsed));
   }
   const model::HeadRoles& roles = result->roles;
   const bool have_roles = roles.n_layer == n_layer && roles.n_head == n_head;
@@ -151,7 +152,8 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
   ImGui::Dummy(ImVec2(1, 1));
   dump.SetField("overview", "{\"n_layer\": " + std::to_string(n_layer) + ", \"n_head\": " + std::to_string(n_head) +
                                 ", \"n_kv_head\": " + std::to_string(c.n_kv_head) +
-                                ", \"matching\": " + std::to_string(matching) + "}");
+                                ", \"matching\": " + std::to_string(matching) +
+                                ", \"filter_error\": " + JsonString(filter_error) + "}");
   ImGui::End();
 }
 

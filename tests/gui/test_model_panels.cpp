@@ -234,6 +234,36 @@ TEST_F(ModelPanelTest, ABadFolderSaysWhyAndKeepsTheWindowWorking) {
   EXPECT_FALSE(app.model_result);
 }
 
+// Issue 12: the open error and the role filter's refusal in the UI's language, the facts (folder, role) kept;
+// the open error follows a change of language (the app keeps the error, not its text).
+TEST_F(ModelPanelTest, ModelErrorsInKorean) {
+  struct EnglishAtTheEnd {
+    ~EnglishAtTheEnd() { SetLang(Lang::kEn); }
+  } english_at_the_end;
+  std::filesystem::remove(model_dir_ + "/model.safetensors");
+  App& app = MakeApp("I go home.");
+  Frames(4);
+  SetLang(Lang::kKo);
+  Frames(2);
+  const std::string ko = app.dump.Field("model_open_error");
+  EXPECT_NE(ko.find(model_dir_ + ": model.safetensors도 model.safetensors.index.json도 없습니다"), std::string::npos) << ko;
+  SetLang(Lang::kEn);
+  EXPECT_NE(app.models->open_error().find(model_dir_ + ": no model.safetensors or model.safetensors.index.json"),
+            std::string::npos)
+      << app.models->open_error();
+
+  WriteTinyGpt2(model_dir_, 3, 4, 16, 2300);
+  App& good = MakeApp("a b c a b c");
+  Frames(4);
+  ASSERT_TRUE(good.model_result) << good.models->open_error();
+  good.state.model_role_filter = "copying >= 0.4";
+  SetLang(Lang::kKo);
+  Frames(2);
+  const std::string overview = good.dump.Field("overview");
+  EXPECT_NE(overview.find("알 수 없는 헤드 역할 'copying'"), std::string::npos) << overview;
+  EXPECT_NE(overview.find("역할 연산자 수의 꼴로 쓰세요"), std::string::npos) << overview;
+}
+
 #ifdef ATTNVIZ_HAVE_FIGURE
 TEST_F(ModelPanelTest, OverviewExportsEveryLayerAndHead) {
   App& app = MakeApp("The cat sat on the mat.");
