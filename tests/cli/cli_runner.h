@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "file_io.h"
+#include "text.h"
 
 namespace attnviz::cli_test {
 
@@ -19,6 +20,13 @@ struct CliResult {
   std::string out;  // stdout
   std::string err;  // stderr
 };
+
+// Whether `text` holds a Hangul syllable (a Korean message, not an English one).
+inline bool HasHangul(const std::string& text) {
+  for (char32_t c : DecodeUtf8(text))
+    if (c >= 0xAC00 && c <= 0xD7A3) return true;
+  return false;
+}
 
 // Single-quoted for sh.
 inline std::string Quote(const std::string& s) {

@@ -11,14 +11,9 @@
 using namespace attnviz;
 using attnviz::cli_test::Cli;
 using attnviz::cli_test::CliResult;
+using attnviz::cli_test::HasHangul;
 
 namespace {
-
-bool HasHangul(const std::string& text) {
-  for (char32_t c : DecodeUtf8(text))
-    if (c >= 0xAC00 && c <= 0xD7A3) return true;
-  return false;
-}
 
 TEST(CliKorean, WidthMismatchIsRefusedInKoreanWithExitCode2) {
   CliResult r = Cli({"--lang", "ko", "compute", "--text", "the cat sat", "--query-from", "length", "--key-from",

@@ -7,21 +7,15 @@
 #include <fstream>
 
 #include "cli_runner.h"
-#include "text.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using attnviz::cli_test::Cli;
 using attnviz::cli_test::CliResult;
+using attnviz::cli_test::HasHangul;
 
 const std::string kTinyDir = std::string(ATTNVIZ_SOURCE_DIR) + "/assets/models/tiny";
-
-bool HasHangul(const std::string& text) {
-  for (char32_t c : attnviz::DecodeUtf8(text))
-    if (c >= 0xAC00 && c <= 0xD7A3) return true;
-  return false;
-}
 
 // A copy of the bundled model, removed at the end, for a test to break one file of.
 class BrokenModel {

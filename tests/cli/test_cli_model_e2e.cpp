@@ -224,35 +224,49 @@ void ExpectRefused(const CliResult& r, const std::vector<std::string>& words) {
 
 CliResult RunOn(const std::string& dir) { return Cli({"model", "--model", dir, "--text", "Hello world", "--tokens"}); }
 
+// The refusal on `dir` in English, then with --lang ko (issue 12): in Korean, with the same facts (`words`: files,
+// tensors, numbers).
+void ExpectRefusedOn(const std::string& dir, const std::vector<std::string>& words) {
+  CliResult en = RunOn(dir);
+  ExpectRefused(en, words);
+  EXPECT_FALSE(attnviz::cli_test::HasHangul(en.err)) << en.err;
+  CliResult ko = Cli({"--lang", "ko", "model", "--model", dir, "--text", "Hello world", "--tokens"});
+  EXPECT_EQ(ko.code, 2) << ko.err;
+  EXPECT_EQ(std::count(ko.err.begin(), ko.err.end(), '\n'), 1) << ko.err;
+  EXPECT_EQ(ko.err.rfind("attnviz-cli model: 오류: ", 0), 0u) << ko.err;
+  EXPECT_TRUE(attnviz::cli_test::HasHangul(ko.err.substr(std::strlen("attnviz-cli model: 오류: ")))) << ko.err;
+  for (const std::string& w : words) EXPECT_NE(ko.err.find(w), std::string::npos) << "'" << w << "' not in: " << ko.err;
+}
+
 TEST(CliModelE2EBadFolder, MissingConfig) {
   const std::string dir = CopyFixture("gpt2", "noconfig");
   fs::remove(dir + "/config.json");
-  ExpectRefused(RunOn(dir), {"config.json"});
+  ExpectRefusedOn(dir, {"config.json"});
   fs::remove_all(dir);
 }
 
 TEST(CliModelE2EBadFolder, MissingFolder) {
-  ExpectRefused(RunOn(TempDir("does_not_exist")), {"does_not_exist"});
+  ExpectRefusedOn(TempDir("does_not_exist"), {"does_not_exist"});
 }
 
 TEST(CliModelE2EBadFolder, MissingWeights) {
   const std::string dir = CopyFixture("gpt2", "noweights");
   fs::remove(dir + "/model.safetensors");
-  ExpectRefused(RunOn(dir), {"model.safetensors"});
+  ExpectRefusedOn(dir, {"model.safetensors"});
   fs::remove_all(dir);
 }
 
 TEST(CliModelE2EBadFolder, PytorchBinRefused) {
   const std::string dir = CopyFixture("gpt2", "bin");
   fs::rename(dir + "/model.safetensors", dir + "/pytorch_model.bin");
-  ExpectRefused(RunOn(dir), {"pytorch_model.bin"});
+  ExpectRefusedOn(dir, {"pytorch_model.bin"});
   fs::remove_all(dir);
 }
 
 TEST(CliModelE2EBadFolder, MissingTokenizer) {
   const std::string dir = CopyFixture("gpt2", "notokenizer");
   fs::remove(dir + "/tokenizer.json");
-  ExpectRefused(RunOn(dir), {"tokenizer"});
+  ExpectRefusedOn(dir, {"tokenizer"});
   fs::remove_all(dir);
 }
 
@@ -261,14 +275,14 @@ TEST(CliModelE2EBadFolder, UnknownModelType) {
   json cfg = ReadJson(dir + "/config.json");
   cfg["model_type"] = "gpt5";
   WriteBytes(dir + "/config.json", cfg.dump(2));
-  ExpectRefused(RunOn(dir), {"gpt5"});
+  ExpectRefusedOn(dir, {"gpt5"});
   fs::remove_all(dir);
 }
 
 TEST(CliModelE2EBadFolder, MissingTensorNamed) {
   const std::string dir = CopyFixture("gpt2", "notensor");
   EditSafetensors(dir + "/model.safetensors", [](ordered_json* h) { h->erase("transformer.h.1.attn.c_proj.weight"); });
-  ExpectRefused(RunOn(dir), {"h.1.attn.c_proj.weight"});
+  ExpectRefusedOn(dir, {"h.1.attn.c_proj.weight"});
   fs::remove_all(dir);
 }
 
@@ -276,7 +290,7 @@ TEST(CliModelE2EBadFolder, LlamaMissingTensorNamed) {
   const std::string dir = CopyFixture("llama", "llama_notensor");
   EditSafetensors(dir + "/model.safetensors",
                   [](ordered_json* h) { h->erase("model.layers.1.self_attn.k_proj.weight"); });
-  ExpectRefused(RunOn(dir), {"k_proj"});
+  ExpectRefusedOn(dir, {"k_proj"});
   fs::remove_all(dir);
 }
 
@@ -287,8 +301,7 @@ TEST(CliModelE2EBadFolder, ShapeDisagreesWithConfigBothShapesGiven) {
   cfg["n_positions"] = 80;
   cfg["n_ctx"] = 80;
   WriteBytes(dir + "/config.json", cfg.dump(2));
-  CliResult r = RunOn(dir);
-  ExpectRefused(r, {"wpe.weight", "96", "80", "32"});
+  ExpectRefusedOn(dir, {"wpe.weight", "96", "80", "32"});
   fs::remove_all(dir);
 }
 
@@ -308,7 +321,7 @@ TEST(CliModelE2EBadFolder, TruncatedSafetensors) {
   const std::string dir = CopyFixture("gpt2", "truncated");
   const std::string bytes = ReadBytes(dir + "/model.safetensors");
   WriteBytes(dir + "/model.safetensors", bytes.substr(0, bytes.size() - 1000));
-  ExpectRefused(RunOn(dir), {"model.safetensors"});
+  ExpectRefusedOn(dir, {"model.safetensors"});
   fs::remove_all(dir);
 }
 
@@ -318,7 +331,7 @@ TEST(CliModelE2EBadFolder, HeaderLongerThanFile) {
   const uint64_t claimed = bytes.size() + 4096;
   std::memcpy(bytes.data(), &claimed, 8);
   WriteBytes(dir + "/model.safetensors", bytes);
-  ExpectRefused(RunOn(dir), {"model.safetensors"});
+  ExpectRefusedOn(dir, {"model.safetensors"});
   fs::remove_all(dir);
 }
 
@@ -326,7 +339,7 @@ TEST(CliModelE2EBadFolder, BadConfigJson) {
   const std::string dir = CopyFixture("gpt2", "badjson");
   const std::string text = ReadBytes(dir + "/config.json");
   WriteBytes(dir + "/config.json", text.substr(0, text.size() / 2));
-  ExpectRefused(RunOn(dir), {"config.json"});
+  ExpectRefusedOn(dir, {"config.json"});
   fs::remove_all(dir);
 }
 
@@ -335,7 +348,7 @@ TEST(CliModelE2EBadFolder, BadSafetensorsHeaderJson) {
   std::string bytes = ReadBytes(dir + "/model.safetensors");
   bytes[9] = '#';  // inside the JSON header
   WriteBytes(dir + "/model.safetensors", bytes);
-  ExpectRefused(RunOn(dir), {"model.safetensors"});
+  ExpectRefusedOn(dir, {"model.safetensors"});
   fs::remove_all(dir);
 }
 
@@ -343,7 +356,7 @@ TEST(CliModelE2EBadFolder, BadTokenizerJson) {
   const std::string dir = CopyFixture("llama", "badtok");
   const std::string text = ReadBytes(dir + "/tokenizer.json");
   WriteBytes(dir + "/tokenizer.json", text.substr(0, 300));
-  ExpectRefused(RunOn(dir), {"tokenizer.json"});
+  ExpectRefusedOn(dir, {"tokenizer.json"});
   fs::remove_all(dir);
 }
 
@@ -352,7 +365,7 @@ TEST(CliModelE2EBadFolder, EmptyFiles) {
   for (const char* file : {"config.json", "model.safetensors", "tokenizer.json"}) {
     const std::string dir = CopyFixture("gpt2", std::string("empty_") + file);
     WriteBytes(dir + "/" + file, "");
-    ExpectRefused(RunOn(dir), {file});
+    ExpectRefusedOn(dir, {file});
     fs::remove_all(dir);
   }
 }
