@@ -43,80 +43,57 @@ class BrokenModel {
   std::string dir_;
 };
 
-// The model command on `dir` in Korean and in English (a C locale, no --lang): both refuse with exit code 2.
-struct Both {
-  CliResult ko, en;
-};
-Both RunModel(const std::string& dir) {
-  Both r;
-  r.ko = Cli({"--lang", "ko", "model", "--model", dir, "--text", "the cat sat"});
-  r.en = Cli({"model", "--model", dir, "--text", "the cat sat"}, "LC_ALL=C; export LC_ALL; ");
-  EXPECT_EQ(r.ko.code, 2) << r.ko.err;
-  EXPECT_EQ(r.en.code, 2) << r.en.err;
-  EXPECT_TRUE(HasHangul(r.ko.err)) << r.ko.err;
-  EXPECT_FALSE(HasHangul(r.en.err)) << r.en.err;
-  return r;
+// The model command on `dir` in Korean and in English (a C locale, no --lang): both refuse with exit code 2,
+// the Korean one saying `ko`, the English one `en`.
+void ExpectRefusal(const std::string& dir, const std::string& ko, const std::string& en) {
+  const CliResult in_ko = Cli({"--lang", "ko", "model", "--model", dir, "--text", "the cat sat"});
+  const CliResult in_en = Cli({"model", "--model", dir, "--text", "the cat sat"}, "LC_ALL=C; export LC_ALL; ");
+  EXPECT_EQ(in_ko.code, 2) << in_ko.err;
+  EXPECT_EQ(in_en.code, 2) << in_en.err;
+  EXPECT_TRUE(HasHangul(in_ko.err)) << in_ko.err;
+  EXPECT_FALSE(HasHangul(in_en.err)) << in_en.err;
+  EXPECT_NE(in_ko.err.find(ko), std::string::npos) << in_ko.err;
+  EXPECT_NE(in_en.err.find(en), std::string::npos) << in_en.err;
 }
 
 TEST(CliKoreanModel, MissingConfigJson) {
   BrokenModel m("no_config");
   fs::remove(m.File("config.json"));
-  Both r = RunModel(m.dir());
-  EXPECT_NE(r.ko.err.find(m.File("config.json") + ": 열 수 없습니다: "), std::string::npos) << r.ko.err;
-  EXPECT_NE(r.en.err.find(m.File("config.json") + ": cannot open: "), std::string::npos) << r.en.err;
+  ExpectRefusal(m.dir(), m.File("config.json") + ": 열 수 없습니다: ", m.File("config.json") + ": cannot open: ");
 }
 
 TEST(CliKoreanModel, BadConfigValue) {
   BrokenModel m("bad_config");
   m.EditConfig("\"n_head\": 4", "\"n_head\": 3");
-  Both r = RunModel(m.dir());
-  EXPECT_NE(r.ko.err.find(m.File("config.json") + ": n_embd 128은(는) n_head 3의 배수가 아닙니다"), std::string::npos)
-      << r.ko.err;
-  EXPECT_NE(r.en.err.find(m.File("config.json") + ": n_embd 128 is not a multiple of n_head 3"), std::string::npos)
-      << r.en.err;
+  ExpectRefusal(m.dir(), m.File("config.json") + ": n_embd 128은(는) n_head 3의 배수가 아닙니다",
+                m.File("config.json") + ": n_embd 128 is not a multiple of n_head 3");
 }
 
 TEST(CliKoreanModel, TensorOfTheWrongShapeNamesBothShapes) {
   BrokenModel m("wrong_shape");
   m.EditConfig("\"n_positions\": 256", "\"n_positions\": 300");
-  Both r = RunModel(m.dir());
-  const std::string ko = "gpt2 체크포인트: " + m.File("model.safetensors") +
-                         "의 텐서 'transformer.wpe.weight'의 shape는 [256, 128]이지만 config.json에 따르면 [300, 128]이어야 합니다";
-  EXPECT_NE(r.ko.err.find(ko), std::string::npos) << r.ko.err;
-  const std::string en = "gpt2 checkpoint: tensor 'transformer.wpe.weight' in " + m.File("model.safetensors") +
-                         " has shape [256, 128] but config.json needs [300, 128]";
-  EXPECT_NE(r.en.err.find(en), std::string::npos) << r.en.err;
+  ExpectRefusal(m.dir(),
+                "gpt2 체크포인트: " + m.File("model.safetensors") +
+                    "의 텐서 'transformer.wpe.weight'의 shape는 [256, 128]이지만 config.json에 따르면 [300, 128]이어야 합니다",
+                "gpt2 checkpoint: tensor 'transformer.wpe.weight' in " + m.File("model.safetensors") +
+                    " has shape [256, 128] but config.json needs [300, 128]");
 }
 
 TEST(CliKoreanModel, TruncatedSafetensors) {
   BrokenModel m("truncated");
   m.Write("model.safetensors", "abcde");
-  Both r = RunModel(m.dir());
-  EXPECT_NE(r.ko.err.find(m.File("model.safetensors") + ": 잘린 파일입니다: 5바이트로"), std::string::npos) << r.ko.err;
-  EXPECT_NE(r.en.err.find(m.File("model.safetensors") + ": truncated: 5 bytes"), std::string::npos) << r.en.err;
+  ExpectRefusal(m.dir(), m.File("model.safetensors") + ": 잘린 파일입니다: 5바이트로",
+                m.File("model.safetensors") + ": truncated: 5 bytes");
 }
 
 TEST(CliKoreanModel, BadTokenizerJson) {
   BrokenModel m("bad_tokenizer");
   m.Write("tokenizer.json", "{\"model\": ");
-  Both r = RunModel(m.dir());
-  EXPECT_NE(r.ko.err.find(m.File("tokenizer.json") + ": 바이트 오프셋 10(1번째 줄, 11번째 열)에서 JSON이 잘못되었습니다: "),
-            std::string::npos)
-      << r.ko.err;
-  EXPECT_NE(r.en.err.find(m.File("tokenizer.json") + ": invalid JSON at byte offset 10 (line 1, column 11): "),
-            std::string::npos)
-      << r.en.err;
-
+  ExpectRefusal(m.dir(), m.File("tokenizer.json") + ": 바이트 오프셋 10(1번째 줄, 11번째 열)에서 JSON이 잘못되었습니다: ",
+                m.File("tokenizer.json") + ": invalid JSON at byte offset 10 (line 1, column 11): ");
   m.Write("tokenizer.json", R"({"model": {"type": "Unigram", "vocab": []}})");
-  r = RunModel(m.dir());
-  EXPECT_NE(r.ko.err.find(m.File("tokenizer.json") +
-                          ": model 종류 'Unigram'은(는) 지원하지 않습니다; 지원: BPE, WordPiece, WordLevel"),
-            std::string::npos)
-      << r.ko.err;
-  EXPECT_NE(r.en.err.find(m.File("tokenizer.json") +
-                          ": model type 'Unigram' is not supported; supported: BPE, WordPiece, WordLevel"),
-            std::string::npos)
-      << r.en.err;
+  ExpectRefusal(m.dir(), m.File("tokenizer.json") + ": model 종류 'Unigram'은(는) 지원하지 않습니다; 지원: BPE, WordPiece, WordLevel",
+                m.File("tokenizer.json") + ": model type 'Unigram' is not supported; supported: BPE, WordPiece, WordLevel");
 }
 
 TEST(CliKoreanModel, BadWeightsFile) {
