@@ -120,10 +120,10 @@ std::vector<std::string> FolderEntries(const std::string& dir) {
 // Writes bytes into an existing device or FIFO (e.g. /dev/full, /dev/stdout): it cannot be replaced by a rename.
 Status WriteInPlace(const std::string& path, std::string_view bytes) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return Status::Error(path + ": cannot open for writing: " + ErrnoText(errno));
+  if (fd < 0) return Status::Error(MsgId::kCannotOpenForWriting, {path, ErrnoText(errno)});
   int err = WriteAll(fd, bytes);
   if (::close(fd) != 0 && err == 0) err = errno;
-  if (err) return Status::Error(path + ": write failed: " + ErrnoText(err));
+  if (err) return Status::Error(MsgId::kWriteFailed, {path, ErrnoText(err)});
   return Status::Ok();
 }
 
@@ -226,13 +226,13 @@ Result<std::string> ReadFile(const std::string& path, size_t max_bytes, const st
 }
 
 Status WriteFileAtomic(const std::string& path, std::string_view bytes) {
-  if (path.empty()) return Status::Error("no output path given");
+  if (path.empty()) return Status::Error(MsgId::kNoOutputPath, {});
   Result<std::string> target = WriteTarget(path);
   if (!target) return target.status();
   const std::string& file = *target;
   struct stat st;
   const bool exists = ::stat(file.c_str(), &st) == 0;
-  if (exists && S_ISDIR(st.st_mode)) return Status::Error(path + ": is a folder; give a file name");
+  if (exists && S_ISDIR(st.st_mode)) return Status::Error(MsgId::kIsAFolderGiveFile, {path});
   if (exists && !S_ISREG(st.st_mode)) return WriteInPlace(file, bytes);
   const std::string dir = ParentDir(file);
   std::string tmp;
@@ -246,7 +246,7 @@ Status WriteFileAtomic(const std::string& path, std::string_view bytes) {
     const int err = errno;
     ForgetTemporary(tmp);
     if (err != EEXIST || attempt > 100)
-      return Status::Error(path + ": cannot write in folder '" + dir + "': " + ErrnoText(err));
+      return Status::Error(MsgId::kCannotWriteInFolder, {path, dir, ErrnoText(err)});
   }
   int err = WriteAll(fd, bytes);
   if (!err && exists) {
@@ -259,14 +259,14 @@ Status WriteFileAtomic(const std::string& path, std::string_view bytes) {
   if (err) {
     ::unlink(tmp.c_str());
     ForgetTemporary(tmp);
-    return Status::Error(path + ": write failed: " + ErrnoText(err) + " (nothing was written)");
+    return Status::Error(MsgId::kWriteFailedNothingWritten, {path, ErrnoText(err)});
   }
   ForgetTemporary(tmp);
   return Status::Ok();
 }
 
 Status MakeDirs(const std::string& path) {
-  if (path.empty()) return Status::Error("no folder given");
+  if (path.empty()) return Status::Error(MsgId::kNoFolderGiven, {});
   std::string partial;
   size_t pos = 0;
   while (pos != std::string::npos) {
@@ -275,11 +275,11 @@ Status MakeDirs(const std::string& path) {
     if (partial.empty()) continue;
     struct stat st;
     if (::stat(partial.c_str(), &st) == 0) {
-      if (!S_ISDIR(st.st_mode)) return Status::Error(partial + ": exists and is not a folder");
+      if (!S_ISDIR(st.st_mode)) return Status::Error(MsgId::kExistsNotFolder, {partial});
       continue;
     }
     if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) {
-      return Status::Error(partial + ": cannot create folder: " + ErrnoText(errno));
+      return Status::Error(MsgId::kCannotCreateFolder, {partial, ErrnoText(errno)});
     }
   }
   return Status::Ok();

@@ -196,6 +196,43 @@ enum class MsgId : int {
   kCrossNeedsSandbox,
   kNoLayerGiven,
   kPrefixWhatIfLayers,
+  // ---- app and export: the input options (app/common/options.cpp), writing files (file_io.h), figures
+  kTextAndTextFile,
+  kLineNeedsTextFile,
+  kNoText,
+  kNoSentenceOnLine,          // {0} file, {1} line, {2} the lines that hold one
+  kFolderWithoutConfig,       // {0} path
+  kTwoModelFolders,           // {0}, {1} the folders
+  kTwoSentenceFiles,          // {0}, {1} the files
+  kNoOutputPath,
+  kIsAFolderGiveFile,         // {0} path
+  kCannotWriteInFolder,       // {0} path, {1} folder, {2} the system's reason
+  kWriteFailedNothingWritten, // {0} path, {1} the system's reason
+  kWriteFailed,               // {0} path, {1} the system's reason
+  kCannotOpenForWriting,      // {0} path, {1} the system's reason
+  kNoFolderGiven,
+  kExistsNotFolder,           // {0} path
+  kCannotCreateFolder,        // {0} path, {1} the system's reason
+  kCannotWrite,               // {0} path
+  kSizeNoUnit,                // {0} text
+  kSizeNotWxH,                // {0} text
+  kSizeNotANumber,            // {0} text, {1} the part
+  kSizeOutOfRange,            // {0} text
+  kSizeTooManyPixels,         // {0} dpi, {1} width, {2} height
+  kFigureTooSmall,            // {0} WxH asked, {1} dpi, {2} width, {3} height needed
+  kSvgTooManyCells,           // {0} cells, {1} the most
+  kPngTooLarge,               // {0} width, {1} height
+  kLongExportTooLarge,        // {0} .format, {1} n_q, {2} n_k, {3} cells, {4} the most
+  kNothingToExport,
+  kHeadOutOfRange,            // {0} head, {1} the last head, {2} n_head
+  kCellSizeRange,             // {0} value
+  kFigureWidthRange,          // {0} value
+  kDpiRange,                  // {0} value
+  kNoOutputFile,
+  kUnknownFormat,             // {0} format
+  kNoExtension,               // {0} path
+  kUnknownExtension,          // {0} path, {1} extension
+  kPlotUnknownExtension,      // {0} path, {1} extension
   kCount
 };
 

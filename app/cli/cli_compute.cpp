@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "cli_commands.h"
-#include "cli_help_ko.h"
+#include "help_ko.h"
 #include "localized.h"
 #include "cli_util.h"
 #include "exact_maps.h"
@@ -98,9 +98,12 @@ int RunCompute(const std::vector<std::string>& args) {
   std::printf("mode %s · n_q=%d n_k=%d · d_model=%d n_head=%d d_k=%d d_v=%d · %s · mask %s\n", ToString(c.mode),
               t.n_q(), t.n_k(), c.d_model, c.n_head, c.head_dim_k(), c.head_dim_v(), Describe(c).c_str(),
               ToString(c.mask));
-  if (t.pooled)
-    std::printf("pooled mode: %d x %d x %d map cells; no full map kept (pyramid %.1f MiB)\n", t.n_head(), t.n_q(),
-                t.n_k(), t.pyramid ? t.pyramid->bytes() / 1048576.0 : 0.0);
+  if (t.pooled) {
+    char mib[32];
+    std::snprintf(mib, sizeof mib, "%.1f", t.pyramid ? t.pyramid->bytes() / 1048576.0 : 0.0);
+    std::printf("%s\n", Trf(Str::kCliPooled, {std::to_string(t.n_head()), std::to_string(t.n_q()), std::to_string(t.n_k()),
+                                               mib}).c_str());
+  }
   std::printf("x %s  xq %s  q %s  k %s  v %s\nlogits %s  probs %s  z %s  out %s\n", ShapeString(t.x->shape).c_str(),
               ShapeString(t.xq->shape).c_str(), ShapeString(t.q->shape).c_str(), ShapeString(t.k->shape).c_str(),
               ShapeString(t.v->shape).c_str(), ShapeString(t.logits->shape).c_str(), ShapeString(t.probs->shape).c_str(),
@@ -113,7 +116,7 @@ int RunCompute(const std::vector<std::string>& args) {
   }
   if (!dump_dir.empty()) {
     if (Status s = Dump(dump_dir, t, c); !s) return UsageError("compute", Localized(s));
-    std::printf("dump written to %s/\n", dump_dir.c_str());
+    std::printf("%s\n", Trf(Str::kCliDumpWritten, {dump_dir}).c_str());
   }
   return 0;
 }

@@ -2,7 +2,7 @@
 #include <cstdio>
 
 #include "cli_commands.h"
-#include "cli_help_ko.h"
+#include "help_ko.h"
 #include "cli_util.h"
 #include "colormap.h"
 #include "export.h"
@@ -92,7 +92,7 @@ int RunExport(const std::vector<std::string>& args) {
         options.color_scale = *s;
       } else if (a == "--range") {
         if (*v != "fixed" && *v != "auto")
-          return UsageError("export", "--range: unknown range '" + *v + "': allowed fixed|auto");
+          return UsageError("export", Trf(Str::kCliUnknownRange, {*v}));
         options.auto_range = *v == "auto";
       } else if (a == "--cell-size") {
         auto n = ParseIntValue(a, *v, 1, 400);
@@ -103,11 +103,11 @@ int RunExport(const std::vector<std::string>& args) {
         if (!n) return UsageError("export", Localized(n));
         options.width = *n;
       } else if (a == "--title") {
-        if (Status s = ValidatePlainText(*v); !s) return UsageError("export", "--title: " + s.message());
+        if (Status s = ValidatePlainText(*v); !s) return UsageError("export", Localized(Status::Prefixed(MsgId::kPrefixContext, {"--title"}, s)));
         options.title = *v;
       } else if (a == "--size") {
         auto size = ParseFigureSize(*v);
-        if (!size) return UsageError("export", "--size: " + size.message());
+        if (!size) return UsageError("export", Localized(Status::Prefixed(MsgId::kPrefixContext, {"--size"}, size.status())));
         options.size = *size;
       } else if (a == "--dpi") {
         auto n = ParseIntValue(a, *v, (int)kMinDpi, (int)kMaxDpi);
@@ -118,10 +118,10 @@ int RunExport(const std::vector<std::string>& args) {
     }
     return UsageError("export", Trf(Str::kCliUnknownOption, {a, "export"}));
   }
-  if (options.out_path.empty()) return UsageError("export", "no output file: give --out FILE");
-  if (head_set && options.all_heads) return UsageError("export", "give --head N or --heads all|LIST, not both");
+  if (options.out_path.empty()) return UsageError("export", Tr(Str::kCliNoOut));
+  if (head_set && options.all_heads) return UsageError("export", Tr(Str::kCliHeadAndHeads));
   if ((options.cell_size > 0) + (options.width > 0) + options.size.set() > 1)
-    return UsageError("export", "give one of --cell-size, --width and --size, not several");
+    return UsageError("export", Tr(Str::kCliOneSizeOption));
   // Check the format before computing anything.
   if (auto f = ResolveExportFormat(options); !f) return UsageError("export", Localized(f));
 
@@ -134,13 +134,13 @@ int RunExport(const std::vector<std::string>& args) {
     if (head_list != "all") options.heads = *heads;
   }
   if (!options.all_heads && options.head >= n_head)
-    return UsageError("export", "--head " + std::to_string(options.head) + " is out of range: allowed 0.." +
-                                    std::to_string(n_head - 1) + " (--heads " + std::to_string(n_head) + ")");
+    return UsageError("export", Trf(Str::kCliHeadOutOfRange, {std::to_string(options.head), std::to_string(n_head - 1),
+                                                             std::to_string(n_head)}));
   if (Status s = pipeline.Run(Stage::kSoftmax); !s) return UsageError("export", Localized(s));
   if (options.title.empty()) options.title = LocalizedTitle(DefaultHeatmapTitle(pipeline.config(), options));
   if (Status s = ExportHeatmap(pipeline.tensors(), pipeline.config(), options); !s)
     return UsageError("export", Localized(s));
-  std::printf("wrote %s\n", options.out_path.c_str());
+  std::printf("%s\n", Trf(Str::kCliWrote, {options.out_path}).c_str());
   return 0;
 }
 

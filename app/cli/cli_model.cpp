@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "cli_commands.h"
-#include "cli_help_ko.h"
+#include "help_ko.h"
 #include "localized.h"
 #include "cli_util.h"
 #include "file_io.h"
@@ -230,7 +230,7 @@ int RunModelCommand(const std::vector<std::string>& args) {
   if (a.roles) {  // stdout holds the table only, so it pipes into other tools
     std::fputs((a.json ? model::HeadRolesJson(roles) : model::HeadRolesCsv(roles)).c_str(), stdout);
   } else {
-    std::printf("%s\n%zu tokens; per head: mean max attention / mean entropy (nats)\n", (*folder)->Describe().c_str(), n);
+    std::printf("%s\n%s\n", (*folder)->Describe().c_str(), Trf(Str::kCliModelPerHead, {std::to_string(n)}).c_str());
     for (const std::string& line : sink.lines()) std::printf("%s\n", line.c_str());
   }
   if (dumping) {
@@ -239,7 +239,7 @@ int RunModelCommand(const std::vector<std::string>& args) {
     if (Status s = attention.Close(); !s) return UsageError("model", Localized(s));
     if (Status s = hidden.Close(); !s) return UsageError("model", Localized(s));
     if (Status s = dump.Commit(); !s) return UsageError("model", Localized(s));
-    std::fprintf(a.roles ? stderr : stdout, "dump written to %s/\n", a.dump_dir.c_str());
+    std::fprintf(a.roles ? stderr : stdout, "%s\n", Trf(Str::kCliDumpWritten, {a.dump_dir}).c_str());
   }
   return 0;
 }

@@ -2,7 +2,7 @@
 #include <cstdio>
 
 #include "cli_commands.h"
-#include "cli_help_ko.h"
+#include "help_ko.h"
 #include "cli_util.h"
 #include "file_io.h"
 #include "localized.h"
@@ -79,7 +79,7 @@ int RunSweep(const std::vector<std::string>& args) {
   }
   if (random_tokens > 0) {
     if (!options.text.empty() || !options.text_file.empty())
-      return UsageError("sweep", "give --random-tokens or a text, not both");
+      return UsageError("sweep", Tr(Str::kCliRandomAndText));
     std::string text;
     for (int i = 0; i < random_tokens; ++i) text += (i ? " t" : "t") + std::to_string(i);
     options.text = text;
@@ -89,7 +89,7 @@ int RunSweep(const std::vector<std::string>& args) {
   if (!plot_path.empty()) {
     std::string ext = FileExtension(plot_path);
     if (ext != ".png" && ext != ".svg")
-      return UsageError("sweep", "--plot " + plot_path + ": unknown extension '" + ext + "': allowed .png, .svg");
+      return UsageError("sweep", Trf(Str::kCliPlotExtension, {plot_path, ext}));
   }
   AttentionConfig base = pipeline.config();
   const std::vector<Token>& kv_tokens = pipeline.kv_tokens();
@@ -104,16 +104,16 @@ int RunSweep(const std::vector<std::string>& args) {
     std::fputs(csv.c_str(), stdout);
   } else {
     if (Status s = WriteFileAtomic(out_path, csv); !s) return UsageError("sweep", Localized(s));
-    std::printf("wrote %s (%zu rows)\n", out_path.c_str(), points->size());
+    std::printf("%s\n", Trf(Str::kCliWroteRows, {out_path, std::to_string(points->size())}).c_str());
   }
   if (!plot_path.empty()) {
 #if ATTNVIZ_HAVE_FIGURE
     const int marked_d_k = options.config.d_k;  // --dk N given: marked, as the app marks its d_k
     if (Status s = WriteSaturationPlot(plot_path, *points, LocalizedTitle(SweepTitle(base, (int)kv_tokens.size())), marked_d_k); !s)
       return UsageError("sweep", Localized(s));
-    std::printf("wrote %s\n", plot_path.c_str());
+    std::printf("%s\n", Trf(Str::kCliWrote, {plot_path}).c_str());
 #else
-    return UsageError("sweep", "--plot: this build has no figure library");
+    return UsageError("sweep", Tr(Str::kCliNoFigureLibrary));
 #endif
   }
   return 0;

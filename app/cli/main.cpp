@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "cli_commands.h"
-#include "cli_help_ko.h"
+#include "help_ko.h"
 #include "data_dir.h"
 #include "ui_strings.h"
 

@@ -66,14 +66,14 @@ bool IsDirectory(const std::string& path) {
 Status ParsePositional(const std::string& path, InputOptions* o) {
   if (IsDirectory(path)) {
     if (!IsRegularFile(path + "/config.json"))
-      return Status::Error(path + ": a folder without config.json (a model folder has one; a sentence file is a file)");
+      return Status::Error(MsgId::kFolderWithoutConfig, {path});
     if (!o->model_dir.empty() && o->model_dir != path)
-      return Status::Error("two model folders given: '" + o->model_dir + "' and '" + path + "' (one at a time)");
+      return Status::Error(MsgId::kTwoModelFolders, {o->model_dir, path});
     o->model_dir = path;
     return Status::Ok();
   }
   if (!o->text_file.empty() && o->text_file != path)
-    return Status::Error("two sentence files given: '" + o->text_file + "' and '" + path + "' (one at a time)");
+    return Status::Error(MsgId::kTwoSentenceFiles, {o->text_file, path});
   o->text_file = path;
   return Status::Ok();
 }
@@ -200,8 +200,8 @@ std::string InputOptionsHelp() {
 }
 
 Result<SentenceItem> ResolveInputText(const InputOptions& o) {
-  if (!o.text.empty() && !o.text_file.empty()) return Status::Error("give --text or --text-file, not both");
-  if (o.line != 0 && o.text_file.empty()) return Status::Error("--line needs --text-file");
+  if (!o.text.empty() && !o.text_file.empty()) return Status::Error(MsgId::kTextAndTextFile, {});
+  if (o.line != 0 && o.text_file.empty()) return Status::Error(MsgId::kLineNeedsTextFile, {});
   SentenceItem chosen;
   if (!o.text_file.empty()) {
     auto items = LoadSentenceFile(o.text_file);
@@ -215,13 +215,12 @@ Result<SentenceItem> ResolveInputText(const InputOptions& o) {
         if (lines.size() < 60) lines += (lines.empty() ? "" : ", ") + std::to_string(item.line);
       }
       if (!found) {
-        return Status::Error(o.text_file + ":" + std::to_string(o.line) +
-                             ": no sentence on this line (sentences are on lines " + lines + ")");
+        return Status::Error(MsgId::kNoSentenceOnLine, {o.text_file, std::to_string(o.line), lines});
       }
     }
     chosen = *found;
   } else if (o.text.empty()) {
-    return Status::Error("no text: give --text TEXT or --text-file FILE");
+    return Status::Error(MsgId::kNoText, {});
   } else {
     chosen.kv_text = o.text;
   }

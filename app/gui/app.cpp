@@ -8,8 +8,9 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "localized.h"
 #include "data_dir.h"
+#include "help_ko.h"
+#include "localized.h"
 #include "json.h"
 
 namespace attnviz {
@@ -23,26 +24,31 @@ std::string FormatNumber(double value, const char* format) {
 
 // ---------------------------------------------------------------- options
 
+namespace {
+// The app's own options (after the shared ones); the Korean text is help_ko.cpp's.
+const char* const kAppOptionsHelp =
+    "\nApp options:\n"
+    "  --model DIR|tiny      open a trained model folder (config.json, model.safetensors, tokenizer files);\n"
+    "                        tiny: the bundled model\n"
+    "  --shader-dir DIR      where heatmap.vert and heatmap.frag live (default: <prefix>/share/attnviz/shaders\n"
+    "                        beside the executable, or the source tree's from the build folder; --print-paths)\n"
+    "  --screenshot FILE     save the window as PNG (or .ppm) after --frames frames, then exit\n"
+    "  --frames N            exit after N frames (counted once the first results are on screen)\n"
+    "  --widgets-json FILE   write named widget rectangles and values there every frame (tests)\n"
+    "  --snapshot-path FILE  on SIGUSR1, save a screenshot there (PNG or .ppm)\n"
+    "  --bench-frames N      frame-time benchmark (N frames a phase), prints a table and exits\n"
+    "  --no-settings         neither restore nor save settings\n"
+    "  --lang en|ko          the UI language (default: the saved choice, else ko when LC_ALL, LC_MESSAGES\n"
+    "                        or LANG starts with ko)\n"
+    "  --print-paths         print where the shaders, samples and bundled model are read from, then exit\n"
+    "  --version             print the version, then exit\n"
+    "Keys: Left/Right cycle heads, S toggles sqrt(d_k) scaling, Ctrl+Q quits.\n";
+}  // namespace
+
 std::string AppOptionsHelp() {
-  return "usage: attnviz [options] [FILE] [MODEL_DIR]\n"
-         "Text and attention settings (the same as attnviz-cli):\n" +
-         InputOptionsHelp() +
-         "\nApp options:\n"
-         "  --model DIR|tiny      open a trained model folder (config.json, model.safetensors, tokenizer files);\n"
-         "                        tiny: the bundled model\n"
-         "  --shader-dir DIR      where heatmap.vert and heatmap.frag live (default: <prefix>/share/attnviz/shaders\n"
-         "                        beside the executable, or the source tree's from the build folder; --print-paths)\n"
-         "  --screenshot FILE     save the window as PNG (or .ppm) after --frames frames, then exit\n"
-         "  --frames N            exit after N frames (counted once the first results are on screen)\n"
-         "  --widgets-json FILE   write named widget rectangles and values there every frame (tests)\n"
-         "  --snapshot-path FILE  on SIGUSR1, save a screenshot there (PNG or .ppm)\n"
-         "  --bench-frames N      frame-time benchmark (N frames a phase), prints a table and exits\n"
-         "  --no-settings         neither restore nor save settings\n"
-         "  --lang en|ko          the UI language (default: the saved choice, else ko when LC_ALL, LC_MESSAGES\n"
-         "                        or LANG starts with ko)\n"
-         "  --print-paths         print where the shaders, samples and bundled model are read from, then exit\n"
-         "  --version             print the version, then exit\n"
-         "Keys: Left/Right cycle heads, S toggles sqrt(d_k) scaling, Ctrl+Q quits.\n";
+  return std::string(HelpText(Help::kAppHead, "usage: attnviz [options] [FILE] [MODEL_DIR]\n"
+                                              "Text and attention settings (the same as attnviz-cli):\n")) +
+         HelpText(Help::kInputOptions, InputOptionsHelp().c_str()) + HelpText(Help::kAppOptions, kAppOptionsHelp);
 }
 
 Status ParseAppOptions(const std::vector<std::string>& args, AppOptions* options) {
@@ -89,7 +95,7 @@ Status ParseAppOptions(const std::vector<std::string>& args, AppOptions* options
       if (st.ok()) options->lang = ToString(lang);
     }
     else if (a == "--help" || a == "-h") options->help = true;
-    else st = Status::Error("unknown option '" + a + "' (see attnviz --help)");
+    else st = Status::Error(Trf(Str::kAppUnknownOption, {a}));
     if (!st.ok()) return st;
   }
   if (!options->screenshot_path.empty() && options->frames == 0) options->frames = 3;
@@ -122,7 +128,7 @@ App::App(const ViewState& restored, const AppOptions& opts, std::unique_ptr<Pipe
     }
   } else if (!state.sentence_file.empty()) {
     Status st = OpenSentenceFile(state.sentence_file);
-    if (!st.ok()) sentences_message = Localized(st);
+    if (!st.ok()) sentences_message = st;
   }
   if (!in.text.empty()) state.kv_text = in.text;
   // Settings saved by older versions carry their default query, a sentence the user never typed.
@@ -144,7 +150,7 @@ Status App::OpenSentenceFile(const std::string& typed_path) {
   const std::string path = ExpandHome(typed_path);  // "~/x" typed into the path field
   Result<std::vector<SentenceItem>> items = LoadSentenceFile(path);
   if (!items) {
-    sentences_message = Localized(items.status());
+    sentences_message = items.status();
     sentences_error = true;
     return items.status();
   }
@@ -159,7 +165,7 @@ Status App::OpenSentenceFile(const std::string& typed_path) {
   state.sentence_file = absolute;
   state.AddRecentFile(absolute);
   sentence_path_input = absolute;
-  sentences_message = Trf(Str::kLoadedSentencesFrom, {std::to_string(sentences.size()), path});
+  sentences_message = UiMessage(Str::kLoadedSentencesFrom, {std::to_string(sentences.size()), path});
   sentences_error = false;
   for (const SentenceItem& item : sentences) {
     fonts.AddText(item.kv_text);
@@ -280,7 +286,7 @@ void App::SubmitIfChanged() {
   Status valid = Validate(state.config);
   if (valid.ok() && !std::isfinite(state.config.temperature)) valid = Status::Error(MsgId::kTemperatureNotFinite, {});
   if (!valid.ok()) {
-    config_error = Localized(valid);
+    config_error = valid;
     return;
   }
   config_error.clear();
@@ -300,7 +306,7 @@ void App::SubmitIfChanged() {
 
 void App::StartExport(const std::string& path, std::function<Status()> job) {
   export_job_path_ = path;
-  export_message = Trf(Str::kExportingPath, {path});
+  export_message = UiMessage(Str::kExportingPath, {path});
   export_ok = false;
   export_path_written.clear();
   // An exception in the job (e.g. std::bad_alloc for a huge figure) becomes the export's message.
@@ -312,7 +318,7 @@ void App::Update() {
     Status st = export_job_.get();
     export_ok = st.ok();
     export_path_written = st.ok() ? export_job_path_ : "";
-    export_message = st.ok() ? Trf(Str::kWrote, {export_job_path_}) : Trf(Str::kExportFailed, {st.message()});
+    export_message = st.ok() ? UiMessage(Str::kWrote, {export_job_path_}) : UiMessage(Str::kExportFailed, {st});
   }
   for (const std::string& path : pending_drops) {
     if (IsModelFolder(path)) {  // a dropped model folder opens as a model
@@ -332,7 +338,7 @@ void App::Update() {
       if (state.source == Source::kSandbox) shown = now;
       compute_error.clear();
     } else {
-      compute_error = Localized(now->status);
+      compute_error = now->status;
     }
   }
   std::shared_ptr<const SweepResult> now_sweep = worker->latest_sweep();
@@ -341,7 +347,7 @@ void App::Update() {
       sweep = now_sweep;
       sweep_error.clear();
     } else {
-      sweep_error = Localized(now_sweep->status);
+      sweep_error = now_sweep->status;
     }
   }
   std::string text = state.kv_text + "\n" + state.query_text;
@@ -424,12 +430,12 @@ void App::Draw(HeatmapRenderer& renderer) {
     dump.SetField("selected_head", std::to_string(state.selected_head));
     dump.SetField("kv_text", JsonString(state.kv_text));
     dump.SetField("query_text", JsonString(state.query_text));
-    dump.SetField("config_error", JsonString(config_error));
-    dump.SetField("compute_error", JsonString(compute_error));
+    dump.SetField("config_error", JsonString(config_error.Render()));
+    dump.SetField("compute_error", JsonString(compute_error.Render()));
     dump.SetField("renderer_error", JsonString(renderer.error()));
-    dump.SetField("notice", JsonString(notice));
-    dump.SetField("sentences_message", JsonString(sentences_message));
-    dump.SetField("export_message", JsonString(export_message));
+    dump.SetField("notice", JsonString(notice.Render()));
+    dump.SetField("sentences_message", JsonString(sentences_message.Render()));
+    dump.SetField("export_message", JsonString(export_message.Render()));
     dump.SetField("export_ok", export_ok ? "true" : "false");
     dump.SetField("exporting", exporting() ? "true" : "false");
     dump.SetField("export_path", JsonString(export_path_written));

@@ -18,6 +18,7 @@
 #include "options.h"
 #include "state.h"
 #include "text.h"
+#include "ui_message.h"
 #include "ui_strings.h"
 #include "widgets_dump.h"
 #include "worker.h"
@@ -72,7 +73,7 @@ class App {
   void SelectSentence(int index);
   void ToggleScaling();
   void CycleHead(int direction);  // among the visible heads
-  void Notify(const std::string& message) { notice = message; }
+  void Notify(const UiMessage& message) { notice = message; }
   // The Lessons tab: the lesson shown, and its button (lessons.h ApplyLesson on the state, then the tab
   // that shows the answer is brought to the front).
   Lesson lesson() const { return lesson_; }
@@ -108,7 +109,7 @@ class App {
   std::unique_ptr<ModelSession> models;
   std::shared_ptr<const ModelResult> model_result;  // the last successful model run
   std::string model_path_input;                     // the Model panel's path field
-  std::string model_error;                          // the last model run's error
+  UiMessage model_error;                            // the last model run's error
   std::string bundled_model_dir;                    // the bundled model's folder, "" when not shipped
   // The heads drawn in the grid (visible and < n_head of the shown result).
   std::vector<int> VisibleHeads() const;
@@ -129,19 +130,21 @@ class App {
   std::vector<SentenceItem> sentences;     // the loaded sentence file
   int selected_sentence = -1;
   std::string sentence_path_input;         // the "open file" field
-  std::string sentences_message;           // load result (ok or error)
+  UiMessage sentences_message;             // load result (ok or error)
   bool sentences_error = false;
   std::vector<std::string> pending_drops;  // files dropped on the window (platform fills it)
 
   std::shared_ptr<const ComputeResult> shown;   // the last successful result (what the maps show)
   std::shared_ptr<const ComputeResult> latest;  // the last result, maybe failed
   std::shared_ptr<const SweepResult> sweep;     // the last successful sweep
-  std::string sweep_error;
+  UiMessage sweep_error;
   bool computing = false, sweeping = false;
-  std::string config_error;   // Validate() of the settings being edited
-  std::string compute_error;  // the last run's error (text or config), "" when it worked
-  std::string notice;         // startup or one-off message (corrupt settings, font missing)
-  std::string export_message;
+  // Messages on screen are kept as what makes them (ui_message.h) and rendered when drawn, so they follow a
+  // language switch.
+  UiMessage config_error;   // Validate() of the settings being edited
+  UiMessage compute_error;  // the last run's error (text or config), empty when it worked
+  UiMessage notice;         // startup or one-off message (corrupt settings, font missing)
+  UiMessage export_message;
   bool export_ok = false;
   std::string export_path_written;
   std::string export_file_name, export_last_default;  // the Export panel's file field

@@ -62,7 +62,7 @@ void App::SubmitModelIfChanged() {
   r.temperature = state.model_temperature;
   auto layers = ParseLayerList(state.model_whatif_layers, folder->model->config().n_layer);
   if (!layers) {
-    config_error = Localized(Status::Prefixed(MsgId::kPrefixWhatIfLayers, {}, layers.status()));
+    config_error = Status::Prefixed(MsgId::kPrefixWhatIfLayers, {}, layers.status());
     return;
   }
   config_error.clear();
@@ -106,7 +106,7 @@ void App::UpdateModel() {
       for (const tokenize::Token& t : now->tokens) text += t.display;
       fonts.AddText(text);
     } else if (now->status.message() != "cancelled") {
-      model_error = Localized(now->status);
+      model_error = now->status;
     }
   }
   if (state.source != Source::kModel || !model_result) return;

@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
   App app(loaded.state, options, std::move(prepared));
   if (!loaded.message.empty()) {
     app.Notify(loaded.message);
-    std::fprintf(stderr, "attnviz: %s\n", loaded.message.c_str());
+    std::fprintf(stderr, "attnviz: %s\n", loaded.message.Render().c_str());
   }
 
   // ---- 3. Window, GL context, ImGui.

@@ -108,9 +108,10 @@ void DrawControlsPanel(App& app) {
   }
   dump.RecordItem("controls.score", JsonString(ToString(c.score)));
   // The pipeline refuses d_q != d_k (one-hot widths need the text, so the run's error says it then).
-  const std::string width_error = app.config_error.find("d_q = d_k") != std::string::npos ? app.config_error
-                                  : app.compute_error.find("d_q = d_k") != std::string::npos ? app.compute_error
-                                                                                              : std::string();
+  const std::string config_error = app.config_error.Render(), compute_error = app.compute_error.Render();
+  const std::string width_error = config_error.find("d_q = d_k") != std::string::npos    ? config_error
+                                  : compute_error.find("d_q = d_k") != std::string::npos ? compute_error
+                                                                                         : std::string();
   if (!width_error.empty()) ErrorText(width_error);
   dump.RecordItem("controls.width_error", JsonString(width_error));
 
@@ -149,7 +150,7 @@ void DrawControlsPanel(App& app) {
   ImGui::Spacing();
   ImGui::Separator();
   if (!app.config_error.empty()) {
-    ErrorText(Trf(Str::kNotApplied, {app.config_error}));
+    ErrorText(Trf(Str::kNotApplied, {app.config_error.Render()}));
   } else if (app.computing) {
     ImGui::TextUnformatted(Tr(Str::kComputing));
   } else if (app.shown) {

@@ -84,13 +84,17 @@ Result<HeatmapExportOptions> PanelOptions(const ViewState& s, const std::string&
 #endif
 
 // Builds the export job on the UI thread (what to write, from which immutable result) and returns
-// it to run on a background thread: a large figure can take longer than a frame.
-std::function<Status()> MakeExportJob(App& app, const std::string& path) {
+// it to run on a background thread: a large figure can take longer than a frame. Nothing to export: no job, and
+// `refusal` says why.
+std::function<Status()> MakeExportJob(App& app, const std::string& path, UiMessage* refusal) {
 #ifdef ATTNVIZ_HAVE_FIGURE
   const ViewState& s = app.state;
   if (s.export_target == ExportTarget::kSaturationPlot) {
     std::shared_ptr<const SweepResult> sweep = app.sweep;
-    if (!sweep) return [] { return Status::Error("the d_k sweep is still computing; try again in a moment"); };
+    if (!sweep) {
+      *refusal = UiMessage(Str::kExportSweepBusy);
+      return nullptr;
+    }
     int d_k = app.state.config.head_dim_k();
     if (s.export_format == ExportFormat::kCsv)
       return [sweep, path] { return WriteFileAtomic(path, SweepToCsv(sweep->points)); };
@@ -105,18 +109,23 @@ std::function<Status()> MakeExportJob(App& app, const std::string& path) {
   HeatmapExportOptions o = *options;
   if (s.export_target == ExportTarget::kOverview) {  // every layer x head of the model, one figure
     std::shared_ptr<const ModelResult> model = app.model_result;
-    if (!model || app.state.source != Source::kModel) return [] { return Status::Error("no model result to export"); };
+    if (!model || app.state.source != Source::kModel) {
+      *refusal = UiMessage(Str::kExportNoModelResult);
+      return nullptr;
+    }
     o.all_heads = true;
     const model::ModelConfig& c = model->request.folder->model->config();
     if (o.title.empty())
-      o.title = c.model_type + " \xC2\xB7 " + std::to_string(c.n_layer) + " layers \xC3\x97 " + std::to_string(c.n_head) +
-                " heads (map k: layer k / " + std::to_string(c.n_head) + ", head k % " + std::to_string(c.n_head) + ")";
+      o.title = Trf(Str::kExportOverviewTitle, {c.model_type, std::to_string(c.n_layer), std::to_string(c.n_head)});
     AttentionConfig config = LayerConfig(*model->request.folder, model->request, 0);
     const bool hide = s.model_hide_special;
     return [model, o, config, hide] { return ExportHeatmap(StackedLayers(*model, hide), config, o); };
   }
   std::shared_ptr<const ComputeResult> result = app.shown;
-  if (!result) return [] { return Status::Error("nothing computed yet"); };
+  if (!result) {
+    *refusal = UiMessage(Str::kExportNothingComputed);
+    return nullptr;
+  }
   // A long input keeps no full map: a figure of the current head is of the window the Heads panel shows.
   std::shared_ptr<const MapWindow> window;
   if (s.export_target == ExportTarget::kCurrentHead) {
@@ -126,7 +135,10 @@ std::function<Status()> MakeExportJob(App& app, const std::string& path) {
   } else {
     o.all_heads = true;
     o.heads = app.VisibleHeads();
-    if (o.heads.empty()) return [] { return Status::Error("every head is hidden: show at least one to export"); };
+    if (o.heads.empty()) {
+      *refusal = UiMessage(Str::kExportEveryHeadHidden);
+      return nullptr;
+    }
   }
   // The automatic title in the UI's language, as attnviz-cli --lang writes it (a long input's window keeps
   // the engine's title, which names the window).
@@ -135,7 +147,8 @@ std::function<Status()> MakeExportJob(App& app, const std::string& path) {
 #else
   (void)app;
   (void)path;
-  return [] { return Status::Error("this build has no figure library (core/figure): export is unavailable"); };
+  *refusal = UiMessage(Str::kExportNoFigureLibrary);
+  return nullptr;
 #endif
 }
 
@@ -222,25 +235,29 @@ void DrawExportPanel(App& app) {
   }
 #ifdef ATTNVIZ_HAVE_FIGURE
   if (figure && !plot && !s.export_size.empty())  // below the button, so the button never moves
-    if (Result<FigureSize> size = ParseFigureSize(s.export_size); !size) ErrorText(size.message());
+    if (Result<FigureSize> size = ParseFigureSize(s.export_size); !size) ErrorText(Localized(size));
 #endif
   if (clicked && !busy) {
     std::string dir = s.export_dir.empty() ? "." : ExpandHome(s.export_dir);
     std::string path = file_name.empty() || file_name[0] == '/' ? file_name : dir + "/" + file_name;
-    Status st = path.empty() ? Status::Error(Tr(Str::kNoFileName)) : MakeDirs(dir);
-    if (st.ok()) {
-      app.StartExport(path, MakeExportJob(app, path));
+    UiMessage refusal = path.empty() ? UiMessage(Str::kNoFileName) : UiMessage(MakeDirs(dir));
+    std::function<Status()> job = refusal.empty() ? MakeExportJob(app, path, &refusal) : nullptr;
+    if (job) {
+      app.StartExport(path, std::move(job));
     } else {
       app.export_ok = false;
       app.export_path_written.clear();
-      app.export_message = Trf(Str::kExportFailed, {st.message()});
+      app.export_message = UiMessage(Str::kExportFailed, {refusal});
     }
   }
-  if (!app.export_message.empty()) {
+  // Rendered now, not when it arrived: a message on screen follows a language switch.
+  const std::string message = app.export_message.Render();
+  if (!message.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, app.export_ok ? kOkColor : kErrorColor);
-    ImGui::TextWrapped("%s", app.export_message.c_str());
+    ImGui::TextWrapped("%s", message.c_str());
     ImGui::PopStyleColor();
   }
+  dump.RecordItem("export.message", JsonString(message));
   ImGui::End();
 }
 

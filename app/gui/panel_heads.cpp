@@ -492,7 +492,7 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
     bool dismiss = ImGui::SmallButton(Labeled(dump, Str::kDismiss, "dismiss").c_str());
     dump.RecordItem("heads.dismiss_notice");
     ImGui::SameLine();
-    ErrorText(app.notice);
+    ErrorText(app.notice.Render());
     if (dismiss) app.notice.clear();
   }
   // Progress: what the worker computes and how far along (the frame keeps running meanwhile).
@@ -518,8 +518,8 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
   dump.RecordItem("heads.status", BoolJson(app.computing));
   dump.SetField("progress", progress_json);
   if (!app.compute_error.empty())
-    ErrorText(app.shown ? Trf(Str::kShowingLastGood, {app.compute_error}) : app.compute_error);
-  if (!app.config_error.empty()) ErrorText(Trf(Str::kSettingsNotApplied, {app.config_error}));
+    ErrorText(app.shown ? Trf(Str::kShowingLastGood, {app.compute_error.Render()}) : app.compute_error.Render());
+  if (!app.config_error.empty()) ErrorText(Trf(Str::kSettingsNotApplied, {app.config_error.Render()}));
 
   if (!app.shown) {
     if (!app.computing) ImGui::TextUnformatted(Tr(Str::kNoResultYet));

@@ -6,6 +6,7 @@
 
 #include "app.h"
 #include "json.h"
+#include "localized.h"
 #include "panel_util.h"
 
 namespace attnviz {
@@ -94,7 +95,12 @@ void DrawModelPanel(App& app) {
   if (!open_error.empty()) ErrorText(open_error);
   dump.SetField("model_open_error", JsonString(open_error));
   std::shared_ptr<const ModelFolder> folder = app.models->folder();
-  if (folder) DimText(folder->Describe());
+  if (folder) {  // ModelFolder::Describe() with the model's part in the UI's language (the tokenizer's as it is)
+    const std::string description =
+        folder->dir + ": " + LocalizedModelDescribe(folder->model->config()) + " \xC2\xB7 " + folder->tokenizer->Describe();
+    DimText(description);
+    dump.SetField("model_description", JsonString(description));
+  }
   else DimText(Tr(Str::kDropModelHint));
 
   if (folder) {
@@ -117,7 +123,7 @@ void DrawModelPanel(App& app) {
     ImGui::InputTextWithHint(Labeled(dump, Str::kOnLayers, "on_layers").c_str(), Tr(Str::kOnLayersHint),
                              &s.model_whatif_layers);
     dump.RecordItem("model.whatif_layers", JsonString(s.model_whatif_layers));
-    if (!app.model_error.empty()) ErrorText(app.model_error);
+    if (!app.model_error.empty()) ErrorText(app.model_error.Render());
     float fraction = 0;
     const std::string progress = app.models->progress(&fraction);
     if (!progress.empty()) {

@@ -150,7 +150,7 @@ void DrawSaturationPanel(App& app) {
   float chart_h = std::max(70.0f, (avail.y - table_h - line * 2.0f) / 3.0f);
   for (const Curve& curve : kCurves) DrawChart(app, curve, points, ImVec2(avail.x, chart_h));
   if (app.sweeping) ImGui::TextUnformatted(Tr(Str::kSweeping));
-  else if (!app.sweep_error.empty()) ErrorText(app.sweep_error);
+  else if (!app.sweep_error.empty()) ErrorText(app.sweep_error.Render());
   else if (app.sweep) DimText(Trf(Str::kSweepSummary, {std::to_string(points.size()),
                                                       FormatNumber(app.sweep->seconds * 1000, "%.0f")}));
 

@@ -35,7 +35,7 @@ void DrawSentencesPanel(App& app) {
     const AttentionTensors& t = app.shown->tensors;
     DimText(Trf(Str::kQueriesByKeys, {std::to_string(t.n_q()), std::to_string(t.n_k())}));
   }
-  if (!app.compute_error.empty()) ErrorText(app.compute_error);
+  if (!app.compute_error.empty()) ErrorText(app.compute_error.Render());
 
   if (!app.sentences.empty()) {
     ImGui::TextUnformatted(Tr(Str::kLoadedSentences));
@@ -69,8 +69,8 @@ void DrawSentencesPanel(App& app) {
     if (app.OpenSentenceFile(app.sentence_path_input).ok() && !app.sentences.empty()) app.SelectSentence(0);
   }
   if (!app.sentences_message.empty()) {
-    if (app.sentences_error) ErrorText(app.sentences_message);
-    else DimText(app.sentences_message);
+    if (app.sentences_error) ErrorText(app.sentences_message.Render());
+    else DimText(app.sentences_message.Render());
   }
   if (!app.state.recent_files.empty()) {
     ImGui::TextUnformatted(Tr(Str::kRecent));

@@ -6,6 +6,7 @@
 
 #include "app.h"
 #include "json.h"
+#include "localized.h"
 #include "panel_util.h"
 
 namespace attnviz {
@@ -86,10 +87,27 @@ void DrawSandboxShapes(App& app) {
     rows.push_back({"W", "W_k", nullptr, dims(d_model, n_head * d_k), ""});
     rows.push_back({"W", "W_v", nullptr, dims(d_model, n_head * d_v), ""});
   }
-  const char* split = fused ? "x W \xE2\x86\x92 " : "";
-  rows.push_back({split + std::string(fused ? "[:, q]" : "x W_q"), "q", t.q.get(), "", "[n_head, n_q, d_k]"});
-  rows.push_back({split + std::string(fused ? "[:, k]" : "x W_k"), "k", t.k.get(), "", "[n_head, n_k, d_k]"});
-  rows.push_back({split + std::string(fused ? "[:, v]" : "x W_v"), "v", t.v.get(), "", "[n_head, n_k, d_v]"});
+  // Each of q, k, v from its source: the projection (x W, split or one matrix each), or a raw feature used as
+  // it is (qkv_source.h: no W, every head the same numbers).
+  struct Projected {
+    const char* name;
+    FeatureSource from;
+    const Tensor* tensor;
+    const char* shape;
+  };
+  const Projected projected[] = {{"q", c.query_from, t.q.get(), "[n_head, n_q, d_k]"},
+                                 {"k", c.key_from, t.k.get(), "[n_head, n_k, d_k]"},
+                                 {"v", c.value_from, t.v.get(), "[n_head, n_k, d_v]"}};
+  for (const Projected& p : projected) {
+    std::string step = fused ? "x W \xE2\x86\x92 [:, " + std::string(p.name) + "]" : "x W_" + std::string(p.name);
+    std::string note = p.shape;
+    if (p.from != FeatureSource::kEmbedding) {
+      step = Trf(Str::kStepRawSource, {FeatureSourceLabel(p.from)});
+      note += std::string("  ") + Tr(Str::kNoteRawSource);
+    }
+    app.dump.SetField(std::string("shapes_step_") + p.name, JsonString(step));
+    rows.push_back({step, p.name, p.tensor, "", note});
+  }
   rows.push_back({"q k\xE1\xB5\x80", "logits", t.probs.get(), "", logits_note});  // the logits map is on demand
   rows.push_back({"softmax", "probs", t.probs.get(), "", "[n_head, n_q, n_k]  " + std::string(Tr(Str::kNoteRowsSumToOne))});
   rows.push_back({"probs v", "z", t.z.get(), "", "[n_head, n_q, d_v]"});

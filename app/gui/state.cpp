@@ -273,7 +273,7 @@ Status ApplyKey(const std::string& key, const std::string& raw, ViewState* s) {
 
 }  // namespace
 
-Result<ViewState> ParseViewState(const std::string& text, std::vector<std::string>* value_problems) {
+Result<ViewState> ParseViewState(const std::string& text, std::vector<UiMessage>* value_problems) {
   ViewState s;
   Status utf8 = ValidateUtf8(text);
   if (!utf8.ok()) return utf8;
@@ -303,15 +303,14 @@ Result<ViewState> ParseViewState(const std::string& text, std::vector<std::strin
     const ViewState before = s;
     Status st = ApplyKey(key, value, &s);
     if (st.ok()) continue;
-    const std::string problem = "line " + std::to_string(line_no) + " (" + key + "): " + st.message();
-    if (!value_problems) return Status::Error(problem);
-    value_problems->push_back(problem + "; the default is used");
+    if (!value_problems) return Status::Error("line " + std::to_string(line_no) + " (" + key + "): " + st.message());
+    value_problems->push_back(UiMessage(Str::kSettingsLineProblem, {std::to_string(line_no), key, st}));
     s = before;  // the key keeps its default (or an earlier line's value)
   }
   Status valid = Validate(s.config);
   if (!valid.ok()) {
     if (!value_problems) return Status::Error("settings: " + valid.message());
-    value_problems->push_back(valid.message() + "; the default attention settings are used");
+    value_problems->push_back(UiMessage(Str::kSettingsConfigProblem, {valid}));
     s.config = AttentionConfig();
   }
   return s;
@@ -342,46 +341,40 @@ Result<std::string> SetAside(const std::string& path) {
   return Status::Error("1000 corrupt copies exist already");
 }
 
-std::string JoinProblems(const std::vector<std::string>& problems) {
-  std::string out;
-  for (const std::string& p : problems) out += (out.empty() ? "" : "; ") + p;
-  return out;
-}
-
 }  // namespace
 
 LoadedViewState LoadViewState(const std::string& path) {
   LoadedViewState out;
-  const std::string left_alone = " It is left as it is and will not be overwritten; started on defaults.";
+  const UiMessage left_alone(Str::kSettingsLeftAlone);
+  auto left_as_it_is = [&](UiMessage m) { return UiMessage::Joined({std::move(m), left_alone}, ""); };
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
     if (errno == ENOENT) return out;  // first launch
     out.keep_file = true;
-    out.message = "Settings file " + path + " cannot be read (" + std::strerror(errno) + ")." + left_alone;
+    out.message = left_as_it_is(UiMessage(Str::kSettingsCannotRead, {path, std::strerror(errno)}));
     return out;
   }
   Result<std::string> bytes = ReadFile(path, kMaxSettingsFileBytes, "settings file");
   if (!bytes) {
     out.keep_file = true;
-    out.message = "Settings file " + bytes.message() + "." + left_alone;
+    out.message = left_as_it_is(UiMessage(Str::kSettingsReadFailed, {bytes.status()}));
     return out;
   }
-  std::vector<std::string> problems;
+  std::vector<UiMessage> problems;
   Result<ViewState> parsed = ParseViewState(*bytes, &problems);
   if (parsed) {
     out.state = *parsed;
     out.restored = true;
-    if (!problems.empty()) out.message = "Settings file " + path + ": " + JoinProblems(problems) + ".";
+    if (!problems.empty())
+      out.message = UiMessage(Str::kSettingsProblems, {path, UiMessage::Joined(std::move(problems), "; ")});
     return out;
   }
   Result<std::string> aside = SetAside(path);
   if (aside) {
-    out.message = "Settings file " + path + " was corrupt (" + parsed.message() + "); moved it to " + *aside +
-                  " and started on defaults.";
+    out.message = UiMessage(Str::kSettingsCorruptMoved, {path, parsed.status(), *aside});
   } else {
     out.keep_file = true;
-    out.message = "Settings file " + path + " was corrupt (" + parsed.message() + ") and could not be moved aside (" +
-                  aside.message() + ")." + left_alone;
+    out.message = left_as_it_is(UiMessage(Str::kSettingsCorruptStuck, {path, parsed.status(), aside.status()}));
   }
   return out;
 }

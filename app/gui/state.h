@@ -8,6 +8,7 @@
 #include "colormap.h"
 #include "config.h"
 #include "status.h"
+#include "ui_message.h"
 
 namespace attnviz {
 
@@ -82,14 +83,14 @@ std::string SerializeViewState(const ViewState& state);
 // are ignored (newer versions may add some). A bad value (unparsable, out of range) or a config that
 // fails Validate() fails too when `value_problems` is null; else it is appended there ("line 7
 // (window_w): 100000 is out of range: allowed 200..8192; the default is used") and the default kept.
-Result<ViewState> ParseViewState(const std::string& text, std::vector<std::string>* value_problems = nullptr);
+Result<ViewState> ParseViewState(const std::string& text, std::vector<UiMessage>* value_problems = nullptr);
 
 // $XDG_CONFIG_HOME/attnviz (or $HOME/.config/attnviz).
 std::string ConfigDir();
 
 struct LoadedViewState {
   ViewState state;         // defaults when the file is missing, unreadable or corrupt
-  std::string message;     // for the user: "Settings file ... was corrupt (...); moved it to ....corrupt.1"
+  UiMessage message;       // for the user: "Settings file ... was corrupt (...); moved it to ....corrupt.1"
   bool restored = false;   // a saved state was read (bad values replaced by defaults, named in message)
   bool keep_file = false;  // unreadable (permissions, a folder, a device, too large) or corrupt and not movable:
                            // the caller must not save over it

@@ -112,22 +112,20 @@ std::string ToJson(const AttentionTensors& t, const AttentionConfig& config, con
 }  // namespace
 
 Result<std::string> ResolveExportFormat(const HeatmapExportOptions& options) {
-  std::string allowed = "allowed .png .svg .csv .npy .json";
   if (!options.format.empty()) {
     std::string f = Lower(options.format);
     if (!f.empty() && f[0] == '.') f = f.substr(1);
     for (const char* k : kFormats)
       if (f == k) return f;
-    return Status::Error("unknown format '" + options.format + "': allowed png|svg|csv|npy|json");
+    return Status::Error(MsgId::kUnknownFormat, {options.format});
   }
   std::string ext = FileExtension(options.out_path);
   if (ext.empty())
-    return Status::Error(options.out_path + ": no file extension to take the format from: " + allowed +
-                         " (or give --format)");
+    return Status::Error(MsgId::kNoExtension, {options.out_path});
   std::string f = ext[0] == '.' ? ext.substr(1) : ext;
   for (const char* k : kFormats)
     if (f == k) return f;
-  return Status::Error(options.out_path + ": unknown extension '" + ext + "': " + allowed + " (or give --format)");
+  return Status::Error(MsgId::kUnknownExtension, {options.out_path, ext});
 }
 
 std::string DefaultHeatmapTitle(const AttentionConfig& config, const HeatmapExportOptions& options) {
@@ -204,7 +202,6 @@ Result<std::vector<int>> ParseHeadList(const std::string& text, int n_head) {
 }
 
 Result<FigureSize> ParseFigureSize(const std::string& text) {
-  const std::string form = "give WxH with a unit, e.g. 3.3x3in or 8.4x7.6cm (each 0.5..40 in)";
   std::string t;
   for (char c : text)
     if (c != ' ') t += (char)std::tolower((unsigned char)c);
@@ -213,10 +210,10 @@ Result<FigureSize> ParseFigureSize(const std::string& text) {
   if (unit == "in") per_inch = 1;
   else if (unit == "cm") per_inch = 2.54;
   else if (unit == "mm") per_inch = 25.4;
-  else return Status::Error("size '" + text + "' has no unit in, cm or mm: " + form);
+  else return Status::Error(MsgId::kSizeNoUnit, {text});
   t.resize(t.size() - 2);
   size_t x = t.find('x');
-  if (x == std::string::npos) return Status::Error("size '" + text + "' is not WxH: " + form);
+  if (x == std::string::npos) return Status::Error(MsgId::kSizeNotWxH, {text});
   std::string w = t.substr(0, x), h = t.substr(x + 1);
   if (h.size() >= 2 && h.substr(h.size() - 2) == unit.substr(0, 2)) h.resize(h.size() - 2);  // "3.3inx3in"
   if (w.size() >= 2 && w.substr(w.size() - 2) == unit) w.resize(w.size() - 2);
@@ -225,9 +222,9 @@ Result<FigureSize> ParseFigureSize(const std::string& text) {
     char* end = nullptr;
     double v = part.empty() ? NAN : std::strtod(part.c_str(), &end);
     if (part.empty() || !end || *end != '\0' || !std::isfinite(v))
-      return Status::Error("size '" + text + "': '" + part + "' is not a number: " + form);
+      return Status::Error(MsgId::kSizeNotANumber, {text, part});
     *out = v / per_inch;
-    if (*out < 0.5 || *out > 40) return Status::Error("size '" + text + "' is out of range: " + form);
+    if (*out < 0.5 || *out > 40) return Status::Error(MsgId::kSizeOutOfRange, {text});
   }
   return size;
 }
@@ -235,22 +232,21 @@ Result<FigureSize> ParseFigureSize(const std::string& text) {
 Result<HeatmapSpec> MakeHeatmapSpec(const AttentionTensors& tensors, const AttentionConfig& config,
                                     const HeatmapExportOptions& options) {
   if (tensors.probs->shape.size() != 3 || tensors.n_head() <= 0 || tensors.n_q() <= 0 || tensors.n_k() <= 0)
-    return Status::Error("nothing to export: the attention map is empty (run the pipeline first)");
+    return Status::Error(MsgId::kNothingToExport, {});
   if ((int)tensors.query_tokens.size() != tensors.n_q() || (int)tensors.kv_tokens.size() != tensors.n_k())
     return Status::Error("nothing to export: the tokens do not match the attention map");
   std::vector<int> heads = ChosenHeads(tensors, options);
   for (int h : heads)
     if (h < 0 || h >= tensors.n_head())
-      return Status::Error("head " + std::to_string(h) + " is out of range: allowed 0.." +
-                           std::to_string(tensors.n_head() - 1) + " (n_head = " + std::to_string(tensors.n_head()) +
-                           ")");
+      return Status::Error(MsgId::kHeadOutOfRange,
+                           {std::to_string(h), std::to_string(tensors.n_head() - 1), std::to_string(tensors.n_head())});
   if (options.cell_size < 0 || options.cell_size > 400)
-    return Status::Error("cell size " + std::to_string(options.cell_size) + " is out of range: allowed 1..400");
+    return Status::Error(MsgId::kCellSizeRange, {std::to_string(options.cell_size)});
   if (options.width < 0 || options.width > 16384)
-    return Status::Error("width " + std::to_string(options.width) + " is out of range: allowed 1..16384");
+    return Status::Error(MsgId::kFigureWidthRange, {std::to_string(options.width)});
   const float dpi = options.dpi > 0 ? options.dpi : HeatmapSpec::kDefaultDpi;
   if (dpi < kMinDpi || dpi > kMaxDpi)
-    return Status::Error("dpi " + Exact(options.dpi) + " is out of range: allowed 10..2400");
+    return Status::Error(MsgId::kDpiRange, {Exact(options.dpi)});
   const int n_q = tensors.n_q(), n_k = tensors.n_k();
   HeatmapSpec spec;
   spec.probs = tensors.probs->data.data();
@@ -285,8 +281,7 @@ Result<HeatmapSpec> MakeHeatmapSpec(const AttentionTensors& tensors, const Atten
     spec.width = (int)std::lround(options.size.width_in * dpi);
     spec.height = (int)std::lround(options.size.height_in * dpi);
     if ((long long)spec.width * spec.height > 16384LL * 16384LL)
-      return Status::Error("the size at " + Exact(dpi) + " dpi would be " + std::to_string(spec.width) + "x" +
-                           std::to_string(spec.height) + " pixels, more than 16384x16384: a lower dpi or a smaller size");
+      return Status::Error(MsgId::kSizeTooManyPixels, {Exact(dpi), std::to_string(spec.width), std::to_string(spec.height)});
   }
   spec.annotate = options.annotate;
   return spec;
@@ -313,7 +308,7 @@ Status ExportLongHeatmap(const AttentionTensors& t, const AttentionConfig& confi
     Status s = out.Open(temp, shape);
     if (s) s = StreamExactMaps(t, config, heads, &out, nullptr);
     if (s) s = out.Close();
-    if (s && std::rename(temp.c_str(), o.out_path.c_str()) != 0) s = Status::Error(o.out_path + ": cannot write");
+    if (s && std::rename(temp.c_str(), o.out_path.c_str()) != 0) s = Status::Error(MsgId::kCannotWrite, {o.out_path});
     if (!s) std::remove(temp.c_str());
     return s;
   }
@@ -321,10 +316,8 @@ Status ExportLongHeatmap(const AttentionTensors& t, const AttentionConfig& confi
   const bool compact = heads.size() == 1 && format == "csv";  // a one-head CSV names no head
   const size_t cells = (compact ? 1 : (size_t)t.n_head()) * w.rows() * w.cols();
   if (cells > kExactExportCells)
-    return Status::Error("." + format + " of a long input (" + std::to_string(n_q) + " x " + std::to_string(n_k) +
-                         " cells a head; no full map is kept) would hold " + std::to_string(cells) +
-                         " cells, more than " + std::to_string(kExactExportCells) +
-                         ": export .npy (streamed, any heads) or .csv of one head, or zoom in to a smaller window");
+    return Status::Error(MsgId::kLongExportTooLarge, {"." + format, std::to_string(n_q), std::to_string(n_k),
+                                                      std::to_string(cells), std::to_string(kExactExportCells)});
   if (o.title.empty()) {
     o.title = DefaultHeatmapTitle(config, o);
     if (window) o.title += " \u00B7 queries " + std::to_string(w.r0) + "-" + std::to_string(w.r1 - 1) + ", keys " +
@@ -338,7 +331,7 @@ Status ExportLongHeatmap(const AttentionTensors& t, const AttentionConfig& confi
 
 Status ExportHeatmap(const AttentionTensors& tensors, const AttentionConfig& config,
                      const HeatmapExportOptions& options, const MapWindow* window) {
-  if (options.out_path.empty()) return Status::Error("no output file given (--out FILE)");
+  if (options.out_path.empty()) return Status::Error(MsgId::kNoOutputFile, {});
   Result<std::string> format = ResolveExportFormat(options);
   if (!format.ok()) return format.status();
   if (tensors.pooled) return ExportLongHeatmap(tensors, config, options, *format, window);
@@ -373,7 +366,7 @@ Status WriteSaturationPlot(const std::string& path, const std::vector<SweepPoint
                            int current_d_k) {
   std::string ext = FileExtension(path);
   if (ext != ".png" && ext != ".svg")
-    return Status::Error(path + ": unknown extension '" + ext + "' for the saturation plot: allowed .png .svg");
+    return Status::Error(MsgId::kPlotUnknownExtension, {path, ext});
   Result<std::string> bytes = RenderSaturation(points, title, current_d_k, ext.substr(1));
   if (!bytes.ok()) return bytes.status();
   return WriteFileAtomic(path, *bytes);

@@ -295,9 +295,8 @@ Result<HeatmapLayout> LayoutHeatmap(const FontSet& fonts, const HeatmapSpec& spe
       HeatmapLayout need = LayoutWithCell(fonts, spec, 1, 0, 0);
       std::string asked = spec.width > 0 ? std::to_string(spec.width) : "any";
       asked += "x" + (spec.height > 0 ? std::to_string(spec.height) : std::string("any"));
-      return Status::Error("the figure size " + asked + " pixels is too small for this figure at " +
-                           std::to_string((int)std::lround(spec.dpi)) + " dpi: at least " + std::to_string(need.width) +
-                           "x" + std::to_string(need.height) + " pixels are needed (a larger size, a lower dpi or fewer heads)");
+      return Status::Error(MsgId::kFigureTooSmall, {asked, std::to_string((int)std::lround(spec.dpi)),
+                                                    std::to_string(need.width), std::to_string(need.height)});
     }
     return LayoutCentred(fonts, spec, best, (float)spec.width, (float)spec.height);
   }
@@ -426,9 +425,7 @@ Result<std::string> RenderHeatmap(const HeatmapSpec& spec_in, const std::string&
     // Large maps embed their cells as one image (a 1024-token head: 0.7 MB, not 65 MB of <rect>s); the
     // bound keeps an SVG a document a viewer opens (the image itself grows with the cells).
     if (cells > kMaxSvgCells)
-      return Status::Error("an SVG of " + std::to_string(cells) + " cells (heads x queries x keys) is refused: at most " +
-                           std::to_string(kMaxSvgCells) + " (e.g. 1024 x 1024 tokens for one head, 4 heads of 512 x 512); " +
-                           "export PNG (or NPY for the numbers), or fewer heads or tokens");
+      return Status::Error(MsgId::kSvgTooManyCells, {std::to_string(cells), std::to_string(kMaxSvgCells)});
     spec.cells_as_image = cells > kSvgImageAboveCells;
   }
   Result<HeatmapLayout> layout = LayoutHeatmap(**fonts, spec);
@@ -442,8 +439,7 @@ Result<std::string> RenderHeatmap(const HeatmapSpec& spec_in, const std::string&
   if (format == "png") {
     constexpr long long kMaxPixels = 16384LL * 16384LL;
     if ((long long)layout->width * layout->height > kMaxPixels)
-      return Status::Error("the figure would be " + std::to_string(layout->width) + "x" +
-                           std::to_string(layout->height) + " pixels, more than 16384x16384: use a smaller --cell-size");
+      return Status::Error(MsgId::kPngTooLarge, {std::to_string(layout->width), std::to_string(layout->height)});
     Canvas canvas(layout->width, layout->height, *fonts);
     DrawHeatmap(spec, *layout, &canvas);
     return canvas.EncodePng(spec.dpi);

@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
   }
   const std::string path = argv[1];
   attnviz::LoadedViewState loaded = attnviz::LoadViewState(path);
-  if (!loaded.message.empty()) std::fprintf(stderr, "attnviz: %s\n", loaded.message.c_str());
+  if (!loaded.message.empty()) std::fprintf(stderr, "attnviz: %s\n", loaded.message.Render().c_str());
   if (!loaded.state.sentence_file.empty()) {
     auto items = attnviz::LoadSentenceFile(loaded.state.sentence_file);
     if (!items) std::fprintf(stderr, "attnviz: %s\n", items.message().c_str());

@@ -85,4 +85,65 @@ TEST(CliKorean, FigureTitleInKorean) {
   std::filesystem::remove_all(dir);
 }
 
+// The input-combination refusals (the shared options and each command's own) in Korean, exit code 2; English
+// without --lang.
+TEST(CliKorean, InputCombinationsAreRefusedInKorean) {
+  CliResult r = Cli({"--lang", "ko", "compute", "--text", "a b", "--text-file", "/tmp/x.txt"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--text 와 --text-file 중 하나만 주세요, 둘 다는 안 됩니다"), std::string::npos) << r.err;
+  r = Cli({"--lang", "ko", "compute", "--text", "a b", "--line", "2"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--line 은 --text-file 과 함께 씁니다"), std::string::npos) << r.err;
+  r = Cli({"--lang", "ko", "compute"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("문장이 없습니다: --text 문장 또는 --text-file FILE 을 주세요"), std::string::npos) << r.err;
+  r = Cli({"--lang", "ko", "export", "--text", "a b", "--head", "1", "--heads", "all", "--out", "/tmp/x.png"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--head N 과 --heads all|LIST 중 하나만 주세요"), std::string::npos) << r.err;
+  r = Cli({"--lang", "ko", "export", "--text", "a b", "--width", "300", "--cell-size", "20", "--out", "/tmp/x.png"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--cell-size, --width, --size 중 하나만 주세요"), std::string::npos) << r.err;
+  r = Cli({"--lang", "ko", "export", "--text", "a b"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("출력 파일이 없습니다: --out FILE 을 주세요"), std::string::npos) << r.err;
+  r = Cli({"--lang", "ko", "export", "--text", "a b", "--size", "3x3", "--out", "/tmp/x.png"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--size: 크기 '3x3' 에 단위 in, cm, mm 가 없습니다"), std::string::npos) << r.err;
+  r = Cli({"--lang", "ko", "sweep", "--text", "a b", "--random-tokens", "8"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--random-tokens 와 문장 중 하나만 주세요"), std::string::npos) << r.err;
+  r = Cli({"compute", "--text", "a b", "--text-file", "/tmp/x.txt"}, "LC_ALL=C; export LC_ALL; ");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("give --text or --text-file, not both"), std::string::npos) << r.err;
+  EXPECT_FALSE(HasHangul(r.err)) << r.err;
+}
+
+// What the commands print on stdout: "wrote PATH", "wrote PATH (N rows)", "dump written to DIR/" in Korean; a
+// file that cannot be written is refused in Korean too.
+TEST(CliKorean, OutputLinesAndWriteErrorsInKorean) {
+  const std::string dir = (std::filesystem::temp_directory_path() / ("attnviz_cli_ko_out_" + std::to_string(::getpid()))).string();
+  std::filesystem::create_directories(dir);
+  CliResult r = Cli({"--lang", "ko", "export", "--text", "the cat sat", "--out", dir + "/map.csv"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, dir + "/map.csv 저장함\n");
+  r = Cli({"--lang", "ko", "sweep", "--text", "the cat sat", "--dks", "1,2", "--seeds", "1", "--out", dir + "/s.csv"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, dir + "/s.csv 저장함 (4행)\n");
+  r = Cli({"--lang", "ko", "compute", "--text", "the cat sat", "--dump", dir + "/dump"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("덤프를 " + dir + "/dump/ 에 저장함"), std::string::npos) << r.out;
+  r = Cli({"--lang", "ko", "export", "--text", "the cat sat", "--out", dir + "/map"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(dir + "/map: 형식을 정할 파일 확장자가 없습니다"), std::string::npos) << r.err;
+  std::filesystem::create_directories(dir + "/folder.csv");
+  r = Cli({"--lang", "ko", "export", "--text", "the cat sat", "--out", dir + "/folder.csv"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(dir + "/folder.csv: 폴더입니다; 파일 이름을 주세요"), std::string::npos) << r.err;
+  // English without --lang.
+  r = Cli({"export", "--text", "the cat sat", "--out", dir + "/map.csv"}, "LC_ALL=C; export LC_ALL; ");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "wrote " + dir + "/map.csv\n");
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace

@@ -121,7 +121,7 @@ TEST_F(AppFigureTest, ExportPanelWritesTheSameBytesAsTheCli) {
   Frames(1);
   Export();
   EXPECT_FALSE(app.export_ok);
-  EXPECT_NE(app.export_message.find("3.3x3in"), std::string::npos) << app.export_message;
+  EXPECT_NE(app.export_message.Render().find("3.3x3in"), std::string::npos) << app.export_message;
   app.state.export_size.clear();
   app.state.export_title.clear();
 

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "app.h"
+#include "json.h"
 #include "app_driver.h"
 #include "file_io.h"
 #include "npy.h"
@@ -169,7 +170,7 @@ TEST_F(ModelPanelTest, WhatIfsRecomputeAndSpecialTokensHide) {
   // A bad layer list is refused with the range, and nothing is submitted.
   app.state.model_whatif_layers = "7";
   Frames(2);
-  EXPECT_NE(app.config_error.find("0..2"), std::string::npos) << app.config_error;
+  EXPECT_NE(app.config_error.Render().find("0..2"), std::string::npos) << app.config_error;
   app.state.model_whatif_layers = "";
   Frames(3);
   EXPECT_TRUE(app.config_error.empty());
@@ -208,6 +209,24 @@ TEST_F(ModelPanelTest, EveryHeadHasARoleAndTheFilterDimsTheOthers) {
   const std::string line = app.dump.Field("heads_role");
   EXPECT_NE(line.find(model::RoleSentence(model::StrongestRole(roles.at(1, 2)).role)), std::string::npos) << line;
   EXPECT_NE(line.find(best), std::string::npos) << line;
+}
+
+// The Model panel's one-line description of the model in the UI's language; in English, the model's own
+// Describe() (the two are kept in step).
+TEST_F(ModelPanelTest, ModelDescriptionInKorean) {
+  App& app = MakeApp("The cat sat on the mat.");
+  Frames(4);
+  ASSERT_TRUE(app.model_result) << app.model_error << app.models->open_error();
+  std::shared_ptr<const ModelFolder> folder = app.models->folder();
+  ASSERT_TRUE(folder);
+  EXPECT_EQ(app.dump.Field("model_description"), JsonString(folder->Describe()));
+  app.SetLanguage(Lang::kKo);
+  Frames(1);
+  const std::string korean = app.dump.Field("model_description");
+  EXPECT_NE(korean.find(": gpt2: 3개 층, 헤드 4개 x 4, d_model 16, d_ff "), std::string::npos) << korean;
+  EXPECT_NE(korean.find(", 어휘 2300, 위치 "), std::string::npos) << korean;
+  EXPECT_EQ(korean.find("layers"), std::string::npos) << korean;
+  SetLang(Lang::kEn);
 }
 
 TEST_F(ModelPanelTest, BackToTheSandboxInOneClick) {

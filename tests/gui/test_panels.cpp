@@ -10,6 +10,8 @@
 #include <vector>
 #include <cstdlib>
 #include <map>
+#include <set>
+#include <cctype>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -19,6 +21,7 @@
 #include "app.h"
 #include "app_driver.h"
 #include "file_io.h"
+#include "json.h"
 #include "state.h"
 #include "worker.h"
 
@@ -163,12 +166,12 @@ TEST_F(PanelTest, InvalidSettingsShowAnErrorAndNeverNaN) {
   uint64_t generation = app.shown->generation;
   app.state.config.temperature = 0.0f;
   Frames(2);
-  EXPECT_NE(app.config_error.find("temperature"), std::string::npos) << app.config_error;
+  EXPECT_NE(app.config_error.Render().find("temperature"), std::string::npos) << app.config_error;
   EXPECT_EQ(app.shown->generation, generation);  // nothing submitted
   app.state.config.temperature = 1.0f;
   app.state.config.n_head = 999;
   Frames(2);
-  EXPECT_NE(app.config_error.find("n_head"), std::string::npos) << app.config_error;
+  EXPECT_NE(app.config_error.Render().find("n_head"), std::string::npos) << app.config_error;
   app.state.config.n_head = 4;
   app.state.kv_text = "   ";
   Frames(3);
@@ -264,6 +267,126 @@ TEST_F(PanelTest, ExportButtonWritesThroughTheFigureLibrary) {
   EXPECT_FALSE(app.export_message.empty());
 }
 
+// The Export panel's messages in Korean: a file-writing refusal from core (the folder's parent is a file) and
+// the panel's own (every head hidden). A message on screen is kept as what makes it, so switching the
+// language re-renders it; and the exported path's notice too.
+TEST_F(PanelTest, ExportMessagesAreKoreanAndFollowALanguageSwitch) {
+  App& app = MakeApp("I go home.", 4, "ko");
+  const std::string dir = TempDir();
+  ASSERT_TRUE(WriteFileAtomic(dir + "/file", "x").ok());
+  app.state.export_dir = dir + "/file/sub";
+  Frames(3);
+  Export();
+  EXPECT_FALSE(app.export_ok);
+  ASSERT_NE(app.dump.Find("export.message"), nullptr);
+  EXPECT_EQ(app.dump.Find("export.message")->value_json,
+            JsonString("내보내기 실패: " + dir + "/file: 이미 있고 폴더가 아닙니다"));
+  app.SetLanguage(Lang::kEn);
+  Frames(1);
+  EXPECT_EQ(app.dump.Find("export.message")->value_json,
+            JsonString("Export failed: " + dir + "/file: exists and is not a folder"));
+  app.SetLanguage(Lang::kKo);
+  app.state.export_dir = dir;
+  for (int h = 0; h < 4; ++h) app.state.head_hidden[h] = true;
+  Click("export.target_heads");
+  Export();
+  EXPECT_EQ(app.dump.Find("export.message")->value_json,
+            JsonString("내보내기 실패: 모든 헤드가 숨겨져 있습니다: 내보내려면 하나 이상 보이게 하세요"));
+  for (int h = 0; h < 4; ++h) app.state.head_hidden[h] = false;
+  Click("export.format_csv");
+  Export();
+#ifdef ATTNVIZ_HAVE_FIGURE
+  ASSERT_TRUE(app.export_ok) << app.export_message;
+  EXPECT_EQ(app.dump.Find("export.message")->value_json, JsonString(app.export_path_written + " 저장함"));
+  app.SetLanguage(Lang::kEn);
+  Frames(1);
+  EXPECT_EQ(app.dump.Find("export.message")->value_json, JsonString("Wrote " + app.export_path_written));
+  // A size the figure library refuses, under the size field, in Korean.
+  app.SetLanguage(Lang::kKo);
+  Click("export.format_png");
+  app.state.export_size = "3x3";
+  Frames(1);
+  Export();
+  EXPECT_EQ(app.dump.Find("export.message")->value_json,
+            JsonString("내보내기 실패: 크기 '3x3' 에 단위 in, cm, mm 가 없습니다: 단위와 함께 가로x세로로 주세요, 예: "
+                       "3.3x3in 또는 8.4x7.6cm (각각 0.5..40 in)"));
+#endif
+  SetLang(Lang::kEn);
+}
+
+// An engine error already on screen (the Controls panel's refusal) follows a language switch: the app keeps
+// the Status, not the text it had when it arrived.
+TEST_F(PanelTest, ErrorOnScreenFollowsALanguageSwitch) {
+  App& app = MakeApp("I go home.", 4, "ko");
+  Frames(3);
+  app.state.config.n_head = 65;
+  Frames(2);
+  EXPECT_EQ(app.config_error.Render(), "n_head = 65 은(는) 범위를 벗어났습니다: 허용 범위 1..64");
+  EXPECT_EQ(app.dump.Field("config_error"), JsonString("n_head = 65 은(는) 범위를 벗어났습니다: 허용 범위 1..64"));
+  app.SetLanguage(Lang::kEn);
+  Frames(1);
+  EXPECT_EQ(app.dump.Field("config_error"), JsonString("n_head = 65 is out of range: allowed 1..64"));
+  app.state.config.n_head = 4;
+  app.state.kv_text = "   ";
+  Frames(3);
+  EXPECT_EQ(app.dump.Field("compute_error"), JsonString(app.compute_error.Render(Lang::kEn)));
+  EXPECT_NE(app.compute_error.Render(Lang::kEn).find("whitespace"), std::string::npos) << app.compute_error;
+  app.SetLanguage(Lang::kKo);
+  Frames(1);
+  EXPECT_NE(app.dump.Field("compute_error").find("문장에 공백만 있습니다"), std::string::npos)
+      << app.dump.Field("compute_error");
+  SetLang(Lang::kEn);
+}
+
+// The Shapes tab names where each of q, k, v comes from: x W for a projected one, the raw feature for the others.
+TEST_F(PanelTest, ShapesTabShowsEachSourceOfQKV) {
+  App& app = MakeApp();
+  Frames(3);
+  EXPECT_EQ(app.dump.Field("shapes_step_q"), JsonString("x W \xE2\x86\x92 [:, q]"));
+  app.state.config.query_from = FeatureSource::kLength;
+  app.state.config.key_from = FeatureSource::kPosition;
+  app.state.config.value_from = FeatureSource::kOneHot;
+  Frames(3);
+  ASSERT_TRUE(app.compute_error.empty()) << app.compute_error;
+  EXPECT_EQ(app.dump.Field("shapes_step_q"), JsonString("word length (no W)"));
+  EXPECT_EQ(app.dump.Field("shapes_step_k"), JsonString("position (no W)"));
+  EXPECT_EQ(app.dump.Field("shapes_step_v"), JsonString("one-hot token (no W)"));
+  app.state.config.value_from = FeatureSource::kEmbedding;
+  app.state.config.qkv = QkvLayout::kSeparate;
+  app.SetLanguage(Lang::kKo);
+  Frames(3);
+  EXPECT_EQ(app.dump.Field("shapes_step_q"), JsonString("단어 길이 (W 없음)"));
+  EXPECT_EQ(app.dump.Field("shapes_step_k"), JsonString("위치 (W 없음)"));
+  EXPECT_EQ(app.dump.Field("shapes_step_v"), JsonString("x W_v"));
+  SetLang(Lang::kEn);
+}
+
+// attnviz --help in Korean lists every option the English one lists; an unknown option is refused in Korean.
+TEST(AppHelpTest, HelpAndUnknownOptionInKorean) {
+  SetLang(Lang::kEn);
+  const std::string english = AppOptionsHelp();
+  SetLang(Lang::kKo);
+  const std::string korean = AppOptionsHelp();
+  EXPECT_EQ(korean.rfind("사용법: attnviz [옵션] [FILE] [MODEL_DIR]\n", 0), 0u) << korean;
+  EXPECT_NE(korean.find("앱 옵션:"), std::string::npos);
+  auto options = [](const std::string& text) {
+    std::set<std::string> out;
+    for (size_t at = text.find("--"); at != std::string::npos; at = text.find("--", at + 2)) {
+      size_t end = at + 2;
+      while (end < text.size() && (std::isalnum((unsigned char)text[end]) || text[end] == '-')) ++end;
+      out.insert(text.substr(at, end - at));
+    }
+    return out;
+  };
+  EXPECT_EQ(options(korean), options(english));
+  EXPECT_GT(options(english).size(), 20u);
+  AppOptions parsed;
+  Status st = ParseAppOptions({"--frobnicate"}, &parsed);
+  EXPECT_EQ(st.message(), "모르는 옵션 '--frobnicate' (attnviz --help 를 보세요)");
+  SetLang(Lang::kEn);
+  EXPECT_EQ(ParseAppOptions({"--frobnicate"}, &parsed).message(), "unknown option '--frobnicate' (see attnviz --help)");
+}
+
 TEST(ViewStateTest, RoundTripAndCorruptFileIsSetAside) {
   ViewState s;
   s.kv_text = "line one\nline two \\ back";
@@ -293,14 +416,14 @@ TEST(ViewStateTest, RoundTripAndCorruptFileIsSetAside) {
   LoadedViewState loaded = LoadViewState(path);
   EXPECT_FALSE(loaded.restored);
   EXPECT_FALSE(loaded.keep_file);
-  EXPECT_NE(loaded.message.find("corrupt (line 2: expected 'key = value')"), std::string::npos) << loaded.message;
+  EXPECT_NE(loaded.message.Render().find("corrupt (line 2: expected 'key = value')"), std::string::npos) << loaded.message;
   EXPECT_EQ(*ReadFile(path + ".corrupt.1"), "d_k = 8\nthis is not a setting\n");
   EXPECT_FALSE(ReadFile(path).ok());
   EXPECT_EQ(loaded.state.config.d_k, 0);  // defaults
   // A second corrupt file gets the next number: the first copy is never overwritten.
   ASSERT_TRUE(WriteFileAtomic(path, "\xff\n").ok());
   loaded = LoadViewState(path);
-  EXPECT_NE(loaded.message.find(path + ".corrupt.2"), std::string::npos) << loaded.message;
+  EXPECT_NE(loaded.message.Render().find(path + ".corrupt.2"), std::string::npos) << loaded.message;
   EXPECT_EQ(*ReadFile(path + ".corrupt.1"), "d_k = 8\nthis is not a setting\n");
   EXPECT_EQ(*ReadFile(path + ".corrupt.2"), "\xff\n");
   ASSERT_TRUE(SaveViewState(dir + "/sub/settings.txt", s).ok());
@@ -319,12 +442,39 @@ TEST(ViewStateTest, BadValuesAreReportedAndTheDefaultUsed) {
   EXPECT_EQ(loaded.state.window_w, ViewState().window_w);
   EXPECT_EQ(loaded.state.window_h, ViewState().window_h);
   EXPECT_FLOAT_EQ(loaded.state.config.temperature, 1.0f);
-  EXPECT_NE(loaded.message.find("line 2 (window_w): 100000 is out of range: allowed 200..8192; the default is used"),
+  EXPECT_NE(loaded.message.Render().find("line 2 (window_w): 100000 is out of range: allowed 200..8192; the default is used"),
             std::string::npos) << loaded.message;
-  EXPECT_NE(loaded.message.find("line 3 (window_h)"), std::string::npos) << loaded.message;
-  EXPECT_NE(loaded.message.find("line 4 (temperature): '0x10' is not a number"), std::string::npos) << loaded.message;
+  EXPECT_NE(loaded.message.Render().find("line 3 (window_h)"), std::string::npos) << loaded.message;
+  EXPECT_NE(loaded.message.Render().find("line 4 (temperature): '0x10' is not a number"), std::string::npos) << loaded.message;
   // Without a list for the problems, ParseViewState stays strict.
   EXPECT_FALSE(ParseViewState("window_w = 100000\n").ok());
+}
+
+// The settings file's notices in Korean: values out of range replaced by defaults, a corrupt file set aside, an
+// unreadable one left alone; the same message renders in English after a switch.
+TEST(ViewStateTest, SettingsNoticesInKorean) {
+  const std::string dir = TempDir();
+  const std::string path = dir + "/settings.txt";
+  ASSERT_TRUE(WriteFileAtomic(path, "d_k = 8\nwindow_w = 100000\nn_head = 65\n").ok());
+  SetLang(Lang::kKo);
+  LoadedViewState loaded = LoadViewState(path);
+  EXPECT_TRUE(loaded.restored);
+  EXPECT_EQ(loaded.message.Render(),
+            "설정 파일 " + path + ": 2번째 줄 (window_w): 100000 은(는) 범위를 벗어났습니다: 허용 범위 200..8192; "
+            "기본값을 씁니다; 3번째 줄 (n_head): 65 은(는) 범위를 벗어났습니다: 허용 범위 1..64; 기본값을 씁니다.");
+  EXPECT_EQ(loaded.message.Render(Lang::kEn),
+            "Settings file " + path + ": line 2 (window_w): 100000 is out of range: allowed 200..8192; the default is "
+            "used; line 3 (n_head): 65 is out of range: allowed 1..64; the default is used.");
+  ASSERT_TRUE(WriteFileAtomic(path, "this is not a setting\n").ok());
+  loaded = LoadViewState(path);
+  EXPECT_EQ(loaded.message.Render().rfind("설정 파일 " + path + " 이(가) 손상되어 있었습니다 (", 0), 0u) << loaded.message;
+  EXPECT_NE(loaded.message.Render().find(path + ".corrupt.1 (으)로 옮기고 기본값으로 시작했습니다."), std::string::npos)
+      << loaded.message;
+  ASSERT_EQ(mkdir((dir + "/folder.txt").c_str(), 0755), 0);
+  LoadedViewState folder = LoadViewState(dir + "/folder.txt");
+  EXPECT_EQ(folder.message.Render(), "설정 파일 " + dir + "/folder.txt: 파일이 아니라 폴더입니다. 파일은 그대로 두고 "
+                                     "덮어쓰지 않습니다; 기본값으로 시작했습니다.");
+  SetLang(Lang::kEn);
 }
 
 // A settings file that cannot be read is reported and left alone: keep_file tells main.cpp not to save over it.
@@ -334,19 +484,19 @@ TEST(ViewStateTest, UnreadableSettingsAreLeftAlone) {
   LoadedViewState folder = LoadViewState(dir + "/settings.txt");
   EXPECT_TRUE(folder.keep_file);
   EXPECT_FALSE(folder.restored);
-  EXPECT_NE(folder.message.find("is a folder, not a file. It is left as it is and will not be overwritten"),
+  EXPECT_NE(folder.message.Render().find("is a folder, not a file. It is left as it is and will not be overwritten"),
             std::string::npos) << folder.message;
   EXPECT_TRUE(std::filesystem::is_directory(dir + "/settings.txt"));  // was renamed
   ASSERT_EQ(symlink("/dev/zero", (dir + "/zero.txt").c_str()), 0);
   LoadedViewState zero = LoadViewState(dir + "/zero.txt");
   EXPECT_TRUE(zero.keep_file);
-  EXPECT_NE(zero.message.find("is not a regular file"), std::string::npos) << zero.message;
+  EXPECT_NE(zero.message.Render().find("is not a regular file"), std::string::npos) << zero.message;
   EXPECT_TRUE(std::filesystem::is_symlink(dir + "/zero.txt"));
   ASSERT_TRUE(WriteFileAtomic(dir + "/big.txt", "x").ok());
   ASSERT_EQ(truncate((dir + "/big.txt").c_str(), (off_t)kMaxSettingsFileBytes + 1), 0);
   LoadedViewState big = LoadViewState(dir + "/big.txt");
   EXPECT_TRUE(big.keep_file);
-  EXPECT_NE(big.message.find("too large for a settings file (at most 1 MiB)"), std::string::npos) << big.message;
+  EXPECT_NE(big.message.Render().find("too large for a settings file (at most 1 MiB)"), std::string::npos) << big.message;
   LoadedViewState missing = LoadViewState(dir + "/none.txt");  // first launch: nothing to say
   EXPECT_FALSE(missing.keep_file);
   EXPECT_TRUE(missing.message.empty());
@@ -434,7 +584,7 @@ TEST_F(PanelTest, WidthRefusalIsShownInKorean) {
   app.state.config.query_from = app.state.config.key_from = FeatureSource::kEmbedding;
   app.state.config.n_head = 65;
   Frames(2);
-  EXPECT_EQ(app.config_error, "n_head = 65 은(는) 범위를 벗어났습니다: 허용 범위 1..64");
+  EXPECT_EQ(app.config_error.Render(), "n_head = 65 은(는) 범위를 벗어났습니다: 허용 범위 1..64");
   SetLang(Lang::kEn);
 }
 namespace {

@@ -1,6 +1,7 @@
 // The engine's words in the current language: messages part by part, titles segment by segment.
 #include "localized.h"
 
+#include <cstdio>
 #include <vector>
 
 namespace attnviz {
@@ -11,10 +12,8 @@ const char* kDot = " \u00B7 ";
 
 // The UI's name of a feature source given as its option value ("length" -> "word length" / "단어 길이").
 std::string FeatureLabel(const std::string& option_value) {
-  static const Str kLabels[] = {Str::kFeatureEmbedding, Str::kFeatureLength, Str::kFeaturePosition,
-                                Str::kFeatureOneHot};
   for (FeatureSource s : kFeatureSources)
-    if (option_value == ToString(s)) return Tr(kLabels[(int)s]);
+    if (option_value == ToString(s)) return FeatureSourceLabel(s);
   return option_value;
 }
 
@@ -46,9 +45,16 @@ std::string LocalizedSegment(const std::string& seg) {
 
 }  // namespace
 
-std::string Localized(const Status& status) {
+const char* FeatureSourceLabel(FeatureSource source) {
+  static const Str kLabels[] = {Str::kFeatureEmbedding, Str::kFeatureLength, Str::kFeaturePosition,
+                                Str::kFeatureOneHot};
+  return Tr(kLabels[(int)source]);
+}
+
+std::string Localized(const Status& status) { return Localized(status, CurrentLang()); }
+
+std::string Localized(const Status& status, Lang lang) {
   if (status.ok()) return "";
-  const Lang lang = CurrentLang();
   if (lang == Lang::kEn || status.parts().empty()) return status.message();
   std::string out;
   for (const MessagePart& part : status.parts()) {
@@ -74,5 +80,22 @@ std::string LocalizedTitle(const std::string& title) {
 }
 
 std::string LocalizedDescribe(const AttentionConfig& config) { return LocalizedTitle(Describe(config)); }
+
+std::string LocalizedModelDescribe(const model::ModelConfig& c) {
+  using std::to_string;
+  std::string s = Trf(Str::kModelDescribeLayers, {c.model_type, to_string(c.n_layer), to_string(c.n_head), to_string(c.d_head)});
+  if (c.n_kv_head != c.n_head) s += Trf(Str::kModelDescribeKvHeads, {to_string(c.n_kv_head)});
+  s += Trf(Str::kModelDescribeSizes, {to_string(c.d_model), to_string(c.d_ff), to_string(c.vocab),
+                                      to_string(c.max_positions), model::ActivationName(c.activation)});
+  if (c.arch == model::Arch::kLlama) {
+    char theta[64];
+    std::snprintf(theta, sizeof theta, ", rope theta %g", c.rope_theta);
+    s += theta;
+    if (c.rope_scaling.kind == model::RopeScaling::Kind::kLinear) s += Tr(Str::kModelDescribeLinear);
+    if (c.rope_scaling.kind == model::RopeScaling::Kind::kLlama3) s += Tr(Str::kModelDescribeLlama3);
+    if (c.sliding_window) s += Trf(Str::kModelDescribeWindow, {to_string(c.sliding_window)});
+  }
+  return s;
+}
 
 }  // namespace attnviz

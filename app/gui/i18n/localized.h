@@ -8,6 +8,7 @@
 
 #include "config.h"
 #include "messages.h"
+#include "model/config.h"
 #include "model/roles.h"
 #include "status.h"
 #include "ui_strings.h"
@@ -16,8 +17,9 @@ namespace attnviz {
 
 // The template of an engine message in `lang`; nullptr when there is none (kNone, or no translation).
 const char* MessageTemplate(MsgId id, Lang lang);
-// status's text in the current language (see the fallback rule above). Ok: "".
+// status's text in the current language, or in `lang` (see the fallback rule above). Ok: "".
 std::string Localized(const Status& status);
+std::string Localized(const Status& status, Lang lang);
 template <typename T>
 std::string Localized(const Result<T>& result) {
   return Localized(result.status());
@@ -28,6 +30,11 @@ std::string Localized(const Result<T>& result) {
 std::string LocalizedTitle(const std::string& title);
 // Describe(config) in the current language ("d_k=16 · 스케일 · T=1 · 길이에서 온 q").
 std::string LocalizedDescribe(const AttentionConfig& config);
+// A feature source's name in the UI ("word length" / "단어 길이").
+const char* FeatureSourceLabel(FeatureSource source);
+// model::ModelConfig::Describe() in the current language ("gpt2: 12개 층, 헤드 12개 x 64, d_model 768, ...");
+// in English the same text as Describe().
+std::string LocalizedModelDescribe(const model::ModelConfig& config);
 // A progress stage as the worker reports it ("attention maps", "other scaling: attention maps") in the current
 // language ("어텐션 맵", "다른 스케일: 어텐션 맵"); a stage it does not know: as given.
 std::string LocalizedStage(const std::string& stage);

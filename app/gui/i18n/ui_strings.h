@@ -82,6 +82,16 @@ enum class Str : int {
   // ---- the engine's words (localized.h): title and summary-line segments, the model's progress
   kTitleScaled, kTitleUnscaled, kTitleNoPositions, kTitleSaturation, kTitleHead, kTitleHeads, kTitleFrom,
   kTitleScore, kTitleQueriesKeys, kModelLayerOf,
+  // ---- export panel, settings file, the app's command line, attnviz-cli's input errors and output, a model's
+  // description, the Shapes tab's raw sources
+  kExportSweepBusy, kExportNoModelResult, kExportNothingComputed, kExportEveryHeadHidden, kExportNoFigureLibrary,
+  kExportOverviewTitle, kSettingsCannotRead, kSettingsReadFailed, kSettingsLeftAlone, kSettingsProblems,
+  kSettingsLineProblem, kSettingsConfigProblem, kSettingsCorruptMoved, kSettingsCorruptStuck, kAppUnknownOption,
+  kCliHeadAndHeads, kCliOneSizeOption, kCliRandomAndText, kCliNoOut, kCliUnknownRange, kCliHeadOutOfRange,
+  kCliPlotExtension, kCliNoFigureLibrary,
+  kCliWrote, kCliWroteRows, kCliDumpWritten, kCliModelPerHead, kCliPooled, kModelDescribeLayers,
+  kModelDescribeKvHeads, kModelDescribeSizes, kModelDescribeLinear, kModelDescribeLlama3, kModelDescribeWindow,
+  kStepRawSource, kNoteRawSource,
   kCount
 };
 

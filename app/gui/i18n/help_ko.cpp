@@ -1,6 +1,6 @@
-// attnviz-cli's help in Korean (the English texts stay next to their commands). Under --lang ko a help with
-// a Korean text here is shown in Korean.
-#include "cli_help_ko.h"
+// attnviz-cli's and attnviz's help in Korean (the English texts stay next to their commands and options). Under
+// --lang ko a help with a Korean text here is shown in Korean.
+#include "help_ko.h"
 
 #include "ui_strings.h"
 
@@ -114,6 +114,28 @@ const char* kModelHelpKo =
     "  --temperature T        가정 실험: 로짓을 T로 나눕니다 (1e-06..1e+06)\n"
     "  --layers L1,L2,...     가정 실험을 적용할 층 (기본: 모두)\n";
 
+const char* kAppHeadKo =
+    "사용법: attnviz [옵션] [FILE] [MODEL_DIR]\n"
+    "문장과 어텐션 설정 (attnviz-cli 와 같습니다):\n";
+
+const char* kAppOptionsKo =
+    "\n앱 옵션:\n"
+    "  --model DIR|tiny      학습된 모델 폴더를 엽니다 (config.json, model.safetensors, 토크나이저 파일);\n"
+    "                        tiny: 내장 모델\n"
+    "  --shader-dir DIR      heatmap.vert 와 heatmap.frag 가 있는 곳 (기본: 실행 파일 옆의\n"
+    "                        <prefix>/share/attnviz/shaders, 또는 빌드 폴더에서 소스 트리의 것; --print-paths)\n"
+    "  --screenshot FILE     --frames 프레임 뒤 창을 PNG (또는 .ppm)로 저장하고 끝냅니다\n"
+    "  --frames N            N 프레임 뒤 끝냅니다 (첫 결과가 화면에 나온 때부터 셉니다)\n"
+    "  --widgets-json FILE   이름 붙은 위젯의 사각형과 값을 프레임마다 그 파일에 씁니다 (테스트용)\n"
+    "  --snapshot-path FILE  SIGUSR1 을 받으면 그 파일에 화면을 저장합니다 (PNG 또는 .ppm)\n"
+    "  --bench-frames N      프레임 시간 벤치마크 (단계마다 N 프레임), 표를 출력하고 끝냅니다\n"
+    "  --no-settings         설정을 되살리지도 저장하지도 않습니다\n"
+    "  --lang en|ko          UI 언어 (기본: 저장된 선택, 없으면 LC_ALL, LC_MESSAGES 또는 LANG 이 ko 로\n"
+    "                        시작할 때 ko)\n"
+    "  --print-paths         셰이더, 예문, 내장 모델을 어디서 읽는지 출력하고 끝냅니다\n"
+    "  --version             버전을 출력하고 끝냅니다\n"
+    "키: 왼쪽/오른쪽 화살표는 헤드를 넘기고, S 는 sqrt(d_k) 스케일을 켜고 끄며, Ctrl+Q 는 끝냅니다.\n";
+
 }  // namespace
 
 const char* HelpText(Help help, const char* english) {
@@ -125,6 +147,8 @@ const char* HelpText(Help help, const char* english) {
     case Help::kSweep: return kSweepHelpKo;
     case Help::kExport: return kExportHelpKo;
     case Help::kModel: return kModelHelpKo;
+    case Help::kAppHead: return kAppHeadKo;
+    case Help::kAppOptions: return kAppOptionsKo;
   }
   return english;
 }
