@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <sstream>
 #include <type_traits>
 
@@ -65,20 +66,22 @@ std::string Escape(const std::string& s) {
   return out;
 }
 
-Result<std::string> Unescape(const std::string& s) {
-  std::string out;
+// The value with \\, \n, \r undone; an empty message, or what is wrong.
+UiMessage Unescape(const std::string& s, std::string* out_value) {
+  std::string& out = *out_value;
+  out.clear();
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] != '\\') {
       out += s[i];
       continue;
     }
-    if (++i >= s.size()) return Status::Error("a lone backslash at the end of the value");
+    if (++i >= s.size()) return UiMessage(Str::kSettingsLoneBackslash);
     if (s[i] == '\\') out += '\\';
     else if (s[i] == 'n') out += '\n';
     else if (s[i] == 'r') out += '\r';
-    else return Status::Error(std::string("unknown escape \\") + s[i]);
+    else return UiMessage(Str::kSettingsUnknownEscape, {std::string(1, s[i])});
   }
-  return out;
+  return UiMessage();
 }
 
 std::string Trim(const std::string& s) {
@@ -89,10 +92,15 @@ std::string Trim(const std::string& s) {
 }
 
 
-Result<bool> ParseBool(const std::string& v) {
+std::optional<bool> ParseBool(const std::string& v) {
   if (v == "1" || v == "true") return true;
   if (v == "0" || v == "false") return false;
-  return Status::Error("'" + v + "' is not true/false");
+  return std::nullopt;
+}
+
+// "'x' is not sandbox/model": a value outside a few named choices.
+UiMessage NotOneOf(const std::string& raw, const char* choices) {
+  return UiMessage(Str::kSettingsNotOneOf, {raw, choices});
 }
 
 }  // namespace
@@ -155,25 +163,21 @@ std::string SerializeViewState(const ViewState& s) {
 
 namespace {
 
-Status ApplyKey(const std::string& key, const std::string& raw, ViewState* s) {
+// Sets `key` from `raw`; an empty message, or what is wrong with the value.
+UiMessage ApplyKey(const std::string& key, const std::string& raw, ViewState* s) {
   AttentionConfig& c = s->config;
-  auto str = [&](std::string* out) -> Status {
-    Result<std::string> r = Unescape(raw);
-    if (!r) return r.status();
-    *out = *r;
-    return Status::Ok();
-  };
+  auto str = [&](std::string* out) { return Unescape(raw, out); };
   auto integer = [&](long long lo, long long hi, auto* out) -> Status {
     Result<long long> r = ParseInteger(raw, lo, hi);
     if (!r) return r.status();
     *out = (std::remove_pointer_t<decltype(out)>)*r;
     return Status::Ok();
   };
-  auto boolean = [&](bool* out) -> Status {
-    Result<bool> r = ParseBool(raw);
-    if (!r) return r.status();
+  auto boolean = [&](bool* out) -> UiMessage {
+    std::optional<bool> r = ParseBool(raw);
+    if (!r) return NotOneOf(raw, "true/false");
     *out = *r;
-    return Status::Ok();
+    return UiMessage();
   };
   if (key == "version") return Status::Ok();
   if (key == "kv_text") return str(&s->kv_text);
@@ -181,8 +185,8 @@ Status ApplyKey(const std::string& key, const std::string& raw, ViewState* s) {
   if (key == "sentence_file") return str(&s->sentence_file);
   if (key == "recent_file") {
     std::string f;
-    Status st = str(&f);
-    if (st.ok() && (int)s->recent_files.size() < kMaxRecentFiles) s->recent_files.push_back(f);
+    UiMessage st = str(&f);
+    if (st.empty() && (int)s->recent_files.size() < kMaxRecentFiles) s->recent_files.push_back(f);
     return st;
   }
   Status field_error;
@@ -190,14 +194,14 @@ Status ApplyKey(const std::string& key, const std::string& raw, ViewState* s) {
   if (key == "source") {
     if (raw == "sandbox") s->source = Source::kSandbox;
     else if (raw == "model") s->source = Source::kModel;
-    else return Status::Error("'" + raw + "' is not sandbox/model");
+    else return NotOneOf(raw, "sandbox/model");
     return Status::Ok();
   }
   if (key == "model_dir") return str(&s->model_dir);
   if (key == "recent_model") {
     std::string m;
-    Status st = str(&m);
-    if (st.ok() && (int)s->recent_models.size() < kMaxRecentFiles) s->recent_models.push_back(m);
+    UiMessage st = str(&m);
+    if (st.empty() && (int)s->recent_models.size() < kMaxRecentFiles) s->recent_models.push_back(m);
     return st;
   }
   if (key == "model_layer") return integer(0, 4096, &s->model_layer);
@@ -211,7 +215,7 @@ Status ApplyKey(const std::string& key, const std::string& raw, ViewState* s) {
   }
   if (key == "lang") {
     Lang lang;
-    if (!raw.empty() && !ParseLang(raw, &lang)) return Status::Error("'" + raw + "' is not en/ko");
+    if (!raw.empty() && !ParseLang(raw, &lang)) return NotOneOf(raw, "en/ko");
     s->lang = raw.empty() ? "" : ToString(lang);
     return Status::Ok();
   }
@@ -256,7 +260,7 @@ Status ApplyKey(const std::string& key, const std::string& raw, ViewState* s) {
         s->export_format = (ExportFormat)f;
         return Status::Ok();
       }
-    return Status::Error("'" + raw + "' is not png/svg/csv/npy/json");
+    return NotOneOf(raw, "png/svg/csv/npy/json");
   }
   if (key == "export_dir") return str(&s->export_dir);
   if (key == "export_title") return str(&s->export_title);
@@ -273,10 +277,17 @@ Status ApplyKey(const std::string& key, const std::string& raw, ViewState* s) {
 
 }  // namespace
 
-Result<ViewState> ParseViewState(const std::string& text, std::vector<UiMessage>* value_problems) {
+Result<ViewState> ParseViewState(const std::string& text, std::vector<UiMessage>* value_problems, UiMessage* why) {
+  auto fail = [&](const UiMessage& problem) -> Result<ViewState> {
+    if (why) *why = problem;
+    return Status::Error(problem.Render(Lang::kEn));
+  };
   ViewState s;
   Status utf8 = ValidateUtf8(text);
-  if (!utf8.ok()) return utf8;
+  if (!utf8.ok()) {
+    if (why) *why = utf8;
+    return utf8;
+  }
   std::stringstream in(text);
   std::string line;
   int line_no = 0;
@@ -291,7 +302,7 @@ Result<ViewState> ParseViewState(const std::string& text, std::vector<UiMessage>
       if (t.size() >= 2 && t.compare(t.size() - 2, 2, " =") == 0) {
         key = Trim(t.substr(0, t.size() - 1));
       } else {
-        return Status::Error("line " + std::to_string(line_no) + ": expected 'key = value'");
+        return fail(UiMessage(Str::kSettingsExpectedKeyValue, {std::to_string(line_no)}));
       }
     } else {
       key = Trim(line.substr(0, eq));
@@ -299,17 +310,17 @@ Result<ViewState> ParseViewState(const std::string& text, std::vector<UiMessage>
       if (!value.empty() && value.back() == '\r') value.pop_back();
     }
     if (key.empty() || key.find_first_of(" \t") != std::string::npos)
-      return Status::Error("line " + std::to_string(line_no) + ": bad key '" + key + "'");
+      return fail(UiMessage(Str::kSettingsBadKey, {std::to_string(line_no), key}));
     const ViewState before = s;
-    Status st = ApplyKey(key, value, &s);
-    if (st.ok()) continue;
-    if (!value_problems) return Status::Error("line " + std::to_string(line_no) + " (" + key + "): " + st.message());
+    UiMessage st = ApplyKey(key, value, &s);
+    if (st.empty()) continue;
+    if (!value_problems) return fail(UiMessage(Str::kSettingsLineValue, {std::to_string(line_no), key, st}));
     value_problems->push_back(UiMessage(Str::kSettingsLineProblem, {std::to_string(line_no), key, st}));
     s = before;  // the key keeps its default (or an earlier line's value)
   }
   Status valid = Validate(s.config);
   if (!valid.ok()) {
-    if (!value_problems) return Status::Error("settings: " + valid.message());
+    if (!value_problems) return fail(UiMessage(Str::kSettingsConfig, {valid}));
     value_problems->push_back(UiMessage(Str::kSettingsConfigProblem, {valid}));
     s.config = AttentionConfig();
   }
@@ -361,7 +372,8 @@ LoadedViewState LoadViewState(const std::string& path) {
     return out;
   }
   std::vector<UiMessage> problems;
-  Result<ViewState> parsed = ParseViewState(*bytes, &problems);
+  UiMessage why;
+  Result<ViewState> parsed = ParseViewState(*bytes, &problems, &why);
   if (parsed) {
     out.state = *parsed;
     out.restored = true;
@@ -371,10 +383,10 @@ LoadedViewState LoadViewState(const std::string& path) {
   }
   Result<std::string> aside = SetAside(path);
   if (aside) {
-    out.message = UiMessage(Str::kSettingsCorruptMoved, {path, parsed.status(), *aside});
+    out.message = UiMessage(Str::kSettingsCorruptMoved, {path, why, *aside});
   } else {
     out.keep_file = true;
-    out.message = left_as_it_is(UiMessage(Str::kSettingsCorruptStuck, {path, parsed.status(), aside.status()}));
+    out.message = left_as_it_is(UiMessage(Str::kSettingsCorruptStuck, {path, why, aside.status()}));
   }
   return out;
 }

@@ -82,8 +82,10 @@ std::string SerializeViewState(const ViewState& state);
 // Fails on invalid UTF-8 or a line that is not `key = value`; the message names the line. Unknown keys
 // are ignored (newer versions may add some). A bad value (unparsable, out of range) or a config that
 // fails Validate() fails too when `value_problems` is null; else it is appended there ("line 7
-// (window_w): 100000 is out of range: allowed 200..8192; the default is used") and the default kept.
-Result<ViewState> ParseViewState(const std::string& text, std::vector<UiMessage>* value_problems = nullptr);
+// (window_w): 100000 is out of range: allowed 200..8192; the default is used") and the default kept. The error's
+// message is English; `why` (when given) gets it as a UiMessage, to show in the UI's language.
+Result<ViewState> ParseViewState(const std::string& text, std::vector<UiMessage>* value_problems = nullptr,
+                                 UiMessage* why = nullptr);
 
 // $XDG_CONFIG_HOME/attnviz (or $HOME/.config/attnviz).
 std::string ConfigDir();

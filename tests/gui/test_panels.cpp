@@ -465,11 +465,17 @@ TEST(ViewStateTest, SettingsNoticesInKorean) {
   EXPECT_EQ(loaded.message.Render(Lang::kEn),
             "Settings file " + path + ": line 2 (window_w): 100000 is out of range: allowed 200..8192; the default is "
             "used; line 3 (n_head): 65 is out of range: allowed 1..64; the default is used.");
+  ASSERT_TRUE(WriteFileAtomic(path, "enlarged = maybe\nlang = fr\n").ok());
+  loaded = LoadViewState(path);
+  EXPECT_EQ(loaded.message.Render(), "설정 파일 " + path + ": 1번째 줄 (enlarged): 'maybe' 은(는) true/false 중 하나가 "
+                                     "아닙니다; 기본값을 씁니다; 2번째 줄 (lang): 'fr' 은(는) en/ko 중 하나가 아닙니다; "
+                                     "기본값을 씁니다.");
   ASSERT_TRUE(WriteFileAtomic(path, "this is not a setting\n").ok());
   loaded = LoadViewState(path);
-  EXPECT_EQ(loaded.message.Render().rfind("설정 파일 " + path + " 이(가) 손상되어 있었습니다 (", 0), 0u) << loaded.message;
-  EXPECT_NE(loaded.message.Render().find(path + ".corrupt.1 (으)로 옮기고 기본값으로 시작했습니다."), std::string::npos)
-      << loaded.message;
+  EXPECT_EQ(loaded.message.Render(), "설정 파일 " + path + " 이(가) 손상되어 있었습니다 (1번째 줄: 'key = value' 꼴이 "
+                                     "아닙니다); " + path + ".corrupt.1 (으)로 옮기고 기본값으로 시작했습니다.");
+  EXPECT_EQ(loaded.message.Render(Lang::kEn), "Settings file " + path + " was corrupt (line 1: expected 'key = value'); "
+                                              "moved it to " + path + ".corrupt.1 and started on defaults.");
   ASSERT_EQ(mkdir((dir + "/folder.txt").c_str(), 0755), 0);
   LoadedViewState folder = LoadViewState(dir + "/folder.txt");
   EXPECT_EQ(folder.message.Render(), "설정 파일 " + dir + "/folder.txt: 파일이 아니라 폴더입니다. 파일은 그대로 두고 "

@@ -357,6 +357,14 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kModelDescribeWindow, ", sliding window {0}"},
     {Str::kStepRawSource, "{0} (no W)"},
     {Str::kNoteRawSource, "used as it is: every head gets the same numbers"},
+    // ---- the settings file's syntax and values
+    {Str::kSettingsExpectedKeyValue, "line {0}: expected 'key = value'"},
+    {Str::kSettingsBadKey, "line {0}: bad key '{1}'"},
+    {Str::kSettingsLineValue, "line {0} ({1}): {2}"},
+    {Str::kSettingsConfig, "settings: {0}"},
+    {Str::kSettingsNotOneOf, "'{0}' is not {1}"},
+    {Str::kSettingsLoneBackslash, "a lone backslash at the end of the value"},
+    {Str::kSettingsUnknownEscape, "unknown escape \\{0}"},
 };
 static_assert(TableIsComplete(kStringsEnTable, std::size(kStringsEnTable)),
               "strings_en.cpp: every Str id once, in order, none empty");

@@ -346,6 +346,14 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kModelDescribeWindow, ", 슬라이딩 윈도 {0}"},
     {Str::kStepRawSource, "{0} (W 없음)"},
     {Str::kNoteRawSource, "그대로 씁니다: 모든 헤드가 같은 수를 받습니다"},
+    // ---- the settings file's syntax and values
+    {Str::kSettingsExpectedKeyValue, "{0}번째 줄: 'key = value' 꼴이 아닙니다"},
+    {Str::kSettingsBadKey, "{0}번째 줄: 잘못된 키 '{1}'"},
+    {Str::kSettingsLineValue, "{0}번째 줄 ({1}): {2}"},
+    {Str::kSettingsConfig, "설정: {0}"},
+    {Str::kSettingsNotOneOf, "'{0}' 은(는) {1} 중 하나가 아닙니다"},
+    {Str::kSettingsLoneBackslash, "값 끝에 백슬래시 하나만 있습니다"},
+    {Str::kSettingsUnknownEscape, "알 수 없는 이스케이프 \\{0}"},
 };
 static_assert(TableIsComplete(kStringsKoTable, std::size(kStringsKoTable)),
               "strings_ko.cpp: every Str id once, in order, none empty");

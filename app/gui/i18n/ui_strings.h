@@ -92,6 +92,9 @@ enum class Str : int {
   kCliWrote, kCliWroteRows, kCliDumpWritten, kCliModelPerHead, kCliPooled, kModelDescribeLayers,
   kModelDescribeKvHeads, kModelDescribeSizes, kModelDescribeLinear, kModelDescribeLlama3, kModelDescribeWindow,
   kStepRawSource, kNoteRawSource,
+  // ---- the settings file's syntax and values (state.cpp)
+  kSettingsExpectedKeyValue, kSettingsBadKey, kSettingsLineValue, kSettingsConfig, kSettingsNotOneOf,
+  kSettingsLoneBackslash, kSettingsUnknownEscape,
   kCount
 };
 
