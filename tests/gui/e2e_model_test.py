@@ -156,7 +156,7 @@ def main():
     e2e_test.SOURCE = os.path.abspath(args.source)
     e2e_test.KEEP = args.keep
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
+    sys.exit(e2e_test.run_tests(rest))
 
 
 if __name__ == "__main__":

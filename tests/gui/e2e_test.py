@@ -40,6 +40,18 @@ def _die_with_parent():
 # What a sanitizer build of attnviz writes when it finds something (make test-sanitize); the app may be stopped with
 # SIGTERM at the end of a test, after the report, so every session's log is read when it closes.
 SANITIZER_REPORT = re.compile(r"ERROR: (Address|Leak)Sanitizer|: runtime error: |WARNING: ThreadSanitizer")
+# LeakSanitizer's own failure at exit, not a report: its stop-the-world tracer thread crashes now and then
+# ("Tracer caught signal 11", google/sanitizers#1353, open since 2020; seen here under ctest -j2 only) and the leak
+# check never runs. A test that ends this way is run once more (run_tests); a leak report is never retried.
+LSAN_TRACER_CRASH = ("Tracer caught signal", "LeakSanitizer has encountered a fatal error")
+
+
+class LeakCheckCrashed(AssertionError):
+    """The app's exit-time leak check did not run: LeakSanitizer's tracer crashed (see LSAN_TRACER_CRASH)."""
+
+
+def leak_check_crashed(log):
+    return all(part in log for part in LSAN_TRACER_CRASH) and not SANITIZER_REPORT.search(log)
 
 
 class NotReady(Exception):
@@ -141,7 +153,13 @@ class AppSession:
             self.log = None
             if SANITIZER_REPORT.search(self.app_log()):
                 raise AssertionError("attnviz reported a sanitizer error:\n" + self.app_log()[-6000:])
+            self.raise_if_leak_check_crashed()
         return code
+
+    def raise_if_leak_check_crashed(self):
+        if leak_check_crashed(self.app_log()):
+            raise LeakCheckCrashed("LeakSanitizer's tracer crashed at exit (no leak report):\n"
+                                   + self.app_log()[-2000:])
 
     def app_log(self):
         try:
@@ -367,6 +385,8 @@ class AppSession:
         finally:
             self.xdotool("keyup", "q", check=False)
             self.xdotool("keyup", "ctrl", check=False)
+        if code != 0:
+            self.raise_if_leak_check_crashed()
         return code
 
     def snapshot(self):
@@ -1084,7 +1104,28 @@ def main():
     KEEP = args.keep
     # ctest's timeout sends SIGTERM: turn it into an exception so every cleanup (processes, temp dirs) runs.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
+    sys.exit(run_tests(rest))
+
+
+def tests_to_retry(result):
+    """The ids of the failed tests when every failure is a LeakCheckCrashed (else []: nothing is retried)."""
+    failed = result.failures + result.errors
+    if not failed or not all("LeakCheckCrashed" in trace for _, trace in failed):
+        return []
+    return [test.id() for test, _ in failed]
+
+
+def run_tests(names, module="__main__"):
+    """unittest.main for NAMES, with the tests whose only failure was LeakSanitizer's tracer crash run once more.
+    Returns the exit code."""
+    program = unittest.main(module=module, argv=[sys.argv[0]] + list(names), verbosity=2, exit=False)
+    again = tests_to_retry(program.result)
+    if not again:
+        return 0 if program.result.wasSuccessful() else 1
+    print("LeakSanitizer's tracer crashed at exit, so the leak check did not run; running again: "
+          + " ".join(again), flush=True)
+    suite = unittest.defaultTestLoader.loadTestsFromNames(again)
+    return 0 if unittest.TextTestRunner(verbosity=2).run(suite).wasSuccessful() else 1
 
 
 if __name__ == "__main__":

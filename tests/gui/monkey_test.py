@@ -249,7 +249,11 @@ def main():
     e2e_test.SOURCE = os.path.abspath(args.source)
     # ctest's timeout sends SIGTERM: turn it into an exception so every cleanup (processes, temp dirs) runs.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    run(args.seconds, args.actions, args.seed)
+    try:
+        run(args.seconds, args.actions, args.seed)
+    except e2e_test.LeakCheckCrashed as crashed:  # LeakSanitizer's own failure, not a report: once more
+        print("monkey: %s\nmonkey: running again" % crashed, flush=True)
+        run(args.seconds, args.actions, args.seed)
 
 
 if __name__ == "__main__":
