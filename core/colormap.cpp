@@ -20,7 +20,7 @@ float Clamp01(float t) {
 Result<Colormap> ParseColormap(const std::string& name) {
   for (int i = 0; i < kColormapCount; ++i)
     if (name == kNames[i]) return static_cast<Colormap>(i);
-  return Status::Error("unknown colormap '" + name + "': allowed " + ColormapNames());
+  return Status::Error(MsgId::kUnknownColormap, {name, ColormapNames()});
 }
 
 const char* ToString(Colormap colormap) {
@@ -47,7 +47,7 @@ void MapColor(Colormap colormap, float t01, unsigned char rgb[3]) {
 Result<ColorScale> ParseColorScale(const std::string& name) {
   if (name == "linear") return ColorScale::kLinear;
   if (name == "log") return ColorScale::kLog;
-  return Status::Error("unknown color scale '" + name + "': allowed linear|log");
+  return Status::Error(MsgId::kUnknownColorScale, {name});
 }
 
 const char* ToString(ColorScale scale) { return scale == ColorScale::kLog ? "log" : "linear"; }

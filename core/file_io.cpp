@@ -135,11 +135,11 @@ Result<std::string> WriteTarget(const std::string& path) {
     if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return p;
     std::string link(PATH_MAX, '\0');
     const ssize_t n = ::readlink(p.c_str(), link.data(), link.size());
-    if (n <= 0) return Status::Error(p + ": cannot read the symbolic link: " + ErrnoText(errno));
+    if (n <= 0) return Status::Error(MsgId::kCannotReadLink, {p, ErrnoText(errno)});
     link.resize((size_t)n);
     p = link[0] == '/' ? link : ParentDir(p) + "/" + link;
   }
-  return Status::Error(path + ": too many levels of symbolic links");
+  return Status::Error(MsgId::kTooManyLinks, {path});
 }
 
 }  // namespace
@@ -186,14 +186,14 @@ Result<std::string> ReadFile(const std::string& path, size_t max_bytes, const st
   struct stat st;
   Status problem;
   if (::fstat(fd, &st) != 0) {
-    problem = Status::Error(path + ": cannot read: " + ErrnoText(errno));
+    problem = Status::Error(MsgId::kReadStatFailed, {path, ErrnoText(errno)});
   } else if (S_ISDIR(st.st_mode)) {
     problem = Status::Error(MsgId::kIsAFolder, {path});
   } else if (!S_ISREG(st.st_mode)) {
-    problem = Status::Error(path + ": is not a regular file (a device, FIFO or socket): refusing to read it as a " + what);
+    problem = Status::Error(MsgId::kNotRegularFileToRead, {path, what});
   } else if ((unsigned long long)st.st_size > max_bytes) {
-    problem = Status::Error(path + ": " + std::to_string((unsigned long long)st.st_size) + " bytes is too large for a " +
-                            what + " (at most " + ByteSizeText(max_bytes) + ")");
+    problem = Status::Error(MsgId::kFileTooLargeFor, {path, std::to_string((unsigned long long)st.st_size), what,
+                                                       ByteSizeText(max_bytes)});
   }
   std::string data;
   if (problem.ok()) {
@@ -204,7 +204,7 @@ Result<std::string> ReadFile(const std::string& path, size_t max_bytes, const st
     for (;;) {
       if (done == data.size()) {
         if (data.size() > max_bytes) {
-          problem = Status::Error(path + ": grew past " + ByteSizeText(max_bytes) + " while being read: too large for a " + what);
+          problem = Status::Error(MsgId::kFileGrewWhileRead, {path, ByteSizeText(max_bytes), what});
           break;
         }
         data.resize(std::min(max_bytes + 1, data.size() * 2));
@@ -212,7 +212,7 @@ Result<std::string> ReadFile(const std::string& path, size_t max_bytes, const st
       const ssize_t n = ::read(fd, &data[done], data.size() - done);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) {
-        problem = Status::Error(path + ": read error: " + ErrnoText(errno));
+        problem = Status::Error(MsgId::kReadError, {path, ErrnoText(errno)});
         break;
       }
       if (n == 0) break;
@@ -312,10 +312,10 @@ void DumpFolder::RemoveStaging() {
 
 Status DumpFolder::Begin(const std::string& dir) {
   RemoveStaging();
-  if (dir.empty()) return Status::Error("no output folder given");
+  if (dir.empty()) return Status::Error(MsgId::kNoFolderGiven, {});
   dir_ = WithoutTrailingSlashes(dir);
   struct stat st;
-  if (::stat(dir_.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) return Status::Error(dir + ": exists and is not a folder");
+  if (::stat(dir_.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) return Status::Error(MsgId::kExistsNotFolder, {dir});
   const std::string parent = ParentDir(dir_);
   if (Status s = MakeDirs(parent); !s) return s;
   for (int attempt = 0; staging_.empty(); ++attempt) {
@@ -327,7 +327,7 @@ Status DumpFolder::Begin(const std::string& dir) {
       const int err = errno;
       ForgetTemporary(name);
       if (err != EEXIST || attempt > 100)
-        return Status::Error(dir + ": cannot create a staging folder in '" + parent + "': " + ErrnoText(err));
+        return Status::Error(MsgId::kCannotCreateStaging, {dir, parent, ErrnoText(err)});
     }
   }
   return Status::Ok();
@@ -347,7 +347,7 @@ Status DumpFolder::Commit() {
     // A link left by an earlier dump (weights.npy -> probs.npy) is replaced, never followed.
     if (::lstat(target.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) ::unlink(target.c_str());
     if (::rename((staging_ + "/" + name).c_str(), target.c_str()) != 0)
-      return Status::Error(target + ": cannot move into place: " + ErrnoText(errno));
+      return Status::Error(MsgId::kCannotMoveIntoPlace, {target, ErrnoText(errno)});
   }
   RemoveStaging();
   return Status::Ok();

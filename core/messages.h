@@ -233,6 +233,29 @@ enum class MsgId : int {
   kNoExtension,               // {0} path
   kUnknownExtension,          // {0} path, {1} extension
   kPlotUnknownExtension,      // {0} path, {1} extension
+  // ---- reading files and options: ReadFile (file_io.cpp; {kind} is ReadFile's `what`, e.g. "sentence file",
+  // shown in the UI's language by messages_ko.cpp), the dump folder, --heads lists (figure/export.cpp),
+  // colormaps (colormap.cpp), fonts (figure/font.cpp)
+  kReadStatFailed,            // {0} path, {1} the system's reason
+  kNotRegularFileToRead,      // {0} path, {1} kind
+  kFileTooLargeFor,           // {0} path, {1} bytes, {2} kind, {3} the limit
+  kFileGrewWhileRead,         // {0} path, {1} the limit, {2} kind
+  kReadError,                 // {0} path, {1} the system's reason
+  kCannotReadLink,            // {0} path, {1} the system's reason
+  kTooManyLinks,              // {0} path
+  kCannotCreateStaging,       // {0} folder, {1} parent, {2} the system's reason
+  kCannotMoveIntoPlace,       // {0} path, {1} the system's reason
+  kHeadsEmptyItem,            // {0} list
+  kHeadsNotNumber,            // {0} list, {1} item
+  kHeadsNotRange,             // {0} list, {1} item
+  kHeadsBackwards,            // {0} list, {1} item
+  kHeadInListOutOfRange,      // {0} head, {1} list, {2} the last head, {3} n_head
+  kHeadInListUnknownCount,    // {0} head, {1} list (n_head not known yet)
+  kUnknownColormap,           // {0} name, {1} the names
+  kUnknownColorScale,         // {0} name
+  kFontNotFoundInDir,         // {0} family, {1} file name, {2} folder, {3} package
+  kFontNotFound,              // {0} family, {1} file name, {2} package
+  kFontNotTrueType,           // {0} path, {1} package
   kCount
 };
 

@@ -50,7 +50,7 @@ int RunExport(const std::vector<std::string>& args) {
     // "--heads all" and lists ("0,2,5", "0-3") are ours; "--heads N" (a number) is the shared head count.
     if (a == "--heads" && i + 1 < args.size() &&
         (args[i + 1] == "all" || args[i + 1].find_first_of(",-") != std::string::npos)) {
-      if (auto syntax = ParseHeadList(args[i + 1], 0); !syntax) return UsageError("export", "--heads: " + syntax.message());
+      if (auto syntax = ParseHeadList(args[i + 1], 0); !syntax) return UsageError("export", Localized(Status::Prefixed(MsgId::kPrefixContext, {"--heads"}, syntax.status())));
       options.all_heads = true;
       head_list = args[++i];
       continue;
@@ -84,11 +84,11 @@ int RunExport(const std::vector<std::string>& args) {
         head_set = true;
       } else if (a == "--colormap") {
         auto c = ParseColormap(*v);
-        if (!c) return UsageError("export", "--colormap: " + c.message());
+        if (!c) return UsageError("export", Localized(Status::Prefixed(MsgId::kPrefixContext, {"--colormap"}, c.status())));
         options.colormap = *c;
       } else if (a == "--color-scale") {
         auto s = ParseColorScale(*v);
-        if (!s) return UsageError("export", "--color-scale: " + s.message());
+        if (!s) return UsageError("export", Localized(Status::Prefixed(MsgId::kPrefixContext, {"--color-scale"}, s.status())));
         options.color_scale = *s;
       } else if (a == "--range") {
         if (*v != "fixed" && *v != "auto")
@@ -130,7 +130,7 @@ int RunExport(const std::vector<std::string>& args) {
   const int n_head = pipeline.config().n_head;
   if (!head_list.empty()) {
     auto heads = ParseHeadList(head_list, n_head);
-    if (!heads) return UsageError("export", "--heads: " + heads.message());
+    if (!heads) return UsageError("export", Localized(Status::Prefixed(MsgId::kPrefixContext, {"--heads"}, heads.status())));
     if (head_list != "all") options.heads = *heads;
   }
   if (!options.all_heads && options.head >= n_head)

@@ -153,16 +153,13 @@ std::string WeightsCsvHeader(const std::vector<std::string>& key_tokens, bool wi
 }
 
 Result<std::vector<int>> ParseHeadList(const std::string& text, int n_head) {
-  const std::string allowed = n_head > 0 ? "allowed 0.." + std::to_string(n_head - 1) + " (n_head = " +
-                                               std::to_string(n_head) + ")"
-                                         : "allowed head numbers from 0";
-  auto bad = [&](const std::string& why) {
-    return Status::Error("heads '" + text + "': " + why + "; give all, a list or ranges such as 0,2,5 or 0-3,7");
-  };
   std::vector<int> heads;
   auto add = [&](long long h) -> Status {
-    if (h < 0 || (n_head > 0 && h >= n_head) || h > kMaxHeads)
-      return Status::Error("head " + std::to_string(h) + " in '" + text + "' is out of range: " + allowed);
+    if (h < 0 || (n_head > 0 && h >= n_head) || h > kMaxHeads) {
+      if (n_head <= 0) return Status::Error(MsgId::kHeadInListUnknownCount, {std::to_string(h), text});
+      return Status::Error(MsgId::kHeadInListOutOfRange,
+                           {std::to_string(h), text, std::to_string(n_head - 1), std::to_string(n_head)});
+    }
     if (std::find(heads.begin(), heads.end(), (int)h) == heads.end()) heads.push_back((int)h);
     return Status::Ok();
   };
@@ -182,16 +179,16 @@ Result<std::vector<int>> ParseHeadList(const std::string& text, int n_head) {
     std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     while (!item.empty() && item.front() == ' ') item.erase(item.begin());
     while (!item.empty() && item.back() == ' ') item.pop_back();
-    if (item.empty()) return bad("an empty item");
+    if (item.empty()) return Status::Error(MsgId::kHeadsEmptyItem, {text});
     size_t dash = item.find('-');
     long long a = 0, b = 0;
     if (dash == std::string::npos) {
-      if (!number(item, &a)) return bad("'" + item + "' is not a head number");
+      if (!number(item, &a)) return Status::Error(MsgId::kHeadsNotNumber, {text, item});
       if (Status s = add(a); !s) return s;
     } else {
       if (!number(item.substr(0, dash), &a) || !number(item.substr(dash + 1), &b))
-        return bad("'" + item + "' is not a range A-B");
-      if (b < a) return bad("the range '" + item + "' runs backwards");
+        return Status::Error(MsgId::kHeadsNotRange, {text, item});
+      if (b < a) return Status::Error(MsgId::kHeadsBackwards, {text, item});
       for (long long h = a; h <= b; ++h)
         if (Status s = add(h); !s) return s;
     }

@@ -104,11 +104,10 @@ FontSet::~FontSet() = default;
 Result<std::string> FontSet::FindFontFile(const std::string& file_name, const std::string& family,
                                           const std::string& package) {
   const char* env = std::getenv("ATTNVIZ_FONT_DIR");
-  std::string hint = "install the Debian package " + package + " (apt-get install " + package + ")";
   if (env && *env) {
     std::string path = std::string(env) + "/" + file_name;
     if (IsRegularFile(path)) return path;
-    return Status::Error("font " + family + " (" + file_name + ") not found in ATTNVIZ_FONT_DIR=" + env + ": " + hint);
+    return Status::Error(MsgId::kFontNotFoundInDir, {family, file_name, env, package});
   }
   const char* known[] = {"/usr/share/fonts/truetype/dejavu/", "/usr/share/fonts/truetype/nanum/",
                          "/usr/share/fonts/TTF/", "/usr/share/fonts/truetype/"};
@@ -118,7 +117,7 @@ Result<std::string> FontSet::FindFontFile(const std::string& file_name, const st
   }
   for (const std::string& path : FcListFiles())
     if (Basename(path) == file_name && IsRegularFile(path)) return path;
-  return Status::Error("font " + family + " (" + file_name + ") not found: " + hint);
+  return Status::Error(MsgId::kFontNotFound, {family, file_name, package});
 }
 
 Result<std::shared_ptr<const FontSet>> FontSet::Load(const std::string& latin_path, const std::string& hangul_path) {
@@ -135,8 +134,7 @@ Result<std::shared_ptr<const FontSet>> FontSet::Load(const std::string& latin_pa
     const unsigned char* data = reinterpret_cast<const unsigned char*>(impl->bytes[f].data());
     int offset = stbtt_GetFontOffsetForIndex(data, 0);
     if (offset < 0 || !stbtt_InitFont(&impl->info[f], data, offset))
-      return Status::Error("font " + paths[f] + " is not a TrueType font stb_truetype can read: reinstall " +
-                           packages[f]);
+      return Status::Error(MsgId::kFontNotTrueType, {paths[f], packages[f]});
   }
   int line_gap = 0;
   stbtt_GetFontVMetrics(&impl->info[0], &impl->ascent, &impl->descent, &line_gap);

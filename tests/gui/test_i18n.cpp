@@ -8,6 +8,8 @@
 #include <string>
 
 #include "config.h"
+#include "file_io.h"
+#include "font.h"
 #include "fonts.h"
 #include "localized.h"
 #include "pipeline.h"
@@ -186,6 +188,45 @@ TEST(I18n, EngineMessagesRenderInTheCurrentLanguageWithAnEnglishFallback) {
   EXPECT_EQ(Localized(Tokenize("   ").status()), "문장에 공백만 있습니다: 낱말을 하나 이상 입력하세요");
   EXPECT_EQ(Localized(Status::Ok()), "");
   SetLang(Lang::kEn);
+}
+
+// ReadFile's refusals name the kind of file (its `what`): in Korean the noun is Korean too, for every kind its
+// callers pass; the English text stays as it was.
+TEST(I18n, ReadErrorsSayTheKindOfFileInKorean) {
+  const std::pair<const char*, const char*> kinds[] = {
+      {"file", "파일"},           {"sentence file", "문장 파일"}, {"tokenizer file", "토크나이저 파일"},
+      {".npy file", ".npy 파일"}, {"settings file", "설정 파일"}, {"font file", "글꼴 파일"}};
+  for (const auto& [en, ko] : kinds) {
+    const Status device = ReadFile("/dev/zero", 64, en).status();
+    EXPECT_EQ(device.message(),
+              std::string("/dev/zero: is not a regular file (a device, FIFO or socket): refusing to read it as a ") + en);
+    EXPECT_EQ(Localized(device, Lang::kKo),
+              std::string("/dev/zero: 일반 파일이 아닙니다 (장치, FIFO 또는 소켓): ") + ko + "(으)로 읽지 않습니다");
+    const Status big = Status::Error(MsgId::kFileTooLargeFor, {"a.bin", "20971520", en, "16 MiB"});
+    EXPECT_EQ(big.message(), std::string("a.bin: 20971520 bytes is too large for a ") + en + " (at most 16 MiB)");
+    EXPECT_EQ(Localized(big, Lang::kKo), std::string("a.bin: 20971520바이트는 ") + ko + "(으)로 너무 큽니다 (최대 16 MiB)");
+    const Status grew = Status::Error(MsgId::kFileGrewWhileRead, {"a.bin", "1 MiB", en});
+    EXPECT_EQ(Localized(grew, Lang::kKo), std::string("a.bin: 읽는 동안 1 MiB을(를) 넘게 커졌습니다: ") + ko + "(으)로 너무 큽니다");
+  }
+  // A path that happens to read like a kind is left as it is.
+  EXPECT_EQ(Localized(Status::Error(MsgId::kReadError, {"file", "Input/output error"}), Lang::kKo),
+            "file: 읽기 오류: Input/output error");
+}
+
+// A missing font: the family, the file, the folder and the package to install, in Korean too.
+TEST(I18n, FontNotFoundInKorean) {
+  const char* saved = std::getenv("ATTNVIZ_FONT_DIR");
+  const std::string restore = saved ? saved : "";
+  ::setenv("ATTNVIZ_FONT_DIR", "/nonexistent-attnviz-fonts", 1);
+  const Status missing = FontSet::FindFontFile("DejaVuSans.ttf", "DejaVu Sans", "fonts-dejavu-core").status();
+  if (saved) ::setenv("ATTNVIZ_FONT_DIR", restore.c_str(), 1);
+  else ::unsetenv("ATTNVIZ_FONT_DIR");
+  EXPECT_EQ(missing.message(),
+            "font DejaVu Sans (DejaVuSans.ttf) not found in ATTNVIZ_FONT_DIR=/nonexistent-attnviz-fonts: install the "
+            "Debian package fonts-dejavu-core (apt-get install fonts-dejavu-core)");
+  EXPECT_EQ(Localized(missing, Lang::kKo),
+            "글꼴 DejaVu Sans (DejaVuSans.ttf) 이(가) ATTNVIZ_FONT_DIR=/nonexistent-attnviz-fonts 에 없습니다: 데비안 "
+            "패키지 fonts-dejavu-core 을(를) 설치하세요 (apt-get install fonts-dejavu-core)");
 }
 
 // The atlas holds the Hangul of the engine's Korean texts from the start: adding any of them adds no code point

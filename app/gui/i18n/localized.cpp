@@ -60,7 +60,7 @@ std::string Localized(const Status& status, Lang lang) {
   for (const MessagePart& part : status.parts()) {
     const char* pattern = MessageTemplate(part.id, lang);
     if (!pattern) return status.message();  // the fallback rule: all English rather than half
-    out += FillTemplate(pattern, part.args);
+    out += FillTemplate(pattern, MessageArgs(part, lang));
   }
   return out;
 }

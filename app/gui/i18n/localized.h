@@ -17,6 +17,9 @@ namespace attnviz {
 
 // The template of an engine message in `lang`; nullptr when there is none (kNone, or no translation).
 const char* MessageTemplate(MsgId id, Lang lang);
+// The arguments of `part` for `lang`: as given, except the kind of file in a read error ("sentence file"),
+// which is a word and is said in `lang` ("문장 파일").
+std::vector<std::string> MessageArgs(const MessagePart& part, Lang lang);
 // status's text in the current language, or in `lang` (see the fallback rule above). Ok: "".
 std::string Localized(const Status& status);
 std::string Localized(const Status& status, Lang lang);

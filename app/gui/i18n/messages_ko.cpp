@@ -229,7 +229,38 @@ constexpr MessageEntry kMessagesKo[] = {
     {MsgId::kNoExtension, "{0}: 형식을 정할 파일 확장자가 없습니다: 허용 .png .svg .csv .npy .json (또는 --format 을 주세요)"},
     {MsgId::kUnknownExtension, "{0}: 알 수 없는 확장자 '{1}': 허용 .png .svg .csv .npy .json (또는 --format 을 주세요)"},
     {MsgId::kPlotUnknownExtension, "{0}: 포화 그림에 알 수 없는 확장자 '{1}': 허용 .png .svg"},
+    {MsgId::kReadStatFailed, "{0}: 읽을 수 없습니다: {1}"},
+    {MsgId::kNotRegularFileToRead, "{0}: 일반 파일이 아닙니다 (장치, FIFO 또는 소켓): {1}(으)로 읽지 않습니다"},
+    {MsgId::kFileTooLargeFor, "{0}: {1}바이트는 {2}(으)로 너무 큽니다 (최대 {3})"},
+    {MsgId::kFileGrewWhileRead, "{0}: 읽는 동안 {1}을(를) 넘게 커졌습니다: {2}(으)로 너무 큽니다"},
+    {MsgId::kReadError, "{0}: 읽기 오류: {1}"},
+    {MsgId::kCannotReadLink, "{0}: 심볼릭 링크를 읽을 수 없습니다: {1}"},
+    {MsgId::kTooManyLinks, "{0}: 심볼릭 링크가 너무 여러 단계로 이어집니다"},
+    {MsgId::kCannotCreateStaging, "{0}: '{1}' 에 임시 폴더를 만들 수 없습니다: {2}"},
+    {MsgId::kCannotMoveIntoPlace, "{0}: 제자리로 옮길 수 없습니다: {1}"},
+    {MsgId::kHeadsEmptyItem, "헤드 '{0}': 빈 항목이 있습니다; all, 목록 또는 범위로 주세요, 예: 0,2,5 또는 0-3,7"},
+    {MsgId::kHeadsNotNumber, "헤드 '{0}': '{1}' 은(는) 헤드 번호가 아닙니다; all, 목록 또는 범위로 주세요, 예: 0,2,5 또는 0-3,7"},
+    {MsgId::kHeadsNotRange, "헤드 '{0}': '{1}' 은(는) A-B 꼴의 범위가 아닙니다; all, 목록 또는 범위로 주세요, 예: 0,2,5 또는 0-3,7"},
+    {MsgId::kHeadsBackwards, "헤드 '{0}': 범위 '{1}' 이(가) 거꾸로입니다; all, 목록 또는 범위로 주세요, 예: 0,2,5 또는 0-3,7"},
+    {MsgId::kHeadInListOutOfRange, "'{1}' 의 헤드 {0} 은(는) 범위를 벗어났습니다: 허용 범위 0..{2} (n_head = {3})"},
+    {MsgId::kHeadInListUnknownCount, "'{1}' 의 헤드 {0} 은(는) 범위를 벗어났습니다: 헤드 번호는 0부터입니다"},
+    {MsgId::kUnknownColormap, "알 수 없는 색 지도 '{0}': 허용 {1}"},
+    {MsgId::kUnknownColorScale, "알 수 없는 색 눈금 '{0}': 허용 linear|log"},
+    {MsgId::kFontNotFoundInDir, "글꼴 {0} ({1}) 이(가) ATTNVIZ_FONT_DIR={2} 에 없습니다: 데비안 패키지 {3} 을(를) 설치하세요 (apt-get install {3})"},
+    {MsgId::kFontNotFound, "글꼴 {0} ({1}) 을(를) 찾을 수 없습니다: 데비안 패키지 {2} 을(를) 설치하세요 (apt-get install {2})"},
+    {MsgId::kFontNotTrueType, "글꼴 {0} 은(는) stb_truetype 이 읽을 수 있는 트루타입 글꼴이 아닙니다: {1} 을(를) 다시 설치하세요"},
 };
+// The kinds of file ReadFile's callers name (its `what`), in Korean: the noun in the read errors above.
+constexpr const char* kFileKindsKo[][2] = {
+    {"file", "파일"},           {"sentence file", "문장 파일"},   {"tokenizer file", "토크나이저 파일"},
+    {".npy file", ".npy 파일"}, {"settings file", "설정 파일"},   {"font file", "글꼴 파일"},
+};
+// Which argument of a read error names the kind of file; -1 for every other message.
+int FileKindArg(MsgId id) {
+  if (id == MsgId::kNotRegularFileToRead) return 1;
+  if (id == MsgId::kFileTooLargeFor || id == MsgId::kFileGrewWhileRead) return 2;
+  return -1;
+}
 // In HeadRole order: the name and the sentence (English: core/model/roles.cpp).
 constexpr const char* kRolesKo[model::kHeadRoleCount][2] = {
     {"이전 토큰", "각 토큰이 바로 앞 토큰을 봅니다. 그래서 다음 층은 한 칸 앞에 무엇이 있었는지 압니다."},
@@ -274,6 +305,7 @@ std::vector<std::string> KoreanEngineTexts() {
   for (const MessageEntry& e : kMessagesKo) out.push_back(e.text);
   for (const auto& role : kRolesKo) out.insert(out.end(), {role[0], role[1]});
   for (const auto& stage : kStagesKo) out.push_back(stage[1]);
+  for (const auto& kind : kFileKindsKo) out.push_back(kind[1]);
   return out;
 }
 
@@ -288,6 +320,15 @@ const char* MessageTemplate(MsgId id, Lang lang) {
   for (const MessageEntry& e : kMessagesKo)
     if (e.id == id) return e.text;
   return nullptr;
+}
+
+std::vector<std::string> MessageArgs(const MessagePart& part, Lang lang) {
+  std::vector<std::string> args = part.args;
+  const int kind = FileKindArg(part.id);
+  if (lang == Lang::kEn || kind < 0 || kind >= (int)args.size()) return args;
+  for (const auto& [en, ko] : kFileKindsKo)
+    if (args[kind] == en) args[kind] = ko;
+  return args;
 }
 
 }  // namespace attnviz
