@@ -95,9 +95,12 @@ int RunCompute(const std::vector<std::string>& args) {
   if (Status s = pipeline.Run(Stage::kOutput); !s) return UsageError("compute", Localized(s));
   const AttentionTensors& t = pipeline.tensors();
   const AttentionConfig& c = pipeline.config();
-  std::printf("mode %s · n_q=%d n_k=%d · d_model=%d n_head=%d d_k=%d d_v=%d · %s · mask %s\n", ToString(c.mode),
-              t.n_q(), t.n_k(), c.d_model, c.n_head, c.head_dim_k(), c.head_dim_v(), Describe(c).c_str(),
-              ToString(c.mask));
+  const Str mode = c.mode == AttentionMode::kCross ? Str::kModeCross : Str::kModeSelf;
+  const Str mask = c.mask == MaskKind::kCausal ? Str::kMaskCausal : Str::kMaskNone;
+  std::printf("%s\n", Trf(Str::kCliComputeSummary, {Tr(mode), std::to_string(t.n_q()), std::to_string(t.n_k()),
+                                                    std::to_string(c.d_model), std::to_string(c.n_head),
+                                                    std::to_string(c.head_dim_k()), std::to_string(c.head_dim_v()),
+                                                    LocalizedDescribe(c), Tr(mask)}).c_str());
   if (t.pooled) {
     char mib[32];
     std::snprintf(mib, sizeof mib, "%.1f", t.pyramid ? t.pyramid->bytes() / 1048576.0 : 0.0);

@@ -2,6 +2,7 @@
 #include <imgui.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app.h"
@@ -78,15 +79,26 @@ void DrawSandboxShapes(App& app) {
   rows.push_back({"embed", cross ? "xq" : "x", cross ? t.xq.get() : t.x.get(), "",
                   Tr(cross ? Str::kNoteQuerySentence : Str::kNoteTokensPositions)});
   if (cross) rows.push_back({"embed", "x", t.x.get(), "", Tr(Str::kNoteKvSentence)});
-  // The weights as laid out: one fused matrix split by columns, or three matrices (the same numbers).
+  // The weights as laid out: one fused matrix split by columns, or three matrices (the same numbers). Only
+  // those a projected q, k or v uses: a raw source (word length, position, one-hot) has no W.
+  const bool projected_q = c.query_from == FeatureSource::kEmbedding;
+  const bool projected_k = c.key_from == FeatureSource::kEmbedding;
+  const bool projected_v = c.value_from == FeatureSource::kEmbedding;
   const int fused_width = n_head * (2 * d_k + d_v);
-  if (fused) {
-    rows.push_back({"W", "W_qkv", nullptr, dims(d_model, fused_width), Trf(Str::kFusedNote, {std::to_string(fused_width)})});
+  std::string weight_names;  // for the dump: which weight rows are shown
+  auto add_weight = [&](const char* name, int width, std::string note) {
+    rows.push_back({"W", name, nullptr, dims(d_model, width), std::move(note)});
+    weight_names += (weight_names.empty() ? "" : ",") + JsonString(name);
+  };
+  if (fused && projected_q && projected_k && projected_v) {
+    add_weight("W_qkv", fused_width, Trf(Str::kFusedNote, {std::to_string(fused_width)}));
   } else {
-    rows.push_back({"W", "W_q", nullptr, dims(d_model, n_head * d_k), Tr(Str::kSeparateNote)});
-    rows.push_back({"W", "W_k", nullptr, dims(d_model, n_head * d_k), ""});
-    rows.push_back({"W", "W_v", nullptr, dims(d_model, n_head * d_v), ""});
+    std::string note = Tr(Str::kSeparateNote);  // on the first row shown
+    if (projected_q) add_weight("W_q", n_head * d_k, std::exchange(note, ""));
+    if (projected_k) add_weight("W_k", n_head * d_k, std::exchange(note, ""));
+    if (projected_v) add_weight("W_v", n_head * d_v, std::exchange(note, ""));
   }
+  app.dump.SetField("shapes_weights", "[" + weight_names + "]");
   // Each of q, k, v from its source: the projection (x W, split or one matrix each), or a raw feature used as
   // it is (qkv_source.h: no W, every head the same numbers).
   struct Projected {

@@ -132,6 +132,8 @@ TEST(CliKorean, OutputLinesAndWriteErrorsInKorean) {
   r = Cli({"--lang", "ko", "compute", "--text", "the cat sat", "--dump", dir + "/dump"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("덤프를 " + dir + "/dump/ 에 저장함"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.rfind("방식 셀프 · n_q=3 n_k=3 · ", 0), 0u) << r.out;  // the summary line, its words in Korean
+  EXPECT_NE(r.out.find(" · 마스크 없음\n"), std::string::npos) << r.out;
   r = Cli({"--lang", "ko", "export", "--text", "the cat sat", "--out", dir + "/map"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find(dir + "/map: 형식을 정할 파일 확장자가 없습니다"), std::string::npos) << r.err;
@@ -143,6 +145,10 @@ TEST(CliKorean, OutputLinesAndWriteErrorsInKorean) {
   r = Cli({"export", "--text", "the cat sat", "--out", dir + "/map.csv"}, "LC_ALL=C; export LC_ALL; ");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, "wrote " + dir + "/map.csv\n");
+  r = Cli({"compute", "--text", "the cat sat", "--mask", "causal"}, "LC_ALL=C; export LC_ALL; ");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("mode self · n_q=3 n_k=3 · d_model=", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find(" · mask causal\n"), std::string::npos) << r.out;
   std::filesystem::remove_all(dir);
 }
 

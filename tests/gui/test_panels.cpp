@@ -343,6 +343,7 @@ TEST_F(PanelTest, ShapesTabShowsEachSourceOfQKV) {
   App& app = MakeApp();
   Frames(3);
   EXPECT_EQ(app.dump.Field("shapes_step_q"), JsonString("x W \xE2\x86\x92 [:, q]"));
+  EXPECT_EQ(app.dump.Field("shapes_weights"), "[\"W_qkv\"]");
   app.state.config.query_from = FeatureSource::kLength;
   app.state.config.key_from = FeatureSource::kPosition;
   app.state.config.value_from = FeatureSource::kOneHot;
@@ -351,6 +352,7 @@ TEST_F(PanelTest, ShapesTabShowsEachSourceOfQKV) {
   EXPECT_EQ(app.dump.Field("shapes_step_q"), JsonString("word length (no W)"));
   EXPECT_EQ(app.dump.Field("shapes_step_k"), JsonString("position (no W)"));
   EXPECT_EQ(app.dump.Field("shapes_step_v"), JsonString("one-hot token (no W)"));
+  EXPECT_EQ(app.dump.Field("shapes_weights"), "[]");  // no q, k or v is projected: no W row
   app.state.config.value_from = FeatureSource::kEmbedding;
   app.state.config.qkv = QkvLayout::kSeparate;
   app.SetLanguage(Lang::kKo);
@@ -358,6 +360,7 @@ TEST_F(PanelTest, ShapesTabShowsEachSourceOfQKV) {
   EXPECT_EQ(app.dump.Field("shapes_step_q"), JsonString("단어 길이 (W 없음)"));
   EXPECT_EQ(app.dump.Field("shapes_step_k"), JsonString("위치 (W 없음)"));
   EXPECT_EQ(app.dump.Field("shapes_step_v"), JsonString("x W_v"));
+  EXPECT_EQ(app.dump.Field("shapes_weights"), "[\"W_v\"]");  // only the W that v uses
   SetLang(Lang::kEn);
 }
 

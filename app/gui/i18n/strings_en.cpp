@@ -357,6 +357,8 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kModelDescribeWindow, ", sliding window {0}"},
     {Str::kStepRawSource, "{0} (no W)"},
     {Str::kNoteRawSource, "used as it is: every head gets the same numbers"},
+    {Str::kCliComputeSummary,
+     "mode {0} · n_q={1} n_k={2} · d_model={3} n_head={4} d_k={5} d_v={6} · {7} · mask {8}"},
     // ---- the settings file's syntax and values
     {Str::kSettingsExpectedKeyValue, "line {0}: expected 'key = value'"},
     {Str::kSettingsBadKey, "line {0}: bad key '{1}'"},

@@ -346,6 +346,8 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kModelDescribeWindow, ", 슬라이딩 윈도 {0}"},
     {Str::kStepRawSource, "{0} (W 없음)"},
     {Str::kNoteRawSource, "그대로 씁니다: 모든 헤드가 같은 수를 받습니다"},
+    {Str::kCliComputeSummary,
+     "방식 {0} · n_q={1} n_k={2} · d_model={3} n_head={4} d_k={5} d_v={6} · {7} · 마스크 {8}"},
     // ---- the settings file's syntax and values
     {Str::kSettingsExpectedKeyValue, "{0}번째 줄: 'key = value' 꼴이 아닙니다"},
     {Str::kSettingsBadKey, "{0}번째 줄: 잘못된 키 '{1}'"},

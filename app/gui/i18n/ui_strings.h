@@ -91,7 +91,7 @@ enum class Str : int {
   kCliPlotExtension, kCliNoFigureLibrary,
   kCliWrote, kCliWroteRows, kCliDumpWritten, kCliModelPerHead, kCliPooled, kModelDescribeLayers,
   kModelDescribeKvHeads, kModelDescribeSizes, kModelDescribeLinear, kModelDescribeLlama3, kModelDescribeWindow,
-  kStepRawSource, kNoteRawSource,
+  kStepRawSource, kNoteRawSource, kCliComputeSummary,
   // ---- the settings file's syntax and values (state.cpp)
   kSettingsExpectedKeyValue, kSettingsBadKey, kSettingsLineValue, kSettingsConfig, kSettingsNotOneOf,
   kSettingsLoneBackslash, kSettingsUnknownEscape,
