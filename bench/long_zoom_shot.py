@@ -26,15 +26,30 @@ def write_png(path, width, height, rgb):
                 chunk(b"IDAT", zlib.compress(rows, 9)) + chunk(b"IEND", b""))
 
 
+def shoot(args, drive, out):
+    """Starts attnviz (e2e_test.APP) with ARGS under Xvfb, lets DRIVE(session) bring the window to the picture
+    wanted, and saves the window as the PNG OUT."""
+    s = e2e_test.AppSession(args)
+    try:
+        drive(s)
+        s.wait_frames(3)
+        width, height, rgb = s.snapshot()
+        write_png(out, width, height, rgb)
+    finally:
+        s.close()
+        s.cleanup()
+
+
 def main():
     build, out = sys.argv[1], sys.argv[2]
     e2e_test.APP = os.path.join(build, "attnviz")
     rng = random.Random(7)
     vocab = ["".join(rng.choice("abcdefghijklmnop") for _ in range(rng.randint(2, 6))) for _ in range(12)]
     text = " ".join(rng.choice(vocab) for _ in range(4096))
-    s = e2e_test.AppSession(["--no-settings", "--text", text, "--heads", "16", "--d-model", "1024", "--dk", "256",
-                             "--no-scale", "--mask", "causal"])
-    try:
+    args = ["--no-settings", "--text", text, "--heads", "16", "--d-model", "1024", "--dk", "256", "--no-scale",
+            "--mask", "causal"]
+
+    def drive(s):
         s.wait_for(lambda w: not w["fields"]["computing"], timeout=600, what="the maps, twin and z")
         s.click("heads.view_enlarged")
         name = "heads.enlarged"
@@ -44,14 +59,9 @@ def main():
         s.wait_for(lambda w: w["widgets"][name]["value"]["level"] == -1, timeout=60, what="exact cells")
         s.move(x0 + (x1 - x0) * 0.3, y0 + (y1 - y0) * 0.6)
         s.wait_for(lambda w: name + ".hover" in w["widgets"], timeout=60, what="the hover")
-        s.wait_frames(3)
         print("window", s.widget(name)["value"]["window"])
-        width, height, rgb = s.snapshot()
-        write_png(out, width, height, rgb)
-    finally:
-        s.close()
-        s.cleanup()
 
+    shoot(args, drive, out)
 
 if __name__ == "__main__":
     main()

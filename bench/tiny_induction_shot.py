@@ -11,7 +11,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "gui"))
 sys.path.insert(0, HERE)
 import e2e_test  # noqa: E402
-from long_zoom_shot import write_png  # noqa: E402
+from long_zoom_shot import shoot  # noqa: E402
 
 SENTENCE = "Grace sent seven purple kites over the quiet harbor at dawn."
 
@@ -19,20 +19,16 @@ SENTENCE = "Grace sent seven purple kites over the quiet harbor at dawn."
 def main():
     app, out = sys.argv[1], sys.argv[2]
     e2e_test.APP = os.path.abspath(app)
-    s = e2e_test.AppSession(["--no-settings", "--model", "tiny", "--text", SENTENCE + " " + SENTENCE])
-    try:
+
+    def drive(s):
         s.wait_for(lambda w: "overview.map.1.0" in w["widgets"], timeout=120, what="the overview")
         s.click("overview.map.1.0")
         s.wait_for(lambda w: w["widgets"]["model.layer"]["value"] == 1 and w["fields"]["selected_head"] == 0,
                    what="layer 1 head 0")
         s.click("heads.view_grid")
         s.wait_for(lambda w: w["widgets"]["heads.view_grid"]["value"], what="the grid")
-        s.wait_frames(4)
-        width, height, rgb = s.snapshot()
-        write_png(out, width, height, rgb)
-    finally:
-        s.close()
-        s.cleanup()
+
+    shoot(["--no-settings", "--model", "tiny", "--text", SENTENCE + " " + SENTENCE], drive, out)
 
 
 if __name__ == "__main__":
