@@ -250,6 +250,21 @@ constexpr const char* kEnglish[] = {
     "font {0} ({1}) not found in ATTNVIZ_FONT_DIR={2}: install the Debian package {3} (apt-get install {3})",
     "font {0} ({1}) not found: install the Debian package {2} (apt-get install {2})",
     "font {0} is not a TrueType font stb_truetype can read: reinstall {1}",
+    "'{0}' is not a number or a list of numbers",
+    "'{0}': no number",
+    "dictionary: '{' without a closing '}'",
+    "dictionary entry at byte {0}: empty (write key: value)",
+    "dictionary entry at byte {0} '{1}': no ':' (write key: value)",
+    "dictionary entry at byte {0} '{1}': the key is empty",
+    "dictionary entry at byte {0}: the key '{1}' appears twice",
+    "dictionary entry at byte {0} (key '{1}'): the value ",
+    "dictionary: no entry (write e.g. {'a': 1, 'b': 2})",
+    "dictionary: no key",
+    "dictionary: {0} keys but {1} values",
+    "dictionary: score additive needs trained weights; use dot, scaled-dot, cosine or neg-distance",
+    "dictionary: temperature {0} is out of range: allowed {1}..{2}",
+    "dictionary: the value of '{0}' has {1} numbers, the value of '{2}' has {3} (every value has one width d_v)",
+    "dictionary: a score needs d_q = d_k: the query '{0}' has width {1}, the key '{2}' has width {3}",
 };
 static_assert(std::size(kEnglish) == (size_t)MsgId::kCount, "messages.cpp: one English template per MsgId");
 }  // namespace

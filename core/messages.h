@@ -256,6 +256,22 @@ enum class MsgId : int {
   kFontNotFoundInDir,         // {0} family, {1} file name, {2} folder, {3} package
   kFontNotFound,              // {0} family, {1} file name, {2} package
   kFontNotTrueType,           // {0} path, {1} package
+  // ---- the Dictionary view (core/lessons/dictionary.cpp)
+  kDictNotNumbers,  // {0} text
+  kDictNoNumber,  // {0} text
+  kDictUnclosedBrace,
+  kDictEntryEmpty,  // {0} byte offset
+  kDictEntryNoColon,  // {0} byte offset, {1} entry
+  kDictEntryEmptyKey,  // {0} byte offset, {1} entry
+  kDictEntryKeyTwice,  // {0} byte offset, {1} key
+  kPrefixDictEntryValue,  // {0} byte offset, {1} key; then the value's error
+  kDictNoEntry,
+  kDictNoKey,
+  kDictKeysButValues,  // {0} keys, {1} values
+  kDictAdditive,
+  kDictTemperature,  // {0} value, {1} lo, {2} hi
+  kDictValueWidths,  // {0} key, {1} its width, {2} first key, {3} its width
+  kDictWidthMismatch,  // {0} query, {1} width, {2} key, {3} width
   kCount
 };
 

@@ -37,6 +37,37 @@ TEST(Dictionary, BadTablesNameTheEntry) {
   EXPECT_FALSE(ParseDictionary("{}").ok());
 }
 
+// Every refusal is made of message ids (so the app can show it in Korean), and its English parts rebuild the
+// English text exactly.
+TEST(Dictionary, EveryRefusalIsTranslatable) {
+  SoftDictionary two_wide{{"a", "b"}, {{1, 2}, {3}}};
+  SoftDictionary numbers{{"1", "2 3"}, {{1}, {2}}};
+  SoftDictionary words{{"a", "b"}, {{1}, {2}}};
+  const Status refusals[] = {
+      ParseDictionary("{'a': 1").status(),         ParseDictionary("a: 1,, b: 2").status(),
+      ParseDictionary("a 1").status(),             ParseDictionary(": 1").status(),
+      ParseDictionary("a: 1, a: 2").status(),      ParseDictionary("a: one").status(),
+      ParseDictionary("a: []").status(),           ParseDictionary("{}").status(),
+      LookUpSoftly(SoftDictionary{}, "a", 1.0f).status(),
+      LookUpSoftly(SoftDictionary{{"a"}, {}}, "a", 1.0f).status(),
+      LookUpSoftly(words, "a", 1.0f, ScoreKind::kAdditive).status(),
+      LookUpSoftly(words, "a", 1e9f).status(),     LookUpSoftly(two_wide, "a", 1.0f).status(),
+      LookUpSoftly(numbers, "1", 1.0f).status(),
+  };
+  for (const Status& s : refusals) {
+    ASSERT_FALSE(s.ok());
+    ASSERT_FALSE(s.parts().empty()) << s.message();
+    std::string english;
+    for (const MessagePart& part : s.parts()) {
+      EXPECT_NE(part.id, MsgId::kNone) << s.message();
+      english += FillTemplate(EnglishTemplate(part.id), part.args);
+    }
+    EXPECT_EQ(english, s.message());
+  }
+  EXPECT_EQ(refusals[0].message(), "dictionary: '{' without a closing '}'");
+  EXPECT_EQ(refusals[5].message(), "dictionary entry at byte 0 (key 'a'): the value 'one' is not a number or a list of numbers");
+}
+
 TEST(Dictionary, ExactLookupAsTemperatureGoesToZero) {
   const SoftDictionary d = Abc();
   for (ScoreKind score : {ScoreKind::kNegDistance, ScoreKind::kDot, ScoreKind::kCosine, ScoreKind::kScaledDot}) {

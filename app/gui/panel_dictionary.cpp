@@ -10,6 +10,7 @@
 #include "app.h"
 #include "json.h"
 #include "lessons/dictionary.h"
+#include "localized.h"
 #include "panel_util.h"
 
 namespace attnviz {
@@ -39,15 +40,15 @@ void DrawDictionaryPanel(App& app) {
   ImGui::PopItemWidth();
 
   SoftDictionary table;
-  std::string error;
+  Status error;
   for (const auto& [key, value] : d.rows) {
     Result<std::vector<float>> numbers = ParseNumberList(value);
-    if (!numbers && error.empty()) error = key + ": " + numbers.message();
+    if (!numbers && error.ok()) error = Status::Prefixed(MsgId::kPrefixContext, {key}, numbers.status());
     table.keys.push_back(key);
     table.values.push_back(numbers ? *numbers : std::vector<float>{});
   }
-  Result<DictionaryLookup> lookup = error.empty() ? LookUpSoftly(table, d.query, d.temperature)
-                                                  : Result<DictionaryLookup>(Status::Error(error));
+  Result<DictionaryLookup> lookup = error.ok() ? LookUpSoftly(table, d.query, d.temperature)
+                                               : Result<DictionaryLookup>(error);
   if (ImGui::BeginTable("dictionary", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
     for (Str column : {Str::kDictKey, Str::kDictValue, Str::kDictScore, Str::kDictWeight})
       ImGui::TableSetupColumn(Tr(column));
@@ -84,8 +85,8 @@ void DrawDictionaryPanel(App& app) {
     d.rows.pop_back();
   dump.RecordItem("dictionary.remove");
   if (!lookup) {
-    ErrorText(lookup.message());
-    dump.SetField("dictionary", "{\"error\": " + JsonString(lookup.message()) + "}");
+    ErrorText(Localized(lookup));
+    dump.SetField("dictionary", "{\"error\": " + JsonString(Localized(lookup)) + "}");  // as shown
     return;
   }
   const DictionaryLookup& r = *lookup;

@@ -38,11 +38,11 @@ Result<std::vector<float>> ParseNumberList(const std::string& text) {
   while ((pos = t.find_first_not_of(" \t", pos)) != std::string::npos) {
     const size_t end = std::min(t.find_first_of(" \t", pos), t.size());
     Result<double> v = ParseReal(t.substr(pos, end - pos), -1e30, 1e30);
-    if (!v) return Status::Error("'" + Trim(text) + "' is not a number or a list of numbers");
+    if (!v) return Status::Error(MsgId::kDictNotNumbers, {Trim(text)});
     numbers.push_back((float)*v);
     pos = end;
   }
-  if (numbers.empty()) return Status::Error("'" + Trim(text) + "': no number");
+  if (numbers.empty()) return Status::Error(MsgId::kDictNoNumber, {Trim(text)});
   return numbers;
 }
 
@@ -50,7 +50,7 @@ Result<SoftDictionary> ParseDictionary(const std::string& text) {
   std::string t = Trim(text);
   size_t base = text.find_first_not_of(" \t\r\n");
   if (!t.empty() && t.front() == '{') {
-    if (t.back() != '}') return Status::Error("dictionary: '{' without a closing '}'");
+    if (t.back() != '}') return Status::Error(MsgId::kDictUnclosedBrace, {});
     t = t.substr(1, t.size() - 2);
     base += 1;
   }
@@ -64,24 +64,24 @@ Result<SoftDictionary> ParseDictionary(const std::string& text) {
     if (i < t.size() && (t[i] != ',' || depth > 0)) continue;
     const std::string entry = Trim(t.substr(start, i - start));
     const size_t lead = t.find_first_not_of(" \t\r\n", start);
-    const std::string where = "dictionary entry at byte " + std::to_string(base + std::min(lead, i));
+    const std::string where = std::to_string(base + std::min(lead, i));  // the entry's byte offset
     start = i + 1;
     if (entry.empty()) {
       if (i == t.size() && !d.keys.empty()) break;  // a trailing comma
-      return Status::Error(where + ": empty (write key: value)");
+      return Status::Error(MsgId::kDictEntryEmpty, {where});
     }
     const size_t colon = entry.find(':');
-    if (colon == std::string::npos) return Status::Error(where + " '" + entry + "': no ':' (write key: value)");
+    if (colon == std::string::npos) return Status::Error(MsgId::kDictEntryNoColon, {where, entry});
     const std::string key = Unquote(Trim(entry.substr(0, colon)));
-    if (key.empty()) return Status::Error(where + " '" + entry + "': the key is empty");
+    if (key.empty()) return Status::Error(MsgId::kDictEntryEmptyKey, {where, entry});
     if (std::find(d.keys.begin(), d.keys.end(), key) != d.keys.end())
-      return Status::Error(where + ": the key '" + key + "' appears twice");
+      return Status::Error(MsgId::kDictEntryKeyTwice, {where, key});
     Result<std::vector<float>> value = ParseNumberList(entry.substr(colon + 1));
-    if (!value) return Status::Error(where + " (key '" + key + "'): the value " + value.message());
+    if (!value) return Status::Prefixed(MsgId::kPrefixDictEntryValue, {where, key}, value.status());
     d.keys.push_back(key);
     d.values.push_back(*value);
   }
-  if (d.keys.empty()) return Status::Error("dictionary: no entry (write e.g. {'a': 1, 'b': 2})");
+  if (d.keys.empty()) return Status::Error(MsgId::kDictNoEntry, {});
   return d;
 }
 
@@ -104,20 +104,19 @@ std::string FormatDictionary(const SoftDictionary& d) {
 Result<DictionaryLookup> LookUpSoftly(const SoftDictionary& d, const std::string& query, float temperature,
                                       ScoreKind score) {
   const size_t n = d.keys.size();
-  if (n == 0) return Status::Error("dictionary: no key");
-  if (d.values.size() != n) return Status::Error("dictionary: " + std::to_string(n) + " keys but " +
-                                                 std::to_string(d.values.size()) + " values");
+  if (n == 0) return Status::Error(MsgId::kDictNoKey, {});
+  if (d.values.size() != n) return Status::Error(MsgId::kDictKeysButValues,
+                                                 {std::to_string(n), std::to_string(d.values.size())});
   if (score == ScoreKind::kAdditive)
-    return Status::Error("dictionary: score additive needs trained weights; use dot, scaled-dot, cosine or neg-distance");
+    return Status::Error(MsgId::kDictAdditive, {});
   if (!(temperature >= kMinTemperature && temperature <= kMaxTemperature))
-    return Status::Error("dictionary: temperature " + FormatNumber(temperature) + " is out of range: allowed " +
-                         FormatNumber(kMinTemperature) + ".." + FormatNumber(kMaxTemperature));
+    return Status::Error(MsgId::kDictTemperature, {FormatNumber(temperature), FormatNumber(kMinTemperature),
+                                                     FormatNumber(kMaxTemperature)});
   const size_t d_v = d.values[0].size();
   for (size_t j = 0; j < n; ++j)
     if (d.values[j].size() != d_v)
-      return Status::Error("dictionary: the value of '" + d.keys[j] + "' has " + std::to_string(d.values[j].size()) +
-                           " numbers, the value of '" + d.keys[0] + "' has " + std::to_string(d_v) +
-                           " (every value has one width d_v)");
+      return Status::Error(MsgId::kDictValueWidths, {d.keys[j], std::to_string(d.values[j].size()), d.keys[0],
+                                                     std::to_string(d_v)});
   DictionaryLookup out;
   // Numbers if every key and the query are numbers, else words.
   Result<std::vector<float>> q = ParseNumberList(query);
@@ -131,9 +130,8 @@ Result<DictionaryLookup> LookUpSoftly(const SoftDictionary& d, const std::string
     out.query_vector = *q;
     for (size_t j = 0; j < n; ++j) {
       if (keys[j]->size() != q->size())
-        return Status::Error("dictionary: a score needs d_q = d_k: the query '" + Trim(query) + "' has width " +
-                             std::to_string(q->size()) + ", the key '" + d.keys[j] + "' has width " +
-                             std::to_string(keys[j]->size()));
+        return Status::Error(MsgId::kDictWidthMismatch, {Trim(query), std::to_string(q->size()), d.keys[j],
+                                                         std::to_string(keys[j]->size())});
       out.key_vectors.push_back(*keys[j]);
     }
   } else {

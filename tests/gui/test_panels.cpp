@@ -652,6 +652,27 @@ TEST_F(PanelTest, DictionaryTabIsExactWhenColdAndBlendsWhenNothingMatches) {
   EXPECT_LT(std::stod(app.dump.Find("dictionary.weight.1")->value_json), 0.5);
 }
 
+// The Dictionary tab's refusals in the UI's language: a value that is not a number, a query of the wrong width.
+TEST_F(PanelTest, DictionaryRefusalsInKorean) {
+  App& app = MakeApp();
+  Frames(3);
+  app.ShowLesson(Lesson::kG);
+  Frames(2);
+  app.dictionary.rows[1].second = "two";
+  Frames(2);
+  EXPECT_EQ(app.dump.Field("dictionary"),
+            "{\"error\": " + JsonString("b: 'two' is not a number or a list of numbers") + "}");
+  app.SetLanguage(Lang::kKo);
+  Frames(2);
+  EXPECT_EQ(app.dump.Field("dictionary"), "{\"error\": " + JsonString("b: 'two' 은(는) 수나 수의 목록이 아닙니다") + "}");
+  app.dictionary.rows = {{"1", "1"}, {"2 3", "2"}};
+  app.dictionary.query = "1";
+  Frames(2);
+  EXPECT_NE(app.dump.Field("dictionary").find("사전: 점수를 내려면 d_q = d_k 여야 합니다: 쿼리 '1' 의 폭은 1, 키 '2 3' 의 폭은 2"),
+            std::string::npos) << app.dump.Field("dictionary");
+  SetLang(Lang::kEn);
+}
+
 // Fused and separate layouts no longer look the same in the Shapes tab: the weights are listed as laid out.
 TEST_F(PanelTest, ShapesShowTheWeightLayout) {
   App& app = MakeApp();

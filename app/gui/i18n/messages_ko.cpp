@@ -249,6 +249,21 @@ constexpr MessageEntry kMessagesKo[] = {
     {MsgId::kFontNotFoundInDir, "글꼴 {0} ({1}) 이(가) ATTNVIZ_FONT_DIR={2} 에 없습니다: 데비안 패키지 {3} 을(를) 설치하세요 (apt-get install {3})"},
     {MsgId::kFontNotFound, "글꼴 {0} ({1}) 을(를) 찾을 수 없습니다: 데비안 패키지 {2} 을(를) 설치하세요 (apt-get install {2})"},
     {MsgId::kFontNotTrueType, "글꼴 {0} 은(는) stb_truetype 이 읽을 수 있는 트루타입 글꼴이 아닙니다: {1} 을(를) 다시 설치하세요"},
+    {MsgId::kDictNotNumbers, "'{0}' 은(는) 수나 수의 목록이 아닙니다"},
+    {MsgId::kDictNoNumber, "'{0}': 수가 없습니다"},
+    {MsgId::kDictUnclosedBrace, "사전: '{' 를 닫는 '}' 가 없습니다"},
+    {MsgId::kDictEntryEmpty, "사전 항목 (바이트 {0}): 비어 있습니다 (키: 값 으로 쓰세요)"},
+    {MsgId::kDictEntryNoColon, "사전 항목 (바이트 {0}) '{1}': ':' 가 없습니다 (키: 값 으로 쓰세요)"},
+    {MsgId::kDictEntryEmptyKey, "사전 항목 (바이트 {0}) '{1}': 키가 비어 있습니다"},
+    {MsgId::kDictEntryKeyTwice, "사전 항목 (바이트 {0}): 키 '{1}' 가 두 번 나옵니다"},
+    {MsgId::kPrefixDictEntryValue, "사전 항목 (바이트 {0}, 키 '{1}'): 값 "},
+    {MsgId::kDictNoEntry, "사전: 항목이 없습니다 (예: {'a': 1, 'b': 2} 처럼 쓰세요)"},
+    {MsgId::kDictNoKey, "사전: 키가 없습니다"},
+    {MsgId::kDictKeysButValues, "사전: 키는 {0}개인데 값은 {1}개입니다"},
+    {MsgId::kDictAdditive, "사전: additive 점수는 학습된 가중치가 필요합니다; dot, scaled-dot, cosine 또는 neg-distance 를 쓰세요"},
+    {MsgId::kDictTemperature, "사전: 온도 {0} 은(는) 범위를 벗어났습니다: 허용 범위 {1}..{2}"},
+    {MsgId::kDictValueWidths, "사전: '{0}' 의 값은 수 {1}개, '{2}' 의 값은 수 {3}개입니다 (모든 값의 폭 d_v 는 같아야 합니다)"},
+    {MsgId::kDictWidthMismatch, "사전: 점수를 내려면 d_q = d_k 여야 합니다: 쿼리 '{0}' 의 폭은 {1}, 키 '{2}' 의 폭은 {3}"},
 };
 // The kinds of file ReadFile's callers name (its `what`), in Korean: the noun in the read errors above.
 constexpr const char* kFileKindsKo[][2] = {
