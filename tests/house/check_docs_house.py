@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The README's house matches the tree. In the block between <!-- house --> and <!-- /house -->:
+"""docs/house.md's house matches the tree. In the block between <!-- house --> and <!-- /house -->:
 every entry names a folder or file that exists (name.* = a .h/.cpp pair); every folder under core/
 and app/ has an entry; and in core/, core/sandbox/ and app/ (the rooms this check holds strictly)
 every source file has its line. Fix with: python3 scripts/house_tree.py"""
@@ -9,10 +9,11 @@ import subprocess
 import sys
 
 root = sys.argv[1]
-readme = open(os.path.join(root, "README.md"), encoding="utf-8").read()
-m = re.search(r"<!-- house -->\n```\n(.*?)```\n<!-- /house -->", readme, re.S)
+PAGE = "docs/house.md"
+page = open(os.path.join(root, PAGE), encoding="utf-8").read()
+m = re.search(r"<!-- house -->\n```\n(.*?)```\n<!-- /house -->", page, re.S)
 if not m:
-    sys.exit("README.md: no <!-- house --> block")
+    sys.exit(PAGE + ": no <!-- house --> block (python3 scripts/house_tree.py writes it between the markers)")
 listed = set()
 stack = []
 for line in m.group(1).splitlines():
@@ -48,7 +49,7 @@ for f in files:
     if f not in listed and stem + ".*" not in listed:
         problems.append("file without a line: " + f)
 if problems:
-    print("README.md's house does not match the tree (python3 scripts/house_tree.py rewrites it):")
+    print(PAGE + "'s house does not match the tree (python3 scripts/house_tree.py rewrites it):")
     print("\n".join("  " + p for p in problems))
     sys.exit(1)
-print("README house: %d entries, all present; %d source files covered" % (len(listed), len(files)))
+print(PAGE + ": %d entries, all present; %d source files covered" % (len(listed), len(files)))
