@@ -261,67 +261,105 @@ size_t BlockRows(size_t n_k) { return AttendBlockRows(n_k); }
 
 enum StepBits : unsigned { kStepScores = 1, kStepLogits = 2, kStepSoftmax = 4, kStepMix = 8 };
 
-// Runs the steps in `steps` on every (head, block of query rows), heads and blocks spread over the
-// threads. kStepLogits without kStepSoftmax is not used (Logits has its own loop).
+// The maps a pass writes, each [n_head, n_q, n_k] contiguous, or null (not kept: each block's rows live in
+// scratch rows of its thread).
+struct MapBuffers {
+  float* scores = nullptr;
+  float* logits = nullptr;
+  float* probs = nullptr;
+};
+
+// One (head, block of query rows) of AttendBlocks: every step in `steps` on rows [r0, r0 + rows) of head h.
 //   kStepScores:  scores block = q block . k^T
 //   kStepSoftmax: probs block (and metrics) from the scores (with kStepLogits: logits too) or the logits
 //   kStepMix:     z block = probs block . v
-// One (head, block of query rows) of AttendBlocks: every step in `steps` on rows [r0, r0 + rows) of head h.
 // scores_block / logits_block / probs_block: the block's rows [rows, n_k] (in the full maps, or in scratch
 // rows when no map is kept: the same arithmetic either way, so a block recomputed later has the same bits).
+// The key products run in fixed tiles of kKeyTile keys ([0, 256), [256, 512), ...), whatever the mask: a tile no
+// row of the block may see is skipped (a causal block skips the keys after its last row, a windowed one also
+// those before its first row's window), unless full_scores asks for every score. A score's bits depend only on
+// its tile, never on the mask or on which maps are kept, so every path gives the same bits; z adds the tiles'
+// products in order (a skipped tile's probs are all 0: adding its product would add exact zeros).
 // The products always run on one thread (inside a team, or in AttendRows' team of its own).
+constexpr size_t kKeyTile = 256;
 struct BlockArgs {
   unsigned steps;
-  const Tensor *q, *k, *v;
+  HeadsView q, k, v;
+  size_t group;  // query heads per key/value head
   float multiplier;
-  MaskKind mask;
+  Mask mask;
   size_t n_q, n_k;
-  double log_n_k;
+  bool full_scores;
+  const HeadsOut* z;
 };
 inline void RunBlock(const BlockArgs& a, size_t h, size_t r0, Eigen::Index rows, float* scores_block,
-                     float* logits_block, size_t logits_stride, float* probs_block, RowPass* passes, Tensor* z) {
-  const size_t n_k = a.n_k;
-  if (a.steps & kStepScores) {  // (2) scores [rows, n_k] = q [rows, d_k] . k^T [d_k, n_k]
-    RowMap(scores_block, rows, (Eigen::Index)n_k).noalias() =
-        a.q->Slice(h).middleRows((Eigen::Index)r0, rows) * a.k->Slice(h).transpose();
-  }
-  if (a.steps & kStepSoftmax) {  // (3)+(4) and the row figures, row by row
-    for (Eigen::Index r = 0; r < rows; ++r) {
-      const size_t i = r0 + (size_t)r, off = (size_t)r * n_k;
-      const size_t visible = (size_t)VisibleKeys(a.mask, (int)i, (int)n_k);
-      (passes ? SoftmaxRowPass<true> : SoftmaxRowPass<false>)(
-          (a.steps & kStepLogits) ? scores_block + off : nullptr, a.multiplier, logits_block + (size_t)r * logits_stride,
-          probs_block + off, n_k, visible, a.mask == MaskKind::kCausal ? std::log((double)visible) : a.log_n_k,
-          passes ? &passes[r] : nullptr);
+                     float* logits_block, size_t logits_stride, float* probs_block, RowPass* passes) {
+  const size_t n_k = a.n_k, g = h / a.group;
+  // Tiles [t0, t1) hold every key a row of the block may see.
+  const size_t kb = (size_t)a.mask.Begin((int)r0), ke = (size_t)a.mask.End((int)r0 + (int)rows - 1, (int)n_k);
+  const size_t n_tiles = (n_k + kKeyTile - 1) / kKeyTile;
+  const size_t t0 = kb / kKeyTile, t1 = ke > kb ? (ke + kKeyTile - 1) / kKeyTile : t0;
+  auto tile_end = [&](size_t t) { return std::min(n_k, (t + 1) * kKeyTile); };
+  using Strided = Eigen::Map<RowMatrix, 0, Eigen::OuterStride<>>;
+  using ConstStrided = Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>>;
+  const Eigen::OuterStride<> row_stride((Eigen::Index)n_k);
+  if (a.steps & kStepScores) {  // (2) scores [rows, keys] = q [rows, d_k] . k^T [d_k, keys]
+    const auto Q = a.q.Head(h).middleRows((Eigen::Index)r0, rows);
+    const auto K = a.k.Head(g);
+    for (size_t t = a.full_scores ? 0 : t0; t < (a.full_scores ? n_tiles : t1); ++t) {
+      const size_t c0 = t * kKeyTile, c1 = tile_end(t);
+      Strided(scores_block + c0, rows, (Eigen::Index)(c1 - c0), row_stride).noalias() =
+          Q * K.middleRows((Eigen::Index)c0, (Eigen::Index)(c1 - c0)).transpose();
     }
   }
-  if (a.steps & kStepMix) {  // (5) z [rows, d_v] = probs [rows, n_k] . v [n_k, d_v]
-    z->Slice(h).middleRows((Eigen::Index)r0, rows).noalias() =
-        ConstRowMap(probs_block, rows, (Eigen::Index)n_k) * a.v->Slice(h);
+  if (a.steps & kStepSoftmax) {  // (3)+(4) and the row figures, row by row, over each row's visible keys
+    for (Eigen::Index r = 0; r < rows; ++r) {
+      const size_t i = r0 + (size_t)r, off = (size_t)r * n_k;
+      const size_t lo = (size_t)a.mask.Begin((int)i), hi = (size_t)a.mask.End((int)i, (int)n_k);
+      const float* scores_row = (a.steps & kStepLogits) ? scores_block + off : nullptr;
+      float* logits_row = logits_block + (size_t)r * logits_stride;
+      float* probs_row = probs_block + off;
+      (passes ? SoftmaxRowPass<true> : SoftmaxRowPass<false>)(
+          scores_row ? scores_row + lo : nullptr, a.multiplier, logits_row + lo, probs_row + lo, hi - lo, hi - lo,
+          std::log((double)(hi - lo)), passes ? &passes[r] : nullptr);
+      std::fill(probs_row, probs_row + lo, 0.0f);  // masked: exactly 0
+      std::fill(probs_row + hi, probs_row + n_k, 0.0f);
+      if (scores_row && logits_stride && a.full_scores) {  // a kept logits map: the masked keys' logits too
+        LogitsRow(scores_row, lo, a.multiplier, logits_row);
+        LogitsRow(scores_row + hi, n_k - hi, a.multiplier, logits_row + hi);
+      }
+    }
+  }
+  if (a.steps & kStepMix) {  // (5) z [rows, d_v] = probs [rows, keys] . v [keys, d_v] (other probs are 0)
+    auto Z = a.z->Head(h).middleRows((Eigen::Index)r0, rows);
+    Z.setZero();
+    for (size_t t = t0; t < t1; ++t) {
+      const size_t c0 = t * kKeyTile, c1 = tile_end(t);
+      Z.noalias() += ConstStrided(probs_block + c0, rows, (Eigen::Index)(c1 - c0), row_stride) *
+                     a.v.Head(g).middleRows((Eigen::Index)c0, (Eigen::Index)(c1 - c0));
+    }
   }
 }
 
-[[gnu::noipa]] bool AttendBlocks(unsigned steps, const Tensor* q, const Tensor* k, const Tensor* v, float multiplier, MaskKind mask,
-                  Tensor* scores, Tensor* logits, Tensor* probs, std::vector<HeadMetrics>* metrics, Tensor* z,
-                  const AttendSink* sink = nullptr, const ScoreCodes* codes = nullptr) {
+// Runs the steps in `steps` on every (head, block of query rows), heads and blocks spread over the threads.
+// kStepLogits without kStepSoftmax is not used (Logits has its own loop). q, k, v: the views the steps read
+// (others may be empty); n_head, n_q, n_k: the maps' shape.
+[[gnu::noipa]] bool AttendBlocks(unsigned steps, const HeadsView& q, const HeadsView& k, const HeadsView& v,
+                                 size_t n_head, size_t n_q, size_t n_k, float multiplier, const Mask& mask,
+                                 const MapBuffers& maps, std::vector<HeadMetrics>* metrics, const HeadsOut* z,
+                                 const AttendSink* sink = nullptr, const ScoreCodes* codes = nullptr) {
   // codes (with kStepLogits, no kStepScores and no scores map): each block's scores decoded from them.
-  const Tensor& shape_src = (steps & kStepScores)    ? *q
-                            : codes                  ? *v
-                            : (steps & kStepLogits)  ? *scores
-                            : (steps & kStepSoftmax) ? *logits
-                                                     : *probs;
-  const size_t n_head = shape_src.dim(0), n_q = codes ? codes->n_q : shape_src.dim(1);
-  const size_t n_k = (steps & kStepScores) ? k->dim(1) : codes ? codes->n_k : shape_src.dim(2);
-  // Without a map (scores or probs null, only with kStepScores), each block's rows live in scratch rows.
-  if ((steps & kStepScores) && scores) scores->Resize({n_head, n_q, n_k});
-  if ((steps & kStepLogits) && logits) logits->Resize({n_head, n_q, n_k});
-  if ((steps & kStepSoftmax) && probs) probs->Resize({n_head, n_q, n_k});
+  const HeadsView& kv = (steps & kStepScores) ? k : v;
+  const size_t group = kv.n_head > 0 ? n_head / kv.n_head : 1;
+  ATTNVIZ_CHECK_SHAPE(!(steps & (kStepScores | kStepMix)) || (kv.n_head > 0 && n_head % kv.n_head == 0),
+                      std::to_string(n_head) + " query heads on " + std::to_string(kv.n_head) + " key/value heads");
+  ATTNVIZ_CHECK_SHAPE(mask.row0 == 0 && mask.col0 == 0, "the kernel runs whole maps, not a cut of one");
+  ATTNVIZ_CHECK_SHAPE(!mask.windowed() || n_q == n_k,
+                      "a sliding window needs self-attention (n_q " + std::to_string(n_q) + ", n_k " +
+                          std::to_string(n_k) + ")");
   size_t d = 0;  // GEMM depth/width per head
-  if (steps & kStepScores) d = q->dim(2);
-  if (steps & kStepMix) {
-    z->Resize({n_head, n_q, v->dim(2)});
-    d = std::max(d, v->dim(2));
-  }
+  if (steps & kStepScores) d = q.d;
+  if (steps & kStepMix) d = std::max(d, v.d);
   std::vector<double> row_logit_sums;
   if (metrics) {
     metrics->resize(n_head);
@@ -336,8 +374,9 @@ inline void RunBlock(const BlockArgs& a, size_t h, size_t r0, Eigen::Index rows,
   // shared, so the element-wise passes alone go parallel only from ~100 us of work.
   const double cells = (double)n_head * n_q * n_k;
   const bool parallel = cells >= (1 << 18) || cells * d >= 100000;
-  const double log_n_k = std::log((double)n_k);
-  const BlockArgs args{steps, q, k, v, multiplier, mask, n_q, n_k, log_n_k};
+  // Every key's score when a scores or logits map is kept (the Shapes tab shows them) or the sink needs them.
+  const bool full_scores = maps.scores || maps.logits || (sink && sink->full_scores);
+  const BlockArgs args{steps, q, k, v, group, multiplier, mask, n_q, n_k, full_scores, z};
   const std::atomic<bool>* cancel = sink ? sink->cancel : nullptr;
   std::atomic<bool> cancelled{false};
 #pragma omp parallel if (parallel)
@@ -345,9 +384,9 @@ inline void RunBlock(const BlockArgs& a, size_t h, size_t r0, Eigen::Index rows,
     FlushDenormals ftz;
     // Without a logits map, each row's logits go to a scratch row of this thread (stays in L1); without
     // a scores or probs map, each block's rows go to scratch blocks of this thread.
-    std::vector<float> scratch_logits((steps & kStepSoftmax) && !logits ? n_k : 0);
-    std::vector<float> scratch_scores(((steps & kStepScores) || codes) && !scores ? block * n_k : 0);
-    std::vector<float> scratch_probs((steps & kStepSoftmax) && !probs ? block * n_k : 0);
+    std::vector<float> scratch_logits((steps & kStepSoftmax) && !maps.logits ? n_k : 0);
+    std::vector<float> scratch_scores(((steps & kStepScores) || codes) && !maps.scores ? block * n_k : 0);
+    std::vector<float> scratch_probs((steps & kStepSoftmax) && !maps.probs ? block * n_k : 0);
     std::vector<RowPass> passes(metrics ? block : 0);
 #pragma omp for schedule(dynamic)
     for (long long item = 0; item < (long long)(n_head * blocks); ++item) {
@@ -355,16 +394,17 @@ inline void RunBlock(const BlockArgs& a, size_t h, size_t r0, Eigen::Index rows,
         cancelled.store(true, std::memory_order_relaxed);
         continue;
       }
-      const size_t h = (size_t)item / blocks, r0 = ((size_t)item % blocks) * block;
+      // Heaviest blocks first: under a causal mask the last rows see the most keys.
+      const size_t h = (size_t)item % n_head, r0 = (blocks - 1 - (size_t)item / n_head) * block;
       const Eigen::Index rows = (Eigen::Index)std::min(block, n_q - r0);
       const size_t off = (h * n_q + r0) * n_k;
-      float* scores_block = scores ? scores->data.data() + off : scratch_scores.data();
-      float* logits_block = logits ? logits->data.data() + off : nullptr;
-      float* probs_block = probs ? probs->data.data() + off : scratch_probs.data();
+      float* scores_block = maps.scores ? maps.scores + off : scratch_scores.data();
+      float* logits_block = maps.logits ? maps.logits + off : nullptr;
+      float* probs_block = maps.probs ? maps.probs + off : scratch_probs.data();
       if (codes) DecodeScoreRows(*codes, (int)h, r0, (size_t)rows, scores_block);
       // Without a logits map every row's logits go to the same scratch row (stride 0).
       RunBlock(args, h, r0, rows, scores_block, logits_block ? logits_block : scratch_logits.data(),
-               logits_block ? n_k : 0, probs_block, metrics ? passes.data() : nullptr, z);
+               logits_block ? n_k : 0, probs_block, metrics ? passes.data() : nullptr);
       if (metrics) {
         for (Eigen::Index r = 0; r < rows; ++r) {
           const size_t i = r0 + (size_t)r;
@@ -395,14 +435,30 @@ inline void RunBlock(const BlockArgs& a, size_t h, size_t r0, Eigen::Index rows,
     for (size_t i = 0; i < n_q; ++i) {
       l_sum += row_logit_sums[2 * (h * n_q + i)];
       l_sq += row_logit_sums[2 * (h * n_q + i) + 1];
-      l_count += VisibleKeys(mask, (int)i, (int)n_k);
+      l_count += (size_t)mask.Visible((int)i, (int)n_k);
     }
     SummarizeHead(l_sum, l_sq, l_count, &(*metrics)[h]);
   }
   return true;
 }
 
+// A map tensor [n_head, n_q, n_k] resized for a pass (or null).
+float* MapOut(Tensor* t, size_t n_head, size_t n_q, size_t n_k) {
+  if (!t) return nullptr;
+  t->Resize({n_head, n_q, n_k});
+  return t->data.data();
+}
+
 }  // namespace
+
+HeadsView ViewOf(const Tensor& t) {
+  if (t.shape.size() != 3) return HeadsView{};
+  return HeadsView{t.data.data(), t.dim(0), t.dim(1), t.dim(2), t.dim(1) * t.dim(2), t.dim(2)};
+}
+HeadsOut ViewOf(Tensor* t) {
+  if (t->shape.size() != 3) return HeadsOut{};
+  return HeadsOut{t->data.data(), t->dim(0), t->dim(1), t->dim(2), t->dim(1) * t->dim(2), t->dim(2)};
+}
 
 void Project(const Tensor& xq, const Tensor& x, const ProjectionWeights& w, Tensor* q, Tensor* k, Tensor* v) {
   ATTNVIZ_CHECK_SHAPE(xq.shape.size() == 2 && x.shape.size() == 2 && xq.dim(1) == (size_t)w.d_model &&
@@ -439,10 +495,19 @@ void Project(const Tensor& xq, const Tensor& x, const ProjectionWeights& w, Tens
 }
 
 namespace {
-// q [n_head, n_q, d_k] and k [n_head, n_k, d_k]: same heads, same width (a score is q . k).
-void CheckQueryKey(const Tensor& q, const Tensor& k) {
-  ATTNVIZ_CHECK_SHAPE(q.shape.size() == 3 && k.shape.size() == 3 && q.dim(0) == k.dim(0) && q.dim(2) == k.dim(2),
-                      "q " + ShapeString(q.shape) + " vs k " + ShapeString(k.shape));
+// q [n_head, n_q, d_k] and k [n_kv, n_k, d_k]: a score is q . k (same width); n_head a multiple of n_kv.
+void CheckQueryKey(const HeadsView& q, const HeadsView& k) {
+  ATTNVIZ_CHECK_SHAPE(q.data && k.data && k.n_head > 0 && q.n_head % k.n_head == 0 && q.d == k.d,
+                      "q [" + std::to_string(q.n_head) + ", " + std::to_string(q.n) + ", " + std::to_string(q.d) +
+                          "] vs k [" + std::to_string(k.n_head) + ", " + std::to_string(k.n) + ", " +
+                          std::to_string(k.d) + "]");
+}
+// k [n_kv, n_k, d_k] and v [n_kv, n_k, d_v]: keys and values come in pairs.
+void CheckKeyValue(const HeadsView& k, const HeadsView& v) {
+  ATTNVIZ_CHECK_SHAPE(v.data && v.n_head == k.n_head && v.n == k.n,
+                      "k [" + std::to_string(k.n_head) + ", " + std::to_string(k.n) + ", " + std::to_string(k.d) +
+                          "] vs v [" + std::to_string(v.n_head) + ", " + std::to_string(v.n) + ", " +
+                          std::to_string(v.d) + "] (keys and values come in pairs)");
 }
 // probs [n_head, n_q, n_k] and v [n_head, n_k, d_v]: one value row per key.
 void CheckProbsValues(const Tensor& probs, const Tensor& v) {
@@ -450,11 +515,20 @@ void CheckProbsValues(const Tensor& probs, const Tensor& v) {
                           probs.dim(2) == v.dim(1),
                       "probs " + ShapeString(probs.shape) + " vs v " + ShapeString(v.shape));
 }
+// z [n_head, n_q, d_v], resized (or null).
+HeadsOut ZOut(Tensor* z, size_t n_head, size_t n_q, size_t d_v) {
+  if (!z) return HeadsOut{};
+  z->Resize({n_head, n_q, d_v});
+  return ViewOf(z);
+}
 }  // namespace
 
 void Scores(const Tensor& q, const Tensor& k, Tensor* scores) {
-  CheckQueryKey(q, k);
-  AttendBlocks(kStepScores, &q, &k, nullptr, 1.0f, MaskKind::kNone, scores, nullptr, nullptr, nullptr, nullptr);
+  const HeadsView qv = ViewOf(q), kv = ViewOf(k);
+  CheckQueryKey(qv, kv);
+  MapBuffers maps;
+  maps.scores = MapOut(scores, qv.n_head, qv.n, kv.n);
+  AttendBlocks(kStepScores, qv, kv, HeadsView{}, qv.n_head, qv.n, kv.n, 1.0f, Mask::None(), maps, nullptr, nullptr);
 }
 
 void Logits(const Tensor& scores, float multiplier, Tensor* logits) {
@@ -466,32 +540,64 @@ void Logits(const Tensor& scores, float multiplier, Tensor* logits) {
   }
 }
 
-void Softmax(const Tensor& logits, MaskKind mask, Tensor* probs) {
-  AttendBlocks(kStepSoftmax, nullptr, nullptr, nullptr, 1.0f, mask, nullptr, const_cast<Tensor*>(&logits), probs,
-               nullptr, nullptr);  // logits are only read without kStepLogits
+void Softmax(const Tensor& logits, const Mask& mask, Tensor* probs) {
+  MapBuffers maps;
+  maps.logits = const_cast<float*>(logits.data.data());  // only read without kStepLogits
+  maps.probs = MapOut(probs, logits.dim(0), logits.dim(1), logits.dim(2));
+  AttendBlocks(kStepSoftmax, HeadsView{}, HeadsView{}, HeadsView{}, logits.dim(0), logits.dim(1), logits.dim(2),
+               1.0f, mask, maps, nullptr, nullptr);
 }
 
-void LogitsSoftmax(const Tensor& scores, float multiplier, MaskKind mask, Tensor* logits, Tensor* probs) {
-  AttendBlocks(kStepLogits | kStepSoftmax, nullptr, nullptr, nullptr, multiplier, mask, const_cast<Tensor*>(&scores),
-               logits, probs, nullptr, nullptr);  // scores are only read without kStepScores
+void LogitsSoftmax(const Tensor& scores, float multiplier, const Mask& mask, Tensor* logits, Tensor* probs) {
+  MapBuffers maps;
+  maps.scores = const_cast<float*>(scores.data.data());  // only read without kStepScores
+  maps.logits = MapOut(logits, scores.dim(0), scores.dim(1), scores.dim(2));
+  maps.probs = MapOut(probs, scores.dim(0), scores.dim(1), scores.dim(2));
+  AttendBlocks(kStepLogits | kStepSoftmax, HeadsView{}, HeadsView{}, HeadsView{}, scores.dim(0), scores.dim(1),
+               scores.dim(2), multiplier, mask, maps, nullptr, nullptr);
 }
 
 void MixValues(const Tensor& probs, const Tensor& v, Tensor* z) {
   CheckProbsValues(probs, v);
-  AttendBlocks(kStepMix, nullptr, nullptr, &v, 1.0f, MaskKind::kNone, nullptr, nullptr, const_cast<Tensor*>(&probs),
-               nullptr, z);  // probs are only read without kStepSoftmax
+  MapBuffers maps;
+  maps.probs = const_cast<float*>(probs.data.data());  // only read without kStepSoftmax
+  const HeadsOut zv = ZOut(z, probs.dim(0), probs.dim(1), v.dim(2));
+  AttendBlocks(kStepMix, HeadsView{}, HeadsView{}, ViewOf(v), probs.dim(0), probs.dim(1), probs.dim(2), 1.0f,
+               Mask::None(), maps, nullptr, &zv);
 }
 
-bool Attend(AttendFrom from, const Tensor& q, const Tensor& k, const Tensor& v, float multiplier, MaskKind mask,
+bool Attend(AttendFrom from, const Tensor& q, const Tensor& k, const Tensor& v, float multiplier, const Mask& mask,
             Tensor* scores, Tensor* logits, Tensor* probs, std::vector<HeadMetrics>* metrics, Tensor* z,
             const AttendSink* sink) {
-  CheckQueryKey(q, k);
-  ATTNVIZ_CHECK_SHAPE(v.dim(0) == k.dim(0) && v.dim(1) == k.dim(1),
-                      "k " + ShapeString(k.shape) + " vs v " + ShapeString(v.shape) + " (keys and values come in pairs)");
+  const HeadsView qv = ViewOf(q), kv = ViewOf(k), vv = ViewOf(v);
+  CheckQueryKey(qv, kv);
+  CheckKeyValue(kv, vv);
   unsigned steps = kStepSoftmax | (z ? kStepMix : 0u);
   if (from == AttendFrom::kQueryKey) steps |= kStepScores | kStepLogits;
   if (from == AttendFrom::kKeptScores) steps |= kStepLogits;
-  return AttendBlocks(steps, &q, &k, &v, multiplier, mask, scores, logits, probs, metrics, z, sink);
+  const size_t n_head = qv.n_head, n_q = qv.n, n_k = kv.n;
+  MapBuffers maps;
+  // Kept maps are read as they are (a kept scores map with kKeptScores); the ones a step writes are resized.
+  maps.scores = from == AttendFrom::kQueryKey ? MapOut(scores, n_head, n_q, n_k) : scores ? scores->data.data() : nullptr;
+  maps.logits = from == AttendFrom::kKeptLogits ? (logits ? logits->data.data() : nullptr)
+                                                : MapOut(logits, n_head, n_q, n_k);
+  maps.probs = MapOut(probs, n_head, n_q, n_k);
+  const HeadsOut zv = ZOut(z, n_head, n_q, vv.d);
+  return AttendBlocks(steps, qv, kv, vv, n_head, n_q, n_k, multiplier, mask, maps, metrics, z ? &zv : nullptr, sink);
+}
+
+bool AttendHeads(const HeadsView& q, const HeadsView& k, const HeadsView& v, float multiplier, const Mask& mask,
+                 float* probs, std::vector<HeadMetrics>* metrics, const HeadsOut* z, const AttendSink* sink) {
+  CheckQueryKey(q, k);
+  CheckKeyValue(k, v);
+  ATTNVIZ_CHECK_SHAPE(!z || (z->n_head == q.n_head && z->n == q.n && z->d == v.d),
+                      "z [" + std::to_string(z ? z->n_head : 0) + ", " + std::to_string(z ? z->n : 0) + ", " +
+                          std::to_string(z ? z->d : 0) + "] for q heads " + std::to_string(q.n_head) + ", n_q " +
+                          std::to_string(q.n) + ", d_v " + std::to_string(v.d));
+  MapBuffers maps;
+  maps.probs = probs;
+  const unsigned steps = kStepScores | kStepLogits | kStepSoftmax | (z ? kStepMix : 0u);
+  return AttendBlocks(steps, q, k, v, q.n_head, q.n, k.n, multiplier, mask, maps, metrics, z, sink);
 }
 
 size_t AttendBlockRows(size_t n_k) {
@@ -499,30 +605,34 @@ size_t AttendBlockRows(size_t n_k) {
   return std::clamp<size_t>(rows / 8 * 8, 8, 256);
 }
 
-bool AttendStream(const Tensor& q, const Tensor& k, const Tensor& v, float multiplier, MaskKind mask,
+bool AttendStream(const Tensor& q, const Tensor& k, const Tensor& v, float multiplier, const Mask& mask,
                   const AttendSink& sink, std::vector<HeadMetrics>* metrics, Tensor* z) {
-  CheckQueryKey(q, k);
-  ATTNVIZ_CHECK_SHAPE(v.dim(0) == k.dim(0) && v.dim(1) == k.dim(1),
-                      "k " + ShapeString(k.shape) + " vs v " + ShapeString(v.shape) + " (keys and values come in pairs)");
+  const HeadsView qv = ViewOf(q), kv = ViewOf(k), vv = ViewOf(v);
+  CheckQueryKey(qv, kv);
+  CheckKeyValue(kv, vv);
+  const HeadsOut zv = ZOut(z, qv.n_head, qv.n, vv.d);
   const unsigned steps = kStepScores | kStepLogits | kStepSoftmax | (z ? kStepMix : 0u);
-  return AttendBlocks(steps, &q, &k, &v, multiplier, mask, nullptr, nullptr, nullptr, metrics, z, &sink);
+  return AttendBlocks(steps, qv, kv, vv, qv.n_head, qv.n, kv.n, multiplier, mask, MapBuffers{}, metrics,
+                      z ? &zv : nullptr, &sink);
 }
 
-bool AttendStreamFromCodes(const ScoreCodes& codes, const Tensor& v, float multiplier, MaskKind mask,
+bool AttendStreamFromCodes(const ScoreCodes& codes, const Tensor& v, float multiplier, const Mask& mask,
                            const AttendSink& sink, std::vector<HeadMetrics>* metrics, Tensor* z) {
   ATTNVIZ_CHECK_SHAPE(v.shape.size() == 3 && v.dim(0) == codes.n_head && v.dim(1) == codes.n_k,
                       "codes [" + std::to_string(codes.n_head) + ", " + std::to_string(codes.n_q) + ", " +
                           std::to_string(codes.n_k) + "] vs v " + ShapeString(v.shape) +
                           " (keys and values come in pairs)");
+  const HeadsOut zv = ZOut(z, codes.n_head, codes.n_q, v.dim(2));
   const unsigned steps = kStepLogits | kStepSoftmax | (z ? kStepMix : 0u);
-  return AttendBlocks(steps, nullptr, nullptr, &v, multiplier, mask, nullptr, nullptr, nullptr, metrics, z, &sink,
-                      &codes);
+  return AttendBlocks(steps, HeadsView{}, HeadsView{}, ViewOf(v), codes.n_head, codes.n_q, codes.n_k, multiplier,
+                      mask, MapBuffers{}, metrics, z ? &zv : nullptr, &sink, &codes);
 }
 
-void AttendRows(const Tensor& q, const Tensor& k, float multiplier, MaskKind mask, int head, int r0, int r1,
+void AttendRows(const Tensor& q, const Tensor& k, float multiplier, const Mask& mask, int head, int r0, int r1,
                 Tensor* scores, Tensor* probs) {
-  CheckQueryKey(q, k);
-  const size_t n_head = q.dim(0), n_q = q.dim(1), n_k = k.dim(1);
+  const HeadsView qv = ViewOf(q), kv = ViewOf(k);
+  CheckQueryKey(qv, kv);
+  const size_t n_head = qv.n_head, n_q = qv.n, n_k = kv.n;
   ATTNVIZ_CHECK_SHAPE(head >= 0 && (size_t)head < n_head && r0 >= 0 && r0 <= r1 && (size_t)r1 <= n_q,
                       "rows " + std::to_string(r0) + ".." + std::to_string(r1) + " of head " + std::to_string(head) +
                           " in q " + ShapeString(q.shape));
@@ -532,8 +642,8 @@ void AttendRows(const Tensor& q, const Tensor& k, float multiplier, MaskKind mas
   if (rows_out == 0) return;
   const size_t block = AttendBlockRows(n_k);
   const size_t b0 = (size_t)r0 / block, b1 = ((size_t)r1 + block - 1) / block;
-  const BlockArgs args{kStepScores | kStepLogits | kStepSoftmax, &q, &k, nullptr, multiplier, mask, n_q, n_k,
-                       std::log((double)n_k)};
+  const BlockArgs args{kStepScores | kStepLogits | kStepSoftmax,
+                       qv, kv, HeadsView{}, n_head / kv.n_head, multiplier, mask, n_q, n_k, scores != nullptr, nullptr};
   // A team of two, so Eigen never threads a product here either (it does not inside a team): the same
   // one-thread product, with the same blocking, as in the full pass.
 #pragma omp parallel num_threads(2)
@@ -544,8 +654,7 @@ void AttendRows(const Tensor& q, const Tensor& k, float multiplier, MaskKind mas
     for (long long b = (long long)b0; b < (long long)b1; ++b) {
       const size_t start = (size_t)b * block;
       const Eigen::Index rows = (Eigen::Index)std::min(block, n_q - start);
-      RunBlock(args, (size_t)head, start, rows, s_block.data(), logits_row.data(), 0, p_block.data(), nullptr,
-               nullptr);
+      RunBlock(args, (size_t)head, start, rows, s_block.data(), logits_row.data(), 0, p_block.data(), nullptr);
       const size_t lo = std::max(start, (size_t)r0), hi = std::min(start + (size_t)rows, (size_t)r1);
       for (size_t i = lo; i < hi; ++i) {
         const size_t src = (i - start) * n_k, dst = (i - (size_t)r0) * n_k;

@@ -6,6 +6,11 @@
 //   d_k      query/key width per head (q and k must share it: logits are q . k)
 //   d_v      value width per head (free: values are only averaged, never dotted with q)
 //
+// One kernel for every layer: the sandbox's tensors [n_head, n, d] and a trained model's projections
+// [n, n_head * d] are both HeadsViews (strides, no copy); k and v may have fewer heads than q (grouped-query
+// attention: query head h reads key/value head h / (n_head / n_kv)); the mask is a Mask (mask.h: none, causal,
+// causal with a sliding window, bidirectional).
+//
 // Data flow (PyTorch order):
 //   xq [n_q, d_model], x [n_k, d_model]
 //   -> q [n_head, n_q, d_k], k [n_head, n_k, d_k], v [n_head, n_k, d_v]      (1) project
@@ -18,14 +23,41 @@
 #include <atomic>
 #include <cstddef>
 #include <functional>
+#include <type_traits>
 
 #include "config.h"
+#include "mask.h"
 #include "tensor.h"
 #include "weights.h"
 
 namespace attnviz {
 
 struct HeadMetrics;  // metrics.h
+
+// A [n_head, n, d] tensor read through strides (a ggml-style view, nothing copied): element (h, i, c) is
+// data[h * head_stride + i * row_stride + c].
+//   the sandbox's Tensor [n_head, n, d]                    head_stride n * d, row_stride d   (Of)
+//   a model's projection [n, n_head * d], row stride ld    head_stride d,     row_stride ld  (Columns)
+template <typename Float>
+struct HeadsViewOf {
+  Float* data = nullptr;
+  size_t n_head = 0, n = 0, d = 0;
+  size_t head_stride = 0, row_stride = 0;
+  using Matrix = Eigen::Map<std::conditional_t<std::is_const_v<Float>, const RowMatrix, RowMatrix>, 0,
+                            Eigen::OuterStride<>>;
+  // Head h as an [n, d] row-major matrix.
+  Matrix Head(size_t h) const {
+    return Matrix(data + h * head_stride, (Eigen::Index)n, (Eigen::Index)d, Eigen::OuterStride<>((Eigen::Index)row_stride));
+  }
+  static HeadsViewOf Columns(Float* base, size_t n, size_t n_head, size_t d, size_t ld) {
+    return HeadsViewOf{base, n_head, n, d, d, ld};
+  }
+};
+using HeadsView = HeadsViewOf<const float>;
+using HeadsOut = HeadsViewOf<float>;
+// t: [n_head, n, d] (empty: a view of nothing).
+HeadsView ViewOf(const Tensor& t);
+HeadsOut ViewOf(Tensor* t);
 
 // (1) Projections. xq: [n_q, d_model], x: [n_k, d_model].
 // q: [n_head, n_q, d_k], k: [n_head, n_k, d_k], v: [n_head, n_k, d_v]. Output tensors are resized.
@@ -43,13 +75,11 @@ inline float LogitFromScore(float score, float multiplier) {
 void Logits(const Tensor& scores, float multiplier, Tensor* logits);
 
 // (4) probs: row softmax of logits [n_head, n_q, n_k], with the row max subtracted.
-// Causal: key j is visible to query i only when j <= i; masked probs are exactly 0.
-void Softmax(const Tensor& logits, MaskKind mask, Tensor* probs);
-// Number of keys query `i` may see.
-inline int VisibleKeys(MaskKind mask, int i, int n_k) { return mask == MaskKind::kCausal ? (i + 1 < n_k ? i + 1 : n_k) : n_k; }
+// Only the keys the mask lets a query see take part (mask.h); masked probs are exactly 0.
+void Softmax(const Tensor& logits, const Mask& mask, Tensor* probs);
 
 // (3)+(4) in one pass per row (what the pipeline uses: each row stays in cache).
-void LogitsSoftmax(const Tensor& scores, float multiplier, MaskKind mask, Tensor* logits, Tensor* probs);
+void LogitsSoftmax(const Tensor& scores, float multiplier, const Mask& mask, Tensor* logits, Tensor* probs);
 
 // (5) z: [n_head, n_q, d_v] = probs [n_head, n_q, n_k] . v [n_head, n_k, d_v]
 void MixValues(const Tensor& probs, const Tensor& v, Tensor* z);
@@ -68,7 +98,7 @@ enum class AttendFrom { kQueryKey, kKeptScores, kKeptLogits };
 // sink (may be null): see AttendStream below (progress, cancel; on_block sees each block of the maps).
 // Returns false only when sink->cancel stopped it.
 struct AttendSink;
-bool Attend(AttendFrom from, const Tensor& q, const Tensor& k, const Tensor& v, float multiplier, MaskKind mask,
+bool Attend(AttendFrom from, const Tensor& q, const Tensor& k, const Tensor& v, float multiplier, const Mask& mask,
             Tensor* scores, Tensor* logits, Tensor* probs, std::vector<HeadMetrics>* metrics, Tensor* z,
             const AttendSink* sink = nullptr);
 
@@ -88,8 +118,11 @@ struct RowBlock {
 // one head run concurrently: a consumer writes only what its block covers). blocks_done counts the
 // blocks finished (progress). cancel: checked before each block; once set, the pass skips the rest and
 // returns false (a superseded request stops within one block of work per thread).
+// full_scores: on_block needs every key's raw score, masked keys' included (score codes); otherwise a block's
+// scores are computed only for the keys its rows may see (the rest of its scores rows is undefined).
 struct AttendSink {
   std::function<void(const RowBlock&)> on_block;
+  bool full_scores = false;
   std::atomic<size_t>* blocks_done = nullptr;
   const std::atomic<bool>* cancel = nullptr;
 };
@@ -102,19 +135,27 @@ inline size_t AttendBlockCount(size_t n_head, size_t n_q, size_t n_k) {
 // (2)-(5) from q and k like Attend(kQueryKey, ...), but no map is kept: each block's scores and probs
 // live in scratch rows and go to sink.on_block. metrics and z (either may be null) as in Attend.
 // Returns false when cancelled (then metrics and z are incomplete).
-bool AttendStream(const Tensor& q, const Tensor& k, const Tensor& v, float multiplier, MaskKind mask,
+bool AttendStream(const Tensor& q, const Tensor& k, const Tensor& v, float multiplier, const Mask& mask,
                   const AttendSink& sink, std::vector<HeadMetrics>* metrics, Tensor* z);
+
+// The view form every layer goes through (the Tensor forms above wrap it; a model layer calls it on its
+// projections): q [n_head, n_q, d_k], k [n_kv, n_k, d_k], v [n_kv, n_k, d_v], n_head % n_kv == 0 (grouped-query
+// attention). probs (may be null: no map kept, each block goes to sink->on_block): [n_head, n_q, n_k] contiguous,
+// written in full, masked entries exactly 0. metrics, z (either may be null): as in Attend; z [n_head, n_q, d_v].
+// Returns false only when sink->cancel stopped it.
+bool AttendHeads(const HeadsView& q, const HeadsView& k, const HeadsView& v, float multiplier, const Mask& mask,
+                 float* probs, std::vector<HeadMetrics>* metrics, const HeadsOut* z, const AttendSink* sink);
 
 // The same pass from raw scores kept as codes (core/maps/score_codes.h) instead of q . k: a change of
 // scaling, temperature or mask without the GEMM. The blocks handed to the sink carry the decoded scores.
 struct ScoreCodes;
-bool AttendStreamFromCodes(const ScoreCodes& codes, const Tensor& v, float multiplier, MaskKind mask,
+bool AttendStreamFromCodes(const ScoreCodes& codes, const Tensor& v, float multiplier, const Mask& mask,
                            const AttendSink& sink, std::vector<HeadMetrics>* metrics, Tensor* z);
 
 // Exact rows on demand: the scores and probs of query rows [r0, r1) of one head, [r1 - r0, n_k] each,
 // recomputed from q and k with the kernel of the full pass (whole blocks, one thread a product), so
 // every value is bit-equal to the map Attend or AttendStream makes. scores may be null.
-void AttendRows(const Tensor& q, const Tensor& k, float multiplier, MaskKind mask, int head, int r0, int r1,
+void AttendRows(const Tensor& q, const Tensor& k, float multiplier, const Mask& mask, int head, int r0, int r1,
                 Tensor* scores, Tensor* probs);
 
 // (6) out: [n_q, d_model] = concat(z) [n_q, n_head*d_v] . w_o [n_head*d_v, d_model]

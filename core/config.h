@@ -5,11 +5,11 @@
 #include <string>
 #include <tuple>
 
+#include "mask.h"
 #include "status.h"
 
 namespace attnviz {
 
-enum class MaskKind { kNone, kCausal };
 enum class AttentionMode { kSelf, kCross };
 enum class QkvLayout { kFused, kSeparate };
 // Seed (f): where queries, keys and values come from (core/sandbox/qkv_source.h), and the score function

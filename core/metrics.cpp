@@ -55,7 +55,7 @@ float SoftmaxJacobianNorm(const float* probs_row, size_t visible) {
   return (float)std::sqrt(std::max(0.0, sq));
 }
 
-void ComputeMetrics(const Tensor& logits, const Tensor& probs, MaskKind mask, std::vector<HeadMetrics>* heads) {
+void ComputeMetrics(const Tensor& logits, const Tensor& probs, const Mask& mask, std::vector<HeadMetrics>* heads) {
   const size_t n_head = logits.dim(0), n_q = logits.dim(1), n_k = logits.dim(2);
   heads->resize(n_head);
 #pragma omp parallel for schedule(static) if (n_head > 1 && n_q * n_k > 4096)
@@ -65,9 +65,10 @@ void ComputeMetrics(const Tensor& logits, const Tensor& probs, MaskKind mask, st
     double l_sum = 0, l_sq = 0;
     size_t l_count = 0;
     for (size_t i = 0; i < n_q; ++i) {
-      const size_t visible = VisibleKeys(mask, (int)i, (int)n_k);
-      const float* l = logits.data.data() + (h * n_q + i) * n_k;
-      const float* w = probs.data.data() + (h * n_q + i) * n_k;
+      // The row's visible keys [begin, begin + visible): the figures are over them only.
+      const size_t begin = (size_t)mask.Begin((int)i), visible = (size_t)mask.Visible((int)i, (int)n_k);
+      const float* l = logits.data.data() + (h * n_q + i) * n_k + begin;
+      const float* w = probs.data.data() + (h * n_q + i) * n_k + begin;
       hm.rows[i] = RowFigures(l, w, visible);
       for (size_t j = 0; j < visible; ++j) {
         l_sum += l[j];
@@ -79,7 +80,7 @@ void ComputeMetrics(const Tensor& logits, const Tensor& probs, MaskKind mask, st
   }
 }
 
-void MetricsFromProbs(const Tensor& probs, MaskKind mask, std::vector<HeadMetrics>* heads) {
+void MetricsFromProbs(const Tensor& probs, const Mask& mask, std::vector<HeadMetrics>* heads) {
   const size_t n_head = probs.dim(0), n_q = probs.dim(1), n_k = probs.dim(2);
   heads->resize(n_head);
 #pragma omp parallel for schedule(static) if (n_head > 1 && n_q * n_k > 4096)
@@ -87,8 +88,8 @@ void MetricsFromProbs(const Tensor& probs, MaskKind mask, std::vector<HeadMetric
     HeadMetrics& hm = (*heads)[(size_t)h];
     hm.rows.resize(n_q);
     for (size_t i = 0; i < n_q; ++i) {
-      const float* p = probs.data.data() + ((size_t)h * n_q + i) * n_k;
-      const size_t visible = (size_t)VisibleKeys(mask, (int)i, (int)n_k);
+      const size_t begin = (size_t)mask.Begin((int)i), visible = (size_t)mask.Visible((int)i, (int)n_k);
+      const float* p = probs.data.data() + ((size_t)h * n_q + i) * n_k + begin;
       double entropy = 0, max_p = 0;
       for (size_t j = 0; j < visible; ++j) {
         if (p[j] > 0) entropy -= (double)p[j] * std::log((double)p[j]);

@@ -42,6 +42,14 @@ class Status {
   static Status ErrorAt(const std::string& where, MsgId id, std::vector<std::string> args) {
     return Prefixed(MsgId::kPrefixContext, {where}, Error(id, std::move(args)));
   }
+  // A run stopped because a newer request superseded it (or the user cancelled): not a failure to show.
+  // Callers test cancelled(), never the text.
+  static Status Cancelled() {
+    Status s = Error("cancelled");
+    s.cancelled_ = true;
+    return s;
+  }
+  bool cancelled() const { return cancelled_; }
   bool ok() const { return !failed_; }
   explicit operator bool() const { return ok(); }
   const std::string& message() const { return message_; }
@@ -52,6 +60,7 @@ class Status {
   std::string message_;
   std::vector<MessagePart> parts_;
   bool failed_ = false;
+  bool cancelled_ = false;
 };
 
 // A value or the Status that explains why there is none.

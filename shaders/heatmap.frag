@@ -5,8 +5,8 @@
 // (core/colormap.h ColormapRgb). Colour scale as in core/colormap.h:
 //   linear: t = (w - lo) / (hi - lo)
 //   log:    f(x) = log10(max(x, u_log_floor)); t = (f(w) - f(lo')) / (f(hi) - f(lo')), lo' = max(lo, floor)
-// A degenerate range maps everything to 0. Masked texels (causal: NaN, every covered key after every
-// covered query) are drawn grey.
+// A degenerate range maps everything to 0. Masked texels (NaN: every cell the texel covers is masked, after
+// its query under a causal mask or before its window; Mask::AllMasked) are drawn grey.
 in vec2 v_uv;
 out vec4 frag_color;
 
@@ -16,7 +16,7 @@ uniform vec2 u_grid;           // (n_k, n_q)
 uniform int u_log_scale;       // 0 linear, 1 log
 uniform vec2 u_range;          // (lo, hi)
 uniform float u_log_floor;     // kLogFloor
-uniform int u_causal;          // 1: key j > query i is masked
+uniform int u_masked;          // 1: the map has masked cells (causal, or outside a sliding window)
 uniform vec4 u_mask_color;
 uniform float u_cell_px;       // cell size in pixels: thin grid lines when cells are big
 
@@ -38,7 +38,7 @@ void main() {
   ivec2 cell = clamp(ivec2(floor(cell_f)), ivec2(0), ivec2(u_grid) - 1);  // (key j, query i)
   vec3 color;
   float w = texelFetch(u_weights, cell, 0).r;
-  if (isnan(w) && u_causal == 1) {  // every cell the texel covers is masked (the view writes NaN)
+  if (isnan(w) && u_masked == 1) {  // every cell the texel covers is masked (the view writes NaN)
     color = u_mask_color.rgb;
   } else {
     if (isnan(w)) w = 0.0;

@@ -31,7 +31,7 @@ TEST(Metrics, RowFiguresMatchTheirDefinitions) {
     ASSERT_EQ(heads[0].rows.size(), 2u);
     double mean_entropy = 0;
     for (int i = 0; i < 2; ++i) {
-      const int visible = VisibleKeys(mask, i, 3);
+      const int visible = Mask(mask).Visible(i, 3);
       const float* p = probs.data.data() + i * 3;
       double h = 0, pmax = 0;
       for (int j = 0; j < visible; ++j) {

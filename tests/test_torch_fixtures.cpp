@@ -257,7 +257,7 @@ TEST_P(TorchFixtureTest, EngineMatchesPyTorch) {
       int bad = 0;
       for (int h = 0; h < c.n_head; ++h)
         for (int i = 0; i < f.n_q; ++i)
-          for (int j = VisibleKeys(c.mask, i, f.n_k); j < f.n_k; ++j) {
+          for (int j = Mask(c.mask).End(i, f.n_k); j < f.n_k; ++j) {
             size_t at = ((size_t)h * f.n_q + i) * f.n_k + j;
             EXPECT_EQ(want_weights.data[at], 0.0);
             bad += weights.data[at] != 0.0f;

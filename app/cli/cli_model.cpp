@@ -138,22 +138,14 @@ class DumpSink : public model::LayerSink {
       if (Status s = hidden_->Append(out.hidden, (size_t)out.n * out.d_model); !s) return s;
     }
     if (Status s = model::ScoreLayer(out.probs, out.layer, out.n_head, out.n, *ids_, roles_); !s) return s;
-    // Per head: the mean over rows of the row max, and of the row entropy.
+    // Per head: the mean over rows of the row max, and of the row entropy (the attention pass's own row
+    // figures, RunOptions::row_figures: the same numbers the app shows).
+    if (!out.metrics) return Status::Error("layer " + std::to_string(out.layer) + " has no row figures");
     std::string line = "layer " + std::to_string(out.layer) + ":";
     for (int h = 0; h < out.n_head; ++h) {
-      double max_sum = 0, entropy_sum = 0;
-      for (int i = 0; i < out.n; ++i) {
-        const float* row = out.probs + h * plane + (size_t)i * out.n;
-        double m = 0, e = 0;
-        for (int j = 0; j < out.n; ++j) {
-          m = std::max(m, (double)row[j]);
-          if (row[j] > 0) e -= row[j] * std::log((double)row[j]);
-        }
-        max_sum += m;
-        entropy_sum += e;
-      }
+      const HeadMetrics& hm = (*out.metrics)[(size_t)h];
       char buf[64];
-      std::snprintf(buf, sizeof buf, " h%d %.2f/%.2f", h, max_sum / out.n, entropy_sum / out.n);
+      std::snprintf(buf, sizeof buf, " h%d %.2f/%.2f", h, hm.max_weight, hm.entropy);
       line += buf;
     }
     lines_.push_back(line);
@@ -195,6 +187,7 @@ int RunModelCommand(const std::vector<std::string>& args) {
 
   // What-ifs on the layers --layers names (all when absent).
   model::RunOptions options;
+  options.row_figures = true;
   std::vector<int> layers;
   if (a.layers_set) {
     auto parsed = ParseLayerList(a.layers, c.n_layer);

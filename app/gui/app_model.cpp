@@ -105,7 +105,7 @@ void App::UpdateModel() {
       std::string text;
       for (const tokenize::Token& t : now->tokens) text += t.display;
       fonts.AddText(text);
-    } else if (now->status.message() != "cancelled") {
+    } else if (!now->status.cancelled()) {
       model_error = now->status;
     }
   }

@@ -36,7 +36,7 @@ struct HeatmapImage {
   Colormap colormap = Colormap::kViridis;
   ColorScale color_scale = ColorScale::kLinear;
   ColorRange range;                // the weights mapped to the ends of the colormap
-  bool causal = false;             // keys after the query are masked: drawn as a neutral grey
+  bool masked = false;             // the map has masked cells: texels the view wrote NaN are drawn grey
 };
 
 class HeatmapRenderer {

@@ -18,7 +18,7 @@ double SecondsSince(std::chrono::steady_clock::time_point t0) {
 // Gives RunModel one fresh tensor per layer to write its probs into, so the result shares them as is.
 class LayerTensorsSink : public model::LayerSink {
  public:
-  LayerTensorsSink(int n_layer, int n_head, const std::vector<int>& ids, MaskKind mask, std::atomic<int>* done)
+  LayerTensorsSink(int n_layer, int n_head, const std::vector<int>& ids, const Mask& mask, std::atomic<int>* done)
       : n_head_(n_head), n_((int)ids.size()), mask_(mask), done_(done), ids_(ids), layers_((size_t)n_layer),
         metrics_((size_t)n_layer), roles_(model::MakeHeadRoles(n_layer, n_head, ids)) {}
   float* ProbsBuffer(int layer) override {
@@ -29,7 +29,9 @@ class LayerTensorsSink : public model::LayerSink {
   }
   Status OnLayer(const model::LayerOutput& out) override {
     if (!layers_[(size_t)out.layer]) return Status::Error("layer " + std::to_string(out.layer) + " was not written");
-    MetricsFromProbs(*layers_[(size_t)out.layer], mask_, &metrics_[(size_t)out.layer]);
+    // The row figures, from the attention pass itself (RunOptions::row_figures).
+    if (!out.metrics) return Status::Error("layer " + std::to_string(out.layer) + " has no row figures");
+    metrics_[(size_t)out.layer] = *out.metrics;
     if (Status s = model::ScoreLayer(out.probs, out.layer, n_head_, n_, ids_, &roles_); !s) return s;
     // The overview's thumbnail of each head: max-pooled, so a one-hot row stays visible.
     const int t = std::min(n_, kThumbnailCells);
@@ -55,7 +57,7 @@ class LayerTensorsSink : public model::LayerSink {
 
  private:
   int n_head_, n_;
-  MaskKind mask_;
+  Mask mask_;
   std::atomic<int>* done_;
   std::vector<int> ids_;
   std::vector<std::shared_ptr<Tensor>> layers_;
@@ -63,8 +65,6 @@ class LayerTensorsSink : public model::LayerSink {
   model::HeadRoles roles_;
   std::vector<std::shared_ptr<Tensor>> thumbs_ = std::vector<std::shared_ptr<Tensor>>(layers_.size());
 };
-
-bool Causal(const model::ModelConfig& c) { return c.arch != model::Arch::kBert; }
 
 }  // namespace
 
@@ -195,7 +195,7 @@ void ModelSession::Serve() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       // A cancelled run is superseded: its result is never shown.
-      if (!(result->status.message() == "cancelled" && generation < submitted_)) latest_ = std::move(result);
+      if (!(result->status.cancelled() && generation < submitted_)) latest_ = std::move(result);
       if (finished_ < generation) finished_ = generation;
     }
     idle_.notify_all();
@@ -221,6 +221,7 @@ std::shared_ptr<ModelResult> ModelSession::Run(const ModelRequest& request, uint
   result->tokens = *tokens;
   model::RunOptions options;
   options.cancel = &cancel_;
+  options.row_figures = true;
   std::vector<bool> touched((size_t)c.n_layer, request.whatif_layers.empty());
   for (int l : request.whatif_layers)
     if (l >= 0 && l < c.n_layer) touched[(size_t)l] = true;
@@ -236,7 +237,7 @@ std::shared_ptr<ModelResult> ModelSession::Run(const ModelRequest& request, uint
   layer_done_ = 0;
   layer_total_ = c.n_layer;
   const std::vector<int> ids = TokenIds(*tokens);
-  LayerTensorsSink sink(c.n_layer, c.n_head, ids, Causal(c) ? MaskKind::kCausal : MaskKind::kNone, &layer_done_);
+  LayerTensorsSink sink(c.n_layer, c.n_head, ids, model::AttentionMask(c), &layer_done_);
   result->status = model::RunModel(*folder.model, ids, options, &sink);
   if (result->status.ok()) {
     result->probs = sink.TakeLayers();
@@ -261,6 +262,8 @@ AttentionTensors LayerAsTensors(const ModelResult& result, int layer) {
   }
   t.query_tokens = tokens;
   t.kv_tokens = std::move(tokens);
+  if (result.request.folder && result.request.folder->model)
+    t.mask = model::AttentionMask(result.request.folder->model->config());
   if (layer >= 0 && layer < result.n_layer()) {
     t.probs = result.probs[(size_t)layer];
     t.metrics = result.metrics[(size_t)layer];
@@ -284,6 +287,7 @@ AttentionTensors LayerForDisplay(const ModelResult& r, int layer, bool hide_spec
   for (size_t i : keep) t.kv_tokens.push_back(all.kv_tokens[i]);
   t.query_tokens = t.kv_tokens;
   t.probs = probs;
+  t.mask = all.mask;
   t.metrics = all.metrics;  // the figures of the full rows (what the model computed), for the rows kept
   for (HeadMetrics& hm : t.metrics) {
     std::vector<RowMetrics> rows;
@@ -307,6 +311,7 @@ AttentionTensors StackedLayers(const ModelResult& r, bool hide_special) {
     stacked.metrics.insert(stacked.metrics.end(), layer.metrics.begin(), layer.metrics.end());
   }
   stacked.probs = probs;
+  stacked.mask = LayerAsTensors(r, 0).mask;
   return stacked;
 }
 
@@ -321,7 +326,7 @@ AttentionConfig LayerConfig(const ModelFolder& folder, const ModelRequest& reque
                            request.whatif_layers.end();
   config.scale = !(touched && request.no_scale);
   config.temperature = touched ? request.temperature : 1.0f;
-  config.mask = Causal(c) ? MaskKind::kCausal : MaskKind::kNone;
+  config.mask = model::AttentionMask(c).causal() ? MaskKind::kCausal : MaskKind::kNone;
   return config;
 }
 

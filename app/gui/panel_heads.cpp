@@ -165,8 +165,8 @@ std::vector<std::string> WrapCaption(const std::string& caption, float width) {
 constexpr float kColorbarSpace = 58.0f;  // right of the maps: the bar, its ticks and labels
 
 // A vertical colorbar for `range` (low end at the bottom) with tick labels, and under it a grey
-// "masked" swatch when causal cells are masked, as in exported figures.
-void DrawColorbar(App& app, ImVec2 top_left, float height, ColorRange range, bool causal) {
+// "masked" swatch when the map has masked cells (causal, outside a window), as in exported figures.
+void DrawColorbar(App& app, ImVec2 top_left, float height, ColorRange range, bool masked) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ViewState& s = app.state;
   const float bar_w = 12.0f, line = ImGui::GetTextLineHeight();
@@ -201,14 +201,14 @@ void DrawColorbar(App& app, ImVec2 top_left, float height, ColorRange range, boo
   }
   ticks_json += "]";
   float bottom = bar_max.y;
-  if (causal) {
+  if (masked) {
     const ImVec2 m0(top_left.x, bar_max.y + 6.0f), m1(bar_max.x, bar_max.y + 6.0f + line);
     dl->AddRectFilled(m0, m1, IM_COL32(56, 56, 64, 255));  // u_mask_color of the heatmap shader
     dl->AddText(ImVec2(m1.x + 5.0f, m0.y), dim, Tr(Str::kMaskedLegend));
     bottom = m1.y;
   }
   app.dump.RecordRect("heads.colorbar", top_left.x, top_left.y, bar_max.x, bottom, false, false,
-                      "{\"ticks\": " + ticks_json + ", \"masked\": " + BoolJson(causal) + "}");
+                      "{\"ticks\": " + ticks_json + ", \"masked\": " + BoolJson(masked) + "}");
 }
 
 struct MapDraw {
@@ -295,7 +295,7 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
   ImVec2 fb_scale = ImGui::GetIO().DisplayFramebufferScale;
   const int px_w = std::max(1, (int)std::lround(map_size.x * fb_scale.x));
   const int px_h = std::max(1, (int)std::lround(map_size.y * fb_scale.y));
-  const MapSource source = t.Source(*m.config, app.shown->generation);
+  const MapSource source = t.Source(app.shown->generation);
   const void* source_id = t.pyramid ? (const void*)t.pyramid.get() : (const void*)t.probs.get();
   if (!app.bench_hide_maps &&
       (ms.source != source_id || ms.composed_window != w || ms.px_w != px_w || ms.px_h != px_h ||
@@ -317,7 +317,7 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
   image.colormap = app.state.colormap;
   image.color_scale = app.state.color_scale;
   image.range = m.range;
-  image.causal = m.config->mask == MaskKind::kCausal;
+  image.masked = t.mask.HidesAny(t.n_q(), t.n_k());
   ImGui::SetCursorScreenPos(map_min);
   ImTextureID texture = 0;
   if (!app.bench_hide_maps && !ms.view.values.empty()) texture = renderer.Render(m.key, image, px_w, px_h);
@@ -388,7 +388,7 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
     ImGui::TextUnformatted(Trf(Str::kTipHead, {std::to_string(m.head)}).c_str());
     ImGui::TextUnformatted(Trf(Str::kTipQuery, {std::to_string(i), ToImGui(t.query_tokens[(size_t)i].text)}).c_str());
     ImGui::TextUnformatted(Trf(Str::kTipKey, {std::to_string(j), ToImGui(t.kv_tokens[(size_t)j].text)}).c_str());
-    bool masked = image.causal && j > i;
+    const bool masked = t.mask.Masked(i, j, t.n_k());
     if (masked) {
       ImGui::TextUnformatted(Tr(Str::kTipMasked));
     } else {
@@ -602,7 +602,7 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
     if (total_w < avail.x) origin.x += std::floor((avail.x - total_w) * 0.5f);
     const int rows = ((int)heads.size() + columns - 1) / columns;
     DrawColorbar(app, ImVec2(origin.x + layout.label_left + (float)columns * step_x, origin.y + layout.label_top),
-                 (float)rows * step_y - layout.caption - gap, range, config.mask == MaskKind::kCausal);
+                 (float)rows * step_y - layout.caption - gap, range, t.mask.HidesAny(t.n_q(), t.n_k()));
     for (size_t idx = 0; idx < heads.size(); ++idx) {
       int h = heads[idx];
       int col = (int)idx % columns, row = (int)idx / columns;
@@ -652,7 +652,7 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
     ImVec2 map_min(origin.x + layout.label_left, origin.y + layout.label_top);
     if (DrawMap(app, renderer, m, map_min, cell, layout)) s.enlarged = false;
     DrawColorbar(app, ImVec2(map_min.x + (float)t.n_k() * cell + gap, map_min.y), (float)t.n_q() * cell, m.range,
-                 config.mask == MaskKind::kCausal);
+                 t.mask.HidesAny(t.n_q(), t.n_k()));
   } else {
     int h = s.selected_head;
     if (!result.has_twin) {
@@ -690,7 +690,7 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
         // One colorbar for both: each side's range is drawn with it when the range is fixed.
         if (side == 1)
           DrawColorbar(app, ImVec2(map_min.x + (float)t.n_k() * cell + gap, map_min.y), (float)t.n_q() * cell,
-                       m.range, config.mask == MaskKind::kCausal);
+                       m.range, t.mask.HidesAny(t.n_q(), t.n_k()));
       }
     }
   }

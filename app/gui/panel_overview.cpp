@@ -95,7 +95,7 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
       image.data_version = result->generation * 2 + (hide_special ? 1 : 0);
       image.colormap = app.state.colormap;
       image.color_scale = app.state.color_scale;
-      image.causal = c.arch != model::Arch::kBert;
+      image.masked = t.mask.HidesAny(n_q, n_k);
       const ImVec2 p0(head_x(h), y), p1(head_x(h) + cell, y + cell);
       const HeatmapKey key{MapView::kOverview, l, h, 0};
       ImGui::SetCursorScreenPos(p0);

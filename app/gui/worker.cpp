@@ -281,7 +281,7 @@ std::shared_ptr<ComputeResult> Worker::RunCompute(const ComputeRequest& request,
   auto result = std::make_shared<ComputeResult>();
   result->generation = generation;
   result->request = request;
-  auto is_cancelled = [](const Status& st) { return !st.ok() && st.message() == kCancelled; };
+  auto is_cancelled = [](const Status& st) { return st.cancelled(); };
   // A step of this request, published while the rest computes (shares every tensor: no copy).
   auto step = [&](bool with_twin) {
     auto r = std::make_shared<ComputeResult>(*result);
@@ -385,7 +385,7 @@ std::shared_ptr<SweepResult> Worker::RunSweep(const SweepRequest& request, uint6
   };
   Result<std::vector<SweepPoint>> points =
       SweepDk(cross ? text.query_tokens : text.kv_tokens, text.kv_tokens, request.base, options);
-  if (!points && points.message() == kCancelled) return nullptr;
+  if (!points && points.status().cancelled()) return nullptr;
   if (points) result->points = *points;
   else result->status = points.status();
   result->seconds = SecondsSince(t0);

@@ -254,7 +254,7 @@ Result<HeatmapSpec> MakeHeatmapSpec(const AttentionTensors& tensors, const Atten
   spec.query_labels = TokenTexts(tensors.query_tokens);
   spec.key_labels = TokenTexts(tensors.kv_tokens);
   spec.title = options.title.empty() ? DefaultHeatmapTitle(config, options) : options.title;
-  spec.mask = n_q == n_k ? config.mask : MaskKind::kNone;
+  spec.mask = tensors.mask;
   spec.colormap = options.colormap;
   spec.scale = options.color_scale;
   spec.range = ColorRange{0.0f, 1.0f};
@@ -262,8 +262,9 @@ Result<HeatmapSpec> MakeHeatmapSpec(const AttentionTensors& tensors, const Atten
     ColorRange r{1e30f, -1e30f};
     for (int h : heads)
       for (int i = 0; i < n_q; ++i) {  // masked cells (exact zeros) are not weights: left out of the range
-        const int visible = spec.mask == MaskKind::kCausal ? std::min(i + 1, n_k) : n_k;
-        ColorRange hr = AutoRange(tensors.probs->data.data() + ((size_t)h * n_q + i) * n_k, (size_t)visible);
+        const int begin = spec.mask.Begin(i), visible = spec.mask.Visible(i, n_k);
+        if (visible <= 0) continue;  // a cut row whose keys are all masked
+        ColorRange hr = AutoRange(tensors.probs->data.data() + ((size_t)h * n_q + i) * n_k + begin, (size_t)visible);
         r.lo = std::min(r.lo, hr.lo);
         r.hi = std::max(r.hi, hr.hi);
       }

@@ -39,11 +39,11 @@ struct HeatmapSpec {
   float dpi = kDefaultDpi;  // pixels per inch: text, lines and gaps scale with it; written to PNG pHYs
   bool physical = false;    // a size in inches/cm was asked for: the SVG states it in inches
   bool annotate = false;    // weight printed in each cell when it fits
-  MaskKind mask = MaskKind::kNone;  // kCausal: cells with key > query are masked (self maps only)
+  Mask mask;                        // masked cells (a causal map's upper triangle, cells outside a window)
   bool cells_as_image = false;      // SVG: the cells as one embedded PNG (set for large maps by RenderHeatmap)
   float value(int head, int i, int j) const { return probs[((size_t)head * n_q + i) * n_k + j]; }
-  bool masked(int i, int j) const { return mask == MaskKind::kCausal && n_q == n_k && j > i; }
-  bool any_masked() const { return mask == MaskKind::kCausal && n_q == n_k && n_k > 1; }
+  bool masked(int i, int j) const { return mask.Masked(i, j, n_k); }
+  bool any_masked() const { return mask.HidesAny(n_q, n_k); }
   static constexpr float kDefaultDpi = 96;
 };
 

@@ -18,14 +18,14 @@ namespace {
 // texel (x, y) covers window cells [ColStart(x), ColStart(x+1)) (in map cells: + c0), i.e. grid cells
 // floor(a / f) .. ceil(b / f) - 1.
 template <typename At>
-void Pool(ViewImage* v, const MapWindow& w, int f, PoolKind kind, MaskKind mask, At at) {
+void Pool(ViewImage* v, const MapWindow& w, int f, PoolKind kind, const Mask& mask, int n_k, At at) {
   for (int y = 0; y < v->height; ++y) {
     const int a_r = w.r0 + v->RowStart(y), b_r = w.r0 + v->RowStart(y + 1);
     const int g_r0 = a_r / f, g_r1 = (b_r + f - 1) / f;
     for (int x = 0; x < v->width; ++x) {
       const int a_c = w.c0 + v->ColStart(x), b_c = w.c0 + v->ColStart(x + 1);
       float& out = v->values[(size_t)y * v->width + x];
-      if (mask == MaskKind::kCausal && a_c > b_r - 1) {  // every covered key comes after every covered query
+      if (mask.AllMasked(a_r, b_r, a_c, b_c, n_k)) {  // after every covered query, or before every one's window
         out = NAN;
         continue;
       }
@@ -63,19 +63,19 @@ ViewImage ComposeView(const MapSource& src, int head, const MapWindow& w, int wi
     const PyramidLevel& l = src.pyramid->levels()[(size_t)level];
     const float* plane = l.Plane(kind, head);
     v.level = level;
-    Pool(&v, w, l.factor, kind, src.mask, [&](int r, int c) { return plane[(size_t)r * l.cols + c]; });
+    Pool(&v, w, l.factor, kind, src.mask, src.n_k(), [&](int r, int c) { return plane[(size_t)r * l.cols + c]; });
     return v;
   }
   const int n_k = src.n_k();
   if (src.probs && !src.probs->empty()) {
     const float* plane = src.probs->data.data() + (size_t)head * src.n_q() * n_k;
-    Pool(&v, w, 1, kind, src.mask, [&](int r, int c) { return plane[(size_t)r * n_k + c]; });
+    Pool(&v, w, 1, kind, src.mask, src.n_k(), [&](int r, int c) { return plane[(size_t)r * n_k + c]; });
     return v;
   }
   ATTNVIZ_CHECK_SHAPE(src.q && src.k, "exact rows need q and k");
   Tensor rows;
   AttendRows(*src.q, *src.k, src.multiplier, src.mask, head, w.r0, w.r1, nullptr, &rows);
-  Pool(&v, w, 1, kind, src.mask, [&](int r, int c) { return rows.data[(size_t)(r - w.r0) * n_k + c]; });
+  Pool(&v, w, 1, kind, src.mask, src.n_k(), [&](int r, int c) { return rows.data[(size_t)(r - w.r0) * n_k + c]; });
   return v;
 }
 
@@ -100,7 +100,7 @@ ExactCell ExactAt(const MapSource& src, const Tensor* scores, int head, int i, i
   struct Cache {
     const float *q = nullptr, *k = nullptr;
     float multiplier = 0;
-    MaskKind mask = MaskKind::kNone;
+    Mask mask;
     uint64_t generation = 0;
     int head = -1, r0 = -1, r1 = -1;
     Tensor scores, probs;

@@ -19,7 +19,7 @@ struct MapSource {
   const Tensor* q = nullptr;            // [n_head, n_q, d_k] and k [n_head, n_k, d_k]: exact rows
   const Tensor* k = nullptr;
   float multiplier = 1.0f;  // the config's logit multiplier
-  MaskKind mask = MaskKind::kNone;
+  Mask mask;
   uint64_t generation = 0;  // changes whenever q or k change (ExactAt's cache key)
   int n_head() const;
   int n_q() const;
@@ -36,7 +36,7 @@ struct MapWindow {
 
 struct ViewImage {
   int width = 0, height = 0;  // texels: min(slot pixels, window cells) along each side
-  std::vector<float> values;  // [height, width]; NaN: every covered cell is masked (causal)
+  std::vector<float> values;  // [height, width]; NaN: every covered cell is masked (Mask::AllMasked)
   int level = -1;             // the pyramid level read, -1: exact cells
   bool exact() const { return level < 0; }
   // Texel x covers columns [ColStart(x), ColStart(x + 1)) of the window (rows likewise).

@@ -13,6 +13,7 @@
 #pragma once
 #include <string>
 
+#include "mask.h"
 #include "status.h"
 
 namespace attnviz::model {
@@ -57,6 +58,12 @@ struct ModelConfig {
   int kv_dim() const { return n_kv_head * d_head; }
   std::string Describe() const;  // one line, e.g. "gpt2: 12 layers, 12 heads x 64, d_model 768, ..."
 };
+
+// The mask of every layer: bert is bidirectional; gpt2 and the llama family causal, with mistral's sliding
+// window when its config has one. The one place that decides it (the run, the app's maps, figures, exports).
+inline Mask AttentionMask(const ModelConfig& c) {
+  return c.arch == Arch::kBert ? Mask::Bidirectional() : Mask::Causal(c.sliding_window);
+}
 
 // `json_text`: the bytes of config.json; `where`: its path, used in messages.
 Result<ModelConfig> ParseModelConfig(const std::string& json_text, const std::string& where);

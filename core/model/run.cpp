@@ -6,7 +6,8 @@
 
 #include "model/layers.h"
 #include "model/rope.h"
-#include "model/self_attention.h"
+#include "attention.h"
+#include "metrics.h"
 
 namespace attnviz::model {
 namespace {
@@ -25,6 +26,7 @@ struct Workspace {
   AlignedFloats ff2;    // [n, d_ff] (gated MLPs: up)
   AlignedFloats probs;  // [n_head, n, n] scratch when the sink gives no buffer
   std::vector<float> cos, sin;  // [n, d_head / 2] (rope)
+  std::vector<HeadMetrics> metrics;  // [n_head] the row figures of the layer just run
 };
 
 bool Cancelled(const RunOptions& o) { return o.cancel && o.cancel->load(std::memory_order_relaxed); }
@@ -60,18 +62,21 @@ void ProjectQkv(const ModelConfig& c, const BlockParams& b, const float* in, Wor
   LinearForward(in, d, n, b.v, ws.qkv.data() + c.q_dim() + c.kv_dim(), ws.ld_qkv);
 }
 
-// (2) attention over ws.qkv -> probs, ws.z; then (3) the output projection -> ws.xn.
-Status Attend(const ModelConfig& c, const BlockParams& b, float multiplier, float* probs, Workspace& ws,
-              const RunOptions& o) {
-  AttentionShape s;
-  s.n = ws.n, s.n_head = c.n_head, s.n_kv = c.n_kv_head, s.d_head = c.d_head;
-  s.causal = c.arch != Arch::kBert;
-  s.window = c.sliding_window;
-  const float* q = ws.qkv.data();
-  if (Status st = SelfAttention(q, q + c.q_dim(), q + c.q_dim() + c.kv_dim(), ws.ld_qkv, s, multiplier, probs,
-                                ws.z.data(), c.q_dim(), o.cancel);
-      !st)
-    return st;
+// (2) attention over ws.qkv -> probs, the row figures, ws.z, through the one kernel (core/attention.h) that the
+// sandbox's layers use too; then (3) the output projection -> ws.xn.
+//   q: [n, n_head * d_head], k, v: [n, n_kv * d_head], columns of ws.qkv [n, ld_qkv] (views: nothing copied)
+//   z: [n, n_head * d_head] (torch's transpose + view of [n_head, n, d_head])
+Status Attend(const ModelConfig& c, const BlockParams& b, float multiplier, float* probs,
+              std::vector<HeadMetrics>* metrics, Workspace& ws, const RunOptions& o) {
+  const size_t n = (size_t)ws.n, dh = (size_t)c.d_head, ld = (size_t)ws.ld_qkv;
+  const float* qkv = ws.qkv.data();
+  const HeadsView q = HeadsView::Columns(qkv, n, (size_t)c.n_head, dh, ld);
+  const HeadsView k = HeadsView::Columns(qkv + c.q_dim(), n, (size_t)c.n_kv_head, dh, ld);
+  const HeadsView v = HeadsView::Columns(qkv + c.q_dim() + c.kv_dim(), n, (size_t)c.n_kv_head, dh, ld);
+  const HeadsOut z = HeadsOut::Columns(ws.z.data(), n, (size_t)c.n_head, dh, (size_t)c.q_dim());
+  AttendSink sink;
+  sink.cancel = o.cancel;
+  if (!AttendHeads(q, k, v, multiplier, AttentionMask(c), probs, metrics, &z, &sink)) return Status::Cancelled();
   LinearForward(ws.z.data(), c.q_dim(), ws.n, b.o, ws.xn.data(), c.d_model);
   return Status::Ok();
 }
@@ -92,8 +97,8 @@ void Mlp(const ModelConfig& c, const BlockParams& b, Workspace& ws) {
 }
 
 // One block: ws.x -> ws.x, probs [n_head, n, n] written.
-Status Block(const ModelConfig& c, const BlockParams& b, float multiplier, float* probs, Workspace& ws,
-             const RunOptions& o) {
+Status Block(const ModelConfig& c, const BlockParams& b, float multiplier, float* probs,
+             std::vector<HeadMetrics>* metrics, Workspace& ws, const RunOptions& o) {
   const int n = ws.n, d = c.d_model;
   const size_t nd = (size_t)n * d;
   const float eps = (float)c.norm_eps;
@@ -101,7 +106,7 @@ Status Block(const ModelConfig& c, const BlockParams& b, float multiplier, float
     case Arch::kGpt2: {  // pre-LN
       LayerNormForward(ws.x.data(), n, d, b.attn_norm, eps, ws.xn.data());  // 1. ln_1
       ProjectQkv(c, b, ws.xn.data(), ws);                                     // 2. q, k, v (c_attn)
-      if (Status s = Attend(c, b, multiplier, probs, ws, o); !s) return s;  // 3. attention, c_proj
+      if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o); !s) return s;  // 3. attention, c_proj
       AddInPlace(ws.x.data(), ws.xn.data(), nd);                              // 4. residual
       LayerNormForward(ws.x.data(), n, d, b.mlp_norm, eps, ws.xn.data());   // 5. ln_2
       Mlp(c, b, ws);                                                          // 6. c_fc, gelu, c_proj
@@ -110,7 +115,7 @@ Status Block(const ModelConfig& c, const BlockParams& b, float multiplier, float
     }
     case Arch::kBert: {  // post-LN
       ProjectQkv(c, b, ws.x.data(), ws);                                      // 1. query, key, value
-      if (Status s = Attend(c, b, multiplier, probs, ws, o); !s) return s;  // 2. attention, output.dense
+      if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o); !s) return s;  // 2. attention, output.dense
       AddInPlace(ws.xn.data(), ws.x.data(), nd);                              // 3. residual, then LayerNorm
       LayerNormForward(ws.xn.data(), n, d, b.attn_norm, eps, ws.x.data());
       std::copy(ws.x.begin(), ws.x.begin() + nd, ws.xn.begin());             // 4. intermediate, gelu, output.dense
@@ -124,7 +129,7 @@ Status Block(const ModelConfig& c, const BlockParams& b, float multiplier, float
       ProjectQkv(c, b, ws.xn.data(), ws);                                    // 2. q, k, v projections
       ApplyRope(ws.qkv.data(), ws.ld_qkv, n, c.n_head, c.d_head, ws.cos.data(), ws.sin.data());  // 3. rope q, k
       ApplyRope(ws.qkv.data() + c.q_dim(), ws.ld_qkv, n, c.n_kv_head, c.d_head, ws.cos.data(), ws.sin.data());
-      if (Status s = Attend(c, b, multiplier, probs, ws, o); !s) return s;  // 4. attention (GQA), o_proj
+      if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o); !s) return s;  // 4. attention (GQA), o_proj
       AddInPlace(ws.x.data(), ws.xn.data(), nd);                              // 5. residual
       RmsNormForward(ws.x.data(), n, d, b.mlp_norm, eps, ws.xn.data());     // 6. post_attention_layernorm
       Mlp(c, b, ws);                                                          // 7. down(silu(gate) * up)
@@ -213,17 +218,19 @@ Status RunModel(const Model& model, const std::vector<int>& ids, const RunOption
   }
   // 3. Blocks.
   for (int l = o.first_layer; l < c.n_layer; ++l) {
-    if (Cancelled(o)) return Status::Error("cancelled");
+    if (Cancelled(o)) return Status::Cancelled();
     float* probs = sink ? sink->ProbsBuffer(l) : nullptr;
     if (!probs) {
       ws.probs.resize((size_t)c.n_head * n * n);
       probs = ws.probs.data();
     }
-    if (Status s = Block(c, p.blocks[l], AttentionMultiplier(c, l, o), probs, ws, o); !s) return s;
+    std::vector<HeadMetrics>* metrics = o.row_figures ? &ws.metrics : nullptr;
+    if (Status s = Block(c, p.blocks[l], AttentionMultiplier(c, l, o), probs, metrics, ws, o); !s) return s;
     if (sink) {
       LayerOutput out;
       out.layer = l, out.n_layer = c.n_layer, out.n_head = c.n_head, out.n = n, out.d_model = d;
       out.probs = probs, out.hidden = ws.x.data();
+      out.metrics = metrics;
       if (Status s = sink->OnLayer(out); !s) return s;
     }
     if (o.progress) o.progress(l, c.n_layer);

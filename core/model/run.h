@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "model/buffer.h"
+#include "metrics.h"
 #include "model/model.h"
 #include "status.h"
 
@@ -28,8 +29,12 @@ struct RunOptions {
   // What-ifs, per layer ([n_layer] or empty = none): drop the 1/sqrt(d_head) scaling; divide logits by T (> 0).
   std::vector<bool> no_scale;
   std::vector<float> temperature;
-  // Checked before every layer and every (head, row block) of attention; a cancelled run returns "cancelled".
+  // Checked before every layer and every (head, row block) of attention; a cancelled run returns
+  // Status::Cancelled().
   const std::atomic<bool>* cancel = nullptr;
+  // The per-row figures of each layer's maps (metrics.h: entropy over the keys a row may see, max weight, ...),
+  // made by the attention pass itself and handed to the sink in LayerOutput::metrics.
+  bool row_figures = false;
   // Called after each block: (layer, n_layer).
   std::function<void(int layer, int n_layer)> progress;
   // Resume at block first_layer from resume_hidden [n, d_model] (hidden[first_layer] of an earlier run over the
@@ -42,6 +47,7 @@ struct LayerOutput {
   int layer = 0, n_layer = 0, n_head = 0, n = 0, d_model = 0;
   const float* probs = nullptr;   // [n_head, n, n]
   const float* hidden = nullptr;  // [n, d_model]: the residual stream after block `layer`
+  const std::vector<HeadMetrics>* metrics = nullptr;  // [n_head] with RunOptions::row_figures, else null
 };
 
 // Receives a run layer by layer, so a caller can stream probs to disk without holding all layers.

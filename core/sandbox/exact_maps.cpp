@@ -22,6 +22,7 @@ AttentionTensors ExactMaps(const AttentionTensors& t, const AttentionConfig& con
   out.query_tokens.assign(t.query_tokens.begin() + w.r0, t.query_tokens.begin() + w.r1);
   out.kv_tokens.assign(t.kv_tokens.begin() + w.c0, t.kv_tokens.begin() + w.c1);
   out.metrics = t.metrics;
+  out.mask = t.mask.Cut(w.r0, w.c0);  // the cut's cells keep the mask they have in the whole map
   // Shared, not cut to the window: the JSON export reads the query/key width from q (the logit multiplier).
   out.q = t.q;
   out.k = t.k;
@@ -41,7 +42,7 @@ AttentionTensors ExactMaps(const AttentionTensors& t, const AttentionConfig& con
       if (!t.probs->empty()) {  // full mode: the kept map
         src = t.probs->data.data() + ((size_t)h * n_q + r0) * n_k;
       } else {
-        AttendRows(*t.q, *t.k, config.logit_multiplier((int)t.q->dim(2)), config.mask, h, r0, r1, nullptr, &band_probs);
+        AttendRows(*t.q, *t.k, config.logit_multiplier((int)t.q->dim(2)), t.mask, h, r0, r1, nullptr, &band_probs);
         src = band_probs.data.data();
       }
       for (int i = r0; i < r1; ++i) {
@@ -62,7 +63,7 @@ Status StreamExactMaps(const AttentionTensors& t, const AttentionConfig& config,
   for (int h : heads) {
     for (size_t r0 = 0; r0 < n_q; r0 += band) {
       const size_t r1 = std::min(n_q, r0 + band);
-      AttendRows(*t.q, *t.k, multiplier, config.mask, h, (int)r0, (int)r1, logits_out ? &scores : nullptr, &probs);
+      AttendRows(*t.q, *t.k, multiplier, t.mask, h, (int)r0, (int)r1, logits_out ? &scores : nullptr, &probs);
       if (Status s = probs_out->Append(probs.data.data(), probs.size()); !s) return s;
       if (!logits_out) continue;
       for (float& x : scores.data) x = LogitFromScore(x, multiplier);  // the logits map: before the mask

@@ -14,7 +14,7 @@ namespace {
 // these q and k (no q k^T), else from q and k.
 // q: [n_head, n_q, d_k]  k: [n_head, n_k, d_k]  v: [n_head, n_k, d_v]  z: [n_head, n_q, d_v] or null
 bool AttendStreamFromCodesOr(const ScoreCodes* codes, const Tensor& q, const Tensor& k, const Tensor& v,
-                             float multiplier, MaskKind mask, const AttendSink& sink,
+                             float multiplier, const Mask& mask, const AttendSink& sink,
                              std::vector<HeadMetrics>* metrics, Tensor* z) {
   return codes ? AttendStreamFromCodes(*codes, v, multiplier, mask, sink, metrics, z)
                : AttendStream(q, k, v, multiplier, mask, sink, metrics, z);
@@ -35,15 +35,14 @@ const char* ToString(Stage stage) {
   return "?";
 }
 
-MapSource AttentionTensors::Source(const AttentionConfig& config, uint64_t generation) const {
+MapSource AttentionTensors::Source(uint64_t generation) const {
   MapSource s;
   s.probs = probs->empty() ? nullptr : probs.get();
   s.pyramid = pyramid.get();
   s.q = q.get();
   s.k = k.get();
-  (void)config;  // the multiplier the pass used (a raw feature's width may differ from the config's d_k)
-  s.multiplier = multiplier;
-  s.mask = config.mask;
+  s.multiplier = multiplier;  // the pass's (a raw feature's width may differ from the config's d_k)
+  s.mask = mask;
   s.generation = generation;
   return s;
 }
@@ -135,6 +134,7 @@ void Pipeline::Publish() {
   t.pyramid = pyramid_;
   t.pooled = pooled_;
   t.multiplier = multiplier_;
+  t.mask = config_.mask;
 }
 
 Status Pipeline::Run(Stage through, const RunControl* control) {
@@ -174,7 +174,7 @@ Status Pipeline::Run(Stage through, const RunControl* control) {
   for (int s = (int)first_dirty_; s <= (int)through && s < kStageCount; ++s) {
     if (cancelled()) {
       first_dirty_ = (Stage)s;
-      return Status::Error(kCancelled);
+      return Status::Cancelled();
     }
     switch ((Stage)s) {
       case Stage::kEmbed:  // x [n_k, d_model], xq [n_q, d_model] (in self mode xq is x itself)
@@ -284,7 +284,7 @@ Status Pipeline::Run(Stage through, const RunControl* control) {
           spare_pyramid_ = std::move(pyramid);
           // Intact codes (a pass that only read them) keep q k^T done: the next run starts at the multiplier.
           first_dirty_ = pooled_ && codes_ && codes_->MadeFrom(q, *b.k) ? Stage::kMultiplier : Stage::kScores;
-          return Status::Error(kCancelled);
+          return Status::Cancelled();
         }
         pyramid->Finish();
         pyramid_ = std::move(pyramid);
@@ -304,7 +304,7 @@ Status Pipeline::Run(Stage through, const RunControl* control) {
           if (!AttendStreamFromCodesOr(from_codes ? codes_.get() : nullptr, *b.q, *b.k, *b.v, multiplier_, c.mask,
                                        sink, nullptr, Writable(&b.z))) {
             first_dirty_ = Stage::kOutput;
-            return Status::Error(kCancelled);
+            return Status::Cancelled();
           }
         } else if (!in_pass) {
           Logits(*b.scores, multiplier_, Writable(&b.logits));

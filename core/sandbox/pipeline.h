@@ -66,24 +66,24 @@ struct AttentionTensors {
   // The logit multiplier the pass used: config.logit_multiplier(d_qk), d_qk the width q and k had (a raw
   // feature's own width when queries and keys are not the projected embeddings, qkv_source.h).
   float multiplier = 1.0f;
+  // The mask the pass used (the sandbox's knob; a model layer's own: causal, its window, or bidirectional).
+  // Views, pyramids' masked texels, figures and exports read it here.
+  Mask mask;
 
   int n_head() const { return !probs->empty() ? (int)probs->dim(0) : (int)q->dim(0); }
   int n_q() const { return !probs->empty() ? (int)probs->dim(1) : (int)q->dim(1); }
   int n_k() const { return !probs->empty() ? (int)probs->dim(2) : (int)k->dim(1); }
-  // Where the maps' numbers come from (the full map, or the pyramid and q, k for exact rows), for the
-  // config these tensors were computed with (the multiplier is the one above). generation: a number that
-  // changes with the tensors.
-  MapSource Source(const AttentionConfig& config, uint64_t generation) const;
+  // Where the maps' numbers come from (the full map, or the pyramid and q, k for exact rows), with the
+  // multiplier and mask above. generation: a number that changes with the tensors.
+  MapSource Source(uint64_t generation) const;
 };
 
 // What a long run reports to and listens to (all optional). progress(stage, done, total) is called at
 // each stage's start and after every block of the attention pass, from any thread of the pass.
 struct RunControl {
-  const std::atomic<bool>* cancel = nullptr;  // set: the run stops within a block and returns kCancelled
+  const std::atomic<bool>* cancel = nullptr;  // set: the run stops within a block and returns Status::Cancelled()
   std::function<void(const char* stage, size_t done, size_t total)> progress;
 };
-// The message of a cancelled Run().
-constexpr const char* kCancelled = "cancelled";
 
 struct ScoreCodes;
 

@@ -81,7 +81,7 @@ Result<std::vector<SweepPoint>> SweepDk(const std::vector<Token>& query_tokens, 
   // The embeddings depend on the seed, not on d_k: once per seed, not once per (d_k, seed).
   std::vector<Tensor> x_of_seed((size_t)options.n_seeds), xq_of_seed(cross ? (size_t)options.n_seeds : 0);
   for (int s = 0; s < options.n_seeds; ++s) {
-    if (options.cancel && options.cancel->load()) return Status::Error(kCancelled);
+    if (options.cancel && options.cancel->load()) return Status::Cancelled();
     Embed(kv_tokens, base.d_model, base.seed + (uint64_t)s, base.positional, &x_of_seed[(size_t)s]);
     if (cross) Embed(query_tokens, base.d_model, base.seed + (uint64_t)s, base.positional, &xq_of_seed[(size_t)s]);
   }
@@ -116,7 +116,7 @@ Result<std::vector<SweepPoint>> SweepDk(const std::vector<Token>& query_tokens, 
     std::vector<Stratum> strata[2];
     for (int s = 0; s < options.n_seeds; ++s) {
       if (options.before_unit) options.before_unit();
-      if (options.cancel && options.cancel->load()) return Status::Error(kCancelled);
+      if (options.cancel && options.cancel->load()) return Status::Cancelled();
       config.seed = base.seed + (uint64_t)s;
       const Tensor& x = x_of_seed[(size_t)s];
       const Tensor& xq = cross ? xq_of_seed[(size_t)s] : x;
@@ -133,9 +133,9 @@ Result<std::vector<SweepPoint>> SweepDk(const std::vector<Token>& query_tokens, 
       };
       if (!sampled) {
         SourceQkv(config, query_side, kv_tokens, vocab, cross ? xq : x, x, w, &q, &k, &v);
-        if (!score()) return Status::Error(kCancelled);
+        if (!score()) return Status::Cancelled();
         for (SweepPoint* point : {&scaled_point, &unscaled_point}) {
-          if (cancelled()) return Status::Error(kCancelled);
+          if (cancelled()) return Status::Cancelled();
           config.scale = point->scaled;
           LogitsSoftmax(scores, config.logit_multiplier((int)q.dim(2)), config.mask, &logits, &probs);
           ComputeMetrics(logits, probs, config.mask, &heads);
@@ -171,12 +171,12 @@ Result<std::vector<SweepPoint>> SweepDk(const std::vector<Token>& query_tokens, 
               std::copy_n(q_all.data.begin() + (h * n_q + rows[r]) * width, width,
                           q.data.begin() + (h * rows.size() + r) * width);
         }
-        if (!fast && !score()) return Status::Error(kCancelled);  // [n_head, sampled rows, n_k]
+        if (!fast && !score()) return Status::Cancelled();  // [n_head, sampled rows, n_k]
         const int d_qk = fast ? w.d_k : (int)q.dim(2);  // the width q and k share (the multiplier's d_k)
         for (SweepPoint* point : {&scaled_point, &unscaled_point}) {
           config.scale = point->scaled;
           for (int h = 0; h < options.n_head; ++h) {
-            if (cancelled()) return Status::Error(kCancelled);
+            if (cancelled()) return Status::Cancelled();
             // Each row's figures, rows in parallel (each thread with its own scratch), then summed in row order.
             struct RowFigures {
               RowMetrics m;
@@ -193,7 +193,7 @@ Result<std::vector<SweepPoint>> SweepDk(const std::vector<Token>& query_tokens, 
               for (long long r = 0; r < (long long)rows.size(); ++r) {
                 // The row as the full pass sees it: its visible keys (causal: keys up to its own index).
                 RowFigures& fig = figures[(size_t)r];
-                fig.visible = VisibleKeys(config.mask, rows[(size_t)r], n_k);
+                fig.visible = Mask(config.mask).Visible(rows[(size_t)r], n_k);
                 const float* srow = scores.data.data() + ((size_t)h * rows.size() + (size_t)r) * n_k;
                 row_scores.Resize({1, 1, (size_t)fig.visible});
                 std::copy(srow, srow + fig.visible, row_scores.data.begin());

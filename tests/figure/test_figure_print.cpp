@@ -42,6 +42,7 @@ AttentionTensors CausalTensors(const std::vector<std::string>& words) {
     for (int j = 0; j <= i; ++j) probs->data[(size_t)i * n + j] = 1.0f / (i + 1);
   if (n > 1) probs->data[(size_t)1 * n + 1] = 0.0f, probs->data[(size_t)1 * n + 0] = 1.0f;
   t.probs = probs;
+  t.mask = Mask::Causal();
   return t;
 }
 
@@ -272,8 +273,11 @@ TEST_F(PrintFigureTest, MaskedCellsAreGreyWithALegendAndNeverAnnotated) {
   EXPECT_EQ(svg.find("\u2014"), std::string::npos);
   EXPECT_NE(svg.find(">masked</text>"), std::string::npos);
 
-  // Without a mask nothing is grey and there is no legend entry.
-  spec = MakeHeatmapSpec(t, AttentionConfig{}, HeatmapExportOptions{});
+  // Without a mask (the maps' own: a figure reads the mask the pass used) nothing is grey and there is no legend
+  // entry.
+  AttentionTensors unmasked = t;
+  unmasked.mask = Mask::None();
+  spec = MakeHeatmapSpec(unmasked, AttentionConfig{}, HeatmapExportOptions{});
   ASSERT_TRUE(spec.ok());
   layout = LayoutHeatmap(*FontSet::Default().value(), *spec);
   EXPECT_EQ(layout->masked_swatch.w, 0);
@@ -519,6 +523,56 @@ TEST_F(PrintFigureTest, CsvHeaderIsUniqueForRepeatedTokens) {
   std::string csv = test::ReadAll(o.out_path);
   EXPECT_EQ(csv.substr(0, csv.find('\n')), "query,0:the,1:cat,2:saw,3:the");
   EXPECT_EQ(WeightsCsvHeader({"a,b", "c"}, true), "head,query,\"0:a,b\",1:c\n");
+}
+
+}  // namespace
+}  // namespace attnviz
+
+namespace attnviz {
+namespace {
+
+// A sliding window (Mistral's): the cells before each row's window are masked like the ones after the diagonal,
+// and so are the cells of a zoomed cut of the map (Mask::Cut keeps each cell's mask from the whole map).
+TEST(WindowFigure, CellsOutsideTheWindowAreMaskedInTheFigureAndInACut) {
+  const int n = 10, window = 3;
+  AttentionTensors t;
+  std::vector<std::string> words;
+  for (int i = 0; i < n; ++i) words.push_back("w" + std::to_string(i));
+  std::vector<Token> tokens;
+  for (const std::string& w : words) {
+    Token tok;
+    tok.text = w;
+    tokens.push_back(tok);
+  }
+  t.query_tokens = t.kv_tokens = tokens;
+  auto probs = std::make_shared<Tensor>();
+  probs->Resize({1, (size_t)n, (size_t)n});
+  for (int i = 0; i < n; ++i) {
+    const int lo = std::max(0, i - window + 1);
+    for (int j = lo; j <= i; ++j) probs->data[(size_t)i * n + j] = 1.0f / (float)(i - lo + 1);
+  }
+  t.probs = probs;
+  t.mask = Mask::Causal(window);
+  HeatmapExportOptions o;
+  Result<HeatmapSpec> spec = MakeHeatmapSpec(t, AttentionConfig{}, o);
+  ASSERT_TRUE(spec.ok()) << spec.message();
+  int masked = 0;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      const bool outside = j > i || i - j >= window;
+      EXPECT_EQ(spec->masked(i, j), outside) << i << "," << j;
+      masked += outside;
+    }
+  EXPECT_EQ(masked, n * n - (1 + 2 + 3 * (n - 2)));
+  auto layout = LayoutHeatmap(*FontSet::Default().value(), *spec);
+  ASSERT_TRUE(layout.ok());
+  EXPECT_GT(layout->masked_swatch.w, 0) << "the legend names the masked cells";
+  // A cut: rows 6..9, keys 2..7 of the map. Cell (r, c) there is cell (6 + r, 2 + c) here.
+  const Mask cut = t.mask.Cut(6, 2);
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 6; ++c) EXPECT_EQ(cut.Masked(r, c, 6), t.mask.Masked(6 + r, 2 + c, n)) << r << "," << c;
+  EXPECT_TRUE(cut.AllMasked(2, 4, 0, 3, 6));   // rows 8, 9 see keys 6.. only; keys 2..4 are before their window
+  EXPECT_FALSE(cut.AllMasked(0, 4, 0, 3, 6));  // row 6 sees key 4
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <imgui.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,7 @@
 #include "app.h"
 #include "json.h"
 #include "app_driver.h"
+#include "figure/export.h"
 #include "file_io.h"
 #include "npy.h"
 
@@ -151,7 +153,7 @@ TEST_F(ModelPanelTest, OverviewShowsEveryLayerAndHeadAndAClickOpensIt) {
   for (size_t i = 0; i < n; ++i)
     for (size_t j = 0; j <= i; ++j) differ += img.probs[i * n + j] != layer2.data[(3 * n + i) * n + j];
   EXPECT_EQ(differ, 0u) << "not layer 2's head 3";
-  EXPECT_TRUE(img.causal);
+  EXPECT_TRUE(img.masked);
 }
 
 TEST_F(ModelPanelTest, WhatIfsRecomputeAndSpecialTokensHide) {
@@ -304,6 +306,81 @@ TEST_F(ModelPanelTest, OverviewExportsEveryLayerAndHead) {
   EXPECT_TRUE(std::equal(layer2.data.begin() + n * n, layer2.data.begin() + 2 * n * n, all->data.begin() + 9 * n * n));
 }
 #endif
+
+}  // namespace
+}  // namespace attnviz
+
+namespace attnviz {
+namespace {
+
+// A Mistral with a sliding window shorter than its text: the e2e llama fixture (GQA, RoPE, its own tokenizer)
+// with model_type mistral and sliding_window 3. In the app, the cells outside each row's window are masked:
+// the view writes NaN there (drawn grey), the colorbar shows the masked swatch, the hover says so, the row
+// figures count only the keys a row may see, and the export figure masks the same cells.
+TEST_F(ModelPanelTest, MistralWindowIsDrawnMaskedInTheAppAndItsFigure) {
+  const std::string src = std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/models_e2e/llama";
+  const std::string dst = dir_ + "/mistral-window";
+  std::filesystem::create_directories(dst);
+  for (const char* f : {"model.safetensors", "tokenizer.json"}) std::filesystem::copy_file(src + "/" + f, dst + "/" + f);
+  Result<std::string> config = ReadFile(src + "/config.json");
+  ASSERT_TRUE(config.ok());
+  std::string patched = *config;
+  const std::string from = "\"model_type\": \"llama\"";
+  ASSERT_NE(patched.find(from), std::string::npos);
+  patched.replace(patched.find(from), from.size(), "\"model_type\": \"mistral\", \"sliding_window\": 3");
+  std::ofstream(dst + "/config.json") << patched;
+  model_dir_ = dst;
+  App& app = MakeApp("the cat sat on the mat and the dog sat on the log");
+  Frames(4);
+  ASSERT_TRUE(app.model_result) << app.model_error << app.models->open_error();
+  ASSERT_TRUE(app.shown);
+  const AttentionTensors& t = app.shown->tensors;
+  EXPECT_EQ(t.mask, Mask::Causal(3));
+  const int n = t.n_q();
+  ASSERT_GT(n, 6);
+  // The layer's maps: zero outside the window, and the row figures normalized over min(i + 1, 3) keys.
+  const Tensor& probs = *t.probs;
+  for (int i = 0; i < n; ++i) {
+    double entropy = 0;
+    for (int j = 0; j < n; ++j) {
+      const float p = probs.data[(size_t)i * n + j];  // head 0
+      if (j > i || i - j >= 3) ASSERT_EQ(p, 0.0f) << i << "," << j;
+      if (p > 0) entropy -= p * std::log((double)p);
+    }
+    const int visible = std::min(i + 1, 3);
+    EXPECT_NEAR(t.metrics[0].rows[(size_t)i].norm_entropy, visible > 1 ? entropy / std::log((double)visible) : 0.0,
+                1e-4) << "row " << i;
+  }
+  // The enlarged map as drawn: NaN (masked, drawn grey) before the window as after the diagonal.
+  Click("overview.map.1.2");
+  Frames(2);
+  const HeatmapImage& img = renderer_.last[(HeatmapKey{MapView::kEnlarged, 0, 2, 0})];
+  ASSERT_EQ(img.n_q, n);
+  ASSERT_EQ(img.n_k, n);
+  EXPECT_TRUE(img.masked);
+  const Tensor& layer1 = *app.model_result->probs[1];
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      const float drawn = img.probs[(size_t)i * n + j];
+      if (j > i || i - j >= 3) EXPECT_TRUE(std::isnan(drawn)) << "masked cell " << i << "," << j << " drawn as " << drawn;
+      else EXPECT_EQ(drawn, layer1.data[((size_t)2 * n + i) * n + j]) << i << "," << j;
+    }
+  // The overview's thumbnails mask the same cells.
+  const HeatmapImage& thumb = renderer_.last[(HeatmapKey{MapView::kOverview, 1, 2, 0})];
+  ASSERT_EQ(thumb.n_q, n);
+  EXPECT_TRUE(std::isnan(thumb.probs[(size_t)(n - 1) * n + 0])) << "the first key is outside the last row's window";
+  EXPECT_FALSE(std::isnan(thumb.probs[(size_t)(n - 1) * n + n - 1]));
+  // The figure the Export panel writes for this head masks them too.
+  HeatmapExportOptions o;
+  o.head = 2;
+  o.out_path = dir_ + "/window.svg";
+  Result<HeatmapSpec> spec = MakeHeatmapSpec(app.shown->tensors, app.shown->request.config, o);
+  ASSERT_TRUE(spec.ok()) << spec.message();
+  EXPECT_TRUE(spec->any_masked());
+  EXPECT_TRUE(spec->masked(n - 1, n - 4));
+  EXPECT_FALSE(spec->masked(n - 1, n - 3));
+  EXPECT_TRUE(spec->masked(2, 3));
+}
 
 }  // namespace
 }  // namespace attnviz

@@ -108,7 +108,7 @@ TEST(Pyramid, StreamedBlocksEqualTheFullMap) {
     t->Resize({(size_t)H, (size_t)n, (size_t)d_k});
     for (float& x : t->data) x = g(rng);
   }
-  for (MaskKind mask : {MaskKind::kNone, MaskKind::kCausal}) {
+  for (Mask mask : {Mask::None(), Mask::Causal(), Mask::Causal(37)}) {
     Tensor scores, probs;
     Attend(AttendFrom::kQueryKey, q, k, v, 0.25f, mask, &scores, nullptr, &probs, nullptr, nullptr);
     MapPyramid full = Build(probs, 4);

@@ -22,13 +22,13 @@ struct Case {
 };
 
 // A mid-size layer: n = 700 tokens (not a multiple of the block rows), 4 heads, the real projection.
-Case MakeCase(int n, int n_head, int d_k, bool scale, MaskKind mask) {
+Case MakeCase(int n, int n_head, int d_k, bool scale, const Mask& mask) {
   AttentionConfig c;
   c.d_model = 64;
   c.n_head = n_head;
   c.d_k = d_k;
   c.scale = scale;
-  c.mask = mask;
+  c.mask = mask.causal() ? MaskKind::kCausal : MaskKind::kNone;  // the knob; the pass takes `mask` itself
   std::vector<Token> tokens;
   std::string text;
   for (int i = 0; i < n; ++i) text += (i ? " w" : "w") + std::to_string(i % 97);
@@ -51,7 +51,7 @@ bool BitEqual(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 }  // namespace
 
 TEST(ExactRows, EqualTheFullPassBitForBit) {
-  for (MaskKind mask : {MaskKind::kNone, MaskKind::kCausal}) {
+  for (Mask mask : {Mask::None(), Mask::Causal(), Mask::Causal(50)}) {
     for (int d_k : {16, 512}) {
       Case cs = MakeCase(700, 3, d_k, d_k == 16, mask);
       const int n = 700;
@@ -112,7 +112,7 @@ TEST(ExactRows, CancelStopsWithinABlock) {
 }
 
 TEST(View, ZoomedToCellsEqualsTheFullMapExactly) {
-  for (MaskKind mask : {MaskKind::kNone, MaskKind::kCausal}) {
+  for (Mask mask : {Mask::None(), Mask::Causal(), Mask::Causal(50)}) {
     Case cs = MakeCase(700, 2, 16, false, mask);
     const int n = 700;
     MapPyramid pyramid;
@@ -136,7 +136,7 @@ TEST(View, ZoomedToCellsEqualsTheFullMapExactly) {
           const int i = w.r0 + y, j = w.c0 + x;
           const float full = cs.probs.data[((size_t)1 * n + i) * n + j];
           const float got = v.values[(size_t)y * v.width + x];
-          if (mask == MaskKind::kCausal && j > i) ASSERT_TRUE(std::isnan(got));
+          if (mask.Masked(i, j, n)) ASSERT_TRUE(std::isnan(got));
           else ASSERT_TRUE(BitEqual(got, full)) << i << "," << j;
         }
       // Hover: exact at any zoom.

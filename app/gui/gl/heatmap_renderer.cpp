@@ -4,7 +4,7 @@ namespace attnviz::gl {
 
 GlHeatmapRenderer::GlHeatmapRenderer(const std::string& shader_dir) {
   Status st = program_.Load(shader_dir + "/heatmap.vert", shader_dir + "/heatmap.frag", {"a_position", "a_uv"},
-                            {"u_weights", "u_lut", "u_grid", "u_log_scale", "u_range", "u_log_floor", "u_causal",
+                            {"u_weights", "u_lut", "u_grid", "u_log_scale", "u_range", "u_log_floor", "u_masked",
                              "u_mask_color", "u_cell_px"});
   if (!st.ok()) {
     error_ = "The heatmaps cannot be drawn: " + st.message() +
@@ -71,7 +71,7 @@ ImTextureID GlHeatmapRenderer::Render(const HeatmapKey& key, const HeatmapImage&
   }
   const HeatmapImage& d = slot->drawn;
   if (d.colormap != image.colormap || d.color_scale != image.color_scale || d.range.lo != image.range.lo ||
-      d.range.hi != image.range.hi || d.causal != image.causal)
+      d.range.hi != image.range.hi || d.masked != image.masked)
     redraw = true;
   if (redraw) {
     GLint last_viewport[4];
@@ -92,7 +92,7 @@ ImTextureID GlHeatmapRenderer::Render(const HeatmapKey& key, const HeatmapImage&
     glUniform1i(program_.Uniform("u_log_scale"), image.color_scale == ColorScale::kLog ? 1 : 0);
     glUniform2f(program_.Uniform("u_range"), image.range.lo, image.range.hi);
     glUniform1f(program_.Uniform("u_log_floor"), kLogFloor);
-    glUniform1i(program_.Uniform("u_causal"), image.causal ? 1 : 0);
+    glUniform1i(program_.Uniform("u_masked"), image.masked ? 1 : 0);
     glUniform4f(program_.Uniform("u_mask_color"), 0.22f, 0.22f, 0.25f, 1.0f);
     glUniform1f(program_.Uniform("u_cell_px"), (float)width_px / (float)image.n_k);
     glBindVertexArray(vao_);
