@@ -15,55 +15,77 @@ double SecondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Gives RunModel one fresh tensor per layer to write its probs into, so the result shares them as is.
-class LayerTensorsSink : public model::LayerSink {
+// The tokens as the panels show them: each token's readable form and byte span.
+std::vector<Token> DisplayTokens(const std::vector<tokenize::Token>& tokens) {
+  std::vector<Token> shown;
+  shown.reserve(tokens.size());
+  for (const tokenize::Token& tok : tokens) {
+    Token t;
+    t.text = tok.display;
+    t.byte_begin = tok.byte_begin;
+    t.byte_end = tok.byte_end;
+    shown.push_back(t);
+  }
+  return shown;
+}
+
+// Gives RunModel one fresh tensor per layer to write its probs into, and makes each finished layer a LayerMaps
+// (the probs shared as they are, the row figures from the same pass), its head roles and its thumbnails.
+class LayerMapsSink : public model::LayerSink {
  public:
-  LayerTensorsSink(int n_layer, int n_head, const std::vector<int>& ids, const Mask& mask, std::atomic<int>* done)
-      : n_head_(n_head), n_((int)ids.size()), mask_(mask), done_(done), ids_(ids), layers_((size_t)n_layer),
-        metrics_((size_t)n_layer), roles_(model::MakeHeadRoles(n_layer, n_head, ids)) {}
+  LayerMapsSink(const model::ModelConfig& c, const model::RunOptions& options, const std::vector<int>& ids,
+                std::vector<Token> tokens, std::atomic<int>* done)
+      : config_(c), options_(options), n_head_(c.n_head), n_((int)ids.size()), done_(done), ids_(ids),
+        tokens_(std::move(tokens)), probs_((size_t)c.n_layer), layers_((size_t)c.n_layer),
+        thumbs_((size_t)c.n_layer), roles_(model::MakeHeadRoles(c.n_layer, c.n_head, ids)) {}
   float* ProbsBuffer(int layer) override {
     auto t = std::make_shared<Tensor>();
     t->Resize({(size_t)n_head_, (size_t)n_, (size_t)n_});
-    layers_[(size_t)layer] = t;
+    probs_[(size_t)layer] = t;
     return t->data.data();
   }
   Status OnLayer(const model::LayerOutput& out) override {
-    if (!layers_[(size_t)out.layer]) return Status::Error("layer " + std::to_string(out.layer) + " was not written");
+    if (!probs_[(size_t)out.layer]) return Status::Error("layer " + std::to_string(out.layer) + " was not written");
     // The row figures, from the attention pass itself (RunOptions::row_figures).
     if (!out.metrics) return Status::Error("layer " + std::to_string(out.layer) + " has no row figures");
-    metrics_[(size_t)out.layer] = *out.metrics;
+    auto maps = std::make_shared<LayerMaps>();
+    maps->query_tokens = maps->kv_tokens = tokens_;
+    maps->probs = probs_[(size_t)out.layer];
+    maps->metrics = *out.metrics;
+    maps->multiplier = model::AttentionMultiplier(config_, out.layer, options_);
+    maps->mask = model::AttentionMask(config_);
     if (Status s = model::ScoreLayer(out.probs, out.layer, n_head_, n_, ids_, &roles_); !s) return s;
     // The overview's thumbnail of each head: max-pooled, so a one-hot row stays visible.
     const int t = std::min(n_, kThumbnailCells);
     auto thumb = std::make_shared<Tensor>();
     thumb->Resize({(size_t)n_head_, (size_t)t, (size_t)t});
-    MapSource source;
-    source.probs = layers_[(size_t)out.layer].get();
-    source.mask = mask_;
+    const MapSource source = maps->Source(0);
     const MapWindow all{0, n_, 0, n_};
     for (int h = 0; h < n_head_; ++h) {
       ViewImage view = ComposeView(source, h, all, t, t, PoolKind::kMax);
       if (view.width != t || view.height != t) return Status::Error("thumbnail: unexpected size");
       std::copy(view.values.begin(), view.values.end(), thumb->data.begin() + (size_t)h * t * t);
     }
+    layers_[(size_t)out.layer] = std::move(maps);
     thumbs_[(size_t)out.layer] = thumb;
     done_->store(out.layer + 1);
     return Status::Ok();
   }
-  std::vector<SharedTensor> TakeLayers() { return std::vector<SharedTensor>(layers_.begin(), layers_.end()); }
-  std::vector<std::vector<HeadMetrics>> TakeMetrics() { return std::move(metrics_); }
+  std::vector<std::shared_ptr<const LayerMaps>> TakeLayers() { return std::move(layers_); }
   model::HeadRoles TakeRoles() { return std::move(roles_); }
   std::vector<SharedTensor> TakeThumbnails() { return std::vector<SharedTensor>(thumbs_.begin(), thumbs_.end()); }
 
  private:
+  const model::ModelConfig& config_;
+  const model::RunOptions& options_;
   int n_head_, n_;
-  Mask mask_;
   std::atomic<int>* done_;
   std::vector<int> ids_;
-  std::vector<std::shared_ptr<Tensor>> layers_;
-  std::vector<std::vector<HeadMetrics>> metrics_;
+  std::vector<Token> tokens_;
+  std::vector<std::shared_ptr<Tensor>> probs_;
+  std::vector<std::shared_ptr<const LayerMaps>> layers_;
+  std::vector<std::shared_ptr<Tensor>> thumbs_;
   model::HeadRoles roles_;
-  std::vector<std::shared_ptr<Tensor>> thumbs_ = std::vector<std::shared_ptr<Tensor>>(layers_.size());
 };
 
 }  // namespace
@@ -237,11 +259,10 @@ std::shared_ptr<ModelResult> ModelSession::Run(const ModelRequest& request, uint
   layer_done_ = 0;
   layer_total_ = c.n_layer;
   const std::vector<int> ids = TokenIds(*tokens);
-  LayerTensorsSink sink(c.n_layer, c.n_head, ids, model::AttentionMask(c), &layer_done_);
+  LayerMapsSink sink(c, options, ids, DisplayTokens(*tokens), &layer_done_);
   result->status = model::RunModel(*folder.model, ids, options, &sink);
   if (result->status.ok()) {
-    result->probs = sink.TakeLayers();
-    result->metrics = sink.TakeMetrics();
+    result->layers = sink.TakeLayers();
     result->roles = sink.TakeRoles();
     result->thumbnails = sink.TakeThumbnails();
   }
@@ -251,23 +272,7 @@ std::shared_ptr<ModelResult> ModelSession::Run(const ModelRequest& request, uint
 
 AttentionTensors LayerAsTensors(const ModelResult& result, int layer) {
   AttentionTensors t;
-  std::vector<Token> tokens;
-  tokens.reserve(result.tokens.size());
-  for (const tokenize::Token& tok : result.tokens) {
-    Token shown;
-    shown.text = tok.display;
-    shown.byte_begin = tok.byte_begin;
-    shown.byte_end = tok.byte_end;
-    tokens.push_back(shown);
-  }
-  t.query_tokens = tokens;
-  t.kv_tokens = std::move(tokens);
-  if (result.request.folder && result.request.folder->model)
-    t.mask = model::AttentionMask(result.request.folder->model->config());
-  if (layer >= 0 && layer < result.n_layer()) {
-    t.probs = result.probs[(size_t)layer];
-    t.metrics = result.metrics[(size_t)layer];
-  }
+  if (layer >= 0 && layer < result.n_layer()) static_cast<LayerMaps&>(t) = *result.layers[(size_t)layer];
   return t;
 }
 
@@ -311,7 +316,7 @@ AttentionTensors StackedLayers(const ModelResult& r, bool hide_special) {
     stacked.metrics.insert(stacked.metrics.end(), layer.metrics.begin(), layer.metrics.end());
   }
   stacked.probs = probs;
-  stacked.mask = LayerAsTensors(r, 0).mask;
+  if (r.n_layer() > 0) stacked.mask = r.layers[0]->mask;
   return stacked;
 }
 

@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "layer_maps.h"
 #include "metrics.h"
 #include "model/roles.h"
 #include "model_folder.h"
@@ -43,14 +44,14 @@ struct ModelResult {
   ModelRequest request;
   Status status;
   std::vector<tokenize::Token> tokens;        // as the model sees them
-  std::vector<SharedTensor> probs;            // [n_layer] of [n_head, n, n]
-  std::vector<std::vector<HeadMetrics>> metrics;  // [n_layer][n_head], from the probs
+  // [n_layer]: each layer's maps (probs [n_head, n, n], row figures, mask, multiplier), as every room reads them.
+  std::vector<std::shared_ptr<const LayerMaps>> layers;
   model::HeadRoles roles;                     // [n_layer, n_head]: what each head does (core/model/roles.h)
   // The overview's small maps: per layer [n_head, t, t], each head max-pooled to t = min(n, kThumbnailCells)
   // (core/maps ComposeView), made as the layers arrive, so the overview never uploads whole maps.
   std::vector<SharedTensor> thumbnails;
   double seconds = 0;
-  int n_layer() const { return (int)probs.size(); }
+  int n_layer() const { return (int)layers.size(); }
 };
 
 class ModelSession {
@@ -95,8 +96,8 @@ class ModelSession {
   std::thread thread_;
 };
 
-// One layer of a model result as the sandbox's AttentionTensors (what the Heads and Export panels
-// draw): the probs tensor is shared, not copied. Tokens show their readable form.
+// One layer of a model result as the AttentionTensors the Heads and Export panels draw: its LayerMaps, shared
+// tensors (nothing deep-copied); the sandbox-only numbers stay empty.
 AttentionTensors LayerAsTensors(const ModelResult& result, int layer);
 // The same with the special tokens' rows and columns left out when `hide_special` (then a copy).
 AttentionTensors LayerForDisplay(const ModelResult& result, int layer, bool hide_special);

@@ -35,17 +35,6 @@ const char* ToString(Stage stage) {
   return "?";
 }
 
-MapSource AttentionTensors::Source(uint64_t generation) const {
-  MapSource s;
-  s.probs = probs->empty() ? nullptr : probs.get();
-  s.pyramid = pyramid.get();
-  s.q = q.get();
-  s.k = k.get();
-  s.multiplier = multiplier;  // the pass's (a raw feature's width may differ from the config's d_k)
-  s.mask = mask;
-  s.generation = generation;
-  return s;
-}
 
 Pipeline::Pipeline() = default;
 Pipeline::~Pipeline() = default;

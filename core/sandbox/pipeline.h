@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "attention.h"
+#include "layer_maps.h"
 #include "pyramid.h"
 #include "view.h"
 #include "config.h"
@@ -45,37 +46,19 @@ const char* ToString(Stage stage);
 // Everything one forward pass produced, in PyTorch order. Immutable once handed out: every tensor
 // is shared (SharedTensor), so publishing a result copies no map, and a stage that did not rerun
 // shares its tensor with the previous result. A tensor not computed (yet) is EmptyTensor().
-struct AttentionTensors {
-  std::vector<Token> query_tokens;  // n_q (equal to kv_tokens in self mode)
-  std::vector<Token> kv_tokens;     // n_k
+// The maps (LayerMaps: tokens, q, k, probs, figures, pyramid, multiplier, mask) and the pipeline's own numbers.
+struct AttentionTensors : LayerMaps {
   SharedTensor xq = EmptyTensor();      // [n_q, d_model] (the same tensor as x in self mode)
   SharedTensor x = EmptyTensor();       // [n_k, d_model]
-  SharedTensor q = EmptyTensor();       // [n_head, n_q, d_k]
-  SharedTensor k = EmptyTensor();       // [n_head, n_k, d_k]
   SharedTensor v = EmptyTensor();       // [n_head, n_k, d_v]
   SharedTensor scores = EmptyTensor();  // [n_head, n_q, n_k]  raw q . k, before scaling and temperature
   SharedTensor logits = EmptyTensor();  // [n_head, n_q, n_k]  after scaling and temperature, before the mask (kOutput)
-  SharedTensor probs = EmptyTensor();   // [n_head, n_q, n_k]  softmax rows; masked entries exactly 0
   SharedTensor z = EmptyTensor();       // [n_head, n_q, d_v]  (kOutput)
   SharedTensor concat = EmptyTensor();  // [n_q, n_head*d_v]  (kOutput)
   SharedTensor out = EmptyTensor();     // [n_q, d_model]  (kOutput)
-  std::vector<HeadMetrics> metrics;     // [n_head]
-  // The pooled levels of probs (both modes, once probs are computed); null before.
-  std::shared_ptr<const MapPyramid> pyramid;
-  bool pooled = false;                  // pooled mode: scores, logits and probs are empty (see above)
-  // The logit multiplier the pass used: config.logit_multiplier(d_qk), d_qk the width q and k had (a raw
-  // feature's own width when queries and keys are not the projected embeddings, qkv_source.h).
-  float multiplier = 1.0f;
-  // The mask the pass used (the sandbox's knob; a model layer's own: causal, its window, or bidirectional).
-  // Views, pyramids' masked texels, figures and exports read it here.
-  Mask mask;
-
-  int n_head() const { return !probs->empty() ? (int)probs->dim(0) : (int)q->dim(0); }
-  int n_q() const { return !probs->empty() ? (int)probs->dim(1) : (int)q->dim(1); }
-  int n_k() const { return !probs->empty() ? (int)probs->dim(2) : (int)k->dim(1); }
-  // Where the maps' numbers come from (the full map, or the pyramid and q, k for exact rows), with the
-  // multiplier and mask above. generation: a number that changes with the tensors.
-  MapSource Source(uint64_t generation) const;
+  // pooled (LayerMaps): scores, logits and probs are empty (see above). multiplier: config.logit_multiplier(d_qk),
+  // d_qk the width q and k had (a raw feature's own width when queries and keys are not the projected embeddings,
+  // qkv_source.h). mask: the sandbox's knob.
 };
 
 // What a long run reports to and listens to (all optional). progress(stage, done, total) is called at

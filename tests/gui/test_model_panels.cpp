@@ -131,7 +131,7 @@ TEST_F(ModelPanelTest, OverviewShowsEveryLayerAndHeadAndAClickOpensIt) {
     }
   EXPECT_GT(renderer_.calls[(HeatmapKey{MapView::kGrid, 0, 0, 0})], 0);
   ASSERT_TRUE(app.shown);
-  EXPECT_EQ(app.shown->tensors.probs.get(), app.model_result->probs[0].get()) << "the layer was copied, not shared";
+  EXPECT_EQ(app.shown->tensors.probs.get(), app.model_result->layers[0]->probs.get()) << "the layer was copied, not shared";
   // The sandbox panels gave their places to the model's.
   EXPECT_EQ(app.dump.Find("controls.d_model"), nullptr);
   EXPECT_NE(app.dump.Find("model.layer"), nullptr);
@@ -141,11 +141,11 @@ TEST_F(ModelPanelTest, OverviewShowsEveryLayerAndHeadAndAClickOpensIt) {
   EXPECT_EQ(app.state.model_layer, 2);
   EXPECT_EQ(app.state.selected_head, 3);
   EXPECT_TRUE(app.state.enlarged);
-  EXPECT_EQ(app.shown->tensors.probs.get(), app.model_result->probs[2].get());
+  EXPECT_EQ(app.shown->tensors.probs.get(), app.model_result->layers[2]->probs.get());
   EXPECT_GT(renderer_.calls[(HeatmapKey{MapView::kEnlarged, 0, 3, 0})], 0);
   // The image drawn for it is layer 2's head 3.
   const HeatmapImage& img = renderer_.last[(HeatmapKey{MapView::kEnlarged, 0, 3, 0})];
-  const Tensor& layer2 = *app.model_result->probs[2];
+  const Tensor& layer2 = *app.model_result->layers[2]->probs;
   const size_t n = layer2.dim(1);
   ASSERT_EQ((size_t)img.n_q, n);  // a short text: the map is drawn cell for cell
   ASSERT_EQ((size_t)img.n_k, n);
@@ -160,15 +160,15 @@ TEST_F(ModelPanelTest, WhatIfsRecomputeAndSpecialTokensHide) {
   App& app = MakeApp("The cat sat on the mat.");
   Frames(4);
   ASSERT_TRUE(app.model_result);
-  const std::vector<float> before = app.model_result->probs[1]->data;
+  const std::vector<float> before = app.model_result->layers[1]->probs->data;
   const uint64_t generation = app.model_result->generation;
   app.state.model_no_scale = true;  // what the checkbox sets
   app.state.model_whatif_layers = "1";
   Frames(4);
   ASSERT_GT(app.model_result->generation, generation);
   EXPECT_TRUE(app.model_result->request.no_scale);
-  EXPECT_EQ(app.model_result->probs[0]->data, app.model_result->probs[0]->data);
-  EXPECT_NE(app.model_result->probs[1]->data, before) << "no_scale on layer 1 changed nothing";
+  EXPECT_EQ(app.model_result->layers[0]->probs->data, app.model_result->layers[0]->probs->data);
+  EXPECT_NE(app.model_result->layers[1]->probs->data, before) << "no_scale on layer 1 changed nothing";
   // A bad layer list is refused with the range, and nothing is submitted.
   app.state.model_whatif_layers = "7";
   Frames(2);
@@ -244,7 +244,7 @@ TEST_F(ModelPanelTest, BackToTheSandboxInOneClick) {
   Click("controls.trained_model");
   Frames(3);
   EXPECT_EQ(app.state.source, Source::kModel);
-  EXPECT_EQ(app.shown->tensors.probs.get(), app.model_result->probs[(size_t)app.state.model_layer].get());
+  EXPECT_EQ(app.shown->tensors.probs.get(), app.model_result->layers[(size_t)app.state.model_layer]->probs.get());
 }
 
 TEST_F(ModelPanelTest, ABadFolderSaysWhyAndKeepsTheWindowWorking) {
@@ -302,7 +302,7 @@ TEST_F(ModelPanelTest, OverviewExportsEveryLayerAndHead) {
   const size_t n = app.model_result->tokens.size();
   ASSERT_EQ(all->shape, (std::vector<size_t>{12, n, n}));
   // Map 4*2 + 1 is layer 2, head 1.
-  const Tensor& layer2 = *app.model_result->probs[2];
+  const Tensor& layer2 = *app.model_result->layers[2]->probs;
   EXPECT_TRUE(std::equal(layer2.data.begin() + n * n, layer2.data.begin() + 2 * n * n, all->data.begin() + 9 * n * n));
 }
 #endif
@@ -358,7 +358,7 @@ TEST_F(ModelPanelTest, MistralWindowIsDrawnMaskedInTheAppAndItsFigure) {
   ASSERT_EQ(img.n_q, n);
   ASSERT_EQ(img.n_k, n);
   EXPECT_TRUE(img.masked);
-  const Tensor& layer1 = *app.model_result->probs[1];
+  const Tensor& layer1 = *app.model_result->layers[1]->probs;
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) {
       const float drawn = img.probs[(size_t)i * n + j];

@@ -1,0 +1,40 @@
+// LayerMaps: one attention layer's maps as every room after the kernel sees them (the Heads panel, the Overview,
+// Shapes, figures and exports), whichever wing made the layer: the sandbox's pipeline (AttentionTensors extends it
+// with the pipeline's own numbers: x, v, scores, logits, z, out) or a trained model's run (one LayerMaps per layer,
+// published as each layer finishes). Immutable once handed out; tensors are shared, never deep-copied.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "mask.h"
+#include "metrics.h"
+#include "pyramid.h"
+#include "tensor.h"
+#include "text.h"
+#include "view.h"
+
+namespace attnviz {
+
+struct LayerMaps {
+  std::vector<Token> query_tokens;     // n_q (equal to kv_tokens in self-attention)
+  std::vector<Token> kv_tokens;        // n_k
+  SharedTensor q = EmptyTensor();      // [n_head, n_q, d_k]  what exact rows need (empty: the maps are kept whole)
+  SharedTensor k = EmptyTensor();      // [n_head, n_k, d_k]
+  SharedTensor probs = EmptyTensor();  // [n_head, n_q, n_k]  softmax rows; masked entries exactly 0 (empty: pooled)
+  std::vector<HeadMetrics> metrics;    // [n_head]: the per-row figures, from the same pass as the maps
+  // The pooled levels of probs (a long input keeps only these and q, k); may be null while probs are kept.
+  std::shared_ptr<const MapPyramid> pyramid;
+  bool pooled = false;  // no full map kept: probs is empty
+  // The logit multiplier the pass used (1/sqrt(d_qk) or 1, divided by the temperature) and its mask.
+  float multiplier = 1.0f;
+  Mask mask;
+
+  int n_head() const { return !probs->empty() ? (int)probs->dim(0) : (int)q->dim(0); }
+  int n_q() const { return !probs->empty() ? (int)probs->dim(1) : (int)q->dim(1); }
+  int n_k() const { return !probs->empty() ? (int)probs->dim(2) : (int)k->dim(1); }
+  // Where the maps' numbers come from (the full map, or the pyramid and q, k for exact rows), with the
+  // multiplier and mask above. generation: a number that changes with the tensors.
+  MapSource Source(uint64_t generation) const;
+};
+
+}  // namespace attnviz
