@@ -196,6 +196,12 @@ enum class MsgId : int {
   kCrossNeedsSandbox,
   kNoLayerGiven,
   kPrefixWhatIfLayers,
+  kModelLayerOutOfRange,      // {0} "--layer" or "layer", {1} layer, {2} the last layer, {3} n_layer
+  kModelHeadOutOfRange,       // {0} "--head" or "head", {1} head, {2} the last head, {3} n_head
+  kFigureNeedsLayerHead,
+  kOptionNeedsFigure,         // {0} option
+  kFigureNoExtension,         // {0} path
+  kFigureExtension,           // {0} path, {1} extension
   // ---- app and export: the input options (app/common/options.cpp), writing files (file_io.h), figures
   kTextAndTextFile,
   kLineNeedsTextFile,

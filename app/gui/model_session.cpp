@@ -241,21 +241,9 @@ std::shared_ptr<ModelResult> ModelSession::Run(const ModelRequest& request, uint
     return result;
   }
   result->tokens = *tokens;
-  model::RunOptions options;
+  model::RunOptions options = WhatIfRunOptions(request.what_ifs(), c.n_layer);  // as attnviz-cli model's
   options.cancel = &cancel_;
   options.row_figures = true;
-  std::vector<bool> touched((size_t)c.n_layer, request.whatif_layers.empty());
-  for (int l : request.whatif_layers)
-    if (l >= 0 && l < c.n_layer) touched[(size_t)l] = true;
-  if (request.no_scale) {
-    options.no_scale.assign((size_t)c.n_layer, false);
-    for (int l = 0; l < c.n_layer; ++l) options.no_scale[(size_t)l] = touched[(size_t)l];
-  }
-  if (request.temperature != 1.0f) {
-    options.temperature.assign((size_t)c.n_layer, 1.0f);
-    for (int l = 0; l < c.n_layer; ++l)
-      if (touched[(size_t)l]) options.temperature[(size_t)l] = request.temperature;
-  }
   layer_done_ = 0;
   layer_total_ = c.n_layer;
   const std::vector<int> ids = TokenIds(*tokens);
@@ -321,18 +309,7 @@ AttentionTensors StackedLayers(const ModelResult& r, bool hide_special) {
 }
 
 AttentionConfig LayerConfig(const ModelFolder& folder, const ModelRequest& request, int layer) {
-  const model::ModelConfig& c = folder.model->config();
-  AttentionConfig config;
-  config.n_head = c.n_head;
-  config.d_model = c.d_model;
-  config.d_k = config.d_v = c.d_head;
-  const bool touched = request.whatif_layers.empty() ||
-                       std::find(request.whatif_layers.begin(), request.whatif_layers.end(), layer) !=
-                           request.whatif_layers.end();
-  config.scale = !(touched && request.no_scale);
-  config.temperature = touched ? request.temperature : 1.0f;
-  config.mask = model::AttentionMask(c).causal() ? MaskKind::kCausal : MaskKind::kNone;
-  return config;
+  return ModelLayerConfig(folder.model->config(), layer, request.what_ifs());
 }
 
 int KvGroupOf(const model::ModelConfig& c, int head) {

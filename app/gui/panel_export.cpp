@@ -83,6 +83,46 @@ Result<HeatmapExportOptions> PanelOptions(const ViewState& s, const std::string&
 }
 #endif
 
+#ifdef ATTNVIZ_HAVE_FIGURE
+// A trained model's current head, or its visible heads, of the layer the Heads panel shows (its maps, with the
+// special tokens left out when they are hidden there): the figure `attnviz-cli model --figure --layer L --head H`
+// writes (MakeModelHeadFigure, app/common/model_figure.h), its title naming the model, the layer, the mask and the
+// what-ifs.
+std::function<Status()> ModelHeadsJob(App& app, HeatmapExportOptions o, UiMessage* refusal) {
+  const ViewState& s = app.state;
+  std::shared_ptr<const ModelResult> model = app.model_result;
+  std::shared_ptr<const ComputeResult> shown = app.shown;
+  if (!model || !shown || model->n_layer() == 0) {
+    *refusal = UiMessage(Str::kExportNothingComputed);
+    return nullptr;
+  }
+  const int layer = std::clamp(s.model_layer, 0, model->n_layer() - 1);  // the layer `shown` holds (UpdateModel)
+  std::vector<int> heads = {s.selected_head};
+  if (s.export_target == ExportTarget::kVisibleHeads) {
+    heads = app.VisibleHeads();
+    if (heads.empty()) {
+      *refusal = UiMessage(Str::kExportEveryHeadHidden);
+      return nullptr;
+    }
+  }
+  const model::ModelConfig& c = model->request.folder->model->config();
+  const ModelWhatIfs what_ifs = model->request.what_ifs();
+  const int n = (int)model->tokens.size();
+  Result<ModelHeadFigure> figure = MakeModelHeadFigure(c, shown->tensors, n, layer, heads[0], what_ifs);
+  if (!figure) return [st = figure.status()] { return st; };
+  if (s.export_target == ExportTarget::kVisibleHeads) {
+    o.all_heads = true;
+    o.heads = heads;
+    figure->title = ModelFigureTitle(c, n, layer, std::to_string(heads.size()) + (heads.size() == 1 ? " head" : " heads"),
+                                     what_ifs, figure->tensors.n_q() < n);
+  } else {
+    o.head = figure->head;
+  }
+  if (o.title.empty()) o.title = LocalizedTitle(figure->title);  // in the UI's language, as attnviz-cli --lang
+  return [head_figure = std::move(*figure), o] { return ExportHeatmap(head_figure.tensors, head_figure.config, o); };
+}
+#endif
+
 // Builds the export job on the UI thread (what to write, from which immutable result) and returns
 // it to run on a background thread: a large figure can take longer than a frame. Nothing to export: no job, and
 // `refusal` says why.
@@ -121,6 +161,7 @@ std::function<Status()> MakeExportJob(App& app, const std::string& path, UiMessa
     const bool hide = s.model_hide_special;
     return [model, o, config, hide] { return ExportHeatmap(StackedLayers(*model, hide), config, o); };
   }
+  if (s.source == Source::kModel) return ModelHeadsJob(app, o, refusal);
   std::shared_ptr<const ComputeResult> result = app.shown;
   if (!result) {
     *refusal = UiMessage(Str::kExportNothingComputed);

@@ -21,6 +21,21 @@ bool EndsWith(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
+// A model figure's what-ifs, "no 1/√d_head, T=0.5": each in the current language, T=0.5 as it is.
+std::string LocalizedWhatIfs(const std::string& list) {
+  const std::string no_scale = "no 1/\u221Ad_head";
+  std::string out;
+  size_t begin = 0;
+  while (true) {
+    const size_t end = list.find(", ", begin);
+    const std::string item = list.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+    out += item == no_scale ? Tr(Str::kTitleNoSqrtScale) : item;
+    if (end == std::string::npos) return out;
+    out += ", ";
+    begin = end + 2;
+  }
+}
+
 // One " · "-separated segment of a title or of Describe(): the words in the current language, numbers and
 // names (d_k=16, T=1, seed=3) as they are.
 std::string LocalizedSegment(const std::string& seg) {
@@ -36,6 +51,17 @@ std::string LocalizedSegment(const std::string& seg) {
   if (seg.size() > 7 && seg[1] == ' ' && seg.compare(2, 5, "from ") == 0)
     return Trf(Str::kTitleFrom, {seg.substr(0, 1), FeatureLabel(seg.substr(7))});
   if (seg.rfind("score ", 0) == 0) return Trf(Str::kTitleScore, {seg.substr(6)});
+  // A model figure (ModelFigureTitle): the layer, the mask, the what-ifs and the layers they act on.
+  if (seg.rfind("layer ", 0) == 0) return Trf(Str::kTitleLayer, {seg.substr(6)});
+  if (seg == "bidirectional") return Tr(Str::kTitleBidirectional);
+  if (seg.rfind("causal, window ", 0) == 0) return Trf(Str::kTitleCausalWindow, {seg.substr(15)});
+  if (seg == "special tokens hidden") return Tr(Str::kTitleSpecialHidden);
+  if (EndsWith(seg, " on every layer"))
+    return Trf(Str::kTitleOnEveryLayer, {LocalizedWhatIfs(seg.substr(0, seg.size() - 15))});
+  if (const size_t on = seg.find(" on layers "); on != std::string::npos)
+    return Trf(Str::kTitleOnLayers, {LocalizedWhatIfs(seg.substr(0, on)), seg.substr(on + 11)});
+  if (const size_t on = seg.find(" on layer "); on != std::string::npos)
+    return Trf(Str::kTitleOnLayer, {LocalizedWhatIfs(seg.substr(0, on)), seg.substr(on + 10)});
   if (seg.rfind("queries ", 0) == 0) {
     const size_t keys = seg.find(", keys ");
     if (keys != std::string::npos) return Trf(Str::kTitleQueriesKeys, {seg.substr(8, keys - 8), seg.substr(keys + 7)});

@@ -82,6 +82,10 @@ enum class Str : int {
   // ---- the engine's words (localized.h): title and summary-line segments, the model's progress
   kTitleScaled, kTitleUnscaled, kTitleNoPositions, kTitleSaturation, kTitleHead, kTitleHeads, kTitleFrom,
   kTitleScore, kTitleQueriesKeys, kModelLayerOf,
+  // a model figure's title (app/common/model_figure.h ModelFigureTitle): "layer 1", "bidirectional", "causal,
+  // window 8", "no 1/√d_head", "... on layer 0", "... on layers 0, 2", "... on every layer", "special tokens hidden"
+  kTitleLayer, kTitleBidirectional, kTitleCausalWindow, kTitleNoSqrtScale, kTitleOnLayer, kTitleOnLayers,
+  kTitleOnEveryLayer, kTitleSpecialHidden,
   // ---- export panel, settings file, the app's command line, attnviz-cli's input errors and output, a model's
   // description, the Shapes tab's raw sources
   kExportSweepBusy, kExportNoModelResult, kExportNothingComputed, kExportEveryHeadHidden, kExportNoFigureLibrary,

@@ -1,0 +1,118 @@
+#include "model_figure.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace attnviz {
+
+namespace {
+
+const char* kDot = " \u00B7 ";
+
+std::string Number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+// "no 1/√d_head, T=0.5 on layers 0, 2" (the layers as a sorted set), "" when the what-ifs cannot change the
+// map of `layer`: none at all, or only on later layers.
+std::string WhatIfSegment(const ModelWhatIfs& w, int layer) {
+  if (!w.any()) return "";
+  std::vector<int> layers = w.layers;
+  std::sort(layers.begin(), layers.end());
+  layers.erase(std::unique(layers.begin(), layers.end()), layers.end());
+  if (!layers.empty() && layers.front() > layer) return "";
+  std::string s;
+  if (w.no_scale) s = "no 1/\u221Ad_head";
+  if (w.temperature != 1.0f) s += (s.empty() ? "" : ", ") + std::string("T=") + Number(w.temperature);
+  if (layers.empty()) return s + " on every layer";
+  if (layers.size() == 1) return s + " on layer " + std::to_string(layers[0]);
+  s += " on layers ";
+  for (size_t i = 0; i < layers.size(); ++i) s += (i ? ", " : "") + std::to_string(layers[i]);
+  return s;
+}
+
+}  // namespace
+
+bool ModelWhatIfs::Touches(int layer) const {
+  return layers.empty() || std::find(layers.begin(), layers.end(), layer) != layers.end();
+}
+
+model::RunOptions WhatIfRunOptions(const ModelWhatIfs& w, int n_layer) {
+  model::RunOptions options;
+  if (w.no_scale) options.no_scale.assign((size_t)n_layer, false);
+  if (w.temperature != 1.0f) options.temperature.assign((size_t)n_layer, 1.0f);
+  for (int l = 0; l < n_layer; ++l) {
+    if (!w.Touches(l)) continue;
+    if (w.no_scale) options.no_scale[(size_t)l] = true;
+    if (w.temperature != 1.0f) options.temperature[(size_t)l] = w.temperature;
+  }
+  return options;
+}
+
+std::string MaskTitle(const Mask& mask, int n) {
+  if (!mask.causal()) return "bidirectional";  // a model's maps are causal or see every key
+  if (mask.windowed() && mask.window < n) return "causal, window " + std::to_string(mask.window);
+  return "causal";
+}
+
+AttentionConfig ModelLayerConfig(const model::ModelConfig& c, int layer, const ModelWhatIfs& w) {
+  AttentionConfig config;
+  config.n_head = c.n_head;
+  config.d_model = c.d_model;
+  config.d_k = config.d_v = c.d_head;
+  const bool touched = w.Touches(layer);
+  config.scale = !(touched && w.no_scale);
+  config.temperature = touched ? w.temperature : 1.0f;
+  config.mask = model::AttentionMask(c).causal() ? MaskKind::kCausal : MaskKind::kNone;
+  return config;
+}
+
+std::string ModelFigureTitle(const model::ModelConfig& c, int n, int layer, const std::string& heads,
+                             const ModelWhatIfs& w, bool special_hidden) {
+  std::string title = c.model_type + kDot + "layer " + std::to_string(layer) + kDot + heads + kDot +
+                      MaskTitle(model::AttentionMask(c), n);
+  if (std::string what_if = WhatIfSegment(w, layer); !what_if.empty()) title += kDot + what_if;
+  if (special_hidden) title += kDot + std::string("special tokens hidden");
+  return title;
+}
+
+LayerMaps ModelLayerMaps(const model::ModelConfig& c, const std::vector<tokenize::Token>& tokens,
+                         const SharedTensor& layer_probs) {
+  LayerMaps maps;
+  for (const tokenize::Token& tok : tokens) {
+    Token shown;
+    shown.text = tok.display;
+    shown.byte_begin = tok.byte_begin;
+    shown.byte_end = tok.byte_end;
+    maps.kv_tokens.push_back(shown);
+  }
+  maps.query_tokens = maps.kv_tokens;
+  if (layer_probs) maps.probs = layer_probs;
+  maps.mask = model::AttentionMask(c);
+  return maps;
+}
+
+Result<ModelHeadFigure> MakeModelHeadFigure(const model::ModelConfig& c, const LayerMaps& maps, int n_tokens, int layer,
+                                            int head, const ModelWhatIfs& w) {
+  if (layer < 0 || layer >= c.n_layer)
+    return Status::Error(MsgId::kModelLayerOutOfRange,
+                         {"layer", std::to_string(layer), std::to_string(c.n_layer - 1), std::to_string(c.n_layer)});
+  if (head < 0 || head >= c.n_head)
+    return Status::Error(MsgId::kModelHeadOutOfRange,
+                         {"head", std::to_string(head), std::to_string(c.n_head - 1), std::to_string(c.n_head)});
+  const size_t n = maps.kv_tokens.size();
+  if (maps.pooled || maps.probs->shape != std::vector<size_t>{(size_t)c.n_head, n, n} || (int)n > n_tokens ||
+      maps.query_tokens.size() != n)
+    return Status::Error("layer " + std::to_string(layer) + ": the maps are not [n_head, n, n] for its " +
+                         std::to_string(n) + " tokens");
+  ModelHeadFigure figure;
+  static_cast<LayerMaps&>(figure.tensors) = maps;
+  figure.config = ModelLayerConfig(c, layer, w);
+  figure.head = head;
+  figure.title = ModelFigureTitle(c, n_tokens, layer, "head " + std::to_string(head), w, (int)n < n_tokens);
+  return figure;
+}
+
+}  // namespace attnviz

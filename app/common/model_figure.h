@@ -1,0 +1,68 @@
+// One layer of a trained model's run as the figure code draws it: the tokens, the layer's maps with the model's
+// mask, the config the figure reads and a title naming the model, the layer, the head, the mask and the what-ifs.
+// Both programs go through here, so `attnviz-cli model --figure` and the app's Export of a model head write the
+// same figure for the same settings. The mask is model::AttentionMask(config) (core/model/config.h), the one place
+// that decides it.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "config.h"
+#include "layer_maps.h"
+#include "mask.h"
+#include "model/config.h"
+#include "model/run.h"
+#include "pipeline.h"
+#include "status.h"
+#include "tensor.h"
+#include "tokenize/token.h"
+
+namespace attnviz {
+
+// The what-ifs of a model run: attnviz-cli model's --no-scale, --temperature, --layers; the app's Model panel.
+struct ModelWhatIfs {
+  bool no_scale = false;     // drop 1/sqrt(d_head)
+  float temperature = 1.0f;  // logits / T
+  std::vector<int> layers;   // the layers they act on; empty = every layer
+  bool any() const { return no_scale || temperature != 1.0f; }
+  bool Touches(int layer) const;
+};
+
+// The per-layer vectors RunModel reads for `w` (none when there is no what-if).
+model::RunOptions WhatIfRunOptions(const ModelWhatIfs& w, int n_layer);
+
+// The mask's words in a title for a text of n tokens: "bidirectional", "causal", or "causal, window 8" when the
+// sliding window is shorter than the text (else it cuts nothing).
+std::string MaskTitle(const Mask& mask, int n);
+
+// What the figure code reads of a model layer as a sandbox config: n_head, d_k = d_head, d_model, the scaling and
+// temperature the what-ifs leave on that layer, the mask knob (causal or not; the maps carry the whole mask).
+AttentionConfig ModelLayerConfig(const model::ModelConfig& c, int layer, const ModelWhatIfs& w);
+
+// "gpt2 · layer 1 · head 2 · causal" or "mistral · layer 0 · 4 heads · causal, window 8 · no 1/√d_head, T=0.5 on
+// layers 0, 1 · special tokens hidden": `heads` is "head 2", "4 heads", ...; n the tokens of the run (for the
+// window). English; LocalizedTitle (app/gui/i18n/localized.h) says it in the UI's language.
+std::string ModelFigureTitle(const model::ModelConfig& c, int n, int layer, const std::string& heads,
+                             const ModelWhatIfs& w, bool special_hidden = false);
+
+// A layer's maps from a run's tokens (their readable form) and that layer's probs [n_head, n, n] (shared, not
+// copied), with the model's mask: what the app's run publishes per layer (ModelResult::layers), without the row
+// figures (attnviz-cli model --figure keeps one layer this way).
+LayerMaps ModelLayerMaps(const model::ModelConfig& c, const std::vector<tokenize::Token>& tokens,
+                         const SharedTensor& layer_probs);
+
+// One head of one layer, ready for ExportHeatmap(tensors, config, options with options.head = head).
+struct ModelHeadFigure {
+  AttentionTensors tensors;  // the layer's maps (tokens, probs [n_head, n, n], the model's mask), shared
+  AttentionConfig config;    // ModelLayerConfig
+  int head = 0;
+  std::string title;         // ModelFigureTitle (English)
+};
+
+// `maps`: the layer's maps as the panels hold them (whole probs; the special tokens' rows and columns may have been
+// left out, then the title says so); n_tokens: the run's tokens. Errors: the layer or head out of the model's range,
+// maps that are not [n_head, n, n] with n <= n_tokens.
+Result<ModelHeadFigure> MakeModelHeadFigure(const model::ModelConfig& c, const LayerMaps& maps, int n_tokens, int layer,
+                                            int head, const ModelWhatIfs& w);
+
+}  // namespace attnviz
