@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "cli_commands.h"
+#include "cli_figure_options.h"
 #include "help_ko.h"
 #include "cli_util.h"
 #include "colormap.h"
@@ -65,12 +66,11 @@ int RunExport(const std::vector<std::string>& args) {
                   HelpText(Help::kInputOptions, InputOptionsHelp().c_str()));
       return 0;
     }
-    if (a == "--annotate") {
-      options.annotate = true;
+    if (ParseFigureOption(args, &i, &options, &error)) {  // --colormap, --size, --title, ... (cli_figure_options.h)
+      if (!error) return UsageError("export", Localized(error));
       continue;
     }
-    if (a == "--out" || a == "--format" || a == "--head" || a == "--colormap" || a == "--color-scale" ||
-        a == "--range" || a == "--cell-size" || a == "--width" || a == "--title" || a == "--size" || a == "--dpi") {
+    if (a == "--out" || a == "--format" || a == "--head") {
       auto v = TakeValue(args, &i);
       if (!v) return UsageError("export", Localized(v));
       if (a == "--out") {
@@ -82,37 +82,6 @@ int RunExport(const std::vector<std::string>& args) {
         if (!n) return UsageError("export", Localized(n));
         options.head = *n;
         head_set = true;
-      } else if (a == "--colormap") {
-        auto c = ParseColormap(*v);
-        if (!c) return UsageError("export", Localized(Status::Prefixed(MsgId::kPrefixContext, {"--colormap"}, c.status())));
-        options.colormap = *c;
-      } else if (a == "--color-scale") {
-        auto s = ParseColorScale(*v);
-        if (!s) return UsageError("export", Localized(Status::Prefixed(MsgId::kPrefixContext, {"--color-scale"}, s.status())));
-        options.color_scale = *s;
-      } else if (a == "--range") {
-        if (*v != "fixed" && *v != "auto")
-          return UsageError("export", Trf(Str::kCliUnknownRange, {*v}));
-        options.auto_range = *v == "auto";
-      } else if (a == "--cell-size") {
-        auto n = ParseIntValue(a, *v, 1, 400);
-        if (!n) return UsageError("export", Localized(n));
-        options.cell_size = *n;
-      } else if (a == "--width") {
-        auto n = ParseIntValue(a, *v, 16, 16384);
-        if (!n) return UsageError("export", Localized(n));
-        options.width = *n;
-      } else if (a == "--title") {
-        if (Status s = ValidatePlainText(*v); !s) return UsageError("export", Localized(Status::Prefixed(MsgId::kPrefixContext, {"--title"}, s)));
-        options.title = *v;
-      } else if (a == "--size") {
-        auto size = ParseFigureSize(*v);
-        if (!size) return UsageError("export", Localized(Status::Prefixed(MsgId::kPrefixContext, {"--size"}, size.status())));
-        options.size = *size;
-      } else if (a == "--dpi") {
-        auto n = ParseIntValue(a, *v, (int)kMinDpi, (int)kMaxDpi);
-        if (!n) return UsageError("export", Localized(n));
-        options.dpi = (float)*n;
       }
       continue;
     }
@@ -120,8 +89,7 @@ int RunExport(const std::vector<std::string>& args) {
   }
   if (options.out_path.empty()) return UsageError("export", Tr(Str::kCliNoOut));
   if (head_set && options.all_heads) return UsageError("export", Tr(Str::kCliHeadAndHeads));
-  if ((options.cell_size > 0) + (options.width > 0) + options.size.set() > 1)
-    return UsageError("export", Tr(Str::kCliOneSizeOption));
+  if (Status s = CheckFigureOptions(options); !s) return UsageError("export", Localized(s));
   // Check the format before computing anything.
   if (auto f = ResolveExportFormat(options); !f) return UsageError("export", Localized(f));
 

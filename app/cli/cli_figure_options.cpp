@@ -1,0 +1,66 @@
+#include "cli_figure_options.h"
+
+#include "cli_util.h"
+#include "colormap.h"
+#include "localized.h"
+#include "options.h"
+#include "text.h"
+
+namespace attnviz {
+
+bool ParseFigureOption(const std::vector<std::string>& args, size_t* i, HeatmapExportOptions* options, Status* error) {
+  const std::string& a = args[*i];
+  *error = Status::Ok();
+  if (a == "--annotate") {
+    options->annotate = true;
+    return true;
+  }
+  if (a != "--colormap" && a != "--color-scale" && a != "--range" && a != "--cell-size" && a != "--width" &&
+      a != "--title" && a != "--size" && a != "--dpi")
+    return false;
+  auto v = TakeValue(args, i);
+  if (!v) {
+    *error = v.status();
+    return true;
+  }
+  if (a == "--colormap") {
+    auto c = ParseColormap(*v);
+    if (!c) *error = Status::Prefixed(MsgId::kPrefixContext, {"--colormap"}, c.status());
+    else options->colormap = *c;
+  } else if (a == "--color-scale") {
+    auto s = ParseColorScale(*v);
+    if (!s) *error = Status::Prefixed(MsgId::kPrefixContext, {"--color-scale"}, s.status());
+    else options->color_scale = *s;
+  } else if (a == "--range") {
+    if (*v != "fixed" && *v != "auto") *error = Status::Error(Trf(Str::kCliUnknownRange, {*v}));
+    else options->auto_range = *v == "auto";
+  } else if (a == "--cell-size") {
+    auto n = ParseIntValue(a, *v, 1, 400);
+    if (!n) *error = n.status();
+    else options->cell_size = *n;
+  } else if (a == "--width") {
+    auto n = ParseIntValue(a, *v, 16, 16384);
+    if (!n) *error = n.status();
+    else options->width = *n;
+  } else if (a == "--title") {
+    if (Status s = ValidatePlainText(*v); !s) *error = Status::Prefixed(MsgId::kPrefixContext, {"--title"}, s);
+    else options->title = *v;
+  } else if (a == "--size") {
+    auto size = ParseFigureSize(*v);
+    if (!size) *error = Status::Prefixed(MsgId::kPrefixContext, {"--size"}, size.status());
+    else options->size = *size;
+  } else if (a == "--dpi") {
+    auto n = ParseIntValue(a, *v, (int)kMinDpi, (int)kMaxDpi);
+    if (!n) *error = n.status();
+    else options->dpi = (float)*n;
+  }
+  return true;
+}
+
+Status CheckFigureOptions(const HeatmapExportOptions& options) {
+  if ((options.cell_size > 0) + (options.width > 0) + options.size.set() > 1)
+    return Status::Error(Tr(Str::kCliOneSizeOption));
+  return Status::Ok();
+}
+
+}  // namespace attnviz

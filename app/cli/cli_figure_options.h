@@ -1,0 +1,20 @@
+// The figure options attnviz-cli export and attnviz-cli model --figure share: how a heatmap looks, not what it
+// shows or where it goes.
+//   --colormap NAME  --color-scale S  --range fixed|auto  --cell-size PX  --width PX  --size WxH  --dpi N
+//   --annotate  --title TEXT
+#pragma once
+#include <string>
+#include <vector>
+
+#include "export.h"
+#include "status.h"
+
+namespace attnviz {
+
+// Whether args[*i] is one of the options above. If it is, its value is taken (*i moves past it) and checked
+// into *options; *error is the reason when it was wrong (Ok otherwise).
+bool ParseFigureOption(const std::vector<std::string>& args, size_t* i, HeatmapExportOptions* options, Status* error);
+// The checks across them, once all are parsed: at most one of --cell-size, --width and --size.
+Status CheckFigureOptions(const HeatmapExportOptions& options);
+
+}  // namespace attnviz
