@@ -1,21 +1,26 @@
 // attnviz-cli model: a real checkpoint's attention, layer by layer (GPT-2, BERT, Llama family).
 //   attnviz-cli model --model DIR|tiny (--text TEXT | --text-file FILE [--line N]) [--tokens] [--dump OUT]
 //                     [--roles [--json]] [--no-scale] [--temperature T] [--layers L1,L2,...]
+//                     [--figure OUT.png|.svg --layer L --head H [figure options]]
 // --dump streams attention.npy one layer at a time: a full map of every layer is never held. Head roles
-// (core/model/roles.h) are scored layer by layer as the run goes.
+// (core/model/roles.h) are scored layer by layer as the run goes. --figure keeps one layer's maps and draws one
+// head as the app's Export does (app/common/model_figure.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 
 #include "cli_commands.h"
+#include "cli_figure_options.h"
 #include "help_ko.h"
 #include "localized.h"
 #include "cli_util.h"
+#include "export.h"
 #include "file_io.h"
 #include "json.h"
 #include "model/roles.h"
 #include "model/run.h"
+#include "model_figure.h"
 #include "model_folder.h"
 #include "npy.h"
 #include "options.h"
@@ -42,7 +47,14 @@ const char* kModelHelp =
     "                         OUT/roles.csv (the --roles table)\n"
     "  --no-scale             what-if: drop the 1/sqrt(d_head) scaling\n"
     "  --temperature T        what-if: divide the logits by T (1e-06..1e+06)\n"
-    "  --layers L1,L2,...     the layers the what-ifs act on (default: all)\n";
+    "  --layers L1,L2,...     the layers the what-ifs act on (default: all)\n"
+    "  --figure OUT           write the heatmap of one head as OUT.png or OUT.svg, as the app's Export does;\n"
+    "                         the title names the model, layer, head, mask (causal, causal with a sliding\n"
+    "                         window, bidirectional) and the what-ifs\n"
+    "  --layer L, --head H    with --figure (both needed): the layer and the head drawn, 0-based\n"
+    "  --size WxH, --dpi N, --title TEXT, --colormap NAME, --color-scale S, --range fixed|auto,\n"
+    "  --cell-size PX, --width PX, --annotate\n"
+    "                         with --figure: as in attnviz-cli export --help\n";
 
 struct ModelArgs {
   std::string model_dir, dump_dir, layers;
@@ -51,6 +63,10 @@ struct ModelArgs {
   bool tokens_only = false, no_scale = false, roles = false, json = false;
   double temperature = 1.0;
   bool temperature_set = false;
+  // --figure OUT --layer L --head H and the figure options (-1: not given)
+  HeatmapExportOptions figure;
+  int figure_layer = -1, figure_head = -1;
+  std::string first_figure_option;  // the first figure option given, named when --figure is missing
 };
 
 Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help) {
@@ -97,6 +113,19 @@ Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help)
     } else if (arg == "--layers") {
       st = take(&a->layers);
       a->layers_set = true;
+    } else if (arg == "--figure") {
+      st = take_path(&a->figure.out_path);
+    } else if (arg == "--layer" || arg == "--head") {
+      std::string v;
+      st = take(&v);
+      if (st.ok()) {  // the model's range is checked once its config is read
+        auto n = ParseIntValue(arg, v, 0, 1 << 20);
+        if (n) (arg == "--layer" ? a->figure_layer : a->figure_head) = *n;
+        else st = n.status();
+      }
+      if (a->first_figure_option.empty()) a->first_figure_option = arg;
+    } else if (ParseFigureOption(args, &i, &a->figure, &st)) {  // --size, --dpi, --title, ... as export's
+      if (a->first_figure_option.empty()) a->first_figure_option = arg;
     }
     else st = Status::Error(Trf(Str::kCliUnknownOption, {arg, "model"}));
     if (!st.ok()) return st;
@@ -104,7 +133,15 @@ Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help)
   if (*help) return Status::Ok();
   if (a->model_dir.empty()) return Status::Error(MsgId::kModelRequired, {});
   if (a->json && !a->roles) return Status::Error(MsgId::kJsonNeedsRoles, {});
-  return Status::Ok();
+  if (a->figure.out_path.empty()) {
+    if (!a->first_figure_option.empty()) return Status::Error(MsgId::kOptionNeedsFigure, {a->first_figure_option});
+    return Status::Ok();
+  }
+  if (a->figure_layer < 0 || a->figure_head < 0) return Status::Error(MsgId::kFigureNeedsLayerHead, {});
+  const std::string ext = FileExtension(a->figure.out_path);
+  if (ext.empty()) return Status::Error(MsgId::kFigureNoExtension, {a->figure.out_path});
+  if (ext != ".png" && ext != ".svg") return Status::Error(MsgId::kFigureExtension, {a->figure.out_path, ext});
+  return CheckFigureOptions(a->figure);
 }
 
 
@@ -160,6 +197,42 @@ class DumpSink : public model::LayerSink {
   std::vector<std::string> lines_;
 };
 
+// Passes the run on to `next` and keeps a copy of one layer's maps [n_head, n, n]: the figure's layer, and no
+// other layer, is held after its turn.
+class KeepLayerSink : public model::LayerSink {
+ public:
+  KeepLayerSink(model::LayerSink* next, int layer) : next_(next), layer_(layer) {}
+  Status OnEmbeddings(const float* hidden, int n, int d_model) override {
+    return next_->OnEmbeddings(hidden, n, d_model);
+  }
+  Status OnLayer(const model::LayerOutput& out) override {
+    if (out.layer == layer_) {
+      auto kept = std::make_shared<Tensor>();
+      kept->Resize({(size_t)out.n_head, (size_t)out.n, (size_t)out.n});
+      std::copy(out.probs, out.probs + kept->size(), kept->data.begin());
+      kept_ = kept;
+    }
+    return next_->OnLayer(out);
+  }
+  const SharedTensor& kept() const { return kept_; }
+
+ private:
+  model::LayerSink* next_;
+  int layer_;
+  SharedTensor kept_;
+};
+
+// The figure of one head of the kept layer, through the app's own path (MakeModelHeadFigure), to options.out_path.
+Status WriteModelFigure(const model::ModelConfig& c, const std::vector<tokenize::Token>& tokens, const SharedTensor& probs,
+                        int layer, int head, const ModelWhatIfs& what_ifs, HeatmapExportOptions options) {
+  Result<ModelHeadFigure> figure =
+      MakeModelHeadFigure(c, ModelLayerMaps(c, tokens, probs), (int)tokens.size(), layer, head, what_ifs);
+  if (!figure) return figure.status();
+  options.head = figure->head;
+  if (options.title.empty()) options.title = LocalizedTitle(figure->title);
+  return ExportHeatmap(figure->tensors, figure->config, options);
+}
+
 }  // namespace
 
 int RunModelCommand(const std::vector<std::string>& args) {
@@ -186,23 +259,27 @@ int RunModelCommand(const std::vector<std::string>& args) {
   }
 
   // What-ifs on the layers --layers names (all when absent).
-  model::RunOptions options;
-  options.row_figures = true;
-  std::vector<int> layers;
+  ModelWhatIfs what_ifs;
+  what_ifs.no_scale = a.no_scale;
+  if (a.temperature_set) what_ifs.temperature = (float)a.temperature;
   if (a.layers_set) {
     auto parsed = ParseLayerList(a.layers, c.n_layer);
     if (!parsed) return UsageError("model", Localized(Status::Prefixed(MsgId::kPrefixContext, {"--layers"}, parsed.status())));
     if (parsed->empty()) return UsageError("model", Localized(Status::ErrorAt("--layers", MsgId::kNoLayerGiven, {})));
-    layers = *parsed;
-  } else {
-    for (int l = 0; l < c.n_layer; ++l) layers.push_back(l);
+    what_ifs.layers = *parsed;
   }
-  if (a.no_scale) options.no_scale.assign((size_t)c.n_layer, false);
-  if (a.temperature_set) options.temperature.assign((size_t)c.n_layer, 1.0f);
-  for (int l : layers) {
-    if (a.no_scale) options.no_scale[(size_t)l] = true;
-    if (a.temperature_set) options.temperature[(size_t)l] = (float)a.temperature;
-  }
+  model::RunOptions options = WhatIfRunOptions(what_ifs, c.n_layer);
+  options.row_figures = true;
+  // --figure: the layer and head in the model's range, before anything runs.
+  const bool figure = !a.figure.out_path.empty();
+  if (figure && a.figure_layer >= c.n_layer)
+    return UsageError("model", Localized(Status::Error(MsgId::kModelLayerOutOfRange,
+                                                       {"--layer", std::to_string(a.figure_layer),
+                                                        std::to_string(c.n_layer - 1), std::to_string(c.n_layer)})));
+  if (figure && a.figure_head >= c.n_head)
+    return UsageError("model", Localized(Status::Error(MsgId::kModelHeadOutOfRange,
+                                                       {"--head", std::to_string(a.figure_head),
+                                                        std::to_string(c.n_head - 1), std::to_string(c.n_head)})));
 
   const std::vector<int> ids = TokenIds(*tokens);
   const size_t n = ids.size();
@@ -219,7 +296,12 @@ int RunModelCommand(const std::vector<std::string>& args) {
   const bool dumping = !a.dump_dir.empty();
   model::HeadRoles roles = model::MakeHeadRoles(c.n_layer, c.n_head, ids);
   DumpSink sink(dumping ? &attention : nullptr, dumping ? &hidden : nullptr, &ids, &roles);
-  if (Status s = model::RunModel(*(*folder)->model, ids, options, &sink); !s) return UsageError("model", Localized(s));
+  KeepLayerSink keep(&sink, figure ? a.figure_layer : -1);
+  if (Status s = model::RunModel(*(*folder)->model, ids, options, &keep); !s) return UsageError("model", Localized(s));
+  if (figure) {
+    if (Status s = WriteModelFigure(c, *tokens, keep.kept(), a.figure_layer, a.figure_head, what_ifs, a.figure); !s)
+      return UsageError("model", Localized(s));
+  }
   if (a.roles) {  // stdout holds the table only, so it pipes into other tools
     std::fputs((a.json ? model::HeadRolesJson(roles) : model::HeadRolesCsv(roles)).c_str(), stdout);
   } else {
@@ -234,6 +316,7 @@ int RunModelCommand(const std::vector<std::string>& args) {
     if (Status s = dump.Commit(); !s) return UsageError("model", Localized(s));
     std::fprintf(a.roles ? stderr : stdout, "%s\n", Trf(Str::kCliDumpWritten, {a.dump_dir}).c_str());
   }
+  if (figure) std::fprintf(a.roles ? stderr : stdout, "%s\n", Trf(Str::kCliWrote, {a.figure.out_path}).c_str());
   return 0;
 }
 

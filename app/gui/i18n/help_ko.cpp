@@ -112,7 +112,14 @@ const char* kModelHelpKo =
     "                         마지막 정규화 전)와 OUT/roles.csv (--roles 표)를 씁니다\n"
     "  --no-scale             가정 실험: 1/sqrt(d_head) 스케일을 뺍니다\n"
     "  --temperature T        가정 실험: 로짓을 T로 나눕니다 (1e-06..1e+06)\n"
-    "  --layers L1,L2,...     가정 실험을 적용할 층 (기본: 모두)\n";
+    "  --layers L1,L2,...     가정 실험을 적용할 층 (기본: 모두)\n"
+    "  --figure OUT           헤드 하나의 히트맵을 OUT.png 또는 OUT.svg 로 씁니다 (앱의 내보내기와 같은 그림);\n"
+    "                         제목에 모델, 층, 헤드, 마스크 (인과, 슬라이딩 윈도가 있는 인과, 양방향)와\n"
+    "                         가정 실험이 들어갑니다\n"
+    "  --layer L, --head H    --figure 와 함께 (둘 다 필요): 그릴 층과 헤드, 0부터\n"
+    "  --size WxH, --dpi N, --title TEXT, --colormap NAME, --color-scale S, --range fixed|auto,\n"
+    "  --cell-size PX, --width PX, --annotate\n"
+    "                         --figure 와 함께: attnviz-cli export --help 와 같습니다\n";
 
 const char* kAppHeadKo =
     "사용법: attnviz [옵션] [FILE] [MODEL_DIR]\n"
