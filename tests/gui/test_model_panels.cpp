@@ -17,6 +17,7 @@
 #include "app.h"
 #include "json.h"
 #include "app_driver.h"
+#include "cli_runner.h"
 #include "figure/export.h"
 #include "file_io.h"
 #include "npy.h"
@@ -304,6 +305,53 @@ TEST_F(ModelPanelTest, OverviewExportsEveryLayerAndHead) {
   // Map 4*2 + 1 is layer 2, head 1.
   const Tensor& layer2 = *app.model_result->layers[2]->probs;
   EXPECT_TRUE(std::equal(layer2.data.begin() + n * n, layer2.data.begin() + 2 * n * n, all->data.begin() + 9 * n * n));
+}
+
+// The Export panel's current head of a model is `attnviz-cli model --figure --layer L --head H` with the same
+// what-ifs, byte for byte (MakeModelHeadFigure makes both); its title names the model, the layer, the head, the mask
+// and the what-ifs, and so does the visible heads' title.
+TEST_F(ModelPanelTest, HeadExportIsTheCliModelFigure) {
+  const std::string text = "The cat sat on the mat.";
+  App& app = MakeApp(text);
+  Frames(4);
+  ASSERT_TRUE(app.model_result);
+  app.state.model_no_scale = true;
+  app.state.model_whatif_layers = "0";
+  app.state.model_layer = 1;
+  app.state.selected_head = 2;
+  for (int i = 0; i < 500 && !app.model_result->request.no_scale; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    Frame();
+  }
+  ASSERT_TRUE(app.model_result->request.no_scale);
+  app.state.export_target = ExportTarget::kCurrentHead;
+  app.state.export_format = ExportFormat::kSvg;
+  app.state.export_dir = dir_;
+  Frames(2);
+  Export();
+  ASSERT_TRUE(app.export_ok) << app.export_message;
+  Result<std::string> from_app = ReadFile(app.export_path_written);
+  ASSERT_TRUE(from_app.ok()) << app.export_path_written;
+  const std::string title = "gpt2 \u00B7 layer 1 \u00B7 head 2 \u00B7 causal \u00B7 no 1/\u221Ad_head on layer 0";
+  EXPECT_NE(from_app->find(">" + title + "</text>"), std::string::npos) << title;
+  const std::string cli_svg = dir_ + "/cli-head.svg";
+  cli_test::CliResult r = cli_test::Cli({"--lang", "en", "model", "--model", model_dir_, "--text", text, "--figure",
+                                         cli_svg, "--layer", "1", "--head", "2", "--no-scale", "--layers", "0"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  Result<std::string> from_cli = ReadFile(cli_svg);
+  ASSERT_TRUE(from_cli.ok()) << cli_svg;
+  EXPECT_TRUE(*from_app == *from_cli) << "the app's figure is not attnviz-cli model --figure's";
+
+  // The visible heads (head 1 hidden): the same words, "3 heads".
+  app.state.export_target = ExportTarget::kVisibleHeads;
+  app.state.head_hidden[1] = true;
+  Frames(2);
+  Export();
+  ASSERT_TRUE(app.export_ok) << app.export_message;
+  from_app = ReadFile(app.export_path_written);
+  ASSERT_TRUE(from_app.ok()) << app.export_path_written;
+  EXPECT_NE(from_app->find(">gpt2 \u00B7 layer 1 \u00B7 3 heads \u00B7 causal \u00B7 no 1/\u221Ad_head on layer 0</text>"),
+            std::string::npos);
 }
 #endif
 
