@@ -15,7 +15,7 @@ const char* kUsage =
     "  compute   run one attention layer; print shapes and saturation; --dump DIR writes every tensor\n"
     "  sweep     saturation table over d_k (1..4096), scaled and unscaled, as CSV (and --plot)\n"
     "  export    heatmap figures (PNG, SVG) and data (CSV, NPY, JSON)\n"
-    "  model     a trained model's attention (GPT-2, BERT, Llama family): tokens, per-layer maps, --dump\n"
+    "  model     a trained model's attention (GPT-2, BERT, Llama family): tokens, per-layer maps, --dump, --figure\n"
     "'attnviz-cli COMMAND --help' shows the options of a command; a sentence file may be given as\n"
     "a plain argument ('attnviz-cli compute FILE' is 'attnviz-cli compute --text-file FILE').\n"
     "  --print-paths   print where the samples and the bundled model are read from\n"

@@ -7,7 +7,7 @@
 _attnviz_value() {
   local prev=$1 cur=$2 cmd=$3
   case $prev in
-    --text-file|--out|--plot|--screenshot|--widgets-json|--snapshot-path)
+    --text-file|--out|--plot|--figure|--screenshot|--widgets-json|--snapshot-path)
       compopt -o filenames 2>/dev/null
       COMPREPLY=($(compgen -f -- "$cur")) ;;
     --weights|--dump|--shader-dir|--model)
@@ -26,7 +26,7 @@ _attnviz_value() {
     --range) COMPREPLY=($(compgen -W "fixed auto" -- "$cur")) ;;
     --heads) [ "$cmd" = export ] && COMPREPLY=($(compgen -W "all" -- "$cur")) ;;
     --text|--query-text|--line|--d-model|--dk|--dv|--temperature|--seed|--seeds|--dks|--random-tokens|--head|\
-    --cell-size|--width|--title|--frames|--bench-frames|--layers)
+    --cell-size|--width|--title|--frames|--bench-frames|--layers|--layer)
       COMPREPLY=() ;;
     *) return 1 ;;
   esac

@@ -14,7 +14,7 @@ const char* kUsageKo =
     "  compute   어텐션 층 하나를 계산하고 모양과 포화를 출력합니다; --dump DIR 는 모든 텐서를 씁니다\n"
     "  sweep     d_k (1..4096)에 따른 포화 표, 스케일 적용과 없음, CSV로 (--plot 도)\n"
     "  export    히트맵 그림 (PNG, SVG)과 데이터 (CSV, NPY, JSON)\n"
-    "  model     학습된 모델의 어텐션 (GPT-2, BERT, Llama 계열): 토큰, 층별 맵, --dump\n"
+    "  model     학습된 모델의 어텐션 (GPT-2, BERT, Llama 계열): 토큰, 층별 맵, --dump, --figure\n"
     "'attnviz-cli 명령 --help' 는 명령의 옵션을 보여 줍니다; 문장 파일은 그냥 인자로 줄 수도 있습니다\n"
     "('attnviz-cli compute FILE' 은 'attnviz-cli compute --text-file FILE' 과 같습니다).\n"
     "  --print-paths   예문과 내장 모델을 어디서 읽는지 출력합니다\n"
