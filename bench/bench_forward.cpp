@@ -21,12 +21,12 @@
 #include <cstdio>
 #include <string>
 
-#include "attention.h"
-#include "embedding.h"
-#include "metrics.h"
-#include "pipeline.h"
-#include "random.h"
-#include "weights.h"
+#include "attention/attention.h"
+#include "sandbox/embedding.h"
+#include "attention/metrics.h"
+#include "sandbox/pipeline.h"
+#include "base/random.h"
+#include "sandbox/weights.h"
 
 namespace attnviz {
 namespace {

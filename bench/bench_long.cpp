@@ -21,13 +21,13 @@
 #include <cstdlib>
 #include <string>
 
-#include "attention.h"
-#include "embedding.h"
-#include "metrics.h"
-#include "pipeline.h"
-#include "score_codes.h"
-#include "sweep.h"
-#include "weights.h"
+#include "attention/attention.h"
+#include "sandbox/embedding.h"
+#include "attention/metrics.h"
+#include "sandbox/pipeline.h"
+#include "maps/score_codes.h"
+#include "sandbox/sweep.h"
+#include "sandbox/weights.h"
 
 using namespace attnviz;
 

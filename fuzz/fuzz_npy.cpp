@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "fuzz_util.h"
-#include "npy.h"
+#include "io/npy.h"
 
 using namespace attnviz;
 

@@ -1,11 +1,11 @@
 // Command-line options: the input is argv split on NUL bytes. The shared options (ParseInputOption, as every
 // subcommand and the app loop over them), the text they resolve to, and the per-option value parsers the CLI
 // uses for what is left (integers, reals, seeds, colormaps, layer lists).
-#include "colormap.h"
+#include "color/colormap.h"
 #include "fuzz_util.h"
 #include "model_folder.h"
 #include "options.h"
-#include "parse_number.h"
+#include "base/parse_number.h"
 
 using namespace attnviz;
 

@@ -1,6 +1,6 @@
 // Sentence text (Tokenize) and sentence files (ParseSentences): any bytes give tokens or a message.
 #include "fuzz_util.h"
-#include "text.h"
+#include "sandbox/text.h"
 
 using namespace attnviz;
 

@@ -1,9 +1,9 @@
 #!/usr/bin/python3
-"""Generates core/colormap_data.cpp: the 256-entry RGB8 tables of viridis, magma, cividis and gray.
+"""Generates core/color/colormap_data.cpp: the 256-entry RGB8 tables of viridis, magma, cividis and gray.
 
 The tables come from matplotlib (apt-get install python3-matplotlib); the output is committed, so
 building attnviz never needs matplotlib. Run from the repository root:
-    /usr/bin/python3 scripts/gen_colormaps.py > core/colormap_data.cpp
+    /usr/bin/python3 scripts/gen_colormaps.py > core/color/colormap_data.cpp
 """
 import matplotlib
 

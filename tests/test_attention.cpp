@@ -1,12 +1,12 @@
 // The forward pass against a naive loop version (double precision), plus its invariants.
-#include "attention.h"
+#include "attention/attention.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "embedding.h"
-#include "weights.h"
+#include "sandbox/embedding.h"
+#include "sandbox/weights.h"
 
 using namespace attnviz;
 

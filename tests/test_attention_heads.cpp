@@ -1,4 +1,4 @@
-// core/attention.*'s view form (AttendHeads), the one kernel every layer goes through: a model's fused
+// core/attention/attention.*'s view form (AttendHeads), the one kernel every layer goes through: a model's fused
 // projection [n, ld] seen as heads against naive loops (grouped-query attention, causal, sliding windows,
 // bidirectional); the sandbox's Tensor entry points and a model's views give the same bits; cancellation.
 #include <atomic>
@@ -6,8 +6,8 @@
 #include <random>
 #include <vector>
 
-#include "attention.h"
-#include "metrics.h"
+#include "attention/attention.h"
+#include "attention/metrics.h"
 #include <gtest/gtest.h>
 
 namespace attnviz {

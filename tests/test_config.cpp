@@ -1,4 +1,4 @@
-#include "config.h"
+#include "sandbox/config.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "dictionary.h"
+#include "lessons/dictionary.h"
 
 #include <gtest/gtest.h>
 

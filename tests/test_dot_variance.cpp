@@ -1,4 +1,4 @@
-#include "dot_variance.h"
+#include "lessons/dot_variance.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "embedding.h"
+#include "sandbox/embedding.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // core/file_io: bounded reads, the one atomic writer (short temporary names, modes, symlinks, signals)
 // and DumpFolder (a folder that appears whole or not at all).
-#include "file_io.h"
+#include "io/file_io.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

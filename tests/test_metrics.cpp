@@ -1,12 +1,12 @@
-#include "metrics.h"
-#include "sweep.h"
+#include "attention/metrics.h"
+#include "sandbox/sweep.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "attention.h"
-#include "pipeline.h"
+#include "attention/attention.h"
+#include "sandbox/pipeline.h"
 
 using namespace attnviz;
 

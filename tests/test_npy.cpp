@@ -1,11 +1,11 @@
-#include "npy.h"
+#include "io/npy.h"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <filesystem>
 
-#include "file_io.h"
+#include "io/file_io.h"
 
 using namespace attnviz;
 

@@ -1,5 +1,5 @@
-#include "pipeline.h"
-#include "score_codes.h"
+#include "sandbox/pipeline.h"
+#include "maps/score_codes.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-#include "pipeline_numbers.h"
+#include "lessons/pipeline_numbers.h"
 
 #include <gtest/gtest.h>
 
-#include "pipeline.h"
+#include "sandbox/pipeline.h"
 
 using namespace attnviz;
 

@@ -4,11 +4,11 @@
 
 #include <cmath>
 
-#include "file_io.h"
-#include "npy.h"
-#include "pipeline.h"
-#include "qkv_source.h"
-#include "score.h"
+#include "io/file_io.h"
+#include "io/npy.h"
+#include "sandbox/pipeline.h"
+#include "sandbox/qkv_source.h"
+#include "sandbox/score.h"
 
 using namespace attnviz;
 

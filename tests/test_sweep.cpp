@@ -1,4 +1,4 @@
-#include "sweep.h"
+#include "sandbox/sweep.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <chrono>
 #include <thread>
 
-#include "attention.h"
+#include "attention/attention.h"
 
 using namespace attnviz;
 

@@ -1,4 +1,4 @@
-#include "text.h"
+#include "sandbox/text.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "file_io.h"
+#include "io/file_io.h"
 
 using namespace attnviz;
 

@@ -22,10 +22,10 @@
 #include <string>
 #include <vector>
 
-#include "attention.h"
-#include "config.h"
-#include "npy.h"
-#include "weights.h"
+#include "attention/attention.h"
+#include "sandbox/config.h"
+#include "io/npy.h"
+#include "sandbox/weights.h"
 
 namespace attnviz {
 namespace {

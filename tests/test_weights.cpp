@@ -1,14 +1,14 @@
-#include "weights.h"
-#include "random.h"
+#include "sandbox/weights.h"
+#include "base/random.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <filesystem>
 
-#include "attention.h"
-#include "embedding.h"
-#include "npy.h"
+#include "attention/attention.h"
+#include "sandbox/embedding.h"
+#include "io/npy.h"
 
 using namespace attnviz;
 

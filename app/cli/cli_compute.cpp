@@ -8,9 +8,9 @@
 #include "help_ko.h"
 #include "localized.h"
 #include "cli_util.h"
-#include "exact_maps.h"
-#include "file_io.h"
-#include "npy.h"
+#include "sandbox/exact_maps.h"
+#include "io/file_io.h"
+#include "io/npy.h"
 #include "options.h"
 
 namespace attnviz {

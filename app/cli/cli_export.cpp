@@ -5,11 +5,11 @@
 #include "cli_figure_options.h"
 #include "help_ko.h"
 #include "cli_util.h"
-#include "colormap.h"
-#include "export.h"
+#include "color/colormap.h"
+#include "figure/export.h"
 #include "localized.h"
 #include "options.h"
-#include "text.h"
+#include "sandbox/text.h"
 
 namespace attnviz {
 namespace {

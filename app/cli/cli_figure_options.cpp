@@ -1,10 +1,10 @@
 #include "cli_figure_options.h"
 
 #include "cli_util.h"
-#include "colormap.h"
+#include "color/colormap.h"
 #include "localized.h"
 #include "options.h"
-#include "text.h"
+#include "sandbox/text.h"
 
 namespace attnviz {
 

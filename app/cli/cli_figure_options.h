@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "export.h"
-#include "status.h"
+#include "figure/export.h"
+#include "base/status.h"
 
 namespace attnviz {
 

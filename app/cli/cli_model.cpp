@@ -15,16 +15,16 @@
 #include "help_ko.h"
 #include "localized.h"
 #include "cli_util.h"
-#include "export.h"
-#include "file_io.h"
-#include "json.h"
+#include "figure/export.h"
+#include "io/file_io.h"
+#include "io/json.h"
 #include "model/roles.h"
 #include "model/run.h"
 #include "model_figure.h"
 #include "model_folder.h"
-#include "npy.h"
+#include "io/npy.h"
 #include "options.h"
-#include "parse_number.h"
+#include "base/parse_number.h"
 
 namespace attnviz {
 namespace {

@@ -4,12 +4,12 @@
 #include "cli_commands.h"
 #include "help_ko.h"
 #include "cli_util.h"
-#include "file_io.h"
+#include "io/file_io.h"
 #include "localized.h"
-#include "sweep.h"
+#include "sandbox/sweep.h"
 #include "options.h"
 #if ATTNVIZ_HAVE_FIGURE
-#include "export.h"
+#include "figure/export.h"
 #endif
 
 namespace attnviz {

@@ -3,9 +3,9 @@
 #include <string>
 #include <vector>
 
-#include "config.h"
-#include "metrics.h"
-#include "pipeline.h"
+#include "sandbox/config.h"
+#include "attention/metrics.h"
+#include "sandbox/pipeline.h"
 #include "ui_strings.h"  // messages and figure titles in the --lang language
 
 namespace attnviz {

@@ -7,14 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "config.h"
-#include "layer_maps.h"
-#include "mask.h"
+#include "sandbox/config.h"
+#include "maps/layer_maps.h"
+#include "attention/mask.h"
 #include "model/config.h"
 #include "model/run.h"
-#include "pipeline.h"
-#include "status.h"
-#include "tensor.h"
+#include "sandbox/pipeline.h"
+#include "base/status.h"
+#include "base/tensor.h"
 #include "tokenize/token.h"
 
 namespace attnviz {

@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "parse_number.h"
+#include "base/parse_number.h"
 
 #include <sys/stat.h>
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "model/model.h"
-#include "status.h"
+#include "base/status.h"
 #include "tokenize/tokenizer.h"
 
 namespace attnviz {

@@ -7,9 +7,9 @@
 #include <cstdlib>
 
 #include "data_dir.h"
-#include "file_io.h"
-#include "parse_number.h"
-#include "weights.h"
+#include "io/file_io.h"
+#include "base/parse_number.h"
+#include "sandbox/weights.h"
 
 namespace attnviz {
 

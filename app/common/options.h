@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "config.h"
-#include "pipeline.h"
-#include "status.h"
+#include "sandbox/config.h"
+#include "sandbox/pipeline.h"
+#include "base/status.h"
 
 namespace attnviz {
 

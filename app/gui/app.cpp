@@ -11,7 +11,7 @@
 #include "data_dir.h"
 #include "help_ko.h"
 #include "localized.h"
-#include "json.h"
+#include "io/json.h"
 
 namespace attnviz {
 

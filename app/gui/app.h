@@ -17,7 +17,7 @@
 #include "model_session.h"
 #include "options.h"
 #include "state.h"
-#include "text.h"
+#include "sandbox/text.h"
 #include "ui_message.h"
 #include "ui_strings.h"
 #include "widgets_dump.h"

@@ -6,7 +6,7 @@
 
 #include "app.h"
 #include "data_dir.h"
-#include "file_io.h"
+#include "io/file_io.h"
 #include "localized.h"
 
 namespace attnviz {

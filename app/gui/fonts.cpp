@@ -2,9 +2,9 @@
 
 #include <cstdio>
 
-#include "file_io.h"
+#include "io/file_io.h"
 #include "localized.h"
-#include "text.h"
+#include "sandbox/text.h"
 #include "ui_strings.h"
 #include "unicode_slots.h"
 

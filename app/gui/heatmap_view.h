@@ -9,7 +9,7 @@
 #include <string>
 #include <tuple>
 
-#include "colormap.h"
+#include "color/colormap.h"
 
 namespace attnviz {
 

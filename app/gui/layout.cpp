@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "json.h"
+#include "io/json.h"
 #include "widgets_dump.h"
 
 namespace attnviz {

@@ -20,11 +20,11 @@
 
 #include "app.h"
 #include "data_dir.h"
-#include "file_io.h"
+#include "io/file_io.h"
 #include "frame_bench.h"
 #include "frame_pacer.h"
 #include "gl/heatmap_renderer.h"
-#include "json.h"
+#include "io/json.h"
 #include "localized.h"
 #include "platform.h"
 #include "state.h"

@@ -12,15 +12,15 @@
 #include <thread>
 #include <vector>
 
-#include "layer_maps.h"
-#include "metrics.h"
+#include "maps/layer_maps.h"
+#include "attention/metrics.h"
 #include "model_figure.h"
 #include "model/roles.h"
 #include "model_folder.h"
-#include "pipeline.h"
-#include "status.h"
-#include "tensor.h"
-#include "text.h"
+#include "sandbox/pipeline.h"
+#include "base/status.h"
+#include "base/tensor.h"
+#include "sandbox/text.h"
 
 namespace attnviz {
 

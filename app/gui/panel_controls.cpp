@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "app.h"
-#include "json.h"
+#include "io/json.h"
 #include "localized.h"
 #include "panel_util.h"
 

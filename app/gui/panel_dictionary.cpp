@@ -8,7 +8,7 @@
 #include <string>
 
 #include "app.h"
-#include "json.h"
+#include "io/json.h"
 #include "lessons/dictionary.h"
 #include "localized.h"
 #include "panel_util.h"

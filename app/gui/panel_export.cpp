@@ -8,8 +8,8 @@
 #include <memory>
 
 #include "app.h"
-#include "file_io.h"
-#include "json.h"
+#include "io/file_io.h"
+#include "io/json.h"
 #include "localized.h"
 #include "panel_util.h"
 #ifdef ATTNVIZ_HAVE_FIGURE

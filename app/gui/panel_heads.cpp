@@ -19,7 +19,7 @@
 #include <map>
 
 #include "app.h"
-#include "json.h"
+#include "io/json.h"
 #include "localized.h"
 #include "panel_util.h"
 #include "unicode_slots.h"

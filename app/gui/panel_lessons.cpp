@@ -4,7 +4,7 @@
 #include <imgui.h>
 
 #include "app.h"
-#include "json.h"
+#include "io/json.h"
 #include "lessons.h"
 #include "panel_util.h"
 

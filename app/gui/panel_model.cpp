@@ -5,7 +5,7 @@
 #include <imgui_stdlib.h>
 
 #include "app.h"
-#include "json.h"
+#include "io/json.h"
 #include "localized.h"
 #include "panel_util.h"
 

@@ -11,10 +11,10 @@
 #include <utility>
 
 #include "app.h"
-#include "json.h"
+#include "io/json.h"
 #include "lessons/pipeline_numbers.h"
 #include "panel_util.h"
-#include "qkv_source.h"
+#include "sandbox/qkv_source.h"
 
 namespace attnviz {
 

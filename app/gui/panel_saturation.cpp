@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "app.h"
-#include "json.h"
+#include "io/json.h"
 #include "panel_util.h"
 
 namespace attnviz {

@@ -4,7 +4,7 @@
 #include <imgui_stdlib.h>
 
 #include "app.h"
-#include "json.h"
+#include "io/json.h"
 #include "panel_util.h"
 #include "unicode_slots.h"
 

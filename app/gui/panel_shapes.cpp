@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "app.h"
-#include "json.h"
+#include "io/json.h"
 #include "localized.h"
 #include "panel_util.h"
 

@@ -10,7 +10,7 @@
 #include <future>
 
 #include "app.h"
-#include "json.h"
+#include "io/json.h"
 #include "lessons/dot_variance.h"
 #include "panel_util.h"
 

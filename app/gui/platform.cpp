@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "file_io.h"
+#include "io/file_io.h"
 #include "unicode_slots.h"
 
 #if defined(__SANITIZE_ADDRESS__)

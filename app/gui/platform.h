@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "fonts.h"
-#include "status.h"
+#include "base/status.h"
 
 struct GLFWwindow;
 

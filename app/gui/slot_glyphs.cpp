@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "file_io.h"
+#include "io/file_io.h"
 #include "unicode_slots.h"
 
 namespace attnviz {

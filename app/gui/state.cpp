@@ -1,6 +1,6 @@
 #include "state.h"
 
-#include "parse_number.h"
+#include "base/parse_number.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -15,8 +15,8 @@
 #include <sstream>
 #include <type_traits>
 
-#include "file_io.h"
-#include "text.h"
+#include "io/file_io.h"
+#include "sandbox/text.h"
 #include "ui_strings.h"
 
 namespace attnviz {

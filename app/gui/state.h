@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "colormap.h"
-#include "config.h"
-#include "status.h"
+#include "color/colormap.h"
+#include "sandbox/config.h"
+#include "base/status.h"
 #include "ui_message.h"
 
 namespace attnviz {

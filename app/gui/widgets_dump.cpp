@@ -5,7 +5,7 @@
 
 #include <cstdio>
 
-#include "json.h"
+#include "io/json.h"
 
 namespace attnviz {
 

@@ -5,8 +5,8 @@
 #include <exception>
 #include <new>
 
-#include "parse_number.h"
-#include "score_codes.h"
+#include "base/parse_number.h"
+#include "maps/score_codes.h"
 
 namespace attnviz {
 

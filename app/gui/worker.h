@@ -19,11 +19,11 @@
 #include <thread>
 #include <vector>
 
-#include "config.h"
-#include "metrics.h"
-#include "sweep.h"
-#include "pipeline.h"
-#include "status.h"
+#include "sandbox/config.h"
+#include "attention/metrics.h"
+#include "sandbox/sweep.h"
+#include "sandbox/pipeline.h"
+#include "base/status.h"
 
 namespace attnviz {
 

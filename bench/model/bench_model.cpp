@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "model/run.h"
-#include "npy.h"
+#include "io/npy.h"
 
 using namespace attnviz;
 using namespace attnviz::model;

@@ -1,4 +1,4 @@
-#include "canvas.h"
+#include "figure/canvas.h"
 
 #include <stb_image_write.h>  // implementation is in libstb
 

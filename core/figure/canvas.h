@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "font.h"
-#include "painter.h"
+#include "figure/font.h"
+#include "figure/painter.h"
 
 namespace attnviz {
 

@@ -1,4 +1,4 @@
-#include "export.h"
+#include "figure/export.h"
 
 #include <algorithm>
 #include <cctype>
@@ -7,13 +7,13 @@
 #include <cstdlib>
 #include <unistd.h>
 
-#include "exact_maps.h"
-#include "file_io.h"
-#include "heatmap_figure.h"
-#include "json.h"
-#include "line_plot.h"
-#include "npy.h"
-#include "text.h"
+#include "sandbox/exact_maps.h"
+#include "io/file_io.h"
+#include "figure/heatmap_figure.h"
+#include "io/json.h"
+#include "figure/line_plot.h"
+#include "io/npy.h"
+#include "sandbox/text.h"
 
 namespace attnviz {
 

@@ -13,14 +13,14 @@
 #include <string>
 #include <vector>
 
-#include "colormap.h"
-#include "config.h"
-#include "figure_names.h"
-#include "heatmap_figure.h"
-#include "metrics.h"
-#include "sweep.h"
-#include "pipeline.h"
-#include "status.h"
+#include "color/colormap.h"
+#include "sandbox/config.h"
+#include "figure/figure_names.h"
+#include "figure/heatmap_figure.h"
+#include "attention/metrics.h"
+#include "sandbox/sweep.h"
+#include "sandbox/pipeline.h"
+#include "base/status.h"
 
 namespace attnviz {
 

@@ -1,4 +1,4 @@
-#include "figure_names.h"
+#include "figure/figure_names.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "config.h"
+#include "sandbox/config.h"
 
 namespace attnviz {
 

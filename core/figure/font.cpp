@@ -1,4 +1,4 @@
-#include "font.h"
+#include "figure/font.h"
 
 #include <stb_truetype.h>  // implementation is in libstb: never define STB_TRUETYPE_IMPLEMENTATION here
 
@@ -9,7 +9,7 @@
 #include <mutex>
 #include <sys/stat.h>
 
-#include "file_io.h"
+#include "io/file_io.h"
 
 namespace attnviz {
 

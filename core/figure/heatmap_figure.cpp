@@ -1,11 +1,11 @@
-#include "heatmap_figure.h"
+#include "figure/heatmap_figure.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-#include "canvas.h"
-#include "svg.h"
+#include "figure/canvas.h"
+#include "figure/svg.h"
 
 namespace attnviz {
 

@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "colormap.h"
-#include "config.h"
-#include "font.h"
-#include "painter.h"
-#include "status.h"
+#include "color/colormap.h"
+#include "sandbox/config.h"
+#include "figure/font.h"
+#include "figure/painter.h"
+#include "base/status.h"
 
 namespace attnviz {
 

@@ -1,12 +1,12 @@
-#include "line_plot.h"
+#include "figure/line_plot.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
 
-#include "canvas.h"
-#include "svg.h"
+#include "figure/canvas.h"
+#include "figure/svg.h"
 
 namespace attnviz {
 

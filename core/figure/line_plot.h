@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "metrics.h"
-#include "sweep.h"
-#include "painter.h"
-#include "status.h"
+#include "attention/metrics.h"
+#include "sandbox/sweep.h"
+#include "figure/painter.h"
+#include "base/status.h"
 
 namespace attnviz {
 

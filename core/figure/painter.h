@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "colormap.h"
+#include "color/colormap.h"
 
 namespace attnviz {
 

@@ -1,10 +1,10 @@
-#include "svg.h"
+#include "figure/svg.h"
 
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 
-#include "canvas.h"  // TextOrigin
+#include "figure/canvas.h"  // TextOrigin
 
 namespace attnviz {
 

@@ -5,8 +5,8 @@
 #include <memory>
 #include <string>
 
-#include "font.h"
-#include "painter.h"
+#include "figure/font.h"
+#include "figure/painter.h"
 
 namespace attnviz {
 

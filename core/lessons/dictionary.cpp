@@ -1,11 +1,11 @@
-#include "dictionary.h"
+#include "lessons/dictionary.h"
 
 #include <algorithm>
 #include <cstdio>
 
-#include "attention.h"
-#include "parse_number.h"
-#include "score.h"
+#include "attention/attention.h"
+#include "base/parse_number.h"
+#include "sandbox/score.h"
 
 namespace attnviz {
 namespace {

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "config.h"
-#include "status.h"
+#include "sandbox/config.h"
+#include "base/status.h"
 
 namespace attnviz {
 

@@ -1,10 +1,10 @@
-#include "dot_variance.h"
+#include "lessons/dot_variance.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "attention.h"
-#include "random.h"
+#include "attention/attention.h"
+#include "base/random.h"
 
 namespace attnviz {
 namespace {

@@ -1,10 +1,10 @@
-#include "pipeline_numbers.h"
+#include "lessons/pipeline_numbers.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "attention.h"
-#include "check.h"
+#include "attention/attention.h"
+#include "base/check.h"
 
 namespace attnviz {
 namespace {

@@ -10,9 +10,9 @@
 #pragma once
 #include <vector>
 
-#include "config.h"
-#include "tensor.h"
-#include "weights.h"
+#include "sandbox/config.h"
+#include "base/tensor.h"
+#include "sandbox/weights.h"
 
 namespace attnviz {
 

@@ -1,4 +1,4 @@
-#include "layer_maps.h"
+#include "maps/layer_maps.h"
 
 namespace attnviz {
 

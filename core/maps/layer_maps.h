@@ -6,12 +6,12 @@
 #include <memory>
 #include <vector>
 
-#include "mask.h"
-#include "metrics.h"
-#include "pyramid.h"
-#include "tensor.h"
-#include "text.h"
-#include "view.h"
+#include "attention/mask.h"
+#include "attention/metrics.h"
+#include "maps/pyramid.h"
+#include "base/tensor.h"
+#include "sandbox/text.h"
+#include "maps/view.h"
 
 namespace attnviz {
 

@@ -1,4 +1,4 @@
-#include "pyramid.h"
+#include "maps/pyramid.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 
 #include <Eigen/Core>
 
-#include "check.h"
+#include "base/check.h"
 
 namespace attnviz {
 

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "attention.h"
+#include "attention/attention.h"
 
 namespace attnviz {
 

@@ -1,10 +1,10 @@
-#include "score_codes.h"
+#include "maps/score_codes.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
-#include "check.h"
+#include "base/check.h"
 
 namespace attnviz {
 namespace {

@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "pyramid.h"
-#include "tensor.h"
+#include "maps/pyramid.h"
+#include "base/tensor.h"
 
 namespace attnviz {
 

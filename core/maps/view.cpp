@@ -1,10 +1,10 @@
-#include "view.h"
+#include "maps/view.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "check.h"
+#include "base/check.h"
 
 namespace attnviz {
 

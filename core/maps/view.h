@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "attention.h"
-#include "pyramid.h"
+#include "attention/attention.h"
+#include "maps/pyramid.h"
 
 namespace attnviz {
 

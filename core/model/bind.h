@@ -17,7 +17,7 @@
 #include "model/config.h"
 #include "model/params.h"
 #include "model/tensor_store.h"
-#include "status.h"
+#include "base/status.h"
 
 namespace attnviz::model {
 

@@ -6,7 +6,7 @@
 
 #include "model/params.h"
 #include "model/tensor_store.h"
-#include "status.h"
+#include "base/status.h"
 
 namespace attnviz::model {
 

@@ -13,8 +13,8 @@
 #pragma once
 #include <string>
 
-#include "mask.h"
-#include "status.h"
+#include "attention/mask.h"
+#include "base/status.h"
 
 namespace attnviz::model {
 

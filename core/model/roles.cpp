@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <unordered_map>
 
-#include "json.h"
-#include "parse_number.h"
+#include "io/json.h"
+#include "base/parse_number.h"
 
 namespace attnviz::model {
 namespace {

@@ -6,8 +6,8 @@
 
 #include "model/layers.h"
 #include "model/rope.h"
-#include "attention.h"
-#include "metrics.h"
+#include "attention/attention.h"
+#include "attention/metrics.h"
 
 namespace attnviz::model {
 namespace {
@@ -62,7 +62,7 @@ void ProjectQkv(const ModelConfig& c, const BlockParams& b, const float* in, Wor
   LinearForward(in, d, n, b.v, ws.qkv.data() + c.q_dim() + c.kv_dim(), ws.ld_qkv);
 }
 
-// (2) attention over ws.qkv -> probs, the row figures, ws.z, through the one kernel (core/attention.h) that the
+// (2) attention over ws.qkv -> probs, the row figures, ws.z, through the one kernel (core/attention/attention.h) that the
 // sandbox's layers use too; then (3) the output projection -> ws.xn.
 //   q: [n, n_head * d_head], k, v: [n, n_kv * d_head], columns of ws.qkv [n, ld_qkv] (views: nothing copied)
 //   z: [n, n_head * d_head] (torch's transpose + view of [n_head, n, d_head])

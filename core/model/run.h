@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "model/buffer.h"
-#include "metrics.h"
+#include "attention/metrics.h"
 #include "model/model.h"
-#include "status.h"
+#include "base/status.h"
 
 namespace attnviz::model {
 

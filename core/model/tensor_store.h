@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "model/safetensors.h"
-#include "status.h"
+#include "base/status.h"
 
 namespace attnviz::model {
 

@@ -1,8 +1,8 @@
-#include "embedding.h"
+#include "sandbox/embedding.h"
 
 #include <cmath>
 
-#include "random.h"
+#include "base/random.h"
 
 namespace attnviz {
 

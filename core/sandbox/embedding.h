@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "tensor.h"
-#include "text.h"
+#include "base/tensor.h"
+#include "sandbox/text.h"
 
 namespace attnviz {
 

@@ -1,8 +1,8 @@
-#include "exact_maps.h"
+#include "sandbox/exact_maps.h"
 
 #include <algorithm>
 
-#include "check.h"
+#include "base/check.h"
 
 namespace attnviz {
 

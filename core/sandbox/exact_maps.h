@@ -4,9 +4,9 @@
 #pragma once
 #include <vector>
 
-#include "npy.h"
-#include "pipeline.h"
-#include "view.h"
+#include "io/npy.h"
+#include "sandbox/pipeline.h"
+#include "maps/view.h"
 
 namespace attnviz {
 

@@ -1,11 +1,11 @@
-#include "pipeline.h"
+#include "sandbox/pipeline.h"
 
 #include <algorithm>
 
-#include "embedding.h"
-#include "qkv_source.h"
-#include "score.h"
-#include "score_codes.h"
+#include "sandbox/embedding.h"
+#include "sandbox/qkv_source.h"
+#include "sandbox/score.h"
+#include "maps/score_codes.h"
 
 namespace attnviz {
 

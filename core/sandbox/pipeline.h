@@ -28,14 +28,14 @@
 #include <string>
 #include <vector>
 
-#include "attention.h"
-#include "layer_maps.h"
-#include "pyramid.h"
-#include "view.h"
-#include "config.h"
-#include "metrics.h"
-#include "text.h"
-#include "weights.h"
+#include "attention/attention.h"
+#include "maps/layer_maps.h"
+#include "maps/pyramid.h"
+#include "maps/view.h"
+#include "sandbox/config.h"
+#include "attention/metrics.h"
+#include "sandbox/text.h"
+#include "sandbox/weights.h"
 
 namespace attnviz {
 

@@ -1,9 +1,9 @@
-#include "qkv_source.h"
+#include "sandbox/qkv_source.h"
 
 #include <algorithm>
 #include <unordered_map>
 
-#include "attention.h"
+#include "attention/attention.h"
 
 namespace attnviz {
 

@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "config.h"
-#include "status.h"
-#include "tensor.h"
-#include "text.h"
-#include "weights.h"
+#include "sandbox/config.h"
+#include "base/status.h"
+#include "base/tensor.h"
+#include "sandbox/text.h"
+#include "sandbox/weights.h"
 
 namespace attnviz {
 

@@ -1,10 +1,10 @@
-#include "score.h"
+#include "sandbox/score.h"
 
 #include <cmath>
 
-#include "attention.h"
-#include "check.h"
-#include "random.h"
+#include "attention/attention.h"
+#include "base/check.h"
+#include "base/random.h"
 
 namespace attnviz {
 namespace {

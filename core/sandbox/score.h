@@ -8,8 +8,8 @@
 #pragma once
 #include <cstdint>
 
-#include "config.h"
-#include "tensor.h"
+#include "sandbox/config.h"
+#include "base/tensor.h"
 
 namespace attnviz {
 

@@ -1,4 +1,4 @@
-#include "sweep.h"
+#include "sandbox/sweep.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,12 +6,12 @@
 #include <numeric>
 #include <random>
 
-#include "attention.h"
-#include "embedding.h"
-#include "pipeline.h"
-#include "qkv_source.h"
-#include "score.h"
-#include "weights.h"
+#include "attention/attention.h"
+#include "sandbox/embedding.h"
+#include "sandbox/pipeline.h"
+#include "sandbox/qkv_source.h"
+#include "sandbox/score.h"
+#include "sandbox/weights.h"
 
 namespace attnviz {
 

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "config.h"
-#include "metrics.h"
-#include "status.h"
-#include "text.h"
+#include "sandbox/config.h"
+#include "attention/metrics.h"
+#include "base/status.h"
+#include "sandbox/text.h"
 
 namespace attnviz {
 

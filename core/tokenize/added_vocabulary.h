@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "status.h"
+#include "base/status.h"
 #include "tokenize/aligned_text.h"
 #include "tokenize/normalizers.h"
 

@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "status.h"
+#include "base/status.h"
 #include "tokenize/aligned_text.h"
 
 namespace attnviz::tokenize {

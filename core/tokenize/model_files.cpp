@@ -5,7 +5,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "file_io.h"
+#include "io/file_io.h"
 
 namespace attnviz::tokenize {
 

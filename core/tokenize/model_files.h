@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "status.h"
+#include "base/status.h"
 
 namespace attnviz::tokenize {
 

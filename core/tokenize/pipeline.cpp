@@ -4,7 +4,7 @@
 #include <unordered_set>
 #include <utility>
 
-#include "text.h"
+#include "sandbox/text.h"
 #include "tokenize/byte_level.h"
 #include "tokenize/unicode.h"
 

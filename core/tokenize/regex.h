@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "status.h"
+#include "base/status.h"
 
 namespace attnviz::tokenize {
 

@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "status.h"
+#include "base/status.h"
 #include "tokenize/token.h"
 
 namespace attnviz::tokenize {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "state.h"
-#include "text.h"
+#include "sandbox/text.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "file_io.h"
-#include "text.h"
+#include "io/file_io.h"
+#include "sandbox/text.h"
 
 namespace attnviz::cli_test {
 

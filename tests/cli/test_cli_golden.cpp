@@ -10,8 +10,8 @@
 #include <filesystem>
 
 #include "cli_runner.h"
-#include "file_io.h"
-#include "npy.h"
+#include "io/file_io.h"
+#include "io/npy.h"
 
 using namespace attnviz;
 namespace fs = std::filesystem;

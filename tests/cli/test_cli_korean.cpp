@@ -5,8 +5,8 @@
 #include <filesystem>
 
 #include "cli_runner.h"
-#include "file_io.h"
-#include "text.h"
+#include "io/file_io.h"
+#include "sandbox/text.h"
 
 using namespace attnviz;
 using attnviz::cli_test::Cli;

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "cli_runner.h"
-#include "file_io.h"
+#include "io/file_io.h"
 
 namespace {
 

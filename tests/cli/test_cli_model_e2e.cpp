@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "cli_runner.h"
-#include "file_io.h"
-#include "npy.h"
+#include "io/file_io.h"
+#include "io/npy.h"
 
 namespace {
 

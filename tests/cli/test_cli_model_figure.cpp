@@ -20,14 +20,14 @@
 #include <vector>
 
 #include "cli_runner.h"
-#include "colormap.h"
-#include "export.h"
-#include "file_io.h"
-#include "heatmap_figure.h"
+#include "color/colormap.h"
+#include "figure/export.h"
+#include "io/file_io.h"
+#include "figure/heatmap_figure.h"
 #include "model/run.h"
 #include "model_figure.h"
 #include "model_folder.h"
-#include "npy.h"
+#include "io/npy.h"
 
 namespace {
 

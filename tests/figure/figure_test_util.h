@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "painter.h"
+#include "figure/painter.h"
 
 namespace attnviz::test {
 

@@ -5,14 +5,14 @@
 
 #include <algorithm>
 
-#include "export.h"
+#include "figure/export.h"
 #include "figure_test_util.h"
-#include "font.h"
-#include "heatmap_figure.h"
-#include "npy.h"
-#include "pipeline.h"
-#include "sweep.h"
-#include "text.h"
+#include "figure/font.h"
+#include "figure/heatmap_figure.h"
+#include "io/npy.h"
+#include "sandbox/pipeline.h"
+#include "sandbox/sweep.h"
+#include "sandbox/text.h"
 
 namespace attnviz {
 namespace {

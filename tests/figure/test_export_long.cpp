@@ -7,10 +7,10 @@
 #include <string>
 #include <unistd.h>
 
-#include "exact_maps.h"
-#include "export.h"
-#include "file_io.h"
-#include "npy.h"
+#include "sandbox/exact_maps.h"
+#include "figure/export.h"
+#include "io/file_io.h"
+#include "io/npy.h"
 
 namespace attnviz {
 namespace {

@@ -8,16 +8,16 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "colormap.h"
-#include "export.h"
+#include "color/colormap.h"
+#include "figure/export.h"
 #include "figure_test_util.h"
-#include "file_io.h"
-#include "font.h"
-#include "heatmap_figure.h"
-#include "line_plot.h"
-#include "npy.h"
-#include "svg.h"
-#include "text.h"
+#include "io/file_io.h"
+#include "figure/font.h"
+#include "figure/heatmap_figure.h"
+#include "figure/line_plot.h"
+#include "io/npy.h"
+#include "figure/svg.h"
+#include "sandbox/text.h"
 
 namespace attnviz {
 namespace {

@@ -9,15 +9,15 @@
 #include <cstring>
 #include <sstream>
 
-#include "canvas.h"
-#include "export.h"
-#include "figure_names.h"
-#include "file_io.h"
+#include "figure/canvas.h"
+#include "figure/export.h"
+#include "figure/figure_names.h"
+#include "io/file_io.h"
 #include "figure_test_util.h"
-#include "font.h"
-#include "heatmap_figure.h"
-#include "pipeline.h"
-#include "svg.h"
+#include "figure/font.h"
+#include "figure/heatmap_figure.h"
+#include "sandbox/pipeline.h"
+#include "figure/svg.h"
 
 namespace attnviz {
 namespace {

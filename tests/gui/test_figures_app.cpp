@@ -12,7 +12,7 @@
 #include "app.h"
 #include "app_driver.h"
 #include "cli_runner.h"
-#include "file_io.h"
+#include "io/file_io.h"
 
 namespace attnviz {
 namespace {

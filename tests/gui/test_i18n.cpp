@@ -7,14 +7,14 @@
 #include <set>
 #include <string>
 
-#include "config.h"
-#include "file_io.h"
-#include "font.h"
+#include "sandbox/config.h"
+#include "io/file_io.h"
+#include "figure/font.h"
 #include "fonts.h"
 #include "localized.h"
-#include "pipeline.h"
-#include "qkv_source.h"
-#include "text.h"
+#include "sandbox/pipeline.h"
+#include "sandbox/qkv_source.h"
+#include "sandbox/text.h"
 #include "ui_strings.h"
 
 namespace attnviz {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "lessons.h"
-#include "text.h"
+#include "sandbox/text.h"
 
 namespace attnviz {
 namespace {

@@ -15,12 +15,12 @@
 #include <thread>
 
 #include "app.h"
-#include "json.h"
+#include "io/json.h"
 #include "app_driver.h"
 #include "cli_runner.h"
 #include "figure/export.h"
-#include "file_io.h"
-#include "npy.h"
+#include "io/file_io.h"
+#include "io/npy.h"
 
 namespace attnviz {
 namespace {

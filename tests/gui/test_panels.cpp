@@ -20,8 +20,8 @@
 
 #include "app.h"
 #include "app_driver.h"
-#include "file_io.h"
-#include "json.h"
+#include "io/file_io.h"
+#include "io/json.h"
 #include "state.h"
 #include "worker.h"
 

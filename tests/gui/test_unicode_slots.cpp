@@ -6,7 +6,7 @@
 #include <string>
 
 #include "fonts.h"
-#include "file_io.h"
+#include "io/file_io.h"
 #include "unicode_slots.h"
 
 namespace attnviz {

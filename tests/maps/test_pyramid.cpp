@@ -1,12 +1,12 @@
 // Pyramid invariants: a max level is >= every cell it covers, a single spike survives every level,
 // mean levels keep row sums; built from streamed blocks it equals the one built from the full map.
-#include "pyramid.h"
+#include "maps/pyramid.h"
 
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "attention.h"
+#include "attention/attention.h"
 
 using namespace attnviz;
 

@@ -1,6 +1,6 @@
 // core/maps/score_codes: raw scores as 16-bit codes, within half a step of the scores, and valid only for the
 // q and k they were made from.
-#include "score_codes.h"
+#include "maps/score_codes.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <limits>
 #include <memory>
 
-#include "random.h"
+#include "base/random.h"
 
 using namespace attnviz;
 

@@ -2,8 +2,8 @@
 // curves lie within that error of the full computation (same seeds and heads, every row).
 #include <gtest/gtest.h>
 
-#include "sweep.h"
-#include "text.h"
+#include "sandbox/sweep.h"
+#include "sandbox/text.h"
 
 using namespace attnviz;
 

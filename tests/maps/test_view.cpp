@@ -1,16 +1,16 @@
 // Exact rows and zoomed views against the full map: on a mid-size case every recomputed cell (hover,
 // zoom down to single cells) equals the full pass bit for bit; pooled views never hide a spike.
-#include "view.h"
+#include "maps/view.h"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <random>
 
-#include "attention.h"
-#include "embedding.h"
-#include "metrics.h"
-#include "weights.h"
+#include "attention/attention.h"
+#include "sandbox/embedding.h"
+#include "attention/metrics.h"
+#include "sandbox/weights.h"
 
 using namespace attnviz;
 

@@ -11,10 +11,10 @@
 #include "model/model.h"
 #include "model/roles.h"
 #include "model/tensor_store.h"
-#include "npy.h"
+#include "io/npy.h"
 #include "test_util.h"
 #include "tokenize/tokenizer.h"
-#include "weights.h"
+#include "sandbox/weights.h"
 
 namespace attnviz::model {
 namespace {

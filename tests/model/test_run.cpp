@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "npy.h"
+#include "io/npy.h"
 #include "test_util.h"
 
 namespace attnviz::model {

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "file_io.h"
+#include "io/file_io.h"
 #include "model/model.h"
 #include "model/roles.h"
 #include "model/run.h"
-#include "npy.h"
+#include "io/npy.h"
 #include "tokenize/tokenizer.h"
 
 namespace attnviz::model {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "file_io.h"
+#include "io/file_io.h"
 
 namespace attnviz::gl {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "status.h"
+#include "base/status.h"
 
 namespace attnviz::gl {
 

@@ -1,4 +1,4 @@
-// The engine's words in the UI's language: its messages (core/messages.h parts), head roles, the config
+// The engine's words in the UI's language: its messages (core/base/messages.h parts), head roles, the config
 // summary line and the progress stages. core/ knows only English; these render what it returns through the
 // language tables. Fallback rule: a message part without an id or without a translation shows the whole
 // English message (Status::message()), never a half-translated one.
@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "config.h"
-#include "messages.h"
+#include "sandbox/config.h"
+#include "base/messages.h"
 #include "model/config.h"
 #include "model/roles.h"
-#include "status.h"
+#include "base/status.h"
 #include "ui_strings.h"
 
 namespace attnviz {

@@ -1,4 +1,4 @@
-// Korean templates of the engine's messages (core/messages.h), {0}, {1} as there. An id missing here is shown
+// Korean templates of the engine's messages (core/base/messages.h), {0}, {1} as there. An id missing here is shown
 // in English (Localized); test_i18n fails when one is missing, so the fallback is for ids added later.
 #include "localized.h"
 

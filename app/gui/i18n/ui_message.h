@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "status.h"
+#include "base/status.h"
 #include "ui_strings.h"
 
 namespace attnviz {

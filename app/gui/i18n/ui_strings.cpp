@@ -1,7 +1,7 @@
 // The current language, the lookup and the {0} filler over the two tables.
 #include "ui_strings.h"
 
-#include "messages.h"
+#include "base/messages.h"
 
 #include <atomic>
 #include <cstdlib>

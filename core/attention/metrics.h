@@ -2,10 +2,10 @@
 #pragma once
 #include <vector>
 
-#include "config.h"
-#include "mask.h"
-#include "tensor.h"
-#include "text.h"
+#include "sandbox/config.h"
+#include "attention/mask.h"
+#include "base/tensor.h"
+#include "sandbox/text.h"
 
 namespace attnviz {
 

@@ -163,7 +163,7 @@ enum class MsgId : int {
   kTokenizerTemplateItem,
   kTokenizerUnexpected,       // {0} parser
   kTextTooLongToTokenize,     // {0} bytes, {1} the most
-  // ---- weights and .npy (core/weights.cpp, core/npy.cpp)
+  // ---- weights and .npy (core/sandbox/weights.cpp, core/io/npy.cpp)
   kWeightsShape,              // {0} shape, {1} meaning, {2} wanted shape, {3} d_model, {4} n_head, {5} d_k, {6} d_v
   kPrefixNpyInvalid,
   kNpyNoMagic,

@@ -1,8 +1,8 @@
-#include "attention.h"
+#include "attention/attention.h"
 
-#include "score_codes.h"
+#include "maps/score_codes.h"
 
-#include "check.h"
+#include "base/check.h"
 
 #include <algorithm>
 #include <atomic>
@@ -11,7 +11,7 @@
 #include <immintrin.h>
 #endif
 
-#include "metrics.h"
+#include "attention/metrics.h"
 
 namespace attnviz {
 namespace {

@@ -1,4 +1,4 @@
-#include "tensor.h"
+#include "base/tensor.h"
 
 namespace attnviz {
 

@@ -1,9 +1,9 @@
-#include "metrics.h"
+#include "attention/metrics.h"
 
 #include <cmath>
 #include <cstdio>
 
-#include "attention.h"
+#include "attention/attention.h"
 
 namespace attnviz {
 namespace {

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "messages.h"
+#include "base/messages.h"
 
 namespace attnviz {
 

@@ -1,4 +1,4 @@
-#include "config.h"
+#include "sandbox/config.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,8 +7,8 @@
 #include <type_traits>
 #include <utility>
 
-#include "json.h"
-#include "parse_number.h"
+#include "io/json.h"
+#include "base/parse_number.h"
 
 namespace attnviz {
 namespace {

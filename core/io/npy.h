@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "status.h"
-#include "tensor.h"
+#include "base/status.h"
+#include "base/tensor.h"
 
 namespace attnviz {
 

@@ -1,4 +1,4 @@
-#include "check.h"
+#include "base/check.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -2,8 +2,8 @@
 #pragma once
 #include <string>
 
-#include "config.h"
-#include "tensor.h"
+#include "sandbox/config.h"
+#include "base/tensor.h"
 
 namespace attnviz {
 

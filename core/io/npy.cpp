@@ -1,4 +1,4 @@
-#include "npy.h"
+#include "io/npy.h"
 
 #include <unistd.h>
 
@@ -7,9 +7,9 @@
 #include <cstring>
 #include <limits>
 
-#include "file_io.h"
-#include "json.h"
-#include "parse_number.h"
+#include "io/file_io.h"
+#include "io/json.h"
+#include "base/parse_number.h"
 
 namespace attnviz {
 namespace {

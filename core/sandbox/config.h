@@ -5,8 +5,8 @@
 #include <string>
 #include <tuple>
 
-#include "mask.h"
-#include "status.h"
+#include "attention/mask.h"
+#include "base/status.h"
 
 namespace attnviz {
 

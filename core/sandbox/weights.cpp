@@ -1,9 +1,9 @@
-#include "weights.h"
+#include "sandbox/weights.h"
 
 #include <cmath>
 
-#include "npy.h"
-#include "random.h"
+#include "io/npy.h"
+#include "base/random.h"
 
 namespace attnviz {
 namespace {

@@ -25,10 +25,10 @@
 #include <functional>
 #include <type_traits>
 
-#include "config.h"
-#include "mask.h"
-#include "tensor.h"
-#include "weights.h"
+#include "sandbox/config.h"
+#include "attention/mask.h"
+#include "base/tensor.h"
+#include "sandbox/weights.h"
 
 namespace attnviz {
 

@@ -1,6 +1,6 @@
-#include "text.h"
+#include "sandbox/text.h"
 
-#include "file_io.h"
+#include "io/file_io.h"
 
 namespace attnviz {
 namespace {
