@@ -35,7 +35,7 @@ Status StreamMaps(const AttentionTensors& t, const AttentionConfig& config, cons
   if (Status s = logits_out.Open(logits_path, {n_head, n_q, n_k}); !s) return s;
   std::vector<int> heads((size_t)n_head);
   for (size_t h = 0; h < n_head; ++h) heads[h] = (int)h;
-  if (Status s = StreamExactMaps(t, config, heads, &probs_out, &logits_out); !s) return s;
+  if (Status s = StreamExactMaps(t, heads, &probs_out, &logits_out); !s) return s;
   if (Status s = probs_out.Close(); !s) return s;
   return logits_out.Close();
 }

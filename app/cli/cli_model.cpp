@@ -226,11 +226,12 @@ class KeepLayerSink : public model::LayerSink {
 Status WriteModelFigure(const model::ModelConfig& c, const std::vector<tokenize::Token>& tokens, const SharedTensor& probs,
                         int layer, int head, const ModelWhatIfs& what_ifs, HeatmapExportOptions options) {
   Result<ModelHeadFigure> figure =
-      MakeModelHeadFigure(c, ModelLayerMaps(c, tokens, probs), (int)tokens.size(), layer, head, what_ifs);
+      MakeModelHeadFigure(c, ModelLayerMaps(c, tokens, probs, layer, WhatIfRunOptions(what_ifs, c.n_layer)),
+                          (int)tokens.size(), layer, head, what_ifs);
   if (!figure) return figure.status();
   options.head = figure->head;
   if (options.title.empty()) options.title = LocalizedTitle(figure->title);
-  return ExportHeatmap(figure->tensors, figure->config, options);
+  return ExportHeatmap(figure->maps, nullptr, options);
 }
 
 }  // namespace

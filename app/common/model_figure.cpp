@@ -57,18 +57,6 @@ std::string MaskTitle(const Mask& mask, int n) {
   return "causal";
 }
 
-AttentionConfig ModelLayerConfig(const model::ModelConfig& c, int layer, const ModelWhatIfs& w) {
-  AttentionConfig config;
-  config.n_head = c.n_head;
-  config.d_model = c.d_model;
-  config.d_k = config.d_v = c.d_head;
-  const bool touched = w.Touches(layer);
-  config.scale = !(touched && w.no_scale);
-  config.temperature = touched ? w.temperature : 1.0f;
-  config.mask = model::AttentionMask(c).causal() ? MaskKind::kCausal : MaskKind::kNone;
-  return config;
-}
-
 std::string ModelFigureTitle(const model::ModelConfig& c, int n, int layer, const std::string& heads,
                              const ModelWhatIfs& w, bool special_hidden) {
   std::string title = c.model_type + kDot + "layer " + std::to_string(layer) + kDot + heads + kDot +
@@ -79,7 +67,7 @@ std::string ModelFigureTitle(const model::ModelConfig& c, int n, int layer, cons
 }
 
 LayerMaps ModelLayerMaps(const model::ModelConfig& c, const std::vector<tokenize::Token>& tokens,
-                         const SharedTensor& layer_probs) {
+                         const SharedTensor& layer_probs, int layer, const model::RunOptions& options) {
   LayerMaps maps;
   for (const tokenize::Token& tok : tokens) {
     Token shown;
@@ -91,6 +79,10 @@ LayerMaps ModelLayerMaps(const model::ModelConfig& c, const std::vector<tokenize
   maps.query_tokens = maps.kv_tokens;
   if (layer_probs) maps.probs = layer_probs;
   maps.mask = model::AttentionMask(c);
+  maps.multiplier = model::AttentionMultiplier(c, layer, options);
+  maps.d_qk = c.d_head;
+  maps.scaled = c.scale_attn && !(layer < (int)options.no_scale.size() && options.no_scale[(size_t)layer]);
+  maps.temperature = layer < (int)options.temperature.size() ? options.temperature[(size_t)layer] : 1.0f;
   return maps;
 }
 
@@ -108,8 +100,7 @@ Result<ModelHeadFigure> MakeModelHeadFigure(const model::ModelConfig& c, const L
     return Status::Error("layer " + std::to_string(layer) + ": the maps are not [n_head, n, n] for its " +
                          std::to_string(n) + " tokens");
   ModelHeadFigure figure;
-  static_cast<LayerMaps&>(figure.tensors) = maps;
-  figure.config = ModelLayerConfig(c, layer, w);
+  figure.maps = maps;
   figure.head = head;
   figure.title = ModelFigureTitle(c, n_tokens, layer, "head " + std::to_string(head), w, (int)n < n_tokens);
   return figure;

@@ -35,26 +35,23 @@ model::RunOptions WhatIfRunOptions(const ModelWhatIfs& w, int n_layer);
 // sliding window is shorter than the text (else it cuts nothing).
 std::string MaskTitle(const Mask& mask, int n);
 
-// What the figure code reads of a model layer as a sandbox config: n_head, d_k = d_head, d_model, the scaling and
-// temperature the what-ifs leave on that layer, the mask knob (causal or not; the maps carry the whole mask).
-AttentionConfig ModelLayerConfig(const model::ModelConfig& c, int layer, const ModelWhatIfs& w);
-
 // "gpt2 · layer 1 · head 2 · causal" or "mistral · layer 0 · 4 heads · causal, window 8 · no 1/√d_head, T=0.5 on
 // layers 0, 1 · special tokens hidden": `heads` is "head 2", "4 heads", ...; n the tokens of the run (for the
 // window). English; LocalizedTitle (app/gui/i18n/localized.h) says it in the UI's language.
 std::string ModelFigureTitle(const model::ModelConfig& c, int n, int layer, const std::string& heads,
                              const ModelWhatIfs& w, bool special_hidden = false);
 
-// A layer's maps from a run's tokens (their readable form) and that layer's probs [n_head, n, n] (shared, not
-// copied), with the model's mask: what the app's run publishes per layer (ModelResult::layers), without the row
-// figures (attnviz-cli model --figure keeps one layer this way).
+// Layer `layer`'s maps from a run's tokens (their readable form) and that layer's probs [n_head, n, n] (shared, not
+// copied), with the model's mask and how `options` made its logits (multiplier, d_head, scaling, temperature): what
+// the app's run publishes per layer (ModelResult::layers, with the pass's row figures) and what attnviz-cli model
+// --figure keeps of its one layer.
 LayerMaps ModelLayerMaps(const model::ModelConfig& c, const std::vector<tokenize::Token>& tokens,
-                         const SharedTensor& layer_probs);
+                         const SharedTensor& layer_probs, int layer, const model::RunOptions& options);
 
-// One head of one layer, ready for ExportHeatmap(tensors, config, options with options.head = head).
+// One head of one layer, ready for ExportHeatmap(maps, nullptr, options with options.head = head and
+// options.title = title): a model layer has no sandbox config; its maps say how they were made.
 struct ModelHeadFigure {
-  AttentionTensors tensors;  // the layer's maps (tokens, probs [n_head, n, n], the model's mask), shared
-  AttentionConfig config;    // ModelLayerConfig
+  LayerMaps maps;  // the layer's maps (tokens, probs [n_head, n, n], the model's mask), shared
   int head = 0;
   std::string title;         // ModelFigureTitle (English)
 };

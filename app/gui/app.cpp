@@ -411,10 +411,10 @@ void App::Draw(HeatmapRenderer& renderer) {
     dump.SetField("finished", std::to_string(worker->finished()));
     dump.SetField("config", ConfigJson(state.config));
     if (shown) {
-      const AttentionConfig& r = shown->request.config;
+      // How the shown maps were made (a sandbox layer's or a model layer's own).
       dump.SetField("result", "{\"generation\": " + std::to_string(shown->generation) +
-                                  ", \"d_k\": " + std::to_string(r.head_dim_k()) +
-                                  ", \"scale\": " + (r.scale ? "true" : "false") +
+                                  ", \"d_k\": " + std::to_string(shown->tensors.d_qk) +
+                                  ", \"scale\": " + (shown->tensors.scaled ? "true" : "false") +
                                   ", \"n_head\": " + std::to_string(shown->tensors.n_head()) +
                                   ", \"n_q\": " + std::to_string(shown->tensors.n_q()) +
                                   ", \"n_k\": " + std::to_string(shown->tensors.n_k()) +

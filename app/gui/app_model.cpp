@@ -119,7 +119,6 @@ void App::UpdateModel() {
   result->generation = ++view_generation_;
   result->tensors = OverviewLayer(layer, state.model_hide_special);
   result->request.kv_text = model_result->request.text;
-  result->request.config = LayerConfig(*model_result->request.folder, model_result->request, layer);
   result->seconds = model_result->seconds;
   shown = result;
 }

@@ -15,28 +15,14 @@ double SecondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// The tokens as the panels show them: each token's readable form and byte span.
-std::vector<Token> DisplayTokens(const std::vector<tokenize::Token>& tokens) {
-  std::vector<Token> shown;
-  shown.reserve(tokens.size());
-  for (const tokenize::Token& tok : tokens) {
-    Token t;
-    t.text = tok.display;
-    t.byte_begin = tok.byte_begin;
-    t.byte_end = tok.byte_end;
-    shown.push_back(t);
-  }
-  return shown;
-}
-
 // Gives RunModel one fresh tensor per layer to write its probs into, and makes each finished layer a LayerMaps
 // (the probs shared as they are, the row figures from the same pass), its head roles and its thumbnails.
 class LayerMapsSink : public model::LayerSink {
  public:
   LayerMapsSink(const model::ModelConfig& c, const model::RunOptions& options, const std::vector<int>& ids,
-                std::vector<Token> tokens, std::atomic<int>* done)
+                const std::vector<tokenize::Token>& tokens, std::atomic<int>* done)
       : config_(c), options_(options), n_head_(c.n_head), n_((int)ids.size()), done_(done), ids_(ids),
-        tokens_(std::move(tokens)), probs_((size_t)c.n_layer), layers_((size_t)c.n_layer),
+        tokens_(tokens), probs_((size_t)c.n_layer), layers_((size_t)c.n_layer),
         thumbs_((size_t)c.n_layer), roles_(model::MakeHeadRoles(c.n_layer, c.n_head, ids)) {}
   float* ProbsBuffer(int layer) override {
     auto t = std::make_shared<Tensor>();
@@ -48,12 +34,9 @@ class LayerMapsSink : public model::LayerSink {
     if (!probs_[(size_t)out.layer]) return Status::Error("layer " + std::to_string(out.layer) + " was not written");
     // The row figures, from the attention pass itself (RunOptions::row_figures).
     if (!out.metrics) return Status::Error("layer " + std::to_string(out.layer) + " has no row figures");
-    auto maps = std::make_shared<LayerMaps>();
-    maps->query_tokens = maps->kv_tokens = tokens_;
-    maps->probs = probs_[(size_t)out.layer];
+    auto maps = std::make_shared<LayerMaps>(ModelLayerMaps(config_, tokens_, probs_[(size_t)out.layer], out.layer,
+                                                           options_));
     maps->metrics = *out.metrics;
-    maps->multiplier = model::AttentionMultiplier(config_, out.layer, options_);
-    maps->mask = model::AttentionMask(config_);
     if (Status s = model::ScoreLayer(out.probs, out.layer, n_head_, n_, ids_, &roles_); !s) return s;
     // The overview's thumbnail of each head: max-pooled, so a one-hot row stays visible.
     const int t = std::min(n_, kThumbnailCells);
@@ -81,7 +64,7 @@ class LayerMapsSink : public model::LayerSink {
   int n_head_, n_;
   std::atomic<int>* done_;
   std::vector<int> ids_;
-  std::vector<Token> tokens_;
+  const std::vector<tokenize::Token>& tokens_;
   std::vector<std::shared_ptr<Tensor>> probs_;
   std::vector<std::shared_ptr<const LayerMaps>> layers_;
   std::vector<std::shared_ptr<Tensor>> thumbs_;
@@ -247,7 +230,7 @@ std::shared_ptr<ModelResult> ModelSession::Run(const ModelRequest& request, uint
   layer_done_ = 0;
   layer_total_ = c.n_layer;
   const std::vector<int> ids = TokenIds(*tokens);
-  LayerMapsSink sink(c, options, ids, DisplayTokens(*tokens), &layer_done_);
+  LayerMapsSink sink(c, options, ids, *tokens, &layer_done_);
   result->status = model::RunModel(*folder.model, ids, options, &sink);
   if (result->status.ok()) {
     result->layers = sink.TakeLayers();
@@ -306,10 +289,6 @@ AttentionTensors StackedLayers(const ModelResult& r, bool hide_special) {
   stacked.probs = probs;
   if (r.n_layer() > 0) stacked.mask = r.layers[0]->mask;
   return stacked;
-}
-
-AttentionConfig LayerConfig(const ModelFolder& folder, const ModelRequest& request, int layer) {
-  return ModelLayerConfig(folder.model->config(), layer, request.what_ifs());
 }
 
 int KvGroupOf(const model::ModelConfig& c, int head) {

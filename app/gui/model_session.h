@@ -106,8 +106,6 @@ AttentionTensors LayerForDisplay(const ModelResult& result, int layer, bool hide
 // Every layer's heads as one stack [n_layer * n_head, n, n] (map k = layer k / n_head, head k % n_head),
 // for the overview figure: a copy, made by the export job off the UI thread.
 AttentionTensors StackedLayers(const ModelResult& result, bool hide_special);
-// The config the panels read for a model layer: n_head, d_k = d_head, scale, temperature, mask (ModelLayerConfig).
-AttentionConfig LayerConfig(const ModelFolder& folder, const ModelRequest& request, int layer);
 // Heads sharing one key/value head (grouped-query attention): query head h reads kv head GroupOf(h).
 int KvGroupOf(const model::ModelConfig& config, int head);
 

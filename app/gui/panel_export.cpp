@@ -114,12 +114,12 @@ std::function<Status()> ModelHeadsJob(App& app, HeatmapExportOptions o, UiMessag
     o.all_heads = true;
     o.heads = heads;
     figure->title = ModelFigureTitle(c, n, layer, std::to_string(heads.size()) + (heads.size() == 1 ? " head" : " heads"),
-                                     what_ifs, figure->tensors.n_q() < n);
+                                     what_ifs, figure->maps.n_q() < n);
   } else {
     o.head = figure->head;
   }
   if (o.title.empty()) o.title = LocalizedTitle(figure->title);  // in the UI's language, as attnviz-cli --lang
-  return [head_figure = std::move(*figure), o] { return ExportHeatmap(head_figure.tensors, head_figure.config, o); };
+  return [head_figure = std::move(*figure), o] { return ExportHeatmap(head_figure.maps, nullptr, o); };
 }
 #endif
 
@@ -157,9 +157,8 @@ std::function<Status()> MakeExportJob(App& app, const std::string& path, UiMessa
     const model::ModelConfig& c = model->request.folder->model->config();
     if (o.title.empty())
       o.title = Trf(Str::kExportOverviewTitle, {c.model_type, std::to_string(c.n_layer), std::to_string(c.n_head)});
-    AttentionConfig config = LayerConfig(*model->request.folder, model->request, 0);
     const bool hide = s.model_hide_special;
-    return [model, o, config, hide] { return ExportHeatmap(StackedLayers(*model, hide), config, o); };
+    return [model, o, hide] { return ExportHeatmap(StackedLayers(*model, hide), nullptr, o); };
   }
   if (s.source == Source::kModel) return ModelHeadsJob(app, o, refusal);
   std::shared_ptr<const ComputeResult> result = app.shown;

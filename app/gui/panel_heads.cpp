@@ -212,8 +212,7 @@ void DrawColorbar(App& app, ImVec2 top_left, float height, ColorRange range, boo
 }
 
 struct MapDraw {
-  const AttentionTensors* tensors = nullptr;
-  const AttentionConfig* config = nullptr;
+  const AttentionTensors* tensors = nullptr;  // its maps say how they were made (scaled, temperature, mask)
   int head = 0;
   bool twin = false;
   HeatmapKey key;
@@ -396,8 +395,8 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
     }
     if (!std::isnan(cell.score)) {  // NaN: not kept (a trained model's layer keeps its probs only)
       ImGui::TextUnformatted(Trf(Str::kTipLogitBefore, {FormatNumber(cell.score)}).c_str());
-      std::string how = std::string(m.config->scale ? "\xC3\xB7\xE2\x88\x9A" "d_k" : Tr(Str::kUnscaled)) +
-                        (m.config->temperature != 1.0f ? ", \xC3\xB7T" : "");
+      std::string how = std::string(t.scaled ? "\xC3\xB7\xE2\x88\x9A" "d_k" : Tr(Str::kUnscaled)) +
+                        (t.temperature != 1.0f ? ", \xC3\xB7T" : "");
       ImGui::TextUnformatted(
           Trf(Str::kTipLogitAfter, {how, FormatNumber(LogitFromScore(cell.score, t.multiplier))})
               .c_str());
@@ -512,7 +511,10 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
     ImGui::TextUnformatted(what.c_str());
   } else if (app.shown) {
     const AttentionTensors& t = app.shown->tensors;
-    DimText(LocalizedDescribe(app.shown->request.config) + " \xC2\xB7 " + std::to_string(t.n_q()) + "\xC3\x97" +
+    // A sandbox layer names its knobs; a model layer how its maps were made (it has no sandbox config).
+    const std::string made = app.state.source == Source::kModel ? LocalizedTitle(Describe(t))
+                                                                 : LocalizedDescribe(app.shown->request.config);
+    DimText(made + " \xC2\xB7 " + std::to_string(t.n_q()) + "\xC3\x97" +
             std::to_string(t.n_k()) + " \xC2\xB7 " + Tr(Str::kHeadsStatusKeys));
   }
   dump.RecordItem("heads.status", BoolJson(app.computing));
@@ -575,7 +577,6 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
   ImVec2 avail = ImGui::GetContentRegionAvail();
   const float gap = 10.0f;
   MapLayout layout = LayoutFor(t);
-  const AttentionConfig& config = result.request.config;
   const ImVec2 maps_avail(std::max(avail.x - kColorbarSpace, 40.0f), avail.y);  // the colorbar on the right
 
   if (view == 0) {
@@ -608,7 +609,6 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
       int col = (int)idx % columns, row = (int)idx / columns;
       MapDraw m;
       m.tensors = &t;
-      m.config = &config;
       m.head = h;
       m.key = HeatmapKey{MapView::kGrid, 0, h, 0};
       m.caption = HeadCaption(t, h, "");
@@ -642,7 +642,6 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
                            &columns, &cell);
     MapDraw m;
     m.tensors = &t;
-    m.config = &config;
     m.head = h;
     m.key = HeatmapKey{MapView::kEnlarged, 0, h, 0};
     m.caption = HeadCaption(t, h, "") + "  " + Tr(Str::kClickBackToGrid);
@@ -658,12 +657,8 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
     if (!result.has_twin) {
       ImGui::TextUnformatted(Tr(Str::kComputingOtherScaling));
     } else {
-      AttentionConfig twin_config = config;
-      twin_config.scale = !config.scale;
-      const AttentionTensors* scaled = config.scale ? &t : &result.twin;
-      const AttentionTensors* unscaled = config.scale ? &result.twin : &t;
-      const AttentionConfig* scaled_config = config.scale ? &config : &twin_config;
-      const AttentionConfig* unscaled_config = config.scale ? &twin_config : &config;
+      const AttentionTensors* scaled = t.scaled ? &t : &result.twin;
+      const AttentionTensors* unscaled = t.scaled ? &result.twin : &t;
       int columns = 1;
       float cell = 1;
       ChooseGridWithCaptions(2, t, HeadCaption(t, h, "unscaled: "), maps_avail, &layout, gap, &columns, &cell);
@@ -675,7 +670,6 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
       for (int side = 0; side < 2; ++side) {
         MapDraw m;
         m.tensors = side == 0 ? scaled : unscaled;
-        m.config = side == 0 ? scaled_config : unscaled_config;
         m.head = h;
         m.twin = (m.tensors == &result.twin);
         m.key = HeatmapKey{side == 0 ? MapView::kScaledSide : MapView::kUnscaledSide, 0, h, m.twin ? 1 : 0};

@@ -43,7 +43,7 @@ std::string CsvField(const std::string& s) {
   return out + "\"";
 }
 
-std::vector<int> ChosenHeads(const AttentionTensors& t, const HeatmapExportOptions& o) {
+std::vector<int> ChosenHeads(const LayerMaps& t, const HeatmapExportOptions& o) {
   if (!o.all_heads) return {o.head};
   if (!o.heads.empty()) return o.heads;
   std::vector<int> all(t.n_head());
@@ -53,7 +53,7 @@ std::vector<int> ChosenHeads(const AttentionTensors& t, const HeatmapExportOptio
 
 // The config (from the one field table) plus what it implies. The multiplier is for the width q and k had:
 // a raw feature source (one-hot, length) has its own width, not the configured d_k.
-std::string ConfigJsonObject(const AttentionConfig& c, const AttentionTensors& t) {
+std::string ConfigJsonObject(const AttentionConfig& c, const LayerMaps& t) {
   std::string fields = ConfigJson(c);
   fields.pop_back();  // the closing brace
   const int d_qk = t.q->empty() ? c.head_dim_k() : (int)t.q->dim(2);
@@ -67,7 +67,7 @@ std::string RowJson(const float* row, int n) {
   return s + "]";
 }
 
-std::string ToCsv(const AttentionTensors& t, const std::vector<int>& heads, bool all) {
+std::string ToCsv(const LayerMaps& t, const std::vector<int>& heads, bool all) {
   const int n_q = t.n_q(), n_k = t.n_k();
   std::vector<std::string> q = TokenTexts(t.query_tokens), k = TokenTexts(t.kv_tokens);
   std::string out = WeightsCsvHeader(k, all);
@@ -83,12 +83,18 @@ std::string ToCsv(const AttentionTensors& t, const std::vector<int>& heads, bool
   return out;
 }
 
-std::string ToJson(const AttentionTensors& t, const AttentionConfig& config, const std::vector<int>& heads, bool all) {
+// config null (a trained model's layer): no "config" object; the maps' multiplier and mask instead.
+std::string ToJson(const LayerMaps& t, const AttentionConfig* config, const std::vector<int>& heads, bool all) {
   const int n_q = t.n_q(), n_k = t.n_k();
   std::string out = "{\n  \"format\": \"attnviz-attention-weights\",\n";
   out += "  \"query_tokens\": " + JsonStringArray(TokenTexts(t.query_tokens)) + ",\n";
   out += "  \"key_tokens\": " + JsonStringArray(TokenTexts(t.kv_tokens)) + ",\n";
-  out += "  \"config\": " + ConfigJsonObject(config, t) + ",\n";
+  if (config) {
+    out += "  \"config\": " + ConfigJsonObject(*config, t) + ",\n";
+  } else {
+    out += "  \"logit_multiplier\": " + JsonNumber(t.multiplier) + ",\n  \"mask\": " + JsonString(Describe(t.mask)) +
+           ",\n";
+  }
   if (all) {
     out += "  \"heads\": [";
     for (size_t i = 0; i < heads.size(); ++i) out += (i ? ", " : "") + std::to_string(heads[i]);
@@ -226,7 +232,7 @@ Result<FigureSize> ParseFigureSize(const std::string& text) {
   return size;
 }
 
-Result<HeatmapSpec> MakeHeatmapSpec(const AttentionTensors& tensors, const AttentionConfig& config,
+Result<HeatmapSpec> MakeHeatmapSpec(const LayerMaps& tensors, const AttentionConfig* config,
                                     const HeatmapExportOptions& options) {
   if (tensors.probs->shape.size() != 3 || tensors.n_head() <= 0 || tensors.n_q() <= 0 || tensors.n_k() <= 0)
     return Status::Error(MsgId::kNothingToExport, {});
@@ -253,7 +259,10 @@ Result<HeatmapSpec> MakeHeatmapSpec(const AttentionTensors& tensors, const Atten
   spec.heads = heads;
   spec.query_labels = TokenTexts(tensors.query_tokens);
   spec.key_labels = TokenTexts(tensors.kv_tokens);
-  spec.title = options.title.empty() ? DefaultHeatmapTitle(config, options) : options.title;
+  spec.title = !options.title.empty() ? options.title
+               : config            ? DefaultHeatmapTitle(*config, options)
+               : options.all_heads ? std::to_string(heads.size()) + " heads"
+                                   : "head " + std::to_string(options.head);
   spec.mask = tensors.mask;
   spec.colormap = options.colormap;
   spec.scale = options.color_scale;
@@ -291,7 +300,7 @@ namespace {
 // from q and k (exact_maps.h). .npy streams whole heads (any number, through a temp file renamed into place);
 // the other formats hold their cells, at most kExactExportCells, and a figure draws every cell, so a figure
 // of a long map is of a window (the app's zoomed-in view).
-Status ExportLongHeatmap(const AttentionTensors& t, const AttentionConfig& config, HeatmapExportOptions o,
+Status ExportLongHeatmap(const LayerMaps& t, const AttentionConfig* config, HeatmapExportOptions o,
                          const std::string& format, const MapWindow* window) {
   const std::vector<int> heads = ChosenHeads(t, o);
   for (int h : heads)
@@ -304,7 +313,7 @@ Status ExportLongHeatmap(const AttentionTensors& t, const AttentionConfig& confi
     const std::string temp = o.out_path + ".part-" + std::to_string(::getpid());
     NpyStreamWriter out;
     Status s = out.Open(temp, shape);
-    if (s) s = StreamExactMaps(t, config, heads, &out, nullptr);
+    if (s) s = StreamExactMaps(t, heads, &out, nullptr);
     if (s) s = out.Close();
     if (s && std::rename(temp.c_str(), o.out_path.c_str()) != 0) s = Status::Error(MsgId::kCannotWrite, {o.out_path});
     if (!s) std::remove(temp.c_str());
@@ -316,19 +325,19 @@ Status ExportLongHeatmap(const AttentionTensors& t, const AttentionConfig& confi
   if (cells > kExactExportCells)
     return Status::Error(MsgId::kLongExportTooLarge, {"." + format, std::to_string(n_q), std::to_string(n_k),
                                                       std::to_string(cells), std::to_string(kExactExportCells)});
-  if (o.title.empty()) {
-    o.title = DefaultHeatmapTitle(config, o);
+  if (o.title.empty() && config) {
+    o.title = DefaultHeatmapTitle(*config, o);
     if (window) o.title += " \u00B7 queries " + std::to_string(w.r0) + "-" + std::to_string(w.r1 - 1) + ", keys " +
                            std::to_string(w.c0) + "-" + std::to_string(w.c1 - 1);
   }
   if (compact) o.head = 0;
-  return ExportHeatmap(ExactMaps(t, config, heads, w, compact), config, o);
+  return ExportHeatmap(ExactMaps(t, heads, w, compact), config, o);
 }
 
 }  // namespace
 
-Status ExportHeatmap(const AttentionTensors& tensors, const AttentionConfig& config,
-                     const HeatmapExportOptions& options, const MapWindow* window) {
+Status ExportHeatmap(const LayerMaps& tensors, const AttentionConfig* config, const HeatmapExportOptions& options,
+                     const MapWindow* window) {
   if (options.out_path.empty()) return Status::Error(MsgId::kNoOutputFile, {});
   Result<std::string> format = ResolveExportFormat(options);
   if (!format.ok()) return format.status();

@@ -64,18 +64,30 @@ Result<std::string> ResolveExportFormat(const HeatmapExportOptions& options);
 // (FigureTitle: the mask and every non-default setting are named).
 std::string DefaultHeatmapTitle(const AttentionConfig& config, const HeatmapExportOptions& options);
 
-// The figure description ExportHeatmap draws for png/svg (it points into tensors.probs, so the
-// tensors must outlive it). Checks the head range and that the tensors are not empty. The app can
-// use it with LayoutHeatmap to preview the exported figure.
-Result<HeatmapSpec> MakeHeatmapSpec(const AttentionTensors& tensors, const AttentionConfig& config,
+// `config`: the sandbox's knobs when the maps are a sandbox layer's (the default title and file name name them;
+// the JSON export records them); null for a trained model's layer, whose title the caller gives (options.title;
+// else "head H"). The maps carry their own mask and multiplier.
+//
+// The figure description ExportHeatmap draws for png/svg (it points into maps.probs, so the maps must outlive it).
+// Checks the head range and that the maps are not empty. The app can use it with LayoutHeatmap to preview the
+// exported figure.
+Result<HeatmapSpec> MakeHeatmapSpec(const LayerMaps& maps, const AttentionConfig* config,
                                     const HeatmapExportOptions& options);
+inline Result<HeatmapSpec> MakeHeatmapSpec(const LayerMaps& maps, const AttentionConfig& config,
+                                           const HeatmapExportOptions& options) {
+  return MakeHeatmapSpec(maps, &config, options);
+}
 
 // Checks the options against the tensors (head range, empty tensors, format) and writes the file.
 // Long inputs (tensors.pooled, no full map kept): the maps are recomputed exactly from q and k; .npy is
 // streamed (any heads); other formats are refused above 2^24 cells, and `window` (may be null: the whole
 // map) cuts the map to the query rows and keys shown, e.g. the app's zoomed-in view for a figure.
-Status ExportHeatmap(const AttentionTensors& tensors, const AttentionConfig& config,
-                     const HeatmapExportOptions& options, const MapWindow* window = nullptr);
+Status ExportHeatmap(const LayerMaps& maps, const AttentionConfig* config, const HeatmapExportOptions& options,
+                     const MapWindow* window = nullptr);
+inline Status ExportHeatmap(const LayerMaps& maps, const AttentionConfig& config, const HeatmapExportOptions& options,
+                            const MapWindow* window = nullptr) {
+  return ExportHeatmap(maps, &config, options, window);
+}
 
 // The saturation figure (PNG or SVG from the extension): mean max weight, normalized entropy and
 // softmax-gradient size against d_k (log2 axis), scaled and unscaled lines, axis labels, legend.

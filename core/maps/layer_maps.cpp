@@ -14,4 +14,11 @@ MapSource LayerMaps::Source(uint64_t generation) const {
   return s;
 }
 
+std::string Describe(const LayerMaps& maps) {
+  std::ostringstream t;
+  t << maps.temperature;
+  return "d_k=" + std::to_string(maps.d_qk) + " \u00B7 " + (maps.scaled ? "scaled" : "unscaled") + " \u00B7 T=" + t.str() +
+         " \u00B7 " + Describe(maps.mask);
+}
+
 }  // namespace attnviz

@@ -4,6 +4,8 @@
 // published as each layer finishes). Immutable once handed out; tensors are shared, never deep-copied.
 #pragma once
 #include <memory>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "attention/mask.h"
@@ -25,8 +27,12 @@ struct LayerMaps {
   // The pooled levels of probs (a long input keeps only these and q, k); may be null while probs are kept.
   std::shared_ptr<const MapPyramid> pyramid;
   bool pooled = false;  // no full map kept: probs is empty
-  // The logit multiplier the pass used (1/sqrt(d_qk) or 1, divided by the temperature) and its mask.
+  // How the pass made the logits: the multiplier (1/sqrt(d_qk) when scaled, or 1; divided by the temperature),
+  // whether 1/sqrt(d_qk) was in it and the temperature (the hover's words), and the mask.
   float multiplier = 1.0f;
+  int d_qk = 0;  // the width of q and k (what 1/sqrt(d_qk) divides by)
+  bool scaled = true;
+  float temperature = 1.0f;
   Mask mask;
 
   int n_head() const { return !probs->empty() ? (int)probs->dim(0) : (int)q->dim(0); }
@@ -36,5 +42,9 @@ struct LayerMaps {
   // multiplier and mask above. generation: a number that changes with the tensors.
   MapSource Source(uint64_t generation) const;
 };
+
+// "d_k=16 · scaled · T=1 · causal, window 4": how the maps were made, in the words of the sandbox's titles
+// (LocalizedTitle says it in the UI's language).
+std::string Describe(const LayerMaps& maps);
 
 }  // namespace attnviz

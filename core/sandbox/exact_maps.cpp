@@ -11,14 +11,13 @@ namespace {
 size_t BandRows(size_t n_k) { return std::max<size_t>(AttendBlockRows(n_k), (size_t)(16u << 20) / (n_k * sizeof(float))); }
 }  // namespace
 
-AttentionTensors ExactMaps(const AttentionTensors& t, const AttentionConfig& config, const std::vector<int>& heads,
-                           const MapWindow& w, bool compact) {
+LayerMaps ExactMaps(const LayerMaps& t, const std::vector<int>& heads, const MapWindow& w, bool compact) {
   const int n_head = t.n_head(), n_q = t.n_q(), n_k = t.n_k();
   ATTNVIZ_CHECK_SHAPE(w.r0 >= 0 && w.r0 < w.r1 && w.r1 <= n_q && w.c0 >= 0 && w.c0 < w.c1 && w.c1 <= n_k,
                       "window rows " + std::to_string(w.r0) + ".." + std::to_string(w.r1) + ", keys " +
                           std::to_string(w.c0) + ".." + std::to_string(w.c1) + " of a map " + std::to_string(n_q) +
                           " x " + std::to_string(n_k));
-  AttentionTensors out;
+  LayerMaps out;
   out.query_tokens.assign(t.query_tokens.begin() + w.r0, t.query_tokens.begin() + w.r1);
   out.kv_tokens.assign(t.kv_tokens.begin() + w.c0, t.kv_tokens.begin() + w.c1);
   out.metrics = t.metrics;
@@ -26,6 +25,10 @@ AttentionTensors ExactMaps(const AttentionTensors& t, const AttentionConfig& con
   // Shared, not cut to the window: the JSON export reads the query/key width from q (the logit multiplier).
   out.q = t.q;
   out.k = t.k;
+  out.multiplier = t.multiplier;
+  out.scaled = t.scaled;
+  out.d_qk = t.d_qk;
+  out.temperature = t.temperature;
   const size_t rows = (size_t)w.rows(), cols = (size_t)w.cols();
   auto probs = std::make_shared<Tensor>();
   probs->Resize({compact ? heads.size() : (size_t)n_head, rows, cols});
@@ -42,7 +45,7 @@ AttentionTensors ExactMaps(const AttentionTensors& t, const AttentionConfig& con
       if (!t.probs->empty()) {  // full mode: the kept map
         src = t.probs->data.data() + ((size_t)h * n_q + r0) * n_k;
       } else {
-        AttendRows(*t.q, *t.k, config.logit_multiplier((int)t.q->dim(2)), t.mask, h, r0, r1, nullptr, &band_probs);
+        AttendRows(*t.q, *t.k, t.multiplier, t.mask, h, r0, r1, nullptr, &band_probs);
         src = band_probs.data.data();
       }
       for (int i = r0; i < r1; ++i) {
@@ -55,10 +58,10 @@ AttentionTensors ExactMaps(const AttentionTensors& t, const AttentionConfig& con
   return out;
 }
 
-Status StreamExactMaps(const AttentionTensors& t, const AttentionConfig& config, const std::vector<int>& heads,
-                       NpyStreamWriter* probs_out, NpyStreamWriter* logits_out) {
+Status StreamExactMaps(const LayerMaps& t, const std::vector<int>& heads, NpyStreamWriter* probs_out,
+                       NpyStreamWriter* logits_out) {
   const size_t n_q = t.n_q(), n_k = t.n_k(), band = BandRows(n_k);
-  const float multiplier = config.logit_multiplier((int)t.q->dim(2));  // a raw feature has its own width
+  const float multiplier = t.multiplier;  // the pass's (a raw feature has its own width)
   Tensor scores, probs;
   for (int h : heads) {
     for (size_t r0 = 0; r0 < n_q; r0 += band) {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "io/npy.h"
-#include "sandbox/pipeline.h"
+#include "maps/layer_maps.h"
 #include "maps/view.h"
 
 namespace attnviz {
@@ -13,16 +13,16 @@ namespace attnviz {
 // Cells an in-memory export of a long input may hold (64 MiB of fp32): one 4096 x 4096 head.
 constexpr size_t kExactExportCells = size_t(1) << 24;
 
+// The maps are recomputed with the pass's own multiplier and mask (t.multiplier, t.mask).
 // `t` cut to `window` (query rows [r0, r1), keys [c0, c1)), with exact probs [n_head, rows, cols] for the
 // heads listed (the other heads' planes are 0) and the window's tokens; every other map is left empty.
 // compact: probs is [heads.size(), rows, cols] instead (plane i is heads[i]). Works in both modes (full
 // mode cuts the kept map).
-AttentionTensors ExactMaps(const AttentionTensors& t, const AttentionConfig& config, const std::vector<int>& heads,
-                           const MapWindow& window, bool compact = false);
+LayerMaps ExactMaps(const LayerMaps& t, const std::vector<int>& heads, const MapWindow& window, bool compact = false);
 
 // Streams whole heads' maps, in `heads` order, into writers opened for [heads.size(), n_q, n_k]: probs
 // and (when logits is not null) the logits map (before the mask). At most one band of rows of each is held.
-Status StreamExactMaps(const AttentionTensors& t, const AttentionConfig& config, const std::vector<int>& heads,
-                       NpyStreamWriter* probs, NpyStreamWriter* logits);
+Status StreamExactMaps(const LayerMaps& t, const std::vector<int>& heads, NpyStreamWriter* probs,
+                       NpyStreamWriter* logits);
 
 }  // namespace attnviz

@@ -124,6 +124,9 @@ void Pipeline::Publish() {
   t.pooled = pooled_;
   t.multiplier = multiplier_;
   t.mask = config_.mask;
+  t.scaled = config_.scale;
+  t.d_qk = b.q ? (int)b.q->dim(2) : config_.head_dim_k();
+  t.temperature = config_.temperature;
 }
 
 Status Pipeline::Run(Stage through, const RunControl* control) {

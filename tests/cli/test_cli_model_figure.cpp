@@ -250,12 +250,14 @@ TEST_P(CliModelFigure, MakeModelHeadFigureIsProbsNpyAndTheCliBytes) {
       const size_t plane = (size_t)n_head * n * n;
       std::copy(run->probs.data() + layer * plane, run->probs.data() + (layer + 1) * plane, probs->data.begin());
       for (int head = 0; head < n_head; ++head) {
-        auto figure = attnviz::MakeModelHeadFigure(c, attnviz::ModelLayerMaps(c, *tokens, probs), n, layer, head, w);
+        auto figure = attnviz::MakeModelHeadFigure(
+            c, attnviz::ModelLayerMaps(c, *tokens, probs, layer, attnviz::WhatIfRunOptions(w, c.n_layer)), n, layer,
+            head, w);
         ASSERT_TRUE(figure.ok()) << figure.message();
         attnviz::HeatmapExportOptions o;
         o.head = figure->head;
         o.title = figure->title;
-        auto spec = attnviz::MakeHeatmapSpec(figure->tensors, figure->config, o);
+        auto spec = attnviz::MakeHeatmapSpec(figure->maps, nullptr, o);
         ASSERT_TRUE(spec.ok()) << spec.message();
         ASSERT_EQ(spec->heads, std::vector<int>{head});
         ASSERT_EQ(spec->n_q, n);

@@ -77,7 +77,7 @@ TEST(ExportLong, AFigureOfAWindowHoldsTheWindowsExactCells) {
   Runs r;
   RunBoth(Words(200), c, &r);
   const MapWindow w{40, 72, 100, 130};
-  AttentionTensors cut = ExactMaps(r.pooled.tensors(), c, {1}, w);
+  LayerMaps cut = ExactMaps(r.pooled.tensors(), {1}, w);
   ASSERT_EQ(cut.probs->shape, (std::vector<size_t>{2, 32, 30}));
   ASSERT_EQ(cut.query_tokens.size(), 32u);
   ASSERT_EQ(cut.kv_tokens.size(), 30u);

@@ -170,6 +170,21 @@ TEST_F(ModelPanelTest, WhatIfsRecomputeAndSpecialTokensHide) {
   EXPECT_TRUE(app.model_result->request.no_scale);
   EXPECT_EQ(app.model_result->layers[0]->probs->data, app.model_result->layers[0]->probs->data);
   EXPECT_NE(app.model_result->layers[1]->probs->data, before) << "no_scale on layer 1 changed nothing";
+  // Each layer's maps say how they were made (no sandbox config is made up for a model layer): layer 1 unscaled,
+  // layers 0 and 2 scaled by 1/sqrt(d_head = 4), and the Heads panel's status line says so for the layer shown.
+  for (int l = 0; l < 3; ++l) {
+    const LayerMaps& maps = *app.model_result->layers[(size_t)l];
+    EXPECT_EQ(maps.scaled, l != 1) << l;
+    EXPECT_EQ(maps.d_qk, 4);
+    EXPECT_FLOAT_EQ(maps.multiplier, l == 1 ? 1.0f : 0.5f) << l;
+    EXPECT_EQ(maps.mask, Mask::Causal());
+  }
+  app.state.model_layer = 1;
+  Frames(2);
+  EXPECT_FALSE(app.shown->tensors.scaled);
+  EXPECT_EQ(app.shown->request.config, AttentionConfig{}) << "a model layer is shown with a made-up sandbox config";
+  const std::string result = app.dump.Field("result");
+  EXPECT_NE(result.find("\"d_k\": 4, \"scale\": false"), std::string::npos) << result;
   // A bad layer list is refused with the range, and nothing is submitted.
   app.state.model_whatif_layers = "7";
   Frames(2);
