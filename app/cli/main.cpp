@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cli_commands.h"
+#include "passive_waits.h"
 #include "help_ko.h"
 #include "data_dir.h"
 #include "ui_strings.h"
@@ -25,6 +26,7 @@ const char* kUsage =
 }
 
 int main(int argc, char** argv) {
+  attnviz::UsePassiveOpenMpWaits(argv);  // before any parallel region: waiting threads sleep, never spin
   if (argc < 2) {
     std::fputs(attnviz::HelpText(attnviz::Help::kUsage, kUsage), stderr);
     return 2;

@@ -26,6 +26,7 @@
 #include "gl/heatmap_renderer.h"
 #include "io/json.h"
 #include "localized.h"
+#include "passive_waits.h"
 #include "platform.h"
 #include "state.h"
 
@@ -50,6 +51,8 @@ std::string FindShaderDir(const std::string& option) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // ---- 0. OpenMP's waiting threads sleep (a re-run of this program with OMP_WAIT_POLICY=passive when unset).
+  UsePassiveOpenMpWaits(argv);
   // ---- 1. Options: the shared text/config options (ParseInputOption) plus the app's own.
   std::vector<std::string> args(argv + 1, argv + argc);
   bool no_settings = std::find(args.begin(), args.end(), "--no-settings") != args.end();
