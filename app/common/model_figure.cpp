@@ -7,14 +7,6 @@ namespace attnviz {
 
 namespace {
 
-const char* kDot = " \u00B7 ";
-
-std::string Number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
 // "no 1/√d_head, T=0.5 on layers 0, 2" (the layers as a sorted set), "" when the what-ifs cannot change the
 // map of `layer`: none at all, or only on later layers.
 std::string WhatIfSegment(const ModelWhatIfs& w, int layer) {
@@ -25,7 +17,7 @@ std::string WhatIfSegment(const ModelWhatIfs& w, int layer) {
   if (!layers.empty() && layers.front() > layer) return "";
   std::string s;
   if (w.no_scale) s = "no 1/\u221Ad_head";
-  if (w.temperature != 1.0f) s += (s.empty() ? "" : ", ") + std::string("T=") + Number(w.temperature);
+  if (w.temperature != 1.0f) s += (s.empty() ? "" : ", ") + std::string("T=") + ShortNumber(w.temperature);
   if (layers.empty()) return s + " on every layer";
   if (layers.size() == 1) return s + " on layer " + std::to_string(layers[0]);
   s += " on layers ";
@@ -59,10 +51,10 @@ std::string MaskTitle(const Mask& mask, int n) {
 
 std::string ModelFigureTitle(const model::ModelConfig& c, int n, int layer, const std::string& heads,
                              const ModelWhatIfs& w, bool special_hidden) {
-  std::string title = c.model_type + kDot + "layer " + std::to_string(layer) + kDot + heads + kDot +
+  std::string title = c.model_type + kTitleDot + "layer " + std::to_string(layer) + kTitleDot + heads + kTitleDot +
                       MaskTitle(model::AttentionMask(c), n);
-  if (std::string what_if = WhatIfSegment(w, layer); !what_if.empty()) title += kDot + what_if;
-  if (special_hidden) title += kDot + std::string("special tokens hidden");
+  if (std::string what_if = WhatIfSegment(w, layer); !what_if.empty()) title += kTitleDot + what_if;
+  if (special_hidden) title += kTitleDot + std::string("special tokens hidden");
   return title;
 }
 

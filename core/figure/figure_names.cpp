@@ -8,16 +8,8 @@ namespace attnviz {
 
 namespace {
 
-const char* kDot = " \u00B7 ";
-
-std::string Short(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
 std::string Joined(std::string head, const std::vector<SettingLabel>& labels, bool title) {
-  for (const SettingLabel& l : labels) head += (title ? kDot : "-") + (title ? l.title : l.file);
+  for (const SettingLabel& l : labels) head += (title ? kTitleDot : "-") + (title ? l.title : l.file);
   return head;
 }
 
@@ -62,25 +54,25 @@ std::vector<SettingLabel> SourceAndScoreSettings(const AttentionConfig& c) {
 }
 
 std::string FigureTitle(const std::string& heads, const AttentionConfig& c) {
-  return Joined(heads + kDot + Describe(c), NonDefaultSettings(c), true);
+  return Joined(heads + kTitleDot + Describe(c), NonDefaultSettings(c), true);
 }
 
 std::string FigureFileStem(const std::string& heads, const AttentionConfig& c) {
   std::string stem = "attnviz-" + heads + "-dk" + std::to_string(c.head_dim_k()) + (c.scale ? "-scaled" : "-unscaled");
-  if (c.temperature != 1.0f) stem += "-T" + Short(c.temperature);
+  if (c.temperature != 1.0f) stem += "-T" + ShortNumber(c.temperature);
   // The title names the sources and the score through Describe(); the file name must too.
   return Joined(stem, Concatenated(SourceAndScoreSettings(c), NonDefaultSettings(c)), false);
 }
 
 std::string SweepTitle(const AttentionConfig& base, int n_k) {
-  return Joined("softmax saturation" + std::string(kDot) + "n_k=" + std::to_string(n_k) + kDot + "T=" +
-                    Short(base.temperature),
+  return Joined("softmax saturation" + std::string(kTitleDot) + "n_k=" + std::to_string(n_k) + kTitleDot + "T=" +
+                    ShortNumber(base.temperature),
                 Concatenated(SourceAndScoreSettings(base), NonDefaultSettings(base, false)), true);
 }
 
 std::string SweepFileStem(const AttentionConfig& base) {
   std::string stem = "attnviz-saturation";
-  if (base.temperature != 1.0f) stem += "-T" + Short(base.temperature);
+  if (base.temperature != 1.0f) stem += "-T" + ShortNumber(base.temperature);
   return Joined(stem, Concatenated(SourceAndScoreSettings(base), NonDefaultSettings(base, false)), false);
 }
 

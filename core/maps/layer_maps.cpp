@@ -1,5 +1,7 @@
 #include "maps/layer_maps.h"
 
+#include "sandbox/config.h"
+
 namespace attnviz {
 
 MapSource LayerMaps::Source(uint64_t generation) const {
@@ -15,10 +17,8 @@ MapSource LayerMaps::Source(uint64_t generation) const {
 }
 
 std::string Describe(const LayerMaps& maps) {
-  std::ostringstream t;
-  t << maps.temperature;
-  return "d_k=" + std::to_string(maps.d_qk) + " \u00B7 " + (maps.scaled ? "scaled" : "unscaled") + " \u00B7 T=" + t.str() +
-         " \u00B7 " + Describe(maps.mask);
+  return "d_k=" + std::to_string(maps.d_qk) + kTitleDot + (maps.scaled ? "scaled" : "unscaled") + kTitleDot + "T=" +
+         ShortNumber(maps.temperature) + kTitleDot + Describe(maps.mask);
 }
 
 }  // namespace attnviz

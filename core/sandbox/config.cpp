@@ -18,12 +18,6 @@ Status OutOfRange(const char* field, long long value, long long lo, long long hi
                        {field, std::to_string(value), std::to_string(lo), std::to_string(hi)});
 }
 
-std::string ShortNumber(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
-
 // How many fields an aggregate has: the largest N for which T{a1, ..., aN} compiles.
 struct AnyValue {
   template <typename T>
@@ -108,6 +102,12 @@ Status FromText(const std::string& t, const ConfigField<E>&, E* out) {
 }
 
 }  // namespace
+
+std::string ShortNumber(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
 
 AttentionConfig AttentionConfig::resolved() const {
   AttentionConfig r = *this;
