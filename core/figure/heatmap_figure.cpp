@@ -347,7 +347,8 @@ void DrawHeatmap(const HeatmapSpec& spec, const HeatmapLayout& L, Painter* paint
     if (spec.any_masked() && L.cell >= 6 && !spec.cells_as_image) {
       painter->BeginGroup("masked-head-" + std::to_string(panel.head));
       for (int i = 0; i < spec.n_q; ++i)
-        for (int j = i + 1; j < spec.n_k; ++j) {
+        for (int j = 0; j < spec.n_k; ++j) {
+          if (!spec.masked(i, j)) continue;  // after the diagonal, or before a sliding window
           RectF c = L.CellRect(panel, i, j);
           painter->Line({c.x + 1, c.bottom() - 1}, {c.right() - 1, c.y + 1}, kMaskedHatch, std::max(1.0f, u));
         }

@@ -567,6 +567,16 @@ TEST(WindowFigure, CellsOutsideTheWindowAreMaskedInTheFigureAndInACut) {
   auto layout = LayoutHeatmap(*FontSet::Default().value(), *spec);
   ASSERT_TRUE(layout.ok());
   EXPECT_GT(layout->masked_swatch.w, 0) << "the legend names the masked cells";
+  // Drawn: every masked cell is hatched, before the window as after the diagonal.
+  spec->cell_size = 20;
+  Result<std::string> svg = RenderHeatmap(*spec, "svg");
+  ASSERT_TRUE(svg.ok()) << svg.message();
+  const size_t group = svg->find("<g id=\"masked-head-0\"");
+  ASSERT_NE(group, std::string::npos);
+  const std::string hatch = svg->substr(group, svg->find("</g>", group) - group);
+  int lines = 0;
+  for (size_t at = hatch.find("<polyline"); at != std::string::npos; at = hatch.find("<polyline", at + 1)) ++lines;
+  EXPECT_EQ(lines, masked);
   // A cut: rows 6..9, keys 2..7 of the map. Cell (r, c) there is cell (6 + r, 2 + c) here.
   const Mask cut = t.mask.Cut(6, 2);
   for (int r = 0; r < 4; ++r)
