@@ -12,8 +12,8 @@
 
 #include "cli_commands.h"
 #include "cli_figure_options.h"
-#include "help_ko.h"
-#include "localized.h"
+#include "i18n/help_ko.h"
+#include "i18n/localized.h"
 #include "cli_util.h"
 #include "figure/export.h"
 #include "io/file_io.h"

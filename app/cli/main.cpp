@@ -4,9 +4,9 @@
 #include <vector>
 
 #include "cli_commands.h"
-#include "help_ko.h"
+#include "i18n/help_ko.h"
 #include "data_dir.h"
-#include "ui_strings.h"
+#include "i18n/ui_strings.h"
 
 namespace {
 const char* kUsage =

@@ -9,8 +9,8 @@
 #include <cstdlib>
 
 #include "data_dir.h"
-#include "help_ko.h"
-#include "localized.h"
+#include "i18n/help_ko.h"
+#include "i18n/localized.h"
 #include "io/json.h"
 
 namespace attnviz {

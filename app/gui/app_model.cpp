@@ -7,7 +7,7 @@
 #include "app.h"
 #include "data_dir.h"
 #include "io/file_io.h"
-#include "localized.h"
+#include "i18n/localized.h"
 
 namespace attnviz {
 

@@ -1,4 +1,4 @@
-// The UI's string tables (app/gui/i18n): both languages have every id (also a static_assert), the same
+// The UI's string tables (app/common/i18n): both languages have every id (also a static_assert), the same
 // {n} placeholders per id, Korean text that is Korean, and the language choice from --lang and the locale.
 #include <gtest/gtest.h>
 
@@ -11,11 +11,11 @@
 #include "io/file_io.h"
 #include "figure/font.h"
 #include "fonts.h"
-#include "localized.h"
+#include "i18n/localized.h"
 #include "sandbox/pipeline.h"
 #include "sandbox/qkv_source.h"
 #include "sandbox/text.h"
-#include "ui_strings.h"
+#include "i18n/ui_strings.h"
 
 namespace attnviz {
 namespace {

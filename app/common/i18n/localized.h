@@ -11,7 +11,7 @@
 #include "model/config.h"
 #include "model/roles.h"
 #include "base/status.h"
-#include "ui_strings.h"
+#include "i18n/ui_strings.h"
 
 namespace attnviz {
 

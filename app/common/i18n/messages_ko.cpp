@@ -1,6 +1,6 @@
 // Korean templates of the engine's messages (core/base/messages.h), {0}, {1} as there. An id missing here is shown
 // in English (Localized); test_i18n fails when one is missing, so the fallback is for ids added later.
-#include "localized.h"
+#include "i18n/localized.h"
 
 #include <cstring>
 
