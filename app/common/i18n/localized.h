@@ -15,7 +15,8 @@
 
 namespace attnviz {
 
-// The template of an engine message in `lang`; nullptr when there is none (kNone, or no translation).
+// The template of a message in `lang`, core's id or the programs' own (i18n/app_messages.h); nullptr when there is
+// none (kNone, or no translation).
 const char* MessageTemplate(MsgId id, Lang lang);
 // The arguments of `part` for `lang`: as given, except the kind of file in a read error ("sentence file"),
 // which is a word and is said in `lang` ("문장 파일").
