@@ -5,8 +5,8 @@
 #include <cstdio>
 
 #include "cli_commands.h"
-#include "help_ko.h"
-#include "localized.h"
+#include "i18n/help_ko.h"
+#include "i18n/localized.h"
 #include "cli_util.h"
 #include "sandbox/exact_maps.h"
 #include "io/file_io.h"

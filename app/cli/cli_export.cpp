@@ -3,11 +3,11 @@
 
 #include "cli_commands.h"
 #include "cli_figure_options.h"
-#include "help_ko.h"
+#include "i18n/help_ko.h"
 #include "cli_util.h"
 #include "color/colormap.h"
 #include "figure/export.h"
-#include "localized.h"
+#include "i18n/localized.h"
 #include "options.h"
 #include "sandbox/text.h"
 

@@ -2,7 +2,7 @@
 
 #include "cli_util.h"
 #include "color/colormap.h"
-#include "localized.h"
+#include "i18n/localized.h"
 #include "options.h"
 #include "sandbox/text.h"
 

@@ -12,8 +12,9 @@
 
 #include "cli_commands.h"
 #include "cli_figure_options.h"
-#include "help_ko.h"
-#include "localized.h"
+#include "i18n/help_ko.h"
+#include "i18n/app_messages.h"
+#include "i18n/localized.h"
 #include "cli_util.h"
 #include "figure/export.h"
 #include "io/file_io.h"
@@ -131,16 +132,16 @@ Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help)
     if (!st.ok()) return st;
   }
   if (*help) return Status::Ok();
-  if (a->model_dir.empty()) return Status::Error(MsgId::kModelRequired, {});
-  if (a->json && !a->roles) return Status::Error(MsgId::kJsonNeedsRoles, {});
+  if (a->model_dir.empty()) return AppError(AppMsgId::kModelRequired, {});
+  if (a->json && !a->roles) return AppError(AppMsgId::kJsonNeedsRoles, {});
   if (a->figure.out_path.empty()) {
-    if (!a->first_figure_option.empty()) return Status::Error(MsgId::kOptionNeedsFigure, {a->first_figure_option});
+    if (!a->first_figure_option.empty()) return AppError(AppMsgId::kOptionNeedsFigure, {a->first_figure_option});
     return Status::Ok();
   }
-  if (a->figure_layer < 0 || a->figure_head < 0) return Status::Error(MsgId::kFigureNeedsLayerHead, {});
+  if (a->figure_layer < 0 || a->figure_head < 0) return AppError(AppMsgId::kFigureNeedsLayerHead, {});
   const std::string ext = FileExtension(a->figure.out_path);
-  if (ext.empty()) return Status::Error(MsgId::kFigureNoExtension, {a->figure.out_path});
-  if (ext != ".png" && ext != ".svg") return Status::Error(MsgId::kFigureExtension, {a->figure.out_path, ext});
+  if (ext.empty()) return AppError(AppMsgId::kFigureNoExtension, {a->figure.out_path});
+  if (ext != ".png" && ext != ".svg") return AppError(AppMsgId::kFigureExtension, {a->figure.out_path, ext});
   return CheckFigureOptions(a->figure);
 }
 
@@ -246,7 +247,7 @@ int RunModelCommand(const std::vector<std::string>& args) {
   }
   Result<SentenceItem> item = ResolveInputText(a.input);
   if (!item) return UsageError("model", Localized(item));
-  if (item->is_cross()) return UsageError("model", Localized(Status::Error(MsgId::kCrossNeedsSandbox, {})));
+  if (item->is_cross()) return UsageError("model", Localized(AppError(AppMsgId::kCrossNeedsSandbox, {})));
   auto model_dir = ResolveModelDir(a.model_dir);
   if (!model_dir) return UsageError("model", Localized(model_dir));
   auto folder = OpenModelFolder(*model_dir);
@@ -266,7 +267,7 @@ int RunModelCommand(const std::vector<std::string>& args) {
   if (a.layers_set) {
     auto parsed = ParseLayerList(a.layers, c.n_layer);
     if (!parsed) return UsageError("model", Localized(Status::Prefixed(MsgId::kPrefixContext, {"--layers"}, parsed.status())));
-    if (parsed->empty()) return UsageError("model", Localized(Status::ErrorAt("--layers", MsgId::kNoLayerGiven, {})));
+    if (parsed->empty()) return UsageError("model", Localized(AppErrorAt("--layers", AppMsgId::kNoLayerGiven, {})));
     what_ifs.layers = *parsed;
   }
   model::RunOptions options = WhatIfRunOptions(what_ifs, c.n_layer);
@@ -274,11 +275,11 @@ int RunModelCommand(const std::vector<std::string>& args) {
   // --figure: the layer and head in the model's range, before anything runs.
   const bool figure = !a.figure.out_path.empty();
   if (figure && a.figure_layer >= c.n_layer)
-    return UsageError("model", Localized(Status::Error(MsgId::kModelLayerOutOfRange,
+    return UsageError("model", Localized(AppError(AppMsgId::kModelLayerOutOfRange,
                                                        {"--layer", std::to_string(a.figure_layer),
                                                         std::to_string(c.n_layer - 1), std::to_string(c.n_layer)})));
   if (figure && a.figure_head >= c.n_head)
-    return UsageError("model", Localized(Status::Error(MsgId::kModelHeadOutOfRange,
+    return UsageError("model", Localized(AppError(AppMsgId::kModelHeadOutOfRange,
                                                        {"--head", std::to_string(a.figure_head),
                                                         std::to_string(c.n_head - 1), std::to_string(c.n_head)})));
 

@@ -2,10 +2,10 @@
 #include <cstdio>
 
 #include "cli_commands.h"
-#include "help_ko.h"
+#include "i18n/help_ko.h"
 #include "cli_util.h"
 #include "io/file_io.h"
-#include "localized.h"
+#include "i18n/localized.h"
 #include "sandbox/sweep.h"
 #include "options.h"
 #if ATTNVIZ_HAVE_FIGURE

@@ -6,7 +6,7 @@
 #include "sandbox/config.h"
 #include "attention/metrics.h"
 #include "sandbox/pipeline.h"
-#include "ui_strings.h"  // messages and figure titles in the --lang language
+#include "i18n/ui_strings.h"  // messages and figure titles in the --lang language
 
 namespace attnviz {
 

@@ -5,9 +5,9 @@
 
 #include "cli_commands.h"
 #include "passive_waits.h"
-#include "help_ko.h"
+#include "i18n/help_ko.h"
 #include "data_dir.h"
-#include "ui_strings.h"
+#include "i18n/ui_strings.h"
 
 namespace {
 const char* kUsage =

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "i18n/app_messages.h"
+
 namespace attnviz {
 
 namespace {
@@ -81,10 +83,10 @@ LayerMaps ModelLayerMaps(const model::ModelConfig& c, const std::vector<tokenize
 Result<ModelHeadFigure> MakeModelHeadFigure(const model::ModelConfig& c, const LayerMaps& maps, int n_tokens, int layer,
                                             int head, const ModelWhatIfs& w) {
   if (layer < 0 || layer >= c.n_layer)
-    return Status::Error(MsgId::kModelLayerOutOfRange,
+    return AppError(AppMsgId::kModelLayerOutOfRange,
                          {"layer", std::to_string(layer), std::to_string(c.n_layer - 1), std::to_string(c.n_layer)});
   if (head < 0 || head >= c.n_head)
-    return Status::Error(MsgId::kModelHeadOutOfRange,
+    return AppError(AppMsgId::kModelHeadOutOfRange,
                          {"head", std::to_string(head), std::to_string(c.n_head - 1), std::to_string(c.n_head)});
   const size_t n = maps.kv_tokens.size();
   if (maps.pooled || maps.probs->shape != std::vector<size_t>{(size_t)c.n_head, n, n} || (int)n > n_tokens ||

@@ -37,7 +37,7 @@ std::string MaskTitle(const Mask& mask, int n);
 
 // "gpt2 · layer 1 · head 2 · causal" or "mistral · layer 0 · 4 heads · causal, window 8 · no 1/√d_head, T=0.5 on
 // layers 0, 1 · special tokens hidden": `heads` is "head 2", "4 heads", ...; n the tokens of the run (for the
-// window). English; LocalizedTitle (app/gui/i18n/localized.h) says it in the UI's language.
+// window). English; LocalizedTitle (app/common/i18n/localized.h) says it in the UI's language.
 std::string ModelFigureTitle(const model::ModelConfig& c, int n, int layer, const std::string& heads,
                              const ModelWhatIfs& w, bool special_hidden = false);
 

@@ -7,19 +7,20 @@
 #include <sys/stat.h>
 
 #include "data_dir.h"
+#include "i18n/app_messages.h"
 
 namespace attnviz {
 
 Result<std::string> ResolveModelDir(const std::string& name_or_dir) {
-  if (name_or_dir.empty()) return Status::Error(MsgId::kModelEmpty, {});
+  if (name_or_dir.empty()) return AppError(AppMsgId::kModelEmpty, {});
   if (name_or_dir != kBundledModelName) return name_or_dir;
   const DataDir& data = FindDataDir();
   const std::string dir = data.bundled_model();
   struct stat st;
   if (dir.empty())
-    return Status::Error(MsgId::kBundledNoDataDir, {data.searched});
+    return AppError(AppMsgId::kBundledNoDataDir, {data.searched});
   if (stat((dir + "/config.json").c_str(), &st) != 0)
-    return Status::Error(MsgId::kBundledNoConfig, {dir});
+    return AppError(AppMsgId::kBundledNoConfig, {dir});
   return dir;
 }
 
@@ -43,13 +44,13 @@ Result<std::vector<tokenize::Token>> TokenizeForModel(const ModelFolder& folder,
   auto tokens = folder.tokenizer->Encode(text);
   if (!tokens) return tokens.status();
   const model::ModelConfig& c = folder.model->config();
-  if (tokens->empty()) return Status::Error(MsgId::kTextNoTokens, {});
+  if (tokens->empty()) return AppError(AppMsgId::kTextNoTokens, {});
   if ((int)tokens->size() > c.max_positions)
-    return Status::Error(MsgId::kTextTooLongForModel,
+    return AppError(AppMsgId::kTextTooLongForModel,
                          {std::to_string(tokens->size()), c.model_type, std::to_string(c.max_positions)});
   for (const tokenize::Token& t : *tokens)
     if (t.id < 0 || t.id >= c.vocab)
-      return Status::Error(MsgId::kTokenOutsideVocab, {t.display, std::to_string(t.id), std::to_string(c.vocab)});
+      return AppError(AppMsgId::kTokenOutsideVocab, {t.display, std::to_string(t.id), std::to_string(c.vocab)});
   return tokens;
 }
 

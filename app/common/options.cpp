@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "data_dir.h"
+#include "i18n/app_messages.h"
 #include "io/file_io.h"
 #include "base/parse_number.h"
 #include "sandbox/weights.h"
@@ -14,7 +15,7 @@
 namespace attnviz {
 
 Result<std::string> TakeValue(const std::vector<std::string>& args, size_t* i) {
-  if (*i + 1 >= args.size()) return Status::Error(MsgId::kMissingValue, {args[*i]});
+  if (*i + 1 >= args.size()) return AppError(AppMsgId::kMissingValue, {args[*i]});
   ++*i;
   return args[*i];
 }
@@ -66,14 +67,14 @@ bool IsDirectory(const std::string& path) {
 Status ParsePositional(const std::string& path, InputOptions* o) {
   if (IsDirectory(path)) {
     if (!IsRegularFile(path + "/config.json"))
-      return Status::Error(MsgId::kFolderWithoutConfig, {path});
+      return AppError(AppMsgId::kFolderWithoutConfig, {path});
     if (!o->model_dir.empty() && o->model_dir != path)
-      return Status::Error(MsgId::kTwoModelFolders, {o->model_dir, path});
+      return AppError(AppMsgId::kTwoModelFolders, {o->model_dir, path});
     o->model_dir = path;
     return Status::Ok();
   }
   if (!o->text_file.empty() && o->text_file != path)
-    return Status::Error(MsgId::kTwoSentenceFiles, {o->text_file, path});
+    return AppError(AppMsgId::kTwoSentenceFiles, {o->text_file, path});
   o->text_file = path;
   return Status::Ok();
 }
@@ -200,8 +201,8 @@ std::string InputOptionsHelp() {
 }
 
 Result<SentenceItem> ResolveInputText(const InputOptions& o) {
-  if (!o.text.empty() && !o.text_file.empty()) return Status::Error(MsgId::kTextAndTextFile, {});
-  if (o.line != 0 && o.text_file.empty()) return Status::Error(MsgId::kLineNeedsTextFile, {});
+  if (!o.text.empty() && !o.text_file.empty()) return AppError(AppMsgId::kTextAndTextFile, {});
+  if (o.line != 0 && o.text_file.empty()) return AppError(AppMsgId::kLineNeedsTextFile, {});
   SentenceItem chosen;
   if (!o.text_file.empty()) {
     auto items = LoadSentenceFile(o.text_file);
@@ -215,12 +216,12 @@ Result<SentenceItem> ResolveInputText(const InputOptions& o) {
         if (lines.size() < 60) lines += (lines.empty() ? "" : ", ") + std::to_string(item.line);
       }
       if (!found) {
-        return Status::Error(MsgId::kNoSentenceOnLine, {o.text_file, std::to_string(o.line), lines});
+        return AppError(AppMsgId::kNoSentenceOnLine, {o.text_file, std::to_string(o.line), lines});
       }
     }
     chosen = *found;
   } else if (o.text.empty()) {
-    return Status::Error(MsgId::kNoText, {});
+    return AppError(AppMsgId::kNoText, {});
   } else {
     chosen.kv_text = o.text;
   }

@@ -9,8 +9,9 @@
 #include <cstdlib>
 
 #include "data_dir.h"
-#include "help_ko.h"
-#include "localized.h"
+#include "i18n/help_ko.h"
+#include "i18n/app_messages.h"
+#include "i18n/localized.h"
 #include "io/json.h"
 
 namespace attnviz {
@@ -284,7 +285,7 @@ void App::SubmitIfChanged() {
     return;
   }
   Status valid = Validate(state.config);
-  if (valid.ok() && !std::isfinite(state.config.temperature)) valid = Status::Error(MsgId::kTemperatureNotFinite, {});
+  if (valid.ok() && !std::isfinite(state.config.temperature)) valid = AppError(AppMsgId::kTemperatureNotFinite, {});
   if (!valid.ok()) {
     config_error = valid;
     return;

@@ -18,8 +18,8 @@
 #include "options.h"
 #include "state.h"
 #include "sandbox/text.h"
-#include "ui_message.h"
-#include "ui_strings.h"
+#include "i18n/ui_message.h"
+#include "i18n/ui_strings.h"
 #include "widgets_dump.h"
 #include "worker.h"
 

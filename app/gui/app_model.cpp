@@ -7,7 +7,8 @@
 #include "app.h"
 #include "data_dir.h"
 #include "io/file_io.h"
-#include "localized.h"
+#include "i18n/app_messages.h"
+#include "i18n/localized.h"
 
 namespace attnviz {
 
@@ -62,7 +63,7 @@ void App::SubmitModelIfChanged() {
   r.temperature = state.model_temperature;
   auto layers = ParseLayerList(state.model_whatif_layers, folder->model->config().n_layer);
   if (!layers) {
-    config_error = Status::Prefixed(MsgId::kPrefixWhatIfLayers, {}, layers.status());
+    config_error = AppPrefixed(AppMsgId::kPrefixWhatIfLayers, {}, layers.status());
     return;
   }
   config_error.clear();

@@ -3,9 +3,9 @@
 #include <cstdio>
 
 #include "io/file_io.h"
-#include "localized.h"
+#include "i18n/localized.h"
 #include "sandbox/text.h"
-#include "ui_strings.h"
+#include "i18n/ui_strings.h"
 #include "unicode_slots.h"
 
 namespace attnviz {

@@ -2,7 +2,7 @@
 // button does to the app's state, as a pure function (no ImGui, no worker), so a test checks every knob.
 #pragma once
 #include "state.h"
-#include "ui_strings.h"
+#include "i18n/ui_strings.h"
 
 namespace attnviz {
 

@@ -25,7 +25,7 @@
 #include "frame_pacer.h"
 #include "gl/heatmap_renderer.h"
 #include "io/json.h"
-#include "localized.h"
+#include "i18n/localized.h"
 #include "passive_waits.h"
 #include "platform.h"
 #include "state.h"

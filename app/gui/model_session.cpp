@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "localized.h"
+#include "i18n/localized.h"
 #include "maps/view.h"
 #include "model/run.h"
 #include "worker.h"

@@ -10,7 +10,7 @@
 #include "app.h"
 #include "io/file_io.h"
 #include "io/json.h"
-#include "localized.h"
+#include "i18n/localized.h"
 #include "panel_util.h"
 #ifdef ATTNVIZ_HAVE_FIGURE
 #include "figure/export.h"

@@ -20,7 +20,7 @@
 
 #include "app.h"
 #include "io/json.h"
-#include "localized.h"
+#include "i18n/localized.h"
 #include "panel_util.h"
 #include "unicode_slots.h"
 #ifdef ATTNVIZ_HAVE_FIGURE

@@ -6,7 +6,7 @@
 
 #include "app.h"
 #include "io/json.h"
-#include "localized.h"
+#include "i18n/localized.h"
 #include "panel_util.h"
 
 namespace attnviz {

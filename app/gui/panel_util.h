@@ -5,7 +5,7 @@
 #include <string>
 
 #include "layout.h"
-#include "ui_strings.h"
+#include "i18n/ui_strings.h"
 #include "widgets_dump.h"
 
 namespace attnviz {

@@ -17,7 +17,7 @@
 
 #include "io/file_io.h"
 #include "sandbox/text.h"
-#include "ui_strings.h"
+#include "i18n/ui_strings.h"
 
 namespace attnviz {
 

@@ -8,7 +8,7 @@
 #include "color/colormap.h"
 #include "sandbox/config.h"
 #include "base/status.h"
-#include "ui_message.h"
+#include "i18n/ui_message.h"
 
 namespace attnviz {
 

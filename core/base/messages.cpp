@@ -25,11 +25,9 @@ constexpr const char* kEnglish[] = {
     "{0} '{1}' is unknown: allowed {2}",
     "a score needs d_q = d_k: the query from {0} has width {1}{2}, the key from {3} has width {4}{5} (q . k pairs "
     "every component of q with one of k)",
-    "temperature must be a finite number",
     "'{0}' is not a whole number (allowed {1}..{2})",
     "{0} is out of range: allowed {1}",
     "'{0}' is not a number (allowed {1})",
-    "{0}: missing value",
     "the text is empty: type at least one word",
     "the text holds only whitespace: type at least one word",
     "the text has more than {0} tokens (allowed 1..{0})",
@@ -109,12 +107,6 @@ constexpr const char* kEnglish[] = {
     " (also tried {0})",
     " in {0}",
     " in {0} and its other shards",
-    "--model: empty; give a model folder or 'tiny' (the bundled model)",
-    "the bundled model 'tiny' was not found: no data folder (looked in {0})",
-    "the bundled model 'tiny' was not found: {0}/config.json is missing",
-    "the text gives no tokens",
-    "the text is {0} tokens; {1} takes at most {2} (max_position_embeddings)",
-    "token '{0}' has id {1}, outside the model's vocabulary of {2} (tokenizer and checkpoint disagree)",
     "must be a JSON object of token: id",
     "entry '{0}' has no integer id",
     "'{0}' is not two tokens separated by one space",
@@ -186,24 +178,6 @@ constexpr const char* kEnglish[] = {
     "threshold {0} is outside 0..1 (scores are in [0, 1])",
     ": write ROLE OP NUMBER, e.g. 'induction >= 0.4' (OP: >=, >, <=, <, =; NUMBER: 0..1; ROLE: {0})",
     " (write ROLE OP NUMBER, e.g. 'induction >= 0.4' (OP: >=, >, <=, <, =; NUMBER: 0..1; ROLE: {0}))",
-    "--model DIR is required (or --model tiny, the bundled model)",
-    "--json goes with --roles (the table as JSON)",
-    "a cross item (QUERY ||| KEY/VALUE) needs the sandbox: models read one text",
-    "no layer given",
-    "what-if layers: ",
-    "{0} {1}: allowed 0..{2} (the model has {3} layers)",
-    "{0} {1}: allowed 0..{2} (the model has {3} heads)",
-    "--figure needs --layer L and --head H (the head of the layer to draw)",
-    "{0} goes with --figure OUT.png|OUT.svg",
-    "{0}: no file extension: a figure is .png or .svg",
-    "{0}: unknown figure extension '{1}': allowed .png .svg",
-    "give --text or --text-file, not both",
-    "--line needs --text-file",
-    "no text: give --text TEXT or --text-file FILE",
-    "{0}:{1}: no sentence on this line (sentences are on lines {2})",
-    "{0}: a folder without config.json (a model folder has one; a sentence file is a file)",
-    "two model folders given: '{0}' and '{1}' (one at a time)",
-    "two sentence files given: '{0}' and '{1}' (one at a time)",
     "no output path given",
     "{0}: is a folder; give a file name",
     "{0}: cannot write in folder '{1}': {2}",
@@ -273,6 +247,7 @@ constexpr const char* kEnglish[] = {
     "dictionary: a score needs d_q = d_k: the query '{0}' has width {1}, the key '{2}' has width {3}",
 };
 static_assert(std::size(kEnglish) == (size_t)MsgId::kCount, "messages.cpp: one English template per MsgId");
+static_assert((int)MsgId::kCount <= (int)MsgId::kAppFirst, "messages.h: core's ids stay below the programs' own");
 }  // namespace
 
 const char* EnglishTemplate(MsgId id) {

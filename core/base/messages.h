@@ -4,6 +4,9 @@
 // table renders; a prefix ("query text: ", "FILE:3: ") is a part of its own in front of the inner message.
 // The rule for a translation: render every part from the table, and show the English text when any part
 // has no id (an error built from plain text) or no translation.
+// These are the ids core itself uses. The programs (attnviz, attnviz-cli) have ids of their own, numbered from
+// MsgId::kAppFirst on (app/common/i18n/app_messages.h): core never makes one, knows neither their names nor their
+// templates, and carries them in a Status like its own (Status::Error with the template given).
 #pragma once
 #include <string>
 #include <vector>
@@ -28,12 +31,10 @@ enum class MsgId : int {
   kProjectionTooLarge,   // {0} floats, {1} the most allowed
   kUnknownName,          // {0} what, {1} text, {2} allowed names
   kWidthMismatch,        // {0} query source, {1} width, {2} " (d_k)" or "", {3} key source, {4} width, {5}
-  kTemperatureNotFinite,
-  // ---- numbers (parse_number.h) and options
+  // ---- numbers (parse_number.h)
   kNotWholeNumber,       // {0} text, {1} lo, {2} hi
   kNumberOutOfRange,     // {0} text, {1} lo..hi
   kNotANumber,           // {0} text, {1} lo..hi
-  kMissingValue,         // {0} option
   // ---- text (text.h)
   kTextEmpty,
   kTextOnlySpaces,
@@ -46,7 +47,7 @@ enum class MsgId : int {
   // ---- files (file_io.h)
   kCannotOpen,           // {0} path, {1} the system's reason
   kIsAFolder,            // {0} path
-  // ---- model files (core/model, core/tokenize, app/common/model_folder.cpp)
+  // ---- model files (core/model, core/tokenize)
   kPrefixTensor,              // {0} tensor name
   kPrefixCheckpoint,          // {0} model_type
   kJsonInvalidAtByte,         // {0} byte, {1} parser
@@ -112,12 +113,6 @@ enum class MsgId : int {
   kTensorAlsoTried,           // {0} the other names ('a' 'b')
   kTensorMissingIn,           // {0} file
   kTensorMissingInShards,     // {0} first shard
-  kModelEmpty,
-  kBundledNoDataDir,          // {0} places searched
-  kBundledNoConfig,           // {0} folder
-  kTextNoTokens,
-  kTextTooLongForModel,       // {0} tokens, {1} model_type, {2} the most
-  kTokenOutsideVocab,         // {0} token, {1} id, {2} vocab size
   kVocabJsonForm,
   kVocabEntryNoId,            // {0} token
   kMergeLineForm,             // {0} line
@@ -181,7 +176,7 @@ enum class MsgId : int {
   kNpyDataSize,               // {0} bytes, {1} shape, {2} bytes needed
   kNpyNotFinite,              // {0} index, {1} NaN or Inf
   kNpyBeyondFloat32,          // {0} index, {1} value
-  // ---- head roles (core/model/roles.cpp) and the model command (app/cli/cli_model.cpp, app/gui/app_model.cpp)
+  // ---- head roles (core/model/roles.cpp)
   kUnknownRole,               // {0} text, {1} the roles
   kRoleFilterEmpty,           // then kRoleFilterSyntax
   kRoleFilterNoComparison,    // {0} filter
@@ -191,25 +186,7 @@ enum class MsgId : int {
   kRoleFilterOutside,         // {0} threshold
   kRoleFilterSyntax,          // {0} the roles; after one of the above
   kRoleFilterSyntaxParens,    // {0} the roles; after kUnknownRole
-  kModelRequired,
-  kJsonNeedsRoles,
-  kCrossNeedsSandbox,
-  kNoLayerGiven,
-  kPrefixWhatIfLayers,
-  kModelLayerOutOfRange,      // {0} "--layer" or "layer", {1} layer, {2} the last layer, {3} n_layer
-  kModelHeadOutOfRange,       // {0} "--head" or "head", {1} head, {2} the last head, {3} n_head
-  kFigureNeedsLayerHead,
-  kOptionNeedsFigure,         // {0} option
-  kFigureNoExtension,         // {0} path
-  kFigureExtension,           // {0} path, {1} extension
-  // ---- app and export: the input options (app/common/options.cpp), writing files (file_io.h), figures
-  kTextAndTextFile,
-  kLineNeedsTextFile,
-  kNoText,
-  kNoSentenceOnLine,          // {0} file, {1} line, {2} the lines that hold one
-  kFolderWithoutConfig,       // {0} path
-  kTwoModelFolders,           // {0}, {1} the folders
-  kTwoSentenceFiles,          // {0}, {1} the files
+  // ---- export: writing files (file_io.h), figures
   kNoOutputPath,
   kIsAFolderGiveFile,         // {0} path
   kCannotWriteInFolder,       // {0} path, {1} folder, {2} the system's reason
@@ -278,10 +255,13 @@ enum class MsgId : int {
   kDictTemperature,  // {0} value, {1} lo, {2} hi
   kDictValueWidths,  // {0} key, {1} its width, {2} first key, {3} its width
   kDictWidthMismatch,  // {0} query, {1} width, {2} key, {3} width
-  kCount
+  kCount,
+  // The first of the programs' own ids (app/common/i18n/app_messages.h); not a message. Above kCount for good.
+  kAppFirst = 1000
 };
 
-// The English template of `id` ("{0} = {1} is out of range: allowed {2}..{3}"); "" for kNone.
+// The English template of `id` ("{0} = {1} is out of range: allowed {2}..{3}"); "" for kNone and for an id
+// that is not core's (kAppFirst on: the programs render those from their own table).
 const char* EnglishTemplate(MsgId id);
 // `pattern` with {0}, {1}, ... replaced by args[0], args[1], ... (numbered: a language may reorder them).
 std::string FillTemplate(const std::string& pattern, const std::vector<std::string>& args);

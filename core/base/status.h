@@ -24,14 +24,23 @@ class Status {
   }
   // The English text from id's template and args, and the one part {id, args}.
   static Status Error(MsgId id, std::vector<std::string> args) {
-    Status s = Error(FillTemplate(EnglishTemplate(id), args));
+    return Error(id, EnglishTemplate(id), std::move(args));
+  }
+  // The same for an id whose template core does not hold (the programs' own, MsgId::kAppFirst on): the caller
+  // gives its English template.
+  static Status Error(MsgId id, const char* english, std::vector<std::string> args) {
+    Status s = Error(FillTemplate(english, args));
     s.parts_.push_back({id, std::move(args)});
     return s;
   }
   // `inner` with a prefix part in front ("query text: " + inner). An inner error without parts (plain
   // text) gives one without parts too: it can only be shown in English.
   static Status Prefixed(MsgId id, std::vector<std::string> args, const Status& inner) {
-    Status s = Error(FillTemplate(EnglishTemplate(id), args) + inner.message_);
+    return Prefixed(id, EnglishTemplate(id), std::move(args), inner);
+  }
+  // The same for a prefix id whose template core does not hold (see Error above).
+  static Status Prefixed(MsgId id, const char* english, std::vector<std::string> args, const Status& inner) {
+    Status s = Error(FillTemplate(english, args) + inner.message_);
     if (!inner.parts_.empty()) {
       s.parts_.push_back({id, std::move(args)});
       s.parts_.insert(s.parts_.end(), inner.parts_.begin(), inner.parts_.end());

@@ -1,4 +1,4 @@
-// The UI's string tables (app/gui/i18n): both languages have every id (also a static_assert), the same
+// The UI's string tables (app/common/i18n): both languages have every id (also a static_assert), the same
 // {n} placeholders per id, Korean text that is Korean, and the language choice from --lang and the locale.
 #include <gtest/gtest.h>
 
@@ -11,11 +11,12 @@
 #include "io/file_io.h"
 #include "figure/font.h"
 #include "fonts.h"
-#include "localized.h"
+#include "i18n/app_messages.h"
+#include "i18n/localized.h"
 #include "sandbox/pipeline.h"
 #include "sandbox/qkv_source.h"
 #include "sandbox/text.h"
-#include "ui_strings.h"
+#include "i18n/ui_strings.h"
 
 namespace attnviz {
 namespace {
@@ -116,9 +117,12 @@ TEST(I18n, ParseLangAndLocale) {
 // Every engine message id has a Korean template with the English one's placeholders, in Hangul (the bare
 // prefixes "{0}: " and "{0}:{1}: " have no words to translate).
 TEST(I18n, EveryEngineMessageIdHasKoreanText) {
-  for (int i = 1; i < (int)MsgId::kCount; ++i) {
+  std::vector<int> ids;  // core's (core/base/messages.h), then the programs' own (i18n/app_messages.h)
+  for (int i = 1; i < (int)MsgId::kCount; ++i) ids.push_back(i);
+  for (int i = (int)MsgId::kAppFirst; i < (int)AppMsgId::kCount; ++i) ids.push_back(i);
+  for (int i : ids) {
     const MsgId id = (MsgId)i;
-    const std::string en = EnglishTemplate(id);
+    const std::string en = AnyEnglishTemplate(id);
     ASSERT_FALSE(en.empty()) << "id " << i << " has no English template";
     const char* ko = MessageTemplate(id, Lang::kKo);
     ASSERT_NE(ko, nullptr) << "id " << i << " has no Korean text: " << en;
@@ -128,6 +132,8 @@ TEST(I18n, EveryEngineMessageIdHasKoreanText) {
     if (!bare_prefix) EXPECT_TRUE(HasHangul(ko)) << "not Korean: " << en << " -> " << ko;
   }
   EXPECT_EQ(MessageTemplate(MsgId::kNone, Lang::kKo), nullptr);
+  EXPECT_EQ(MessageTemplate(MsgId::kCount, Lang::kKo), nullptr);
+  EXPECT_EQ(MessageTemplate(ToMsgId(AppMsgId::kCount), Lang::kKo), nullptr);
   // Every stage of the progress indicator and every head role reads in Hangul too.
   SetLang(Lang::kKo);
   // The stages a run reports (collected from a real one), each in Hangul, also behind the twin's phase.
@@ -227,6 +233,27 @@ TEST(I18n, FontNotFoundInKorean) {
   EXPECT_EQ(Localized(missing, Lang::kKo),
             "글꼴 DejaVu Sans (DejaVuSans.ttf) 이(가) ATTNVIZ_FONT_DIR=/nonexistent-attnviz-fonts 에 없습니다: 데비안 "
             "패키지 fonts-dejavu-core 을(를) 설치하세요 (apt-get install fonts-dejavu-core)");
+}
+
+// The programs' own ids (i18n/app_messages.h) travel in a Status as core's do: the English text from their own
+// table, the parts rendered in Korean, alone, under a core prefix, or as a prefix over a core message.
+TEST(I18n, AppMessagesRenderLikeTheEngines) {
+  EXPECT_FALSE(IsAppMsgId(MsgId::kPrefixContext));
+  EXPECT_FALSE(IsAppMsgId(MsgId::kCount));
+  EXPECT_TRUE(IsAppMsgId(ToMsgId(AppMsgId::kMissingValue)));
+  EXPECT_STREQ(EnglishTemplate(ToMsgId(AppMsgId::kNoText)), "");  // core does not know it
+  const Status missing = AppError(AppMsgId::kMissingValue, {"--text"});
+  EXPECT_EQ(missing.message(), "--text: missing value");
+  ASSERT_EQ(missing.parts().size(), 1u);
+  EXPECT_EQ(missing.parts()[0].id, ToMsgId(AppMsgId::kMissingValue));
+  EXPECT_EQ(Localized(missing, Lang::kKo), "--text: 값이 없습니다");
+  const Status at = AppErrorAt("--layers", AppMsgId::kNoLayerGiven, {});
+  EXPECT_EQ(at.message(), "--layers: no layer given");
+  EXPECT_EQ(Localized(at, Lang::kKo), "--layers: 층이 하나도 없습니다");
+  const Status over = AppPrefixed(AppMsgId::kPrefixWhatIfLayers, {}, Status::Error(MsgId::kTextEmpty, {}));
+  EXPECT_EQ(over.message(), "what-if layers: the text is empty: type at least one word");
+  EXPECT_EQ(Localized(over, Lang::kKo), "가정 실험 층: 문장이 비어 있습니다: 낱말을 하나 이상 입력하세요");
+  EXPECT_EQ(Localized(over, Lang::kEn), over.message());
 }
 
 // The atlas holds the Hangul of the engine's Korean texts from the start: adding any of them adds no code point

@@ -1,7 +1,7 @@
 // Rendering a kept message in a language (ui_message.h).
-#include "ui_message.h"
+#include "i18n/ui_message.h"
 
-#include "localized.h"
+#include "i18n/localized.h"
 
 namespace attnviz {
 

@@ -1,7 +1,7 @@
 // English: every UI string, in the order of Str (ui_strings.h). {0}, {1}: Trf's arguments.
 #include <iterator>
 
-#include "ui_strings.h"
+#include "i18n/ui_strings.h"
 
 namespace attnviz {
 

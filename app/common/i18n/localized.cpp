@@ -1,5 +1,5 @@
 // The engine's words in the current language: messages part by part, titles segment by segment.
-#include "localized.h"
+#include "i18n/localized.h"
 
 #include <cstdio>
 #include <vector>

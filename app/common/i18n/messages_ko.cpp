@@ -1,8 +1,12 @@
-// Korean templates of the engine's messages (core/base/messages.h), {0}, {1} as there. An id missing here is shown
-// in English (Localized); test_i18n fails when one is missing, so the fallback is for ids added later.
-#include "localized.h"
+// Korean templates of the engine's messages (core/base/messages.h) and of the programs' own (app_messages.h), {0},
+// {1} as there. An id missing here is shown in English (Localized); test_i18n fails when one is missing, so the
+// fallback is for ids added later.
+#include "i18n/localized.h"
 
 #include <cstring>
+#include <iterator>
+
+#include "i18n/app_messages.h"
 
 namespace attnviz {
 
@@ -29,11 +33,9 @@ constexpr MessageEntry kMessagesKo[] = {
     {MsgId::kUnknownName, "{0} '{1}' 은(는) 알 수 없는 값입니다: 허용 값 {2}"},
     {MsgId::kWidthMismatch, "점수를 내려면 d_q = d_k 여야 합니다: {0}에서 온 쿼리의 폭은 {1}{2}, {3}에서 온 키의 폭은 "
                             "{4}{5} 입니다 (q · k는 q의 성분 하나하나를 k의 성분 하나와 짝지어 곱합니다)"},
-    {MsgId::kTemperatureNotFinite, "온도는 유한한 수여야 합니다"},
     {MsgId::kNotWholeNumber, "'{0}' 은(는) 정수가 아닙니다 (허용 범위 {1}..{2})"},
     {MsgId::kNumberOutOfRange, "{0} 은(는) 범위를 벗어났습니다: 허용 범위 {1}"},
     {MsgId::kNotANumber, "'{0}' 은(는) 수가 아닙니다 (허용 범위 {1})"},
-    {MsgId::kMissingValue, "{0}: 값이 없습니다"},
     {MsgId::kTextEmpty, "문장이 비어 있습니다: 낱말을 하나 이상 입력하세요"},
     {MsgId::kTextOnlySpaces, "문장에 공백만 있습니다: 낱말을 하나 이상 입력하세요"},
     {MsgId::kTooManyTokens, "문장의 토큰이 {0}개보다 많습니다 (허용 범위 1..{0})"},
@@ -111,12 +113,6 @@ constexpr MessageEntry kMessagesKo[] = {
     {MsgId::kTensorAlsoTried, " ({0}도 찾아보았습니다)"},
     {MsgId::kTensorMissingIn, " (찾아본 파일: {0})"},
     {MsgId::kTensorMissingInShards, " (찾아본 파일: {0}과(와) 나머지 조각 파일)"},
-    {MsgId::kModelEmpty, "--model: 비어 있습니다; 모델 폴더나 'tiny'(함께 들어 있는 모델)를 주세요"},
-    {MsgId::kBundledNoDataDir, "함께 들어 있는 모델 'tiny'를 찾지 못했습니다: 데이터 폴더가 없습니다 (찾아본 곳: {0})"},
-    {MsgId::kBundledNoConfig, "함께 들어 있는 모델 'tiny'를 찾지 못했습니다: {0}/config.json이 없습니다"},
-    {MsgId::kTextNoTokens, "문장에서 토큰이 하나도 나오지 않습니다"},
-    {MsgId::kTextTooLongForModel, "문장이 {0}토큰입니다; {1} 모델은 최대 {2}토큰까지 받습니다 (max_position_embeddings)"},
-    {MsgId::kTokenOutsideVocab, "토큰 '{0}'의 id {1}이(가) 모델 어휘 크기 {2}를 벗어납니다 (토크나이저와 체크포인트가 맞지 않습니다)"},
     {MsgId::kVocabJsonForm, "토큰: id 형식의 JSON 객체여야 합니다"},
     {MsgId::kVocabEntryNoId, "항목 '{0}'에 정수 id가 없습니다"},
     {MsgId::kMergeLineForm, "'{0}'은(는) 공백 하나로 나뉜 두 토큰이 아닙니다"},
@@ -188,24 +184,6 @@ constexpr MessageEntry kMessagesKo[] = {
     {MsgId::kRoleFilterOutside, "기준값 {0}이(가) 0..1을 벗어납니다 (점수는 [0, 1] 안에 있습니다)"},
     {MsgId::kRoleFilterSyntax, ": 역할 연산자 수의 꼴로 쓰세요, 예: 'induction >= 0.4' (연산자: >=, >, <=, <, =; 수: 0..1; 역할: {0})"},
     {MsgId::kRoleFilterSyntaxParens, " (역할 연산자 수의 꼴로 쓰세요, 예: 'induction >= 0.4' (연산자: >=, >, <=, <, =; 수: 0..1; 역할: {0}))"},
-    {MsgId::kModelRequired, "--model DIR 이 필요합니다 (또는 함께 들어 있는 모델, --model tiny)"},
-    {MsgId::kJsonNeedsRoles, "--json 은 --roles 와 함께 씁니다 (표를 JSON으로)"},
-    {MsgId::kCrossNeedsSandbox, "크로스 항목 (쿼리 ||| 키/값)은 샌드박스에서만 씁니다: 모델은 문장 하나를 읽습니다"},
-    {MsgId::kNoLayerGiven, "층이 하나도 없습니다"},
-    {MsgId::kPrefixWhatIfLayers, "가정 실험 층: "},
-    {MsgId::kModelLayerOutOfRange, "{0} {1}: 허용 범위 0..{2} (모델의 층은 {3}개입니다)"},
-    {MsgId::kModelHeadOutOfRange, "{0} {1}: 허용 범위 0..{2} (모델의 헤드는 {3}개입니다)"},
-    {MsgId::kFigureNeedsLayerHead, "--figure 에는 --layer L 과 --head H 가 필요합니다 (그릴 층의 헤드)"},
-    {MsgId::kOptionNeedsFigure, "{0} 은(는) --figure OUT.png|OUT.svg 와 함께 씁니다"},
-    {MsgId::kFigureNoExtension, "{0}: 파일 확장자가 없습니다: 그림은 .png 또는 .svg 입니다"},
-    {MsgId::kFigureExtension, "{0}: 알 수 없는 그림 확장자 '{1}': 허용 .png .svg"},
-    {MsgId::kTextAndTextFile, "--text 와 --text-file 중 하나만 주세요, 둘 다는 안 됩니다"},
-    {MsgId::kLineNeedsTextFile, "--line 은 --text-file 과 함께 씁니다"},
-    {MsgId::kNoText, "문장이 없습니다: --text 문장 또는 --text-file FILE 을 주세요"},
-    {MsgId::kNoSentenceOnLine, "{0}:{1}: 이 줄에는 문장이 없습니다 (문장이 있는 줄: {2})"},
-    {MsgId::kFolderWithoutConfig, "{0}: config.json 이 없는 폴더입니다 (모델 폴더에는 있습니다; 문장 파일은 폴더가 아니라 파일입니다)"},
-    {MsgId::kTwoModelFolders, "모델 폴더가 둘 주어졌습니다: '{0}' 와 '{1}' (한 번에 하나씩)"},
-    {MsgId::kTwoSentenceFiles, "문장 파일이 둘 주어졌습니다: '{0}' 와 '{1}' (한 번에 하나씩)"},
     {MsgId::kNoOutputPath, "출력 경로가 없습니다"},
     {MsgId::kIsAFolderGiveFile, "{0}: 폴더입니다; 파일 이름을 주세요"},
     {MsgId::kCannotWriteInFolder, "{0}: 폴더 '{1}' 에 쓸 수 없습니다: {2}"},
@@ -271,6 +249,41 @@ constexpr MessageEntry kMessagesKo[] = {
     {MsgId::kDictValueWidths, "사전: '{0}' 의 값은 수 {1}개, '{2}' 의 값은 수 {3}개입니다 (모든 값의 폭 d_v 는 같아야 합니다)"},
     {MsgId::kDictWidthMismatch, "사전: 점수를 내려면 d_q = d_k 여야 합니다: 쿼리 '{0}' 의 폭은 {1}, 키 '{2}' 의 폭은 {3}"},
 };
+// The programs' own messages (i18n/app_messages.h), in AppMsgId order.
+struct AppMessageEntry {
+  AppMsgId id;
+  const char* text;
+};
+constexpr AppMessageEntry kAppMessagesKo[] = {
+    {AppMsgId::kMissingValue, "{0}: 값이 없습니다"},
+    {AppMsgId::kTextAndTextFile, "--text 와 --text-file 중 하나만 주세요, 둘 다는 안 됩니다"},
+    {AppMsgId::kLineNeedsTextFile, "--line 은 --text-file 과 함께 씁니다"},
+    {AppMsgId::kNoText, "문장이 없습니다: --text 문장 또는 --text-file FILE 을 주세요"},
+    {AppMsgId::kNoSentenceOnLine, "{0}:{1}: 이 줄에는 문장이 없습니다 (문장이 있는 줄: {2})"},
+    {AppMsgId::kFolderWithoutConfig, "{0}: config.json 이 없는 폴더입니다 (모델 폴더에는 있습니다; 문장 파일은 폴더가 아니라 파일입니다)"},
+    {AppMsgId::kTwoModelFolders, "모델 폴더가 둘 주어졌습니다: '{0}' 와 '{1}' (한 번에 하나씩)"},
+    {AppMsgId::kTwoSentenceFiles, "문장 파일이 둘 주어졌습니다: '{0}' 와 '{1}' (한 번에 하나씩)"},
+    {AppMsgId::kModelEmpty, "--model: 비어 있습니다; 모델 폴더나 'tiny'(함께 들어 있는 모델)를 주세요"},
+    {AppMsgId::kBundledNoDataDir, "함께 들어 있는 모델 'tiny'를 찾지 못했습니다: 데이터 폴더가 없습니다 (찾아본 곳: {0})"},
+    {AppMsgId::kBundledNoConfig, "함께 들어 있는 모델 'tiny'를 찾지 못했습니다: {0}/config.json이 없습니다"},
+    {AppMsgId::kTextNoTokens, "문장에서 토큰이 하나도 나오지 않습니다"},
+    {AppMsgId::kTextTooLongForModel, "문장이 {0}토큰입니다; {1} 모델은 최대 {2}토큰까지 받습니다 (max_position_embeddings)"},
+    {AppMsgId::kTokenOutsideVocab, "토큰 '{0}'의 id {1}이(가) 모델 어휘 크기 {2}를 벗어납니다 (토크나이저와 체크포인트가 맞지 않습니다)"},
+    {AppMsgId::kModelLayerOutOfRange, "{0} {1}: 허용 범위 0..{2} (모델의 층은 {3}개입니다)"},
+    {AppMsgId::kModelHeadOutOfRange, "{0} {1}: 허용 범위 0..{2} (모델의 헤드는 {3}개입니다)"},
+    {AppMsgId::kModelRequired, "--model DIR 이 필요합니다 (또는 함께 들어 있는 모델, --model tiny)"},
+    {AppMsgId::kJsonNeedsRoles, "--json 은 --roles 와 함께 씁니다 (표를 JSON으로)"},
+    {AppMsgId::kCrossNeedsSandbox, "크로스 항목 (쿼리 ||| 키/값)은 샌드박스에서만 씁니다: 모델은 문장 하나를 읽습니다"},
+    {AppMsgId::kNoLayerGiven, "층이 하나도 없습니다"},
+    {AppMsgId::kFigureNeedsLayerHead, "--figure 에는 --layer L 과 --head H 가 필요합니다 (그릴 층의 헤드)"},
+    {AppMsgId::kOptionNeedsFigure, "{0} 은(는) --figure OUT.png|OUT.svg 와 함께 씁니다"},
+    {AppMsgId::kFigureNoExtension, "{0}: 파일 확장자가 없습니다: 그림은 .png 또는 .svg 입니다"},
+    {AppMsgId::kFigureExtension, "{0}: 알 수 없는 그림 확장자 '{1}': 허용 .png .svg"},
+    {AppMsgId::kTemperatureNotFinite, "온도는 유한한 수여야 합니다"},
+    {AppMsgId::kPrefixWhatIfLayers, "가정 실험 층: "},
+};
+static_assert(std::size(kAppMessagesKo) == (size_t)((int)AppMsgId::kCount - (int)MsgId::kAppFirst),
+              "messages_ko.cpp: one Korean template per AppMsgId");
 // The kinds of file ReadFile's callers name (its `what`), in Korean: the noun in the read errors above.
 constexpr const char* kFileKindsKo[][2] = {
     {"file", "파일"},           {"sentence file", "문장 파일"},   {"tokenizer file", "토크나이저 파일"},
@@ -324,6 +337,7 @@ std::string LocalizedStage(const std::string& stage) {
 std::vector<std::string> KoreanEngineTexts() {
   std::vector<std::string> out = {kOtherScaling[1]};
   for (const MessageEntry& e : kMessagesKo) out.push_back(e.text);
+  for (const AppMessageEntry& e : kAppMessagesKo) out.push_back(e.text);
   for (const auto& role : kRolesKo) out.insert(out.end(), {role[0], role[1]});
   for (const auto& stage : kStagesKo) out.push_back(stage[1]);
   for (const auto& kind : kFileKindsKo) out.push_back(kind[1]);
@@ -337,7 +351,12 @@ std::vector<std::string> ProgressStagesForTests() {
 }
 
 const char* MessageTemplate(MsgId id, Lang lang) {
-  if (lang == Lang::kEn) return id == MsgId::kNone ? nullptr : EnglishTemplate(id);
+  if (lang == Lang::kEn) return id == MsgId::kNone ? nullptr : AnyEnglishTemplate(id);
+  if (IsAppMsgId(id)) {
+    for (const AppMessageEntry& e : kAppMessagesKo)
+      if (ToMsgId(e.id) == id) return e.text;
+    return nullptr;
+  }
   for (const MessageEntry& e : kMessagesKo)
     if (e.id == id) return e.text;
   return nullptr;

@@ -1,5 +1,5 @@
 // The current language, the lookup and the {0} filler over the two tables.
-#include "ui_strings.h"
+#include "i18n/ui_strings.h"
 
 #include "base/messages.h"
 

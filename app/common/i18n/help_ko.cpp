@@ -1,8 +1,8 @@
 // attnviz-cli's and attnviz's help in Korean (the English texts stay next to their commands and options). Under
 // --lang ko a help with a Korean text here is shown in Korean.
-#include "help_ko.h"
+#include "i18n/help_ko.h"
 
-#include "ui_strings.h"
+#include "i18n/ui_strings.h"
 
 namespace attnviz {
 

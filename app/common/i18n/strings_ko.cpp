@@ -2,7 +2,7 @@
 // probs) stay as in the lecture notes. {0}, {1}: Trf's arguments.
 #include <iterator>
 
-#include "ui_strings.h"
+#include "i18n/ui_strings.h"
 
 namespace attnviz {
 

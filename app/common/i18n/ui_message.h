@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "ui_strings.h"
+#include "i18n/ui_strings.h"
 
 namespace attnviz {
 

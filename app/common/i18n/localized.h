@@ -11,11 +11,12 @@
 #include "model/config.h"
 #include "model/roles.h"
 #include "base/status.h"
-#include "ui_strings.h"
+#include "i18n/ui_strings.h"
 
 namespace attnviz {
 
-// The template of an engine message in `lang`; nullptr when there is none (kNone, or no translation).
+// The template of a message in `lang`, core's id or the programs' own (i18n/app_messages.h); nullptr when there is
+// none (kNone, or no translation).
 const char* MessageTemplate(MsgId id, Lang lang);
 // The arguments of `part` for `lang`: as given, except the kind of file in a read error ("sentence file"),
 // which is a word and is said in `lang` ("문장 파일").

@@ -1,0 +1,68 @@
+// The English templates of the programs' own message ids (app_messages.h).
+#include "i18n/app_messages.h"
+
+#include <iterator>
+
+namespace attnviz {
+
+namespace {
+// In AppMsgId order (the static_assert below keeps the two in step).
+constexpr const char* kEnglish[] = {
+    // the input options (app/common/options.cpp)
+    "{0}: missing value",
+    "give --text or --text-file, not both",
+    "--line needs --text-file",
+    "no text: give --text TEXT or --text-file FILE",
+    "{0}:{1}: no sentence on this line (sentences are on lines {2})",
+    "{0}: a folder without config.json (a model folder has one; a sentence file is a file)",
+    "two model folders given: '{0}' and '{1}' (one at a time)",
+    "two sentence files given: '{0}' and '{1}' (one at a time)",
+    // opening a model folder and its text (app/common/model_folder.cpp)
+    "--model: empty; give a model folder or 'tiny' (the bundled model)",
+    "the bundled model 'tiny' was not found: no data folder (looked in {0})",
+    "the bundled model 'tiny' was not found: {0}/config.json is missing",
+    "the text gives no tokens",
+    "the text is {0} tokens; {1} takes at most {2} (max_position_embeddings)",
+    "token '{0}' has id {1}, outside the model's vocabulary of {2} (tokenizer and checkpoint disagree)",
+    // a model head as a figure (app/common/model_figure.cpp; attnviz-cli model --layer/--head)
+    "{0} {1}: allowed 0..{2} (the model has {3} layers)",
+    "{0} {1}: allowed 0..{2} (the model has {3} heads)",
+    // attnviz-cli model (app/cli/cli_model.cpp)
+    "--model DIR is required (or --model tiny, the bundled model)",
+    "--json goes with --roles (the table as JSON)",
+    "a cross item (QUERY ||| KEY/VALUE) needs the sandbox: models read one text",
+    "no layer given",
+    "--figure needs --layer L and --head H (the head of the layer to draw)",
+    "{0} goes with --figure OUT.png|OUT.svg",
+    "{0}: no file extension: a figure is .png or .svg",
+    "{0}: unknown figure extension '{1}': allowed .png .svg",
+    // the desktop app (app/gui/app.cpp, app/gui/app_model.cpp)
+    "temperature must be a finite number",
+    "what-if layers: ",
+};
+constexpr int kAppCount = (int)AppMsgId::kCount - (int)MsgId::kAppFirst;
+static_assert(std::size(kEnglish) == (size_t)kAppCount, "app_messages.cpp: one English template per AppMsgId");
+}  // namespace
+
+const char* AppEnglishTemplate(AppMsgId id) {
+  const int i = (int)id - (int)MsgId::kAppFirst;
+  return i >= 0 && i < kAppCount ? kEnglish[i] : "";
+}
+
+const char* AnyEnglishTemplate(MsgId id) {
+  return IsAppMsgId(id) ? AppEnglishTemplate((AppMsgId)(int)id) : EnglishTemplate(id);
+}
+
+Status AppError(AppMsgId id, std::vector<std::string> args) {
+  return Status::Error(ToMsgId(id), AppEnglishTemplate(id), std::move(args));
+}
+
+Status AppPrefixed(AppMsgId id, std::vector<std::string> args, const Status& inner) {
+  return Status::Prefixed(ToMsgId(id), AppEnglishTemplate(id), std::move(args), inner);
+}
+
+Status AppErrorAt(const std::string& where, AppMsgId id, std::vector<std::string> args) {
+  return Status::Prefixed(MsgId::kPrefixContext, {where}, AppError(id, std::move(args)));
+}
+
+}  // namespace attnviz

@@ -1,0 +1,67 @@
+// The programs' own message ids (attnviz and attnviz-cli, app/): what their options, model folders and commands
+// refuse, as ids with parameters like core's (core/base/messages.h), so they are shown in the user's language
+// the same way. They are numbered from MsgId::kAppFirst on and travel in a Status as a MsgId (ToMsgId); core
+// carries them without knowing their names, and localized.h renders core's ids and these alike (their Korean
+// templates are in messages_ko.cpp).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "base/messages.h"
+#include "base/status.h"
+
+namespace attnviz {
+
+enum class AppMsgId : int {
+  // ---- the input options (app/common/options.cpp)
+  kMissingValue = (int)MsgId::kAppFirst,  // {0} option
+  kTextAndTextFile,
+  kLineNeedsTextFile,
+  kNoText,
+  kNoSentenceOnLine,          // {0} file, {1} line, {2} the lines that hold one
+  kFolderWithoutConfig,       // {0} path
+  kTwoModelFolders,           // {0}, {1} the folders
+  kTwoSentenceFiles,          // {0}, {1} the files
+  // ---- opening a model folder and its text (app/common/model_folder.cpp)
+  kModelEmpty,
+  kBundledNoDataDir,          // {0} places searched
+  kBundledNoConfig,           // {0} folder
+  kTextNoTokens,
+  kTextTooLongForModel,       // {0} tokens, {1} model_type, {2} the most
+  kTokenOutsideVocab,         // {0} token, {1} id, {2} vocab size
+  // ---- a model head as a figure (app/common/model_figure.cpp; attnviz-cli model --layer/--head)
+  kModelLayerOutOfRange,      // {0} "--layer" or "layer", {1} layer, {2} the last layer, {3} n_layer
+  kModelHeadOutOfRange,       // {0} "--head" or "head", {1} head, {2} the last head, {3} n_head
+  // ---- attnviz-cli model (app/cli/cli_model.cpp)
+  kModelRequired,
+  kJsonNeedsRoles,
+  kCrossNeedsSandbox,
+  kNoLayerGiven,
+  kFigureNeedsLayerHead,
+  kOptionNeedsFigure,         // {0} option
+  kFigureNoExtension,         // {0} path
+  kFigureExtension,           // {0} path, {1} extension
+  // ---- the desktop app (app/gui/app.cpp, app/gui/app_model.cpp)
+  kTemperatureNotFinite,
+  kPrefixWhatIfLayers,
+  kCount
+};
+
+// The id as a Status part carries it.
+constexpr MsgId ToMsgId(AppMsgId id) { return static_cast<MsgId>(static_cast<int>(id)); }
+// Whether `id` is one of the programs' own.
+constexpr bool IsAppMsgId(MsgId id) {
+  return static_cast<int>(id) >= static_cast<int>(MsgId::kAppFirst) &&
+         static_cast<int>(id) < static_cast<int>(AppMsgId::kCount);
+}
+// The English template of `id`.
+const char* AppEnglishTemplate(AppMsgId id);
+// The English template of any id, core's or the programs'; "" for kNone and for an id neither knows.
+const char* AnyEnglishTemplate(MsgId id);
+
+// Status::Error, Prefixed and ErrorAt for the programs' ids: the same English text and parts.
+Status AppError(AppMsgId id, std::vector<std::string> args);
+Status AppPrefixed(AppMsgId id, std::vector<std::string> args, const Status& inner);
+Status AppErrorAt(const std::string& where, AppMsgId id, std::vector<std::string> args);
+
+}  // namespace attnviz
