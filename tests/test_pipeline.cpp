@@ -342,6 +342,40 @@ TEST(Pipeline, SharedScoreCodesServeTogglesAndGoStaleWithNewQueriesAndKeys) {
   EXPECT_FALSE(codes->MadeFrom(*main_p.tensors().q, *main_p.tensors().k));
 }
 
+// Codes written by a causal pass hold every key's score, the masked ones too (a causal block's products skip the
+// key tiles after its last row; the codes' pass asks for them all): a later pass without the mask reads them and
+// agrees with a pass from q and k. 300 tokens: more than one 256-key tile.
+TEST(Pipeline, CodesFromACausalPassServeAPassWithoutTheMask) {
+  const std::string text = Words300(71);
+  AttentionConfig c = ThreeHeadsDk16();
+  c.mask = MaskKind::kCausal;
+  auto codes = std::make_shared<ScoreCodes>();
+  Pipeline main_p, twin, reference;
+  main_p.UseScoreCodes(codes, false);
+  twin.UseScoreCodes(codes, true);
+  for (Pipeline* p : {&main_p, &twin, &reference}) {
+    p->set_pooled_above_cells(1);
+    ASSERT_TRUE(p->SetText(text).ok());
+  }
+  AttentionConfig flipped = c;
+  flipped.scale = false;
+  ASSERT_TRUE(twin.SetConfig(flipped).ok());
+  ASSERT_TRUE(twin.Run().ok());  // writes the codes under the causal mask
+  c.mask = MaskKind::kNone;
+  ASSERT_TRUE(main_p.SetConfig(c).ok());
+  ASSERT_TRUE(main_p.Run().ok());
+  EXPECT_EQ(main_p.passes_from_score_codes(), 1);
+  ASSERT_TRUE(reference.SetConfig(c).ok());
+  ASSERT_TRUE(reference.Run().ok());
+  const std::vector<PyramidLevel>& gl = main_p.tensors().pyramid->levels();
+  const std::vector<PyramidLevel>& wl = reference.tensors().pyramid->levels();
+  ASSERT_EQ(gl.size(), wl.size());
+  for (size_t i = 0; i < wl[0].max.size(); ++i)
+    ASSERT_NEAR(gl[0].max[i], wl[0].max[i], 2e-3f * wl[0].max[i] + 1e-7f) << "cell " << i;
+  for (int h = 0; h < 3; ++h)
+    EXPECT_NEAR(main_p.tensors().metrics[h].max_weight, reference.tensors().metrics[h].max_weight, 2e-3f);
+}
+
 TEST(Pipeline, CancelledRunStopsEarlyAndTheNextRunRedoesIt) {
   std::string text;
   for (int i = 0; i < 600; ++i) text += (i ? " w" : "w") + std::to_string(i);

@@ -248,6 +248,7 @@ Status Pipeline::Run(Stage through, const RunControl* control) {
           std::atomic<bool> coded{true};
           MapPyramid* pyr = pyramid.get();
           ScoreCodes* codes = write_codes ? codes_.get() : nullptr;
+          sink.full_scores = codes != nullptr;  // the codes keep every key's score: a later pass may drop the mask
           sink.on_block = [&, pyr, codes](const RowBlock& block) {
             pyr->AddBlock(block);
             if (codes && !EncodeScoreRows(block.scores, block.head, block.r0, block.rows, codes)) coded = false;
@@ -292,6 +293,7 @@ Status Pipeline::Run(Stage through, const RunControl* control) {
           report("values (z)", 0, 1);
           blocks_done = 0;
           sink.on_block = nullptr;
+          sink.full_scores = false;
           const bool from_codes = codes_ && codes_->MadeFrom(*b.q, *b.k);
           if (!AttendStreamFromCodesOr(from_codes ? codes_.get() : nullptr, *b.q, *b.k, *b.v, multiplier_, c.mask,
                                        sink, nullptr, Writable(&b.z))) {
