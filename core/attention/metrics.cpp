@@ -80,34 +80,6 @@ void ComputeMetrics(const Tensor& logits, const Tensor& probs, const Mask& mask,
   }
 }
 
-void MetricsFromProbs(const Tensor& probs, const Mask& mask, std::vector<HeadMetrics>* heads) {
-  const size_t n_head = probs.dim(0), n_q = probs.dim(1), n_k = probs.dim(2);
-  heads->resize(n_head);
-#pragma omp parallel for schedule(static) if (n_head > 1 && n_q * n_k > 4096)
-  for (long long h = 0; h < (long long)n_head; ++h) {
-    HeadMetrics& hm = (*heads)[(size_t)h];
-    hm.rows.resize(n_q);
-    for (size_t i = 0; i < n_q; ++i) {
-      const size_t begin = (size_t)mask.Begin((int)i), visible = (size_t)mask.Visible((int)i, (int)n_k);
-      const float* p = probs.data.data() + ((size_t)h * n_q + i) * n_k + begin;
-      double entropy = 0, max_p = 0;
-      for (size_t j = 0; j < visible; ++j) {
-        if (p[j] > 0) entropy -= (double)p[j] * std::log((double)p[j]);
-        max_p = std::max(max_p, (double)p[j]);
-      }
-      entropy = std::max(0.0, entropy);
-      RowMetrics& r = hm.rows[i];
-      r.entropy = (float)entropy;
-      r.norm_entropy = visible > 1 ? (float)(entropy / std::log((double)visible)) : 0.0f;
-      r.max_weight = (float)max_p;
-      r.effective_keys = (float)std::exp(entropy);
-      r.grad_norm = SoftmaxJacobianNorm(p, visible);
-    }
-    SummarizeHead(0, 0, 0, &hm);
-    hm.logit_mean = hm.logit_std = NAN;
-  }
-}
-
 void SummarizeHead(double logit_sum, double logit_sq, size_t logit_count, HeadMetrics* hm) {
   double sums[5] = {0, 0, 0, 0, 0};
   for (const RowMetrics& r : hm->rows) {

@@ -26,9 +26,6 @@ struct HeadMetrics {
 
 // logits, probs: [n_head, n_q, n_k]. heads: resized to n_head.
 void ComputeMetrics(const Tensor& logits, const Tensor& probs, const Mask& mask, std::vector<HeadMetrics>* heads);
-// The same figures from the probs alone (a trained model's run keeps no logits): entropy from
-// -sum p log p, the logit mean and std unknown (NaN). probs: [n_head, n_q, n_k].
-void MetricsFromProbs(const Tensor& probs, const Mask& mask, std::vector<HeadMetrics>* heads);
 // Fills the head's means from hm->rows, and its logit mean and std from the running sums of the
 // visible logits (sum, sum of squares, count).
 void SummarizeHead(double logit_sum, double logit_sq, size_t logit_count, HeadMetrics* hm);
