@@ -5,10 +5,12 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "fonts.h"
+#include "heads_panel_view.h"
 #include "heatmap_view.h"
 #include "layout.h"
 #include "lessons.h"
@@ -124,6 +126,7 @@ class App {
   AppOptions options;
   WidgetDump dump;
   WindowLayout layout;
+  HeadsPanelView heads_view;  // the Heads panel's zoom windows and composed views
   UiFonts fonts;
   std::unique_ptr<Worker> worker;
 
@@ -173,7 +176,8 @@ class App {
     }
   };
   LayerView shown_layer_;
-  std::vector<AttentionTensors> overview_layers_;  // per layer, for the current result and hide_special
+  // Per layer of the current run (nullopt until made), for hide_special: made once as each layer arrives.
+  std::vector<std::optional<AttentionTensors>> overview_layers_;
   LayerView overview_view_;
   uint64_t view_generation_ = uint64_t(1) << 40;  // model views' generations (distinct from the worker's)
   std::shared_ptr<const TokenizedText> tokenized_;  // the texts last submitted, tokenized once
@@ -195,9 +199,6 @@ float DrawMenuBar(App& app);
 void DrawSentencesPanel(App& app);
 void DrawControlsPanel(App& app);
 void DrawHeadsPanel(App& app, HeatmapRenderer& renderer);
-// The window of head `head`'s map the Heads panel shows (zoom and pan: the enlarged map, else the grid's),
-// or the whole n_q x n_k map when none is on screen (the export of a long input's figure uses it).
-MapWindow ShownMapWindow(int head, int n_q, int n_k);
 void DrawSaturationPanel(App& app);
 void DrawShapesPanel(App& app);
 void DrawExportPanel(App& app);

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "app.h"
 #include "data_dir.h"
@@ -76,15 +77,16 @@ void App::SubmitModelIfChanged() {
 }
 
 const AttentionTensors& App::OverviewLayer(int layer, bool hide_special) {
+  static const AttentionTensors empty;
   const LayerView view{model_result ? model_result->generation : 0, -1, hide_special};
-  if (!(view == overview_view_) || overview_layers_.size() != (size_t)(model_result ? model_result->n_layer() : 0)) {
-    overview_layers_.clear();
-    for (int l = 0; model_result && l < model_result->n_layer(); ++l)
-      overview_layers_.push_back(LayerForDisplay(*model_result, l, hide_special));
+  if (!(view == overview_view_)) {
+    overview_layers_.assign(model_result ? (size_t)model_result->n_layer() : 0, std::nullopt);
     overview_view_ = view;
   }
-  static const AttentionTensors empty;
-  return layer >= 0 && layer < (int)overview_layers_.size() ? overview_layers_[(size_t)layer] : empty;
+  if (!model_result || !model_result->has_layer(layer) || layer >= (int)overview_layers_.size()) return empty;
+  std::optional<AttentionTensors>& made = overview_layers_[(size_t)layer];  // made once per layer as it arrives
+  if (!made) made = LayerForDisplay(*model_result, layer, hide_special);
+  return *made;
 }
 
 void App::UpdateModel() {
@@ -99,13 +101,15 @@ void App::UpdateModel() {
   }
   // The latest run.
   std::shared_ptr<const ModelResult> now = models->latest();
-  if (now && now != model_result && (!model_result || now->generation > model_result->generation)) {
+  // A newer run, or a later step (more layers) of the same run.
+  if (now && now != model_result && (!model_result || now->generation >= model_result->generation)) {
     if (now->status.ok()) {
+      const bool new_run = !model_result || now->generation != model_result->generation;
       model_result = now;
       model_error.clear();
       std::string text;
       for (const tokenize::Token& t : now->tokens) text += t.display;
-      fonts.AddText(text);
+      if (new_run) fonts.AddText(text);
     } else if (!now->status.cancelled()) {
       model_error = now->status;
     }
@@ -115,6 +119,10 @@ void App::UpdateModel() {
   const int layer = std::clamp(state.model_layer, 0, std::max(0, model_result->n_layer() - 1));
   const LayerView view{model_result->generation, layer, state.model_hide_special};
   if (view == shown_layer_ && shown) return;
+  if (!model_result->has_layer(layer)) {  // still running: shown as soon as it is done
+    shown = nullptr;
+    return;
+  }
   shown_layer_ = view;
   auto result = std::make_shared<ComputeResult>();
   result->generation = ++view_generation_;

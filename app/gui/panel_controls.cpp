@@ -11,7 +11,7 @@
 namespace attnviz {
 
 void DrawControlsPanel(App& app) {
-  DefaultWindowRect(0.0f, 0.0f, 0.258f, 0.59f);
+  app.layout.PlacePanel(0.0f, 0.0f, 0.258f, 0.59f);
   if (!ImGui::Begin(WindowTitle(Str::kWinControls, "Controls").c_str())) {
     ImGui::End();
     return;

@@ -149,7 +149,7 @@ std::function<Status()> MakeExportJob(App& app, const std::string& path, UiMessa
   HeatmapExportOptions o = *options;
   if (s.export_target == ExportTarget::kOverview) {  // every layer x head of the model, one figure
     std::shared_ptr<const ModelResult> model = app.model_result;
-    if (!model || app.state.source != Source::kModel) {
+    if (!model || app.state.source != Source::kModel || !model->complete()) {  // every layer, once all are done
       *refusal = UiMessage(Str::kExportNoModelResult);
       return nullptr;
     }
@@ -171,7 +171,7 @@ std::function<Status()> MakeExportJob(App& app, const std::string& path, UiMessa
   if (s.export_target == ExportTarget::kCurrentHead) {
     o.head = s.selected_head;
     if (result->tensors.pooled && (s.export_format == ExportFormat::kPng || s.export_format == ExportFormat::kSvg))
-      window = std::make_shared<MapWindow>(ShownMapWindow(o.head, result->tensors.n_q(), result->tensors.n_k()));
+      window = std::make_shared<MapWindow>(app.heads_view.ShownWindow(o.head, result->tensors.n_q(), result->tensors.n_k()));
   } else {
     o.all_heads = true;
     o.heads = app.VisibleHeads();
@@ -195,7 +195,7 @@ std::function<Status()> MakeExportJob(App& app, const std::string& path, UiMessa
 }  // namespace
 
 void DrawExportPanel(App& app) {
-  DefaultWindowRect(0.719f, 0.65f, 0.281f, 0.35f);
+  app.layout.PlacePanel(0.719f, 0.65f, 0.281f, 0.35f);
   if (!ImGui::Begin(WindowTitle(Str::kWinExport, "Export").c_str())) {
     ImGui::End();
     return;

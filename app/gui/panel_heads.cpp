@@ -33,36 +33,6 @@ namespace {
 
 constexpr float kLabelMax = 72.0f;  // widest token label (pixels), longer ones are cut with "…"
 
-// Per map on screen: the window the user zoomed/panned to, and the view composed for it.
-struct MapState {
-  MapWindow window;
-  int n_q = 0, n_k = 0;  // the map size the window was made for (a new size resets it)
-  // The composed view and what it was composed from.
-  ViewImage view;
-  const void* source = nullptr;  // the tensors' pyramid (changes with every result step)
-  MapWindow composed_window;
-  int px_w = 0, px_h = 0;
-  PoolKind kind = PoolKind::kMax;
-  uint64_t version = 0;
-  bool dragging = false, dragged = false;
-  float drag_rest_x = 0, drag_rest_y = 0;  // sub-cell drag carried to the next frame
-};
-std::map<HeatmapKey, MapState> g_maps;
-PoolKind g_pool_kind = PoolKind::kMax;
-uint64_t g_view_versions = 0;
-
-}  // namespace
-
-MapWindow ShownMapWindow(int head, int n_q, int n_k) {
-  for (MapView view : {MapView::kEnlarged, MapView::kGrid}) {
-    auto it = g_maps.find(HeatmapKey{view, 0, head, 0});
-    if (it != g_maps.end() && it->second.n_q == n_q && it->second.n_k == n_k) return it->second.window;
-  }
-  return MapWindow{0, n_q, 0, n_k};
-}
-
-namespace {
-
 // Zooms `w` by `factor` (> 1: in) about the cell (ci, cj), keeping the map's aspect, down to 1 cell.
 MapWindow Zoom(const MapWindow& w, double factor, double ci, double cj, int n_q, int n_k) {
   const int rows = std::clamp((int)std::lround(w.rows() / factor), 1, n_q);
@@ -254,7 +224,7 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
                       caption_pos.y + (float)caption_lines.size() * line <= caption_bottom + 0.5f);
 
   // The window of cells this map shows (zoom/pan state), and the texels composed for it.
-  MapState& ms = g_maps[m.key];
+  MapState& ms = app.heads_view.maps[m.key];
   if (ms.n_q != n_q || ms.n_k != n_k) {
     ms = MapState{};
     ms.window = MapWindow{0, n_q, 0, n_k};
@@ -298,13 +268,13 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
   const void* source_id = t.pyramid ? (const void*)t.pyramid.get() : (const void*)t.probs.get();
   if (!app.bench_hide_maps &&
       (ms.source != source_id || ms.composed_window != w || ms.px_w != px_w || ms.px_h != px_h ||
-       ms.kind != g_pool_kind || ms.view.values.empty())) {
-    ms.view = ComposeView(source, m.head, w, px_w, px_h, g_pool_kind);
+       ms.kind != app.heads_view.pool || ms.view.values.empty())) {
+    ms.view = ComposeView(source, m.head, w, px_w, px_h, app.heads_view.pool);
     ms.source = source_id;
     ms.composed_window = w;
     ms.px_w = px_w, ms.px_h = px_h;
-    ms.kind = g_pool_kind;
-    ms.version = ++g_view_versions;
+    ms.kind = app.heads_view.pool;
+    ms.version = ++app.heads_view.view_versions;
   }
 
   // The map itself (an FBO texture from the renderer).
@@ -369,7 +339,7 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
                           ", \"window\": [" + std::to_string(now.r0) + ", " + std::to_string(now.r1) + ", " +
                           std::to_string(now.c0) + ", " + std::to_string(now.c1) + "], \"level\": " +
                           std::to_string(ms.view.level) + ", \"texels\": [" + std::to_string(ms.view.width) + ", " +
-                          std::to_string(ms.view.height) + "], \"pool\": \"" + ToString(g_pool_kind) +
+                          std::to_string(ms.view.height) + "], \"pool\": \"" + ToString(app.heads_view.pool) +
                           "\", \"key_labels\": " + key_labels + ", \"query_labels\": " + query_labels + "}");
   if (m.selected) dl->AddRect(ImVec2(map_min.x - 2, map_min.y - 2), ImVec2(map_max.x + 2, map_max.y + 2), gold, 0.0f,
                               0, 2.0f);
@@ -408,7 +378,7 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
       ImGui::TextUnformatted(Trf(Str::kTipRowMax, {FormatNumber(row.max_weight, "%.3f")}).c_str());
     }
     if (!ms.view.exact())
-      ImGui::TextUnformatted(Trf(Str::kTipDrawn, {Tr(g_pool_kind == PoolKind::kMax ? Str::kPoolMax : Str::kPoolMean),
+      ImGui::TextUnformatted(Trf(Str::kTipDrawn, {Tr(app.heads_view.pool == PoolKind::kMax ? Str::kPoolMax : Str::kPoolMean),
                                                   std::to_string((w.cols() + ms.view.width - 1) / ms.view.width),
                                                   std::to_string((w.rows() + ms.view.height - 1) / ms.view.height)})
                                  .c_str());
@@ -478,7 +448,7 @@ MapLayout LayoutFor(const AttentionTensors& t) {
 }  // namespace
 
 void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
-  DefaultWindowRect(0.258f, 0.0f, 0.461f, 0.70f);
+  app.layout.PlacePanel(0.258f, 0.0f, 0.461f, 0.70f);
   if (!ImGui::Begin(WindowTitle(Str::kWinHeads, "Heads").c_str(), nullptr, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
     ImGui::End();
     return;
@@ -495,8 +465,8 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
     if (dismiss) app.notice.clear();
   }
   // Progress: what the worker computes and how far along (the frame keeps running meanwhile).
-  const WorkerProgress progress = app.worker->progress();
-  const WorkerProgress sweep_progress = app.worker->sweep_progress();
+  const JobProgress progress = app.worker->progress();
+  const JobProgress sweep_progress = app.worker->sweep_progress();
   std::string progress_json = "{\"active\": " + BoolJson(progress.active) + ", \"stage\": " +
                               JsonString(progress.stage) + ", \"fraction\": " + JsonNumber(progress.fraction) +
                               ", \"sweep_active\": " + BoolJson(sweep_progress.active) + ", \"sweep_fraction\": " +
@@ -561,11 +531,11 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
   if (s.selected_head >= n_head) s.selected_head = 0;
   // Pooling of maps with more cells than pixels: max keeps a single spike visible; mean averages.
   ImGui::SameLine(0, 16.0f);
-  if (ImGui::RadioButton(Labeled(dump, Str::kPoolMax, "pool_max").c_str(), g_pool_kind == PoolKind::kMax)) g_pool_kind = PoolKind::kMax;
-  dump.RecordItem("heads.pool_max", BoolJson(g_pool_kind == PoolKind::kMax));
+  if (ImGui::RadioButton(Labeled(dump, Str::kPoolMax, "pool_max").c_str(), app.heads_view.pool == PoolKind::kMax)) app.heads_view.pool = PoolKind::kMax;
+  dump.RecordItem("heads.pool_max", BoolJson(app.heads_view.pool == PoolKind::kMax));
   ImGui::SameLine();
-  if (ImGui::RadioButton(Labeled(dump, Str::kPoolMean, "pool_mean").c_str(), g_pool_kind == PoolKind::kMean)) g_pool_kind = PoolKind::kMean;
-  dump.RecordItem("heads.pool_mean", BoolJson(g_pool_kind == PoolKind::kMean));
+  if (ImGui::RadioButton(Labeled(dump, Str::kPoolMean, "pool_mean").c_str(), app.heads_view.pool == PoolKind::kMean)) app.heads_view.pool = PoolKind::kMean;
+  dump.RecordItem("heads.pool_mean", BoolJson(app.heads_view.pool == PoolKind::kMean));
 
   if (!renderer.error().empty()) {
     ErrorText(renderer.error());

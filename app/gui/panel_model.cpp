@@ -51,7 +51,7 @@ void DrawTokens(App& app, const ModelResult& result) {
 }  // namespace
 
 void DrawModelPanel(App& app) {
-  DefaultWindowRect(0.0f, 0.0f, 0.258f, 0.59f);  // where the sandbox's Controls panel sits
+  app.layout.PlacePanel(0.0f, 0.0f, 0.258f, 0.59f);  // where the sandbox's Controls panel sits
   if (!ImGui::Begin(WindowTitle(Str::kWinModel, "Model").c_str())) {
     ImGui::End();
     return;

@@ -17,7 +17,7 @@
 namespace attnviz {
 
 void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
-  DefaultWindowRect(0.719f, 0.0f, 0.281f, 0.65f);  // where the sandbox's Saturation panel sits
+  app.layout.PlacePanel(0.719f, 0.0f, 0.281f, 0.65f);  // where the sandbox's Saturation panel sits
   if (!ImGui::Begin(WindowTitle(Str::kWinOverview, "Overview").c_str())) {
     ImGui::End();
     return;
@@ -52,7 +52,7 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
     else ErrorText(filter_error = Localized(parsed));
   }
   const model::HeadRoles& roles = result->roles;
-  const bool have_roles = roles.n_layer == n_layer && roles.n_head == n_head;
+  const bool roles_fit = roles.n_layer == n_layer && roles.n_head == n_head;
   int matching = 0;
   // Layout: labels left and on top, a gap between groups of heads that share a kv head.
   const ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -82,6 +82,12 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
   for (int l = 0; l < n_layer; ++l) {
     const float y = origin.y + label_h + (float)l * (cell + gap);
     dl->AddText(ImVec2(origin.x, y), dim, ("L" + std::to_string(l)).c_str());
+    if (!result->has_layer(l)) {  // still running: an empty cell per head until the layer is done
+      for (int h = 0; h < n_head; ++h)
+        dl->AddRect(ImVec2(head_x(h), y), ImVec2(head_x(h) + cell, y + cell), dim);
+      continue;
+    }
+    const bool have_roles = roles_fit;
     // Hiding special tokens needs the layer's maps (a copy without them); otherwise the pooled thumbnails.
     const AttentionTensors& t = hide_special ? app.OverviewLayer(l, true) : app.OverviewLayer(l, false);
     const Tensor& maps = hide_special || l >= (int)result->thumbnails.size() ? *t.probs : *result->thumbnails[(size_t)l];
@@ -150,7 +156,9 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
   }
   ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + label_h + (float)n_layer * (cell + gap)));
   ImGui::Dummy(ImVec2(1, 1));
-  dump.SetField("overview", "{\"n_layer\": " + std::to_string(n_layer) + ", \"n_head\": " + std::to_string(n_head) +
+  dump.SetField("overview", "{\"n_layer\": " + std::to_string(n_layer) +
+                                ", \"layers_shown\": " + std::to_string(result->layers_done) +
+                                ", \"n_head\": " + std::to_string(n_head) +
                                 ", \"n_kv_head\": " + std::to_string(c.n_kv_head) +
                                 ", \"matching\": " + std::to_string(matching) +
                                 ", \"filter_error\": " + JsonString(filter_error) + "}");

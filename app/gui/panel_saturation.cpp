@@ -117,7 +117,7 @@ void DrawChart(App& app, const Curve& curve, const std::vector<SweepPoint>& poin
 }  // namespace
 
 void DrawSaturationPanel(App& app) {
-  DefaultWindowRect(0.719f, 0.0f, 0.281f, 0.65f);
+  app.layout.PlacePanel(0.719f, 0.0f, 0.281f, 0.65f);
   if (!ImGui::Begin(WindowTitle(Str::kWinSaturation, "Saturation").c_str())) {
     ImGui::End();
     return;

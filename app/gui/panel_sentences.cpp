@@ -11,7 +11,7 @@
 namespace attnviz {
 
 void DrawSentencesPanel(App& app) {
-  DefaultWindowRect(0.0f, 0.59f, 0.258f, 0.41f);
+  app.layout.PlacePanel(0.0f, 0.59f, 0.258f, 0.41f);
   if (!ImGui::Begin(WindowTitle(Str::kWinSentences, "Sentences").c_str())) {
     ImGui::End();
     return;

@@ -156,7 +156,7 @@ void DrawSandboxShapes(App& app) {
 }  // namespace
 
 void DrawShapesPanel(App& app) {
-  DefaultWindowRect(0.258f, 0.70f, 0.461f, 0.30f);
+  app.layout.PlacePanel(0.258f, 0.70f, 0.461f, 0.30f);
   if (!ImGui::Begin(WindowTitle(Str::kWinShapes, "Shapes").c_str())) {
     ImGui::End();
     return;

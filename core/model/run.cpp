@@ -29,7 +29,7 @@ struct Workspace {
   std::vector<HeadMetrics> metrics;  // [n_head] the row figures of the layer just run
 };
 
-bool Cancelled(const RunOptions& o) { return o.cancel && o.cancel->load(std::memory_order_relaxed); }
+bool Cancelled(const RunOptions& o) { return o.control.cancelled(); }
 
 // (0) Embeddings -> ws.x
 void Embed(const ModelConfig& c, const ModelParams& p, const std::vector<int>& ids, Workspace& ws) {
@@ -75,7 +75,7 @@ Status Attend(const ModelConfig& c, const BlockParams& b, float multiplier, floa
   const HeadsView v = HeadsView::Columns(qkv + c.q_dim() + c.kv_dim(), n, (size_t)c.n_kv_head, dh, ld);
   const HeadsOut z = HeadsOut::Columns(ws.z.data(), n, (size_t)c.n_head, dh, (size_t)c.q_dim());
   AttendSink sink;
-  sink.cancel = o.cancel;
+  sink.cancel = o.control.cancel;
   if (!AttendHeads(q, k, v, multiplier, AttentionMask(c), probs, metrics, &z, &sink)) return Status::Cancelled();
   LinearForward(ws.z.data(), c.q_dim(), ws.n, b.o, ws.xn.data(), c.d_model);
   return Status::Ok();
@@ -233,7 +233,7 @@ Status RunModel(const Model& model, const std::vector<int>& ids, const RunOption
       out.metrics = metrics;
       if (Status s = sink->OnLayer(out); !s) return s;
     }
-    if (o.progress) o.progress(l, c.n_layer);
+    o.control.Report("layers", (size_t)l + 1, (size_t)c.n_layer);
   }
   return Status::Ok();
 }

@@ -21,6 +21,7 @@
 #include "model/buffer.h"
 #include "attention/metrics.h"
 #include "model/model.h"
+#include "base/run_control.h"
 #include "base/status.h"
 
 namespace attnviz::model {
@@ -29,14 +30,12 @@ struct RunOptions {
   // What-ifs, per layer ([n_layer] or empty = none): drop the 1/sqrt(d_head) scaling; divide logits by T (> 0).
   std::vector<bool> no_scale;
   std::vector<float> temperature;
-  // Checked before every layer and every (head, row block) of attention; a cancelled run returns
-  // Status::Cancelled().
-  const std::atomic<bool>* cancel = nullptr;
+  // The cancel flag is checked before every layer and every (head, row block) of attention (a cancelled run
+  // returns Status::Cancelled()); progress is reported as ("layers", layers done, n_layer) after each block.
+  RunControl control;
   // The per-row figures of each layer's maps (metrics.h: entropy over the keys a row may see, max weight, ...),
   // made by the attention pass itself and handed to the sink in LayerOutput::metrics.
   bool row_figures = false;
-  // Called after each block: (layer, n_layer).
-  std::function<void(int layer, int n_layer)> progress;
   // Resume at block first_layer from resume_hidden [n, d_model] (hidden[first_layer] of an earlier run over the
   // same ids whose options agree below first_layer). OnEmbeddings is then not called.
   int first_layer = 0;

@@ -153,16 +153,15 @@ Status Pipeline::Run(Stage through, const RunControl* control) {
   published_ = AttentionTensors{};  // drops the pipeline's own hold, so Writable() reuses what nobody else keeps
   Buffers& b = buffers_;
   bool in_pass = false;  // the logits map and z were produced by the probs' pass
-  auto report = [&](const char* stage, size_t done, size_t total) {
-    if (control && control->progress) control->progress(stage, done, total);
-  };
-  const bool cancellable = control && control->cancel;
-  auto cancelled = [&] { return cancellable && control->cancel->load(); };
+  const RunControl none;
+  const RunControl& ctl = control ? *control : none;
+  auto report = [&](const char* stage, size_t done, size_t total) { ctl.Report(stage, done, total); };
+  auto cancelled = [&] { return ctl.cancelled(); };
   // One attention pass: the sink counts blocks (progress) and checks the cancel flag per block.
   std::atomic<size_t> blocks_done{0};
   AttendSink sink;
   sink.blocks_done = &blocks_done;
-  sink.cancel = control ? control->cancel : nullptr;
+  sink.cancel = ctl.cancel;
   for (int s = (int)first_dirty_; s <= (int)through && s < kStageCount; ++s) {
     if (cancelled()) {
       first_dirty_ = (Stage)s;
@@ -269,7 +268,7 @@ Status Pipeline::Run(Stage through, const RunControl* control) {
           Tensor* scores = from == AttendFrom::kQueryKey ? Writable(&b.scores) : b.scores.get();
           ok = Attend(from, q, *b.k, *b.v, multiplier_, c.mask, scores, in_pass ? Writable(&b.logits) : nullptr,
                       Writable(&b.probs), metrics ? &metrics_ : nullptr, in_pass ? Writable(&b.z) : nullptr,
-                      cancellable || (control && control->progress) ? &sink : nullptr);
+                      ctl.cancel || ctl.progress ? &sink : nullptr);
           if (ok) pyramid->AddMap(*b.probs);
         }
         if (!ok) {  // cancelled: this pass's stage stays dirty (from the scores, which may be half written)

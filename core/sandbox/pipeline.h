@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "attention/attention.h"
+#include "base/run_control.h"
 #include "maps/layer_maps.h"
 #include "maps/pyramid.h"
 #include "maps/view.h"
@@ -59,13 +60,6 @@ struct AttentionTensors : LayerMaps {
   // pooled (LayerMaps): scores, logits and probs are empty (see above). multiplier: config.logit_multiplier(d_qk),
   // d_qk the width q and k had (a raw feature's own width when queries and keys are not the projected embeddings,
   // qkv_source.h). mask: the sandbox's knob.
-};
-
-// What a long run reports to and listens to (all optional). progress(stage, done, total) is called at
-// each stage's start and after every block of the attention pass, from any thread of the pass.
-struct RunControl {
-  const std::atomic<bool>* cancel = nullptr;  // set: the run stops within a block and returns Status::Cancelled()
-  std::function<void(const char* stage, size_t done, size_t total)> progress;
 };
 
 struct ScoreCodes;
