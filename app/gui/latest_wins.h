@@ -219,6 +219,10 @@ class LatestWins {
         } else {
           latest_ = std::move(result);
         }
+      }
+      Changed();  // before idle: whoever waits for idle sees what on_change did with the result
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
         // Newer submissions keep busy() true until their own result lands.
         if (finished_ < generation) finished_ = generation;
       }

@@ -138,7 +138,7 @@ constexpr float kColorbarSpace = 58.0f;  // right of the maps: the bar, its tick
 // "masked" swatch when the map has masked cells (causal, outside a window), as in exported figures.
 void DrawColorbar(App& app, ImVec2 top_left, float height, ColorRange range, bool masked) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const ViewState& s = app.state;
+  const AppSettings& s = app.settings;
   const float bar_w = 12.0f, line = ImGui::GetTextLineHeight();
   height = std::max(height, 3.0f * line);
   const ImVec2 bar_max(top_left.x + bar_w, top_left.y + height);
@@ -224,7 +224,7 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
                       caption_pos.y + (float)caption_lines.size() * line <= caption_bottom + 0.5f);
 
   // The window of cells this map shows (zoom/pan state), and the texels composed for it.
-  MapState& ms = app.heads_view.maps[m.key];
+  MapState& ms = app.views.heads.maps[m.key];
   if (ms.n_q != n_q || ms.n_k != n_k) {
     ms = MapState{};
     ms.window = MapWindow{0, n_q, 0, n_k};
@@ -264,17 +264,17 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
   ImVec2 fb_scale = ImGui::GetIO().DisplayFramebufferScale;
   const int px_w = std::max(1, (int)std::lround(map_size.x * fb_scale.x));
   const int px_h = std::max(1, (int)std::lround(map_size.y * fb_scale.y));
-  const MapSource source = t.Source(app.shown->generation);
+  const MapSource source = t.Source(app.results.shown->generation);
   const void* source_id = t.pyramid ? (const void*)t.pyramid.get() : (const void*)t.probs.get();
   if (!app.bench_hide_maps &&
       (ms.source != source_id || ms.composed_window != w || ms.px_w != px_w || ms.px_h != px_h ||
-       ms.kind != app.heads_view.pool || ms.view.values.empty())) {
-    ms.view = ComposeView(source, m.head, w, px_w, px_h, app.heads_view.pool);
+       ms.kind != app.views.heads.pool || ms.view.values.empty())) {
+    ms.view = ComposeView(source, m.head, w, px_w, px_h, app.views.heads.pool);
     ms.source = source_id;
     ms.composed_window = w;
     ms.px_w = px_w, ms.px_h = px_h;
-    ms.kind = app.heads_view.pool;
-    ms.version = ++app.heads_view.view_versions;
+    ms.kind = app.views.heads.pool;
+    ms.version = ++app.views.heads.view_versions;
   }
 
   // The map itself (an FBO texture from the renderer).
@@ -283,8 +283,8 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
   image.n_q = ms.view.height;
   image.n_k = ms.view.width;
   image.data_version = ms.version;
-  image.colormap = app.state.colormap;
-  image.color_scale = app.state.color_scale;
+  image.colormap = app.settings.colormap;
+  image.color_scale = app.settings.color_scale;
   image.range = m.range;
   image.masked = t.mask.HidesAny(t.n_q(), t.n_k());
   ImGui::SetCursorScreenPos(map_min);
@@ -339,7 +339,7 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
                           ", \"window\": [" + std::to_string(now.r0) + ", " + std::to_string(now.r1) + ", " +
                           std::to_string(now.c0) + ", " + std::to_string(now.c1) + "], \"level\": " +
                           std::to_string(ms.view.level) + ", \"texels\": [" + std::to_string(ms.view.width) + ", " +
-                          std::to_string(ms.view.height) + "], \"pool\": \"" + ToString(app.heads_view.pool) +
+                          std::to_string(ms.view.height) + "], \"pool\": \"" + ToString(app.views.heads.pool) +
                           "\", \"key_labels\": " + key_labels + ", \"query_labels\": " + query_labels + "}");
   if (m.selected) dl->AddRect(ImVec2(map_min.x - 2, map_min.y - 2), ImVec2(map_max.x + 2, map_max.y + 2), gold, 0.0f,
                               0, 2.0f);
@@ -378,7 +378,7 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
       ImGui::TextUnformatted(Trf(Str::kTipRowMax, {FormatNumber(row.max_weight, "%.3f")}).c_str());
     }
     if (!ms.view.exact())
-      ImGui::TextUnformatted(Trf(Str::kTipDrawn, {Tr(app.heads_view.pool == PoolKind::kMax ? Str::kPoolMax : Str::kPoolMean),
+      ImGui::TextUnformatted(Trf(Str::kTipDrawn, {Tr(app.views.heads.pool == PoolKind::kMax ? Str::kPoolMax : Str::kPoolMean),
                                                   std::to_string((w.cols() + ms.view.width - 1) / ms.view.width),
                                                   std::to_string((w.rows() + ms.view.height - 1) / ms.view.height)})
                                  .c_str());
@@ -453,7 +453,7 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
     ImGui::End();
     return;
   }
-  ViewState& s = app.state;
+  AppSettings& s = app.settings;
   WidgetDump& dump = app.dump;
 
   // Status line.
@@ -471,7 +471,7 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
                               JsonString(progress.stage) + ", \"fraction\": " + JsonNumber(progress.fraction) +
                               ", \"sweep_active\": " + BoolJson(sweep_progress.active) + ", \"sweep_fraction\": " +
                               JsonNumber(sweep_progress.fraction) + "}";
-  if (app.computing) {
+  if (app.results.computing) {
     std::string what = progress.active && !progress.stage.empty() ? Trf(Str::kComputingStage, {LocalizedStage(progress.stage)})
                                                                   : std::string(Tr(Str::kComputing));
     char pct[32];
@@ -479,26 +479,26 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
     ImGui::ProgressBar((float)progress.fraction, ImVec2(160.0f, 0.0f), pct);
     ImGui::SameLine();
     ImGui::TextUnformatted(what.c_str());
-  } else if (app.shown) {
-    const AttentionTensors& t = app.shown->tensors;
+  } else if (app.results.shown) {
+    const AttentionTensors& t = app.results.shown->tensors;
     // A sandbox layer names its knobs; a model layer how its maps were made (it has no sandbox config).
-    const std::string made = app.state.source == Source::kModel ? LocalizedTitle(Describe(t))
-                                                                 : LocalizedDescribe(app.shown->request.config);
+    const std::string made = app.settings.source == Source::kModel ? LocalizedTitle(Describe(t))
+                                                                 : LocalizedDescribe(app.results.shown->request.config);
     DimText(made + " \xC2\xB7 " + std::to_string(t.n_q()) + "\xC3\x97" +
             std::to_string(t.n_k()) + " \xC2\xB7 " + Tr(Str::kHeadsStatusKeys));
   }
-  dump.RecordItem("heads.status", BoolJson(app.computing));
+  dump.RecordItem("heads.status", BoolJson(app.results.computing));
   dump.SetField("progress", progress_json);
-  if (!app.compute_error.empty())
-    ErrorText(app.shown ? Trf(Str::kShowingLastGood, {app.compute_error.Render()}) : app.compute_error.Render());
-  if (!app.config_error.empty()) ErrorText(Trf(Str::kSettingsNotApplied, {app.config_error.Render()}));
+  if (!app.results.compute_error.empty())
+    ErrorText(app.results.shown ? Trf(Str::kShowingLastGood, {app.results.compute_error.Render()}) : app.results.compute_error.Render());
+  if (!app.results.config_error.empty()) ErrorText(Trf(Str::kSettingsNotApplied, {app.results.config_error.Render()}));
 
-  if (!app.shown) {
-    if (!app.computing) ImGui::TextUnformatted(Tr(Str::kNoResultYet));
+  if (!app.results.shown) {
+    if (!app.results.computing) ImGui::TextUnformatted(Tr(Str::kNoResultYet));
     ImGui::End();
     return;
   }
-  const ComputeResult& result = *app.shown;
+  const ComputeResult& result = *app.results.shown;
   const AttentionTensors& t = result.tensors;
   int n_head = t.n_head();
 
@@ -531,11 +531,11 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
   if (s.selected_head >= n_head) s.selected_head = 0;
   // Pooling of maps with more cells than pixels: max keeps a single spike visible; mean averages.
   ImGui::SameLine(0, 16.0f);
-  if (ImGui::RadioButton(Labeled(dump, Str::kPoolMax, "pool_max").c_str(), app.heads_view.pool == PoolKind::kMax)) app.heads_view.pool = PoolKind::kMax;
-  dump.RecordItem("heads.pool_max", BoolJson(app.heads_view.pool == PoolKind::kMax));
+  if (ImGui::RadioButton(Labeled(dump, Str::kPoolMax, "pool_max").c_str(), app.views.heads.pool == PoolKind::kMax)) app.views.heads.pool = PoolKind::kMax;
+  dump.RecordItem("heads.pool_max", BoolJson(app.views.heads.pool == PoolKind::kMax));
   ImGui::SameLine();
-  if (ImGui::RadioButton(Labeled(dump, Str::kPoolMean, "pool_mean").c_str(), app.heads_view.pool == PoolKind::kMean)) app.heads_view.pool = PoolKind::kMean;
-  dump.RecordItem("heads.pool_mean", BoolJson(app.heads_view.pool == PoolKind::kMean));
+  if (ImGui::RadioButton(Labeled(dump, Str::kPoolMean, "pool_mean").c_str(), app.views.heads.pool == PoolKind::kMean)) app.views.heads.pool = PoolKind::kMean;
+  dump.RecordItem("heads.pool_mean", BoolJson(app.views.heads.pool == PoolKind::kMean));
 
   if (!renderer.error().empty()) {
     ErrorText(renderer.error());
