@@ -40,6 +40,8 @@ struct RunOptions {
   // same ids whose options agree below first_layer). OnEmbeddings is then not called.
   int first_layer = 0;
   const float* resume_hidden = nullptr;
+  // Bytes the caller holds for this run's output (e.g. a copy of one layer's maps), counted in the memory budget.
+  size_t caller_bytes = 0;
 };
 
 struct LayerOutput {
@@ -62,7 +64,9 @@ class LayerSink {
 };
 
 // Errors: an id >= vocab (or < 0), n == 0 or n > max positions, what-if vectors of the wrong size, T <= 0 or not
-// finite, cancellation. Threads: OpenMP inside; any number of runs may share a Model from different threads. Each
+// finite, cancellation, a run whose memory (RunMemoryBytes) is over MemoryLimitBytes() (refused before anything is
+// allocated; an allocation that fails anyway is an error too, never an abort), a value that is not a finite number
+// after a stage of a layer (named: "layer 3: the MLP output holds ..."; nothing of a broken run is passed on). Threads: OpenMP inside; any number of runs may share a Model from different threads. Each
 // calling thread keeps its workspace (activations, O(n * (d_model + d_ff)) floats) for its next run.
 Status RunModel(const Model& model, const std::vector<int>& ids, const RunOptions& options, LayerSink* sink);
 
@@ -72,6 +76,10 @@ struct ModelRun {
 };
 // Everything collected (probs are written in place, no copies).
 Result<ModelRun> RunModel(const Model& model, const std::vector<int>& ids, const RunOptions& options = {});
+
+// The bytes a run over n tokens allocates: the workspace (residual stream, q|k|v, MLP, the [n_head, n, n] maps
+// scratch, rope tables), plus with `collect` the all-layer results of the collecting RunModel, plus caller_bytes.
+double RunMemoryBytes(const ModelConfig& c, size_t n, bool collect, const RunOptions& options = {});
 
 // The logit multiplier of `layer`: (1/sqrt(d_head) unless no_scale or the config says unscaled)
 // [gpt2 scale_attn_by_inverse_layer_idx: / (layer + 1)] / temperature.

@@ -64,6 +64,15 @@ struct AttentionTensors : LayerMaps {
 
 struct ScoreCodes;
 
+// One-hot features are as wide as the vocabulary (the distinct words): a layer then costs n_vocab^3; wider is
+// refused.
+constexpr int kMaxOneHotWidth = 1024;
+// The bytes one layer over n_q queries and n_k keys holds: embeddings, q, k, v, the maps (none when pooled), z.
+double LayerMemoryBytes(const AttentionConfig& config, int n_vocab, size_t n_q, size_t n_k, size_t pooled_above_cells);
+// Refuses a layer over MemoryLimitBytes() (base/memory_budget.h) with the estimate, and one-hot wider than
+// kMaxOneHotWidth, before anything is allocated.
+Status CheckLayerBudget(const AttentionConfig& config, int n_vocab, size_t n_q, size_t n_k, size_t pooled_above_cells);
+
 class Pipeline {
  public:
   Pipeline();

@@ -248,6 +248,18 @@ constexpr MessageEntry kMessagesKo[] = {
     {MsgId::kDictTemperature, "사전: 온도 {0} 은(는) 범위를 벗어났습니다: 허용 범위 {1}..{2}"},
     {MsgId::kDictValueWidths, "사전: '{0}' 의 값은 수 {1}개, '{2}' 의 값은 수 {3}개입니다 (모든 값의 폭 d_v 는 같아야 합니다)"},
     {MsgId::kDictWidthMismatch, "사전: 점수를 내려면 d_q = d_k 여야 합니다: 쿼리 '{0}' 의 폭은 {1}, 키 '{2}' 의 폭은 {3}"},
+    {MsgId::kJsonTooDeep, "JSON이 {0}단계보다 깊게 중첩되어 있어 거부합니다 (이런 파일은 실제로 그렇게 깊지 않습니다)"},
+    {MsgId::kRunMemory, "토큰 {2}개의 실행에는 약 {0}의 메모리가 필요해 한도 {1}을(를) 넘습니다 (ATTNVIZ_MEMORY_LIMIT, 예: 8G 로 바꿀 수 있습니다; 토큰이 적으면 덜 듭니다)"},
+    {MsgId::kOutOfMemory, "{0} 중에 메모리가 부족합니다"},
+    {MsgId::kTensorNotFinite, "원소 {0}이(가) {1}입니다: 가중치는 유한한 수여야 합니다"},
+    {MsgId::kActivationNotFinite, "층 {0}: {1}에 유한하지 않은 값(NaN 또는 Inf)이 있습니다: 가중치나 설정(예: 상수 행에 layer_norm_epsilon 0)이 넘쳤습니다; 깨진 실행의 결과는 보여 주지 않습니다"},
+    {MsgId::kNotRegularToWrite, "{0}: 일반 파일이 아닙니다 (장치, FIFO 또는 소켓): 쓰지 않습니다 (파일 이름을 주세요)"},
+    {MsgId::kDumpNameIsFolder, "{0}: 폴더입니다; 덤프는 이 이름의 파일을 씁니다 (폴더를 지우거나 이름을 바꾸세요)"},
+    {MsgId::kCannotRestore, "{0}: 실패한 덤프 뒤에 되돌려 놓지 못했습니다: {1}"},
+    {MsgId::kStSymlinkLoop, "{0}: 심볼릭 링크가 너무 많이 이어집니다 (링크 고리)"},
+    {MsgId::kTextTooManyBytesForModel, "문장이 {0}바이트입니다; 위치 {2}개의 모델이 받을 수 있는 {1}바이트(토큰당 최대 {3}바이트)보다 깁니다; 문장을 줄이세요"},
+    {MsgId::kSandboxTooLarge, "단어 {2}개의 층에는 약 {0}의 메모리가 필요해 한도 {1}을(를) 넘습니다 (ATTNVIZ_MEMORY_LIMIT, 예: 8G 로 바꿀 수 있습니다; 단어나 크기가 작으면 덜 듭니다)"},
+    {MsgId::kOneHotTooWide, "onehot 특징의 폭이 {0}(서로 다른 단어마다 하나)로 {1}보다 큽니다: q . k 하나가 폭만큼 들어 층이 단어 수의 세제곱으로 커집니다; 서로 다른 단어를 줄이거나 다른 출처를 쓰세요"},
 };
 // The programs' own messages (i18n/app_messages.h), in AppMsgId order.
 struct AppMessageEntry {
