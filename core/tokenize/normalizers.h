@@ -14,10 +14,20 @@
 
 namespace attnviz::tokenize {
 
+// A normalizer's output is at most kNormalizerGrowthFactor x its input + kNormalizerGrowthSlack code points, or
+// it fails naming itself and the limit. Unicode's longest decomposition is 18 code points (U+FDFA); Replace,
+// Prepend and Sequence take their growth from the file (40 chained "a" -> "aa" made 2^40 x the text).
+constexpr size_t kNormalizerGrowthFactor = 32;
+constexpr size_t kNormalizerGrowthSlack = 1024;
+// Ok when `out` code points made from `in` stay within the bound above; else the error naming `normalizer`.
+Status CheckNormalizerGrowth(const std::string& normalizer, size_t in, size_t out);
+
 class Normalizer {
  public:
   virtual ~Normalizer() = default;
   virtual Status Normalize(AlignedText* text) const = 0;
+  // The tokenizer.json type ("NFC", "Replace", ...), for messages.
+  virtual std::string name() const = 0;
 };
 
 std::unique_ptr<Normalizer> MakeUnicodeNormalizer(NormalForm form);
