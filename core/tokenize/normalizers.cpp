@@ -74,7 +74,7 @@ void ComposeAligned(AlignedText* text, NormalForm form) {
 class UnicodeNormalizer : public Normalizer {
  public:
   explicit UnicodeNormalizer(NormalForm form) : form_(form) {}
-  Status Normalize(AlignedText* text) const override {
+  Status NormalizeWithin(AlignedText* text, const GrowthBound& bound) const override {
     bool compat = form_ == NormalForm::kNfkc || form_ == NormalForm::kNfkd;
     DecomposeAligned(text, compat);
     if (form_ == NormalForm::kNfc || form_ == NormalForm::kNfkc) ComposeAligned(text, form_);
@@ -96,7 +96,7 @@ class UnicodeNormalizer : public Normalizer {
 
 class Lowercase : public Normalizer {
  public:
-  Status Normalize(AlignedText* text) const override {
+  Status NormalizeWithin(AlignedText* text, const GrowthBound& bound) const override {
     LowercaseAligned(text);
     return Status::Ok();
   }
@@ -113,7 +113,7 @@ void StripMarks(AlignedText* text, bool (*is_stripped)(char32_t)) {
 
 class StripAccents : public Normalizer {
  public:
-  Status Normalize(AlignedText* text) const override {
+  Status NormalizeWithin(AlignedText* text, const GrowthBound& bound) const override {
     StripMarks(text, IsMark);  // every mark, spacing ones too (unlike BertNormalizer)
     return Status::Ok();
   }
@@ -123,7 +123,7 @@ class StripAccents : public Normalizer {
 class Replace : public Normalizer {
  public:
   Replace(Regex pattern, std::string content) : pattern_(std::move(pattern)), content_(AlignUtf8(content)) {}
-  Status Normalize(AlignedText* text) const override {
+  Status NormalizeWithin(AlignedText* text, const GrowthBound& bound) const override {
     std::vector<uint32_t> char_at;
     std::string utf8 = ToUtf8(*text, &char_at);
     auto matches = pattern_.FindAll(utf8);
@@ -132,7 +132,7 @@ class Replace : public Normalizer {
     size_t matched = 0;  // code points the matches cover
     for (auto [s, e] : *matches) matched += char_at[e] - char_at[s];
     const size_t out_size = text->size() - matched + matches->size() * content_.size();
-    if (Status s = CheckNormalizerGrowth(name(), text->size(), out_size); !s.ok()) return s;  // before building it
+    if (Status s = bound.Check(name(), out_size); !s.ok()) return s;  // before building it
     AlignedText out;
     out.reserve(out_size);
     size_t next = 0;  // next code point of `text` not yet copied
@@ -160,9 +160,9 @@ class Replace : public Normalizer {
 class Prepend : public Normalizer {
  public:
   explicit Prepend(std::string prefix) : prefix_(AlignUtf8(prefix)) {}
-  Status Normalize(AlignedText* text) const override {
+  Status NormalizeWithin(AlignedText* text, const GrowthBound& bound) const override {
     if (text->empty()) return Status::Ok();
-    if (Status s = CheckNormalizerGrowth(name(), text->size(), text->size() + prefix_.size()); !s.ok()) return s;
+    if (Status s = bound.Check(name(), text->size() + prefix_.size()); !s.ok()) return s;
     AlignedText out;
     out.reserve(text->size() + prefix_.size());
     for (const auto& c : prefix_) out.push_back({c.cp, text->front().begin, text->front().end});
@@ -179,7 +179,7 @@ class Prepend : public Normalizer {
 class Strip : public Normalizer {
  public:
   Strip(bool left, bool right) : left_(left), right_(right) {}
-  Status Normalize(AlignedText* text) const override {
+  Status NormalizeWithin(AlignedText* text, const GrowthBound& bound) const override {
     size_t b = 0, e = text->size();
     if (left_)
       while (b < e && IsWhitespace((*text)[b].cp)) ++b;
@@ -197,7 +197,7 @@ class Strip : public Normalizer {
 class BertNormalizer : public Normalizer {
  public:
   explicit BertNormalizer(const BertNormalizerOptions& o) : options_(o) {}
-  Status Normalize(AlignedText* text) const override {
+  Status NormalizeWithin(AlignedText* text, const GrowthBound& bound) const override {
     AlignedText out;
     out.reserve(text->size());
     for (AlignedChar c : *text) {
@@ -231,15 +231,13 @@ class BertNormalizer : public Normalizer {
 class NormalizerSequence : public Normalizer {
  public:
   explicit NormalizerSequence(std::vector<std::unique_ptr<Normalizer>> steps) : steps_(std::move(steps)) {}
-  // Each step is bounded by its own input, and the whole by the Sequence's input, so chained steps that each
-  // stay in bounds (doubling 40 times) are stopped as soon as the text outgrows what the Sequence was given.
-  Status Normalize(AlignedText* text) const override {
-    const size_t in = text->size();
+  // Checked after every step, so steps that each stay in bounds (doubling 40 times) are stopped as soon as the
+  // text outgrows the bound, not after.
+  Status NormalizeWithin(AlignedText* text, const GrowthBound& bound) const override {
     for (size_t i = 0; i < steps_.size(); ++i) {
-      Status s = steps_[i]->Normalize(text);
+      Status s = steps_[i]->NormalizeWithin(text, bound);
       if (!s.ok()) return s;
-      s = CheckNormalizerGrowth("Sequence (after step " + std::to_string(i + 1) + ", " + steps_[i]->name() + ")",
-                                in, text->size());
+      s = bound.Check("Sequence (after step " + std::to_string(i + 1) + ", " + steps_[i]->name() + ")", text->size());
       if (!s.ok()) return s;
     }
     return Status::Ok();
@@ -252,9 +250,9 @@ class NormalizerSequence : public Normalizer {
 
 }  // namespace
 
-Status CheckNormalizerGrowth(const std::string& normalizer, size_t in, size_t out) {
-  if (out <= in * kNormalizerGrowthFactor + kNormalizerGrowthSlack) return Status::Ok();
-  return Status::Error(MsgId::kNormalizerGrowth, {normalizer, std::to_string(out), std::to_string(in),
+Status GrowthBound::Check(const std::string& normalizer, size_t out) const {
+  if (out <= most()) return Status::Ok();
+  return Status::Error(MsgId::kNormalizerGrowth, {normalizer, std::to_string(out), std::to_string(input),
                                                   std::to_string(kNormalizerGrowthFactor),
                                                   std::to_string(kNormalizerGrowthSlack)});
 }

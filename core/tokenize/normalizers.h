@@ -14,19 +14,25 @@
 
 namespace attnviz::tokenize {
 
-// A normalizer's output is at most kNormalizerGrowthFactor x its input + kNormalizerGrowthSlack code points, or
-// it fails naming itself and the limit. Unicode's longest decomposition is 18 code points (U+FDFA); Replace,
-// Prepend and Sequence take their growth from the file (40 chained "a" -> "aa" made 2^40 x the text).
+// A normalizer's output is at most kNormalizerGrowthFactor x the text the tokenizer's normalizer was given +
+// kNormalizerGrowthSlack code points, or it fails naming itself and the limit. The bound is the outermost input's,
+// passed down through nested Sequences: 40 chained (or 16 nested) "a" -> "aa" Replaces each only double their own
+// input. Unicode's longest decomposition is 18 code points (U+FDFA), inside the bound.
 constexpr size_t kNormalizerGrowthFactor = 32;
 constexpr size_t kNormalizerGrowthSlack = 1024;
-// Ok when `out` code points made from `in` stay within the bound above; else the error naming `normalizer`.
-Status CheckNormalizerGrowth(const std::string& normalizer, size_t in, size_t out);
+struct GrowthBound {
+  size_t input = 0;  // code points the outermost normalizer was given
+  size_t most() const { return input * kNormalizerGrowthFactor + kNormalizerGrowthSlack; }
+  // Ok when `out` code points are within most(); else the error naming `normalizer`.
+  Status Check(const std::string& normalizer, size_t out) const;
+};
 
 class Normalizer {
  public:
   virtual ~Normalizer() = default;
-  virtual Status Normalize(AlignedText* text) const = 0;
-  // The tokenizer.json type ("NFC", "Replace", ...), for messages.
+  Status Normalize(AlignedText* text) const { return NormalizeWithin(text, GrowthBound{text->size()}); }
+  virtual Status NormalizeWithin(AlignedText* text, const GrowthBound& bound) const = 0;
+  // The tokenizer.json type ("NFC", "Replace /pattern/", ...), for messages.
   virtual std::string name() const = 0;
 };
 

@@ -93,10 +93,24 @@ TEST(Hardening, ChainedReplacesStopAtTheGrowthLimit) {
   ASSERT_TRUE(tok.ok()) << tok.message();
   auto r = (*tok)->Encode("abc");  // 2^36 b's (800 GiB of aligned text) before the fix
   ASSERT_FALSE(r.ok());
-  EXPECT_TRUE(Contains(r.message(), "normalizer Sequence (after step 11, Replace /b/) would make 2050 code points from 3"));
+  EXPECT_TRUE(Contains(r.message(), "normalizer Replace /b/ would make 2050 code points from 3"));
   EXPECT_TRUE(Contains(r.message(), "at most 32 x the input + 1024"));
   auto fine = (*tok)->Encode("a");  // no b: nothing grows
   ASSERT_TRUE(fine.ok()) << fine.message();
+}
+
+TEST(Hardening, NestedReplacesAreBoundedByTheOutermostInput) {
+  TempDir dir;
+  json doubling = {{"type", "Replace"}, {"pattern", {{"String", "b"}}}, {"content", "bb"}};
+  json normalizer = {{"type", "Lowercase"}};
+  for (int i = 0; i < 16; ++i)  // each Sequence only doubles its own input; together 2^16 x
+    normalizer = {{"type", "Sequence"}, {"normalizers", json::array({doubling, normalizer})}};
+  auto tok = Load(dir, MinimalTokenizer({{"normalizer", normalizer}}).dump());
+  ASSERT_TRUE(tok.ok()) << tok.message();
+  auto r = (*tok)->Encode(std::string(5000, 'b'));  // 327 M code points (4 GB) before the fix
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(Contains(r.message(), "normalizer Replace /b/ would make 320000 code points from 5000: at most 32 x the "
+                                    "input + 1024"));
 }
 
 TEST(Hardening, OneReplaceIsRefusedBeforeBuildingItsOutput) {
