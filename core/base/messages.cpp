@@ -154,7 +154,7 @@ constexpr const char* kEnglish[] = {
     "text of {0} bytes is too long to tokenize (at most {1})",
     "JSON nests more than {0} levels deep at byte offset {1} (line {2}, column {3})",
     "{0} Sequences nest more than {1} levels deep",
-    "normalizer {0} would make {1} code points from {2}: at most {3} x the input + {4}",
+    "{0} would make {1} code points from {2}: at most {3} x the input + {4}",
     "regex /{0}/ took more than {1} matching steps on a text of {2} bytes (at most {3} per byte)",
     "max_input_chars_per_word = {0} is too large: at most {1}",
     "id {0} is out of range: allowed 0..{1}",

@@ -160,7 +160,7 @@ enum class MsgId : int {
   kTextTooLongToTokenize,     // {0} bytes, {1} the most
   kJsonTooDeep,               // {0} the most levels, {1} byte offset, {2} line, {3} column
   kTokenizerTooDeep,          // {0} section, {1} the most levels
-  kNormalizerGrowth,          // {0} normalizer, {1} code points out, {2} code points in, {3} factor, {4} slack
+  kTokenizerGrowth,           // {0} step, {1} code points out, {2} code points in, {3} factor, {4} slack
   kRegexBudget,               // {0} pattern, {1} steps, {2} text bytes, {3} steps per byte
   kWordPieceMaxChars,         // {0} value, {1} the most
   kTokenizerIdRange,          // {0} id, {1} the most

@@ -132,7 +132,7 @@ class Replace : public Normalizer {
     size_t matched = 0;  // code points the matches cover
     for (auto [s, e] : *matches) matched += char_at[e] - char_at[s];
     const size_t out_size = text->size() - matched + matches->size() * content_.size();
-    if (Status s = bound.Check(name(), out_size); !s.ok()) return s;  // before building it
+    if (Status s = bound.Check("normalizer " + name(), out_size); !s.ok()) return s;  // before building it
     AlignedText out;
     out.reserve(out_size);
     size_t next = 0;  // next code point of `text` not yet copied
@@ -162,7 +162,7 @@ class Prepend : public Normalizer {
   explicit Prepend(std::string prefix) : prefix_(AlignUtf8(prefix)) {}
   Status NormalizeWithin(AlignedText* text, const GrowthBound& bound) const override {
     if (text->empty()) return Status::Ok();
-    if (Status s = bound.Check(name(), text->size() + prefix_.size()); !s.ok()) return s;
+    if (Status s = bound.Check("normalizer " + name(), text->size() + prefix_.size()); !s.ok()) return s;
     AlignedText out;
     out.reserve(text->size() + prefix_.size());
     for (const auto& c : prefix_) out.push_back({c.cp, text->front().begin, text->front().end});
@@ -237,7 +237,7 @@ class NormalizerSequence : public Normalizer {
     for (size_t i = 0; i < steps_.size(); ++i) {
       Status s = steps_[i]->NormalizeWithin(text, bound);
       if (!s.ok()) return s;
-      s = bound.Check("Sequence (after step " + std::to_string(i + 1) + ", " + steps_[i]->name() + ")", text->size());
+      s = bound.Check("normalizer Sequence (after step " + std::to_string(i + 1) + ", " + steps_[i]->name() + ")", text->size());
       if (!s.ok()) return s;
     }
     return Status::Ok();
@@ -249,13 +249,6 @@ class NormalizerSequence : public Normalizer {
 };
 
 }  // namespace
-
-Status GrowthBound::Check(const std::string& normalizer, size_t out) const {
-  if (out <= most()) return Status::Ok();
-  return Status::Error(MsgId::kNormalizerGrowth, {normalizer, std::to_string(out), std::to_string(input),
-                                                  std::to_string(kNormalizerGrowthFactor),
-                                                  std::to_string(kNormalizerGrowthSlack)});
-}
 
 void LowercaseAligned(AlignedText* text) {
   AlignedText out;

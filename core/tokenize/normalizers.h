@@ -9,24 +9,13 @@
 
 #include "base/status.h"
 #include "tokenize/aligned_text.h"
+#include "tokenize/growth_bound.h"
 #include "tokenize/regex.h"
 #include "tokenize/unicode.h"
 
 namespace attnviz::tokenize {
 
-// A normalizer's output is at most kNormalizerGrowthFactor x the text the tokenizer's normalizer was given +
-// kNormalizerGrowthSlack code points, or it fails naming itself and the limit. The bound is the outermost input's,
-// passed down through nested Sequences: 40 chained (or 16 nested) "a" -> "aa" Replaces each only double their own
-// input. Unicode's longest decomposition is 18 code points (U+FDFA), inside the bound.
-constexpr size_t kNormalizerGrowthFactor = 32;
-constexpr size_t kNormalizerGrowthSlack = 1024;
-struct GrowthBound {
-  size_t input = 0;  // code points the outermost normalizer was given
-  size_t most() const { return input * kNormalizerGrowthFactor + kNormalizerGrowthSlack; }
-  // Ok when `out` code points are within most(); else the error naming `normalizer`.
-  Status Check(const std::string& normalizer, size_t out) const;
-};
-
+// Every normalizer keeps its output within the GrowthBound of the text the tokenizer's normalizer was given.
 class Normalizer {
  public:
   virtual ~Normalizer() = default;

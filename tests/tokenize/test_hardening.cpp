@@ -113,6 +113,21 @@ TEST(Hardening, NestedReplacesAreBoundedByTheOutermostInput) {
                                     "input + 1024"));
 }
 
+TEST(Hardening, NestedByteLevelPreTokenizersAreBounded) {
+  TempDir dir;
+  json pre = {{"type", "ByteLevel"}, {"add_prefix_space", false}};
+  for (int i = 0; i < 16; ++i)  // each ByteLevel turns a 2-byte code point into 2 code points: 2^16 x for Hangul
+    pre = {{"type", "Sequence"}, {"pretokenizers", json::array({{{"type", "ByteLevel"}, {"add_prefix_space", false}}, pre})}};
+  auto tok = Load(dir, MinimalTokenizer({{"pre_tokenizer", pre}}).dump());
+  ASSERT_TRUE(tok.ok()) << tok.message();
+  std::string text;
+  for (int i = 0; i < 3000; ++i) text += "나";
+  auto r = (*tok)->Encode(text);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(Contains(r.message(), "pre_tokenizer Sequence (after step 1) would make"));
+  EXPECT_TRUE(Contains(r.message(), "code points from 3000: at most 32 x the input + 1024"));
+}
+
 TEST(Hardening, OneReplaceIsRefusedBeforeBuildingItsOutput) {
   TempDir dir;
   json replace = {{"type", "Replace"}, {"pattern", {{"Regex", "\\s"}}}, {"content", std::string(3000, 'z')}};

@@ -160,7 +160,7 @@ constexpr MessageEntry kMessagesKo[] = {
     {MsgId::kTextTooLongToTokenize, "{0}바이트의 문장은 토큰으로 나누기에 너무 깁니다 (최대 {1})"},
     {MsgId::kJsonTooDeep, "JSON이 바이트 오프셋 {1} (줄 {2}, 열 {3})에서 {0}단계보다 깊게 중첩되어 있습니다"},
     {MsgId::kTokenizerTooDeep, "{0}의 Sequence가 {1}단계보다 깊게 중첩되어 있습니다"},
-    {MsgId::kNormalizerGrowth, "정규화기 {0}이(가) 코드 포인트 {2}개에서 {1}개를 만들려 합니다: 최대 입력의 {3}배 + {4}개입니다"},
+    {MsgId::kTokenizerGrowth, "{0}이(가) 코드 포인트 {2}개에서 {1}개를 만들려 합니다: 최대 입력의 {3}배 + {4}개입니다"},
     {MsgId::kRegexBudget, "정규식 /{0}/이(가) {2}바이트 문장에서 {1}단계보다 많이 매칭했습니다 (바이트당 최대 {3}단계)"},
     {MsgId::kWordPieceMaxChars, "max_input_chars_per_word = {0}은(는) 너무 큽니다: 최대 {1}입니다"},
     {MsgId::kTokenizerIdRange, "id {0}이(가) 범위를 벗어났습니다: 허용 0..{1}"},
