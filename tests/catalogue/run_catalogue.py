@@ -17,6 +17,9 @@ Columns (tab separated; '#' lines are comments):
               model DIR FIXTURE        a copy of tests/fixtures/models_e2e/FIXTURE
               patch NAME TEXT          overwrite NAME's start with TEXT | truncate NAME BYTES | remove NAME
               repeat NAME PREFIX CHAR N  a one-line file: PREFIX (escapes as above) then CHAR N times
+              nestjson NAME KEY N OPEN INNER CLOSE  the JSON file NAME's top-level KEY becomes the JSON text
+                                       OPEN N times, INNER, CLOSE N times (escapes as above; no spaces)
+              jsonlist NAME KEY N ITEM  NAME's top-level KEY becomes [ITEM, ...] N times, {n} in ITEM the index
   command   `cli ARGS...` runs attnviz-cli; `settings FILE` runs the settings probe (the app's load and
             exit-save of settings.txt, without GL); `app ARGS...` runs the real attnviz under xvfb-run with
             XDG_CONFIG_HOME set to the case's folder (its settings are attnviz/settings.txt there; skipped
@@ -29,6 +32,7 @@ Columns (tab separated; '#' lines are comments):
 Always checked: no temporary file (.~*) is left anywhere, and the program ends within 60 s (app rows: 180 s).
 """
 import argparse
+import json
 import os
 import re
 import shlex
@@ -79,6 +83,16 @@ def npy_bytes(descr, shape, data):
     return out + bytes(body)
 
 
+def splice_json(path, key, text):
+    """Sets the top-level `key` of the JSON file at `path` to the raw JSON `text` (which may nest deeper than
+    Python's json module can)."""
+    with open(path, "rb") as f:
+        root = json.loads(f.read())
+    root[key] = "@@splice@@"
+    with open(path, "wb") as f:
+        f.write(json.dumps(root).encode().replace(b'"@@splice@@"', text))
+
+
 def setup(work, actions, source):
     for action in filter(None, (a.strip() for a in actions.split(";"))):
         verb, _, rest = action.partition(" ")
@@ -123,6 +137,13 @@ def setup(work, actions, source):
         elif verb == "repeat":
             with open(path, "wb") as f:
                 f.write(unescape(args[1]) + args[2].encode() * int(args[3]) + b"\n")
+        elif verb == "nestjson":
+            n = int(args[2])
+            splice_json(path, args[1], unescape(args[3]) * n + unescape(args[4]) + unescape(args[5]) * n)
+        elif verb == "jsonlist":
+            item = unescape(args[3])
+            splice_json(path, args[1], b"[" + b",".join(item.replace(b"{n}", b"%d" % i)
+                                                        for i in range(int(args[2]))) + b"]")
         elif verb == "remove":
             os.remove(path)
         elif verb == "truncate":
