@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "io/file_io.h"
+#include "tokenize/value_for_message.h"
 
 namespace attnviz::tokenize {
 
@@ -83,6 +84,11 @@ Result<nlohmann::json> ParseJson(const std::string& text, const std::string& pat
     // nlohmann's message starts "[json.exception.parse_error.101] parse error at line 1, column 2: ..."
     size_t colon = what.find(": ");
     std::string reason = colon == std::string::npos ? what : what.substr(colon + 2);
+    // "...; last read: '<the token so far>'" quotes the file: an unterminated string can be megabytes.
+    if (size_t last = reason.find("last read: '"); last != std::string::npos) {
+      size_t from = last + 12, to = reason.rfind('\'');
+      if (to > from) reason = reason.substr(0, from) + ValueForMessage(reason.substr(from, to - from)) + reason.substr(to);
+    }
     return Status::ErrorAt(path, MsgId::kJsonInvalidAtOffset,
                            {std::to_string(offset), std::to_string(line), std::to_string(column), reason});
   } catch (const nlohmann::json::exception& e) {  // e.g. a number beyond double's range (out_of_range 406)

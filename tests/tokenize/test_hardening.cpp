@@ -317,6 +317,12 @@ TEST(Hardening, QuotedValuesAreCappedAndNulIsShown) {
   EXPECT_TRUE(Contains(r.message(), "'" + std::string(80, 'k') + "…(400 bytes)'"));
   EXPECT_FALSE(Contains(r.message(), std::string(81, 'k')));
 
+  // A syntax error quotes the token read so far: an unterminated 100 KB string is cut too.
+  auto unterminated = Load(dir, "{\"model\": \"" + std::string(100'000, 'u') + "\n\"}");
+  ASSERT_FALSE(unterminated.ok());
+  EXPECT_TRUE(Contains(unterminated.message(), "invalid JSON at byte offset"));
+  EXPECT_LT(unterminated.message().size(), 1000u);
+
   json with_nul = MinimalTokenizer()["model"];
   with_nul["vocab"][std::string("x\0y", 3)] = "nine";
   auto n = Load(dir, MinimalTokenizer({{"model", with_nul}}).dump());
