@@ -87,7 +87,8 @@ Result<nlohmann::json> ParseJson(const std::string& text, const std::string& pat
     // "...; last read: '<the token so far>'" quotes the file: an unterminated string can be megabytes.
     if (size_t last = reason.find("last read: '"); last != std::string::npos) {
       size_t from = last + 12, to = reason.rfind('\'');
-      if (to > from) reason = reason.substr(0, from) + ValueForMessage(reason.substr(from, to - from)) + reason.substr(to);
+      if (to > from)
+        reason = reason.substr(0, from) + ValueForMessage(reason.substr(from, to - from)) + reason.substr(to);
     }
     return Status::ErrorAt(path, MsgId::kJsonInvalidAtOffset,
                            {std::to_string(offset), std::to_string(line), std::to_string(column), reason});

@@ -237,7 +237,8 @@ class NormalizerSequence : public Normalizer {
     for (size_t i = 0; i < steps_.size(); ++i) {
       Status s = steps_[i]->NormalizeWithin(text, bound);
       if (!s.ok()) return s;
-      s = bound.Check("normalizer Sequence (after step " + std::to_string(i + 1) + ", " + steps_[i]->name() + ")", text->size());
+      const std::string step = std::to_string(i + 1) + ", " + steps_[i]->name();
+      s = bound.Check("normalizer Sequence (after step " + step + ")", text->size());
       if (!s.ok()) return s;
     }
     return Status::Ok();

@@ -20,7 +20,9 @@ enum class SplitBehavior { kRemoved, kIsolated, kMergedWithPrevious, kMergedWith
 class PreTokenizer {
  public:
   virtual ~PreTokenizer() = default;
-  Status PreTokenize(std::vector<Piece>* pieces) const { return PreTokenizeWithin(pieces, GrowthBound{CodePoints(*pieces)}); }
+  Status PreTokenize(std::vector<Piece>* pieces) const {
+    return PreTokenizeWithin(pieces, GrowthBound{CodePoints(*pieces)});
+  }
   virtual Status PreTokenizeWithin(std::vector<Piece>* pieces, const GrowthBound& bound) const = 0;
   static size_t CodePoints(const std::vector<Piece>& pieces) {
     size_t n = 0;
