@@ -154,6 +154,42 @@ put("fuzz_shard_index", "regress-deep", ('{"weight_map": ' + "[" * 4000 + "]" * 
 for case in ("bert_json", "llama_style", "metaspace_split", "split_isolated", "wordpiece_misc",
              "pretokenizers_misc"):
     put("fuzz_tokenizer_json", case + ".json", read("tests", "fixtures", "tokenize", case, "tokenizer.json"))
+# Issue 25's hostile tokenizer.json shapes (small: the harness's inputs are kept under a few KB).
+def tokenizer_json(**sections):
+    root = {"version": "1.0", "added_tokens": [], "normalizer": None, "pre_tokenizer": None, "post_processor": None,
+            "decoder": None, "model": {"type": "WordLevel", "vocab": {"[UNK]": 0, "a": 1}, "unk_token": "[UNK]"}}
+    root.update(sections)
+    return json.dumps(root)
+
+
+def nested(list_key, depth, inner):
+    for _ in range(depth):
+        inner = {"type": "Sequence", list_key: [inner]}
+    return inner
+
+
+doubling = {"type": "Replace", "pattern": {"String": "a"}, "content": "aa"}
+put("fuzz_tokenizer_json", "regress-sequence-17-deep.json",
+    tokenizer_json(normalizer=nested("normalizers", 17, {"type": "Lowercase"})))
+put("fuzz_tokenizer_json", "regress-replace-doubling.json",
+    tokenizer_json(normalizer={"type": "Sequence", "normalizers": [doubling] * 40}))
+put("fuzz_tokenizer_json", "regress-lookahead-split.json", tokenizer_json(
+    pre_tokenizer={"type": "Split", "pattern": {"Regex": "a(?=[\\s\\S]*#)"}, "behavior": "Isolated"}))
+put("fuzz_tokenizer_json", "regress-id-past-32-bits.json", tokenizer_json(
+    added_tokens=[{"id": 4294967296, "content": "a", "special": False}],
+    post_processor={"type": "BertProcessing", "cls": ["a", 4294967297], "sep": ["a", 1]}))
+put("fuzz_tokenizer_json", "regress-wordpiece-max-chars.json", tokenizer_json(
+    model={"type": "WordPiece", "vocab": {"[UNK]": 0, "a": 1, "##a": 2}, "unk_token": "[UNK]",
+           "max_input_chars_per_word": 18446744073709551615}))
+put("fuzz_tokenizer_json", "regress-json-2000-deep.json", "[" * 2000 + "]" * 2000)
+put("fuzz_tokenizer_json", "regress-nul-in-value.json", tokenizer_json(
+    pre_tokenizer={"type": "Metaspace", "replacement": "x", "prepend_scheme": "a\0" + "b" * 200}))
+# The nesting harness: section byte, depth byte, one step byte per level, then the text.
+put("fuzz_tokenizer_nesting", "normalizer-16-doubling", bytes([0, 16]) + bytes([2] * 16) + "aaaa bbb 나는".encode())
+put("fuzz_tokenizer_nesting", "pre-tokenizer-17-bytelevel", bytes([1, 17]) + bytes([1] * 17) + "나는 사과".encode())
+put("fuzz_tokenizer_nesting", "post-processor-5", bytes([2, 5, 1, 2, 0, 1, 4]) + b"a b a")
+put("fuzz_tokenizer_nesting", "decoder-40", bytes([3, 40]) + bytes(range(40)) + b"ab")
+
 put("fuzz_gpt2_files", "tiny", read("assets", "models", "tiny", "vocab.json") + b"\0" +
     read("assets", "models", "tiny", "merges.txt"))
 for case in ("bert_cased", "bert_uncased"):

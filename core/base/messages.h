@@ -160,6 +160,12 @@ enum class MsgId : int {
   kTokenizerTemplateItem,
   kTokenizerUnexpected,       // {0} parser
   kTextTooLongToTokenize,     // {0} bytes, {1} the most
+  kJsonTooDeep,               // {0} the most levels, {1} byte offset, {2} line, {3} column
+  kTokenizerTooDeep,          // {0} section, {1} the most levels
+  kTokenizerGrowth,           // {0} step, {1} code points out, {2} code points in, {3} factor, {4} slack
+  kRegexBudget,               // {0} pattern, {1} steps, {2} text bytes, {3} steps per byte
+  kWordPieceMaxChars,         // {0} value, {1} the most
+  kTokenizerIdRange,          // {0} id, {1} the most
   // ---- weights and .npy (core/sandbox/weights.cpp, core/io/npy.cpp)
   kWeightsShape,              // {0} shape, {1} meaning, {2} wanted shape, {3} d_model, {4} n_head, {5} d_k, {6} d_v
   kPrefixNpyInvalid,

@@ -33,18 +33,45 @@ Result<AddedVocabulary> AddedVocabulary::Create(std::vector<AddedToken> tokens, 
     }
     if (pattern.empty()) continue;  // an empty token can never be found
     Matcher& m = t.normalized ? v.normalized_ : v.raw_;
-    m.by_first_byte[static_cast<unsigned char>(pattern[0])].emplace_back(pattern, int(i));
-    m.empty = false;
+    m.patterns.emplace_back(pattern, int(i));
   }
-  for (Matcher* m : {&v.raw_, &v.normalized_})
-    for (auto& bucket : m->by_first_byte)
-      std::stable_sort(bucket.begin(), bucket.end(),
-                       [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  for (Matcher* m : {&v.raw_, &v.normalized_}) std::sort(m->patterns.begin(), m->patterns.end());
   return v;
 }
 
+std::pair<int, size_t> AddedVocabulary::Matcher::LongestAt(std::string_view text) const {
+  // Invariant: patterns[lo, hi) are those that start with text[0, k).
+  size_t lo = 0, hi = patterns.size(), k = 0;
+  std::pair<int, size_t> best{-1, 0};
+  while (lo < hi) {
+    // All patterns of the range share their first `common` bytes (those of the first and the last, as sorted).
+    const std::string& first = patterns[lo].first;
+    const std::string& last = patterns[hi - 1].first;
+    size_t common = k;
+    while (common < first.size() && common < last.size() && first[common] == last[common]) ++common;
+    for (; k < common; ++k)
+      if (k >= text.size() || text[k] != first[k]) return best;
+    if (first.size() == k) {  // a whole pattern (the lowest index among equal ones sorts first)
+      best = {patterns[lo].second, k};
+      ++lo;
+      while (lo < hi && patterns[lo].first.size() == k) ++lo;  // the same content again
+    }
+    if (k >= text.size() || lo >= hi) return best;
+    // Narrow to the patterns whose byte k is text[k]; every one left is longer than k.
+    const unsigned char c = static_cast<unsigned char>(text[k]);
+    auto byte_at = [k](const std::pair<std::string, int>& p) { return static_cast<unsigned char>(p.first[k]); };
+    auto begin = patterns.begin() + long(lo), end = patterns.begin() + long(hi);
+    auto from = std::partition_point(begin, end, [&](const auto& p) { return byte_at(p) < c; });
+    auto to = std::partition_point(from, end, [&](const auto& p) { return byte_at(p) == c; });
+    lo = size_t(from - patterns.begin());
+    hi = size_t(to - patterns.begin());
+    ++k;
+  }
+  return best;
+}
+
 void AddedVocabulary::Split(const Matcher& matcher, std::vector<Piece>* pieces) const {
-  if (matcher.empty) return;
+  if (matcher.patterns.empty()) return;
   std::vector<Piece> out;
   out.reserve(pieces->size());
   for (auto& piece : *pieces) {
@@ -67,16 +94,7 @@ void AddedVocabulary::Split(const Matcher& matcher, std::vector<Piece>* pieces) 
     size_t done = 0;  // code points already emitted
     size_t pos = 0;   // byte where the search goes on
     while (pos < s.size()) {
-      const auto& bucket = matcher.by_first_byte[static_cast<unsigned char>(s[pos])];
-      int found = -1;
-      size_t length = 0;
-      for (const auto& [pattern, index] : bucket) {
-        if (s.compare(pos, pattern.size(), pattern) == 0) {
-          found = index;
-          length = pattern.size();
-          break;
-        }
-      }
+      auto [found, length] = matcher.LongestAt(std::string_view(s).substr(pos));
       if (found < 0) {
         ++pos;
         continue;

@@ -5,6 +5,8 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -38,10 +40,14 @@ class AddedVocabulary {
   const std::vector<AddedToken>& tokens() const { return tokens_; }
 
  private:
-  // Patterns grouped by first byte, longest first, so the first hit at a position is the longest there.
+  // Every pattern (token content) sorted bytewise, equal ones by token index: the patterns that start with
+  // some bytes are one range, so the longest match at a position is found by narrowing that range byte by byte
+  // (skipping the stretch all patterns of the range share) instead of trying every token: the cost is the
+  // match's length, not the number of tokens (20,000 long tokens over 120 KB took 58 s).
   struct Matcher {
-    std::vector<std::vector<std::pair<std::string, int>>> by_first_byte = std::vector<std::vector<std::pair<std::string, int>>>(256);
-    bool empty = true;
+    std::vector<std::pair<std::string, int>> patterns;
+    // The longest pattern that `text` starts with: its token index and length, or {-1, 0}.
+    std::pair<int, size_t> LongestAt(std::string_view text) const;
   };
   void Split(const Matcher& matcher, std::vector<Piece>* pieces) const;
 

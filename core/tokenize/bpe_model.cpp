@@ -4,6 +4,7 @@
 #include <queue>
 
 #include "tokenize/unicode.h"
+#include "tokenize/value_for_message.h"
 
 namespace attnviz::tokenize {
 namespace {
@@ -32,12 +33,16 @@ Result<std::unique_ptr<BpeModel>> BpeModel::Create(Vocab vocab,
     const int* ia = v.Find(a);
     const int* ib = v.Find(b);
     if (!ia || !ib)
-      return Status::ErrorAt(where, MsgId::kMergeNotInVocab, {std::to_string(rank + 1), a, b, !ia ? a : b});
+      return Status::ErrorAt(where, MsgId::kMergeNotInVocab,
+                             {std::to_string(rank + 1), ValueForMessage(a), ValueForMessage(b),
+                              ValueForMessage(!ia ? a : b)});
     // With a continuing-subword prefix the right side carries it, and the merged token does not repeat it.
     std::string joined = a + (prefix_len && b.size() >= prefix_len ? b.substr(prefix_len) : b);
     const int* inew = v.Find(joined);
     if (!inew)
-      return Status::ErrorAt(where, MsgId::kMergeNotInVocab, {std::to_string(rank + 1), a, b, joined});
+      return Status::ErrorAt(where, MsgId::kMergeNotInVocab,
+                             {std::to_string(rank + 1), ValueForMessage(a), ValueForMessage(b),
+                              ValueForMessage(joined)});
     // A repeated pair: the library builds a map from the list, so the last rank wins.
     model->merges_[PairKey(*ia, *ib)] = MergeResult{int(rank), *inew};
   }
@@ -125,7 +130,7 @@ Status BpeModel::MergeWord(const AlignedText& word, const std::string& utf8, std
     }
     if (options_.unk_token) {
       if (!unk_id_)
-        return Status::Error(MsgId::kUnknownTokenAbsent, {*options_.unk_token});
+        return Status::Error(MsgId::kUnknownTokenAbsent, {ValueForMessage(*options_.unk_token)});
       if (pending_unk && !options_.fuse_unk) {
         add(pending_unk->first, pending_unk->second, i);
         pending_unk.reset();

@@ -6,6 +6,7 @@
 #include "tokenize/bpe_model.h"
 #include "tokenize/model_files.h"
 #include "tokenize/pipeline.h"
+#include "tokenize/value_for_message.h"
 #include "tokenize/wordpiece_model.h"
 
 namespace attnviz::tokenize {
@@ -33,11 +34,11 @@ Result<std::unique_ptr<Tokenizer>> LoadGpt2Tokenizer(const std::string& vocab_js
   auto vocab_json = ReadJsonFile(vocab_json_path);
   if (!vocab_json.ok()) return vocab_json.status();
   if (!vocab_json->is_object()) return Status::ErrorAt(vocab_json_path, MsgId::kVocabJsonForm, {});
-  std::vector<std::pair<std::string, int>> pairs;
+  std::vector<std::pair<std::string, int64_t>> pairs;
   for (auto it = vocab_json->begin(); it != vocab_json->end(); ++it) {
-    if (!it.value().is_number_integer())
-      return Status::ErrorAt(vocab_json_path, MsgId::kVocabEntryNoId, {it.key()});
-    pairs.emplace_back(it.key(), it.value().get<int>());
+    auto id = JsonInteger(it.value());
+    if (!id) return Status::ErrorAt(vocab_json_path, MsgId::kVocabEntryNoId, {ValueForMessage(it.key())});
+    pairs.emplace_back(it.key(), *id);
   }
   auto vocab = Vocab::FromPairs(std::move(pairs), vocab_json_path);
   if (!vocab.ok()) return vocab.status();
@@ -52,7 +53,7 @@ Result<std::unique_ptr<Tokenizer>> LoadGpt2Tokenizer(const std::string& vocab_js
     size_t space = line.find(' ');
     if (space == std::string::npos || line.find(' ', space + 1) != std::string::npos)
       return Status::Prefixed(MsgId::kPrefixFileLine, {merges_txt_path, std::to_string(line_number)},
-                              Status::Error(MsgId::kMergeLineForm, {line}));
+                              Status::Error(MsgId::kMergeLineForm, {ValueForMessage(line)}));
     merges.emplace_back(line.substr(0, space), line.substr(space + 1));
   }
   auto model = BpeModel::Create(std::move(vocab.value()), merges, BpeOptions{}, merges_txt_path);
@@ -70,10 +71,10 @@ Result<std::unique_ptr<Tokenizer>> LoadBertTokenizer(const std::string& vocab_tx
                                                      const std::string& config_path) {
   auto text = ReadTokenizerFile(vocab_txt_path);
   if (!text.ok()) return text.status();
-  std::vector<std::pair<std::string, int>> pairs;
+  std::vector<std::pair<std::string, int64_t>> pairs;
   std::vector<std::string> lines = Lines(*text);
   if (!lines.empty() && lines.back().empty()) lines.pop_back();  // the newline that ends the last line
-  for (size_t i = 0; i < lines.size(); ++i) pairs.emplace_back(lines[i], int(i));
+  for (size_t i = 0; i < lines.size(); ++i) pairs.emplace_back(lines[i], int64_t(i));
   if (pairs.empty()) return Status::ErrorAt(vocab_txt_path, MsgId::kVocabEmpty, {});
   auto vocab = Vocab::FromPairs(std::move(pairs), vocab_txt_path);
   if (!vocab.ok()) return vocab.status();
@@ -113,7 +114,7 @@ Result<std::unique_ptr<Tokenizer>> LoadBertTokenizer(const std::string& vocab_tx
   const int* cls_id = vocab->Find(cls);
   const int* sep_id = vocab->Find(sep);
   if (!cls_id || !sep_id)
-    return Status::ErrorAt(vocab_txt_path, MsgId::kNotInVocab, {!cls_id ? cls : sep});
+    return Status::ErrorAt(vocab_txt_path, MsgId::kNotInVocab, {ValueForMessage(!cls_id ? cls : sep)});
 
   PipelineParts parts;
   // The special tokens the library registers for BERT, so "[SEP]" typed in the text is that token.

@@ -19,11 +19,15 @@ struct ModelToken {
   uint32_t last = 0;
 };
 
+// The largest id a file may give (vocabularies hold at most a few hundred thousand tokens); every id read from a
+// file is checked against it in 64 bits before it becomes an int.
+constexpr int64_t kMaxTokenId = 50'000'000;
+
 // piece <-> id. Ids may have gaps (files list them as a map).
 class Vocab {
  public:
-  // Fails when two pieces share an id or an id is negative; `where` names the file for the message.
-  static Result<Vocab> FromPairs(std::vector<std::pair<std::string, int>> pairs, const std::string& where);
+  // Fails when two pieces share an id or an id is negative or over kMaxTokenId; `where` names the file.
+  static Result<Vocab> FromPairs(std::vector<std::pair<std::string, int64_t>> pairs, const std::string& where);
   const int* Find(std::string_view piece) const;
   const std::string* Piece(int id) const;
   size_t size() const { return ids_.size(); }

@@ -9,15 +9,20 @@
 
 #include "base/status.h"
 #include "tokenize/aligned_text.h"
+#include "tokenize/growth_bound.h"
 #include "tokenize/regex.h"
 #include "tokenize/unicode.h"
 
 namespace attnviz::tokenize {
 
+// Every normalizer keeps its output within the GrowthBound of the text the tokenizer's normalizer was given.
 class Normalizer {
  public:
   virtual ~Normalizer() = default;
-  virtual Status Normalize(AlignedText* text) const = 0;
+  Status Normalize(AlignedText* text) const { return NormalizeWithin(text, GrowthBound{text->size()}); }
+  virtual Status NormalizeWithin(AlignedText* text, const GrowthBound& bound) const = 0;
+  // The tokenizer.json type ("NFC", "Replace /pattern/", ...), for messages.
+  virtual std::string name() const = 0;
 };
 
 std::unique_ptr<Normalizer> MakeUnicodeNormalizer(NormalForm form);

@@ -126,7 +126,7 @@ class ByteLevelPre : public PreTokenizer {
  public:
   ByteLevelPre(bool add_prefix_space, bool use_regex, Regex regex)
       : add_prefix_space_(add_prefix_space), use_regex_(use_regex), regex_(std::move(regex)) {}
-  Status PreTokenize(std::vector<Piece>* pieces) const override {
+  Status PreTokenizeWithin(std::vector<Piece>* pieces, const GrowthBound& bound) const override {
     Status s = ForEachWord(pieces, [&](const Piece& piece, std::vector<Piece>* out) -> Status {
       Piece p = piece;
       if (add_prefix_space_ && !p.chars.empty() && p.chars.front().cp != ' ')
@@ -155,7 +155,7 @@ class SplitPre : public PreTokenizer {
  public:
   SplitPre(Regex pattern, SplitBehavior behavior, bool invert)
       : pattern_(std::move(pattern)), behavior_(behavior), invert_(invert) {}
-  Status PreTokenize(std::vector<Piece>* pieces) const override {
+  Status PreTokenizeWithin(std::vector<Piece>* pieces, const GrowthBound& bound) const override {
     return ForEachWord(pieces, [&](const Piece& piece, std::vector<Piece>* out) -> Status {
       auto m = RegexMatches(piece.chars, pattern_);
       if (!m.ok()) return m.status();
@@ -174,7 +174,7 @@ class MetaspacePre : public PreTokenizer {
  public:
   MetaspacePre(char32_t replacement, PrependScheme scheme, bool split)
       : replacement_(replacement), scheme_(scheme), split_(split) {}
-  Status PreTokenize(std::vector<Piece>* pieces) const override {
+  Status PreTokenizeWithin(std::vector<Piece>* pieces, const GrowthBound& bound) const override {
     return ForEachWord(pieces, [&](const Piece& piece, std::vector<Piece>* out) -> Status {
       Piece p = piece;
       for (auto& c : p.chars)
@@ -207,7 +207,7 @@ class CharSplitPre : public PreTokenizer {
  public:
   CharSplitPre(std::function<bool(char32_t)> is_delimiter, SplitBehavior behavior)
       : is_delimiter_(std::move(is_delimiter)), behavior_(behavior) {}
-  Status PreTokenize(std::vector<Piece>* pieces) const override {
+  Status PreTokenizeWithin(std::vector<Piece>* pieces, const GrowthBound& bound) const override {
     return ForEachWord(pieces, [&](const Piece& piece, std::vector<Piece>* out) -> Status {
       CutPiece(piece, CharMatches(piece.chars, is_delimiter_), behavior_, false, out);
       return Status::Ok();
@@ -222,9 +222,12 @@ class CharSplitPre : public PreTokenizer {
 class PreTokenizerSequence : public PreTokenizer {
  public:
   explicit PreTokenizerSequence(std::vector<std::unique_ptr<PreTokenizer>> steps) : steps_(std::move(steps)) {}
-  Status PreTokenize(std::vector<Piece>* pieces) const override {
-    for (const auto& step : steps_) {
-      Status s = step->PreTokenize(pieces);
+  // Checked after every step: nested or chained steps (16 ByteLevels, each up to 4 x) stop at the bound.
+  Status PreTokenizeWithin(std::vector<Piece>* pieces, const GrowthBound& bound) const override {
+    for (size_t i = 0; i < steps_.size(); ++i) {
+      Status s = steps_[i]->PreTokenizeWithin(pieces, bound);
+      if (!s.ok()) return s;
+      s = bound.Check("pre_tokenizer Sequence (after step " + std::to_string(i + 1) + ")", CodePoints(*pieces));
       if (!s.ok()) return s;
     }
     return Status::Ok();

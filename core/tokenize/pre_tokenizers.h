@@ -8,6 +8,7 @@
 
 #include "base/status.h"
 #include "tokenize/aligned_text.h"
+#include "tokenize/growth_bound.h"
 #include "tokenize/regex.h"
 
 namespace attnviz::tokenize {
@@ -15,10 +16,19 @@ namespace attnviz::tokenize {
 // What happens to the delimiter a split finds (tokenizers' SplitDelimiterBehavior).
 enum class SplitBehavior { kRemoved, kIsolated, kMergedWithPrevious, kMergedWithNext, kContiguous };
 
+// Every pre-tokenizer keeps the pieces' code points within the GrowthBound of what the outermost one was given.
 class PreTokenizer {
  public:
   virtual ~PreTokenizer() = default;
-  virtual Status PreTokenize(std::vector<Piece>* pieces) const = 0;
+  Status PreTokenize(std::vector<Piece>* pieces) const {
+    return PreTokenizeWithin(pieces, GrowthBound{CodePoints(*pieces)});
+  }
+  virtual Status PreTokenizeWithin(std::vector<Piece>* pieces, const GrowthBound& bound) const = 0;
+  static size_t CodePoints(const std::vector<Piece>& pieces) {
+    size_t n = 0;
+    for (const Piece& p : pieces) n += p.chars.size();
+    return n;
+  }
 };
 
 // GPT-2's byte-level step: optional leading space, optional split with GPT-2's regex, then every UTF-8 byte

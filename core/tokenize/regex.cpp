@@ -3,6 +3,8 @@
 
 #include <pcre2.h>
 
+#include "tokenize/value_for_message.h"
+
 namespace attnviz::tokenize {
 
 struct Regex::Code {
@@ -47,6 +49,23 @@ std::string AddNextLineToSpaceClasses(const std::string& pattern) {
   return out;
 }
 
+// The work budget of one FindAll, counted by PCRE2's automatic callouts (one before each pattern item tried):
+// each callout is a step, and so is each byte the matcher moved over since the previous one (a greedy .* or a
+// lookahead scanning the rest of the text moves far between two callouts).
+struct WorkBudget {
+  uint64_t steps = 0;
+  uint64_t limit = 0;
+  size_t last_position = 0;
+};
+
+int CountStep(pcre2_callout_block* block, void* data) {
+  auto* budget = static_cast<WorkBudget*>(data);
+  size_t pos = block->current_position;
+  budget->steps += 1 + (pos > budget->last_position ? pos - budget->last_position : budget->last_position - pos);
+  budget->last_position = pos;
+  return budget->steps > budget->limit ? PCRE2_ERROR_CALLOUT : 0;  // negative: the match stops with it
+}
+
 }  // namespace
 
 Result<Regex> Regex::Compile(const std::string& pattern) {
@@ -54,11 +73,12 @@ Result<Regex> Regex::Compile(const std::string& pattern) {
   int error = 0;
   PCRE2_SIZE offset = 0;
   pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(translated.data()), translated.size(),
-                                   PCRE2_UTF | PCRE2_UCP, &error, &offset, nullptr);
+                                   PCRE2_UTF | PCRE2_UCP | PCRE2_AUTO_CALLOUT, &error, &offset, nullptr);
   if (!code) {
     PCRE2_UCHAR message[256];
     pcre2_get_error_message(error, message, sizeof message);
-    return Status::Error(MsgId::kRegexCompile, {pattern, reinterpret_cast<char*>(message), std::to_string(offset)});
+    return Status::Error(MsgId::kRegexCompile,
+                         {ValueForMessage(pattern), reinterpret_cast<char*>(message), std::to_string(offset)});
   }
   pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);  // optional speed-up; the interpreter is used if JIT is absent
   Regex regex;
@@ -87,21 +107,31 @@ std::string EscapeRegex(std::string_view literal) {
 
 Result<Regex> Regex::Literal(std::string_view literal) { return Compile(EscapeRegex(literal)); }
 
-Result<std::vector<std::pair<size_t, size_t>>> Regex::FindAll(std::string_view utf8) const {
+Result<std::vector<std::pair<size_t, size_t>>> Regex::FindAll(std::string_view utf8, uint64_t* steps) const {
   std::vector<std::pair<size_t, size_t>> out;
   pcre2_match_data* match = pcre2_match_data_create_from_pattern(code_->code, nullptr);
+  WorkBudget budget;
+  budget.limit = kRegexStepsPerByte * utf8.size() + kRegexStepSlack;
+  pcre2_match_context* context = pcre2_match_context_create(nullptr);
+  pcre2_set_callout(context, CountStep, &budget);
   auto subject = reinterpret_cast<PCRE2_SPTR>(utf8.data());
   size_t search_from = 0;
   bool have_last_end = false;
   size_t last_end = 0;
   while (search_from <= utf8.size()) {
-    int rc = pcre2_match(code_->code, subject, utf8.size(), search_from, PCRE2_NO_UTF_CHECK, match, nullptr);
+    budget.last_position = search_from;
+    int rc = pcre2_match(code_->code, subject, utf8.size(), search_from, PCRE2_NO_UTF_CHECK, match, context);
     if (rc == PCRE2_ERROR_NOMATCH) break;
     if (rc < 0) {
+      pcre2_match_data_free(match);
+      pcre2_match_context_free(context);
+      if (steps) *steps = budget.steps;
+      if (rc == PCRE2_ERROR_CALLOUT)
+        return Status::Error(MsgId::kRegexBudget, {ValueForMessage(pattern_), std::to_string(budget.limit),
+                                                   std::to_string(utf8.size()), std::to_string(kRegexStepsPerByte)});
       PCRE2_UCHAR message[256];
       pcre2_get_error_message(rc, message, sizeof message);
-      pcre2_match_data_free(match);
-      return Status::Error(MsgId::kRegexMatch, {pattern_, reinterpret_cast<char*>(message)});
+      return Status::Error(MsgId::kRegexMatch, {ValueForMessage(pattern_), reinterpret_cast<char*>(message)});
     }
     PCRE2_SIZE* ov = pcre2_get_ovector_pointer(match);
     size_t s = ov[0], e = ov[1];
@@ -119,6 +149,8 @@ Result<std::vector<std::pair<size_t, size_t>>> Regex::FindAll(std::string_view u
     have_last_end = true;
   }
   pcre2_match_data_free(match);
+  pcre2_match_context_free(context);
+  if (steps) *steps = budget.steps;
   return out;
 }
 

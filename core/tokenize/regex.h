@@ -3,6 +3,7 @@
 // match ended is skipped). Patterns from tokenizer.json are Oniguruma syntax; the ones real models ship
 // (GPT-2, Llama 3, Qwen2, ...) are also valid PCRE2.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -13,6 +14,13 @@
 
 namespace attnviz::tokenize {
 
+// The matching work FindAll allows on one text: kRegexStepsPerByte x its bytes + kRegexStepSlack steps, summed
+// over every position a match is tried from (PCRE2's own match limit is per position, so a lookahead over the rest
+// of the text cost the text's length squared: 45 s on 120 KB). A step is one pattern item tried or one byte the
+// matcher moved over; real tokenizer patterns take under 100 steps a byte.
+constexpr uint64_t kRegexStepsPerByte = 2000;
+constexpr uint64_t kRegexStepSlack = 1'000'000;
+
 class Regex {
  public:
   // Fails with PCRE2's message and the offset in the pattern.
@@ -20,8 +28,9 @@ class Regex {
   // A pattern that matches `literal` exactly (tokenizer.json's {"String": ...} patterns).
   static Result<Regex> Literal(std::string_view literal);
 
-  // Byte ranges [begin, end) of successive matches in `utf8` (valid UTF-8).
-  Result<std::vector<std::pair<size_t, size_t>>> FindAll(std::string_view utf8) const;
+  // Byte ranges [begin, end) of successive matches in `utf8` (valid UTF-8); fails naming the pattern when the
+  // work exceeds the budget above. `steps`, when given, receives the work done.
+  Result<std::vector<std::pair<size_t, size_t>>> FindAll(std::string_view utf8, uint64_t* steps = nullptr) const;
   // True when the pattern matches somewhere in `utf8`.
   bool Search(std::string_view utf8) const;
 

@@ -7,12 +7,17 @@
 #include "tokenize/model_files.h"
 #include "tokenize/pipeline.h"
 #include "tokenize/unicode.h"
+#include "tokenize/value_for_message.h"
 #include "tokenize/wordpiece_model.h"
 
 namespace attnviz::tokenize {
 namespace {
 
 using nlohmann::json;
+
+// Real files nest a Sequence in a Sequence at most once or twice; each level also lengthens the place named in
+// messages, so an unbounded depth cost memory quadratic in it (20,000 levels: 1.7 GiB).
+constexpr int kMaxSequenceDepth = 16;
 
 // Reads one tokenizer.json; `file_` prefixes every message.
 class TokenizerJsonReader {
@@ -23,12 +28,12 @@ class TokenizerJsonReader {
     if (!root.is_object()) return Fail("", MsgId::kTokenizerTopLevel);
     PipelineParts parts;
     if (auto n = Section(root, "normalizer"); n && !n->is_null()) {
-      auto normalizer = ReadNormalizer(*n, "normalizer");
+      auto normalizer = ReadNormalizer(*n, "normalizer", 0);
       if (!normalizer.ok()) return normalizer.status();
       parts.normalizer = std::move(normalizer.value());
     }
     if (auto p = Section(root, "pre_tokenizer"); p && !p->is_null()) {
-      auto pre = ReadPreTokenizer(*p, "pre_tokenizer", &parts.display);
+      auto pre = ReadPreTokenizer(*p, "pre_tokenizer", &parts.display, 0);
       if (!pre.ok()) return pre.status();
       parts.pre_tokenizer = std::move(pre.value());
     }
@@ -42,11 +47,14 @@ class TokenizerJsonReader {
       if (!s.ok()) return s;
     }
     if (auto p = Section(root, "post_processor"); p && !p->is_null()) {
-      auto post = ReadPostProcessor(*p, "post_processor");
+      auto post = ReadPostProcessor(*p, "post_processor", 0);
       if (!post.ok()) return post.status();
       parts.post_processor = std::move(post.value());
     }
-    if (auto d = Section(root, "decoder"); d && !d->is_null()) ReadDecoderHints(*d, &parts.display);
+    if (auto d = Section(root, "decoder"); d && !d->is_null()) {
+      Status s = ReadDecoderHints(*d, "decoder", &parts.display, 0);
+      if (!s.ok()) return s;
+    }
     return parts;
   }
 
@@ -62,8 +70,22 @@ class TokenizerJsonReader {
   // "normalizer type 'X' is not supported" for top-level sections, with the place for nested ones.
   Status Unsupported(const std::string& kind, const std::string& type, const std::string& where,
                      const std::string& supported) const {
-    return Fail("", where == kind ? Status::Error(MsgId::kTokenizerType, {kind, type, supported})
-                                  : Status::Error(MsgId::kTokenizerTypeAt, {kind, type, where, supported}));
+    const std::string shown = ValueForMessage(type);
+    return Fail("", where == kind ? Status::Error(MsgId::kTokenizerType, {kind, shown, supported})
+                                  : Status::Error(MsgId::kTokenizerTypeAt, {kind, shown, where, supported}));
+  }
+  // A Sequence inside `depth` Sequences already: refused past kMaxSequenceDepth, before reading deeper.
+  Status CheckDepth(const std::string& section, int depth, const std::string& where) const {
+    if (depth < kMaxSequenceDepth) return Status::Ok();
+    return Fail(where, MsgId::kTokenizerTooDeep, {section, std::to_string(kMaxSequenceDepth)});
+  }
+  // A token id: an integer in 0..kMaxTokenId, checked in 64 bits (4294967296 must not become 0).
+  Result<int> Id(const json& value, const std::string& where) const {
+    auto id = JsonInteger(value);
+    if (!id || *id < 0) return Fail(where, MsgId::kTokenizerIdForm);
+    if (*id > kMaxTokenId)
+      return Fail(where, MsgId::kTokenizerIdRange, {std::to_string(*id), std::to_string(kMaxTokenId)});
+    return int(*id);
   }
   static const json* Section(const json& obj, const char* key) {
     auto it = obj.find(key);
@@ -111,7 +133,7 @@ class TokenizerJsonReader {
     return Fail(where, MsgId::kTokenizerPattern);
   }
 
-  Result<std::unique_ptr<Normalizer>> ReadNormalizer(const json& n, const std::string& where) {
+  Result<std::unique_ptr<Normalizer>> ReadNormalizer(const json& n, const std::string& where, int depth) {
     auto type = TypeOf(n, where);
     if (!type.ok()) return type.status();
     const std::string& t = *type;
@@ -155,11 +177,12 @@ class TokenizerJsonReader {
       return MakeBertNormalizer(o);
     }
     if (t == "Sequence") {
+      if (Status s = CheckDepth("normalizer", depth, where); !s.ok()) return s;
       auto list = n.find("normalizers");
       if (list == n.end() || !list->is_array()) return Fail(where, MsgId::kKeyMustBeList, {"normalizers"});
       std::vector<std::unique_ptr<Normalizer>> steps;
       for (size_t i = 0; i < list->size(); ++i) {
-        auto step = ReadNormalizer((*list)[i], where + ".normalizers[" + std::to_string(i) + "]");
+        auto step = ReadNormalizer((*list)[i], where + ".normalizers[" + std::to_string(i) + "]", depth + 1);
         if (!step.ok()) return step.status();
         steps.push_back(std::move(step.value()));
       }
@@ -179,11 +202,11 @@ class TokenizerJsonReader {
     if (b == "MergedWithPrevious") return SplitBehavior::kMergedWithPrevious;
     if (b == "MergedWithNext") return SplitBehavior::kMergedWithNext;
     if (b == "Contiguous") return SplitBehavior::kContiguous;
-    return Fail(where, MsgId::kTokenizerBehavior, {b});
+    return Fail(where, MsgId::kTokenizerBehavior, {ValueForMessage(b)});
   }
 
   Result<std::unique_ptr<PreTokenizer>> ReadPreTokenizer(const json& p, const std::string& where,
-                                                         DisplayRules* display) {
+                                                         DisplayRules* display, int depth) {
     auto type = TypeOf(p, where);
     if (!type.ok()) return type.status();
     const std::string& t = *type;
@@ -212,7 +235,7 @@ class TokenizerJsonReader {
         if (v == "always") scheme = PrependScheme::kAlways;
         else if (v == "first") scheme = PrependScheme::kFirst;
         else if (v == "never") scheme = PrependScheme::kNever;
-        else return Fail(where, MsgId::kTokenizerPrependScheme, {v});
+        else return Fail(where, MsgId::kTokenizerPrependScheme, {ValueForMessage(v)});
       }
       auto add_prefix = p.find("add_prefix_space");  // the older spelling
       if (add_prefix != p.end() && add_prefix->is_boolean() && !add_prefix->get<bool>()) {
@@ -244,11 +267,13 @@ class TokenizerJsonReader {
       return MakeCharDelimiterSplit(*delimiter);
     }
     if (t == "Sequence") {
+      if (Status s = CheckDepth("pre_tokenizer", depth, where); !s.ok()) return s;
       auto list = p.find("pretokenizers");
       if (list == p.end() || !list->is_array()) return Fail(where, MsgId::kKeyMustBeList, {"pretokenizers"});
       std::vector<std::unique_ptr<PreTokenizer>> steps;
       for (size_t i = 0; i < list->size(); ++i) {
-        auto step = ReadPreTokenizer((*list)[i], where + ".pretokenizers[" + std::to_string(i) + "]", display);
+        auto step = ReadPreTokenizer((*list)[i], where + ".pretokenizers[" + std::to_string(i) + "]", display,
+                                     depth + 1);
         if (!step.ok()) return step.status();
         steps.push_back(std::move(step.value()));
       }
@@ -262,11 +287,12 @@ class TokenizerJsonReader {
   Result<Vocab> ReadVocabMap(const json& m, const std::string& where) const {
     auto v = m.find("vocab");
     if (v == m.end() || !v->is_object()) return Fail(where, MsgId::kTokenizerVocabForm);
-    std::vector<std::pair<std::string, int>> pairs;
+    std::vector<std::pair<std::string, int64_t>> pairs;
     pairs.reserve(v->size());
     for (auto it = v->begin(); it != v->end(); ++it) {
-      if (!it.value().is_number_integer()) return Fail(where, MsgId::kTokenizerVocabEntry, {it.key()});
-      pairs.emplace_back(it.key(), it.value().get<int>());
+      auto id = JsonInteger(it.value());
+      if (!id) return Fail(where, MsgId::kTokenizerVocabEntry, {ValueForMessage(it.key())});
+      pairs.emplace_back(it.key(), *id);
     }
     return Vocab::FromPairs(std::move(pairs), file_ + ": " + where);
   }
@@ -301,7 +327,7 @@ class TokenizerJsonReader {
           std::string line = e.get<std::string>();
           size_t space = line.find(' ');
           if (space == std::string::npos || line.find(' ', space + 1) != std::string::npos)
-            return Fail(where, MsgId::kTokenizerMergeForm, {std::to_string(i + 1), line});
+            return Fail(where, MsgId::kTokenizerMergeForm, {std::to_string(i + 1), ValueForMessage(line)});
           merges.emplace_back(line.substr(0, space), line.substr(space + 1));
         } else if (e.is_array() && e.size() == 2 && e[0].is_string() && e[1].is_string()) {
           merges.emplace_back(e[0].get<std::string>(), e[1].get<std::string>());
@@ -340,8 +366,13 @@ class TokenizerJsonReader {
       if (auto it = m.find("unk_token"); it != m.end() && it->is_string()) o.unk_token = it->get<std::string>();
       if (auto it = m.find("continuing_subword_prefix"); it != m.end() && it->is_string())
         o.continuing_subword_prefix = it->get<std::string>();
-      if (auto it = m.find("max_input_chars_per_word"); it != m.end() && it->is_number_unsigned())
-        o.max_input_chars_per_word = it->get<size_t>();
+      if (auto it = m.find("max_input_chars_per_word"); it != m.end() && it->is_number_unsigned()) {
+        // The library's default is 100; a larger value only lets longer words through the greedy match.
+        uint64_t chars = it->get<uint64_t>();
+        if (chars > kMaxWordPieceChars)
+          return Fail(where, MsgId::kWordPieceMaxChars, {std::to_string(chars), std::to_string(kMaxWordPieceChars)});
+        o.max_input_chars_per_word = size_t(chars);
+      }
       parts->description = "tokenizer.json: WordPiece";
       return MakeWordPieceModel(std::move(vocab.value()), std::move(o), file_ + ": " + where);
     }
@@ -366,10 +397,11 @@ class TokenizerJsonReader {
       auto content = String(e, "content", where);
       if (!content.ok()) return content.status();
       t.content = *content;
-      auto id = e.find("id");
-      if (id == e.end() || !id->is_number_integer() || id->get<long long>() < 0)
-        return Fail(where, MsgId::kTokenizerIdForm);
-      t.id = id->get<int>();
+      auto id_json = e.find("id");
+      if (id_json == e.end()) return Fail(where, MsgId::kTokenizerIdForm);
+      auto id = Id(*id_json, where);
+      if (!id.ok()) return id.status();
+      t.id = *id;
       auto special = Bool(e, "special", false, where);
       if (!special.ok()) return special.status();
       t.special = *special;
@@ -392,10 +424,12 @@ class TokenizerJsonReader {
     if (it == obj.end() || !it->is_array() || it->size() != 2 || !(*it)[0].is_string() ||
         !(*it)[1].is_number_integer())
       return Fail(where, MsgId::kTokenizerPairToken, {key});
-    return SpecialTokens{{(*it)[1].get<int>()}, {(*it)[0].get<std::string>()}};
+    auto id = Id((*it)[1], where + "." + key);
+    if (!id.ok()) return id.status();
+    return SpecialTokens{{*id}, {(*it)[0].get<std::string>()}};
   }
 
-  Result<std::unique_ptr<PostProcessor>> ReadPostProcessor(const json& p, const std::string& where) const {
+  Result<std::unique_ptr<PostProcessor>> ReadPostProcessor(const json& p, const std::string& where, int depth) const {
     auto type = TypeOf(p, where);
     if (!type.ok()) return type.status();
     const std::string& t = *type;
@@ -425,17 +459,19 @@ class TokenizerJsonReader {
                    item["SpecialToken"].contains("id") && item["SpecialToken"]["id"].is_string()) {
           std::string name = item["SpecialToken"]["id"].get<std::string>();
           if (specials == p.end() || !specials->is_object() || !specials->contains(name))
-            return Fail(item_where, MsgId::kTokenizerSpecialAbsent, {name});
+            return Fail(item_where, MsgId::kTokenizerSpecialAbsent, {ValueForMessage(name)});
           const json& spec = (*specials)[name];
           auto ids = spec.find("ids");
           auto tokens = spec.find("tokens");
           if (ids == spec.end() || tokens == spec.end() || !ids->is_array() || !tokens->is_array() ||
               ids->size() != tokens->size())
-            return Fail(where, MsgId::kTokenizerSpecialLengths, {name});
+            return Fail(where, MsgId::kTokenizerSpecialLengths, {ValueForMessage(name)});
           for (size_t k = 0; k < ids->size(); ++k) {
             if (!(*ids)[k].is_number_integer() || !(*tokens)[k].is_string())
-              return Fail(where, MsgId::kTokenizerSpecialBad, {name});
-            out.special.ids.push_back((*ids)[k].get<int>());
+              return Fail(where, MsgId::kTokenizerSpecialBad, {ValueForMessage(name)});
+            auto id = Id((*ids)[k], where + ".special_tokens");
+            if (!id.ok()) return id.status();
+            out.special.ids.push_back(*id);
             out.special.pieces.push_back((*tokens)[k].get<std::string>());
           }
         } else {
@@ -446,11 +482,12 @@ class TokenizerJsonReader {
       return MakeTemplateProcessor(std::move(single));
     }
     if (t == "Sequence") {
+      if (Status s = CheckDepth("post_processor", depth, where); !s.ok()) return s;
       auto list = p.find("processors");
       if (list == p.end() || !list->is_array()) return Fail(where, MsgId::kKeyMustBeList, {"processors"});
       std::vector<std::unique_ptr<PostProcessor>> steps;
       for (size_t i = 0; i < list->size(); ++i) {
-        auto step = ReadPostProcessor((*list)[i], where + ".processors[" + std::to_string(i) + "]");
+        auto step = ReadPostProcessor((*list)[i], where + ".processors[" + std::to_string(i) + "]", depth + 1);
         if (!step.ok()) return step.status();
         steps.push_back(std::move(step.value()));
       }
@@ -460,9 +497,10 @@ class TokenizerJsonReader {
                        "TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel, Sequence");
   }
 
-  // The decoder does not change ids; it only tells how pieces read back (for Token::bytes and display).
-  static void ReadDecoderHints(const json& d, DisplayRules* display) {
-    if (!d.is_object()) return;
+  // The decoder does not change ids; it only tells how pieces read back (for Token::bytes and display). Only a
+  // Sequence nested too deep is an error.
+  Status ReadDecoderHints(const json& d, const std::string& where, DisplayRules* display, int depth) const {
+    if (!d.is_object()) return Status::Ok();
     std::string t = d.value("type", "");
     if (t == "ByteLevel") display->byte_level = true;
     if (t == "ByteFallback") display->byte_fallback = true;
@@ -477,8 +515,15 @@ class TokenizerJsonReader {
         if (r.size() == 1) display->space_marker = r[0].cp;
       }
     }
-    if (t == "Sequence" && d.contains("decoders") && d["decoders"].is_array())
-      for (const auto& step : d["decoders"]) ReadDecoderHints(step, display);
+    if (t == "Sequence" && d.contains("decoders") && d["decoders"].is_array()) {
+      if (Status s = CheckDepth("decoder", depth, where); !s.ok()) return s;
+      const json& steps = d["decoders"];
+      for (size_t i = 0; i < steps.size(); ++i) {
+        Status s = ReadDecoderHints(steps[i], where + ".decoders[" + std::to_string(i) + "]", display, depth + 1);
+        if (!s.ok()) return s;
+      }
+    }
+    return Status::Ok();
   }
 
   std::string file_;

@@ -2,14 +2,17 @@
 
 #include <algorithm>
 
+#include "tokenize/value_for_message.h"
+
 namespace attnviz::tokenize {
 
-Result<Vocab> Vocab::FromPairs(std::vector<std::pair<std::string, int>> pairs, const std::string& where) {
+Result<Vocab> Vocab::FromPairs(std::vector<std::pair<std::string, int64_t>> pairs, const std::string& where) {
   Vocab v;
-  int max_id = -1;
+  int64_t max_id = -1;
   for (const auto& [piece, id] : pairs) {
-    if (id < 0) return Status::ErrorAt(where, MsgId::kVocabNegativeId, {piece, std::to_string(id)});
-    if (id > 50'000'000) return Status::ErrorAt(where, MsgId::kVocabImplausibleId, {piece, std::to_string(id)});
+    if (id < 0) return Status::ErrorAt(where, MsgId::kVocabNegativeId, {ValueForMessage(piece), std::to_string(id)});
+    if (id > kMaxTokenId)
+      return Status::ErrorAt(where, MsgId::kVocabImplausibleId, {ValueForMessage(piece), std::to_string(id)});
     max_id = std::max(max_id, id);
   }
   v.pieces_.assign(size_t(max_id + 1), std::string());
@@ -17,10 +20,11 @@ Result<Vocab> Vocab::FromPairs(std::vector<std::pair<std::string, int>> pairs, c
   v.ids_.reserve(pairs.size());
   for (auto& [piece, id] : pairs) {
     if (v.has_piece_[size_t(id)])
-      return Status::ErrorAt(where, MsgId::kVocabIdTwice, {std::to_string(id), v.pieces_[size_t(id)], piece});
+      return Status::ErrorAt(where, MsgId::kVocabIdTwice,
+                             {std::to_string(id), ValueForMessage(v.pieces_[size_t(id)]), ValueForMessage(piece)});
     v.has_piece_[size_t(id)] = true;
     v.pieces_[size_t(id)] = piece;
-    v.ids_.insert_or_assign(std::move(piece), id);  // a repeated piece: the last id wins, as in the library
+    v.ids_.insert_or_assign(std::move(piece), int(id));  // a repeated piece: the last id wins, as in the library
   }
   return v;
 }

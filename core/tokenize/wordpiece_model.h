@@ -9,6 +9,9 @@
 
 namespace attnviz::tokenize {
 
+// The most max_input_chars_per_word a file may ask for (the library's default is 100); larger is refused.
+constexpr size_t kMaxWordPieceChars = 1000;
+
 struct WordPieceOptions {
   std::string unk_token = "[UNK]";
   std::string continuing_subword_prefix = "##";

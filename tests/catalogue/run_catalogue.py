@@ -25,6 +25,9 @@ Columns (tab separated; '#' lines are comments):
               safetensors NAME BYTES HEADER  a .safetensors file: HEADER (escapes as above) padded to 8
                                        bytes, then BYTES zero bytes of data
               index NAME N             a shard index of N tensors, each in a shard of its own (sN.safetensors)
+              nestjson NAME KEY N OPEN INNER CLOSE  the JSON file NAME's top-level KEY becomes the JSON text
+                                       OPEN N times, INNER, CLOSE N times (escapes as above; no spaces)
+              jsonlist NAME KEY N ITEM  NAME's top-level KEY becomes [ITEM, ...] N times, {n} in ITEM the index
   command   `cli ARGS...` runs attnviz-cli; `settings FILE` runs the settings probe (the app's load and
             exit-save of settings.txt, without GL); `app ARGS...` runs the real attnviz under xvfb-run with
             XDG_CONFIG_HOME set to the case's folder (its settings are attnviz/settings.txt there; skipped
@@ -114,6 +117,14 @@ ADDRESS_SPACE_LIMIT = 4 << 30
 def limit_address_space():
     import resource
     resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_LIMIT, ADDRESS_SPACE_LIMIT))
+def splice_json(path, key, text):
+    """Sets the top-level `key` of the JSON file at `path` to the raw JSON `text` (which may nest deeper than
+    Python's json module can)."""
+    with open(path, "rb") as f:
+        root = json.loads(f.read())
+    root[key] = "@@splice@@"
+    with open(path, "wb") as f:
+        f.write(json.dumps(root).encode().replace(b'"@@splice@@"', text))
 
 
 def setup(work, actions, source):
@@ -182,6 +193,13 @@ def setup(work, actions, source):
             n = int(args[1])
             with open(path, "w") as f:
                 f.write('{"weight_map": {' + ",".join('"t%d": "s%d.safetensors"' % (i, i) for i in range(n)) + "}}")
+        elif verb == "nestjson":
+            n = int(args[2])
+            splice_json(path, args[1], unescape(args[3]) * n + unescape(args[4]) + unescape(args[5]) * n)
+        elif verb == "jsonlist":
+            item = unescape(args[3])
+            splice_json(path, args[1], b"[" + b",".join(item.replace(b"{n}", b"%d" % i)
+                                                        for i in range(int(args[2]))) + b"]")
         elif verb == "remove":
             os.remove(path)
         elif verb == "truncate":
