@@ -264,7 +264,7 @@ enum class MsgId : int {
   kDictValueWidths,  // {0} key, {1} its width, {2} first key, {3} its width
   kDictWidthMismatch,  // {0} query, {1} width, {2} key, {3} width
   // ---- limits: nesting, memory, non-finite numbers, output targets (hardening round 2)
-  kJsonTooDeep,               // {0} the most levels
+  kJsonNestsTooDeep,          // {0} the most levels (model JSON files: parsed with a depth bound)
   kRunMemory,                 // {0} estimated bytes (text), {1} the limit (text), {2} tokens
   kOutOfMemory,               // {0} what was being done
   kTensorNotFinite,           // {0} element index, {1} NaN or Inf

@@ -38,7 +38,7 @@ bool ParseJsonWithinDepth(const char* begin, const char* end, json* out) {
 Status ParseJsonBounded(const char* begin, const char* end, const std::string& where, json* out) {
   try {
     if (!ParseJsonWithinDepth(begin, end, out))
-      return Status::ErrorAt(where, MsgId::kJsonTooDeep, {std::to_string(kMaxJsonDepth)});
+      return Status::ErrorAt(where, MsgId::kJsonNestsTooDeep, {std::to_string(kMaxJsonDepth)});
   } catch (const json::parse_error& e) {
     return Status::ErrorAt(where, MsgId::kJsonInvalidAtByte, {std::to_string(e.byte), e.what()});
   } catch (const json::exception& e) {  // e.g. a number beyond double's range (out_of_range 406)

@@ -127,7 +127,7 @@ Result<std::shared_ptr<const SafetensorsFile>> SafetensorsFile::Parse(std::share
   json header;
   try {
     if (!ParseJsonWithinDepth(hb, hb + n, &header))
-      return Status::ErrorAt(path, MsgId::kJsonTooDeep, {std::to_string(kMaxJsonDepth)});
+      return Status::ErrorAt(path, MsgId::kJsonNestsTooDeep, {std::to_string(kMaxJsonDepth)});
   } catch (const json::parse_error& e) {
     return Status::ErrorAt(path, MsgId::kStHeaderJsonAt, {std::to_string(e.byte), std::to_string(8 + e.byte), e.what()});
   } catch (const json::exception& e) {  // e.g. a number beyond double's range (out_of_range 406)

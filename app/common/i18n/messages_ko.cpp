@@ -254,7 +254,7 @@ constexpr MessageEntry kMessagesKo[] = {
     {MsgId::kDictTemperature, "사전: 온도 {0} 은(는) 범위를 벗어났습니다: 허용 범위 {1}..{2}"},
     {MsgId::kDictValueWidths, "사전: '{0}' 의 값은 수 {1}개, '{2}' 의 값은 수 {3}개입니다 (모든 값의 폭 d_v 는 같아야 합니다)"},
     {MsgId::kDictWidthMismatch, "사전: 점수를 내려면 d_q = d_k 여야 합니다: 쿼리 '{0}' 의 폭은 {1}, 키 '{2}' 의 폭은 {3}"},
-    {MsgId::kJsonTooDeep, "JSON이 {0}단계보다 깊게 중첩되어 있어 거부합니다 (이런 파일은 실제로 그렇게 깊지 않습니다)"},
+    {MsgId::kJsonNestsTooDeep, "JSON이 {0}단계보다 깊게 중첩되어 있어 거부합니다 (이런 파일은 실제로 그렇게 깊지 않습니다)"},
     {MsgId::kRunMemory, "토큰 {2}개의 실행에는 약 {0}의 메모리가 필요해 한도 {1}을(를) 넘습니다 (ATTNVIZ_MEMORY_LIMIT, 예: 8G 로 바꿀 수 있습니다; 토큰이 적으면 덜 듭니다)"},
     {MsgId::kOutOfMemory, "{0} 중에 메모리가 부족합니다"},
     {MsgId::kTensorNotFinite, "원소 {0}이(가) {1}입니다: 가중치는 유한한 수여야 합니다"},
