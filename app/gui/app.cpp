@@ -1,4 +1,5 @@
 #include "app.h"
+#include "widgets.h"
 
 #include <imgui.h>
 
@@ -205,12 +206,11 @@ void App::SetLanguage(Lang lang) {
 void DrawLanguageSwitch(App& app) {
   const Lang now = CurrentLang();
   ImGui::SetNextItemWidth(ImGui::CalcTextSize("English").x + ImGui::GetFrameHeight() * 2.0f);
-  if (ImGui::BeginCombo(app.dump.Label(Tr(Str::kLanguage), "language").c_str(), LangName(now))) {
-    for (Lang lang : {Lang::kEn, Lang::kKo})
-      if (ImGui::Selectable(LangName(lang), lang == now)) app.SetLanguage(lang);
-    ImGui::EndCombo();
-  }
-  app.dump.RecordItem("language", JsonString(ToString(now)));
+  Lang lang = now;
+  const Lang langs[] = {Lang::kEn, Lang::kKo};
+  if (widget::Combo(app.dump, Str::kLanguage, "language", &lang, langs, [](Lang l) { return LangName(l); },
+                    [](Lang l) { return ToString(l); }))
+    app.SetLanguage(lang);
 }
 
 void App::ToggleScaling() {

@@ -12,6 +12,7 @@
 #include "lessons/dictionary.h"
 #include "i18n/localized.h"
 #include "panel_util.h"
+#include "widgets.h"
 
 namespace attnviz {
 
@@ -30,13 +31,11 @@ void DrawDictionaryPanel(App& app) {
   DictionaryView& d = app.views.learn.dictionary;
   DimText(Tr(Str::kDictIntro));
   ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.3f);
-  ImGui::InputText(Labeled(dump, Str::kDictQuery, "dict_query").c_str(), &d.query);
-  dump.RecordItem("dictionary.query", JsonString(d.query));
+  widget::InputText(dump, Str::kDictQuery, "dictionary.query", &d.query);
   ImGui::SameLine();
-  ImGui::SliderFloat(Labeled(dump, Str::kTemperature, "dict_temperature").c_str(), &d.temperature, 0.01f, 100.0f,
-                     "%.3g", ImGuiSliderFlags_Logarithmic);
+  widget::SliderFloat(dump, Str::kTemperature, "dictionary.temperature", &d.temperature, 0.01f, 100.0f, "%.3g",
+                      ImGuiSliderFlags_Logarithmic);
   if (!(d.temperature >= 0.01f && d.temperature <= 100.0f)) d.temperature = 1.0f;  // a typed "nan" or 0
-  dump.RecordItem("dictionary.temperature", JsonNumber(d.temperature));
   ImGui::PopItemWidth();
 
   SoftDictionary table;
@@ -77,13 +76,10 @@ void DrawDictionaryPanel(App& app) {
     }
     ImGui::EndTable();
   }
-  if (ImGui::SmallButton(Labeled(dump, Str::kDictAddRow, "dict_add").c_str()))
+  if (widget::SmallButton(dump, Str::kDictAddRow, "dictionary.add"))
     d.rows.emplace_back(std::string(1, (char)('a' + d.rows.size() % 26)), std::to_string(d.rows.size() + 1));
-  dump.RecordItem("dictionary.add");
   ImGui::SameLine();
-  if (ImGui::SmallButton(Labeled(dump, Str::kDictRemoveRow, "dict_remove").c_str()) && d.rows.size() > 1)
-    d.rows.pop_back();
-  dump.RecordItem("dictionary.remove");
+  if (widget::SmallButton(dump, Str::kDictRemoveRow, "dictionary.remove") && d.rows.size() > 1) d.rows.pop_back();
   if (!lookup) {
     ErrorText(Localized(lookup));
     dump.SetField("dictionary", "{\"error\": " + JsonString(Localized(lookup)) + "}");  // as shown

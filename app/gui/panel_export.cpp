@@ -12,6 +12,7 @@
 #include "io/json.h"
 #include "i18n/localized.h"
 #include "panel_util.h"
+#include "widgets.h"
 #ifdef ATTNVIZ_HAVE_FIGURE
 #include "figure/export.h"
 #endif
@@ -223,10 +224,10 @@ void DrawExportPanel(App& app) {
                              model ? Str::kExportOverview : Str::kExportSaturation}};
   for (int i = 0; i < 3; ++i) {
     if (i) ImGui::SameLine();
-    if (ImGui::RadioButton(Labeled(dump, targets[i].label, targets[i].name).c_str(),
-                           s.export_target == targets[i].target))
-      s.export_target = targets[i].target;
-    dump.RecordItem(std::string("export.target_") + targets[i].name, BoolJson(s.export_target == targets[i].target));
+    const std::string name = std::string("export.target_") + targets[i].name;
+    int target = (int)s.export_target;
+    if (widget::RadioButton(dump, targets[i].label, name.c_str(), &target, (int)targets[i].target))
+      s.export_target = (ExportTarget)target;
   }
   bool plot = s.export_target == ExportTarget::kSaturationPlot;
   for (int f = 0; f <= (int)ExportFormat::kJson; ++f) {
@@ -238,37 +239,30 @@ void DrawExportPanel(App& app) {
   if (plot && s.export_format > ExportFormat::kCsv) s.export_format = ExportFormat::kPng;
 
   ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.72f);
-  ImGui::InputText(Labeled(dump, Str::kFolder, "folder").c_str(), &s.export_dir);
-  dump.RecordItem("export.folder", JsonString(s.export_dir));
-  ImGui::InputText(Labeled(dump, Str::kFile, "file").c_str(), &file_name);
-  dump.RecordItem("export.file", JsonString(file_name));
+  widget::InputText(dump, Str::kFolder, "export.folder", &s.export_dir);
+  widget::InputText(dump, Str::kFile, "export.file", &file_name);
   // Figure options, as attnviz-cli export's --title, --size, --dpi and --annotate.
   const bool figure = s.export_format == ExportFormat::kPng || s.export_format == ExportFormat::kSvg;
   if (figure) {
-    ImGui::InputTextWithHint(Labeled(dump, Str::kExportTitle, "title").c_str(), Tr(Str::kExportTitleHint),
-                             &s.export_title);
-    dump.RecordItem("export.title", JsonString(s.export_title));
+    widget::InputTextWithHint(dump, Str::kExportTitle, "export.title", Tr(Str::kExportTitleHint), &s.export_title);
     if (!plot) {  // one row: size, dpi, annotate
       const float unit = ImGui::GetFontSize();
       ImGui::SetNextItemWidth(unit * 6.5f);
-      ImGui::InputTextWithHint(Labeled(dump, Str::kExportSize, "size").c_str(), "3.3x3in", &s.export_size);
-      dump.RecordItem("export.size", JsonString(s.export_size));
+      widget::InputTextWithHint(dump, Str::kExportSize, "export.size", "3.3x3in", &s.export_size);
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", Tr(Str::kExportSizeTip));
       ImGui::SameLine();
       ImGui::SetNextItemWidth(unit * 3.2f);
-      if (ImGui::InputInt(Labeled(dump, Str::kExportDpi, "dpi").c_str(), &s.export_dpi, 0, 0)) s.export_dpi = std::clamp(s.export_dpi, 10, 2400);
-      dump.RecordItem("export.dpi", std::to_string(s.export_dpi));
+      if (widget::InputInt(dump, Str::kExportDpi, "export.dpi", &s.export_dpi))
+        s.export_dpi = std::clamp(s.export_dpi, 10, 2400);
       ImGui::SameLine();
-      ImGui::Checkbox(Labeled(dump, Str::kExportAnnotate, "annotate").c_str(), &s.export_annotate);
-      dump.RecordItem("export.annotate", BoolJson(s.export_annotate));
+      widget::Checkbox(dump, Str::kExportAnnotate, "export.annotate", &s.export_annotate);
     }
   }
   ImGui::PopItemWidth();
   bool busy = app.exporting();
   if (busy) ImGui::BeginDisabled();
-  bool clicked = ImGui::Button(Labeled(dump, busy ? Str::kExporting : Str::kExportButton, "export").c_str());
+  bool clicked = widget::Button(dump, busy ? Str::kExporting : Str::kExportButton, "export.button");
   if (busy) ImGui::EndDisabled();
-  dump.RecordItem("export.button", BoolJson(busy));
   if (s.export_target == ExportTarget::kCurrentHead) {
     ImGui::SameLine();
     DimText(Trf(Str::kExportHeadHint, {std::to_string(s.selected_head)}));

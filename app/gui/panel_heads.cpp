@@ -22,6 +22,7 @@
 #include "io/json.h"
 #include "i18n/localized.h"
 #include "panel_util.h"
+#include "widgets.h"
 #include "unicode_slots.h"
 #ifdef ATTNVIZ_HAVE_FIGURE
 #include "figure/heatmap_figure.h"  // ColorbarTicks, FormatTicks: the exported figures' ticks
@@ -458,8 +459,7 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
 
   // Status line.
   if (!app.notice.empty()) {
-    bool dismiss = ImGui::SmallButton(Labeled(dump, Str::kDismiss, "dismiss").c_str());
-    dump.RecordItem("heads.dismiss_notice");
+    bool dismiss = widget::SmallButton(dump, Str::kDismiss, "heads.dismiss_notice");
     ImGui::SameLine();
     ErrorText(app.notice.Render());
     if (dismiss) app.notice.clear();
@@ -514,14 +514,11 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
   }
   // View mode.
   int view = s.side_by_side ? 2 : (s.enlarged ? 1 : 0);
-  if (ImGui::RadioButton(Labeled(dump, Str::kViewGrid, "grid").c_str(), view == 0)) s.enlarged = false, s.side_by_side = false;
-  dump.RecordItem("heads.view_grid", BoolJson(view == 0));
+  if (widget::RadioButton(dump, Str::kViewGrid, "heads.view_grid", view == 0)) s.enlarged = false, s.side_by_side = false;
   ImGui::SameLine();
-  if (ImGui::RadioButton(Labeled(dump, Str::kViewEnlarged, "enlarged").c_str(), view == 1)) s.enlarged = true, s.side_by_side = false;
-  dump.RecordItem("heads.view_enlarged", BoolJson(view == 1));
+  if (widget::RadioButton(dump, Str::kViewEnlarged, "heads.view_enlarged", view == 1)) s.enlarged = true, s.side_by_side = false;
   ImGui::SameLine();
-  if (ImGui::RadioButton(Labeled(dump, Str::kViewSideBySide, "side_by_side").c_str(), view == 2)) s.side_by_side = true;
-  dump.RecordItem("heads.view_side_by_side", BoolJson(view == 2));
+  if (widget::RadioButton(dump, Str::kViewSideBySide, "heads.view_side_by_side", view == 2)) s.side_by_side = true;
   if (view != 0) {
     ImGui::SameLine();
     if (ImGui::ArrowButton("##prev", ImGuiDir_Left)) app.CycleHead(-1);
@@ -531,11 +528,9 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
   if (s.selected_head >= n_head) s.selected_head = 0;
   // Pooling of maps with more cells than pixels: max keeps a single spike visible; mean averages.
   ImGui::SameLine(0, 16.0f);
-  if (ImGui::RadioButton(Labeled(dump, Str::kPoolMax, "pool_max").c_str(), app.views.heads.pool == PoolKind::kMax)) app.views.heads.pool = PoolKind::kMax;
-  dump.RecordItem("heads.pool_max", BoolJson(app.views.heads.pool == PoolKind::kMax));
+  if (widget::RadioButton(dump, Str::kPoolMax, "heads.pool_max", app.views.heads.pool == PoolKind::kMax)) app.views.heads.pool = PoolKind::kMax;
   ImGui::SameLine();
-  if (ImGui::RadioButton(Labeled(dump, Str::kPoolMean, "pool_mean").c_str(), app.views.heads.pool == PoolKind::kMean)) app.views.heads.pool = PoolKind::kMean;
-  dump.RecordItem("heads.pool_mean", BoolJson(app.views.heads.pool == PoolKind::kMean));
+  if (widget::RadioButton(dump, Str::kPoolMean, "heads.pool_mean", app.views.heads.pool == PoolKind::kMean)) app.views.heads.pool = PoolKind::kMean;
 
   if (!renderer.error().empty()) {
     ErrorText(renderer.error());

@@ -7,6 +7,7 @@
 #include "io/json.h"
 #include "lessons.h"
 #include "panel_util.h"
+#include "widgets.h"
 
 namespace attnviz {
 
@@ -31,8 +32,8 @@ void DrawLessonsPanel(App& app) {
   dump.RecordItem("lessons.title", JsonString(Tr(words.title)));
   ImGui::TextWrapped("%s", Tr(words.text));
   const std::string show = std::string(Tr(Str::kLessonShow)) + ": " + Tr(words.button);
-  if (ImGui::Button(dump.Label(show, "lesson_show").c_str())) app.ShowLesson(app.lesson());
-  dump.RecordItem("lessons.show." + letter);
+  const std::string name = "lessons.show." + letter;
+  if (widget::Button(dump, show.c_str(), name.c_str())) app.ShowLesson(app.lesson());
   ImGui::PushStyleColor(ImGuiCol_Text, kOkColor);
   ImGui::TextWrapped("%s", Trf(Str::kLessonQuestion, {Tr(words.question)}).c_str());
   ImGui::PopStyleColor();

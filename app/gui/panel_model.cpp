@@ -8,6 +8,7 @@
 #include "io/json.h"
 #include "i18n/localized.h"
 #include "panel_util.h"
+#include "widgets.h"
 
 namespace attnviz {
 namespace {
@@ -61,12 +62,10 @@ void DrawModelPanel(App& app) {
   float width = ImGui::GetContentRegionAvail().x;
 
   int source = (int)s.source;
-  ImGui::RadioButton(Labeled(dump, Str::kSourceSandbox, "source_sandbox").c_str(), &source, (int)Source::kSandbox);
-  dump.RecordItem("model.source_sandbox", BoolJson(source == (int)Source::kSandbox));
-  ImGui::RadioButton(Labeled(dump, Str::kSourceModel, "source_model").c_str(), &source, (int)Source::kModel);
+  widget::RadioButton(dump, Str::kSourceSandbox, "model.source_sandbox", &source, (int)Source::kSandbox);
+  widget::RadioButton(dump, Str::kSourceModel, "model.source_model", &source, (int)Source::kModel);
   ImGui::SameLine();
   DrawLanguageSwitch(app);
-  dump.RecordItem("model.source_model", BoolJson(source == (int)Source::kModel));
   if (source != (int)s.source) app.SetSource((Source)source);
 
   ImGui::Separator();
@@ -76,8 +75,7 @@ void DrawModelPanel(App& app) {
   bool enter = ImGui::InputText("##model_path", &app.views.model.path_input, ImGuiInputTextFlags_EnterReturnsTrue);
   dump.RecordItem("model.path", JsonString(app.views.model.path_input));
   ImGui::SameLine();
-  bool open = ImGui::Button(Labeled(dump, Str::kOpen, "model_open").c_str());
-  dump.RecordItem("model.open");
+  bool open = widget::Button(dump, Str::kOpen, "model.open");
   if ((enter || open) && !app.views.model.path_input.empty()) app.OpenModel(app.views.model.path_input);
   // The bundled model first, then the recent ones.
   std::vector<std::string> offers;
@@ -109,20 +107,15 @@ void DrawModelPanel(App& app) {
     // Layer: what the Heads panel shows.
     s.model_layer = std::clamp(s.model_layer, 0, c.n_layer - 1);
     ImGui::SetNextItemWidth(width * 0.6f);
-    ImGui::SliderInt(Labeled(dump, Str::kLayer, "layer").c_str(), &s.model_layer, 0, c.n_layer - 1);
-    dump.RecordItem("model.layer", std::to_string(s.model_layer));
-    ImGui::Checkbox(Labeled(dump, Str::kHideSpecial, "hide_special").c_str(), &s.model_hide_special);
-    dump.RecordItem("model.hide_special", BoolJson(s.model_hide_special));
+    widget::SliderInt(dump, Str::kLayer, "model.layer", &s.model_layer, 0, c.n_layer - 1);
+    widget::Checkbox(dump, Str::kHideSpecial, "model.hide_special", &s.model_hide_special);
     ImGui::TextUnformatted(Tr(Str::kWhatIf));
-    ImGui::Checkbox(Labeled(dump, Str::kNoScaling, "no_scale").c_str(), &s.model_no_scale);
-    dump.RecordItem("model.no_scale", BoolJson(s.model_no_scale));
+    widget::Checkbox(dump, Str::kNoScaling, "model.no_scale", &s.model_no_scale);
     ImGui::SetNextItemWidth(width * 0.6f);
-    ImGui::SliderFloat(Labeled(dump, Str::kTemperature, "temperature").c_str(), &s.model_temperature, 0.05f, 20.0f, "%.3g", ImGuiSliderFlags_Logarithmic);
-    dump.RecordItem("model.temperature", JsonNumber(s.model_temperature));
+    widget::SliderFloat(dump, Str::kTemperature, "model.temperature", &s.model_temperature, 0.05f, 20.0f, "%.3g", ImGuiSliderFlags_Logarithmic);
     ImGui::SetNextItemWidth(width * 0.6f);
-    ImGui::InputTextWithHint(Labeled(dump, Str::kOnLayers, "on_layers").c_str(), Tr(Str::kOnLayersHint),
-                             &s.model_whatif_layers);
-    dump.RecordItem("model.whatif_layers", JsonString(s.model_whatif_layers));
+    widget::InputTextWithHint(dump, Str::kOnLayers, "model.whatif_layers", Tr(Str::kOnLayersHint),
+                              &s.model_whatif_layers);
     if (!app.results.model_error.empty()) ErrorText(app.results.model_error.Render());
     float fraction = 0;
     const std::string progress = app.models->progress(&fraction);

@@ -14,6 +14,7 @@
 #include "io/json.h"
 #include "lessons/pipeline_numbers.h"
 #include "panel_util.h"
+#include "widgets.h"
 #include "sandbox/qkv_source.h"
 
 namespace attnviz {
@@ -128,8 +129,7 @@ void DrawNumbersPanel(App& app) {
     const int head = std::clamp(app.settings.selected_head, 0, n_head - 1);
     cache.query = std::clamp(cache.query, 0, n_q - 1);
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.4f);
-    ImGui::SliderInt(Labeled(dump, Str::kNumQueryRow, "numbers_query").c_str(), &cache.query, 0, n_q - 1);
-    dump.RecordItem("numbers.query", std::to_string(cache.query));
+    widget::SliderInt(dump, Str::kNumQueryRow, "numbers.query", &cache.query, 0, n_q - 1);
     const ValueRead read = ReadValues(*t.probs, *t.v, head, cache.query);
     const size_t d_v = read.weighted_values.dim(1);
     for (size_t j = 0; j < read.weights.size() && j < 12; ++j)

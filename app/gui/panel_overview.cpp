@@ -13,6 +13,7 @@
 #include "io/json.h"
 #include "i18n/localized.h"
 #include "panel_util.h"
+#include "widgets.h"
 
 namespace attnviz {
 
@@ -41,9 +42,8 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
   }
   // The role filter: heads that do not match are dimmed; each map carries its strongest role.
   ImGui::SetNextItemWidth(std::min(260.0f, ImGui::GetContentRegionAvail().x * 0.6f));
-  ImGui::InputTextWithHint(Labeled(dump, Str::kRoleFilter, "role_filter").c_str(), Tr(Str::kRoleFilterHint),
-                           &app.settings.model_role_filter);
-  dump.RecordItem("overview.filter", JsonString(app.settings.model_role_filter));
+  widget::InputTextWithHint(dump, Str::kRoleFilter, "overview.filter", Tr(Str::kRoleFilterHint),
+                            &app.settings.model_role_filter);
   std::optional<model::RoleFilter> filter;
   std::string filter_error;  // in the UI's language
   if (!app.settings.model_role_filter.empty()) {

@@ -6,6 +6,7 @@
 #include "app.h"
 #include "io/json.h"
 #include "panel_util.h"
+#include "widgets.h"
 #include "unicode_slots.h"
 
 namespace attnviz {
@@ -63,8 +64,7 @@ void DrawSentencesPanel(App& app) {
   bool enter = InputTextAnyUnicode("##path", &app.views.sentences.path_input, ImGuiInputTextFlags_EnterReturnsTrue);
   dump.RecordItem("sentences.path", JsonString(app.views.sentences.path_input));
   ImGui::SameLine();
-  bool open = ImGui::Button(Labeled(dump, Str::kOpen, "open").c_str());
-  dump.RecordItem("sentences.open");
+  bool open = widget::Button(dump, Str::kOpen, "sentences.open");
   if ((enter || open) && !app.views.sentences.path_input.empty()) {
     if (app.OpenSentenceFile(app.views.sentences.path_input).ok() && !app.views.sentences.items.empty()) app.SelectSentence(0);
   }

@@ -1,0 +1,84 @@
+#include "widgets.h"
+
+#include <imgui_stdlib.h>
+
+#include "io/json.h"
+
+namespace attnviz::widget {
+namespace {
+
+std::string Id(WidgetDump& dump, const Label& label, const char* name) { return dump.Label(label.text, name); }
+std::string BoolJson(bool b) { return b ? "true" : "false"; }
+
+}  // namespace
+
+bool Button(WidgetDump& dump, const Label& label, const char* name, const ImVec2& size) {
+  const bool pressed = ImGui::Button(Id(dump, label, name).c_str(), size);
+  dump.RecordItem(name);
+  return pressed;
+}
+
+bool SmallButton(WidgetDump& dump, const Label& label, const char* name) {
+  const bool pressed = ImGui::SmallButton(Id(dump, label, name).c_str());
+  dump.RecordItem(name);
+  return pressed;
+}
+
+bool InputInt(WidgetDump& dump, const Label& label, const char* name, int* value) {
+  const bool changed = ImGui::InputInt(Id(dump, label, name).c_str(), value, 0, 0);
+  dump.RecordItem(name, std::to_string(*value));
+  return changed;
+}
+
+bool InputU64(WidgetDump& dump, const Label& label, const char* name, uint64_t* value) {
+  const bool changed = ImGui::InputScalar(Id(dump, label, name).c_str(), ImGuiDataType_U64, value);
+  dump.RecordItem(name, std::to_string(*value));
+  return changed;
+}
+
+bool Checkbox(WidgetDump& dump, const Label& label, const char* name, bool* value) {
+  const bool changed = ImGui::Checkbox(Id(dump, label, name).c_str(), value);
+  dump.RecordItem(name, BoolJson(*value));
+  return changed;
+}
+
+bool RadioButton(WidgetDump& dump, const Label& label, const char* name, bool active) {
+  const bool pressed = ImGui::RadioButton(Id(dump, label, name).c_str(), active);
+  dump.RecordItem(name, BoolJson(active));
+  return pressed;
+}
+
+bool RadioButton(WidgetDump& dump, const Label& label, const char* name, int* value, int choice) {
+  const bool pressed = ImGui::RadioButton(Id(dump, label, name).c_str(), value, choice);
+  dump.RecordItem(name, BoolJson(*value == choice));
+  return pressed;
+}
+
+bool SliderInt(WidgetDump& dump, const Label& label, const char* name, int* value, int lo, int hi, const char* format,
+               ImGuiSliderFlags flags) {
+  const bool changed = ImGui::SliderInt(Id(dump, label, name).c_str(), value, lo, hi, format, flags);
+  dump.RecordItem(name, std::to_string(*value));
+  return changed;
+}
+
+bool SliderFloat(WidgetDump& dump, const Label& label, const char* name, float* value, float lo, float hi,
+                 const char* format, ImGuiSliderFlags flags) {
+  const bool changed = ImGui::SliderFloat(Id(dump, label, name).c_str(), value, lo, hi, format, flags);
+  dump.RecordItem(name, JsonNumber(*value));
+  return changed;
+}
+
+bool InputText(WidgetDump& dump, const Label& label, const char* name, std::string* text, ImGuiInputTextFlags flags) {
+  const bool changed = ImGui::InputText(Id(dump, label, name).c_str(), text, flags);
+  dump.RecordItem(name, JsonString(*text));
+  return changed;
+}
+
+bool InputTextWithHint(WidgetDump& dump, const Label& label, const char* name, const char* hint, std::string* text,
+                       ImGuiInputTextFlags flags) {
+  const bool changed = ImGui::InputTextWithHint(Id(dump, label, name).c_str(), hint, text, flags);
+  dump.RecordItem(name, JsonString(*text));
+  return changed;
+}
+
+}  // namespace attnviz::widget
