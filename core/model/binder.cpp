@@ -10,7 +10,7 @@ Status Binder::Get(std::initializer_list<std::string> names, const std::vector<i
     if (!e) continue;
     if (e->info->shape != want)
       return Status::Error(MsgId::kTensorShape,
-                           {name, e->file->path(), ShapeString(e->info->shape), ShapeString(want)});
+                           {name, e->path(), ShapeString(e->info->shape), ShapeString(want)});
     auto f = store_->Floats(name);
     if (!f) return f.status();
     *out = *f;
