@@ -113,7 +113,7 @@ Result<std::unique_ptr<Tokenizer>> Gpt2(const GgufVocab& v) {
   parts.added_tokens = AddedTokens(v);
   parts.post_processor = BosEos(v, /*bos_default=*/false);
   parts.display.byte_level = true;
-  parts.description = "GGUF: BPE (byte-level, pre " + pre + "), " + std::to_string(v.tokens.size()) + " tokens";
+  parts.description = "GGUF: BPE (byte-level, pre " + pre + ")";
   return MakePipelineTokenizer(std::move(parts));
 }
 
@@ -168,7 +168,7 @@ Result<std::unique_ptr<Tokenizer>> Llama(const GgufVocab& v) {
   parts.post_processor = BosEos(v, /*bos_default=*/true);
   parts.display.byte_fallback = true;
   parts.display.space_marker = kSpace;
-  parts.description = "GGUF: BPE (SentencePiece, byte fallback), " + std::to_string(v.tokens.size()) + " tokens";
+  parts.description = "GGUF: BPE (SentencePiece, byte fallback)";
   return MakePipelineTokenizer(std::move(parts));
 }
 
