@@ -1,5 +1,7 @@
 #include "model/gguf_config.h"
 
+#include "model/gguf_quant.h"
+
 #include <cmath>
 #include <cstdio>
 
@@ -78,8 +80,24 @@ class GgufKeys {
     if (Status s_ = (expr); !s_) return s_; \
   } while (0)
 
+// rope_freqs.weight [d_head / 2]: llama.cpp's per-frequency divisors (how convert_hf_to_gguf.py stores llama3
+// scaling); each finite and > 0.
+Status ReadRopeFreqs(const GgufFile& f, int d_head, RopeScaling* r) {
+  const GgufTensor* t = f.FindTensor("rope_freqs.weight");
+  if (!t) return Status::Ok();
+  const std::vector<int64_t> want = {d_head / 2};
+  if (t->ne != want)
+    return Status::Error(MsgId::kGgufTensorShape, {t->name, f.path(), NeString(t->ne), NeString(want)});
+  std::vector<float> v(d_head / 2);
+  if (Status s = DequantizeTensorRows(f, *t, 0, 1, v.data()); !s) return s;
+  for (size_t j = 0; j < v.size(); ++j)
+    if (!std::isfinite(v[j]) || v[j] <= 0)
+      return Status::ErrorAt(f.path(), MsgId::kGgufRopeFreqs, {Num(v[j]), std::to_string(j)});
+  r->freq_factors.assign(v.begin(), v.end());
+  return Status::Ok();
+}
+
 Status ReadRopeScaling(const GgufFile& f, const GgufKeys& k, const std::string& a, RopeScaling* r) {
-  if (f.FindTensor("rope_freqs.weight")) return Status::ErrorAt(f.path(), MsgId::kGgufRopeFreqs, {});
   std::string type;
   GGUF_TRY(k.String(a + ".rope.scaling.type", &type));
   double factor = 0;
@@ -136,6 +154,7 @@ Result<ModelConfig> GgufModelConfig(const GgufFile& f) {
   GGUF_TRY(k.Double(a + ".rope.freq_base", 1e-6, 1e12, 10000.0, &c.rope_theta));
   GGUF_TRY(k.Double(a + ".attention.layer_norm_rms_epsilon", 0, 1, 1e-5, &c.norm_eps));
   GGUF_TRY(ReadRopeScaling(f, k, a, &c.rope_scaling));
+  GGUF_TRY(ReadRopeFreqs(f, c.d_head, &c.rope_scaling));
   // The vocabulary: the key, else the rows of the embedding (the binder checks the tensor against it).
   const GgufTensor* emb = f.FindTensor("token_embd.weight");
   const int emb_rows = emb && emb->ne.size() == 2 && emb->ne[1] <= kMaxVocab ? (int)emb->ne[1] : 0;

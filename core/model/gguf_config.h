@@ -10,8 +10,8 @@
 //   token_embd), ARCH.rope.scaling.type none | linear + ARCH.rope.scaling.factor (or the older
 //   ARCH.rope.scale_linear), ARCH.attention.sliding_window (llama, mistral).
 // From the tensors: biases (blk.0.attn_q.bias, attn_output.bias, ffn_up.bias), tied embeddings (no output.weight).
-// Refused by name: other architectures, rope scaling yarn/longrope/..., a rope_freqs.weight tensor (llama3-style
-// per-frequency factors; not read yet).
+// rope_freqs.weight [head width / 2] (llama.cpp's per-frequency divisors, its form of llama3 scaling) when present.
+// Refused by name: other architectures, rope scaling yarn/longrope/....
 #pragma once
 #include "base/status.h"
 #include "model/config.h"
