@@ -92,7 +92,13 @@ class Cursor {
   const std::string& path_;
 };
 
-Status ReadValue(Cursor& c, GgufValueType type, const std::string& key, int depth, GgufValue* v) {
+// Array items of the whole file held in memory (about 100 bytes each whatever their size in the file): far above
+// any real vocabulary (a 256k-token vocabulary with scores, types and merges is ~1M), low enough that a file of
+// one-byte items cannot ask for tens of GB.
+constexpr uint64_t kMaxArrayItems = uint64_t(1) << 23;
+
+Status ReadValue(Cursor& c, GgufValueType type, const std::string& key, int depth, GgufValue* v,
+                 uint64_t* items_left) {
   v->type = type;
   v->at = c.pos();
   const std::string what = "the value of '" + key + "'";
@@ -141,9 +147,14 @@ Status ReadValue(Cursor& c, GgufValueType type, const std::string& key, int dept
       const uint64_t count_at = c.pos();
       if (Status s = c.Read(&n, what + " (array count)"); !s) return s;
       if (Status s = c.Count(n, MinValueBytes(v->item_type), "array count of '" + key + "'", count_at); !s) return s;
+      if (n > *items_left)
+        return Status::ErrorAt(c.path(), MsgId::kGgufCountTooLarge,
+                               {"array count of '" + key + "'", std::to_string(n), std::to_string(count_at),
+                                std::to_string(*items_left) + " more array items in all"});
+      *items_left -= n;
       v->items.resize(n);
       for (uint64_t k = 0; k < n; ++k)
-        if (Status s = ReadValue(c, v->item_type, key, depth + 1, &v->items[k]); !s) return s;
+        if (Status s = ReadValue(c, v->item_type, key, depth + 1, &v->items[k], items_left); !s) return s;
       return Status::Ok();
     }
   }
@@ -241,6 +252,7 @@ Result<std::shared_ptr<const GgufFile>> GgufFile::Parse(std::shared_ptr<const Ma
   if (Status s = c.Count(n_tensors, 32, "tensor_count", n_tensors_at); !s) return s;
 
   // 2. Metadata.
+  uint64_t items_left = kMaxArrayItems;
   for (uint64_t k = 0; k < n_kv; ++k) {
     const uint64_t at = c.pos();
     std::string key;
@@ -250,7 +262,7 @@ Result<std::shared_ptr<const GgufFile>> GgufFile::Parse(std::shared_ptr<const Ma
     if (!KnownValueType(type))
       return Status::ErrorAt(path, MsgId::kGgufValueType, {key, std::to_string(at), std::to_string(type)});
     GgufValue v;
-    if (Status s = ReadValue(c, GgufValueType(type), key, 0, &v); !s) return s;
+    if (Status s = ReadValue(c, GgufValueType(type), key, 0, &v, &items_left); !s) return s;
     if (!f->kv_.emplace(key, std::move(v)).second)
       return Status::ErrorAt(path, MsgId::kGgufKeyTwice, {key, std::to_string(at)});
   }

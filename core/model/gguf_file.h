@@ -12,7 +12,8 @@
 // Every count, length, offset and size is checked against the file before it is used (checked arithmetic):
 // a count the remaining bytes cannot hold, a string past the end, arrays of arrays nested deeper than
 // kMaxArrayDepth, an unknown value or tensor type, more than 4 dims, an overflowing element count, a row that
-// is not whole blocks, an offset off the alignment, a tensor past the end, a name twice. Each refusal names the
+// is not whole blocks, an offset off the alignment, a tensor past the end, a name twice; at most 2^23 array items
+// in all (each is held in memory). Each refusal names the
 // file, the key or tensor and the byte offset. Types ggml knows but attnviz cannot dequantize (IQ*, ...) parse
 // fine and are refused when their floats are asked for (gguf_quant.h), by their ggml name.
 #pragma once

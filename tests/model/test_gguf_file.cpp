@@ -128,6 +128,12 @@ std::vector<BadCase> BadCases() {
     cases.push_back({"array count", b.str(), {"array count of 'a' = 1152921504606846976 at byte 41"}});
   }
   {
+    GgufBytes b;  // 2^23 + 1 one-byte items: fits the file, not the memory allowance
+    b.Header(3, 0, 1).Str("a").Put<uint32_t>(9).Put<uint32_t>(0).Put<uint64_t>((uint64_t(1) << 23) + 1);
+    b.Raw(std::string((size_t(1) << 23) + 1, '\0'));
+    cases.push_back({"array items in all", b.str(), {"array count of 'a' = 8388609 at byte 41", "at most 8388608 more array items in all"}});
+  }
+  {
     GgufBytes b;
     b.Header(3, 0, 2).KvU32("k", 1).KvU32("k", 2);
     cases.push_back({"key twice", b.str(), {"key 'k' at byte 41 appears twice"}});
