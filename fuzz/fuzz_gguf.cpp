@@ -1,4 +1,5 @@
-// A .gguf file (header, metadata, tensor infos; then its model config, llama-family weights and tokenizer keys):
+// A .gguf file (header, metadata, tensor infos; then its model config, llama-family weights, tokenizer keys and the
+// tokenizer they build, run on one text):
 // every tensor it accepts lies inside the file and dequantizes without reading past it, or a message naming the
 // file.
 #include <vector>
@@ -8,6 +9,7 @@
 #include "model/gguf_quant.h"
 #include "model/gguf_vocab_reader.h"
 #include "model/gguf_weights.h"
+#include "tokenize/gguf_tokenizer.h"
 
 using namespace attnviz;
 
@@ -34,6 +36,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!m) FUZZ_EXPECT(!m.message().empty());
   }
   auto vocab = model::ReadGgufVocab(f);
-  if (!vocab) FUZZ_EXPECT(vocab.message().find("model.gguf") != std::string::npos);
+  if (!vocab) {
+    FUZZ_EXPECT(vocab.message().find("model.gguf") != std::string::npos);
+    return 0;
+  }
+  auto tokenizer = tokenize::MakeGgufTokenizer(*vocab);
+  if (!tokenizer) return 0;
+  auto tokens = (*tokenizer)->Encode("Hello world, 안녕하세요 123 <s>");
+  if (tokens)
+    for (const auto& t : *tokens) FUZZ_EXPECT(t.id >= 0 && (size_t)t.id < vocab->tokens.size());
   return 0;
 }

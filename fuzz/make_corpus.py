@@ -138,5 +138,5 @@ for case in ("bert_cased", "bert_uncased"):
 
 # GGUF files: the small fixtures of tests/fixtures/gguf (a model, quantized tensors, one unsupported type, keys only).
 for rel in ("models/qwen2.gguf", "quant/q4_K.gguf", "quant/q3_K.gguf", "quant/q5_1.gguf", "quant/iq2_xxs.gguf",
-            "tokenizers/llama_style.gguf"):
+            "tokenizers/llama_style.gguf", "tokenizers/llama3_style.gguf"):
     put("fuzz_gguf", rel.replace("/", "_"), read("tests", "fixtures", "gguf", rel))
