@@ -247,6 +247,7 @@ constexpr const char* kEnglish[] = {
     "dictionary: a score needs d_q = d_k: the query '{0}' has width {1}, the key '{2}' has width {3}",
     "not a GGUF file: it starts with {0}, not the magic 'GGUF'",
     "GGUF version {0} is not supported (supported: 2, 3)",
+    "a big-endian GGUF file (version {0} byte-swapped); attnviz reads little-endian GGUF files only",
     "truncated at byte {0}: {1} needs {2} bytes but {3} are left",
     "{0} = {1} at byte {2} is more than the file can hold (at most {3})",
     "key '{0}' at byte {1}: value type {2} is unknown (allowed 0..12)",

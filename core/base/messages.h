@@ -257,7 +257,8 @@ enum class MsgId : int {
   kDictWidthMismatch,  // {0} query, {1} width, {2} key, {3} width
   // ---- GGUF files (core/model/gguf_*.cpp, core/tokenize/gguf_tokenizer.cpp)
   kGgufNotGguf,              // {0} bytes
-  kGgufVersion,              // {0} version
+  kGgufVersion,
+  kGgufBigEndian,           // {0} version              // {0} version
   kGgufTruncated,            // {0} byte, {1} what, {2} bytes needed, {3} bytes left
   kGgufCountTooLarge,        // {0} what, {1} value, {2} byte, {3} the most
   kGgufValueType,            // {0} key, {1} byte, {2} type

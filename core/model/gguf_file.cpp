@@ -240,6 +240,8 @@ Result<std::shared_ptr<const GgufFile>> GgufFile::Parse(std::shared_ptr<const Ma
   uint32_t magic = 0;
   (void)c.Read(&magic, "the magic");
   if (Status s = c.Read(&f->version_, "the version"); !s) return s;
+  if (f->version_ == 0x02000000u || f->version_ == 0x03000000u)  // v3 allows big-endian files
+    return Status::ErrorAt(path, MsgId::kGgufBigEndian, {std::to_string(__builtin_bswap32(f->version_))});
   if (f->version_ != 2 && f->version_ != 3)
     return Status::ErrorAt(path, MsgId::kGgufVersion, {std::to_string(f->version_)});
   uint64_t n_tensors = 0, n_kv = 0;

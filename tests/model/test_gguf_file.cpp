@@ -48,6 +48,29 @@ TEST(GgufFile, ReadsHeaderMetadataAndTensors) {
   }
 }
 
+TEST(GgufFile, DataSectionFollowsGeneralAlignment) {
+  TempDir dir;
+  GgufBytes b;
+  b.Header(3, 2, 1).KvU32("general.alignment", 64);
+  b.Info("a", {4}, 0, 0).Info("b", {2}, 0, 64).Align(64);
+  b.Floats({1, 2, 3, 4}).Raw(std::string(48, '\0')).Floats({5, 6});
+  auto f = OpenBytes(dir, b.str());
+  ASSERT_TRUE(f.ok()) << f.message();
+  EXPECT_EQ((*f)->alignment(), 64u);
+  EXPECT_EQ((*f)->data_start() % 64, 0u);
+  const GgufTensor* t = (*f)->FindTensor("b");
+  EXPECT_EQ(t->begin, (*f)->data_start() + 64);
+  float v[2];
+  std::memcpy(v, (*f)->Bytes(*t), 8);
+  EXPECT_EQ(v[1], 6.0f);
+  // Offset 32 is aligned for the default, not for 64.
+  GgufBytes c;
+  c.Header(3, 1, 1).KvU32("general.alignment", 64).Info("a", {4}, 0, 32).Align(64).Raw(std::string(64, '\0'));
+  auto g = OpenBytes(dir, c.str());
+  ASSERT_FALSE(g.ok());
+  EXPECT_THAT(g.message(), HasSubstr("data offset 32 is not a multiple of the alignment 64"));
+}
+
 TEST(GgufFile, EveryValueTypeAndNestedArrays) {
   TempDir dir;
   GgufBytes b;
@@ -85,6 +108,11 @@ std::vector<BadCase> BadCases() {
     GgufBytes b;
     b.Header(1, 0, 0);
     cases.push_back({"version 1", b.str(), {"GGUF version 1 is not supported"}});
+  }
+  {
+    GgufBytes b;
+    b.Raw("GGUF").Put<uint32_t>(0x03000000u).Put<uint64_t>(0).Put<uint64_t>(0);
+    cases.push_back({"big endian", b.str(), {"a big-endian GGUF file (version 3 byte-swapped)"}});
   }
   {
     GgufBytes b;

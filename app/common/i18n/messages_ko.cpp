@@ -250,6 +250,7 @@ constexpr MessageEntry kMessagesKo[] = {
     {MsgId::kDictWidthMismatch, "사전: 점수를 내려면 d_q = d_k 여야 합니다: 쿼리 '{0}' 의 폭은 {1}, 키 '{2}' 의 폭은 {3}"},
     {MsgId::kGgufNotGguf, "GGUF 파일이 아닙니다: {0}(으)로 시작하며, 매직 'GGUF' 가 아닙니다"},
     {MsgId::kGgufVersion, "GGUF 버전 {0}은(는) 지원하지 않습니다 (지원: 2, 3)"},
+    {MsgId::kGgufBigEndian, "빅 엔디언 GGUF 파일입니다 (버전 {0}의 바이트 순서가 뒤집혀 있습니다); attnviz는 리틀 엔디언 GGUF 파일만 읽습니다"},
     {MsgId::kGgufTruncated, "바이트 {0}에서 잘렸습니다: {1}에 {2}바이트가 필요하지만 {3}바이트만 남았습니다"},
     {MsgId::kGgufCountTooLarge, "바이트 {2}의 {0} = {1}은(는) 파일이 담을 수 있는 것보다 큽니다 (최대 {3})"},
     {MsgId::kGgufValueType, "바이트 {1}의 키 '{0}': 값 형식 {2}은(는) 알 수 없습니다 (허용 0..12)"},
