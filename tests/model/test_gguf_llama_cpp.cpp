@@ -8,6 +8,7 @@
 
 #include "gguf_test_util.h"
 #include "io/npy.h"
+#include "model/gguf_quant.h"
 #include "model/gguf_vocab_reader.h"
 #include "model/gguf_weights.h"
 #include "model/run.h"
@@ -67,6 +68,50 @@ TEST(GgufLlamaCpp, SameIdsAndLogitsAsLlamaCpp) {
   // float32 on both sides (the reference keeps K and V in F32; llama.cpp's default F16 moves logits by ~2e-2).
   EXPECT_LT(worst, 1e-4) << "largest |logit difference|";
   std::printf("largest |logit - llama.cpp's| = %.3g\n", worst);
+}
+
+// Each probe holds one quantized tensor, token_embd (8 rows of 256: one k-quant super-block or eight legacy blocks
+// per row), and float32 elsewhere: llama.cpp reads its rows with ggml's dequantize_row_*, so logits within float
+// noise of llama.cpp's say attnviz dequantizes that type as ggml does (a wrong scale or nibble moves them by O(1)).
+TEST(GgufLlamaCpp, DequantizesEveryTypeAsGgml) {
+  std::ifstream in(GgufFixture("llama_cpp/llama_cpp_reference.json"));
+  const auto probe = nlohmann::json::parse(in)["probe"];
+  auto logits = ReadNpy(GgufFixture("llama_cpp/llama_cpp_probe_logits.npy"));
+  ASSERT_TRUE(logits.ok()) << logits.message();
+  const std::vector<int> ids = probe["ids"].get<std::vector<int>>();
+  const int n = (int)ids.size();
+  size_t row = 0;
+  for (const std::string type : probe["types"].get<std::vector<std::string>>()) {
+    SCOPED_TRACE(type);
+    auto file = GgufFile::Open(GgufFixture("probe/" + type + ".gguf"));
+    ASSERT_TRUE(file.ok()) << file.message();
+    EXPECT_STREQ(GgmlTypeName((*file)->FindTensor("token_embd.weight")->type), type.c_str());
+    auto model = LoadGgufModel(*file);
+    ASSERT_TRUE(model.ok()) << model.message();
+    const ModelConfig& c = (*model)->config();
+    const GgufTensor* out = (*file)->FindTensor("output.weight");
+    ASSERT_NE(out, nullptr);
+    std::vector<float> w(out->elements);
+    ASSERT_TRUE(DequantizeTensorRows(**file, *out, 0, out->rows(), w.data()).ok());
+    auto run = RunModel(**model, ids);
+    ASSERT_TRUE(run.ok()) << run.message();
+    const int d = c.d_model;
+    double worst = 0;
+    for (int pos = 0; pos < n; ++pos, ++row) {
+      const float* x = run->hidden.data() + ((size_t)c.n_layer * n + pos) * d;
+      double ss = 0;
+      for (int i = 0; i < d; ++i) ss += (double)x[i] * x[i];
+      const double inv = 1.0 / std::sqrt(ss / d + c.norm_eps);
+      for (int v = 0; v < c.vocab; ++v) {
+        double z = 0;
+        for (int i = 0; i < d; ++i) z += x[i] * inv * (*model)->params().final_norm.w[i] * w[(size_t)v * d + i];
+        worst = std::max(worst, std::fabs(z - logits->data[row * c.vocab + v]));
+      }
+    }
+    EXPECT_LT(worst, 1e-4) << "largest |logit - llama.cpp's|";
+    std::printf("%-5s largest |logit - llama.cpp's| = %.3g\n", type.c_str(), worst);
+  }
+  EXPECT_EQ(row, logits->shape[0]);
 }
 
 }  // namespace
