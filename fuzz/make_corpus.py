@@ -126,6 +126,30 @@ put("fuzz_safetensors", "f16_bf16.safetensors", safetensors_bytes(
 put("fuzz_safetensors", "scalar_i64.safetensors", safetensors_bytes(
     {"step": ("I64", np.array(5, "<i8")), "s": ("F32", np.array(1.5, "<f4"))}))
 
+# Deep nesting and long values (issue 25): refused at parse (depth 64) and quoted capped, never dump()ed.
+put("fuzz_model_config", "regress-deep-nesting.json",
+    '{"model_type": "llama", "num_key_value_heads": ' + "[" * 5000 + "]" * 5000 + "}")
+put("fuzz_model_config", "regress-long-model-type.json", '{"model_type": "' + "m" * 20000 + '"}')
+deep = ("{\"t\": {\"dtype\": \"F32\", \"shape\": " + "[" * 3000 + "]" * 3000 + ", \"data_offsets\": [0, 0]}}").encode()
+deep += b" " * (-len(deep) % 8)
+put("fuzz_safetensors", "regress-deep-header.safetensors", struct.pack("<Q", len(deep)) + deep)
+# An empty tensor between two overlapping ones (the overlap must still be found).
+hidden = json.dumps({"a": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]},
+                     "e": {"dtype": "F32", "shape": [0], "data_offsets": [6, 6]},
+                     "b": {"dtype": "F32", "shape": [2], "data_offsets": [8, 16]}}).encode()
+hidden += b" " * (-len(hidden) % 8)
+put("fuzz_safetensors", "regress-overlap-behind-empty.safetensors", struct.pack("<Q", len(hidden)) + hidden + bytes(16))
+
+# Shard index: the index JSON, a NUL, then shard-0.safetensors.
+shard = safetensors_bytes({"w": ("F32", np.zeros((2, 2), "<f4")), "b": ("F32", np.zeros(2, "<f4"))})
+put("fuzz_shard_index", "one_shard", json.dumps(
+    {"metadata": {"total_size": 24}, "weight_map": {"w": "shard-0.safetensors", "b": "shard-0.safetensors"}}).encode()
+    + b"\0" + shard)
+put("fuzz_shard_index", "elsewhere", json.dumps({"weight_map": {"w": "shard-1.safetensors"}}).encode() + b"\0" + shard)
+put("fuzz_shard_index", "many_names", json.dumps(
+    {"weight_map": {"t%d" % i: "s%d.safetensors" % (i % 50) for i in range(2000)}}).encode())
+put("fuzz_shard_index", "regress-deep", ('{"weight_map": ' + "[" * 4000 + "]" * 4000 + "}").encode())
+
 # Tokenizer files.
 for case in ("bert_json", "llama_style", "metaspace_split", "split_isolated", "wordpiece_misc",
              "pretokenizers_misc"):

@@ -183,3 +183,52 @@ TEST(DumpFolder, SigtermRemovesTheStagingFolder) {
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << status;
   EXPECT_EQ(dir.Names(), std::vector<std::string>{});
 }
+
+// Issue 25: a FIFO (or device) target is refused at once; opening it to write would wait for a reader forever.
+TEST(FileIo, FifoTargetIsRefusedNotWaitedOn) {
+  TempDir dir;
+  ASSERT_EQ(mkfifo((dir / "pipe.json").c_str(), 0600), 0);
+  ASSERT_EQ(symlink("pipe.json", (dir / "via-link.csv").c_str()), 0);
+  for (const char* name : {"pipe.json", "via-link.csv"}) {
+    Status s = WriteFileAtomic(dir / name, "x");
+    ASSERT_FALSE(s.ok()) << name;
+    EXPECT_NE(s.message().find("is not a regular file (a device, FIFO or socket)"), std::string::npos) << s.message();
+  }
+  EXPECT_FALSE(CheckWriteTarget("/dev/null").ok());
+  EXPECT_TRUE(CheckWriteTarget(dir / "new.csv").ok());
+}
+
+// A dump into a folder holding names it writes: all of them replaced, or (when a move fails) none.
+TEST(DumpFolder, FailedCommitKeepsEveryOldFile) {
+  TempDir dir;
+  fs::create_directories(dir / "out/f7.npy/inside");  // a folder where the dump puts a file
+  for (int i = 0; i < 12; ++i)
+    if (i != 7) ASSERT_TRUE(WriteFileAtomic(dir / ("out/f" + std::to_string(i) + ".npy"), "old").ok());
+  DumpFolder dump;
+  ASSERT_TRUE(dump.Begin(dir / "out").ok());
+  for (int i = 0; i < 12; ++i) ASSERT_TRUE(WriteFileAtomic(dump.Path("f" + std::to_string(i) + ".npy"), "new").ok());
+  Status s = dump.Commit();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("f7.npy: is a folder"), std::string::npos) << s.message();
+  for (int i = 0; i < 12; ++i)
+    if (i != 7) EXPECT_EQ(*ReadFile(dir / ("out/f" + std::to_string(i) + ".npy")), "old") << i;
+  for (const std::string& n : dir.Names()) EXPECT_EQ(n.find(".~"), std::string::npos) << n;
+}
+
+// An existing target keeps its mode (0700 stays 0700) and needs no writable parent.
+TEST(DumpFolder, ExistingTargetKeepsItsModeUnderAReadOnlyParent) {
+  TempDir dir;
+  fs::create_directories(dir / "ro/out");
+  ASSERT_EQ(chmod((dir / "ro/out").c_str(), 0700), 0);
+  ASSERT_TRUE(WriteFileAtomic(dir / "ro/out/a.json", "old").ok());
+  ASSERT_EQ(chmod((dir / "ro").c_str(), 0555), 0);
+  DumpFolder dump;
+  Status begun = dump.Begin(dir / "ro/out");
+  Status committed = begun.ok() && WriteFileAtomic(dump.Path("a.json"), "new").ok() ? dump.Commit() : begun;
+  chmod((dir / "ro").c_str(), 0755);
+  ASSERT_TRUE(committed.ok()) << committed.message();
+  struct stat st;
+  ASSERT_EQ(stat((dir / "ro/out").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0700u);
+  EXPECT_EQ(*ReadFile(dir / "ro/out/a.json"), "new");
+}

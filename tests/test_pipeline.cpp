@@ -483,3 +483,35 @@ TEST(Pipeline, ScoresThatAreNotDotProductsAreNeverPooled) {
   ASSERT_TRUE(p.Run().ok());
   EXPECT_FALSE(p.tensors().pooled);
 }
+
+// Issue 25: the sandbox budgets its activations, not only its weights. One-hot features are as wide as the
+// vocabulary, so each q . k costs n and the layer n^3 (6000 distinct words: minutes); wider than 1024 is refused.
+TEST(Pipeline, OneHotWiderThanTheLimitIsRefusedBeforeRunning) {
+  std::string text;
+  for (int i = 0; i < 6000; ++i) text += "w" + std::to_string(i) + " ";
+  AttentionConfig c;
+  c.query_from = c.key_from = c.value_from = FeatureSource::kOneHot;
+  Pipeline p;
+  ASSERT_TRUE(p.SetText(text).ok());
+  ASSERT_TRUE(p.SetConfig(c).ok());
+  Status s = p.Run(Stage::kOutput);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("onehot features would be 6000 wide"), std::string::npos) << s.message();
+}
+
+TEST(Pipeline, ActivationsOverTheMemoryLimitAreRefusedWithTheEstimate) {
+  std::string text;
+  for (int i = 0; i < 3000; ++i) text += "w" + std::to_string(i % 50) + " ";
+  AttentionConfig c;
+  c.n_head = 16;
+  c.d_k = c.d_v = 1024;
+  Pipeline p;
+  ASSERT_TRUE(p.SetText(text).ok());
+  ASSERT_TRUE(p.SetConfig(c).ok());
+  ::setenv("ATTNVIZ_MEMORY_LIMIT", "64M", 1);
+  Status s = p.Run(Stage::kOutput);
+  ::unsetenv("ATTNVIZ_MEMORY_LIMIT");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("the layer over 3000 words needs about"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("more than the limit of 64.0 MiB"), std::string::npos) << s.message();
+}

@@ -89,7 +89,7 @@ TEST(SweepCancel, StopsInsideOneDkWithinABlock) {
   o.d_ks = {1024};
   o.n_seeds = 1;
   o.n_head = (int)n_head;
-  o.cancel = &cancel;
+  o.control.cancel = &cancel;
   o.blocks_done = &blocks;
   size_t blocks_at_cancel = 0;
   // Cancels once the first attention block of the d_k has finished (a hang guard of 120 s otherwise).

@@ -285,6 +285,7 @@ int RunModelCommand(const std::vector<std::string>& args) {
 
   const std::vector<int> ids = TokenIds(*tokens);
   const size_t n = ids.size();
+  if (figure) options.caller_bytes = (size_t)c.n_head * n * n * sizeof(float);  // KeepLayerSink's copy
   DumpFolder dump;
   NpyStreamWriter attention, hidden;
   if (!a.dump_dir.empty()) {

@@ -1,5 +1,6 @@
 // attnviz-cli: the headless command line (links core, and the figure library for export).
 #include <cstdio>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -7,6 +8,7 @@
 #include "passive_waits.h"
 #include "i18n/help_ko.h"
 #include "data_dir.h"
+#include "i18n/localized.h"
 #include "i18n/ui_strings.h"
 
 namespace {
@@ -23,6 +25,10 @@ const char* kUsage =
     "  --version       print the version\n"
     "  --lang en|ko    the language of messages and figure titles (default: ko when LC_ALL, LC_MESSAGES or\n"
     "                  LANG starts with ko)\n";
+}
+
+namespace {
+int RunCommand(const std::string& command, const std::vector<std::string>& args);
 }
 
 int main(int argc, char** argv) {
@@ -59,6 +65,18 @@ int main(int argc, char** argv) {
     std::fputs(info.c_str(), stdout);
     return 0;
   }
+  // An allocation that fails despite the memory checks ends the command with a message, never an abort.
+  try {
+    return RunCommand(command, args);
+  } catch (const std::bad_alloc&) {
+    const attnviz::Status s = attnviz::Status::Error(attnviz::MsgId::kOutOfMemory, {"attnviz-cli " + command});
+    std::fprintf(stderr, "attnviz-cli: %s\n", attnviz::Localized(s).c_str());
+    return 2;
+  }
+}
+
+namespace {
+int RunCommand(const std::string& command, const std::vector<std::string>& args) {
   if (command == "compute") return attnviz::RunCompute(args);
   if (command == "sweep") return attnviz::RunSweep(args);
   if (command == "model") return attnviz::RunModelCommand(args);
@@ -68,3 +86,4 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "%s\n", attnviz::Trf(attnviz::Str::kCliSeeHelp, {command}).c_str());
   return 2;
 }
+}  // namespace

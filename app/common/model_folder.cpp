@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "base/parse_number.h"
+#include "sandbox/text.h"
 
 #include <sys/stat.h>
 
@@ -72,6 +73,16 @@ Result<std::shared_ptr<const ModelFolder>> OpenModelFolder(const std::string& di
 }
 
 Result<std::vector<tokenize::Token>> TokenizeForModel(const ModelFolder& folder, const std::string& text) {
+  // The same text rules as the sandbox's (no control characters: they would go raw into CSV and SVG).
+  if (Status s = ValidatePlainText(text); !s) return s;
+  // A text too long for the model's positions is refused before the tokenizer runs: no token covers more than
+  // kMaxBytesPerToken bytes of a real text, so a longer one cannot fit (a 16 MiB word is not tokenized first).
+  const model::ModelConfig& config = folder.model->config();
+  const size_t most_bytes = (size_t)config.max_positions * kMaxBytesPerToken;
+  if (text.size() > most_bytes)
+    return Status::Error(MsgId::kTextTooManyBytesForModel,
+                         {std::to_string(text.size()), std::to_string(most_bytes), std::to_string(config.max_positions),
+                          std::to_string(kMaxBytesPerToken)});
   auto tokens = folder.tokenizer->Encode(text);
   if (!tokens) return tokens.status();
   const model::ModelConfig& c = folder.model->config();

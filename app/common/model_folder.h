@@ -29,8 +29,13 @@ Result<std::string> ResolveModelDir(const std::string& name_or_dir);
 // the weights and the tokenizer.ggml.* tokenizer of that one file. Errors name the file.
 Result<std::shared_ptr<const ModelFolder>> OpenModelFolder(const std::string& dir);
 
+// No token of a real text covers more bytes than this (a long word becomes several tokens); a text of more than
+// max_positions times this many bytes cannot fit the model and is refused before it is tokenized.
+inline constexpr size_t kMaxBytesPerToken = 64;
+
 // The model's tokens for `text` (with the model's special tokens, as its tokenizer adds them by
-// default). Refuses text longer than the model's positions, naming both numbers.
+// default). Refuses text longer than the model's positions, naming both numbers (a text of more than
+// max_positions * kMaxBytesPerToken bytes before tokenizing), and control characters, as the sandbox does.
 Result<std::vector<tokenize::Token>> TokenizeForModel(const ModelFolder& folder, const std::string& text);
 std::vector<int> TokenIds(const std::vector<tokenize::Token>& tokens);
 

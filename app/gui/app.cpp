@@ -105,12 +105,12 @@ Status ParseAppOptions(const std::vector<std::string>& args, AppOptions* options
 
 // ---------------------------------------------------------------- app
 
-App::App(const ViewState& restored, const AppOptions& opts, std::unique_ptr<Pipeline> prepared)
-    : state(restored), options(opts) {
+App::App(const AppSettings& restored, const AppOptions& opts, std::unique_ptr<Pipeline> prepared)
+    : settings(restored), options(opts) {
   bool loaded_weights = prepared && !opts.input.weights_dir.empty();
   worker = std::make_unique<Worker>(std::move(prepared), loaded_weights);
   const InputOptions& in = options.input;
-  state.config = in.config;
+  settings.config = in.config;
   dump.set_enabled(!options.widgets_json_path.empty());
   std::string text_file_abs = in.text_file;
   if (char* resolved = in.text_file.empty() ? nullptr : realpath(in.text_file.c_str(), nullptr)) {
@@ -122,28 +122,28 @@ App::App(const ViewState& restored, const AppOptions& opts, std::unique_ptr<Pipe
     Status st = OpenSentenceFile(in.text_file);
     if (st.ok()) {
       int pick = -1;  // --line was checked by ResolveInputText in main: it names an item
-      for (size_t i = 0; i < sentences.size(); ++i)
-        if (in.line > 0 && sentences[i].line == in.line) pick = (int)i;
-      if (pick < 0 && !restored_text && !sentences.empty()) pick = 0;
+      for (size_t i = 0; i < views.sentences.items.size(); ++i)
+        if (in.line > 0 && views.sentences.items[i].line == in.line) pick = (int)i;
+      if (pick < 0 && !restored_text && !views.sentences.items.empty()) pick = 0;
       if (pick >= 0) SelectSentence(pick);
     }
-  } else if (!state.sentence_file.empty()) {
-    Status st = OpenSentenceFile(state.sentence_file);
-    if (!st.ok()) sentences_message = st;
+  } else if (!settings.sentence_file.empty()) {
+    Status st = OpenSentenceFile(settings.sentence_file);
+    if (!st.ok()) views.sentences.message = st;
   }
-  if (!in.text.empty()) state.kv_text = in.text;
+  if (!in.text.empty()) settings.kv_text = in.text;
   // Settings saved by older versions carry their default query, a sentence the user never typed.
-  if (state.config.mode == AttentionMode::kSelf && state.query_text == "Ich gehe nach Hause.") state.query_text.clear();
+  if (settings.config.mode == AttentionMode::kSelf && settings.query_text == "Ich gehe nach Hause.") settings.query_text.clear();
   if (!in.query_text.empty()) {
-    state.query_text = in.query_text;
-    state.config.mode = AttentionMode::kCross;
+    settings.query_text = in.query_text;
+    settings.config.mode = AttentionMode::kCross;
   }
-  sentence_path_input = state.sentence_file;
-  if (!options.lang.empty()) state.lang = options.lang;  // an explicit --lang is remembered
+  views.sentences.path_input = settings.sentence_file;
+  if (!options.lang.empty()) settings.lang = options.lang;  // an explicit --lang is remembered
   Lang lang = LangFromEnvironment();
-  if (!state.lang.empty()) ParseLang(state.lang, &lang);
+  if (!settings.lang.empty()) ParseLang(settings.lang, &lang);
   SetLang(lang);
-  state.selected_head = std::clamp(state.selected_head, 0, kMaxHeads - 1);
+  settings.selected_head = std::clamp(settings.selected_head, 0, kMaxHeads - 1);
   InitModels();
 }
 
@@ -151,8 +151,8 @@ Status App::OpenSentenceFile(const std::string& typed_path) {
   const std::string path = ExpandHome(typed_path);  // "~/x" typed into the path field
   Result<std::vector<SentenceItem>> items = LoadSentenceFile(path);
   if (!items) {
-    sentences_message = items.status();
-    sentences_error = true;
+    views.sentences.message = items.status();
+    views.sentences.error = true;
     return items.status();
   }
   // Remember the absolute path, so the recent-files list works from any folder.
@@ -161,14 +161,14 @@ Status App::OpenSentenceFile(const std::string& typed_path) {
     absolute = resolved;
     std::free(resolved);
   }
-  sentences = *items;
-  selected_sentence = -1;
-  state.sentence_file = absolute;
-  state.AddRecentFile(absolute);
-  sentence_path_input = absolute;
-  sentences_message = UiMessage(Str::kLoadedSentencesFrom, {std::to_string(sentences.size()), path});
-  sentences_error = false;
-  for (const SentenceItem& item : sentences) {
+  views.sentences.items = *items;
+  views.sentences.selected = -1;
+  settings.sentence_file = absolute;
+  settings.AddRecentFile(absolute);
+  views.sentences.path_input = absolute;
+  views.sentences.message = UiMessage(Str::kLoadedSentencesFrom, {std::to_string(views.sentences.items.size()), path});
+  views.sentences.error = false;
+  for (const SentenceItem& item : views.sentences.items) {
     fonts.AddText(item.kv_text);
     fonts.AddText(item.query_text);
   }
@@ -176,29 +176,29 @@ Status App::OpenSentenceFile(const std::string& typed_path) {
 }
 
 void App::SelectSentence(int index) {
-  if (index < 0 || index >= (int)sentences.size()) return;
-  const SentenceItem& item = sentences[(size_t)index];
-  selected_sentence = index;
-  state.kv_text = item.kv_text;
+  if (index < 0 || index >= (int)views.sentences.items.size()) return;
+  const SentenceItem& item = views.sentences.items[(size_t)index];
+  views.sentences.selected = index;
+  settings.kv_text = item.kv_text;
   if (item.is_cross()) {
-    state.query_text = item.query_text;
-    state.config.mode = AttentionMode::kCross;
+    settings.query_text = item.query_text;
+    settings.config.mode = AttentionMode::kCross;
   } else {
-    state.config.mode = AttentionMode::kSelf;
+    settings.config.mode = AttentionMode::kSelf;
   }
 }
 
 void App::ShowLesson(Lesson lesson) {
-  LessonSetup setup = ApplyLesson(lesson, state);
-  if (state.source != setup.state.source) SetSource(setup.state.source);
-  state = setup.state;
-  lesson_ = lesson;
-  learn_tab = setup.tab;
-  learn_tab_requested = 3;  // the tab bar takes the request on its next frame
+  LessonSetup setup = ApplyLesson(lesson, settings);
+  if (settings.source != setup.settings.source) SetSource(setup.settings.source);
+  settings = setup.settings;
+  views.learn.lesson = lesson;
+  views.learn.tab = setup.tab;
+  views.learn.tab_requested = 3;  // the tab bar takes the request on its next frame
 }
 
 void App::SetLanguage(Lang lang) {
-  state.lang = ToString(lang);
+  settings.lang = ToString(lang);
   SetLang(lang);
 }
 
@@ -214,34 +214,34 @@ void DrawLanguageSwitch(App& app) {
 }
 
 void App::ToggleScaling() {
-  if (state.source == Source::kModel) state.model_no_scale = !state.model_no_scale;  // the model's what-if
-  else state.config.scale = !state.config.scale;
+  if (settings.source == Source::kModel) settings.model_no_scale = !settings.model_no_scale;  // the model's what-if
+  else settings.config.scale = !settings.config.scale;
 }
 
 std::vector<int> App::VisibleHeads() const {
   std::vector<int> heads;
-  int n_head = shown ? shown->tensors.n_head() : 0;
+  int n_head = results.shown ? results.shown->tensors.n_head() : 0;
   for (int h = 0; h < n_head; ++h)
-    if (state.head_visible(h)) heads.push_back(h);
+    if (settings.head_visible(h)) heads.push_back(h);
   return heads;
 }
 
 void App::CycleHead(int direction) {
-  int n_head = shown ? shown->tensors.n_head() : state.config.n_head;
+  int n_head = results.shown ? results.shown->tensors.n_head() : settings.config.n_head;
   if (n_head <= 0) return;
-  int h = state.selected_head;
+  int h = settings.selected_head;
   for (int step = 0; step < n_head; ++step) {
     h = ((h + direction) % n_head + n_head) % n_head;
-    if (state.head_visible(h)) break;
+    if (settings.head_visible(h)) break;
   }
-  state.selected_head = h;
+  settings.selected_head = h;
 }
 
 ColorRange App::RangeFor(const std::vector<int>& heads, bool twin) const {
-  if (!state.auto_range || !shown) return ColorRange{};
-  const AttentionTensors& t = twin && shown->has_twin ? shown->twin : shown->tensors;
+  if (!settings.auto_range || !results.shown) return ColorRange{};
+  const AttentionTensors& t = twin && results.shown->has_twin ? results.shown->twin : results.shown->tensors;
   // Keyed by the tensors too: a request publishes in steps (maps, twin, z) under one generation.
-  std::string key = std::to_string(shown->generation) + (twin ? "t" : "m") +
+  std::string key = std::to_string(results.shown->generation) + (twin ? "t" : "m") +
                     std::to_string((uintptr_t)t.pyramid.get());
   for (int h : heads) key += "," + std::to_string(h);
   if (key == range_key_) return range_value_;
@@ -264,11 +264,11 @@ ColorRange App::RangeFor(const std::vector<int>& heads, bool twin) const {
 
 ComputeRequest App::BuildRequest() {
   ComputeRequest r;
-  r.kv_text = state.kv_text;
-  r.query_text = state.config.mode == AttentionMode::kCross ? state.query_text : std::string();
-  r.config = state.config;
-  r.want_twin = state.side_by_side;
-  // Tokenized once per text; the forward pass, its twin and the sweep share the tokens.
+  r.kv_text = settings.kv_text;
+  r.query_text = settings.config.mode == AttentionMode::kCross ? settings.query_text : std::string();
+  r.config = settings.config;
+  r.want_twin = settings.side_by_side;
+  // Tokenized once per text; the forward pass, its twin and the results.sweep share the tokens.
   if (!tokenized_ || tokenized_->kv_text != r.kv_text || tokenized_->query_text != r.query_text) {
     auto made = TokenizeTexts(r.kv_text, r.query_text);
     tokenized_ = made ? *made : nullptr;  // null: the worker tokenizes and reports the error
@@ -279,18 +279,18 @@ ComputeRequest App::BuildRequest() {
 
 void App::SubmitIfChanged() {
   // Cross mode starts from the user's own sentence (queries = keys/values), not an unrelated one.
-  if (state.config.mode == AttentionMode::kCross && state.query_text.empty()) state.query_text = state.kv_text;
-  if (state.source == Source::kModel) {  // the sandbox worker rests while a model is shown
+  if (settings.config.mode == AttentionMode::kCross && settings.query_text.empty()) settings.query_text = settings.kv_text;
+  if (settings.source == Source::kModel) {  // the sandbox worker rests while a model is results.shown
     SubmitModelIfChanged();
     return;
   }
-  Status valid = Validate(state.config);
-  if (valid.ok() && !std::isfinite(state.config.temperature)) valid = AppError(AppMsgId::kTemperatureNotFinite, {});
+  Status valid = Validate(settings.config);
+  if (valid.ok() && !std::isfinite(settings.config.temperature)) valid = AppError(AppMsgId::kTemperatureNotFinite, {});
   if (!valid.ok()) {
-    config_error = valid;
+    results.config_error = valid;
     return;
   }
-  config_error.clear();
+  results.config_error.clear();
   ComputeRequest request = BuildRequest();
   if (!submitted_once_ || request != last_request_) {
     worker->Submit(request);
@@ -307,9 +307,9 @@ void App::SubmitIfChanged() {
 
 void App::StartExport(const std::string& path, std::function<Status()> job) {
   export_job_path_ = path;
-  export_message = UiMessage(Str::kExportingPath, {path});
-  export_ok = false;
-  export_path_written.clear();
+  views.export_panel.message = UiMessage(Str::kExportingPath, {path});
+  views.export_panel.ok = false;
+  views.export_panel.path_written.clear();
   // An exception in the job (e.g. std::bad_alloc for a huge figure) becomes the export's message.
   export_job_ = std::async(std::launch::async, [job = std::move(job)] { return RunGuarded("export", job); });
 }
@@ -317,9 +317,9 @@ void App::StartExport(const std::string& path, std::function<Status()> job) {
 void App::Update() {
   if (export_job_.valid() && export_job_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
     Status st = export_job_.get();
-    export_ok = st.ok();
-    export_path_written = st.ok() ? export_job_path_ : "";
-    export_message = st.ok() ? UiMessage(Str::kWrote, {export_job_path_}) : UiMessage(Str::kExportFailed, {st});
+    views.export_panel.ok = st.ok();
+    views.export_panel.path_written = st.ok() ? export_job_path_ : "";
+    views.export_panel.message = st.ok() ? UiMessage(Str::kWrote, {export_job_path_}) : UiMessage(Str::kExportFailed, {st});
   }
   for (const std::string& path : pending_drops) {
     if (IsModelFolder(path)) {  // a dropped model folder opens as a model
@@ -327,44 +327,44 @@ void App::Update() {
       continue;
     }
     Status st = OpenSentenceFile(path);
-    if (st.ok() && !sentences.empty()) SelectSentence(0);
+    if (st.ok() && !views.sentences.items.empty()) SelectSentence(0);
   }
   pending_drops.clear();
 
   std::shared_ptr<const ComputeResult> now = worker->latest();
-  if (now && now != latest) {
-    latest = now;
+  if (now && now != results.latest) {
+    results.latest = now;
     if (now->status.ok()) {
       sandbox_shown_ = now;
-      if (state.source == Source::kSandbox) shown = now;
-      compute_error.clear();
+      if (settings.source == Source::kSandbox) results.shown = now;
+      results.compute_error.clear();
     } else {
-      compute_error = now->status;
+      results.compute_error = now->status;
     }
   }
   std::shared_ptr<const SweepResult> now_sweep = worker->latest_sweep();
-  if (now_sweep && now_sweep != sweep) {
+  if (now_sweep && now_sweep != results.sweep) {
     if (now_sweep->status.ok()) {
-      sweep = now_sweep;
-      sweep_error.clear();
+      results.sweep = now_sweep;
+      results.sweep_error.clear();
     } else {
-      sweep_error = now_sweep->status;
+      results.sweep_error = now_sweep->status;
     }
   }
-  std::string text = state.kv_text + "\n" + state.query_text;
+  std::string text = settings.kv_text + "\n" + settings.query_text;
   if (text != checked_text_) {
     fonts.AddText(text);
     checked_text_ = text;
   }
   UpdateModel();
   SubmitIfChanged();
-  computing = worker->computing();
-  sweeping = worker->sweeping();
+  results.computing = worker->computing();
+  results.sweeping = worker->sweeping();
 }
 
 bool App::Busy() const {
-  return computing || sweeping || exporting() || models->opening() || models->running() || fonts.dirty() ||
-         !pending_drops.empty() || variance_job.valid();
+  return results.computing || results.sweeping || exporting() || models->opening() || models->running() || fonts.dirty() ||
+         !pending_drops.empty() || views.learn.variance_job.valid();
 }
 
 void App::Draw(HeatmapRenderer& renderer) {
@@ -389,7 +389,7 @@ void App::Draw(HeatmapRenderer& renderer) {
   } else {
     // The sandbox's panels, or in their places the trained model's (Model for Controls, Overview for
     // Saturation); Sentences, Heads, Shapes and Export serve both.
-    const bool model = state.source == Source::kModel;
+    const bool model = settings.source == Source::kModel;
     if (model) DrawModelPanel(*this);
     else DrawControlsPanel(*this);
     DrawSentencesPanel(*this);
@@ -402,45 +402,45 @@ void App::Draw(HeatmapRenderer& renderer) {
   layout.KeepPanelsInside(dump.enabled() ? &dump : nullptr);
   // What the panels changed goes to the worker now, so this frame's dump already says "computing".
   SubmitIfChanged();
-  computing = worker->computing();
-  sweeping = worker->sweeping();
+  results.computing = worker->computing();
+  results.sweeping = worker->sweeping();
 
   if (dump.enabled()) {
-    dump.SetField("computing", computing ? "true" : "false");
-    dump.SetField("sweeping", sweeping ? "true" : "false");
+    dump.SetField("computing", results.computing ? "true" : "false");
+    dump.SetField("sweeping", results.sweeping ? "true" : "false");
     dump.SetField("submitted", std::to_string(worker->submitted()));
     dump.SetField("finished", std::to_string(worker->finished()));
-    dump.SetField("config", ConfigJson(state.config));
-    if (shown) {
-      // How the shown maps were made (a sandbox layer's or a model layer's own).
-      dump.SetField("result", "{\"generation\": " + std::to_string(shown->generation) +
-                                  ", \"d_k\": " + std::to_string(shown->tensors.d_qk) +
-                                  ", \"scale\": " + (shown->tensors.scaled ? "true" : "false") +
-                                  ", \"n_head\": " + std::to_string(shown->tensors.n_head()) +
-                                  ", \"n_q\": " + std::to_string(shown->tensors.n_q()) +
-                                  ", \"n_k\": " + std::to_string(shown->tensors.n_k()) +
-                                  ", \"kv_tokens\": " + JsonStringArray(TokenTexts(shown->tensors.kv_tokens)) +
-                                  ", \"query_tokens\": " + JsonStringArray(TokenTexts(shown->tensors.query_tokens)) +
-                                  ", \"mean_max_weight\": " + JsonNumber(MeanOverHeads(shown->tensors.metrics).max_weight) +
-                                  ", \"seconds\": " + JsonNumber(shown->seconds) + "}");
+    dump.SetField("config", ConfigJson(settings.config));
+    if (results.shown) {
+      // How the results.shown maps were made (a sandbox layer's or a model layer's own).
+      dump.SetField("result", "{\"generation\": " + std::to_string(results.shown->generation) +
+                                  ", \"d_k\": " + std::to_string(results.shown->tensors.d_qk) +
+                                  ", \"scale\": " + (results.shown->tensors.scaled ? "true" : "false") +
+                                  ", \"n_head\": " + std::to_string(results.shown->tensors.n_head()) +
+                                  ", \"n_q\": " + std::to_string(results.shown->tensors.n_q()) +
+                                  ", \"n_k\": " + std::to_string(results.shown->tensors.n_k()) +
+                                  ", \"kv_tokens\": " + JsonStringArray(TokenTexts(results.shown->tensors.kv_tokens)) +
+                                  ", \"query_tokens\": " + JsonStringArray(TokenTexts(results.shown->tensors.query_tokens)) +
+                                  ", \"mean_max_weight\": " + JsonNumber(MeanOverHeads(results.shown->tensors.metrics).max_weight) +
+                                  ", \"seconds\": " + JsonNumber(results.shown->seconds) + "}");
     }
     std::vector<int> visible = VisibleHeads();
     std::string heads = "[";
     for (size_t i = 0; i < visible.size(); ++i) heads += (i ? ", " : "") + std::to_string(visible[i]);
     dump.SetField("visible_heads", heads + "]");
-    dump.SetField("selected_head", std::to_string(state.selected_head));
-    dump.SetField("kv_text", JsonString(state.kv_text));
-    dump.SetField("query_text", JsonString(state.query_text));
-    dump.SetField("config_error", JsonString(config_error.Render()));
-    dump.SetField("compute_error", JsonString(compute_error.Render()));
+    dump.SetField("selected_head", std::to_string(settings.selected_head));
+    dump.SetField("kv_text", JsonString(settings.kv_text));
+    dump.SetField("query_text", JsonString(settings.query_text));
+    dump.SetField("config_error", JsonString(results.config_error.Render()));
+    dump.SetField("compute_error", JsonString(results.compute_error.Render()));
     dump.SetField("renderer_error", JsonString(renderer.error()));
     dump.SetField("notice", JsonString(notice.Render()));
-    dump.SetField("sentences_message", JsonString(sentences_message.Render()));
-    dump.SetField("export_message", JsonString(export_message.Render()));
-    dump.SetField("export_ok", export_ok ? "true" : "false");
+    dump.SetField("sentences_message", JsonString(views.sentences.message.Render()));
+    dump.SetField("export_message", JsonString(views.export_panel.message.Render()));
+    dump.SetField("export_ok", views.export_panel.ok ? "true" : "false");
     dump.SetField("exporting", exporting() ? "true" : "false");
-    dump.SetField("export_path", JsonString(export_path_written));
-    dump.SetField("sweep_points", std::to_string(sweep ? sweep->points.size() : 0));
+    dump.SetField("export_path", JsonString(views.export_panel.path_written));
+    dump.SetField("sweep_points", std::to_string(results.sweep ? results.sweep->points.size() : 0));
     dump.SetField("font_codepoints", std::to_string(fonts.codepoint_count()));
     dump.SetField("slot_glyphs", "{\"built\": " + std::to_string(fonts.slot_glyph_count()) +
                                      ", \"from_fonts\": " + std::to_string(fonts.slot_glyphs_from_fonts()) + "}");

@@ -1,10 +1,11 @@
-// The app model: the ViewState the user edits, the worker that computes, the latest results,
+// The app model: the AppSettings the user edits, the worker that computes, the latest results,
 // and the messages shown to the user. Knows nothing about GL or GLFW: main.cpp feeds it events
 // (dropped files) and draws it with a HeatmapRenderer; the no-GL test does the same with a fake.
 #pragma once
 #include <functional>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,11 +13,10 @@
 #include "heatmap_view.h"
 #include "layout.h"
 #include "lessons.h"
-#include "lessons/dot_variance.h"
-#include "lessons/pipeline_numbers.h"
 #include "model_session.h"
 #include "options.h"
-#include "state.h"
+#include "panel_views.h"
+#include "settings.h"
 #include "sandbox/text.h"
 #include "i18n/ui_message.h"
 #include "i18n/ui_strings.h"
@@ -25,20 +25,19 @@
 
 namespace attnviz {
 
-// The Dictionary tab's table (seed g): rows of key and value text, a query and a temperature.
-struct DictionaryView {
-  std::vector<std::pair<std::string, std::string>> rows = {{"a", "1"}, {"b", "2"}, {"c", "3"}};
-  std::string query = "b";
-  float temperature = 1.0f;
-};
-// The Numbers tab's rows, made once per result (panel_numbers.cpp).
-struct NumbersCache {
-  uint64_t generation = ~uint64_t(0);
-  FusedSplit split;
-  LinearsCheck check;
-  Tensor merged_q;  // [1, n_q, n_head*d_k]
-  bool loaded = false;  // the weights are the --weights files (else the random init the run drew)
-  int query = 0;    // the query row read out of the values
+// What the background jobs produced, as the panels show it: App::Update refreshes it each frame from the Worker and
+// the ModelSession. Messages are kept as what makes them (ui_message.h) and rendered when drawn, so they follow a
+// language switch.
+struct AppResults {
+  std::shared_ptr<const ComputeResult> shown;   // what the maps show: the sandbox's result or a model layer
+  std::shared_ptr<const ComputeResult> latest;  // the sandbox's last result, maybe failed
+  std::shared_ptr<const SweepResult> sweep;     // the last successful sweep
+  UiMessage sweep_error;
+  bool computing = false, sweeping = false;
+  UiMessage config_error;   // Validate() of the settings being edited
+  UiMessage compute_error;  // the last run's error (text or config), empty when it worked
+  std::shared_ptr<const ModelResult> model;     // the last successful model run (or its latest step)
+  UiMessage model_error;                        // the last model run's error
 };
 
 // Options only the desktop app has (the shared text/config options come from ParseInputOption).
@@ -60,8 +59,8 @@ std::string AppOptionsHelp();
 
 class App {
  public:
-  // Applies the command line on top of the restored state: explicit options win.
-  App(const ViewState& restored, const AppOptions& options, std::unique_ptr<Pipeline> prepared);
+  // Applies the command line on top of the restored settings: explicit options win.
+  App(const AppSettings& restored, const AppOptions& options, std::unique_ptr<Pipeline> prepared);
 
   // Before ImGui::NewFrame: picks up finished results and handles dropped files.
   void Update();
@@ -74,18 +73,11 @@ class App {
   void ToggleScaling();
   void CycleHead(int direction);  // among the visible heads
   void Notify(const UiMessage& message) { notice = message; }
-  // The Lessons tab: the lesson shown, and its button (lessons.h ApplyLesson on the state, then the tab
+  // The Lessons tab: the lesson shown, and its button (lessons.h ApplyLesson on the settings, then the tab
   // that shows the answer is brought to the front).
-  Lesson lesson() const { return lesson_; }
-  void PickLesson(Lesson lesson) { lesson_ = lesson; }
+  Lesson lesson() const { return views.learn.lesson; }
+  void PickLesson(Lesson lesson) { views.learn.lesson = lesson; }
   void ShowLesson(Lesson lesson);
-  LearnTab learn_tab = LearnTab::kShapes;  // the Shapes · learn window's open tab
-  int learn_tab_requested = 0;             // frames left to bring learn_tab to the front
-  DictionaryView dictionary;                     // the Dictionary tab
-  std::shared_ptr<const DotVariance> variance;   // the Variance tab's samples (at one d_k)
-  // The Variance tab's sampling, off the UI thread (up to ~0.1 s at d_k 4096); valid while it runs.
-  std::future<std::shared_ptr<const DotVariance>> variance_job;
-  NumbersCache numbers;                          // the Numbers tab
   // The UI language: Tr() answers in it from the next frame on; saved in the settings.
   void SetLanguage(Lang lang);
   // Runs an export job on a background thread; Update() reports "Wrote PATH" or the error.
@@ -107,9 +99,6 @@ class App {
   // what the role means (core/model/roles.h). "" when no model result has roles for that head.
   std::string HeadRoleLine(int layer, int head) const;
   std::unique_ptr<ModelSession> models;
-  std::shared_ptr<const ModelResult> model_result;  // the last successful model run
-  std::string model_path_input;                     // the Model panel's path field
-  UiMessage model_error;                            // the last model run's error
   std::string bundled_model_dir;                    // the bundled model's folder, "" when not shipped
   // The heads drawn in the grid (visible and < n_head of the shown result).
   std::vector<int> VisibleHeads() const;
@@ -120,34 +109,16 @@ class App {
   // glyphs, dropped files): the main loop keeps drawing; an idle window draws nothing (frame_pacer.h).
   bool Busy() const;
 
-  ViewState state;
+  AppSettings settings;  // what the user chose: persisted (settings.h)
+  AppResults results;    // what the background jobs produced
+  PanelViews views;      // each panel's own state between frames (panel_views.h)
   AppOptions options;
   WidgetDump dump;
   WindowLayout layout;
   UiFonts fonts;
   std::unique_ptr<Worker> worker;
-
-  std::vector<SentenceItem> sentences;     // the loaded sentence file
-  int selected_sentence = -1;
-  std::string sentence_path_input;         // the "open file" field
-  UiMessage sentences_message;             // load result (ok or error)
-  bool sentences_error = false;
   std::vector<std::string> pending_drops;  // files dropped on the window (platform fills it)
-
-  std::shared_ptr<const ComputeResult> shown;   // the last successful result (what the maps show)
-  std::shared_ptr<const ComputeResult> latest;  // the last result, maybe failed
-  std::shared_ptr<const SweepResult> sweep;     // the last successful sweep
-  UiMessage sweep_error;
-  bool computing = false, sweeping = false;
-  // Messages on screen are kept as what makes them (ui_message.h) and rendered when drawn, so they follow a
-  // language switch.
-  UiMessage config_error;   // Validate() of the settings being edited
-  UiMessage compute_error;  // the last run's error (text or config), empty when it worked
-  UiMessage notice;         // startup or one-off message (corrupt settings, font missing)
-  UiMessage export_message;
-  bool export_ok = false;
-  std::string export_path_written;
-  std::string export_file_name, export_last_default;  // the Export panel's file field
+  UiMessage notice;                        // startup or one-off message (corrupt settings, font missing)
 
   uint64_t frame = 0;
   bool quit_requested = false;
@@ -156,7 +127,6 @@ class App {
 
  private:
   ComputeRequest BuildRequest();
-  Lesson lesson_ = Lesson::kA;
   void InitModels();         // app_model.cpp: the session, the bundled model, --model / restored folder
   void UpdateModel();        // app_model.cpp: opened folders, results, the Heads panel's layer view
   void SubmitModelIfChanged();
@@ -173,7 +143,8 @@ class App {
     }
   };
   LayerView shown_layer_;
-  std::vector<AttentionTensors> overview_layers_;  // per layer, for the current result and hide_special
+  // Per layer of the current run (nullopt until made), for hide_special: made once as each layer arrives.
+  std::vector<std::optional<AttentionTensors>> overview_layers_;
   LayerView overview_view_;
   uint64_t view_generation_ = uint64_t(1) << 40;  // model views' generations (distinct from the worker's)
   std::shared_ptr<const TokenizedText> tokenized_;  // the texts last submitted, tokenized once
@@ -195,9 +166,6 @@ float DrawMenuBar(App& app);
 void DrawSentencesPanel(App& app);
 void DrawControlsPanel(App& app);
 void DrawHeadsPanel(App& app, HeatmapRenderer& renderer);
-// The window of head `head`'s map the Heads panel shows (zoom and pan: the enlarged map, else the grid's),
-// or the whole n_q x n_k map when none is on screen (the export of a long input's figure uses it).
-MapWindow ShownMapWindow(int head, int n_q, int n_k);
 void DrawSaturationPanel(App& app);
 void DrawShapesPanel(App& app);
 void DrawExportPanel(App& app);

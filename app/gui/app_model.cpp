@@ -1,8 +1,9 @@
 // The App's trained-model side: opening folders, submitting model runs, and presenting one layer of
-// the latest result as what the Heads and Export panels draw (`shown`), without copying its maps.
+// the results.latest result as what the Heads and Export panels draw (`results.shown`), without copying its maps.
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "app.h"
 #include "data_dir.h"
@@ -21,13 +22,13 @@ void App::InitModels() {
   models = std::make_unique<ModelSession>();
   const std::string bundled = FindDataDir().bundled_model();
   if (!bundled.empty() && IsModelFolder(bundled)) bundled_model_dir = bundled;
-  model_path_input = state.model_dir;
+  views.model.path_input = settings.model_dir;
   if (!options.input.model_dir.empty()) {
     OpenModel(options.input.model_dir);  // `attnviz MODEL_DIR` or --model
-  } else if (state.source == Source::kModel && !state.model_dir.empty()) {
-    OpenModel(state.model_dir);  // restored
-  } else if (state.source == Source::kModel) {
-    state.source = Source::kSandbox;  // nothing to show
+  } else if (settings.source == Source::kModel && !settings.model_dir.empty()) {
+    OpenModel(settings.model_dir);  // restored
+  } else if (settings.source == Source::kModel) {
+    settings.source = Source::kSandbox;  // nothing to show
   }
 }
 
@@ -38,19 +39,19 @@ void App::OpenModel(const std::string& dir_or_name) {
     dir = resolved;
     std::free(resolved);
   }
-  model_path_input = dir;
-  state.model_dir = dir;
-  model_error.clear();
+  views.model.path_input = dir;
+  settings.model_dir = dir;
+  results.model_error.clear();
   models->Open(dir);
   SetSource(Source::kModel);
 }
 
 void App::SetSource(Source source) {
-  state.source = source;
+  settings.source = source;
   shown_layer_ = LayerView{};
-  if (source == Source::kSandbox) shown = sandbox_shown_;
-  // In model mode `shown` follows the model result (UpdateModel); until it arrives nothing is drawn.
-  else shown = nullptr;
+  if (source == Source::kSandbox) results.shown = sandbox_shown_;
+  // In model mode `results.shown` follows the model result (UpdateModel); until it arrives nothing is drawn.
+  else results.shown = nullptr;
 }
 
 void App::SubmitModelIfChanged() {
@@ -58,15 +59,15 @@ void App::SubmitModelIfChanged() {
   if (!folder || models->opening()) return;
   ModelRequest r;
   r.folder = folder;
-  r.text = state.kv_text;
-  r.no_scale = state.model_no_scale;
-  r.temperature = state.model_temperature;
-  auto layers = ParseLayerList(state.model_whatif_layers, folder->model->config().n_layer);
+  r.text = settings.kv_text;
+  r.no_scale = settings.model_no_scale;
+  r.temperature = settings.model_temperature;
+  auto layers = ParseLayerList(settings.model_whatif_layers, folder->model->config().n_layer);
   if (!layers) {
-    config_error = AppPrefixed(AppMsgId::kPrefixWhatIfLayers, {}, layers.status());
+    results.config_error = AppPrefixed(AppMsgId::kPrefixWhatIfLayers, {}, layers.status());
     return;
   }
-  config_error.clear();
+  results.config_error.clear();
   r.whatif_layers = *layers;
   if (!model_submitted_ || r != last_model_request_) {
     models->Submit(r);
@@ -76,15 +77,16 @@ void App::SubmitModelIfChanged() {
 }
 
 const AttentionTensors& App::OverviewLayer(int layer, bool hide_special) {
-  const LayerView view{model_result ? model_result->generation : 0, -1, hide_special};
-  if (!(view == overview_view_) || overview_layers_.size() != (size_t)(model_result ? model_result->n_layer() : 0)) {
-    overview_layers_.clear();
-    for (int l = 0; model_result && l < model_result->n_layer(); ++l)
-      overview_layers_.push_back(LayerForDisplay(*model_result, l, hide_special));
+  static const AttentionTensors empty;
+  const LayerView view{results.model ? results.model->generation : 0, -1, hide_special};
+  if (!(view == overview_view_)) {
+    overview_layers_.assign(results.model ? (size_t)results.model->n_layer() : 0, std::nullopt);
     overview_view_ = view;
   }
-  static const AttentionTensors empty;
-  return layer >= 0 && layer < (int)overview_layers_.size() ? overview_layers_[(size_t)layer] : empty;
+  if (!results.model || !results.model->has_layer(layer) || layer >= (int)overview_layers_.size()) return empty;
+  std::optional<AttentionTensors>& made = overview_layers_[(size_t)layer];  // made once per layer as it arrives
+  if (!made) made = LayerForDisplay(*results.model, layer, hide_special);
+  return *made;
 }
 
 void App::UpdateModel() {
@@ -93,40 +95,46 @@ void App::UpdateModel() {
   if (opened != seen_open_generation_) {
     seen_open_generation_ = opened;
     if (std::shared_ptr<const ModelFolder> folder = models->folder(); folder && models->open_error().empty()) {
-      state.AddRecentModel(folder->dir);
+      settings.AddRecentModel(folder->dir);
       model_submitted_ = false;
     }
   }
-  // The latest run.
+  // The results.latest run.
   std::shared_ptr<const ModelResult> now = models->latest();
-  if (now && now != model_result && (!model_result || now->generation > model_result->generation)) {
+  // A newer run, or a later step (more layers) of the same run.
+  if (now && now != results.model && (!results.model || now->generation >= results.model->generation)) {
     if (now->status.ok()) {
-      model_result = now;
-      model_error.clear();
+      const bool new_run = !results.model || now->generation != results.model->generation;
+      results.model = now;
+      results.model_error.clear();
       std::string text;
       for (const tokenize::Token& t : now->tokens) text += t.display;
-      fonts.AddText(text);
+      if (new_run) fonts.AddText(text);
     } else if (!now->status.cancelled()) {
-      model_error = now->status;
+      results.model_error = now->status;
     }
   }
-  if (state.source != Source::kModel || !model_result) return;
+  if (settings.source != Source::kModel || !results.model) return;
   // What the Heads panel shows: the chosen layer, as a ComputeResult (its probs shared, not copied).
-  const int layer = std::clamp(state.model_layer, 0, std::max(0, model_result->n_layer() - 1));
-  const LayerView view{model_result->generation, layer, state.model_hide_special};
-  if (view == shown_layer_ && shown) return;
+  const int layer = std::clamp(settings.model_layer, 0, std::max(0, results.model->n_layer() - 1));
+  const LayerView view{results.model->generation, layer, settings.model_hide_special};
+  if (view == shown_layer_ && results.shown) return;
+  if (!results.model->has_layer(layer)) {  // still running: results.shown as soon as it is done
+    results.shown = nullptr;
+    return;
+  }
   shown_layer_ = view;
   auto result = std::make_shared<ComputeResult>();
   result->generation = ++view_generation_;
-  result->tensors = OverviewLayer(layer, state.model_hide_special);
-  result->request.kv_text = model_result->request.text;
-  result->seconds = model_result->seconds;
-  shown = result;
+  result->tensors = OverviewLayer(layer, settings.model_hide_special);
+  result->request.kv_text = results.model->request.text;
+  result->seconds = results.model->seconds;
+  results.shown = result;
 }
 
 std::string App::HeadRoleLine(int layer, int head) const {
-  if (!model_result || !model_result->status.ok()) return "";
-  const model::HeadRoles& roles = model_result->roles;
+  if (!results.model || !results.model->status.ok()) return "";
+  const model::HeadRoles& roles = results.model->roles;
   if (layer < 0 || head < 0 || layer >= roles.n_layer || head >= roles.n_head) return "";
   const model::RoleScore best = model::StrongestRole(roles.at(layer, head));
   return Trf(Str::kHeadRoleLine, {std::to_string(layer), std::to_string(head), LocalizedRoleName(best.role),

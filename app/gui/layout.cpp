@@ -13,13 +13,6 @@ namespace attnviz {
 
 namespace {
 
-// This frame's placement, read by PlacePanel: panels reach it without an App (like ImGui's own context).
-struct FramePlacement {
-  PanelRect area;
-  bool force = false;
-};
-FramePlacement g_placement;
-
 bool IsPanel(const ImGuiWindow* w) {
   const ImGuiWindowFlags not_panel = ImGuiWindowFlags_ChildWindow | ImGuiWindowFlags_Tooltip |
                                      ImGuiWindowFlags_Popup | ImGuiWindowFlags_ChildMenu;
@@ -45,21 +38,19 @@ PanelRect KeepInside(const PanelRect& r, const PanelRect& area) {
 void WindowLayout::BeginFrame(const PanelRect& area) {
   bool resized = have_area_ && (area.w != area_.w || area.h != area_.h || area.y != area_.y);
   bool usable = area.w > 0 && area.h > 0;  // a minimized window has no size
-  g_placement.force = usable && (resized || reset_requested_);
-  if (g_placement.force) ++layouts_;
+  force_ = usable && (resized || reset_requested_);
+  if (force_) ++layouts_;
   if (usable) {
     reset_requested_ = false;
     area_ = area;
     have_area_ = true;
   }
-  g_placement.area = area_;
 }
 
-void PlacePanel(float fx, float fy, float fw, float fh) {
-  const PanelRect& area = g_placement.area;
-  if (area.w <= 0 || area.h <= 0) return;
-  PanelRect r = FractionRect(fx, fy, fw, fh, area);
-  ImGuiCond cond = g_placement.force ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
+void WindowLayout::PlacePanel(float fx, float fy, float fw, float fh) const {
+  if (area_.w <= 0 || area_.h <= 0) return;
+  PanelRect r = FractionRect(fx, fy, fw, fh, area_);
+  ImGuiCond cond = force_ ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
   ImGui::SetNextWindowPos(ImVec2(r.x, r.y), cond);
   ImGui::SetNextWindowSize(ImVec2(r.w, r.h), cond);
 }

@@ -30,6 +30,9 @@ class WindowLayout {
   // After every panel's End: each top-level panel moved back inside the work area; with the dump on,
   // "panel.<title>" rectangles as drawn this frame and a "layout" field.
   void KeepPanelsInside(WidgetDump* dump) const;
+  // Before a panel's Begin: its default rectangle at fractions of the work area, forced on the frames this
+  // layout re-lays out, else only when the panel is first created (a saved layout.ini wins then).
+  void PlacePanel(float fx, float fy, float fw, float fh) const;
   int layouts() const { return layouts_; }  // how many times the default layout was applied
   const PanelRect& area() const { return area_; }
 
@@ -37,11 +40,8 @@ class WindowLayout {
   PanelRect area_;
   bool have_area_ = false;
   bool reset_requested_ = false;
+  bool force_ = false;  // this frame places every panel at its default rectangle
   int layouts_ = 0;
 };
-
-// Before a panel's Begin (panel_util.h DefaultWindowRect): its default rectangle, forced on the
-// frames WindowLayout re-lays out, else only when the panel is first created.
-void PlacePanel(float fx, float fy, float fw, float fh);
 
 }  // namespace attnviz

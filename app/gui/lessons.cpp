@@ -15,9 +15,9 @@ LessonWords WordsOf(Lesson lesson) {
   return kWords[(int)lesson];
 }
 
-LessonSetup ApplyLesson(Lesson lesson, const ViewState& before) {
+LessonSetup ApplyLesson(Lesson lesson, const AppSettings& before) {
   LessonSetup setup{before, LearnTab::kLessons};
-  ViewState& s = setup.state;
+  AppSettings& s = setup.settings;
   AttentionConfig& c = s.config;
   s.source = Source::kSandbox;
   switch (lesson) {

@@ -28,7 +28,7 @@
 #include "i18n/localized.h"
 #include "passive_waits.h"
 #include "platform.h"
-#include "state.h"
+#include "settings.h"
 
 using namespace attnviz;
 
@@ -61,18 +61,18 @@ int main(int argc, char** argv) {
   const std::string config_dir = ConfigDir();
   const std::string settings_path = config_dir + "/settings.txt";
   const std::string layout_path = config_dir + "/layout.ini";
-  LoadedViewState loaded = no_settings ? LoadedViewState{} : LoadViewState(settings_path);
+  LoadedSettings loaded = no_settings ? LoadedSettings{} : LoadSettings(settings_path);
   // An unreadable settings file (or a corrupt one that could not be set aside) is never saved over.
   const bool save_settings = !no_settings && !loaded.keep_file;
   // The language of the messages below, decided as App decides it: --lang (wherever it stands, even after a bad
   // option), else the saved setting, else the locale.
   Lang lang = LangFromEnvironment();
-  if (!loaded.state.lang.empty()) ParseLang(loaded.state.lang, &lang);
+  if (!loaded.settings.lang.empty()) ParseLang(loaded.settings.lang, &lang);
   for (size_t i = 0; i + 1 < args.size(); ++i)
     if (args[i] == "--lang") ParseLang(args[i + 1], &lang);
   SetLang(lang);
   AppOptions options;
-  options.input.config = loaded.state.config;
+  options.input.config = loaded.settings.config;
   Status parsed = ParseAppOptions(args, &options);
   if (!parsed.ok()) {
     std::fprintf(stderr, "attnviz: %s\n", Localized(parsed).c_str());
@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<Pipeline> prepared;
   if (!options.input.weights_dir.empty()) {
     InputOptions in = options.input;
-    if (in.text.empty() && in.text_file.empty()) in.text = loaded.state.kv_text;
+    if (in.text.empty() && in.text_file.empty()) in.text = loaded.settings.kv_text;
     prepared = std::make_unique<Pipeline>();
     Status st = PreparePipeline(in, prepared.get());
     if (!st.ok()) {
@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  App app(loaded.state, options, std::move(prepared));
+  App app(loaded.settings, options, std::move(prepared));
   if (!loaded.message.empty()) {
     app.Notify(loaded.message);
     std::fprintf(stderr, "attnviz: %s\n", loaded.message.Render().c_str());
@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
 
   // ---- 3. Window, GL context, ImGui.
   Platform platform;
-  WindowRect rect{app.state.window_x, app.state.window_y, app.state.window_w, app.state.window_h};
+  WindowRect rect{app.settings.window_x, app.settings.window_y, app.settings.window_w, app.settings.window_h};
   if (Status st = platform.Init("attnviz", rect); !st.ok()) {
     std::fprintf(stderr, "attnviz: %s\n", st.message().c_str());
     return 1;
@@ -133,7 +133,7 @@ int main(int argc, char** argv) {
   // ---- 5. The loop.
   using Clock = std::chrono::steady_clock;
   const auto started = Clock::now();
-  std::string last_saved = SerializeViewState(app.state);
+  std::string last_saved = SerializeSettings(app.settings);
   auto last_save_check = Clock::now();
   int ready_frames = 0;   // frames since the first results were on screen
   int snapshots = 0;
@@ -146,9 +146,9 @@ int main(int argc, char** argv) {
     if (!save_settings || Clock::now() - last_save_check <= std::chrono::seconds(2)) return;
     last_save_check = Clock::now();
     WindowRect r = platform.window_rect();
-    app.state.window_x = r.x, app.state.window_y = r.y, app.state.window_w = r.width, app.state.window_h = r.height;
-    std::string now = SerializeViewState(app.state);
-    if (now != last_saved && SaveViewState(settings_path, app.state).ok()) last_saved = now;
+    app.settings.window_x = r.x, app.settings.window_y = r.y, app.settings.window_w = r.width, app.settings.window_h = r.height;
+    std::string now = SerializeSettings(app.settings);
+    if (now != last_saved && SaveSettings(settings_path, app.settings).ok()) last_saved = now;
     if (ImGui::GetIO().WantSaveIniSettings) {
       size_t size = 0;
       const char* ini = ImGui::SaveIniSettingsToMemory(&size);
@@ -180,7 +180,7 @@ int main(int argc, char** argv) {
       if (!message.empty()) app.Notify(message);
     }
     // Ready: the latest settings are on screen (maps, or the error that prevents them).
-    bool ready = (app.shown || !app.compute_error.empty()) && !app.computing && !app.sweeping && !app.fonts.dirty();
+    bool ready = (app.results.shown || !app.results.compute_error.empty()) && !app.results.computing && !app.results.sweeping && !app.fonts.dirty();
     double elapsed = std::chrono::duration<double>(Clock::now() - started).count();
     if (ready || elapsed > 60.0) ++ready_frames;
 
@@ -242,15 +242,15 @@ int main(int argc, char** argv) {
   // ---- 6. Save settings and layout, shut down.
   if (save_settings) {
     WindowRect r = platform.window_rect();
-    app.state.window_x = r.x, app.state.window_y = r.y, app.state.window_w = r.width, app.state.window_h = r.height;
-    Status st = SaveViewState(settings_path, app.state);
+    app.settings.window_x = r.x, app.settings.window_y = r.y, app.settings.window_w = r.width, app.settings.window_h = r.height;
+    Status st = SaveSettings(settings_path, app.settings);
     if (!st.ok()) std::fprintf(stderr, "attnviz: could not save settings: %s\n", st.message().c_str());
     size_t size = 0;
     const char* ini = ImGui::SaveIniSettingsToMemory(&size);
     WriteFileAtomic(layout_path, std::string_view(ini, size));
   }
   if (bench.enabled()) {
-    const AttentionTensors* t = app.shown ? &app.shown->tensors : nullptr;
+    const AttentionTensors* t = app.results.shown ? &app.results.shown->tensors : nullptr;
     std::printf("%s", bench.Report(platform.gl_renderer(), (int)app.VisibleHeads().size(), t ? t->n_q() : 0,
                                    t ? t->n_k() : 0).c_str());
   }

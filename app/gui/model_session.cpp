@@ -6,7 +6,6 @@
 #include "i18n/localized.h"
 #include "maps/view.h"
 #include "model/run.h"
-#include "worker.h"
 
 namespace attnviz {
 namespace {
@@ -19,10 +18,11 @@ double SecondsSince(std::chrono::steady_clock::time_point t0) {
 // (the probs shared as they are, the row figures from the same pass), its head roles and its thumbnails.
 class LayerMapsSink : public model::LayerSink {
  public:
+  // publish: called after each layer with the result so far (the run's thread).
   LayerMapsSink(const model::ModelConfig& c, const model::RunOptions& options, const std::vector<int>& ids,
-                const std::vector<tokenize::Token>& tokens, std::atomic<int>* done)
-      : config_(c), options_(options), n_head_(c.n_head), n_((int)ids.size()), done_(done), ids_(ids),
-        tokens_(tokens), probs_((size_t)c.n_layer), layers_((size_t)c.n_layer),
+                const std::vector<tokenize::Token>& tokens, std::function<void(const LayerMapsSink&)> publish)
+      : config_(c), options_(options), n_head_(c.n_head), n_((int)ids.size()), ids_(ids), tokens_(tokens),
+        publish_(std::move(publish)), probs_((size_t)c.n_layer), layers_((size_t)c.n_layer),
         thumbs_((size_t)c.n_layer), roles_(model::MakeHeadRoles(c.n_layer, c.n_head, ids)) {}
   float* ProbsBuffer(int layer) override {
     auto t = std::make_shared<Tensor>();
@@ -51,20 +51,26 @@ class LayerMapsSink : public model::LayerSink {
     }
     layers_[(size_t)out.layer] = std::move(maps);
     thumbs_[(size_t)out.layer] = thumb;
-    done_->store(out.layer + 1);
+    layers_done_ = out.layer + 1;
+    if (publish_) publish_(*this);
     return Status::Ok();
   }
-  std::vector<std::shared_ptr<const LayerMaps>> TakeLayers() { return std::move(layers_); }
-  model::HeadRoles TakeRoles() { return std::move(roles_); }
-  std::vector<SharedTensor> TakeThumbnails() { return std::vector<SharedTensor>(thumbs_.begin(), thumbs_.end()); }
+  // The layers so far (shared: the maps are never copied), into `r`.
+  void CopyInto(ModelResult* r) const {
+    r->layers = layers_;
+    r->layers_done = layers_done_;
+    r->roles = roles_;
+    r->thumbnails.assign(thumbs_.begin(), thumbs_.end());
+  }
 
  private:
   const model::ModelConfig& config_;
   const model::RunOptions& options_;
   int n_head_, n_;
-  std::atomic<int>* done_;
   std::vector<int> ids_;
   const std::vector<tokenize::Token>& tokens_;
+  std::function<void(const LayerMapsSink&)> publish_;
+  int layers_done_ = 0;
   std::vector<std::shared_ptr<Tensor>> probs_;
   std::vector<std::shared_ptr<const LayerMaps>> layers_;
   std::vector<std::shared_ptr<Tensor>> thumbs_;
@@ -73,141 +79,60 @@ class LayerMapsSink : public model::LayerSink {
 
 }  // namespace
 
-ModelSession::ModelSession() : thread_([this] { Serve(); }) {}
-
-ModelSession::~ModelSession() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
-  }
-  cancel_ = true;
-  wake_.notify_all();
-  thread_.join();
-}
+ModelSession::ModelSession(std::function<void()> on_change)
+    : runs_("running the model", [this](const ModelRequest& r, const RunQueue::Job& job) { return Run(r, job); },
+            std::move(on_change)),
+      open_("opening the model",
+            [this](const std::string& dir, const OpenQueue::Job& job) { return OpenNow(dir, job); }) {}
 
 void ModelSession::Open(const std::string& dir) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  open_pending_ = dir;
-  open_requested_ = true;
-  opening_ = true;
-  cancel_ = true;  // a run on the old folder is of no use now
-  wake_.notify_all();
-}
-
-bool ModelSession::opening() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return opening_;
+  open_.Submit(dir);
+  runs_.CancelRunning();  // a run on the old folder is of no use now
 }
 
 std::shared_ptr<const ModelFolder> ModelSession::folder() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return folder_;
+  std::shared_ptr<const OpenedModel> opened = open_.latest();
+  return opened ? opened->folder : nullptr;
 }
 
 std::string ModelSession::open_error() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return Localized(open_status_);
-}
-
-uint64_t ModelSession::open_generation() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return open_generation_;
-}
-
-void ModelSession::Submit(const ModelRequest& request) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  pending_ = std::make_unique<ModelRequest>(request);
-  ++submitted_;
-  cancel_ = true;  // the running one stops within one block of work
-  wake_.notify_all();
-}
-
-std::shared_ptr<const ModelResult> ModelSession::latest() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return latest_;
-}
-
-bool ModelSession::running() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return finished_ != submitted_;
+  std::shared_ptr<const OpenedModel> opened = open_.latest();
+  return opened ? Localized(opened->status) : "";
 }
 
 std::string ModelSession::progress(float* fraction) const {
-  const int total = layer_total_.load(), done = layer_done_.load();
-  if (!running() || total <= 0) {
+  const JobProgress p = runs_.progress();
+  if (!p.active || p.total == 0) {
     if (fraction) *fraction = 0;
     return "";
   }
-  if (fraction) *fraction = (float)done / (float)total;
-  return Trf(Str::kModelLayerOf, {std::to_string(std::min(done + 1, total)), std::to_string(total)});
+  if (fraction) *fraction = (float)p.fraction;
+  const size_t running = std::min(p.done + 1, p.total);
+  return Trf(Str::kModelLayerOf, {std::to_string(running), std::to_string(p.total)});
 }
 
 bool ModelSession::WaitIdle(double seconds) const {
-  std::unique_lock<std::mutex> lock(mutex_);
-  return idle_.wait_for(lock, std::chrono::duration<double>(seconds),
-                        [this] { return finished_ == submitted_ && !opening_; });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  auto left = [&] { return std::max(0.0, std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count()); };
+  return open_.WaitIdle(left()) && runs_.WaitIdle(left());
 }
 
-void ModelSession::Serve() {
-  for (;;) {
-    std::string open_dir;
-    std::unique_ptr<ModelRequest> request;
-    uint64_t generation = 0;
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [&] { return stop_ || open_requested_ || pending_; });
-      if (stop_) return;
-      if (open_requested_) {
-        open_dir = open_pending_;
-        open_requested_ = false;
-      } else {
-        request = std::move(pending_);
-        generation = submitted_;
-        cancel_ = false;
-      }
-    }
-    if (!open_dir.empty()) {
-      Result<std::shared_ptr<const ModelFolder>> opened = Status::Error("not opened");
-      if (Status st = RunGuarded("opening the model", [&] {
-            opened = OpenModelFolder(open_dir);
-            return Status::Ok();
-          });
-          !st)
-        opened = st;
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (opened) {
-          folder_ = *opened;
-          open_status_ = Status::Ok();
-        } else {
-          open_status_ = opened.status();
-        }
-        ++open_generation_;
-        opening_ = open_requested_;  // another open may have arrived meanwhile
-      }
-      idle_.notify_all();
-      continue;
-    }
-    std::shared_ptr<ModelResult> result;
-    try {
-      result = Run(*request, generation);
-    } catch (...) {  // e.g. std::bad_alloc: a message for the user, never the end of the app
-      result = std::make_shared<ModelResult>();
-      result->generation = generation;
-      result->request = *request;
-      result->status = Status::Error(CurrentExceptionMessage("running the model"));
-    }
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      // A cancelled run is superseded: its result is never shown.
-      if (!(result->status.cancelled() && generation < submitted_)) latest_ = std::move(result);
-      if (finished_ < generation) finished_ = generation;
-    }
-    idle_.notify_all();
+std::shared_ptr<OpenedModel> ModelSession::OpenNow(const std::string& dir, const OpenQueue::Job& job) {
+  auto result = std::make_shared<OpenedModel>();
+  result->generation = job.generation();
+  result->request = dir;
+  Result<std::shared_ptr<const ModelFolder>> opened = OpenModelFolder(dir);
+  if (opened) {
+    result->folder = *opened;
+  } else {
+    result->status = opened.status();
+    result->folder = folder();  // the one open before stays open
   }
+  return result;
 }
 
-std::shared_ptr<ModelResult> ModelSession::Run(const ModelRequest& request, uint64_t generation) {
+std::shared_ptr<ModelResult> ModelSession::Run(const ModelRequest& request, const RunQueue::Job& job) {
+  const uint64_t generation = job.generation();
   const auto t0 = std::chrono::steady_clock::now();
   auto result = std::make_shared<ModelResult>();
   result->generation = generation;
@@ -225,25 +150,27 @@ std::shared_ptr<ModelResult> ModelSession::Run(const ModelRequest& request, uint
   }
   result->tokens = *tokens;
   model::RunOptions options = WhatIfRunOptions(request.what_ifs(), c.n_layer);  // as attnviz-cli model's
-  options.cancel = &cancel_;
+  options.control = job.Control();
   options.row_figures = true;
-  layer_done_ = 0;
-  layer_total_ = c.n_layer;
   const std::vector<int> ids = TokenIds(*tokens);
-  LayerMapsSink sink(c, options, ids, *tokens, &layer_done_);
+  // Each finished layer is shown at once: a step holding the layers so far (every layer but the last; the last
+  // comes with the final result).
+  LayerMapsSink sink(c, options, ids, *tokens, [&](const LayerMapsSink& so_far) {
+    auto step = std::make_shared<ModelResult>(*result);
+    so_far.CopyInto(step.get());
+    step->seconds = SecondsSince(t0);
+    if (step->layers_done < step->n_layer()) job.Publish(step);
+  });
   result->status = model::RunModel(*folder.model, ids, options, &sink);
-  if (result->status.ok()) {
-    result->layers = sink.TakeLayers();
-    result->roles = sink.TakeRoles();
-    result->thumbnails = sink.TakeThumbnails();
-  }
+  if (result->status.cancelled()) return nullptr;
+  if (result->status.ok()) sink.CopyInto(result.get());
   result->seconds = SecondsSince(t0);
   return result;
 }
 
 AttentionTensors LayerAsTensors(const ModelResult& result, int layer) {
   AttentionTensors t;
-  if (layer >= 0 && layer < result.n_layer()) static_cast<LayerMaps&>(t) = *result.layers[(size_t)layer];
+  if (result.has_layer(layer)) static_cast<LayerMaps&>(t) = *result.layers[(size_t)layer];
   return t;
 }
 
@@ -275,6 +202,7 @@ AttentionTensors LayerForDisplay(const ModelResult& r, int layer, bool hide_spec
 
 AttentionTensors StackedLayers(const ModelResult& r, bool hide_special) {
   AttentionTensors stacked;
+  if (!r.complete()) return stacked;  // every layer, or nothing
   auto probs = std::make_shared<Tensor>();
   for (int l = 0; l < r.n_layer(); ++l) {
     AttentionTensors layer = LayerForDisplay(r, l, hide_special);

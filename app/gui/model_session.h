@@ -1,21 +1,19 @@
-// The trained-model side of the app: opens a model folder and runs it off the UI thread, the way the
-// Worker runs the sandbox. A newer request cancels the running one (RunModel checks the flag per layer
-// and per block of rows), so only the latest settings finish; progress says which layer is running.
-// Results are immutable and shared: every layer's probs is its own SharedTensor, never copied for the
-// screen.
+// The trained-model side of the app: opens a model folder and runs it off the UI thread, on the same
+// "latest request wins" queue as the Worker's (latest_wins.h): a newer request cancels the running one (RunModel
+// checks the flag per layer and per block of rows), so only the latest settings finish; progress says which layer
+// is running. Each layer is published as it finishes (a ModelResult with layers_done < n_layer), so the panels
+// fill in layer by layer. Results are immutable and shared: every layer's maps are their own LayerMaps, never
+// copied for the screen.
 #pragma once
-#include <atomic>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "maps/layer_maps.h"
 #include "attention/metrics.h"
 #include "model_figure.h"
 #include "model/roles.h"
+#include "latest_wins.h"
 #include "model_folder.h"
 #include "sandbox/pipeline.h"
 #include "base/status.h"
@@ -46,56 +44,60 @@ struct ModelResult {
   ModelRequest request;
   Status status;
   std::vector<tokenize::Token> tokens;        // as the model sees them
-  // [n_layer]: each layer's maps (probs [n_head, n, n], row figures, mask, multiplier), as every room reads them.
+  // [n_layer]: each layer's maps (probs [n_head, n, n], row figures, mask, multiplier), as every room reads them;
+  // layers [0, layers_done) are there, the rest null while the run goes on.
   std::vector<std::shared_ptr<const LayerMaps>> layers;
+  int layers_done = 0;
   model::HeadRoles roles;                     // [n_layer, n_head]: what each head does (core/model/roles.h)
   // The overview's small maps: per layer [n_head, t, t], each head max-pooled to t = min(n, kThumbnailCells)
   // (core/maps ComposeView), made as the layers arrive, so the overview never uploads whole maps.
   std::vector<SharedTensor> thumbnails;
-  double seconds = 0;
+  double seconds = 0;  // since the request started: to this step (the whole run once complete())
   int n_layer() const { return (int)layers.size(); }
+  bool has_layer(int layer) const { return layer >= 0 && layer < layers_done; }
+  bool complete() const { return status.ok() && layers_done == n_layer(); }
+};
+
+// A folder opened in the background.
+struct OpenedModel {
+  uint64_t generation = 0;
+  std::string request;  // the folder asked for
+  Status status;
+  // The folder open now: this one, or the one open before when this failed.
+  std::shared_ptr<const ModelFolder> folder;
 };
 
 class ModelSession {
  public:
-  ModelSession();
-  ~ModelSession();
-  ModelSession(const ModelSession&) = delete;
-  ModelSession& operator=(const ModelSession&) = delete;
+  // on_change (tests): called on the session's threads after every submission, published step and finished run.
+  explicit ModelSession(std::function<void()> on_change = {});
 
-  // Opens a folder in the background; opened() then has it (or the error).
+  // Opens a folder in the background (a run on the old folder is cancelled); folder() then has it, or
+  // open_error() says why not.
   void Open(const std::string& dir);
-  bool opening() const;
+  bool opening() const { return open_.busy(); }
   // The folder last opened successfully, and the last open error in the UI's language ("" when it worked).
   std::shared_ptr<const ModelFolder> folder() const;
   std::string open_error() const;
-  uint64_t open_generation() const;  // counts finished opens (the app notices a new folder by it)
+  uint64_t open_generation() const { return open_.finished(); }  // counts finished opens
 
-  void Submit(const ModelRequest& request);
-  std::shared_ptr<const ModelResult> latest() const;
-  bool running() const;
+  void Submit(const ModelRequest& request) { runs_.Submit(request); }
+  // The latest run or step of a run (layers_done of n_layer).
+  std::shared_ptr<const ModelResult> latest() const { return runs_.latest(); }
+  bool running() const { return runs_.busy(); }
   // "layer 3 of 12" while running, "" otherwise; fraction in [0, 1].
   std::string progress(float* fraction) const;
   bool WaitIdle(double seconds) const;  // tests
 
  private:
-  void Serve();
-  std::shared_ptr<ModelResult> Run(const ModelRequest& request, uint64_t generation);
+  using OpenQueue = LatestWins<std::string, OpenedModel>;
+  using RunQueue = LatestWins<ModelRequest, ModelResult>;
+  std::shared_ptr<OpenedModel> OpenNow(const std::string& dir, const OpenQueue::Job& job);
+  std::shared_ptr<ModelResult> Run(const ModelRequest& request, const RunQueue::Job& job);
 
-  mutable std::mutex mutex_;
-  mutable std::condition_variable wake_, idle_;
-  bool stop_ = false;
-  std::string open_pending_;
-  bool open_requested_ = false, opening_ = false;
-  std::shared_ptr<const ModelFolder> folder_;
-  Status open_status_;
-  uint64_t open_generation_ = 0;
-  std::unique_ptr<ModelRequest> pending_;
-  uint64_t submitted_ = 0, finished_ = 0;
-  std::shared_ptr<const ModelResult> latest_;
-  std::atomic<bool> cancel_{false};
-  std::atomic<int> layer_done_{0}, layer_total_{0};
-  std::thread thread_;
+  // Declared last: their threads start once the session exists and stop before it goes.
+  RunQueue runs_;
+  OpenQueue open_;
 };
 
 // One layer of a model result as the AttentionTensors the Heads and Export panels draw: its LayerMaps, shared

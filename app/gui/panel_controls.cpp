@@ -11,12 +11,12 @@
 namespace attnviz {
 
 void DrawControlsPanel(App& app) {
-  DefaultWindowRect(0.0f, 0.0f, 0.258f, 0.59f);
+  app.layout.PlacePanel(0.0f, 0.0f, 0.258f, 0.59f);
   if (!ImGui::Begin(WindowTitle(Str::kWinControls, "Controls").c_str())) {
     ImGui::End();
     return;
   }
-  AttentionConfig& c = app.state.config;
+  AttentionConfig& c = app.settings.config;
   WidgetDump& dump = app.dump;
   // The trained models are one click away (the Model panel takes this place; it has the way back).
   if (ImGui::Button(Labeled(dump, Str::kTrainedModelButton, "trained_model").c_str())) app.SetSource(Source::kModel);
@@ -108,7 +108,7 @@ void DrawControlsPanel(App& app) {
   }
   dump.RecordItem("controls.score", JsonString(ToString(c.score)));
   // The pipeline refuses d_q != d_k (one-hot widths need the text, so the run's error says it then).
-  const std::string config_error = app.config_error.Render(), compute_error = app.compute_error.Render();
+  const std::string config_error = app.results.config_error.Render(), compute_error = app.results.compute_error.Render();
   const std::string width_error = config_error.find("d_q = d_k") != std::string::npos    ? config_error
                                   : compute_error.find("d_q = d_k") != std::string::npos ? compute_error
                                                                                          : std::string();
@@ -123,38 +123,38 @@ void DrawControlsPanel(App& app) {
   ImGui::Spacing();
   ImGui::TextUnformatted(Tr(Str::kPicture));
   ImGui::Separator();
-  int colormap = (int)app.state.colormap;
-  if (ImGui::BeginCombo(Labeled(dump, Str::kColormap, "colormap").c_str(), ToString(app.state.colormap))) {
+  int colormap = (int)app.settings.colormap;
+  if (ImGui::BeginCombo(Labeled(dump, Str::kColormap, "colormap").c_str(), ToString(app.settings.colormap))) {
     for (int i = 0; i < kColormapCount; ++i)
-      if (ImGui::Selectable(ToString((Colormap)i), i == colormap)) app.state.colormap = (Colormap)i;
+      if (ImGui::Selectable(ToString((Colormap)i), i == colormap)) app.settings.colormap = (Colormap)i;
     ImGui::EndCombo();
   }
-  dump.RecordItem("controls.colormap", JsonString(ToString(app.state.colormap)));
-  bool log_scale = app.state.color_scale == ColorScale::kLog;
+  dump.RecordItem("controls.colormap", JsonString(ToString(app.settings.colormap)));
+  bool log_scale = app.settings.color_scale == ColorScale::kLog;
   ImGui::TextUnformatted(Tr(Str::kColour));
   ImGui::SameLine(ImGui::GetContentRegionAvail().x * 0.30f);
-  if (ImGui::RadioButton(Labeled(dump, Str::kColourLinear, "linear").c_str(), !log_scale)) app.state.color_scale = ColorScale::kLinear;
+  if (ImGui::RadioButton(Labeled(dump, Str::kColourLinear, "linear").c_str(), !log_scale)) app.settings.color_scale = ColorScale::kLinear;
   dump.RecordItem("controls.color_linear", BoolJson(!log_scale));
   ImGui::SameLine();
-  if (ImGui::RadioButton(Labeled(dump, Str::kColourLog, "log").c_str(), log_scale)) app.state.color_scale = ColorScale::kLog;
+  if (ImGui::RadioButton(Labeled(dump, Str::kColourLog, "log").c_str(), log_scale)) app.settings.color_scale = ColorScale::kLog;
   dump.RecordItem("controls.color_log", BoolJson(log_scale));
   ImGui::TextUnformatted(Tr(Str::kRange));
   ImGui::SameLine(ImGui::GetContentRegionAvail().x * 0.30f);
-  if (ImGui::RadioButton(Labeled(dump, Str::kRangeFixed, "range_fixed").c_str(), !app.state.auto_range)) app.state.auto_range = false;
-  dump.RecordItem("controls.range_fixed", BoolJson(!app.state.auto_range));
+  if (ImGui::RadioButton(Labeled(dump, Str::kRangeFixed, "range_fixed").c_str(), !app.settings.auto_range)) app.settings.auto_range = false;
+  dump.RecordItem("controls.range_fixed", BoolJson(!app.settings.auto_range));
   ImGui::SameLine();
-  if (ImGui::RadioButton(Labeled(dump, Str::kRangeAuto, "range_auto").c_str(), app.state.auto_range)) app.state.auto_range = true;
-  dump.RecordItem("controls.range_auto", BoolJson(app.state.auto_range));
+  if (ImGui::RadioButton(Labeled(dump, Str::kRangeAuto, "range_auto").c_str(), app.settings.auto_range)) app.settings.auto_range = true;
+  dump.RecordItem("controls.range_auto", BoolJson(app.settings.auto_range));
   ImGui::PopItemWidth();
 
   ImGui::Spacing();
   ImGui::Separator();
-  if (!app.config_error.empty()) {
-    ErrorText(Trf(Str::kNotApplied, {app.config_error.Render()}));
-  } else if (app.computing) {
+  if (!app.results.config_error.empty()) {
+    ErrorText(Trf(Str::kNotApplied, {app.results.config_error.Render()}));
+  } else if (app.results.computing) {
     ImGui::TextUnformatted(Tr(Str::kComputing));
-  } else if (app.shown) {
-    DimText(LocalizedDescribe(app.shown->request.config) + " \xC2\xB7 " + FormatNumber(app.shown->seconds * 1000.0, "%.1f") +
+  } else if (app.results.shown) {
+    DimText(LocalizedDescribe(app.results.shown->request.config) + " \xC2\xB7 " + FormatNumber(app.results.shown->seconds * 1000.0, "%.1f") +
             " ms");
   }
   ImGui::End();

@@ -27,7 +27,7 @@ std::string FormatVector(const std::vector<float>& v) {
 
 void DrawDictionaryPanel(App& app) {
   WidgetDump& dump = app.dump;
-  DictionaryView& d = app.dictionary;
+  DictionaryView& d = app.views.learn.dictionary;
   DimText(Tr(Str::kDictIntro));
   ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.3f);
   ImGui::InputText(Labeled(dump, Str::kDictQuery, "dict_query").c_str(), &d.query);

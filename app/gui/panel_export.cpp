@@ -22,7 +22,7 @@ namespace {
 
 // A trained model's files: attnviz-<model folder name>-L<layer>-head<h>.<format>, ...-overview.<format>.
 std::string ModelFileName(const App& app) {
-  const ViewState& s = app.state;
+  const AppSettings& s = app.settings;
   std::string name = s.model_dir.substr(s.model_dir.find_last_of('/') + 1);
   if (name.empty()) name = "model";
   std::string base = "attnviz-" + name + "-";
@@ -37,7 +37,7 @@ std::string ModelFileName(const App& app) {
 }
 
 std::string DefaultFileName(const App& app) {
-  const ViewState& s = app.state;
+  const AppSettings& s = app.settings;
   if (s.source == Source::kModel) return ModelFileName(app);
 #ifdef ATTNVIZ_HAVE_FIGURE
   // The names attnviz-cli's titles use too: the mask and every non-default setting, so a causal and an
@@ -64,7 +64,7 @@ std::string DefaultFileName(const App& app) {
 
 #ifdef ATTNVIZ_HAVE_FIGURE
 // The figure options the panel sets (title, size, dpi, annotate, colours), as attnviz-cli export's.
-Result<HeatmapExportOptions> PanelOptions(const ViewState& s, const std::string& path) {
+Result<HeatmapExportOptions> PanelOptions(const AppSettings& s, const std::string& path) {
   HeatmapExportOptions o;
   o.out_path = path;
   o.format = ToString(s.export_format);
@@ -89,9 +89,9 @@ Result<HeatmapExportOptions> PanelOptions(const ViewState& s, const std::string&
 // writes (MakeModelHeadFigure, app/common/model_figure.h), its title naming the model, the layer, the mask and the
 // what-ifs.
 std::function<Status()> ModelHeadsJob(App& app, HeatmapExportOptions o, UiMessage* refusal) {
-  const ViewState& s = app.state;
-  std::shared_ptr<const ModelResult> model = app.model_result;
-  std::shared_ptr<const ComputeResult> shown = app.shown;
+  const AppSettings& s = app.settings;
+  std::shared_ptr<const ModelResult> model = app.results.model;
+  std::shared_ptr<const ComputeResult> shown = app.results.shown;
   if (!model || !shown || model->n_layer() == 0) {
     *refusal = UiMessage(Str::kExportNothingComputed);
     return nullptr;
@@ -128,19 +128,19 @@ std::function<Status()> ModelHeadsJob(App& app, HeatmapExportOptions o, UiMessag
 // `refusal` says why.
 std::function<Status()> MakeExportJob(App& app, const std::string& path, UiMessage* refusal) {
 #ifdef ATTNVIZ_HAVE_FIGURE
-  const ViewState& s = app.state;
+  const AppSettings& s = app.settings;
   if (s.export_target == ExportTarget::kSaturationPlot) {
-    std::shared_ptr<const SweepResult> sweep = app.sweep;
+    std::shared_ptr<const SweepResult> sweep = app.results.sweep;
     if (!sweep) {
       *refusal = UiMessage(Str::kExportSweepBusy);
       return nullptr;
     }
-    int d_k = app.state.config.head_dim_k();
+    int d_k = app.settings.config.head_dim_k();
     if (s.export_format == ExportFormat::kCsv)
       return [sweep, path] { return WriteFileAtomic(path, SweepToCsv(sweep->points)); };
     // attnviz-cli sweep --plot's title (SweepTitle), so the same settings give the same figure.
-    std::string title = s.export_title.empty() && app.shown
-                            ? LocalizedTitle(SweepTitle(sweep->request.base, app.shown->tensors.n_k()))
+    std::string title = s.export_title.empty() && app.results.shown
+                            ? LocalizedTitle(SweepTitle(sweep->request.base, app.results.shown->tensors.n_k()))
                             : s.export_title;
     return [sweep, path, d_k, title] { return WriteSaturationPlot(path, sweep->points, title, d_k); };
   }
@@ -148,8 +148,8 @@ std::function<Status()> MakeExportJob(App& app, const std::string& path, UiMessa
   if (!options) return [st = options.status()] { return st; };
   HeatmapExportOptions o = *options;
   if (s.export_target == ExportTarget::kOverview) {  // every layer x head of the model, one figure
-    std::shared_ptr<const ModelResult> model = app.model_result;
-    if (!model || app.state.source != Source::kModel) {
+    std::shared_ptr<const ModelResult> model = app.results.model;
+    if (!model || app.settings.source != Source::kModel || !model->complete()) {  // every layer, once all are done
       *refusal = UiMessage(Str::kExportNoModelResult);
       return nullptr;
     }
@@ -161,7 +161,7 @@ std::function<Status()> MakeExportJob(App& app, const std::string& path, UiMessa
     return [model, o, hide] { return ExportHeatmap(StackedLayers(*model, hide), nullptr, o); };
   }
   if (s.source == Source::kModel) return ModelHeadsJob(app, o, refusal);
-  std::shared_ptr<const ComputeResult> result = app.shown;
+  std::shared_ptr<const ComputeResult> result = app.results.shown;
   if (!result) {
     *refusal = UiMessage(Str::kExportNothingComputed);
     return nullptr;
@@ -171,7 +171,7 @@ std::function<Status()> MakeExportJob(App& app, const std::string& path, UiMessa
   if (s.export_target == ExportTarget::kCurrentHead) {
     o.head = s.selected_head;
     if (result->tensors.pooled && (s.export_format == ExportFormat::kPng || s.export_format == ExportFormat::kSvg))
-      window = std::make_shared<MapWindow>(ShownMapWindow(o.head, result->tensors.n_q(), result->tensors.n_k()));
+      window = std::make_shared<MapWindow>(app.views.heads.ShownWindow(o.head, result->tensors.n_q(), result->tensors.n_k()));
   } else {
     o.all_heads = true;
     o.heads = app.VisibleHeads();
@@ -195,15 +195,15 @@ std::function<Status()> MakeExportJob(App& app, const std::string& path, UiMessa
 }  // namespace
 
 void DrawExportPanel(App& app) {
-  DefaultWindowRect(0.719f, 0.65f, 0.281f, 0.35f);
+  app.layout.PlacePanel(0.719f, 0.65f, 0.281f, 0.35f);
   if (!ImGui::Begin(WindowTitle(Str::kWinExport, "Export").c_str())) {
     ImGui::End();
     return;
   }
-  ViewState& s = app.state;
+  AppSettings& s = app.settings;
   WidgetDump& dump = app.dump;
-  std::string& file_name = app.export_file_name;
-  std::string& last_default = app.export_last_default;
+  std::string& file_name = app.views.export_panel.file_name;
+  std::string& last_default = app.views.export_panel.last_default;
   std::string now_default = DefaultFileName(app);
   if (file_name.empty() || file_name == last_default) file_name = now_default;  // follow until edited
   last_default = now_default;
@@ -285,15 +285,15 @@ void DrawExportPanel(App& app) {
     if (job) {
       app.StartExport(path, std::move(job));
     } else {
-      app.export_ok = false;
-      app.export_path_written.clear();
-      app.export_message = UiMessage(Str::kExportFailed, {refusal});
+      app.views.export_panel.ok = false;
+      app.views.export_panel.path_written.clear();
+      app.views.export_panel.message = UiMessage(Str::kExportFailed, {refusal});
     }
   }
   // Rendered now, not when it arrived: a message on screen follows a language switch.
-  const std::string message = app.export_message.Render();
+  const std::string message = app.views.export_panel.message.Render();
   if (!message.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, app.export_ok ? kOkColor : kErrorColor);
+    ImGui::PushStyleColor(ImGuiCol_Text, app.views.export_panel.ok ? kOkColor : kErrorColor);
     ImGui::TextWrapped("%s", message.c_str());
     ImGui::PopStyleColor();
   }

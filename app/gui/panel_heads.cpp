@@ -33,36 +33,6 @@ namespace {
 
 constexpr float kLabelMax = 72.0f;  // widest token label (pixels), longer ones are cut with "…"
 
-// Per map on screen: the window the user zoomed/panned to, and the view composed for it.
-struct MapState {
-  MapWindow window;
-  int n_q = 0, n_k = 0;  // the map size the window was made for (a new size resets it)
-  // The composed view and what it was composed from.
-  ViewImage view;
-  const void* source = nullptr;  // the tensors' pyramid (changes with every result step)
-  MapWindow composed_window;
-  int px_w = 0, px_h = 0;
-  PoolKind kind = PoolKind::kMax;
-  uint64_t version = 0;
-  bool dragging = false, dragged = false;
-  float drag_rest_x = 0, drag_rest_y = 0;  // sub-cell drag carried to the next frame
-};
-std::map<HeatmapKey, MapState> g_maps;
-PoolKind g_pool_kind = PoolKind::kMax;
-uint64_t g_view_versions = 0;
-
-}  // namespace
-
-MapWindow ShownMapWindow(int head, int n_q, int n_k) {
-  for (MapView view : {MapView::kEnlarged, MapView::kGrid}) {
-    auto it = g_maps.find(HeatmapKey{view, 0, head, 0});
-    if (it != g_maps.end() && it->second.n_q == n_q && it->second.n_k == n_k) return it->second.window;
-  }
-  return MapWindow{0, n_q, 0, n_k};
-}
-
-namespace {
-
 // Zooms `w` by `factor` (> 1: in) about the cell (ci, cj), keeping the map's aspect, down to 1 cell.
 MapWindow Zoom(const MapWindow& w, double factor, double ci, double cj, int n_q, int n_k) {
   const int rows = std::clamp((int)std::lround(w.rows() / factor), 1, n_q);
@@ -168,7 +138,7 @@ constexpr float kColorbarSpace = 58.0f;  // right of the maps: the bar, its tick
 // "masked" swatch when the map has masked cells (causal, outside a window), as in exported figures.
 void DrawColorbar(App& app, ImVec2 top_left, float height, ColorRange range, bool masked) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const ViewState& s = app.state;
+  const AppSettings& s = app.settings;
   const float bar_w = 12.0f, line = ImGui::GetTextLineHeight();
   height = std::max(height, 3.0f * line);
   const ImVec2 bar_max(top_left.x + bar_w, top_left.y + height);
@@ -254,7 +224,7 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
                       caption_pos.y + (float)caption_lines.size() * line <= caption_bottom + 0.5f);
 
   // The window of cells this map shows (zoom/pan state), and the texels composed for it.
-  MapState& ms = g_maps[m.key];
+  MapState& ms = app.views.heads.maps[m.key];
   if (ms.n_q != n_q || ms.n_k != n_k) {
     ms = MapState{};
     ms.window = MapWindow{0, n_q, 0, n_k};
@@ -294,17 +264,17 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
   ImVec2 fb_scale = ImGui::GetIO().DisplayFramebufferScale;
   const int px_w = std::max(1, (int)std::lround(map_size.x * fb_scale.x));
   const int px_h = std::max(1, (int)std::lround(map_size.y * fb_scale.y));
-  const MapSource source = t.Source(app.shown->generation);
+  const MapSource source = t.Source(app.results.shown->generation);
   const void* source_id = t.pyramid ? (const void*)t.pyramid.get() : (const void*)t.probs.get();
   if (!app.bench_hide_maps &&
       (ms.source != source_id || ms.composed_window != w || ms.px_w != px_w || ms.px_h != px_h ||
-       ms.kind != g_pool_kind || ms.view.values.empty())) {
-    ms.view = ComposeView(source, m.head, w, px_w, px_h, g_pool_kind);
+       ms.kind != app.views.heads.pool || ms.view.values.empty())) {
+    ms.view = ComposeView(source, m.head, w, px_w, px_h, app.views.heads.pool);
     ms.source = source_id;
     ms.composed_window = w;
     ms.px_w = px_w, ms.px_h = px_h;
-    ms.kind = g_pool_kind;
-    ms.version = ++g_view_versions;
+    ms.kind = app.views.heads.pool;
+    ms.version = ++app.views.heads.view_versions;
   }
 
   // The map itself (an FBO texture from the renderer).
@@ -313,8 +283,8 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
   image.n_q = ms.view.height;
   image.n_k = ms.view.width;
   image.data_version = ms.version;
-  image.colormap = app.state.colormap;
-  image.color_scale = app.state.color_scale;
+  image.colormap = app.settings.colormap;
+  image.color_scale = app.settings.color_scale;
   image.range = m.range;
   image.masked = t.mask.HidesAny(t.n_q(), t.n_k());
   ImGui::SetCursorScreenPos(map_min);
@@ -369,7 +339,7 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
                           ", \"window\": [" + std::to_string(now.r0) + ", " + std::to_string(now.r1) + ", " +
                           std::to_string(now.c0) + ", " + std::to_string(now.c1) + "], \"level\": " +
                           std::to_string(ms.view.level) + ", \"texels\": [" + std::to_string(ms.view.width) + ", " +
-                          std::to_string(ms.view.height) + "], \"pool\": \"" + ToString(g_pool_kind) +
+                          std::to_string(ms.view.height) + "], \"pool\": \"" + ToString(app.views.heads.pool) +
                           "\", \"key_labels\": " + key_labels + ", \"query_labels\": " + query_labels + "}");
   if (m.selected) dl->AddRect(ImVec2(map_min.x - 2, map_min.y - 2), ImVec2(map_max.x + 2, map_max.y + 2), gold, 0.0f,
                               0, 2.0f);
@@ -408,7 +378,7 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
       ImGui::TextUnformatted(Trf(Str::kTipRowMax, {FormatNumber(row.max_weight, "%.3f")}).c_str());
     }
     if (!ms.view.exact())
-      ImGui::TextUnformatted(Trf(Str::kTipDrawn, {Tr(g_pool_kind == PoolKind::kMax ? Str::kPoolMax : Str::kPoolMean),
+      ImGui::TextUnformatted(Trf(Str::kTipDrawn, {Tr(app.views.heads.pool == PoolKind::kMax ? Str::kPoolMax : Str::kPoolMean),
                                                   std::to_string((w.cols() + ms.view.width - 1) / ms.view.width),
                                                   std::to_string((w.rows() + ms.view.height - 1) / ms.view.height)})
                                  .c_str());
@@ -478,12 +448,12 @@ MapLayout LayoutFor(const AttentionTensors& t) {
 }  // namespace
 
 void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
-  DefaultWindowRect(0.258f, 0.0f, 0.461f, 0.70f);
+  app.layout.PlacePanel(0.258f, 0.0f, 0.461f, 0.70f);
   if (!ImGui::Begin(WindowTitle(Str::kWinHeads, "Heads").c_str(), nullptr, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
     ImGui::End();
     return;
   }
-  ViewState& s = app.state;
+  AppSettings& s = app.settings;
   WidgetDump& dump = app.dump;
 
   // Status line.
@@ -495,13 +465,13 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
     if (dismiss) app.notice.clear();
   }
   // Progress: what the worker computes and how far along (the frame keeps running meanwhile).
-  const WorkerProgress progress = app.worker->progress();
-  const WorkerProgress sweep_progress = app.worker->sweep_progress();
+  const JobProgress progress = app.worker->progress();
+  const JobProgress sweep_progress = app.worker->sweep_progress();
   std::string progress_json = "{\"active\": " + BoolJson(progress.active) + ", \"stage\": " +
                               JsonString(progress.stage) + ", \"fraction\": " + JsonNumber(progress.fraction) +
                               ", \"sweep_active\": " + BoolJson(sweep_progress.active) + ", \"sweep_fraction\": " +
                               JsonNumber(sweep_progress.fraction) + "}";
-  if (app.computing) {
+  if (app.results.computing) {
     std::string what = progress.active && !progress.stage.empty() ? Trf(Str::kComputingStage, {LocalizedStage(progress.stage)})
                                                                   : std::string(Tr(Str::kComputing));
     char pct[32];
@@ -509,26 +479,26 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
     ImGui::ProgressBar((float)progress.fraction, ImVec2(160.0f, 0.0f), pct);
     ImGui::SameLine();
     ImGui::TextUnformatted(what.c_str());
-  } else if (app.shown) {
-    const AttentionTensors& t = app.shown->tensors;
+  } else if (app.results.shown) {
+    const AttentionTensors& t = app.results.shown->tensors;
     // A sandbox layer names its knobs; a model layer how its maps were made (it has no sandbox config).
-    const std::string made = app.state.source == Source::kModel ? LocalizedTitle(Describe(t))
-                                                                 : LocalizedDescribe(app.shown->request.config);
+    const std::string made = app.settings.source == Source::kModel ? LocalizedTitle(Describe(t))
+                                                                 : LocalizedDescribe(app.results.shown->request.config);
     DimText(made + " \xC2\xB7 " + std::to_string(t.n_q()) + "\xC3\x97" +
             std::to_string(t.n_k()) + " \xC2\xB7 " + Tr(Str::kHeadsStatusKeys));
   }
-  dump.RecordItem("heads.status", BoolJson(app.computing));
+  dump.RecordItem("heads.status", BoolJson(app.results.computing));
   dump.SetField("progress", progress_json);
-  if (!app.compute_error.empty())
-    ErrorText(app.shown ? Trf(Str::kShowingLastGood, {app.compute_error.Render()}) : app.compute_error.Render());
-  if (!app.config_error.empty()) ErrorText(Trf(Str::kSettingsNotApplied, {app.config_error.Render()}));
+  if (!app.results.compute_error.empty())
+    ErrorText(app.results.shown ? Trf(Str::kShowingLastGood, {app.results.compute_error.Render()}) : app.results.compute_error.Render());
+  if (!app.results.config_error.empty()) ErrorText(Trf(Str::kSettingsNotApplied, {app.results.config_error.Render()}));
 
-  if (!app.shown) {
-    if (!app.computing) ImGui::TextUnformatted(Tr(Str::kNoResultYet));
+  if (!app.results.shown) {
+    if (!app.results.computing) ImGui::TextUnformatted(Tr(Str::kNoResultYet));
     ImGui::End();
     return;
   }
-  const ComputeResult& result = *app.shown;
+  const ComputeResult& result = *app.results.shown;
   const AttentionTensors& t = result.tensors;
   int n_head = t.n_head();
 
@@ -561,11 +531,11 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
   if (s.selected_head >= n_head) s.selected_head = 0;
   // Pooling of maps with more cells than pixels: max keeps a single spike visible; mean averages.
   ImGui::SameLine(0, 16.0f);
-  if (ImGui::RadioButton(Labeled(dump, Str::kPoolMax, "pool_max").c_str(), g_pool_kind == PoolKind::kMax)) g_pool_kind = PoolKind::kMax;
-  dump.RecordItem("heads.pool_max", BoolJson(g_pool_kind == PoolKind::kMax));
+  if (ImGui::RadioButton(Labeled(dump, Str::kPoolMax, "pool_max").c_str(), app.views.heads.pool == PoolKind::kMax)) app.views.heads.pool = PoolKind::kMax;
+  dump.RecordItem("heads.pool_max", BoolJson(app.views.heads.pool == PoolKind::kMax));
   ImGui::SameLine();
-  if (ImGui::RadioButton(Labeled(dump, Str::kPoolMean, "pool_mean").c_str(), g_pool_kind == PoolKind::kMean)) g_pool_kind = PoolKind::kMean;
-  dump.RecordItem("heads.pool_mean", BoolJson(g_pool_kind == PoolKind::kMean));
+  if (ImGui::RadioButton(Labeled(dump, Str::kPoolMean, "pool_mean").c_str(), app.views.heads.pool == PoolKind::kMean)) app.views.heads.pool = PoolKind::kMean;
+  dump.RecordItem("heads.pool_mean", BoolJson(app.views.heads.pool == PoolKind::kMean));
 
   if (!renderer.error().empty()) {
     ErrorText(renderer.error());

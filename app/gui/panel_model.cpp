@@ -51,13 +51,13 @@ void DrawTokens(App& app, const ModelResult& result) {
 }  // namespace
 
 void DrawModelPanel(App& app) {
-  DefaultWindowRect(0.0f, 0.0f, 0.258f, 0.59f);  // where the sandbox's Controls panel sits
+  app.layout.PlacePanel(0.0f, 0.0f, 0.258f, 0.59f);  // where the sandbox's Controls panel sits
   if (!ImGui::Begin(WindowTitle(Str::kWinModel, "Model").c_str())) {
     ImGui::End();
     return;
   }
   WidgetDump& dump = app.dump;
-  ViewState& s = app.state;
+  AppSettings& s = app.settings;
   float width = ImGui::GetContentRegionAvail().x;
 
   int source = (int)s.source;
@@ -73,12 +73,12 @@ void DrawModelPanel(App& app) {
   ImGui::TextUnformatted(Tr(Str::kModelFolderHint));
   ImGui::SetNextItemWidth(width - ImGui::CalcTextSize(Tr(Str::kOpen)).x - ImGui::GetStyle().FramePadding.x * 2 -
                           ImGui::GetStyle().ItemSpacing.x);
-  bool enter = ImGui::InputText("##model_path", &app.model_path_input, ImGuiInputTextFlags_EnterReturnsTrue);
-  dump.RecordItem("model.path", JsonString(app.model_path_input));
+  bool enter = ImGui::InputText("##model_path", &app.views.model.path_input, ImGuiInputTextFlags_EnterReturnsTrue);
+  dump.RecordItem("model.path", JsonString(app.views.model.path_input));
   ImGui::SameLine();
   bool open = ImGui::Button(Labeled(dump, Str::kOpen, "model_open").c_str());
   dump.RecordItem("model.open");
-  if ((enter || open) && !app.model_path_input.empty()) app.OpenModel(app.model_path_input);
+  if ((enter || open) && !app.views.model.path_input.empty()) app.OpenModel(app.views.model.path_input);
   // The bundled model first, then the recent ones.
   std::vector<std::string> offers;
   if (!app.bundled_model_dir.empty()) offers.push_back(app.bundled_model_dir);
@@ -123,15 +123,15 @@ void DrawModelPanel(App& app) {
     ImGui::InputTextWithHint(Labeled(dump, Str::kOnLayers, "on_layers").c_str(), Tr(Str::kOnLayersHint),
                              &s.model_whatif_layers);
     dump.RecordItem("model.whatif_layers", JsonString(s.model_whatif_layers));
-    if (!app.model_error.empty()) ErrorText(app.model_error.Render());
+    if (!app.results.model_error.empty()) ErrorText(app.results.model_error.Render());
     float fraction = 0;
     const std::string progress = app.models->progress(&fraction);
     if (!progress.empty()) {
       ImGui::ProgressBar(fraction, ImVec2(width, 0), Trf(Str::kRunning, {progress}).c_str());
     }
     dump.SetField("model_progress", JsonString(progress));
-    if (app.model_result && app.model_result->status.ok()) {
-      const ModelResult& r = *app.model_result;
+    if (app.results.model && app.results.model->status.ok()) {
+      const ModelResult& r = *app.results.model;
       ImGui::Separator();
       const std::string line = app.HeadRoleLine(s.model_layer, s.selected_head);
       if (!line.empty()) {

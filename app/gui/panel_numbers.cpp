@@ -46,22 +46,22 @@ void Heading(const std::string& text) {
 
 void DrawNumbersPanel(App& app) {
   WidgetDump& dump = app.dump;
-  if (app.state.source == Source::kModel) {
+  if (app.settings.source == Source::kModel) {
     DimText(Tr(Str::kNumNoSandbox));
     return;
   }
-  if (!app.shown || !app.shown->tensors.q || app.shown->tensors.q->empty()) {
-    ImGui::TextUnformatted(Tr(app.computing ? Str::kComputing : Str::kNoResultYet));
+  if (!app.results.shown || !app.results.shown->tensors.q || app.results.shown->tensors.q->empty()) {
+    ImGui::TextUnformatted(Tr(app.results.computing ? Str::kComputing : Str::kNoResultYet));
     return;
   }
-  const AttentionTensors& t = *&app.shown->tensors;
-  const AttentionConfig& c = app.shown->request.config;
+  const AttentionTensors& t = *&app.results.shown->tensors;
+  const AttentionConfig& c = app.results.shown->request.config;
   const bool cross = c.mode == AttentionMode::kCross;
   const Tensor& x = *t.x;
   const Tensor& xq = cross && t.xq ? *t.xq : x;
   // Made once per result: the weights the run used, and the two projections.
-  NumbersCache& cache = app.numbers;
-  if (cache.generation != app.shown->generation) {
+  NumbersCache& cache = app.views.learn.numbers;
+  if (cache.generation != app.results.shown->generation) {
     ProjectionWeights weights;
     std::shared_ptr<const ProjectionWeights> loaded = app.worker->loaded_weights();
     if (loaded) weights = *loaded;
@@ -70,7 +70,7 @@ void DrawNumbersPanel(App& app) {
     cache.split = SplitFusedWeights(weights);
     cache.check = FusedVersusThreeLinears(xq, x, weights);
     cache.merged_q = MergeHeads(*t.q);
-    cache.generation = app.shown->generation;
+    cache.generation = app.results.shown->generation;
   }
   const FusedSplit& w = cache.split;
   const int n_head = (int)t.q->dim(0), n_q = (int)t.q->dim(1), d_k = (int)t.q->dim(2);
@@ -125,7 +125,7 @@ void DrawNumbersPanel(App& app) {
   // 4. One query row reads the values: z_i = sum_j p_ij v_j.
   if (t.probs && !t.probs->empty() && t.v && !t.v->empty()) {
     Heading(Tr(Str::kNumReadValues));
-    const int head = std::clamp(app.state.selected_head, 0, n_head - 1);
+    const int head = std::clamp(app.settings.selected_head, 0, n_head - 1);
     cache.query = std::clamp(cache.query, 0, n_q - 1);
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.4f);
     ImGui::SliderInt(Labeled(dump, Str::kNumQueryRow, "numbers_query").c_str(), &cache.query, 0, n_q - 1);

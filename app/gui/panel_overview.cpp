@@ -17,14 +17,14 @@
 namespace attnviz {
 
 void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
-  DefaultWindowRect(0.719f, 0.0f, 0.281f, 0.65f);  // where the sandbox's Saturation panel sits
+  app.layout.PlacePanel(0.719f, 0.0f, 0.281f, 0.65f);  // where the sandbox's Saturation panel sits
   if (!ImGui::Begin(WindowTitle(Str::kWinOverview, "Overview").c_str())) {
     ImGui::End();
     return;
   }
   WidgetDump& dump = app.dump;
   std::shared_ptr<const ModelFolder> folder = app.models->folder();
-  const std::shared_ptr<const ModelResult>& result = app.model_result;
+  const std::shared_ptr<const ModelResult>& result = app.results.model;
   if (!folder || !result || !result->status.ok() || result->n_layer() == 0) {
     DimText(Tr(folder ? Str::kComputingFirstMaps : Str::kOpenModelForOverview));
     ImGui::End();
@@ -42,17 +42,17 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
   // The role filter: heads that do not match are dimmed; each map carries its strongest role.
   ImGui::SetNextItemWidth(std::min(260.0f, ImGui::GetContentRegionAvail().x * 0.6f));
   ImGui::InputTextWithHint(Labeled(dump, Str::kRoleFilter, "role_filter").c_str(), Tr(Str::kRoleFilterHint),
-                           &app.state.model_role_filter);
-  dump.RecordItem("overview.filter", JsonString(app.state.model_role_filter));
+                           &app.settings.model_role_filter);
+  dump.RecordItem("overview.filter", JsonString(app.settings.model_role_filter));
   std::optional<model::RoleFilter> filter;
   std::string filter_error;  // in the UI's language
-  if (!app.state.model_role_filter.empty()) {
-    auto parsed = model::ParseRoleFilter(app.state.model_role_filter);
+  if (!app.settings.model_role_filter.empty()) {
+    auto parsed = model::ParseRoleFilter(app.settings.model_role_filter);
     if (parsed) filter = *parsed;
     else ErrorText(filter_error = Localized(parsed));
   }
   const model::HeadRoles& roles = result->roles;
-  const bool have_roles = roles.n_layer == n_layer && roles.n_head == n_head;
+  const bool roles_fit = roles.n_layer == n_layer && roles.n_head == n_head;
   int matching = 0;
   // Layout: labels left and on top, a gap between groups of heads that share a kv head.
   const ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -78,10 +78,16 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
       dl->AddText(ImVec2(head_x(h), y + 3), dim, ("kv " + std::to_string(g)).c_str());
     }
   }
-  const bool hide_special = app.state.model_hide_special;
+  const bool hide_special = app.settings.model_hide_special;
   for (int l = 0; l < n_layer; ++l) {
     const float y = origin.y + label_h + (float)l * (cell + gap);
     dl->AddText(ImVec2(origin.x, y), dim, ("L" + std::to_string(l)).c_str());
+    if (!result->has_layer(l)) {  // still running: an empty cell per head until the layer is done
+      for (int h = 0; h < n_head; ++h)
+        dl->AddRect(ImVec2(head_x(h), y), ImVec2(head_x(h) + cell, y + cell), dim);
+      continue;
+    }
+    const bool have_roles = roles_fit;
     // Hiding special tokens needs the layer's maps (a copy without them); otherwise the pooled thumbnails.
     const AttentionTensors& t = hide_special ? app.OverviewLayer(l, true) : app.OverviewLayer(l, false);
     const Tensor& maps = hide_special || l >= (int)result->thumbnails.size() ? *t.probs : *result->thumbnails[(size_t)l];
@@ -93,8 +99,8 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
       image.n_q = n_q;
       image.n_k = n_k;
       image.data_version = result->generation * 2 + (hide_special ? 1 : 0);
-      image.colormap = app.state.colormap;
-      image.color_scale = app.state.color_scale;
+      image.colormap = app.settings.colormap;
+      image.color_scale = app.settings.color_scale;
       image.masked = t.mask.HidesAny(n_q, n_k);
       const ImVec2 p0(head_x(h), y), p1(head_x(h) + cell, y + cell);
       const HeatmapKey key{MapView::kOverview, l, h, 0};
@@ -133,7 +139,7 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
         }
         ImGui::SetTooltip("%s", tip.c_str());
       }
-      const bool selected = l == app.state.model_layer && h == app.state.selected_head;
+      const bool selected = l == app.settings.model_layer && h == app.settings.selected_head;
       if (selected) dl->AddRect(ImVec2(p0.x - 1, p0.y - 1), ImVec2(p1.x + 1, p1.y + 1), gold, 0, 0, 2.0f);
       dump.RecordRect("overview.map." + std::to_string(l) + "." + std::to_string(h), p0.x, p0.y, p1.x, p1.y, false,
                       hovered,
@@ -142,15 +148,17 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
                           JsonString(have_roles ? model::RoleName(best.role) : "") + ", \"score\": " +
                           JsonNumber(have_roles ? best.score : 0) + "}");
       if (clicked) {
-        app.state.model_layer = l;
-        app.state.selected_head = h;
-        app.state.enlarged = true;
+        app.settings.model_layer = l;
+        app.settings.selected_head = h;
+        app.settings.enlarged = true;
       }
     }
   }
   ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + label_h + (float)n_layer * (cell + gap)));
   ImGui::Dummy(ImVec2(1, 1));
-  dump.SetField("overview", "{\"n_layer\": " + std::to_string(n_layer) + ", \"n_head\": " + std::to_string(n_head) +
+  dump.SetField("overview", "{\"n_layer\": " + std::to_string(n_layer) +
+                                ", \"layers_shown\": " + std::to_string(result->layers_done) +
+                                ", \"n_head\": " + std::to_string(n_head) +
                                 ", \"n_kv_head\": " + std::to_string(c.n_kv_head) +
                                 ", \"matching\": " + std::to_string(matching) +
                                 ", \"filter_error\": " + JsonString(filter_error) + "}");

@@ -85,17 +85,17 @@ void DrawChart(App& app, const Curve& curve, const std::vector<SweepPoint>& poin
   }
 
   // The current d_k, and where the current heads are.
-  const AttentionConfig& c = app.state.config;
+  const AttentionConfig& c = app.settings.config;
   float x_now = X((float)c.head_dim_k());
   dl->AddLine(ImVec2(x_now, a.y), ImVec2(x_now, b.y), IM_COL32(255, 220, 80, 200), 1.5f);
-  if (app.shown && !app.shown->tensors.metrics.empty()) {
-    const AttentionConfig& rc = app.shown->request.config;
+  if (app.results.shown && !app.results.shown->tensors.metrics.empty()) {
+    const AttentionConfig& rc = app.results.shown->request.config;
     float xr = X((float)rc.head_dim_k());
     ImU32 color = rc.scale ? kScaledColor : kUnscaledColor;
-    for (const HeadMetrics& m : app.shown->tensors.metrics)
+    for (const HeadMetrics& m : app.results.shown->tensors.metrics)
       if (std::isfinite(m.*curve.head_field))
         dl->AddCircle(ImVec2(xr, Y(m.*curve.head_field)), 3.5f, IM_COL32(255, 255, 255, 160));
-    HeadMetrics mean = MeanOverHeads(app.shown->tensors.metrics);
+    HeadMetrics mean = MeanOverHeads(app.results.shown->tensors.metrics);
     if (std::isfinite(mean.*curve.head_field)) dl->AddCircleFilled(ImVec2(xr, Y(mean.*curve.head_field)), 5.0f, color);
   }
 
@@ -117,7 +117,7 @@ void DrawChart(App& app, const Curve& curve, const std::vector<SweepPoint>& poin
 }  // namespace
 
 void DrawSaturationPanel(App& app) {
-  DefaultWindowRect(0.719f, 0.0f, 0.281f, 0.65f);
+  app.layout.PlacePanel(0.719f, 0.0f, 0.281f, 0.65f);
   if (!ImGui::Begin(WindowTitle(Str::kWinSaturation, "Saturation").c_str())) {
     ImGui::End();
     return;
@@ -135,7 +135,7 @@ void DrawSaturationPanel(App& app) {
   ImGui::SetCursorScreenPos(ImVec2(p.x + 28, p.y));
   ImGui::TextUnformatted(Tr(Str::kUnscaled));
   ImGui::SameLine();
-  DimText(Trf(Str::kNowDk, {std::to_string(app.state.config.head_dim_k())}));
+  DimText(Trf(Str::kNowDk, {std::to_string(app.settings.config.head_dim_k())}));
 
   static const Curve kCurves[] = {
       {Str::kCurveMaxWeight, "max_weight", &SweepPoint::max_weight, &HeadMetrics::max_weight},
@@ -143,16 +143,16 @@ void DrawSaturationPanel(App& app) {
       {Str::kCurveGrad, "grad_norm", &SweepPoint::grad_norm, &HeadMetrics::grad_norm},
   };
   std::vector<SweepPoint> none;
-  const std::vector<SweepPoint>& points = app.sweep ? app.sweep->points : none;
+  const std::vector<SweepPoint>& points = app.results.sweep ? app.results.sweep->points : none;
   ImVec2 avail = ImGui::GetContentRegionAvail();
-  int n_head = app.shown ? (int)app.shown->tensors.metrics.size() : 0;
+  int n_head = app.results.shown ? (int)app.results.shown->tensors.metrics.size() : 0;
   float table_h = line * (float)(std::min(n_head, 8) + 2) + 8.0f;
   float chart_h = std::max(70.0f, (avail.y - table_h - line * 2.0f) / 3.0f);
   for (const Curve& curve : kCurves) DrawChart(app, curve, points, ImVec2(avail.x, chart_h));
-  if (app.sweeping) ImGui::TextUnformatted(Tr(Str::kSweeping));
-  else if (!app.sweep_error.empty()) ErrorText(app.sweep_error.Render());
-  else if (app.sweep) DimText(Trf(Str::kSweepSummary, {std::to_string(points.size()),
-                                                      FormatNumber(app.sweep->seconds * 1000, "%.0f")}));
+  if (app.results.sweeping) ImGui::TextUnformatted(Tr(Str::kSweeping));
+  else if (!app.results.sweep_error.empty()) ErrorText(app.results.sweep_error.Render());
+  else if (app.results.sweep) DimText(Trf(Str::kSweepSummary, {std::to_string(points.size()),
+                                                      FormatNumber(app.results.sweep->seconds * 1000, "%.0f")}));
 
   // Per-head figures of the current settings.
   if (n_head > 0 && ImGui::BeginTable("per_head", 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
@@ -162,7 +162,7 @@ void DrawSaturationPanel(App& app) {
     for (Str column : {Str::kColHead, Str::kColMaxW, Str::kColHNorm, Str::kColGrad, Str::kColLogitSd})
       ImGui::TableSetupColumn(Tr(column));
     ImGui::TableHeadersRow();
-    const std::vector<HeadMetrics>& metrics = app.shown->tensors.metrics;
+    const std::vector<HeadMetrics>& metrics = app.results.shown->tensors.metrics;
     for (int h = 0; h < n_head; ++h) {
       const HeadMetrics& m = metrics[(size_t)h];
       ImGui::TableNextRow();

@@ -19,7 +19,7 @@ namespace {
 // head serves n_head / n_kv_head query heads.
 void DrawModelShapes(App& app, const ModelFolder& folder) {
   const model::ModelConfig& c = folder.model->config();
-  const int n = app.model_result ? (int)app.model_result->tokens.size() : 0;
+  const int n = app.results.model ? (int)app.results.model->tokens.size() : 0;
   auto shape = [](std::initializer_list<int> dims) {
     std::string s = "[";
     for (int d : dims) s += (s.size() > 1 ? ", " : "") + std::to_string(d);
@@ -58,12 +58,12 @@ void DrawModelShapes(App& app, const ModelFolder& folder) {
 // The sandbox's tensors with their live shapes, the weights in the layout chosen (fused or separate), and
 // the three rules behind the shapes.
 void DrawSandboxShapes(App& app) {
-  if (!app.shown) {
-    ImGui::TextUnformatted(Tr(app.computing ? Str::kComputing : Str::kNoResultYet));
+  if (!app.results.shown) {
+    ImGui::TextUnformatted(Tr(app.results.computing ? Str::kComputing : Str::kNoResultYet));
     return;
   }
-  const AttentionTensors& t = app.shown->tensors;
-  const AttentionConfig& c = app.shown->request.config;
+  const AttentionTensors& t = app.results.shown->tensors;
+  const AttentionConfig& c = app.results.shown->request.config;
   const bool cross = c.mode == AttentionMode::kCross, fused = c.qkv == QkvLayout::kFused;
   const int d_model = c.d_model, d_k = c.head_dim_k(), d_v = c.head_dim_v(), n_head = c.n_head;
   struct Row {
@@ -156,7 +156,7 @@ void DrawSandboxShapes(App& app) {
 }  // namespace
 
 void DrawShapesPanel(App& app) {
-  DefaultWindowRect(0.258f, 0.70f, 0.461f, 0.30f);
+  app.layout.PlacePanel(0.258f, 0.70f, 0.461f, 0.30f);
   if (!ImGui::Begin(WindowTitle(Str::kWinShapes, "Shapes").c_str())) {
     ImGui::End();
     return;
@@ -169,7 +169,7 @@ void DrawShapesPanel(App& app) {
   };
   static const Tab kTabs[] = {
       {LearnTab::kShapes, Str::kTabShapes, "shapes", [](App& a) {
-         if (a.state.source != Source::kModel) return DrawSandboxShapes(a);
+         if (a.settings.source != Source::kModel) return DrawSandboxShapes(a);
          if (std::shared_ptr<const ModelFolder> folder = a.models->folder()) DrawModelShapes(a, *folder);
          else ImGui::TextUnformatted(Tr(Str::kNoModelOpen));
        }},
@@ -180,13 +180,13 @@ void DrawShapesPanel(App& app) {
   };
   if (ImGui::BeginTabBar("learn_tabs")) {
     for (const Tab& tab : kTabs) {
-      const bool select = app.learn_tab_requested > 0 && app.learn_tab == tab.tab;
+      const bool select = app.views.learn.tab_requested > 0 && app.views.learn.tab == tab.tab;
       const bool open = ImGui::BeginTabItem(Labeled(app.dump, tab.label, tab.name).c_str(), nullptr,
                                             select ? ImGuiTabItemFlags_SetSelected : 0);
       app.dump.RecordItem(std::string("learn.tab.") + tab.name, BoolJson(open));
       if (!open) continue;
-      if (app.learn_tab_requested > 0 && app.learn_tab == tab.tab) app.learn_tab_requested = 0;  // arrived
-      if (app.learn_tab_requested == 0) app.learn_tab = tab.tab;
+      if (app.views.learn.tab_requested > 0 && app.views.learn.tab == tab.tab) app.views.learn.tab_requested = 0;  // arrived
+      if (app.views.learn.tab_requested == 0) app.views.learn.tab = tab.tab;
       ImGui::BeginChild("tab_body");
       tab.draw(app);
       ImGui::EndChild();
@@ -194,7 +194,7 @@ void DrawShapesPanel(App& app) {
     }
     ImGui::EndTabBar();
   }
-  if (app.learn_tab_requested > 0) --app.learn_tab_requested;
+  if (app.views.learn.tab_requested > 0) --app.views.learn.tab_requested;
   ImGui::End();
 }
 

@@ -16,9 +16,6 @@ inline std::string WindowTitle(Str title, const char* stable_id) { return std::s
 // A widget label in the current language with a stable ImGui id; the dump records the visible text.
 inline std::string Labeled(WidgetDump& dump, Str text, const char* stable_id) { return dump.Label(Tr(text), stable_id); }
 
-// Default placement of a panel, as fractions of the window below the menu bar: applied when the panel
-// first appears (a saved layout wins then), when the window's size changes and on Reset layout (layout.h).
-inline void DefaultWindowRect(float fx, float fy, float fw, float fh) { PlacePanel(fx, fy, fw, fh); }
 
 inline const ImVec4 kErrorColor(1.0f, 0.45f, 0.40f, 1.0f);
 inline const ImVec4 kOkColor(0.55f, 0.90f, 0.55f, 1.0f);

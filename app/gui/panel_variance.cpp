@@ -41,9 +41,9 @@ void DrawWeights(const std::vector<float>& weights, ImU32 color, const std::stri
 
 void DrawVariancePanel(App& app) {
   WidgetDump& dump = app.dump;
-  const int d_k = app.state.config.head_dim_k();
-  std::shared_ptr<const DotVariance>& v = app.variance;
-  std::future<std::shared_ptr<const DotVariance>>& job = app.variance_job;
+  const int d_k = app.settings.config.head_dim_k();
+  std::shared_ptr<const DotVariance>& v = app.views.learn.variance;
+  std::future<std::shared_ptr<const DotVariance>>& job = app.views.learn.variance_job;
   if (job.valid() && job.wait_for(std::chrono::seconds(0)) == std::future_status::ready) v = job.get();
   if ((!v || v->d_k != d_k) && !job.valid())
     job = std::async(std::launch::async,

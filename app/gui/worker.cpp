@@ -63,26 +63,6 @@ bool SweepRequest::operator==(const SweepRequest& o) const {
   return kv_text == o.kv_text && query_text == o.query_text && base == o.base;
 }
 
-std::string CurrentExceptionMessage(const std::string& job) {
-  try {
-    throw;
-  } catch (const std::bad_alloc&) {
-    return job + ": out of memory";
-  } catch (const std::exception& e) {
-    return job + " failed: " + e.what();
-  } catch (...) {
-    return job + " failed: an unknown error";
-  }
-}
-
-Status RunGuarded(const std::string& what, const std::function<Status()>& job) {
-  try {
-    return job();
-  } catch (...) {
-    return Status::Error(CurrentExceptionMessage(what));
-  }
-}
-
 Worker::Worker(std::unique_ptr<Pipeline> prepared, bool loaded_weights)
     : pipeline_(prepared ? std::move(prepared) : std::make_unique<Pipeline>()), twin_(std::make_unique<Pipeline>()) {
   if (loaded_weights) {
@@ -102,181 +82,62 @@ Worker::Worker(std::unique_ptr<Pipeline> prepared, bool loaded_weights)
       twin_->set_pooled_above_cells((size_t)*cells);
     }
   }
-  compute_thread_ = std::thread([this] { Serve(&compute_, [this](auto& r, uint64_t g) { return RunCompute(r, g); }); });
-  sweep_thread_ = std::thread([this] { Serve(&sweep_, [this](auto& r, uint64_t g) { return RunSweep(r, g); }); });
+  compute_ = std::make_unique<ComputeQueue>(
+      "computing", [this](const ComputeRequest& r, const ComputeQueue::Job& job) { return RunCompute(r, job); },
+      [this] { QueuesChanged(); });
+  sweep_ = std::make_unique<SweepQueue>(
+      "computing", [this](const SweepRequest& r, const SweepQueue::Job& job) { return RunSweep(r, job); },
+      [this] { QueuesChanged(); });
 }
 
 Worker::~Worker() {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
-    compute_.cancel.store(true);
-    sweep_.cancel.store(true);
+    std::lock_guard<std::mutex> lock(maps_mutex_);
+    stopping_ = true;  // a sweep waiting for the maps goes on (and is cancelled by its queue's stop)
   }
-  wake_.notify_all();
-  idle_.notify_all();
-  compute_thread_.join();
-  sweep_thread_.join();
+  maps_changed_.notify_all();
+  sweep_.reset();  // before the compute queue: the sweep reads its state
+  compute_.reset();
 }
 
-template <typename Request, typename ResultT>
-uint64_t Worker::Enqueue(Lane<Request, ResultT>* lane, const Request& request) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  lane->pending = std::make_unique<Request>(request);
-  ++lane->submitted;
-  if (lane->running && !lane->cancel.exchange(true)) lane->done_at_cancel = lane->done.load();  // superseded: stop it
-  wake_.notify_all();
-  idle_.notify_all();  // a sweep waiting for the maps sees its cancel
-  return lane->submitted;
+void Worker::QueuesChanged() {
+  { std::lock_guard<std::mutex> lock(maps_mutex_); }  // orders the change before a waiter's predicate check
+  maps_changed_.notify_all();
 }
 
-uint64_t Worker::Submit(const ComputeRequest& request) { return Enqueue(&compute_, request); }
-uint64_t Worker::SubmitSweep(const SweepRequest& request) { return Enqueue(&sweep_, request); }
-
-std::shared_ptr<const ComputeResult> Worker::latest() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return compute_.latest;
-}
-
-std::shared_ptr<const SweepResult> Worker::latest_sweep() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return sweep_.latest;
-}
-
-bool Worker::computing() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return compute_.finished != compute_.submitted;
-}
-
-bool Worker::sweeping() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return sweep_.finished != sweep_.submitted;
-}
-
-uint64_t Worker::submitted() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return compute_.submitted;
-}
-
-uint64_t Worker::finished() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return compute_.finished;
-}
-
-uint64_t Worker::cancelled() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return compute_.cancelled;
-}
-
-uint64_t Worker::sweeps_cancelled() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return sweep_.cancelled;
-}
-
-size_t Worker::blocks_after_cancel() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return compute_.blocks_after_cancel;
-}
-
-template <typename Request, typename ResultT>
-WorkerProgress Worker::ProgressOf(const Lane<Request, ResultT>& lane) {
-  WorkerProgress p;
-  p.active = lane.running;
-  if (!p.active) return p;
-  p.stage = std::string(lane.phase.load()) + lane.stage.load();
-  const size_t total = lane.total.load(), done = lane.done.load();
-  p.fraction = total ? std::min(1.0, (double)done / (double)total) : 0.0;
-  return p;
-}
-
-WorkerProgress Worker::progress() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return ProgressOf(compute_);
-}
-
-WorkerProgress Worker::sweep_progress() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return ProgressOf(sweep_);
-}
-
-template <typename Request, typename ResultT>
-RunControl Worker::ControlFor(Lane<Request, ResultT>* lane, const char* phase) {
-  lane->phase.store(phase);
-  RunControl control;
-  control.cancel = &lane->cancel;
-  control.progress = [lane](const char* stage, size_t done, size_t total) {
-    lane->stage.store(stage);
-    lane->total.store(total);
-    // Blocks finish out of order across threads: keep the largest count seen.
-    size_t seen = lane->done.load();
-    while (done > seen && !lane->done.compare_exchange_weak(seen, done)) {
-    }
-    if (done < seen && done == 0) lane->done.store(0);
-  };
-  return control;
-}
-
-void Worker::PublishStep(std::shared_ptr<const ComputeResult> step) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    compute_.latest = std::move(step);
-  }
-  idle_.notify_all();  // the sweep waits for the maps (RunSweep)
-}
+uint64_t Worker::Submit(const ComputeRequest& request) { return compute_->Submit(request); }
+uint64_t Worker::SubmitSweep(const SweepRequest& request) { return sweep_->Submit(request); }
+std::shared_ptr<const ComputeResult> Worker::latest() const { return compute_->latest(); }
+std::shared_ptr<const SweepResult> Worker::latest_sweep() const { return sweep_->latest(); }
+bool Worker::computing() const { return compute_->busy(); }
+bool Worker::sweeping() const { return sweep_->busy(); }
+uint64_t Worker::submitted() const { return compute_->submitted(); }
+uint64_t Worker::finished() const { return compute_->finished(); }
+uint64_t Worker::cancelled() const { return compute_->cancelled(); }
+uint64_t Worker::sweeps_cancelled() const { return sweep_->cancelled(); }
+size_t Worker::blocks_after_cancel() const { return compute_->units_after_cancel(); }
+JobProgress Worker::progress() const { return compute_->progress(); }
+JobProgress Worker::sweep_progress() const { return sweep_->progress(); }
 
 bool Worker::WaitIdle(double seconds) const {
-  std::unique_lock<std::mutex> lock(mutex_);
-  return idle_.wait_for(lock, std::chrono::duration<double>(seconds), [this] {
-    return compute_.finished == compute_.submitted && sweep_.finished == sweep_.submitted;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  auto left = [&] { return std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count(); };
+  // The compute queue first: a sweep may wait for its maps.
+  return compute_->WaitIdle(std::max(0.0, left())) && sweep_->WaitIdle(std::max(0.0, left())) &&
+         !compute_->busy();
+}
+
+void Worker::WaitForMaps(const std::atomic<bool>* sweep_cancel) {
+  std::unique_lock<std::mutex> lock(maps_mutex_);
+  maps_changed_.wait_for(lock, std::chrono::seconds(30), [&] {
+    if (stopping_ || sweep_cancel->load() || !compute_->running()) return true;
+    const std::shared_ptr<const ComputeResult> shown = compute_->latest();
+    return shown && shown->generation == compute_->submitted();
   });
 }
 
-template <typename Request, typename ResultT, typename RunFn>
-void Worker::Serve(Lane<Request, ResultT>* lane, RunFn run) {
-  for (;;) {
-    Request request;
-    uint64_t generation = 0;
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [&] { return stop_ || lane->pending; });
-      if (stop_) return;
-      request = std::move(*lane->pending);
-      lane->pending.reset();
-      generation = lane->submitted;
-      lane->running = true;
-      lane->cancel.store(false);
-      lane->done.store(0);
-      lane->total.store(0);
-    }
-    std::shared_ptr<ResultT> result;
-    try {
-      result = run(request, generation);
-    } catch (...) {  // e.g. std::bad_alloc: a message for the user, never the end of the app
-      result = std::make_shared<ResultT>();
-      result->generation = generation;
-      result->request = request;
-      result->status = Status::Error(CurrentExceptionMessage("computing"));
-    }
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      lane->running = false;
-      if (!result) {  // cancelled by a newer request: never shown
-        ++lane->cancelled;
-        const size_t done = lane->done.load();
-        lane->blocks_after_cancel = done > lane->done_at_cancel ? done - lane->done_at_cancel : 0;
-        if (lane->finished < generation) lane->finished = generation;
-        idle_.notify_all();
-        continue;
-      }
-      lane->latest = std::move(result);
-      // Newer submissions keep computing()/sweeping() true until their own result lands.
-      if (lane->finished < generation) lane->finished = generation;
-    }
-    idle_.notify_all();
-  }
-}
-
-std::shared_ptr<ComputeResult> Worker::RunCompute(const ComputeRequest& request, uint64_t generation) {
+std::shared_ptr<ComputeResult> Worker::RunCompute(const ComputeRequest& request, const ComputeQueue::Job& job) {
+  const uint64_t generation = job.generation();
   auto t0 = std::chrono::steady_clock::now();
   auto result = std::make_shared<ComputeResult>();
   result->generation = generation;
@@ -302,7 +163,7 @@ std::shared_ptr<ComputeResult> Worker::RunCompute(const ComputeRequest& request,
     std::swap(pipeline_, twin_);
     pipeline_->UseScoreCodes(score_codes_, false);  // the roles follow the swap (see the constructor)
     twin_->UseScoreCodes(score_codes_, true);
-    PublishStep(step(true));
+    job.Publish(step(true));
   }
   twin_ready_ = false;
   Status st = Configure(pipeline_.get(), request, request.config);
@@ -311,7 +172,7 @@ std::shared_ptr<ComputeResult> Worker::RunCompute(const ComputeRequest& request,
     result->seconds = SecondsSince(t0);
     return result;
   }
-  RunControl control = ControlFor(&compute_, "");
+  const RunControl control = job.Control();
   if (st.ok()) st = pipeline_->Run(Stage::kMetrics, &control);
   if (is_cancelled(st)) return nullptr;
   if (!st.ok()) {
@@ -326,17 +187,17 @@ std::shared_ptr<ComputeResult> Worker::RunCompute(const ComputeRequest& request,
                                   twin_->query_text() == query && (int)twin_->first_dirty() > (int)Stage::kMetrics &&
                                   twin_->run_count(Stage::kEmbed) > 0);
   has_twin = has_twin && twin_wanted;
-  PublishStep(step(has_twin));  // the maps and figures: on screen now
+  job.Publish(step(has_twin));  // the maps and figures: on screen now
   if (twin_wanted && !has_twin) {
     Status twin = Configure(twin_.get(), request, flipped);
-    RunControl twin_control = ControlFor(&compute_, "other scaling: ");
+    const RunControl twin_control = job.Control("other scaling: ");
     if (twin.ok()) twin = twin_->Run(Stage::kMetrics, &twin_control);
     if (is_cancelled(twin)) return nullptr;
     has_twin = twin.ok();
-    if (has_twin) PublishStep(step(true));
+    if (has_twin) job.Publish(step(true));
   }
   twin_ready_ = has_twin;
-  RunControl output_control = ControlFor(&compute_, "");
+  const RunControl output_control = job.Control();
   st = pipeline_->Run(Stage::kOutput, &output_control);
   if (is_cancelled(st)) return nullptr;
   if (!st.ok()) {
@@ -353,7 +214,8 @@ std::shared_ptr<ComputeResult> Worker::RunCompute(const ComputeRequest& request,
   return result;
 }
 
-std::shared_ptr<SweepResult> Worker::RunSweep(const SweepRequest& request, uint64_t generation) {
+std::shared_ptr<SweepResult> Worker::RunSweep(const SweepRequest& request, const SweepQueue::Job& job) {
+  const uint64_t generation = job.generation();
   auto t0 = std::chrono::steady_clock::now();
   auto result = std::make_shared<SweepResult>();
   result->generation = generation;
@@ -367,22 +229,10 @@ std::shared_ptr<SweepResult> Worker::RunSweep(const SweepRequest& request, uint6
   const TokenizedText& text = **tokens;
   // The sweep attnviz-cli runs too (long inputs: sampled rows and one seed).
   SweepOptions options = StandardSweepOptions((cross ? text.query_tokens : text.kv_tokens).size());
-  options.cancel = &sweep_.cancel;
-  sweep_.phase.store("");
+  options.control = job.Control();
   // The maps come first: on 2 cores a sweep running beside the attention pass would halve its speed. Once the
   // newest request's maps are on screen (its first published step), the sweep runs beside its twin and z.
-  options.before_unit = [this] {
-    std::unique_lock<std::mutex> lock(mutex_);
-    idle_.wait_for(lock, std::chrono::seconds(30), [this] {
-      const bool maps_shown = compute_.latest && compute_.latest->generation == compute_.submitted;
-      return stop_ || !compute_.running || maps_shown || sweep_.cancel.load();
-    });
-  };
-  options.progress = [this](size_t done, size_t total) {
-    sweep_.stage.store("d_k sweep");
-    sweep_.done.store(done);
-    sweep_.total.store(total);
-  };
+  options.before_unit = [this, cancel = options.control.cancel] { WaitForMaps(cancel); };
   Result<std::vector<SweepPoint>> points =
       SweepDk(cross ? text.query_tokens : text.kv_tokens, text.kv_tokens, request.base, options);
   if (!points && points.status().cancelled()) return nullptr;

@@ -3,8 +3,8 @@
 // of them and then, for sure, the last one. Two threads: the forward pass (fast, what the maps
 // show) and the d_k sweep (slower, only when its inputs change), so a sweep never delays a map.
 //
-// Long inputs: a newer submission cancels the running request of its lane (an atomic flag the attention
-// pass checks before each block), so the lane moves on within one block of work; a cancelled result is
+// Long inputs: a newer submission cancels the running request of its queue (latest_wins.h: an atomic flag the
+// attention pass checks before each block), so the queue moves on within one block of work; a cancelled result is
 // never published. progress() says what is being computed and how far along. A compute request publishes
 // in steps: the maps and figures first, then the scale-flipped twin (always in pooled mode, so a scaling
 // toggle is a swap: shown at once), then z and out (the final result; computing() is true until then).
@@ -24,6 +24,7 @@
 #include "sandbox/sweep.h"
 #include "sandbox/pipeline.h"
 #include "base/status.h"
+#include "latest_wins.h"
 
 namespace attnviz {
 
@@ -48,13 +49,6 @@ struct ComputeResult {
   double seconds = 0;
 };
 
-// What a lane is doing (for the progress indicator).
-struct WorkerProgress {
-  bool active = false;
-  std::string stage;    // e.g. "attention maps", "other scaling: attention maps", "d_k sweep"
-  double fraction = 0;  // of that stage, 0..1
-};
-
 struct SweepRequest {
   std::string kv_text, query_text;
   std::shared_ptr<const TokenizedText> tokens;  // as in ComputeRequest
@@ -71,13 +65,6 @@ struct SweepResult {
   std::vector<SweepPoint> points;
   double seconds = 0;
 };
-
-// A background job's exception as a message (call inside a catch block): "export: out of memory" for
-// std::bad_alloc, else "JOB failed: what()". Every background job of the app (the Worker's lanes, the
-// ModelSession, the export job) turns an exception into a failed Status with it, so none ends the app.
-std::string CurrentExceptionMessage(const std::string& job);
-// Runs `job`; an exception becomes a failed Status (CurrentExceptionMessage).
-Status RunGuarded(const std::string& what, const std::function<Status()>& job);
 
 class Worker {
  public:
@@ -98,8 +85,8 @@ class Worker {
   bool sweeping() const;
   uint64_t submitted() const;
   uint64_t finished() const;
-  WorkerProgress progress() const;
-  WorkerProgress sweep_progress() const;
+  JobProgress progress() const;
+  JobProgress sweep_progress() const;
   // Requests stopped by a newer one (their results were never published); tests read it.
   uint64_t cancelled() const;
   // The weights loaded from files (--weights), which every run uses; null: the runs draw the random init.
@@ -108,51 +95,30 @@ class Worker {
   // Blocks of the attention pass the last cancelled compute request finished after its cancel was set
   // (tests: a superseded request stops within one block of work per thread).
   size_t blocks_after_cancel() const;
-  // Blocks until both threads are idle or `seconds` passed; true when idle (tests, benchmark).
+  // Blocks until both queues are idle or `seconds` passed; true when idle (tests, benchmark).
   bool WaitIdle(double seconds) const;
 
  private:
-  std::shared_ptr<const ProjectionWeights> loaded_weights_;  // set once, before the threads start
-  // One request lane: a waiting request (a newer one replaces it), the generation counters and the
-  // latest result. Each lane has its own thread running Serve().
-  template <typename Request, typename ResultT>
-  struct Lane {
-    std::unique_ptr<Request> pending;
-    uint64_t submitted = 0, finished = 0, cancelled = 0;
-    bool running = false;
-    std::shared_ptr<const ResultT> latest;
-    std::atomic<bool> cancel{false};  // set by a newer submission while one runs
-    // Progress of the running request: a stage name (static strings) and blocks done of total.
-    std::atomic<const char*> phase{""};
-    std::atomic<const char*> stage{""};
-    std::atomic<size_t> done{0}, total{0};
-    size_t done_at_cancel = 0, blocks_after_cancel = 0;  // see Worker::blocks_after_cancel()
-  };
-  template <typename Request, typename ResultT>
-  static WorkerProgress ProgressOf(const Lane<Request, ResultT>& lane);
-  // A RunControl reporting into `lane` under the label `phase`.
-  template <typename Request, typename ResultT>
-  static RunControl ControlFor(Lane<Request, ResultT>* lane, const char* phase);
-  // Publishes a step of the running request (maps before the twin before z): shown, not finished.
-  void PublishStep(std::shared_ptr<const ComputeResult> step);
-  template <typename Request, typename ResultT>
-  uint64_t Enqueue(Lane<Request, ResultT>* lane, const Request& request);
-  // Waits for a request, runs `run(request, generation)` and publishes its result, until stopped.
-  template <typename Request, typename ResultT, typename RunFn>
-  void Serve(Lane<Request, ResultT>* lane, RunFn run);
-  std::shared_ptr<ComputeResult> RunCompute(const ComputeRequest& request, uint64_t generation);
-  std::shared_ptr<SweepResult> RunSweep(const SweepRequest& request, uint64_t generation);
+  using ComputeQueue = LatestWins<ComputeRequest, ComputeResult>;
+  using SweepQueue = LatestWins<SweepRequest, SweepResult>;
+  std::shared_ptr<ComputeResult> RunCompute(const ComputeRequest& request, const ComputeQueue::Job& job);
+  std::shared_ptr<SweepResult> RunSweep(const SweepRequest& request, const SweepQueue::Job& job);
+  // The sweep waits while the newest compute request's maps are not on screen yet (RunSweep).
+  void WaitForMaps(const std::atomic<bool>* sweep_cancel);
+  void QueuesChanged();
 
-  mutable std::mutex mutex_;
-  mutable std::condition_variable wake_, idle_;
-  bool stop_ = false;
-  Lane<ComputeRequest, ComputeResult> compute_;  // the forward pass
-  Lane<SweepRequest, SweepResult> sweep_;        // the d_k sweep
+  std::shared_ptr<const ProjectionWeights> loaded_weights_;  // set once, before the queues start
   // Owned by the compute thread.
   std::shared_ptr<ScoreCodes> score_codes_;  // shared by the two (see Worker())
   std::unique_ptr<Pipeline> pipeline_, twin_;
   bool twin_ready_ = false;  // twin_ holds the last request's settings with scaling flipped, through kMetrics
-  std::thread compute_thread_, sweep_thread_;
+  // Wakes the sweep waiting for the maps when either queue changes.
+  std::mutex maps_mutex_;
+  std::condition_variable maps_changed_;
+  bool stopping_ = false;
+  // Last: their threads start once everything above exists, and stop first.
+  std::unique_ptr<ComputeQueue> compute_;  // the forward pass
+  std::unique_ptr<SweepQueue> sweep_;      // the d_k sweep
 };
 
 }  // namespace attnviz

@@ -245,6 +245,24 @@ constexpr const char* kEnglish[] = {
     "dictionary: temperature {0} is out of range: allowed {1}..{2}",
     "dictionary: the value of '{0}' has {1} numbers, the value of '{2}' has {3} (every value has one width d_v)",
     "dictionary: a score needs d_q = d_k: the query '{0}' has width {1}, the key '{2}' has width {3}",
+    // ---- limits
+    "JSON nests deeper than {0} levels (refused: no real file of this kind nests so deep)",
+    "a run over {2} tokens needs about {0} of memory, more than the limit of {1} (ATTNVIZ_MEMORY_LIMIT, e.g. "
+    "8G, changes it; fewer tokens need less)",
+    "out of memory while {0}",
+    "element {0} is {1}: weights must be finite numbers",
+    "layer {0}: {1} holds a value that is not a finite number (NaN or Inf): the weights or the config (e.g. "
+    "layer_norm_epsilon 0 on a constant row) overflow; nothing is shown from a broken run",
+    "{0}: is not a regular file (a device, FIFO or socket): refusing to write to it (give a file name)",
+    "{0}: is a folder; the dump writes a file of that name (remove or rename the folder)",
+    "{0}: could not be put back after a failed dump: {1}",
+    "{0}: too many levels of symbolic links (a link loop)",
+    "the text has {0} bytes, more than a model of {2} positions can take ({1}: {3} bytes per token at most); "
+    "shorten the text",
+    "the layer over {2} words needs about {0} of memory, more than the limit of {1} (ATTNVIZ_MEMORY_LIMIT, e.g. "
+    "8G, changes it; fewer words or smaller sizes need less)",
+    "onehot features would be {0} wide (one per distinct word), more than {1}: each q . k costs the width, so the "
+    "layer grows as the cube of the words; use fewer distinct words or another source",
     "not a GGUF file: it starts with {0}, not the magic 'GGUF'",
     "GGUF version {0} is not supported (supported: 2, 3)",
     "a big-endian GGUF file (version {0} byte-swapped); attnviz reads little-endian GGUF files only",
@@ -281,6 +299,29 @@ constexpr const char* kEnglish[] = {
 static_assert(std::size(kEnglish) == (size_t)MsgId::kCount, "messages.cpp: one English template per MsgId");
 static_assert((int)MsgId::kCount <= (int)MsgId::kAppFirst, "messages.h: core's ids stay below the programs' own");
 }  // namespace
+
+std::string CappedValue(std::string_view value, size_t max_chars) {
+  std::string out;
+  size_t chars = 0, i = 0;
+  for (; i < value.size() && chars < max_chars; ++chars) {
+    const unsigned char c = (unsigned char)value[i];
+    if (c < 0x20 || c == 0x7f) {  // NUL would end a C string; the rest would move the terminal's cursor
+      static const char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+      ++i;
+      continue;
+    }
+    // One UTF-8 code point (its continuation bytes), never cut in two.
+    size_t len = 1;
+    while (i + len < value.size() && ((unsigned char)value[i + len] & 0xC0) == 0x80 && len < 4) ++len;
+    out.append(value.substr(i, len));
+    i += len;
+  }
+  if (i < value.size()) out += "... (" + std::to_string(value.size()) + " bytes in all)";
+  return out;
+}
 
 const char* EnglishTemplate(MsgId id) {
   const int i = (int)id;

@@ -8,7 +8,9 @@
 // MsgId::kAppFirst on (app/common/i18n/app_messages.h): core never makes one, knows neither their names nor their
 // templates, and carries them in a Status like its own (Status::Error with the template given).
 #pragma once
+#include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace attnviz {
@@ -255,10 +257,23 @@ enum class MsgId : int {
   kDictTemperature,  // {0} value, {1} lo, {2} hi
   kDictValueWidths,  // {0} key, {1} its width, {2} first key, {3} its width
   kDictWidthMismatch,  // {0} query, {1} width, {2} key, {3} width
+  // ---- limits: nesting, memory, non-finite numbers, output targets (hardening round 2)
+  kJsonTooDeep,               // {0} the most levels
+  kRunMemory,                 // {0} estimated bytes (text), {1} the limit (text), {2} tokens
+  kOutOfMemory,               // {0} what was being done
+  kTensorNotFinite,           // {0} element index, {1} NaN or Inf
+  kActivationNotFinite,       // {0} layer, {1} stage
+  kNotRegularToWrite,         // {0} path
+  kDumpNameIsFolder,          // {0} path
+  kCannotRestore,             // {0} path, {1} the system's reason
+  kStSymlinkLoop,             // {0} path
+  kTextTooManyBytesForModel,  // {0} bytes, {1} the most, {2} positions, {3} bytes per token
+  kSandboxTooLarge,           // {0} estimated bytes (text), {1} the limit (text), {2} words
+  kOneHotTooWide,             // {0} distinct words, {1} the most
   // ---- GGUF files (core/model/gguf_*.cpp, core/tokenize/gguf_tokenizer.cpp)
   kGgufNotGguf,              // {0} bytes
   kGgufVersion,
-  kGgufBigEndian,           // {0} version              // {0} version
+  kGgufBigEndian,            // {0} version
   kGgufTruncated,            // {0} byte, {1} what, {2} bytes needed, {3} bytes left
   kGgufCountTooLarge,        // {0} what, {1} value, {2} byte, {3} the most
   kGgufValueType,            // {0} key, {1} byte, {2} type
@@ -298,6 +313,12 @@ enum class MsgId : int {
 const char* EnglishTemplate(MsgId id);
 // `pattern` with {0}, {1}, ... replaced by args[0], args[1], ... (numbered: a language may reorder them).
 std::string FillTemplate(const std::string& pattern, const std::vector<std::string>& args);
+
+// A value quoted from a file or the command line, fit for a message: NUL and other control bytes escaped
+// (\x00), at most max_chars characters (UTF-8 code points), then "..." and the full length
+// ("aaaa... (15728640 bytes in all)"), so a 15 MB model_type never becomes a 15 MB message.
+constexpr size_t kMaxQuotedChars = 80;
+std::string CappedValue(std::string_view value, size_t max_chars = kMaxQuotedChars);
 
 // One piece of a message: a template id and what fills it.
 struct MessagePart {

@@ -310,6 +310,7 @@ Status ExportLongHeatmap(const LayerMaps& t, const AttentionConfig* config, Heat
   if (format == "npy") {
     std::vector<size_t> shape = {n_q, n_k};
     if (o.all_heads) shape.insert(shape.begin(), heads.size());
+    if (Status s = CheckWriteTarget(o.out_path); !s) return s;
     const std::string temp = o.out_path + ".part-" + std::to_string(::getpid());
     NpyStreamWriter out;
     Status s = out.Open(temp, shape);

@@ -117,17 +117,7 @@ std::vector<std::string> FolderEntries(const std::string& dir) {
   }
   return names;
 }
-// Writes bytes into an existing device or FIFO (e.g. /dev/full, /dev/stdout): it cannot be replaced by a rename.
-Status WriteInPlace(const std::string& path, std::string_view bytes) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return Status::Error(MsgId::kCannotOpenForWriting, {path, ErrnoText(errno)});
-  int err = WriteAll(fd, bytes);
-  if (::close(fd) != 0 && err == 0) err = errno;
-  if (err) return Status::Error(MsgId::kWriteFailed, {path, ErrnoText(err)});
-  return Status::Ok();
-}
-
-// The file a write to `path` lands in: symlinks followed (a relative link against its own folder).
+// The file a write to `path` lands in: a symlink is followed (hop by hop, to keep the link a link).
 Result<std::string> WriteTarget(const std::string& path) {
   std::string p = path;
   for (int hops = 0; hops < 40; ++hops) {
@@ -164,6 +154,14 @@ void ForgetTemporary(const std::string& path) {
                         (slot.path[path.size()] == '\0' || slot.path[path.size()] == '/');
     if (inside && slot.state.compare_exchange_strong(kind, kBusy)) slot.state.store(kFree);
   }
+}
+
+Status CheckWriteTarget(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return Status::Ok();  // a new file (or one the write itself reports on)
+  if (S_ISDIR(st.st_mode)) return Status::Error(MsgId::kIsAFolderGiveFile, {path});
+  if (!S_ISREG(st.st_mode)) return Status::Error(MsgId::kNotRegularToWrite, {path});
+  return Status::Ok();
 }
 
 bool IsRegularFile(const std::string& path) {
@@ -230,10 +228,9 @@ Status WriteFileAtomic(const std::string& path, std::string_view bytes) {
   Result<std::string> target = WriteTarget(path);
   if (!target) return target.status();
   const std::string& file = *target;
+  if (Status s = CheckWriteTarget(path); !s) return s;
   struct stat st;
   const bool exists = ::stat(file.c_str(), &st) == 0;
-  if (exists && S_ISDIR(st.st_mode)) return Status::Error(MsgId::kIsAFolderGiveFile, {path});
-  if (exists && !S_ISREG(st.st_mode)) return WriteInPlace(file, bytes);
   const std::string dir = ParentDir(file);
   std::string tmp;
   int fd = -1;
@@ -315,19 +312,24 @@ Status DumpFolder::Begin(const std::string& dir) {
   if (dir.empty()) return Status::Error(MsgId::kNoFolderGiven, {});
   dir_ = WithoutTrailingSlashes(dir);
   struct stat st;
-  if (::stat(dir_.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) return Status::Error(MsgId::kExistsNotFolder, {dir});
-  const std::string parent = ParentDir(dir_);
-  if (Status s = MakeDirs(parent); !s) return s;
+  // An existing target: the staging folder goes inside it, so the target keeps its own mode and owner (it is never
+  // replaced) and only it needs to be writable, not its parent. A new one: staged next to it, renamed into place.
+  std::string where = dir_;
+  if (::stat(dir_.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) return Status::Error(MsgId::kExistsNotFolder, {dir});
+  } else {
+    where = ParentDir(dir_);
+    if (Status s = MakeDirs(where); !s) return s;
+  }
   for (int attempt = 0; staging_.empty(); ++attempt) {
-    const std::string name = TemporaryName(parent);
+    const std::string name = TemporaryName(where);
     RegisterTemporary(name, /*is_folder=*/true);
     if (::mkdir(name.c_str(), 0777) == 0) {
       staging_ = name;
     } else {
       const int err = errno;
       ForgetTemporary(name);
-      if (err != EEXIST || attempt > 100)
-        return Status::Error(MsgId::kCannotCreateStaging, {dir, parent, ErrnoText(err)});
+      if (err != EEXIST || attempt > 100) return Status::Error(MsgId::kCannotCreateStaging, {dir, where, ErrnoText(err)});
     }
   }
   return Status::Ok();
@@ -335,20 +337,64 @@ Status DumpFolder::Begin(const std::string& dir) {
 
 Status DumpFolder::Commit() {
   if (staging_.empty()) return Status::Error("dump folder: nothing staged");
-  // A new or empty folder: the whole staging folder renamed into place, one atomic step.
-  if (::rename(staging_.c_str(), dir_.c_str()) == 0) {
+  // A new folder: the whole staging folder renamed into place, one atomic step.
+  if (ParentDir(staging_) != dir_ && ::rename(staging_.c_str(), dir_.c_str()) == 0) {
     ForgetTemporary(staging_);
     staging_.clear();
     return Status::Ok();
   }
-  for (const std::string& name : FolderEntries(staging_)) {
+  const std::vector<std::string> names = FolderEntries(staging_);
+  // 1. A folder where a file goes cannot be moved aside as a file: refused before anything moves.
+  for (const std::string& name : names) {
+    struct stat st;
+    const std::string target = dir_ + "/" + name;
+    if (::lstat(target.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+      RemoveStaging();
+      return Status::Error(MsgId::kDumpNameIsFolder, {target});
+    }
+  }
+  // 2. All or nothing: each old entry of a name the dump writes is moved aside (into a second hidden folder in the
+  //    target) before the new file moves in; on a failure the new files go back out and the old ones come back.
+  //    A link left by an earlier dump (weights.npy -> probs.npy) is moved as a link, never followed.
+  std::string aside;
+  std::vector<std::string> moved_aside, placed;
+  Status failure;
+  for (const std::string& name : names) {
     const std::string target = dir_ + "/" + name;
     struct stat st;
-    // A link left by an earlier dump (weights.npy -> probs.npy) is replaced, never followed.
-    if (::lstat(target.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) ::unlink(target.c_str());
-    if (::rename((staging_ + "/" + name).c_str(), target.c_str()) != 0)
-      return Status::Error(MsgId::kCannotMoveIntoPlace, {target, ErrnoText(errno)});
+    if (::lstat(target.c_str(), &st) == 0) {
+      if (aside.empty()) {
+        aside = TemporaryName(dir_);
+        if (::mkdir(aside.c_str(), 0700) != 0) {
+          failure = Status::Error(MsgId::kCannotMoveIntoPlace, {target, ErrnoText(errno)});
+          aside.clear();
+          break;
+        }
+      }
+      if (::rename(target.c_str(), (aside + "/" + name).c_str()) != 0) {
+        failure = Status::Error(MsgId::kCannotMoveIntoPlace, {target, ErrnoText(errno)});
+        break;
+      }
+      moved_aside.push_back(name);
+    }
+    if (::rename((staging_ + "/" + name).c_str(), target.c_str()) != 0) {
+      failure = Status::Error(MsgId::kCannotMoveIntoPlace, {target, ErrnoText(errno)});
+      break;
+    }
+    placed.push_back(name);
   }
+  if (!failure.ok()) {
+    for (const std::string& name : placed) ::unlink((dir_ + "/" + name).c_str());
+    for (const std::string& name : moved_aside) {
+      if (::rename((aside + "/" + name).c_str(), (dir_ + "/" + name).c_str()) != 0)
+        failure = Status::Error(MsgId::kCannotRestore, {dir_ + "/" + name, ErrnoText(errno)});
+    }
+    if (!aside.empty()) ::rmdir(aside.c_str());  // stays (with the old file) only when a restore failed
+    RemoveStaging();
+    return failure;
+  }
+  for (const std::string& name : moved_aside) ::unlink((aside + "/" + name).c_str());
+  if (!aside.empty()) ::rmdir(aside.c_str());
   RemoveStaging();
   return Status::Ok();
 }

@@ -27,9 +27,12 @@ bool IsRegularFile(const std::string& path);
 // so any valid file name can be written) in the target's folder, fsync, rename. A symlink is written
 // through to its target (the link stays a link); an existing file keeps its mode (0600 stays 0600), a new
 // one gets 0666 less the umask. The temporary file is removed on failure and on SIGINT/SIGTERM (the
-// signal then does what it did before). An existing non-regular target (e.g. /dev/full, a FIFO) is
-// written in place, with every write error reported.
+// signal then does what it did before). An existing non-regular target (a FIFO, a device such as
+// /dev/full, a socket) is refused (CheckWriteTarget): opening a FIFO to write waits for a reader, forever.
 Status WriteFileAtomic(const std::string& path, std::string_view bytes);
+// Ok when `path` (links followed) does not exist or is a regular file; else "PATH: is a folder" or "PATH: is
+// not a regular file (a device, FIFO or socket): refusing to write to it". Every writer checks its target so.
+Status CheckWriteTarget(const std::string& path);
 // For writers that make their own temporary files or folders (DumpFolder, NpyStreamWriter): `path` is
 // removed if the process gets SIGINT or SIGTERM before ForgetTemporary(path). Folders are removed after
 // the files (a registered folder must hold only registered files by then).
@@ -40,10 +43,13 @@ Status MakeDirs(const std::string& path);
 // "a/b/c.png" -> ".png" (lower case); "" when there is none.
 std::string FileExtension(const std::string& path);
 
-// A folder of output files that appears whole or not at all: files are written into a staging folder
-// next to `dir` (".~PID-N.tmp" in its parent) and Commit() renames the staging folder into place when
-// `dir` does not exist yet or is empty (one atomic rename), else moves each file into `dir`. Without
-// Commit() (an error, SIGINT/SIGTERM) the staging folder is removed and `dir` keeps what it had.
+// A folder of output files that appears whole or not at all. A new `dir`: files are written into a staging
+// folder next to it (".~PID-N.tmp" in its parent) that Commit() renames into place, one atomic step. An existing
+// `dir`: the staging folder is inside it (`dir` keeps its mode and owner, and only `dir` must be writable, not its
+// parent) and Commit() moves the files in; an old file of a name the dump writes is moved aside first and put
+// back if a later move fails, so the user's files are either all replaced or all kept, and a folder of such a
+// name is refused before anything moves. Without Commit() (an error, SIGINT/SIGTERM) the staging folder is
+// removed and `dir` keeps what it had.
 class DumpFolder {
  public:
   DumpFolder() = default;

@@ -165,6 +165,7 @@ Status NpyStreamWriter::Open(const std::string& path, const std::vector<size_t>&
     expected_ *= d;
   }
   written_ = 0;
+  if (Status s = CheckWriteTarget(path); !s) return s;  // fopen of a FIFO would wait for a reader forever
   file_ = std::fopen(path.c_str(), "wb");
   if (!file_) return Status::Error(path + ": cannot create: " + std::strerror(errno));
   const std::string header = NpyHeader(shape);

@@ -1,8 +1,25 @@
 #include "model/binder.h"
 
+#include <cmath>
+#include <cstring>
+
 #include "model/bind.h"
 
 namespace attnviz::model {
+namespace {
+
+// The first element that is NaN or Inf (its exponent bits all set), or `count` when there is none. F16 and BF16
+// weights are checked after conversion: their own Inf and NaN become float ones.
+size_t FirstNotFinite(const float* values, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, values + i, 4);
+    if ((bits & 0x7f800000u) == 0x7f800000u) return i;
+  }
+  return count;
+}
+
+}  // namespace
 
 Status Binder::Get(std::initializer_list<std::string> names, const std::vector<int64_t>& want, const float** out) {
   for (const std::string& name : names) {
@@ -13,6 +30,12 @@ Status Binder::Get(std::initializer_list<std::string> names, const std::vector<i
                            {name, e->path(), ShapeString(e->info->shape), ShapeString(want)});
     auto f = store_->Floats(name);
     if (!f) return f.status();
+    // A NaN or Inf weight would turn every map it reaches into NaN: refused here, naming the tensor.
+    if (const size_t bad = FirstNotFinite(*f, e->info->elements); bad < e->info->elements)
+      return Status::Prefixed(MsgId::kPrefixContext, {e->path()},
+                              Status::Prefixed(MsgId::kPrefixTensor, {CappedValue(name)},
+                                               Status::Error(MsgId::kTensorNotFinite,
+                                                             {std::to_string(bad), std::isnan((*f)[bad]) ? "NaN" : "Inf"})));
     *out = *f;
     return Status::Ok();
   }

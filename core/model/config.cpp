@@ -4,6 +4,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "model/json_limits.h"
 #include "model/safetensors.h"
 
 namespace attnviz::model {
@@ -29,7 +30,7 @@ class Keys {
       return Status::ErrorAt(where_, MsgId::kConfigMissingInt, {key, std::to_string(lo), std::to_string(hi)});
     }
     if (!it->is_number_integer() || it->get<int64_t>() < lo || it->get<int64_t>() > hi)
-      return Status::ErrorAt(where_, MsgId::kConfigNotInt, {key, it->dump(), std::to_string(lo), std::to_string(hi)});
+      return Status::ErrorAt(where_, MsgId::kConfigNotInt, {key, JsonValueText(*it), std::to_string(lo), std::to_string(hi)});
     *out = (int)it->get<int64_t>();
     return Status::Ok();
   }
@@ -43,7 +44,7 @@ class Keys {
       return Status::Ok();
     }
     if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < lo || it->get<double>() > hi)
-      return Status::ErrorAt(where_, MsgId::kConfigNotNumber, {key, it->dump(), Num(lo), Num(hi)});
+      return Status::ErrorAt(where_, MsgId::kConfigNotNumber, {key, JsonValueText(*it), Num(lo), Num(hi)});
     *out = it->get<double>();
     return Status::Ok();
   }
@@ -54,7 +55,7 @@ class Keys {
       *out = fallback;
       return Status::Ok();
     }
-    if (!it->is_boolean()) return Status::ErrorAt(where_, MsgId::kConfigNotBool, {key, it->dump()});
+    if (!it->is_boolean()) return Status::ErrorAt(where_, MsgId::kConfigNotBool, {key, JsonValueText(*it)});
     *out = it->get<bool>();
     return Status::Ok();
   }
@@ -65,7 +66,7 @@ class Keys {
       *out = fallback;
       return Status::Ok();
     }
-    if (!it->is_string()) return Status::ErrorAt(where_, MsgId::kConfigNotString, {key, it->dump()});
+    if (!it->is_string()) return Status::ErrorAt(where_, MsgId::kConfigNotString, {key, JsonValueText(*it)});
     *out = it->get<std::string>();
     return Status::Ok();
   }
@@ -99,7 +100,7 @@ Status ParseActivation(const Keys& k, const char* key, const std::string& fallba
   else if (a == "relu")
     *out = Activation::kRelu;
   else
-    return Status::ErrorAt(k.where(), MsgId::kConfigActivation, {key, a});
+    return Status::ErrorAt(k.where(), MsgId::kConfigActivation, {key, CappedValue(a)});
   return Status::Ok();
 }
 
@@ -138,7 +139,7 @@ Status ParseBert(const Keys& k, ModelConfig* c) {
   std::string pe;
   ATTNVIZ_TRY(k.String("position_embedding_type", "absolute", &pe));
   if (pe != "absolute")
-    return Status::ErrorAt(k.where(), MsgId::kConfigPositionEmbedding, {pe});
+    return Status::ErrorAt(k.where(), MsgId::kConfigPositionEmbedding, {CappedValue(pe)});
   if (c->d_model % c->n_head != 0)
     return Status::ErrorAt(k.where(), MsgId::kConfigNotMultiple, {"hidden_size", std::to_string(c->d_model),
                                                                   "num_attention_heads", std::to_string(c->n_head)});
@@ -178,7 +179,7 @@ Status ParseRopeScaling(const json& j, const std::string& where, RopeScaling* r)
       return Status::ErrorAt(w, MsgId::kConfigRopeFreqOrder, {});
     return Status::Ok();
   }
-  return Status::ErrorAt(w, MsgId::kConfigRopeType, {type});
+  return Status::ErrorAt(w, MsgId::kConfigRopeType, {CappedValue(type)});
 }
 
 Status ParseLlamaFamily(const Keys& k, const json& j, ModelConfig* c) {
@@ -253,13 +254,7 @@ std::string ModelConfig::Describe() const {
 
 Result<ModelConfig> ParseModelConfig(const std::string& text, const std::string& where) {
   json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    return Status::ErrorAt(where, MsgId::kJsonInvalidAtByte, {std::to_string(e.byte), e.what()});
-  } catch (const json::exception& e) {  // e.g. a number beyond double's range (out_of_range 406)
-    return Status::ErrorAt(where, MsgId::kJsonInvalid, {e.what()});
-  }
+  if (Status s = ParseJsonBounded(text.data(), text.data() + text.size(), where, &j); !s) return s;
   if (!j.is_object()) return Status::ErrorAt(where, MsgId::kMustBeJsonObject, {});
   ModelConfig c;
   const Keys k(j, where);
@@ -278,7 +273,7 @@ Result<ModelConfig> ParseModelConfig(const std::string& text, const std::string&
     c.arch = Arch::kLlama;
     s = ParseLlamaFamily(k, j, &c);
   } else {
-    return Status::ErrorAt(where, MsgId::kConfigModelType, {c.model_type});
+    return Status::ErrorAt(where, MsgId::kConfigModelType, {CappedValue(c.model_type)});
   }
   if (!s) return s;
   // Sizes the run multiplies together stay far from overflow.

@@ -107,7 +107,7 @@ Status ReadRopeScaling(const GgufFile& f, const GgufKeys& k, const std::string& 
     return Status::Ok();
   }
   if (type == "none") return Status::Ok();
-  if (type != "linear") return Status::ErrorAt(f.path(), MsgId::kGgufRopeScaling, {a + ".rope.scaling.type", type});
+  if (type != "linear") return Status::ErrorAt(f.path(), MsgId::kGgufRopeScaling, {a + ".rope.scaling.type", CappedValue(type)});
   GGUF_TRY(k.Double(a + ".rope.scaling.factor", 1e-6, 1e6, 1, &factor));
   if (factor != 1) r->kind = RopeScaling::Kind::kLinear, r->factor = factor;
   return Status::Ok();
@@ -121,7 +121,7 @@ Result<ModelConfig> GgufModelConfig(const GgufFile& f) {
   GGUF_TRY(k.String("general.architecture", &c.model_type));
   if (c.model_type.empty()) return Status::ErrorAt(f.path(), MsgId::kGgufMissingKey, {"general.architecture"});
   if (c.model_type != "llama" && c.model_type != "qwen2" && c.model_type != "mistral")
-    return Status::ErrorAt(f.path(), MsgId::kGgufArch, {c.model_type});
+    return Status::ErrorAt(f.path(), MsgId::kGgufArch, {CappedValue(c.model_type)});
   const std::string& a = c.model_type;
   c.arch = Arch::kLlama;
   c.activation = Activation::kSilu;

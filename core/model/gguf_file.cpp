@@ -97,6 +97,7 @@ class Cursor {
 // one-byte items cannot ask for tens of GB.
 constexpr uint64_t kMaxArrayItems = uint64_t(1) << 23;
 
+// `key`: the key as messages show it.
 Status ReadValue(Cursor& c, GgufValueType type, const std::string& key, int depth, GgufValue* v,
                  uint64_t* items_left) {
   v->type = type;
@@ -259,14 +260,15 @@ Result<std::shared_ptr<const GgufFile>> GgufFile::Parse(std::shared_ptr<const Ma
     const uint64_t at = c.pos();
     std::string key;
     if (Status s = c.String(&key, "key " + std::to_string(k)); !s) return s;
+    const std::string shown = CappedValue(key);  // a key is the file's text: quoted short, control bytes escaped
     uint32_t type = 0;
-    if (Status s = c.Read(&type, "the value type of '" + key + "'"); !s) return s;
+    if (Status s = c.Read(&type, "the value type of '" + shown + "'"); !s) return s;
     if (!KnownValueType(type))
-      return Status::ErrorAt(path, MsgId::kGgufValueType, {key, std::to_string(at), std::to_string(type)});
+      return Status::ErrorAt(path, MsgId::kGgufValueType, {shown, std::to_string(at), std::to_string(type)});
     GgufValue v;
-    if (Status s = ReadValue(c, GgufValueType(type), key, 0, &v, &items_left); !s) return s;
+    if (Status s = ReadValue(c, GgufValueType(type), shown, 0, &v, &items_left); !s) return s;
     if (!f->kv_.emplace(key, std::move(v)).second)
-      return Status::ErrorAt(path, MsgId::kGgufKeyTwice, {key, std::to_string(at)});
+      return Status::ErrorAt(path, MsgId::kGgufKeyTwice, {shown, std::to_string(at)});
   }
   if (const GgufValue* a = f->Find("general.alignment")) {
     if (a->type != GgufValueType::kU32)
@@ -286,40 +288,41 @@ Result<std::shared_ptr<const GgufFile>> GgufFile::Parse(std::shared_ptr<const Ma
     if (t.name.size() > kMaxNameBytes)
       return Status::ErrorAt(path, MsgId::kGgufNameLength,
                              {at, std::to_string(t.name.size()), std::to_string(kMaxNameBytes)});
-    const std::string what = "tensor '" + t.name + "'";
+    const std::string name = CappedValue(t.name);
+    const std::string what = "tensor '" + name + "'";
     uint32_t n_dims = 0;
     if (Status s = c.Read(&n_dims, what + " (n_dims)"); !s) return s;
     if (n_dims < 1 || n_dims > 4)
-      return Status::ErrorAt(path, MsgId::kGgufTensorDims, {t.name, at, std::to_string(n_dims)});
+      return Status::ErrorAt(path, MsgId::kGgufTensorDims, {name, at, std::to_string(n_dims)});
     t.elements = 1;
     for (uint32_t d = 0; d < n_dims; ++d) {
       uint64_t v = 0;
       if (Status s = c.Read(&v, what + " (ne[" + std::to_string(d) + "])"); !s) return s;
       if (v < 1 || v > kMaxDim)
         return Status::ErrorAt(path, MsgId::kGgufTensorDim,
-                               {t.name, at, std::to_string(d), std::to_string(v), std::to_string(kMaxDim)});
+                               {name, at, std::to_string(d), std::to_string(v), std::to_string(kMaxDim)});
       t.ne.push_back((int64_t)v);
       if (MulOverflows(t.elements, v, &t.elements) || t.elements > kMaxDim) {
         for (uint32_t rest = d + 1; rest < n_dims; ++rest) t.ne.push_back(0);  // shown as read so far
-        return Status::ErrorAt(path, MsgId::kGgufTensorElements, {t.name, at, NeString(t.ne)});
+        return Status::ErrorAt(path, MsgId::kGgufTensorElements, {name, at, NeString(t.ne)});
       }
     }
     uint32_t type = 0;
     if (Status s = c.Read(&type, what + " (type)"); !s) return s;
     const GgmlTypeInfo* info = FindGgmlType(type);
-    if (!info) return Status::ErrorAt(path, MsgId::kGgufTensorType, {t.name, at, std::to_string(type)});
+    if (!info) return Status::ErrorAt(path, MsgId::kGgufTensorType, {name, at, std::to_string(type)});
     t.type = info->type;
     if (t.ne[0] % info->block != 0)
       return Status::ErrorAt(path, MsgId::kGgufTensorRow,
-                             {t.name, at, std::to_string(t.ne[0]), info->name, std::to_string(info->block)});
+                             {name, at, std::to_string(t.ne[0]), info->name, std::to_string(info->block)});
     if (Status s = c.Read(&t.offset, what + " (offset)"); !s) return s;
     if (t.offset % f->alignment_ != 0)
       return Status::ErrorAt(path, MsgId::kGgufTensorAlign,
-                             {t.name, at, std::to_string(t.offset), std::to_string(f->alignment_)});
+                             {name, at, std::to_string(t.offset), std::to_string(f->alignment_)});
     auto [it, fresh] = f->index_.emplace(t.name, k);
     if (!fresh)
       return Status::ErrorAt(path, MsgId::kGgufTensorTwice,
-                             {t.name, at, std::to_string(f->tensors_[it->second].info_at)});
+                             {name, at, std::to_string(f->tensors_[it->second].info_at)});
   }
 
   // 4. Data section: aligned after the infos; every tensor inside the file.
@@ -333,7 +336,7 @@ Result<std::shared_ptr<const GgufFile>> GgufFile::Parse(std::shared_ptr<const Ma
     if (__builtin_add_overflow(f->data_start_, t.offset, &begin) || __builtin_add_overflow(begin, nbytes, &end) ||
         end > size)
       return Status::ErrorAt(path, MsgId::kGgufTensorPastEnd,
-                             {t.name, std::to_string(begin), std::to_string(end), NeString(t.ne), info->name,
+                             {CappedValue(t.name), std::to_string(begin), std::to_string(end), NeString(t.ne), info->name,
                               std::to_string(size)});
     t.begin = begin;
     t.end = end;

@@ -2,7 +2,10 @@
 
 #include <Eigen/Core>
 #include <cmath>
+#include <new>
 #include <string>
+
+#include "base/memory_budget.h"
 
 #include "model/layers.h"
 #include "model/rope.h"
@@ -29,7 +32,16 @@ struct Workspace {
   std::vector<HeadMetrics> metrics;  // [n_head] the row figures of the layer just run
 };
 
-bool Cancelled(const RunOptions& o) { return o.cancel && o.cancel->load(std::memory_order_relaxed); }
+bool Cancelled(const RunOptions& o) { return o.control.cancelled(); }
+
+// A NaN or Inf anywhere in `values` (an overflow upstream, a norm of a constant row with epsilon 0) stops the run
+// here, naming where it appeared, rather than flowing on into maps of NaN and summaries of 0.00.
+Status CheckFinite(const float* values, size_t count, int layer, const char* stage) {
+  bool finite = true;
+  for (size_t i = 0; i < count; ++i) finite &= std::isfinite(values[i]);
+  if (finite) return Status::Ok();
+  return Status::Error(MsgId::kActivationNotFinite, {layer < 0 ? "embeddings" : std::to_string(layer), stage});
+}
 
 // (0) Embeddings -> ws.x
 void Embed(const ModelConfig& c, const ModelParams& p, const std::vector<int>& ids, Workspace& ws) {
@@ -75,7 +87,7 @@ Status Attend(const ModelConfig& c, const BlockParams& b, float multiplier, floa
   const HeadsView v = HeadsView::Columns(qkv + c.q_dim() + c.kv_dim(), n, (size_t)c.n_kv_head, dh, ld);
   const HeadsOut z = HeadsOut::Columns(ws.z.data(), n, (size_t)c.n_head, dh, (size_t)c.q_dim());
   AttendSink sink;
-  sink.cancel = o.cancel;
+  sink.cancel = o.control.cancel;
   if (!AttendHeads(q, k, v, multiplier, AttentionMask(c), probs, metrics, &z, &sink)) return Status::Cancelled();
   LinearForward(ws.z.data(), c.q_dim(), ws.n, b.o, ws.xn.data(), c.d_model);
   return Status::Ok();
@@ -97,50 +109,85 @@ void Mlp(const ModelConfig& c, const BlockParams& b, Workspace& ws) {
 }
 
 // One block: ws.x -> ws.x, probs [n_head, n, n] written.
-Status Block(const ModelConfig& c, const BlockParams& b, float multiplier, float* probs,
-             std::vector<HeadMetrics>* metrics, Workspace& ws, const RunOptions& o) {
+Status BlockStages(const ModelConfig& c, const BlockParams& b, float multiplier, float* probs,
+                   std::vector<HeadMetrics>* metrics, Workspace& ws, const RunOptions& o, int layer) {
   const int n = ws.n, d = c.d_model;
   const size_t nd = (size_t)n * d;
   const float eps = (float)c.norm_eps;
+  // Each sublayer's output is checked where it is made, so the message names the first stage that broke.
+  auto check = [&](const float* v, const char* stage) { return CheckFinite(v, nd, layer, stage); };
   switch (c.arch) {
     case Arch::kGpt2: {  // pre-LN
       LayerNormForward(ws.x.data(), n, d, b.attn_norm, eps, ws.xn.data());  // 1. ln_1
+      if (Status s = check(ws.xn.data(), "the attention's input norm (ln_1)"); !s) return s;
       ProjectQkv(c, b, ws.xn.data(), ws);                                     // 2. q, k, v (c_attn)
       if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o); !s) return s;  // 3. attention, c_proj
+      if (Status s = check(ws.xn.data(), "the attention output"); !s) return s;
       AddInPlace(ws.x.data(), ws.xn.data(), nd);                              // 4. residual
       LayerNormForward(ws.x.data(), n, d, b.mlp_norm, eps, ws.xn.data());   // 5. ln_2
+      if (Status s = check(ws.xn.data(), "the MLP's input norm (ln_2)"); !s) return s;
       Mlp(c, b, ws);                                                          // 6. c_fc, gelu, c_proj
+      if (Status s = check(ws.xn.data(), "the MLP output"); !s) return s;
       AddInPlace(ws.x.data(), ws.xn.data(), nd);                              // 7. residual
-      return Status::Ok();
+      return check(ws.x.data(), "the residual stream");
     }
     case Arch::kBert: {  // post-LN
       ProjectQkv(c, b, ws.x.data(), ws);                                      // 1. query, key, value
       if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o); !s) return s;  // 2. attention, output.dense
+      if (Status s = check(ws.xn.data(), "the attention output"); !s) return s;
       AddInPlace(ws.xn.data(), ws.x.data(), nd);                              // 3. residual, then LayerNorm
       LayerNormForward(ws.xn.data(), n, d, b.attn_norm, eps, ws.x.data());
+      if (Status s = check(ws.x.data(), "the attention's output norm"); !s) return s;
       std::copy(ws.x.begin(), ws.x.begin() + nd, ws.xn.begin());             // 4. intermediate, gelu, output.dense
       Mlp(c, b, ws);
+      if (Status s = check(ws.xn.data(), "the MLP output"); !s) return s;
       AddInPlace(ws.xn.data(), ws.x.data(), nd);                              // 5. residual, then LayerNorm
       LayerNormForward(ws.xn.data(), n, d, b.mlp_norm, eps, ws.x.data());
-      return Status::Ok();
+      return check(ws.x.data(), "the MLP's output norm");
     }
     case Arch::kLlama: {  // pre-RMSNorm, RoPE, GQA, SwiGLU
       RmsNormForward(ws.x.data(), n, d, b.attn_norm, eps, ws.xn.data());   // 1. input_layernorm
+      if (Status s = check(ws.xn.data(), "the attention's input norm (input_layernorm)"); !s) return s;
       ProjectQkv(c, b, ws.xn.data(), ws);                                    // 2. q, k, v projections
       ApplyRope(ws.qkv.data(), ws.ld_qkv, n, c.n_head, c.d_head, ws.cos.data(), ws.sin.data());  // 3. rope q, k
       ApplyRope(ws.qkv.data() + c.q_dim(), ws.ld_qkv, n, c.n_kv_head, c.d_head, ws.cos.data(), ws.sin.data());
       if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o); !s) return s;  // 4. attention (GQA), o_proj
+      if (Status s = check(ws.xn.data(), "the attention output"); !s) return s;
       AddInPlace(ws.x.data(), ws.xn.data(), nd);                              // 5. residual
       RmsNormForward(ws.x.data(), n, d, b.mlp_norm, eps, ws.xn.data());     // 6. post_attention_layernorm
+      if (Status s = check(ws.xn.data(), "the MLP's input norm (post_attention_layernorm)"); !s) return s;
       Mlp(c, b, ws);                                                          // 7. down(silu(gate) * up)
+      if (Status s = check(ws.xn.data(), "the MLP output"); !s) return s;
       AddInPlace(ws.x.data(), ws.xn.data(), nd);                              // 8. residual
-      return Status::Ok();
+      return check(ws.x.data(), "the residual stream");
     }
   }
   return Status::Error("unknown architecture");
 }
 
+// One block, its allocations (the attention kernel's scratch) turned into an error when they fail.
+Status Block(const ModelConfig& c, const BlockParams& b, float multiplier, float* probs,
+             std::vector<HeadMetrics>* metrics, Workspace& ws, const RunOptions& o, int layer) {
+  try {
+    return BlockStages(c, b, multiplier, probs, metrics, ws, o, layer);
+  } catch (const std::bad_alloc&) {
+    return Status::Error(MsgId::kOutOfMemory, {"running layer " + std::to_string(layer)});
+  }
+}
+
 }  // namespace
+
+double RunMemoryBytes(const ModelConfig& c, size_t n, bool collect, const RunOptions& o) {
+  const double nd = (double)n, f = sizeof(float);
+  double floats = nd * c.d_model * 2                        // x, xn
+                  + nd * (c.q_dim() + 2.0 * c.kv_dim())      // q | k | v
+                  + nd * c.q_dim()                           // z
+                  + nd * c.d_ff * (c.arch == Arch::kLlama ? 2 : 1)  // MLP
+                  + (double)c.n_head * nd * nd               // the maps' scratch [n_head, n, n]
+                  + nd * c.d_head;                           // rope cos, sin
+  if (collect) floats += (double)c.n_layer * c.n_head * nd * nd + (c.n_layer + 1.0) * nd * c.d_model;
+  return floats * f + (double)o.caller_bytes;
+}
 
 float AttentionMultiplier(const ModelConfig& c, int layer, const RunOptions& o) {
   double m = 1.0;
@@ -150,6 +197,17 @@ float AttentionMultiplier(const ModelConfig& c, int layer, const RunOptions& o) 
   if (layer < (int)o.temperature.size()) m /= o.temperature[layer];
   return (float)m;
 }
+
+namespace {
+Status RunWithWorkspace(const Model& model, const std::vector<int>& ids, const RunOptions& o, LayerSink* sink);
+
+Status CheckRunMemory(const ModelConfig& c, size_t n, bool collect, const RunOptions& o) {
+  const double need = RunMemoryBytes(c, n, collect, o);
+  const size_t limit = MemoryLimitBytes();
+  if (need <= (double)limit) return Status::Ok();
+  return Status::Error(MsgId::kRunMemory, {MemoryText(need), MemoryText((double)limit), std::to_string(n)});
+}
+}  // namespace
 
 Status CheckRunInputs(const ModelConfig& c, const std::vector<int>& ids, const RunOptions& o) {
   if (ids.empty()) return Status::Error("no tokens to run");
@@ -180,8 +238,19 @@ Status CheckRunInputs(const ModelConfig& c, const std::vector<int>& ids, const R
 
 Status RunModel(const Model& model, const std::vector<int>& ids, const RunOptions& o, LayerSink* sink) {
   const ModelConfig& c = model.config();
-  const ModelParams& p = model.params();
   if (Status s = CheckRunInputs(c, ids, o); !s) return s;
+  if (Status s = CheckRunMemory(c, ids.size(), /*collect=*/false, o); !s) return s;
+  try {
+    return RunWithWorkspace(model, ids, o, sink);
+  } catch (const std::bad_alloc&) {  // the estimate is an estimate: an allocation may still fail
+    return Status::Error(MsgId::kOutOfMemory, {"running the model over " + std::to_string(ids.size()) + " tokens"});
+  }
+}
+
+namespace {
+Status RunWithWorkspace(const Model& model, const std::vector<int>& ids, const RunOptions& o, LayerSink* sink) {
+  const ModelConfig& c = model.config();
+  const ModelParams& p = model.params();
   // 1. Buffers: the calling thread's workspace from its previous run (grown when needed), so a repeated run pays
   //    no allocation and no first-touch page faults; a run started from inside a sink gets a fresh one.
   thread_local Workspace cached;
@@ -213,6 +282,7 @@ Status RunModel(const Model& model, const std::vector<int>& ids, const RunOption
     std::copy(o.resume_hidden, o.resume_hidden + (size_t)n * d, ws.x.begin());
   } else {
     Embed(c, p, ids, ws);
+    if (Status s = CheckFinite(ws.x.data(), (size_t)n * d, -1, "the embeddings"); !s) return s;
     if (sink)
       if (Status s = sink->OnEmbeddings(ws.x.data(), n, d); !s) return s;
   }
@@ -225,7 +295,7 @@ Status RunModel(const Model& model, const std::vector<int>& ids, const RunOption
       probs = ws.probs.data();
     }
     std::vector<HeadMetrics>* metrics = o.row_figures ? &ws.metrics : nullptr;
-    if (Status s = Block(c, p.blocks[l], AttentionMultiplier(c, l, o), probs, metrics, ws, o); !s) return s;
+    if (Status s = Block(c, p.blocks[l], AttentionMultiplier(c, l, o), probs, metrics, ws, o, l); !s) return s;
     if (sink) {
       LayerOutput out;
       out.layer = l, out.n_layer = c.n_layer, out.n_head = c.n_head, out.n = n, out.d_model = d;
@@ -233,12 +303,11 @@ Status RunModel(const Model& model, const std::vector<int>& ids, const RunOption
       out.metrics = metrics;
       if (Status s = sink->OnLayer(out); !s) return s;
     }
-    if (o.progress) o.progress(l, c.n_layer);
+    o.control.Report("layers", (size_t)l + 1, (size_t)c.n_layer);
   }
   return Status::Ok();
 }
 
-namespace {
 class CollectSink : public LayerSink {
  public:
   explicit CollectSink(ModelRun* run) : run_(run) {}
@@ -267,9 +336,14 @@ Result<ModelRun> RunModel(const Model& model, const std::vector<int>& ids, const
   if (options.first_layer > 0 || options.resume_hidden)
     return Status::Error("resuming needs a LayerSink (RunModel with a sink); this overload runs every layer");
   const size_t n = ids.size();
+  if (Status s = CheckRunMemory(c, n, /*collect=*/true, options); !s) return s;
   ModelRun run;
-  run.probs = FloatBuffer({(size_t)c.n_layer, (size_t)c.n_head, n, n});
-  run.hidden = FloatBuffer({(size_t)c.n_layer + 1, n, (size_t)c.d_model});
+  try {
+    run.probs = FloatBuffer({(size_t)c.n_layer, (size_t)c.n_head, n, n});
+    run.hidden = FloatBuffer({(size_t)c.n_layer + 1, n, (size_t)c.d_model});
+  } catch (const std::bad_alloc&) {
+    return Status::Error(MsgId::kOutOfMemory, {"keeping every layer's maps of " + std::to_string(n) + " tokens"});
+  }
   CollectSink sink(&run);
   if (Status s = RunModel(model, ids, options, &sink); !s) return s;
   return run;

@@ -21,6 +21,7 @@
 #include "model/buffer.h"
 #include "attention/metrics.h"
 #include "model/model.h"
+#include "base/run_control.h"
 #include "base/status.h"
 
 namespace attnviz::model {
@@ -29,18 +30,18 @@ struct RunOptions {
   // What-ifs, per layer ([n_layer] or empty = none): drop the 1/sqrt(d_head) scaling; divide logits by T (> 0).
   std::vector<bool> no_scale;
   std::vector<float> temperature;
-  // Checked before every layer and every (head, row block) of attention; a cancelled run returns
-  // Status::Cancelled().
-  const std::atomic<bool>* cancel = nullptr;
+  // The cancel flag is checked before every layer and every (head, row block) of attention (a cancelled run
+  // returns Status::Cancelled()); progress is reported as ("layers", layers done, n_layer) after each block.
+  RunControl control;
   // The per-row figures of each layer's maps (metrics.h: entropy over the keys a row may see, max weight, ...),
   // made by the attention pass itself and handed to the sink in LayerOutput::metrics.
   bool row_figures = false;
-  // Called after each block: (layer, n_layer).
-  std::function<void(int layer, int n_layer)> progress;
   // Resume at block first_layer from resume_hidden [n, d_model] (hidden[first_layer] of an earlier run over the
   // same ids whose options agree below first_layer). OnEmbeddings is then not called.
   int first_layer = 0;
   const float* resume_hidden = nullptr;
+  // Bytes the caller holds for this run's output (e.g. a copy of one layer's maps), counted in the memory budget.
+  size_t caller_bytes = 0;
 };
 
 struct LayerOutput {
@@ -63,7 +64,9 @@ class LayerSink {
 };
 
 // Errors: an id >= vocab (or < 0), n == 0 or n > max positions, what-if vectors of the wrong size, T <= 0 or not
-// finite, cancellation. Threads: OpenMP inside; any number of runs may share a Model from different threads. Each
+// finite, cancellation, a run whose memory (RunMemoryBytes) is over MemoryLimitBytes() (refused before anything is
+// allocated; an allocation that fails anyway is an error too, never an abort), a value that is not a finite number
+// after a stage of a layer (named: "layer 3: the MLP output holds ..."; nothing of a broken run is passed on). Threads: OpenMP inside; any number of runs may share a Model from different threads. Each
 // calling thread keeps its workspace (activations, O(n * (d_model + d_ff)) floats) for its next run.
 Status RunModel(const Model& model, const std::vector<int>& ids, const RunOptions& options, LayerSink* sink);
 
@@ -73,6 +76,10 @@ struct ModelRun {
 };
 // Everything collected (probs are written in place, no copies).
 Result<ModelRun> RunModel(const Model& model, const std::vector<int>& ids, const RunOptions& options = {});
+
+// The bytes a run over n tokens allocates: the workspace (residual stream, q|k|v, MLP, the [n_head, n, n] maps
+// scratch, rope tables), plus with `collect` the all-layer results of the collecting RunModel, plus caller_bytes.
+double RunMemoryBytes(const ModelConfig& c, size_t n, bool collect, const RunOptions& options = {});
 
 // The logit multiplier of `layer`: (1/sqrt(d_head) unless no_scale or the config says unscaled)
 // [gpt2 scale_attn_by_inverse_layer_idx: / (layer + 1)] / temperature.

@@ -11,6 +11,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "model/json_limits.h"
+
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "safetensors data is little endian; this reader maps it as is");
 
 namespace attnviz::model {
@@ -64,6 +66,7 @@ std::string ShapeString(const std::vector<int64_t>& shape) {
 Result<std::shared_ptr<const MappedFile>> MappedFile::Open(const std::string& path) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused right after, as not regular).
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0 && errno == ELOOP) return Status::Error(MsgId::kStSymlinkLoop, {path});
   if (fd < 0) return Status::Error(MsgId::kCannotOpen, {path, std::strerror(errno)});
   struct stat st;
   if (::fstat(fd, &st) != 0) {
@@ -123,7 +126,8 @@ Result<std::shared_ptr<const SafetensorsFile>> SafetensorsFile::Parse(std::share
   const char* hb = reinterpret_cast<const char*>(map->data() + 8);
   json header;
   try {
-    header = json::parse(hb, hb + n);
+    if (!ParseJsonWithinDepth(hb, hb + n, &header))
+      return Status::ErrorAt(path, MsgId::kJsonTooDeep, {std::to_string(kMaxJsonDepth)});
   } catch (const json::parse_error& e) {
     return Status::ErrorAt(path, MsgId::kStHeaderJsonAt, {std::to_string(e.byte), std::to_string(8 + e.byte), e.what()});
   } catch (const json::exception& e) {  // e.g. a number beyond double's range (out_of_range 406)
@@ -143,12 +147,12 @@ Result<std::shared_ptr<const SafetensorsFile>> SafetensorsFile::Parse(std::share
     // "PATH: tensor 'NAME': " in front of what is wrong with the entry.
     auto entry_error = [&](MsgId id, std::vector<std::string> args) {
       return Status::Prefixed(MsgId::kPrefixContext, {path},
-                              Status::Prefixed(MsgId::kPrefixTensor, {name}, Status::Error(id, std::move(args))));
+                              Status::Prefixed(MsgId::kPrefixTensor, {CappedValue(name)}, Status::Error(id, std::move(args))));
     };
     if (name == "__metadata__") {
       if (!e.is_object()) return Status::ErrorAt(path, MsgId::kStMetadataForm, {});
       for (auto m = e.begin(); m != e.end(); ++m) {
-        if (!m.value().is_string()) return Status::ErrorAt(path, MsgId::kStMetadataValue, {m.key()});
+        if (!m.value().is_string()) return Status::ErrorAt(path, MsgId::kStMetadataValue, {CappedValue(m.key())});
         f->metadata_[m.key()] = m.value().get<std::string>();
       }
       continue;
@@ -163,51 +167,54 @@ Result<std::shared_ptr<const SafetensorsFile>> SafetensorsFile::Parse(std::share
     bool known = false;
     for (const auto& r : kDTypes)
       if (dname == r.name) t.dtype = r.type, known = true;
-    if (!known) return entry_error(MsgId::kStDtypeUnknown, {dname});
+    if (!known) return entry_error(MsgId::kStDtypeUnknown, {CappedValue(dname)});
     // shape, with checked products
     auto s = e.find("shape");
     if (s == e.end() || !s->is_array()) return entry_error(MsgId::kStShapeMissing, {});
     uint64_t elements = 1;
     for (const json& dim : *s) {
-      if (!dim.is_number_unsigned()) return entry_error(MsgId::kStShapeNegative, {s->dump()});
+      if (!dim.is_number_unsigned()) return entry_error(MsgId::kStShapeNegative, {JsonValueText(*s)});
       const uint64_t v = dim.get<uint64_t>();
       if (v > kMaxDim || MulOverflows(elements, v, &elements) || elements > kMaxDim)
-        return entry_error(MsgId::kStShapeElements, {s->dump()});
+        return entry_error(MsgId::kStShapeElements, {JsonValueText(*s)});
       t.shape.push_back((int64_t)v);
     }
     t.elements = elements;
     uint64_t nbytes = 0;
     if (MulOverflows(elements, DTypeSize(t.dtype), &nbytes))
-      return entry_error(MsgId::kStShapeBytes, {s->dump()});
+      return entry_error(MsgId::kStShapeBytes, {JsonValueText(*s)});
     // data_offsets: relative to the data section
     auto o = e.find("data_offsets");
     if (o == e.end() || !o->is_array() || o->size() != 2 || !(*o)[0].is_number_unsigned() ||
         !(*o)[1].is_number_unsigned())
       return entry_error(MsgId::kStOffsetsForm, {});
     const uint64_t b = (*o)[0].get<uint64_t>(), en = (*o)[1].get<uint64_t>();
-    if (b > en) return entry_error(MsgId::kStOffsetsReversed, {o->dump()});
-    if (en > data_size) return entry_error(MsgId::kStOffsetsOutside, {o->dump(), std::to_string(data_size)});
+    if (b > en) return entry_error(MsgId::kStOffsetsReversed, {JsonValueText(*o)});
+    if (en > data_size) return entry_error(MsgId::kStOffsetsOutside, {JsonValueText(*o), std::to_string(data_size)});
     if (en - b != nbytes)
       return entry_error(MsgId::kStOffsetsSpan,
-                         {o->dump(), std::to_string(en - b), ShapeString(t.shape), dname, std::to_string(nbytes)});
+                         {JsonValueText(*o), std::to_string(en - b), ShapeString(t.shape), CappedValue(dname), std::to_string(nbytes)});
     t.begin = f->data_start_ + b;
     t.end = f->data_start_ + en;
     f->tensors_.push_back(std::move(t));
   }
 
-  // 4. No two tensors share bytes.
+  // 4. No two tensors share bytes. Empty tensors hold no bytes and are left out (one between two overlapping
+  //    tensors would hide the overlap from a neighbours-only check); sorted by start, each tensor is compared with
+  //    the furthest end reached so far, so every overlapping pair is caught, not only neighbours.
   std::vector<const TensorInfo*> by_begin;
-  for (const auto& t : f->tensors_) by_begin.push_back(&t);
+  for (const auto& t : f->tensors_)
+    if (t.end > t.begin) by_begin.push_back(&t);
   std::sort(by_begin.begin(), by_begin.end(), [](const TensorInfo* a, const TensorInfo* b) {
     return a->begin != b->begin ? a->begin < b->begin : a->end < b->end;
   });
-  for (size_t i = 1; i < by_begin.size(); ++i) {
-    const TensorInfo* a = by_begin[i - 1];
-    const TensorInfo* b = by_begin[i];
-    if (b->begin < a->end && b->end > b->begin)
+  const TensorInfo* furthest = nullptr;  // of the tensors so far, the one reaching furthest
+  for (const TensorInfo* b : by_begin) {
+    if (furthest && b->begin < furthest->end)
       return Status::ErrorAt(path, MsgId::kStOverlap,
-                             {a->name, b->name, std::to_string(b->begin - f->data_start_),
-                              std::to_string(a->end - f->data_start_)});
+                             {CappedValue(furthest->name), CappedValue(b->name),
+                              std::to_string(b->begin - f->data_start_), std::to_string(furthest->end - f->data_start_)});
+    if (!furthest || b->end > furthest->end) furthest = b;
   }
   // File order = data order, which is what a reader expects when listing.
   std::sort(f->tensors_.begin(), f->tensors_.end(),

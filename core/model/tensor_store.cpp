@@ -3,10 +3,14 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "model/check.h"
+#include "model/json_limits.h"
 
 
 namespace attnviz::model {
@@ -14,9 +18,10 @@ namespace {
 
 using json = nlohmann::json;
 
+// Whether `path` exists; a link loop (ELOOP) counts as there (opening it then names the loop), never as missing.
 bool Exists(const std::string& path) {
   struct stat st;
-  return ::stat(path.c_str(), &st) == 0;
+  return ::stat(path.c_str(), &st) == 0 || errno == ELOOP;
 }
 
 // The index is small (names -> file names); anything over this is not an index.
@@ -26,7 +31,7 @@ Status AddFile(std::shared_ptr<const SafetensorsFile> file, std::map<std::string
   for (const TensorInfo& t : file->tensors()) {
     auto it = entries->find(t.name);
     if (it != entries->end())
-      return Status::Error(MsgId::kTensorInTwoFiles, {t.name, it->second.file->path(), file->path()});
+      return Status::Error(MsgId::kTensorInTwoFiles, {CappedValue(t.name), it->second.file->path(), file->path()});
     (*entries)[t.name] = TensorStore::Entry{file.get(), &t};
   }
   return Status::Ok();
@@ -61,27 +66,22 @@ Result<std::shared_ptr<TensorStore>> TensorStore::OpenIndex(const std::string& i
     return Status::ErrorAt(index_path, MsgId::kIndexTooLarge, {std::to_string((*map)->size())});
   const char* b = reinterpret_cast<const char*>((*map)->data());
   json index;
-  try {
-    index = json::parse(b, b + (*map)->size());
-  } catch (const json::parse_error& e) {
-    return Status::ErrorAt(index_path, MsgId::kJsonInvalidAtByte, {std::to_string(e.byte), e.what()});
-  } catch (const json::exception& e) {  // e.g. a number beyond double's range (out_of_range 406)
-    return Status::ErrorAt(index_path, MsgId::kJsonInvalid, {e.what()});
-  }
+  if (Status s = ParseJsonBounded(b, b + (*map)->size(), index_path, &index); !s) return s;
   auto wm = index.is_object() ? index.find("weight_map") : index.end();
   if (!index.is_object() || wm == index.end() || !wm->is_object())
     return Status::ErrorAt(index_path, MsgId::kIndexNoWeightMap, {});
   // 2. Shard files: plain names in the index's folder.
   const size_t slash = index_path.find_last_of('/');
   const std::string dir = slash == std::string::npos ? "." : index_path.substr(0, slash);
-  std::vector<std::string> shards;
+  std::vector<std::string> shards;  // each once, in the order the index first names them
+  std::set<std::string> seen;       // O(log n) per entry: an index may list hundreds of thousands of tensors
   for (auto it = wm->begin(); it != wm->end(); ++it) {
     if (!it->is_string())
-      return Status::ErrorAt(index_path, MsgId::kIndexEntryNotString, {it.key()});
+      return Status::ErrorAt(index_path, MsgId::kIndexEntryNotString, {CappedValue(it.key())});
     const std::string shard = it->get<std::string>();
     if (shard.empty() || shard.find('/') != std::string::npos || shard == "." || shard == "..")
-      return Status::ErrorAt(index_path, MsgId::kIndexShardName, {it.key(), shard});
-    if (std::find(shards.begin(), shards.end(), shard) == shards.end()) shards.push_back(shard);
+      return Status::ErrorAt(index_path, MsgId::kIndexShardName, {CappedValue(it.key()), CappedValue(shard)});
+    if (seen.insert(shard).second) shards.push_back(shard);
   }
   if (shards.empty()) return Status::ErrorAt(index_path, MsgId::kIndexEmpty, {});
   std::vector<std::string> paths;
@@ -92,9 +92,9 @@ Result<std::shared_ptr<TensorStore>> TensorStore::OpenIndex(const std::string& i
   for (auto it = wm->begin(); it != wm->end(); ++it) {
     const Entry* e = (*store)->Find(it.key());
     const std::string want = dir + "/" + it->get<std::string>();
-    if (!e) return Status::ErrorAt(index_path, MsgId::kIndexTensorAbsent, {it.key(), want});
+    if (!e) return Status::ErrorAt(index_path, MsgId::kIndexTensorAbsent, {CappedValue(it.key()), CappedValue(want)});
     if (e->file->path() != want)
-      return Status::ErrorAt(index_path, MsgId::kIndexTensorElsewhere, {it.key(), want, e->file->path()});
+      return Status::ErrorAt(index_path, MsgId::kIndexTensorElsewhere, {CappedValue(it.key()), CappedValue(want), CappedValue(e->file->path())});
   }
   return store;
 }

@@ -1,5 +1,7 @@
 #include "sandbox/pipeline.h"
 
+#include "base/memory_budget.h"
+
 #include <algorithm>
 
 #include "sandbox/embedding.h"
@@ -47,6 +49,30 @@ void Pipeline::UseScoreCodes(std::shared_ptr<ScoreCodes> codes, bool write) {
 }
 
 void Pipeline::MarkDirty(Stage stage) { first_dirty_ = std::min(first_dirty_, stage); }
+
+double LayerMemoryBytes(const AttentionConfig& c, int n_vocab, size_t n_q, size_t n_k, size_t pooled_above_cells) {
+  const QkvWidths w = FeatureWidths(c, n_vocab);
+  const double h = c.n_head, nq = (double)n_q, nk = (double)n_k;
+  const double cells = h * nq * nk;
+  double floats = (nq + nk) * c.d_model                      // x, xq
+                  + h * (nq * w.q + nk * w.k + nk * w.v)     // q, k, v (onehot: n_vocab wide)
+                  + (cells > (double)pooled_above_cells ? 0.0 : 3 * cells)  // scores, logits, probs (pooled: none)
+                  + 2 * h * nq * w.v + nq * c.d_model;       // z, concat, out
+  return floats * sizeof(float);
+}
+
+Status CheckLayerBudget(const AttentionConfig& c, int n_vocab, size_t n_q, size_t n_k, size_t pooled_above_cells) {
+  // One-hot features are as wide as the vocabulary: each q . k then costs n_vocab, and a layer n^3.
+  const bool onehot = c.query_from == FeatureSource::kOneHot || c.key_from == FeatureSource::kOneHot ||
+                      c.value_from == FeatureSource::kOneHot;
+  if (onehot && n_vocab > kMaxOneHotWidth)
+    return Status::Error(MsgId::kOneHotTooWide, {std::to_string(n_vocab), std::to_string(kMaxOneHotWidth)});
+  const double need = LayerMemoryBytes(c, n_vocab, n_q, n_k, pooled_above_cells);
+  const size_t limit = MemoryLimitBytes();
+  if (need > (double)limit)
+    return Status::Error(MsgId::kSandboxTooLarge, {MemoryText(need), MemoryText((double)limit), std::to_string(std::max(n_q, n_k))});
+  return Status::Ok();
+}
 
 Status Pipeline::SetText(const std::string& kv_text, const std::string& query_text) {
   auto tokenized = TokenizeTexts(kv_text, query_text);
@@ -140,6 +166,10 @@ Status Pipeline::Run(Stage through, const RunControl* control) {
   const std::vector<std::string> vocab = Vocabulary(cross ? query_tokens_ : std::vector<Token>{}, kv_tokens_);
   if (Status s = CheckQueryKeyWidths(c, (int)vocab.size()); !s) return s;
   const AttentionConfig wc = WeightsConfig(c, (int)vocab.size());  // d_v: a raw value feature's width
+  if (Status s = CheckLayerBudget(c, (int)vocab.size(), cross ? query_tokens_.size() : kv_tokens_.size(),
+                                  kv_tokens_.size(), pooled_above_cells_);
+      !s)
+    return s;
   if (loaded_weights_ && (params_.d_model != wc.d_model || params_.n_head != wc.n_head ||
                           params_.d_k != wc.d_k || params_.d_v != wc.d_v)) {
     return Status::Error("loaded weights are for d_model=" + std::to_string(params_.d_model) +
@@ -153,16 +183,15 @@ Status Pipeline::Run(Stage through, const RunControl* control) {
   published_ = AttentionTensors{};  // drops the pipeline's own hold, so Writable() reuses what nobody else keeps
   Buffers& b = buffers_;
   bool in_pass = false;  // the logits map and z were produced by the probs' pass
-  auto report = [&](const char* stage, size_t done, size_t total) {
-    if (control && control->progress) control->progress(stage, done, total);
-  };
-  const bool cancellable = control && control->cancel;
-  auto cancelled = [&] { return cancellable && control->cancel->load(); };
+  const RunControl none;
+  const RunControl& ctl = control ? *control : none;
+  auto report = [&](const char* stage, size_t done, size_t total) { ctl.Report(stage, done, total); };
+  auto cancelled = [&] { return ctl.cancelled(); };
   // One attention pass: the sink counts blocks (progress) and checks the cancel flag per block.
   std::atomic<size_t> blocks_done{0};
   AttendSink sink;
   sink.blocks_done = &blocks_done;
-  sink.cancel = control ? control->cancel : nullptr;
+  sink.cancel = ctl.cancel;
   for (int s = (int)first_dirty_; s <= (int)through && s < kStageCount; ++s) {
     if (cancelled()) {
       first_dirty_ = (Stage)s;
@@ -269,7 +298,7 @@ Status Pipeline::Run(Stage through, const RunControl* control) {
           Tensor* scores = from == AttendFrom::kQueryKey ? Writable(&b.scores) : b.scores.get();
           ok = Attend(from, q, *b.k, *b.v, multiplier_, c.mask, scores, in_pass ? Writable(&b.logits) : nullptr,
                       Writable(&b.probs), metrics ? &metrics_ : nullptr, in_pass ? Writable(&b.z) : nullptr,
-                      cancellable || (control && control->progress) ? &sink : nullptr);
+                      ctl.cancel || ctl.progress ? &sink : nullptr);
           if (ok) pyramid->AddMap(*b.probs);
         }
         if (!ok) {  // cancelled: this pass's stage stays dirty (from the scores, which may be half written)

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "attention/attention.h"
+#include "base/run_control.h"
 #include "maps/layer_maps.h"
 #include "maps/pyramid.h"
 #include "maps/view.h"
@@ -61,14 +62,16 @@ struct AttentionTensors : LayerMaps {
   // qkv_source.h). mask: the sandbox's knob.
 };
 
-// What a long run reports to and listens to (all optional). progress(stage, done, total) is called at
-// each stage's start and after every block of the attention pass, from any thread of the pass.
-struct RunControl {
-  const std::atomic<bool>* cancel = nullptr;  // set: the run stops within a block and returns Status::Cancelled()
-  std::function<void(const char* stage, size_t done, size_t total)> progress;
-};
-
 struct ScoreCodes;
+
+// One-hot features are as wide as the vocabulary (the distinct words): a layer then costs n_vocab^3; wider is
+// refused.
+constexpr int kMaxOneHotWidth = 1024;
+// The bytes one layer over n_q queries and n_k keys holds: embeddings, q, k, v, the maps (none when pooled), z.
+double LayerMemoryBytes(const AttentionConfig& config, int n_vocab, size_t n_q, size_t n_k, size_t pooled_above_cells);
+// Refuses a layer over MemoryLimitBytes() (base/memory_budget.h) with the estimate, and one-hot wider than
+// kMaxOneHotWidth, before anything is allocated.
+Status CheckLayerBudget(const AttentionConfig& config, int n_vocab, size_t n_q, size_t n_k, size_t pooled_above_cells);
 
 class Pipeline {
  public:

@@ -81,7 +81,7 @@ Result<std::vector<SweepPoint>> SweepDk(const std::vector<Token>& query_tokens, 
   // The embeddings depend on the seed, not on d_k: once per seed, not once per (d_k, seed).
   std::vector<Tensor> x_of_seed((size_t)options.n_seeds), xq_of_seed(cross ? (size_t)options.n_seeds : 0);
   for (int s = 0; s < options.n_seeds; ++s) {
-    if (options.cancel && options.cancel->load()) return Status::Cancelled();
+    if (options.control.cancelled()) return Status::Cancelled();
     Embed(kv_tokens, base.d_model, base.seed + (uint64_t)s, base.positional, &x_of_seed[(size_t)s]);
     if (cross) Embed(query_tokens, base.d_model, base.seed + (uint64_t)s, base.positional, &xq_of_seed[(size_t)s]);
   }
@@ -95,9 +95,9 @@ Result<std::vector<SweepPoint>> SweepDk(const std::vector<Token>& query_tokens, 
   // block of the pass, so a newer request (or the app closing) stops the sweep within one block of work, not one
   // d_k: at 8192 keys and d_k 4096 one d_k is seconds of work (minutes under a sanitizer).
   AttendSink sink;
-  sink.cancel = options.cancel;
+  sink.cancel = options.control.cancel;
   sink.blocks_done = options.blocks_done;
-  auto cancelled = [&] { return options.cancel && options.cancel->load(); };
+  auto cancelled = [&] { return options.control.cancelled(); };
   for (int d_k : d_ks) {
     AttentionConfig config = base;
     config.n_head = options.n_head;
@@ -116,7 +116,7 @@ Result<std::vector<SweepPoint>> SweepDk(const std::vector<Token>& query_tokens, 
     std::vector<Stratum> strata[2];
     for (int s = 0; s < options.n_seeds; ++s) {
       if (options.before_unit) options.before_unit();
-      if (options.cancel && options.cancel->load()) return Status::Cancelled();
+      if (options.control.cancelled()) return Status::Cancelled();
       config.seed = base.seed + (uint64_t)s;
       const Tensor& x = x_of_seed[(size_t)s];
       const Tensor& xq = cross ? xq_of_seed[(size_t)s] : x;
@@ -230,7 +230,7 @@ Result<std::vector<SweepPoint>> SweepDk(const std::vector<Token>& query_tokens, 
           point->seeds += 1;
         }
       }
-      if (options.progress) options.progress(++done, total);
+      options.control.Report("d_k sweep", ++done, total);
     }
     for (SweepPoint* point : {&scaled_point, &unscaled_point}) {
       const float inv = 1.0f / point->seeds;

@@ -6,8 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "sandbox/config.h"
 #include "attention/metrics.h"
+#include "base/run_control.h"
+#include "sandbox/config.h"
 #include "base/status.h"
 #include "sandbox/text.h"
 
@@ -35,9 +36,9 @@ struct SweepOptions {
   // 0: never sample.
   int sample_above_rows = 1024;
   int sample_rows = 256;
-  // Optional: checked before each (d_k, seed); once set, SweepDk returns the error kCancelled.
-  const std::atomic<bool>* cancel = nullptr;
-  std::function<void(size_t done, size_t total)> progress;  // after each (d_k, seed)
+  // Optional: the cancel flag is checked before each (d_k, seed) and each attention block (SweepDk then returns
+  // Status::Cancelled()); progress is reported as ("d_k sweep", units done, units) after each (d_k, seed).
+  RunControl control;
   // Optional: counts the attention blocks finished (the unit the cancel flag is checked at, finer than progress).
   std::atomic<size_t>* blocks_done = nullptr;
   std::function<void()> before_unit;  // called before each (d_k, seed): the app waits there while maps compute

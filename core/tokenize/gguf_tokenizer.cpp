@@ -93,7 +93,7 @@ Result<std::unique_ptr<Tokenizer>> Gpt2(const GgufVocab& v) {
     steps.push_back(MakeByteLevelPreTokenizer(false, true));
     parts.pre_tokenizer = MakePreTokenizerSequence(std::move(steps));
   } else {
-    return Status::ErrorAt(v.where, MsgId::kGgufTokenizerPre, {v.pre, kSupportedPre});
+    return Status::ErrorAt(v.where, MsgId::kGgufTokenizerPre, {CappedValue(v.pre), kSupportedPre});
   }
   std::vector<std::pair<std::string, std::string>> merges;
   merges.reserve(v.merges.size());
@@ -102,7 +102,7 @@ Result<std::unique_ptr<Tokenizer>> Gpt2(const GgufVocab& v) {
     const size_t space = line.find(' ');
     if (space == std::string::npos || line.find(' ', space + 1) != std::string::npos)
       return Status::ErrorAt(v.where + ": tokenizer.ggml.merges", MsgId::kTokenizerMergeForm,
-                             {std::to_string(i + 1), line});
+                             {std::to_string(i + 1), CappedValue(line)});
     merges.emplace_back(line.substr(0, space), line.substr(space + 1));
   }
   auto vocab = MakeVocab(v);
@@ -177,7 +177,7 @@ Result<std::unique_ptr<Tokenizer>> Llama(const GgufVocab& v) {
 Result<std::unique_ptr<Tokenizer>> MakeGgufTokenizer(const GgufVocab& v) {
   if (v.model == "gpt2") return Gpt2(v);
   if (v.model == "llama") return Llama(v);
-  return Status::ErrorAt(v.where, MsgId::kGgufTokenizerModel, {v.model});
+  return Status::ErrorAt(v.where, MsgId::kGgufTokenizerModel, {CappedValue(v.model)});
 }
 
 }  // namespace attnviz::tokenize

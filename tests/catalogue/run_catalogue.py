@@ -17,6 +17,14 @@ Columns (tab separated; '#' lines are comments):
               model DIR FIXTURE        a copy of tests/fixtures/models_e2e/FIXTURE
               patch NAME TEXT          overwrite NAME's start with TEXT | truncate NAME BYTES | remove NAME
               repeat NAME PREFIX CHAR N  a one-line file: PREFIX (escapes as above) then CHAR N times
+              nest NAME PREFIX DEPTH SUFFIX  PREFIX, then '[' DEPTH times and ']' DEPTH times, then SUFFIX
+              jsonset NAME KEY VALUE   set KEY of the JSON object in NAME to VALUE (JSON text; qN: a string
+                                       of N 'q's)
+              tensor NAME TENSOR VALUE every element of TENSOR (F32 or F16) of the .safetensors NAME set to
+                                       VALUE (a float: nan, inf, 3e38)
+              safetensors NAME BYTES HEADER  a .safetensors file: HEADER (escapes as above) padded to 8
+                                       bytes, then BYTES zero bytes of data
+              index NAME N             a shard index of N tensors, each in a shard of its own (sN.safetensors)
   command   `cli ARGS...` runs attnviz-cli; `settings FILE` runs the settings probe (the app's load and
             exit-save of settings.txt, without GL); `app ARGS...` runs the real attnviz under xvfb-run with
             XDG_CONFIG_HOME set to the case's folder (its settings are attnviz/settings.txt there; skipped
@@ -27,8 +35,12 @@ Columns (tab separated; '#' lines are comments):
             unchanged NAME, exists NAME, absent NAME, folder NAME, link NAME, mode NAME OCTAL,
             contains NAME TEXT, lacks NAME TEXT
 Always checked: no temporary file (.~*) is left anywhere, and the program ends within 60 s (app rows: 180 s).
+cli and settings rows run under an address-space limit of 4 GiB (RLIMIT_AS): an input that makes the program
+allocate past it fails the case (an abort, or a message from the program's own memory budget). app rows are
+exempt: under xvfb the GL driver (llvmpipe) maps gigabytes of address space it never touches.
 """
 import argparse
+import json
 import os
 import re
 import shlex
@@ -79,6 +91,31 @@ def npy_bytes(descr, shape, data):
     return out + bytes(body)
 
 
+def set_tensor(path, name, value):
+    with open(path, "rb") as f:
+        data = bytearray(f.read())
+    n = struct.unpack("<Q", data[:8])[0]
+    entry = json.loads(data[8:8 + n])[name]
+    begin, end = (8 + n + o for o in entry["data_offsets"])
+    fmt, size = {"F32": ("<f", 4), "F16": ("<e", 2)}[entry["dtype"]]
+    try:
+        one = struct.pack(fmt, value)
+    except OverflowError:  # beyond F16's range: its +Inf
+        one = struct.pack("<H", 0x7C00)
+    data[begin:end] = one * ((end - begin) // size)
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+# Every cli and settings row runs under this address-space limit (app rows: see the docstring).
+ADDRESS_SPACE_LIMIT = 4 << 30
+
+
+def limit_address_space():
+    import resource
+    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_LIMIT, ADDRESS_SPACE_LIMIT))
+
+
 def setup(work, actions, source):
     for action in filter(None, (a.strip() for a in actions.split(";"))):
         verb, _, rest = action.partition(" ")
@@ -123,6 +160,28 @@ def setup(work, actions, source):
         elif verb == "repeat":
             with open(path, "wb") as f:
                 f.write(unescape(args[1]) + args[2].encode() * int(args[3]) + b"\n")
+        elif verb == "nest":
+            depth = int(args[2])
+            with open(path, "wb") as f:
+                f.write(unescape(args[1]) + b"[" * depth + b"]" * depth + unescape(args[3] if len(args) > 3 else ""))
+        elif verb == "jsonset":
+            with open(path, encoding="utf-8") as f:
+                doc = json.load(f)
+            value = args[2]
+            doc[args[1]] = "q" * int(value[1:]) if re.fullmatch(r"q\d+", value) else json.loads(value)
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(doc, f)
+        elif verb == "tensor":
+            set_tensor(path, args[1], float(args[2]))
+        elif verb == "safetensors":
+            header = unescape(" ".join(args[2:]))
+            header += b" " * (-len(header) % 8)
+            with open(path, "wb") as f:
+                f.write(struct.pack("<Q", len(header)) + header + bytes(int(args[1])))
+        elif verb == "index":
+            n = int(args[1])
+            with open(path, "w") as f:
+                f.write('{"weight_map": {' + ",".join('"t%d": "s%d.safetensors"' % (i, i) for i in range(n)) + "}}")
         elif verb == "remove":
             os.remove(path)
         elif verb == "truncate":
@@ -159,16 +218,19 @@ def run_case(row, programs, source):
         before = snapshot(work)
         words = [unescape(w) for w in shlex.split(command)]
         program = programs[words[0].decode()]
-        argv, env, timeout = [program] + words[1:], None, 60
+        argv, env, timeout, limit = [program] + words[1:], None, 60, limit_address_space
         if words[0] == b"app":
             argv = ["xvfb-run", "-a", "-s", "-screen 0 1280x800x24"] + argv
             env = dict(os.environ, XDG_CONFIG_HOME=work)
-            timeout = 180
+            timeout, limit = 180, None
         try:
             proc = subprocess.run(argv, cwd=work, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout,
-                                  env=env)
+                                  env=env, preexec_fn=limit)
         except subprocess.TimeoutExpired:
             return ["did not end within %d s (hang)" % timeout]
+        if proc.returncode < 0:
+            problems.append("ended by signal %d (a crash, or an abort from an allocation past the %d GiB "
+                            "address-space limit)" % (-proc.returncode, ADDRESS_SPACE_LIMIT >> 30))
         stderr = proc.stderr.decode("utf-8", "replace")
         if proc.returncode != int(exit_code):
             problems.append("exit code %d, expected %s" % (proc.returncode, exit_code))

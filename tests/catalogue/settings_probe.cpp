@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <string>
 
-#include "state.h"
+#include "settings.h"
 #include "sandbox/text.h"
 
 int main(int argc, char** argv) {
@@ -13,14 +13,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string path = argv[1];
-  attnviz::LoadedViewState loaded = attnviz::LoadViewState(path);
+  attnviz::LoadedSettings loaded = attnviz::LoadSettings(path);
   if (!loaded.message.empty()) std::fprintf(stderr, "attnviz: %s\n", loaded.message.Render().c_str());
-  if (!loaded.state.sentence_file.empty()) {
-    auto items = attnviz::LoadSentenceFile(loaded.state.sentence_file);
+  if (!loaded.settings.sentence_file.empty()) {
+    auto items = attnviz::LoadSentenceFile(loaded.settings.sentence_file);
     if (!items) std::fprintf(stderr, "attnviz: %s\n", items.message().c_str());
   }
   if (!loaded.keep_file) {
-    attnviz::Status st = attnviz::SaveViewState(path, loaded.state);
+    attnviz::Status st = attnviz::SaveSettings(path, loaded.settings);
     if (!st.ok()) std::fprintf(stderr, "attnviz: could not save settings: %s\n", st.message().c_str());
   }
   std::printf("restored=%d keep_file=%d\n", loaded.restored ? 1 : 0, loaded.keep_file ? 1 : 0);

@@ -1,6 +1,7 @@
 // attnviz-cli model on the bundled model (assets/models/tiny): `--model tiny`, the --roles table as CSV and
 // JSON, roles.csv in --dump, and the errors.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -179,3 +180,29 @@ TEST(CliModel, Errors) {
 }
 
 }  // namespace
+
+// Issue 25: a text longer than the model's positions can hold is refused by its bytes before it is tokenized
+// (the bundled model: 256 positions, at most 64 bytes a token), and control characters are refused as in compute.
+TEST(CliModel, TextTooLongInBytesIsRefusedBeforeTokenizing) {
+  CliResult r = Cli({"model", "--model", "tiny", "--text", std::string(40000, 'z')});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("the text has 40000 bytes, more than a model of 256 positions can take"), std::string::npos)
+      << r.err;
+}
+
+TEST(CliModel, ControlCharactersAreRefusedAsInCompute) {
+  CliResult r = Cli({"model", "--model", "tiny", "--text", "I\x07go"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("control character U+0007 at byte offset 1"), std::string::npos) << r.err;
+}
+
+TEST(CliModel, FifoOutputsAreRefusedNotWaitedOn) {
+  const std::string dir = TempDir("fifo");
+  fs::create_directories(dir);
+  ASSERT_EQ(::mkfifo((dir + "/h.svg").c_str(), 0600), 0);
+  CliResult r = Cli({"model", "--model", "tiny", "--text", kText, "--figure", dir + "/h.svg", "--layer", "0",
+                     "--head", "0"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("h.svg: is not a regular file"), std::string::npos) << r.err;
+  fs::remove_all(dir);
+}

@@ -45,8 +45,8 @@ class AppFigureTest : public AppDriver<NullRenderer> {
     options.input.config.d_k = 32;
     options.input.config.seed = 3;
     options.widgets_json_path = "(memory)";
-    app_ = std::make_unique<App>(ViewState(), options, nullptr);
-    app_->state.export_dir = dir_;
+    app_ = std::make_unique<App>(AppSettings(), options, nullptr);
+    app_->settings.export_dir = dir_;
     Frames(4);
     return *app_;
   }
@@ -56,9 +56,9 @@ class AppFigureTest : public AppDriver<NullRenderer> {
   // The app's export (Export button) and the file it wrote.
   std::string AppExport() {
     Export();
-    EXPECT_TRUE(app_->export_ok) << app_->export_message;
-    Result<std::string> bytes = ReadFile(app_->export_path_written);
-    EXPECT_TRUE(bytes.ok()) << app_->export_path_written;
+    EXPECT_TRUE(app_->views.export_panel.ok) << app_->views.export_panel.message;
+    Result<std::string> bytes = ReadFile(app_->views.export_panel.path_written);
+    EXPECT_TRUE(bytes.ok()) << app_->views.export_panel.path_written;
     return bytes.ok() ? *bytes : "";
   }
   std::string CliExport(const std::string& command, std::vector<std::string> args, const std::string& out_flag,
@@ -79,11 +79,11 @@ class AppFigureTest : public AppDriver<NullRenderer> {
 #ifdef ATTNVIZ_HAVE_FIGURE
 TEST_F(AppFigureTest, ExportPanelWritesTheSameBytesAsTheCli) {
   App& app = MakeApp();
-  ASSERT_TRUE(app.shown);
+  ASSERT_TRUE(app.results.shown);
   // One head: the default name carries the mask and the seed; the PNG equals attnviz-cli export's.
-  app.state.selected_head = 1;
+  app.settings.selected_head = 1;
   Frames(1);
-  EXPECT_EQ(app.export_file_name, "attnviz-head1-dk32-scaled-causal-seed3.png");
+  EXPECT_EQ(app.views.export_panel.file_name, "attnviz-head1-dk32-scaled-causal-seed3.png");
   std::string png = AppExport();
   ASSERT_FALSE(png.empty());
   EXPECT_EQ(png, CliExport("export", {"--head", "1"}, "--out", "cli-head1.png"));
@@ -91,9 +91,9 @@ TEST_F(AppFigureTest, ExportPanelWritesTheSameBytesAsTheCli) {
   // Visible heads (head 1 hidden) = --heads 0,2,3; SVG this time.
   Click("export.target_heads");
   Click("export.format_svg");
-  app.state.head_hidden[1] = true;
+  app.settings.head_hidden[1] = true;
   Frames(1);
-  EXPECT_EQ(app.export_file_name, "attnviz-heads-0-2-3-dk32-scaled-causal-seed3.svg");
+  EXPECT_EQ(app.views.export_panel.file_name, "attnviz-heads-0-2-3-dk32-scaled-causal-seed3.svg");
   std::string svg = AppExport();
   EXPECT_NE(svg.find(">masked</text>"), std::string::npos);
   EXPECT_EQ(svg, CliExport("export", {"--heads", "0,2-3"}, "--out", "cli-heads.svg"));
@@ -105,11 +105,11 @@ TEST_F(AppFigureTest, ExportPanelWritesTheSameBytesAsTheCli) {
   ASSERT_NE(app.dump.Find("export.dpi"), nullptr);
   ASSERT_NE(app.dump.Find("export.annotate"), nullptr);
   ASSERT_NE(app.dump.Find("export.title"), nullptr);
-  app.state.selected_head = 2;
-  app.state.export_title = "Figure 3";
-  app.state.export_size = "8.382x7.62cm";
-  app.state.export_dpi = 300;
-  app.state.export_annotate = true;
+  app.settings.selected_head = 2;
+  app.settings.export_title = "Figure 3";
+  app.settings.export_size = "8.382x7.62cm";
+  app.settings.export_dpi = 300;
+  app.settings.export_annotate = true;
   Frames(1);
   png = AppExport();
   EXPECT_EQ(png, CliExport("export", {"--head", "2", "--title", "Figure 3", "--size", "3.3x3in", "--dpi", "300",
@@ -117,18 +117,18 @@ TEST_F(AppFigureTest, ExportPanelWritesTheSameBytesAsTheCli) {
                            "--out", "cli-print.png"));
   EXPECT_NE(png.find("pHYs"), std::string::npos);
   // A bad size is reported in the panel, and the export fails with that message.
-  app.state.export_size = "3x3";
+  app.settings.export_size = "3x3";
   Frames(1);
   Export();
-  EXPECT_FALSE(app.export_ok);
-  EXPECT_NE(app.export_message.Render().find("3.3x3in"), std::string::npos) << app.export_message;
-  app.state.export_size.clear();
-  app.state.export_title.clear();
+  EXPECT_FALSE(app.views.export_panel.ok);
+  EXPECT_NE(app.views.export_panel.message.Render().find("3.3x3in"), std::string::npos) << app.views.export_panel.message;
+  app.settings.export_size.clear();
+  app.settings.export_title.clear();
 
   // The saturation plot and its CSV: the one sweep definition, the same title, the d_k marked.
   Click("export.target_saturation");
   Click("export.format_csv");
-  EXPECT_EQ(app.export_file_name, "attnviz-saturation-causal-seed3.csv");
+  EXPECT_EQ(app.views.export_panel.file_name, "attnviz-saturation-causal-seed3.csv");
   std::string csv = AppExport();
   ASSERT_FALSE(csv.empty());
   EXPECT_EQ(csv, CliExport("sweep", {}, "--out", "cli-sweep.csv"));
@@ -139,19 +139,19 @@ TEST_F(AppFigureTest, ExportPanelWritesTheSameBytesAsTheCli) {
 
 TEST_F(AppFigureTest, UnmaskedAndCausalDefaultNamesDiffer) {
   App& app = MakeApp();
-  const std::string causal = app.export_file_name;
-  app.state.config.mask = MaskKind::kNone;
+  const std::string causal = app.views.export_panel.file_name;
+  app.settings.config.mask = MaskKind::kNone;
   Frames(2);
-  EXPECT_NE(app.export_file_name, causal);
-  EXPECT_EQ(app.export_file_name, "attnviz-head0-dk32-scaled-seed3.png");
+  EXPECT_NE(app.views.export_panel.file_name, causal);
+  EXPECT_EQ(app.views.export_panel.file_name, "attnviz-head0-dk32-scaled-seed3.png");
 }
 #endif
 
 TEST_F(AppFigureTest, HeadsPanelHasAColorbarAndWrapsNarrowCaptions) {
   // A narrow window and 16 heads: maps too narrow for the caption on one line.
   App& app = MakeApp(ImVec2(900, 700));
-  app.state.config.n_head = 16;
-  app.state.config.d_k = 8;
+  app.settings.config.n_head = 16;
+  app.settings.config.d_k = 8;
   Frames(4);
   const WidgetDump::Widget* bar = app.dump.Find("heads.colorbar");
   ASSERT_NE(bar, nullptr);

@@ -40,7 +40,7 @@ class LayoutTest : public AppDriver<FakeRenderer> {
     AppOptions options;
     options.input.text = "I go home.";
     options.widgets_json_path = "(memory)";
-    app_ = std::make_unique<App>(ViewState(), options, nullptr);
+    app_ = std::make_unique<App>(AppSettings(), options, nullptr);
     return *app_;
   }
   std::map<std::string, PanelRect> Panels() const {

@@ -112,7 +112,7 @@ class ModelPanelTest : public AppDriver<CountingRenderer> {
     options.input.text = text;
     options.input.model_dir = model_dir_;
     options.widgets_json_path = "(memory)";
-    app_ = std::make_unique<App>(ViewState(), options, nullptr);
+    app_ = std::make_unique<App>(AppSettings(), options, nullptr);
     return *app_;
   }
   std::string dir_, model_dir_;
@@ -121,9 +121,9 @@ class ModelPanelTest : public AppDriver<CountingRenderer> {
 TEST_F(ModelPanelTest, OverviewShowsEveryLayerAndHeadAndAClickOpensIt) {
   App& app = MakeApp("The cat sat on the mat.");
   Frames(4);
-  ASSERT_TRUE(app.model_result) << app.model_error << app.models->open_error();
-  EXPECT_EQ(app.state.source, Source::kModel);
-  EXPECT_EQ(app.model_result->n_layer(), 3);
+  ASSERT_TRUE(app.results.model) << app.results.model_error << app.models->open_error();
+  EXPECT_EQ(app.settings.source, Source::kModel);
+  EXPECT_EQ(app.results.model->n_layer(), 3);
   // Every layer x head is drawn in the overview, and the Heads panel shows layer 0's heads.
   for (int l = 0; l < 3; ++l)
     for (int h = 0; h < 4; ++h) {
@@ -131,22 +131,22 @@ TEST_F(ModelPanelTest, OverviewShowsEveryLayerAndHeadAndAClickOpensIt) {
       EXPECT_NE(app.dump.Find("overview.map." + std::to_string(l) + "." + std::to_string(h)), nullptr);
     }
   EXPECT_GT(renderer_.calls[(HeatmapKey{MapView::kGrid, 0, 0, 0})], 0);
-  ASSERT_TRUE(app.shown);
-  EXPECT_EQ(app.shown->tensors.probs.get(), app.model_result->layers[0]->probs.get()) << "the layer was copied, not shared";
+  ASSERT_TRUE(app.results.shown);
+  EXPECT_EQ(app.results.shown->tensors.probs.get(), app.results.model->layers[0]->probs.get()) << "the layer was copied, not shared";
   // The sandbox panels gave their places to the model's.
   EXPECT_EQ(app.dump.Find("controls.d_model"), nullptr);
   EXPECT_NE(app.dump.Find("model.layer"), nullptr);
   // A click on layer 2, head 3 opens it enlarged in the Heads panel.
   Click("overview.map.2.3");
   Frames(2);
-  EXPECT_EQ(app.state.model_layer, 2);
-  EXPECT_EQ(app.state.selected_head, 3);
-  EXPECT_TRUE(app.state.enlarged);
-  EXPECT_EQ(app.shown->tensors.probs.get(), app.model_result->layers[2]->probs.get());
+  EXPECT_EQ(app.settings.model_layer, 2);
+  EXPECT_EQ(app.settings.selected_head, 3);
+  EXPECT_TRUE(app.settings.enlarged);
+  EXPECT_EQ(app.results.shown->tensors.probs.get(), app.results.model->layers[2]->probs.get());
   EXPECT_GT(renderer_.calls[(HeatmapKey{MapView::kEnlarged, 0, 3, 0})], 0);
   // The image drawn for it is layer 2's head 3.
   const HeatmapImage& img = renderer_.last[(HeatmapKey{MapView::kEnlarged, 0, 3, 0})];
-  const Tensor& layer2 = *app.model_result->layers[2]->probs;
+  const Tensor& layer2 = *app.results.model->layers[2]->probs;
   const size_t n = layer2.dim(1);
   ASSERT_EQ((size_t)img.n_q, n);  // a short text: the map is drawn cell for cell
   ASSERT_EQ((size_t)img.n_k, n);
@@ -160,45 +160,45 @@ TEST_F(ModelPanelTest, OverviewShowsEveryLayerAndHeadAndAClickOpensIt) {
 TEST_F(ModelPanelTest, WhatIfsRecomputeAndSpecialTokensHide) {
   App& app = MakeApp("The cat sat on the mat.");
   Frames(4);
-  ASSERT_TRUE(app.model_result);
-  const std::vector<float> before = app.model_result->layers[1]->probs->data;
-  const uint64_t generation = app.model_result->generation;
-  app.state.model_no_scale = true;  // what the checkbox sets
-  app.state.model_whatif_layers = "1";
+  ASSERT_TRUE(app.results.model);
+  const std::vector<float> before = app.results.model->layers[1]->probs->data;
+  const uint64_t generation = app.results.model->generation;
+  app.settings.model_no_scale = true;  // what the checkbox sets
+  app.settings.model_whatif_layers = "1";
   Frames(4);
-  ASSERT_GT(app.model_result->generation, generation);
-  EXPECT_TRUE(app.model_result->request.no_scale);
-  EXPECT_EQ(app.model_result->layers[0]->probs->data, app.model_result->layers[0]->probs->data);
-  EXPECT_NE(app.model_result->layers[1]->probs->data, before) << "no_scale on layer 1 changed nothing";
+  ASSERT_GT(app.results.model->generation, generation);
+  EXPECT_TRUE(app.results.model->request.no_scale);
+  EXPECT_EQ(app.results.model->layers[0]->probs->data, app.results.model->layers[0]->probs->data);
+  EXPECT_NE(app.results.model->layers[1]->probs->data, before) << "no_scale on layer 1 changed nothing";
   // Each layer's maps say how they were made (no sandbox config is made up for a model layer): layer 1 unscaled,
   // layers 0 and 2 scaled by 1/sqrt(d_head = 4), and the Heads panel's status line says so for the layer shown.
   for (int l = 0; l < 3; ++l) {
-    const LayerMaps& maps = *app.model_result->layers[(size_t)l];
+    const LayerMaps& maps = *app.results.model->layers[(size_t)l];
     EXPECT_EQ(maps.scaled, l != 1) << l;
     EXPECT_EQ(maps.d_qk, 4);
     EXPECT_FLOAT_EQ(maps.multiplier, l == 1 ? 1.0f : 0.5f) << l;
     EXPECT_EQ(maps.mask, Mask::Causal());
   }
-  app.state.model_layer = 1;
+  app.settings.model_layer = 1;
   Frames(2);
-  EXPECT_FALSE(app.shown->tensors.scaled);
-  EXPECT_EQ(app.shown->request.config, AttentionConfig{}) << "a model layer is shown with a made-up sandbox config";
+  EXPECT_FALSE(app.results.shown->tensors.scaled);
+  EXPECT_EQ(app.results.shown->request.config, AttentionConfig{}) << "a model layer is shown with a made-up sandbox config";
   const std::string result = app.dump.Field("result");
   EXPECT_NE(result.find("\"d_k\": 4, \"scale\": false"), std::string::npos) << result;
   // A bad layer list is refused with the range, and nothing is submitted.
-  app.state.model_whatif_layers = "7";
+  app.settings.model_whatif_layers = "7";
   Frames(2);
-  EXPECT_NE(app.config_error.Render().find("0..2"), std::string::npos) << app.config_error;
-  app.state.model_whatif_layers = "";
+  EXPECT_NE(app.results.config_error.Render().find("0..2"), std::string::npos) << app.results.config_error;
+  app.settings.model_whatif_layers = "";
   Frames(3);
-  EXPECT_TRUE(app.config_error.empty());
+  EXPECT_TRUE(app.results.config_error.empty());
 }
 
 TEST_F(ModelPanelTest, EveryHeadHasARoleAndTheFilterDimsTheOthers) {
   App& app = MakeApp("a b c d e f a b c d e f");
   Frames(4);
-  ASSERT_TRUE(app.model_result);
-  const model::HeadRoles& roles = app.model_result->roles;
+  ASSERT_TRUE(app.results.model);
+  const model::HeadRoles& roles = app.results.model->roles;
   ASSERT_EQ(roles.n_layer, 3);
   ASSERT_EQ(roles.n_head, 4);
   EXPECT_GT(roles.induction_rows, 0);  // the repeated half
@@ -208,10 +208,10 @@ TEST_F(ModelPanelTest, EveryHeadHasARoleAndTheFilterDimsTheOthers) {
   const std::string best = model::RoleName(model::StrongestRole(roles.at(1, 2)).role);
   EXPECT_NE(w->value_json.find("\"role\": \"" + best + "\""), std::string::npos) << w->value_json;
   // A filter every head passes, one no head passes, and one that is not a filter.
-  app.state.model_role_filter = "broad >= 0";
+  app.settings.model_role_filter = "broad >= 0";
   Frames(2);
   EXPECT_NE(app.dump.Field("overview").find("\"matching\": 12"), std::string::npos) << app.dump.Field("overview");
-  app.state.model_role_filter = "induction > 1";
+  app.settings.model_role_filter = "induction > 1";
   Frames(2);
   EXPECT_NE(app.dump.Field("overview").find("\"matching\": 0"), std::string::npos) << app.dump.Field("overview");
   EXPECT_NE(app.dump.Find("overview.map.0.0")->value_json.find("\"match\": false"), std::string::npos);
@@ -220,9 +220,9 @@ TEST_F(ModelPanelTest, EveryHeadHasARoleAndTheFilterDimsTheOthers) {
             std::string::npos);
   // So does the Heads panel, above the enlarged head of the layer it shows.
   EXPECT_TRUE(app.dump.Field("heads_role").empty());  // the grid: no one head to describe
-  app.state.model_layer = 1;
-  app.state.selected_head = 2;
-  app.state.enlarged = true;
+  app.settings.model_layer = 1;
+  app.settings.selected_head = 2;
+  app.settings.enlarged = true;
   Frames(3);
   const std::string line = app.dump.Field("heads_role");
   EXPECT_NE(line.find(model::RoleSentence(model::StrongestRole(roles.at(1, 2)).role)), std::string::npos) << line;
@@ -234,7 +234,7 @@ TEST_F(ModelPanelTest, EveryHeadHasARoleAndTheFilterDimsTheOthers) {
 TEST_F(ModelPanelTest, ModelDescriptionInKorean) {
   App& app = MakeApp("The cat sat on the mat.");
   Frames(4);
-  ASSERT_TRUE(app.model_result) << app.model_error << app.models->open_error();
+  ASSERT_TRUE(app.results.model) << app.results.model_error << app.models->open_error();
   std::shared_ptr<const ModelFolder> folder = app.models->folder();
   ASSERT_TRUE(folder);
   EXPECT_EQ(app.dump.Field("model_description"), JsonString(folder->Describe()));
@@ -250,17 +250,17 @@ TEST_F(ModelPanelTest, ModelDescriptionInKorean) {
 TEST_F(ModelPanelTest, BackToTheSandboxInOneClick) {
   App& app = MakeApp("I go home.");
   Frames(4);
-  ASSERT_TRUE(app.model_result);
+  ASSERT_TRUE(app.results.model);
   Click("model.source_sandbox");
   Frames(3);
-  EXPECT_EQ(app.state.source, Source::kSandbox);
-  ASSERT_TRUE(app.shown);
-  EXPECT_EQ(app.shown->tensors.n_head(), app.state.config.n_head);  // the sandbox's result again
+  EXPECT_EQ(app.settings.source, Source::kSandbox);
+  ASSERT_TRUE(app.results.shown);
+  EXPECT_EQ(app.results.shown->tensors.n_head(), app.settings.config.n_head);  // the sandbox's result again
   EXPECT_NE(app.dump.Find("controls.d_model"), nullptr);
   Click("controls.trained_model");
   Frames(3);
-  EXPECT_EQ(app.state.source, Source::kModel);
-  EXPECT_EQ(app.shown->tensors.probs.get(), app.model_result->layers[(size_t)app.state.model_layer]->probs.get());
+  EXPECT_EQ(app.settings.source, Source::kModel);
+  EXPECT_EQ(app.results.shown->tensors.probs.get(), app.results.model->layers[(size_t)app.settings.model_layer]->probs.get());
 }
 
 TEST_F(ModelPanelTest, ABadFolderSaysWhyAndKeepsTheWindowWorking) {
@@ -268,7 +268,7 @@ TEST_F(ModelPanelTest, ABadFolderSaysWhyAndKeepsTheWindowWorking) {
   App& app = MakeApp("I go home.");
   Frames(4);
   EXPECT_NE(app.models->open_error().find("model.safetensors"), std::string::npos) << app.models->open_error();
-  EXPECT_FALSE(app.model_result);
+  EXPECT_FALSE(app.results.model);
 }
 
 // Issue 12: the open error and the role filter's refusal in the UI's language, the facts (folder, role) kept;
@@ -292,8 +292,8 @@ TEST_F(ModelPanelTest, ModelErrorsInKorean) {
   WriteTinyGpt2(model_dir_, 3, 4, 16, 2300);
   App& good = MakeApp("a b c a b c");
   Frames(4);
-  ASSERT_TRUE(good.model_result) << good.models->open_error();
-  good.state.model_role_filter = "copying >= 0.4";
+  ASSERT_TRUE(good.results.model) << good.models->open_error();
+  good.settings.model_role_filter = "copying >= 0.4";
   SetLang(Lang::kKo);
   Frames(2);
   const std::string overview = good.dump.Field("overview");
@@ -305,20 +305,20 @@ TEST_F(ModelPanelTest, ModelErrorsInKorean) {
 TEST_F(ModelPanelTest, OverviewExportsEveryLayerAndHead) {
   App& app = MakeApp("The cat sat on the mat.");
   Frames(4);
-  ASSERT_TRUE(app.model_result);
-  app.state.export_target = ExportTarget::kOverview;
-  app.state.export_format = ExportFormat::kNpy;
-  app.state.export_dir = dir_;
+  ASSERT_TRUE(app.results.model);
+  app.settings.export_target = ExportTarget::kOverview;
+  app.settings.export_format = ExportFormat::kNpy;
+  app.settings.export_dir = dir_;
   Frames(2);
-  EXPECT_EQ(app.export_file_name, "attnviz-tiny-gpt2-overview.npy");
+  EXPECT_EQ(app.views.export_panel.file_name, "attnviz-tiny-gpt2-overview.npy");
   Export();
-  ASSERT_TRUE(app.export_ok) << app.export_message;
+  ASSERT_TRUE(app.views.export_panel.ok) << app.views.export_panel.message;
   Result<Tensor> all = ReadNpy(dir_ + "/attnviz-tiny-gpt2-overview.npy");
   ASSERT_TRUE(all.ok()) << all.message();
-  const size_t n = app.model_result->tokens.size();
+  const size_t n = app.results.model->tokens.size();
   ASSERT_EQ(all->shape, (std::vector<size_t>{12, n, n}));
   // Map 4*2 + 1 is layer 2, head 1.
-  const Tensor& layer2 = *app.model_result->layers[2]->probs;
+  const Tensor& layer2 = *app.results.model->layers[2]->probs;
   EXPECT_TRUE(std::equal(layer2.data.begin() + n * n, layer2.data.begin() + 2 * n * n, all->data.begin() + 9 * n * n));
 }
 
@@ -329,24 +329,24 @@ TEST_F(ModelPanelTest, HeadExportIsTheCliModelFigure) {
   const std::string text = "The cat sat on the mat.";
   App& app = MakeApp(text);
   Frames(4);
-  ASSERT_TRUE(app.model_result);
-  app.state.model_no_scale = true;
-  app.state.model_whatif_layers = "0";
-  app.state.model_layer = 1;
-  app.state.selected_head = 2;
-  for (int i = 0; i < 500 && !app.model_result->request.no_scale; ++i) {
+  ASSERT_TRUE(app.results.model);
+  app.settings.model_no_scale = true;
+  app.settings.model_whatif_layers = "0";
+  app.settings.model_layer = 1;
+  app.settings.selected_head = 2;
+  for (int i = 0; i < 500 && !app.results.model->request.no_scale; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
     Frame();
   }
-  ASSERT_TRUE(app.model_result->request.no_scale);
-  app.state.export_target = ExportTarget::kCurrentHead;
-  app.state.export_format = ExportFormat::kSvg;
-  app.state.export_dir = dir_;
+  ASSERT_TRUE(app.results.model->request.no_scale);
+  app.settings.export_target = ExportTarget::kCurrentHead;
+  app.settings.export_format = ExportFormat::kSvg;
+  app.settings.export_dir = dir_;
   Frames(2);
   Export();
-  ASSERT_TRUE(app.export_ok) << app.export_message;
-  Result<std::string> from_app = ReadFile(app.export_path_written);
-  ASSERT_TRUE(from_app.ok()) << app.export_path_written;
+  ASSERT_TRUE(app.views.export_panel.ok) << app.views.export_panel.message;
+  Result<std::string> from_app = ReadFile(app.views.export_panel.path_written);
+  ASSERT_TRUE(from_app.ok()) << app.views.export_panel.path_written;
   const std::string title = "gpt2 \u00B7 layer 1 \u00B7 head 2 \u00B7 causal \u00B7 no 1/\u221Ad_head on layer 0";
   EXPECT_NE(from_app->find(">" + title + "</text>"), std::string::npos) << title;
   const std::string cli_svg = dir_ + "/cli-head.svg";
@@ -358,13 +358,13 @@ TEST_F(ModelPanelTest, HeadExportIsTheCliModelFigure) {
   EXPECT_TRUE(*from_app == *from_cli) << "the app's figure is not attnviz-cli model --figure's";
 
   // The visible heads (head 1 hidden): the same words, "3 heads".
-  app.state.export_target = ExportTarget::kVisibleHeads;
-  app.state.head_hidden[1] = true;
+  app.settings.export_target = ExportTarget::kVisibleHeads;
+  app.settings.head_hidden[1] = true;
   Frames(2);
   Export();
-  ASSERT_TRUE(app.export_ok) << app.export_message;
-  from_app = ReadFile(app.export_path_written);
-  ASSERT_TRUE(from_app.ok()) << app.export_path_written;
+  ASSERT_TRUE(app.views.export_panel.ok) << app.views.export_panel.message;
+  from_app = ReadFile(app.views.export_panel.path_written);
+  ASSERT_TRUE(from_app.ok()) << app.views.export_panel.path_written;
   EXPECT_NE(from_app->find(">gpt2 \u00B7 layer 1 \u00B7 3 heads \u00B7 causal \u00B7 no 1/\u221Ad_head on layer 0</text>"),
             std::string::npos);
 }
@@ -395,9 +395,9 @@ TEST_F(ModelPanelTest, MistralWindowIsDrawnMaskedInTheAppAndItsFigure) {
   model_dir_ = dst;
   App& app = MakeApp("the cat sat on the mat and the dog sat on the log");
   Frames(4);
-  ASSERT_TRUE(app.model_result) << app.model_error << app.models->open_error();
-  ASSERT_TRUE(app.shown);
-  const AttentionTensors& t = app.shown->tensors;
+  ASSERT_TRUE(app.results.model) << app.results.model_error << app.models->open_error();
+  ASSERT_TRUE(app.results.shown);
+  const AttentionTensors& t = app.results.shown->tensors;
   EXPECT_EQ(t.mask, Mask::Causal(3));
   const int n = t.n_q();
   ASSERT_GT(n, 6);
@@ -421,7 +421,7 @@ TEST_F(ModelPanelTest, MistralWindowIsDrawnMaskedInTheAppAndItsFigure) {
   ASSERT_EQ(img.n_q, n);
   ASSERT_EQ(img.n_k, n);
   EXPECT_TRUE(img.masked);
-  const Tensor& layer1 = *app.model_result->layers[1]->probs;
+  const Tensor& layer1 = *app.results.model->layers[1]->probs;
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) {
       const float drawn = img.probs[(size_t)i * n + j];
@@ -437,7 +437,7 @@ TEST_F(ModelPanelTest, MistralWindowIsDrawnMaskedInTheAppAndItsFigure) {
   HeatmapExportOptions o;
   o.head = 2;
   o.out_path = dir_ + "/window.svg";
-  Result<HeatmapSpec> spec = MakeHeatmapSpec(app.shown->tensors, app.shown->request.config, o);
+  Result<HeatmapSpec> spec = MakeHeatmapSpec(app.results.shown->tensors, app.results.shown->request.config, o);
   ASSERT_TRUE(spec.ok()) << spec.message();
   EXPECT_TRUE(spec->any_masked());
   EXPECT_TRUE(spec->masked(n - 1, n - 4));

@@ -22,7 +22,7 @@
 #include "app_driver.h"
 #include "io/file_io.h"
 #include "io/json.h"
-#include "state.h"
+#include "settings.h"
 #include "worker.h"
 
 namespace attnviz {
@@ -73,7 +73,7 @@ class PanelTest : public AppDriver<FakeRenderer> {
     options.input.config.n_head = n_head;
     options.widgets_json_path = "(memory)";
     options.lang = lang;
-    app_ = std::make_unique<App>(ViewState(), options, nullptr);
+    app_ = std::make_unique<App>(AppSettings(), options, nullptr);
     return *app_;
   }
 };
@@ -88,16 +88,16 @@ TEST_F(PanelTest, A100KbWordLabelDoesNotHangTheFrame) {
   Frames(3);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_LT(seconds, 60.0) << "hang guard";
-  ASSERT_TRUE(app.shown);
-  EXPECT_EQ(app.shown->request.kv_text.size(), word.size() + 5);
+  ASSERT_TRUE(app.results.shown);
+  EXPECT_EQ(app.results.shown->request.kv_text.size(), word.size() + 5);
   EXPECT_NE(app.dump.Find("heads.map.0"), nullptr);
 }
 
 TEST_F(PanelTest, DrawsEveryPanelWithoutGl) {
   App& app = MakeApp();
   Frames(4);
-  ASSERT_TRUE(app.shown);
-  EXPECT_EQ(app.shown->tensors.n_head(), 4);
+  ASSERT_TRUE(app.results.shown);
+  EXPECT_EQ(app.results.shown->tensors.n_head(), 4);
   for (const char* name : {"controls.d_k", "controls.scale", "controls.temperature", "sentences.kv_text",
                            "heads.map.0", "heads.map.3", "heads.show.2", "saturation.max_weight",
                            "saturation.grad_norm", "shapes.q", "shapes.out", "export.button"})
@@ -114,7 +114,7 @@ TEST_F(PanelTest, HiddenHeadIsNotDrawn) {
   App& app = MakeApp();
   Frames(3);
   Click("heads.show.1");
-  EXPECT_FALSE(app.state.head_visible(1));
+  EXPECT_FALSE(app.settings.head_visible(1));
   renderer_.calls.clear();
   Frames(2);
   EXPECT_EQ(renderer_.calls.count(Grid(1)), 0u);
@@ -126,17 +126,17 @@ TEST_F(PanelTest, HiddenHeadIsNotDrawn) {
 TEST_F(PanelTest, KeysToggleScalingAndCycleHeads) {
   App& app = MakeApp();
   Frames(3);
-  ASSERT_TRUE(app.state.config.scale);
+  ASSERT_TRUE(app.settings.config.scale);
   PressKey('S');
-  EXPECT_FALSE(app.state.config.scale);
+  EXPECT_FALSE(app.settings.config.scale);
   Frames(2);
-  ASSERT_TRUE(app.shown);
-  EXPECT_FALSE(app.shown->request.config.scale);
+  ASSERT_TRUE(app.results.shown);
+  EXPECT_FALSE(app.results.shown->request.config.scale);
   PressKey(262);  // Right
-  EXPECT_EQ(app.state.selected_head, 1);
+  EXPECT_EQ(app.settings.selected_head, 1);
   PressKey(263);  // Left
   PressKey(263);
-  EXPECT_EQ(app.state.selected_head, 3);
+  EXPECT_EQ(app.settings.selected_head, 3);
   PressKey('Q', /*ctrl=*/true);
   EXPECT_TRUE(app.quit_requested);
 }
@@ -145,13 +145,13 @@ TEST_F(PanelTest, ClickEnlargesAndSideBySideUsesBothScalings) {
   App& app = MakeApp();
   Frames(3);
   Click("heads.map.2");
-  EXPECT_TRUE(app.state.enlarged);
-  EXPECT_EQ(app.state.selected_head, 2);
+  EXPECT_TRUE(app.settings.enlarged);
+  EXPECT_EQ(app.settings.selected_head, 2);
   EXPECT_NE(app.dump.Find("heads.enlarged"), nullptr);
   EXPECT_GT(renderer_.calls[Enlarged(2)], 0);
   Click("heads.view_side_by_side");
   Frames(3);
-  ASSERT_TRUE(app.shown && app.shown->has_twin);
+  ASSERT_TRUE(app.results.shown && app.results.shown->has_twin);
   EXPECT_NE(app.dump.Find("heads.scaled"), nullptr);
   EXPECT_NE(app.dump.Find("heads.unscaled"), nullptr);
   // The two sides show different numbers: the scaled map is softer.
@@ -163,24 +163,24 @@ TEST_F(PanelTest, ClickEnlargesAndSideBySideUsesBothScalings) {
 TEST_F(PanelTest, InvalidSettingsShowAnErrorAndNeverNaN) {
   App& app = MakeApp();
   Frames(3);
-  uint64_t generation = app.shown->generation;
-  app.state.config.temperature = 0.0f;
+  uint64_t generation = app.results.shown->generation;
+  app.settings.config.temperature = 0.0f;
   Frames(2);
-  EXPECT_NE(app.config_error.Render().find("temperature"), std::string::npos) << app.config_error;
-  EXPECT_EQ(app.shown->generation, generation);  // nothing submitted
-  app.state.config.temperature = 1.0f;
-  app.state.config.n_head = 999;
+  EXPECT_NE(app.results.config_error.Render().find("temperature"), std::string::npos) << app.results.config_error;
+  EXPECT_EQ(app.results.shown->generation, generation);  // nothing submitted
+  app.settings.config.temperature = 1.0f;
+  app.settings.config.n_head = 999;
   Frames(2);
-  EXPECT_NE(app.config_error.Render().find("n_head"), std::string::npos) << app.config_error;
-  app.state.config.n_head = 4;
-  app.state.kv_text = "   ";
+  EXPECT_NE(app.results.config_error.Render().find("n_head"), std::string::npos) << app.results.config_error;
+  app.settings.config.n_head = 4;
+  app.settings.kv_text = "   ";
   Frames(3);
-  EXPECT_FALSE(app.compute_error.empty());
-  ASSERT_TRUE(app.shown);  // the last good maps stay
+  EXPECT_FALSE(app.results.compute_error.empty());
+  ASSERT_TRUE(app.results.shown);  // the last good maps stay
   EXPECT_EQ(app.dump.ToJson().find("nan"), std::string::npos);
-  app.state.kv_text = "back to text";
+  app.settings.kv_text = "back to text";
   Frames(3);
-  EXPECT_TRUE(app.compute_error.empty()) << app.compute_error;
+  EXPECT_TRUE(app.results.compute_error.empty()) << app.results.compute_error;
 }
 
 TEST_F(PanelTest, RendererErrorIsShownInsteadOfMaps) {
@@ -198,73 +198,73 @@ TEST_F(PanelTest, CrossSentenceFromFileAndDroppedFile) {
   ASSERT_TRUE(WriteFileAtomic(path, "# test\nI go home.\nIch gehe nach Hause. ||| I go home.\n").ok());
   app.pending_drops.push_back(path);
   Frames(2);
-  ASSERT_EQ(app.sentences.size(), 2u);
-  EXPECT_EQ(app.state.recent_files.front(), path);
+  ASSERT_EQ(app.views.sentences.items.size(), 2u);
+  EXPECT_EQ(app.settings.recent_files.front(), path);
   Click("sentences.item.1");
-  EXPECT_EQ(app.state.config.mode, AttentionMode::kCross);
+  EXPECT_EQ(app.settings.config.mode, AttentionMode::kCross);
   Frames(3);
-  ASSERT_TRUE(app.shown);
-  EXPECT_EQ(app.shown->tensors.n_q(), 5);  // Ich gehe nach Hause .
-  EXPECT_EQ(app.shown->tensors.n_k(), 4);
+  ASSERT_TRUE(app.results.shown);
+  EXPECT_EQ(app.results.shown->tensors.n_q(), 5);  // Ich gehe nach Hause .
+  EXPECT_EQ(app.results.shown->tensors.n_k(), 4);
   EXPECT_NE(app.dump.Find("sentences.query_text"), nullptr);
   EXPECT_NE(app.dump.Find("shapes.xq"), nullptr);
   // A file that does not exist: a message, nothing else changes.
   app.pending_drops.push_back(dir + "/missing.txt");
   Frames(2);
-  EXPECT_TRUE(app.sentences_error);
-  EXPECT_EQ(app.sentences.size(), 2u);
+  EXPECT_TRUE(app.views.sentences.error);
+  EXPECT_EQ(app.views.sentences.items.size(), 2u);
 }
 
 TEST_F(PanelTest, CrossModeStartsFromTheUsersOwnSentence) {
   App& app = MakeApp("The cat sat down.");
   Frames(2);
-  EXPECT_EQ(app.state.query_text, "");
+  EXPECT_EQ(app.settings.query_text, "");
   Click("controls.mode_cross");
-  EXPECT_EQ(app.state.config.mode, AttentionMode::kCross);
-  EXPECT_EQ(app.state.query_text, "The cat sat down.");
+  EXPECT_EQ(app.settings.config.mode, AttentionMode::kCross);
+  EXPECT_EQ(app.settings.query_text, "The cat sat down.");
   Frames(2);
-  ASSERT_TRUE(app.shown);
-  EXPECT_EQ(app.shown->request.query_text, "The cat sat down.");
-  EXPECT_EQ(app.shown->tensors.n_q(), app.shown->tensors.n_k());
+  ASSERT_TRUE(app.results.shown);
+  EXPECT_EQ(app.results.shown->request.query_text, "The cat sat down.");
+  EXPECT_EQ(app.results.shown->tensors.n_q(), app.results.shown->tensors.n_k());
   // Back to self, a new sentence, cross again: the query typed (here: filled in) before is kept.
   Click("controls.mode_self");
-  app.state.kv_text = "A dog ran.";
+  app.settings.kv_text = "A dog ran.";
   Click("controls.mode_cross");
-  EXPECT_EQ(app.state.query_text, "The cat sat down.");
+  EXPECT_EQ(app.settings.query_text, "The cat sat down.");
 }
 
 TEST_F(PanelTest, ExportButtonWritesThroughTheFigureLibrary) {
   App& app = MakeApp();
   std::string dir = TempDir();
-  app.state.export_dir = dir;
+  app.settings.export_dir = dir;
   Frames(3);
   Click("export.format_csv");
   Export();
 #ifdef ATTNVIZ_HAVE_FIGURE
-  EXPECT_TRUE(app.export_ok) << app.export_message;
-  Result<std::string> csv = ReadFile(app.export_path_written);
-  ASSERT_TRUE(csv.ok()) << app.export_path_written;
+  EXPECT_TRUE(app.views.export_panel.ok) << app.views.export_panel.message;
+  Result<std::string> csv = ReadFile(app.views.export_panel.path_written);
+  ASSERT_TRUE(csv.ok()) << app.views.export_panel.path_written;
   EXPECT_NE(csv->find("home"), std::string::npos);
   Click("export.target_saturation");
   Export();
-  EXPECT_TRUE(app.export_ok) << app.export_message;
-  EXPECT_NE(app.export_path_written.find("saturation.csv"), std::string::npos);  // CSV stays chosen
-  Result<std::string> sweep_csv = ReadFile(app.export_path_written);
+  EXPECT_TRUE(app.views.export_panel.ok) << app.views.export_panel.message;
+  EXPECT_NE(app.views.export_panel.path_written.find("saturation.csv"), std::string::npos);  // CSV stays chosen
+  Result<std::string> sweep_csv = ReadFile(app.views.export_panel.path_written);
   ASSERT_TRUE(sweep_csv.ok());
   EXPECT_EQ(sweep_csv->rfind("d_k,scaled", 0), 0u);
   Click("export.format_png");
   Export();
-  EXPECT_TRUE(app.export_ok) << app.export_message;
-  EXPECT_NE(app.export_path_written.find("saturation.png"), std::string::npos);
+  EXPECT_TRUE(app.views.export_panel.ok) << app.views.export_panel.message;
+  EXPECT_NE(app.views.export_panel.path_written.find("saturation.png"), std::string::npos);
 #else
-  EXPECT_FALSE(app.export_ok);
+  EXPECT_FALSE(app.views.export_panel.ok);
 #endif
   // An unwritable folder: the error is reported, not thrown.
-  app.state.export_dir = "/proc/attnviz-no-such-dir";
+  app.settings.export_dir = "/proc/attnviz-no-such-dir";
   Frames(1);
   Export();
-  EXPECT_FALSE(app.export_ok);
-  EXPECT_FALSE(app.export_message.empty());
+  EXPECT_FALSE(app.views.export_panel.ok);
+  EXPECT_FALSE(app.views.export_panel.message.empty());
 }
 
 // The Export panel's messages in Korean: a file-writing refusal from core (the folder's parent is a file) and
@@ -274,10 +274,10 @@ TEST_F(PanelTest, ExportMessagesAreKoreanAndFollowALanguageSwitch) {
   App& app = MakeApp("I go home.", 4, "ko");
   const std::string dir = TempDir();
   ASSERT_TRUE(WriteFileAtomic(dir + "/file", "x").ok());
-  app.state.export_dir = dir + "/file/sub";
+  app.settings.export_dir = dir + "/file/sub";
   Frames(3);
   Export();
-  EXPECT_FALSE(app.export_ok);
+  EXPECT_FALSE(app.views.export_panel.ok);
   ASSERT_NE(app.dump.Find("export.message"), nullptr);
   EXPECT_EQ(app.dump.Find("export.message")->value_json,
             JsonString("내보내기 실패: " + dir + "/file: 이미 있고 폴더가 아닙니다"));
@@ -286,25 +286,25 @@ TEST_F(PanelTest, ExportMessagesAreKoreanAndFollowALanguageSwitch) {
   EXPECT_EQ(app.dump.Find("export.message")->value_json,
             JsonString("Export failed: " + dir + "/file: exists and is not a folder"));
   app.SetLanguage(Lang::kKo);
-  app.state.export_dir = dir;
-  for (int h = 0; h < 4; ++h) app.state.head_hidden[h] = true;
+  app.settings.export_dir = dir;
+  for (int h = 0; h < 4; ++h) app.settings.head_hidden[h] = true;
   Click("export.target_heads");
   Export();
   EXPECT_EQ(app.dump.Find("export.message")->value_json,
             JsonString("내보내기 실패: 모든 헤드가 숨겨져 있습니다: 내보내려면 하나 이상 보이게 하세요"));
-  for (int h = 0; h < 4; ++h) app.state.head_hidden[h] = false;
+  for (int h = 0; h < 4; ++h) app.settings.head_hidden[h] = false;
   Click("export.format_csv");
   Export();
 #ifdef ATTNVIZ_HAVE_FIGURE
-  ASSERT_TRUE(app.export_ok) << app.export_message;
-  EXPECT_EQ(app.dump.Find("export.message")->value_json, JsonString(app.export_path_written + " 저장함"));
+  ASSERT_TRUE(app.views.export_panel.ok) << app.views.export_panel.message;
+  EXPECT_EQ(app.dump.Find("export.message")->value_json, JsonString(app.views.export_panel.path_written + " 저장함"));
   app.SetLanguage(Lang::kEn);
   Frames(1);
-  EXPECT_EQ(app.dump.Find("export.message")->value_json, JsonString("Wrote " + app.export_path_written));
+  EXPECT_EQ(app.dump.Find("export.message")->value_json, JsonString("Wrote " + app.views.export_panel.path_written));
   // A size the figure library refuses, under the size field, in Korean.
   app.SetLanguage(Lang::kKo);
   Click("export.format_png");
-  app.state.export_size = "3x3";
+  app.settings.export_size = "3x3";
   Frames(1);
   Export();
   EXPECT_EQ(app.dump.Find("export.message")->value_json,
@@ -319,18 +319,18 @@ TEST_F(PanelTest, ExportMessagesAreKoreanAndFollowALanguageSwitch) {
 TEST_F(PanelTest, ErrorOnScreenFollowsALanguageSwitch) {
   App& app = MakeApp("I go home.", 4, "ko");
   Frames(3);
-  app.state.config.n_head = 65;
+  app.settings.config.n_head = 65;
   Frames(2);
-  EXPECT_EQ(app.config_error.Render(), "n_head = 65 은(는) 범위를 벗어났습니다: 허용 범위 1..64");
+  EXPECT_EQ(app.results.config_error.Render(), "n_head = 65 은(는) 범위를 벗어났습니다: 허용 범위 1..64");
   EXPECT_EQ(app.dump.Field("config_error"), JsonString("n_head = 65 은(는) 범위를 벗어났습니다: 허용 범위 1..64"));
   app.SetLanguage(Lang::kEn);
   Frames(1);
   EXPECT_EQ(app.dump.Field("config_error"), JsonString("n_head = 65 is out of range: allowed 1..64"));
-  app.state.config.n_head = 4;
-  app.state.kv_text = "   ";
+  app.settings.config.n_head = 4;
+  app.settings.kv_text = "   ";
   Frames(3);
-  EXPECT_EQ(app.dump.Field("compute_error"), JsonString(app.compute_error.Render(Lang::kEn)));
-  EXPECT_NE(app.compute_error.Render(Lang::kEn).find("whitespace"), std::string::npos) << app.compute_error;
+  EXPECT_EQ(app.dump.Field("compute_error"), JsonString(app.results.compute_error.Render(Lang::kEn)));
+  EXPECT_NE(app.results.compute_error.Render(Lang::kEn).find("whitespace"), std::string::npos) << app.results.compute_error;
   app.SetLanguage(Lang::kKo);
   Frames(1);
   EXPECT_NE(app.dump.Field("compute_error").find("문장에 공백만 있습니다"), std::string::npos)
@@ -344,17 +344,17 @@ TEST_F(PanelTest, ShapesTabShowsEachSourceOfQKV) {
   Frames(3);
   EXPECT_EQ(app.dump.Field("shapes_step_q"), JsonString("x W \xE2\x86\x92 [:, q]"));
   EXPECT_EQ(app.dump.Field("shapes_weights"), "[\"W_qkv\"]");
-  app.state.config.query_from = FeatureSource::kLength;
-  app.state.config.key_from = FeatureSource::kPosition;
-  app.state.config.value_from = FeatureSource::kOneHot;
+  app.settings.config.query_from = FeatureSource::kLength;
+  app.settings.config.key_from = FeatureSource::kPosition;
+  app.settings.config.value_from = FeatureSource::kOneHot;
   Frames(3);
-  ASSERT_TRUE(app.compute_error.empty()) << app.compute_error;
+  ASSERT_TRUE(app.results.compute_error.empty()) << app.results.compute_error;
   EXPECT_EQ(app.dump.Field("shapes_step_q"), JsonString("word length (no W)"));
   EXPECT_EQ(app.dump.Field("shapes_step_k"), JsonString("position (no W)"));
   EXPECT_EQ(app.dump.Field("shapes_step_v"), JsonString("one-hot token (no W)"));
   EXPECT_EQ(app.dump.Field("shapes_weights"), "[]");  // no q, k or v is projected: no W row
-  app.state.config.value_from = FeatureSource::kEmbedding;
-  app.state.config.qkv = QkvLayout::kSeparate;
+  app.settings.config.value_from = FeatureSource::kEmbedding;
+  app.settings.config.qkv = QkvLayout::kSeparate;
   app.SetLanguage(Lang::kKo);
   Frames(3);
   EXPECT_EQ(app.dump.Field("shapes_step_q"), JsonString("단어 길이 (W 없음)"));
@@ -390,8 +390,8 @@ TEST(AppHelpTest, HelpAndUnknownOptionInKorean) {
   EXPECT_EQ(ParseAppOptions({"--frobnicate"}, &parsed).message(), "unknown option '--frobnicate' (see attnviz --help)");
 }
 
-TEST(ViewStateTest, RoundTripAndCorruptFileIsSetAside) {
-  ViewState s;
+TEST(SettingsTest, RoundTripAndCorruptFileIsSetAside) {
+  AppSettings s;
   s.kv_text = "line one\nline two \\ back";
   s.config.d_k = 1024;
   s.config.scale = false;
@@ -401,7 +401,7 @@ TEST(ViewStateTest, RoundTripAndCorruptFileIsSetAside) {
   s.colormap = Colormap::kMagma;
   s.AddRecentFile("/a.txt");
   s.AddRecentFile("/b.txt");
-  Result<ViewState> back = ParseViewState(SerializeViewState(s));
+  Result<AppSettings> back = ParseSettings(SerializeSettings(s));
   ASSERT_TRUE(back.ok()) << back.message();
   EXPECT_EQ(back->kv_text, s.kv_text);
   EXPECT_EQ(back->config.d_k, 1024);
@@ -416,51 +416,51 @@ TEST(ViewStateTest, RoundTripAndCorruptFileIsSetAside) {
   std::string dir = TempDir();
   std::string path = dir + "/settings.txt";
   ASSERT_TRUE(WriteFileAtomic(path, "d_k = 8\nthis is not a setting\n").ok());
-  LoadedViewState loaded = LoadViewState(path);
+  LoadedSettings loaded = LoadSettings(path);
   EXPECT_FALSE(loaded.restored);
   EXPECT_FALSE(loaded.keep_file);
   EXPECT_NE(loaded.message.Render().find("corrupt (line 2: expected 'key = value')"), std::string::npos) << loaded.message;
   EXPECT_EQ(*ReadFile(path + ".corrupt.1"), "d_k = 8\nthis is not a setting\n");
   EXPECT_FALSE(ReadFile(path).ok());
-  EXPECT_EQ(loaded.state.config.d_k, 0);  // defaults
+  EXPECT_EQ(loaded.settings.config.d_k, 0);  // defaults
   // A second corrupt file gets the next number: the first copy is never overwritten.
   ASSERT_TRUE(WriteFileAtomic(path, "\xff\n").ok());
-  loaded = LoadViewState(path);
+  loaded = LoadSettings(path);
   EXPECT_NE(loaded.message.Render().find(path + ".corrupt.2"), std::string::npos) << loaded.message;
   EXPECT_EQ(*ReadFile(path + ".corrupt.1"), "d_k = 8\nthis is not a setting\n");
   EXPECT_EQ(*ReadFile(path + ".corrupt.2"), "\xff\n");
-  ASSERT_TRUE(SaveViewState(dir + "/sub/settings.txt", s).ok());
-  EXPECT_TRUE(LoadViewState(dir + "/sub/settings.txt").restored);
+  ASSERT_TRUE(SaveSettings(dir + "/sub/settings.txt", s).ok());
+  EXPECT_TRUE(LoadSettings(dir + "/sub/settings.txt").restored);
 }
 
 // A bad value is named and replaced by its default; the rest of the file is kept. window_w = 100000
 // passed and every start then died with an X error.
-TEST(ViewStateTest, BadValuesAreReportedAndTheDefaultUsed) {
+TEST(SettingsTest, BadValuesAreReportedAndTheDefaultUsed) {
   std::string path = TempDir() + "/settings.txt";
   ASSERT_TRUE(WriteFileAtomic(path, "d_k = 8\nwindow_w = 100000\nwindow_h = 50\ntemperature = 0x10\n").ok());
-  LoadedViewState loaded = LoadViewState(path);
+  LoadedSettings loaded = LoadSettings(path);
   EXPECT_TRUE(loaded.restored);
   EXPECT_FALSE(loaded.keep_file);
-  EXPECT_EQ(loaded.state.config.d_k, 8);
-  EXPECT_EQ(loaded.state.window_w, ViewState().window_w);
-  EXPECT_EQ(loaded.state.window_h, ViewState().window_h);
-  EXPECT_FLOAT_EQ(loaded.state.config.temperature, 1.0f);
+  EXPECT_EQ(loaded.settings.config.d_k, 8);
+  EXPECT_EQ(loaded.settings.window_w, AppSettings().window_w);
+  EXPECT_EQ(loaded.settings.window_h, AppSettings().window_h);
+  EXPECT_FLOAT_EQ(loaded.settings.config.temperature, 1.0f);
   EXPECT_NE(loaded.message.Render().find("line 2 (window_w): 100000 is out of range: allowed 200..8192; the default is used"),
             std::string::npos) << loaded.message;
   EXPECT_NE(loaded.message.Render().find("line 3 (window_h)"), std::string::npos) << loaded.message;
   EXPECT_NE(loaded.message.Render().find("line 4 (temperature): '0x10' is not a number"), std::string::npos) << loaded.message;
-  // Without a list for the problems, ParseViewState stays strict.
-  EXPECT_FALSE(ParseViewState("window_w = 100000\n").ok());
+  // Without a list for the problems, ParseSettings stays strict.
+  EXPECT_FALSE(ParseSettings("window_w = 100000\n").ok());
 }
 
 // The settings file's notices in Korean: values out of range replaced by defaults, a corrupt file set aside, an
 // unreadable one left alone; the same message renders in English after a switch.
-TEST(ViewStateTest, SettingsNoticesInKorean) {
+TEST(SettingsTest, SettingsNoticesInKorean) {
   const std::string dir = TempDir();
   const std::string path = dir + "/settings.txt";
   ASSERT_TRUE(WriteFileAtomic(path, "d_k = 8\nwindow_w = 100000\nn_head = 65\n").ok());
   SetLang(Lang::kKo);
-  LoadedViewState loaded = LoadViewState(path);
+  LoadedSettings loaded = LoadSettings(path);
   EXPECT_TRUE(loaded.restored);
   EXPECT_EQ(loaded.message.Render(),
             "설정 파일 " + path + ": 2번째 줄 (window_w): 100000 은(는) 범위를 벗어났습니다: 허용 범위 200..8192; "
@@ -469,44 +469,44 @@ TEST(ViewStateTest, SettingsNoticesInKorean) {
             "Settings file " + path + ": line 2 (window_w): 100000 is out of range: allowed 200..8192; the default is "
             "used; line 3 (n_head): 65 is out of range: allowed 1..64; the default is used.");
   ASSERT_TRUE(WriteFileAtomic(path, "enlarged = maybe\nlang = fr\n").ok());
-  loaded = LoadViewState(path);
+  loaded = LoadSettings(path);
   EXPECT_EQ(loaded.message.Render(), "설정 파일 " + path + ": 1번째 줄 (enlarged): 'maybe' 은(는) true/false 중 하나가 "
                                      "아닙니다; 기본값을 씁니다; 2번째 줄 (lang): 'fr' 은(는) en/ko 중 하나가 아닙니다; "
                                      "기본값을 씁니다.");
   ASSERT_TRUE(WriteFileAtomic(path, "this is not a setting\n").ok());
-  loaded = LoadViewState(path);
+  loaded = LoadSettings(path);
   EXPECT_EQ(loaded.message.Render(), "설정 파일 " + path + " 이(가) 손상되어 있었습니다 (1번째 줄: 'key = value' 꼴이 "
                                      "아닙니다); " + path + ".corrupt.1 (으)로 옮기고 기본값으로 시작했습니다.");
   EXPECT_EQ(loaded.message.Render(Lang::kEn), "Settings file " + path + " was corrupt (line 1: expected 'key = value'); "
                                               "moved it to " + path + ".corrupt.1 and started on defaults.");
   ASSERT_EQ(mkdir((dir + "/folder.txt").c_str(), 0755), 0);
-  LoadedViewState folder = LoadViewState(dir + "/folder.txt");
+  LoadedSettings folder = LoadSettings(dir + "/folder.txt");
   EXPECT_EQ(folder.message.Render(), "설정 파일 " + dir + "/folder.txt: 파일이 아니라 폴더입니다. 파일은 그대로 두고 "
                                      "덮어쓰지 않습니다; 기본값으로 시작했습니다.");
   SetLang(Lang::kEn);
 }
 
 // A settings file that cannot be read is reported and left alone: keep_file tells main.cpp not to save over it.
-TEST(ViewStateTest, UnreadableSettingsAreLeftAlone) {
+TEST(SettingsTest, UnreadableSettingsAreLeftAlone) {
   const std::string dir = TempDir();
   ASSERT_EQ(mkdir((dir + "/settings.txt").c_str(), 0755), 0);  // a folder named settings.txt
-  LoadedViewState folder = LoadViewState(dir + "/settings.txt");
+  LoadedSettings folder = LoadSettings(dir + "/settings.txt");
   EXPECT_TRUE(folder.keep_file);
   EXPECT_FALSE(folder.restored);
   EXPECT_NE(folder.message.Render().find("is a folder, not a file. It is left as it is and will not be overwritten"),
             std::string::npos) << folder.message;
   EXPECT_TRUE(std::filesystem::is_directory(dir + "/settings.txt"));  // was renamed
   ASSERT_EQ(symlink("/dev/zero", (dir + "/zero.txt").c_str()), 0);
-  LoadedViewState zero = LoadViewState(dir + "/zero.txt");
+  LoadedSettings zero = LoadSettings(dir + "/zero.txt");
   EXPECT_TRUE(zero.keep_file);
   EXPECT_NE(zero.message.Render().find("is not a regular file"), std::string::npos) << zero.message;
   EXPECT_TRUE(std::filesystem::is_symlink(dir + "/zero.txt"));
   ASSERT_TRUE(WriteFileAtomic(dir + "/big.txt", "x").ok());
   ASSERT_EQ(truncate((dir + "/big.txt").c_str(), (off_t)kMaxSettingsFileBytes + 1), 0);
-  LoadedViewState big = LoadViewState(dir + "/big.txt");
+  LoadedSettings big = LoadSettings(dir + "/big.txt");
   EXPECT_TRUE(big.keep_file);
   EXPECT_NE(big.message.Render().find("too large for a settings file (at most 1 MiB)"), std::string::npos) << big.message;
-  LoadedViewState missing = LoadViewState(dir + "/none.txt");  // first launch: nothing to say
+  LoadedSettings missing = LoadSettings(dir + "/none.txt");  // first launch: nothing to say
   EXPECT_FALSE(missing.keep_file);
   EXPECT_TRUE(missing.message.empty());
 }
@@ -524,29 +524,29 @@ TEST_F(PanelTest, KoreanLabelsKeepStableWidgets) {
   options.input.text = "I go home.";
   options.widgets_json_path = "(memory)";
   options.lang = "ko";
-  app_ = std::make_unique<App>(ViewState(), options, nullptr);
+  app_ = std::make_unique<App>(AppSettings(), options, nullptr);
   App& app = *app_;
   Frames(3);
-  EXPECT_EQ(app.state.lang, "ko");  // saved with the settings
+  EXPECT_EQ(app.settings.lang, "ko");  // saved with the settings
   const WidgetDump::Widget* scale = app.dump.Find("controls.scale");
   ASSERT_NE(scale, nullptr);
   EXPECT_EQ(scale->label, Tr(Str::kScaleCheckbox, Lang::kKo));
   EXPECT_EQ(app.dump.Find("export.button")->label, "내보내기");
   EXPECT_NE(app.dump.ToJson().find("\"label\": \"격자\""), std::string::npos);
-  ASSERT_TRUE(app.state.config.scale);
+  ASSERT_TRUE(app.settings.config.scale);
   Click("controls.scale");
-  EXPECT_FALSE(app.state.config.scale);
+  EXPECT_FALSE(app.settings.config.scale);
   app.SetLanguage(Lang::kEn);
   Frames(2);
   EXPECT_EQ(app.dump.Find("controls.scale")->label, Tr(Str::kScaleCheckbox, Lang::kEn));
   Click("controls.scale");  // the same ImGui id in English
-  EXPECT_TRUE(app.state.config.scale);
-  EXPECT_EQ(app.state.lang, "en");
+  EXPECT_TRUE(app.settings.config.scale);
+  EXPECT_EQ(app.settings.lang, "en");
   // The choice survives a save and a restore.
-  Result<ViewState> restored = ParseViewState(SerializeViewState(app.state));
+  Result<AppSettings> restored = ParseSettings(SerializeSettings(app.settings));
   ASSERT_TRUE(restored.ok()) << restored.message();
   EXPECT_EQ(restored->lang, "en");
-  EXPECT_FALSE(ParseViewState("lang = fr\n").ok());
+  EXPECT_FALSE(ParseSettings("lang = fr\n").ok());
 }
 
 }  // namespace
@@ -560,20 +560,20 @@ TEST_F(PanelTest, SourceAndScoreCombosRefuseAWidthMismatchWithTheReason) {
   EXPECT_EQ(app.dump.Find("controls.query_from")->value_json, "\"embedding\"");
   EXPECT_EQ(app.dump.Find("controls.score")->value_json, "\"scaled-dot\"");
   EXPECT_EQ(app.dump.Find("controls.width_error")->value_json, "\"\"");
-  app.state.config.query_from = FeatureSource::kLength;  // width 1
-  app.state.config.key_from = FeatureSource::kOneHot;    // width n_vocab
+  app.settings.config.query_from = FeatureSource::kLength;  // width 1
+  app.settings.config.key_from = FeatureSource::kOneHot;    // width n_vocab
   Frames(3);
   const std::string error = app.dump.Find("controls.width_error")->value_json;
   EXPECT_NE(error.find("a score needs d_q = d_k: the query from length has width 1"), std::string::npos) << error;
   EXPECT_NE(error.find("(n_vocab)"), std::string::npos) << error;
-  ASSERT_TRUE(app.shown);  // the last good maps stay
-  app.state.config.key_from = FeatureSource::kLength;
-  app.state.config.score = ScoreKind::kNegDistance;
+  ASSERT_TRUE(app.results.shown);  // the last good maps stay
+  app.settings.config.key_from = FeatureSource::kLength;
+  app.settings.config.score = ScoreKind::kNegDistance;
   Frames(3);
   EXPECT_EQ(app.dump.Find("controls.width_error")->value_json, "\"\"");
-  EXPECT_TRUE(app.compute_error.empty()) << app.compute_error;
-  EXPECT_EQ(app.shown->request.config.score, ScoreKind::kNegDistance);
-  EXPECT_EQ(app.shown->tensors.q->dim(2), 1u);  // the raw length feature, not a projection
+  EXPECT_TRUE(app.results.compute_error.empty()) << app.results.compute_error;
+  EXPECT_EQ(app.results.shown->request.config.score, ScoreKind::kNegDistance);
+  EXPECT_EQ(app.results.shown->tensors.q->dim(2), 1u);  // the raw length feature, not a projection
   EXPECT_EQ(app.dump.Find("controls.score")->value_json, "\"neg-distance\"");
 }
 // The same refusal in Korean: the message the window shows is the engine's, rendered through the Korean table
@@ -581,8 +581,8 @@ TEST_F(PanelTest, SourceAndScoreCombosRefuseAWidthMismatchWithTheReason) {
 TEST_F(PanelTest, WidthRefusalIsShownInKorean) {
   App& app = MakeApp("I go home.", 4, "ko");
   Frames(3);
-  app.state.config.query_from = FeatureSource::kLength;
-  app.state.config.key_from = FeatureSource::kOneHot;
+  app.settings.config.query_from = FeatureSource::kLength;
+  app.settings.config.key_from = FeatureSource::kOneHot;
   Frames(3);
   const WidgetDump::Widget* shown = app.dump.Find("controls.width_error");
   ASSERT_NE(shown, nullptr);
@@ -590,10 +590,10 @@ TEST_F(PanelTest, WidthRefusalIsShownInKorean) {
   EXPECT_NE(shown->value_json.find("length에서 온 쿼리의 폭은 1"), std::string::npos) << shown->value_json;
   EXPECT_NE(shown->value_json.find("(n_vocab)"), std::string::npos) << shown->value_json;
   // An out-of-range knob is refused in Korean too.
-  app.state.config.query_from = app.state.config.key_from = FeatureSource::kEmbedding;
-  app.state.config.n_head = 65;
+  app.settings.config.query_from = app.settings.config.key_from = FeatureSource::kEmbedding;
+  app.settings.config.n_head = 65;
   Frames(2);
-  EXPECT_EQ(app.config_error.Render(), "n_head = 65 은(는) 범위를 벗어났습니다: 허용 범위 1..64");
+  EXPECT_EQ(app.results.config_error.Render(), "n_head = 65 은(는) 범위를 벗어났습니다: 허용 범위 1..64");
   SetLang(Lang::kEn);
 }
 namespace {
@@ -611,12 +611,12 @@ TEST_F(PanelTest, LessonButtonSetsItsKnobsAndOpensItsTab) {
   ASSERT_NE(app.dump.Find("lessons.show.b"), nullptr);
   Click("lessons.show.b");
   Frames(3);
-  EXPECT_EQ(app.state.config.mode, AttentionMode::kCross);
-  EXPECT_EQ(app.learn_tab, LearnTab::kShapes);
+  EXPECT_EQ(app.settings.config.mode, AttentionMode::kCross);
+  EXPECT_EQ(app.views.learn.tab, LearnTab::kShapes);
   EXPECT_EQ(app.dump.Find("learn.tab.shapes")->value_json, "true");
-  ASSERT_TRUE(app.shown);
-  EXPECT_EQ(app.shown->tensors.n_q(), 6);
-  EXPECT_EQ(app.shown->tensors.n_k(), 4);
+  ASSERT_TRUE(app.results.shown);
+  EXPECT_EQ(app.results.shown->tensors.n_q(), 6);
+  EXPECT_EQ(app.results.shown->tensors.n_k(), 4);
   EXPECT_EQ(app.dump.Find("shapes.probs")->value_json, "\"[4, 6, 4]\"");
   // (a): d_v 48 beside d_k 16, the Shapes tab shows v, z and concat at d_v.
   Click("learn.tab.lessons");
@@ -638,16 +638,16 @@ TEST_F(PanelTest, DictionaryTabIsExactWhenColdAndBlendsWhenNothingMatches) {
   app.ShowLesson(Lesson::kG);
   Frames(4);
   ASSERT_NE(app.dump.Find("dictionary.weight.1"), nullptr);
-  app.dictionary.temperature = 0.01f;
+  app.views.learn.dictionary.temperature = 0.01f;
   Frames(2);
   EXPECT_GT(std::stod(app.dump.Find("dictionary.weight.1")->value_json), 0.999);
   EXPECT_NE(app.dump.Field("dictionary").find("\"blended\": [2]"), std::string::npos) << app.dump.Field("dictionary");
-  app.dictionary.query = "z";
+  app.views.learn.dictionary.query = "z";
   Frames(2);
   for (int i = 0; i < 3; ++i)
     EXPECT_NEAR(std::stod(app.dump.Find("dictionary.weight." + std::to_string(i))->value_json), 1.0 / 3, 1e-4) << i;
-  app.dictionary.query = "b";
-  app.dictionary.temperature = 100.0f;
+  app.views.learn.dictionary.query = "b";
+  app.views.learn.dictionary.temperature = 100.0f;
   Frames(2);
   EXPECT_LT(std::stod(app.dump.Find("dictionary.weight.1")->value_json), 0.5);
 }
@@ -658,15 +658,15 @@ TEST_F(PanelTest, DictionaryRefusalsInKorean) {
   Frames(3);
   app.ShowLesson(Lesson::kG);
   Frames(2);
-  app.dictionary.rows[1].second = "two";
+  app.views.learn.dictionary.rows[1].second = "two";
   Frames(2);
   EXPECT_EQ(app.dump.Field("dictionary"),
             "{\"error\": " + JsonString("b: 'two' is not a number or a list of numbers") + "}");
   app.SetLanguage(Lang::kKo);
   Frames(2);
   EXPECT_EQ(app.dump.Field("dictionary"), "{\"error\": " + JsonString("b: 'two' 은(는) 수나 수의 목록이 아닙니다") + "}");
-  app.dictionary.rows = {{"1", "1"}, {"2 3", "2"}};
-  app.dictionary.query = "1";
+  app.views.learn.dictionary.rows = {{"1", "1"}, {"2 3", "2"}};
+  app.views.learn.dictionary.query = "1";
   Frames(2);
   EXPECT_NE(app.dump.Field("dictionary").find("사전: 점수를 내려면 d_q = d_k 여야 합니다: 쿼리 '1' 의 폭은 1, 키 '2 3' 의 폭은 2"),
             std::string::npos) << app.dump.Field("dictionary");
@@ -710,7 +710,7 @@ TEST_F(PanelTest, NumbersTabShowsTheRunsOwnWeightsAndRawRows) {
   options.input.config = c;
   options.input.weights_dir = "(test)";
   options.widgets_json_path = "(memory)";
-  app_ = std::make_unique<App>(ViewState(), options, std::move(prepared));
+  app_ = std::make_unique<App>(AppSettings(), options, std::move(prepared));
   App& app = *app_;
   Frames(3);
   Click("learn.tab.numbers");
@@ -721,11 +721,11 @@ TEST_F(PanelTest, NumbersTabShowsTheRunsOwnWeightsAndRawRows) {
   EXPECT_LT(std::stod(app.dump.Find("numbers.max_abs_diff")->value_json), 1e-5);
   EXPECT_EQ(app.dump.Find("numbers.raw_rows")->value_json, "{}");
   // Queries and keys from word length: "I" has length 1, "go" 2 (rows as used; W_q and W_k do not apply).
-  app.state.config.query_from = FeatureSource::kLength;
-  app.state.config.key_from = FeatureSource::kLength;
+  app.settings.config.query_from = FeatureSource::kLength;
+  app.settings.config.key_from = FeatureSource::kLength;
   Frames(4);
-  ASSERT_TRUE(app.compute_error.empty()) << app.compute_error;
-  EXPECT_EQ(app.shown->request.config.query_from, FeatureSource::kLength);
+  ASSERT_TRUE(app.results.compute_error.empty()) << app.results.compute_error;
+  EXPECT_EQ(app.results.shown->request.config.query_from, FeatureSource::kLength);
   EXPECT_EQ(app.dump.Find("numbers.raw_rows")->value_json, "{\"q\": [1], \"k\": [1]}");
   EXPECT_EQ(app.dump.Find("numbers.weights")->value_json, "\"loaded\"");
 }
@@ -742,13 +742,13 @@ TEST_F(PanelTest, VarianceSamplesOffTheUiThread) {
   }
   ASSERT_NE(app.dump.Find("variance.histogram"), nullptr);
   EXPECT_NE(app.dump.Find("variance.histogram")->value_json.find("\"d_k\": 16,"), std::string::npos);
-  app.state.config.d_k = 4096;
+  app.settings.config.d_k = 4096;
   Frame();  // starts the sampling, draws the d_k 16 picture dimmed
-  EXPECT_TRUE(app.variance_job.valid());
-  EXPECT_EQ(app.variance->d_k, 16);
+  EXPECT_TRUE(app.views.learn.variance_job.valid());
+  EXPECT_EQ(app.views.learn.variance->d_k, 16);
   EXPECT_EQ(app.dump.Find("variance.histogram"), nullptr);
   EXPECT_TRUE(app.Busy());  // frames keep coming until the samples arrive
-  for (int i = 0; i < 2000 && (!app.variance || app.variance->d_k != 4096); ++i) {
+  for (int i = 0; i < 2000 && (!app.views.learn.variance || app.views.learn.variance->d_k != 4096); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
     Frame();
   }

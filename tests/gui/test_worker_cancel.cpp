@@ -36,7 +36,7 @@ TEST(WorkerCancel, SupersededLongRequestStopsWithinABlockAndIsNeverShown) {
     bool caught = false;
     const auto t0 = std::chrono::steady_clock::now();
     while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60)) {
-      const WorkerProgress p = worker.progress();
+      const JobProgress p = worker.progress();
       if (p.active && p.stage == "attention maps" && p.fraction > 0 && p.fraction < 0.5) {
         caught = true;
         break;

@@ -57,9 +57,9 @@ TEST(SweepSampling, CancelStopsTheSweep) {
   auto tokens = Tokenize(text);
   std::atomic<bool> cancel{false};
   SweepOptions o;
-  o.cancel = &cancel;
+  o.control.cancel = &cancel;
   size_t calls = 0;
-  o.progress = [&](size_t done, size_t) {
+  o.control.progress = [&](const char*, size_t done, size_t) {
     calls = done;
     if (done == 2) cancel = true;
   };

@@ -129,11 +129,16 @@ TEST_P(Fixture, StreamingSinkSeesWhatCollectingKeeps) {
   sink.want = &*all;
   std::vector<int> progress;
   RunOptions o = c.whatif;
-  o.progress = [&](int l, int n_layer) { progress.push_back(l); };
+  o.control.progress = [&](const char* stage, size_t done, size_t total) {
+    EXPECT_STREQ(stage, "layers");
+    EXPECT_EQ(total, (size_t)(*model)->config().n_layer);
+    progress.push_back((int)done);
+  };
   ASSERT_TRUE(RunModel(**model, c.ids, o, &sink).ok());
   EXPECT_EQ(sink.layers, (*model)->config().n_layer);
   EXPECT_EQ(sink.embeddings, 1);
   EXPECT_EQ((int)progress.size(), (*model)->config().n_layer);
+  for (size_t i = 0; i < progress.size(); ++i) EXPECT_EQ(progress[i], (int)i + 1);  // layers done, in order
 }
 
 TEST_P(Fixture, ResumingFromALayerGivesTheSameDownstream) {
@@ -195,7 +200,7 @@ TEST(Run, CancelledRunSaysSo) {
   ASSERT_TRUE(model.ok());
   std::atomic<bool> cancel{true};
   RunOptions o;
-  o.cancel = &cancel;
+  o.control.cancel = &cancel;
   auto run = RunModel(**model, {1, 2, 3}, o);
   ASSERT_FALSE(run.ok());
   EXPECT_TRUE(run.status().cancelled()) << run.message();
@@ -203,8 +208,8 @@ TEST(Run, CancelledRunSaysSo) {
   std::atomic<bool> later{false};
   int layers = 0;
   RunOptions p;
-  p.cancel = &later;
-  p.progress = [&](int, int) { ++layers, later = true; };
+  p.control.cancel = &later;
+  p.control.progress = [&](const char*, size_t, size_t) { ++layers, later = true; };
   EXPECT_TRUE(RunModel(**model, {1, 2, 3}, p).status().cancelled());
   EXPECT_EQ(layers, 1);
 }

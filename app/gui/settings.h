@@ -1,4 +1,4 @@
-// ViewState: what the user chose (text, attention settings, picture settings, visible heads,
+// AppSettings: what the user chose (text, attention settings, picture settings, visible heads,
 // window placement), separate from rendering and from computed results. Persisted atomically as
 // a `key = value` text file in $XDG_CONFIG_HOME/attnviz/ (or ~/.config/attnviz/).
 #pragma once
@@ -23,7 +23,7 @@ constexpr int kMaxRecentFiles = 8;
 enum class Source { kSandbox = 0, kModel };
 const char* ToString(Source source);
 
-struct ViewState {
+struct AppSettings {
   // Text: kv_text gives keys and values (and queries in self mode); query_text the queries in cross mode.
   std::string kv_text = "I go home.";
   std::string query_text;                  // "" until cross mode first starts: then the user's own kv_text
@@ -66,7 +66,7 @@ struct ViewState {
   // Window placement (screen coordinates; x/y < 0: let the window system choose).
   int window_x = -1, window_y = -1, window_w = 1280, window_h = 800;
 
-  ViewState() : head_hidden(kMaxHeads, false) {}
+  AppSettings() : head_hidden(kMaxHeads, false) {}
   bool head_visible(int head) const { return head >= 0 && head < (int)head_hidden.size() && !head_hidden[head]; }
   void AddRecentFile(const std::string& path);
   void AddRecentModel(const std::string& dir);
@@ -78,20 +78,20 @@ constexpr int kMinWindowWidth = 200, kMinWindowHeight = 150, kMaxWindowSide = 81
 constexpr size_t kMaxSettingsFileBytes = size_t(1) << 20;
 
 // key = value lines; strings escape \n and backslash. '#' lines are comments.
-std::string SerializeViewState(const ViewState& state);
+std::string SerializeSettings(const AppSettings& state);
 // Fails on invalid UTF-8 or a line that is not `key = value`; the message names the line. Unknown keys
 // are ignored (newer versions may add some). A bad value (unparsable, out of range) or a config that
 // fails Validate() fails too when `value_problems` is null; else it is appended there ("line 7
 // (window_w): 100000 is out of range: allowed 200..8192; the default is used") and the default kept. The error's
 // message is English; `why` (when given) gets it as a UiMessage, to show in the UI's language.
-Result<ViewState> ParseViewState(const std::string& text, std::vector<UiMessage>* value_problems = nullptr,
+Result<AppSettings> ParseSettings(const std::string& text, std::vector<UiMessage>* value_problems = nullptr,
                                  UiMessage* why = nullptr);
 
 // $XDG_CONFIG_HOME/attnviz (or $HOME/.config/attnviz).
 std::string ConfigDir();
 
-struct LoadedViewState {
-  ViewState state;         // defaults when the file is missing, unreadable or corrupt
+struct LoadedSettings {
+  AppSettings settings;        // defaults when the file is missing, unreadable or corrupt
   UiMessage message;       // for the user: "Settings file ... was corrupt (...); moved it to ....corrupt.1"
   bool restored = false;   // a saved state was read (bad values replaced by defaults, named in message)
   bool keep_file = false;  // unreadable (permissions, a folder, a device, too large) or corrupt and not movable:
@@ -100,8 +100,8 @@ struct LoadedViewState {
 // Reads `path` (at most kMaxSettingsFileBytes, a regular file). A corrupt file (bad UTF-8, a line that
 // is not `key = value`) is renamed to the first free `path.corrupt.N`; bad values are reported and
 // replaced by defaults; a file that cannot be read is reported and left alone (keep_file).
-LoadedViewState LoadViewState(const std::string& path);
+LoadedSettings LoadSettings(const std::string& path);
 // Atomic (WriteFileAtomic); creates the folder.
-Status SaveViewState(const std::string& path, const ViewState& state);
+Status SaveSettings(const std::string& path, const AppSettings& state);
 
 }  // namespace attnviz

@@ -1,4 +1,4 @@
-#include "state.h"
+#include "settings.h"
 
 #include "base/parse_number.h"
 
@@ -42,7 +42,7 @@ const char* ToString(ExportFormat format) {
   return "?";
 }
 
-void ViewState::AddRecentFile(const std::string& path) {
+void AppSettings::AddRecentFile(const std::string& path) {
   for (size_t i = 0; i < recent_files.size(); ++i) {
     if (recent_files[i] == path) {
       recent_files.erase(recent_files.begin() + (long)i);
@@ -107,13 +107,13 @@ UiMessage NotOneOf(const std::string& raw, const char* choices) {
 
 const char* ToString(Source source) { return source == Source::kModel ? "model" : "sandbox"; }
 
-void ViewState::AddRecentModel(const std::string& dir) {
+void AppSettings::AddRecentModel(const std::string& dir) {
   recent_models.erase(std::remove(recent_models.begin(), recent_models.end(), dir), recent_models.end());
   recent_models.insert(recent_models.begin(), dir);
   if ((int)recent_models.size() > kMaxRecentFiles) recent_models.resize(kMaxRecentFiles);
 }
 
-std::string SerializeViewState(const ViewState& s) {
+std::string SerializeSettings(const AppSettings& s) {
   std::ostringstream o;
   const AttentionConfig& c = s.config;
   o << "# attnviz settings (written by the app; key = value)\n";
@@ -164,7 +164,7 @@ std::string SerializeViewState(const ViewState& s) {
 namespace {
 
 // Sets `key` from `raw`; an empty message, or what is wrong with the value.
-UiMessage ApplyKey(const std::string& key, const std::string& raw, ViewState* s) {
+UiMessage ApplyKey(const std::string& key, const std::string& raw, AppSettings* s) {
   AttentionConfig& c = s->config;
   auto str = [&](std::string* out) { return Unescape(raw, out); };
   auto integer = [&](long long lo, long long hi, auto* out) -> Status {
@@ -277,12 +277,12 @@ UiMessage ApplyKey(const std::string& key, const std::string& raw, ViewState* s)
 
 }  // namespace
 
-Result<ViewState> ParseViewState(const std::string& text, std::vector<UiMessage>* value_problems, UiMessage* why) {
-  auto fail = [&](const UiMessage& problem) -> Result<ViewState> {
+Result<AppSettings> ParseSettings(const std::string& text, std::vector<UiMessage>* value_problems, UiMessage* why) {
+  auto fail = [&](const UiMessage& problem) -> Result<AppSettings> {
     if (why) *why = problem;
     return Status::Error(problem.Render(Lang::kEn));
   };
-  ViewState s;
+  AppSettings s;
   Status utf8 = ValidateUtf8(text);
   if (!utf8.ok()) {
     if (why) *why = utf8;
@@ -311,7 +311,7 @@ Result<ViewState> ParseViewState(const std::string& text, std::vector<UiMessage>
     }
     if (key.empty() || key.find_first_of(" \t") != std::string::npos)
       return fail(UiMessage(Str::kSettingsBadKey, {std::to_string(line_no), key}));
-    const ViewState before = s;
+    const AppSettings before = s;
     UiMessage st = ApplyKey(key, value, &s);
     if (st.empty()) continue;
     if (!value_problems) return fail(UiMessage(Str::kSettingsLineValue, {std::to_string(line_no), key, st}));
@@ -354,8 +354,8 @@ Result<std::string> SetAside(const std::string& path) {
 
 }  // namespace
 
-LoadedViewState LoadViewState(const std::string& path) {
-  LoadedViewState out;
+LoadedSettings LoadSettings(const std::string& path) {
+  LoadedSettings out;
   const UiMessage left_alone(Str::kSettingsLeftAlone);
   auto left_as_it_is = [&](UiMessage m) { return UiMessage::Joined({std::move(m), left_alone}, ""); };
   struct stat st;
@@ -373,9 +373,9 @@ LoadedViewState LoadViewState(const std::string& path) {
   }
   std::vector<UiMessage> problems;
   UiMessage why;
-  Result<ViewState> parsed = ParseViewState(*bytes, &problems, &why);
+  Result<AppSettings> parsed = ParseSettings(*bytes, &problems, &why);
   if (parsed) {
-    out.state = *parsed;
+    out.settings = *parsed;
     out.restored = true;
     if (!problems.empty())
       out.message = UiMessage(Str::kSettingsProblems, {path, UiMessage::Joined(std::move(problems), "; ")});
@@ -391,13 +391,13 @@ LoadedViewState LoadViewState(const std::string& path) {
   return out;
 }
 
-Status SaveViewState(const std::string& path, const ViewState& state) {
+Status SaveSettings(const std::string& path, const AppSettings& state) {
   size_t slash = path.find_last_of('/');
   if (slash != std::string::npos) {
     Status dirs = MakeDirs(path.substr(0, slash));
     if (!dirs.ok()) return dirs;
   }
-  return WriteFileAtomic(path, SerializeViewState(state));
+  return WriteFileAtomic(path, SerializeSettings(state));
 }
 
 }  // namespace attnviz

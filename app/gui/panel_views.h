@@ -1,0 +1,79 @@
+// What each panel remembers between frames that is neither a persisted setting (settings.h) nor a computed result
+// (AppResults): what is typed, picked or shown there. One struct per panel, all owned by the App; never saved.
+#pragma once
+#include <cstdint>
+#include <future>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "heads_panel_view.h"
+#include "i18n/ui_message.h"
+#include "lessons.h"
+#include "lessons/dot_variance.h"
+#include "lessons/pipeline_numbers.h"
+#include "sandbox/text.h"
+
+namespace attnviz {
+
+// The Sentences panel: the loaded sentence file and its "open file" field.
+struct SentencesPanelView {
+  std::vector<SentenceItem> items;  // the loaded sentence file
+  int selected = -1;
+  std::string path_input;           // the "open file" field
+  UiMessage message;                // load result (ok or error)
+  bool error = false;
+};
+
+// The Export panel: its file field and what the last export said.
+struct ExportPanelView {
+  UiMessage message;
+  bool ok = false;
+  std::string path_written;
+  std::string file_name, last_default;  // the file field, and the default name it was last filled with
+};
+
+// The Model panel's path field.
+struct ModelPanelView {
+  std::string path_input;
+};
+
+// The Dictionary tab's table (seed g): rows of key and value text, a query and a temperature.
+struct DictionaryView {
+  std::vector<std::pair<std::string, std::string>> rows = {{"a", "1"}, {"b", "2"}, {"c", "3"}};
+  std::string query = "b";
+  float temperature = 1.0f;
+};
+
+// The Numbers tab's rows, made once per result (panel_numbers.cpp).
+struct NumbersCache {
+  uint64_t generation = ~uint64_t(0);
+  FusedSplit split;
+  LinearsCheck check;
+  Tensor merged_q;  // [1, n_q, n_head*d_k]
+  bool loaded = false;  // the weights are the --weights files (else the random init the run drew)
+  int query = 0;    // the query row read out of the values
+};
+
+// The Shapes · learn window: the open tab, the lesson shown, and the tabs' own data.
+struct LearnPanelView {
+  LearnTab tab = LearnTab::kShapes;
+  int tab_requested = 0;  // frames left to bring `tab` to the front
+  Lesson lesson = Lesson::kA;
+  DictionaryView dictionary;                     // the Dictionary tab
+  std::shared_ptr<const DotVariance> variance;   // the Variance tab's samples (at one d_k)
+  // The Variance tab's sampling, off the UI thread (up to ~0.1 s at d_k 4096); valid while it runs.
+  std::future<std::shared_ptr<const DotVariance>> variance_job;
+  NumbersCache numbers;                          // the Numbers tab
+};
+
+struct PanelViews {
+  SentencesPanelView sentences;
+  ExportPanelView export_panel;
+  ModelPanelView model;
+  LearnPanelView learn;
+  HeadsPanelView heads;  // the Heads panel's zoom windows and composed views
+};
+
+}  // namespace attnviz

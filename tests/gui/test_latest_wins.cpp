@@ -1,0 +1,174 @@
+// The one "latest request wins" queue (app/gui/latest_wins.h) that the sandbox's worker and the model session share:
+// only the newest request finishes, a superseded run stops at its next cancel check and is never published, steps
+// are published before the end, an exception becomes a failed status; and a model run arrives layer by layer.
+#include "latest_wins.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <mutex>
+#include <new>
+#include <thread>
+#include <vector>
+
+#include "model_session.h"
+
+namespace attnviz {
+namespace {
+
+struct Out {
+  uint64_t generation = 0;
+  int request = 0;
+  Status status;
+  int step = 0;  // 0: the final result; > 0: a published step
+};
+using Queue = LatestWins<int, Out>;
+
+// A run that waits (checking its cancel flag like a block loop would) until `release` is set.
+struct Gate {
+  std::atomic<bool> release{false};
+  std::atomic<int> started{0};
+};
+
+std::shared_ptr<Out> GatedRun(Gate* gate, int request, const Queue::Job& job) {
+  const RunControl control = job.Control();
+  ++gate->started;
+  size_t units = 0;
+  while (!gate->release.load()) {
+    if (control.cancelled()) return nullptr;
+    control.Report("waiting", ++units, 1000000);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  auto out = std::make_shared<Out>();
+  out->generation = job.generation();
+  out->request = request;
+  return out;
+}
+
+TEST(LatestWins, OnlyTheNewestRequestFinishesAndSupersededRunsAreNeverPublished) {
+  Gate gate;
+  std::vector<int> ran;
+  std::mutex ran_mutex;
+  Queue queue("test", [&](const int& r, const Queue::Job& job) {
+    {
+      std::lock_guard<std::mutex> lock(ran_mutex);
+      ran.push_back(r);
+    }
+    return GatedRun(&gate, r, job);
+  });
+  queue.Submit(1);
+  while (gate.started.load() < 1) std::this_thread::yield();
+  // While 1 runs: 2..9 arrive; each replaces the one waiting, and the first cancels 1.
+  for (int r = 2; r <= 9; ++r) queue.Submit(r);
+  EXPECT_TRUE(queue.busy());
+  while (gate.started.load() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  gate.release = true;
+  ASSERT_TRUE(queue.WaitIdle(30));
+  ASSERT_TRUE(queue.latest());
+  EXPECT_EQ(queue.latest()->request, 9);
+  EXPECT_EQ(queue.latest()->generation, 9u);
+  EXPECT_EQ(queue.submitted(), 9u);
+  EXPECT_EQ(queue.finished(), 9u);
+  EXPECT_EQ(queue.cancelled(), 1u);  // run 1; 2..8 never started
+  std::lock_guard<std::mutex> lock(ran_mutex);
+  EXPECT_EQ(ran, (std::vector<int>{1, 9}));
+  EXPECT_FALSE(queue.progress().active);
+}
+
+TEST(LatestWins, ACancelledRunStopsWithinAUnitAndSaysWhatItDid) {
+  Gate gate;
+  Queue queue("test", [&](const int& r, const Queue::Job& job) { return GatedRun(&gate, r, job); });
+  queue.Submit(1);
+  while (gate.started.load() < 1) std::this_thread::yield();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const JobProgress p = queue.progress();
+  EXPECT_TRUE(p.active);
+  EXPECT_EQ(p.stage, "waiting");
+  EXPECT_GT(p.done, 0u);
+  EXPECT_EQ(p.total, 1000000u);
+  queue.CancelRunning();
+  ASSERT_TRUE(queue.WaitIdle(30));
+  EXPECT_EQ(queue.cancelled(), 1u);
+  EXPECT_LE(queue.units_after_cancel(), 1u);
+  EXPECT_FALSE(queue.latest());  // nothing was ever published
+}
+
+TEST(LatestWins, StepsArePublishedBeforeTheRunEnds) {
+  std::atomic<bool> step_seen{false};
+  Queue queue("test", [&](const int& r, const Queue::Job& job) {
+    auto step = std::make_shared<Out>();
+    step->generation = job.generation();
+    step->request = r;
+    step->step = 1;
+    job.Publish(step);
+    // The step is what latest() gives while the run goes on.
+    while (!step_seen.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    auto out = std::make_shared<Out>(*step);
+    out->step = 0;
+    return out;
+  });
+  queue.Submit(7);
+  std::shared_ptr<const Out> seen;
+  for (int i = 0; i < 30000 && !seen; ++i) {
+    seen = queue.latest();
+    if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_TRUE(seen);
+  EXPECT_EQ(seen->step, 1);
+  EXPECT_TRUE(queue.busy());  // a step is not the end
+  step_seen = true;
+  ASSERT_TRUE(queue.WaitIdle(30));
+  EXPECT_EQ(queue.latest()->step, 0);
+}
+
+TEST(LatestWins, AnExceptionBecomesAFailedStatusNamingTheJob) {
+  Queue queue("running the model", [](const int&, const Queue::Job&) -> std::shared_ptr<Out> {
+    throw std::bad_alloc();
+  });
+  queue.Submit(3);
+  ASSERT_TRUE(queue.WaitIdle(30));
+  ASSERT_TRUE(queue.latest());
+  EXPECT_FALSE(queue.latest()->status.ok());
+  EXPECT_EQ(queue.latest()->status.message(), "running the model: out of memory");
+  EXPECT_EQ(queue.latest()->request, 3);
+  EXPECT_EQ(queue.cancelled(), 0u);
+}
+
+TEST(ModelSessionSteps, EachLayerIsPublishedAsItFinishes) {
+  std::atomic<ModelSession*> session_ptr{nullptr};  // set once the session exists (its threads start first)
+  std::mutex mutex;
+  std::vector<std::shared_ptr<const ModelResult>> seen;  // every distinct latest(), in order
+  ModelSession session([&] {
+    ModelSession* session = session_ptr.load();
+    if (!session) return;
+    std::shared_ptr<const ModelResult> now = session->latest();
+    std::lock_guard<std::mutex> lock(mutex);
+    if (now && (seen.empty() || seen.back() != now)) seen.push_back(now);
+  });
+  session_ptr = &session;
+  session.Open(std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/models_e2e/gpt2");
+  ASSERT_TRUE(session.WaitIdle(60));
+  ASSERT_TRUE(session.folder()) << session.open_error();
+  const int n_layer = session.folder()->model->config().n_layer;
+  ASSERT_GE(n_layer, 2);
+  ModelRequest request;
+  request.folder = session.folder();
+  request.text = "The cat sat on the mat. The cat sat on the mat.";
+  session.Submit(request);
+  ASSERT_TRUE(session.WaitIdle(60));
+  std::lock_guard<std::mutex> lock(mutex);
+  ASSERT_EQ((int)seen.size(), n_layer);  // a step per layer but the last, then the final result
+  for (int i = 0; i < n_layer; ++i) {
+    const ModelResult& r = *seen[(size_t)i];
+    EXPECT_TRUE(r.status.ok()) << r.status.message();
+    EXPECT_EQ(r.n_layer(), n_layer);
+    EXPECT_EQ(r.layers_done, i + 1);
+    for (int l = 0; l < n_layer; ++l) EXPECT_EQ((bool)r.layers[(size_t)l], l <= i) << "step " << i << " layer " << l;
+    EXPECT_EQ(r.complete(), i == n_layer - 1);
+    if (i > 0) EXPECT_EQ(r.layers[0], seen[0]->layers[0]);  // shared, never copied
+  }
+  EXPECT_EQ(session.latest(), seen.back());
+}
+
+}  // namespace
+}  // namespace attnviz
