@@ -205,6 +205,21 @@ TEST(GgufModel, QuantizedTensorsAreBoundAsTheirDequantization) {
   }
 }
 
+TEST(GgufModel, RefusesANotFiniteWeightNamingTheFile) {
+  TempDir dir;
+  std::string bytes = testing::ReadBytes(GgufFixture("models/qwen2_mixed.gguf"));
+  auto file = GgufFile::Open(GgufFixture("models/qwen2_mixed.gguf"));
+  ASSERT_TRUE(file.ok());
+  const GgufTensor* t = (*file)->FindTensor("blk.1.ffn_norm.weight");  // F32
+  ASSERT_EQ(t->type, GgmlType::kF32);
+  const float nan = std::nanf("");
+  std::memcpy(&bytes[t->begin + 4 * 5], &nan, 4);
+  WriteBytes(dir.File("m.gguf"), bytes);
+  auto m = LoadGgufModel(dir.File("m.gguf"));
+  ASSERT_FALSE(m.ok());
+  EXPECT_THAT(m.message(), HasSubstr("m.gguf: tensor 'model.layers.1.post_attention_layernorm.weight': element 5 is NaN"));
+}
+
 TEST(GgufModel, RefusesATensorTypeItCannotDequantize) {
   TempDir dir;
   std::string bytes = testing::ReadBytes(GgufFixture("models/qwen2.gguf"));
