@@ -10,9 +10,11 @@
 //    the maps equal the folder's. qwen2 is written unpermuted.
 // F32 tensors that need no permutation are used in place (the map is kept alive by the store); every other
 // tensor is dequantized once, whole, here.
-// TODO(per-layer dequantization): a quantized model costs 4 bytes per weight after loading. To keep only one
-// layer in float, BlockParams would carry the GgufTensor of each Linear and RunModel (run.cpp, the per-block
-// loop) would call DequantizeTensorRows into a buffer reused across blocks before the block's GEMMs.
+// TODO(per-layer dequantization): a quantized model costs 4 bytes per weight after loading. To keep one layer in
+// float at a time: keep the GgufTensor (and the q/k unpermute flag) of each Linear beside BlockParams, and in
+// run.cpp's "3. Blocks." loop, just before `Block(c, p.blocks[l], ...)`, DequantizeTensorRows layer l's tensors into
+// a buffer of the calling thread's Workspace (reused for every layer and run) and pass a BlockParams pointing there;
+// the embedding needs only the rows of the ids (DequantizeTensorRows(token_embd, id, 1, ...)).
 #pragma once
 #include <memory>
 #include <string>
