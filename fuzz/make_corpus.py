@@ -195,3 +195,8 @@ put("fuzz_gpt2_files", "tiny", read("assets", "models", "tiny", "vocab.json") + 
 for case in ("bert_cased", "bert_uncased"):
     put("fuzz_bert_files", case, read("tests", "fixtures", "tokenize", case, "vocab.txt") + b"\0" +
         read("tests", "fixtures", "tokenize", case, "tokenizer_config.json"))
+
+# GGUF files: the small fixtures of tests/fixtures/gguf (a model, quantized tensors, one unsupported type, keys only).
+for rel in ("models/qwen2_mixed.gguf", "quant/q4_K.gguf", "quant/q3_K.gguf", "quant/q5_1.gguf", "quant/iq2_xxs.gguf",
+            "tokenizers/llama_style.gguf", "tokenizers/llama3_style.gguf"):
+    put("fuzz_gguf", rel.replace("/", "_"), read("tests", "fixtures", "gguf", rel))

@@ -8,6 +8,9 @@
 #include <sys/stat.h>
 
 #include "data_dir.h"
+#include "model/gguf_vocab_reader.h"
+#include "model/gguf_weights.h"
+#include "tokenize/gguf_tokenizer.h"
 #include "i18n/app_messages.h"
 
 namespace attnviz {
@@ -29,7 +32,35 @@ std::string ModelFolder::Describe() const {
   return dir + ": " + model->config().Describe() + " \xC2\xB7 " + tokenizer->Describe();
 }
 
+namespace {
+
+bool IsGgufFile(const std::string& path) {
+  struct stat st;
+  return path.size() > 5 && path.compare(path.size() - 5, 5, ".gguf") == 0 && stat(path.c_str(), &st) == 0 &&
+         S_ISREG(st.st_mode);
+}
+
+// One .gguf file holds both the weights and the tokenizer (tokenizer.ggml.*).
+Result<std::shared_ptr<const ModelFolder>> OpenGgufFile(const std::string& path) {
+  auto file = model::GgufFile::Open(path);
+  if (!file) return file.status();
+  auto folder = std::make_shared<ModelFolder>();
+  folder->dir = path;
+  auto model = model::LoadGgufModel(*file);
+  if (!model) return model.status();
+  folder->model = *model;
+  auto vocab = model::ReadGgufVocab(**file);
+  if (!vocab) return vocab.status();
+  auto tokenizer = tokenize::MakeGgufTokenizer(*vocab);
+  if (!tokenizer) return tokenizer.status();
+  folder->tokenizer = std::shared_ptr<const tokenize::Tokenizer>(std::move(*tokenizer));
+  return std::shared_ptr<const ModelFolder>(std::move(folder));
+}
+
+}  // namespace
+
 Result<std::shared_ptr<const ModelFolder>> OpenModelFolder(const std::string& dir) {
+  if (IsGgufFile(dir)) return OpenGgufFile(dir);
   auto folder = std::make_shared<ModelFolder>();
   folder->dir = dir;
   auto model = model::LoadModel(dir);

@@ -25,7 +25,8 @@ struct ModelFolder {
 inline constexpr const char* kBundledModelName = "tiny";
 Result<std::string> ResolveModelDir(const std::string& name_or_dir);
 
-// Loads config.json + the safetensors weights and the tokenizer files of `dir`. Errors name the file.
+// Loads config.json + the safetensors weights and the tokenizer files of `dir`, or, when `dir` is a FILE.gguf,
+// the weights and the tokenizer.ggml.* tokenizer of that one file. Errors name the file.
 Result<std::shared_ptr<const ModelFolder>> OpenModelFolder(const std::string& dir);
 
 // No token of a real text covers more bytes than this (a long word becomes several tokens); a text of more than

@@ -276,6 +276,39 @@ enum class MsgId : int {
   kTextTooManyBytesForModel,  // {0} bytes, {1} the most, {2} positions, {3} bytes per token
   kSandboxTooLarge,           // {0} estimated bytes (text), {1} the limit (text), {2} words
   kOneHotTooWide,             // {0} distinct words, {1} the most
+  // ---- GGUF files (core/model/gguf_*.cpp, core/tokenize/gguf_tokenizer.cpp)
+  kGgufNotGguf,              // {0} bytes
+  kGgufVersion,
+  kGgufBigEndian,            // {0} version
+  kGgufTruncated,            // {0} byte, {1} what, {2} bytes needed, {3} bytes left
+  kGgufCountTooLarge,        // {0} what, {1} value, {2} byte, {3} the most
+  kGgufValueType,            // {0} key, {1} byte, {2} type
+  kGgufArrayDepth,           // {0} key, {1} byte, {2} the most
+  kGgufKeyTwice,             // {0} key, {1} byte
+  kGgufKeyType,              // {0} key, {1} type, {2} expected
+  kGgufAlignment,            // {0} value
+  kGgufNameLength,           // {0} byte, {1} length, {2} the most
+  kGgufTensorDims,           // {0} tensor, {1} byte, {2} dims
+  kGgufTensorDim,            // {0} tensor, {1} byte, {2} index, {3} value, {4} the most
+  kGgufTensorElements,       // {0} tensor, {1} byte, {2} ne
+  kGgufTensorType,           // {0} tensor, {1} byte, {2} type id
+  kGgufTensorRow,            // {0} tensor, {1} byte, {2} ne0, {3} type, {4} block
+  kGgufTensorAlign,          // {0} tensor, {1} byte, {2} offset, {3} alignment
+  kGgufTensorPastEnd,        // {0} tensor, {1} from, {2} to, {3} ne, {4} type, {5} file bytes
+  kGgufTensorTwice,          // {0} tensor, {1} byte, {2} first byte
+  kGgufQuantType,            // {0} tensor, {1} type
+  kGgufArch,                 // {0} architecture
+  kGgufMissingKey,           // {0} key
+  kGgufKeyRange,             // {0} key, {1} value, {2} lo, {3} hi
+  kGgufKeysDiffer,           // {0} key, {1} value, {2} key, {3} value
+  kGgufRopeScaling,          // {0} key, {1} value
+  kGgufRopeFreqs,            // {0} value, {1} index
+  kGgufTensorShape,          // {0} tensor, {1} file, {2} ne, {3} needed ne
+  kGgufTensorMissing,        // {0} tensor, {1} file
+  kGgufTokenizerModel,       // {0} model
+  kGgufTokenizerPre,         // {0} pre, {1} supported
+  kGgufArrayLengths,         // {0} key, {1} count, {2} key, {3} count
+  kGgufTokenId,              // {0} key, {1} value, {2} last id
   kCount,
   // The first of the programs' own ids (app/common/i18n/app_messages.h); not a message. Above kCount for good.
   kAppFirst = 1000

@@ -27,12 +27,12 @@ Status Binder::Get(std::initializer_list<std::string> names, const std::vector<i
     if (!e) continue;
     if (e->info->shape != want)
       return Status::Error(MsgId::kTensorShape,
-                           {name, e->file->path(), ShapeString(e->info->shape), ShapeString(want)});
+                           {name, e->path(), ShapeString(e->info->shape), ShapeString(want)});
     auto f = store_->Floats(name);
     if (!f) return f.status();
     // A NaN or Inf weight would turn every map it reaches into NaN: refused here, naming the tensor.
     if (const size_t bad = FirstNotFinite(*f, e->info->elements); bad < e->info->elements)
-      return Status::Prefixed(MsgId::kPrefixContext, {e->file->path()},
+      return Status::Prefixed(MsgId::kPrefixContext, {e->path()},
                               Status::Prefixed(MsgId::kPrefixTensor, {CappedValue(name)},
                                                Status::Error(MsgId::kTensorNotFinite,
                                                              {std::to_string(bad), std::isnan((*f)[bad]) ? "NaN" : "Inf"})));

@@ -246,6 +246,7 @@ std::string ModelConfig::Describe() const {
     s += b;
     if (rope_scaling.kind == RopeScaling::Kind::kLinear) s += " (linear scaling)";
     if (rope_scaling.kind == RopeScaling::Kind::kLlama3) s += " (llama3 scaling)";
+    if (!rope_scaling.freq_factors.empty()) s += " (per-frequency factors)";
     if (sliding_window) s += ", sliding window " + std::to_string(sliding_window);
   }
   return s;

@@ -12,6 +12,7 @@
 // Every value is range-checked; an error names the key, the value and what is allowed.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "attention/mask.h"
 #include "base/status.h"
@@ -28,6 +29,9 @@ struct RopeScaling {
   // llama3 only
   double low_freq_factor = 1.0, high_freq_factor = 4.0;
   int original_max_position_embeddings = 8192;
+  // Per-frequency divisors after the above, [d_head / 2] or empty: a GGUF file's rope_freqs.weight (how
+  // llama.cpp stores llama3 scaling: inv_freq[j] / freq_factors[j]).
+  std::vector<double> freq_factors;
 };
 
 struct ModelConfig {

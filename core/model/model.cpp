@@ -38,6 +38,11 @@ std::string Model::Describe() const {
   bool first = true;
   for (const auto& [name, count] : dtypes) s += (first ? "" : ", ") + std::to_string(count) + " " + name, first = false;
   char b[128];
+  if (const std::string added = store_->DescribeAdded(); !added.empty()) {  // a GGUF file: its tensor types
+    std::snprintf(b, sizeof b, "; %.1f MB mapped, %.1f MB dequantized to float", store_->mapped_bytes() / 1e6,
+                  store_->converted_bytes() / 1e6);
+    return config_.Describe() + "\n" + added + b;
+  }
   std::snprintf(b, sizeof b, "), %.1f MB mapped, %.1f MB converted to float", store_->mapped_bytes() / 1e6,
                 store_->converted_bytes() / 1e6);
   return s + b;

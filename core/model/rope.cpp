@@ -31,6 +31,11 @@ std::vector<double> RopeInvFreq(const ModelConfig& c) {
       }
     }
   }
+  // 3. Per-frequency factors (GGUF rope_freqs.weight).
+  if (!r.freq_factors.empty()) {
+    MODEL_CHECK((int)r.freq_factors.size() == half);
+    for (int j = 0; j < half; ++j) inv[j] /= r.freq_factors[j];
+  }
   return inv;
 }
 

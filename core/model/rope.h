@@ -7,6 +7,7 @@
 //       wavelen > old_ctx / low_freq_factor  -> inv_freq / factor          (low frequencies)
 //       wavelen < old_ctx / high_freq_factor -> inv_freq                   (high frequencies)
 //       otherwise s = (old_ctx / wavelen - low) / (high - low); (1 - s) inv_freq / factor + s inv_freq
+//     per-frequency factors (GGUF rope_freqs.weight, llama.cpp's form of llama3): inv_freq[j] / factor[j]
 //   angle(pos, j) = pos * inv_freq[j] rounded to float32 as HF does; cos/sin tables [n, half]
 //   !! rotate_half pairs element j with element j + half of the same head (not adjacent pairs as in the paper):
 //     out[j]        = x[j] cos - x[j + half] sin

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/check.h"
 #include "model/json_limits.h"
 
 
@@ -110,7 +111,7 @@ std::vector<std::string> TensorStore::Names() const {
 }
 
 size_t TensorStore::mapped_bytes() const {
-  size_t n = 0;
+  size_t n = added_mapped_bytes_;
   for (const auto& f : files_) n += f->tensors().empty() ? 0 : f->tensors().back().end;
   return n;
 }
@@ -118,6 +119,7 @@ size_t TensorStore::mapped_bytes() const {
 Result<const float*> TensorStore::Floats(const std::string& name) {
   const Entry* e = Find(name);
   if (!e) return Status::Error(MsgId::kTensorNotFound, {name});
+  if (e->floats) return e->floats;
   const TensorInfo& t = *e->info;
   const uint8_t* bytes = e->file->Bytes(t);
   // 1. F32 in place when aligned (the writer aligns the data section to 8 bytes; offsets are multiples of 4).
@@ -133,6 +135,47 @@ Result<const float*> TensorStore::Floats(const std::string& name) {
   converted_bytes_ += buf.size() * sizeof(float);
   auto& stored = converted_[name] = std::move(buf);
   return static_cast<const float*>(stored.data());
+}
+
+TensorStore::Entry& TensorStore::AddEntry(const std::string& name, std::vector<int64_t> shape,
+                                          const std::string& origin, const std::string& stored_as) {
+  MODEL_CHECK(entries_.count(name) == 0);
+  if (origins_.empty() || *origins_.back() != origin) origins_.push_back(std::make_shared<const std::string>(origin));
+  TensorInfo& info = added_infos_[name];
+  info.name = name;
+  info.dtype = DType::kF32;
+  info.elements = 1;
+  for (int64_t d : shape) info.elements *= (uint64_t)d;
+  info.shape = std::move(shape);
+  ++added_types_[stored_as];
+  Entry& e = entries_[name];
+  e.info = &info;
+  e.origin = origins_.back().get();
+  return e;
+}
+
+void TensorStore::AddFloats(const std::string& name, std::vector<int64_t> shape, std::vector<float> values,
+                            const std::string& origin, const std::string& stored_as) {
+  Entry& e = AddEntry(name, std::move(shape), origin, stored_as);
+  MODEL_CHECK(values.size() == e.info->elements);
+  converted_bytes_ += values.size() * sizeof(float);
+  auto& stored = converted_[name] = std::move(values);
+  e.floats = stored.data();
+}
+
+void TensorStore::AddInPlace(const std::string& name, std::vector<int64_t> shape, const float* in_place,
+                             const std::string& origin, const std::string& stored_as, size_t mapped_bytes) {
+  Entry& e = AddEntry(name, std::move(shape), origin, stored_as);
+  e.floats = in_place;
+  added_mapped_bytes_ += mapped_bytes;
+}
+
+std::string TensorStore::DescribeAdded() const {
+  if (origins_.empty()) return "";
+  std::string s = *origins_.front() + ":";
+  bool first = true;
+  for (const auto& [type, count] : added_types_) s += (first ? " " : ", ") + std::to_string(count) + " " + type, first = false;
+  return s;
 }
 
 }  // namespace attnviz::model

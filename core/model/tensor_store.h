@@ -1,7 +1,8 @@
 // The weights of one checkpoint folder as one set of names: `model.safetensors`, or a sharded checkpoint
 // (`model.safetensors.index.json` whose "weight_map" sends each name to a shard file in the same folder).
 // F32 tensors are used in place (pointers into the maps); F16/BF16 (or a misaligned F32) are converted to float
-// once and kept here. Not thread-safe while binding; read-only afterwards.
+// once and kept here. Tensors of another format (a GGUF file, gguf_weights.h) are added already as floats, under
+// the Hugging Face names the binder asks for. Not thread-safe while binding; read-only afterwards.
 #pragma once
 #include <map>
 #include <memory>
@@ -23,8 +24,11 @@ class TensorStore {
   static Result<std::shared_ptr<TensorStore>> OpenIndex(const std::string& index_path);
 
   struct Entry {
-    const SafetensorsFile* file = nullptr;
-    const TensorInfo* info = nullptr;
+    const SafetensorsFile* file = nullptr;  // null for a tensor added as floats
+    const TensorInfo* info = nullptr;       // shape in PyTorch order
+    const float* floats = nullptr;          // set for a tensor added as floats
+    const std::string* origin = nullptr;    // its file, for messages (set for a tensor added as floats)
+    const std::string& path() const { return file ? file->path() : *origin; }
   };
   const Entry* Find(const std::string& name) const;
   bool Has(const std::string& name) const { return Find(name) != nullptr; }
@@ -36,11 +40,30 @@ class TensorStore {
   size_t converted_bytes() const { return converted_bytes_; }
   size_t mapped_bytes() const;
 
+  // A tensor from a file of another format, as floats: `values` kept here (`stored_as`: its type in that file,
+  // e.g. "q4_K", for Describe), or `in_place` pointing into a map kept alive with Keep. `shape` in PyTorch order.
+  // A name given twice is a programming error.
+  void AddFloats(const std::string& name, std::vector<int64_t> shape, std::vector<float> values,
+                 const std::string& origin, const std::string& stored_as);
+  void AddInPlace(const std::string& name, std::vector<int64_t> shape, const float* in_place,
+                  const std::string& origin, const std::string& stored_as, size_t mapped_bytes);
+  void Keep(std::shared_ptr<const void> owner) { kept_.push_back(std::move(owner)); }
+  // "GGUF FILE: 12 f32, 7 q4_K" for the tensors added as floats; "" when there are none.
+  std::string DescribeAdded() const;
+
  private:
   std::vector<std::shared_ptr<const SafetensorsFile>> files_;
   std::map<std::string, Entry> entries_;
   std::map<std::string, std::vector<float>> converted_;
   size_t converted_bytes_ = 0;
+  // Tensors added as floats (std::map: the Entry pointers into it stay valid).
+  std::map<std::string, TensorInfo> added_infos_;
+  std::vector<std::shared_ptr<const std::string>> origins_;
+  std::map<std::string, int> added_types_;
+  size_t added_mapped_bytes_ = 0;
+  std::vector<std::shared_ptr<const void>> kept_;
+  Entry& AddEntry(const std::string& name, std::vector<int64_t> shape, const std::string& origin,
+                  const std::string& stored_as);
 };
 
 }  // namespace attnviz::model

@@ -1,0 +1,173 @@
+#include "model/gguf_config.h"
+
+#include "model/gguf_quant.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace attnviz::model {
+namespace {
+
+// The limits of config.cpp (far above any real model; every product of sizes stays far from overflow).
+constexpr int kMaxLayers = 1024, kMaxHeads = 1024, kMaxWidth = 1 << 17, kMaxVocab = 1 << 24, kMaxPositions = 1 << 24;
+
+std::string Num(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", v);
+  return b;
+}
+
+// Reads the keys of one file with errors that name the file, the key, the value and the allowed range.
+class GgufKeys {
+ public:
+  explicit GgufKeys(const GgufFile& f) : f_(f) {}
+
+  Status Int(const std::string& key, int lo, int hi, int* out, const int* fallback = nullptr) const {
+    const GgufValue* v = f_.Find(key);
+    if (!v) {
+      if (fallback) {
+        *out = *fallback;
+        return Status::Ok();
+      }
+      return Status::ErrorAt(f_.path(), MsgId::kGgufMissingKey, {key});
+    }
+    if (!v->is_integer())
+      return Status::ErrorAt(f_.path(), MsgId::kGgufKeyType, {key, GgufValueTypeName(v->type), "an integer"});
+    const bool negative = v->type == GgufValueType::kI8 || v->type == GgufValueType::kI16 ||
+                          v->type == GgufValueType::kI32 || v->type == GgufValueType::kI64;
+    const std::string shown = negative ? std::to_string(v->i) : std::to_string(v->u);
+    if ((negative && (v->i < lo || v->i > hi)) || (!negative && v->u > (uint64_t)hi) || (!negative && (int64_t)v->u < lo))
+      return Status::ErrorAt(f_.path(), MsgId::kGgufKeyRange, {key, shown, std::to_string(lo), std::to_string(hi)});
+    *out = negative ? (int)v->i : (int)v->u;
+    return Status::Ok();
+  }
+  Status IntOr(const std::string& key, int lo, int hi, int fallback, int* out) const {
+    return Int(key, lo, hi, out, &fallback);
+  }
+  Status Double(const std::string& key, double lo, double hi, double fallback, double* out) const {
+    const GgufValue* v = f_.Find(key);
+    if (!v) {
+      *out = fallback;
+      return Status::Ok();
+    }
+    if (!v->is_number())
+      return Status::ErrorAt(f_.path(), MsgId::kGgufKeyType, {key, GgufValueTypeName(v->type), "a number"});
+    const double x = v->number();
+    if (!std::isfinite(x) || x < lo || x > hi)
+      return Status::ErrorAt(f_.path(), MsgId::kGgufKeyRange, {key, Num(x), Num(lo), Num(hi)});
+    *out = x;
+    return Status::Ok();
+  }
+  // *out = the string, or "" when the key is absent.
+  Status String(const std::string& key, std::string* out) const {
+    const GgufValue* v = f_.Find(key);
+    if (!v) {
+      out->clear();
+      return Status::Ok();
+    }
+    if (v->type != GgufValueType::kString)
+      return Status::ErrorAt(f_.path(), MsgId::kGgufKeyType, {key, GgufValueTypeName(v->type), "string"});
+    *out = v->s;
+    return Status::Ok();
+  }
+
+ private:
+  const GgufFile& f_;
+};
+
+#define GGUF_TRY(expr)                      \
+  do {                                      \
+    if (Status s_ = (expr); !s_) return s_; \
+  } while (0)
+
+// rope_freqs.weight [d_head / 2]: llama.cpp's per-frequency divisors (how convert_hf_to_gguf.py stores llama3
+// scaling); each finite and > 0.
+Status ReadRopeFreqs(const GgufFile& f, int d_head, RopeScaling* r) {
+  const GgufTensor* t = f.FindTensor("rope_freqs.weight");
+  if (!t) return Status::Ok();
+  const std::vector<int64_t> want = {d_head / 2};
+  if (t->ne != want)
+    return Status::Error(MsgId::kGgufTensorShape, {t->name, f.path(), NeString(t->ne), NeString(want)});
+  std::vector<float> v(d_head / 2);
+  if (Status s = DequantizeTensorRows(f, *t, 0, 1, v.data()); !s) return s;
+  for (size_t j = 0; j < v.size(); ++j)
+    if (!std::isfinite(v[j]) || v[j] <= 0)
+      return Status::ErrorAt(f.path(), MsgId::kGgufRopeFreqs, {Num(v[j]), std::to_string(j)});
+  r->freq_factors.assign(v.begin(), v.end());
+  return Status::Ok();
+}
+
+Status ReadRopeScaling(const GgufFile& f, const GgufKeys& k, const std::string& a, RopeScaling* r) {
+  std::string type;
+  GGUF_TRY(k.String(a + ".rope.scaling.type", &type));
+  double factor = 0;
+  if (type.empty()) {  // files before rope.scaling.*: a linear factor alone
+    GGUF_TRY(k.Double(a + ".rope.scale_linear", 1e-6, 1e6, 0, &factor));
+    if (factor != 0 && factor != 1) r->kind = RopeScaling::Kind::kLinear, r->factor = factor;
+    return Status::Ok();
+  }
+  if (type == "none") return Status::Ok();
+  if (type != "linear") return Status::ErrorAt(f.path(), MsgId::kGgufRopeScaling, {a + ".rope.scaling.type", CappedValue(type)});
+  GGUF_TRY(k.Double(a + ".rope.scaling.factor", 1e-6, 1e6, 1, &factor));
+  if (factor != 1) r->kind = RopeScaling::Kind::kLinear, r->factor = factor;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<ModelConfig> GgufModelConfig(const GgufFile& f) {
+  const GgufKeys k(f);
+  ModelConfig c;
+  GGUF_TRY(k.String("general.architecture", &c.model_type));
+  if (c.model_type.empty()) return Status::ErrorAt(f.path(), MsgId::kGgufMissingKey, {"general.architecture"});
+  if (c.model_type != "llama" && c.model_type != "qwen2" && c.model_type != "mistral")
+    return Status::ErrorAt(f.path(), MsgId::kGgufArch, {CappedValue(c.model_type)});
+  const std::string& a = c.model_type;
+  c.arch = Arch::kLlama;
+  c.activation = Activation::kSilu;
+  GGUF_TRY(k.Int(a + ".block_count", 1, kMaxLayers, &c.n_layer));
+  GGUF_TRY(k.Int(a + ".embedding_length", 1, kMaxWidth, &c.d_model));
+  GGUF_TRY(k.Int(a + ".feed_forward_length", 1, 16 * kMaxWidth, &c.d_ff));
+  GGUF_TRY(k.Int(a + ".context_length", 1, kMaxPositions, &c.max_positions));
+  GGUF_TRY(k.Int(a + ".attention.head_count", 1, kMaxHeads, &c.n_head));
+  GGUF_TRY(k.IntOr(a + ".attention.head_count_kv", 1, c.n_head, c.n_head, &c.n_kv_head));
+  if (c.n_head % c.n_kv_head != 0)
+    return Status::ErrorAt(f.path(), MsgId::kConfigNotMultiple,
+                           {a + ".attention.head_count", std::to_string(c.n_head), a + ".attention.head_count_kv",
+                            std::to_string(c.n_kv_head)});
+  if (c.d_model % c.n_head != 0 && !f.Find(a + ".attention.key_length"))
+    return Status::ErrorAt(f.path(), MsgId::kGgufMissingKey, {a + ".attention.key_length"});
+  GGUF_TRY(k.IntOr(a + ".attention.key_length", 1, kMaxWidth, c.d_model / c.n_head, &c.d_head));
+  int value_length = 0, rope_dims = 0;
+  GGUF_TRY(k.IntOr(a + ".attention.value_length", 1, kMaxWidth, c.d_head, &value_length));
+  if (value_length != c.d_head)
+    return Status::ErrorAt(f.path(), MsgId::kGgufKeysDiffer, {a + ".attention.value_length", std::to_string(value_length),
+                                                               a + ".attention.key_length", std::to_string(c.d_head)});
+  GGUF_TRY(k.IntOr(a + ".rope.dimension_count", 1, kMaxWidth, c.d_head, &rope_dims));
+  if (rope_dims != c.d_head)
+    return Status::ErrorAt(f.path(), MsgId::kGgufKeysDiffer, {a + ".rope.dimension_count", std::to_string(rope_dims),
+                                                               "the head width", std::to_string(c.d_head)});
+  if (c.d_head % 2 != 0) return Status::ErrorAt(f.path(), MsgId::kConfigHeadDimOdd, {std::to_string(c.d_head)});
+  if ((int64_t)c.n_head * c.d_head > kMaxWidth)
+    return Status::ErrorAt(f.path(), MsgId::kConfigHeadsTooWide,
+                           {std::to_string((int64_t)c.n_head * c.d_head), std::to_string(kMaxWidth)});
+  GGUF_TRY(k.Double(a + ".rope.freq_base", 1e-6, 1e12, 10000.0, &c.rope_theta));
+  GGUF_TRY(k.Double(a + ".attention.layer_norm_rms_epsilon", 0, 1, 1e-5, &c.norm_eps));
+  GGUF_TRY(ReadRopeScaling(f, k, a, &c.rope_scaling));
+  GGUF_TRY(ReadRopeFreqs(f, c.d_head, &c.rope_scaling));
+  // The vocabulary: the key, else the rows of the embedding (the binder checks the tensor against it).
+  const GgufTensor* emb = f.FindTensor("token_embd.weight");
+  const int emb_rows = emb && emb->ne.size() == 2 && emb->ne[1] <= kMaxVocab ? (int)emb->ne[1] : 0;
+  if (emb_rows == 0 && !f.Find(a + ".vocab_size"))
+    return Status::ErrorAt(f.path(), MsgId::kGgufTensorMissing, {"token_embd.weight", f.path()});
+  GGUF_TRY(k.IntOr(a + ".vocab_size", 1, kMaxVocab, emb_rows, &c.vocab));
+  if (a != "qwen2") GGUF_TRY(k.IntOr(a + ".attention.sliding_window", 0, kMaxPositions, 0, &c.sliding_window));
+  // What the tensors say.
+  c.qkv_bias = a == "qwen2" || f.FindTensor("blk.0.attn_q.bias");
+  c.o_bias = f.FindTensor("blk.0.attn_output.bias") != nullptr;
+  c.mlp_bias = f.FindTensor("blk.0.ffn_up.bias") != nullptr;
+  c.tie_word_embeddings = f.FindTensor("output.weight") == nullptr;
+  return c;
+}
+
+}  // namespace attnviz::model

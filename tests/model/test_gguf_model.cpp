@@ -1,0 +1,241 @@
+// core/model/gguf_config.*, gguf_weights.*: a GGUF file (F32, made by tests/fixtures/gguf/make_gguf_fixtures.py
+// from the torch fixtures) and the Hugging Face folder it came from give the same config and the same maps and
+// residual stream, bit for bit (q/k row permutation undone for llama/mistral, not applied for qwen2); and the
+// metadata and tensor checks refuse with their messages.
+#include "model/gguf_weights.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <set>
+
+#include "gguf_test_util.h"
+#include "model/gguf_config.h"
+#include "model/gguf_quant.h"
+#include "model/run.h"
+#include "test_util.h"
+
+namespace attnviz::model {
+namespace {
+
+using testing::GgufFixture;
+using testing::TempDir;
+using testing::WriteBytes;
+using ::testing::HasSubstr;
+
+struct Pair {
+  const char* gguf;
+  std::string folder;
+  double tol = 0;  // 0: bit-equal
+};
+
+double MaxDiff(const FloatBuffer& a, const FloatBuffer& b) {
+  double worst = 0;
+  for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, (double)std::fabs(a.data()[i] - b.data()[i]));
+  return worst;
+}
+
+std::vector<int> CaseIds(const std::string& folder) {
+  std::ifstream in(folder + "/case.json");
+  auto j = nlohmann::json::parse(in);
+  if (j.is_array()) return j[0]["ids"].get<std::vector<int>>();  // models_e2e: a list of text cases
+  return j["ids"].get<std::vector<int>>();
+}
+
+class GgufModel : public ::testing::TestWithParam<Pair> {};
+
+TEST_P(GgufModel, SameMapsAsTheFolder) {
+  const Pair& p = GetParam();
+  auto gguf = LoadGgufModel(GgufFixture(p.gguf));
+  ASSERT_TRUE(gguf.ok()) << gguf.message();
+  auto hf = LoadModel(p.folder);
+  ASSERT_TRUE(hf.ok()) << hf.message();
+  if (p.tol == 0) {
+    EXPECT_EQ((*gguf)->config().Describe(), (*hf)->config().Describe());
+  }
+  EXPECT_EQ((*gguf)->config().qkv_bias, (*hf)->config().qkv_bias);
+  EXPECT_EQ((*gguf)->config().tie_word_embeddings, (*hf)->config().tie_word_embeddings);
+  EXPECT_FLOAT_EQ((float)(*gguf)->config().norm_eps, (float)(*hf)->config().norm_eps);
+  const std::vector<int> ids = CaseIds(p.folder);
+  auto a = RunModel(**gguf, ids);
+  ASSERT_TRUE(a.ok()) << a.message();
+  auto b = RunModel(**hf, ids);
+  ASSERT_TRUE(b.ok()) << b.message();
+  ASSERT_EQ(a->probs.size(), b->probs.size());
+  ASSERT_EQ(a->hidden.size(), b->hidden.size());
+  if (p.tol == 0) {
+    EXPECT_EQ(0, std::memcmp(a->probs.data(), b->probs.data(), a->probs.size() * 4)) << p.gguf << ": probs differ";
+    EXPECT_EQ(0, std::memcmp(a->hidden.data(), b->hidden.data(), a->hidden.size() * 4)) << p.gguf << ": hidden differs";
+  } else {
+    EXPECT_LT(MaxDiff(a->probs, b->probs), p.tol) << p.gguf;
+    EXPECT_LT(MaxDiff(a->hidden, b->hidden), p.tol) << p.gguf;
+  }
+  EXPECT_THAT((*gguf)->Describe(), HasSubstr(std::string(p.gguf).substr(7) + ": "));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, GgufModel,
+    ::testing::Values(Pair{"models/llama_e2e.gguf", std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/models_e2e/llama"},
+                      Pair{"models/qwen2.gguf", testing::FixtureDir("qwen2")},
+                      // llama3 scaling as rope_freqs.weight: the same frequencies up to float rounding
+                      Pair{"models/llama3_rope.gguf", testing::FixtureDir("llama"), 1e-6},
+                      Pair{"models/mistral.gguf", testing::FixtureDir("mistral_sharded")}),
+    [](const auto& info) { return std::string(info.param.gguf).substr(7, std::string(info.param.gguf).find('.') - 7); });
+
+TEST(GgufModel, QkPermutationIsUndone) {
+  // llama/mistral q rows are stored interleaved: a model that skipped the undo would differ from the folder
+  // (SameMapsAsTheFolder); here the first head's rows are checked directly.
+  auto file = GgufFile::Open(GgufFixture("models/mistral.gguf"));
+  ASSERT_TRUE(file.ok());
+  auto hf = LoadModel(testing::FixtureDir("mistral_sharded"));
+  ASSERT_TRUE(hf.ok());
+  auto gguf = LoadGgufModel(*file);
+  ASSERT_TRUE(gguf.ok()) << gguf.message();
+  const ModelConfig& c = (*hf)->config();
+  const float* want = (*hf)->params().blocks[0].q.w;
+  const float* got = (*gguf)->params().blocks[0].q.w;
+  EXPECT_EQ(0, std::memcmp(want, got, sizeof(float) * c.q_dim() * c.d_model));
+  const GgufTensor* stored = (*file)->FindTensor("blk.0.attn_q.weight");
+  const float* raw = reinterpret_cast<const float*>((*file)->Bytes(*stored));
+  // HF row 1 (first half of head 0, i = 1) is stored as row 2.
+  EXPECT_EQ(0, std::memcmp(want + 1 * c.d_model, raw + 2 * c.d_model, sizeof(float) * c.d_model));
+}
+
+// The qwen2 fixture with one metadata value or tensor changed, written with the fixture's own bytes.
+std::string Patched(const std::string& from, const std::string& to) {
+  std::string bytes = testing::ReadBytes(GgufFixture("models/qwen2.gguf"));
+  const size_t at = bytes.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  EXPECT_EQ(from.size(), to.size());
+  bytes.replace(at, from.size(), to);
+  return bytes;
+}
+
+TEST(GgufModel, RefusesBadMetadataWithItsMessage) {
+  TempDir dir;
+  auto u32 = [](const std::string& key, uint32_t v) {
+    testing::GgufBytes b;
+    b.KvU32(key, v);
+    return b.str();
+  };
+  struct Edit {
+    std::string from, to, message;
+  };
+  const std::vector<Edit> edits = {
+      {std::string("\x05\0\0\0\0\0\0\0qwen2", 13), std::string("\x05\0\0\0\0\0\0\0gemma", 13),
+       "general.architecture is \"gemma\"; supported: llama, qwen2, mistral"},
+      {u32("qwen2.block_count", 2), u32("qwen2.block_count", 5000),
+       "key 'qwen2.block_count' = 5000 is out of range: allowed 1..1024"},
+      {u32("qwen2.attention.head_count_kv", 2), u32("qwen2.attention.head_count_kv", 3),
+       "qwen2.attention.head_count 4 is not a multiple of qwen2.attention.head_count_kv 3"},
+      {u32("qwen2.rope.dimension_count", 8), u32("qwen2.rope.dimension_count", 4),
+       "qwen2.rope.dimension_count = 4 but the head width = 8"},
+      {u32("qwen2.embedding_length", 32), u32("qwen2.embedding_length", 40),
+       "tensor 'token_embd.weight' in "},
+      {"blk.1.ffn_up.weight", "blk.1.ffn_UP.weight", "missing tensor 'blk.1.ffn_up.weight' in "},
+  };
+  for (const Edit& e : edits) {
+    WriteBytes(dir.File("m.gguf"), Patched(e.from, e.to));
+    auto m = LoadGgufModel(dir.File("m.gguf"));
+    ASSERT_FALSE(m.ok()) << e.message;
+    EXPECT_THAT(m.message(), HasSubstr(e.message));
+    EXPECT_THAT(m.message(), HasSubstr("m.gguf"));
+  }
+}
+
+TEST(GgufModel, Llama3RopeFactorsAreRead) {
+  auto m = LoadGgufModel(GgufFixture("models/llama3_rope.gguf"));
+  ASSERT_TRUE(m.ok()) << m.message();
+  const RopeScaling& r = (*m)->config().rope_scaling;
+  ASSERT_EQ(r.freq_factors.size(), 8u);
+  EXPECT_EQ(r.freq_factors.front(), 1.0);  // highest frequency unscaled
+  EXPECT_EQ(r.freq_factors.back(), 8.0);   // lowest: / factor
+  EXPECT_THAT((*m)->config().Describe(), HasSubstr("(per-frequency factors)"));
+  // A factor of 0 is refused with its index.
+  TempDir dir;
+  std::string bytes = testing::ReadBytes(GgufFixture("models/llama3_rope.gguf"));
+  auto file = GgufFile::Open(GgufFixture("models/llama3_rope.gguf"));
+  const GgufTensor* t = (*file)->FindTensor("rope_freqs.weight");
+  std::memset(&bytes[t->begin + 4 * 3], 0, 4);
+  WriteBytes(dir.File("m.gguf"), bytes);
+  auto bad = LoadGgufModel(dir.File("m.gguf"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.message(), HasSubstr("m.gguf: tensor 'rope_freqs.weight' holds 0 at index 3"));
+}
+
+TEST(GgufModel, QuantizedTensorsAreBoundAsTheirDequantization) {
+  // qwen2 with its matrices in q8_0, q4_0, q4_1, q5_0, q5_1, f16, bf16 by turns (test_gguf_quant.cpp checks each
+  // type's values against the script; here: every matrix reaches the params whole, in the right place).
+  auto file = GgufFile::Open(GgufFixture("models/qwen2_mixed.gguf"));
+  ASSERT_TRUE(file.ok()) << file.message();
+  auto m = LoadGgufModel(*file);
+  ASSERT_TRUE(m.ok()) << m.message();
+  EXPECT_THAT((*m)->Describe(), HasSubstr("q4_1"));
+  auto same = [&](const std::string& name, const float* bound) {
+    const GgufTensor* t = (*file)->FindTensor(name);
+    ASSERT_NE(t, nullptr) << name;
+    std::vector<float> want(t->elements);
+    ASSERT_TRUE(DequantizeTensorRows(**file, *t, 0, t->rows(), want.data()).ok());
+    EXPECT_EQ(0, std::memcmp(want.data(), bound, want.size() * 4)) << name << " (" << GgmlTypeName(t->type) << ")";
+  };
+  const ModelParams& p = (*m)->params();
+  same("token_embd.weight", p.tok_emb);
+  std::set<std::string> types;
+  for (int l = 0; l < 2; ++l) {
+    const std::string b = "blk." + std::to_string(l) + ".";
+    const BlockParams& bp = p.blocks[l];
+    same(b + "attn_q.weight", bp.q.w), same(b + "attn_k.weight", bp.k.w), same(b + "attn_v.weight", bp.v.w);
+    same(b + "attn_output.weight", bp.o.w), same(b + "ffn_gate.weight", bp.gate.w);
+    same(b + "ffn_up.weight", bp.up.w), same(b + "ffn_down.weight", bp.down.w);
+    same(b + "attn_q.bias", bp.q.b);
+    for (const char* w : {"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"})
+      types.insert(GgmlTypeName((*file)->FindTensor(b + w + ".weight")->type));
+  }
+  EXPECT_EQ(types.size(), 7u);
+  // And it runs: every row of every map a distribution (4-bit weights move peaked maps far from the folder's).
+  const std::vector<int> ids = CaseIds(testing::FixtureDir("qwen2"));
+  auto a = RunModel(**m, ids);
+  ASSERT_TRUE(a.ok()) << a.message();
+  const size_t n = ids.size();
+  for (size_t row = 0; row < a->probs.size() / n; ++row) {
+    double sum = 0;
+    for (size_t k = 0; k < n; ++k) sum += a->probs.data()[row * n + k];
+    ASSERT_NEAR(sum, 1.0, 1e-4) << row;
+  }
+}
+
+TEST(GgufModel, RefusesANotFiniteWeightNamingTheFile) {
+  TempDir dir;
+  std::string bytes = testing::ReadBytes(GgufFixture("models/qwen2_mixed.gguf"));
+  auto file = GgufFile::Open(GgufFixture("models/qwen2_mixed.gguf"));
+  ASSERT_TRUE(file.ok());
+  const GgufTensor* t = (*file)->FindTensor("blk.1.ffn_norm.weight");  // F32
+  ASSERT_EQ(t->type, GgmlType::kF32);
+  const float nan = std::nanf("");
+  std::memcpy(&bytes[t->begin + 4 * 5], &nan, 4);
+  WriteBytes(dir.File("m.gguf"), bytes);
+  auto m = LoadGgufModel(dir.File("m.gguf"));
+  ASSERT_FALSE(m.ok());
+  EXPECT_THAT(m.message(), HasSubstr("m.gguf: tensor 'model.layers.1.post_attention_layernorm.weight': element 5 is NaN"));
+}
+
+TEST(GgufModel, RefusesATensorTypeItCannotDequantize) {
+  TempDir dir;
+  std::string bytes = testing::ReadBytes(GgufFixture("models/qwen2.gguf"));
+  auto file = GgufFile::Open(GgufFixture("models/qwen2.gguf"));
+  ASSERT_TRUE(file.ok());
+  const GgufTensor* t = (*file)->FindTensor("blk.0.ffn_norm.weight");
+  ASSERT_NE(t, nullptr);
+  // the type field sits right after ne: info_at + 8 + name + 4 + 8 * n_dims
+  const size_t type_at = t->info_at + 8 + t->name.size() + 4 + 8 * t->ne.size();
+  const uint32_t iq4_nl = 20;  // block 32 like the 32-wide row
+  std::memcpy(&bytes[type_at], &iq4_nl, 4);
+  WriteBytes(dir.File("m.gguf"), bytes);
+  auto m = LoadGgufModel(dir.File("m.gguf"));
+  ASSERT_FALSE(m.ok());
+  EXPECT_THAT(m.message(), HasSubstr("tensor 'blk.0.ffn_norm.weight' is stored as iq4_nl; supported: f32"));
+}
+
+}  // namespace
+}  // namespace attnviz::model

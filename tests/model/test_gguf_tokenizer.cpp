@@ -1,0 +1,119 @@
+// core/model/gguf_vocab_reader.* + core/tokenize/gguf_tokenizer.*: a GGUF file's tokenizer.ggml.* (written by
+// tests/fixtures/gguf/make_gguf_fixtures.py from a tokenizer.json of tests/fixtures/tokenize) tokenizes every
+// sentence of that fixture as Hugging Face's library does (expected.json), and bad keys are refused by name.
+#include <fstream>
+
+#include "gguf_test_util.h"
+#include "model/gguf_vocab_reader.h"
+#include "test_util.h"
+#include "tokenize/gguf_tokenizer.h"
+
+namespace attnviz::model {
+namespace {
+
+using testing::GgufBytes;
+using testing::GgufFixture;
+using testing::TempDir;
+using testing::WriteBytes;
+using ::testing::HasSubstr;
+
+Result<std::unique_ptr<tokenize::Tokenizer>> Load(const std::string& path) {
+  auto f = GgufFile::Open(path);
+  if (!f) return f.status();
+  auto v = ReadGgufVocab(**f);
+  if (!v) return v.status();
+  return tokenize::MakeGgufTokenizer(*v);
+}
+
+class GgufTokenizer : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GgufTokenizer, TokenizesAsTheLibraryDoes) {
+  const std::string name = GetParam();
+  auto tok = Load(GgufFixture("tokenizers/" + name + ".gguf"));
+  ASSERT_TRUE(tok.ok()) << tok.message();
+  std::ifstream in(std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/tokenize/" + name + "/expected.json");
+  const auto expected = nlohmann::json::parse(in);
+  int checked = 0, differ = 0;
+  for (const auto& e : expected) {
+    auto tokens = (*tok)->Encode(e["text"].get<std::string>());
+    ASSERT_TRUE(tokens.ok()) << tokens.message();
+    std::vector<int> ids;
+    for (const auto& t : *tokens) ids.push_back(t.id);
+    const auto want = e["ids"].get<std::vector<int>>();
+    if (ids != want) {
+      ++differ;
+      ADD_FAILURE() << name << ": " << e["text"].get<std::string>() << "\n got " << ::testing::PrintToString(ids)
+                    << "\nwant " << ::testing::PrintToString(want);
+    }
+    ++checked;
+  }
+  EXPECT_GT(checked, 10);
+  EXPECT_EQ(differ, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, GgufTokenizer,
+                         ::testing::Values("bytelevel_bpe", "llama3_style", "qwen2_style", "llama_style"));
+
+TEST(GgufTokenizer, RefusesBadKeysByName) {
+  TempDir dir;
+  auto tokens = [](GgufBytes& b, int n) {
+    b.Str("tokenizer.ggml.tokens").Put<uint32_t>(9).Put<uint32_t>(8).Put<uint64_t>(n);
+    for (int i = 0; i < n; ++i) b.Str("t" + std::to_string(i));
+  };
+  struct Case {
+    GgufBytes bytes;
+    std::string message;
+  };
+  std::vector<Case> cases;
+  {
+    Case c;
+    c.bytes.Header(3, 0, 2).KvStr("tokenizer.ggml.model", "bert");
+    tokens(c.bytes, 2);
+    c.message = "tokenizer.ggml.model is \"bert\"; supported: gpt2";
+    cases.push_back(c);
+  }
+  {
+    Case c;
+    c.bytes.Header(3, 0, 3).KvStr("tokenizer.ggml.model", "gpt2").KvStr("tokenizer.ggml.pre", "falcon");
+    tokens(c.bytes, 2);
+    c.message = "tokenizer.ggml.pre is \"falcon\"; supported: default, gpt2";
+    cases.push_back(c);
+  }
+  {
+    Case c;
+    c.bytes.Header(3, 0, 3).KvStr("tokenizer.ggml.model", "llama").KvU32("tokenizer.ggml.bos_token_id", 7);
+    tokens(c.bytes, 2);
+    c.message = "key 'tokenizer.ggml.bos_token_id' = 7 is not a token id (allowed 0..1)";
+    cases.push_back(c);
+  }
+  {
+    Case c;
+    c.bytes.Header(3, 0, 3).KvStr("tokenizer.ggml.model", "llama");
+    tokens(c.bytes, 2);
+    c.bytes.Str("tokenizer.ggml.scores").Put<uint32_t>(9).Put<uint32_t>(6).Put<uint64_t>(1).Put<float>(0);
+    c.message = "key 'tokenizer.ggml.scores' has 1 entries but 'tokenizer.ggml.tokens' has 2";
+    cases.push_back(c);
+  }
+  {
+    Case c;
+    c.bytes.Header(3, 0, 2).KvStr("tokenizer.ggml.model", "llama").KvStr("tokenizer.ggml.tokens", "abc");
+    c.message = "key 'tokenizer.ggml.tokens' has type string; expected array of string";
+    cases.push_back(c);
+  }
+  {
+    Case c;
+    c.bytes.Header(3, 0, 1).KvStr("general.architecture", "llama");
+    c.message = "missing key 'tokenizer.ggml.model'";
+    cases.push_back(c);
+  }
+  for (const Case& c : cases) {
+    WriteBytes(dir.File("t.gguf"), c.bytes.str());
+    auto t = Load(dir.File("t.gguf"));
+    ASSERT_FALSE(t.ok()) << c.message;
+    EXPECT_THAT(t.message(), HasSubstr(c.message));
+    EXPECT_THAT(t.message(), HasSubstr("t.gguf"));
+  }
+}
+
+}  // namespace
+}  // namespace attnviz::model
