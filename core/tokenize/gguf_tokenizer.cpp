@@ -24,9 +24,9 @@ GgufTokenType TypeOf(const GgufVocab& v, size_t id) {
 }
 
 Result<Vocab> MakeVocab(const GgufVocab& v) {
-  std::vector<std::pair<std::string, int>> pairs;
+  std::vector<std::pair<std::string, int64_t>> pairs;
   pairs.reserve(v.tokens.size());
-  for (size_t i = 0; i < v.tokens.size(); ++i) pairs.emplace_back(v.tokens[i], (int)i);
+  for (size_t i = 0; i < v.tokens.size(); ++i) pairs.emplace_back(v.tokens[i], (int64_t)i);
   return Vocab::FromPairs(std::move(pairs), v.where + ": tokenizer.ggml.tokens");
 }
 
