@@ -362,6 +362,16 @@ void App::Update() {
   results.sweeping = worker->sweeping();
 }
 
+bool App::Ready() const {
+  if (fonts.dirty()) return false;
+  if (settings.source == Source::kModel) {
+    if (models->opening() || models->running()) return false;
+    return (results.model && results.model->complete()) || !results.model_error.empty() ||
+           !results.config_error.empty() || !models->open_error().empty();
+  }
+  return (results.shown || !results.compute_error.empty()) && !results.computing && !results.sweeping;
+}
+
 bool App::Busy() const {
   return results.computing || results.sweeping || exporting() || models->opening() || models->running() || fonts.dirty() ||
          !pending_drops.empty() || views.learn.variance_job.valid();

@@ -108,6 +108,9 @@ class App {
   // Something runs or is about to show (a computation, a sweep, an export, a model opening or running, new
   // glyphs, dropped files): the main loop keeps drawing; an idle window draws nothing (frame_pacer.h).
   bool Busy() const;
+  // Everything asked for is on screen: the sandbox's maps (or the error that prevents them) with its sweep, or every
+  // layer of the model run (or its error), and the glyphs they need. --frames and --screenshot count from here.
+  bool Ready() const;
 
   AppSettings settings;  // what the user chose: persisted (settings.h)
   AppResults results;    // what the background jobs produced

@@ -124,6 +124,10 @@ TEST_F(ModelPanelTest, OverviewShowsEveryLayerAndHeadAndAClickOpensIt) {
   ASSERT_TRUE(app.results.model) << app.results.model_error << app.models->open_error();
   EXPECT_EQ(app.settings.source, Source::kModel);
   EXPECT_EQ(app.results.model->n_layer(), 3);
+  // Every layer arrived (--frames and --screenshot count from here), and the overview says so.
+  EXPECT_TRUE(app.results.model->complete());
+  EXPECT_TRUE(app.Ready());
+  EXPECT_NE(app.dump.Field("overview").find("\"layers_shown\": 3"), std::string::npos) << app.dump.Field("overview");
   // Every layer x head is drawn in the overview, and the Heads panel shows layer 0's heads.
   for (int l = 0; l < 3; ++l)
     for (int h = 0; h < 4; ++h) {
