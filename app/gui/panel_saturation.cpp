@@ -154,30 +154,34 @@ void DrawSaturationPanel(App& app) {
   else if (app.results.sweep) DimText(Trf(Str::kSweepSummary, {std::to_string(points.size()),
                                                       FormatNumber(app.results.sweep->seconds * 1000, "%.0f")}));
 
-  // Per-head figures of the current settings.
-  if (n_head > 0 && ImGui::BeginTable("per_head", 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
-                                                       ImGuiTableFlags_SizingStretchSame,
-                                      ImVec2(0, std::max(table_h, ImGui::GetContentRegionAvail().y)))) {
-    ImGui::TableSetupScrollFreeze(0, 1);
-    for (Str column : {Str::kColHead, Str::kColMaxW, Str::kColHNorm, Str::kColGrad, Str::kColLogitSd})
-      ImGui::TableSetupColumn(Tr(column));
-    ImGui::TableHeadersRow();
-    const std::vector<HeadMetrics>& metrics = app.results.shown->tensors.metrics;
-    for (int h = 0; h < n_head; ++h) {
-      const HeadMetrics& m = metrics[(size_t)h];
-      ImGui::TableNextRow();
-      ImGui::TableNextColumn();
-      ImGui::Text("%d", h);
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(FormatNumber(m.max_weight, "%.3f").c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(FormatNumber(m.norm_entropy, "%.3f").c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(FormatNumber(m.grad_norm, "%.3f").c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(FormatNumber(m.logit_std, "%.3g").c_str());
+  // Per-head figures of the current settings, in a scrolling child of our own: a table with ImGuiTableFlags_ScrollY
+  // makes its own child, and when that child was clipped while the table's rectangle was not (a fraction of a pixel
+  // at the panel's edge), imgui 1.86 aborted in TableUpdateLayout. Our child, when clipped, skips the table.
+  if (n_head > 0) {
+    if (ImGui::BeginChild("per_head_scroll", ImVec2(0, std::max(table_h, ImGui::GetContentRegionAvail().y)))) {
+      if (ImGui::BeginTable("per_head", 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchSame)) {
+        for (Str column : {Str::kColHead, Str::kColMaxW, Str::kColHNorm, Str::kColGrad, Str::kColLogitSd})
+          ImGui::TableSetupColumn(Tr(column));
+        ImGui::TableHeadersRow();
+        const std::vector<HeadMetrics>& metrics = app.results.shown->tensors.metrics;
+        for (int h = 0; h < n_head; ++h) {
+          const HeadMetrics& m = metrics[(size_t)h];
+          ImGui::TableNextRow();
+          ImGui::TableNextColumn();
+          ImGui::Text("%d", h);
+          ImGui::TableNextColumn();
+          ImGui::TextUnformatted(FormatNumber(m.max_weight, "%.3f").c_str());
+          ImGui::TableNextColumn();
+          ImGui::TextUnformatted(FormatNumber(m.norm_entropy, "%.3f").c_str());
+          ImGui::TableNextColumn();
+          ImGui::TextUnformatted(FormatNumber(m.grad_norm, "%.3f").c_str());
+          ImGui::TableNextColumn();
+          ImGui::TextUnformatted(FormatNumber(m.logit_std, "%.3g").c_str());
+        }
+        ImGui::EndTable();
+      }
     }
-    ImGui::EndTable();
+    ImGui::EndChild();
   }
   ImGui::End();
 }

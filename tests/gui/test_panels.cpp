@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <imgui.h>
+#include <imgui_internal.h>  // the context's window list (the squeeze test)
 
 #include <cstdio>
 #include <filesystem>
@@ -757,6 +758,36 @@ TEST_F(PanelTest, VarianceSamplesOffTheUiThread) {
   const std::string v = app.dump.Find("variance.histogram")->value_json;
   EXPECT_NE(v.find("\"d_k\": 4096,"), std::string::npos) << v;
   EXPECT_NE(v.find("\"sqrt_d_k\": 64}"), std::string::npos) << v;
+}
+
+}  // namespace
+}  // namespace attnviz
+
+namespace attnviz {
+namespace {
+
+// A panel squeezed to any size draws without tripping an ImGui assertion. The per-head table of the Saturation panel
+// had its own scrolling child window (ImGuiTableFlags_ScrollY); squeezed until that child was clipped while the table
+// was not, imgui 1.86 aborted in TableUpdateLayout (`!is_visible`: the monkey test found it under ASan).
+TEST_F(PanelTest, EveryPanelSqueezedToAnySizeDraws) {
+  App& app = MakeApp("The cat sat on the mat and the dog sat on the log.", 8);
+  Frames(3);
+  ASSERT_TRUE(app.results.shown);
+  for (float w : {1.0f, 8.0f, 24.0f, 60.0f, 120.0f, 400.0f})
+    for (float h : {1.0f, 8.0f, 24.0f, 60.0f, 120.0f, 400.0f}) {
+      for (ImGuiWindow* window : ImGui::GetCurrentContext()->Windows) {
+        if (window->Flags & ImGuiWindowFlags_ChildWindow) continue;
+        ImGui::SetWindowSize(window->Name, ImVec2(w, h));
+      }
+      Frames(2);
+    }
+  // Heights a fraction of a pixel apart: the table's top lands on every side of the panel's bottom edge.
+  for (float h = 100.0f; h < 360.0f; h += 0.37f) {
+    for (ImGuiWindow* window : ImGui::GetCurrentContext()->Windows)
+      if (!(window->Flags & ImGuiWindowFlags_ChildWindow)) ImGui::SetWindowSize(window->Name, ImVec2(300.0f, h));
+    Frame();
+  }
+  EXPECT_TRUE(app.results.shown);
 }
 
 }  // namespace
