@@ -68,8 +68,10 @@ int main(int argc, char** argv) {
   // option), else the saved setting, else the locale.
   Lang lang = LangFromEnvironment();
   if (!loaded.settings.lang.empty()) ParseLang(loaded.settings.lang, &lang);
-  for (size_t i = 0; i + 1 < args.size(); ++i)
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
     if (args[i] == "--lang") ParseLang(args[i + 1], &lang);
+    if (OptionTakesValue(args[i])) ++i;  // a value is never an option: `--text --lang` is the text "--lang"
+  }
   SetLang(lang);
   AppOptions options;
   options.input.config = loaded.settings.config;
