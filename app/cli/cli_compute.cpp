@@ -90,6 +90,7 @@ int RunCompute(const std::vector<std::string>& args) {
     }
     return UsageError("compute", Trf(Str::kCliUnknownOption, {args[i], "compute"}));
   }
+  if (Status s = RefuseModelFolder(options, "compute"); !s) return UsageError("compute", Localized(s));
   Pipeline pipeline;
   if (Status s = PreparePipeline(options, &pipeline); !s) return UsageError("compute", Localized(s));
   if (Status s = pipeline.Run(Stage::kOutput); !s) return UsageError("compute", Localized(s));

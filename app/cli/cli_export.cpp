@@ -78,7 +78,7 @@ int RunExport(const std::vector<std::string>& args) {
       } else if (a == "--format") {
         options.format = *v;
       } else if (a == "--head") {
-        auto n = ParseIntValue(a, *v, 0, kMaxHeads - 1);
+        auto n = ParseIntValue(a, *v, 0, 1 << 30);  // against n_head once the config is known (its range named)
         if (!n) return UsageError("export", Localized(n));
         options.head = *n;
         head_set = true;
@@ -87,6 +87,7 @@ int RunExport(const std::vector<std::string>& args) {
     }
     return UsageError("export", Trf(Str::kCliUnknownOption, {a, "export"}));
   }
+  if (Status s = RefuseModelFolder(input, "export"); !s) return UsageError("export", Localized(s));
   if (options.out_path.empty()) return UsageError("export", Tr(Str::kCliNoOut));
   if (head_set && options.all_heads) return UsageError("export", Tr(Str::kCliHeadAndHeads));
   if (Status s = CheckFigureOptions(options); !s) return UsageError("export", Localized(s));

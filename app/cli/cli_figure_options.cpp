@@ -1,6 +1,7 @@
 #include "cli_figure_options.h"
 
 #include "cli_util.h"
+#include "i18n/app_messages.h"
 #include "color/colormap.h"
 #include "i18n/localized.h"
 #include "options.h"
@@ -43,7 +44,12 @@ bool ParseFigureOption(const std::vector<std::string>& args, size_t* i, HeatmapE
     if (!n) *error = n.status();
     else options->width = *n;
   } else if (a == "--title") {
+    // A title is one line across the figure: a long one would widen the figure to it, so it is refused by its
+    // length here rather than by the figure's size later.
+    const size_t chars = DecodeUtf8(*v).size();
     if (Status s = ValidatePlainText(*v); !s) *error = Status::Prefixed(MsgId::kPrefixContext, {"--title"}, s);
+    else if (chars > kMaxTitleChars)
+      *error = AppErrorAt("--title", AppMsgId::kTitleTooLong, {std::to_string(chars), std::to_string(kMaxTitleChars)});
     else options->title = *v;
   } else if (a == "--size") {
     auto size = ParseFigureSize(*v);

@@ -11,6 +11,9 @@
 
 namespace attnviz {
 
+// The longest --title, in characters (code points): about 8000 pixels of 15 px text at 96 dpi.
+inline constexpr size_t kMaxTitleChars = 1000;
+
 // Whether args[*i] is one of the options above. If it is, its value is taken (*i moves past it) and checked
 // into *options; *error is the reason when it was wrong (Ok otherwise).
 bool ParseFigureOption(const std::vector<std::string>& args, size_t* i, HeatmapExportOptions* options, Status* error);

@@ -128,6 +128,10 @@ Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help)
     } else if (ParseFigureOption(args, &i, &a->figure, &st)) {  // --size, --dpi, --title, ... as export's
       if (a->first_figure_option.empty()) a->first_figure_option = arg;
     }
+    else if (!arg.empty() && arg[0] != '-')  // a plain argument: the text and the model are given by option
+      st = AppError(IsRegularFile(ExpandHome(arg) + "/config.json") ? AppMsgId::kModelFolderNeedsOption
+                                                                    : AppMsgId::kStrayArgument,
+                    {CappedValue(arg), "model"});
     else st = Status::Error(Trf(Str::kCliUnknownOption, {arg, "model"}));
     if (!st.ok()) return st;
   }

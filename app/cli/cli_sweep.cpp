@@ -77,6 +77,7 @@ int RunSweep(const std::vector<std::string>& args) {
     }
     return UsageError("sweep", Trf(Str::kCliUnknownOption, {a, "sweep"}));
   }
+  if (Status s = RefuseModelFolder(options, "sweep"); !s) return UsageError("sweep", Localized(s));
   if (random_tokens > 0) {
     if (!options.text.empty() || !options.text_file.empty())
       return UsageError("sweep", Tr(Str::kCliRandomAndText));

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "i18n/app_messages.h"
 #include "io/json.h"
 
 namespace attnviz {
@@ -9,6 +10,11 @@ namespace attnviz {
 int UsageError(const std::string& subcommand, const std::string& message) {
   std::fprintf(stderr, "%s\n", Trf(Str::kCliErrorPrefix, {subcommand, message}).c_str());
   return 2;
+}
+
+Status RefuseModelFolder(const InputOptions& options, const std::string& subcommand) {
+  if (options.model_dir.empty()) return Status::Ok();
+  return AppError(AppMsgId::kModelFolderForSandbox, {CappedValue(options.model_dir), subcommand});
 }
 
 std::string TokensJson(const std::vector<Token>& tokens) {

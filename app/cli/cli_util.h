@@ -7,11 +7,15 @@
 #include "attention/metrics.h"
 #include "sandbox/pipeline.h"
 #include "i18n/ui_strings.h"  // messages and figure titles in the --lang language
+#include "options.h"
 
 namespace attnviz {
 
 // Prints "attnviz-cli SUBCOMMAND: MESSAGE" to stderr (Korean: "... 오류: MESSAGE") and returns exit code 2.
 int UsageError(const std::string& subcommand, const std::string& message);
+// A model folder given as a plain argument (options.h ParsePositional) to a sandbox command (compute, sweep,
+// export): refused with the model command that runs it, never ignored for the random sandbox layer.
+Status RefuseModelFolder(const InputOptions& options, const std::string& subcommand);
 // [{"text": "I", "begin": 0, "end": 1}, ...]
 std::string TokensJson(const std::vector<Token>& tokens);
 // Per-head metrics and their mean, with per-row figures.

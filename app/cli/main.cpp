@@ -10,6 +10,7 @@
 #include "data_dir.h"
 #include "i18n/localized.h"
 #include "i18n/ui_strings.h"
+#include "options.h"
 
 namespace {
 const char* kUsage =
@@ -37,11 +38,15 @@ int main(int argc, char** argv) {
     std::fputs(attnviz::HelpText(attnviz::Help::kUsage, kUsage), stderr);
     return 2;
   }
-  // --lang en|ko anywhere (default: the locale): the language of the messages and figure titles.
+  // --lang en|ko anywhere (default: the locale): the language of the messages and figure titles. The scan steps
+  // over every option's value as the commands will take it: `--text --lang` is the text "--lang", not --lang.
   std::vector<std::string> all(argv + 1, argv + argc);
   attnviz::Lang lang = attnviz::LangFromEnvironment();
   for (size_t i = 0; i < all.size(); ++i) {
-    if (all[i] != "--lang") continue;
+    if (all[i] != "--lang") {
+      if (attnviz::OptionTakesValue(all[i])) ++i;
+      continue;
+    }
     if (i + 1 >= all.size() || !attnviz::ParseLang(all[i + 1], &lang)) {
       std::fprintf(stderr, "attnviz-cli: --lang: '%s' is not a language: allowed en, ko\n",
                    i + 1 < all.size() ? all[i + 1].c_str() : "");

@@ -83,13 +83,14 @@ Result<std::vector<tokenize::Token>> TokenizeForModel(const ModelFolder& folder,
     return Status::Error(MsgId::kTextTooManyBytesForModel,
                          {std::to_string(text.size()), std::to_string(most_bytes), std::to_string(config.max_positions),
                           std::to_string(kMaxBytesPerToken)});
-  auto tokens = folder.tokenizer->Encode(text);
+  // Under that bound a text can still give far more tokens than positions ("a a a ..."): the tokenizer stops
+  // once it has passed max_positions, so the text is refused without being tokenized to its end.
+  auto tokens = folder.tokenizer->Encode(text, true, (size_t)config.max_positions);
   if (!tokens) return tokens.status();
   const model::ModelConfig& c = folder.model->config();
   if (tokens->empty()) return AppError(AppMsgId::kTextNoTokens, {});
   if ((int)tokens->size() > c.max_positions)
-    return AppError(AppMsgId::kTextTooLongForModel,
-                         {std::to_string(tokens->size()), c.model_type, std::to_string(c.max_positions)});
+    return AppError(AppMsgId::kTextTooLongForModel, {c.model_type, std::to_string(c.max_positions)});
   for (const tokenize::Token& t : *tokens)
     if (t.id < 0 || t.id >= c.vocab)
       return AppError(AppMsgId::kTokenOutsideVocab, {t.display, std::to_string(t.id), std::to_string(c.vocab)});

@@ -20,6 +20,22 @@ Result<std::string> TakeValue(const std::vector<std::string>& args, size_t* i) {
   return args[*i];
 }
 
+bool OptionTakesValue(const std::string& option) {
+  static const char* const kValued[] = {
+      // the shared input options (ParseInputOption)
+      "--text", "--text-file", "--line", "--query-text", "--weights", "--d-model", "--heads", "--dk", "--dv",
+      "--temperature", "--mask", "--seed", "--qkv", "--query-from", "--key-from", "--value-from", "--score",
+      // attnviz-cli compute, export, sweep, model and the figure options (cli_figure_options.h)
+      "--dump", "--out", "--format", "--head", "--plot", "--seeds", "--dks", "--random-tokens", "--model", "--layers",
+      "--figure", "--layer", "--colormap", "--color-scale", "--range", "--cell-size", "--width", "--title", "--size",
+      "--dpi",
+      // attnviz (app/gui/app.cpp ParseAppOptions)
+      "--shader-dir", "--screenshot", "--frames", "--widgets-json", "--snapshot-path", "--bench-frames", "--lang"};
+  for (const char* v : kValued)
+    if (option == v) return true;
+  return false;
+}
+
 std::string ExpandHome(const std::string& path) {
   if (path.empty() || path[0] != '~') return path;
   size_t slash = path.find('/');

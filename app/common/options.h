@@ -41,8 +41,12 @@ Status PreparePipeline(const InputOptions& options, Pipeline* pipeline);
 // Option values through the one strict number parser (parse_number.h); errors start with the option.
 Result<int> ParseIntValue(const std::string& option, const std::string& value, int lo, int hi);
 Result<double> ParseDoubleValue(const std::string& option, const std::string& value, double lo, double hi);
-// Returns the value after args[*i] (advancing *i) or an error naming the option.
+// Returns the value after args[*i] (advancing *i) or an error naming the option. The next argument is the
+// value whatever it looks like: `--text --lang` is the text "--lang".
 Result<std::string> TakeValue(const std::vector<std::string>& args, size_t* i);
+// Whether `option` takes a value (TakeValue) in attnviz or in any attnviz-cli command. A pre-scan for a global
+// option (--lang) steps over values with it, so it reads the arguments as the parsers will.
+bool OptionTakesValue(const std::string& option);
 // "~" and "~/x" become $HOME (or the passwd entry's home) and $HOME/x, "~user/x" that user's home;
 // anything else, and a ~user that does not exist, is returned as it is. The shell does this for
 // `--out ~/x`, but not for a quoted value or a path typed into the app's fields.

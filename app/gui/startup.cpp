@@ -36,8 +36,10 @@ int PrepareStartup(const std::vector<std::string>& args, Startup* out) {
   // option), else the saved setting, else the locale.
   Lang lang = LangFromEnvironment();
   if (!out->loaded.settings.lang.empty()) ParseLang(out->loaded.settings.lang, &lang);
-  for (size_t i = 0; i + 1 < args.size(); ++i)
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
     if (args[i] == "--lang") ParseLang(args[i + 1], &lang);
+    if (OptionTakesValue(args[i])) ++i;  // a value is never an option: `--text --lang` is the text "--lang"
+  }
   SetLang(lang);
   // 3. Options: the shared text/config options (ParseInputOption) plus the app's own, checked.
   AppOptions& options = out->options;

@@ -204,6 +204,7 @@ constexpr const char* kEnglish[] = {
     "an SVG of {0} cells (heads x queries x keys) is refused: at most {1} (e.g. 1024 x 1024 tokens for one "
     "head, 4 heads of 512 x 512); export PNG (or NPY for the numbers), or fewer heads or tokens",
     "the figure would be {0}x{1} pixels, more than 16384x16384: use a smaller --cell-size",
+    "the title ({0} characters) would make the figure {1}x{2} pixels, more than 16384x16384: shorten the title",
     "{0} of a long input ({1} x {2} cells a head; no full map is kept) would hold {3} cells, more than {4}: "
     "export .npy (streamed, any heads) or .csv of one head, or zoom in to a smaller window",
     "nothing to export: the attention map is empty (run the pipeline first)",
@@ -229,8 +230,7 @@ constexpr const char* kEnglish[] = {
     "heads '{0}': '{1}' is not a head number; give all, a list or ranges such as 0,2,5 or 0-3,7",
     "heads '{0}': '{1}' is not a range A-B; give all, a list or ranges such as 0,2,5 or 0-3,7",
     "heads '{0}': the range '{1}' runs backwards; give all, a list or ranges such as 0,2,5 or 0-3,7",
-    "head {0} in '{1}' is out of range: allowed 0..{2} (n_head = {3})",
-    "head {0} in '{1}' is out of range: allowed head numbers from 0",
+    "head {0} is out of range: allowed 0..{1} (n_head = {2})",
     "unknown colormap '{0}': allowed {1}",
     "unknown color scale '{0}': allowed linear|log",
     "font {0} ({1}) not found in ATTNVIZ_FONT_DIR={2}: install the Debian package {3} (apt-get install {3})",

@@ -213,6 +213,7 @@ enum class MsgId : int {
   kFigureTooSmall,            // {0} WxH asked, {1} dpi, {2} width, {3} height needed
   kSvgTooManyCells,           // {0} cells, {1} the most
   kPngTooLarge,               // {0} width, {1} height
+  kTitleTooWide,              // {0} the title's characters, {1} width, {2} height
   kLongExportTooLarge,        // {0} .format, {1} n_q, {2} n_k, {3} cells, {4} the most
   kNothingToExport,
   kHeadOutOfRange,            // {0} head, {1} the last head, {2} n_head
@@ -240,8 +241,7 @@ enum class MsgId : int {
   kHeadsNotNumber,            // {0} list, {1} item
   kHeadsNotRange,             // {0} list, {1} item
   kHeadsBackwards,            // {0} list, {1} item
-  kHeadInListOutOfRange,      // {0} head, {1} list, {2} the last head, {3} n_head
-  kHeadInListUnknownCount,    // {0} head, {1} list (n_head not known yet)
+  kHeadInListOutOfRange,      // {0} head, {1} the last head, {2} n_head
   kUnknownColormap,           // {0} name, {1} the names
   kUnknownColorScale,         // {0} name
   kFontNotFoundInDir,         // {0} family, {1} file name, {2} folder, {3} package

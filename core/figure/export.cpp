@@ -160,22 +160,24 @@ std::string WeightsCsvHeader(const std::vector<std::string>& key_tokens, bool wi
 
 Result<std::vector<int>> ParseHeadList(const std::string& text, int n_head) {
   std::vector<int> heads;
-  auto add = [&](long long h) -> Status {
-    if (h < 0 || (n_head > 0 && h >= n_head) || h > kMaxHeads) {
-      if (n_head <= 0) return Status::Error(MsgId::kHeadInListUnknownCount, {std::to_string(h), text});
+  // Each number is checked as written (a range by its ends) before anything is expanded, so the message names
+  // what was typed: "0-999999" is refused for 999999, not for the first head past n_head.
+  auto check = [&](long long h) -> Status {
+    if (n_head > 0 && h >= n_head)
       return Status::Error(MsgId::kHeadInListOutOfRange,
-                           {std::to_string(h), text, std::to_string(n_head - 1), std::to_string(n_head)});
-    }
-    if (std::find(heads.begin(), heads.end(), (int)h) == heads.end()) heads.push_back((int)h);
+                           {std::to_string(h), std::to_string(n_head - 1), std::to_string(n_head)});
     return Status::Ok();
+  };
+  auto add = [&](long long h) {
+    if (std::find(heads.begin(), heads.end(), (int)h) == heads.end()) heads.push_back((int)h);
   };
   if (text == "all") {
     if (n_head <= 0) return heads;
     for (int h = 0; h < n_head; ++h) heads.push_back(h);
     return heads;
   }
-  auto number = [](const std::string& s, long long* v) {
-    if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string::npos) return false;
+  auto number = [](const std::string& s, long long* v) {  // 18 digits fit a long long: a big number is a number
+    if (s.empty() || s.size() > 18 || s.find_first_not_of("0123456789") != std::string::npos) return false;
     *v = std::stoll(s);
     return true;
   };
@@ -190,14 +192,15 @@ Result<std::vector<int>> ParseHeadList(const std::string& text, int n_head) {
     long long a = 0, b = 0;
     if (dash == std::string::npos) {
       if (!number(item, &a)) return Status::Error(MsgId::kHeadsNotNumber, {text, item});
-      if (Status s = add(a); !s) return s;
+      b = a;
     } else {
       if (!number(item.substr(0, dash), &a) || !number(item.substr(dash + 1), &b))
         return Status::Error(MsgId::kHeadsNotRange, {text, item});
       if (b < a) return Status::Error(MsgId::kHeadsBackwards, {text, item});
-      for (long long h = a; h <= b; ++h)
-        if (Status s = add(h); !s) return s;
     }
+    if (Status s = check(b); !s) return s;  // b >= a: the end is the first to be out of range
+    if (n_head > 0)  // syntax only (n_head unknown): nothing to expand against
+      for (long long h = a; h <= b; ++h) add(h);
     if (comma == std::string::npos) break;
     start = comma + 1;
   }

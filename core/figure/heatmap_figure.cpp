@@ -6,6 +6,7 @@
 
 #include "figure/canvas.h"
 #include "figure/svg.h"
+#include "sandbox/text.h"
 
 namespace attnviz {
 
@@ -112,6 +113,7 @@ HeatmapLayout LayoutWithCell(const FontSet& fonts, const HeatmapSpec& spec, int 
     title_w = fonts.TextWidth(L.title_text, L.title_font);
   }
   float width = std::max({content_w + 2 * margin, title_w + 2 * margin, min_width});
+  L.title_sets_width = title_w + 2 * margin > std::max(content_w + 2 * margin, min_width);
   float x0 = std::floor(margin + (width - 2 * margin - content_w) / 2);
 
   float title_h = spec.title.empty() ? 0 : std::ceil(LineHeight(fonts, L.title_font));
@@ -439,8 +441,13 @@ Result<std::string> RenderHeatmap(const HeatmapSpec& spec_in, const std::string&
   }
   if (format == "png") {
     constexpr long long kMaxPixels = 16384LL * 16384LL;
-    if ((long long)layout->width * layout->height > kMaxPixels)
+    if ((long long)layout->width * layout->height > kMaxPixels) {
+      // A smaller cell cannot help when the title is what makes the figure this wide.
+      if (layout->title_sets_width)
+        return Status::Error(MsgId::kTitleTooWide, {std::to_string(DecodeUtf8(spec.title).size()),
+                                                    std::to_string(layout->width), std::to_string(layout->height)});
       return Status::Error(MsgId::kPngTooLarge, {std::to_string(layout->width), std::to_string(layout->height)});
+    }
     Canvas canvas(layout->width, layout->height, *fonts);
     DrawHeatmap(spec, *layout, &canvas);
     return canvas.EncodePng(spec.dpi);

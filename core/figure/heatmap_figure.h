@@ -66,6 +66,7 @@ struct HeatmapLayout {
   float annotate_font = 0;  // 0 = cells too small to annotate (or not asked)
   std::vector<std::string> row_text, col_text;  // labels after ellipsis shortening
   std::string title_text;                       // the title as drawn (shrunk or shortened to a given width)
+  bool title_sets_width = false;  // the figure grew to its title: the title, not the maps, decides the width
   std::vector<HeatmapPanel> panels;
   RectF colorbar;
   RectF masked_swatch;      // the legend's "masked" sample (empty when nothing is masked)

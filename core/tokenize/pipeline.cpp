@@ -35,7 +35,7 @@ class PipelineTokenizer : public Tokenizer {
       if (!v.Piece(t.id) && ids.insert(t.id).second) ++distinct_ids_;
   }
 
-  Result<std::vector<Token>> Encode(std::string_view text, bool add_special_tokens) const override {
+  Result<std::vector<Token>> Encode(std::string_view text, bool add_special_tokens, size_t max_tokens) const override {
     if (text.size() > kMaxEncodeBytes)
       return Status::Error(MsgId::kTextTooLongToTokenize, {std::to_string(text.size()), std::to_string(kMaxEncodeBytes)});
     Status valid = ValidateUtf8(text);
@@ -75,6 +75,7 @@ class PipelineTokenizer : public Tokenizer {
         t.byte_end = span.end;
         t.special = a.special;
         tokens.push_back(std::move(t));
+        if (max_tokens > 0 && tokens.size() > max_tokens) return tokens;
         continue;
       }
       model_tokens.clear();
@@ -91,6 +92,10 @@ class PipelineTokenizer : public Tokenizer {
         t.byte_begin = span.begin;
         t.byte_end = span.end;
         tokens.push_back(std::move(t));
+      }
+      if (max_tokens > 0 && tokens.size() > max_tokens) {
+        tokens.resize(max_tokens + 1);  // the word's tokens past the limit are not the caller's to see
+        return tokens;
       }
     }
     if (add_special_tokens && parts_.post_processor) parts_.post_processor->Process(&tokens, text.size());

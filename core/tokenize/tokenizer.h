@@ -28,7 +28,11 @@ class Tokenizer {
   // Fails on invalid UTF-8 (the message names the byte offset) and on errors the files only reveal in use
   // (e.g. an unknown token missing from the vocabulary). With add_special_tokens the post-processor's tokens
   // ([CLS], [SEP], <s>, ...) are added, as the library does by default.
-  virtual Result<std::vector<Token>> Encode(std::string_view utf8_text, bool add_special_tokens = true) const = 0;
+  // max_tokens > 0: the model stops after the word (pre-tokenized piece) that takes the text past max_tokens
+  // tokens, and the first max_tokens + 1 are returned without the post-processor's: the caller refuses a text
+  // too long for its model without tokenizing the rest of it.
+  virtual Result<std::vector<Token>> Encode(std::string_view utf8_text, bool add_special_tokens = true,
+                                            size_t max_tokens = 0) const = 0;
   // Number of distinct ids (the model's vocabulary and the added tokens).
   virtual size_t vocab_size() const = 0;
   // The vocabulary string of an id, or nothing for an id no token has.

@@ -5,7 +5,7 @@ a sentence, weights or model file) with the exit code and the message it must ge
 Columns (tab separated; '#' lines are comments):
   name      a short name (unique)
   setup     ';'-separated actions run in a fresh folder (the case's working directory):
-              write NAME TEXT          a file with TEXT (escapes: \\n \\t \\xNN \\\\)
+              write NAME TEXT          a file with TEXT (escapes: \\n \\t \\xNN \\\\; C\\<N>: the byte C N times)
               words NAME N             a sentence file with one line of N words
               sparse NAME BYTES        a file of BYTES bytes (a hole: takes no disk)
               fifo NAME | mkdir NAME | link NAME TARGET (replaces NAME) | chmod NAME OCTAL
@@ -66,6 +66,11 @@ def unescape(text):
             if n == b"x":
                 out += bytes([int(raw[i + 2:i + 4], 16)])
                 i += 4
+                continue
+            if n == b"<" and out:  # C\<N>: the byte before it N times in all (a long argument in a short row)
+                end = raw.index(b">", i)
+                out += out[-1:] * (int(raw[i + 2:end]) - 1)
+                i = end + 1
                 continue
             out += {b"n": b"\n", b"t": b"\t", b"\\": b"\\", b"s": b" "}.get(n, b"\\" + n)
             i += 2

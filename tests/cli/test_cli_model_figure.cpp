@@ -372,8 +372,8 @@ TEST(CliModelFigureErrors, RefusedWithExitCode2AndAReason) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;
     EXPECT_EQ(r.out, "") << "nothing runs";
   };
-  refused({"--figure", png, "--layer", "7", "--head", "0"}, "--layer 7: allowed 0..1 (the model has 2 layers)");
-  refused({"--figure", png, "--layer", "1", "--head", "4"}, "--head 4: allowed 0..3 (the model has 4 heads)");
+  refused({"--figure", png, "--layer", "7", "--head", "0"}, "--layer: 7 is out of range: allowed 0..1 (the model has 2 layers)");
+  refused({"--figure", png, "--layer", "1", "--head", "4"}, "--head: 4 is out of range: allowed 0..3 (the model has 4 heads)");
   refused({"--figure", png}, "--figure needs --layer L and --head H");
   refused({"--figure", png, "--head", "0"}, "--figure needs --layer L and --head H");
   refused({"--figure", png, "--layer", "0"}, "--figure needs --layer L and --head H");
@@ -396,7 +396,7 @@ TEST(CliModelFigureErrors, RefusedWithExitCode2AndAReason) {
                       "--head", "0"});
   EXPECT_EQ(ko.code, 2);
   EXPECT_TRUE(HasHangul(ko.err)) << ko.err;
-  EXPECT_NE(ko.err.find("--layer 7: 허용 범위 0..1 (모델의 층은 2개입니다)"), std::string::npos) << ko.err;
+  EXPECT_NE(ko.err.find("--layer: 7 은(는) 범위를 벗어났습니다: 허용 범위 0..1 (모델의 층은 2개입니다)"), std::string::npos) << ko.err;
   ko = Cli({"--lang", "ko", "model", "--model", f.dir(), "--text", f.text(), "--head", "1"});
   EXPECT_EQ(ko.code, 2);
   EXPECT_NE(ko.err.find("--head 은(는) --figure OUT.png|OUT.svg 와 함께 씁니다"), std::string::npos) << ko.err;

@@ -189,7 +189,7 @@ TEST_F(ExportCliTest, BadInputsExitTwoWithOneLineAndNoFile) {
   ExpectUsageError(Cli({"export", "--text", kEnglish, "--size", "3x3", "--out", dir_ + "/x.png"}), "--size");
   ExpectUsageError(Cli({"export", "--text", kEnglish, "--dpi", "5", "--out", dir_ + "/x.png"}), "--dpi");
   ExpectUsageError(Cli({"export", "--text", kEnglish, "--heads", "0,4", "--out", dir_ + "/x.png"}),
-                   "head 4 in '0,4' is out of range: allowed 0..3 (n_head = 4)");
+                   "--heads: head 4 is out of range: allowed 0..3 (n_head = 4)");
   ExpectUsageError(Cli({"export", "--text", kEnglish, "--heads", "0,x", "--out", dir_ + "/x.png"}), "0-3,7");
   ExpectUsageError(Cli({"export", "--text", kEnglish, "--head", "1", "--heads", "all", "--out", dir_ + "/x.png"}),
                    "not both");

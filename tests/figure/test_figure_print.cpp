@@ -503,7 +503,7 @@ TEST(HeadListTest, ListsRangesAllAndClearErrors) {
   EXPECT_EQ(*ParseHeadList("5, 1-2, 1", 8), (std::vector<int>{5, 1, 2}));
   auto out = ParseHeadList("0-9", 4);
   ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.message().find("head 4"), std::string::npos) << out.message();
+  EXPECT_NE(out.message().find("head 9 is"), std::string::npos) << out.message();  // the end as typed
   EXPECT_NE(out.message().find("allowed 0..3 (n_head = 4)"), std::string::npos) << out.message();
   for (const char* bad : {"", ",", "1,,2", "a", "3-1", "1-", "-2", "1.5"}) {
     auto r = ParseHeadList(bad, 8);
@@ -513,6 +513,15 @@ TEST(HeadListTest, ListsRangesAllAndClearErrors) {
     }
   }
   EXPECT_TRUE(ParseHeadList("0-7", 0).ok());  // syntax only
+  // A range far past n_head is refused by its end as typed (the message was about head 4, or, before n_head
+  // was known, "allowed head numbers from 0"); it is never expanded first.
+  auto far = ParseHeadList("0-999999", 12);
+  ASSERT_FALSE(far.ok());
+  EXPECT_NE(far.message().find("head 999999 is out of range: allowed 0..11 (n_head = 12)"), std::string::npos)
+      << far.message();
+  EXPECT_TRUE(ParseHeadList("0-999999", 0).ok());  // syntax only: the range is checked once n_head is known
+  EXPECT_TRUE(ParseHeadList("0-999999999999999999", 0).ok());
+  EXPECT_NE(ParseHeadList("5-99999999999999999999", 8).message().find("not a range"), std::string::npos);
 }
 
 TEST_F(PrintFigureTest, CsvHeaderIsUniqueForRepeatedTokens) {

@@ -331,5 +331,26 @@ TEST(Hardening, QuotedValuesAreCappedAndNulIsShown) {
   EXPECT_EQ(n.message().find('\0'), std::string::npos);
 }
 
+// ---- cause 6: a text far past the model's positions stops the tokenizer early
+
+TEST(Hardening, EncodeStopsOnceTheTokensPassMaxTokens) {
+  TempDir dir;
+  json j = MinimalTokenizer({{"pre_tokenizer", {{"type", "WhitespaceSplit"}}}});
+  auto tokenizer = Load(dir, j.dump());
+  ASSERT_TRUE(tokenizer.ok()) << tokenizer.message();
+  std::string text;
+  for (int i = 0; i < 5000; ++i) text += "a ";
+  auto all = (*tokenizer)->Encode(text);
+  ASSERT_TRUE(all.ok()) << all.message();
+  EXPECT_EQ(all->size(), 5000u);
+  auto stopped = (*tokenizer)->Encode(text, true, 256);
+  ASSERT_TRUE(stopped.ok()) << stopped.message();
+  EXPECT_EQ(stopped->size(), 257u);  // one past the limit
+  EXPECT_EQ(stopped->back().byte_begin, 512u);  // the 257th word: nothing after it was tokenized
+  auto fits = (*tokenizer)->Encode("a a", true, 256);
+  ASSERT_TRUE(fits.ok()) << fits.message();
+  EXPECT_EQ(fits->size(), 2u);  // under the limit: as without it
+}
+
 }  // namespace
 }  // namespace attnviz::tokenize

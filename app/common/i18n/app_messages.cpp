@@ -17,16 +17,20 @@ constexpr const char* kEnglish[] = {
     "{0}: a folder without config.json (a model folder has one; a sentence file is a file)",
     "two model folders given: '{0}' and '{1}' (one at a time)",
     "two sentence files given: '{0}' and '{1}' (one at a time)",
+    "{0}: a model folder (config.json inside); attnviz-cli {1} runs the sandbox layer, not a model: run "
+    "attnviz-cli model --model {0}",
+    "unexpected argument '{0}' (see attnviz-cli {1} --help)",
+    "unexpected argument '{0}': a model folder (config.json inside) is given as --model {0}",
     // opening a model folder and its text (app/common/model_folder.cpp)
     "--model: empty; give a model folder or 'tiny' (the bundled model)",
     "the bundled model 'tiny' was not found: no data folder (looked in {0})",
     "the bundled model 'tiny' was not found: {0}/config.json is missing",
     "the text gives no tokens",
-    "the text is {0} tokens; {1} takes at most {2} (max_position_embeddings)",
+    "the text is more than {1} tokens; {0} takes at most {1} (max_position_embeddings)",
     "token '{0}' has id {1}, outside the model's vocabulary of {2} (tokenizer and checkpoint disagree)",
     // a model head as a figure (app/common/model_figure.cpp; attnviz-cli model --layer/--head)
-    "{0} {1}: allowed 0..{2} (the model has {3} layers)",
-    "{0} {1}: allowed 0..{2} (the model has {3} heads)",
+    "{0}: {1} is out of range: allowed 0..{2} (the model has {3} layers)",
+    "{0}: {1} is out of range: allowed 0..{2} (the model has {3} heads)",
     // attnviz-cli model (app/cli/cli_model.cpp)
     "--model DIR is required (or --model tiny, the bundled model)",
     "--json goes with --roles (the table as JSON)",
@@ -36,6 +40,8 @@ constexpr const char* kEnglish[] = {
     "{0} goes with --figure OUT.png|OUT.svg",
     "{0}: no file extension: a figure is .png or .svg",
     "{0}: unknown figure extension '{1}': allowed .png .svg",
+    // the figure options (app/cli/cli_figure_options.cpp)
+    "{0} characters is too long for a title: at most {1} (a title is one line across the figure)",
     // the desktop app (app/gui/app.cpp, app/gui/app_model.cpp)
     "temperature must be a finite number",
     "what-if layers: ",

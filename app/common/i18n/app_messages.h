@@ -22,12 +22,15 @@ enum class AppMsgId : int {
   kFolderWithoutConfig,       // {0} path
   kTwoModelFolders,           // {0}, {1} the folders
   kTwoSentenceFiles,          // {0}, {1} the files
+  kModelFolderForSandbox,     // {0} the folder, {1} the command (compute, sweep, export)
+  kStrayArgument,             // {0} the argument, {1} the command
+  kModelFolderNeedsOption,    // {0} the folder
   // ---- opening a model folder and its text (app/common/model_folder.cpp)
   kModelEmpty,
   kBundledNoDataDir,          // {0} places searched
   kBundledNoConfig,           // {0} folder
   kTextNoTokens,
-  kTextTooLongForModel,       // {0} tokens, {1} model_type, {2} the most
+  kTextTooLongForModel,       // {0} model_type, {1} the most (the count stops there: the rest is not tokenized)
   kTokenOutsideVocab,         // {0} token, {1} id, {2} vocab size
   // ---- a model head as a figure (app/common/model_figure.cpp; attnviz-cli model --layer/--head)
   kModelLayerOutOfRange,      // {0} "--layer" or "layer", {1} layer, {2} the last layer, {3} n_layer
@@ -41,6 +44,8 @@ enum class AppMsgId : int {
   kOptionNeedsFigure,         // {0} option
   kFigureNoExtension,         // {0} path
   kFigureExtension,           // {0} path, {1} extension
+  // ---- the figure options (app/cli/cli_figure_options.cpp)
+  kTitleTooLong,              // {0} characters, {1} the most
   // ---- the desktop app (app/gui/app.cpp, app/gui/app_model.cpp)
   kTemperatureNotFinite,
   kPrefixWhatIfLayers,
