@@ -178,6 +178,16 @@ void MapPyramid::Finish() {
   }
 }
 
+MapPyramid MapPyramid::Coarsened(int min_factor) const {
+  MapPyramid out;
+  out.n_head_ = n_head_, out.n_q_ = n_q_, out.n_k_ = n_k_;
+  out.head_min_ = head_min_, out.head_max_ = head_max_;
+  size_t first = 0;
+  while (first + 1 < levels_.size() && levels_[first].factor < min_factor) ++first;
+  out.levels_.assign(levels_.begin() + (std::ptrdiff_t)first, levels_.end());
+  return out;
+}
+
 int MapPyramid::LevelFor(double cells_per_pixel) const {
   int best = -1;
   for (size_t l = 0; l < levels_.size(); ++l)

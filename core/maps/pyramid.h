@@ -70,6 +70,11 @@ class MapPyramid {
   // Builds the coarser levels from the base, and each head's range; call once all rows are in.
   void Finish();
 
+  // A copy without the levels finer than min_factor (the coarsest level at least): what a trained model keeps of
+  // each of its many layers once the layer is done (finer windows come from exact rows). The head ranges are
+  // the full pyramid's.
+  MapPyramid Coarsened(int min_factor) const;
+
   int n_head() const { return n_head_; }
   int n_q() const { return n_q_; }
   int n_k() const { return n_k_; }

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "io/json.h"
+#include "base/check.h"
 #include "base/parse_number.h"
 
 namespace attnviz::model {
@@ -114,75 +115,105 @@ RoleScore StrongestRole(const RoleScores& scores) {
   return best;
 }
 
-RoleScores ScoreHead(const float* P, int n, const std::vector<int>& ids) {
-  // P: [n, n]; ids: [n]
-  RoleScores s;
-  if (n <= 0) return s;
-  auto p = [&](int i, int j) { return (double)P[(size_t)i * n + j]; };
-  const bool causal = IsCausal(P, n);
+RolePlan::RolePlan(const std::vector<int>& ids) : n((int)ids.size()) {
+  // earlier[start[i] .. start[i+1]) = the positions j < i holding ids[i], in order (each target j+1 once).
+  std::unordered_map<int, std::vector<int>> seen;
+  start.reserve(ids.size() + 1);
+  start.push_back(0);
+  for (int i = 0; i < n; ++i) {
+    std::vector<int>& positions = seen[ids[(size_t)i]];
+    earlier.insert(earlier.end(), positions.begin(), positions.end());
+    start.push_back((int)earlier.size());
+    positions.push_back(i);
+  }
+}
 
+RowRoleParts ScoreRow(const float* row, int i, int n, bool causal, const RolePlan& plan) {
+  // row: [n], query i's probs
+  RowRoleParts r;
+  auto p = [&](int j) { return (double)row[j]; };
   // previous-token, first-token, same-token: one key per row, rows 1..n-1.
-  double prev = 0, first = 0, same = 0;
-  for (int i = 1; i < n; ++i) {
-    prev += p(i, i - 1);
-    first += p(i, 0);
-    same += p(i, i);
+  if (i >= 1) r.prev = p(i - 1), r.first = p(0), r.same = p(i);
+  // induction: the mass on the tokens that followed the earlier occurrences of this row's token.
+  if (i < plan.n && plan.start[(size_t)i + 1] > plan.start[(size_t)i]) {
+    r.has_induction = true;
+    for (int e = plan.start[(size_t)i]; e < plan.start[(size_t)i + 1]; ++e) r.induction += p(plan.earlier[(size_t)e] + 1);
+  }
+  // local: mass on keys at distance 2..kLocalWindow (causal: only before i), never key 0 (the sink's).
+  for (int d = 2; d <= kLocalWindow; ++d) {
+    if (i - d >= 1) r.local += p(i - d), r.has_local = true;
+    if (!causal && i + d < n) r.local += p(i + d), r.has_local = true;
+  }
+  // broad: entropy / log(visible keys), rows with >= 2 visible keys.
+  const int visible = causal ? i + 1 : n;
+  if (visible >= 2) {
+    double h = 0;
+    for (int j = 0; j < visible; ++j) {
+      const double x = p(j);
+      if (x > 0) h -= x * std::log(x);
+    }
+    r.broad = std::min(1.0, std::max(0.0, h / std::log((double)visible)));
+    r.has_broad = true;
+  }
+  return r;
+}
+
+RoleScores SumRows(const RowRoleParts* rows, int n) {
+  // rows: [n], summed in row order (a streamed layer and a whole map give the same bits)
+  RoleScores s;
+  double prev = 0, first = 0, same = 0, induction = 0, local = 0, broad = 0;
+  int induction_rows = 0, local_rows = 0, broad_rows = 0;
+  for (int i = 0; i < n; ++i) {
+    const RowRoleParts& r = rows[i];
+    if (i >= 1) prev += r.prev, first += r.first, same += r.same;
+    if (r.has_induction) induction += r.induction, ++induction_rows;
+    if (r.has_local) local += r.local, ++local_rows;
+    if (r.has_broad) broad += r.broad, ++broad_rows;
   }
   if (n > 1) {
     s[HeadRole::kPreviousToken] = (float)(prev / (n - 1));
     s[HeadRole::kFirstToken] = (float)(first / (n - 1));
     s[HeadRole::kSameToken] = (float)(same / (n - 1));
   }
-
-  // induction: rows whose token occurred earlier; the mass on the tokens that followed its earlier occurrences.
-  // seen[id] = the positions of id so far, each target j+1 counted once (positions are distinct, so j+1 are too).
-  std::unordered_map<int, std::vector<int>> seen;
-  double induction = 0;
-  int induction_rows = 0;
-  for (int i = 0; i < n && i < (int)ids.size(); ++i) {
-    auto& earlier = seen[ids[(size_t)i]];
-    if (!earlier.empty()) {
-      double mass = 0;
-      for (int j : earlier) mass += p(i, j + 1);  // j < i, so j + 1 <= i
-      induction += mass;
-      ++induction_rows;
-    }
-    earlier.push_back(i);
-  }
   if (induction_rows > 0) s[HeadRole::kInduction] = (float)(induction / induction_rows);
-
-  // local: mass on keys at distance 2..kLocalWindow (causal: only before i), never key 0 (the sink's).
-  double local = 0;
-  int local_rows = 0;
-  for (int i = 0; i < n; ++i) {
-    double mass = 0;
-    bool any = false;
-    for (int d = 2; d <= kLocalWindow; ++d) {
-      if (i - d >= 1) mass += p(i, i - d), any = true;
-      if (!causal && i + d < n) mass += p(i, i + d), any = true;
-    }
-    if (any) local += mass, ++local_rows;
-  }
   if (local_rows > 0) s[HeadRole::kLocal] = (float)(local / local_rows);
-
-  // broad: entropy / log(visible keys), rows with >= 2 visible keys.
-  double broad = 0;
-  int broad_rows = 0;
-  for (int i = 0; i < n; ++i) {
-    const int visible = causal ? i + 1 : n;
-    if (visible < 2) continue;
-    double h = 0;
-    for (int j = 0; j < visible; ++j) {
-      const double x = p(i, j);
-      if (x > 0) h -= x * std::log(x);
-    }
-    broad += std::min(1.0, std::max(0.0, h / std::log((double)visible)));
-    ++broad_rows;
-  }
   if (broad_rows > 0) s[HeadRole::kBroad] = (float)(broad / broad_rows);
-
   for (float& v : s.value) v = std::min(1.0f, std::max(0.0f, v));  // rounding can step past 1 by an ulp
   return s;
+}
+
+RoleScores ScoreHead(const float* P, int n, const std::vector<int>& ids) {
+  // P: [n, n]; ids: [n]
+  if (n <= 0) return RoleScores{};
+  const bool causal = IsCausal(P, n);
+  const RolePlan plan(ids);
+  std::vector<RowRoleParts> rows((size_t)n);
+  for (int i = 0; i < n; ++i) rows[(size_t)i] = ScoreRow(P + (size_t)i * n, i, n, causal, plan);
+  return SumRows(rows.data(), n);
+}
+
+RoleRows::RoleRows(int n_head, const std::vector<int>& ids, bool causal)
+    : n_head_(n_head), n_((int)ids.size()), causal_(causal), plan_(ids), rows_((size_t)n_head * ids.size()) {}
+
+void RoleRows::AddRows(int head, int r0, int rows, const float* probs) {
+  // probs: [rows, n]
+  ATTNVIZ_CHECK_SHAPE(head >= 0 && head < n_head_ && r0 >= 0 && rows >= 0 && r0 + rows <= n_,
+                      "role rows " + std::to_string(r0) + "+" + std::to_string(rows) + " of head " +
+                          std::to_string(head) + " for " + std::to_string(n_head_) + " heads x " + std::to_string(n_));
+  for (int r = 0; r < rows; ++r)
+    rows_[(size_t)head * n_ + r0 + r] = ScoreRow(probs + (size_t)r * n_, r0 + r, n_, causal_, plan_);
+}
+
+RoleScores RoleRows::Head(int head) const { return SumRows(rows_.data() + (size_t)head * n_, n_); }
+
+Status RoleRows::ScoreInto(int layer, HeadRoles* roles) const {
+  if (layer < 0 || layer >= roles->n_layer || n_head_ != roles->n_head || n_ != roles->n)
+    return Status::Error("head roles: layer " + std::to_string(layer) + " of " + std::to_string(n_head_) +
+                         " heads x " + std::to_string(n_) + " tokens does not fit a table of " +
+                         std::to_string(roles->n_layer) + " layers x " + std::to_string(roles->n_head) + " heads x " +
+                         std::to_string(roles->n) + " tokens");
+  for (int h = 0; h < n_head_; ++h) roles->at(layer, h) = Head(h);
+  return Status::Ok();
 }
 
 HeadRoles MakeHeadRoles(int n_layer, int n_head, const std::vector<int>& ids) {

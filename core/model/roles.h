@@ -65,6 +65,38 @@ RoleScore StrongestRole(const RoleScores& scores);
 // P: [n, n] one head's probs (row-major); ids: [n].
 RoleScores ScoreHead(const float* probs, int n, const std::vector<int>& ids);
 
+struct HeadRoles;
+
+// The per-row parts of the scores, so a streamed pass (blocks of rows, any order, any thread) and a whole map give
+// the same bits: each row's parts go to their own slot, summed in row order at the end.
+struct RolePlan {  // what every head of every layer shares: for each row, the earlier positions of its token
+  explicit RolePlan(const std::vector<int>& ids);
+  int n = 0;
+  std::vector<int> start;    // [n + 1]
+  std::vector<int> earlier;  // earlier[start[i] .. start[i+1])
+};
+struct RowRoleParts {
+  double prev = 0, first = 0, same = 0, induction = 0, local = 0, broad = 0;
+  bool has_induction = false, has_local = false, has_broad = false;
+};
+// row: [n] query i's probs; causal: the map has nothing above the diagonal.
+RowRoleParts ScoreRow(const float* row, int i, int n, bool causal, const RolePlan& plan);
+
+// One layer's role scores from blocks of rows: AddRows may run concurrently for distinct rows.
+class RoleRows {
+ public:
+  RoleRows(int n_head, const std::vector<int>& ids, bool causal);
+  void AddRows(int head, int r0, int rows, const float* probs);  // probs: [rows, n]
+  RoleScores Head(int head) const;                               // once every row is in
+  Status ScoreInto(int layer, HeadRoles* roles) const;    // every head into roles->at(layer, h)
+
+ private:
+  int n_head_, n_;
+  bool causal_;
+  RolePlan plan_;
+  std::vector<RowRoleParts> rows_;  // [n_head, n]
+};
+
 // The table for a run: scores [n_layer, n_head].
 struct HeadRoles {
   int n_layer = 0, n_head = 0, n = 0;

@@ -79,7 +79,8 @@ void ProjectQkv(const ModelConfig& c, const BlockParams& b, const float* in, Wor
 //   q: [n, n_head * d_head], k, v: [n, n_kv * d_head], columns of ws.qkv [n, ld_qkv] (views: nothing copied)
 //   z: [n, n_head * d_head] (torch's transpose + view of [n_head, n, d_head])
 Status Attend(const ModelConfig& c, const BlockParams& b, float multiplier, float* probs,
-              std::vector<HeadMetrics>* metrics, Workspace& ws, const RunOptions& o) {
+              std::vector<HeadMetrics>* metrics, Workspace& ws, const RunOptions& o, LayerSink* layer_sink,
+              int layer) {
   const size_t n = (size_t)ws.n, dh = (size_t)c.d_head, ld = (size_t)ws.ld_qkv;
   const float* qkv = ws.qkv.data();
   const HeadsView q = HeadsView::Columns(qkv, n, (size_t)c.n_head, dh, ld);
@@ -88,6 +89,7 @@ Status Attend(const ModelConfig& c, const BlockParams& b, float multiplier, floa
   const HeadsOut z = HeadsOut::Columns(ws.z.data(), n, (size_t)c.n_head, dh, (size_t)c.q_dim());
   AttendSink sink;
   sink.cancel = o.control.cancel;
+  if (o.stream_maps && layer_sink) sink.on_block = [&](const RowBlock& block) { layer_sink->OnBlock(layer, block); };
   if (!AttendHeads(q, k, v, multiplier, AttentionMask(c), probs, metrics, &z, &sink)) return Status::Cancelled();
   LinearForward(ws.z.data(), c.q_dim(), ws.n, b.o, ws.xn.data(), c.d_model);
   return Status::Ok();
@@ -110,7 +112,8 @@ void Mlp(const ModelConfig& c, const BlockParams& b, Workspace& ws) {
 
 // One block: ws.x -> ws.x, probs [n_head, n, n] written.
 Status BlockStages(const ModelConfig& c, const BlockParams& b, float multiplier, float* probs,
-                   std::vector<HeadMetrics>* metrics, Workspace& ws, const RunOptions& o, int layer) {
+                   std::vector<HeadMetrics>* metrics, Workspace& ws, const RunOptions& o, LayerSink* sink,
+                   int layer) {
   const int n = ws.n, d = c.d_model;
   const size_t nd = (size_t)n * d;
   const float eps = (float)c.norm_eps;
@@ -121,7 +124,7 @@ Status BlockStages(const ModelConfig& c, const BlockParams& b, float multiplier,
       LayerNormForward(ws.x.data(), n, d, b.attn_norm, eps, ws.xn.data());  // 1. ln_1
       if (Status s = check(ws.xn.data(), "the attention's input norm (ln_1)"); !s) return s;
       ProjectQkv(c, b, ws.xn.data(), ws);                                     // 2. q, k, v (c_attn)
-      if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o); !s) return s;  // 3. attention, c_proj
+      if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o, sink, layer); !s) return s;  // 3. attention, c_proj
       if (Status s = check(ws.xn.data(), "the attention output"); !s) return s;
       AddInPlace(ws.x.data(), ws.xn.data(), nd);                              // 4. residual
       LayerNormForward(ws.x.data(), n, d, b.mlp_norm, eps, ws.xn.data());   // 5. ln_2
@@ -133,7 +136,7 @@ Status BlockStages(const ModelConfig& c, const BlockParams& b, float multiplier,
     }
     case Arch::kBert: {  // post-LN
       ProjectQkv(c, b, ws.x.data(), ws);                                      // 1. query, key, value
-      if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o); !s) return s;  // 2. attention, output.dense
+      if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o, sink, layer); !s) return s;  // 2. attention, output.dense
       if (Status s = check(ws.xn.data(), "the attention output"); !s) return s;
       AddInPlace(ws.xn.data(), ws.x.data(), nd);                              // 3. residual, then LayerNorm
       LayerNormForward(ws.xn.data(), n, d, b.attn_norm, eps, ws.x.data());
@@ -151,7 +154,7 @@ Status BlockStages(const ModelConfig& c, const BlockParams& b, float multiplier,
       ProjectQkv(c, b, ws.xn.data(), ws);                                    // 2. q, k, v projections
       ApplyRope(ws.qkv.data(), ws.ld_qkv, n, c.n_head, c.d_head, ws.cos.data(), ws.sin.data());  // 3. rope q, k
       ApplyRope(ws.qkv.data() + c.q_dim(), ws.ld_qkv, n, c.n_kv_head, c.d_head, ws.cos.data(), ws.sin.data());
-      if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o); !s) return s;  // 4. attention (GQA), o_proj
+      if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o, sink, layer); !s) return s;  // 4. attention (GQA), o_proj
       if (Status s = check(ws.xn.data(), "the attention output"); !s) return s;
       AddInPlace(ws.x.data(), ws.xn.data(), nd);                              // 5. residual
       RmsNormForward(ws.x.data(), n, d, b.mlp_norm, eps, ws.xn.data());     // 6. post_attention_layernorm
@@ -167,9 +170,9 @@ Status BlockStages(const ModelConfig& c, const BlockParams& b, float multiplier,
 
 // One block, its allocations (the attention kernel's scratch) turned into an error when they fail.
 Status Block(const ModelConfig& c, const BlockParams& b, float multiplier, float* probs,
-             std::vector<HeadMetrics>* metrics, Workspace& ws, const RunOptions& o, int layer) {
+             std::vector<HeadMetrics>* metrics, Workspace& ws, const RunOptions& o, LayerSink* sink, int layer) {
   try {
-    return BlockStages(c, b, multiplier, probs, metrics, ws, o, layer);
+    return BlockStages(c, b, multiplier, probs, metrics, ws, o, sink, layer);
   } catch (const std::bad_alloc&) {
     return Status::Error(MsgId::kOutOfMemory, {"running layer " + std::to_string(layer)});
   }
@@ -183,7 +186,7 @@ double RunMemoryBytes(const ModelConfig& c, size_t n, bool collect, const RunOpt
                   + nd * (c.q_dim() + 2.0 * c.kv_dim())      // q | k | v
                   + nd * c.q_dim()                           // z
                   + nd * c.d_ff * (c.arch == Arch::kLlama ? 2 : 1)  // MLP
-                  + (double)c.n_head * nd * nd               // the maps' scratch [n_head, n, n]
+                  + (o.stream_maps ? 0.0 : (double)c.n_head * nd * nd)  // the maps' scratch [n_head, n, n]
                   + nd * c.d_head;                           // rope cos, sin
   if (collect) floats += (double)c.n_layer * c.n_head * nd * nd + (c.n_layer + 1.0) * nd * c.d_model;
   return floats * f + (double)o.caller_bytes;
@@ -289,18 +292,22 @@ Status RunWithWorkspace(const Model& model, const std::vector<int>& ids, const R
   // 3. Blocks.
   for (int l = o.first_layer; l < c.n_layer; ++l) {
     if (Cancelled(o)) return Status::Cancelled();
-    float* probs = sink ? sink->ProbsBuffer(l) : nullptr;
-    if (!probs) {
+    float* probs = sink && !o.stream_maps ? sink->ProbsBuffer(l) : nullptr;
+    if (!probs && !(o.stream_maps && sink)) {
       ws.probs.resize((size_t)c.n_head * n * n);
       probs = ws.probs.data();
     }
     std::vector<HeadMetrics>* metrics = o.row_figures ? &ws.metrics : nullptr;
-    if (Status s = Block(c, p.blocks[l], AttentionMultiplier(c, l, o), probs, metrics, ws, o, l); !s) return s;
+    if (Status s = Block(c, p.blocks[l], AttentionMultiplier(c, l, o), probs, metrics, ws, o, sink, l); !s) return s;
     if (sink) {
       LayerOutput out;
       out.layer = l, out.n_layer = c.n_layer, out.n_head = c.n_head, out.n = n, out.d_model = d;
       out.probs = probs, out.hidden = ws.x.data();
       out.metrics = metrics;
+      out.q = HeadsView::Columns(ws.qkv.data(), (size_t)n, (size_t)c.n_head, (size_t)c.d_head, (size_t)ws.ld_qkv);
+      out.k = HeadsView::Columns(ws.qkv.data() + c.q_dim(), (size_t)n, (size_t)c.n_kv_head, (size_t)c.d_head,
+                                 (size_t)ws.ld_qkv);
+      out.multiplier = AttentionMultiplier(c, l, o);
       if (Status s = sink->OnLayer(out); !s) return s;
     }
     o.control.Report("layers", (size_t)l + 1, (size_t)c.n_layer);
@@ -335,6 +342,8 @@ Result<ModelRun> RunModel(const Model& model, const std::vector<int>& ids, const
   if (Status s = CheckRunInputs(c, ids, options); !s) return s;
   if (options.first_layer > 0 || options.resume_hidden)
     return Status::Error("resuming needs a LayerSink (RunModel with a sink); this overload runs every layer");
+  if (options.stream_maps)
+    return Status::Error("stream_maps needs a LayerSink (RunModel with a sink); this overload keeps every map");
   const size_t n = ids.size();
   if (Status s = CheckRunMemory(c, n, /*collect=*/true, options); !s) return s;
   ModelRun run;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "model/buffer.h"
+#include "attention/attention.h"
 #include "attention/metrics.h"
 #include "model/model.h"
 #include "base/run_control.h"
@@ -40,14 +41,22 @@ struct RunOptions {
   // same ids whose options agree below first_layer). OnEmbeddings is then not called.
   int first_layer = 0;
   const float* resume_hidden = nullptr;
+  // Long inputs: no [n_head, n, n] map is made; each (head, block of query rows) of a layer's probs goes to
+  // LayerSink::OnBlock while it is in cache (pyramids, role scores), and LayerOutput::probs is null. Exact rows
+  // come back from LayerOutput::q and k (AttendRows: the same bits as the pass).
+  bool stream_maps = false;
   // Bytes the caller holds for this run's output (e.g. a copy of one layer's maps), counted in the memory budget.
   size_t caller_bytes = 0;
 };
 
 struct LayerOutput {
   int layer = 0, n_layer = 0, n_head = 0, n = 0, d_model = 0;
-  const float* probs = nullptr;   // [n_head, n, n]
+  const float* probs = nullptr;   // [n_head, n, n] (null with RunOptions::stream_maps)
   const float* hidden = nullptr;  // [n, d_model]: the residual stream after block `layer`
+  // What the scores multiplied (after RoPE): q [n_head, n, d_head] and k [n_kv_head, n, d_head], views into the
+  // run's workspace (valid during OnLayer only), and the logit multiplier of this layer.
+  HeadsView q, k;
+  float multiplier = 1.0f;
   const std::vector<HeadMetrics>* metrics = nullptr;  // [n_head] with RunOptions::row_figures, else null
 };
 
@@ -59,6 +68,9 @@ class LayerSink {
   virtual Status OnEmbeddings(const float* hidden, int n, int d_model) { return Status::Ok(); }
   // Where block `layer` writes its probs [n_head, n, n]; nullptr = the run's scratch (valid during OnLayer only).
   virtual float* ProbsBuffer(int layer) { return nullptr; }
+  // With RunOptions::stream_maps: one (head, block of rows) of layer `layer`'s probs, on any thread of the pass
+  // (blocks of one head run concurrently; each covers its own rows). Valid during the call only.
+  virtual void OnBlock(int layer, const RowBlock& block) {}
   // An error stops the run and is returned by RunModel.
   virtual Status OnLayer(const LayerOutput& out) = 0;
 };
@@ -78,7 +90,7 @@ struct ModelRun {
 Result<ModelRun> RunModel(const Model& model, const std::vector<int>& ids, const RunOptions& options = {});
 
 // The bytes a run over n tokens allocates: the workspace (residual stream, q|k|v, MLP, the [n_head, n, n] maps
-// scratch, rope tables), plus with `collect` the all-layer results of the collecting RunModel, plus caller_bytes.
+// scratch unless stream_maps, rope tables), plus with `collect` the all-layer results of the collecting RunModel, plus caller_bytes.
 double RunMemoryBytes(const ModelConfig& c, size_t n, bool collect, const RunOptions& options = {});
 
 // The logit multiplier of `layer`: (1/sqrt(d_head) unless no_scale or the config says unscaled)
