@@ -72,7 +72,7 @@ struct FrameOutputs {
       snapshot_message = st.ok() ? path : st.message();
     }
     if (app.dump.enabled()) {
-      app.dump.SetField("t_s", JsonNumber(t_s));
+      app.dump.set_seconds(t_s);
       app.dump.SetField("snapshots", std::to_string(snapshots));
       app.dump.SetField("snapshot_message", JsonString(snapshot_message));
       app.dump.SetField("ready", ready ? "true" : "false");

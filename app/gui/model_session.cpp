@@ -14,43 +14,128 @@ double SecondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Gives RunModel one fresh tensor per layer to write its probs into, and makes each finished layer a LayerMaps
-// (the probs shared as they are, the row figures from the same pass), its head roles and its thumbnails.
+// A copy of a strided view into a tensor of its own: q [n_head, n, d_head] or k [n_kv_head, n, d_head].
+SharedTensor CopyHeads(const HeadsView& v) {
+  auto t = std::make_shared<Tensor>();
+  t->Resize({v.n_head, v.n, v.d});
+  for (size_t h = 0; h < v.n_head; ++h)
+    for (size_t i = 0; i < v.n; ++i) {
+      const float* row = v.data + h * v.head_stride + i * v.row_stride;
+      std::copy(row, row + v.d, t->data.begin() + (ptrdiff_t)((h * v.n + i) * v.d));
+    }
+  return t;
+}
+
+// The coarsest-first factor a streamed run keeps of each layer's pyramid: the finest that fits kKeptPyramidBytes
+// over all layers (both kinds, the coarser levels a third more).
+int KeptPyramidFactor(int n_layer, int n_head, int n, int base_factor) {
+  for (int f = base_factor;; f *= 2) {
+    const double side = std::ceil((double)n / f);
+    if (f >= n || n_layer * n_head * side * side * 2 * sizeof(float) * 4 / 3 <= kKeptPyramidBytes) return f;
+  }
+}
+
+// Layers between kept resume points (the residual stream entering a block), so they fit kResumeBytes.
+int ResumeStride(const model::ModelConfig& c, int n) {
+  const double per = (double)n * c.d_model * sizeof(float);
+  return std::max(1, (int)std::ceil(per * c.n_layer / kResumeBytes));
+}
+
+// What the run keeps beside the workspace (RunOptions::caller_bytes, counted in the memory check).
+double KeptBytes(const model::ModelConfig& c, int n, bool stream) {
+  const double nn = (double)n * n, f = sizeof(float);
+  double bytes = (double)c.n_layer * n * c.d_model * f / ResumeStride(c, n);  // resume points
+  bytes += (double)c.n_layer * c.n_head * n * sizeof(RowMetrics);              // row figures
+  if (!stream) return bytes + (double)c.n_layer * c.n_head * nn * f;            // whole maps
+  const int base = MapPyramid::BaseFactor(c.n_head, n, n);
+  const double base_side = std::ceil((double)n / base);
+  bytes += (double)c.n_head * base_side * base_side * 2 * f * 4 / 3;           // the pass's own pyramid
+  bytes += kKeptPyramidBytes;                                                   // the kept levels (at most)
+  bytes += (double)c.n_layer * n * (c.q_dim() + c.kv_dim()) * f;               // q, k per layer
+  return bytes;
+}
+
+// Makes each finished layer of a run a LayerMaps, its head roles and its thumbnails. Small inputs: RunModel writes
+// each layer's probs into a fresh tensor the LayerMaps then shares. Long inputs (stream): no map is kept; each
+// block of rows goes into this run's pyramid and role rows as the pass makes it, and the layer keeps the
+// pyramid's coarser levels plus q and k, from which the screen recomputes exact rows.
 class LayerMapsSink : public model::LayerSink {
  public:
   // publish: called after each layer with the result so far (the run's thread).
   LayerMapsSink(const model::ModelConfig& c, const model::RunOptions& options, const std::vector<int>& ids,
-                const std::vector<tokenize::Token>& tokens, std::function<void(const LayerMapsSink&)> publish)
+                const std::vector<tokenize::Token>& tokens, bool stream,
+                std::function<void(const LayerMapsSink&)> publish)
       : config_(c), options_(options), n_head_(c.n_head), n_((int)ids.size()), ids_(ids), tokens_(tokens),
-        publish_(std::move(publish)), probs_((size_t)c.n_layer), layers_((size_t)c.n_layer),
-        thumbs_((size_t)c.n_layer), roles_(model::MakeHeadRoles(c.n_layer, c.n_head, ids)) {}
+        stream_(stream), resume_stride_(ResumeStride(c, (int)ids.size())), publish_(std::move(publish)),
+        probs_((size_t)c.n_layer), layers_((size_t)c.n_layer), thumbs_((size_t)c.n_layer),
+        resume_((size_t)c.n_layer), roles_(model::MakeHeadRoles(c.n_layer, c.n_head, ids)) {
+    if (stream_) {
+      role_rows_ = std::make_unique<model::RoleRows>(n_head_, ids, model::AttentionMask(c).causal());
+      const int base = MapPyramid::BaseFactor(n_head_, n_, n_);
+      kept_factor_ = KeptPyramidFactor(c.n_layer, n_head_, n_, base);
+      pyramid_.Reset(n_head_, n_, n_, base);
+    }
+  }
+  // The layers below `first` from an earlier run over the same tokens whose options agree below `first`.
+  void Reuse(const ModelResult& earlier, int first) {
+    for (int l = 0; l < first; ++l) {
+      layers_[(size_t)l] = earlier.layers[(size_t)l];
+      thumbs_[(size_t)l] = std::const_pointer_cast<Tensor>(earlier.thumbnails[(size_t)l]);
+      for (int h = 0; h < n_head_; ++h) roles_.at(l, h) = earlier.roles.at(l, h);
+    }
+    for (int l = 0; l <= first && l < (int)resume_.size(); ++l) resume_[(size_t)l] = earlier.resume_inputs[(size_t)l];
+    layers_done_ = first;
+  }
   float* ProbsBuffer(int layer) override {
     auto t = std::make_shared<Tensor>();
     t->Resize({(size_t)n_head_, (size_t)n_, (size_t)n_});
     probs_[(size_t)layer] = t;
     return t->data.data();
   }
+  void OnBlock(int, const RowBlock& block) override {  // the pass's threads: each block covers its own cells
+    pyramid_.AddBlock(block);
+    role_rows_->AddRows(block.head, block.r0, block.rows, block.probs);
+  }
   Status OnLayer(const model::LayerOutput& out) override {
-    if (!probs_[(size_t)out.layer]) return Status::Error("layer " + std::to_string(out.layer) + " was not written");
+    const size_t l = (size_t)out.layer;
     // The row figures, from the attention pass itself (RunOptions::row_figures).
     if (!out.metrics) return Status::Error("layer " + std::to_string(out.layer) + " has no row figures");
-    auto maps = std::make_shared<LayerMaps>(ModelLayerMaps(config_, tokens_, probs_[(size_t)out.layer], out.layer,
-                                                           options_));
+    if (!stream_ && !probs_[l]) return Status::Error("layer " + std::to_string(out.layer) + " was not written");
+    auto maps = std::make_shared<LayerMaps>(ModelLayerMaps(config_, tokens_, stream_ ? nullptr : probs_[l],
+                                                           out.layer, options_));
     maps->metrics = *out.metrics;
-    if (Status s = model::ScoreLayer(out.probs, out.layer, n_head_, n_, ids_, &roles_); !s) return s;
+    MapSource source = maps->Source(0);
+    if (stream_) {
+      pyramid_.Finish();
+      maps->q = CopyHeads(out.q);
+      maps->k = CopyHeads(out.k);
+      maps->pooled = true;
+      maps->exact_cells_limit = kExactCellsLimit;
+      if (Status s = role_rows_->ScoreInto(out.layer, &roles_); !s) return s;
+      source = maps->Source(0);
+      source.pyramid = &pyramid_;  // the thumbnails from the pass's own, finer levels
+    } else if (Status s = model::ScoreLayer(out.probs, out.layer, n_head_, n_, ids_, &roles_); !s) {
+      return s;
+    }
     // The overview's thumbnail of each head: max-pooled, so a one-hot row stays visible.
     const int t = std::min(n_, kThumbnailCells);
     auto thumb = std::make_shared<Tensor>();
     thumb->Resize({(size_t)n_head_, (size_t)t, (size_t)t});
-    const MapSource source = maps->Source(0);
     const MapWindow all{0, n_, 0, n_};
     for (int h = 0; h < n_head_; ++h) {
       ViewImage view = ComposeView(source, h, all, t, t, PoolKind::kMax);
       if (view.width != t || view.height != t) return Status::Error("thumbnail: unexpected size");
       std::copy(view.values.begin(), view.values.end(), thumb->data.begin() + (size_t)h * t * t);
     }
-    layers_[(size_t)out.layer] = std::move(maps);
-    thumbs_[(size_t)out.layer] = thumb;
+    if (stream_) {
+      maps->pyramid = std::make_shared<const MapPyramid>(pyramid_.Coarsened(kept_factor_));
+      if (l + 1 < layers_.size()) pyramid_.Reset(n_head_, n_, n_, pyramid_.levels().front().factor);  // next layer
+    }
+    if (l + 1 < resume_.size() && (l + 1) % (size_t)resume_stride_ == 0)
+      resume_[l + 1] = std::make_shared<const std::vector<float>>(out.hidden, out.hidden + (size_t)n_ * out.d_model);
+    probs_[l].reset();  // the LayerMaps holds it now
+    layers_[l] = std::move(maps);
+    thumbs_[l] = thumb;
     layers_done_ = out.layer + 1;
     if (publish_) publish_(*this);
     return Status::Ok();
@@ -61,6 +146,8 @@ class LayerMapsSink : public model::LayerSink {
     r->layers_done = layers_done_;
     r->roles = roles_;
     r->thumbnails.assign(thumbs_.begin(), thumbs_.end());
+    r->resume_inputs = resume_;
+    r->streamed = stream_;
   }
 
  private:
@@ -69,13 +156,41 @@ class LayerMapsSink : public model::LayerSink {
   int n_head_, n_;
   std::vector<int> ids_;
   const std::vector<tokenize::Token>& tokens_;
+  bool stream_;
+  int resume_stride_;
   std::function<void(const LayerMapsSink&)> publish_;
   int layers_done_ = 0;
   std::vector<std::shared_ptr<Tensor>> probs_;
   std::vector<std::shared_ptr<const LayerMaps>> layers_;
   std::vector<std::shared_ptr<Tensor>> thumbs_;
+  std::vector<std::shared_ptr<const std::vector<float>>> resume_;
   model::HeadRoles roles_;
+  // Streaming: the pass's pyramid (one, reset per layer), the role rows, the factor each layer keeps from.
+  MapPyramid pyramid_;
+  std::unique_ptr<model::RoleRows> role_rows_;
+  int kept_factor_ = 1;
 };
+
+// The first layer whose logit multiplier (what the what-ifs change) differs between two option sets.
+int FirstChangedLayer(const model::ModelConfig& c, const model::RunOptions& a, const model::RunOptions& b) {
+  for (int l = 0; l < c.n_layer; ++l)
+    if (model::AttentionMultiplier(c, l, a) != model::AttentionMultiplier(c, l, b)) return l;
+  return c.n_layer;
+}
+
+// Where a run may start from an earlier result over the same tokens: the last layer at or before the first
+// changed one whose input was kept and below which every layer is there; 0 when none.
+int ResumeLayer(const ModelResult* earlier, const ModelRequest& request, const std::vector<int>& ids,
+                const model::ModelConfig& c, const model::RunOptions& options) {
+  if (!earlier || !earlier->status.ok() || earlier->request.folder != request.folder ||
+      earlier->request.text != request.text || TokenIds(earlier->tokens) != ids ||
+      (int)earlier->resume_inputs.size() != c.n_layer)
+    return 0;
+  const model::RunOptions before = WhatIfRunOptions(earlier->request.what_ifs(), c.n_layer);
+  int first = std::min({FirstChangedLayer(c, before, options), earlier->layers_done, c.n_layer - 1});
+  while (first > 0 && !earlier->resume_inputs[(size_t)first]) --first;
+  return first;
+}
 
 }  // namespace
 
@@ -153,14 +268,26 @@ std::shared_ptr<ModelResult> ModelSession::Run(const ModelRequest& request, cons
   options.control = job.Control();
   options.row_figures = true;
   const std::vector<int> ids = TokenIds(*tokens);
+  const int n = (int)ids.size();
+  options.stream_maps = (double)c.n_layer * c.n_head * n * n > stream_above_cells_.load();
+  options.caller_bytes = (size_t)KeptBytes(c, n, options.stream_maps);
   // Each finished layer is shown at once: a step holding the layers so far (every layer but the last; the last
   // comes with the final result).
-  LayerMapsSink sink(c, options, ids, *tokens, [&](const LayerMapsSink& so_far) {
+  LayerMapsSink sink(c, options, ids, *tokens, options.stream_maps, [&](const LayerMapsSink& so_far) {
     auto step = std::make_shared<ModelResult>(*result);
     so_far.CopyInto(step.get());
     step->seconds = SecondsSince(t0);
     if (step->layers_done < step->n_layer()) job.Publish(step);
   });
+  // A what-if over the same text: the layers below the first one it changes are the last run's (shared).
+  std::shared_ptr<const ModelResult> earlier = runs_.latest();
+  const int first = ResumeLayer(earlier.get(), request, ids, c, options);
+  if (first > 0) {
+    sink.Reuse(*earlier, first);
+    options.first_layer = first;
+    options.resume_hidden = earlier->resume_inputs[(size_t)first]->data();
+  }
+  result->resumed_from = first;
   result->status = model::RunModel(*folder.model, ids, options, &sink);
   if (result->status.cancelled()) return nullptr;
   if (result->status.ok()) sink.CopyInto(result.get());

@@ -5,6 +5,7 @@
 // fill in layer by layer. Results are immutable and shared: every layer's maps are their own LayerMaps, never
 // copied for the screen.
 #pragma once
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +39,16 @@ struct ModelRequest {
 };
 
 constexpr int kThumbnailCells = 96;
+// A run keeps every layer's maps whole up to this many cells over all layers (256 MiB of floats); a longer input
+// streams them (RunOptions::stream_maps): per layer a pyramid, its q and k (exact rows), the row figures.
+constexpr double kKeptMapsCells = double(1 << 26);
+// What a streamed run keeps of each layer's pyramid, over all layers: levels from the factor that fits.
+constexpr double kKeptPyramidBytes = double(192u << 20);
+// The residual stream entering a block, kept every few layers within this budget: a what-if reruns from the
+// last kept layer at or before the first layer it changes.
+constexpr double kResumeBytes = double(128u << 20);
+// The most cells of exact rows the screen recomputes for one view of a streamed layer (LayerMaps::exact_cells_limit).
+constexpr size_t kExactCellsLimit = size_t(1) << 23;
 
 struct ModelResult {
   uint64_t generation = 0;
@@ -52,6 +63,11 @@ struct ModelResult {
   // The overview's small maps: per layer [n_head, t, t], each head max-pooled to t = min(n, kThumbnailCells)
   // (core/maps ComposeView), made as the layers arrive, so the overview never uploads whole maps.
   std::vector<SharedTensor> thumbnails;
+  // [n_layer]: the residual stream [n, d_model] entering block l, kept at some layers (null elsewhere): a what-if
+  // that changes layer l or later reruns from the last kept layer at or before l, sharing the layers below it.
+  std::vector<std::shared_ptr<const std::vector<float>>> resume_inputs;
+  int resumed_from = 0;  // the first layer this run computed (0: all of them)
+  bool streamed = false;  // the maps were streamed (pooled): no layer keeps a whole map
   double seconds = 0;  // since the request started: to this step (the whole run once complete())
   int n_layer() const { return (int)layers.size(); }
   bool has_layer(int layer) const { return layer >= 0 && layer < layers_done; }
@@ -82,6 +98,8 @@ class ModelSession {
   uint64_t open_generation() const { return open_.finished(); }  // counts finished opens
 
   void Submit(const ModelRequest& request) { runs_.Submit(request); }
+  // Runs over more cells than this (n_layer * n_head * n * n) stream their maps (tests lower it).
+  void set_stream_above_cells(double cells) { stream_above_cells_ = cells; }
   // The latest run or step of a run (layers_done of n_layer).
   std::shared_ptr<const ModelResult> latest() const { return runs_.latest(); }
   bool running() const { return runs_.busy(); }
@@ -95,6 +113,7 @@ class ModelSession {
   std::shared_ptr<OpenedModel> OpenNow(const std::string& dir, const OpenQueue::Job& job);
   std::shared_ptr<ModelResult> Run(const ModelRequest& request, const RunQueue::Job& job);
 
+  std::atomic<double> stream_above_cells_{kKeptMapsCells};
   // Declared last: their threads start once the session exists and stop before it goes.
   RunQueue runs_;
   OpenQueue open_;

@@ -154,6 +154,10 @@ std::function<Status()> MakeExportJob(App& app, const std::string& path, UiMessa
       *refusal = UiMessage(Str::kExportNoModelResult);
       return nullptr;
     }
+    if (model->streamed) {
+      *refusal = UiMessage(Str::kExportOverviewStreamed, {std::to_string(model->tokens.size())});
+      return nullptr;
+    }
     o.all_heads = true;
     const model::ModelConfig& c = model->request.folder->model->config();
     if (o.title.empty())

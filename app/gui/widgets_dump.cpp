@@ -56,7 +56,7 @@ std::string WidgetDump::Field(const std::string& key) const {
 }
 
 std::string WidgetDump::ToJson() const {
-  std::string out = "{\"frame\": " + std::to_string(frame_) + ",\n\"fields\": {";
+  std::string out = "{\"frame\": " + std::to_string(frame_) + ", \"t_s\": " + JsonNumber(seconds_) + ",\n\"fields\": {";
   for (size_t i = 0; i < fields_.size(); ++i)
     out += (i ? ",\n  " : "\n  ") + JsonString(fields_[i].first) + ": " + fields_[i].second;
   out += "},\n\"widgets\": {";

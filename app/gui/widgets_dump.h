@@ -27,6 +27,8 @@ class WidgetDump {
   std::string Label(const std::string& visible, const char* stable_id);
   // A top-level field (JSON fragment).
   void SetField(const std::string& key, const std::string& value_json);
+  // Seconds since the process started, written at the top level beside the frame number ("t_s").
+  void set_seconds(double seconds) { seconds_ = seconds; }
   std::string ToJson() const;
 
   struct Widget {
@@ -48,6 +50,7 @@ class WidgetDump {
  private:
   bool enabled_ = false;
   uint64_t frame_ = 0;
+  double seconds_ = 0;
   std::vector<std::pair<std::string, std::string>> fields_;
   std::vector<Widget> widgets_;
   unsigned labelled_id_ = 0;  // the ImGuiID Label() last made, and its visible text

@@ -13,6 +13,7 @@ MapSource LayerMaps::Source(uint64_t generation) const {
   s.multiplier = multiplier;  // the pass's (a raw feature's width may differ from the config's d_k)
   s.mask = mask;
   s.generation = generation;
+  s.exact_cells_limit = exact_cells_limit;
   return s;
 }
 

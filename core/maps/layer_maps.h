@@ -27,6 +27,7 @@ struct LayerMaps {
   // The pooled levels of probs (a long input keeps only these and q, k); may be null while probs are kept.
   std::shared_ptr<const MapPyramid> pyramid;
   bool pooled = false;  // no full map kept: probs is empty
+  size_t exact_cells_limit = 0;  // MapSource::exact_cells_limit (0: exact rows at any cost)
   // How the pass made the logits: the multiplier (1/sqrt(d_qk) when scaled, or 1; divided by the temperature),
   // whether 1/sqrt(d_qk) was in it and the temperature (the hover's words), and the mask.
   float multiplier = 1.0f;

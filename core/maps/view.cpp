@@ -58,7 +58,11 @@ ViewImage ComposeView(const MapSource& src, int head, const MapWindow& w, int wi
   v.height = std::clamp(height_px, 1, v.rows);
   v.values.assign((size_t)v.width * v.height, 0.0f);
   const double cells_per_px = std::min((double)v.cols / v.width, (double)v.rows / v.height);
-  const int level = src.pyramid ? src.pyramid->LevelFor(cells_per_px) : -1;
+  int level = src.pyramid ? src.pyramid->LevelFor(cells_per_px) : -1;
+  const bool full_map = src.probs && !src.probs->empty();
+  if (level < 0 && !full_map && src.pyramid && src.exact_cells_limit > 0 &&
+      (size_t)w.rows() * (size_t)src.n_k() > src.exact_cells_limit)
+    level = 0;
   if (level >= 0) {
     const PyramidLevel& l = src.pyramid->levels()[(size_t)level];
     const float* plane = l.Plane(kind, head);

@@ -21,6 +21,10 @@ struct MapSource {
   float multiplier = 1.0f;  // the config's logit multiplier
   Mask mask;
   uint64_t generation = 0;  // changes whenever q or k change (ExactAt's cache key)
+  // When > 0: a window whose exact rows would cost more than this many cells (rows x n_k) reads the pyramid's
+  // finest level instead, coarser than a pixel (a trained model keeps coarse levels of its many layers; the
+  // screen must not wait for a whole head's rows). Hover (ExactAt) stays exact.
+  size_t exact_cells_limit = 0;
   int n_head() const;
   int n_q() const;
   int n_k() const;

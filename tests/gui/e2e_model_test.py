@@ -10,6 +10,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -28,6 +29,54 @@ def overview_ready(n_layer, n_head):
         return (o and o["n_layer"] == n_layer and o["n_head"] == n_head
                 and all("overview.map.%d.%d" % (l, h) in w["widgets"] for l in range(n_layer) for h in range(n_head)))
     return ready
+
+
+def write_random_llama(folder, n_layer=8, d_model=256, n_head=8, n_kv_head=2, d_ff=512, positions=4096):
+    """A random llama checkpoint (F32 safetensors) large enough that each layer over ~2000 tokens takes frames, with
+    the e2e llama fixture's tokenizer. Written by the test: nothing big is committed."""
+    import array
+    import json
+    import random
+    import struct
+    os.makedirs(folder, exist_ok=True)
+    shutil.copy(os.path.join(fixture("llama"), "tokenizer.json"), folder)
+    vocab = 590
+    d_head = d_model // n_head
+    config = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": d_model,
+              "intermediate_size": d_ff, "num_hidden_layers": n_layer, "num_attention_heads": n_head,
+              "num_key_value_heads": n_kv_head, "head_dim": d_head, "hidden_act": "silu",
+              "max_position_embeddings": positions, "rms_norm_eps": 1e-5, "rope_theta": 10000.0,
+              "tie_word_embeddings": True, "vocab_size": vocab, "bos_token_id": 1, "eos_token_id": 2,
+              "torch_dtype": "float32"}
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        json.dump(config, f)
+    shapes = [("model.embed_tokens.weight", [vocab, d_model], 1.0), ("model.norm.weight", [d_model], 0)]
+    for l in range(n_layer):
+        p = "model.layers.%d." % l
+        shapes += [(p + "input_layernorm.weight", [d_model], 0), (p + "post_attention_layernorm.weight", [d_model], 0),
+                   (p + "self_attn.q_proj.weight", [n_head * d_head, d_model], 0.2),
+                   (p + "self_attn.k_proj.weight", [n_kv_head * d_head, d_model], 0.2),
+                   (p + "self_attn.v_proj.weight", [n_kv_head * d_head, d_model], 0.06),
+                   (p + "self_attn.o_proj.weight", [d_model, n_head * d_head], 0.06),
+                   (p + "mlp.gate_proj.weight", [d_ff, d_model], 0.06), (p + "mlp.up_proj.weight", [d_ff, d_model], 0.06),
+                   (p + "mlp.down_proj.weight", [d_model, d_ff], 0.04)]
+    header, offset, blobs = {}, 0, []
+    rng = random.Random(7)
+    for name, shape, scale in shapes:
+        count = 1
+        for d in shape:
+            count *= d
+        values = array.array("f", [1.0] * count) if scale == 0 else \
+            array.array("f", [scale * (rng.random() * 2 - 1) for _ in range(count)])
+        header[name] = {"dtype": "F32", "shape": shape, "data_offsets": [offset, offset + 4 * count]}
+        offset += 4 * count
+        blobs.append(values.tobytes())
+    text = json.dumps(header).encode()
+    text += b" " * ((8 - len(text) % 8) % 8)
+    with open(os.path.join(folder, "model.safetensors"), "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text)
+        for b in blobs:
+            f.write(b)
 
 
 def selected(widget):
@@ -143,6 +192,50 @@ class ModelE2E(unittest.TestCase):
         self.assertGreater(colour_spread([bytes(b for i, b in enumerate(r) if ch == 3 or i % 4 != 3) for r in right]), 30)
         if e2e_test.KEEP:
             shutil.copy(out, os.path.join(s.tmp, "overview_llama.png"))
+
+    def test_long_input_fills_overview_layer_by_layer(self):
+        """A long input on a model whose layers take frames: the Overview fills in layer by layer (layers_shown
+        rises through the values between 0 and n_layer while t_s goes on), the maps are streamed (pooled), and the
+        Heads panel shows layer 0 before the last layer is done."""
+        tmp = tempfile.mkdtemp(prefix="attnviz-e2e-long-model-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        folder = os.path.join(tmp, "llama_long")
+        write_random_llama(folder)
+        text_file = os.path.join(tmp, "text.txt")
+        with open(text_file, "w") as f:
+            f.write("The cat sat on the mat and looked at the dog. " * 70)  # ~1600 tokens: streamed
+        s = self.start("--model", folder, "--text-file", text_file, wait_ready=False)
+        seen = []  # (t_s, layers_shown, heads panel has a map)
+        deadline = time.time() + 240
+        while time.time() < deadline:
+            try:
+                w = s.widgets()
+            except e2e_test.NotReady:
+                time.sleep(0.02)
+                continue
+            o = w["fields"].get("overview")
+            if o:
+                heads_map = any(k.startswith("heads.map.") or k == "heads.enlarged" for k in w["widgets"])
+                if not seen or seen[-1][1] != o["layers_shown"]:
+                    seen.append((w["t_s"], o["layers_shown"], heads_map))
+                if o["layers_shown"] == o["n_layer"]:
+                    break
+            time.sleep(0.01)
+        print("layers shown over time:", seen, file=sys.stderr)
+        self.assertTrue(seen, "the overview never drew")
+        n_layer = 8
+        self.assertEqual(seen[-1][1], n_layer, seen)
+        partial = [v for _, v, _ in seen if 0 < v < n_layer]
+        self.assertGreaterEqual(len(partial), 2, "the overview should fill in layer by layer: %s" % seen)
+        times = [t for t, _, _ in seen]
+        self.assertEqual(times, sorted(times))
+        self.assertEqual([v for _, v, _ in seen], sorted(v for _, v, _ in seen), "layers_shown only rises")
+        # The Heads panel (layer 0 chosen) had its maps before the run was done.
+        self.assertTrue(any(m for _, v, m in seen if 0 < v < n_layer), seen)
+        # Streamed: the Shapes/Model fields say the tokens; the thumbnails drew real maps.
+        s.wait_frames(2)
+        image = s.snapshot()
+        self.assertGreater(colour_spread(region(image, s.widget("overview.map.%d.0" % (n_layer - 1))["rect"], inset=1)), 2)
 
 
 def main():

@@ -183,3 +183,33 @@ TEST(View, PooledViewsKeepASpikeAndReadTheRightLevel) {
     }
   }
 }
+
+TEST(View, ExactCellsLimitReadsTheFinestLevelInsteadOfWaiting) {
+  Case cs = MakeCase(700, 1, 8, true, Mask::Causal());
+  const int n = 700;
+  MapPyramid full;
+  full.Reset(1, n, n, 2);
+  full.AddMap(cs.probs);
+  full.Finish();
+  const MapPyramid coarse = full.Coarsened(16);  // what a model keeps of a layer
+  ASSERT_EQ(coarse.levels().front().factor, 16);
+  EXPECT_EQ(coarse.levels().back().factor, full.levels().back().factor);
+  EXPECT_EQ(coarse.head_max(0), full.head_max(0));
+  MapSource src;
+  src.pyramid = &coarse;
+  src.q = &cs.q;
+  src.k = &cs.k;
+  src.multiplier = cs.multiplier;
+  src.mask = Mask::Causal();
+  // 700 cells on 350 px: 2 cells a pixel, finer than the kept levels -> exact rows, unless they cost too much.
+  EXPECT_TRUE(ComposeView(src, 0, MapWindow{0, n, 0, n}, 350, 350, PoolKind::kMax).exact());
+  src.exact_cells_limit = (size_t)100 * n;
+  const ViewImage v = ComposeView(src, 0, MapWindow{0, n, 0, n}, 350, 350, PoolKind::kMax);
+  EXPECT_EQ(v.level, 0);
+  EXPECT_EQ(v.width, 350);
+  // A window of at most 100 rows is still exact.
+  EXPECT_TRUE(ComposeView(src, 0, MapWindow{200, 300, 0, n}, 350, 350, PoolKind::kMax).exact());
+  // Hover is exact whatever the limit.
+  const ExactCell cell = ExactAt(src, nullptr, 0, 650, 3);
+  EXPECT_TRUE(BitEqual(cell.prob, cs.probs.data[(size_t)650 * n + 3]));
+}

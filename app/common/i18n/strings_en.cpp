@@ -331,6 +331,7 @@ constexpr StringEntry kStringsEnTable[] = {
     // ---- export panel, settings file, command lines, a model's description, raw sources in Shapes
     {Str::kExportSweepBusy, "the d_k sweep is still computing; try again in a moment"},
     {Str::kExportNoModelResult, "no model result to export"},
+    {Str::kExportOverviewStreamed, "the overview figure needs every map whole; this input is long ({0} tokens, its maps are pooled): export the current head or all heads of one layer instead"},
     {Str::kExportNothingComputed, "nothing computed yet"},
     {Str::kExportEveryHeadHidden, "every head is hidden: show at least one to export"},
     {Str::kExportNoFigureLibrary, "this build has no figure library (core/figure): export is unavailable"},
