@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 SAMPLES ?= assets/sentences.txt
 
-.PHONY: all deps configure build run test bench install deb clean tiny-model fuzz test-sanitize test-tsan test-asan
+.PHONY: all deps configure build run test bench bench-long install deb clean tiny-model fuzz test-sanitize test-tsan test-asan
 
 all: build
 
@@ -27,6 +27,10 @@ test: build
 bench: build
 	@bash scripts/install-deps.sh --bench
 	@bash bench/run.sh $(BUILD)
+
+# Only the trained-model rows on long inputs (n = 1024..8192; part of make bench too).
+bench-long: build
+	@bash bench/model/long.sh $(BUILD)
 
 # Installs attnviz and attnviz-cli (data, desktop entry, icons, man pages, completion) into $(PREFIX).
 PREFIX ?= /usr/local

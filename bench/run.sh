@@ -44,3 +44,9 @@ if [ "${MODEL_BENCH:-1}" != 0 ]; then
   echo "== Trained models: attnviz vs PyTorch 1.13 on the same random weights (bench/model/run.sh) =="
   bash "$ROOT/bench/model/run.sh" "$BUILD"
 fi
+
+if [ "${LONG_MODEL_BENCH:-1}" != 0 ]; then
+  echo
+  echo "== Trained models on long inputs: streamed maps, first layer, every layer, peak RSS (bench/model/long.sh) =="
+  bash "$ROOT/bench/model/long.sh" "$BUILD"
+fi

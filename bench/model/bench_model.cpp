@@ -10,6 +10,8 @@
 // kv heads, d_ff 1536, vocab 49152, tied embeddings, rope_theta 1e5) written once to /tmp/attnviz_bench_smollm2.
 // --json: the timings and the peak RSS (getrusage) against the budget weights + maps + 300 MB, for bench/run.sh.
 // --no-stream: skip the second timing (a sink that keeps nothing).
+// --long: instead of keeping every map, the app's streamed run (first layer, all layers, peak RSS) beside the CLI's
+// forward (each layer's maps made, not kept) and the same GEMMs alone, for inputs too long to keep (bench/model/long.sh).
 // --compare: max |difference| to the maps torch_gpt2.py --save TORCH_DIR wrote (same checkpoint, same n).
 #include <omp.h>
 #include <sys/resource.h>
@@ -21,10 +23,13 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "maps/pyramid.h"
+#include "model/roles.h"
 #include "model/run.h"
 #include "io/npy.h"
 
@@ -179,12 +184,141 @@ double FlopsPerRun(const ModelConfig& c, int n) {
   return c.n_layer * (proj + mlp + attn);
 }
 
+
+// ---- --long: what the app does with a long input, beside the CLI's forward and the GEMMs alone ----
+
+// The app's streamed run (app/gui/model_session.cpp's sink, without the UI): every block into a pyramid and role
+// rows, q and k copied, the coarser levels kept. Records when the first layer and the last are done.
+struct AppLikeSink : LayerSink {
+  int n_head = 0, n = 0, n_layer = 0;
+  MapPyramid pyramid;
+  std::unique_ptr<RoleRows> rows;
+  HeadRoles roles;
+  std::vector<MapPyramid> kept;
+  std::vector<std::vector<float>> q, k;
+  std::chrono::steady_clock::time_point t0;
+  double first_ms = 0;
+  void OnBlock(int, const RowBlock& b) override {
+    pyramid.AddBlock(b);
+    rows->AddRows(b.head, b.r0, b.rows, b.probs);
+  }
+  Status OnLayer(const LayerOutput& o) override {
+    pyramid.Finish();
+    if (Status s = rows->ScoreInto(o.layer, &roles); !s) return s;
+    const int base = pyramid.levels().front().factor;
+    int f = base;  // as KeptPyramidFactor: 192 MiB over all layers
+    while (f < n && (double)n_layer * n_head * std::ceil((double)n / f) * std::ceil((double)n / f) * 8 * 4 / 3 >
+                        192.0 * 1048576)
+      f *= 2;
+    kept.push_back(pyramid.Coarsened(f));
+    for (auto [view, out] : {std::pair{&o.q, &q}, std::pair{&o.k, &k}}) {
+      out->emplace_back(view->n_head * view->n * view->d);
+      for (size_t h = 0; h < view->n_head; ++h)
+        for (size_t i = 0; i < view->n; ++i)
+          std::copy(view->data + h * view->head_stride + i * view->row_stride,
+                    view->data + h * view->head_stride + i * view->row_stride + view->d,
+                    out->back().data() + (h * view->n + i) * view->d);
+    }
+    if (o.layer == 0)
+      first_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (o.layer + 1 < o.n_layer) pyramid.Reset(n_head, n, n, base);
+    return Status::Ok();
+  }
+};
+
+// The forward's GEMMs alone, with Eigen on the same shapes (one layer timed, times n_layer): the projections,
+// the MLP, and per head q k^T and probs v over the keys each block of 256 query rows may see (causal: a triangle).
+double GemmFloorMs(const ModelConfig& c, int n) {
+  auto rnd = [](int r, int k) { RowMatrix m = RowMatrix::Random(r, k); return m; };
+  const int d = c.d_model, qkv = c.q_dim() + 2 * c.kv_dim(), ff = c.d_ff, dh = c.d_head;
+  const RowMatrix x = rnd(n, d), w_qkv = rnd(d, qkv), w_o = rnd(c.q_dim(), d), w_up = rnd(d, ff),
+                  w_down = rnd(ff, d), z = rnd(n, c.q_dim()), h = rnd(n, ff), q = rnd(n, dh), kk = rnd(n, dh);
+  RowMatrix out_qkv(n, qkv), out_o(n, d), out_up(n, ff), out_down(n, d);
+  const bool causal = c.arch != Arch::kBert;
+  const int blocks = (n + 255) / 256;
+  const auto t = std::chrono::steady_clock::now();
+  out_qkv.noalias() = x * w_qkv;  // Eigen threads each large product itself
+  out_o.noalias() = z * w_o;
+  for (int g = 0; g < (c.arch == Arch::kLlama ? 2 : 1); ++g) out_up.noalias() = x * w_up;
+  out_down.noalias() = h * w_down;
+  // (head, block of rows) items over the team, one-thread products inside (as the attention kernel runs them)
+#pragma omp parallel
+  {
+    RowMatrix s(256, n), pv(256, dh);
+#pragma omp for schedule(dynamic)
+    for (int item = 0; item < c.n_head * blocks; ++item) {
+      const int r0 = item % blocks * 256;
+      const int rows = std::min(256, n - r0), keys = causal ? std::min(n, r0 + rows) : n;
+      s.topLeftCorner(rows, keys).noalias() = q.middleRows(r0, rows) * kk.topRows(keys).transpose();
+      pv.topRows(rows).noalias() = s.topLeftCorner(rows, keys) * kk.topRows(keys);
+    }
+  }
+  return c.n_layer * std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+int LongRows(const Model& model, const ModelConfig& c, const std::vector<int>& ids, int reps, const std::string& dir,
+             const std::string& json_path) {
+  const int n = (int)ids.size();
+  std::vector<double> app_first, app_all, cli_all, gemm;
+  double app_rss = 0;
+  for (int r = 0; r < reps + 1; ++r) {  // the first round warms up
+    // 1. The app's way: maps streamed into pyramids, q and k kept.
+    AppLikeSink sink;
+    sink.n_head = c.n_head, sink.n = n, sink.n_layer = c.n_layer;
+    sink.rows = std::make_unique<RoleRows>(c.n_head, ids, AttentionMask(c).causal());
+    sink.roles = MakeHeadRoles(c.n_layer, c.n_head, ids);
+    sink.pyramid.Reset(c.n_head, n, n, MapPyramid::BaseFactor(c.n_head, n, n));
+    RunOptions o;
+    o.stream_maps = true;
+    o.row_figures = true;
+    sink.t0 = std::chrono::steady_clock::now();
+    if (Status s = RunModel(model, ids, o, &sink); !s) {
+      std::fprintf(stderr, "%s\n", s.message().c_str());
+      return 2;
+    }
+    const double all = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - sink.t0).count();
+    app_rss = std::max(app_rss, PeakRssMb());
+    // 2. The CLI's forward (attnviz-cli model --dump without the disk): each layer's whole maps made into one
+    //    reused buffer, the row figures too.
+    struct Discard : LayerSink {
+      Status OnLayer(const LayerOutput&) override { return Status::Ok(); }
+    } discard;
+    RunOptions full;
+    full.row_figures = true;
+    const auto t1 = std::chrono::steady_clock::now();
+    if (Status s = RunModel(model, ids, full, &discard); !s) return 2;
+    const double cli = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
+    // 3. The GEMMs alone.
+    const double g = GemmFloorMs(c, n);
+    std::printf("  round %d: app-like first layer %.0f ms, all %.0f ms; CLI forward %.0f ms; GEMMs alone %.0f ms%s\n",
+                r, sink.first_ms, all, cli, g, r == 0 ? " (warm-up)" : "");
+    std::fflush(stdout);
+    if (r == 0) continue;
+    app_first.push_back(sink.first_ms), app_all.push_back(all), cli_all.push_back(cli), gemm.push_back(g);
+  }
+  auto median = [](std::vector<double> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; };
+  struct stat st;
+  const double weights_mb = ::stat((dir + "/model.safetensors").c_str(), &st) == 0 ? st.st_size / 1048576.0 : 0;
+  const double first = median(app_first), all = median(app_all), cli = median(cli_all), g = median(gemm);
+  std::printf("n = %d: streamed first layer %.0f ms, all layers %.0f ms (%.2fx the CLI forward %.0f ms); CLI forward "
+              "%.2fx its GEMMs alone (%.0f ms); peak RSS while streaming %.0f MB (weights %.0f MB)\n",
+              n, first, all, all / cli, cli, cli / g, g, app_rss, weights_mb);
+  if (!json_path.empty()) {
+    std::ofstream j(json_path);
+    j << "{\"model_type\": \"" << c.model_type << "\", \"n_layer\": " << c.n_layer << ", \"n_head\": " << c.n_head
+      << ", \"n\": " << n << ", \"threads\": " << omp_get_max_threads() << ", \"first_layer_ms\": " << first
+      << ", \"all_layers_ms\": " << all << ", \"cli_forward_ms\": " << cli << ", \"gemm_floor_ms\": " << g
+      << ", \"streamed_peak_rss_mb\": " << app_rss << ", \"weights_mb\": " << weights_mb << "}\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string dir, compare, arch = "gpt2", json_path;
   int n = 1024, reps = 3;
-  bool stream = true;
+  bool stream = true, keep_all = true, long_rows = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--dir" && i + 1 < argc) dir = argv[++i];
@@ -194,9 +328,10 @@ int main(int argc, char** argv) {
     else if (a == "--arch" && i + 1 < argc) arch = argv[++i];
     else if (a == "--json" && i + 1 < argc) json_path = argv[++i];
     else if (a == "--no-stream") stream = false;
+    else if (a == "--long") long_rows = true, keep_all = false;
     else {
       std::fprintf(stderr, "usage: %s [--dir DIR | --arch gpt2|llama|smollm2] [--n 1024] [--reps 3] [--compare DIR] "
-                   "[--no-stream] [--json FILE]\n", argv[0]);
+                   "[--no-stream] [--long] [--json FILE]\n", argv[0]);
       return 2;
     }
   }
@@ -230,6 +365,7 @@ int main(int argc, char** argv) {
               omp_get_max_threads(), n);
   std::vector<int> ids(n);
   for (int i = 0; i < n; ++i) ids[i] = (int)((i * 7919L) % c.vocab);
+  if (long_rows) return LongRows(**model, c, ids, std::max(1, reps), dir, json_path);
   std::vector<double> ms;
   for (int r = 0; r < reps + 1; ++r) {  // the first run warms up (page faults of the map, allocations)
     auto s = std::chrono::steady_clock::now();

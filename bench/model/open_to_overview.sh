@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Time from opening a model folder to its overview on screen, in the real app under Xvfb:
 #   attnviz --model DIR --text-file TEXT --widgets-json W --snapshot-path PPM
-# started, and the clock stopped at the first frame whose widgets JSON has the Overview panel drawn with every
-# layer x head of the model's result. That is process start + window + folder open (mmap, tokenizer) + the forward
-# pass with every map kept + the first overview frame.
+# started, and two clocks read from the widgets JSON the app writes every frame: the first frame with the first
+# layer's maps in the Overview, and the first frame with every layer (overview.layers_shown == n_layer). That is
+# process start + window + folder open (mmap, tokenizer) + the forward pass + the overview frame. The app's peak RSS
+# (VmHWM) is read before it is stopped.
 #   bash bench/model/open_to_overview.sh BUILD_DIR MODEL_DIR TEXT_FILE [REPS=3] [PNG]
-# Prints one line: "open -> overview: median S s (runs: ...)"; PNG (optional) keeps a screenshot of the last run.
+# Prints "open -> first layer: median S s (runs: ...)", "open -> overview: median S s (runs: ...)" and
+# "app peak RSS: median M MB (runs: ...)"; PNG (optional) keeps a screenshot of the last run.
 set -euo pipefail
 BUILD=$1 DIR=$2 TEXT=$3 REPS=${4:-3} KEEP_PNG=${5:-}
 APP="$BUILD/attnviz"
@@ -27,22 +29,39 @@ for _ in $(seq 100); do [ -s "$TMP/display" ] && break; sleep 0.1; done
 export DISPLAY=":$(head -1 "$TMP/display")"
 export XDG_CONFIG_HOME="$TMP/config"
 times=()
+firsts=()
+rss=()
 for r in $(seq "$REPS"); do
   rm -rf "$XDG_CONFIG_HOME" "$TMP/w.json"
   t0=$(date +%s.%N)
   "$APP" --model "$DIR" --text-file "$TEXT" --widgets-json "$TMP/w.json" --snapshot-path "$TMP/shot.ppm" \
     >"$TMP/log" 2>&1 &
   APP_PID=$!
-  # The overview field is written only once the Overview panel has drawn a result's maps.
-  until grep -q '"overview": {' "$TMP/w.json" 2>/dev/null; do
+  # The overview field is written once the Overview panel has drawn a result's first layer; layers_shown counts.
+  first=
+  while :; do
     kill -0 "$APP_PID" 2>/dev/null || { echo "open -> overview: attnviz exited:"; cat "$TMP/log"; exit 1; }
-    if awk -v a="$(date +%s.%N)" -v b="$t0" -v l="$LIMIT" 'BEGIN { exit !(a - b > l) }'; then
+    now=$(date +%s.%N)
+    if awk -v a="$now" -v b="$t0" -v l="$LIMIT" 'BEGIN { exit !(a - b > l) }'; then
       echo "open -> overview: not on screen after $LIMIT s"; exit 1
+    fi
+    shown=$(python3 -c 'import json,sys
+try:
+    o = json.load(open(sys.argv[1]))["fields"].get("overview")
+    print("%d %d" % (o["layers_shown"], o["n_layer"]) if o else "")
+except Exception:
+    print("")' "$TMP/w.json")
+    if [ -n "$shown" ]; then
+      set -- $shown
+      [ -z "$first" ] && [ "$1" -ge 1 ] && first=$now
+      [ "$1" = "$2" ] && break
     fi
     sleep 0.05
   done
   t1=$(date +%s.%N)
+  firsts+=("$(awk -v a="$first" -v b="$t0" 'BEGIN { printf "%.3f", a - b }')")
   times+=("$(awk -v a="$t1" -v b="$t0" 'BEGIN { printf "%.3f", a - b }')")
+  rss+=("$(awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' /proc/$APP_PID/status)")
   if [ -n "$KEEP_PNG" ] && [ "$r" = "$REPS" ]; then
     kill -USR1 "$APP_PID"
     for _ in $(seq 200); do [ -s "$TMP/shot.ppm" ] && break; sleep 0.05; done
@@ -51,6 +70,7 @@ for r in $(seq "$REPS"); do
   fi
   kill "$APP_PID"; wait "$APP_PID" 2>/dev/null || true; APP_PID=
 done
-sorted=$(printf '%s\n' "${times[@]}" | sort -g)
-median=$(echo "$sorted" | sed -n "$(( (REPS + 1) / 2 ))p")
-printf 'open -> overview: median %.2f s (runs: %s)\n' "$median" "$(printf '%.2f ' "${times[@]}")"
+median() { printf '%s\n' "$@" | sort -g | sed -n "$(( ($# + 1) / 2 ))p"; }
+printf 'open -> first layer: median %.2f s (runs: %s)\n' "$(median "${firsts[@]}")" "$(printf '%.2f ' "${firsts[@]}")"
+printf 'open -> overview: median %.2f s (runs: %s)\n' "$(median "${times[@]}")" "$(printf '%.2f ' "${times[@]}")"
+printf 'app peak RSS: median %s MB (runs: %s)\n' "$(median "${rss[@]}")" "${rss[*]}"
