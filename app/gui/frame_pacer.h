@@ -13,6 +13,14 @@ class FramePacer {
   // How long an idle loop sleeps before it looks again at signals, settings to save and the worker.
   static constexpr double kIdleWaitSeconds = 0.25;
 
+  // While work runs without input: frames at most this often (progress and layers as they arrive).
+  static constexpr double kBusyFramesPerSecond = 20;
+  // How long to wait for input before the next busy frame, `since_last_frame` seconds after the last one.
+  static double BusyWaitSeconds(double since_last_frame) {
+    const double left = 1.0 / kBusyFramesPerSecond - since_last_frame;
+    return left > 0.001 ? left : 0.0;
+  }
+
   // Input arrived, something changed or is still running: the next frames are drawn.
   void Activity() { frames_due_ = kFramesAfterActivity; }
   bool FrameDue() const { return frames_due_ > 0; }

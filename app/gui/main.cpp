@@ -126,6 +126,7 @@ int main(int argc, char** argv) {
   FrameOutputs outputs;
   const bool every_frame = options.frames > 0 || bench.enabled();  // they count frames
   int ready_frames = 0;  // frames since everything asked for was on screen
+  auto last_frame = Clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - started).count(); };
   auto keep_window_rect = [&] {
     const WindowRect r = platform.window_rect();
@@ -133,8 +134,13 @@ int main(int argc, char** argv) {
     app.settings.window_h = r.height;
   };
   while (!platform.ShouldClose() && !app.quit_requested) {
-    // 5a. Events: an idle window sleeps until one arrives (or a short timeout, for signals and saving).
-    if (every_frame || pacer.FrameDue() || app.Busy()) platform.PollEvents();
+    // 5a. Events: an idle window sleeps until one arrives (or a short timeout, for signals and saving). While work
+    //     runs and no input comes, frames come at most kBusyFramesPerSecond a second: drawing (llvmpipe draws on
+    //     the CPU) must leave the cores to the work; any input wakes the wait at once.
+    const double busy_wait = FramePacer::BusyWaitSeconds(std::chrono::duration<double>(Clock::now() - last_frame).count());
+    if (every_frame) platform.PollEvents();
+    else if (app.Busy() && busy_wait > 0) platform.WaitEvents(busy_wait);
+    else if (pacer.FrameDue() || app.Busy()) platform.PollEvents();
     else platform.WaitEvents(FramePacer::kIdleWaitSeconds);
     if (platform.Iconified()) {  // a minimized window draws nothing
       platform.WaitEvents(0.1);
@@ -151,6 +157,7 @@ int main(int argc, char** argv) {
     saver.SaveIfChanged(app.settings);
     if (!every_frame && !pacer.FrameDue()) continue;
     pacer.FrameDrawn();
+    last_frame = frame_start;
     // 5c. New characters (e.g. Hangul just typed) need a font atlas rebuild before the frame starts.
     if (app.fonts.dirty()) {
       std::string message = platform.RebuildFonts(&app.fonts);

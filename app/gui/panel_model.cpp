@@ -109,6 +109,8 @@ void DrawModelPanel(App& app) {
     ImGui::SetNextItemWidth(width * 0.6f);
     widget::SliderInt(dump, Str::kLayer, "model.layer", &s.model_layer, 0, c.n_layer - 1);
     widget::Checkbox(dump, Str::kHideSpecial, "model.hide_special", &s.model_hide_special);
+    if (s.model_hide_special && app.results.model && app.results.model->streamed)
+      DimText(Tr(Str::kHideSpecialStreamed));  // no whole map to cut them out of
     ImGui::TextUnformatted(Tr(Str::kWhatIf));
     widget::Checkbox(dump, Str::kNoScaling, "model.no_scale", &s.model_no_scale);
     ImGui::SetNextItemWidth(width * 0.6f);

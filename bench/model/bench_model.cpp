@@ -166,6 +166,13 @@ bool WriteRandomSmolLM2(const std::string& dir) {
   return WriteRandom(dir, config, ts);
 }
 
+// CPU seconds of this process so far (user + system): a busy machine stretches wall time, much less this.
+double CpuSeconds() {
+  struct rusage ru;
+  ::getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
 double PeakRssMb() {
   struct rusage ru;
   ::getrusage(RUSAGE_SELF, &ru);
@@ -272,11 +279,13 @@ int LongRows(const Model& model, const ModelConfig& c, const std::vector<int>& i
     o.stream_maps = true;
     o.row_figures = true;
     sink.t0 = std::chrono::steady_clock::now();
+    const double cpu0 = CpuSeconds();
     if (Status s = RunModel(model, ids, o, &sink); !s) {
       std::fprintf(stderr, "%s\n", s.message().c_str());
       return 2;
     }
     const double all = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - sink.t0).count();
+    const double cpu_app = CpuSeconds() - cpu0;
     app_rss = std::max(app_rss, PeakRssMb());
     // 2. The CLI's forward (attnviz-cli model --dump without the disk): each layer's whole maps made into one
     //    reused buffer, the row figures too.
@@ -286,12 +295,14 @@ int LongRows(const Model& model, const ModelConfig& c, const std::vector<int>& i
     RunOptions full;
     full.row_figures = true;
     const auto t1 = std::chrono::steady_clock::now();
+    const double cpu1 = CpuSeconds();
     if (Status s = RunModel(model, ids, full, &discard); !s) return 2;
     const double cli = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
+    const double cpu_cli = CpuSeconds() - cpu1;
     // 3. The GEMMs alone.
     const double g = GemmFloorMs(c, n);
-    std::printf("  round %d: app-like first layer %.0f ms, all %.0f ms; CLI forward %.0f ms; GEMMs alone %.0f ms%s\n",
-                r, sink.first_ms, all, cli, g, r == 0 ? " (warm-up)" : "");
+    std::printf("  round %d: app-like first layer %.0f ms, all %.0f ms (CPU %.1f s); CLI forward %.0f ms (CPU %.1f s); "
+                "GEMMs alone %.0f ms%s\n", r, sink.first_ms, all, cpu_app, cli, cpu_cli, g, r == 0 ? " (warm-up)" : "");
     std::fflush(stdout);
     if (r == 0) continue;
     app_first.push_back(sink.first_ms), app_all.push_back(all), cli_all.push_back(cli), gemm.push_back(g);

@@ -206,6 +206,7 @@ class ModelE2E(unittest.TestCase):
             f.write("The cat sat on the mat and looked at the dog. " * 70)  # ~1600 tokens: streamed
         s = self.start("--model", folder, "--text-file", text_file, wait_ready=False)
         seen = []  # (t_s, layers_shown, heads panel has a map)
+        frames = []  # (t_s, frame) at the same moments
         deadline = time.time() + 240
         while time.time() < deadline:
             try:
@@ -218,6 +219,7 @@ class ModelE2E(unittest.TestCase):
                 heads_map = any(k.startswith("heads.map.") or k == "heads.enlarged" for k in w["widgets"])
                 if not seen or seen[-1][1] != o["layers_shown"]:
                     seen.append((w["t_s"], o["layers_shown"], heads_map))
+                    frames.append((w["t_s"], w["frame"]))
                 if o["layers_shown"] == o["n_layer"]:
                     break
             time.sleep(0.01)
@@ -230,6 +232,9 @@ class ModelE2E(unittest.TestCase):
         times = [t for t, _, _ in seen]
         self.assertEqual(times, sorted(times))
         self.assertEqual([v for _, v, _ in seen], sorted(v for _, v, _ in seen), "layers_shown only rises")
+        # While the run went on with no input, frames came at most ~20 a second (drawing leaves the cores to the run).
+        (t0, f0), (t1, f1) = frames[0], frames[-1]
+        self.assertLessEqual((f1 - f0) / max(t1 - t0, 1e-3), 30, frames)
         # The Heads panel (layer 0 chosen) had its maps before the run was done.
         self.assertTrue(any(m for _, v, m in seen if 0 < v < n_layer), seen)
         # Streamed: the Shapes/Model fields say the tokens; the thumbnails drew real maps.

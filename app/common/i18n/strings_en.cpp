@@ -332,6 +332,7 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kExportSweepBusy, "the d_k sweep is still computing; try again in a moment"},
     {Str::kExportNoModelResult, "no model result to export"},
     {Str::kExportOverviewStreamed, "the overview figure needs every map whole; this input is long ({0} tokens, its maps are pooled): export the current head or all heads of one layer instead"},
+    {Str::kHideSpecialStreamed, "a long input keeps pooled maps, not whole ones: the special tokens stay in sight"},
     {Str::kExportNothingComputed, "nothing computed yet"},
     {Str::kExportEveryHeadHidden, "every head is hidden: show at least one to export"},
     {Str::kExportNoFigureLibrary, "this build has no figure library (core/figure): export is unavailable"},

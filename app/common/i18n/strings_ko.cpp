@@ -321,6 +321,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kExportSweepBusy, "d_k 훑기를 아직 계산하고 있습니다; 잠시 뒤 다시 하세요"},
     {Str::kExportNoModelResult, "내보낼 모델 결과가 없습니다"},
     {Str::kExportOverviewStreamed, "개요 그림에는 모든 맵이 통째로 필요합니다. 이 입력은 깁니다({0}개 토큰, 맵을 풀링해 두었습니다). 현재 헤드나 한 층의 모든 헤드를 내보내십시오"},
+    {Str::kHideSpecialStreamed, "긴 입력은 맵 전체가 아니라 풀링한 맵만 보관하므로 특수 토큰이 그대로 보입니다"},
     {Str::kExportNothingComputed, "아직 계산한 것이 없습니다"},
     {Str::kExportEveryHeadHidden, "모든 헤드가 숨겨져 있습니다: 내보내려면 하나 이상 보이게 하세요"},
     {Str::kExportNoFigureLibrary, "이 빌드에는 그림 라이브러리(core/figure)가 없어 내보낼 수 없습니다"},

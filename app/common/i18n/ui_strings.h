@@ -88,7 +88,7 @@ enum class Str : int {
   kTitleOnEveryLayer, kTitleSpecialHidden,
   // ---- export panel, settings file, the app's command line, attnviz-cli's input errors and output, a model's
   // description, the Shapes tab's raw sources
-  kExportSweepBusy, kExportNoModelResult, kExportOverviewStreamed, kExportNothingComputed, kExportEveryHeadHidden, kExportNoFigureLibrary,
+  kExportSweepBusy, kExportNoModelResult, kExportOverviewStreamed, kHideSpecialStreamed, kExportNothingComputed, kExportEveryHeadHidden, kExportNoFigureLibrary,
   kExportOverviewTitle, kSettingsCannotRead, kSettingsReadFailed, kSettingsLeftAlone, kSettingsProblems,
   kSettingsLineProblem, kSettingsConfigProblem, kSettingsCorruptMoved, kSettingsCorruptStuck, kAppUnknownOption,
   kCliHeadAndHeads, kCliOneSizeOption, kCliRandomAndText, kCliNoOut, kCliUnknownRange, kCliHeadOutOfRange,
