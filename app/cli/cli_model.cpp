@@ -45,7 +45,7 @@ const char* kModelHelp =
     "                         previous_token, induction, first_token, same_token, local, broad (each 0..1),\n"
     "                         strongest, strongest_score\n"
     "  --json                 with --roles: the table as JSON, with each role's one-sentence meaning;\n"
-    "                         with --predict or --neuron: their output as JSON\n"
+    "                         with --predict, --neuron or --ablate-scan: their output as JSON\n"
     "  --dump OUT             write OUT/tokens.json, OUT/attention.npy [n_layer, n_head, n, n] (softmax\n"
     "                         probabilities) and OUT/hidden.npy [n_layer + 1, n, d_model] (the residual stream\n"
     "                         after the embeddings and after each block, before any final norm) and\n"
@@ -57,6 +57,8 @@ const char* kModelHelp =
     "                         kept); every later layer, the maps and the predictions follow\n"
     "  --predict K            print the top K next tokens at every position (bert: at each [MASK]) and the\n"
     "                         text's mean next-token loss (nats) and perplexity; --json: as JSON\n"
+    "  --ablate-scan          ablate each head once and print the loss it leaves, as CSV: layer, head, loss,\n"
+    "                         delta (the loss minus the text's own); --json: as JSON\n"
     "  --neuron L:H:I:J       print how query token I meets key token J in head H of layer L: q, k (for RoPE\n"
     "                         models also before the rotation), q*k per dimension, the score, scale, logit\n"
     "                         and probability; --json: as JSON\n"
@@ -90,6 +92,7 @@ struct ModelArgs {
   bool neuron = false;                  // --neuron L:H:I:J
   int neuron_at[4] = {0, 0, 0, 0};
   bool rollout = false, value_norm = false;
+  bool ablate_scan = false;             // --ablate-scan
 };
 
 // "L:H" or "L:H:I:J" (count parts) -> numbers >= 0; false when malformed.
@@ -178,7 +181,8 @@ Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help)
       st = take(&v);
       if (st.ok() && !ParseColonInts(v, 4, a->neuron_at)) st = AppError(AppMsgId::kNeuronSpec, {CappedValue(v)});
       a->neuron = true;
-    } else if (arg == "--rollout") a->rollout = true;
+    } else if (arg == "--ablate-scan") a->ablate_scan = true;
+    else if (arg == "--rollout") a->rollout = true;
     else if (arg == "--value-norm") a->value_norm = true;
     else if (arg == "--figure") {
       st = take_path(&a->figure.out_path);
@@ -203,12 +207,13 @@ Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help)
   }
   if (*help) return Status::Ok();
   if (a->model_dir.empty()) return AppError(AppMsgId::kModelRequired, {});
-  if (a->json && !a->roles && !a->predict_k && !a->neuron) return AppError(AppMsgId::kJsonNeedsRoles, {});
+  if (a->json && !a->roles && !a->predict_k && !a->neuron && !a->ablate_scan) return AppError(AppMsgId::kJsonNeedsRoles, {});
   {  // one table on stdout at a time
     std::vector<std::string> outputs;
     if (a->roles) outputs.push_back("--roles");
     if (a->predict_k) outputs.push_back("--predict");
     if (a->neuron) outputs.push_back("--neuron");
+    if (a->ablate_scan) outputs.push_back("--ablate-scan");
     if (outputs.size() > 1) return AppError(AppMsgId::kOneOutputAtATime, {outputs[0], outputs[1]});
   }
   if (a->rollout && a->dump_dir.empty()) return AppError(AppMsgId::kNeedsDump, {"--rollout", "rollout.npy"});
@@ -399,6 +404,21 @@ std::string PredictionsText(const model::Predictions& p, const std::vector<token
   return out;
 }
 
+// The scan as CSV (layer, head, loss, delta) or JSON {"base_loss", "heads": [{"layer", "head", "loss", "delta"}]}.
+std::string AblationScanText(const model::AblationScan& scan, int n_head, bool json) {
+  std::string out = json ? "{\"base_loss\": " + JsonNumber(scan.base_loss) + ", \"heads\": [" : "layer,head,loss,delta\n";
+  for (size_t i = 0; i < scan.loss.size(); ++i) {
+    const std::string l = std::to_string(i / n_head), h = std::to_string(i % n_head);
+    const std::string loss = JsonNumber(scan.loss[i]), delta = JsonNumber(scan.loss[i] - scan.base_loss);
+    if (json)
+      out += std::string(i ? ",\n  " : "\n  ") + "{\"layer\": " + l + ", \"head\": " + h + ", \"loss\": " + loss +
+             ", \"delta\": " + delta + "}";
+    else
+      out += l + "," + h + "," + loss + "," + delta + "\n";
+  }
+  return json ? out + "]}\n" : out;
+}
+
 std::string FloatsJson(const std::vector<float>& v) {
   std::string out = "[";
   for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + JsonNumber(v[i]);
@@ -546,6 +566,14 @@ int RunModelCommand(const std::vector<std::string>& args) {
     table = a.json ? PredictionsJson(*pred, *tokens, tok) : PredictionsText(*pred, *tokens, tok, a.predict_k);
   }
   if (a.neuron) table = a.json ? NeuronJson(analysis.neuron) : NeuronText(analysis.neuron, *tokens);
+  if (a.ablate_scan) {
+    model::RunOptions scan_options = options;
+    scan_options.row_figures = false;
+    scan_options.caller_bytes = 0;
+    auto scan = model::ScanHeadAblations(*(*folder)->model, ids, scan_options);
+    if (!scan) return UsageError("model", Localized(scan));
+    table = AblationScanText(*scan, c.n_head, a.json);
+  }
   if (figure) {
     if (Status s = WriteModelFigure(c, *tokens, keep.kept(), a.figure_layer, a.figure_head, what_ifs, a.figure); !s)
       return UsageError("model", Localized(s));

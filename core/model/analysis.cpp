@@ -7,6 +7,7 @@
 
 #include "base/memory_budget.h"
 #include "model/check.h"
+#include "model/predict.h"
 #include "model/rope.h"
 
 namespace attnviz::model {
@@ -162,6 +163,64 @@ void ValueNorms(const Model& model, const LayerOutput& out, float* value_norm) {
     for (int i = 0; i < n; ++i)
       for (int j = 0; j < n; ++j) vn[(size_t)i * n + j] = (float)(p[(size_t)i * n + j] * norms[(size_t)j]);
   }
+}
+
+namespace {
+
+// Keeps the residual stream after the embeddings (or the resumed layer) and after each block: [n_layer + 1, n, d].
+class HiddenSink : public LayerSink {
+ public:
+  HiddenSink(size_t per, int n_layer) : per_(per), hidden((size_t)(n_layer + 1) * per) {}
+  Status OnEmbeddings(const float* h, int, int) override {
+    std::copy(h, h + per_, hidden.begin());
+    return Status::Ok();
+  }
+  Status OnLayer(const LayerOutput& out) override {
+    std::copy(out.hidden, out.hidden + per_, hidden.begin() + (size_t)(out.layer + 1) * per_);
+    return Status::Ok();
+  }
+  size_t per_;
+  std::vector<float> hidden;
+};
+
+}  // namespace
+
+Result<AblationScan> ScanHeadAblations(const Model& model, const std::vector<int>& ids, const RunOptions& base) {
+  const ModelConfig& c = model.config();
+  if (!HasLmHead(model)) return Status::Error(MsgId::kNoLmHead, {c.model_type});
+  if (!PredictsNextToken(c) || ids.size() < 2)
+    return Status::Error("the ablation scan ranks heads by the next-token loss: it needs a causal model (gpt2, "
+                         "llama, qwen2, mistral) and at least 2 tokens");
+  const size_t per = ids.size() * (size_t)c.d_model;
+  const std::vector<int> last = {(int)ids.size() - 1};  // top-k of one position: the loss is what is wanted
+  // 1. The base run: every block's residual stream, no maps.
+  RunOptions o = base;
+  o.stream_maps = true;
+  o.first_layer = 0, o.resume_hidden = nullptr;
+  o.caller_bytes += (c.n_layer + 1.0) * per * sizeof(float);
+  HiddenSink all(per, c.n_layer);
+  if (Status s = RunModel(model, ids, o, &all); !s) return s;
+  auto p = Predict(model, all.hidden.data() + (size_t)c.n_layer * per, ids, 1, last);
+  if (!p) return p.status();
+  AblationScan scan;
+  scan.base_loss = p->loss;
+  scan.loss.assign((size_t)c.n_layer * c.n_head, 0.0);
+  // 2. Each head: resume at its layer from the base stream, with that head ablated too.
+  HiddenSink one(per, c.n_layer);
+  for (int l = 0; l < c.n_layer; ++l)
+    for (int h = 0; h < c.n_head; ++h) {
+      RunOptions a = o;
+      a.ablate.push_back({l, h});
+      a.first_layer = l;
+      a.resume_hidden = all.hidden.data() + (size_t)l * per;
+      a.control.progress = nullptr;  // the scan reports per head, not per layer of each run
+      if (Status s = RunModel(model, ids, a, &one); !s) return s;
+      auto q = Predict(model, one.hidden.data() + (size_t)c.n_layer * per, ids, 1, last);
+      if (!q) return q.status();
+      scan.loss[(size_t)l * c.n_head + h] = q->loss;
+      base.control.Report("heads", (size_t)l * c.n_head + h + 1, (size_t)c.n_layer * c.n_head);
+    }
+  return scan;
 }
 
 }  // namespace attnviz::model

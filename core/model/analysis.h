@@ -55,6 +55,17 @@ class Rollout {
   std::vector<float> r_, a_, next_;  // [n, n] each
 };
 
+// "Ablate each head once": the mean next-token loss (predict.h) of the text with each head ablated in turn, on top
+// of base's what-ifs (and its own ablations). One base run keeps the residual stream after every block (no maps:
+// stream_maps), then each (layer, head) run resumes at its layer from there, so a head of the last layer costs one
+// block. Cancelled through base.control (Status::Cancelled()); progress ("heads", done, n_layer * n_head).
+// Errors: a model that predicts no next token (bert) or has no LM head, fewer than 2 tokens, RunModel's.
+struct AblationScan {
+  double base_loss = 0;       // with base's options only
+  std::vector<double> loss;   // [n_layer, n_head]: with that head ablated too
+};
+Result<AblationScan> ScanHeadAblations(const Model& model, const std::vector<int>& ids, const RunOptions& base = {});
+
 // value_norm: [n_head, n, n] = probs [n_head, n, n] * || v_j^(kv of h) W_o^h || for out.layer (out.probs and out.v
 // must be set: a run without stream_maps).
 void ValueNorms(const Model& model, const LayerOutput& out, float* value_norm);

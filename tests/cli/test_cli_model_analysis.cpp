@@ -189,6 +189,30 @@ TEST_P(CliAnalysis, RolloutAndValueNormDumpsMatchTorch) {
   }
 }
 
+TEST_P(CliAnalysis, AblateScanMatchesTorch) {
+  Fixture f(GetParam());
+  const json& want = f.analysis();
+  CliResult r = f.Run({"--ablate-scan", "--json"});
+  if (!want.contains("predict") || want["predict"]["loss"].is_null()) {  // bert: no next-token loss to rank by
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.out, "");
+    return;
+  }
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json got = json::parse(r.out);
+  const double base = want["predict"]["loss"], ablated = want["ablate"]["loss"];
+  EXPECT_NEAR(got["base_loss"].get<double>(), base, kTol * std::max(1.0, base));
+  ASSERT_GT(got["heads"].size(), 1u);
+  EXPECT_EQ(got["heads"][1]["layer"], 0);
+  EXPECT_EQ(got["heads"][1]["head"], 1);
+  EXPECT_NEAR(got["heads"][1]["loss"].get<double>(), ablated, kTol * std::max(1.0, ablated));
+  EXPECT_NEAR(got["heads"][1]["delta"].get<double>(), ablated - base, kTol * std::max(1.0, ablated));
+  CliResult csv = f.Run({"--ablate-scan"});
+  ASSERT_EQ(csv.code, 0) << csv.err;
+  EXPECT_EQ(csv.out.rfind("layer,head,loss,delta\n0,0,", 0), 0u) << csv.out;
+  EXPECT_EQ((size_t)std::count(csv.out.begin(), csv.out.end(), '\n'), got["heads"].size() + 1);
+}
+
 INSTANTIATE_TEST_SUITE_P(Models, CliAnalysis,
                          ::testing::Values("gpt2", "gpt2_f16", "bert", "bert_legacy", "llama", "qwen2", "mistral_sharded"),
                          [](const auto& info) { return info.param; });
@@ -236,6 +260,7 @@ TEST(CliAnalysisRefusals, BadArgumentsNameTheProblemAndTheRange) {
   ExpectRefused(f.Run({"--rollout"}), {"--rollout writes OUT/rollout.npy: give --dump OUT"});
   ExpectRefused(f.Run({"--value-norm"}), {"--value-norm writes OUT/value_norm.npy"});
   ExpectRefused(f.Run({"--predict", "3", "--neuron", "0:0:1:0"}), {"--predict and --neuron both print to stdout"});
+  ExpectRefused(f.Run({"--roles", "--ablate-scan"}), {"--roles and --ablate-scan both print to stdout"});
   // j > i under a causal mask is allowed: the pair is shown, masked, probability 0.
   CliResult r = f.Run({"--neuron", "1:0:2:5", "--json"});
   ASSERT_EQ(r.code, 0) << r.err;

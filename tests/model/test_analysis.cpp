@@ -200,6 +200,42 @@ TEST_P(Analysis, NeuronRolloutAndValueNormsMatchTorch) {
   }
 }
 
+TEST_P(Analysis, AblationScanMatchesTorchAndFullRuns) {
+  const std::string name = GetParam();
+  auto model = LoadModel(FixtureDir(name));
+  ASSERT_TRUE(model.ok()) << model.message();
+  const json a = ReadAnalysis(name);
+  const std::vector<int> ids = a["ids"].get<std::vector<int>>();
+  std::vector<size_t> reports;
+  RunOptions base;
+  base.control.progress = [&](const char* stage, size_t done, size_t) {
+    if (std::string(stage) == "heads") reports.push_back(done);
+  };
+  auto scan = ScanHeadAblations(**model, ids, base);
+  if (!a.contains("predict") || a["predict"]["loss"].is_null()) {  // bert: no next-token loss
+    ASSERT_FALSE(scan.ok());
+    return;
+  }
+  ASSERT_TRUE(scan.ok()) << scan.message();
+  const ModelConfig& c = (*model)->config();
+  ASSERT_EQ(scan->loss.size(), (size_t)c.n_layer * c.n_head);
+  ExpectLoss(scan->base_loss, a["predict"]["loss"], name + " scan base loss");
+  ExpectLoss(scan->loss[1], a["ablate"]["loss"], name + " scan 0:1");  // layer 0, head 1: torch's
+  EXPECT_EQ(reports.size(), scan->loss.size());
+  // The last head of the last layer (a resumed run) against a full run with it ablated.
+  RunOptions o;
+  o.ablate = {{c.n_layer - 1, c.n_head - 1}};
+  auto run = RunModel(**model, ids, o);
+  ASSERT_TRUE(run.ok());
+  auto pred = Predict(**model, run->hidden.data() + (size_t)c.n_layer * ids.size() * c.d_model, ids, 1);
+  ASSERT_TRUE(pred.ok());
+  EXPECT_NEAR(scan->loss.back(), pred->loss, 1e-6 * std::max(1.0, pred->loss));
+  // Heads matter: not every ablation leaves the loss where it was.
+  double spread = 0;
+  for (double l : scan->loss) spread = std::max(spread, std::fabs(l - scan->base_loss));
+  EXPECT_GT(spread, 1e-3);
+}
+
 INSTANTIATE_TEST_SUITE_P(Models, Analysis, ::testing::ValuesIn(testing::AllFixtures()),
                          [](const auto& info) { return info.param; });
 

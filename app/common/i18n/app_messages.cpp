@@ -33,7 +33,7 @@ constexpr const char* kEnglish[] = {
     "{0}: {1} is out of range: allowed 0..{2} (the model has {3} heads)",
     // attnviz-cli model (app/cli/cli_model.cpp)
     "--model DIR is required (or --model tiny, the bundled model)",
-    "--json goes with --roles, --predict or --neuron (their output as JSON)",
+    "--json goes with --roles, --predict, --neuron or --ablate-scan (their output as JSON)",
     "a cross item (QUERY ||| KEY/VALUE) needs the sandbox: models read one text",
     "no layer given",
     "--figure needs --layer L and --head H (the head of the layer to draw)",

@@ -331,7 +331,7 @@ constexpr AppMessageEntry kAppMessagesKo[] = {
     {AppMsgId::kModelLayerOutOfRange, "{0}: {1} 은(는) 범위를 벗어났습니다: 허용 범위 0..{2} (모델의 층은 {3}개입니다)"},
     {AppMsgId::kModelHeadOutOfRange, "{0}: {1} 은(는) 범위를 벗어났습니다: 허용 범위 0..{2} (모델의 헤드는 {3}개입니다)"},
     {AppMsgId::kModelRequired, "--model DIR 이 필요합니다 (또는 함께 들어 있는 모델, --model tiny)"},
-    {AppMsgId::kJsonNeedsRoles, "--json 은 --roles, --predict 또는 --neuron 과 함께 씁니다 (출력을 JSON으로)"},
+    {AppMsgId::kJsonNeedsRoles, "--json 은 --roles, --predict, --neuron 또는 --ablate-scan 과 함께 씁니다 (출력을 JSON으로)"},
     {AppMsgId::kCrossNeedsSandbox, "크로스 항목 (쿼리 ||| 키/값)은 샌드박스에서만 씁니다: 모델은 문장 하나를 읽습니다"},
     {AppMsgId::kNoLayerGiven, "층이 하나도 없습니다"},
     {AppMsgId::kFigureNeedsLayerHead, "--figure 에는 --layer L 과 --head H 가 필요합니다 (그릴 층의 헤드)"},
