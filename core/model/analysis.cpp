@@ -117,13 +117,28 @@ Rollout::Rollout(int n) : n_(n), r_((size_t)n * n), a_((size_t)n * n), next_((si
 void Rollout::AddLayer(const float* probs, int n_head, float* out) {
   MODEL_CHECK(probs && n_head > 0);
   const size_t n = (size_t)n_, nn = n * n;
-  // 1. A^ = 0.5 mean_h(A_h) + 0.5 I (the head mean summed in double), rows divided by their sums.
+  // 1. The head mean, summed in double.
+  for (size_t c = 0; c < nn; ++c) {
+    double m = 0;
+    for (int h = 0; h < n_head; ++h) m += probs[(size_t)h * nn + c];
+    a_[c] = (float)(m / n_head);
+  }
+  Advance(out);
+}
+
+void Rollout::AddMeanLayer(const float* head_mean, float* out) {
+  MODEL_CHECK(head_mean);
+  std::copy(head_mean, head_mean + (size_t)n_ * n_, a_.begin());
+  Advance(out);
+}
+
+void Rollout::Advance(float* out) {
+  const size_t n = (size_t)n_;
+  // 1. A^ = 0.5 mean_h(A_h) + 0.5 I (a_ holds the mean), rows divided by their sums.
   for (size_t i = 0; i < n; ++i) {
     double row_sum = 0;
     for (size_t j = 0; j < n; ++j) {
-      double m = 0;
-      for (int h = 0; h < n_head; ++h) m += probs[(size_t)h * nn + i * n + j];
-      const double a = 0.5 * m / n_head + (i == j ? 0.5 : 0.0);
+      const double a = 0.5 * a_[i * n + j] + (i == j ? 0.5 : 0.0);
       a_[i * n + j] = (float)a;
       row_sum += a;
     }
@@ -142,12 +157,26 @@ void Rollout::AddLayer(const float* probs, int n_head, float* out) {
 
 void ValueNorms(const Model& model, const LayerOutput& out, float* value_norm) {
   const ModelConfig& c = model.config();
-  MODEL_CHECK(out.layer >= 0 && out.layer < c.n_layer && out.probs && out.v.data && value_norm);
+  MODEL_CHECK(out.probs && value_norm);
+  const size_t n = (size_t)out.n;
+  std::vector<float> norms((size_t)c.n_head * n);
+  ValueNormScales(model, out, norms.data());
+  for (int h = 0; h < c.n_head; ++h) {
+    const float* p = out.probs + (size_t)h * n * n;
+    const float* s = norms.data() + (size_t)h * n;
+    float* vn = value_norm + (size_t)h * n * n;
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = 0; j < n; ++j) vn[i * n + j] = p[i * n + j] * s[j];
+  }
+}
+
+void ValueNormScales(const Model& model, const LayerOutput& out, float* norms_out) {
+  const ModelConfig& c = model.config();
+  MODEL_CHECK(out.layer >= 0 && out.layer < c.n_layer && out.v.data && norms_out);
   const Linear& o = model.params().blocks[(size_t)out.layer].o;
   const int n = out.n, dh = c.d_head, d = c.d_model, group = c.n_head / c.n_kv_head;
   MODEL_CHECK(o.in == c.q_dim() && o.out == d && (int)out.v.d == dh);
   RowMat y(n, d);
-  std::vector<double> norms((size_t)n);
   for (int h = 0; h < c.n_head; ++h) {
     // 1. v^h W_o^h: [n, d_head] . [d_head, d_model]
     const ConstMat v(RowOf(out.v, (size_t)(h / group), 0), n, dh, Eigen::OuterStride<>((Eigen::Index)out.v.row_stride));
@@ -156,12 +185,8 @@ void ValueNorms(const Model& model, const LayerOutput& out, float* value_norm) {
     } else {  // nn.Linear [out, in]: head h feeds columns h*d_head..
       y.noalias() = v * ConstMat(o.w + (size_t)h * dh, d, dh, Eigen::OuterStride<>(o.ld)).transpose();
     }
-    // 2. Row norms in double, then alpha_ij * ||.||_j.
-    for (int j = 0; j < n; ++j) norms[(size_t)j] = y.row(j).cast<double>().norm();
-    const float* p = out.probs + (size_t)h * n * n;
-    float* vn = value_norm + (size_t)h * n * n;
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j) vn[(size_t)i * n + j] = (float)(p[(size_t)i * n + j] * norms[(size_t)j]);
+    // 2. Row norms in double.
+    for (int j = 0; j < n; ++j) norms_out[(size_t)h * n + j] = (float)y.row(j).cast<double>().norm();
   }
 }
 

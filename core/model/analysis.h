@@ -48,9 +48,13 @@ class Rollout {
   explicit Rollout(int n);
   // probs: [n_head, n, n] of the next layer; out: [n, n] = R_l (may be null: only the state advances).
   void AddLayer(const float* probs, int n_head, float* out);
+  // The same from the layer's head-mean map head_mean: [n, n] = mean_h probs[h] (streamed maps: sum each
+  // LayerSink::OnBlock's rows / n_head into it, then call this once per layer).
+  void AddMeanLayer(const float* head_mean, float* out);
   int layers() const { return layers_; }
 
  private:
+  void Advance(float* out);  // a_ holds the head mean: A^, then R
   int n_ = 0, layers_ = 0;
   std::vector<float> r_, a_, next_;  // [n, n] each
 };
@@ -69,5 +73,8 @@ Result<AblationScan> ScanHeadAblations(const Model& model, const std::vector<int
 // value_norm: [n_head, n, n] = probs [n_head, n, n] * || v_j^(kv of h) W_o^h || for out.layer (out.probs and out.v
 // must be set: a run without stream_maps).
 void ValueNorms(const Model& model, const LayerOutput& out, float* value_norm);
+// norms: [n_head, n] = || v_j^(kv of h) W_o^h || for out.layer (out.v set; probs not needed). The value-weighted
+// map of any block of rows is then probs[h, i, j] * norms[h, j] (streamed maps: multiply in LayerSink::OnBlock).
+void ValueNormScales(const Model& model, const LayerOutput& out, float* norms);
 
 }  // namespace attnviz::model

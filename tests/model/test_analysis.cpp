@@ -200,6 +200,73 @@ TEST_P(Analysis, NeuronRolloutAndValueNormsMatchTorch) {
   }
 }
 
+// Long inputs stream their maps (RunOptions::stream_maps): rollout from the head-mean map built from the blocks
+// (AddMeanLayer), value norms from ValueNormScales times each block's rows, the neuron view with no probs kept.
+class StreamedAnalysisSink : public LayerSink {
+ public:
+  StreamedAnalysisSink(const Model& model, int n) : model_(model), n_(n), rollout_(n) {}
+  void OnBlock(int, const RowBlock& b) override {  // blocks cover disjoint rows: no two write one cell
+    const size_t n = (size_t)n_;
+    for (int r = 0; r < b.rows; ++r)
+      std::copy(b.probs + (size_t)r * b.n_k, b.probs + (size_t)(r + 1) * b.n_k,
+                layer_.begin() + ((size_t)b.head * n + b.r0 + r) * n);
+  }
+  Status OnLayer(const LayerOutput& out) override {
+    EXPECT_EQ(out.probs, nullptr);
+    const size_t n = (size_t)n_, nn = n * n, H = (size_t)out.n_head;
+    std::vector<float> mean(nn, 0.0f);
+    for (size_t c = 0; c < nn; ++c) {
+      double m = 0;
+      for (size_t h = 0; h < H; ++h) m += layer_[h * nn + c];
+      mean[c] = (float)(m / H);
+    }
+    rollout.resize(rollout.size() + nn);
+    rollout_.AddMeanLayer(mean.data(), rollout.data() + rollout.size() - nn);
+    std::vector<float> norms(H * n);
+    ValueNormScales(model_, out, norms.data());
+    for (size_t h = 0; h < H; ++h)
+      for (size_t i = 0; i < n; ++i)
+        for (size_t j = 0; j < n; ++j) value_norm.push_back(layer_[h * nn + i * n + j] * norms[h * n + j]);
+    views.push_back(Neuron(model_.config(), out, 1, std::min(n_ - 1, 10), std::min(n_ - 1, 10) - 3));
+    std::fill(layer_.begin(), layer_.end(), 0.0f);  // the next layer's blocks start from zero
+    return Status::Ok();
+  }
+  void Reset(int n_head) { layer_.assign((size_t)n_head * n_ * n_, 0.0f); }
+  std::vector<float> rollout, value_norm;
+  std::vector<NeuronView> views;
+  std::vector<float> layer_;  // [n_head, n, n] of the layer running
+
+ private:
+  const Model& model_;
+  int n_;
+  Rollout rollout_;
+};
+
+TEST_P(Analysis, StreamedMapsGiveTheSameRolloutValueNormsAndNeuron) {
+  const std::string name = GetParam();
+  auto model = LoadModel(FixtureDir(name));
+  ASSERT_TRUE(model.ok()) << model.message();
+  const json a = ReadAnalysis(name);
+  const std::vector<int> ids = a["ids"].get<std::vector<int>>();
+  StreamedAnalysisSink sink(**model, (int)ids.size());
+  sink.Reset((*model)->config().n_head);
+  RunOptions o;
+  o.stream_maps = true;
+  ASSERT_TRUE(RunModel(**model, ids, o, &sink).ok());
+  const Tensor roll = Npy(name, "rollout.npy"), vn = Npy(name, "value_norm.npy");
+  ASSERT_EQ(sink.rollout.size(), roll.size());
+  ASSERT_EQ(sink.value_norm.size(), vn.size());
+  EXPECT_LE(MaxDiff(sink.rollout.data(), roll.data.data(), roll.size()), kTol) << name;
+  EXPECT_LE(MaxDiff(sink.value_norm.data(), vn.data.data(), vn.size()), kTol) << name;
+  // The neuron view of the last layer, its probability recomputed from q and k: torch's first neuron case.
+  const json& w = a["neuron"][0];
+  const NeuronView& v = sink.views.back();
+  ASSERT_EQ(v.layer, w["layer"].get<int>());
+  ASSERT_EQ(v.i, w["i"].get<int>());
+  ASSERT_EQ(v.j, w["j"].get<int>());
+  EXPECT_NEAR(v.prob, w["prob"].get<double>(), kTol) << name;
+}
+
 TEST_P(Analysis, AblationScanMatchesTorchAndFullRuns) {
   const std::string name = GetParam();
   auto model = LoadModel(FixtureDir(name));
