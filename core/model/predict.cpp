@@ -21,7 +21,7 @@ bool HasLmHead(const Model& model) { return model.params().lm_head.w != nullptr;
 bool PredictsNextToken(const ModelConfig& c) { return c.arch != Arch::kBert; }
 
 Result<Predictions> Predict(const Model& model, const float* last_hidden, const std::vector<int>& ids, int k,
-                            const std::vector<int>& positions) {
+                            const std::vector<int>& positions, const RunControl& control) {
   const ModelConfig& c = model.config();
   const ModelParams& p = model.params();
   const LmHead& head = p.lm_head;
@@ -49,6 +49,8 @@ Result<Predictions> Predict(const Model& model, const float* last_hidden, const 
   Linear lm;  // the head as nn.Linear: [vocab, d_model]
   lm.w = head.w, lm.b = head.b, lm.in = d, lm.out = vocab, lm.ld = d;
   for (int r0 = 0; r0 < n; r0 += kRows) {
+    if (control.cancelled()) return Status::Cancelled();
+    control.Report("predict", (size_t)r0, (size_t)n);
     const int rows = std::min(kRows, n - r0);
     // A block none of whose rows is wanted (and no loss to take) is skipped.
     bool any = next_token;
@@ -97,6 +99,7 @@ Result<Predictions> Predict(const Model& model, const float* last_hidden, const 
       out.positions.push_back(std::move(top));
     }
   }
+  control.Report("predict", (size_t)n, (size_t)n);
   // Positions in the order asked for (every position: 0..n-1).
   if (!positions.empty()) {
     std::vector<PositionTop> ordered;

@@ -15,6 +15,7 @@
 #pragma once
 #include <vector>
 
+#include "base/run_control.h"
 #include "base/status.h"
 #include "model/model.h"
 
@@ -45,8 +46,9 @@ bool PredictsNextToken(const ModelConfig& c);
 // last_hidden: [n, d_model], the residual stream after the last block (hidden[n_layer] of a run; no final norm).
 // positions: the positions whose top-k are returned (each in 0..n-1, any order); empty = every position.
 // Errors: no LM head ("this checkpoint has no LM head ..."), k outside 1..vocab, a position outside 0..n-1,
-// ids of the wrong length or out of the vocabulary, a logit that is not finite.
+// ids of the wrong length or out of the vocabulary, a logit that is not finite, cancellation (control's cancel
+// flag, checked before each block of positions: Status::Cancelled()). Progress: ("predict", positions done, n).
 Result<Predictions> Predict(const Model& model, const float* last_hidden, const std::vector<int>& ids, int k,
-                            const std::vector<int>& positions = {});
+                            const std::vector<int>& positions = {}, const RunControl& control = {});
 
 }  // namespace attnviz::model

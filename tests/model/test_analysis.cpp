@@ -93,6 +93,13 @@ TEST_P(Analysis, PredictionsAndLossMatchTorch) {
   EXPECT_EQ(some->positions[0].index, 3);
   EXPECT_EQ(some->positions[1].index, 1);
   EXPECT_EQ(some->positions[0].top[0].id, pred->positions[3].top[0].id);
+  // Cancelled before the first block of positions: says so, nothing returned.
+  std::atomic<bool> cancel{true};
+  RunControl control;
+  control.cancel = &cancel;
+  auto cancelled = Predict(**model, last, ids, 2, {}, control);
+  ASSERT_FALSE(cancelled.ok());
+  EXPECT_TRUE(cancelled.status().cancelled()) << cancelled.message();
 }
 
 TEST_P(Analysis, AblatedHeadMatchesTorch) {
