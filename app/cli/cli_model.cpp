@@ -2,6 +2,7 @@
 //   attnviz-cli model --model DIR|tiny (--text TEXT | --text-file FILE [--line N]) [--tokens] [--dump OUT]
 //                     [--roles [--json]] [--no-scale] [--temperature T] [--layers L1,L2,...]
 //                     [--figure OUT.png|.svg --layer L --head H [figure options]]
+//                     [--predict K] [--ablate L:H,...] [--neuron L:H:I:J] [--rollout] [--value-norm] [--json]
 // --dump streams attention.npy one layer at a time: a full map of every layer is never held. Head roles
 // (core/model/roles.h) are scored layer by layer as the run goes. --figure keeps one layer's maps and draws one
 // head as the app's Export does (app/common/model_figure.h).
@@ -19,6 +20,8 @@
 #include "figure/export.h"
 #include "io/file_io.h"
 #include "io/json.h"
+#include "model/analysis.h"
+#include "model/predict.h"
 #include "model/roles.h"
 #include "model/run.h"
 #include "model_figure.h"
@@ -41,7 +44,8 @@ const char* kModelHelp =
     "  --roles                print every head's role scores instead of the summary, as CSV: layer, head,\n"
     "                         previous_token, induction, first_token, same_token, local, broad (each 0..1),\n"
     "                         strongest, strongest_score\n"
-    "  --json                 with --roles: the table as JSON, with each role's one-sentence meaning\n"
+    "  --json                 with --roles: the table as JSON, with each role's one-sentence meaning;\n"
+    "                         with --predict, --neuron or --ablate-scan: their output as JSON\n"
     "  --dump OUT             write OUT/tokens.json, OUT/attention.npy [n_layer, n_head, n, n] (softmax\n"
     "                         probabilities) and OUT/hidden.npy [n_layer + 1, n, d_model] (the residual stream\n"
     "                         after the embeddings and after each block, before any final norm) and\n"
@@ -49,6 +53,19 @@ const char* kModelHelp =
     "  --no-scale             what-if: drop the 1/sqrt(d_head) scaling\n"
     "  --temperature T        what-if: divide the logits by T (1e-06..1e+06)\n"
     "  --layers L1,L2,...     the layers the what-ifs act on (default: all)\n"
+    "  --ablate L:H,...       what-if: head H of layer L outputs zero (before the output projection; its bias\n"
+    "                         kept); every later layer, the maps and the predictions follow\n"
+    "  --predict K            print the top K next tokens at every position (bert: at each [MASK]) and the\n"
+    "                         text's mean next-token loss (nats) and perplexity; --json: as JSON\n"
+    "  --ablate-scan          ablate each head once and print the loss it leaves, as CSV: layer, head, loss,\n"
+    "                         delta (the loss minus the text's own); --json: as JSON\n"
+    "  --neuron L:H:I:J       print how query token I meets key token J in head H of layer L: q, k (for RoPE\n"
+    "                         models also before the rotation), q*k per dimension, the score, scale, logit\n"
+    "                         and probability; --json: as JSON\n"
+    "  --rollout              with --dump: OUT/rollout.npy [n_layer, n, n], attention rollout (heads averaged,\n"
+    "                         plus the identity, multiplied through the layers)\n"
+    "  --value-norm           with --dump: OUT/value_norm.npy [n_layer, n_head, n, n], each weight times the\n"
+    "                         size of what the key's value adds (||v_j W_o^h||)\n"
     "  --figure OUT           write the heatmap of one head as OUT.png or OUT.svg, as the app's Export does;\n"
     "                         the title names the model, layer, head, mask (causal, causal with a sliding\n"
     "                         window, bidirectional) and the what-ifs\n"
@@ -68,7 +85,30 @@ struct ModelArgs {
   HeatmapExportOptions figure;
   int figure_layer = -1, figure_head = -1;
   std::string first_figure_option;  // the first figure option given, named when --figure is missing
+  // What the model does with its attention (issue 23)
+  int predict_k = 0;                    // --predict K (0: not given)
+  std::string ablate;                   // --ablate L:H,...
+  std::vector<model::AblatedHead> ablated;
+  bool neuron = false;                  // --neuron L:H:I:J
+  int neuron_at[4] = {0, 0, 0, 0};
+  bool rollout = false, value_norm = false;
+  bool ablate_scan = false;             // --ablate-scan
 };
+
+// "L:H" or "L:H:I:J" (count parts) -> numbers >= 0; false when malformed.
+bool ParseColonInts(const std::string& text, size_t count, int* out) {
+  size_t start = 0;
+  for (size_t p = 0; p < count; ++p) {
+    const size_t end = p + 1 < count ? text.find(':', start) : text.size();
+    if (end == std::string::npos) return false;
+    const std::string part = text.substr(start, end - start);
+    auto v = ParseIntValue("", part, 0, 1 << 30);
+    if (!v) return false;
+    out[p] = *v;
+    start = end + 1;
+  }
+  return true;
+}
 
 Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help) {
   for (size_t i = 0; i < args.size(); ++i) {
@@ -114,7 +154,37 @@ Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help)
     } else if (arg == "--layers") {
       st = take(&a->layers);
       a->layers_set = true;
-    } else if (arg == "--figure") {
+    } else if (arg == "--predict") {
+      std::string v;
+      st = take(&v);
+      if (st.ok()) {
+        auto k = ParseIntValue("--predict", v, 1, 1000);
+        if (k) a->predict_k = *k;
+        else st = k.status();
+      }
+    } else if (arg == "--ablate") {
+      st = take(&a->ablate);
+      if (st.ok()) {
+        a->ablated.clear();
+        for (size_t start = 0; st.ok() && start <= a->ablate.size();) {  // every item, empty ones too ("0:1,")
+          const size_t end = std::min(a->ablate.find(',', start), a->ablate.size());
+          const std::string item = a->ablate.substr(start, end - start);
+          int lh[2];
+          if (item.find(':') == std::string::npos || !ParseColonInts(item, 2, lh))
+            st = AppError(AppMsgId::kAblateSpec, {CappedValue(item)});
+          else a->ablated.push_back({lh[0], lh[1]});
+          start = end + 1;
+        }
+      }
+    } else if (arg == "--neuron") {
+      std::string v;
+      st = take(&v);
+      if (st.ok() && !ParseColonInts(v, 4, a->neuron_at)) st = AppError(AppMsgId::kNeuronSpec, {CappedValue(v)});
+      a->neuron = true;
+    } else if (arg == "--ablate-scan") a->ablate_scan = true;
+    else if (arg == "--rollout") a->rollout = true;
+    else if (arg == "--value-norm") a->value_norm = true;
+    else if (arg == "--figure") {
       st = take_path(&a->figure.out_path);
     } else if (arg == "--layer" || arg == "--head") {
       std::string v;
@@ -137,7 +207,17 @@ Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help)
   }
   if (*help) return Status::Ok();
   if (a->model_dir.empty()) return AppError(AppMsgId::kModelRequired, {});
-  if (a->json && !a->roles) return AppError(AppMsgId::kJsonNeedsRoles, {});
+  if (a->json && !a->roles && !a->predict_k && !a->neuron && !a->ablate_scan) return AppError(AppMsgId::kJsonNeedsRoles, {});
+  {  // one table on stdout at a time
+    std::vector<std::string> outputs;
+    if (a->roles) outputs.push_back("--roles");
+    if (a->predict_k) outputs.push_back("--predict");
+    if (a->neuron) outputs.push_back("--neuron");
+    if (a->ablate_scan) outputs.push_back("--ablate-scan");
+    if (outputs.size() > 1) return AppError(AppMsgId::kOneOutputAtATime, {outputs[0], outputs[1]});
+  }
+  if (a->rollout && a->dump_dir.empty()) return AppError(AppMsgId::kNeedsDump, {"--rollout", "rollout.npy"});
+  if (a->value_norm && a->dump_dir.empty()) return AppError(AppMsgId::kNeedsDump, {"--value-norm", "value_norm.npy"});
   if (a->figure.out_path.empty()) {
     if (!a->first_figure_option.empty()) return AppError(AppMsgId::kOptionNeedsFigure, {a->first_figure_option});
     return Status::Ok();
@@ -239,6 +319,146 @@ Status WriteModelFigure(const model::ModelConfig& c, const std::vector<tokenize:
   return ExportHeatmap(figure->maps, nullptr, options);
 }
 
+// Passes the run on to `next` and, as each layer goes by: the neuron view of its layer, the rollout and the
+// value norms streamed into their .npy files, and the last block's hidden state for the predictions.
+class AnalysisSink : public model::LayerSink {
+ public:
+  AnalysisSink(model::LayerSink* next, const model::Model& model, const ModelArgs& a, int n, NpyStreamWriter* rollout,
+               NpyStreamWriter* value_norm)
+      : next_(next), model_(model), a_(a), rollout_(rollout ? n : 0), rollout_npy_(rollout), value_npy_(value_norm) {}
+  Status OnEmbeddings(const float* hidden, int n, int d_model) override {
+    return next_->OnEmbeddings(hidden, n, d_model);
+  }
+  Status OnLayer(const model::LayerOutput& out) override {
+    if (a_.neuron && out.layer == a_.neuron_at[0])
+      neuron = model::Neuron(model_.config(), out, a_.neuron_at[1], a_.neuron_at[2], a_.neuron_at[3]);
+    const size_t nn = (size_t)out.n * out.n;
+    if (rollout_npy_) {
+      buffer_.resize(nn);
+      rollout_.AddLayer(out.probs, out.n_head, buffer_.data());
+      if (Status s = rollout_npy_->Append(buffer_.data(), nn); !s) return s;
+    }
+    if (value_npy_) {
+      buffer_.resize((size_t)out.n_head * nn);
+      model::ValueNorms(model_, out, buffer_.data());
+      if (Status s = value_npy_->Append(buffer_.data(), buffer_.size()); !s) return s;
+    }
+    if (out.layer == out.n_layer - 1) last_hidden.assign(out.hidden, out.hidden + (size_t)out.n * out.d_model);
+    return next_->OnLayer(out);
+  }
+  model::NeuronView neuron;
+  std::vector<float> last_hidden;  // [n, d_model] after the last block
+
+ private:
+  model::LayerSink* next_;
+  const model::Model& model_;
+  const ModelArgs& a_;
+  model::Rollout rollout_;
+  NpyStreamWriter *rollout_npy_, *value_npy_;
+  std::vector<float> buffer_;
+};
+
+std::string Piece(const tokenize::Tokenizer& t, int id) {
+  auto p = t.IdToPiece(id);
+  return p ? *p : std::string();
+}
+
+std::string PredictionsJson(const model::Predictions& p, const std::vector<tokenize::Token>& tokens,
+                            const tokenize::Tokenizer& tok) {
+  std::string out = "{\"loss\": " + (p.has_loss ? JsonNumber(p.loss) : std::string("null")) +
+                    ", \"perplexity\": " + (p.has_loss ? JsonNumber(p.perplexity) : std::string("null")) +
+                    ", \"positions\": [";
+  for (size_t i = 0; i < p.positions.size(); ++i) {
+    const model::PositionTop& pos = p.positions[i];
+    out += std::string(i ? ",\n  " : "\n  ") + "{\"index\": " + std::to_string(pos.index) +
+           ", \"token\": " + JsonString(tokens[(size_t)pos.index].piece) + ", \"top\": [";
+    for (size_t t = 0; t < pos.top.size(); ++t)
+      out += std::string(t ? ", " : "") + "{\"id\": " + std::to_string(pos.top[t].id) + ", \"token\": " +
+             JsonString(Piece(tok, pos.top[t].id)) + ", \"prob\": " + JsonNumber(pos.top[t].prob) + "}";
+    out += "]}";
+  }
+  return out + "]}\n";
+}
+
+std::string PredictionsText(const model::Predictions& p, const std::vector<tokenize::Token>& tokens,
+                            const tokenize::Tokenizer& tok, int k) {
+  char buf[96];
+  std::string out;
+  if (p.has_loss) {
+    char loss[32], ppl[32];
+    std::snprintf(loss, sizeof loss, "%.4f", p.loss);
+    std::snprintf(ppl, sizeof ppl, "%.4g", p.perplexity);
+    out += Trf(Str::kCliPredictLoss, {loss, std::to_string(tokens.size() - 1), ppl}) + "\n";
+  } else {
+    out += Trf(Str::kCliPredictMasked, {std::to_string(k)}) + "\n";
+  }
+  for (const model::PositionTop& pos : p.positions) {
+    std::snprintf(buf, sizeof buf, "%4d ", pos.index);
+    out += buf + JsonString(tokens[(size_t)pos.index].display) + " ->";
+    for (const model::TokenProb& t : pos.top) {
+      std::snprintf(buf, sizeof buf, " %.4f", t.prob);
+      out += " " + JsonString(Piece(tok, t.id)) + buf;
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+// The scan as CSV (layer, head, loss, delta) or JSON {"base_loss", "heads": [{"layer", "head", "loss", "delta"}]}.
+std::string AblationScanText(const model::AblationScan& scan, int n_head, bool json) {
+  std::string out = json ? "{\"base_loss\": " + JsonNumber(scan.base_loss) + ", \"heads\": [" : "layer,head,loss,delta\n";
+  for (size_t i = 0; i < scan.loss.size(); ++i) {
+    const std::string l = std::to_string(i / n_head), h = std::to_string(i % n_head);
+    const std::string loss = JsonNumber(scan.loss[i]), delta = JsonNumber(scan.loss[i] - scan.base_loss);
+    if (json)
+      out += std::string(i ? ",\n  " : "\n  ") + "{\"layer\": " + l + ", \"head\": " + h + ", \"loss\": " + loss +
+             ", \"delta\": " + delta + "}";
+    else
+      out += l + "," + h + "," + loss + "," + delta + "\n";
+  }
+  return json ? out + "]}\n" : out;
+}
+
+std::string FloatsJson(const std::vector<float>& v) {
+  std::string out = "[";
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + JsonNumber(v[i]);
+  return out + "]";
+}
+
+std::string NeuronJson(const model::NeuronView& v) {
+  std::string out = "{\"layer\": " + std::to_string(v.layer) + ", \"head\": " + std::to_string(v.head) +
+                    ", \"i\": " + std::to_string(v.i) + ", \"j\": " + std::to_string(v.j) +
+                    ", \"masked\": " + (v.masked ? "true" : "false") + ",\n \"q\": " + FloatsJson(v.q) +
+                    ",\n \"k\": " + FloatsJson(v.k) + ",\n \"product\": " + FloatsJson(v.product);
+  if (v.rope)
+    out += ",\n \"q_before_rope\": " + FloatsJson(v.q_before_rope) + ",\n \"k_before_rope\": " +
+           FloatsJson(v.k_before_rope);
+  return out + ",\n \"score\": " + JsonNumber(v.score) + ", \"scale\": " + JsonNumber(v.scale) +
+         ", \"logit\": " + JsonNumber(v.logit) + ", \"prob\": " + JsonNumber(v.prob) + "}\n";
+}
+
+std::string NeuronText(const model::NeuronView& v, const std::vector<tokenize::Token>& tokens) {
+  char buf[160];
+  std::string out = "layer " + std::to_string(v.layer) + " head " + std::to_string(v.head) + ": query " +
+                    std::to_string(v.i) + " " + JsonString(tokens[(size_t)v.i].display) + ", key " +
+                    std::to_string(v.j) + " " + JsonString(tokens[(size_t)v.j].display) + "\n";
+  out += v.rope ? "   t   q_before_rope  k_before_rope              q              k          q * k\n"
+                : "   t              q              k          q * k\n";
+  for (size_t t = 0; t < v.q.size(); ++t) {
+    if (v.rope)
+      std::snprintf(buf, sizeof buf, "%4zu %14.6g %14.6g %14.6g %14.6g %14.6g\n", t, v.q_before_rope[t],
+                    v.k_before_rope[t], v.q[t], v.k[t], v.product[t]);
+    else
+      std::snprintf(buf, sizeof buf, "%4zu %14.6g %14.6g %14.6g\n", t, v.q[t], v.k[t], v.product[t]);
+    out += buf;
+  }
+  std::snprintf(buf, sizeof buf, "score %.6g x scale %.6g = logit %.6g; probability %.6g\n", v.score, v.scale,
+                v.logit, v.prob);
+  out += buf;
+  if (v.masked) out += Trf(Str::kCliNeuronMasked, {std::to_string(v.i), std::to_string(v.j)}) + "\n";
+  return out;
+}
+
 }  // namespace
 
 int RunModelCommand(const std::vector<std::string>& args) {
@@ -276,6 +496,30 @@ int RunModelCommand(const std::vector<std::string>& args) {
   }
   model::RunOptions options = WhatIfRunOptions(what_ifs, c.n_layer);
   options.row_figures = true;
+  options.ablate = a.ablated;
+  // --predict: a head to predict with; bert predicts at its [MASK] tokens.
+  std::vector<int> predict_at;
+  if (a.predict_k) {
+    if (!model::HasLmHead(*(*folder)->model))
+      return UsageError("model", Localized(Status::Error(MsgId::kNoLmHead, {c.model_type})));
+    if (!model::PredictsNextToken(c)) {
+      for (size_t i = 0; i < tokens->size(); ++i)
+        if ((*tokens)[i].piece == "[MASK]" || (*tokens)[i].piece == "<mask>") predict_at.push_back((int)i);
+      if (predict_at.empty()) return UsageError("model", Localized(AppError(AppMsgId::kPredictNeedsMask, {})));
+    }
+    if (a.predict_k > c.vocab)
+      return UsageError("model", Localized(Status::Prefixed(MsgId::kPrefixContext, {"--predict"},
+                                                            Status::Error(MsgId::kTopKRange, {std::to_string(a.predict_k), std::to_string(c.vocab)}))));
+  }
+  if (a.neuron) {
+    if (Status s = model::CheckNeuron(c, (int)tokens->size(), a.neuron_at[0], a.neuron_at[1], a.neuron_at[2], a.neuron_at[3]); !s)
+      return UsageError("model", Localized(Status::Prefixed(MsgId::kPrefixContext, {"--neuron"}, s)));
+  }
+  if (a.rollout) {
+    if (Status s = model::CheckRolloutMemory(tokens->size()); !s) return UsageError("model", Localized(s));
+    options.caller_bytes += (size_t)model::RolloutMemoryBytes(tokens->size());
+  }
+  if (a.value_norm) options.caller_bytes += (size_t)c.n_head * tokens->size() * tokens->size() * sizeof(float);
   // --figure: the layer and head in the model's range, before anything runs.
   const bool figure = !a.figure.out_path.empty();
   if (figure && a.figure_layer >= c.n_layer)
@@ -289,9 +533,9 @@ int RunModelCommand(const std::vector<std::string>& args) {
 
   const std::vector<int> ids = TokenIds(*tokens);
   const size_t n = ids.size();
-  if (figure) options.caller_bytes = (size_t)c.n_head * n * n * sizeof(float);  // KeepLayerSink's copy
+  if (figure) options.caller_bytes += (size_t)c.n_head * n * n * sizeof(float);  // KeepLayerSink's copy
   DumpFolder dump;
-  NpyStreamWriter attention, hidden;
+  NpyStreamWriter attention, hidden, rollout_npy, value_npy;
   if (!a.dump_dir.empty()) {
     if (Status s = dump.Begin(a.dump_dir); !s) return UsageError("model", Localized(s));
     if (Status s = WriteFileAtomic(dump.Path("tokens.json"), TokensJson(*tokens)); !s) return UsageError("model", Localized(s));
@@ -299,18 +543,46 @@ int RunModelCommand(const std::vector<std::string>& args) {
       return UsageError("model", Localized(s));
     if (Status s = hidden.Open(dump.Path("hidden.npy"), {(size_t)c.n_layer + 1, n, (size_t)c.d_model}); !s)
       return UsageError("model", Localized(s));
+    if (a.rollout)
+      if (Status s = rollout_npy.Open(dump.Path("rollout.npy"), {(size_t)c.n_layer, n, n}); !s)
+        return UsageError("model", Localized(s));
+    if (a.value_norm)
+      if (Status s = value_npy.Open(dump.Path("value_norm.npy"), {(size_t)c.n_layer, (size_t)c.n_head, n, n}); !s)
+        return UsageError("model", Localized(s));
   }
   const bool dumping = !a.dump_dir.empty();
   model::HeadRoles roles = model::MakeHeadRoles(c.n_layer, c.n_head, ids);
   DumpSink sink(dumping ? &attention : nullptr, dumping ? &hidden : nullptr, &ids, &roles);
   KeepLayerSink keep(&sink, figure ? a.figure_layer : -1);
-  if (Status s = model::RunModel(*(*folder)->model, ids, options, &keep); !s) return UsageError("model", Localized(s));
+  AnalysisSink analysis(&keep, *(*folder)->model, a, (int)n, a.rollout ? &rollout_npy : nullptr,
+                        a.value_norm ? &value_npy : nullptr);
+  if (Status s = model::RunModel(*(*folder)->model, ids, options, &analysis); !s)
+    return UsageError("model", Localized(s));
+  std::string table;  // what stdout holds instead of the summary (--roles, --predict, --neuron)
+  if (a.predict_k) {
+    auto pred = model::Predict(*(*folder)->model, analysis.last_hidden.data(), ids, a.predict_k, predict_at);
+    if (!pred) return UsageError("model", Localized(pred));
+    const tokenize::Tokenizer& tok = *(*folder)->tokenizer;
+    table = a.json ? PredictionsJson(*pred, *tokens, tok) : PredictionsText(*pred, *tokens, tok, a.predict_k);
+  }
+  if (a.neuron) table = a.json ? NeuronJson(analysis.neuron) : NeuronText(analysis.neuron, *tokens);
+  if (a.ablate_scan) {
+    model::RunOptions scan_options = options;
+    scan_options.row_figures = false;
+    scan_options.caller_bytes = 0;
+    auto scan = model::ScanHeadAblations(*(*folder)->model, ids, scan_options);
+    if (!scan) return UsageError("model", Localized(scan));
+    table = AblationScanText(*scan, c.n_head, a.json);
+  }
   if (figure) {
     if (Status s = WriteModelFigure(c, *tokens, keep.kept(), a.figure_layer, a.figure_head, what_ifs, a.figure); !s)
       return UsageError("model", Localized(s));
   }
-  if (a.roles) {  // stdout holds the table only, so it pipes into other tools
+  const bool table_only = a.roles || !table.empty();  // stdout holds the table only, so it pipes into other tools
+  if (a.roles) {
     std::fputs((a.json ? model::HeadRolesJson(roles) : model::HeadRolesCsv(roles)).c_str(), stdout);
+  } else if (!table.empty()) {
+    std::fputs(table.c_str(), stdout);
   } else {
     std::printf("%s\n%s\n", (*folder)->Describe().c_str(), Trf(Str::kCliModelPerHead, {std::to_string(n)}).c_str());
     for (const std::string& line : sink.lines()) std::printf("%s\n", line.c_str());
@@ -320,10 +592,14 @@ int RunModelCommand(const std::vector<std::string>& args) {
       return UsageError("model", Localized(s));
     if (Status s = attention.Close(); !s) return UsageError("model", Localized(s));
     if (Status s = hidden.Close(); !s) return UsageError("model", Localized(s));
+    if (a.rollout)
+      if (Status s = rollout_npy.Close(); !s) return UsageError("model", Localized(s));
+    if (a.value_norm)
+      if (Status s = value_npy.Close(); !s) return UsageError("model", Localized(s));
     if (Status s = dump.Commit(); !s) return UsageError("model", Localized(s));
-    std::fprintf(a.roles ? stderr : stdout, "%s\n", Trf(Str::kCliDumpWritten, {a.dump_dir}).c_str());
+    std::fprintf(table_only ? stderr : stdout, "%s\n", Trf(Str::kCliDumpWritten, {a.dump_dir}).c_str());
   }
-  if (figure) std::fprintf(a.roles ? stderr : stdout, "%s\n", Trf(Str::kCliWrote, {a.figure.out_path}).c_str());
+  if (figure) std::fprintf(table_only ? stderr : stdout, "%s\n", Trf(Str::kCliWrote, {a.figure.out_path}).c_str());
   return 0;
 }
 

@@ -301,6 +301,15 @@ constexpr const char* kEnglish[] = {
     "tokenizer.ggml.pre is \"{0}\"; supported: {1}",
     "key '{0}' has {1} entries but '{2}' has {3}",
     "key '{0}' = {1} is not a token id (allowed 0..{2})",
+    // what a model does with its attention
+    "this {0} checkpoint has no LM head (no lm_head.weight, no tied embeddings, no cls.predictions.*): it cannot "
+    "predict tokens",
+    "top-k {0} is out of range: allowed 1..{1} (the vocabulary)",
+    "{0} {1} is out of range: allowed 0..{2} (the text has {3} tokens)",
+    "ablate: layer {0} is out of range: allowed 0..{1} (the model has {2} layers)",
+    "ablate: head {0} of layer {1} is out of range: allowed 0..{2} (the model has {3} heads)",
+    "{0} of {3} tokens needs about {1}, over the limit {2} (ATTNVIZ_MEMORY_LIMIT, e.g. 8G, raises it; fewer "
+    "tokens need less)",
 };
 static_assert(std::size(kEnglish) == (size_t)MsgId::kCount, "messages.cpp: one English template per MsgId");
 static_assert((int)MsgId::kCount <= (int)MsgId::kAppFirst, "messages.h: core's ids stay below the programs' own");

@@ -309,6 +309,13 @@ enum class MsgId : int {
   kGgufTokenizerPre,         // {0} pre, {1} supported
   kGgufArrayLengths,         // {0} key, {1} count, {2} key, {3} count
   kGgufTokenId,              // {0} key, {1} value, {2} last id
+  // ---- what a model does with its attention (core/model/predict.h, analysis.h, run.h ablation)
+  kNoLmHead,                 // {0} model_type
+  kTopKRange,                // {0} k, {1} vocab
+  kPositionRange,            // {0} what ("query i", "key j", "position"), {1} value, {2} the last, {3} tokens
+  kAblateLayerRange,         // {0} layer, {1} the last layer, {2} n_layer
+  kAblateHeadRange,          // {0} head, {1} layer, {2} the last head, {3} n_head
+  kAnalysisMemory,           // {0} what, {1} estimated bytes (text), {2} the limit (text), {3} tokens
   kCount,
   // The first of the programs' own ids (app/common/i18n/app_messages.h); not a message. Above kCount for good.
   kAppFirst = 1000

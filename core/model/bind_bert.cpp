@@ -26,6 +26,16 @@ Status BindBert(const ModelConfig& c, Binder& b, ModelParams* p) {
     if (Status s = b.LinearOutIn(h + "output.dense", c.d_ff, d, true, &bp.down); !s) return s;
     if (Status s = b.LayerNorm(h + "output.LayerNorm", d, &bp.mlp_norm); !s) return s;
   }
+  // The masked-LM head (BertForMaskedLM's cls.predictions.*), when the checkpoint has one. The decoder is tied
+  // to word_embeddings (HF's default; a stored cls.predictions.decoder.weight is then ignored) + its own bias.
+  const std::string m = "cls.predictions.";
+  if (!b.store().Has(m + "transform.dense.weight")) return Status::Ok();
+  LmHead& head = p->lm_head;
+  if (Status s = b.LinearOutIn(m + "transform.dense", d, d, true, &head.transform); !s) return s;
+  if (Status s = b.LayerNorm(m + "transform.LayerNorm", d, &head.transform_norm); !s) return s;
+  if (Status s = b.Get({m + "bias", m + "decoder.bias"}, {c.vocab}, &head.b); !s) return s;
+  if (c.tie_word_embeddings) head.w = p->tok_emb;
+  else if (Status s = b.Get(m + "decoder.weight", {c.vocab, d}, &head.w); !s) return s;
   return Status::Ok();
 }
 

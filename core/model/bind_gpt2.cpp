@@ -29,7 +29,12 @@ Status BindGpt2(const ModelConfig& c, Binder& b, ModelParams* p) {
     if (Status s = b.Conv1D(h + "mlp.c_fc", d, c.d_ff, &bp.up); !s) return s;
     if (Status s = b.Conv1D(h + "mlp.c_proj", c.d_ff, d, &bp.down); !s) return s;
   }
-  return b.LayerNorm(pre + "ln_f", d, &p->final_norm);
+  if (Status s = b.LayerNorm(pre + "ln_f", d, &p->final_norm); !s) return s;
+  // The LM head: tied (HF's default for gpt2) = wte, as HF ties it (a stored lm_head.weight is then ignored).
+  if (c.tie_word_embeddings) p->lm_head.w = p->tok_emb;
+  else if (b.store().Has("lm_head.weight"))
+    if (Status s = b.Get("lm_head.weight", {c.vocab, d}, &p->lm_head.w); !s) return s;
+  return Status::Ok();
 }
 
 }  // namespace attnviz::model

@@ -23,7 +23,12 @@ Status BindLlama(const ModelConfig& c, Binder& b, ModelParams* p) {
     if (Status s = b.LinearOutIn(h + "mlp.up_proj", d, c.d_ff, c.mlp_bias, &bp.up); !s) return s;
     if (Status s = b.LinearOutIn(h + "mlp.down_proj", c.d_ff, d, c.mlp_bias, &bp.down); !s) return s;
   }
-  return b.RmsNorm(pre + "norm", d, &p->final_norm);
+  if (Status s = b.RmsNorm(pre + "norm", d, &p->final_norm); !s) return s;
+  // The LM head: lm_head.weight, or embed_tokens when tied; a bare model without lm_head has none.
+  if (c.tie_word_embeddings) p->lm_head.w = p->tok_emb;
+  else if (b.store().Has("lm_head.weight"))
+    if (Status s = b.Get("lm_head.weight", {c.vocab, d}, &p->lm_head.w); !s) return s;
+  return Status::Ok();
 }
 
 }  // namespace attnviz::model

@@ -91,6 +91,7 @@ Result<std::shared_ptr<TensorStore>> GgufTensorStore(std::shared_ptr<const GgufF
     }
   }
   GGUF_ADD("output_norm.weight", {d}, "model.norm.weight");
+  if (!c.tie_word_embeddings) GGUF_ADD("output.weight", {d, c.vocab}, "lm_head.weight");  // the LM head (predict.h)
 #undef GGUF_ADD
   return store;
 }

@@ -39,6 +39,16 @@ struct BlockParams {
   Linear down;    // gpt2 mlp.c_proj, bert output.dense, llama down_proj: [n, d_ff] -> [n, d_model]
 };
 
+// The LM head: final hidden state -> vocabulary logits. gpt2: ln_f then wte (tied) or lm_head; llama family:
+// norm then lm_head (or embed_tokens when tied); bert (BertForMaskedLM): cls.predictions.transform (dense, the
+// config's activation, LayerNorm), then the decoder (tied: word_embeddings) + cls.predictions.bias.
+struct LmHead {
+  Linear transform;          // bert only: [n, d_model] -> [n, d_model] (w null otherwise)
+  Norm transform_norm;       // bert only
+  const float* w = nullptr;  // [vocab, d_model] (nn.Linear layout; the tied input embeddings); null = no LM head
+  const float* b = nullptr;  // [vocab] (bert), or null
+};
+
 struct ModelParams {
   const float* tok_emb = nullptr;   // [vocab, d_model]
   const float* pos_emb = nullptr;   // [max_pos, d_model] (gpt2, bert)
@@ -46,6 +56,7 @@ struct ModelParams {
   Norm emb_norm;                    // bert embeddings.LayerNorm
   std::vector<BlockParams> blocks;  // [n_layer]
   Norm final_norm;                  // gpt2 ln_f, llama model.norm (bound, never applied to the kept residual stream)
+  LmHead lm_head;                   // predict.h; lm_head.w null when the checkpoint has none
 };
 
 }  // namespace attnviz::model

@@ -1,6 +1,7 @@
 #include "model/run.h"
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
 #include <new>
 #include <string>
@@ -91,6 +92,9 @@ Status Attend(const ModelConfig& c, const BlockParams& b, float multiplier, floa
   sink.cancel = o.control.cancel;
   if (o.stream_maps && layer_sink) sink.on_block = [&](const RowBlock& block) { layer_sink->OnBlock(layer, block); };
   if (!AttendHeads(q, k, v, multiplier, AttentionMask(c), probs, metrics, &z, &sink)) return Status::Cancelled();
+  for (const AblatedHead& a : o.ablate)  // ablation: head a.head's output [n, d_head] zeroed before the projection
+    if (a.layer == layer)
+      for (size_t i = 0; i < n; ++i) std::fill_n(ws.z.data() + i * c.q_dim() + (size_t)a.head * dh, dh, 0.0f);
   LinearForward(ws.z.data(), c.q_dim(), ws.n, b.o, ws.xn.data(), c.d_model);
   return Status::Ok();
 }
@@ -232,6 +236,14 @@ Status CheckRunInputs(const ModelConfig& c, const std::vector<int>& ids, const R
     if (!(o.temperature[l] > 0) || !std::isfinite(o.temperature[l]))
       return Status::Error("temperature of layer " + std::to_string(l) + " is " + std::to_string(o.temperature[l]) +
                            "; allowed: a finite number > 0");
+  for (const AblatedHead& a : o.ablate) {
+    if (a.layer < 0 || a.layer >= c.n_layer)
+      return Status::Error(MsgId::kAblateLayerRange,
+                           {std::to_string(a.layer), std::to_string(c.n_layer - 1), std::to_string(c.n_layer)});
+    if (a.head < 0 || a.head >= c.n_head)
+      return Status::Error(MsgId::kAblateHeadRange, {std::to_string(a.head), std::to_string(a.layer),
+                                                     std::to_string(c.n_head - 1), std::to_string(c.n_head)});
+  }
   if (o.first_layer < 0 || o.first_layer > c.n_layer)
     return Status::Error("first_layer " + std::to_string(o.first_layer) + " is outside 0.." + std::to_string(c.n_layer));
   if (o.first_layer > 0 && !o.resume_hidden)
@@ -307,6 +319,8 @@ Status RunWithWorkspace(const Model& model, const std::vector<int>& ids, const R
       out.q = HeadsView::Columns(ws.qkv.data(), (size_t)n, (size_t)c.n_head, (size_t)c.d_head, (size_t)ws.ld_qkv);
       out.k = HeadsView::Columns(ws.qkv.data() + c.q_dim(), (size_t)n, (size_t)c.n_kv_head, (size_t)c.d_head,
                                  (size_t)ws.ld_qkv);
+      out.v = HeadsView::Columns(ws.qkv.data() + c.q_dim() + c.kv_dim(), (size_t)n, (size_t)c.n_kv_head,
+                                 (size_t)c.d_head, (size_t)ws.ld_qkv);
       out.multiplier = AttentionMultiplier(c, l, o);
       if (Status s = sink->OnLayer(out); !s) return s;
     }

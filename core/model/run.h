@@ -27,10 +27,18 @@
 
 namespace attnviz::model {
 
+// One head of one layer, 0-based.
+struct AblatedHead {
+  int layer = 0, head = 0;
+};
+
 struct RunOptions {
   // What-ifs, per layer ([n_layer] or empty = none): drop the 1/sqrt(d_head) scaling; divide logits by T (> 0).
   std::vector<bool> no_scale;
   std::vector<float> temperature;
+  // Head ablation: each listed head's output (its columns of z, [n, d_head]) is set to zero before the output
+  // projection (the projection's bias is kept); every later layer, the maps and hidden states follow.
+  std::vector<AblatedHead> ablate;
   // The cancel flag is checked before every layer and every (head, row block) of attention (a cancelled run
   // returns Status::Cancelled()); progress is reported as ("layers", layers done, n_layer) after each block.
   RunControl control;
@@ -56,6 +64,7 @@ struct LayerOutput {
   // What the scores multiplied (after RoPE): q [n_head, n, d_head] and k [n_kv_head, n, d_head], views into the
   // run's workspace (valid during OnLayer only), and the logit multiplier of this layer.
   HeadsView q, k;
+  HeadsView v;  // [n_kv_head, n, d_head], the values (a view into the workspace, valid during OnLayer only)
   float multiplier = 1.0f;
   const std::vector<HeadMetrics>* metrics = nullptr;  // [n_head] with RunOptions::row_figures, else null
 };
@@ -76,7 +85,7 @@ class LayerSink {
 };
 
 // Errors: an id >= vocab (or < 0), n == 0 or n > max positions, what-if vectors of the wrong size, T <= 0 or not
-// finite, cancellation, a run whose memory (RunMemoryBytes) is over MemoryLimitBytes() (refused before anything is
+// finite, an ablated layer or head out of range, cancellation, a run whose memory (RunMemoryBytes) is over MemoryLimitBytes() (refused before anything is
 // allocated; an allocation that fails anyway is an error too, never an abort), a value that is not a finite number
 // after a stage of a layer (named: "layer 3: the MLP output holds ..."; nothing of a broken run is passed on). Threads: OpenMP inside; any number of runs may share a Model from different threads. Each
 // calling thread keeps its workspace (activations, O(n * (d_model + d_ff)) floats) for its next run.

@@ -26,7 +26,8 @@ _attnviz_value() {
     --range) COMPREPLY=($(compgen -W "fixed auto" -- "$cur")) ;;
     --heads) [ "$cmd" = export ] && COMPREPLY=($(compgen -W "all" -- "$cur")) ;;
     --text|--query-text|--line|--d-model|--dk|--dv|--temperature|--seed|--seeds|--dks|--random-tokens|--head|\
-    --cell-size|--width|--title|--frames|--bench-frames|--layers|--layer)
+    --cell-size|--width|--title|--frames|--bench-frames|--layers|--layer|\
+    --predict|--ablate|--neuron)
       COMPREPLY=() ;;
     *) return 1 ;;
   esac

@@ -33,13 +33,18 @@ constexpr const char* kEnglish[] = {
     "{0}: {1} is out of range: allowed 0..{2} (the model has {3} heads)",
     // attnviz-cli model (app/cli/cli_model.cpp)
     "--model DIR is required (or --model tiny, the bundled model)",
-    "--json goes with --roles (the table as JSON)",
+    "--json goes with --roles, --predict, --neuron or --ablate-scan (their output as JSON)",
     "a cross item (QUERY ||| KEY/VALUE) needs the sandbox: models read one text",
     "no layer given",
     "--figure needs --layer L and --head H (the head of the layer to draw)",
     "{0} goes with --figure OUT.png|OUT.svg",
     "{0}: no file extension: a figure is .png or .svg",
     "{0}: unknown figure extension '{1}': allowed .png .svg",
+    "--ablate: '{0}' is not L:H (a layer and a head, 0-based; several: 0:1,2:3)",
+    "--neuron: '{0}' is not L:H:I:J (layer, head, query token, key token; each 0-based)",
+    "{0} and {1} both print to stdout: give one at a time",
+    "{0} writes OUT/{1}: give --dump OUT",
+    "this masked language model (bert) predicts [MASK] tokens: put [MASK] in the text",
     // the figure options (app/cli/cli_figure_options.cpp)
     "{0} characters is too long for a title: at most {1} (a title is one line across the figure)",
     // the desktop app (app/gui/app.cpp, app/gui/app_model.cpp)

@@ -44,6 +44,11 @@ enum class AppMsgId : int {
   kOptionNeedsFigure,         // {0} option
   kFigureNoExtension,         // {0} path
   kFigureExtension,           // {0} path, {1} extension
+  kAblateSpec,                // {0} the item
+  kNeuronSpec,                // {0} the value
+  kOneOutputAtATime,          // {0}, {1} options
+  kNeedsDump,                 // {0} option, {1} file name
+  kPredictNeedsMask,
   // ---- the figure options (app/cli/cli_figure_options.cpp)
   kTitleTooLong,              // {0} characters, {1} the most
   // ---- the desktop app (app/gui/app.cpp, app/gui/app_model.cpp)

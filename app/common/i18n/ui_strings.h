@@ -93,7 +93,7 @@ enum class Str : int {
   kSettingsLineProblem, kSettingsConfigProblem, kSettingsCorruptMoved, kSettingsCorruptStuck, kAppUnknownOption,
   kCliHeadAndHeads, kCliOneSizeOption, kCliRandomAndText, kCliNoOut, kCliUnknownRange, kCliHeadOutOfRange,
   kCliPlotExtension, kCliNoFigureLibrary,
-  kCliWrote, kCliWroteRows, kCliDumpWritten, kCliModelPerHead, kCliPooled, kModelDescribeLayers,
+  kCliWrote, kCliWroteRows, kCliDumpWritten, kCliModelPerHead, kCliPooled, kCliPredictLoss, kCliPredictMasked, kCliNeuronMasked, kModelDescribeLayers,
   kModelDescribeKvHeads, kModelDescribeSizes, kModelDescribeLinear, kModelDescribeLlama3, kModelDescribeWindow,
   kStepRawSource, kNoteRawSource, kCliComputeSummary,
   // ---- the settings file's syntax and values (state.cpp)

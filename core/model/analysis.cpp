@@ -1,0 +1,251 @@
+#include "model/analysis.h"
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "base/memory_budget.h"
+#include "model/check.h"
+#include "model/predict.h"
+#include "model/rope.h"
+
+namespace attnviz::model {
+namespace {
+
+using RowMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using ConstMat = Eigen::Map<const RowMat, 0, Eigen::OuterStride<>>;
+using Mat = Eigen::Map<RowMat>;
+
+Status Range(const char* what, int value, int count, int tokens) {
+  return Status::Error(MsgId::kPositionRange,
+                       {what, std::to_string(value), std::to_string(count - 1), std::to_string(tokens)});
+}
+
+// Row i of head h of a HeadsView.
+const float* RowOf(const HeadsView& v, size_t h, size_t i) { return v.data + h * v.head_stride + i * v.row_stride; }
+
+}  // namespace
+
+Status CheckNeuron(const ModelConfig& c, int n, int layer, int head, int i, int j) {
+  if (layer < 0 || layer >= c.n_layer)
+    return Status::Error(MsgId::kAblateLayerRange,
+                         {std::to_string(layer), std::to_string(c.n_layer - 1), std::to_string(c.n_layer)});
+  if (head < 0 || head >= c.n_head)
+    return Status::Error(MsgId::kAblateHeadRange, {std::to_string(head), std::to_string(layer),
+                                                   std::to_string(c.n_head - 1), std::to_string(c.n_head)});
+  if (i < 0 || i >= n) return Range("query i", i, n, n);
+  if (j < 0 || j >= n) return Range("key j", j, n, n);
+  return Status::Ok();
+}
+
+NeuronView Neuron(const ModelConfig& c, const LayerOutput& out, int head, int i, int j) {
+  const int n = out.n, dh = c.d_head, group = c.n_head / c.n_kv_head;
+  MODEL_CHECK(head >= 0 && head < c.n_head && i >= 0 && i < n && j >= 0 && j < n);
+  MODEL_CHECK(out.q.data && out.k.data && (int)out.q.d == dh && (int)out.k.n_head == c.n_kv_head);
+  NeuronView v;
+  v.layer = out.layer, v.head = head, v.i = i, v.j = j;
+  // 1. q_i, k_j (after RoPE) and their product, summed in double.
+  const float* q = RowOf(out.q, (size_t)head, (size_t)i);
+  const float* k = RowOf(out.k, (size_t)(head / group), (size_t)j);
+  v.q.assign(q, q + dh);
+  v.k.assign(k, k + dh);
+  v.product.resize((size_t)dh);
+  double score = 0;
+  for (int t = 0; t < dh; ++t) {
+    v.product[(size_t)t] = q[t] * k[t];
+    score += (double)q[t] * k[t];
+  }
+  v.score = score;
+  v.scale = out.multiplier;
+  v.logit = score * out.multiplier;
+  // 2. The probability: the pass's own when kept, else the softmax of row i recomputed (double) from q and k.
+  const Mask mask = AttentionMask(c);
+  const int begin = std::max(0, mask.Begin(i)), end = mask.End(i, n);
+  v.masked = j < begin || j >= end;
+  if (v.masked) {
+    v.prob = 0;
+  } else if (out.probs) {
+    v.prob = out.probs[((size_t)head * n + i) * n + j];
+  } else {
+    double mx = -INFINITY;
+    std::vector<double> logits((size_t)(end - begin));
+    for (int jj = begin; jj < end; ++jj) {
+      const float* kk = RowOf(out.k, (size_t)(head / group), (size_t)jj);
+      double s = 0;
+      for (int t = 0; t < dh; ++t) s += (double)q[t] * kk[t];
+      logits[(size_t)(jj - begin)] = s * out.multiplier;
+      mx = std::max(mx, logits[(size_t)(jj - begin)]);
+    }
+    double sum = 0;
+    for (double& l : logits) sum += (l = std::exp(l - mx));
+    v.prob = logits[(size_t)(j - begin)] / sum;
+  }
+  // 3. RoPE families: rotate back by the angles of positions i and j (rope.h: pairs (t, t + half)).
+  if (c.arch == Arch::kLlama) {
+    v.rope = true;
+    std::vector<float> cos, sin;
+    RopeTables(RopeInvFreq(c), std::max(i, j) + 1, &cos, &sin);
+    const int half = dh / 2;
+    auto unrotate = [&](const std::vector<float>& x, int pos) {
+      std::vector<float> y((size_t)dh);
+      for (int t = 0; t < half; ++t) {
+        const double co = cos[(size_t)pos * half + t], si = sin[(size_t)pos * half + t];
+        y[(size_t)t] = (float)(x[(size_t)t] * co + x[(size_t)t + half] * si);
+        y[(size_t)t + half] = (float)(x[(size_t)t + half] * co - x[(size_t)t] * si);
+      }
+      return y;
+    };
+    v.q_before_rope = unrotate(v.q, i);
+    v.k_before_rope = unrotate(v.k, j);
+  }
+  return v;
+}
+
+double RolloutMemoryBytes(size_t n) { return 3.0 * (double)n * (double)n * sizeof(float); }
+
+Status CheckRolloutMemory(size_t n) {
+  const double need = RolloutMemoryBytes(n);
+  const size_t limit = MemoryLimitBytes();
+  if (need <= (double)limit) return Status::Ok();
+  return Status::Error(MsgId::kAnalysisMemory,
+                       {"attention rollout", MemoryText(need), MemoryText((double)limit), std::to_string(n)});
+}
+
+Rollout::Rollout(int n) : n_(n), r_((size_t)n * n), a_((size_t)n * n), next_((size_t)n * n) {}
+
+void Rollout::AddLayer(const float* probs, int n_head, float* out) {
+  MODEL_CHECK(probs && n_head > 0);
+  const size_t n = (size_t)n_, nn = n * n;
+  // 1. The head mean, summed in double.
+  for (size_t c = 0; c < nn; ++c) {
+    double m = 0;
+    for (int h = 0; h < n_head; ++h) m += probs[(size_t)h * nn + c];
+    a_[c] = (float)(m / n_head);
+  }
+  Advance(out);
+}
+
+void Rollout::AddMeanLayer(const float* head_mean, float* out) {
+  MODEL_CHECK(head_mean);
+  std::copy(head_mean, head_mean + (size_t)n_ * n_, a_.begin());
+  Advance(out);
+}
+
+void Rollout::Advance(float* out) {
+  const size_t n = (size_t)n_;
+  // 1. A^ = 0.5 mean_h(A_h) + 0.5 I (a_ holds the mean), rows divided by their sums.
+  for (size_t i = 0; i < n; ++i) {
+    double row_sum = 0;
+    for (size_t j = 0; j < n; ++j) {
+      const double a = 0.5 * a_[i * n + j] + (i == j ? 0.5 : 0.0);
+      a_[i * n + j] = (float)a;
+      row_sum += a;
+    }
+    for (size_t j = 0; j < n; ++j) a_[i * n + j] = (float)(a_[i * n + j] / row_sum);
+  }
+  // 2. R_0 = A^_0; R_l = A^_l R_(l-1).
+  if (layers_ == 0) {
+    r_ = a_;
+  } else {
+    Mat(next_.data(), n_, n_).noalias() = Mat(a_.data(), n_, n_) * Mat(r_.data(), n_, n_);
+    std::swap(r_, next_);
+  }
+  ++layers_;
+  if (out) std::copy(r_.begin(), r_.end(), out);
+}
+
+void ValueNorms(const Model& model, const LayerOutput& out, float* value_norm) {
+  const ModelConfig& c = model.config();
+  MODEL_CHECK(out.probs && value_norm);
+  const size_t n = (size_t)out.n;
+  std::vector<float> norms((size_t)c.n_head * n);
+  ValueNormScales(model, out, norms.data());
+  for (int h = 0; h < c.n_head; ++h) {
+    const float* p = out.probs + (size_t)h * n * n;
+    const float* s = norms.data() + (size_t)h * n;
+    float* vn = value_norm + (size_t)h * n * n;
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = 0; j < n; ++j) vn[i * n + j] = p[i * n + j] * s[j];
+  }
+}
+
+void ValueNormScales(const Model& model, const LayerOutput& out, float* norms_out) {
+  const ModelConfig& c = model.config();
+  MODEL_CHECK(out.layer >= 0 && out.layer < c.n_layer && out.v.data && norms_out);
+  const Linear& o = model.params().blocks[(size_t)out.layer].o;
+  const int n = out.n, dh = c.d_head, d = c.d_model, group = c.n_head / c.n_kv_head;
+  MODEL_CHECK(o.in == c.q_dim() && o.out == d && (int)out.v.d == dh);
+  RowMat y(n, d);
+  for (int h = 0; h < c.n_head; ++h) {
+    // 1. v^h W_o^h: [n, d_head] . [d_head, d_model]
+    const ConstMat v(RowOf(out.v, (size_t)(h / group), 0), n, dh, Eigen::OuterStride<>((Eigen::Index)out.v.row_stride));
+    if (o.in_out) {  // !! Conv1D [in, out]: head h feeds rows h*d_head..
+      y.noalias() = v * ConstMat(o.w + (size_t)h * dh * o.ld, dh, d, Eigen::OuterStride<>(o.ld));
+    } else {  // nn.Linear [out, in]: head h feeds columns h*d_head..
+      y.noalias() = v * ConstMat(o.w + (size_t)h * dh, d, dh, Eigen::OuterStride<>(o.ld)).transpose();
+    }
+    // 2. Row norms in double.
+    for (int j = 0; j < n; ++j) norms_out[(size_t)h * n + j] = (float)y.row(j).cast<double>().norm();
+  }
+}
+
+namespace {
+
+// Keeps the residual stream after the embeddings (or the resumed layer) and after each block: [n_layer + 1, n, d].
+class HiddenSink : public LayerSink {
+ public:
+  HiddenSink(size_t per, int n_layer) : per_(per), hidden((size_t)(n_layer + 1) * per) {}
+  Status OnEmbeddings(const float* h, int, int) override {
+    std::copy(h, h + per_, hidden.begin());
+    return Status::Ok();
+  }
+  Status OnLayer(const LayerOutput& out) override {
+    std::copy(out.hidden, out.hidden + per_, hidden.begin() + (size_t)(out.layer + 1) * per_);
+    return Status::Ok();
+  }
+  size_t per_;
+  std::vector<float> hidden;
+};
+
+}  // namespace
+
+Result<AblationScan> ScanHeadAblations(const Model& model, const std::vector<int>& ids, const RunOptions& base) {
+  const ModelConfig& c = model.config();
+  if (!HasLmHead(model)) return Status::Error(MsgId::kNoLmHead, {c.model_type});
+  if (!PredictsNextToken(c) || ids.size() < 2)
+    return Status::Error("the ablation scan ranks heads by the next-token loss: it needs a causal model (gpt2, "
+                         "llama, qwen2, mistral) and at least 2 tokens");
+  const size_t per = ids.size() * (size_t)c.d_model;
+  const std::vector<int> last = {(int)ids.size() - 1};  // top-k of one position: the loss is what is wanted
+  // 1. The base run: every block's residual stream, no maps.
+  RunOptions o = base;
+  o.stream_maps = true;
+  o.first_layer = 0, o.resume_hidden = nullptr;
+  o.caller_bytes += (c.n_layer + 1.0) * per * sizeof(float);
+  HiddenSink all(per, c.n_layer);
+  if (Status s = RunModel(model, ids, o, &all); !s) return s;
+  auto p = Predict(model, all.hidden.data() + (size_t)c.n_layer * per, ids, 1, last);
+  if (!p) return p.status();
+  AblationScan scan;
+  scan.base_loss = p->loss;
+  scan.loss.assign((size_t)c.n_layer * c.n_head, 0.0);
+  // 2. Each head: resume at its layer from the base stream, with that head ablated too.
+  HiddenSink one(per, c.n_layer);
+  for (int l = 0; l < c.n_layer; ++l)
+    for (int h = 0; h < c.n_head; ++h) {
+      RunOptions a = o;
+      a.ablate.push_back({l, h});
+      a.first_layer = l;
+      a.resume_hidden = all.hidden.data() + (size_t)l * per;
+      a.control.progress = nullptr;  // the scan reports per head, not per layer of each run
+      if (Status s = RunModel(model, ids, a, &one); !s) return s;
+      auto q = Predict(model, one.hidden.data() + (size_t)c.n_layer * per, ids, 1, last);
+      if (!q) return q.status();
+      scan.loss[(size_t)l * c.n_head + h] = q->loss;
+      base.control.Report("heads", (size_t)l * c.n_head + h + 1, (size_t)c.n_layer * c.n_head);
+    }
+  return scan;
+}
+
+}  // namespace attnviz::model

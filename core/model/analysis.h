@@ -1,0 +1,80 @@
+// What a layer's attention does, from the run as it goes (a LayerSink's OnLayer): the neuron view of one
+// (head, query, key), attention rollout through the layers, and value-weighted norms.
+//
+// Dimension glossary
+//   n        tokens          n_head  query heads       n_kv  key/value heads (grouped-query: head h reads kv h / (n_head / n_kv))
+//   d_head   per-head width  d_model residual width
+//
+// Neuron view (BertViz's, any family): q_i and k_j of head h as the score multiplies them (after RoPE), per
+//   dimension; product = q_i * k_j elementwise; score = sum(product); logit = score * scale (scale: the layer's
+//   multiplier, 1/sqrt(d_head) and the what-ifs); prob = softmax over the keys query i may see (0 when masked).
+//   RoPE families also give q and k before the rotation: !! recovered by rotating back by the same angles
+//   (an orthogonal map: exact up to float rounding), so the run keeps no extra copy.
+// Rollout (Abnar & Zuidema 2020): A^_l = 0.5 mean_h(A_l,h) + 0.5 I, rows divided by their sums;
+//   R_0 = A^_0, R_l = A^_l R_(l-1). R_l[i, j]: how much of token j reaches position i after layer l.
+// Value-weighted norms (Kobayashi et al. 2020): alpha_ij^h * || v_j^h W_o^h || where W_o^h [d_head, d_model] is
+//   the slice of the output projection head h's output feeds (bias left out: it does not depend on j).
+#pragma once
+#include <vector>
+
+#include "base/status.h"
+#include "model/model.h"
+#include "model/run.h"
+
+namespace attnviz::model {
+
+struct NeuronView {
+  int layer = 0, head = 0, i = 0, j = 0;
+  bool masked = false;  // query i may not see key j (causal: j > i; mistral: outside the window); prob is 0
+  bool rope = false;    // q_before_rope, k_before_rope are filled
+  std::vector<float> q, k, product;                // [d_head] (q, k after RoPE: what the score multiplies)
+  std::vector<float> q_before_rope, k_before_rope;  // [d_head] (RoPE families)
+  double score = 0, scale = 1, logit = 0, prob = 0;
+};
+
+// The neuron view's arguments against the model and the text: layer, head, i, j each in range (the message
+// names which and the range).
+Status CheckNeuron(const ModelConfig& c, int n, int layer, int head, int i, int j);
+// From the LayerOutput of out.layer (its q, k, multiplier; probs when kept, else recomputed from q and k).
+NeuronView Neuron(const ModelConfig& c, const LayerOutput& out, int head, int i, int j);
+
+// The bytes a rollout over n tokens holds (three [n, n] float matrices), and the check against MemoryLimitBytes().
+double RolloutMemoryBytes(size_t n);
+Status CheckRolloutMemory(size_t n);
+
+// Rollout, layer by layer: AddLayer with each layer's probs in order gives R_l.
+class Rollout {
+ public:
+  explicit Rollout(int n);
+  // probs: [n_head, n, n] of the next layer; out: [n, n] = R_l (may be null: only the state advances).
+  void AddLayer(const float* probs, int n_head, float* out);
+  // The same from the layer's head-mean map head_mean: [n, n] = mean_h probs[h] (streamed maps: sum each
+  // LayerSink::OnBlock's rows / n_head into it, then call this once per layer).
+  void AddMeanLayer(const float* head_mean, float* out);
+  int layers() const { return layers_; }
+
+ private:
+  void Advance(float* out);  // a_ holds the head mean: A^, then R
+  int n_ = 0, layers_ = 0;
+  std::vector<float> r_, a_, next_;  // [n, n] each
+};
+
+// "Ablate each head once": the mean next-token loss (predict.h) of the text with each head ablated in turn, on top
+// of base's what-ifs (and its own ablations). One base run keeps the residual stream after every block (no maps:
+// stream_maps), then each (layer, head) run resumes at its layer from there, so a head of the last layer costs one
+// block. Cancelled through base.control (Status::Cancelled()); progress ("heads", done, n_layer * n_head).
+// Errors: a model that predicts no next token (bert) or has no LM head, fewer than 2 tokens, RunModel's.
+struct AblationScan {
+  double base_loss = 0;       // with base's options only
+  std::vector<double> loss;   // [n_layer, n_head]: with that head ablated too
+};
+Result<AblationScan> ScanHeadAblations(const Model& model, const std::vector<int>& ids, const RunOptions& base = {});
+
+// value_norm: [n_head, n, n] = probs [n_head, n, n] * || v_j^(kv of h) W_o^h || for out.layer (out.probs and out.v
+// must be set: a run without stream_maps).
+void ValueNorms(const Model& model, const LayerOutput& out, float* value_norm);
+// norms: [n_head, n] = || v_j^(kv of h) W_o^h || for out.layer (out.v set; probs not needed). The value-weighted
+// map of any block of rows is then probs[h, i, j] * norms[h, j] (streamed maps: multiply in LayerSink::OnBlock).
+void ValueNormScales(const Model& model, const LayerOutput& out, float* norms);
+
+}  // namespace attnviz::model

@@ -1,0 +1,54 @@
+// What the model predicts from its last hidden state: the top-k next tokens per position and the mean next-token
+// loss (gpt2, llama family), or the top-k at chosen positions (bert's masked-LM head at its [MASK] tokens).
+//
+// Dimension glossary
+//   n        tokens                 d_model  residual width
+//   vocab    token ids              k        tokens kept per position
+//
+// Steps (numbered as in predict.cpp), per block of kRows positions:
+//   1. the final norm: gpt2 ln_f (LayerNorm), llama model.norm (RMSNorm); bert: cls.predictions.transform
+//      (dense, the config's activation, LayerNorm)
+//   2. logits = normed . W_head^T (+ bias): W_head [vocab, d_model] is lm_head.weight or the tied input embeddings
+//   3. log-softmax in double; the top k ids by probability (ties: the lower id first); the log-probability of
+//      the next id ids[i + 1] (causal models)
+//   loss = mean over i in 0..n-2 of -log p(ids[i + 1] | ids[0..i]) in nats, perplexity = exp(loss).
+#pragma once
+#include <vector>
+
+#include "base/run_control.h"
+#include "base/status.h"
+#include "model/model.h"
+
+namespace attnviz::model {
+
+struct TokenProb {
+  int id = 0;
+  double prob = 0;
+};
+
+struct PositionTop {
+  int index = 0;                // the position whose output is read (causal: it predicts index + 1)
+  std::vector<TokenProb> top;   // [k], most probable first
+};
+
+struct Predictions {
+  bool has_loss = false;        // causal models over >= 2 tokens
+  double loss = 0;              // nats, mean over the n - 1 next-token predictions
+  double perplexity = 0;        // exp(loss)
+  std::vector<PositionTop> positions;
+};
+
+// Whether the checkpoint has an LM head (lm_head.weight, tied embeddings, or bert's cls.predictions.*).
+bool HasLmHead(const Model& model);
+// Whether the model predicts the next token (gpt2, llama family) rather than masked ones (bert).
+bool PredictsNextToken(const ModelConfig& c);
+
+// last_hidden: [n, d_model], the residual stream after the last block (hidden[n_layer] of a run; no final norm).
+// positions: the positions whose top-k are returned (each in 0..n-1, any order); empty = every position.
+// Errors: no LM head ("this checkpoint has no LM head ..."), k outside 1..vocab, a position outside 0..n-1,
+// ids of the wrong length or out of the vocabulary, a logit that is not finite, cancellation (control's cancel
+// flag, checked before each block of positions: Status::Cancelled()). Progress: ("predict", positions done, n).
+Result<Predictions> Predict(const Model& model, const float* last_hidden, const std::vector<int>& ids, int k,
+                            const std::vector<int>& positions = {}, const RunControl& control = {});
+
+}  // namespace attnviz::model

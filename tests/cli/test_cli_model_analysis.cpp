@@ -1,0 +1,289 @@
+// attnviz-cli model --predict, --ablate, --neuron, --rollout, --value-norm end to end: the real binary on every
+// family of tests/fixtures/models (a copy with a WordLevel tokenizer reading "t<id>" as id <id>, as
+// test_cli_model_figure.cpp does) and on models_e2e/bert (its own WordPiece tokenizer, a text with [MASK]),
+// against PyTorch's float64 reference (make_analysis_fixtures.py -> analysis.json, ablate_probs.npy, rollout.npy,
+// value_norm.npy). Then the refusals: each exits 2 with one line naming the problem and the allowed range.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli_runner.h"
+#include "io/npy.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using attnviz::cli_test::Cli;
+using attnviz::cli_test::CliResult;
+using nlohmann::json;
+
+const std::string kModels = std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/models";
+const std::string kE2e = std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/models_e2e";
+constexpr double kTol = 1e-4;
+
+json ReadJson(const std::string& path) {
+  std::ifstream f(path);
+  return json::parse(f);
+}
+
+double MaxDiff(const std::vector<float>& a, const std::vector<float>& b) {
+  double worst = 0;
+  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) worst = std::max(worst, (double)std::fabs(a[i] - b[i]));
+  return worst;
+}
+
+// A copy of tests/fixtures/models/<name> with a tokenizer that reads "t<id>" as id <id>; removed at the end.
+class Fixture {
+ public:
+  explicit Fixture(const std::string& name)
+      : dir_((fs::temp_directory_path() / ("attnviz_cli_analysis_" + name + "_" + std::to_string(::getpid()))).string()) {
+    fs::remove_all(dir_);
+    fs::copy(kModels + "/" + name, dir_, fs::copy_options::recursive);
+    const json config = ReadJson(dir_ + "/config.json");
+    json vocab = json::object();
+    for (int i = 0; i < config["vocab_size"].get<int>(); ++i) vocab["t" + std::to_string(i)] = i;
+    const json tokenizer = {{"version", "1.0"},
+                            {"normalizer", nullptr},
+                            {"pre_tokenizer", {{"type", "WhitespaceSplit"}}},
+                            {"post_processor", nullptr},
+                            {"decoder", nullptr},
+                            {"added_tokens", json::array()},
+                            {"model", {{"type", "WordLevel"}, {"vocab", vocab}, {"unk_token", "t0"}}}};
+    std::ofstream(dir_ + "/tokenizer.json") << tokenizer.dump();
+    analysis_ = ReadJson(dir_ + "/analysis.json");
+    for (int id : analysis_["ids"]) text_ += (text_.empty() ? "t" : " t") + std::to_string(id);
+  }
+  ~Fixture() { fs::remove_all(dir_); }
+  const std::string& dir() const { return dir_; }
+  const std::string& text() const { return text_; }
+  const json& analysis() const { return analysis_; }
+  std::string Out(const std::string& name) const { return dir_ + "/" + name; }
+  CliResult Run(std::vector<std::string> extra) const {
+    std::vector<std::string> args = {"model", "--model", dir_, "--text", text_};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return Cli(args);
+  }
+
+ private:
+  std::string dir_, text_;
+  json analysis_;
+};
+
+// The top-k of one position against torch's: ids in order (a swap only where torch's probabilities tie within
+// the tolerance), probabilities within 1e-4, and the token named.
+void ExpectTop(const json& got, const json& want, const std::string& what) {
+  ASSERT_EQ(got["top"].size(), want["top"].size()) << what;
+  for (size_t t = 0; t < got["top"].size(); ++t) {
+    EXPECT_NEAR(got["top"][t]["prob"].get<double>(), want["top"][t]["prob"].get<double>(), kTol) << what << " rank " << t;
+    if (got["top"][t]["id"] != want["top"][t]["id"]) {
+      const double p = want["top"][t]["prob"];
+      const bool tie = (t + 1 < want["top"].size() && std::fabs(want["top"][t + 1]["prob"].get<double>() - p) < kTol) ||
+                       (t > 0 && std::fabs(want["top"][t - 1]["prob"].get<double>() - p) < kTol);
+      EXPECT_TRUE(tie) << what << " rank " << t;
+    }
+    EXPECT_TRUE(got["top"][t]["token"].is_string()) << what;
+  }
+}
+
+class CliAnalysis : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CliAnalysis, PredictJsonMatchesTorch) {
+  Fixture f(GetParam());
+  const json& want = f.analysis();
+  CliResult r = f.Run({"--predict", std::to_string(want["k"].get<int>()), "--json"});
+  if (want.contains("no_lm_head")) {  // bert_legacy: a bare BertModel
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("has no LM head"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+    return;
+  }
+  if (want["predict"]["loss"].is_null()) {  // bert: the text has no [MASK]
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("put [MASK] in the text"), std::string::npos) << r.err;
+    return;
+  }
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json got = json::parse(r.out);
+  const double loss = want["predict"]["loss"];
+  EXPECT_NEAR(got["loss"].get<double>(), loss, kTol * std::max(1.0, loss));
+  EXPECT_NEAR(got["perplexity"].get<double>(), std::exp(got["loss"].get<double>()), 1e-6 * got["perplexity"].get<double>());
+  ASSERT_EQ(got["positions"].size(), want["predict"]["positions"].size());
+  for (size_t i = 0; i < got["positions"].size(); ++i) {
+    EXPECT_EQ(got["positions"][i]["index"], i);
+    ExpectTop(got["positions"][i], want["predict"]["positions"][i], GetParam() + " position " + std::to_string(i));
+  }
+  // The text form: the loss line, then one line per position.
+  CliResult text = f.Run({"--predict", "2"});
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_EQ(text.out.rfind("loss ", 0), 0u) << text.out;
+  EXPECT_EQ((size_t)std::count(text.out.begin(), text.out.end(), '\n'), want["ids"].size() + 1);
+}
+
+TEST_P(CliAnalysis, AblateDumpAndLossMatchTorch) {
+  Fixture f(GetParam());
+  const json& want = f.analysis();
+  const std::string out = f.Out("ablated");
+  CliResult r = f.Run({"--ablate", want["ablate"]["spec"], "--dump", out});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto got = attnviz::ReadNpy(out + "/attention.npy");
+  auto ref = attnviz::ReadNpy(f.dir() + "/ablate_probs.npy");
+  auto plain = attnviz::ReadNpy(f.dir() + "/probs.npy");
+  ASSERT_TRUE(got.ok() && ref.ok() && plain.ok());
+  ASSERT_EQ(got->shape, ref->shape);
+  EXPECT_LE(MaxDiff(got->data, ref->data), kTol);
+  EXPECT_GT(MaxDiff(got->data, plain->data), 1e-3);  // the ablation was applied
+  if (!want["ablate"]["loss"].is_null()) {
+    CliResult p = f.Run({"--ablate", want["ablate"]["spec"], "--predict", "1", "--json"});
+    ASSERT_EQ(p.code, 0) << p.err;
+    const double loss = want["ablate"]["loss"];
+    EXPECT_NEAR(json::parse(p.out)["loss"].get<double>(), loss, kTol * std::max(1.0, loss));
+  }
+}
+
+TEST_P(CliAnalysis, NeuronJsonMatchesTorch) {
+  Fixture f(GetParam());
+  for (const json& w : f.analysis()["neuron"]) {
+    const std::string at = std::to_string(w["layer"].get<int>()) + ":" + std::to_string(w["head"].get<int>()) + ":" +
+                           std::to_string(w["i"].get<int>()) + ":" + std::to_string(w["j"].get<int>());
+    SCOPED_TRACE(GetParam() + " --neuron " + at);
+    CliResult r = f.Run({"--neuron", at, "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const json got = json::parse(r.out);
+    for (const char* key : {"q", "k", "product", "q_before_rope", "k_before_rope"}) {
+      ASSERT_EQ(got.contains(key), w.contains(key)) << key;
+      if (!w.contains(key)) continue;
+      ASSERT_EQ(got[key].size(), w[key].size()) << key;
+      for (size_t t = 0; t < w[key].size(); ++t)
+        EXPECT_NEAR(got[key][t].get<double>(), w[key][t].get<double>(), kTol) << key << "[" << t << "]";
+    }
+    for (const char* key : {"score", "logit"})
+      EXPECT_NEAR(got[key].get<double>(), w[key].get<double>(), kTol * std::max(1.0, std::fabs(w[key].get<double>()))) << key;
+    EXPECT_NEAR(got["scale"].get<double>(), w["scale"].get<double>(), 1e-7);
+    EXPECT_NEAR(got["prob"].get<double>(), w["prob"].get<double>(), kTol);
+    EXPECT_EQ(got["masked"], w["masked"]);
+    // The text form says when the pair is masked.
+    CliResult text = f.Run({"--neuron", at});
+    ASSERT_EQ(text.code, 0) << text.err;
+    EXPECT_EQ(text.out.find("masked: query") != std::string::npos, w["masked"].get<bool>()) << text.out;
+  }
+}
+
+TEST_P(CliAnalysis, RolloutAndValueNormDumpsMatchTorch) {
+  Fixture f(GetParam());
+  const std::string out = f.Out("dump");
+  CliResult r = f.Run({"--rollout", "--value-norm", "--dump", out});
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* file : {"rollout.npy", "value_norm.npy"}) {
+    auto got = attnviz::ReadNpy(out + "/" + file);
+    auto want = attnviz::ReadNpy(f.dir() + "/" + file);
+    ASSERT_TRUE(got.ok() && want.ok()) << file;
+    ASSERT_EQ(got->shape, want->shape) << file;
+    EXPECT_LE(MaxDiff(got->data, want->data), kTol) << file;
+  }
+}
+
+TEST_P(CliAnalysis, AblateScanMatchesTorch) {
+  Fixture f(GetParam());
+  const json& want = f.analysis();
+  CliResult r = f.Run({"--ablate-scan", "--json"});
+  if (!want.contains("predict") || want["predict"]["loss"].is_null()) {  // bert: no next-token loss to rank by
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.out, "");
+    return;
+  }
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json got = json::parse(r.out);
+  const double base = want["predict"]["loss"], ablated = want["ablate"]["loss"];
+  EXPECT_NEAR(got["base_loss"].get<double>(), base, kTol * std::max(1.0, base));
+  ASSERT_GT(got["heads"].size(), 1u);
+  EXPECT_EQ(got["heads"][1]["layer"], 0);
+  EXPECT_EQ(got["heads"][1]["head"], 1);
+  EXPECT_NEAR(got["heads"][1]["loss"].get<double>(), ablated, kTol * std::max(1.0, ablated));
+  EXPECT_NEAR(got["heads"][1]["delta"].get<double>(), ablated - base, kTol * std::max(1.0, ablated));
+  CliResult csv = f.Run({"--ablate-scan"});
+  ASSERT_EQ(csv.code, 0) << csv.err;
+  EXPECT_EQ(csv.out.rfind("layer,head,loss,delta\n0,0,", 0), 0u) << csv.out;
+  EXPECT_EQ((size_t)std::count(csv.out.begin(), csv.out.end(), '\n'), got["heads"].size() + 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, CliAnalysis,
+                         ::testing::Values("gpt2", "gpt2_f16", "bert", "bert_legacy", "llama", "qwen2", "mistral_sharded"),
+                         [](const auto& info) { return info.param; });
+
+// BERT's masked-LM head on its own WordPiece tokenizer: the top-k at the [MASK] token only, no loss.
+TEST(CliAnalysisBert, TopKAtTheMaskToken) {
+  const json want = ReadJson(kE2e + "/bert/analysis.json")["mask"];
+  const std::string dir = kE2e + "/bert";
+  CliResult tok = Cli({"model", "--model", dir, "--text", want["text"], "--tokens"});
+  ASSERT_EQ(tok.code, 0) << tok.err;
+  ASSERT_EQ(json::parse(tok.out)["ids"], want["ids"]);
+  CliResult r = Cli({"model", "--model", dir, "--text", want["text"], "--predict", "5", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json got = json::parse(r.out);
+  EXPECT_TRUE(got["loss"].is_null());
+  EXPECT_TRUE(got["perplexity"].is_null());
+  ASSERT_EQ(got["positions"].size(), 1u);
+  EXPECT_EQ(got["positions"][0]["index"], want["index"]);
+  EXPECT_EQ(got["positions"][0]["token"], "[MASK]");
+  ExpectTop(got["positions"][0], want, "bert [MASK]");
+}
+
+// Exit 2, one line on stderr with every `words` in it, nothing on stdout.
+void ExpectRefused(const CliResult& r, const std::vector<std::string>& words) {
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  for (const std::string& w : words) EXPECT_NE(r.err.find(w), std::string::npos) << "'" << w << "' not in: " << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(CliAnalysisRefusals, BadArgumentsNameTheProblemAndTheRange) {
+  Fixture f("gpt2");  // 2 layers, 4 heads, 16 tokens
+  ExpectRefused(f.Run({"--ablate", "2:0"}), {"layer 2 is out of range: allowed 0..1"});
+  ExpectRefused(f.Run({"--ablate", "0:1,1:4"}), {"head 4 of layer 1 is out of range: allowed 0..3"});
+  ExpectRefused(f.Run({"--ablate", "0-1"}), {"--ablate: '0-1' is not L:H"});
+  ExpectRefused(f.Run({"--ablate", "0:1,"}), {"is not L:H"});
+  ExpectRefused(f.Run({"--ablate", "0:1:2"}), {"'0:1:2' is not L:H"});
+  ExpectRefused(f.Run({"--ablate", "a:b"}), {"'a:b' is not L:H"});
+  ExpectRefused(f.Run({"--predict", "0"}), {"--predict", "1..1000"});
+  ExpectRefused(f.Run({"--predict", "101"}), {"top-k 101 is out of range: allowed 1..100"});
+  ExpectRefused(f.Run({"--neuron", "0:0:16:0"}), {"--neuron", "query i 16 is out of range: allowed 0..15"});
+  ExpectRefused(f.Run({"--neuron", "0:0:1:-1"}), {"--neuron: '0:0:1:-1' is not L:H:I:J"});
+  ExpectRefused(f.Run({"--neuron", "0:4:1:0"}), {"head 4 of layer 0 is out of range: allowed 0..3"});
+  ExpectRefused(f.Run({"--neuron", "0:1:2"}), {"is not L:H:I:J"});
+  ExpectRefused(f.Run({"--rollout"}), {"--rollout writes OUT/rollout.npy: give --dump OUT"});
+  ExpectRefused(f.Run({"--value-norm"}), {"--value-norm writes OUT/value_norm.npy"});
+  ExpectRefused(f.Run({"--predict", "3", "--neuron", "0:0:1:0"}), {"--predict and --neuron both print to stdout"});
+  ExpectRefused(f.Run({"--roles", "--ablate-scan"}), {"--roles and --ablate-scan both print to stdout"});
+  // j > i under a causal mask is allowed: the pair is shown, masked, probability 0.
+  CliResult r = f.Run({"--neuron", "1:0:2:5", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["masked"], true);
+  EXPECT_EQ(json::parse(r.out)["prob"], 0.0);
+}
+
+TEST(CliAnalysisRefusals, RolloutTooLargeForTheMemoryLimitIsRefused) {
+  Fixture f("llama");  // 66 tokens: 3 x 66 x 66 floats of rollout > 40 kB
+  CliResult r = Cli({"model", "--model", f.dir(), "--text", f.text(), "--rollout", "--dump", f.Out("big")},
+                    "ATTNVIZ_MEMORY_LIMIT=40000 ");
+  ExpectRefused(r, {"attention rollout of 66 tokens needs about"});
+  EXPECT_FALSE(fs::exists(f.Out("big")));
+}
+
+TEST(CliAnalysisRefusals, KoreanMessages) {
+  Fixture f("gpt2");
+  CliResult r = Cli({"--lang", "ko", "model", "--model", f.dir(), "--text", f.text(), "--ablate", "0-1"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(attnviz::cli_test::HasHangul(r.err)) << r.err;
+  r = Cli({"--lang", "ko", "model", "--model", f.dir(), "--text", f.text(), "--ablate", "5:0"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(attnviz::cli_test::HasHangul(r.err)) << r.err;
+}
+
+}  // namespace

@@ -1,0 +1,370 @@
+// core/model/predict.* and analysis.*, and RunOptions::ablate: every fixture against PyTorch's float64 reference
+// (tests/fixtures/models/make_analysis_fixtures.py -> analysis.json, ablate_*.npy, rollout.npy, value_norm.npy):
+// next-token top-k and loss, a head ablated, the neuron view (with and without RoPE), rollout, value norms.
+#include <cmath>
+
+#include "io/npy.h"
+#include "model/analysis.h"
+#include "model/predict.h"
+#include "model/run.h"
+#include "test_util.h"
+
+namespace attnviz::model {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::FixtureDir;
+using nlohmann::json;
+
+constexpr double kTol = 1e-4;
+
+json ReadAnalysis(const std::string& name) { return json::parse(testing::ReadBytes(FixtureDir(name) + "/analysis.json")); }
+
+Tensor Npy(const std::string& name, const std::string& file) {
+  auto t = ReadNpy(FixtureDir(name) + "/" + file);
+  EXPECT_TRUE(t.ok()) << t.message();
+  return t.ok() ? *t : Tensor{};
+}
+
+// The largest |got - want| over `count` floats.
+double MaxDiff(const float* got, const float* want, size_t count) {
+  double worst = 0;
+  for (size_t i = 0; i < count; ++i) worst = std::max(worst, (double)std::fabs(got[i] - want[i]));
+  return worst;
+}
+
+// Loss in nats: relative to its size (the random fixtures' losses are 5..30 nats from logits of tens).
+void ExpectLoss(double got, const json& want, const std::string& what) {
+  const double w = want.get<double>();
+  EXPECT_NEAR(got, w, kTol * std::max(1.0, std::fabs(w))) << what;
+}
+
+// Top-k against torch's: the same ids in the same order (a swap is allowed only between two probabilities
+// torch itself puts within the tolerance) and probabilities within 1e-4.
+void ExpectTop(const PositionTop& got, const json& want, const std::string& what) {
+  ASSERT_EQ(got.top.size(), want["top"].size()) << what;
+  EXPECT_EQ(got.index, want["index"].get<int>()) << what;
+  for (size_t t = 0; t < got.top.size(); ++t) {
+    const json& w = want["top"][t];
+    EXPECT_NEAR(got.top[t].prob, w["prob"].get<double>(), kTol) << what << " rank " << t;
+    if (got.top[t].id != w["id"].get<int>()) {
+      const bool tie = (t + 1 < got.top.size() &&
+                        std::fabs(want["top"][t + 1]["prob"].get<double>() - w["prob"].get<double>()) < kTol) ||
+                       (t > 0 && std::fabs(want["top"][t - 1]["prob"].get<double>() - w["prob"].get<double>()) < kTol);
+      EXPECT_TRUE(tie) << what << " rank " << t << ": id " << got.top[t].id << ", torch " << w["id"];
+    }
+  }
+}
+
+class Analysis : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Analysis, PredictionsAndLossMatchTorch) {
+  const std::string name = GetParam();
+  auto model = LoadModel(FixtureDir(name));
+  ASSERT_TRUE(model.ok()) << model.message();
+  const json a = ReadAnalysis(name);
+  const std::vector<int> ids = a["ids"].get<std::vector<int>>();
+  auto run = RunModel(**model, ids);
+  ASSERT_TRUE(run.ok()) << run.message();
+  const ModelConfig& c = (*model)->config();
+  const float* last = run->hidden.data() + (size_t)c.n_layer * ids.size() * c.d_model;
+  auto pred = Predict(**model, last, ids, a["k"].get<int>());
+  if (a.contains("no_lm_head")) {  // bert_legacy: a bare BertModel
+    EXPECT_FALSE(HasLmHead(**model));
+    ASSERT_FALSE(pred.ok());
+    EXPECT_THAT(pred.message(), HasSubstr("has no LM head"));
+    return;
+  }
+  ASSERT_TRUE(pred.ok()) << pred.message();
+  ASSERT_EQ(pred->positions.size(), ids.size());
+  for (size_t i = 0; i < ids.size(); ++i)
+    ExpectTop(pred->positions[i], a["predict"]["positions"][i], name + " position " + std::to_string(i));
+  if (a["predict"]["loss"].is_null()) {
+    EXPECT_FALSE(pred->has_loss);  // bert: a masked LM has no next-token loss
+  } else {
+    ASSERT_TRUE(pred->has_loss);
+    ExpectLoss(pred->loss, a["predict"]["loss"], name + " loss");
+    EXPECT_NEAR(pred->perplexity, std::exp(pred->loss), 1e-9 * pred->perplexity);
+  }
+  // Chosen positions, in the order asked.
+  auto some = Predict(**model, last, ids, 2, {3, 1});
+  ASSERT_TRUE(some.ok()) << some.message();
+  ASSERT_EQ(some->positions.size(), 2u);
+  EXPECT_EQ(some->positions[0].index, 3);
+  EXPECT_EQ(some->positions[1].index, 1);
+  EXPECT_EQ(some->positions[0].top[0].id, pred->positions[3].top[0].id);
+  // Cancelled before the first block of positions: says so, nothing returned.
+  std::atomic<bool> cancel{true};
+  RunControl control;
+  control.cancel = &cancel;
+  auto cancelled = Predict(**model, last, ids, 2, {}, control);
+  ASSERT_FALSE(cancelled.ok());
+  EXPECT_TRUE(cancelled.status().cancelled()) << cancelled.message();
+}
+
+TEST_P(Analysis, AblatedHeadMatchesTorch) {
+  const std::string name = GetParam();
+  auto model = LoadModel(FixtureDir(name));
+  ASSERT_TRUE(model.ok()) << model.message();
+  const json a = ReadAnalysis(name);
+  const std::vector<int> ids = a["ids"].get<std::vector<int>>();
+  RunOptions o;
+  o.ablate = {{0, 1}};
+  ASSERT_EQ(a["ablate"]["spec"], "0:1");
+  auto run = RunModel(**model, ids, o);
+  ASSERT_TRUE(run.ok()) << run.message();
+  const Tensor want_p = Npy(name, "ablate_probs.npy"), want_h = Npy(name, "ablate_hidden.npy");
+  ASSERT_EQ(run->probs.shape(), want_p.shape);
+  ASSERT_EQ(run->hidden.shape(), want_h.shape);
+  EXPECT_LE(MaxDiff(run->probs.data(), want_p.data.data(), want_p.size()), kTol) << name;
+  EXPECT_LE(MaxDiff(run->hidden.data(), want_h.data.data(), want_h.size()), kTol) << name;
+  // The ablation matters: layer 1's maps differ from the plain run's (guards against an ignored option).
+  const Tensor plain = Npy(name, "probs.npy");
+  const size_t per = plain.size() / plain.shape[0];
+  EXPECT_GT(MaxDiff(run->probs.data() + per, plain.data.data() + per, per), 1e-3);
+  auto plain_run = RunModel(**model, ids);  // layer 0's maps come before the ablation: bit-equal to a plain run's
+  ASSERT_TRUE(plain_run.ok());
+  EXPECT_EQ(MaxDiff(run->probs.data(), plain_run->probs.data(), per), 0.0);
+  if (!a["ablate"]["loss"].is_null()) {
+    const ModelConfig& c = (*model)->config();
+    auto pred = Predict(**model, run->hidden.data() + (size_t)c.n_layer * ids.size() * c.d_model, ids, 1);
+    ASSERT_TRUE(pred.ok()) << pred.message();
+    ExpectLoss(pred->loss, a["ablate"]["loss"], name + " ablated loss");
+  }
+}
+
+// Keeps the LayerOutput-made figures of a run: the neuron views asked for, the rollout, the value norms.
+class AnalysisSink : public LayerSink {
+ public:
+  AnalysisSink(const Model& model, const json& neurons, int n)
+      : model_(model), neurons_(neurons), rollout_(n) {}
+  Status OnLayer(const LayerOutput& out) override {
+    for (const json& w : neurons_)
+      if (w["layer"].get<int>() == out.layer)
+        views.push_back(Neuron(model_.config(), out, w["head"], w["i"], w["j"]));
+    const size_t nn = (size_t)out.n * out.n;
+    rollout.resize(rollout.size() + nn);
+    rollout_.AddLayer(out.probs, out.n_head, rollout.data() + rollout.size() - nn);
+    value_norm.resize(value_norm.size() + out.n_head * nn);
+    ValueNorms(model_, out, value_norm.data() + value_norm.size() - out.n_head * nn);
+    return Status::Ok();
+  }
+  std::vector<NeuronView> views;
+  std::vector<float> rollout, value_norm;
+
+ private:
+  const Model& model_;
+  const json& neurons_;
+  Rollout rollout_;
+};
+
+void ExpectVector(const std::vector<float>& got, const json& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t t = 0; t < got.size(); ++t) EXPECT_NEAR(got[t], want[t].get<double>(), kTol) << what << "[" << t << "]";
+}
+
+TEST_P(Analysis, NeuronRolloutAndValueNormsMatchTorch) {
+  const std::string name = GetParam();
+  auto model = LoadModel(FixtureDir(name));
+  ASSERT_TRUE(model.ok()) << model.message();
+  const json a = ReadAnalysis(name);
+  const std::vector<int> ids = a["ids"].get<std::vector<int>>();
+  const int n = (int)ids.size();
+  AnalysisSink sink(**model, a["neuron"], n);
+  ASSERT_TRUE(RunModel(**model, ids, {}, &sink).ok());
+  // Neuron views, in layer order (the run's), matched to torch's by (layer, head, i, j).
+  ASSERT_EQ(sink.views.size(), a["neuron"].size());
+  for (const NeuronView& v : sink.views) {
+    const json* w = nullptr;
+    for (const json& e : a["neuron"])
+      if (e["layer"] == v.layer && e["head"] == v.head && e["i"] == v.i && e["j"] == v.j) w = &e;
+    ASSERT_NE(w, nullptr);
+    const std::string what = name + " neuron " + std::to_string(v.layer) + ":" + std::to_string(v.head) + ":" +
+                             std::to_string(v.i) + ":" + std::to_string(v.j);
+    ExpectVector(v.q, (*w)["q"], what + " q");
+    ExpectVector(v.k, (*w)["k"], what + " k");
+    ExpectVector(v.product, (*w)["product"], what + " product");
+    EXPECT_NEAR(v.score, (*w)["score"].get<double>(), kTol * std::max(1.0, std::fabs(v.score))) << what;
+    EXPECT_NEAR(v.scale, (*w)["scale"].get<double>(), 1e-7) << what;
+    EXPECT_NEAR(v.logit, (*w)["logit"].get<double>(), kTol * std::max(1.0, std::fabs(v.logit))) << what;
+    EXPECT_NEAR(v.prob, (*w)["prob"].get<double>(), kTol) << what;
+    EXPECT_EQ(v.masked, (*w)["masked"].get<bool>()) << what;
+    if (v.masked) EXPECT_EQ(v.prob, 0.0) << what;
+    EXPECT_EQ(v.rope, w->contains("q_before_rope")) << what;
+    if (v.rope) {
+      ExpectVector(v.q_before_rope, (*w)["q_before_rope"], what + " q_before_rope");
+      ExpectVector(v.k_before_rope, (*w)["k_before_rope"], what + " k_before_rope");
+    }
+  }
+  // Rollout and value norms, layer by layer.
+  const Tensor roll = Npy(name, "rollout.npy"), vn = Npy(name, "value_norm.npy");
+  ASSERT_EQ(sink.rollout.size(), roll.size());
+  ASSERT_EQ(sink.value_norm.size(), vn.size());
+  const size_t per_r = roll.size() / roll.shape[0], per_v = vn.size() / vn.shape[0];
+  for (size_t l = 0; l < roll.shape[0]; ++l) {
+    EXPECT_LE(MaxDiff(sink.rollout.data() + l * per_r, roll.data.data() + l * per_r, per_r), kTol) << name << " rollout " << l;
+    EXPECT_LE(MaxDiff(sink.value_norm.data() + l * per_v, vn.data.data() + l * per_v, per_v), kTol) << name << " value norm " << l;
+  }
+}
+
+// Long inputs stream their maps (RunOptions::stream_maps): rollout from the head-mean map built from the blocks
+// (AddMeanLayer), value norms from ValueNormScales times each block's rows, the neuron view with no probs kept.
+class StreamedAnalysisSink : public LayerSink {
+ public:
+  StreamedAnalysisSink(const Model& model, int n) : model_(model), n_(n), rollout_(n) {}
+  void OnBlock(int, const RowBlock& b) override {  // blocks cover disjoint rows: no two write one cell
+    const size_t n = (size_t)n_;
+    for (int r = 0; r < b.rows; ++r)
+      std::copy(b.probs + (size_t)r * b.n_k, b.probs + (size_t)(r + 1) * b.n_k,
+                layer_.begin() + ((size_t)b.head * n + b.r0 + r) * n);
+  }
+  Status OnLayer(const LayerOutput& out) override {
+    EXPECT_EQ(out.probs, nullptr);
+    const size_t n = (size_t)n_, nn = n * n, H = (size_t)out.n_head;
+    std::vector<float> mean(nn, 0.0f);
+    for (size_t c = 0; c < nn; ++c) {
+      double m = 0;
+      for (size_t h = 0; h < H; ++h) m += layer_[h * nn + c];
+      mean[c] = (float)(m / H);
+    }
+    rollout.resize(rollout.size() + nn);
+    rollout_.AddMeanLayer(mean.data(), rollout.data() + rollout.size() - nn);
+    std::vector<float> norms(H * n);
+    ValueNormScales(model_, out, norms.data());
+    for (size_t h = 0; h < H; ++h)
+      for (size_t i = 0; i < n; ++i)
+        for (size_t j = 0; j < n; ++j) value_norm.push_back(layer_[h * nn + i * n + j] * norms[h * n + j]);
+    views.push_back(Neuron(model_.config(), out, 1, std::min(n_ - 1, 10), std::min(n_ - 1, 10) - 3));
+    std::fill(layer_.begin(), layer_.end(), 0.0f);  // the next layer's blocks start from zero
+    return Status::Ok();
+  }
+  void Reset(int n_head) { layer_.assign((size_t)n_head * n_ * n_, 0.0f); }
+  std::vector<float> rollout, value_norm;
+  std::vector<NeuronView> views;
+  std::vector<float> layer_;  // [n_head, n, n] of the layer running
+
+ private:
+  const Model& model_;
+  int n_;
+  Rollout rollout_;
+};
+
+TEST_P(Analysis, StreamedMapsGiveTheSameRolloutValueNormsAndNeuron) {
+  const std::string name = GetParam();
+  auto model = LoadModel(FixtureDir(name));
+  ASSERT_TRUE(model.ok()) << model.message();
+  const json a = ReadAnalysis(name);
+  const std::vector<int> ids = a["ids"].get<std::vector<int>>();
+  StreamedAnalysisSink sink(**model, (int)ids.size());
+  sink.Reset((*model)->config().n_head);
+  RunOptions o;
+  o.stream_maps = true;
+  ASSERT_TRUE(RunModel(**model, ids, o, &sink).ok());
+  const Tensor roll = Npy(name, "rollout.npy"), vn = Npy(name, "value_norm.npy");
+  ASSERT_EQ(sink.rollout.size(), roll.size());
+  ASSERT_EQ(sink.value_norm.size(), vn.size());
+  EXPECT_LE(MaxDiff(sink.rollout.data(), roll.data.data(), roll.size()), kTol) << name;
+  EXPECT_LE(MaxDiff(sink.value_norm.data(), vn.data.data(), vn.size()), kTol) << name;
+  // The neuron view of the last layer, its probability recomputed from q and k: torch's first neuron case.
+  const json& w = a["neuron"][0];
+  const NeuronView& v = sink.views.back();
+  ASSERT_EQ(v.layer, w["layer"].get<int>());
+  ASSERT_EQ(v.i, w["i"].get<int>());
+  ASSERT_EQ(v.j, w["j"].get<int>());
+  EXPECT_NEAR(v.prob, w["prob"].get<double>(), kTol) << name;
+}
+
+TEST_P(Analysis, AblationScanMatchesTorchAndFullRuns) {
+  const std::string name = GetParam();
+  auto model = LoadModel(FixtureDir(name));
+  ASSERT_TRUE(model.ok()) << model.message();
+  const json a = ReadAnalysis(name);
+  const std::vector<int> ids = a["ids"].get<std::vector<int>>();
+  std::vector<size_t> reports;
+  RunOptions base;
+  base.control.progress = [&](const char* stage, size_t done, size_t) {
+    if (std::string(stage) == "heads") reports.push_back(done);
+  };
+  auto scan = ScanHeadAblations(**model, ids, base);
+  if (!a.contains("predict") || a["predict"]["loss"].is_null()) {  // bert: no next-token loss
+    ASSERT_FALSE(scan.ok());
+    return;
+  }
+  ASSERT_TRUE(scan.ok()) << scan.message();
+  const ModelConfig& c = (*model)->config();
+  ASSERT_EQ(scan->loss.size(), (size_t)c.n_layer * c.n_head);
+  ExpectLoss(scan->base_loss, a["predict"]["loss"], name + " scan base loss");
+  ExpectLoss(scan->loss[1], a["ablate"]["loss"], name + " scan 0:1");  // layer 0, head 1: torch's
+  EXPECT_EQ(reports.size(), scan->loss.size());
+  // The last head of the last layer (a resumed run) against a full run with it ablated.
+  RunOptions o;
+  o.ablate = {{c.n_layer - 1, c.n_head - 1}};
+  auto run = RunModel(**model, ids, o);
+  ASSERT_TRUE(run.ok());
+  auto pred = Predict(**model, run->hidden.data() + (size_t)c.n_layer * ids.size() * c.d_model, ids, 1);
+  ASSERT_TRUE(pred.ok());
+  EXPECT_NEAR(scan->loss.back(), pred->loss, 1e-6 * std::max(1.0, pred->loss));
+  // Heads matter: not every ablation leaves the loss where it was.
+  double spread = 0;
+  for (double l : scan->loss) spread = std::max(spread, std::fabs(l - scan->base_loss));
+  EXPECT_GT(spread, 1e-3);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, Analysis, ::testing::ValuesIn(testing::AllFixtures()),
+                         [](const auto& info) { return info.param; });
+
+TEST(AnalysisChecks, BadArgumentsAreRefusedWithTheRange) {
+  auto model = LoadModel(FixtureDir("gpt2"));  // 2 layers, 4 heads, vocab 100
+  ASSERT_TRUE(model.ok()) << model.message();
+  const std::vector<int> ids = {1, 2, 3, 4};
+  RunOptions o;
+  o.ablate = {{2, 0}};
+  auto r = RunModel(**model, ids, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.message(), HasSubstr("layer 2 is out of range: allowed 0..1"));
+  o.ablate = {{1, 4}};
+  r = RunModel(**model, ids, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.message(), HasSubstr("head 4 of layer 1 is out of range: allowed 0..3"));
+  o.ablate = {{0, -1}};
+  EXPECT_FALSE(RunModel(**model, ids, o).ok());
+  auto run = RunModel(**model, ids);
+  ASSERT_TRUE(run.ok());
+  const float* last = run->hidden.data() + 2 * ids.size() * 32;
+  auto p = Predict(**model, last, ids, 0);
+  ASSERT_FALSE(p.ok());
+  EXPECT_THAT(p.message(), HasSubstr("top-k 0 is out of range: allowed 1..100"));
+  EXPECT_FALSE(Predict(**model, last, ids, 101).ok());
+  p = Predict(**model, last, ids, 3, {4});
+  ASSERT_FALSE(p.ok());
+  EXPECT_THAT(p.message(), HasSubstr("position 4 is out of range: allowed 0..3"));
+  const ModelConfig& c = (*model)->config();
+  EXPECT_THAT(CheckNeuron(c, 4, 0, 0, 4, 0).message(), HasSubstr("query i 4 is out of range: allowed 0..3"));
+  EXPECT_THAT(CheckNeuron(c, 4, 0, 0, 0, -1).message(), HasSubstr("key j -1 is out of range: allowed 0..3"));
+  EXPECT_THAT(CheckNeuron(c, 4, 0, 7, 0, 0).message(), HasSubstr("head 7 of layer 0 is out of range"));
+  EXPECT_TRUE(CheckNeuron(c, 4, 1, 3, 0, 3).ok());  // j > i under a causal mask: allowed (masked, prob 0)
+}
+
+TEST(AnalysisChecks, RolloutRowsSumToOneAndOversizeIsRefused) {
+  Rollout r(3);
+  // Two heads that attend to token 0 only, causal-like.
+  std::vector<float> probs(2 * 9, 0.0f);
+  for (int h = 0; h < 2; ++h)
+    for (int i = 0; i < 3; ++i) probs[(size_t)h * 9 + i * 3] = 1.0f;
+  std::vector<float> out(9);
+  r.AddLayer(probs.data(), 2, out.data());
+  // A^ = 0.5 * [1 0 0] + 0.5 e_i -> row 0 = [1 0 0], row 1 = [.5 .5 0], row 2 = [.5 0 .5]
+  EXPECT_FLOAT_EQ(out[0], 1.0f);
+  EXPECT_FLOAT_EQ(out[3], 0.5f);
+  EXPECT_FLOAT_EQ(out[4], 0.5f);
+  EXPECT_FLOAT_EQ(out[8], 0.5f);
+  r.AddLayer(probs.data(), 2, out.data());  // R_1 = A^ A^: row 1 = [.75 .25 0]
+  EXPECT_FLOAT_EQ(out[3], 0.75f);
+  EXPECT_FLOAT_EQ(out[4], 0.25f);
+  Status s = CheckRolloutMemory(size_t(1) << 30);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr("attention rollout of 1073741824 tokens needs about"));
+}
+
+}  // namespace
+}  // namespace attnviz::model
