@@ -70,7 +70,8 @@ class LayerMapsSink : public model::LayerSink {
         probs_((size_t)c.n_layer), layers_((size_t)c.n_layer), thumbs_((size_t)c.n_layer),
         resume_((size_t)c.n_layer), roles_(model::MakeHeadRoles(c.n_layer, c.n_head, ids)) {
     if (stream_) {
-      role_rows_ = std::make_unique<model::RoleRows>(n_head_, ids, model::AttentionMask(c).causal());
+      role_rows_ = std::make_unique<model::RoleRows>(n_head_, ids, model::AttentionMask(c).causal(),
+                                                     /*broad_from_row_figures=*/true);
       const int base = MapPyramid::BaseFactor(n_head_, n_, n_);
       kept_factor_ = KeptPyramidFactor(c.n_layer, n_head_, n_, base);
       pyramid_.Reset(n_head_, n_, n_, base);
@@ -111,7 +112,7 @@ class LayerMapsSink : public model::LayerSink {
       maps->k = CopyHeads(out.k);
       maps->pooled = true;
       maps->exact_cells_limit = kExactCellsLimit;
-      if (Status s = role_rows_->ScoreInto(out.layer, &roles_); !s) return s;
+      if (Status s = role_rows_->ScoreInto(out.layer, &roles_, out.metrics); !s) return s;
       source = maps->Source(0);
       source.pyramid = &pyramid_;  // the thumbnails from the pass's own, finer levels
     } else if (Status s = model::ScoreLayer(out.probs, out.layer, n_head_, n_, ids_, &roles_); !s) {

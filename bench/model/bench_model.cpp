@@ -211,7 +211,7 @@ struct AppLikeSink : LayerSink {
   }
   Status OnLayer(const LayerOutput& o) override {
     pyramid.Finish();
-    if (Status s = rows->ScoreInto(o.layer, &roles); !s) return s;
+    if (Status s = rows->ScoreInto(o.layer, &roles, o.metrics); !s) return s;
     const int base = pyramid.levels().front().factor;
     int f = base;  // as KeptPyramidFactor: 192 MiB over all layers
     while (f < n && (double)n_layer * n_head * std::ceil((double)n / f) * std::ceil((double)n / f) * 8 * 4 / 3 >
@@ -272,7 +272,7 @@ int LongRows(const Model& model, const ModelConfig& c, const std::vector<int>& i
     // 1. The app's way: maps streamed into pyramids, q and k kept.
     AppLikeSink sink;
     sink.n_head = c.n_head, sink.n = n, sink.n_layer = c.n_layer;
-    sink.rows = std::make_unique<RoleRows>(c.n_head, ids, AttentionMask(c).causal());
+    sink.rows = std::make_unique<RoleRows>(c.n_head, ids, AttentionMask(c).causal(), /*broad_from_row_figures=*/true);
     sink.roles = MakeHeadRoles(c.n_layer, c.n_head, ids);
     sink.pyramid.Reset(c.n_head, n, n, MapPyramid::BaseFactor(c.n_head, n, n));
     RunOptions o;

@@ -128,7 +128,7 @@ RolePlan::RolePlan(const std::vector<int>& ids) : n((int)ids.size()) {
   }
 }
 
-RowRoleParts ScoreRow(const float* row, int i, int n, bool causal, const RolePlan& plan) {
+RowRoleParts ScoreRow(const float* row, int i, int n, bool causal, const RolePlan& plan, bool entropy) {
   // row: [n], query i's probs
   RowRoleParts r;
   auto p = [&](int j) { return (double)row[j]; };
@@ -146,7 +146,7 @@ RowRoleParts ScoreRow(const float* row, int i, int n, bool causal, const RolePla
   }
   // broad: entropy / log(visible keys), rows with >= 2 visible keys.
   const int visible = causal ? i + 1 : n;
-  if (visible >= 2) {
+  if (visible >= 2 && entropy) {
     double h = 0;
     for (int j = 0; j < visible; ++j) {
       const double x = p(j);
@@ -192,8 +192,9 @@ RoleScores ScoreHead(const float* P, int n, const std::vector<int>& ids) {
   return SumRows(rows.data(), n);
 }
 
-RoleRows::RoleRows(int n_head, const std::vector<int>& ids, bool causal)
-    : n_head_(n_head), n_((int)ids.size()), causal_(causal), plan_(ids), rows_((size_t)n_head * ids.size()) {}
+RoleRows::RoleRows(int n_head, const std::vector<int>& ids, bool causal, bool broad_from_row_figures)
+    : n_head_(n_head), n_((int)ids.size()), causal_(causal), broad_from_row_figures_(broad_from_row_figures),
+      plan_(ids), rows_((size_t)n_head * ids.size()) {}
 
 void RoleRows::AddRows(int head, int r0, int rows, const float* probs) {
   // probs: [rows, n]
@@ -201,17 +202,36 @@ void RoleRows::AddRows(int head, int r0, int rows, const float* probs) {
                       "role rows " + std::to_string(r0) + "+" + std::to_string(rows) + " of head " +
                           std::to_string(head) + " for " + std::to_string(n_head_) + " heads x " + std::to_string(n_));
   for (int r = 0; r < rows; ++r)
-    rows_[(size_t)head * n_ + r0 + r] = ScoreRow(probs + (size_t)r * n_, r0 + r, n_, causal_, plan_);
+    rows_[(size_t)head * n_ + r0 + r] =
+        ScoreRow(probs + (size_t)r * n_, r0 + r, n_, causal_, plan_, /*entropy=*/!broad_from_row_figures_);
 }
 
 RoleScores RoleRows::Head(int head) const { return SumRows(rows_.data() + (size_t)head * n_, n_); }
 
-Status RoleRows::ScoreInto(int layer, HeadRoles* roles) const {
+Status RoleRows::ScoreInto(int layer, HeadRoles* roles, const std::vector<HeadMetrics>* row_figures) {
   if (layer < 0 || layer >= roles->n_layer || n_head_ != roles->n_head || n_ != roles->n)
     return Status::Error("head roles: layer " + std::to_string(layer) + " of " + std::to_string(n_head_) +
                          " heads x " + std::to_string(n_) + " tokens does not fit a table of " +
                          std::to_string(roles->n_layer) + " layers x " + std::to_string(roles->n_head) + " heads x " +
                          std::to_string(roles->n) + " tokens");
+  if (broad_from_row_figures_) {
+    if (!row_figures || (int)row_figures->size() != n_head_)
+      return Status::Error("head roles: layer " + std::to_string(layer) + " needs the row figures of its " +
+                           std::to_string(n_head_) + " heads");
+    for (int h = 0; h < n_head_; ++h) {
+      const std::vector<RowMetrics>& figures = (*row_figures)[(size_t)h].rows;
+      if ((int)figures.size() != n_)
+        return Status::Error("head roles: head " + std::to_string(h) + " has row figures for " +
+                             std::to_string(figures.size()) + " rows, not " + std::to_string(n_));
+      for (int i = 0; i < n_; ++i) {  // as ScoreRow: entropy / log(visible), rows with >= 2 visible keys
+        RowRoleParts& r = rows_[(size_t)h * n_ + i];
+        const int visible = causal_ ? i + 1 : n_;
+        r.has_broad = visible >= 2;
+        r.broad = r.has_broad ? std::min(1.0, std::max(0.0, (double)figures[(size_t)i].entropy / std::log((double)visible)))
+                              : 0.0;
+      }
+    }
+  }
   for (int h = 0; h < n_head_; ++h) roles->at(layer, h) = Head(h);
   return Status::Ok();
 }

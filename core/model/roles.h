@@ -30,6 +30,7 @@
 #include <string_view>
 #include <vector>
 
+#include "attention/metrics.h"
 #include "base/status.h"
 
 namespace attnviz::model {
@@ -79,20 +80,25 @@ struct RowRoleParts {
   double prev = 0, first = 0, same = 0, induction = 0, local = 0, broad = 0;
   bool has_induction = false, has_local = false, has_broad = false;
 };
-// row: [n] query i's probs; causal: the map has nothing above the diagonal.
-RowRoleParts ScoreRow(const float* row, int i, int n, bool causal, const RolePlan& plan);
+// row: [n] query i's probs; causal: the map has nothing above the diagonal. entropy = false leaves broad out
+// (a log per prob: a fifth of a streamed layer's time when the pass has the row's entropy already).
+RowRoleParts ScoreRow(const float* row, int i, int n, bool causal, const RolePlan& plan, bool entropy = true);
 
 // One layer's role scores from blocks of rows: AddRows may run concurrently for distinct rows.
+// broad_from_row_figures: broad comes from the attention pass's own row entropy (metrics.h RowMetrics::entropy,
+// computed there without a log per prob) given to ScoreInto, divided by log(visible) as ScoreHead does; equal to
+// ScoreHead's to float rounding (~1e-6), the other five roles to the bit.
 class RoleRows {
  public:
-  RoleRows(int n_head, const std::vector<int>& ids, bool causal);
+  RoleRows(int n_head, const std::vector<int>& ids, bool causal, bool broad_from_row_figures = false);
   void AddRows(int head, int r0, int rows, const float* probs);  // probs: [rows, n]
   RoleScores Head(int head) const;                               // once every row is in
-  Status ScoreInto(int layer, HeadRoles* roles) const;    // every head into roles->at(layer, h)
+  // Every head into roles->at(layer, h); row_figures: [n_head] with rows [n] (needed with broad_from_row_figures).
+  Status ScoreInto(int layer, HeadRoles* roles, const std::vector<HeadMetrics>* row_figures = nullptr);
 
  private:
   int n_head_, n_;
-  bool causal_;
+  bool causal_, broad_from_row_figures_;
   RolePlan plan_;
   std::vector<RowRoleParts> rows_;  // [n_head, n]
 };
