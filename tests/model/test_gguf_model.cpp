@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <set>
+#include <thread>
 
 #include "gguf_test_util.h"
 #include "model/gguf_config.h"
@@ -256,6 +257,37 @@ TEST(GgufModel, PerLayerDequantizationEqualsWholeModelBitForBit) {
     EXPECT_EQ(0, std::memcmp(x->probs.data(), y->probs.data(), x->probs.size() * 4));
     EXPECT_EQ(0, std::memcmp(x->hidden.data(), y->hidden.data(), x->hidden.size() * 4));
   }
+}
+
+// Runs share one per-layer model from several threads (run.h): each thread dequantizes into its own scratch, so
+// concurrent runs over different texts give the bits each gives alone.
+TEST(GgufModel, ConcurrentRunsOfOnePerLayerModelGiveTheirOwnBits) {
+  auto m = LoadGgufModel(GgufFixture("models/qwen2_mixed.gguf"));
+  ASSERT_TRUE(m.ok()) << m.message();
+  ASSERT_TRUE((*m)->per_layer());
+  const int vocab = (*m)->config().vocab;
+  std::vector<std::vector<int>> texts(4);
+  for (size_t t = 0; t < texts.size(); ++t)
+    for (int i = 0; i < 30 + 7 * (int)t; ++i) texts[t].push_back((int)((i * 31 + 17 * t + 3) % vocab));
+  std::vector<ModelRun> alone;
+  for (const auto& ids : texts) {
+    auto r = RunModel(**m, ids);
+    ASSERT_TRUE(r.ok()) << r.message();
+    alone.push_back(std::move(*r));
+  }
+  std::vector<int> equal(texts.size() * 5, 0);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < texts.size(); ++t)
+    threads.emplace_back([&, t] {
+      for (int rep = 0; rep < 5; ++rep) {
+        auto r = RunModel(**m, texts[t]);
+        equal[t * 5 + rep] = r.ok() && r->probs.size() == alone[t].probs.size() &&
+                             std::memcmp(r->probs.data(), alone[t].probs.data(), r->probs.size() * 4) == 0 &&
+                             std::memcmp(r->hidden.data(), alone[t].hidden.data(), r->hidden.size() * 4) == 0;
+      }
+    });
+  for (std::thread& th : threads) th.join();
+  for (size_t i = 0; i < equal.size(); ++i) EXPECT_EQ(equal[i], 1) << "text " << i / 5 << ", repeat " << i % 5;
 }
 
 // A quantized model keeps no float copy of its matrices: what it holds as floats is the small norms and biases, and
