@@ -41,6 +41,12 @@ fi
 
 if [ "${MODEL_BENCH:-1}" != 0 ]; then
   echo
+  echo "== GGUF: a quantized SmolLM2-135M-shaped file beside the same weights in F32 (bench/model/gguf.sh) =="
+  bash "$ROOT/bench/model/gguf.sh" "$BUILD"
+fi
+
+if [ "${MODEL_BENCH:-1}" != 0 ]; then
+  echo
   echo "== Trained models: attnviz vs PyTorch 1.13 on the same random weights (bench/model/run.sh) =="
   bash "$ROOT/bench/model/run.sh" "$BUILD"
 fi

@@ -1,5 +1,8 @@
 #include "model_folder.h"
 
+#include <cctype>
+#include <cstdio>
+#include <cstring>
 #include <sstream>
 
 #include "base/parse_number.h"
@@ -32,13 +35,14 @@ std::string ModelFolder::Describe() const {
   return dir + ": " + model->config().Describe() + " \xC2\xB7 " + tokenizer->Describe();
 }
 
-namespace {
-
-bool IsGgufFile(const std::string& path) {
+bool IsModelPath(const std::string& path) {
   struct stat st;
-  return path.size() > 5 && path.compare(path.size() - 5, 5, ".gguf") == 0 && stat(path.c_str(), &st) == 0 &&
-         S_ISREG(st.st_mode);
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    return stat((path + "/config.json").c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  return IsGgufFile(path);
 }
+
+namespace {
 
 // One .gguf file holds both the weights and the tokenizer (tokenizer.ggml.*).
 Result<std::shared_ptr<const ModelFolder>> OpenGgufFile(const std::string& path) {
@@ -60,7 +64,10 @@ Result<std::shared_ptr<const ModelFolder>> OpenGgufFile(const std::string& path)
 }  // namespace
 
 Result<std::shared_ptr<const ModelFolder>> OpenModelFolder(const std::string& dir) {
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0) return AppError(AppMsgId::kModelPathMissing, {dir});
   if (IsGgufFile(dir)) return OpenGgufFile(dir);
+  if (!S_ISDIR(st.st_mode)) return AppError(AppMsgId::kNotModelFolderOrGguf, {dir});
   auto folder = std::make_shared<ModelFolder>();
   folder->dir = dir;
   auto model = model::LoadModel(dir);

@@ -7,6 +7,7 @@
 
 #include "model/model.h"
 #include "base/status.h"
+#include "options.h"  // IsGgufFile
 #include "tokenize/tokenizer.h"
 
 namespace attnviz {
@@ -25,8 +26,12 @@ struct ModelFolder {
 inline constexpr const char* kBundledModelName = "tiny";
 Result<std::string> ResolveModelDir(const std::string& name_or_dir);
 
+// A folder with config.json, or a GGUF file (IsGgufFile): what the app opens as a model when it is dropped or given.
+bool IsModelPath(const std::string& path);
+
 // Loads config.json + the safetensors weights and the tokenizer files of `dir`, or, when `dir` is a FILE.gguf,
-// the weights and the tokenizer.ggml.* tokenizer of that one file. Errors name the file.
+// the weights and the tokenizer.ggml.* tokenizer of that one file. Errors name the file; a path that does not exist,
+// or is a file but not a GGUF one, is refused as such (not as a folder without config.json).
 Result<std::shared_ptr<const ModelFolder>> OpenModelFolder(const std::string& dir);
 
 // No token of a real text covers more bytes than this (a long word becomes several tokens); a text of more than

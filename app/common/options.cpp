@@ -4,7 +4,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "data_dir.h"
 #include "i18n/app_messages.h"
@@ -73,6 +76,22 @@ Result<double> ParseDoubleValue(const std::string& option, const std::string& va
   return *v;
 }
 
+bool IsGgufFile(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  if (path.size() > 5) {
+    std::string ext = path.substr(path.size() - 5);
+    for (char& ch : ext) ch = (char)std::tolower((unsigned char)ch);
+    if (ext == ".gguf") return true;
+  }
+  char magic[4] = {};
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  const size_t got = std::fread(magic, 1, 4, f);
+  std::fclose(f);
+  return got == 4 && std::memcmp(magic, "GGUF", 4) == 0;
+}
+
 namespace {
 
 bool IsDirectory(const std::string& path) {
@@ -80,10 +99,11 @@ bool IsDirectory(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-// A positional path: a model folder (config.json inside) or a sentence file. One of each at most.
+// A positional path: a model folder (config.json inside), a .gguf file (IsGgufFile) or a sentence file. One of each
+// at most.
 Status ParsePositional(const std::string& path, InputOptions* o) {
-  if (IsDirectory(path)) {
-    if (!IsRegularFile(path + "/config.json"))
+  if (IsDirectory(path) || IsGgufFile(path)) {
+    if (IsDirectory(path) && !IsRegularFile(path + "/config.json"))
       return AppError(AppMsgId::kFolderWithoutConfig, {path});
     if (!o->model_dir.empty() && o->model_dir != path)
       return AppError(AppMsgId::kTwoModelFolders, {o->model_dir, path});
@@ -214,7 +234,7 @@ std::string InputOptionsHelp() {
          "  --score S              scaled-dot (default), dot, additive (v^T tanh(W_q q + W_k k)), cosine,\n"
          "                         neg-distance (-|q - k|)\n"
          "  --weights DIR          load wq.npy wk.npy wv.npy wo.npy (float32/float64, C order)\n"
-         "  MODEL_DIR              a model folder (with config.json)\n";
+         "  MODEL_DIR              a model folder (with config.json) or a .gguf file\n";
 }
 
 Result<SentenceItem> ResolveInputText(const InputOptions& o) {

@@ -31,6 +31,9 @@ struct InputOptions {
 bool ParseInputOption(const std::vector<std::string>& args, size_t* i, InputOptions* options, Status* error);
 // Help lines for the shared options.
 std::string InputOptionsHelp();
+// A regular file named *.gguf (any case) or starting with the GGUF magic: a model in one file (model_folder.h opens
+// it; a positional one is the model, not a sentence file).
+bool IsGgufFile(const std::string& path);
 // The item the options name: --text (with --query-text), or the item on --line of --text-file (the
 // first item without --line). Errors name the option or file:line. The CLI and the app both use it.
 Result<SentenceItem> ResolveInputText(const InputOptions& options);

@@ -322,7 +322,7 @@ void App::Update() {
     views.export_panel.message = st.ok() ? UiMessage(Str::kWrote, {export_job_path_}) : UiMessage(Str::kExportFailed, {st});
   }
   for (const std::string& path : pending_drops) {
-    if (IsModelFolder(path)) {  // a dropped model folder opens as a model
+    if (IsModelFolder(path)) {  // a dropped model folder or .gguf file opens as a model
       OpenModel(path);
       continue;
     }

@@ -90,7 +90,7 @@ class App {
   // ---- Trained models (app_model.cpp): the Model and Overview panels, and what the Heads panel shows
   // in model mode (one layer of the latest model result, as `shown`).
   void OpenModel(const std::string& dir_or_name);
-  static bool IsModelFolder(const std::string& path);  // a folder with config.json
+  static bool IsModelFolder(const std::string& path);  // a folder with config.json, or a .gguf file
   void SetSource(Source source);
   // Layer `layer` of the latest model result as the panels draw it (special tokens left out when
   // asked: a copy of that layer, made once per result).

@@ -10,13 +10,11 @@
 #include "io/file_io.h"
 #include "i18n/app_messages.h"
 #include "i18n/localized.h"
+#include "model_folder.h"
 
 namespace attnviz {
 
-bool App::IsModelFolder(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && IsRegularFile(path + "/config.json");
-}
+bool App::IsModelFolder(const std::string& path) { return IsModelPath(path); }
 
 void App::InitModels() {
   models = std::make_unique<ModelSession>();

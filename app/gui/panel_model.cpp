@@ -5,6 +5,7 @@
 #include <imgui_stdlib.h>
 
 #include "app.h"
+#include "base/memory_budget.h"
 #include "io/json.h"
 #include "i18n/localized.h"
 #include "panel_util.h"
@@ -98,6 +99,13 @@ void DrawModelPanel(App& app) {
         folder->dir + ": " + LocalizedModelDescribe(folder->model->config()) + " \xC2\xB7 " + folder->tokenizer->Describe();
     DimText(description);
     dump.SetField("model_description", JsonString(description));
+    const model::Model& m = *folder->model;
+    if (std::string(m.format()) == "GGUF") {  // what was read: the architecture, the tensor types, the file's size
+      const std::string read =
+          Trf(Str::kGgufWhatWasRead, {m.config().model_type, m.TensorTypes(), MemoryText((double)m.FileBytes())});
+      DimText(read);
+      dump.SetField("model_gguf", JsonString(read));
+    }
   }
   else DimText(Tr(Str::kDropModelHint));
 

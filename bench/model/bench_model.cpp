@@ -13,6 +13,12 @@
 // --long: instead of keeping every map, the app's streamed run (first layer, all layers, peak RSS) beside the CLI's
 // forward (each layer's maps made, not kept) and the same GEMMs alone, for inputs too long to keep (bench/model/long.sh).
 // --compare: max |difference| to the maps torch_gpt2.py --save TORCH_DIR wrote (same checkpoint, same n).
+// --make-gguf DIR: writes DIR/smollm2_q4k.gguf, a random llama of SmolLM2-135M's shape quantized as llama.cpp's
+//   Q4_K_M leaves that shape (Q4_K where a row is whole 256-element super-blocks: ffn_down; llama.cpp's fallback
+//   Q5_0 for the 576-wide rows; norms F32), and DIR/smollm2_f32/, the same weights dequantized as an F32
+//   safetensors folder; then runs both on 64 tokens and prints the largest map difference (0: the same model).
+// --gguf FILE: time that GGUF file (dequantized per layer) instead of a folder.
+// --stream-only: only the runs into a sink that keeps nothing (peak RSS = weights + one layer's maps + workspace).
 #include <omp.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -31,6 +37,7 @@
 #include "maps/pyramid.h"
 #include "model/roles.h"
 #include "model/run.h"
+#include "model/gguf_weights.h"
 #include "io/npy.h"
 
 using namespace attnviz;
@@ -171,6 +178,172 @@ double CpuSeconds() {
   struct rusage ru;
   ::getrusage(RUSAGE_SELF, &ru);
   return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+// The GGUF of --make-gguf, written in pieces (this process's memory stays small).
+bool WriteSmolLM2Gguf(const std::string& path) {
+  const uint64_t n_layer = 30, d = 576, kv = 192, ff = 1536, vocab = 49152;
+  struct T {
+    std::string name;
+    std::vector<uint64_t> ne;
+    uint32_t type;  // 0 f32, 6 q5_0, 12 q4_K
+  };
+  std::vector<T> ts = {{"token_embd.weight", {d, vocab}, 6}};
+  for (uint64_t l = 0; l < n_layer; ++l) {
+    const std::string b = "blk." + std::to_string(l) + ".";
+    ts.push_back({b + "attn_norm.weight", {d}, 0});
+    ts.push_back({b + "attn_q.weight", {d, d}, 6});
+    ts.push_back({b + "attn_k.weight", {d, kv}, 6});
+    ts.push_back({b + "attn_v.weight", {d, kv}, 6});
+    ts.push_back({b + "attn_output.weight", {d, d}, 6});
+    ts.push_back({b + "ffn_norm.weight", {d}, 0});
+    ts.push_back({b + "ffn_gate.weight", {d, ff}, 6});
+    ts.push_back({b + "ffn_up.weight", {d, ff}, 6});
+    ts.push_back({b + "ffn_down.weight", {ff, d}, 12});
+  }
+  ts.push_back({"output_norm.weight", {d}, 0});
+  auto bytes_of = [](const T& t) {
+    uint64_t n = 1;
+    for (uint64_t e : t.ne) n *= e;
+    return t.type == 0 ? 4 * n : t.type == 6 ? n / 32 * 22 : n / 256 * 144;
+  };
+  std::string h = "GGUF";
+  auto put = [&](auto v) { h.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  auto str = [&](const std::string& v) { put((uint64_t)v.size()), h += v; };
+  put((uint32_t)3), put((uint64_t)ts.size()), put((uint64_t)10);
+  str("general.architecture"), put((uint32_t)8), str("llama");
+  const std::pair<const char*, uint32_t> ints[] = {{"llama.block_count", 30},        {"llama.embedding_length", 576},
+                                                   {"llama.feed_forward_length", 1536}, {"llama.context_length", 8192},
+                                                   {"llama.attention.head_count", 9},  {"llama.attention.head_count_kv", 3},
+                                                   {"llama.rope.dimension_count", 64}};
+  for (const auto& [k, v] : ints) str(k), put((uint32_t)4), put(v);
+  str("llama.rope.freq_base"), put((uint32_t)6), put(100000.0f);
+  str("llama.attention.layer_norm_rms_epsilon"), put((uint32_t)6), put(1e-5f);
+  uint64_t off = 0;
+  for (const T& t : ts) {
+    str(t.name), put((uint32_t)t.ne.size());
+    for (uint64_t e : t.ne) put(e);
+    put(t.type), put(off);
+    off += (bytes_of(t) + 31) / 32 * 32;
+  }
+  h.append((32 - h.size() % 32) % 32, '\0');
+  std::ofstream f(path + ".tmp", std::ios::binary);
+  f.write(h.data(), (std::streamsize)h.size());
+  std::mt19937 rng(7);
+  std::string buf;
+  for (const T& t : ts) {
+    const uint64_t bytes = bytes_of(t);
+    const uint64_t block = t.type == 0 ? 4 : t.type == 6 ? 22 : 144;
+    for (uint64_t done = 0; done < bytes;) {
+      const uint64_t k = std::min<uint64_t>(bytes - done, block * 8192);
+      buf.resize(k);
+      for (char& c : buf) c = (char)(rng() >> 24);
+      for (uint64_t b = 0; b < k; b += block) {
+        if (t.type == 0) {  // a norm: 1.0
+          const float one = 1.0f;
+          std::memcpy(&buf[b], &one, 4);
+        } else if (t.type == 6) {  // q5_0: d = 2^-8, values d * (q - 16) in [-0.0625, 0.06]
+          const uint16_t dh = 0x1C00;
+          std::memcpy(&buf[b], &dh, 2);
+        } else {  // q4_K: d = 2^-13, dmin = 7.5 d (mean about 0), values in [-0.115, 0.115]
+          const uint16_t dh = 0x0800, mh = 0x1380;
+          std::memcpy(&buf[b], &dh, 2), std::memcpy(&buf[b + 2], &mh, 2);
+        }
+      }
+      f.write(buf.data(), (std::streamsize)k);
+      done += k;
+    }
+    const uint64_t pad = (32 - bytes % 32) % 32;
+    f.write("\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", (std::streamsize)pad);
+  }
+  f.close();
+  return f.good() && std::rename((path + ".tmp").c_str(), path.c_str()) == 0;
+}
+
+// The GGUF's weights dequantized whole (its q/k rows unpermuted) as an F32 Hugging Face folder.
+bool WriteF32Folder(const Model& m, const std::string& dir) {
+  const ModelConfig& c = m.config();
+  const ModelParams& p = m.params();
+  struct W {
+    std::string name;
+    std::vector<int64_t> shape;
+    const float* data;
+  };
+  const int64_t d = c.d_model, q = c.q_dim(), kv = c.kv_dim(), ff = c.d_ff;
+  std::vector<W> ws = {{"model.embed_tokens.weight", {c.vocab, d}, p.tok_emb}};
+  for (int l = 0; l < c.n_layer; ++l) {
+    const std::string h = "model.layers." + std::to_string(l) + ".";
+    const BlockParams& b = p.blocks[l];
+    ws.push_back({h + "input_layernorm.weight", {d}, b.attn_norm.w});
+    ws.push_back({h + "self_attn.q_proj.weight", {q, d}, b.q.w});
+    ws.push_back({h + "self_attn.k_proj.weight", {kv, d}, b.k.w});
+    ws.push_back({h + "self_attn.v_proj.weight", {kv, d}, b.v.w});
+    ws.push_back({h + "self_attn.o_proj.weight", {d, q}, b.o.w});
+    ws.push_back({h + "post_attention_layernorm.weight", {d}, b.mlp_norm.w});
+    ws.push_back({h + "mlp.gate_proj.weight", {ff, d}, b.gate.w});
+    ws.push_back({h + "mlp.up_proj.weight", {ff, d}, b.up.w});
+    ws.push_back({h + "mlp.down_proj.weight", {d, ff}, b.down.w});
+  }
+  ws.push_back({"model.norm.weight", {d}, p.final_norm.w});
+  ::mkdir(dir.c_str(), 0755);
+  std::ofstream(dir + "/config.json")
+      << "{\"model_type\": \"llama\", \"architectures\": [\"LlamaForCausalLM\"], \"num_hidden_layers\": 30, "
+         "\"num_attention_heads\": 9, \"num_key_value_heads\": 3, \"hidden_size\": 576, \"intermediate_size\": 1536, "
+         "\"vocab_size\": 49152, \"max_position_embeddings\": 8192, \"rms_norm_eps\": 1e-05, \"hidden_act\": \"silu\", "
+         "\"rope_theta\": 100000.0, \"tie_word_embeddings\": true, \"attention_bias\": false, \"mlp_bias\": false}\n";
+  std::string header = "{";
+  uint64_t off = 0;
+  for (size_t i = 0; i < ws.size(); ++i) {
+    uint64_t count = 1;
+    std::string shape = "[";
+    for (size_t k = 0; k < ws[i].shape.size(); ++k)
+      count *= ws[i].shape[k], shape += (k ? "," : "") + std::to_string(ws[i].shape[k]);
+    header += (i ? ",\"" : "\"") + ws[i].name + "\":{\"dtype\":\"F32\",\"shape\":" + shape +
+              "],\"data_offsets\":[" + std::to_string(off) + "," + std::to_string(off + 4 * count) + "]}";
+    off += 4 * count;
+  }
+  header += "}";
+  header.append((8 - header.size() % 8) % 8, ' ');
+  std::ofstream f(dir + "/model.safetensors.tmp", std::ios::binary);
+  uint64_t n = header.size();
+  f.write(reinterpret_cast<const char*>(&n), 8);
+  f.write(header.data(), (std::streamsize)header.size());
+  for (const W& w : ws) {
+    uint64_t count = 1;
+    for (int64_t s : w.shape) count *= s;
+    f.write(reinterpret_cast<const char*>(w.data), (std::streamsize)(4 * count));
+  }
+  f.close();
+  return f.good() && std::rename((dir + "/model.safetensors.tmp").c_str(), (dir + "/model.safetensors").c_str()) == 0;
+}
+
+int MakeGguf(const std::string& out) {
+  ::mkdir(out.c_str(), 0755);
+  const std::string gguf = out + "/smollm2_q4k.gguf", folder = out + "/smollm2_f32";
+  struct stat st;
+  if (::stat(gguf.c_str(), &st) != 0) {
+    std::printf("writing %s ...\n", gguf.c_str());
+    if (!WriteSmolLM2Gguf(gguf)) return std::fprintf(stderr, "cannot write %s\n", gguf.c_str()), 2;
+  }
+  auto whole = LoadGgufModel(gguf, GgufWeights::kWhole);
+  if (!whole) return std::fprintf(stderr, "%s\n", whole.message().c_str()), 2;
+  if (::stat((folder + "/model.safetensors").c_str(), &st) != 0) {
+    std::printf("writing %s ...\n", folder.c_str());
+    if (!WriteF32Folder(**whole, folder)) return std::fprintf(stderr, "cannot write %s\n", folder.c_str()), 2;
+  }
+  auto lazy = LoadGgufModel(gguf);
+  auto f32 = LoadModel(folder);
+  if (!lazy || !f32) return std::fprintf(stderr, "%s\n", (lazy ? f32.message() : lazy.message()).c_str()), 2;
+  std::vector<int> ids(64);
+  for (int i = 0; i < 64; ++i) ids[i] = (int)((i * 7919L) % 49152);
+  auto a = RunModel(**lazy, ids);
+  auto b = RunModel(**f32, ids);
+  if (!a || !b) return std::fprintf(stderr, "%s\n", (a ? b.message() : a.message()).c_str()), 2;
+  double worst = 0;
+  for (size_t i = 0; i < a->probs.size(); ++i) worst = std::max(worst, (double)std::fabs(a->probs.data()[i] - b->probs.data()[i]));
+  std::printf("%s\nGGUF (per layer) vs its F32 folder, 64 tokens: largest map difference %.3g\n",
+              (*lazy)->Describe().c_str(), worst);
+  return worst == 0 ? 0 : 3;
 }
 
 double PeakRssMb() {
@@ -327,9 +500,9 @@ int LongRows(const Model& model, const ModelConfig& c, const std::vector<int>& i
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string dir, compare, arch = "gpt2", json_path;
+  std::string dir, compare, arch = "gpt2", json_path, gguf;
   int n = 1024, reps = 3;
-  bool stream = true, keep_all = true, long_rows = false;
+  bool stream = true, long_rows = false, stream_only = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--dir" && i + 1 < argc) dir = argv[++i];
@@ -339,14 +512,17 @@ int main(int argc, char** argv) {
     else if (a == "--arch" && i + 1 < argc) arch = argv[++i];
     else if (a == "--json" && i + 1 < argc) json_path = argv[++i];
     else if (a == "--no-stream") stream = false;
-    else if (a == "--long") long_rows = true, keep_all = false;
+    else if (a == "--long") long_rows = true;
+    else if (a == "--stream-only") stream_only = true;
+    else if (a == "--gguf" && i + 1 < argc) gguf = argv[++i];
+    else if (a == "--make-gguf" && i + 1 < argc) return MakeGguf(argv[++i]);
     else {
       std::fprintf(stderr, "usage: %s [--dir DIR | --arch gpt2|llama|smollm2] [--n 1024] [--reps 3] [--compare DIR] "
-                   "[--no-stream] [--long] [--json FILE]\n", argv[0]);
+                   "[--no-stream] [--stream-only] [--long] [--gguf FILE] [--make-gguf FILE] [--json FILE]\n", argv[0]);
       return 2;
     }
   }
-  if (dir.empty()) {
+  if (dir.empty() && gguf.empty()) {
     if (arch != "gpt2" && arch != "llama" && arch != "smollm2") {
       std::fprintf(stderr, "--arch gpt2, llama or smollm2\n");
       return 2;
@@ -365,7 +541,7 @@ int main(int argc, char** argv) {
     }
   }
   auto t0 = std::chrono::steady_clock::now();
-  auto model = LoadModel(dir);
+  auto model = gguf.empty() ? LoadModel(dir) : LoadGgufModel(gguf);
   if (!model) {
     std::fprintf(stderr, "%s\n", model.message().c_str());
     return 2;
@@ -378,7 +554,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < n; ++i) ids[i] = (int)((i * 7919L) % c.vocab);
   if (long_rows) return LongRows(**model, c, ids, std::max(1, reps), dir, json_path);
   std::vector<double> ms;
-  for (int r = 0; r < reps + 1; ++r) {  // the first run warms up (page faults of the map, allocations)
+  for (int r = 0; r < (stream_only ? 0 : reps + 1); ++r) {  // the first run warms up (page faults of the map, allocations)
     auto s = std::chrono::steady_clock::now();
     auto run = RunModel(**model, ids);
     const double t = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count();
@@ -415,23 +591,27 @@ int main(int argc, char** argv) {
     Status OnLayer(const LayerOutput&) override { return Status::Ok(); }
   } discard;
   std::vector<double> ms_stream;
-  for (int r = 0; r < (stream ? reps : 0); ++r) {
+  for (int r = 0; r < (stream || stream_only ? reps + stream_only : 0); ++r) {  // --stream-only: + a warm-up
     auto s = std::chrono::steady_clock::now();
     if (Status st = RunModel(**model, ids, RunOptions{}, &discard); !st) return 2;
     ms_stream.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count());
   }
+  if (stream_only && !ms_stream.empty()) ms_stream.erase(ms_stream.begin());  // the warm-up
   std::sort(ms_stream.begin(), ms_stream.end());
   if (!ms_stream.empty())
     std::printf("attnviz forward, streamed to a sink that keeps nothing: median %.1f ms, %.1f GFLOP/s\n",
                 ms_stream[ms_stream.size() / 2], FlopsPerRun(c, n) / ms_stream[ms_stream.size() / 2] / 1e6);
+  if (stream_only) ms = ms_stream;
   std::sort(ms.begin(), ms.end());
   const double med = ms[ms.size() / 2];
-  std::printf("attnviz forward, all probs [%d, %d, %d, %d] + hidden kept: median %.1f ms, %.1f GFLOP/s\n", c.n_layer,
+  if (!stream_only) std::printf("attnviz forward, all probs [%d, %d, %d, %d] + hidden kept: median %.1f ms, %.1f GFLOP/s\n", c.n_layer,
               c.n_head, n, n, med, FlopsPerRun(c, n) / med / 1e6);
   // Memory: the checkpoint's bytes (F32 here: mapped in place), the kept maps, and the peak RSS of this process.
   struct stat st;
-  const double weights_mb = ::stat((dir + "/model.safetensors").c_str(), &st) == 0 ? st.st_size / 1048576.0 : 0;
-  const double maps_mb = ((double)c.n_layer * c.n_head * n * n + (double)(c.n_layer + 1) * n * c.d_model) * 4 / 1048576.0;
+  const std::string weights_file = gguf.empty() ? dir + "/model.safetensors" : gguf;
+  const double weights_mb = ::stat(weights_file.c_str(), &st) == 0 ? st.st_size / 1048576.0 : 0;
+  const double maps_mb = stream_only ? (double)c.n_head * n * n * 4 / 1048576.0  // one layer's maps, reused
+                                     : ((double)c.n_layer * c.n_head * n * n + (double)(c.n_layer + 1) * n * c.d_model) * 4 / 1048576.0;
   const double rss_mb = PeakRssMb(), budget_mb = weights_mb + maps_mb + 300;
   std::printf("peak RSS %.0f MB; budget weights %.0f + maps %.0f + 300 = %.0f MB: %s\n", rss_mb, weights_mb, maps_mb,
               budget_mb, rss_mb <= budget_mb ? "within" : "OVER");
@@ -442,7 +622,9 @@ int main(int argc, char** argv) {
       << ", \"threads\": " << omp_get_max_threads() << ", \"median_ms\": " << med << ", \"runs_ms\": [";
     for (size_t i = 0; i < ms.size(); ++i) j << (i ? ", " : "") << ms[i];
     j << "], \"load_ms\": " << load_ms << ", \"peak_rss_mb\": " << rss_mb << ", \"weights_mb\": " << weights_mb
-      << ", \"maps_mb\": " << maps_mb << "}\n";
+      << ", \"maps_mb\": " << maps_mb << ", \"format\": \"" << (*model)->format() << "\", \"types\": \""
+      << (*model)->TensorTypes() << "\", \"resident_float_mb\": " << (*model)->ResidentFloatBytes(true) / 1048576.0
+      << ", \"stream_only\": " << (stream_only ? "true" : "false") << "}\n";
   }
   return 0;
 }

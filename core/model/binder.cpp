@@ -28,6 +28,10 @@ Status Binder::Get(std::initializer_list<std::string> names, const std::vector<i
     if (e->info->shape != want)
       return Status::Error(MsgId::kTensorShape,
                            {name, e->path(), ShapeString(e->info->shape), ShapeString(want)});
+    if (e->deferred) {  // dequantized per layer (model.h): no floats to bind or check here (the loader checked them)
+      *out = nullptr;
+      return Status::Ok();
+    }
     auto f = store_->Floats(name);
     if (!f) return f.status();
     // A NaN or Inf weight would turn every map it reaches into NaN: refused here, naming the tensor.

@@ -57,6 +57,9 @@ struct ModelConfig {
   double rope_theta = 10000.0;
   RopeScaling rope_scaling;
   bool tie_word_embeddings = false;
+  // Not from config.json: the floats of the largest layer's weights that a run dequantizes per layer (model.h,
+  // BindModel sets it; 0 when every weight is resident). RunMemoryBytes counts them once per run.
+  int64_t layer_scratch_floats = 0;
 
   int q_dim() const { return n_head * d_head; }
   int kv_dim() const { return n_kv_head * d_head; }

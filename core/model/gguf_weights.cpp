@@ -1,7 +1,10 @@
 #include "model/gguf_weights.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
+#include "model/check.h"
 #include "model/gguf_config.h"
 #include "model/gguf_quant.h"
 
@@ -18,12 +21,109 @@ void UnpermuteRows(const float* w, int n_head, int d_head, int64_t cols, float* 
                     (size_t)cols * sizeof(float));
 }
 
+// The matrices of a block a LayerWeightSource fills.
+enum class Slot { kQ, kK, kV, kO, kGate, kUp, kDown };
+const float** SlotField(BlockParams* b, Slot s) {
+  switch (s) {
+    case Slot::kQ: return &b->q.w;
+    case Slot::kK: return &b->k.w;
+    case Slot::kV: return &b->v.w;
+    case Slot::kO: return &b->o.w;
+    case Slot::kGate: return &b->gate.w;
+    case Slot::kUp: return &b->up.w;
+    case Slot::kDown: return &b->down.w;
+  }
+  return nullptr;
+}
+
+struct DeferredMatrix {
+  const GgufTensor* t = nullptr;
+  int permute_heads = 0;  // > 0: undo the q/k row permutation over that many heads
+  Slot slot = Slot::kQ;
+  size_t offset = 0;      // in the layer's scratch, floats (a multiple of 16)
+};
+
+// HF row r of a permuted [n_head * d_head, cols] matrix is stored row StoredRow(r) (UnpermuteRows' inverse).
+int64_t StoredRow(int64_t r, int64_t d_head) {
+  const int64_t half = d_head / 2, h = r / d_head, t = (r % d_head) / half, i = r % half;
+  return h * d_head + 2 * i + t;
+}
+
+// Rows [first, first + count) of matrix m (HF order) into dst [count, ne[0]]: the same values, value for value, as
+// DequantizeTensorRows of the whole tensor followed by UnpermuteRows (each row is dequantized alone either way).
+void DequantizeMatrixRows(const GgufFile& f, const DeferredMatrix& m, int64_t first, int64_t count, float* dst) {
+  const GgufTensor& t = *m.t;
+  const int64_t cols = t.ne[0];
+  const uint64_t row_bytes = GgmlRowBytes(t.type, cols);
+  const uint8_t* bytes = f.Bytes(t);
+  if (m.permute_heads == 0) {
+    DequantizeRows(t.type, bytes + (uint64_t)first * row_bytes, cols, count, dst);
+    return;
+  }
+  const int64_t d_head = t.rows() / m.permute_heads;
+  for (int64_t r = 0; r < count; ++r)
+    DequantizeRows(t.type, bytes + (uint64_t)StoredRow(first + r, d_head) * row_bytes, cols, 1, dst + r * cols);
+}
+
+class GgufLayerSource : public LayerWeightSource {
+ public:
+  GgufLayerSource(std::shared_ptr<const GgufFile> f, int n_layer) : f_(std::move(f)), layers_(n_layer), floats_(n_layer) {}
+
+  void Add(int layer, const GgufTensor* t, int permute_heads, Slot slot) {
+    DeferredMatrix m{t, permute_heads, slot, floats_[layer]};
+    floats_[layer] += ((size_t)t->elements + 15) / 16 * 16;
+    layers_[layer].push_back(m);
+  }
+  void SetTokenEmbedding(const GgufTensor* t) { tok_emb_ = t; }
+
+  size_t LayerFloats(int layer) const override { return floats_[(size_t)layer]; }
+
+  void Fill(int layer, float* scratch, BlockParams* b) const override {
+    for (const DeferredMatrix& m : layers_[(size_t)layer]) {
+      float* dst = scratch + m.offset;
+      const int64_t rows = m.t->rows(), cols = m.t->ne[0];
+      // Rows in chunks over the run's threads: each row is dequantized alone, so the bits do not depend on them.
+      const int64_t chunk = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, cols));
+      const int64_t chunks = (rows + chunk - 1) / chunk;
+#pragma omp parallel for schedule(static) if (rows * cols >= (1 << 16))
+      for (int64_t c = 0; c < chunks; ++c) {
+        const int64_t first = c * chunk, count = std::min(chunk, rows - first);
+        DequantizeMatrixRows(*f_, m, first, count, dst + first * cols);
+      }
+      *SlotField(b, m.slot) = dst;
+    }
+  }
+
+  void TokenRow(int id, float* out) const override {
+    MODEL_CHECK(tok_emb_ != nullptr && id >= 0 && id < tok_emb_->rows());
+    const uint64_t row_bytes = GgmlRowBytes(tok_emb_->type, tok_emb_->ne[0]);
+    DequantizeRows(tok_emb_->type, f_->Bytes(*tok_emb_) + (uint64_t)id * row_bytes, tok_emb_->ne[0], 1, out);
+  }
+
+  bool empty() const {
+    if (tok_emb_) return false;
+    for (const auto& l : layers_)
+      if (!l.empty()) return false;
+    return true;
+  }
+
+ private:
+  std::shared_ptr<const GgufFile> f_;
+  std::vector<std::vector<DeferredMatrix>> layers_;  // [n_layer]
+  std::vector<size_t> floats_;                       // [n_layer]
+  const GgufTensor* tok_emb_ = nullptr;              // set when the token embedding is deferred
+};
+
 class GgufLoader {
  public:
-  GgufLoader(std::shared_ptr<const GgufFile> f, TensorStore* store) : f_(std::move(f)), store_(store) {}
+  GgufLoader(std::shared_ptr<const GgufFile> f, TensorStore* store, GgufLayerSource* source)
+      : f_(std::move(f)), store_(store), source_(source) {}
 
   // Tensor `gguf` with ne `want` as `hf`; `permute_heads` > 0: undo the q/k row permutation over that many heads.
-  Status Add(const std::string& gguf, const std::vector<int64_t>& want, const std::string& hf, int permute_heads = 0) {
+  // `layer` >= 0 and `slot`: a block's matrix, dequantized per layer when not F32 in place (and a source is given);
+  // layer -1 with a slot: the token embedding, its rows dequantized as asked.
+  Status Add(const std::string& gguf, const std::vector<int64_t>& want, const std::string& hf, int permute_heads = 0,
+             int layer = -2, Slot slot = Slot::kQ) {
     const GgufTensor* t = f_->FindTensor(gguf);
     if (!t) return Status::ErrorAt(f_->path(), MsgId::kGgufTensorMissing, {gguf, f_->path()});
     if (t->ne != want)
@@ -32,6 +132,14 @@ class GgufLoader {
     if (t->type == GgmlType::kF32 && permute_heads == 0) {
       store_->AddInPlace(hf, std::move(shape), reinterpret_cast<const float*>(f_->Bytes(*t)), f_->path(),
                          GgmlTypeName(t->type), t->end - t->begin);
+      return Status::Ok();
+    }
+    if (source_ && layer >= -1) {
+      // Checked once here, a block of rows at a time (the type dequantizable, every value finite); no copy kept.
+      if (Status s = CheckRows(*t); !s) return s;
+      store_->AddDeferred(hf, std::move(shape), f_->path(), GgmlTypeName(t->type), t->end - t->begin);
+      if (layer == -1) source_->SetTokenEmbedding(t);
+      else source_->Add(layer, t, permute_heads, slot);
       return Status::Ok();
     }
     std::vector<float> values(t->elements);
@@ -50,40 +158,61 @@ class GgufLoader {
   }
 
  private:
+  // Every value of t finite (the binder's check of resident weights, here for a tensor no copy is kept of).
+  Status CheckRows(const GgufTensor& t) {
+    const int64_t cols = t.ne[0], rows = t.rows();
+    const int64_t chunk = std::max<int64_t>(1, 65536 / std::max<int64_t>(1, cols));
+    buffer_.resize((size_t)(chunk * cols));
+    for (int64_t first = 0; first < rows; first += chunk) {
+      const int64_t count = std::min(chunk, rows - first);
+      if (Status s = DequantizeTensorRows(*f_, t, first, count, buffer_.data()); !s) return s;
+      for (int64_t i = 0; i < count * cols; ++i)
+        if (!std::isfinite(buffer_[(size_t)i]))
+          return Status::Prefixed(
+              MsgId::kPrefixContext, {f_->path()},
+              Status::Prefixed(MsgId::kPrefixTensor, {t.name},
+                               Status::Error(MsgId::kTensorNotFinite, {std::to_string(first * cols + i),
+                                                                       std::isnan(buffer_[(size_t)i]) ? "NaN" : "Inf"})));
+    }
+    return Status::Ok();
+  }
+
   std::shared_ptr<const GgufFile> f_;
   TensorStore* store_;
+  GgufLayerSource* source_;
+  std::vector<float> buffer_;
 };
 
-}  // namespace
-
-Result<std::shared_ptr<TensorStore>> GgufTensorStore(std::shared_ptr<const GgufFile> file, const ModelConfig& c) {
+Result<std::shared_ptr<TensorStore>> MakeStore(std::shared_ptr<const GgufFile> file, const ModelConfig& c,
+                                               GgufLayerSource* source) {
   auto store = std::make_shared<TensorStore>();
   store->Keep(file);
-  GgufLoader g(file, store.get());
+  store->SetSourceBytes(file->file_size());
+  GgufLoader g(file, store.get(), source);
   const bool permuted = c.model_type == "llama" || c.model_type == "mistral";
   const int64_t d = c.d_model, q = c.q_dim(), kv = c.kv_dim(), ff = c.d_ff;
 #define GGUF_ADD(...)                                      \
   do {                                                     \
     if (Status s_ = g.Add(__VA_ARGS__); !s_) return s_;    \
   } while (0)
-  GGUF_ADD("token_embd.weight", {d, c.vocab}, "model.embed_tokens.weight");
+  GGUF_ADD("token_embd.weight", {d, c.vocab}, "model.embed_tokens.weight", 0, -1);
   for (int l = 0; l < c.n_layer; ++l) {
     const std::string b = "blk." + std::to_string(l) + ".", h = "model.layers." + std::to_string(l) + ".";
     GGUF_ADD(b + "attn_norm.weight", {d}, h + "input_layernorm.weight");
-    GGUF_ADD(b + "attn_q.weight", {d, q}, h + "self_attn.q_proj.weight", permuted ? c.n_head : 0);
-    GGUF_ADD(b + "attn_k.weight", {d, kv}, h + "self_attn.k_proj.weight", permuted ? c.n_kv_head : 0);
-    GGUF_ADD(b + "attn_v.weight", {d, kv}, h + "self_attn.v_proj.weight");
-    if (c.qkv_bias) {
+    GGUF_ADD(b + "attn_q.weight", {d, q}, h + "self_attn.q_proj.weight", permuted ? c.n_head : 0, l, Slot::kQ);
+    GGUF_ADD(b + "attn_k.weight", {d, kv}, h + "self_attn.k_proj.weight", permuted ? c.n_kv_head : 0, l, Slot::kK);
+    GGUF_ADD(b + "attn_v.weight", {d, kv}, h + "self_attn.v_proj.weight", 0, l, Slot::kV);
+    if (c.qkv_bias) {  // biases and norms: [d] or [q] floats, kept resident
       GGUF_ADD(b + "attn_q.bias", {q}, h + "self_attn.q_proj.bias", permuted ? c.n_head : 0);
       GGUF_ADD(b + "attn_k.bias", {kv}, h + "self_attn.k_proj.bias", permuted ? c.n_kv_head : 0);
       GGUF_ADD(b + "attn_v.bias", {kv}, h + "self_attn.v_proj.bias");
     }
-    GGUF_ADD(b + "attn_output.weight", {q, d}, h + "self_attn.o_proj.weight");
+    GGUF_ADD(b + "attn_output.weight", {q, d}, h + "self_attn.o_proj.weight", 0, l, Slot::kO);
     if (c.o_bias) GGUF_ADD(b + "attn_output.bias", {d}, h + "self_attn.o_proj.bias");
     GGUF_ADD(b + "ffn_norm.weight", {d}, h + "post_attention_layernorm.weight");
-    GGUF_ADD(b + "ffn_gate.weight", {d, ff}, h + "mlp.gate_proj.weight");
-    GGUF_ADD(b + "ffn_up.weight", {d, ff}, h + "mlp.up_proj.weight");
-    GGUF_ADD(b + "ffn_down.weight", {ff, d}, h + "mlp.down_proj.weight");
+    GGUF_ADD(b + "ffn_gate.weight", {d, ff}, h + "mlp.gate_proj.weight", 0, l, Slot::kGate);
+    GGUF_ADD(b + "ffn_up.weight", {d, ff}, h + "mlp.up_proj.weight", 0, l, Slot::kUp);
+    GGUF_ADD(b + "ffn_down.weight", {ff, d}, h + "mlp.down_proj.weight", 0, l, Slot::kDown);
     if (c.mlp_bias) {
       GGUF_ADD(b + "ffn_gate.bias", {ff}, h + "mlp.gate_proj.bias");
       GGUF_ADD(b + "ffn_up.bias", {ff}, h + "mlp.up_proj.bias");
@@ -96,18 +225,27 @@ Result<std::shared_ptr<TensorStore>> GgufTensorStore(std::shared_ptr<const GgufF
   return store;
 }
 
-Result<std::shared_ptr<const Model>> LoadGgufModel(std::shared_ptr<const GgufFile> file) {
-  auto config = GgufModelConfig(*file);
-  if (!config) return config.status();
-  auto store = GgufTensorStore(file, *config);
-  if (!store) return store.status();
-  return BindModel(std::move(*config), std::move(*store), file->path());
+}  // namespace
+
+Result<std::shared_ptr<TensorStore>> GgufTensorStore(std::shared_ptr<const GgufFile> file, const ModelConfig& c) {
+  return MakeStore(std::move(file), c, nullptr);
 }
 
-Result<std::shared_ptr<const Model>> LoadGgufModel(const std::string& path) {
+Result<std::shared_ptr<const Model>> LoadGgufModel(std::shared_ptr<const GgufFile> file, GgufWeights weights) {
+  auto config = GgufModelConfig(*file);
+  if (!config) return config.status();
+  std::shared_ptr<GgufLayerSource> source;
+  if (weights == GgufWeights::kPerLayer) source = std::make_shared<GgufLayerSource>(file, config->n_layer);
+  auto store = MakeStore(file, *config, source.get());
+  if (!store) return store.status();
+  if (source && source->empty()) source.reset();  // every weight F32 in place
+  return BindModel(std::move(*config), std::move(*store), file->path(), std::move(source));
+}
+
+Result<std::shared_ptr<const Model>> LoadGgufModel(const std::string& path, GgufWeights weights) {
   auto file = GgufFile::Open(path);
   if (!file) return file.status();
-  return LoadGgufModel(*file);
+  return LoadGgufModel(*file, weights);
 }
 
 }  // namespace attnviz::model

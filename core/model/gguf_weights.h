@@ -8,13 +8,14 @@
 // !! llama.cpp's convert_hf_to_gguf.py permutes the rows of q and k (weight and bias) of llama and mistral from
 //    HF's rotate_half order to interleaved pairs (per head: row 2i + t <- row t * d_head/2 + i); undone here, so
 //    the maps equal the folder's. qwen2 is written unpermuted.
-// F32 tensors that need no permutation are used in place (the map is kept alive by the store); every other
-// tensor is dequantized once, whole, here.
-// TODO(per-layer dequantization): a quantized model costs 4 bytes per weight after loading. To keep one layer in
-// float at a time: keep the GgufTensor (and the q/k unpermute flag) of each Linear beside BlockParams, and in
-// run.cpp's "3. Blocks." loop, just before `Block(c, p.blocks[l], ...)`, DequantizeTensorRows layer l's tensors into
-// a buffer of the calling thread's Workspace (reused for every layer and run) and pass a BlockParams pointing there;
-// the embedding needs only the rows of the ids (DequantizeTensorRows(token_embd, id, 1, ...)).
+// F32 tensors that need no permutation are used in place (the map is kept alive by the store). With
+// GgufWeights::kPerLayer (the default) every other matrix of a block (q, k, v, o, gate, up, down) is dequantized
+// per layer, when a run asks Model::BlockWeights, into the run's reused scratch (one layer of floats, model.h), and
+// only the token embedding rows a run needs are dequantized (Model::TokenEmbedding); the small norms and biases
+// are kept as floats. Each deferred tensor is dequantized once at load to check its values are finite (no copy
+// kept). A quantized model then costs its file (mapped) plus one layer of floats per running thread.
+// GgufWeights::kWhole dequantizes every tensor once, whole, at load (4 bytes a weight): the reference the
+// per-layer path is tested against, value for value.
 #pragma once
 #include <memory>
 #include <string>
@@ -27,11 +28,15 @@
 
 namespace attnviz::model {
 
+enum class GgufWeights { kPerLayer, kWhole };
+
+// Every tensor resident (as kWhole): F32 in place, the rest dequantized whole.
 Result<std::shared_ptr<TensorStore>> GgufTensorStore(std::shared_ptr<const GgufFile> file, const ModelConfig& config);
 
 // FILE.gguf -> config (gguf_config.h) + weights (above) -> BindModel. The tokenizer is not here
 // (core/tokenize/gguf_tokenizer.h).
-Result<std::shared_ptr<const Model>> LoadGgufModel(const std::string& path);
-Result<std::shared_ptr<const Model>> LoadGgufModel(std::shared_ptr<const GgufFile> file);
+Result<std::shared_ptr<const Model>> LoadGgufModel(const std::string& path, GgufWeights weights = GgufWeights::kPerLayer);
+Result<std::shared_ptr<const Model>> LoadGgufModel(std::shared_ptr<const GgufFile> file,
+                                                   GgufWeights weights = GgufWeights::kPerLayer);
 
 }  // namespace attnviz::model

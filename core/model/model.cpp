@@ -1,19 +1,29 @@
 #include "model/model.h"
 
+#include <algorithm>
+#include <cctype>
+#include <cstring>
 #include <map>
 
 #include "model/bind.h"
+#include "model/check.h"
 
 namespace attnviz::model {
 
-Result<std::shared_ptr<const Model>> BindModel(ModelConfig config, std::shared_ptr<TensorStore> store, std::string dir) {
+Result<std::shared_ptr<const Model>> BindModel(ModelConfig config, std::shared_ptr<TensorStore> store, std::string dir,
+                                               std::shared_ptr<const LayerWeightSource> deferred) {
   auto params = BindParams(config, store.get());
   if (!params) return Status::Prefixed(MsgId::kPrefixContext, {dir}, params.status());
   std::shared_ptr<Model> m(new Model());
+  config.layer_scratch_floats = 0;
+  if (deferred)
+    for (int l = 0; l < config.n_layer; ++l)
+      config.layer_scratch_floats = std::max<int64_t>(config.layer_scratch_floats, (int64_t)deferred->LayerFloats(l));
   m->config_ = std::move(config);
   m->store_ = std::move(store);
   m->params_ = std::move(*params);
   m->dir_ = std::move(dir);
+  m->deferred_ = std::move(deferred);
   return std::shared_ptr<const Model>(std::move(m));
 }
 
@@ -28,6 +38,53 @@ Result<std::shared_ptr<const Model>> LoadModel(const std::string& dir) {
   return BindModel(std::move(*config), std::move(*store), dir);
 }
 
+const BlockParams& Model::BlockWeights(int layer, WeightScratch* scratch) const {
+  MODEL_CHECK(layer >= 0 && layer < config_.n_layer);
+  if (!deferred_) return params_.blocks[(size_t)layer];
+  MODEL_CHECK(scratch != nullptr);
+  const size_t floats = deferred_->LayerFloats(layer);
+  if (scratch->floats.size() < floats) scratch->floats.resize(floats);
+  scratch->block = params_.blocks[(size_t)layer];
+  deferred_->Fill(layer, scratch->floats.data(), &scratch->block);
+  return scratch->block;
+}
+
+void Model::TokenEmbedding(int id, float* out) const {
+  MODEL_CHECK(id >= 0 && id < config_.vocab);
+  const size_t d = (size_t)config_.d_model;
+  if (params_.tok_emb) {
+    std::memcpy(out, params_.tok_emb + (size_t)id * d, d * sizeof(float));
+    return;
+  }
+  MODEL_CHECK(deferred_ != nullptr);
+  deferred_->TokenRow(id, out);
+}
+
+size_t Model::ResidentFloatBytes(bool with_scratch) const {
+  return store_->converted_bytes() + (with_scratch ? (size_t)config_.layer_scratch_floats * sizeof(float) : 0);
+}
+
+std::string Model::TensorTypes() const {
+  std::map<std::string, int> counts = store_->added_types();
+  if (counts.empty())
+    for (const auto& f : store_->files())
+      for (const auto& t : f->tensors()) ++counts[DTypeName(t.dtype)];
+  std::vector<std::pair<int, std::string>> order;
+  for (const auto& [name, count] : counts) {
+    std::string upper = name;
+    for (char& ch : upper) ch = (char)std::toupper((unsigned char)ch);
+    order.push_back({-count, upper});
+  }
+  std::sort(order.begin(), order.end());
+  std::string s;
+  for (const auto& [count, name] : order) s += (s.empty() ? "" : ", ") + name;
+  return s;
+}
+
+uint64_t Model::FileBytes() const {
+  return store_->added() ? store_->source_bytes() : store_->mapped_bytes();
+}
+
 std::string Model::Describe() const {
   std::map<std::string, int> dtypes;
   size_t tensors = 0;
@@ -37,10 +94,11 @@ std::string Model::Describe() const {
                   std::to_string(store_->files().size()) + " file(s) (";
   bool first = true;
   for (const auto& [name, count] : dtypes) s += (first ? "" : ", ") + std::to_string(count) + " " + name, first = false;
-  char b[128];
+  char b[192];
   if (const std::string added = store_->DescribeAdded(); !added.empty()) {  // a GGUF file: its tensor types
-    std::snprintf(b, sizeof b, "; %.1f MB mapped, %.1f MB dequantized to float", store_->mapped_bytes() / 1e6,
-                  store_->converted_bytes() / 1e6);
+    std::snprintf(b, sizeof b, "; %.1f MB mapped, %.1f MB kept as float, %.1f MB of one layer dequantized per run",
+                  store_->mapped_bytes() / 1e6, store_->converted_bytes() / 1e6,
+                  config_.layer_scratch_floats * 4 / 1e6);
     return config_.Describe() + "\n" + added + b;
   }
   std::snprintf(b, sizeof b, "), %.1f MB mapped, %.1f MB converted to float", store_->mapped_bytes() / 1e6,

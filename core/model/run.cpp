@@ -31,6 +31,7 @@ struct Workspace {
   AlignedFloats probs;  // [n_head, n, n] scratch when the sink gives no buffer
   std::vector<float> cos, sin;  // [n, d_head / 2] (rope)
   std::vector<HeadMetrics> metrics;  // [n_head] the row figures of the layer just run
+  WeightScratch weights;  // one layer's weights dequantized (a quantized GGUF model, Model::BlockWeights)
 };
 
 bool Cancelled(const RunOptions& o) { return o.control.cancelled(); }
@@ -45,12 +46,13 @@ Status CheckFinite(const float* values, size_t count, int layer, const char* sta
 }
 
 // (0) Embeddings -> ws.x
-void Embed(const ModelConfig& c, const ModelParams& p, const std::vector<int>& ids, Workspace& ws) {
+void Embed(const Model& model, const std::vector<int>& ids, Workspace& ws) {
+  const ModelConfig& c = model.config();
+  const ModelParams& p = model.params();
   const int n = ws.n, d = c.d_model;
   for (int i = 0; i < n; ++i) {
     float* row = ws.x.data() + (size_t)i * d;
-    const float* tok = p.tok_emb + (size_t)ids[i] * d;
-    for (int j = 0; j < d; ++j) row[j] = tok[j];
+    model.TokenEmbedding(ids[i], row);  // the row of the map, or dequantized
     if (p.pos_emb)
       for (int j = 0; j < d; ++j) row[j] += p.pos_emb[(size_t)i * d + j];
     if (p.type_emb)  // bert: token type 0 for every token
@@ -191,7 +193,8 @@ double RunMemoryBytes(const ModelConfig& c, size_t n, bool collect, const RunOpt
                   + nd * c.q_dim()                           // z
                   + nd * c.d_ff * (c.arch == Arch::kLlama ? 2 : 1)  // MLP
                   + (o.stream_maps ? 0.0 : (double)c.n_head * nd * nd)  // the maps' scratch [n_head, n, n]
-                  + nd * c.d_head;                           // rope cos, sin
+                  + nd * c.d_head                            // rope cos, sin
+                  + (double)c.layer_scratch_floats;          // one layer's weights dequantized (model.h)
   if (collect) floats += (double)c.n_layer * c.n_head * nd * nd + (c.n_layer + 1.0) * nd * c.d_model;
   return floats * f + (double)o.caller_bytes;
 }
@@ -265,7 +268,6 @@ Status RunModel(const Model& model, const std::vector<int>& ids, const RunOption
 namespace {
 Status RunWithWorkspace(const Model& model, const std::vector<int>& ids, const RunOptions& o, LayerSink* sink) {
   const ModelConfig& c = model.config();
-  const ModelParams& p = model.params();
   // 1. Buffers: the calling thread's workspace from its previous run (grown when needed), so a repeated run pays
   //    no allocation and no first-touch page faults; a run started from inside a sink gets a fresh one.
   thread_local Workspace cached;
@@ -296,7 +298,7 @@ Status RunWithWorkspace(const Model& model, const std::vector<int>& ids, const R
   if (o.first_layer > 0 || o.resume_hidden) {
     std::copy(o.resume_hidden, o.resume_hidden + (size_t)n * d, ws.x.begin());
   } else {
-    Embed(c, p, ids, ws);
+    Embed(model, ids, ws);
     if (Status s = CheckFinite(ws.x.data(), (size_t)n * d, -1, "the embeddings"); !s) return s;
     if (sink)
       if (Status s = sink->OnEmbeddings(ws.x.data(), n, d); !s) return s;
@@ -310,7 +312,8 @@ Status RunWithWorkspace(const Model& model, const std::vector<int>& ids, const R
       probs = ws.probs.data();
     }
     std::vector<HeadMetrics>* metrics = o.row_figures ? &ws.metrics : nullptr;
-    if (Status s = Block(c, p.blocks[l], AttentionMultiplier(c, l, o), probs, metrics, ws, o, sink, l); !s) return s;
+    const BlockParams& b = model.BlockWeights(l, &ws.weights);  // resident, or layer l dequantized into ws.weights
+    if (Status s = Block(c, b, AttentionMultiplier(c, l, o), probs, metrics, ws, o, sink, l); !s) return s;
     if (sink) {
       LayerOutput out;
       out.layer = l, out.n_layer = c.n_layer, out.n_head = c.n_head, out.n = n, out.d_model = d;

@@ -99,7 +99,7 @@ struct ModelRun {
 Result<ModelRun> RunModel(const Model& model, const std::vector<int>& ids, const RunOptions& options = {});
 
 // The bytes a run over n tokens allocates: the workspace (residual stream, q|k|v, MLP, the [n_head, n, n] maps
-// scratch unless stream_maps, rope tables), plus with `collect` the all-layer results of the collecting RunModel, plus caller_bytes.
+// scratch unless stream_maps, rope tables, one layer's dequantized weights when the model has them per layer), plus with `collect` the all-layer results of the collecting RunModel, plus caller_bytes.
 double RunMemoryBytes(const ModelConfig& c, size_t n, bool collect, const RunOptions& options = {});
 
 // The logit multiplier of `layer`: (1/sqrt(d_head) unless no_scale or the config says unscaled)

@@ -120,6 +120,7 @@ Result<const float*> TensorStore::Floats(const std::string& name) {
   const Entry* e = Find(name);
   if (!e) return Status::Error(MsgId::kTensorNotFound, {name});
   if (e->floats) return e->floats;
+  if (e->deferred) return Status::Error(MsgId::kTensorNotFound, {name + " (dequantized per layer)"});
   const TensorInfo& t = *e->info;
   const uint8_t* bytes = e->file->Bytes(t);
   // 1. F32 in place when aligned (the writer aligns the data section to 8 bytes; offsets are multiples of 4).
@@ -168,6 +169,13 @@ void TensorStore::AddInPlace(const std::string& name, std::vector<int64_t> shape
   Entry& e = AddEntry(name, std::move(shape), origin, stored_as);
   e.floats = in_place;
   added_mapped_bytes_ += mapped_bytes;
+}
+
+void TensorStore::AddDeferred(const std::string& name, std::vector<int64_t> shape, const std::string& origin,
+                              const std::string& stored_as, size_t file_bytes) {
+  Entry& e = AddEntry(name, std::move(shape), origin, stored_as);
+  e.deferred = true;
+  added_mapped_bytes_ += file_bytes;
 }
 
 std::string TensorStore::DescribeAdded() const {

@@ -28,6 +28,7 @@ class TensorStore {
     const TensorInfo* info = nullptr;       // shape in PyTorch order
     const float* floats = nullptr;          // set for a tensor added as floats
     const std::string* origin = nullptr;    // its file, for messages (set for a tensor added as floats)
+    bool deferred = false;                  // dequantized per layer by the model's LayerWeightSource (model.h)
     const std::string& path() const { return file ? file->path() : *origin; }
   };
   const Entry* Find(const std::string& name) const;
@@ -47,7 +48,17 @@ class TensorStore {
                  const std::string& origin, const std::string& stored_as);
   void AddInPlace(const std::string& name, std::vector<int64_t> shape, const float* in_place,
                   const std::string& origin, const std::string& stored_as, size_t mapped_bytes);
+  // A tensor no float copy is kept of: Floats refuses it, the binder checks its shape and binds null, and the model's
+  // LayerWeightSource dequantizes it per layer (`file_bytes`: its bytes in the mapped file).
+  void AddDeferred(const std::string& name, std::vector<int64_t> shape, const std::string& origin,
+                   const std::string& stored_as, size_t file_bytes);
   void Keep(std::shared_ptr<const void> owner) { kept_.push_back(std::move(owner)); }
+  // The one file of another format the added tensors come from: its size on disk.
+  void SetSourceBytes(uint64_t bytes) { source_bytes_ = bytes; }
+  uint64_t source_bytes() const { return source_bytes_; }
+  bool added() const { return !origins_.empty(); }
+  // Tensors added per stored type ("q4_K" -> 60).
+  const std::map<std::string, int>& added_types() const { return added_types_; }
   // "GGUF FILE: 12 f32, 7 q4_K" for the tensors added as floats; "" when there are none.
   std::string DescribeAdded() const;
 
@@ -61,6 +72,7 @@ class TensorStore {
   std::vector<std::shared_ptr<const std::string>> origins_;
   std::map<std::string, int> added_types_;
   size_t added_mapped_bytes_ = 0;
+  uint64_t source_bytes_ = 0;
   std::vector<std::shared_ptr<const void>> kept_;
   Entry& AddEntry(const std::string& name, std::vector<int64_t> shape, const std::string& origin,
                   const std::string& stored_as);

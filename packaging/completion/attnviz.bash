@@ -13,7 +13,8 @@ _attnviz_value() {
     --weights|--dump|--shader-dir|--model)
       compopt -o filenames 2>/dev/null
       COMPREPLY=($(compgen -d -- "$cur"))
-      # The app's --model also takes "tiny", the bundled model.
+      # --model also takes a .gguf file, and the app's "tiny", the bundled model.
+      [ "$prev" = --model ] && COMPREPLY+=($(compgen -f -X '!*.[gG][gG][uU][fF]' -- "$cur"))
       [ "$prev" = --model ] && [ "$cmd" = app ] && COMPREPLY+=($(compgen -W "tiny" -- "$cur")) ;;
     --mask) COMPREPLY=($(compgen -W "none causal" -- "$cur")) ;;
     --qkv) COMPREPLY=($(compgen -W "fused separate" -- "$cur")) ;;

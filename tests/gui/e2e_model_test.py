@@ -92,6 +92,22 @@ class ModelE2E(unittest.TestCase):
         self.addCleanup(session.close)
         return session
 
+    def test_gguf_file_positional(self):
+        """attnviz FILE.gguf (issue 26; a llama whose token embedding is q4_K): the model opens from the positional
+        argument, the overview fills, and the Model panel says what the file held."""
+        path = os.path.join(e2e_test.SOURCE, "tests", "fixtures", "gguf", "probe", "q4_K.gguf")
+        s = self.start(path, "--text", "The cat sat on the mat.")
+
+        def ready(w):
+            o = w["fields"].get("overview")
+            return bool(o and o.get("n_layer") and o.get("layers_shown") == o["n_layer"] and w["fields"].get("model_gguf"))
+        w = s.wait_for(ready, timeout=120, what="the GGUF model's overview")
+        self.assertEqual(w["fields"]["model_open_error"], "")
+        self.assertIn("GGUF file: architecture llama, tensor types F32, Q4_K, ", w["fields"]["model_gguf"])
+        self.assertIn("%d bytes on disk" % os.path.getsize(path), w["fields"]["model_gguf"])
+        self.assertTrue(w["widgets"]["model.source_model"]["value"])
+        self.assertTrue(w["fields"]["model_tokens"])  # the probe's small vocabulary: pieces of the words
+
     def test_overview_click_opens_head(self):
         """attnviz --model DIR: the overview shows layers x heads; a click on one opens it in the Heads panel."""
         s = self.start("--model", fixture("gpt2"), "--text", "The quick brown fox jumps over the lazy dog.")

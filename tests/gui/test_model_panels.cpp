@@ -305,6 +305,83 @@ TEST_F(ModelPanelTest, ModelErrorsInKorean) {
   EXPECT_NE(overview.find("역할 연산자 수의 꼴로 쓰세요"), std::string::npos) << overview;
 }
 
+// Issue 26: a .gguf file opens as a model from --model, the positional argument and a drop, and the Model panel says
+// what was read (the architecture, the tensor types, the file's size) in both languages; a path that is neither a
+// model folder nor a .gguf file is refused as such.
+TEST_F(ModelPanelTest, AGgufFileOpensAsAModelAndSaysWhatWasRead) {
+  struct EnglishAtTheEnd {
+    ~EnglishAtTheEnd() { SetLang(Lang::kEn); }
+  } english_at_the_end;
+  // llama_e2e's weights and tokenizer with its token embedding in q4_K (tests/fixtures/gguf/README.md)
+  const std::string gguf = std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/gguf/probe/q4_K.gguf";
+  model_dir_ = gguf;
+  App& app = MakeApp("The cat sat on the mat.");
+  Frames(6);
+  ASSERT_TRUE(app.results.model) << app.results.model_error << app.models->open_error();
+  EXPECT_EQ(app.settings.source, Source::kModel);
+  EXPECT_EQ(app.results.model->n_layer(), app.models->folder()->model->config().n_layer);
+  EXPECT_TRUE(app.results.model->complete());
+  EXPECT_TRUE(app.models->folder()->model->per_layer());  // quantized: dequantized per layer
+  const std::string read = app.dump.Field("model_gguf");
+  EXPECT_NE(read.find("GGUF file: architecture llama, tensor types F32, Q4_K, "), std::string::npos) << read;
+  const std::string bytes = std::to_string(std::filesystem::file_size(gguf)) + " bytes on disk";
+  EXPECT_NE(read.find(bytes), std::string::npos) << read;
+  const model::ModelConfig& c = app.models->folder()->model->config();
+  for (int h = 0; h < c.n_head; ++h)
+    EXPECT_GT(renderer_.calls[(HeatmapKey{MapView::kOverview, c.n_layer - 1, h, 0})], 0) << h;
+  SetLang(Lang::kKo);
+  Frames(1);
+  const std::string ko = app.dump.Field("model_gguf");
+  EXPECT_NE(ko.find("GGUF 파일: 아키텍처 llama, 텐서 형식 F32, Q4_K, "), std::string::npos) << ko;
+  SetLang(Lang::kEn);
+
+  // A folder model is not described as a GGUF file.
+  model_dir_ = WriteTinyGpt2(dir_ + "/folder", 1, 2, 8, 2300);
+  App& folder = MakeApp("I go home.");
+  Frames(4);
+  ASSERT_TRUE(folder.results.model) << folder.models->open_error();
+  EXPECT_TRUE(folder.dump.Field("model_gguf").empty());
+  // Dropped on the window: the .gguf opens as a model (not as a sentence file).
+  folder.pending_drops.push_back(gguf);
+  Frames(6);
+  ASSERT_TRUE(folder.models->folder());
+  EXPECT_EQ(folder.models->folder()->dir, gguf);
+  EXPECT_EQ(folder.settings.recent_models.front(), gguf);
+  EXPECT_NE(folder.dump.Field("model_gguf").find("architecture llama"), std::string::npos);
+  // Typed into the path field: a file that is neither, and a path that does not exist.
+  const std::string text_file = dir_ + "/notes.txt";
+  ASSERT_TRUE(WriteFileAtomic(text_file, "just text\n").ok());
+  folder.OpenModel(text_file);
+  Frames(4);
+  EXPECT_NE(folder.models->open_error().find(text_file + ": neither a model folder (with config.json) nor a .gguf file"),
+            std::string::npos)
+      << folder.models->open_error();
+  folder.OpenModel(dir_ + "/missing.gguf");
+  Frames(4);
+  EXPECT_NE(folder.models->open_error().find("missing.gguf: no such folder or file"), std::string::npos)
+      << folder.models->open_error();
+  SetLang(Lang::kKo);
+  Frames(1);
+  EXPECT_NE(folder.dump.Field("model_open_error").find("그런 폴더나 파일이 없습니다"), std::string::npos)
+      << folder.dump.Field("model_open_error");
+}
+
+TEST(AppOptionsGguf, APositionalGgufIsTheModelAndATextFileIsText) {
+  const std::string gguf = std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/gguf/models/qwen2.gguf";
+  AppOptions o;
+  ASSERT_TRUE(ParseAppOptions({gguf}, &o).ok());
+  EXPECT_EQ(o.input.model_dir, gguf);
+  EXPECT_TRUE(o.input.text_file.empty());
+  AppOptions m;
+  ASSERT_TRUE(ParseAppOptions({"--model", gguf}, &m).ok());
+  EXPECT_EQ(m.input.model_dir, gguf);
+  AppOptions t;
+  const std::string sentences = std::string(ATTNVIZ_SOURCE_DIR) + "/assets/sentences.txt";
+  ASSERT_TRUE(ParseAppOptions({sentences}, &t).ok());
+  EXPECT_TRUE(t.input.model_dir.empty());
+  EXPECT_EQ(t.input.text_file, sentences);
+}
+
 #ifdef ATTNVIZ_HAVE_FIGURE
 TEST_F(ModelPanelTest, OverviewExportsEveryLayerAndHead) {
   App& app = MakeApp("The cat sat on the mat.");

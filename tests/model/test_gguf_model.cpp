@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <set>
+#include <thread>
 
 #include "gguf_test_util.h"
 #include "model/gguf_config.h"
@@ -94,7 +95,8 @@ TEST(GgufModel, QkPermutationIsUndone) {
   ASSERT_TRUE(gguf.ok()) << gguf.message();
   const ModelConfig& c = (*hf)->config();
   const float* want = (*hf)->params().blocks[0].q.w;
-  const float* got = (*gguf)->params().blocks[0].q.w;
+  WeightScratch scratch;
+  const float* got = (*gguf)->BlockWeights(0, &scratch).q.w;
   EXPECT_EQ(0, std::memcmp(want, got, sizeof(float) * c.q_dim() * c.d_model));
   const GgufTensor* stored = (*file)->FindTensor("blk.0.attn_q.weight");
   const float* raw = reinterpret_cast<const float*>((*file)->Bytes(*stored));
@@ -166,25 +168,30 @@ TEST(GgufModel, Llama3RopeFactorsAreRead) {
 
 TEST(GgufModel, QuantizedTensorsAreBoundAsTheirDequantization) {
   // qwen2 with its matrices in q8_0, q4_0, q4_1, q5_0, q5_1, f16, bf16 by turns (test_gguf_quant.cpp checks each
-  // type's values against the script; here: every matrix reaches the params whole, in the right place).
+  // type's values against the script; here: every matrix reaches the weights a run reads whole, in the right place).
   auto file = GgufFile::Open(GgufFixture("models/qwen2_mixed.gguf"));
   ASSERT_TRUE(file.ok()) << file.message();
   auto m = LoadGgufModel(*file);
   ASSERT_TRUE(m.ok()) << m.message();
   EXPECT_THAT((*m)->Describe(), HasSubstr("q4_1"));
+  EXPECT_TRUE((*m)->per_layer());
   auto same = [&](const std::string& name, const float* bound) {
     const GgufTensor* t = (*file)->FindTensor(name);
     ASSERT_NE(t, nullptr) << name;
+    ASSERT_NE(bound, nullptr) << name;
     std::vector<float> want(t->elements);
     ASSERT_TRUE(DequantizeTensorRows(**file, *t, 0, t->rows(), want.data()).ok());
     EXPECT_EQ(0, std::memcmp(want.data(), bound, want.size() * 4)) << name << " (" << GgmlTypeName(t->type) << ")";
   };
-  const ModelParams& p = (*m)->params();
-  same("token_embd.weight", p.tok_emb);
+  const ModelConfig& c = (*m)->config();
+  std::vector<float> embedding((size_t)c.vocab * c.d_model);
+  for (int id = 0; id < c.vocab; ++id) (*m)->TokenEmbedding(id, embedding.data() + (size_t)id * c.d_model);
+  same("token_embd.weight", embedding.data());
   std::set<std::string> types;
+  WeightScratch scratch;
   for (int l = 0; l < 2; ++l) {
     const std::string b = "blk." + std::to_string(l) + ".";
-    const BlockParams& bp = p.blocks[l];
+    const BlockParams& bp = (*m)->BlockWeights(l, &scratch);
     same(b + "attn_q.weight", bp.q.w), same(b + "attn_k.weight", bp.k.w), same(b + "attn_v.weight", bp.v.w);
     same(b + "attn_output.weight", bp.o.w), same(b + "ffn_gate.weight", bp.gate.w);
     same(b + "ffn_up.weight", bp.up.w), same(b + "ffn_down.weight", bp.down.w);
@@ -203,6 +210,114 @@ TEST(GgufModel, QuantizedTensorsAreBoundAsTheirDequantization) {
     for (size_t k = 0; k < n; ++k) sum += a->probs.data()[row * n + k];
     ASSERT_NEAR(sum, 1.0, 1e-4) << row;
   }
+}
+
+// Per-layer dequantization (the default) against the whole model dequantized at load (GgufWeights::kWhole): every
+// weight a run reads and every map and hidden state bit for bit, for each fixture (quantized, mixed, F32 permuted).
+TEST(GgufModel, PerLayerDequantizationEqualsWholeModelBitForBit) {
+  for (const char* name : {"models/qwen2_mixed.gguf", "models/llama_e2e.gguf", "models/mistral.gguf",
+                           "models/qwen2.gguf"}) {
+    SCOPED_TRACE(name);
+    auto lazy = LoadGgufModel(GgufFixture(name));
+    ASSERT_TRUE(lazy.ok()) << lazy.message();
+    auto whole = LoadGgufModel(GgufFixture(name), GgufWeights::kWhole);
+    ASSERT_TRUE(whole.ok()) << whole.message();
+    EXPECT_FALSE((*whole)->per_layer());
+    const ModelConfig& c = (*whole)->config();
+    const int d = c.d_model;
+    std::vector<float> row(d);
+    for (int id = 0; id < c.vocab; ++id) {
+      (*lazy)->TokenEmbedding(id, row.data());
+      ASSERT_EQ(0, std::memcmp(row.data(), (*whole)->params().tok_emb + (size_t)id * d, d * 4)) << id;
+    }
+    WeightScratch scratch, unused;
+    for (int l = 0; l < c.n_layer; ++l) {
+      const BlockParams& a = (*lazy)->BlockWeights(l, &scratch);
+      const BlockParams& b = (*whole)->BlockWeights(l, &unused);
+      EXPECT_EQ(&b, &(*whole)->params().blocks[l]);  // resident: the params themselves, no copy
+      auto same = [&](const Linear& x, const Linear& y, const char* what) {
+        ASSERT_NE(x.w, nullptr) << what;
+        EXPECT_EQ(x.in, y.in);
+        EXPECT_EQ(x.out, y.out);
+        EXPECT_EQ(x.ld, y.ld);
+        EXPECT_EQ(0, std::memcmp(x.w, y.w, (size_t)x.in * x.out * 4)) << "layer " << l << " " << what;
+        if (y.b) EXPECT_EQ(0, std::memcmp(x.b, y.b, (size_t)x.out * 4)) << "layer " << l << " " << what << " bias";
+      };
+      same(a.q, b.q, "q"), same(a.k, b.k, "k"), same(a.v, b.v, "v"), same(a.o, b.o, "o");
+      same(a.gate, b.gate, "gate"), same(a.up, b.up, "up"), same(a.down, b.down, "down");
+      EXPECT_EQ(0, std::memcmp(a.attn_norm.w, b.attn_norm.w, d * 4));
+      EXPECT_EQ(0, std::memcmp(a.mlp_norm.w, b.mlp_norm.w, d * 4));
+    }
+    std::vector<int> ids;
+    for (int i = 0; i < 40; ++i) ids.push_back((i * 37 + 11) % c.vocab);
+    auto x = RunModel(**lazy, ids);
+    ASSERT_TRUE(x.ok()) << x.message();
+    auto y = RunModel(**whole, ids);
+    ASSERT_TRUE(y.ok()) << y.message();
+    EXPECT_EQ(0, std::memcmp(x->probs.data(), y->probs.data(), x->probs.size() * 4));
+    EXPECT_EQ(0, std::memcmp(x->hidden.data(), y->hidden.data(), x->hidden.size() * 4));
+  }
+}
+
+// Runs share one per-layer model from several threads (run.h): each thread dequantizes into its own scratch, so
+// concurrent runs over different texts give the bits each gives alone.
+TEST(GgufModel, ConcurrentRunsOfOnePerLayerModelGiveTheirOwnBits) {
+  auto m = LoadGgufModel(GgufFixture("models/qwen2_mixed.gguf"));
+  ASSERT_TRUE(m.ok()) << m.message();
+  ASSERT_TRUE((*m)->per_layer());
+  const int vocab = (*m)->config().vocab;
+  std::vector<std::vector<int>> texts(4);
+  for (size_t t = 0; t < texts.size(); ++t)
+    for (int i = 0; i < 30 + 7 * (int)t; ++i) texts[t].push_back((int)((i * 31 + 17 * t + 3) % vocab));
+  std::vector<ModelRun> alone;
+  for (const auto& ids : texts) {
+    auto r = RunModel(**m, ids);
+    ASSERT_TRUE(r.ok()) << r.message();
+    alone.push_back(std::move(*r));
+  }
+  std::vector<int> equal(texts.size() * 5, 0);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < texts.size(); ++t)
+    threads.emplace_back([&, t] {
+      for (int rep = 0; rep < 5; ++rep) {
+        auto r = RunModel(**m, texts[t]);
+        equal[t * 5 + rep] = r.ok() && r->probs.size() == alone[t].probs.size() &&
+                             std::memcmp(r->probs.data(), alone[t].probs.data(), r->probs.size() * 4) == 0 &&
+                             std::memcmp(r->hidden.data(), alone[t].hidden.data(), r->hidden.size() * 4) == 0;
+      }
+    });
+  for (std::thread& th : threads) th.join();
+  for (size_t i = 0; i < equal.size(); ++i) EXPECT_EQ(equal[i], 1) << "text " << i / 5 << ", repeat " << i % 5;
+}
+
+// A quantized model keeps no float copy of its matrices: what it holds as floats is the small norms and biases, and
+// a run adds one layer's weights (config().layer_scratch_floats, counted by RunMemoryBytes), never the whole model.
+TEST(GgufModel, QuantizedModelHoldsAboutOneLayerOfFloats) {
+  auto m = LoadGgufModel(GgufFixture("models/qwen2_mixed.gguf"));
+  ASSERT_TRUE(m.ok()) << m.message();
+  auto whole = LoadGgufModel(GgufFixture("models/qwen2_mixed.gguf"), GgufWeights::kWhole);
+  ASSERT_TRUE(whole.ok()) << whole.message();
+  const ModelConfig& c = (*m)->config();
+  const size_t f = sizeof(float);
+  const size_t layer_matrices = ((size_t)c.d_model * (c.q_dim() + 2 * c.kv_dim()) + (size_t)c.q_dim() * c.d_model +
+                                 3 * (size_t)c.d_model * c.d_ff) * f;
+  // per layer: two norms [d_model] and the q/k/v biases; plus the final norm
+  const size_t small = ((size_t)c.n_layer * (2 * c.d_model + c.q_dim() + 2 * c.kv_dim()) + c.d_model) * f;
+  // the scratch: one layer's matrices, each rounded up to 16 floats
+  EXPECT_GE((size_t)c.layer_scratch_floats * f, layer_matrices);
+  EXPECT_LE((size_t)c.layer_scratch_floats * f, layer_matrices + 7 * 16 * f);
+  EXPECT_LE((*m)->ResidentFloatBytes(false), small);
+  EXPECT_LE((*m)->ResidentFloatBytes(true), small + layer_matrices + 7 * 16 * f);
+  const size_t all_weights = (size_t)c.n_layer * layer_matrices + (size_t)c.vocab * c.d_model * f;
+  EXPECT_GE((*whole)->ResidentFloatBytes(true), all_weights);  // the whole model as floats: what is avoided
+  EXPECT_EQ((*whole)->config().layer_scratch_floats, 0);
+  // RunMemoryBytes counts the scratch once.
+  EXPECT_EQ(RunMemoryBytes(c, 10, false) - RunMemoryBytes((*whole)->config(), 10, false),
+            (double)c.layer_scratch_floats * f);
+  EXPECT_THAT((*m)->TensorTypes(), HasSubstr("Q4_1"));
+  EXPECT_THAT((*m)->TensorTypes(), HasSubstr("F32"));
+  EXPECT_STREQ((*m)->format(), "GGUF");
+  EXPECT_EQ((*m)->FileBytes(), (uint64_t)testing::ReadBytes(GgufFixture("models/qwen2_mixed.gguf")).size());
 }
 
 TEST(GgufModel, RefusesANotFiniteWeightNamingTheFile) {

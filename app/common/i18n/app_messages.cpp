@@ -28,6 +28,8 @@ constexpr const char* kEnglish[] = {
     "the text gives no tokens",
     "the text is more than {1} tokens; {0} takes at most {1} (max_position_embeddings)",
     "token '{0}' has id {1}, outside the model's vocabulary of {2} (tokenizer and checkpoint disagree)",
+    "{0}: no such folder or file (a model is a folder with config.json, or a .gguf file)",
+    "{0}: neither a model folder (with config.json) nor a .gguf file",
     // a model head as a figure (app/common/model_figure.cpp; attnviz-cli model --layer/--head)
     "{0}: {1} is out of range: allowed 0..{2} (the model has {3} layers)",
     "{0}: {1} is out of range: allowed 0..{2} (the model has {3} heads)",

@@ -32,6 +32,8 @@ enum class AppMsgId : int {
   kTextNoTokens,
   kTextTooLongForModel,       // {0} model_type, {1} the most (the count stops there: the rest is not tokenized)
   kTokenOutsideVocab,         // {0} token, {1} id, {2} vocab size
+  kModelPathMissing,          // {0} path
+  kNotModelFolderOrGguf,      // {0} path
   // ---- a model head as a figure (app/common/model_figure.cpp; attnviz-cli model --layer/--head)
   kModelLayerOutOfRange,      // {0} "--layer" or "layer", {1} layer, {2} the last layer, {3} n_layer
   kModelHeadOutOfRange,       // {0} "--head" or "head", {1} head, {2} the last head, {3} n_head

@@ -93,7 +93,7 @@ const char* kInputOptionsHelpKo =
     "  --score S              scaled-dot (기본), dot, additive (v^T tanh(W_q q + W_k k)), cosine,\n"
     "                         neg-distance (-|q - k|)\n"
     "  --weights DIR          wq.npy wk.npy wv.npy wo.npy 를 읽습니다 (float32/float64, C 순서)\n"
-    "  MODEL_DIR              모델 폴더 (config.json 이 있는)\n";
+    "  MODEL_DIR              모델 폴더 (config.json 이 있는) 또는 .gguf 파일\n";
 
 const char* kModelHelpKo =
     "사용법: attnviz-cli model --model DIR|tiny (--text 문장 | --text-file FILE [--line N]) [옵션]\n"

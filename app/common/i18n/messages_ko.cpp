@@ -328,6 +328,8 @@ constexpr AppMessageEntry kAppMessagesKo[] = {
     {AppMsgId::kTextNoTokens, "문장에서 토큰이 하나도 나오지 않습니다"},
     {AppMsgId::kTextTooLongForModel, "문장이 {1}토큰보다 깁니다; {0} 모델은 최대 {1}토큰까지 받습니다 (max_position_embeddings)"},
     {AppMsgId::kTokenOutsideVocab, "토큰 '{0}'의 id {1}이(가) 모델 어휘 크기 {2}를 벗어납니다 (토크나이저와 체크포인트가 맞지 않습니다)"},
+    {AppMsgId::kModelPathMissing, "{0}: 그런 폴더나 파일이 없습니다 (모델은 config.json 이 있는 폴더이거나 .gguf 파일입니다)"},
+    {AppMsgId::kNotModelFolderOrGguf, "{0}: 모델 폴더(config.json 이 있는)도 .gguf 파일도 아닙니다"},
     {AppMsgId::kModelLayerOutOfRange, "{0}: {1} 은(는) 범위를 벗어났습니다: 허용 범위 0..{2} (모델의 층은 {3}개입니다)"},
     {AppMsgId::kModelHeadOutOfRange, "{0}: {1} 은(는) 범위를 벗어났습니다: 허용 범위 0..{2} (모델의 헤드는 {3}개입니다)"},
     {AppMsgId::kModelRequired, "--model DIR 이 필요합니다 (또는 함께 들어 있는 모델, --model tiny)"},

@@ -175,12 +175,13 @@ constexpr StringEntry kStringsEnTable[] = {
     // ---- Model
     {Str::kSourceSandbox, "Sandbox (random layer, every knob)"},
     {Str::kSourceModel, "Trained model"},
-    {Str::kModelFolderHint, "Model folder (config.json, model.safetensors, tokenizer)"},
+    {Str::kModelFolderHint, "Model folder (config.json, model.safetensors, tokenizer) or .gguf file"},
     {Str::kBundledTiny, "bundled: tiny"},
     {Str::kOpeningModel, "Opening {0}\xE2\x80\xA6"},
     {Str::kDropModelHint, "Drop a model folder on the window, or give its path. A Hugging Face folder as "
                           "save_pretrained or a clone of a model repository leaves it: GPT-2, BERT, Llama, Qwen2, "
-                          "Mistral."},
+                          "Mistral. Or a .gguf file (llama.cpp, Ollama, LM Studio; quantized ones too)."},
+    {Str::kGgufWhatWasRead, "GGUF file: architecture {0}, tensor types {1}, {2} on disk"},
     {Str::kLayer, "layer"},
     {Str::kHideSpecial, "hide special tokens ([CLS], [SEP], BOS)"},
     {Str::kWhatIf, "What if"},

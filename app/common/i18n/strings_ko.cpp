@@ -175,11 +175,13 @@ constexpr StringEntry kStringsKoTable[] = {
     // ---- Model
     {Str::kSourceSandbox, "샌드박스 (무작위 층, 모든 손잡이)"},
     {Str::kSourceModel, "학습된 모델"},
-    {Str::kModelFolderHint, "모델 폴더 (config.json, model.safetensors, 토크나이저)"},
+    {Str::kModelFolderHint, "모델 폴더 (config.json, model.safetensors, 토크나이저) 또는 .gguf 파일"},
     {Str::kBundledTiny, "내장: tiny"},
     {Str::kOpeningModel, "{0} 여는 중…"},
     {Str::kDropModelHint, "모델 폴더를 창에 끌어다 놓거나 경로를 입력하세요. save_pretrained 로 저장한 Hugging Face "
-                          "폴더나 모델 저장소를 복제한 폴더: GPT-2, BERT, Llama, Qwen2, Mistral."},
+                          "폴더나 모델 저장소를 복제한 폴더: GPT-2, BERT, Llama, Qwen2, Mistral. 또는 .gguf 파일 (llama.cpp, "
+                          "Ollama, LM Studio; 양자화된 파일도)."},
+    {Str::kGgufWhatWasRead, "GGUF 파일: 아키텍처 {0}, 텐서 형식 {1}, 디스크에서 {2}"},
     {Str::kLayer, "층"},
     {Str::kHideSpecial, "특수 토큰 숨기기 ([CLS], [SEP], BOS)"},
     {Str::kWhatIf, "만약에"},

@@ -55,7 +55,7 @@ enum class Str : int {
   kExporting, kExportingPath, kWrote, kExportFailed, kNoFileName, kExportTitle, kExportTitleHint, kExportSize,
   kExportSizeTip, kExportDpi, kExportAnnotate,
   // ---- Model
-  kSourceSandbox, kSourceModel, kModelFolderHint, kBundledTiny, kOpeningModel, kDropModelHint, kLayer,
+  kSourceSandbox, kSourceModel, kModelFolderHint, kBundledTiny, kOpeningModel, kDropModelHint, kGgufWhatWasRead, kLayer,
   kHideSpecial, kWhatIf, kNoScaling, kOnLayers, kOnLayersHint, kRunning, kHeadRoleLine, kTokensAsModelSees,
   kSpecialToken,
   // ---- Overview
