@@ -464,6 +464,35 @@ TEST_F(PanelTest, LessonOptionOpensTheAppAtThatLesson) {
   EXPECT_NE(verdict.find("equal to float32 rounding"), std::string::npos) << verdict;
 }
 
+// Lesson (e) reaches a trained model: the bundled one, on a sentence said twice, at layer 1; the lesson names its
+// previous-token heads (layer 0) and induction heads (layer 1) in words, from the run's own role scores.
+TEST_F(PanelTest, LessonEOpensTheBundledModelAndNamesItsHeads) {
+  App& app = MakeApp();
+  Frames(3);
+  ASSERT_FALSE(app.bundled_model_dir.empty()) << "the source tree's assets/models/tiny";
+  app.PickLesson(Lesson::kE);
+  app.ShowLesson(Lesson::kE);
+  for (int i = 0; i < 400 && !(app.results.model && app.results.model->has_layer(1)); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    Frame();
+  }
+  Frames(3);
+  ASSERT_TRUE(app.results.model);
+  EXPECT_EQ(app.settings.source, Source::kModel);
+  EXPECT_EQ(app.settings.model_layer, 1);
+  EXPECT_EQ(app.settings.kv_text, kRepeatedSentence);
+  ASSERT_NE(app.dump.Find("lessons.named_heads"), nullptr);
+  const std::string named = app.dump.Find("lessons.named_heads")->value_json;
+  // The bundled model's README: layer 0 heads 2 and 3 follow the previous token; layer 1 heads 0, 2, 3 induct.
+  EXPECT_NE(named.find("\"previous_token\": [[0, 2], [0, 3]]"), std::string::npos) << named;
+  EXPECT_NE(named.find("\"induction\": [[1, 0], [1, 2], [1, 3]]"), std::string::npos) << named;
+  // Another lesson after it goes back to the sandbox with its own picture.
+  app.ShowLesson(Lesson::kA);
+  Frames(3);
+  EXPECT_EQ(app.settings.source, Source::kSandbox);
+  EXPECT_EQ(app.settings.kv_text, "I go home.");
+}
+
 // The File menu holds what the app can do with files and lessons, not only Quit: a lesson taken from it sets its
 // knobs, brings its evidence tab forward and keeps its words beside it until closed.
 TEST_F(PanelTest, FileMenuOpensALessonWhoseWordsStayBesideItsEvidence) {

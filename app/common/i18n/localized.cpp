@@ -119,7 +119,9 @@ std::string LocalizedModelDescribe(const model::ModelConfig& c) {
   std::string s = Trf(Str::kModelDescribeLayers, {c.model_type, to_string(c.n_layer), to_string(c.n_head), to_string(c.d_head)});
   if (c.n_kv_head != c.n_head) s += Trf(Str::kModelDescribeKvHeads, {to_string(c.n_kv_head)});
   s += Trf(Str::kModelDescribeSizes, {to_string(c.d_model), to_string(c.d_ff), to_string(c.vocab),
-                                      to_string(c.max_positions), model::ActivationName(c.activation)});
+                                      to_string(c.max_positions),
+                                      c.activation == model::Activation::kGeluTanh ? Tr(Str::kActivationTanhApprox)
+                                                                                   : model::ActivationName(c.activation)});
   if (c.arch == model::Arch::kLlama) {
     char theta[64];
     std::snprintf(theta, sizeof theta, ", rope theta %g", c.rope_theta);

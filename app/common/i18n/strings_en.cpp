@@ -418,6 +418,7 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kMenuExport, "Export\xE2\x80\xA6"},
     {Str::kMenuLessons, "Lessons"},
     {Str::kNumReshapeRaw, "q as the run used it {0} (the raw feature, no Linear), then view + transpose to heads {1}"},
+    {Str::kActivationTanhApprox, "gelu (tanh approximation)"},
 };
 static_assert(TableIsComplete(kStringsEnTable, std::size(kStringsEnTable)),
               "strings_en.cpp: every Str id once, in order, none empty");
