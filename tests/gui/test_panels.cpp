@@ -532,7 +532,7 @@ std::vector<std::string> EnglishWords(const std::string& label) {
       // formats, files and programs
       "PNG", "SVG", "CSV", "NPY", "JSON", "png", "svg", "csv", "npy", "json", "config.json", "model.safetensors",
       "attnviz", "attnviz-cli", "tiny", "English", "GPT-2", "BERT", "Llama", "Qwen2", "Mistral", "Hugging", "Face",
-      "save_pretrained", "viridis", "magma", "inferno", "plasma", "cividis", "gray", "turbo", "Linear"};
+      "save_pretrained", "CLS", "SEP", "BOS", "viridis", "magma", "inferno", "plasma", "cividis", "gray", "turbo", "Linear"};
   std::vector<std::string> found;
   std::string word;
   auto flush = [&] {
@@ -568,9 +568,18 @@ TEST_F(PanelTest, KoreanLabelsCarryNoEnglishWordOutsideTheKeptNames) {
     Frames(3);
     collect();
   }
+  // Model mode: lesson (e) opens the bundled model (the Model, Overview and Heads panels in their model form).
+  app.ShowLesson(Lesson::kE);
+  for (int i = 0; i < 400 && !(app.results.model && app.results.model->has_layer(1)); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    Frame();
+  }
+  Frames(3);
+  collect();
   Click("menu.file");
   collect();
   EXPECT_GT(seen.size(), 30u);
+  EXPECT_TRUE(seen.count("model.hide_special"));  // the model panels were seen too
   for (const auto& [name, label] : seen) EXPECT_TRUE(EnglishWords(label).empty()) << name << ": " << label;
   SetLang(Lang::kEn);
 }
