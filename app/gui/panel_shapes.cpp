@@ -78,9 +78,9 @@ void DrawSandboxShapes(App& app) {
   const std::string logits_note = "[n_head, n_q, n_k]  " + scale +
                                   (c.temperature != 1.0f ? " \xC3\xB7T=" + FormatNumber(c.temperature, "%.3g") : "");
   std::vector<Row> rows;
-  rows.push_back({"embed", cross ? "xq" : "x", cross ? t.xq.get() : t.x.get(), "",
+  rows.push_back({Tr(Str::kStepEmbed), cross ? "xq" : "x", cross ? t.xq.get() : t.x.get(), "",
                   Tr(cross ? Str::kNoteQuerySentence : Str::kNoteTokensPositions)});
-  if (cross) rows.push_back({"embed", "x", t.x.get(), "", Tr(Str::kNoteKvSentence)});
+  if (cross) rows.push_back({Tr(Str::kStepEmbed), "x", t.x.get(), "", Tr(Str::kNoteKvSentence)});
   // The weights as laid out: one fused matrix split by columns, or three matrices (the same numbers). Only
   // those a projected q, k or v uses: a raw source (word length, position, one-hot) has no W.
   const bool projected_q = c.query_from == FeatureSource::kEmbedding;

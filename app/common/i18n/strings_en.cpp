@@ -419,6 +419,7 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kMenuLessons, "Lessons"},
     {Str::kNumReshapeRaw, "q as the run used it {0} (the raw feature, no Linear), then view + transpose to heads {1}"},
     {Str::kActivationTanhApprox, "gelu (tanh approximation)"},
+    {Str::kStepEmbed, "embed"},
 };
 static_assert(TableIsComplete(kStringsEnTable, std::size(kStringsEnTable)),
               "strings_en.cpp: every Str id once, in order, none empty");

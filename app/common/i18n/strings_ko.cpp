@@ -409,6 +409,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kMenuLessons, "수업"},
     {Str::kNumReshapeRaw, "계산에 쓰인 q {0} (투영 없는 원래 특징), view + transpose 하여 헤드로 {1}"},
     {Str::kActivationTanhApprox, "gelu (tanh 근사)"},
+    {Str::kStepEmbed, "임베딩"},
 };
 static_assert(TableIsComplete(kStringsKoTable, std::size(kStringsKoTable)),
               "strings_ko.cpp: every Str id once, in order, none empty");

@@ -106,7 +106,7 @@ enum class Str : int {
   kWidthRefusalSeeControls, kFaintMapsHint, kUseLogScale, kShapePooled,
   kCaptionMax, kRoleShortPrev, kRoleShortInduction, kRoleShortSink, kRoleShortSelf, kRoleShortLocal, kRoleShortBroad,
   kTokByteLevel, kTokByteFallback, kTokLowercase, kTokCased, kTokPre, kTokCount,
-  kMenuOpenModel, kMenuBundledModel, kMenuOpenSentences, kMenuNothingRecent, kMenuSandbox, kMenuExport, kMenuLessons, kNumReshapeRaw, kActivationTanhApprox,
+  kMenuOpenModel, kMenuBundledModel, kMenuOpenSentences, kMenuNothingRecent, kMenuSandbox, kMenuExport, kMenuLessons, kNumReshapeRaw, kActivationTanhApprox, kStepEmbed,
   kCount
 };
 
