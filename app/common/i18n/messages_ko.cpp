@@ -32,7 +32,7 @@ constexpr MessageEntry kMessagesKo[] = {
                                  "(d_model, 헤드 수, d_k 또는 d_v를 줄이십시오)"},
     {MsgId::kUnknownName, "{0} '{1}' 은(는) 알 수 없는 값입니다: 허용 값 {2}"},
     {MsgId::kWidthMismatch, "점수를 내려면 d_q = d_k 여야 합니다: {0}에서 온 쿼리의 폭은 {1}{2}, {3}에서 온 키의 폭은 "
-                            "{4}{5} 입니다 (q · k는 q의 성분 하나하나를 k의 성분 하나와 짝지어 곱합니다)"},
+                            "{4}{5} 입니다 (모든 점수는 q의 성분 하나하나를 k의 성분 하나와 짝짓습니다: q · k, 코사인, −|q − k|, 덧셈)"},
     {MsgId::kNotWholeNumber, "'{0}' 은(는) 정수가 아닙니다 (허용 범위 {1}..{2})"},
     {MsgId::kNumberOutOfRange, "{0} 은(는) 범위를 벗어났습니다: 허용 범위 {1}"},
     {MsgId::kNotANumber, "'{0}' 은(는) 수가 아닙니다 (허용 범위 {1})"},
