@@ -34,6 +34,14 @@ TEST(PipelineNumbers, FusedMatrixSplitsIntoThreeAndBothLayoutsAgree) {
   LinearsCheck check = FusedVersusThreeLinears(*fused.tensors().xq, *fused.tensors().x, fused.params());
   EXPECT_EQ(check.q_fused.shape, (std::vector<size_t>{2, 6, 8}));
   EXPECT_LT(check.max_abs_diff, 1e-5f);
+  // Equal by float32 rounding's tolerance, not by exact zero (the learner saw 5.96e-07 in error red): the
+  // tolerance is d_model (16) ulps of the largest value, far below a real difference.
+  EXPECT_TRUE(check.equal_to_rounding()) << check.max_abs_diff << " > " << check.rounding_tolerance;
+  EXPECT_GT(check.rounding_tolerance, 0.0f);
+  EXPECT_LT(check.rounding_tolerance, 1e-4f);
+  LinearsCheck off = check;
+  off.max_abs_diff = 0.01f;  // one weight off by 0.01 would show up like this
+  EXPECT_FALSE(off.equal_to_rounding());
   EXPECT_GT(check.q_fused.data[7] * check.q_fused.data[7], 0.0f);  // not all zeros
   for (size_t i = 0; i < check.q_fused.size(); ++i) EXPECT_NEAR(check.q_fused.data[i], fused.tensors().q->data[i], 1e-5f);
 }

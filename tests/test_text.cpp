@@ -29,6 +29,19 @@ TEST(Tokenize, WordsAndPunctuation) {
   EXPECT_EQ(Texts("d_k grows"), (std::vector<std::string>{"d_k", "grows"}));
 }
 
+// The learner trial: "didn't" came out as didn | ' | t. An apostrophe inside a word stays in it; one that opens or
+// closes a word is still punctuation.
+TEST(Tokenize, ApostropheInsideAWordKeepsTheWordWhole) {
+  EXPECT_EQ(Texts("I didn't go."), (std::vector<std::string>{"I", "didn't", "go", "."}));
+  EXPECT_EQ(Texts("it\u2019s l'homme"), (std::vector<std::string>{"it\u2019s", "l'homme"}));
+  EXPECT_EQ(Texts("the dogs' bowl"), (std::vector<std::string>{"the", "dogs", "'", "bowl"}));
+  EXPECT_EQ(Texts("'tis"), (std::vector<std::string>{"'", "tis"}));
+  EXPECT_EQ(Texts("a' b"), (std::vector<std::string>{"a", "'", "b"}));
+  EXPECT_EQ(Texts("don't."), (std::vector<std::string>{"don't", "."}));
+  EXPECT_EQ(Texts("x'"), (std::vector<std::string>{"x", "'"}));  // at the end of the text
+  EXPECT_EQ(Texts("rock'!"), (std::vector<std::string>{"rock", "'", "!"}));
+}
+
 TEST(Tokenize, Hangul) {
   EXPECT_EQ(Texts("나는 사과를 먹었다"), (std::vector<std::string>{"나는", "사과를", "먹었다"}));
   EXPECT_EQ(Texts("저는 집에 갑니다."), (std::vector<std::string>{"저는", "집에", "갑니다", "."}));

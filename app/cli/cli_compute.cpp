@@ -98,10 +98,14 @@ int RunCompute(const std::vector<std::string>& args) {
   const AttentionConfig& c = pipeline.config();
   const Str mode = c.mode == AttentionMode::kCross ? Str::kModeCross : Str::kModeSelf;
   const Str mask = c.mask == MaskKind::kCausal ? Str::kMaskCausal : Str::kMaskNone;
+  // Describe() opens with "d_k=N · ", which the line already says beside d_v: the rest (scaling, T, sources).
+  std::string described = LocalizedDescribe(c);
+  if (const size_t dot = described.find(kTitleDot); described.rfind("d_k=", 0) == 0 && dot != std::string::npos)
+    described.erase(0, dot + std::string(kTitleDot).size());
   std::printf("%s\n", Trf(Str::kCliComputeSummary, {Tr(mode), std::to_string(t.n_q()), std::to_string(t.n_k()),
                                                     std::to_string(c.d_model), std::to_string(c.n_head),
                                                     std::to_string(c.head_dim_k()), std::to_string(c.head_dim_v()),
-                                                    LocalizedDescribe(c), Tr(mask)}).c_str());
+                                                    described, Tr(mask)}).c_str());
   if (t.pooled) {
     char mib[32];
     std::snprintf(mib, sizeof mib, "%.1f", t.pyramid ? t.pyramid->bytes() / 1048576.0 : 0.0);

@@ -107,6 +107,7 @@ int RunExport(const std::vector<std::string>& args) {
                                                              std::to_string(n_head)}));
   if (Status s = pipeline.Run(Stage::kSoftmax); !s) return UsageError("export", Localized(s));
   if (options.title.empty()) options.title = LocalizedTitle(DefaultHeatmapTitle(pipeline.config(), options));
+  options.words = LocalizedFigureWords();  // axes and legend in --lang's language, as the title
   if (Status s = ExportHeatmap(pipeline.tensors(), pipeline.config(), options); !s)
     return UsageError("export", Localized(s));
   std::printf("%s\n", Trf(Str::kCliWrote, {options.out_path}).c_str());

@@ -316,6 +316,7 @@ Status WriteModelFigure(const model::ModelConfig& c, const std::vector<tokenize:
   if (!figure) return figure.status();
   options.head = figure->head;
   if (options.title.empty()) options.title = LocalizedTitle(figure->title);
+  options.words = LocalizedFigureWords();
   return ExportHeatmap(figure->maps, nullptr, options);
 }
 

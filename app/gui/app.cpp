@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "data_dir.h"
 #include "i18n/help_ko.h"
@@ -21,7 +22,34 @@ std::string FormatNumber(double value, const char* format) {
   if (!std::isfinite(value)) return "n/a";
   char buf[64];
   std::snprintf(buf, sizeof buf, format, value);
-  return buf;
+  // A zero is written without a sign: -|q - k| of equal lengths is -0.0f, and "-0" (or "-0.00" for -0.001)
+  // reads as a number below zero.
+  std::string text = buf;
+  if (!text.empty() && text[0] == '-') {
+    const std::string mantissa = text.substr(1, text.find_first_of("eE") - 1);
+    if (mantissa.find_first_not_of("0.") == std::string::npos) text.erase(0, 1);  // only zeros shown
+    if (text[0] != '-' && std::strchr(format, '+')) text.insert(0, "+");
+  }
+  return text;
+}
+
+float FaintMapsPeak(const std::vector<HeadMetrics>& metrics, ColorScale scale, bool auto_range) {
+  if (scale != ColorScale::kLinear || auto_range || metrics.empty()) return 0;
+  float peak = 0;
+  for (const HeadMetrics& m : metrics) peak = std::max(peak, m.max_weight);
+  return peak > 0 && peak < kFaintMapsPeak ? peak : 0;
+}
+
+std::string ShortExponent(double value) {
+  if (value == 0.0) return "0";
+  std::string text = FormatNumber(value, "%.0e");  // "6e-07"
+  const size_t e = text.find('e');
+  if (e == std::string::npos) return text;
+  size_t digits = e + 1;
+  if (digits < text.size() && (text[digits] == '-' || text[digits] == '+')) ++digits;
+  while (digits + 1 < text.size() && text[digits] == '0') text.erase(digits, 1);
+  if (text[e + 1] == '+') text.erase(e + 1, 1);
+  return text;
 }
 
 // ---------------------------------------------------------------- options
@@ -42,6 +70,7 @@ const char* const kAppOptionsHelp =
     "  --no-settings         neither restore nor save settings\n"
     "  --lang en|ko          the UI language (default: the saved choice, else ko when LC_ALL, LC_MESSAGES\n"
     "                        or LANG starts with ko)\n"
+    "  --lesson a..g         open at that lesson: its knobs set, its evidence shown, its text beside it\n"
     "  --print-paths         print where the shaders, samples and bundled model are read from, then exit\n"
     "  --version             print the version, then exit\n"
     "Keys: Left/Right cycle heads, S toggles sqrt(d_k) scaling, Ctrl+Q quits.\n";
@@ -96,6 +125,11 @@ Status ParseAppOptions(const std::vector<std::string>& args, AppOptions* options
         st = Status::Error("--lang: '" + options->lang + "' is not a language: allowed en, ko");
       if (st.ok()) options->lang = ToString(lang);
     }
+    else if (a == "--lesson") {
+      Lesson lesson;
+      st = take(&options->lesson);
+      if (st.ok() && !ParseLessonLetter(options->lesson, &lesson)) st = Status::Error(Trf(Str::kAppBadLesson, {options->lesson}));
+    }
     else if (a == "--help" || a == "-h") options->help = true;
     else st = Status::Error(Trf(Str::kAppUnknownOption, {a}));
     if (!st.ok()) return st;
@@ -146,6 +180,9 @@ App::App(const AppSettings& restored, const AppOptions& opts, std::unique_ptr<Pi
   SetLang(lang);
   settings.selected_head = std::clamp(settings.selected_head, 0, kMaxHeads - 1);
   InitModels();
+  if (Lesson lesson; ParseLessonLetter(options.lesson, &lesson)) {  // --lesson: a teacher's link to one lesson
+    ShowLesson(lesson);
+  }
 }
 
 Status App::OpenSentenceFile(const std::string& typed_path) {
@@ -190,12 +227,25 @@ void App::SelectSentence(int index) {
 }
 
 void App::ShowLesson(Lesson lesson) {
-  LessonSetup setup = ApplyLesson(lesson, settings);
-  if (settings.source != setup.settings.source) SetSource(setup.settings.source);
+  LessonSetup setup = ApplyLesson(lesson, settings, !bundled_model_dir.empty());
+  const Source was = settings.source;
   settings = setup.settings;
+  if (setup.bundled_model) {
+    std::shared_ptr<const ModelFolder> open = models->folder();
+    if (open && open->dir == bundled_model_dir && !models->opening()) {
+      settings.model_dir = bundled_model_dir;
+      SetSource(Source::kModel);
+    } else {
+      OpenModel(bundled_model_dir);
+    }
+  } else if (was != settings.source) {
+    settings.source = was;
+    SetSource(setup.settings.source);
+  }
   views.learn.lesson = lesson;
   views.learn.tab = setup.tab;
   views.learn.tab_requested = 3;  // the tab bar takes the request on its next frame
+  views.learn.lesson_beside = true;
 }
 
 void App::SetLanguage(Lang lang) {

@@ -51,6 +51,7 @@ struct AppOptions {
   int bench_frames = 0;            // --bench-frames N: frame-time benchmark, prints a table, exits
   bool no_settings = false;        // --no-settings: neither read nor write the settings file
   std::string lang;                // --lang en|ko ("" = the saved choice, else the locale)
+  std::string lesson;              // --lesson a..g: open at that lesson ("" = none)
   bool help = false;
 };
 // Parses argv (without the program name). Errors name the option.
@@ -174,6 +175,7 @@ void DrawShapesPanel(App& app);
 void DrawExportPanel(App& app);
 // The tabs of the Shapes · learn window beside the shapes (drawn into the open tab by DrawShapesPanel).
 void DrawLessonsPanel(App& app);
+void DrawLessonBeside(App& app);  // panel_lessons.cpp: the shown lesson's words beside its evidence tab
 void DrawNumbersPanel(App& app);
 void DrawDictionaryPanel(App& app);
 void DrawVariancePanel(App& app);
@@ -184,5 +186,12 @@ void DrawLanguageSwitch(App& app);
 
 // Small formatting helpers the panels share: never print NaN ("n/a" instead).
 std::string FormatNumber(double value, const char* format = "%.4g");
+// Maps too faint to read: on the linear, fixed 0..1 scale, the heads' mean largest weight of a row (the best
+// head's) below kFaintMapsPeak (long inputs: about 1/n per key). Returns that peak, or 0 when the maps read well
+// (another scale or range, no metrics, or a peak at or above the bound).
+constexpr float kFaintMapsPeak = 0.1f;
+float FaintMapsPeak(const std::vector<HeadMetrics>& metrics, ColorScale scale, bool auto_range);
+// One significant digit, the exponent without padding: 5.96e-07 -> "6e-7", 0 -> "0" (a size, not a reading).
+std::string ShortExponent(double value);
 
 }  // namespace attnviz

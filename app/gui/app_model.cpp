@@ -20,6 +20,10 @@ void App::InitModels() {
   models = std::make_unique<ModelSession>();
   const std::string bundled = FindDataDir().bundled_model();
   if (!bundled.empty() && IsModelFolder(bundled)) bundled_model_dir = bundled;
+  if (char* resolved = bundled_model_dir.empty() ? nullptr : realpath(bundled_model_dir.c_str(), nullptr)) {
+    bundled_model_dir = resolved;  // as OpenModel keeps it, so the lessons can tell it is open
+    std::free(resolved);
+  }
   views.model.path_input = settings.model_dir;
   if (!options.input.model_dir.empty()) {
     OpenModel(options.input.model_dir);  // `attnviz MODEL_DIR` or --model

@@ -31,8 +31,9 @@ std::string FindFontFile(const std::string& family, const std::string& fallback)
 }
 
 UiFonts::UiFonts() {
-  // Symbols the panels print: √ · … → ↔ × ² ≤ ≥ − ▶ and the Latin-1 set.
-  const char* ui = "√·…→↔×÷²≤≥−–—∇ᵀ ";
+  // Symbols the panels print: √ · … → ↔ × ² ≤ ≥ − ▶ and the Latin-1 set, and the superscripts of the log
+  // scale's colorbar ticks (10⁻¹, 10⁻⁴: figure/heatmap_figure.h FormatTicks).
+  const char* ui = "√·…→↔×÷²≤≥−–—∇ᵀ ⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺";
   AddText(ui);
   // Every string of both languages, so switching to Korean never waits for (or misses) a glyph.
   for (Lang lang : {Lang::kEn, Lang::kKo}) {

@@ -1,5 +1,7 @@
 #include "lessons.h"
 
+#include <cctype>
+
 namespace attnviz {
 
 LessonWords WordsOf(Lesson lesson) {
@@ -15,14 +17,65 @@ LessonWords WordsOf(Lesson lesson) {
   return kWords[(int)lesson];
 }
 
-LessonSetup ApplyLesson(Lesson lesson, const AppSettings& before) {
-  LessonSetup setup{before, LearnTab::kLessons};
+bool ParseLessonLetter(const std::string& text, Lesson* lesson) {
+  if (text.size() != 1) return false;
+  const char c = (char)std::tolower((unsigned char)text[0]);
+  if (c < 'a' || c >= 'a' + kLessonCount) return false;
+  *lesson = (Lesson)(c - 'a');
+  return true;
+}
+
+char LessonLetter(Lesson lesson) { return (char)('a' + (int)lesson); }
+
+const char* const kRepeatedSentence =
+    "The old man gave the small dog a red ball in the park. The old man gave the small dog a red ball in the park.";
+
+namespace {
+constexpr int kBundledInductionLayer = 1;  // the bundled model's layer 1 holds its induction heads (its README)
+const char* const kCrossKvText = "I go home.";
+const char* const kCrossQueryText = "Ich gehe jetzt nach Hause.";
+}  // namespace
+
+std::vector<NamedHead> HeadsWithRole(const model::HeadRoles& roles, model::HeadRole role) {
+  std::vector<NamedHead> heads;
+  for (int l = 0; l < roles.n_layer; ++l)
+    for (int h = 0; h < roles.n_head; ++h) {
+      const model::RoleScore best = model::StrongestRole(roles.at(l, h));
+      if (best.role == role && best.score >= model::kPointedRoleScore) heads.push_back({l, h, best.score});
+    }
+  return heads;
+}
+
+LessonSetup ApplyLesson(Lesson lesson, const AppSettings& before, bool has_bundled_model) {
+  // Start from the defaults and carry over only what is not a knob.
+  LessonSetup setup{AppSettings(), LearnTab::kLessons};
   AppSettings& s = setup.settings;
+  s.sentence_file = before.sentence_file;
+  s.recent_files = before.recent_files;
+  s.colormap = before.colormap;
+  s.export_target = before.export_target;
+  s.export_format = before.export_format;
+  s.export_dir = before.export_dir;
+  s.export_title = before.export_title;
+  s.export_size = before.export_size;
+  s.export_dpi = before.export_dpi;
+  s.export_annotate = before.export_annotate;
+  s.model_dir = before.model_dir;
+  s.recent_models = before.recent_models;
+  s.lang = before.lang;
+  s.window_x = before.window_x;
+  s.window_y = before.window_y;
+  s.window_w = before.window_w;
+  s.window_h = before.window_h;
+  const bool lesson_text = before.kv_text == kRepeatedSentence || before.kv_text == kCrossKvText ||
+                           before.query_text == kCrossQueryText;
+  if (!lesson_text) {
+    s.kv_text = before.kv_text;
+    s.query_text = before.query_text;
+  }
   AttentionConfig& c = s.config;
-  s.source = Source::kSandbox;
   switch (lesson) {
     case Lesson::kA:  // q and k share d_k; v has its own width
-      c.mode = AttentionMode::kSelf;
       c.d_k = 16;
       c.d_v = 48;
       setup.tab = LearnTab::kShapes;
@@ -30,35 +83,35 @@ LessonSetup ApplyLesson(Lesson lesson, const AppSettings& before) {
     case Lesson::kB:  // 6 queries read 4 key/value pairs
       c.mode = AttentionMode::kCross;
       c.mask = MaskKind::kNone;  // a causal mask is self-attention's (query i sees keys 0..i of its sentence)
-      s.kv_text = "I go home.";
-      s.query_text = "Ich gehe jetzt nach Hause.";
+      s.kv_text = kCrossKvText;
+      s.query_text = kCrossQueryText;
       setup.tab = LearnTab::kShapes;
       break;
     case Lesson::kC:  // one fused matrix, split into q, k, v and into heads
       c.qkv = QkvLayout::kFused;
-      c.mode = AttentionMode::kSelf;
       c.d_model = 64;
       c.n_head = 4;
-      c.d_k = c.d_v = 0;
       setup.tab = LearnTab::kNumbers;
       break;
     case Lesson::kD:  // wide d_k without the 1/sqrt(d_k): the softmax saturates
       c.d_k = 512;
       c.scale = false;
-      c.temperature = 1.0f;
       s.side_by_side = true;
       setup.tab = LearnTab::kVariance;
       break;
-    case Lesson::kE:  // many heads, each its own map
-      c.d_model = 128;
-      c.n_head = 8;
-      c.d_k = c.d_v = 0;
-      s.enlarged = s.side_by_side = false;
-      s.head_hidden.assign(s.head_hidden.size(), false);
-      setup.tab = LearnTab::kNumbers;
+    case Lesson::kE:  // many heads, each its own map: a trained model's induction heads
+      if (has_bundled_model) {
+        s.source = Source::kModel;
+        s.kv_text = kRepeatedSentence;
+        s.model_layer = kBundledInductionLayer;
+        setup.bundled_model = true;
+      } else {
+        c.d_model = 128;
+        c.n_head = 8;
+      }
+      setup.tab = LearnTab::kLessons;  // the lesson names the heads; the Heads and Overview panels show them
       break;
     case Lesson::kF:  // the lecture note's length scorer
-      c.mode = AttentionMode::kSelf;
       c.query_from = FeatureSource::kLength;
       c.key_from = FeatureSource::kLength;
       c.value_from = FeatureSource::kEmbedding;

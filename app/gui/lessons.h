@@ -1,8 +1,11 @@
 // The seven lessons (a)-(g) of the Lessons tab as data: each lesson's words (string ids) and what its
 // button does to the app's settings, as a pure function (no ImGui, no worker), so a test checks every knob.
 #pragma once
-#include "settings.h"
+#include <vector>
+
 #include "i18n/ui_strings.h"
+#include "model/roles.h"
+#include "settings.h"
 
 namespace attnviz {
 
@@ -17,14 +20,37 @@ struct LessonWords {
 };
 LessonWords WordsOf(Lesson lesson);
 
+// "a".."g" (any case) to the lesson; false for anything else (the caller names the allowed range).
+bool ParseLessonLetter(const std::string& text, Lesson* lesson);
+char LessonLetter(Lesson lesson);  // 'a'..'g'
+
+// The sentence lesson (e) runs the bundled model on: a sentence said twice, so that the second time each token's
+// next token can be found by looking back (what an induction head does).
+extern const char* const kRepeatedSentence;
+
 struct LessonSetup {
-  AppSettings settings;  // the knobs the lesson sets; everything else as it was
-  LearnTab tab;     // the tab that shows the answer
+  AppSettings settings;  // the lesson's picture: the knobs it names, every other knob at its default
+  LearnTab tab;          // the tab that shows the answer
+  bool bundled_model = false;  // (e): open the bundled model (settings.source is kModel, model_layer the layer)
 };
+// A pure function from the defaults, so lessons can be taken in any order: every knob (the attention config,
+// the seed, the colour scale and range, the shown heads, enlarged and side by side, the model's what-ifs) is the
+// default unless the lesson names it. Kept from `before`: what is not a knob (files, recent lists, export
+// choices, language, window, the colormap as a matter of taste) and the user's own text, unless it is one a
+// lesson set (then the default sentence), so no lesson inherits another's sentence.
 // (a) d_k 16 with d_v 48, the Shapes tab; (b) cross mode (no mask) with 6 query and 4 key/value tokens; (c) fused
-// QKV with 4 heads, the Numbers tab; (d) d_k 512 unscaled beside scaled, the Variance tab; (e) 8 heads at
-// d_model 128, every head shown in the grid; (f) q and k from word length scored by -|q - k|; (g) the
-// Dictionary tab. Always the sandbox (a trained model has none of these knobs).
-LessonSetup ApplyLesson(Lesson lesson, const AppSettings& settings);
+// QKV with 4 heads, the Numbers tab; (d) d_k 512 unscaled beside scaled, the Variance tab; (e) the bundled model
+// on kRepeatedSentence at layer 1 (its induction heads), every head shown; without a bundled model
+// (`has_bundled_model` false) 8 sandbox heads at d_model 128; (f) q and k from word length scored by -|q - k|;
+// (g) the Dictionary tab.
+LessonSetup ApplyLesson(Lesson lesson, const AppSettings& before, bool has_bundled_model = true);
+
+// Lesson (e) names the heads in words: those whose strongest role (model::StrongestRole) is `role` and clears
+// model::kPointedRoleScore, layer by layer, head by head.
+struct NamedHead {
+  int layer = 0, head = 0;
+  float score = 0;
+};
+std::vector<NamedHead> HeadsWithRole(const model::HeadRoles& roles, model::HeadRole role);
 
 }  // namespace attnviz

@@ -87,9 +87,9 @@ void DrawControlsPanel(App& app) {
                 [](ScoreKind s) { return ToString(s); });
   // The pipeline refuses d_q != d_k (one-hot widths need the text, so the run's error says it then).
   const std::string config_error = app.results.config_error.Render(), compute_error = app.results.compute_error.Render();
-  const std::string width_error = config_error.find("d_q = d_k") != std::string::npos    ? config_error
-                                  : compute_error.find("d_q = d_k") != std::string::npos ? compute_error
-                                                                                         : std::string();
+  const std::string width_error = IsWidthRefusal(config_error)    ? config_error
+                                  : IsWidthRefusal(compute_error) ? compute_error
+                                                                  : std::string();
   if (!width_error.empty()) ErrorText(width_error);
   dump.RecordItem("controls.width_error", JsonString(width_error));
 
@@ -120,7 +120,7 @@ void DrawControlsPanel(App& app) {
   ImGui::Spacing();
   ImGui::Separator();
   if (!app.results.config_error.empty()) {
-    ErrorText(Trf(Str::kNotApplied, {app.results.config_error.Render()}));
+    if (!IsWidthRefusal(config_error)) ErrorText(Trf(Str::kNotApplied, {config_error}));  // that one is above
   } else if (app.results.computing) {
     ImGui::TextUnformatted(Tr(Str::kComputing));
   } else if (app.results.shown) {

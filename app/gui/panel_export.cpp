@@ -73,6 +73,7 @@ Result<HeatmapExportOptions> PanelOptions(const AppSettings& s, const std::strin
   o.color_scale = s.color_scale;
   o.auto_range = s.auto_range;
   o.title = s.export_title;
+  o.words = LocalizedFigureWords();  // axes and legend in the UI's language, as attnviz-cli --lang
   o.dpi = (float)s.export_dpi;
   o.annotate = s.export_annotate;
   if (!s.export_size.empty()) {

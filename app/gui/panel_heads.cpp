@@ -22,6 +22,7 @@
 #include "io/json.h"
 #include "i18n/localized.h"
 #include "panel_util.h"
+#include "sandbox/score.h"
 #include "widgets.h"
 #include "unicode_slots.h"
 #ifdef ATTNVIZ_HAVE_FIGURE
@@ -365,7 +366,11 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
       ImGui::TextUnformatted(Trf(Str::kTipWeight, {FormatNumber(cell.prob)}).c_str());
     }
     if (!std::isnan(cell.score)) {  // NaN: not kept (a trained model's layer keeps its probs only)
-      ImGui::TextUnformatted(Trf(Str::kTipLogitBefore, {FormatNumber(cell.score)}).c_str());
+      // The run's own score: a trained model's is the scaled dot product, the sandbox's any of five.
+      const ScoreKind score = app.settings.source == Source::kModel || !app.results.shown
+                                  ? ScoreKind::kScaledDot
+                                  : app.results.shown->request.config.score;
+      ImGui::TextUnformatted(Trf(Str::kTipLogitBefore, {ScoreFormula(score), FormatNumber(cell.score)}).c_str());
       std::string how = std::string(t.scaled ? "\xC3\xB7\xE2\x88\x9A" "d_k" : Tr(Str::kUnscaled)) +
                         (t.temperature != 1.0f ? ", \xC3\xB7T" : "");
       ImGui::TextUnformatted(
@@ -395,7 +400,7 @@ std::string HeadCaption(const AttentionTensors& t, int head, const std::string& 
   std::string caption = prefix + Trf(Str::kCaptionHead, {std::to_string(head)});
   if (head < (int)t.metrics.size()) {
     const HeadMetrics& m = t.metrics[(size_t)head];
-    caption += "  max " + FormatNumber(m.max_weight, "%.2f") + "  H " + FormatNumber(m.norm_entropy, "%.2f") +
+    caption += std::string("  ") + Tr(Str::kCaptionMax) + " " + FormatNumber(m.max_weight, "%.2f") + "  H " + FormatNumber(m.norm_entropy, "%.2f") +
                "  \xE2\x88\x87 " + FormatNumber(m.grad_norm, "%.2f");
   }
   return caption;
@@ -489,9 +494,15 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
   }
   dump.RecordItem("heads.status", BoolJson(app.results.computing));
   dump.SetField("progress", progress_json);
-  if (!app.results.compute_error.empty())
-    ErrorText(app.results.shown ? Trf(Str::kShowingLastGood, {app.results.compute_error.Render()}) : app.results.compute_error.Render());
-  if (!app.results.config_error.empty()) ErrorText(Trf(Str::kSettingsNotApplied, {app.results.config_error.Render()}));
+  // The d_q = d_k refusal is the Controls panel's to show (beside the combos that cause it): here only a pointer.
+  std::string heads_error;
+  if (const std::string e = app.results.compute_error.Render(); !e.empty())
+    heads_error = IsWidthRefusal(e) ? Tr(Str::kWidthRefusalSeeControls)
+                  : app.results.shown ? Trf(Str::kShowingLastGood, {e}) : e;
+  else if (const std::string c = app.results.config_error.Render(); !c.empty())
+    heads_error = IsWidthRefusal(c) ? Tr(Str::kWidthRefusalSeeControls) : Trf(Str::kSettingsNotApplied, {c});
+  if (!heads_error.empty()) ErrorText(heads_error);
+  dump.RecordItem("heads.error", JsonString(heads_error));
 
   if (!app.results.shown) {
     if (!app.results.computing) ImGui::TextUnformatted(Tr(Str::kNoResultYet));
@@ -526,6 +537,14 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
     if (ImGui::ArrowButton("##next", ImGuiDir_Right)) app.CycleHead(+1);
   }
   if (s.selected_head >= n_head) s.selected_head = 0;
+  // Long inputs spread a row over thousands of keys: on the linear 0..1 scale every map is dark. Say so, and offer
+  // the log scale.
+  const float faint = FaintMapsPeak(t.metrics, s.color_scale, s.auto_range);
+  if (faint > 0) {
+    DimText(Trf(Str::kFaintMapsHint, {FormatNumber(faint, "%.2g")}));
+    if (widget::SmallButton(dump, Str::kUseLogScale, "heads.use_log_scale")) s.color_scale = ColorScale::kLog;
+  }
+  dump.SetField("heads_faint_hint", JsonNumber(faint));
   // Pooling of maps with more cells than pixels: max keeps a single spike visible; mean averages.
   ImGui::SameLine(0, 16.0f);
   if (widget::RadioButton(dump, Str::kPoolMax, "heads.pool_max", app.views.heads.pool == PoolKind::kMax)) app.views.heads.pool = PoolKind::kMax;
@@ -542,7 +561,7 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
   ImVec2 avail = ImGui::GetContentRegionAvail();
   const float gap = 10.0f;
   MapLayout layout = LayoutFor(t);
-  const ImVec2 maps_avail(std::max(avail.x - kColorbarSpace, 40.0f), avail.y);  // the colorbar on the right
+  ImVec2 maps_avail(std::max(avail.x - kColorbarSpace, 40.0f), avail.y);  // the colorbar on the right
 
   if (view == 0) {
     std::vector<int> heads = app.VisibleHeads();
@@ -599,11 +618,13 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
         dump.SetField("heads_role", JsonString(role_line));
         origin = ImGui::GetCursorScreenPos();
         avail = ImGui::GetContentRegionAvail();
+        maps_avail.y = avail.y;  // the map fits below the line (sized before it, its last rows ran off the panel)
+        dump.SetField("heads_enlarged_avail", JsonNumber(avail.y));
       }
     }
     int columns = 1;
     float cell = 1;
-    ChooseGridWithCaptions(1, t, HeadCaption(t, h, "") + "  (click: back to the grid)", maps_avail, &layout, gap,
+    ChooseGridWithCaptions(1, t, HeadCaption(t, h, "") + "  " + Tr(Str::kClickBackToGrid), maps_avail, &layout, gap,
                            &columns, &cell);
     MapDraw m;
     m.tensors = &t;

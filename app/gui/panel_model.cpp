@@ -70,7 +70,7 @@ void DrawModelPanel(App& app) {
   if (source != (int)s.source) app.SetSource((Source)source);
 
   ImGui::Separator();
-  ImGui::TextUnformatted(Tr(Str::kModelFolderHint));
+  ImGui::TextWrapped("%s", Tr(Str::kModelFolderHint));  // wrapped: the Korean hint ran past a narrow panel
   ImGui::SetNextItemWidth(width - ImGui::CalcTextSize(Tr(Str::kOpen)).x - ImGui::GetStyle().FramePadding.x * 2 -
                           ImGui::GetStyle().ItemSpacing.x);
   bool enter = ImGui::InputText("##model_path", &app.views.model.path_input, ImGuiInputTextFlags_EnterReturnsTrue);
@@ -96,7 +96,7 @@ void DrawModelPanel(App& app) {
   std::shared_ptr<const ModelFolder> folder = app.models->folder();
   if (folder) {  // ModelFolder::Describe() with the model's part in the UI's language (the tokenizer's as it is)
     const std::string description =
-        folder->dir + ": " + LocalizedModelDescribe(folder->model->config()) + " \xC2\xB7 " + folder->tokenizer->Describe();
+        folder->dir + ": " + LocalizedModelDescribe(folder->model->config()) + " \xC2\xB7 " + LocalizedTokenizerDescribe(folder->tokenizer->Describe());
     DimText(description);
     dump.SetField("model_description", JsonString(description));
     const model::Model& m = *folder->model;

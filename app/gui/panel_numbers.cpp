@@ -94,7 +94,7 @@ void DrawNumbersPanel(App& app) {
     const auto& [side, source] = sides[i];
     if (source == FeatureSource::kEmbedding) continue;
     const Tensor& rows = *side_rows[i];
-    ImGui::PushStyleColor(ImGuiCol_Text, kErrorColor);
+    ImGui::PushStyleColor(ImGuiCol_Text, kDimColor);  // a choice the user made, not an error
     ImGui::TextWrapped("%s", Trf(Str::kNumRawSide, {side, Tr(kFeatureLabels[(int)source]),
                                                     std::to_string(rows.dim(2))}).c_str());
     ImGui::PopStyleColor();
@@ -106,14 +106,19 @@ void DrawNumbersPanel(App& app) {
   dump.RecordItem("numbers.raw_rows", "{" + raw_json + "}");
   // 2. Three Linears give the same q, k, v.
   Heading(Tr(Str::kNumThreeLinears));
-  ImGui::PushStyleColor(ImGuiCol_Text, cache.check.max_abs_diff == 0.0f ? kOkColor : kErrorColor);
-  ImGui::TextUnformatted(Trf(Str::kNumEqual, {FormatNumber(cache.check.max_abs_diff, "%.3g")}).c_str());
+  const bool same = cache.check.equal_to_rounding();  // by a tolerance: the sums run in another order
+  const std::string verdict = Trf(same ? Str::kNumEqual : Str::kNumDiffer,
+                                  {ShortExponent(cache.check.max_abs_diff), ShortExponent(cache.check.rounding_tolerance)});
+  ImGui::PushStyleColor(ImGuiCol_Text, same ? kOkColor : kErrorColor);
+  ImGui::TextWrapped("%s", verdict.c_str());
   ImGui::PopStyleColor();
   dump.RecordItem("numbers.max_abs_diff", JsonNumber(cache.check.max_abs_diff));
+  dump.RecordItem("numbers.linears_verdict", "{\"same\": " + BoolJson(same) + ", \"text\": " + JsonString(verdict) + "}");
 
   // 3. q split into heads: the same numbers, viewed as [batch, head, seq, d/head].
   const Tensor& merged = cache.merged_q;
-  Heading(Trf(Str::kNumReshape, {ShapeString(merged.shape), "[1, " + std::to_string(n_head) + ", " +
+  // A raw q (word length, position, one-hot) is no Linear's output: the heading says what it is.
+  Heading(Trf(c.query_from == FeatureSource::kEmbedding ? Str::kNumReshape : Str::kNumReshapeRaw, {ShapeString(merged.shape), "[1, " + std::to_string(n_head) + ", " +
                                                                  std::to_string(n_q) + ", " + std::to_string(d_k) + "]"}));
   DimText(Trf(Str::kNumBatch, {"0"}) + ", " + Tr(Str::kNumQueryRow) + " 0: " + RowText(merged.data.data(), merged.dim(2)));
   for (int h = 0; h < std::min(n_head, kRows); ++h)

@@ -120,8 +120,8 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
       matching += match;
       if (!match) dl->AddRectFilled(p0, p1, IM_COL32(20, 20, 24, 190));
       if (have_roles && cell >= 26.0f) {  // the badge: strongest role and its score
-        static const char* kShort[model::kHeadRoleCount] = {"prev", "ind", "sink", "self", "local", "broad"};
-        const std::string badge = std::string(kShort[(int)best.role]) + " " + FormatNumber(best.score, "%.2f");
+        const Str short_name = (Str)((int)Str::kRoleShortPrev + (int)best.role);  // in HeadRole order
+        const std::string badge = std::string(Tr(short_name)) + " " + FormatNumber(best.score, "%.2f");
         const ImVec2 size = ImGui::CalcTextSize(badge.c_str());
         const float scale = std::min(1.0f, (cell - 2) / size.x);
         const float fs = ImGui::GetFontSize() * scale;

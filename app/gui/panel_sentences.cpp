@@ -36,7 +36,8 @@ void DrawSentencesPanel(App& app) {
     const AttentionTensors& t = app.results.shown->tensors;
     DimText(Trf(Str::kQueriesByKeys, {std::to_string(t.n_q()), std::to_string(t.n_k())}));
   }
-  if (!app.results.compute_error.empty()) ErrorText(app.results.compute_error.Render());
+  // The text's own errors; the d_q = d_k refusal is the Controls panel's.
+  if (const std::string e = app.results.compute_error.Render(); !e.empty() && !IsWidthRefusal(e)) ErrorText(e);
 
   if (!app.views.sentences.items.empty()) {
     ImGui::TextUnformatted(Tr(Str::kLoadedSentences));

@@ -9,6 +9,7 @@
 #include "io/json.h"
 #include "i18n/localized.h"
 #include "panel_util.h"
+#include "sandbox/score.h"
 
 namespace attnviz {
 
@@ -72,13 +73,14 @@ void DrawSandboxShapes(App& app) {
     std::string shape, note;
   };
   auto dims = [](int a, int b) { return "[" + std::to_string(a) + ", " + std::to_string(b) + "]"; };
-  const std::string scale = c.scale ? "\xC3\xB7\xE2\x88\x9A" "d_k" : std::string("(") + Tr(Str::kUnscaled) + ")";
+  const bool divided = c.scale && c.score == ScoreKind::kScaledDot;  // config.h logit_multiplier
+  const std::string scale = divided ? "\xC3\xB7\xE2\x88\x9A" "d_k" : std::string("(") + Tr(Str::kUnscaled) + ")";
   const std::string logits_note = "[n_head, n_q, n_k]  " + scale +
                                   (c.temperature != 1.0f ? " \xC3\xB7T=" + FormatNumber(c.temperature, "%.3g") : "");
   std::vector<Row> rows;
-  rows.push_back({"embed", cross ? "xq" : "x", cross ? t.xq.get() : t.x.get(), "",
+  rows.push_back({Tr(Str::kStepEmbed), cross ? "xq" : "x", cross ? t.xq.get() : t.x.get(), "",
                   Tr(cross ? Str::kNoteQuerySentence : Str::kNoteTokensPositions)});
-  if (cross) rows.push_back({"embed", "x", t.x.get(), "", Tr(Str::kNoteKvSentence)});
+  if (cross) rows.push_back({Tr(Str::kStepEmbed), "x", t.x.get(), "", Tr(Str::kNoteKvSentence)});
   // The weights as laid out: one fused matrix split by columns, or three matrices (the same numbers). Only
   // those a projected q, k or v uses: a raw source (word length, position, one-hot) has no W.
   const bool projected_q = c.query_from == FeatureSource::kEmbedding;
@@ -120,13 +122,16 @@ void DrawSandboxShapes(App& app) {
     app.dump.SetField(std::string("shapes_step_") + p.name, JsonString(step));
     rows.push_back({step, p.name, p.tensor, "", note});
   }
-  rows.push_back({"q k\xE1\xB5\x80", "logits", t.probs.get(), "", logits_note});  // the logits map is on demand
+  // The step names the run's own score (-|q - k| is no q k^T); the logits map is on demand.
+  rows.push_back({ScoreFormula(c.score), "logits", t.probs.get(), "", logits_note});
+  app.dump.SetField("shapes_score_step", JsonString(ScoreFormula(c.score)));
   rows.push_back({"softmax", "probs", t.probs.get(), "", "[n_head, n_q, n_k]  " + std::string(Tr(Str::kNoteRowsSumToOne))});
   rows.push_back({"probs v", "z", t.z.get(), "", "[n_head, n_q, d_v]"});
   rows.push_back({"concat", "concat", t.concat.get(), "", "[n_q, n_head\xC2\xB7" "d_v]"});
   rows.push_back({"\xC2\xB7 W_o", "out", t.out.get(), "", "[n_q, d_model]"});
   // The three rules behind the shapes, always in view.
-  ImGui::TextWrapped("%s", Trf(Str::kShapesRules, {std::to_string(d_k), std::to_string(d_v), std::to_string(t.n_k())}).c_str());
+  ImGui::TextWrapped("%s", Trf(Str::kShapesRules, {std::to_string(d_k), std::to_string(d_v), std::to_string(t.n_k()),
+                                                   ScoreFormula(c.score)}).c_str());
   ImGui::PushStyleVar(ImGuiStyleVar_CellPadding, ImVec2(4.0f, 0.0f));
   ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(ImGui::GetStyle().ItemSpacing.x, 1.0f));
   bool table = ImGui::BeginTable("shapes", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit);
@@ -141,7 +146,12 @@ void DrawSandboxShapes(App& app) {
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(r.name.c_str());
       ImGui::TableNextColumn();
-      const std::string shape = r.tensor ? ShapeString(r.tensor->shape) : r.shape;
+      // Pooled (long inputs): no logits or probs are kept; say so with the shape they stand for, not "[]".
+      const bool pooled_map = t.pooled && (r.name == "logits" || r.name == "probs");
+      const std::string shape =
+          pooled_map ? Trf(Str::kShapePooled, {ShapeString({(size_t)n_head, (size_t)t.n_q(), (size_t)t.n_k()})})
+          : r.tensor ? ShapeString(r.tensor->shape)
+                     : r.shape;
       ImGui::TextUnformatted(shape.c_str());
       app.dump.RecordItem("shapes." + r.name, JsonString(shape));
       ImGui::TableNextColumn();
@@ -178,6 +188,15 @@ void DrawShapesPanel(App& app) {
       {LearnTab::kDictionary, Str::kTabDictionary, "dictionary", DrawDictionaryPanel},
       {LearnTab::kVariance, Str::kTabVariance, "variance", DrawVariancePanel},
   };
+  // A shown lesson keeps its words in a column beside the evidence tab (the Lessons tab itself has them).
+  const bool beside = app.views.learn.lesson_beside && app.views.learn.tab != LearnTab::kLessons;
+  if (beside) {
+    ImGui::BeginChild("lesson_beside", ImVec2(ImGui::GetContentRegionAvail().x * 0.38f, 0), true);
+    DrawLessonBeside(app);
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginGroup();
+  }
   if (ImGui::BeginTabBar("learn_tabs")) {
     for (const Tab& tab : kTabs) {
       const bool select = app.views.learn.tab_requested > 0 && app.views.learn.tab == tab.tab;
@@ -194,6 +213,7 @@ void DrawShapesPanel(App& app) {
     }
     ImGui::EndTabBar();
   }
+  if (beside) ImGui::EndGroup();
   if (app.views.learn.tab_requested > 0) --app.views.learn.tab_requested;
   ImGui::End();
 }

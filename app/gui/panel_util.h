@@ -35,4 +35,8 @@ inline void DimText(const std::string& text) {
 
 inline std::string BoolJson(bool b) { return b ? "true" : "false"; }
 
+// The d_q = d_k refusal (in any language: the symbols are kept). The Controls panel shows it beside the source and
+// score combos that cause it; the other panels leave it out or point there, so it is on screen once.
+inline bool IsWidthRefusal(const std::string& rendered) { return rendered.find("d_q = d_k") != std::string::npos; }
+
 }  // namespace attnviz

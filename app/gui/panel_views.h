@@ -61,6 +61,7 @@ struct LearnPanelView {
   LearnTab tab = LearnTab::kShapes;
   int tab_requested = 0;  // frames left to bring `tab` to the front
   Lesson lesson = Lesson::kA;
+  bool lesson_beside = false;  // a lesson was shown: its words stay beside the evidence tab until closed
   DictionaryView dictionary;                     // the Dictionary tab
   std::shared_ptr<const DotVariance> variance;   // the Variance tab's samples (at one d_k)
   // The Variance tab's sampling, off the UI thread (up to ~0.1 s at d_k 4096); valid while it runs.

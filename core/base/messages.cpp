@@ -23,8 +23,8 @@ constexpr const char* kEnglish[] = {
     "d_model * n_head * (2*d_k + d_v) = {0} projection weights is too large: allowed up to {1} (lower d_model, "
     "n_head, d_k or d_v)",
     "{0} '{1}' is unknown: allowed {2}",
-    "a score needs d_q = d_k: the query from {0} has width {1}{2}, the key from {3} has width {4}{5} (q . k pairs "
-    "every component of q with one of k)",
+    "a score needs d_q = d_k: the query from {0} has width {1}{2}, the key from {3} has width {4}{5} (every score "
+    "pairs each component of q with one of k: q . k, cosine, -|q - k|, additive)",
     "'{0}' is not a whole number (allowed {1}..{2})",
     "{0} is out of range: allowed {1}",
     "'{0}' is not a number (allowed {1})",

@@ -266,6 +266,7 @@ Result<HeatmapSpec> MakeHeatmapSpec(const LayerMaps& tensors, const AttentionCon
                : config            ? DefaultHeatmapTitle(*config, options)
                : options.all_heads ? std::to_string(heads.size()) + " heads"
                                    : "head " + std::to_string(options.head);
+  spec.words = options.words;
   spec.mask = tensors.mask;
   spec.colormap = options.colormap;
   spec.scale = options.color_scale;

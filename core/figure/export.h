@@ -44,6 +44,7 @@ struct HeatmapExportOptions {
   FigureSize size;          // a physical size (inches): the figure is exactly size x dpi pixels
   bool annotate = false;    // print the weight in each cell when cells are large enough (never in masked cells)
   std::string title;        // "" = automatic, e.g. "head 2 · d_k=512 · unscaled · T=1 · causal"
+  FigureWords words;        // the axis, colorbar and legend words (English unless the caller's language is given)
 };
 
 // "0,2,5", "0-3,7", "all" (= every head) -> head indices in the order given, duplicates dropped; each

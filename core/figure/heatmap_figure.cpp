@@ -95,7 +95,7 @@ HeatmapLayout LayoutWithCell(const FontSet& fonts, const HeatmapSpec& spec, int 
   for (const std::string& text : L.colorbar_tick_text) tick_w = std::max(tick_w, fonts.TextWidth(text, L.tick_font));
   float bar_column = tick_len + tick_gap + std::ceil(tick_w) + 8 * u + axis_h;  // right of the colorbar
   // The "masked" legend entry sits under the colorbar: its swatch as wide as the bar, then the word.
-  float masked_w = spec.any_masked() ? tick_gap + std::ceil(fonts.TextWidth("masked", L.tick_font)) - bar_w / 2 : 0;
+  float masked_w = spec.any_masked() ? tick_gap + std::ceil(fonts.TextWidth(spec.words.masked, L.tick_font)) - bar_w / 2 : 0;
   bar_column = std::max(bar_column, masked_w);
   float content_w = axis_h + 6 * u + row_strip + g.cols * cells_w + (g.cols - 1) * gap_x + bar_gap + bar_w + bar_column;
   // A figure of a given width (--size, --width) shrinks a long title to fit (down to 7 pt), then
@@ -374,7 +374,7 @@ void DrawHeatmap(const HeatmapSpec& spec, const HeatmapLayout& L, Painter* paint
     painter->StrokeRect({panel.cells.x - 0.5f * lw, panel.cells.y - 0.5f * lw, panel.cells.w + lw, panel.cells.h + lw}, kInk, lw);
     if (grid) {
       TextStyle pt{L.panel_font, kInk, HAlign::kCenter, VAlign::kBottom, 0};
-      painter->Text(panel.cells.x + panel.cells.w / 2, panel.cells.y - 4 * u, "head " + std::to_string(panel.head), pt);
+      painter->Text(panel.cells.x + panel.cells.w / 2, panel.cells.y - 4 * u, spec.words.head + std::to_string(panel.head), pt);
     }
     if (panel.row_labels) {
       for (int i = 0; i < spec.n_q; i += L.label_stride) {
@@ -393,9 +393,9 @@ void DrawHeatmap(const HeatmapSpec& spec, const HeatmapLayout& L, Painter* paint
     }
   }
   // Axis titles: "query" left of the first panel column, "key" under the bottom row.
-  painter->Text(L.query_axis.x, L.query_axis.y, "query", TextStyle{L.axis_font, kInk, HAlign::kCenter, VAlign::kTop, 90});
-  painter->Text(L.key_axis.x, L.key_axis.y, "key", TextStyle{L.axis_font, kInk, HAlign::kCenter, VAlign::kTop, 0});
-  painter->Text(L.colorbar_axis.x, L.colorbar_axis.y, spec.scale == ColorScale::kLog ? "weight (log)" : "weight",
+  painter->Text(L.query_axis.x, L.query_axis.y, spec.words.query, TextStyle{L.axis_font, kInk, HAlign::kCenter, VAlign::kTop, 90});
+  painter->Text(L.key_axis.x, L.key_axis.y, spec.words.key, TextStyle{L.axis_font, kInk, HAlign::kCenter, VAlign::kTop, 0});
+  painter->Text(L.colorbar_axis.x, L.colorbar_axis.y, spec.scale == ColorScale::kLog ? spec.words.weight_log : spec.words.weight,
                 TextStyle{L.axis_font, kInk, HAlign::kCenter, VAlign::kBottom, 90});
 
   // Colorbar with ticks.
@@ -415,7 +415,7 @@ void DrawHeatmap(const HeatmapSpec& spec, const HeatmapLayout& L, Painter* paint
     painter->FillRect(m, kMaskedFill);
     painter->Line({m.x + 1, m.bottom() - 1}, {m.right() - 1, m.y + 1}, kMaskedHatch, lw);
     painter->StrokeRect({m.x - 0.5f * lw, m.y - 0.5f * lw, m.w + lw, m.h + lw}, kInk, lw);
-    painter->Text(m.right() + tick_gap, m.y + m.h / 2, "masked", tick);
+    painter->Text(m.right() + tick_gap, m.y + m.h / 2, spec.words.masked, tick);
   }
 }
 

@@ -17,6 +17,7 @@
 
 #include "color/colormap.h"
 #include "sandbox/config.h"
+#include "figure/figure_words.h"
 #include "figure/font.h"
 #include "figure/painter.h"
 #include "base/status.h"
@@ -30,6 +31,7 @@ struct HeatmapSpec {
   std::vector<std::string> query_labels;  // n_q
   std::vector<std::string> key_labels;    // n_k
   std::string title;
+  FigureWords words;
   Colormap colormap = Colormap::kViridis;
   ColorScale scale = ColorScale::kLinear;
   ColorRange range;         // weights mapped to the two ends of the colormap

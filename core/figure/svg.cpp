@@ -97,14 +97,16 @@ void SvgPainter::Text(float x, float y, const std::string& utf8, const TextStyle
 
 void SvgPainter::Gradient(const RectF& r, Colormap colormap, bool vertical) {
   // One rectangle per colormap entry (exact LUT colours; SVG gradients interpolate and some
-  // renderers ignore them).
+  // renderers ignore them). Each runs from its band's start to the bar's high end, drawn low to high: the
+  // next one covers the rest, so a renderer that snaps sub-pixel bands under crispEdges leaves no gap (256
+  // abutting bands showed white hairlines).
   BeginGroup("colorbar", true);
   const unsigned char* lut = ColormapRgb(colormap);
   for (int k = 0; k < kColormapSize; ++k) {
     Rgb c{lut[3 * k], lut[3 * k + 1], lut[3 * k + 2]};
-    float f0 = (float)k / kColormapSize, f1 = (float)(k + 1) / kColormapSize;
-    if (vertical) FillRect({r.x, r.bottom() - f1 * r.h, r.w, (f1 - f0) * r.h}, c);
-    else FillRect({r.x + f0 * r.w, r.y, (f1 - f0) * r.w, r.h}, c);
+    const float f0 = (float)k / kColormapSize;
+    if (vertical) FillRect({r.x, r.y, r.w, (1.0f - f0) * r.h}, c);
+    else FillRect({r.x + f0 * r.w, r.y, (1.0f - f0) * r.w, r.h}, c);
   }
   EndGroup();
 }

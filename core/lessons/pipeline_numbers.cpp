@@ -1,6 +1,8 @@
 #include "lessons/pipeline_numbers.h"
 
+
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 
 #include "attention/attention.h"
@@ -16,6 +18,12 @@ Tensor Columns(const Tensor& m, size_t col0, size_t cols) {
   for (size_t r = 0; r < m.dim(0); ++r)
     std::copy_n(m.data.begin() + r * m.dim(1) + col0, cols, out.data.begin() + r * cols);
   return out;
+}
+
+float MaxAbs(const Tensor& t) {
+  float m = 0;
+  for (float v : t.data) m = std::max(m, std::fabs(v));
+  return m;
 }
 
 float MaxAbsDiff(const Tensor& a, const Tensor& b) {
@@ -59,6 +67,9 @@ LinearsCheck FusedVersusThreeLinears(const Tensor& xq, const Tensor& x, const Pr
   Project(xq, x, three, &c.q_three, &c.k_three, &c.v_three);
   c.max_abs_diff = std::max({MaxAbsDiff(c.q_fused, c.q_three), MaxAbsDiff(c.k_fused, c.k_three),
                              MaxAbsDiff(c.v_fused, c.v_three)});
+  const float largest = std::max({MaxAbs(c.q_three), MaxAbs(c.k_three), MaxAbs(c.v_three)});
+  const float d_model = x.shape.empty() ? 1.0f : (float)x.shape.back();
+  c.rounding_tolerance = d_model * FLT_EPSILON * largest;
   return c;
 }
 

@@ -109,6 +109,12 @@ Result<HeadRole> ParseRoleName(std::string_view text) {
 }
 
 RoleScore StrongestRole(const RoleScores& scores) {
+  // A pointed pattern that clears kPointedRoleScore names the head even when broad (or local) scores higher:
+  // a head that puts 0.55 of its mass on the induction target is an induction head, whatever it does with the rest.
+  RoleScore pointed{HeadRole::kPreviousToken, scores[HeadRole::kPreviousToken]};
+  for (HeadRole role : {HeadRole::kInduction, HeadRole::kFirstToken, HeadRole::kSameToken})
+    if (scores[role] > pointed.score) pointed = {role, scores[role]};
+  if (pointed.score >= kPointedRoleScore) return pointed;
   RoleScore best{HeadRole::kPreviousToken, scores.value[0]};
   for (HeadRole role : AllHeadRoles())
     if (scores[role] > best.score) best = {role, scores[role]};

@@ -60,7 +60,11 @@ struct RoleScore {
   HeadRole role = HeadRole::kBroad;
   float score = 0;
 };
-// The highest score; ties go to the earlier role in enum order (the more specific pattern).
+// The pointed roles (previous-token, induction, first-token, same-token) look at one key per row; their best
+// names the head once it scores at least this, over local and broad (which spread by nature).
+constexpr float kPointedRoleScore = 0.4f;
+// The most specific role: the best pointed role when it clears kPointedRoleScore, else the highest score; ties go
+// to the earlier role in enum order (the more specific pattern).
 RoleScore StrongestRole(const RoleScores& scores);
 
 // P: [n, n] one head's probs (row-major); ids: [n].

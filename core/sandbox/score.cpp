@@ -7,6 +7,18 @@
 #include "base/random.h"
 
 namespace attnviz {
+
+const char* ScoreFormula(ScoreKind score) {
+  switch (score) {
+    case ScoreKind::kScaledDot:
+    case ScoreKind::kDot: return "q\u00B7k";
+    case ScoreKind::kAdditive: return "v\u1D40 tanh(W_q q + W_k k)";
+    case ScoreKind::kCosine: return "q\u00B7k / (|q| |k|)";
+    case ScoreKind::kNegDistance: return "\u2212|q \u2212 k|";
+  }
+  return "?";
+}
+
 namespace {
 
 enum : uint64_t { kStreamAdditiveQ = 101, kStreamAdditiveK = 102, kStreamAdditiveV = 103 };

@@ -17,6 +17,11 @@ namespace attnviz {
 // are computed here into a kept score map first.
 inline bool IsDotScore(ScoreKind score) { return score == ScoreKind::kScaledDot || score == ScoreKind::kDot; }
 
+// The score as the screen writes it (math, the same in every language): "q·k" for both dot scores (the
+// scaled one's 1/sqrt(d_k) is the logit multiplier's), "vᵀ tanh(W_q q + W_k k)", "q·k / (|q| |k|)",
+// "−|q − k|". Labels that name a score use it, so a -|q-k| run never reads "q kᵀ".
+const char* ScoreFormula(ScoreKind score);
+
 // The additive score's hidden width d_a.
 constexpr int kAdditiveWidth = 16;
 // The additive score's weights: w_q, w_k [n_head, d_a, d_k], v [n_head, d_a].

@@ -47,6 +47,15 @@ bool IsPunct(char32_t c) {
          (c >= 0xFF3B && c <= 0xFF40) || (c >= 0xFF5B && c <= 0xFF65);
 }
 
+// An apostrophe (' or U+2019) with a word character on both sides belongs to the word: "didn't" is one token,
+// not didn | ' | t. One that opens or closes a word ("'tis", "dogs'") is punctuation.
+bool IsInnerApostrophe(std::string_view text, bool in_word, char32_t c, size_t next) {
+  if (!in_word || (c != '\'' && c != 0x2019) || next >= text.size()) return false;
+  char32_t after;
+  DecodeOne(text, &next, &after);
+  return !IsSpace(after) && !IsPunct(after);
+}
+
 std::string_view TrimSpaces(std::string_view s) {
   size_t b = 0, e = s.size();
   while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '\r')) ++b;
@@ -115,6 +124,8 @@ Result<std::vector<Token>> Tokenize(std::string_view text) {
     DecodeOne(text, &pos, &cp);
     if (IsSpace(cp)) {
       close_word(start);
+    } else if (IsInnerApostrophe(text, word_begin != std::string_view::npos, cp, pos)) {
+      // inside a word: "didn't", "l'homme" stay one token
     } else if (IsPunct(cp)) {
       close_word(start);
       tokens.push_back({std::string(text.substr(start, pos - start)), start, pos});

@@ -1,8 +1,10 @@
 // UTF-8 text -> tokens with byte spans; sentence files with self and cross items.
 //
 // Tokenizer: words (runs of letters, digits, marks, including Hangul) and punctuation.
-// Whitespace separates words; every punctuation code point is a token of its own.
+// Whitespace separates words; every punctuation code point is a token of its own, except an apostrophe
+// inside a word.
 //   "I go home."        -> I | go | home | .
+//   "I didn't go."      -> I | didn't | go | .
 //   "나는 사과를 먹었다"  -> 나는 | 사과를 | 먹었다
 #pragma once
 #include <cstddef>

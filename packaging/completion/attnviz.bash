@@ -20,6 +20,7 @@ _attnviz_value() {
     --qkv) COMPREPLY=($(compgen -W "fused separate" -- "$cur")) ;;
     --query-from|--key-from|--value-from) COMPREPLY=($(compgen -W "embedding length position onehot" -- "$cur")) ;;
     --lang) COMPREPLY=($(compgen -W "en ko" -- "$cur")) ;;
+    --lesson) COMPREPLY=($(compgen -W "a b c d e f g" -- "$cur")) ;;
     --score) COMPREPLY=($(compgen -W "scaled-dot dot additive cosine neg-distance" -- "$cur")) ;;
     --format) COMPREPLY=($(compgen -W "png svg csv npy json" -- "$cur")) ;;
     --colormap) COMPREPLY=($(compgen -W "viridis magma cividis gray" -- "$cur")) ;;
@@ -69,7 +70,7 @@ _attnviz_app() {
   _attnviz_value "$prev" "$cur" app && return 0
   _attnviz_words "$cur" "--text --text-file --samples --line --query-text --d-model --heads --dk --dv --no-scale
     --scale --temperature --mask --seed --no-positional --qkv --query-from --key-from --value-from --score
-    --weights --lang --help --model --shader-dir --screenshot
+    --weights --lang --lesson --help --model --shader-dir --screenshot
     --frames --widgets-json --snapshot-path --bench-frames --no-settings --print-paths --version"
 }
 

@@ -21,7 +21,7 @@ TEST(CliKorean, WidthMismatchIsRefusedInKoreanWithExitCode2) {
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(HasHangul(r.err)) << r.err;
   EXPECT_NE(r.err.find("attnviz-cli compute: 오류: 점수를 내려면 d_q = d_k 여야 합니다"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("onehot에서 온 키의 폭은 3 (n_vocab)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("원-핫 토큰에서 온 키의 폭은 3 (n_vocab)"), std::string::npos) << r.err;
   // The same without --lang (a C locale): English.
   r = Cli({"compute", "--text", "the cat sat", "--query-from", "length", "--key-from", "onehot"}, "LC_ALL=C; export LC_ALL; ");
   EXPECT_EQ(r.code, 2);
@@ -90,28 +90,28 @@ TEST(CliKorean, FigureTitleInKorean) {
 TEST(CliKorean, InputCombinationsAreRefusedInKorean) {
   CliResult r = Cli({"--lang", "ko", "compute", "--text", "a b", "--text-file", "/tmp/x.txt"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("--text 와 --text-file 중 하나만 주세요, 둘 다는 안 됩니다"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--text 와 --text-file 중 하나만 주십시오, 둘 다는 안 됩니다"), std::string::npos) << r.err;
   r = Cli({"--lang", "ko", "compute", "--text", "a b", "--line", "2"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--line 은 --text-file 과 함께 씁니다"), std::string::npos) << r.err;
   r = Cli({"--lang", "ko", "compute"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("문장이 없습니다: --text 문장 또는 --text-file FILE 을 주세요"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("문장이 없습니다: --text 문장 또는 --text-file FILE 을 주십시오"), std::string::npos) << r.err;
   r = Cli({"--lang", "ko", "export", "--text", "a b", "--head", "1", "--heads", "all", "--out", "/tmp/x.png"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("--head N 과 --heads all|LIST 중 하나만 주세요"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--head N 과 --heads all|LIST 중 하나만 주십시오"), std::string::npos) << r.err;
   r = Cli({"--lang", "ko", "export", "--text", "a b", "--width", "300", "--cell-size", "20", "--out", "/tmp/x.png"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("--cell-size, --width, --size 중 하나만 주세요"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--cell-size, --width, --size 중 하나만 주십시오"), std::string::npos) << r.err;
   r = Cli({"--lang", "ko", "export", "--text", "a b"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("출력 파일이 없습니다: --out FILE 을 주세요"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("출력 파일이 없습니다: --out FILE 을 주십시오"), std::string::npos) << r.err;
   r = Cli({"--lang", "ko", "export", "--text", "a b", "--size", "3x3", "--out", "/tmp/x.png"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--size: 크기 '3x3' 에 단위 in, cm, mm 가 없습니다"), std::string::npos) << r.err;
   r = Cli({"--lang", "ko", "sweep", "--text", "a b", "--random-tokens", "8"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("--random-tokens 와 문장 중 하나만 주세요"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--random-tokens 와 문장 중 하나만 주십시오"), std::string::npos) << r.err;
   r = Cli({"compute", "--text", "a b", "--text-file", "/tmp/x.txt"}, "LC_ALL=C; export LC_ALL; ");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("give --text or --text-file, not both"), std::string::npos) << r.err;
@@ -140,7 +140,7 @@ TEST(CliKorean, OutputLinesAndWriteErrorsInKorean) {
   std::filesystem::create_directories(dir + "/folder.csv");
   r = Cli({"--lang", "ko", "export", "--text", "the cat sat", "--out", dir + "/folder.csv"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find(dir + "/folder.csv: 폴더입니다; 파일 이름을 주세요"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(dir + "/folder.csv: 폴더입니다; 파일 이름을 주십시오"), std::string::npos) << r.err;
   // English without --lang.
   r = Cli({"export", "--text", "the cat sat", "--out", dir + "/map.csv"}, "LC_ALL=C; export LC_ALL; ");
   ASSERT_EQ(r.code, 0) << r.err;
@@ -149,6 +149,10 @@ TEST(CliKorean, OutputLinesAndWriteErrorsInKorean) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("mode self · n_q=3 n_k=3 · d_model=", 0), 0u) << r.out;
   EXPECT_NE(r.out.find(" · mask causal\n"), std::string::npos) << r.out;
+  // d_k once (the summary used to say "d_k=16 d_v=16 · d_k=16 · scaled").
+  const std::string summary = r.out.substr(0, r.out.find('\n'));
+  EXPECT_EQ(summary.find("d_k="), summary.rfind("d_k=")) << summary;
+  EXPECT_NE(summary.find("d_k=16 d_v=16 · scaled · T=1 · mask causal"), std::string::npos) << summary;
   std::filesystem::remove_all(dir);
 }
 

@@ -114,6 +114,26 @@ TEST_F(ExportCliTest, KoreanSingleHeadAndAllHeadsSvg) {
   EXPECT_EQ(count.out, "18\n");
 }
 
+// Under --lang ko the figure's own words are Korean as its title is: the axes, the colorbar, the masked legend
+// and the grid's panel titles (the learner saw query/key/weight/masked in a Korean figure).
+TEST_F(ExportCliTest, KoreanFigureHasKoreanAxisAndLegendWords) {
+  const std::string svg = dir_ + "/ko.svg";
+  test::RunResult r = Cli({"--lang", "ko", "export", "--text", kEnglish, "--mask", "causal", "--heads", "all",
+                           "--color-scale", "log", "--out", svg});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string ko = test::ReadAll(svg);
+  for (const char* word : {">쿼리</text>", ">키</text>", ">가중치 (로그)</text>", ">마스크됨</text>", ">헤드 0</text>"})
+    EXPECT_NE(ko.find(word), std::string::npos) << word;
+  for (const char* word : {">query</text>", ">key</text>", "weight", ">masked</text>", ">head 0</text>"})
+    EXPECT_EQ(ko.find(word), std::string::npos) << word;
+  // English by default.
+  r = Cli({"export", "--text", kEnglish, "--mask", "causal", "--out", svg}, {"LC_ALL=C"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string en = test::ReadAll(svg);
+  for (const char* word : {">query</text>", ">key</text>", ">weight</text>", ">masked</text>"})
+    EXPECT_NE(en.find(word), std::string::npos) << word;
+}
+
 TEST_F(ExportCliTest, CsvAndNpyEqualTheEngineWeightsExactly) {
   AttentionConfig config;
   config.seed = 7;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <set>
 #include <string>
@@ -10,6 +11,7 @@
 #include "sandbox/config.h"
 #include "io/file_io.h"
 #include "figure/font.h"
+#include "figure/heatmap_figure.h"
 #include "fonts.h"
 #include "i18n/app_messages.h"
 #include "i18n/localized.h"
@@ -176,13 +178,13 @@ TEST(I18n, EngineMessagesRenderInTheCurrentLanguageWithAnEnglishFallback) {
   const std::string ko = Localized(refusal);
   EXPECT_TRUE(HasHangul(ko)) << ko;
   EXPECT_NE(ko.find("d_q = d_k"), std::string::npos) << ko;
-  EXPECT_NE(ko.find("length에서 온 쿼리의 폭은 1"), std::string::npos) << ko;
-  EXPECT_NE(ko.find("onehot에서 온 키의 폭은 7 (n_vocab)"), std::string::npos) << ko;
+  EXPECT_NE(ko.find("단어 길이에서 온 쿼리의 폭은 1"), std::string::npos) << ko;
+  EXPECT_NE(ko.find("원-핫 토큰에서 온 키의 폭은 7 (n_vocab)"), std::string::npos) << ko;
   // A prefixed chain: "FILE:3: query text: the text is empty ..." part by part.
   const Status chain = Status::Prefixed(MsgId::kPrefixFileLine, {"s.txt", "3"},
                                         Status::Prefixed(MsgId::kPrefixQueryText, {}, Status::Error(MsgId::kTextEmpty, {})));
   EXPECT_EQ(chain.message(), "s.txt:3: query text: the text is empty: type at least one word");
-  EXPECT_EQ(Localized(chain), "s.txt:3: 쿼리 문장: 문장이 비어 있습니다: 낱말을 하나 이상 입력하세요");
+  EXPECT_EQ(Localized(chain), "s.txt:3: 쿼리 문장: 문장이 비어 있습니다: 낱말을 하나 이상 입력하십시오");
   // Plain text (no id), alone or under a prefix: English.
   EXPECT_EQ(Localized(Status::Error("disk on fire")), "disk on fire");
   EXPECT_EQ(Localized(Status::Prefixed(MsgId::kPrefixQueryText, {}, Status::Error("disk on fire"))),
@@ -191,7 +193,7 @@ TEST(I18n, EngineMessagesRenderInTheCurrentLanguageWithAnEnglishFallback) {
   AttentionConfig bad;
   bad.n_head = 0;
   EXPECT_EQ(Localized(Validate(bad)), "n_head = 0 은(는) 범위를 벗어났습니다: 허용 범위 1..64");
-  EXPECT_EQ(Localized(Tokenize("   ").status()), "문장에 공백만 있습니다: 낱말을 하나 이상 입력하세요");
+  EXPECT_EQ(Localized(Tokenize("   ").status()), "문장에 공백만 있습니다: 낱말을 하나 이상 입력하십시오");
   EXPECT_EQ(Localized(Status::Ok()), "");
   SetLang(Lang::kEn);
 }
@@ -232,7 +234,7 @@ TEST(I18n, FontNotFoundInKorean) {
             "Debian package fonts-dejavu-core (apt-get install fonts-dejavu-core)");
   EXPECT_EQ(Localized(missing, Lang::kKo),
             "글꼴 DejaVu Sans (DejaVuSans.ttf) 이(가) ATTNVIZ_FONT_DIR=/nonexistent-attnviz-fonts 에 없습니다: 데비안 "
-            "패키지 fonts-dejavu-core 을(를) 설치하세요 (apt-get install fonts-dejavu-core)");
+            "패키지 fonts-dejavu-core 을(를) 설치하십시오 (apt-get install fonts-dejavu-core)");
 }
 
 // The programs' own ids (i18n/app_messages.h) travel in a Status as core's do: the English text from their own
@@ -252,7 +254,7 @@ TEST(I18n, AppMessagesRenderLikeTheEngines) {
   EXPECT_EQ(Localized(at, Lang::kKo), "--layers: 층이 하나도 없습니다");
   const Status over = AppPrefixed(AppMsgId::kPrefixWhatIfLayers, {}, Status::Error(MsgId::kTextEmpty, {}));
   EXPECT_EQ(over.message(), "what-if layers: the text is empty: type at least one word");
-  EXPECT_EQ(Localized(over, Lang::kKo), "가정 실험 층: 문장이 비어 있습니다: 낱말을 하나 이상 입력하세요");
+  EXPECT_EQ(Localized(over, Lang::kKo), "가정 실험 층: 문장이 비어 있습니다: 낱말을 하나 이상 입력하십시오");
   EXPECT_EQ(Localized(over, Lang::kEn), over.message());
 }
 
@@ -266,6 +268,20 @@ TEST(I18n, FontAtlasHasEveryGlyphOfTheEngineTexts) {
   EXPECT_GT(KoreanEngineTexts().size(), (size_t)MsgId::kCount);
 }
 
+// The log scale's colorbar drew 10⁻¹ as "10\uFFFD¹": U+207B and U+2074 were not in the atlas. Every tick label of
+// a log colorbar (down to its floor, 10⁻⁴) needs no glyph the fonts do not already carry.
+TEST(I18n, LogColorbarTicksHaveTheirSuperscriptsInTheAtlas) {
+  UiFonts fonts;
+  std::vector<float> ticks;
+  for (int e = -4; e <= 0; ++e) ticks.push_back(std::pow(10.0f, (float)e));
+  const std::vector<std::string> labels = FormatTicks(ticks, ColorScale::kLog, ColorRange{kLogFloor, 1.0f});
+  ASSERT_EQ(labels.size(), ticks.size());
+  std::string all;
+  for (const std::string& label : labels) all += label;
+  EXPECT_NE(all.find("\u207B"), std::string::npos) << all;  // the test sees superscripts at all
+  EXPECT_FALSE(fonts.AddText(all)) << all;
+}
+
 // Titles and the summary line: word segments translated, numbers and names kept.
 TEST(I18n, TitlesAndTheSummaryLineInKorean) {
   AttentionConfig c;
@@ -275,7 +291,7 @@ TEST(I18n, TitlesAndTheSummaryLineInKorean) {
   SetLang(Lang::kEn);
   EXPECT_EQ(LocalizedDescribe(c), Describe(c));
   SetLang(Lang::kKo);
-  EXPECT_EQ(LocalizedDescribe(c), "d_k=16 \u00B7 스케일 없음 \u00B7 T=1 \u00B7 단어 길이에서 온 k \u00B7 점수 neg-distance");
+  EXPECT_EQ(LocalizedDescribe(c), "d_k=16 \u00B7 스케일 없음 \u00B7 T=1 \u00B7 단어 길이에서 온 k \u00B7 점수 \u2212|q \u2212 k|");
   EXPECT_EQ(LocalizedTitle("head 2 \u00B7 d_k=16 \u00B7 scaled \u00B7 T=1 \u00B7 causal \u00B7 seed=3"),
             "헤드 2 \u00B7 d_k=16 \u00B7 스케일 적용 \u00B7 T=1 \u00B7 인과 \u00B7 seed=3");
   EXPECT_EQ(LocalizedTitle("softmax saturation \u00B7 n_k=12 \u00B7 T=1 \u00B7 no positions"),

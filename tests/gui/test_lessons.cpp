@@ -1,9 +1,11 @@
-// The lessons' buttons as pure functions on the state (lessons.h): each sets the knobs its text names and
-// keeps the rest, and the settings it makes are valid (the engine would run them).
+// The lessons' buttons as pure functions from the defaults (lessons.h): each sets the knobs its text names and
+// every other knob to its default, so any order gives the same picture; the settings it makes are valid (the
+// engine would run them); --lesson takes a..g and refuses anything else.
 #include <gtest/gtest.h>
 
 #include "lessons.h"
 #include "sandbox/text.h"
+#include "settings.h"
 
 namespace attnviz {
 namespace {
@@ -18,16 +20,54 @@ AppSettings Changed() {
   return s;
 }
 
-TEST(Lessons, EachButtonGivesValidSandboxSettingsAndKeepsTheRest) {
+TEST(Lessons, EachButtonGivesValidSettingsWithEveryOtherKnobAtItsDefault) {
   const AppSettings before = Changed();
   for (int i = 0; i < kLessonCount; ++i) {
     LessonSetup setup = ApplyLesson((Lesson)i, before);
     EXPECT_TRUE(Validate(setup.settings.config).ok()) << "lesson " << i << ": " << Validate(setup.settings.config).message();
-    EXPECT_EQ(setup.settings.source, Source::kSandbox) << i;
-    EXPECT_EQ(setup.settings.config.seed, 7u) << i;          // not a lesson's knob
-    if ((Lesson)i != Lesson::kB) EXPECT_EQ(setup.settings.config.mask, MaskKind::kCausal) << i;  // (b) needs none
-    EXPECT_EQ(setup.settings.colormap, Colormap::kMagma) << i;
+    EXPECT_EQ(setup.settings.source, (Lesson)i == Lesson::kE ? Source::kModel : Source::kSandbox) << i;
+    EXPECT_EQ(setup.settings.config.seed, 0u) << i;  // not a lesson's knob: the default
+    EXPECT_EQ(setup.settings.config.mask, MaskKind::kNone) << i;
+    EXPECT_FALSE(setup.settings.head_hidden[2]) << i;
+    EXPECT_EQ(setup.settings.colormap, Colormap::kMagma) << i;  // taste, not a knob
   }
+}
+
+// The learner trial: after (f), (a) showed q and k one wide; after (d), (e) showed unscaled heads. Every lesson
+// taken after every other gives the picture it gives from the defaults.
+TEST(Lessons, AnyOrderGivesTheSamePicture) {
+  for (bool bundled : {true, false})
+    for (int i = 0; i < kLessonCount; ++i) {
+      const std::string fresh = SerializeSettings(ApplyLesson((Lesson)i, AppSettings(), bundled).settings);
+      for (int before = 0; before < kLessonCount; ++before) {
+        const AppSettings after_other = ApplyLesson((Lesson)before, AppSettings(), bundled).settings;
+        EXPECT_EQ(SerializeSettings(ApplyLesson((Lesson)i, after_other, bundled).settings), fresh)
+            << "lesson " << (char)('a' + i) << " after " << (char)('a' + before) << (bundled ? "" : " (no model)");
+      }
+    }
+}
+
+TEST(Lessons, TheUsersOwnTextAndFilesAreKept) {
+  AppSettings before = Changed();
+  before.kv_text = "My own sentence.";
+  before.export_dir = "/tmp/figs";
+  before.recent_models = {"/m"};
+  for (Lesson lesson : {Lesson::kA, Lesson::kC, Lesson::kF}) {
+    const AppSettings s = ApplyLesson(lesson, before).settings;
+    EXPECT_EQ(s.kv_text, "My own sentence.");
+    EXPECT_EQ(s.export_dir, "/tmp/figs");
+    EXPECT_EQ(s.recent_models, before.recent_models);
+  }
+}
+
+TEST(Lessons, LettersParseAndBadOnesAreRefused) {
+  Lesson lesson = Lesson::kA;
+  EXPECT_TRUE(ParseLessonLetter("e", &lesson));
+  EXPECT_EQ(lesson, Lesson::kE);
+  EXPECT_TRUE(ParseLessonLetter("G", &lesson));
+  EXPECT_EQ(lesson, Lesson::kG);
+  for (const char* bad : {"h", "", "ab", "1", "z", "`"}) EXPECT_FALSE(ParseLessonLetter(bad, &lesson)) << bad;
+  for (int i = 0; i < kLessonCount; ++i) EXPECT_EQ(LessonLetter((Lesson)i), 'a' + i);
 }
 
 TEST(Lessons, A_DvDiffersFromDkAndTheShapesTabOpens) {
@@ -70,10 +110,27 @@ TEST(Lessons, D_WideDkUnscaledBesideScaled) {
   EXPECT_EQ(s.tab, LearnTab::kVariance);
 }
 
-TEST(Lessons, E_EightHeadsAllShownInTheGrid) {
+TEST(Lessons, E_TheBundledModelOnARepeatedSentenceAtItsInductionLayer) {
   AppSettings before = Changed();
   before.enlarged = true;
-  LessonSetup s = ApplyLesson(Lesson::kE, before);
+  LessonSetup m = ApplyLesson(Lesson::kE, before, true);
+  EXPECT_TRUE(m.bundled_model);
+  EXPECT_EQ(m.settings.source, Source::kModel);
+  EXPECT_EQ(m.settings.model_layer, 1);
+  EXPECT_EQ(m.settings.kv_text, kRepeatedSentence);
+  const std::string text = kRepeatedSentence, half = text.substr(0, text.size() / 2);
+  EXPECT_EQ(text, half + " " + half) << "said twice";
+  EXPECT_FALSE(m.settings.enlarged);
+  EXPECT_FALSE(m.settings.model_no_scale);
+  for (int h = 0; h < 4; ++h) EXPECT_TRUE(m.settings.head_visible(h)) << h;
+}
+
+TEST(Lessons, E_WithoutABundledModelEightSandboxHeads) {
+  AppSettings before = Changed();
+  before.enlarged = true;
+  LessonSetup s = ApplyLesson(Lesson::kE, before, false);
+  EXPECT_FALSE(s.bundled_model);
+  EXPECT_EQ(s.settings.source, Source::kSandbox);
   EXPECT_EQ(s.settings.config.n_head, 8);
   EXPECT_EQ(s.settings.config.head_dim_k(), 16);
   EXPECT_FALSE(s.settings.enlarged);
@@ -93,7 +150,26 @@ TEST(Lessons, G_OpensTheDictionary) {
   AppSettings before;
   LessonSetup s = ApplyLesson(Lesson::kG, before);
   EXPECT_EQ(s.tab, LearnTab::kDictionary);
-  EXPECT_EQ(SerializeSettings(s.settings), SerializeSettings(before));  // no knob changes
+  EXPECT_EQ(SerializeSettings(s.settings), SerializeSettings(before));  // the defaults: no knob changes
+}
+
+TEST(Lessons, HeadsWithRoleNamesOnlyHeadsWhoseRoleClearsItsThreshold) {
+  model::HeadRoles roles;
+  roles.n_layer = 2, roles.n_head = 2;
+  roles.scores.resize(4);
+  roles.at(0, 1)[model::HeadRole::kPreviousToken] = 0.7f;
+  roles.at(1, 0)[model::HeadRole::kInduction] = 0.56f;
+  roles.at(1, 0)[model::HeadRole::kBroad] = 0.9f;  // broad scores higher: still an induction head
+  roles.at(1, 1)[model::HeadRole::kInduction] = 0.2f;  // too weak to name
+  const std::vector<NamedHead> prev = HeadsWithRole(roles, model::HeadRole::kPreviousToken);
+  ASSERT_EQ(prev.size(), 1u);
+  EXPECT_EQ(prev[0].layer, 0);
+  EXPECT_EQ(prev[0].head, 1);
+  const std::vector<NamedHead> ind = HeadsWithRole(roles, model::HeadRole::kInduction);
+  ASSERT_EQ(ind.size(), 1u);
+  EXPECT_EQ(ind[0].layer, 1);
+  EXPECT_EQ(ind[0].head, 0);
+  EXPECT_FLOAT_EQ(ind[0].score, 0.56f);
 }
 
 TEST(Lessons, EveryLessonHasItsOwnWords) {

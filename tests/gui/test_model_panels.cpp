@@ -5,6 +5,7 @@
 // with the byte-level BPE tokenizer fixture.
 #include <gtest/gtest.h>
 #include <imgui.h>
+#include <imgui_internal.h>  // the Heads window's rectangle
 
 #include <chrono>
 #include <cmath>
@@ -21,6 +22,7 @@
 #include "figure/export.h"
 #include "io/file_io.h"
 #include "io/npy.h"
+#include "panel_util.h"
 
 namespace attnviz {
 namespace {
@@ -233,6 +235,31 @@ TEST_F(ModelPanelTest, EveryHeadHasARoleAndTheFilterDimsTheOthers) {
   EXPECT_NE(line.find(best), std::string::npos) << line;
 }
 
+// The learner trial, at 1280x800 in model mode: the enlarged map under its role line ran past the Heads panel (its
+// last rows and caption unreachable). The map is sized below the line: its caption ends inside the panel.
+TEST_F(ModelPanelTest, EnlargedMapAndItsCaptionFitTheHeadsPanelUnderTheRoleLine) {
+  std::string text;
+  for (int i = 0; i < 3; ++i) text += "the cat sat on the mat and the dog ran to the park ";
+  App& app = MakeApp(text);
+  Frames(4);
+  ASSERT_TRUE(app.results.model);
+  app.settings.model_layer = 1;
+  app.settings.selected_head = 2;
+  app.settings.enlarged = true;
+  Frames(3);
+  ASSERT_FALSE(app.dump.Field("heads_role").empty());  // the line above the map
+  const ImGuiWindow* heads = ImGui::FindWindowByName(WindowTitle(Str::kWinHeads, "Heads").c_str());
+  ASSERT_NE(heads, nullptr);
+  const float bottom = heads->Pos.y + heads->Size.y;
+  const WidgetDump::Widget* map = app.dump.Find("heads.enlarged");
+  const WidgetDump::Widget* caption = app.dump.Find("heads.enlarged.caption");
+  ASSERT_NE(map, nullptr);
+  ASSERT_NE(caption, nullptr);
+  EXPECT_LE(map->y1, bottom) << "map " << map->y0 << ".." << map->y1 << ", panel ends at " << bottom;
+  EXPECT_LE(caption->y1, bottom) << "caption " << caption->y0 << ".." << caption->y1 << ", panel ends at " << bottom;
+  EXPECT_TRUE(caption->visible);
+}
+
 // The Model panel's one-line description of the model in the UI's language; in English, the model's own
 // Describe() (the two are kept in step).
 TEST_F(ModelPanelTest, ModelDescriptionInKorean) {
@@ -302,7 +329,7 @@ TEST_F(ModelPanelTest, ModelErrorsInKorean) {
   Frames(2);
   const std::string overview = good.dump.Field("overview");
   EXPECT_NE(overview.find("알 수 없는 헤드 역할 'copying'"), std::string::npos) << overview;
-  EXPECT_NE(overview.find("역할 연산자 수의 꼴로 쓰세요"), std::string::npos) << overview;
+  EXPECT_NE(overview.find("역할 연산자 수의 꼴로 쓰십시오"), std::string::npos) << overview;
 }
 
 // Issue 26: a .gguf file opens as a model from --model, the positional argument and a drop, and the Model panel says

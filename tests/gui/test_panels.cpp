@@ -23,6 +23,8 @@
 #include "app_driver.h"
 #include "io/file_io.h"
 #include "io/json.h"
+#include "panel_util.h"
+#include "sandbox/score.h"
 #include "settings.h"
 #include "worker.h"
 
@@ -292,7 +294,7 @@ TEST_F(PanelTest, ExportMessagesAreKoreanAndFollowALanguageSwitch) {
   Click("export.target_heads");
   Export();
   EXPECT_EQ(app.dump.Find("export.message")->value_json,
-            JsonString("내보내기 실패: 모든 헤드가 숨겨져 있습니다: 내보내려면 하나 이상 보이게 하세요"));
+            JsonString("내보내기 실패: 모든 헤드가 숨겨져 있습니다: 내보내려면 하나 이상 보이게 하십시오"));
   for (int h = 0; h < 4; ++h) app.settings.head_hidden[h] = false;
   Click("export.format_csv");
   Export();
@@ -309,7 +311,7 @@ TEST_F(PanelTest, ExportMessagesAreKoreanAndFollowALanguageSwitch) {
   Frames(1);
   Export();
   EXPECT_EQ(app.dump.Find("export.message")->value_json,
-            JsonString("내보내기 실패: 크기 '3x3' 에 단위 in, cm, mm 가 없습니다: 단위와 함께 가로x세로로 주세요, 예: "
+            JsonString("내보내기 실패: 크기 '3x3' 에 단위 in, cm, mm 가 없습니다: 단위와 함께 가로x세로로 주십시오, 예: "
                        "3.3x3in 또는 8.4x7.6cm (각각 0.5..40 in)"));
 #endif
   SetLang(Lang::kEn);
@@ -365,6 +367,237 @@ TEST_F(PanelTest, ShapesTabShowsEachSourceOfQKV) {
   SetLang(Lang::kEn);
 }
 
+// Labels name the run's own score: under -|q - k| the Shapes step is no "q k\u1D40", the logits are not divided
+// by sqrt(d_k), and the Numbers tab calls a raw q what it is, not "one Linear's output".
+TEST_F(PanelTest, ScoreAwareWordingUnderEveryScore) {
+  App& app = MakeApp();
+  Frames(3);
+  EXPECT_EQ(app.dump.Field("shapes_score_step"), JsonString("q\u00B7k"));
+  const std::pair<ScoreKind, const char*> expected[] = {
+      {ScoreKind::kDot, "q\u00B7k"},
+      {ScoreKind::kAdditive, "v\u1D40 tanh(W_q q + W_k k)"},
+      {ScoreKind::kCosine, "q\u00B7k / (|q| |k|)"},
+      {ScoreKind::kNegDistance, "\u2212|q \u2212 k|"}};
+  for (const auto& [score, formula] : expected) {
+    app.settings.config.score = score;
+    Frames(3);
+    ASSERT_TRUE(app.results.compute_error.empty()) << app.results.compute_error;
+    EXPECT_EQ(app.dump.Field("shapes_score_step"), JsonString(formula)) << ToString(score);
+    EXPECT_EQ(ScoreFormula(score), std::string(formula));
+  }
+  for (ScoreKind s : kScoreKinds) EXPECT_EQ(std::string(ScoreFormula(s)).find("k\u1D40"), std::string::npos);
+}
+
+// Long inputs (the trial: 2048-4096 tokens looked empty): the Heads panel says why the maps are dark and offers the
+// log scale; the Shapes tab says "pooled" with the shape the maps stand for, not "logits []".
+TEST_F(PanelTest, LongInputsHintAtTheLogScaleAndShapesSayPooled) {
+  std::string text;
+  for (int i = 0; i < 1000; ++i) text += (i ? " w" : "w") + std::to_string(i);
+  AppOptions options;
+  options.input.text = text;
+  options.widgets_json_path = "(memory)";
+  auto prepared = std::make_unique<Pipeline>();
+  prepared->set_pooled_above_cells(1);  // pooled mode, as at 4096 tokens
+  app_ = std::make_unique<App>(AppSettings(), options, std::move(prepared));
+  App& app = *app_;
+  Frames(4);
+  ASSERT_TRUE(app.results.shown);
+  ASSERT_TRUE(app.results.shown->tensors.pooled);
+  const float faint = std::stof(app.dump.Field("heads_faint_hint"));
+  EXPECT_GT(faint, 0.0f);
+  EXPECT_LT(faint, kFaintMapsPeak);
+  ASSERT_NE(app.dump.Find("heads.use_log_scale"), nullptr);
+  EXPECT_EQ(app.dump.Find("shapes.probs")->value_json, JsonString("[4, 1000, 1000] pooled (not kept: read from a pyramid)"));
+  EXPECT_EQ(app.dump.Find("shapes.logits")->value_json, app.dump.Find("shapes.probs")->value_json);
+  Click("heads.use_log_scale");
+  Frames(2);
+  EXPECT_EQ(app.settings.color_scale, ColorScale::kLog);
+  EXPECT_EQ(app.dump.Find("heads.use_log_scale"), nullptr);  // read well now: no hint
+  EXPECT_EQ(app.dump.Field("heads_faint_hint"), "0");
+}
+
+TEST(FaintMapsTest, OnlyTheLinearFixedScaleWithSmallPeaks) {
+  std::vector<HeadMetrics> m(2);
+  m[0].max_weight = 0.01f, m[1].max_weight = 0.03f;
+  EXPECT_FLOAT_EQ(FaintMapsPeak(m, ColorScale::kLinear, false), 0.03f);
+  EXPECT_EQ(FaintMapsPeak(m, ColorScale::kLog, false), 0.0f);
+  EXPECT_EQ(FaintMapsPeak(m, ColorScale::kLinear, true), 0.0f);
+  m[1].max_weight = 0.5f;  // one head reads well: the maps are not empty
+  EXPECT_EQ(FaintMapsPeak(m, ColorScale::kLinear, false), 0.0f);
+  EXPECT_EQ(FaintMapsPeak({}, ColorScale::kLinear, false), 0.0f);
+}
+
+// attnviz --lesson a..g: a teacher's link to one lesson. The letter is checked as typed (the allowed range named,
+// in both languages); the app opens at the lesson: its knobs, its evidence tab, its words beside it.
+TEST_F(PanelTest, LessonOptionOpensTheAppAtThatLesson) {
+  AppOptions parsed;
+  EXPECT_TRUE(ParseAppOptions({"--lesson", "c"}, &parsed).ok());
+  EXPECT_EQ(parsed.lesson, "c");
+  for (const char* bad : {"h", "ab", "3", ""}) {
+    const Status st = ParseAppOptions({"--lesson", bad}, &parsed);
+    EXPECT_FALSE(st.ok()) << bad;
+    EXPECT_NE(st.message().find("allowed a..g"), std::string::npos) << st.message();
+  }
+  EXPECT_FALSE(ParseAppOptions({"--lesson"}, &parsed).ok());  // a missing value
+  SetLang(Lang::kKo);
+  EXPECT_NE(ParseAppOptions({"--lesson", "z"}, &parsed).message().find("a..g 중 한 글자"), std::string::npos);
+  SetLang(Lang::kEn);
+
+  AppOptions options;
+  options.input.text = "I go home.";
+  options.widgets_json_path = "(memory)";
+  options.lesson = "c";
+  app_ = std::make_unique<App>(AppSettings(), options, nullptr);
+  App& app = *app_;
+  Frames(5);
+  EXPECT_EQ(app.lesson(), Lesson::kC);
+  EXPECT_EQ(app.settings.config.qkv, QkvLayout::kFused);
+  EXPECT_EQ(app.settings.config.n_head, 4);
+  ASSERT_NE(app.dump.Find("learn.tab.numbers"), nullptr);
+  EXPECT_EQ(app.dump.Find("learn.tab.numbers")->value_json, "true");
+  ASSERT_NE(app.dump.Find("lessons.title"), nullptr);  // beside the Numbers tab
+  EXPECT_EQ(app.dump.Find("lessons.title")->value_json, JsonString(Tr(Str::kLessonCTitle)));
+  // Lesson (c)'s check: equal to float32 rounding, said so, in the OK colour's verdict.
+  ASSERT_NE(app.dump.Find("numbers.linears_verdict"), nullptr);
+  const std::string verdict = app.dump.Find("numbers.linears_verdict")->value_json;
+  EXPECT_NE(verdict.find("\"same\": true"), std::string::npos) << verdict;
+  EXPECT_NE(verdict.find("equal to float32 rounding"), std::string::npos) << verdict;
+}
+
+// Lesson (e) reaches a trained model: the bundled one, on a sentence said twice, at layer 1; the lesson names its
+// previous-token heads (layer 0) and induction heads (layer 1) in words, from the run's own role scores.
+TEST_F(PanelTest, LessonEOpensTheBundledModelAndNamesItsHeads) {
+  App& app = MakeApp();
+  Frames(3);
+  ASSERT_FALSE(app.bundled_model_dir.empty()) << "the source tree's assets/models/tiny";
+  app.PickLesson(Lesson::kE);
+  app.ShowLesson(Lesson::kE);
+  for (int i = 0; i < 400 && !(app.results.model && app.results.model->has_layer(1)); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    Frame();
+  }
+  Frames(3);
+  ASSERT_TRUE(app.results.model);
+  EXPECT_EQ(app.settings.source, Source::kModel);
+  EXPECT_EQ(app.settings.model_layer, 1);
+  EXPECT_EQ(app.settings.kv_text, kRepeatedSentence);
+  ASSERT_NE(app.dump.Find("lessons.named_heads"), nullptr);
+  const std::string named = app.dump.Find("lessons.named_heads")->value_json;
+  // The bundled model's README: layer 0 heads 2 and 3 follow the previous token; layer 1 heads 0, 2, 3 induct.
+  EXPECT_NE(named.find("\"previous_token\": [[0, 2], [0, 3]]"), std::string::npos) << named;
+  EXPECT_NE(named.find("\"induction\": [[1, 0], [1, 2], [1, 3]]"), std::string::npos) << named;
+  // Another lesson after it goes back to the sandbox with its own picture.
+  app.ShowLesson(Lesson::kA);
+  Frames(3);
+  EXPECT_EQ(app.settings.source, Source::kSandbox);
+  EXPECT_EQ(app.settings.kv_text, "I go home.");
+}
+
+// The File menu holds what the app can do with files and lessons, not only Quit: a lesson taken from it sets its
+// knobs, brings its evidence tab forward and keeps its words beside it until closed.
+TEST_F(PanelTest, FileMenuOpensALessonWhoseWordsStayBesideItsEvidence) {
+  App& app = MakeApp();
+  Frames(3);
+  Click("menu.file");
+  for (const char* item : {"menu.file.open_model", "menu.file.open_sentences", "menu.file.sandbox", "menu.file.export",
+                           "menu.file.lessons", "menu.file.quit"})
+    EXPECT_NE(app.dump.Find(item), nullptr) << item;
+  Click("menu.file.lessons");
+  ASSERT_NE(app.dump.Find("menu.file.lesson.d"), nullptr);
+  Click("menu.file.lesson.d");
+  Frames(4);
+  EXPECT_EQ(app.settings.config.head_dim_k(), 512);
+  EXPECT_FALSE(app.settings.config.scale);
+  EXPECT_EQ(app.views.learn.tab, LearnTab::kVariance);
+  ASSERT_NE(app.dump.Find("learn.tab.variance"), nullptr);
+  EXPECT_EQ(app.dump.Find("learn.tab.variance")->value_json, "true");
+  // The lesson's words beside the Variance tab.
+  ASSERT_NE(app.dump.Find("lessons.title"), nullptr);
+  EXPECT_EQ(app.dump.Find("lessons.title")->value_json, JsonString(Tr(Str::kLessonDTitle)));
+  Click("lessons.beside.close");
+  Frames(2);
+  EXPECT_FALSE(app.views.learn.lesson_beside);
+  EXPECT_EQ(app.views.learn.tab, LearnTab::kVariance);
+  EXPECT_EQ(app.dump.Find("lessons.title"), nullptr);
+  EXPECT_EQ(app.dump.Find("learn.tab.variance")->value_json, "true");  // the evidence stays
+}
+
+// Under --lang ko no visible widget label carries an English word, apart from the math symbols and names kept on
+// purpose (docs/app.md, "What stays in English under --lang ko"): every panel, every learn tab, every lesson.
+std::vector<std::string> EnglishWords(const std::string& label) {
+  static const std::set<std::string> kKept = {
+      // symbols and names of the maths and the code (docs/app.md lists them)
+      "d_k", "d_v", "d_q", "d_model", "d_head", "d_ff", "n_head", "n_q", "n_k", "n_vocab", "W_q", "W_k", "W_v", "W_o",
+      "W_qkv", "QKV", "softmax", "sqrt", "T", "H", "log", "dpi", "nats",
+      // formats, files and programs
+      "PNG", "SVG", "CSV", "NPY", "JSON", "png", "svg", "csv", "npy", "json", "config.json", "model.safetensors",
+      "attnviz", "attnviz-cli", "tiny", "English", "GPT-2", "BERT", "Llama", "Qwen2", "Mistral", "Hugging", "Face",
+      "save_pretrained", "CLS", "SEP", "BOS", "viridis", "magma", "inferno", "plasma", "cividis", "gray", "turbo", "Linear"};
+  std::vector<std::string> found;
+  std::string word;
+  auto flush = [&] {
+    int letters = 0;
+    for (char c : word) letters += std::isalpha((unsigned char)c) != 0;
+    if (letters >= 2 && !kKept.count(word)) found.push_back(word);
+    word.clear();
+  };
+  for (char c : label + " ") {
+    if ((unsigned char)c < 0x80 && (std::isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.')) word += c;
+    else flush();
+  }
+  return found;
+}
+
+TEST_F(PanelTest, KoreanLabelsCarryNoEnglishWordOutsideTheKeptNames) {
+  EXPECT_EQ(EnglishWords("쿼리 max d_k"), std::vector<std::string>{"max"});  // the check itself can fail
+  App& app = MakeApp("I go home.", 4, "ko");
+  Frames(3);
+  std::map<std::string, std::string> seen;  // name -> label, over every view visited
+  auto collect = [&] {
+    for (const WidgetDump::Widget& w : app.dump.widgets())
+      if (!w.label.empty()) seen[w.name] = w.label;
+  };
+  collect();
+  for (const char* tab : {"learn.tab.numbers", "learn.tab.lessons", "learn.tab.dictionary", "learn.tab.variance"}) {
+    Click(tab);
+    Frames(2);
+    collect();
+  }
+  for (int i = 0; i < kLessonCount; ++i) {
+    if (i != (int)Lesson::kE) app.ShowLesson((Lesson)i);  // (e) opens a model: the model panel test's part
+    Frames(3);
+    collect();
+  }
+  // Model mode: lesson (e) opens the bundled model (the Model, Overview and Heads panels in their model form).
+  app.ShowLesson(Lesson::kE);
+  for (int i = 0; i < 400 && !(app.results.model && app.results.model->has_layer(1)); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    Frame();
+  }
+  Frames(3);
+  collect();
+  Click("menu.file");
+  collect();
+  EXPECT_GT(seen.size(), 30u);
+  EXPECT_TRUE(seen.count("model.hide_special"));  // the model panels were seen too
+  for (const auto& [name, label] : seen) EXPECT_TRUE(EnglishWords(label).empty()) << name << ": " << label;
+  SetLang(Lang::kEn);
+}
+
+// A zero is never printed with a sign ("-0" under -|q - k| of equal lengths); rounding shows the digits honestly.
+TEST(FormatNumberTest, ZeroHasNoMinusSign) {
+  EXPECT_EQ(FormatNumber(-0.0), "0");
+  EXPECT_EQ(FormatNumber(-0.0f, "%.3f"), "0.000");
+  EXPECT_EQ(FormatNumber(-0.0001, "%+.2f"), "+0.00");
+  EXPECT_EQ(FormatNumber(-0.0001, "%.2e"), "-1.00e-04");  // not a zero
+  EXPECT_EQ(FormatNumber(-1.5), "-1.5");
+  EXPECT_EQ(FormatNumber(0.25, "%+.2f"), "+0.25");
+  EXPECT_EQ(ShortExponent(5.96e-07), "6e-7");
+  EXPECT_EQ(ShortExponent(0.0), "0");
+  EXPECT_EQ(ShortExponent(2.3e-05), "2e-5");
+  EXPECT_EQ(ShortExponent(120.0), "1e2");
+}
+
 // attnviz --help in Korean lists every option the English one lists; an unknown option is refused in Korean.
 TEST(AppHelpTest, HelpAndUnknownOptionInKorean) {
   SetLang(Lang::kEn);
@@ -386,7 +619,7 @@ TEST(AppHelpTest, HelpAndUnknownOptionInKorean) {
   EXPECT_GT(options(english).size(), 20u);
   AppOptions parsed;
   Status st = ParseAppOptions({"--frobnicate"}, &parsed);
-  EXPECT_EQ(st.message(), "모르는 옵션 '--frobnicate' (attnviz --help 를 보세요)");
+  EXPECT_EQ(st.message(), "모르는 옵션 '--frobnicate' (attnviz --help 를 보십시오)");
   SetLang(Lang::kEn);
   EXPECT_EQ(ParseAppOptions({"--frobnicate"}, &parsed).message(), "unknown option '--frobnicate' (see attnviz --help)");
 }
@@ -567,6 +800,8 @@ TEST_F(PanelTest, SourceAndScoreCombosRefuseAWidthMismatchWithTheReason) {
   const std::string error = app.dump.Find("controls.width_error")->value_json;
   EXPECT_NE(error.find("a score needs d_q = d_k: the query from length has width 1"), std::string::npos) << error;
   EXPECT_NE(error.find("(n_vocab)"), std::string::npos) << error;
+  // Shown once: the Heads panel points to Controls instead of repeating it (the trial counted four copies).
+  EXPECT_EQ(app.dump.Find("heads.error")->value_json, JsonString(Tr(Str::kWidthRefusalSeeControls)));
   ASSERT_TRUE(app.results.shown);  // the last good maps stay
   app.settings.config.key_from = FeatureSource::kLength;
   app.settings.config.score = ScoreKind::kNegDistance;
@@ -576,6 +811,13 @@ TEST_F(PanelTest, SourceAndScoreCombosRefuseAWidthMismatchWithTheReason) {
   EXPECT_EQ(app.results.shown->request.config.score, ScoreKind::kNegDistance);
   EXPECT_EQ(app.results.shown->tensors.q->dim(2), 1u);  // the raw length feature, not a projection
   EXPECT_EQ(app.dump.Find("controls.score")->value_json, "\"neg-distance\"");
+  EXPECT_EQ(app.dump.Find("heads.error")->value_json, "\"\"");
+  // A refusal the settings check makes (embedding-wide q against a 1-wide k): still once, in Controls.
+  app.settings.config.query_from = FeatureSource::kEmbedding;
+  Frames(3);
+  EXPECT_TRUE(IsWidthRefusal(app.dump.Find("controls.width_error")->value_json))
+      << app.results.config_error.Render() << app.results.compute_error.Render();
+  EXPECT_EQ(app.dump.Find("heads.error")->value_json, JsonString(Tr(Str::kWidthRefusalSeeControls)));
 }
 // The same refusal in Korean: the message the window shows is the engine's, rendered through the Korean table
 // (Hangul, with the sources and widths it names).
@@ -588,7 +830,7 @@ TEST_F(PanelTest, WidthRefusalIsShownInKorean) {
   const WidgetDump::Widget* shown = app.dump.Find("controls.width_error");
   ASSERT_NE(shown, nullptr);
   EXPECT_NE(shown->value_json.find("점수를 내려면 d_q = d_k 여야 합니다"), std::string::npos) << shown->value_json;
-  EXPECT_NE(shown->value_json.find("length에서 온 쿼리의 폭은 1"), std::string::npos) << shown->value_json;
+  EXPECT_NE(shown->value_json.find("단어 길이에서 온 쿼리의 폭은 1"), std::string::npos) << shown->value_json;
   EXPECT_NE(shown->value_json.find("(n_vocab)"), std::string::npos) << shown->value_json;
   // An out-of-range knob is refused in Korean too.
   app.settings.config.query_from = app.settings.config.key_from = FeatureSource::kEmbedding;

@@ -271,5 +271,25 @@ TEST(Roles, FilterErrorsNameTheSyntaxAndTheRoles) {
   EXPECT_NE(ParseRoleFilter("induction >= 1.5").message().find("outside 0..1"), std::string::npos);
 }
 
+// The learner trial's heads: induction 0.55-0.57 with a higher broad score were called "broad". A pointed role
+// that clears kPointedRoleScore names the head; below it, the highest score still does.
+TEST(Roles, StrongestRolePrefersAPointedRoleThatClearsItsThreshold) {
+  RoleScores s;
+  s[HeadRole::kInduction] = 0.55f;
+  s[HeadRole::kBroad] = 0.83f;
+  s[HeadRole::kLocal] = 0.6f;
+  EXPECT_EQ(StrongestRole(s).role, HeadRole::kInduction);
+  EXPECT_FLOAT_EQ(StrongestRole(s).score, 0.55f);
+  s[HeadRole::kPreviousToken] = 0.7f;  // the best of the pointed roles wins
+  EXPECT_EQ(StrongestRole(s).role, HeadRole::kPreviousToken);
+  RoleScores spread;
+  spread[HeadRole::kInduction] = kPointedRoleScore - 0.01f;
+  spread[HeadRole::kBroad] = 0.9f;
+  EXPECT_EQ(StrongestRole(spread).role, HeadRole::kBroad);
+  spread[HeadRole::kBroad] = 0.2f;
+  spread[HeadRole::kLocal] = 0.5f;
+  EXPECT_EQ(StrongestRole(spread).role, HeadRole::kLocal);
+}
+
 }  // namespace
 }  // namespace attnviz::model

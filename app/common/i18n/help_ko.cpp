@@ -152,6 +152,7 @@ const char* kAppOptionsKo =
     "  --no-settings         설정을 되살리지도 저장하지도 않습니다\n"
     "  --lang en|ko          UI 언어 (기본: 저장된 선택, 없으면 LC_ALL, LC_MESSAGES 또는 LANG 이 ko 로\n"
     "                        시작할 때 ko)\n"
+    "  --lesson a..g         그 수업으로 엽니다: 설정을 맞추고, 근거가 되는 탭을 보이고, 수업 글을 옆에 둡니다\n"
     "  --print-paths         셰이더, 예문, 내장 모델을 어디서 읽는지 출력하고 끝냅니다\n"
     "  --version             버전을 출력하고 끝냅니다\n"
     "키: 왼쪽/오른쪽 화살표는 헤드를 넘기고, S 는 sqrt(d_k) 스케일을 켜고 끄며, Ctrl+Q 는 끝냅니다.\n";

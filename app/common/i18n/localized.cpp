@@ -2,6 +2,8 @@
 #include "i18n/localized.h"
 
 #include <cstdio>
+#include <cstring>
+#include <utility>
 #include <vector>
 
 namespace attnviz {
@@ -50,7 +52,12 @@ std::string LocalizedSegment(const std::string& seg) {
   if (EndsWith(seg, " head")) return Trf(Str::kTitleHeads, {seg.substr(0, seg.size() - 5)});
   if (seg.size() > 7 && seg[1] == ' ' && seg.compare(2, 5, "from ") == 0)
     return Trf(Str::kTitleFrom, {seg.substr(0, 1), FeatureLabel(seg.substr(7))});
-  if (seg.rfind("score ", 0) == 0) return Trf(Str::kTitleScore, {seg.substr(6)});
+  if (seg.rfind("score ", 0) == 0) {  // the score's UI name ("score neg-distance" -> "점수 −|q − k|")
+    std::string name = seg.substr(6);
+    for (ScoreKind s : kScoreKinds)
+      if (name == ToString(s)) name = Tr((Str)((int)Str::kScoreScaledDot + (int)s));
+    return Trf(Str::kTitleScore, {name});
+  }
   // A model figure (ModelFigureTitle): the layer, the mask, the what-ifs and the layers they act on.
   if (seg.rfind("layer ", 0) == 0) return Trf(Str::kTitleLayer, {seg.substr(6)});
   if (seg == "bidirectional") return Tr(Str::kTitleBidirectional);
@@ -112,7 +119,9 @@ std::string LocalizedModelDescribe(const model::ModelConfig& c) {
   std::string s = Trf(Str::kModelDescribeLayers, {c.model_type, to_string(c.n_layer), to_string(c.n_head), to_string(c.d_head)});
   if (c.n_kv_head != c.n_head) s += Trf(Str::kModelDescribeKvHeads, {to_string(c.n_kv_head)});
   s += Trf(Str::kModelDescribeSizes, {to_string(c.d_model), to_string(c.d_ff), to_string(c.vocab),
-                                      to_string(c.max_positions), model::ActivationName(c.activation)});
+                                      to_string(c.max_positions),
+                                      c.activation == model::Activation::kGeluTanh ? Tr(Str::kActivationTanhApprox)
+                                                                                   : model::ActivationName(c.activation)});
   if (c.arch == model::Arch::kLlama) {
     char theta[64];
     std::snprintf(theta, sizeof theta, ", rope theta %g", c.rope_theta);
@@ -122,6 +131,30 @@ std::string LocalizedModelDescribe(const model::ModelConfig& c) {
     if (c.sliding_window) s += Trf(Str::kModelDescribeWindow, {to_string(c.sliding_window)});
   }
   return s;
+}
+
+std::string LocalizedTokenizerDescribe(const std::string& described) {
+  if (CurrentLang() == Lang::kEn) return described;
+  std::string s = described;
+  const std::pair<const char*, Str> kWords[] = {{"byte-level", Str::kTokByteLevel},     {"byte fallback", Str::kTokByteFallback},
+                                                {"lowercase", Str::kTokLowercase},      {"cased", Str::kTokCased},
+                                                {"pre ", Str::kTokPre}};
+  for (const auto& [en, id] : kWords)
+    for (size_t at = s.find(en); at != std::string::npos; at = s.find(en, at + 1)) s.replace(at, std::strlen(en), Tr(id));
+  if (const size_t comma = s.rfind(", "); comma != std::string::npos && EndsWith(s, " tokens"))
+    s = s.substr(0, comma) + ", " + Trf(Str::kTokCount, {s.substr(comma + 2, s.size() - comma - 2 - 7)});
+  return s;
+}
+
+FigureWords LocalizedFigureWords() {
+  FigureWords w;
+  w.query = Tr(Str::kFigQuery);
+  w.key = Tr(Str::kFigKey);
+  w.weight = Tr(Str::kFigWeight);
+  w.weight_log = Tr(Str::kFigWeightLog);
+  w.masked = Tr(Str::kFigMasked);
+  w.head = Trf(Str::kFigHead, {""});  // "head " / "헤드 ": the number follows
+  return w;
 }
 
 }  // namespace attnviz

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "figure/figure_words.h"
 #include "sandbox/config.h"
 #include "base/messages.h"
 #include "model/config.h"
@@ -50,5 +51,10 @@ std::vector<std::string> ProgressStagesForTests();
 // A head role's name and its sentence for a learner (core/model/roles.h) in the current language.
 std::string LocalizedRoleName(model::HeadRole role);
 std::string LocalizedRoleSentence(model::HeadRole role);
+// A tokenizer's Describe() ("GPT-2 vocab.json + merges.txt: BPE (byte-level), 1025 tokens") in the current language:
+// its words translated ("바이트 단위", "토큰 1025개"), the file and algorithm names (BPE, WordPiece) kept.
+std::string LocalizedTokenizerDescribe(const std::string& described);
+// The words a heatmap figure prints (axes, colorbar, masked legend, "head 2") in the current language.
+FigureWords LocalizedFigureWords();
 
 }  // namespace attnviz

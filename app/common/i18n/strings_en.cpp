@@ -103,7 +103,7 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kTipKey, "key {0}: {1}"},
     {Str::kTipMasked, "masked (causal): weight 0"},
     {Str::kTipWeight, "weight: {0}"},
-    {Str::kTipLogitBefore, "logit before scaling (q\xC2\xB7k): {0}"},
+    {Str::kTipLogitBefore, "score {0}: {1}"},
     {Str::kTipLogitAfter, "logit after ({0}): {1}"},
     {Str::kUnscaled, "unscaled"},
     {Str::kTipRowEntropy, "row entropy: {0} nats (normalized {1})"},
@@ -133,7 +133,7 @@ constexpr StringEntry kStringsEnTable[] = {
                                "reads k/v head h / {2}."},
     {Str::kEveryHeadOwnKv, "Every query head has its own key/value head (n_head = n_kv_head = {0}): keys and values "
                            "come in pairs; q and k share d_head (a score is q\xC2\xB7k)."},
-    {Str::kShapesRules, "q and k must share d_k = {0} (a logit is q\xC2\xB7k); d_v = {1} is free (values are only "
+    {Str::kShapesRules, "q and k must share d_k = {0} (the score {3} compares them number by number); d_v = {1} is free (values are only "
                         "averaged); keys and values come in pairs (n_k = {2} rows each: weight j mixes value j)."},
     {Str::kColStep, "step"},
     {Str::kColTensor, "tensor"},
@@ -228,7 +228,7 @@ constexpr StringEntry kStringsEnTable[] = {
                         "[batch, seq, head, d/head] and transposed to [batch, head, seq, d/head]: a head is a slice "
                         "of columns, no new numbers."},
     {Str::kLessonCButton, "fused, 4 heads, and the Numbers tab"},
-    {Str::kLessonCQuestion, "switch QKV between fused and separate: does the largest difference leave 0? Which "
+    {Str::kLessonCQuestion, "switch QKV between fused and separate: does the largest difference stay within float32 rounding? Which "
                             "columns of W are head 1 of q?"},
     {Str::kLessonDTitle, "(d) Why divide by \xE2\x88\x9A" "d_k?"},
     {Str::kLessonDText, "With unit-variance components, q\xC2\xB7k is a sum of d_k products: its variance is d_k, its "
@@ -238,13 +238,15 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kLessonDButton, "d_k = 512, unscaled next to scaled"},
     {Str::kLessonDQuestion, "turn scaling off and drag d_k: at which d_k does the max weight pass 0.9?"},
     {Str::kLessonETitle, "(e) What do several heads buy?"},
-    {Str::kLessonEText, "Each head has its own W_q, W_k and W_v, so each draws its own map: one head can follow the "
-                        "previous word while another spreads over the sentence. The heads' outputs z are concatenated "
-                        "and mixed by W_o. At the same d_model, more heads means more maps, each with a narrower "
-                        "d_k."},
-    {Str::kLessonEButton, "8 heads, d_model 128"},
-    {Str::kLessonEQuestion, "which head has the largest max weight in the Saturation table? Change the seed: is it "
-                            "still the same head?"},
+    {Str::kLessonEText, "Each head has its own W_q, W_k and W_v, so each draws its own map; the heads' outputs z "
+                        "are concatenated and mixed by W_o. In a trained model the heads take on jobs. On a sentence "
+                        "said twice, a previous-token head (layer 0) looks at the token just before, and an induction "
+                        "head (layer 1) uses that to look at the token that followed the earlier copy of the current "
+                        "token: it predicts the repeat. The button opens the bundled trained model on such a sentence; "
+                        "the Heads panel shows layer 1, the Overview every layer with each head's role."},
+    {Str::kLessonEButton, "the bundled model on a sentence said twice, layer 1"},
+    {Str::kLessonEQuestion, "in the second copy of the sentence, where does an induction head put each row's weight? "
+                            "Type a sentence with no repeat: what happens to its induction score?"},
     {Str::kLessonFTitle, "(f) Can Q, K and V come from different features?"},
     {Str::kLessonFText, "Yes: a score only needs a query and a key of one width. One lecture note scores words by "
                         "their length: the key is the word length, the query a length, and the score minus their "
@@ -261,6 +263,11 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kLessonGButton, "the Dictionary tab"},
     {Str::kLessonGQuestion, "in {'a': 1, 'b': 2, 'c': 3} ask for 'b', then for 'z' (no such key): what comes back "
                             "at temperature 0.01, and at 10?"},
+    {Str::kLessonPrevHeads, "Previous-token heads (they look at the token just before): {0}"},
+    {Str::kLessonInductionHeads, "Induction heads (they look at the token after the earlier copy): {0}"},
+    {Str::kLessonHeadAt, "layer {0} head {1} ({2})"},
+    {Str::kLessonNoSuchHead, "none yet on this sentence"},
+    {Str::kLessonClose, "Close the lesson"},
     // ---- Dictionary
     {Str::kDictIntro, "A dictionary that matches softly: each key's weight is softmax(score(query, key) / T); the "
                       "answer is the weights' blend of the values."},
@@ -291,7 +298,8 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kNumFused, "fused W [{0}, {1}] (first rows) = [ W_q | W_k | W_v ]"},
     {Str::kNumSplit, "column blocks: W_q {0} | W_k {1} | W_v {2}"},
     {Str::kNumThreeLinears, "three Linears x W_q, x W_k, x W_v against the fused x W split"},
-    {Str::kNumEqual, "largest difference {0}: the same q, k and v"},
+    {Str::kNumEqual, "the same q, k and v, equal to float32 rounding: largest difference {0} (rounding allows {1})"},
+    {Str::kNumDiffer, "q, k or v differ: largest difference {0}, more than float32 rounding allows ({1})"},
     {Str::kNumReshape, "q as one Linear's output {0}, then view + transpose to heads {1}"},
     {Str::kNumBatch, "batch {0}"},
     {Str::kNumQueryRow, "query row"},
@@ -347,6 +355,7 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kSettingsCorruptMoved, "Settings file {0} was corrupt ({1}); moved it to {2} and started on defaults."},
     {Str::kSettingsCorruptStuck, "Settings file {0} was corrupt ({1}) and could not be moved aside ({2})."},
     {Str::kAppUnknownOption, "unknown option '{0}' (see attnviz --help)"},
+    {Str::kAppBadLesson, "--lesson: '{0}' is not a lesson: allowed a..g (one letter)"},
     {Str::kCliHeadAndHeads, "give --head N or --heads all|LIST, not both"},
     {Str::kCliOneSizeOption, "give one of --cell-size, --width and --size, not several"},
     {Str::kCliRandomAndText, "give --random-tokens or a text, not both"},
@@ -381,6 +390,42 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kSettingsNotOneOf, "'{0}' is not {1}"},
     {Str::kSettingsLoneBackslash, "a lone backslash at the end of the value"},
     {Str::kSettingsUnknownEscape, "unknown escape \\{0}"},
+    // ---- the words a heatmap figure prints
+    {Str::kFigQuery, "query"},
+    {Str::kFigKey, "key"},
+    {Str::kFigWeight, "weight"},
+    {Str::kFigWeightLog, "weight (log)"},
+    {Str::kFigMasked, "masked"},
+    {Str::kFigHead, "head {0}"},
+    // ---- added for the learner trial
+    {Str::kWidthRefusalSeeControls, "Not drawn: the query and key widths differ (see Controls)."},
+    {Str::kFaintMapsHint, "The maps look empty: a row's largest weight is only {0} on average (the weight is spread "
+                          "over many keys), dark on the linear 0..1 scale."},
+    {Str::kUseLogScale, "Use the log scale"},
+    {Str::kShapePooled, "{0} pooled (not kept: read from a pyramid)"},
+    {Str::kCaptionMax, "max"},
+    {Str::kRoleShortPrev, "prev"},
+    {Str::kRoleShortInduction, "ind"},
+    {Str::kRoleShortSink, "sink"},
+    {Str::kRoleShortSelf, "self"},
+    {Str::kRoleShortLocal, "local"},
+    {Str::kRoleShortBroad, "broad"},
+    {Str::kTokByteLevel, "byte-level"},
+    {Str::kTokByteFallback, "byte fallback"},
+    {Str::kTokLowercase, "lowercase"},
+    {Str::kTokCased, "cased"},
+    {Str::kTokPre, "pre "},
+    {Str::kTokCount, "{0} tokens"},
+    {Str::kMenuOpenModel, "Open model"},
+    {Str::kMenuBundledModel, "the bundled model (tiny)"},
+    {Str::kMenuOpenSentences, "Open sentence file"},
+    {Str::kMenuNothingRecent, "(nothing recent)"},
+    {Str::kMenuSandbox, "Back to the sandbox"},
+    {Str::kMenuExport, "Export\xE2\x80\xA6"},
+    {Str::kMenuLessons, "Lessons"},
+    {Str::kNumReshapeRaw, "q as the run used it {0} (the raw feature, no Linear), then view + transpose to heads {1}"},
+    {Str::kActivationTanhApprox, "gelu (tanh approximation)"},
+    {Str::kStepEmbed, "embed"},
 };
 static_assert(TableIsComplete(kStringsEnTable, std::size(kStringsEnTable)),
               "strings_en.cpp: every Str id once, in order, none empty");

@@ -68,7 +68,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kFeatureOneHot, "원-핫 토큰"},
     {Str::kScoreScaledDot, "스케일된 내적"},
     {Str::kScoreDot, "내적"},
-    {Str::kScoreAdditive, "덧셈(additive)"},
+    {Str::kScoreAdditive, "덧셈"},
     {Str::kScoreCosine, "코사인"},
     {Str::kScoreNegDistance, "−|q − k|"},
     {Str::kFeaturesTip, "q, k, v를 무엇으로 만드는가: 점수를 내려면 d_q = d_k 이어야 합니다"},
@@ -92,10 +92,10 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kShow, "보기:"},
     {Str::kViewGrid, "격자"},
     {Str::kViewEnlarged, "크게"},
-    {Str::kViewSideBySide, "스케일 vs 스케일 없음"},
+    {Str::kViewSideBySide, "스케일과 스케일 없음 나란히"},
     {Str::kPoolMax, "최댓값"},
     {Str::kPoolMean, "평균"},
-    {Str::kEveryHeadHidden, "모든 헤드가 숨겨져 있습니다: 위의 상자를 체크해 하나를 보이세요."},
+    {Str::kEveryHeadHidden, "모든 헤드가 숨겨져 있습니다: 위의 상자를 체크해 하나를 보이십시오."},
     {Str::kClickBackToGrid, "(클릭: 격자로 돌아가기)"},
     {Str::kComputingOtherScaling, "반대 스케일을 계산 중…"},
     {Str::kUnscaledPrefix, "스케일 없음: "},
@@ -104,7 +104,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kTipKey, "키 {0}: {1}"},
     {Str::kTipMasked, "마스크됨 (인과): 가중치 0"},
     {Str::kTipWeight, "가중치: {0}"},
-    {Str::kTipLogitBefore, "스케일 전 로짓 (q·k): {0}"},
+    {Str::kTipLogitBefore, "점수 {0}: {1}"},
     {Str::kTipLogitAfter, "스케일 후 로짓 ({0}): {1}"},
     {Str::kUnscaled, "스케일 없음"},
     {Str::kTipRowEntropy, "행 엔트로피: {0} nats (정규화 {1})"},
@@ -125,7 +125,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kColMaxW, "최대 w"},
     {Str::kColHNorm, "정규화 H"},
     {Str::kColGrad, "∇ 크기"},
-    {Str::kColLogitSd, "로짓 표준편차"},
+    {Str::kColLogitSd, "로짓 σ"},
     // ---- Shapes
     {Str::kNoModelOpen, "열린 모델이 없습니다."},
     {Str::kModelLayers, "{0}, 층 {1}개 각각:"},
@@ -134,7 +134,7 @@ constexpr StringEntry kStringsKoTable[] = {
                                "읽습니다."},
     {Str::kEveryHeadOwnKv, "쿼리 헤드마다 자기 키/값 헤드가 있습니다 (n_head = n_kv_head = {0}): 키와 값은 짝으로 "
                            "오고, q와 k는 d_head를 공유합니다 (점수는 q·k)."},
-    {Str::kShapesRules, "q와 k는 d_k = {0}를 공유해야 합니다 (로짓은 q·k); d_v = {1}는 자유입니다 (값은 평균될 뿐); "
+    {Str::kShapesRules, "q와 k는 d_k = {0}를 공유해야 합니다 (점수 {3}가 둘을 성분마다 비교합니다); d_v = {1}는 자유입니다 (값은 평균될 뿐입니다); "
                         "키와 값은 짝으로 옵니다 (각각 n_k = {2}행: 가중치 j가 값 j를 섞습니다)."},
     {Str::kColStep, "단계"},
     {Str::kColTensor, "텐서"},
@@ -143,7 +143,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kNoteKvSentence, "키/값 문장"},
     {Str::kNoteTokensPositions, "토큰 + 위치"},
     {Str::kNoteRowsSumToOne, "각 행은 키에 대해 합이 1"},
-    {Str::kNoteOneMapPerHead, "쿼리 헤드마다 지도 하나"},
+    {Str::kNoteOneMapPerHead, "쿼리 헤드마다 맵 하나"},
     {Str::kResidualStream, "x (잔차 흐름)"},
     {Str::kTabShapes, "모양"},
     {Str::kTabNumbers, "숫자"},
@@ -159,7 +159,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kExportOverview, "한눈에 보기"},
     {Str::kFolder, "폴더"},
     {Str::kFile, "파일"},
-    {Str::kExportHeadHint, "헤드 {0} (지도를 클릭하거나 ←/→로 고르세요)"},
+    {Str::kExportHeadHint, "헤드 {0} (맵을 클릭하거나 ←/→로 고르십시오)"},
     {Str::kExportButton, "내보내기"},
     {Str::kExporting, "내보내는 중…"},
     {Str::kExportingPath, "{0} 내보내는 중…"},
@@ -173,12 +173,12 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kExportDpi, "dpi"},
     {Str::kExportAnnotate, "수치 표시"},
     // ---- Model
-    {Str::kSourceSandbox, "샌드박스 (무작위 층, 모든 손잡이)"},
+    {Str::kSourceSandbox, "샌드박스 (무작위 층, 모든 설정)"},
     {Str::kSourceModel, "학습된 모델"},
     {Str::kModelFolderHint, "모델 폴더 (config.json, model.safetensors, 토크나이저) 또는 .gguf 파일"},
     {Str::kBundledTiny, "내장: tiny"},
     {Str::kOpeningModel, "{0} 여는 중…"},
-    {Str::kDropModelHint, "모델 폴더를 창에 끌어다 놓거나 경로를 입력하세요. save_pretrained 로 저장한 Hugging Face "
+    {Str::kDropModelHint, "모델 폴더를 창에 끌어다 놓거나 경로를 입력하십시오. save_pretrained 로 저장한 Hugging Face "
                           "폴더나 모델 저장소를 복제한 폴더: GPT-2, BERT, Llama, Qwen2, Mistral. 또는 .gguf 파일 (llama.cpp, "
                           "Ollama, LM Studio; 양자화된 파일도)."},
     {Str::kGgufWhatWasRead, "GGUF 파일: 아키텍처 {0}, 텐서 형식 {1}, 디스크에서 {2}"},
@@ -193,7 +193,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kTokensAsModelSees, "모델이 보는 토큰 {0}개 ({1} 초):"},
     {Str::kSpecialToken, "(특수)"},
     // ---- Overview
-    {Str::kComputingFirstMaps, "첫 지도들을 계산 중…"},
+    {Str::kComputingFirstMaps, "첫 맵들을 계산하고 있습니다…"},
     {Str::kOpenModelForOverview, "모델 패널에서 학습된 모델을 열면 여기에 모든 층과 헤드가 보입니다."},
     {Str::kGroupedQueryOverview, "그룹 쿼리 어텐션: 쿼리 헤드 {0}개가 키/값 헤드 {1}개를 나눠 씁니다 (각 {2}개); 키와 "
                                  "값은 언제나 짝으로 오고, 쿼리의 수는 다를 수 있습니다"},
@@ -201,57 +201,65 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kRoleFilterHint, "예: induction >= 0.4"},
     {Str::kOverviewTip, "층 {0}, 헤드 {1}{2}\n평균 최대 어텐션 {3}, 엔트로피 {4} nats"},
     // ---- Lessons
-    {Str::kLessonsIntro, "강의 노트의 일곱 가지 질문. 버튼을 누르면 답이 보이도록 손잡이가 맞춰집니다; "
-                         "그다음 직접 움직여 보며 아래 질문에 답해 보세요."},
-    {Str::kLessonShow, "보여 줘"},
+    {Str::kLessonsIntro, "강의 노트의 일곱 가지 질문. 버튼을 누르면 답이 보이도록 설정이 맞춰집니다; "
+                         "그다음 직접 움직여 보며 아래 질문에 답해 보십시오."},
+    {Str::kLessonShow, "보기"},
     {Str::kLessonQuestion, "해 보기: {0}"},
     {Str::kLessonNow, "수업 {0}"},
-    {Str::kLessonATitle, "(a) 왜 d_q는 d_k와 같아야 하고, d_v는 달라도 될까?"},
+    {Str::kLessonATitle, "(a) 왜 d_q는 d_k와 같아야 하고, d_v는 달라도 됩니까?"},
     {Str::kLessonAText, "점수는 내적 q·k 입니다: 쿼리의 숫자와 키의 숫자를 하나씩 곱하므로 둘은 같은 폭 d_k를 "
                         "가져야 합니다. 값은 가중치하고만 곱해집니다: 출력은 값 행들의 가중 평균이고, d_v 폭인 행들의 "
                         "평균은 d_v가 얼마든 d_v 폭입니다."},
     {Str::kLessonAButton, "d_k = 16, d_v = 48, 그리고 모양 탭"},
-    {Str::kLessonAQuestion, "d_v를 끌어 보세요: 모양 표의 어느 행이 바뀌고, probs도 바뀌나요? 그다음 d_k를 끌어 "
-                            "보세요: probs의 모양은 왜 그대로일까요?"},
-    {Str::kLessonBTitle, "(b) 왜 쿼리의 수는 키의 수와 달라도 될까?"},
+    {Str::kLessonAQuestion, "d_v를 끌어 보십시오: 모양 표의 어느 행이 바뀌고, probs도 바뀝니까? 그다음 d_k를 끌어 "
+                            "보십시오: probs의 모양은 왜 그대로입니까?"},
+    {Str::kLessonBTitle, "(b) 왜 쿼리의 수는 키의 수와 달라도 됩니까?"},
     {Str::kLessonBText, "인코더-디코더 (크로스) 어텐션에서 쿼리는 한 문장에서, 키와 값은 다른 문장에서 옵니다. "
                         "probs는 쿼리마다 행 하나, 키마다 열 하나이므로 n_q와 n_k는 서로 자유입니다. 키와 값은 짝으로 "
                         "옵니다: 가중치 j는 값 행 j에 곱해지므로, 키마다 값이 꼭 하나 있어야 합니다."},
     {Str::kLessonBButton, "크로스 어텐션, n_q != n_k"},
-    {Str::kLessonBQuestion, "쿼리 문장에 단어를 하나 더해 보세요: probs의 어느 차원이 커지나요? 키/값 문장에 "
-                            "더하면 어떤 텐서들이 커지나요?"},
-    {Str::kLessonCTitle, "(c) Linear(d, 3d) 하나로 만들고 나누는 것은 Linear 세 개와 같을까? 헤드는 어떻게 나눌까?"},
+    {Str::kLessonBQuestion, "쿼리 문장에 단어를 하나 더해 보십시오: probs의 어느 차원이 커집니까? 키/값 문장에 "
+                            "더하면 어떤 텐서들이 커집니까?"},
+    {Str::kLessonCTitle, "(c) Linear(d, 3d) 하나로 만들고 나누는 것은 Linear 세 개와 같습니까? 헤드는 어떻게 나눕니까?"},
     {Str::kLessonCText, "합친 W는 W_q, W_k, W_v를 옆으로 붙인 것입니다: x W 한 번의 곱셈이 [q | k | v]를 주고, 열을 "
                         "나누면 Linear 세 개가 주는 것과 똑같습니다. 그다음 q를 [batch, seq, head, d/head]로 보고 "
                         "[batch, head, seq, d/head]로 전치합니다: 헤드는 열의 한 조각일 뿐, 새 숫자는 없습니다."},
     {Str::kLessonCButton, "합친 행렬, 헤드 4개, 그리고 숫자 탭"},
-    {Str::kLessonCQuestion, "QKV를 합친 행렬과 따로 사이에서 바꿔 보세요: 가장 큰 차이가 0에서 벗어나나요? W의 "
-                            "어느 열이 q의 헤드 1일까요?"},
-    {Str::kLessonDTitle, "(d) 왜 √d_k로 나눌까?"},
+    {Str::kLessonCQuestion, "QKV를 합친 행렬과 따로 사이에서 바꿔 보십시오: 가장 큰 차이가 float32 반올림 범위 안에 머뭅니까? W의 "
+                            "어느 열이 q의 헤드 1입니까?"},
+    {Str::kLessonDTitle, "(d) 왜 √d_k로 나눕니까?"},
     {Str::kLessonDText, "성분의 분산이 1이면 q·k는 d_k개 곱의 합이라 분산이 d_k, 퍼짐이 √d_k 입니다. 나누지 않으면 "
                         "로짓이 d_k와 함께 커지고, softmax가 키 하나에 몰리며, 기울기가 사라집니다. √d_k로 나누면 "
                         "어떤 d_k에서도 퍼짐이 1로 돌아옵니다."},
     {Str::kLessonDButton, "d_k = 512, 스케일 없음과 스케일을 나란히"},
-    {Str::kLessonDQuestion, "스케일을 끄고 d_k를 끌어 보세요: d_k가 얼마일 때 최대 가중치가 0.9를 넘나요?"},
-    {Str::kLessonETitle, "(e) 헤드가 여러 개면 무엇이 좋을까?"},
-    {Str::kLessonEText, "헤드마다 자기 W_q, W_k, W_v가 있어 자기 지도를 그립니다: 한 헤드는 앞 단어를 따라가고 다른 "
-                        "헤드는 문장 전체에 퍼질 수 있습니다. 헤드들의 출력 z는 이어 붙여져 W_o로 섞입니다. 같은 "
-                        "d_model에서 헤드가 많으면 지도가 많아지고, 각각의 d_k는 좁아집니다."},
-    {Str::kLessonEButton, "헤드 8개, d_model 128"},
-    {Str::kLessonEQuestion, "포화 표에서 최대 가중치가 가장 큰 헤드는? 시드를 바꾸면 여전히 같은 헤드인가요?"},
-    {Str::kLessonFTitle, "(f) Q, K, V가 서로 다른 특징에서 와도 될까?"},
+    {Str::kLessonDQuestion, "스케일을 끄고 d_k를 끌어 보십시오: d_k가 얼마일 때 최대 가중치가 0.9를 넘습니까?"},
+    {Str::kLessonETitle, "(e) 헤드가 여러 개면 무엇이 좋습니까?"},
+    {Str::kLessonEText, "헤드마다 자기 W_q, W_k, W_v가 있어 자기 맵을 그립니다. 헤드들의 출력 z는 이어 붙여져 W_o로 "
+                        "섞입니다. 학습된 모델에서는 헤드마다 맡는 일이 생깁니다. 두 번 말한 문장에서 이전 토큰 "
+                        "헤드 (층 0)는 바로 앞 토큰을 보고, 인덕션 헤드 (층 1)는 그것을 이용해 지금 토큰이 앞서 "
+                        "나왔을 때 그 다음에 온 토큰을 봅니다: 반복을 예측합니다. 버튼은 내장된 학습 모델을 그런 "
+                        "문장으로 엽니다. 헤드 창은 층 1을, 한눈에 보기 창은 모든 층과 헤드마다의 역할을 보여 줍니다."},
+    {Str::kLessonEButton, "내장 모델, 두 번 말한 문장, 층 1"},
+    {Str::kLessonEQuestion, "문장의 두 번째 부분에서 인덕션 헤드는 각 행의 가중치를 어디에 둡니까? 반복이 없는 "
+                            "문장을 입력해 보십시오: 인덕션 점수는 어떻게 됩니까?"},
+    {Str::kLessonFTitle, "(f) Q, K, V가 서로 다른 특징에서 와도 됩니까?"},
     {Str::kLessonFText, "네: 점수에 필요한 것은 폭이 같은 쿼리와 키뿐입니다. 한 강의 노트는 단어를 길이로 "
                         "점수 매깁니다: 키는 단어 길이, 쿼리도 길이, 점수는 둘 차이의 음수. 임베딩에서 온 쿼리 "
                         "(d_k 폭)와 길이에서 온 키 (폭 1)는 거절됩니다: 폭이 맞아야 합니다."},
     {Str::kLessonFButton, "q와 k를 단어 길이로, 점수 −|q − k|"},
-    {Str::kLessonFQuestion, "쿼리를 다시 임베딩으로 바꾸고 키는 길이로 두세요: 오류는 무엇이라고 하고, 왜 그럴까요?"},
+    {Str::kLessonFQuestion, "쿼리를 다시 임베딩으로 바꾸고 키는 길이로 두십시오: 오류는 무엇이라고 하며, 왜 그렇습니까?"},
     {Str::kLessonGTitle, "(g) 부드러운 사전으로서의 어텐션"},
     {Str::kLessonGText, "파이썬 dict는 키가 쿼리와 같은 값을 돌려줍니다. 어텐션은 쿼리를 모든 키와 점수 매기고, "
                         "softmax로 점수를 가중치로 바꾸어 값들의 가중 혼합을 돌려줍니다. 온도가 낮으면 가장 잘 맞는 "
                         "키가 가중치를 전부 가져갑니다: 정확한 조회. 어느 키와도 맞지 않는 쿼리는 혼합을 받습니다."},
     {Str::kLessonGButton, "사전 탭"},
-    {Str::kLessonGQuestion, "{'a': 1, 'b': 2, 'c': 3} 에 'b'를, 그다음 'z' (없는 키)를 물어보세요: 온도 0.01에서는, "
-                            "10에서는 무엇이 돌아오나요?"},
+    {Str::kLessonGQuestion, "{'a': 1, 'b': 2, 'c': 3} 에 'b'를, 그다음 'z' (없는 키)를 물어보십시오: 온도 0.01에서는, "
+                            "10에서는 무엇이 돌아옵니까?"},
+    {Str::kLessonPrevHeads, "이전 토큰 헤드 (바로 앞 토큰을 봅니다): {0}"},
+    {Str::kLessonInductionHeads, "인덕션 헤드 (앞서 나온 같은 토큰의 다음 토큰을 봅니다): {0}"},
+    {Str::kLessonHeadAt, "층 {0} 헤드 {1} ({2})"},
+    {Str::kLessonNoSuchHead, "이 문장에서는 아직 없습니다"},
+    {Str::kLessonClose, "수업 닫기"},
     // ---- Dictionary
     {Str::kDictIntro, "부드럽게 맞추는 사전: 각 키의 가중치는 softmax(점수(쿼리, 키) / T); 답은 값들의 가중 "
                       "혼합입니다."},
@@ -281,7 +289,8 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kNumFused, "합친 W [{0}, {1}] (앞쪽 행) = [ W_q | W_k | W_v ]"},
     {Str::kNumSplit, "열 블록: W_q {0} | W_k {1} | W_v {2}"},
     {Str::kNumThreeLinears, "Linear 세 개 x W_q, x W_k, x W_v 와 합친 x W를 나눈 것의 비교"},
-    {Str::kNumEqual, "가장 큰 차이 {0}: 같은 q, k, v"},
+    {Str::kNumEqual, "같은 q, k, v 입니다. float32 반올림 범위에서 같습니다: 가장 큰 차이 {0} (반올림 허용 {1})"},
+    {Str::kNumDiffer, "q, k, v 가 다릅니다: 가장 큰 차이 {0}, float32 반올림 허용 ({1})보다 큽니다"},
     {Str::kNumReshape, "Linear 하나의 출력으로서 q {0}, view + transpose 하여 헤드로 {1}"},
     {Str::kNumBatch, "배치 {0}"},
     {Str::kNumQueryRow, "쿼리 행"},
@@ -298,8 +307,8 @@ constexpr StringEntry kStringsKoTable[] = {
     // ---- attnviz-cli
     {Str::kCliErrorPrefix, "attnviz-cli {0}: 오류: {1}"},
     {Str::kCliSeeHelp, "attnviz-cli: 모르는 명령 '{0}' (명령: compute, sweep, export, model; attnviz-cli --help 를 "
-                       "보세요)"},
-    {Str::kCliUnknownOption, "모르는 옵션 '{0}' (attnviz-cli {1} --help 를 보세요)"},
+                       "보십시오)"},
+    {Str::kCliUnknownOption, "모르는 옵션 '{0}' (attnviz-cli {1} --help 를 보십시오)"},
     // ---- the engine's words (localized.h)
     {Str::kTitleScaled, "스케일 적용"},
     {Str::kTitleUnscaled, "스케일 없음"},
@@ -320,12 +329,12 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kTitleOnEveryLayer, "{0} (모든 층)"},
     {Str::kTitleSpecialHidden, "특수 토큰 숨김"},
     // ---- export panel, settings file, command lines, a model's description, raw sources in Shapes
-    {Str::kExportSweepBusy, "d_k 훑기를 아직 계산하고 있습니다; 잠시 뒤 다시 하세요"},
+    {Str::kExportSweepBusy, "d_k 훑기를 아직 계산하고 있습니다; 잠시 뒤 다시 하십시오"},
     {Str::kExportNoModelResult, "내보낼 모델 결과가 없습니다"},
     {Str::kExportOverviewStreamed, "개요 그림에는 모든 맵이 통째로 필요합니다. 이 입력은 깁니다({0}개 토큰, 맵을 풀링해 두었습니다). 현재 헤드나 한 층의 모든 헤드를 내보내십시오"},
     {Str::kHideSpecialStreamed, "긴 입력은 맵 전체가 아니라 풀링한 맵만 보관하므로 특수 토큰이 그대로 보입니다"},
     {Str::kExportNothingComputed, "아직 계산한 것이 없습니다"},
-    {Str::kExportEveryHeadHidden, "모든 헤드가 숨겨져 있습니다: 내보내려면 하나 이상 보이게 하세요"},
+    {Str::kExportEveryHeadHidden, "모든 헤드가 숨겨져 있습니다: 내보내려면 하나 이상 보이게 하십시오"},
     {Str::kExportNoFigureLibrary, "이 빌드에는 그림 라이브러리(core/figure)가 없어 내보낼 수 없습니다"},
     {Str::kExportOverviewTitle, "{0} \xC2\xB7 {1}개 층 \xC3\x97 헤드 {2}개 (맵 k: 층 k / {2}, 헤드 k % {2})"},
     {Str::kSettingsCannotRead, "설정 파일 {0} 을(를) 읽을 수 없습니다 ({1})."},
@@ -336,11 +345,12 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kSettingsConfigProblem, "{0}; 어텐션 설정은 기본값을 씁니다"},
     {Str::kSettingsCorruptMoved, "설정 파일 {0} 이(가) 손상되어 있었습니다 ({1}); {2} (으)로 옮기고 기본값으로 시작했습니다."},
     {Str::kSettingsCorruptStuck, "설정 파일 {0} 이(가) 손상되어 있었고 ({1}) 다른 이름으로 옮길 수도 없었습니다 ({2})."},
-    {Str::kAppUnknownOption, "모르는 옵션 '{0}' (attnviz --help 를 보세요)"},
-    {Str::kCliHeadAndHeads, "--head N 과 --heads all|LIST 중 하나만 주세요, 둘 다는 안 됩니다"},
-    {Str::kCliOneSizeOption, "--cell-size, --width, --size 중 하나만 주세요, 여럿은 안 됩니다"},
-    {Str::kCliRandomAndText, "--random-tokens 와 문장 중 하나만 주세요, 둘 다는 안 됩니다"},
-    {Str::kCliNoOut, "출력 파일이 없습니다: --out FILE 을 주세요"},
+    {Str::kAppUnknownOption, "모르는 옵션 '{0}' (attnviz --help 를 보십시오)"},
+    {Str::kAppBadLesson, "--lesson: '{0}' 은(는) 수업이 아닙니다: a..g 중 한 글자를 쓰십시오"},
+    {Str::kCliHeadAndHeads, "--head N 과 --heads all|LIST 중 하나만 주십시오, 둘 다는 안 됩니다"},
+    {Str::kCliOneSizeOption, "--cell-size, --width, --size 중 하나만 주십시오, 여럿은 안 됩니다"},
+    {Str::kCliRandomAndText, "--random-tokens 와 문장 중 하나만 주십시오, 둘 다는 안 됩니다"},
+    {Str::kCliNoOut, "출력 파일이 없습니다: --out FILE 을 주십시오"},
     {Str::kCliUnknownRange, "--range: 알 수 없는 범위 '{0}': 허용 fixed|auto"},
     {Str::kCliHeadOutOfRange, "--head {0} 은(는) 범위를 벗어났습니다: 허용 범위 0..{1} (--heads {2})"},
     {Str::kCliPlotExtension, "--plot {0}: 알 수 없는 확장자 '{1}': 허용 .png, .svg"},
@@ -371,6 +381,42 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kSettingsNotOneOf, "'{0}' 은(는) {1} 중 하나가 아닙니다"},
     {Str::kSettingsLoneBackslash, "값 끝에 백슬래시 하나만 있습니다"},
     {Str::kSettingsUnknownEscape, "알 수 없는 이스케이프 \\{0}"},
+    // ---- 히트맵 그림의 낱말
+    {Str::kFigQuery, "쿼리"},
+    {Str::kFigKey, "키"},
+    {Str::kFigWeight, "가중치"},
+    {Str::kFigWeightLog, "가중치 (로그)"},
+    {Str::kFigMasked, "마스크됨"},
+    {Str::kFigHead, "헤드 {0}"},
+    // ---- 학습자 시험에서 더한 것
+    {Str::kWidthRefusalSeeControls, "그리지 않았습니다: 쿼리와 키의 폭이 다릅니다 (설정 창을 보십시오)."},
+    {Str::kFaintMapsHint, "맵이 비어 보입니다: 한 행의 가장 큰 가중치가 평균 {0}뿐이라 (가중치가 많은 키에 퍼져 "
+                          "있습니다) 선형 0..1 눈금에서는 어둡습니다."},
+    {Str::kUseLogScale, "로그 눈금 쓰기"},
+    {Str::kShapePooled, "{0} 풀링됨 (보관하지 않고 피라미드에서 읽습니다)"},
+    {Str::kCaptionMax, "최대"},
+    {Str::kRoleShortPrev, "이전"},
+    {Str::kRoleShortInduction, "인덕션"},
+    {Str::kRoleShortSink, "싱크"},
+    {Str::kRoleShortSelf, "자기"},
+    {Str::kRoleShortLocal, "근처"},
+    {Str::kRoleShortBroad, "넓음"},
+    {Str::kTokByteLevel, "바이트 단위"},
+    {Str::kTokByteFallback, "바이트 대체"},
+    {Str::kTokLowercase, "소문자로"},
+    {Str::kTokCased, "대소문자 구분"},
+    {Str::kTokPre, "사전 분할 "},
+    {Str::kTokCount, "토큰 {0}개"},
+    {Str::kMenuOpenModel, "모델 열기"},
+    {Str::kMenuBundledModel, "내장 모델 (tiny)"},
+    {Str::kMenuOpenSentences, "문장 파일 열기"},
+    {Str::kMenuNothingRecent, "(최근 항목 없음)"},
+    {Str::kMenuSandbox, "샌드박스로 돌아가기"},
+    {Str::kMenuExport, "내보내기\xE2\x80\xA6"},
+    {Str::kMenuLessons, "수업"},
+    {Str::kNumReshapeRaw, "계산에 쓰인 q {0} (투영 없는 원래 특징), view + transpose 하여 헤드로 {1}"},
+    {Str::kActivationTanhApprox, "gelu (tanh 근사)"},
+    {Str::kStepEmbed, "임베딩"},
 };
 static_assert(TableIsComplete(kStringsKoTable, std::size(kStringsKoTable)),
               "strings_ko.cpp: every Str id once, in order, none empty");

@@ -68,14 +68,15 @@ enum class Str : int {
   kLessonDTitle, kLessonDText, kLessonDButton, kLessonDQuestion,
   kLessonETitle, kLessonEText, kLessonEButton, kLessonEQuestion,
   kLessonFTitle, kLessonFText, kLessonFButton, kLessonFQuestion,
-  kLessonGTitle, kLessonGText, kLessonGButton, kLessonGQuestion,
+  kLessonGTitle, kLessonGText, kLessonGButton, kLessonGQuestion, kLessonPrevHeads, kLessonInductionHeads,
+  kLessonHeadAt, kLessonNoSuchHead, kLessonClose,
   // ---- Dictionary view (g)
   kDictIntro, kDictTable, kDictQuery, kDictKey, kDictValue, kDictScore, kDictWeight, kDictBlended, kDictExact,
   kDictSoft, kDictAddRow, kDictRemoveRow, kDictWords, kDictNumbers,
   // ---- Variance picture (d)
   kVarIntro, kVarDk, kVarHistogram, kVarStd, kVarRow, kVarUnscaled, kVarScaled, kVarMaxWeight,
   // ---- Pipeline as numbers (c, e, g)
-  kNumFused, kNumSplit, kNumThreeLinears, kNumEqual, kNumReshape, kNumBatch, kNumQueryRow, kNumHead, kNumReadValues,
+  kNumFused, kNumSplit, kNumThreeLinears, kNumEqual, kNumDiffer, kNumReshape, kNumBatch, kNumQueryRow, kNumHead, kNumReadValues,
   kNumConcat, kNumOut, kNumNoSandbox, kNumRows, kNumWeightsLoaded, kNumWeightsRandom, kNumRawSide,
   // ---- attnviz-cli
   kCliErrorPrefix, kCliSeeHelp, kCliUnknownOption,  // usage error, unknown command, unknown option
@@ -90,7 +91,7 @@ enum class Str : int {
   // description, the Shapes tab's raw sources
   kExportSweepBusy, kExportNoModelResult, kExportOverviewStreamed, kHideSpecialStreamed, kExportNothingComputed, kExportEveryHeadHidden, kExportNoFigureLibrary,
   kExportOverviewTitle, kSettingsCannotRead, kSettingsReadFailed, kSettingsLeftAlone, kSettingsProblems,
-  kSettingsLineProblem, kSettingsConfigProblem, kSettingsCorruptMoved, kSettingsCorruptStuck, kAppUnknownOption,
+  kSettingsLineProblem, kSettingsConfigProblem, kSettingsCorruptMoved, kSettingsCorruptStuck, kAppUnknownOption, kAppBadLesson,
   kCliHeadAndHeads, kCliOneSizeOption, kCliRandomAndText, kCliNoOut, kCliUnknownRange, kCliHeadOutOfRange,
   kCliPlotExtension, kCliNoFigureLibrary,
   kCliWrote, kCliWroteRows, kCliDumpWritten, kCliModelPerHead, kCliPooled, kCliPredictLoss, kCliPredictMasked, kCliNeuronMasked, kModelDescribeLayers,
@@ -99,6 +100,13 @@ enum class Str : int {
   // ---- the settings file's syntax and values (state.cpp)
   kSettingsExpectedKeyValue, kSettingsBadKey, kSettingsLineValue, kSettingsConfig, kSettingsNotOneOf,
   kSettingsLoneBackslash, kSettingsUnknownEscape,
+  // ---- the words a heatmap figure prints (figure/heatmap_figure.h FigureWords)
+  kFigQuery, kFigKey, kFigWeight, kFigWeightLog, kFigMasked, kFigHead,
+  // ---- added for the learner trial (issue 24)
+  kWidthRefusalSeeControls, kFaintMapsHint, kUseLogScale, kShapePooled,
+  kCaptionMax, kRoleShortPrev, kRoleShortInduction, kRoleShortSink, kRoleShortSelf, kRoleShortLocal, kRoleShortBroad,
+  kTokByteLevel, kTokByteFallback, kTokLowercase, kTokCased, kTokPre, kTokCount,
+  kMenuOpenModel, kMenuBundledModel, kMenuOpenSentences, kMenuNothingRecent, kMenuSandbox, kMenuExport, kMenuLessons, kNumReshapeRaw, kActivationTanhApprox, kStepEmbed,
   kCount
 };
 
