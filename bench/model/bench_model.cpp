@@ -469,7 +469,10 @@ int LongRows(const Model& model, const ModelConfig& c, const std::vector<int>& i
     full.row_figures = true;
     const auto t1 = std::chrono::steady_clock::now();
     const double cpu1 = CpuSeconds();
-    if (Status s = RunModel(model, ids, full, &discard); !s) return 2;
+    if (Status s = RunModel(model, ids, full, &discard); !s) {
+      std::fprintf(stderr, "CLI forward: %s\n", s.message().c_str());
+      return 2;
+    }
     const double cli = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
     const double cpu_cli = CpuSeconds() - cpu1;
     // 3. The GEMMs alone.

@@ -15,6 +15,8 @@ mkdir -p "$OUT"
 cmake --build "$BUILD" --target attnviz_model_bench attnviz-cli -j"$(nproc)" >/dev/null
 cmake --build "$BUILD" --target attnviz -j"$(nproc)" >/dev/null 2>&1 || true
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
+# The CLI's forward keeps one layer's whole maps: 2.4 GB at 8192 tokens x 9 heads, over the 2 GiB default budget.
+export ATTNVIZ_MEMORY_LIMIT=${ATTNVIZ_MEMORY_LIMIT:-12G}
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for case in $CASES; do
   arch=${case%%:*} n=${case##*:}
