@@ -51,10 +51,10 @@ struct RandomTensor {
   float scale, offset;
 };
 
-// A random checkpoint in HF layout, F32: config.json text + tensors (values offset + scale * N(0, 1)).
-bool WriteRandom(const std::string& dir, const std::string& config, const std::vector<RandomTensor>& ts) {
-  ::mkdir(dir.c_str(), 0755);
-  std::ofstream(dir + "/config.json") << config;
+// The F32 safetensors header of `tensors` (name and shape each, in file order) written to `f`: the 8-byte length,
+// then the JSON padded to 8 bytes. The data follows in the same order.
+template <typename Tensors>
+void WriteF32SafetensorsHeader(std::ofstream& f, const Tensors& ts) {
   std::string header = "{";
   uint64_t off = 0;
   for (size_t i = 0; i < ts.size(); ++i) {
@@ -68,10 +68,17 @@ bool WriteRandom(const std::string& dir, const std::string& config, const std::v
   }
   header += "}";
   header.append((8 - header.size() % 8) % 8, ' ');
-  std::ofstream f(dir + "/model.safetensors.tmp", std::ios::binary);
   uint64_t n = header.size();
   f.write(reinterpret_cast<const char*>(&n), 8);
   f.write(header.data(), (std::streamsize)header.size());
+}
+
+// A random checkpoint in HF layout, F32: config.json text + tensors (values offset + scale * N(0, 1)).
+bool WriteRandom(const std::string& dir, const std::string& config, const std::vector<RandomTensor>& ts) {
+  ::mkdir(dir.c_str(), 0755);
+  std::ofstream(dir + "/config.json") << config;
+  std::ofstream f(dir + "/model.safetensors.tmp", std::ios::binary);
+  WriteF32SafetensorsHeader(f, ts);
   std::mt19937 rng(1);
   std::normal_distribution<float> nd;
   std::vector<float> buf;
@@ -291,23 +298,8 @@ bool WriteF32Folder(const Model& m, const std::string& dir) {
          "\"num_attention_heads\": 9, \"num_key_value_heads\": 3, \"hidden_size\": 576, \"intermediate_size\": 1536, "
          "\"vocab_size\": 49152, \"max_position_embeddings\": 8192, \"rms_norm_eps\": 1e-05, \"hidden_act\": \"silu\", "
          "\"rope_theta\": 100000.0, \"tie_word_embeddings\": true, \"attention_bias\": false, \"mlp_bias\": false}\n";
-  std::string header = "{";
-  uint64_t off = 0;
-  for (size_t i = 0; i < ws.size(); ++i) {
-    uint64_t count = 1;
-    std::string shape = "[";
-    for (size_t k = 0; k < ws[i].shape.size(); ++k)
-      count *= ws[i].shape[k], shape += (k ? "," : "") + std::to_string(ws[i].shape[k]);
-    header += (i ? ",\"" : "\"") + ws[i].name + "\":{\"dtype\":\"F32\",\"shape\":" + shape +
-              "],\"data_offsets\":[" + std::to_string(off) + "," + std::to_string(off + 4 * count) + "]}";
-    off += 4 * count;
-  }
-  header += "}";
-  header.append((8 - header.size() % 8) % 8, ' ');
   std::ofstream f(dir + "/model.safetensors.tmp", std::ios::binary);
-  uint64_t n = header.size();
-  f.write(reinterpret_cast<const char*>(&n), 8);
-  f.write(header.data(), (std::streamsize)header.size());
+  WriteF32SafetensorsHeader(f, ws);
   for (const W& w : ws) {
     uint64_t count = 1;
     for (int64_t s : w.shape) count *= s;
