@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cli_runner.h"
+#include "word_level_tokenizer.h"
 #include "color/colormap.h"
 #include "figure/export.h"
 #include "io/file_io.h"
@@ -54,16 +55,7 @@ class Fixture {
     fs::remove_all(dir_);
     fs::copy(kModels + "/" + name, dir_, fs::copy_options::recursive);
     config_ = ReadJson(dir_ + "/config.json");
-    json vocab = json::object();
-    for (int i = 0; i < config_["vocab_size"].get<int>(); ++i) vocab["t" + std::to_string(i)] = i;
-    const json tokenizer = {{"version", "1.0"},
-                            {"normalizer", nullptr},
-                            {"pre_tokenizer", {{"type", "WhitespaceSplit"}}},
-                            {"post_processor", nullptr},
-                            {"decoder", nullptr},
-                            {"added_tokens", json::array()},
-                            {"model", {{"type", "WordLevel"}, {"vocab", vocab}, {"unk_token", "t0"}}}};
-    std::ofstream(dir_ + "/tokenizer.json") << tokenizer.dump();
+    attnviz::testing::WriteWordLevelTokenizer(dir_, config_["vocab_size"].get<int>());
     case_ = ReadJson(dir_ + "/case.json");
     for (int id : case_["ids"]) text_ += (text_.empty() ? "t" : " t") + std::to_string(id);
   }
