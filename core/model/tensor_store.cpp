@@ -26,6 +26,8 @@ bool Exists(const std::string& path) {
 
 // The index is small (names -> file names); anything over this is not an index.
 constexpr size_t kMaxIndexBytes = 64u << 20;
+// NAME_MAX on Linux file systems.
+constexpr size_t kMaxShardNameBytes = 255;
 
 Status AddFile(std::shared_ptr<const SafetensorsFile> file, std::map<std::string, TensorStore::Entry>* entries) {
   for (const TensorInfo& t : file->tensors()) {
@@ -79,7 +81,10 @@ Result<std::shared_ptr<TensorStore>> TensorStore::OpenIndex(const std::string& i
     if (!it->is_string())
       return Status::ErrorAt(index_path, MsgId::kIndexEntryNotString, {CappedValue(it.key())});
     const std::string shard = it->get<std::string>();
-    if (shard.empty() || shard.find('/') != std::string::npos || shard == "." || shard == "..")
+    // A file name longer than NAME_MAX cannot exist; refusing it here keeps the message bounded (the open
+    // error would quote the whole path).
+    if (shard.empty() || shard.size() > kMaxShardNameBytes || shard.find('/') != std::string::npos || shard == "." ||
+        shard == "..")
       return Status::ErrorAt(index_path, MsgId::kIndexShardName, {CappedValue(it.key()), CappedValue(shard)});
     if (seen.insert(shard).second) shards.push_back(shard);
   }

@@ -165,6 +165,17 @@ TEST(HardeningIndex, MillionShardNamesAreDeduplicatedInLogTime) {
   EXPECT_THAT(store.status().message(), ::testing::HasSubstr("/s0"));
 }
 
+// Found by fuzz_shard_index: a 4000-byte shard name made the open error quote a 4 KB path. Names past NAME_MAX are
+// refused as shard names, quoted capped.
+TEST(HardeningIndex, OverlongShardNameIsRefusedWithABoundedMessage) {
+  TempDir dir;
+  WriteBytes(dir.File("model.safetensors.index.json"), "{\"weight_map\": {\"t\": \"" + std::string(4000, 'x') + "\"}}");
+  auto store = TensorStore::OpenDir(dir.path());
+  ASSERT_FALSE(store.ok());
+  EXPECT_THAT(store.status().message(), ::testing::HasSubstr("plain file names"));
+  EXPECT_LT(store.status().message().size(), 1024u);
+}
+
 TEST(HardeningIndex, SymlinkLoopIsReportedAsALoop) {
   TempDir dir;
   ASSERT_EQ(::symlink("model.safetensors", dir.File("model.safetensors").c_str()), 0);
