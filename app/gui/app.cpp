@@ -427,6 +427,10 @@ bool App::Busy() const {
          !pending_drops.empty() || views.learn.variance_job.valid();
 }
 
+App::ShownState App::Shown() const {
+  return {results.model.get(), results.shown.get(), results.sweep.get(), models->progress(nullptr), Busy()};
+}
+
 void App::Draw(HeatmapRenderer& renderer) {
   ImGuiIO& io = ImGui::GetIO();
   dump.BeginFrame(frame);

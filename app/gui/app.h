@@ -109,6 +109,20 @@ class App {
   // Something runs or is about to show (a computation, a sweep, an export, a model opening or running, new
   // glyphs, dropped files): the main loop keeps drawing; an idle window draws nothing (frame_pacer.h).
   bool Busy() const;
+  // What background work has changed on screen: a new value draws a frame (main loop, frame_pacer.h).
+  struct ShownState {
+    const void* model = nullptr;  // results.model: a run, or a later step of it (one more layer)
+    const void* shown = nullptr;  // results.shown: the maps drawn
+    const void* sweep = nullptr;  // results.sweep
+    std::string model_progress;   // "layer 3 of 30"
+    bool busy = false;            // the end of work changes the screen (progress bars go)
+    bool operator==(const ShownState& o) const {
+      return model == o.model && shown == o.shown && sweep == o.sweep && model_progress == o.model_progress &&
+             busy == o.busy;
+    }
+    bool operator!=(const ShownState& o) const { return !(*this == o); }
+  };
+  ShownState Shown() const;
   // Everything asked for is on screen: the sandbox's maps (or the error that prevents them) with its sweep, or every
   // layer of the model run (or its error), and the glyphs they need. --frames and --screenshot count from here.
   bool Ready() const;

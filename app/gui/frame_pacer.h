@@ -1,7 +1,9 @@
 // When the main loop draws. An idle window draws nothing and sleeps in glfwWaitEventsTimeout, so it
-// costs ~0% CPU; input, a change or work in progress (App::Busy) draws the next few frames, enough
-// for hover, release and window-appearing states to settle; --frames, --bench-frames and snapshots
-// draw every frame.
+// costs ~0% CPU; input draws the next few frames, enough for hover, release and window-appearing states to
+// settle; --frames, --bench-frames and snapshots draw every frame. While work runs (App::Busy) without input,
+// a frame is drawn when what it shows changed (a layer arrived, the progress text moved) and otherwise only a few
+// times a second for the progress bar: under llvmpipe (drawing on the CPU) each frame costs ~10 ms of CPU that
+// a model run on the same cores would otherwise get.
 #pragma once
 
 namespace attnviz {
@@ -13,16 +15,31 @@ class FramePacer {
   // How long an idle loop sleeps before it looks again at signals, settings to save and the worker.
   static constexpr double kIdleWaitSeconds = 0.25;
 
-  // While work runs without input: frames at most this often (progress and layers as they arrive).
+  // While work runs without input: frames at most this often (layers as they arrive) ...
   static constexpr double kBusyFramesPerSecond = 20;
+  // ... and, when nothing shown changed, this often (the progress bar's fraction).
+  static constexpr double kProgressFramesPerSecond = 4;
+  // Frames drawn after what the screen shows changed in the background (a layout settles in two).
+  static constexpr int kFramesAfterChange = 2;
   // How long to wait for input before the next busy frame, `since_last_frame` seconds after the last one.
   static double BusyWaitSeconds(double since_last_frame) {
     const double left = 1.0 / kBusyFramesPerSecond - since_last_frame;
     return left > 0.001 ? left : 0.0;
   }
+  // While work runs without input: whether a frame is due, `since_last_frame` seconds after the last one.
+  static bool BusyFrameDue(bool shown_changed, double since_last_frame) {
+    return shown_changed || since_last_frame >= 1.0 / kProgressFramesPerSecond;
+  }
+  // What to pass to the event wait while work runs: the rest of the busy frame period when a frame is due, else
+  // one busy frame period (the loop then looks at the work again; input ends the wait at once).
+  double BusyWaitSecondsFor(double since_last_frame) const {
+    return FrameDue() ? BusyWaitSeconds(since_last_frame) : 1.0 / kBusyFramesPerSecond;
+  }
 
-  // Input arrived, something changed or is still running: the next frames are drawn.
+  // Input arrived: the next frames are drawn.
   void Activity() { frames_due_ = kFramesAfterActivity; }
+  // What the screen shows changed, or the progress bar's turn came: a frame or two.
+  void Change() { frames_due_ = frames_due_ > kFramesAfterChange ? frames_due_ : kFramesAfterChange; }
   bool FrameDue() const { return frames_due_ > 0; }
   void FrameDrawn() {
     if (frames_due_ > 0) --frames_due_;

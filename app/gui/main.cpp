@@ -127,6 +127,7 @@ int main(int argc, char** argv) {
   const bool every_frame = options.frames > 0 || bench.enabled();  // they count frames
   int ready_frames = 0;  // frames since everything asked for was on screen
   auto last_frame = Clock::now();
+  App::ShownState last_shown;  // what the last pass of the loop showed (a change draws a frame)
   auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - started).count(); };
   auto keep_window_rect = [&] {
     const WindowRect r = platform.window_rect();
@@ -135,13 +136,13 @@ int main(int argc, char** argv) {
   };
   while (!platform.ShouldClose() && !app.quit_requested) {
     // 5a. Events: an idle window sleeps until one arrives (or a short timeout, for signals and saving). While work
-    //     runs and no input comes, frames come at most kBusyFramesPerSecond a second: drawing (llvmpipe draws on
-    //     the CPU) must leave the cores to the work; any input wakes the wait at once.
-    const double busy_wait = FramePacer::BusyWaitSeconds(std::chrono::duration<double>(Clock::now() - last_frame).count());
-    if (every_frame) platform.PollEvents();
-    else if (app.Busy() && busy_wait > 0) platform.WaitEvents(busy_wait);
-    else if (pacer.FrameDue() || app.Busy()) platform.PollEvents();
-    else platform.WaitEvents(FramePacer::kIdleWaitSeconds);
+    //     runs and no input comes, a frame is drawn when what it shows changed (at most kBusyFramesPerSecond a
+    //     second) or for the progress bar (kProgressFramesPerSecond): drawing (llvmpipe draws on the CPU) must
+    //     leave the cores to the work; any input wakes the wait at once.
+    auto since_last_frame = [&] { return std::chrono::duration<double>(Clock::now() - last_frame).count(); };
+    const double wait = every_frame ? 0.0 : app.Busy() ? pacer.BusyWaitSecondsFor(since_last_frame()) : pacer.WaitSeconds();
+    if (wait > 0) platform.WaitEvents(wait);
+    else platform.PollEvents();
     if (platform.Iconified()) {  // a minimized window draws nothing
       platform.WaitEvents(0.1);
       continue;
@@ -151,7 +152,11 @@ int main(int argc, char** argv) {
     for (std::string& path : platform.TakeDroppedFiles()) app.pending_drops.push_back(path);
     app.Update();
     if (platform.UpdateContentScale()) app.fonts.Invalidate();
-    if (platform.TakeInputEvents() > 0 || app.Busy() || g_snapshot_requested || g_frames_requested) pacer.Activity();
+    const App::ShownState shown = app.Shown();
+    if (platform.TakeInputEvents() > 0 || g_snapshot_requested || g_frames_requested) pacer.Activity();
+    else if (shown.busy ? FramePacer::BusyFrameDue(shown != last_shown, since_last_frame()) : shown != last_shown)
+      pacer.Change();
+    last_shown = shown;
     g_frames_requested = 0;
     keep_window_rect();
     saver.SaveIfChanged(app.settings);

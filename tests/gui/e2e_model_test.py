@@ -248,9 +248,11 @@ class ModelE2E(unittest.TestCase):
         times = [t for t, _, _ in seen]
         self.assertEqual(times, sorted(times))
         self.assertEqual([v for _, v, _ in seen], sorted(v for _, v, _ in seen), "layers_shown only rises")
-        # While the run went on with no input, frames came at most ~20 a second (drawing leaves the cores to the run).
+        # While the run went on with no input, frames came only when a layer arrived (a couple each, for the new maps
+        # and the progress text) and a few a second for the progress bar (frame_pacer.h), not at a steady rate:
+        # drawing (llvmpipe draws on the CPU) leaves the cores to the run.
         (t0, f0), (t1, f1) = frames[0], frames[-1]
-        self.assertLessEqual((f1 - f0) / max(t1 - t0, 1e-3), 30, frames)
+        self.assertLessEqual(f1 - f0, 4 * (len(seen) - 1) + 6 * (t1 - t0) + 6, frames)
         # The Heads panel (layer 0 chosen) had its maps before the run was done.
         self.assertTrue(any(m for _, v, m in seen if 0 < v < n_layer), seen)
         # Streamed: the Shapes/Model fields say the tokens; the thumbnails drew real maps.

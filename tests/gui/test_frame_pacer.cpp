@@ -18,3 +18,28 @@ TEST(FramePacer, BusyFramesWaitForTheirTurn) {
   EXPECT_FALSE(pacer.FrameDue());
   EXPECT_EQ(pacer.WaitSeconds(), attnviz::FramePacer::kIdleWaitSeconds);
 }
+
+// While work runs without input: a frame when what is shown changed, otherwise only the progress bar's few a
+// second; between them the loop waits a busy frame period (no spinning), and a change draws two frames, not ten.
+TEST(FramePacer, BusyWorkDrawsOnChangeAndForProgressOnly) {
+  using attnviz::FramePacer;
+  const double progress_period = 1.0 / FramePacer::kProgressFramesPerSecond;
+  EXPECT_LT(FramePacer::kProgressFramesPerSecond, FramePacer::kBusyFramesPerSecond);
+  EXPECT_TRUE(FramePacer::BusyFrameDue(true, 0.0));
+  EXPECT_FALSE(FramePacer::BusyFrameDue(false, progress_period / 2));
+  EXPECT_TRUE(FramePacer::BusyFrameDue(false, progress_period));
+  FramePacer pacer;
+  while (pacer.FrameDue()) pacer.FrameDrawn();
+  EXPECT_DOUBLE_EQ(pacer.BusyWaitSecondsFor(0.0), 1.0 / FramePacer::kBusyFramesPerSecond);
+  EXPECT_DOUBLE_EQ(pacer.BusyWaitSecondsFor(10.0), 1.0 / FramePacer::kBusyFramesPerSecond);  // never 0: no spin
+  pacer.Change();
+  EXPECT_EQ(pacer.BusyWaitSecondsFor(10.0), 0.0);  // due and its turn has come
+  int frames = 0;
+  while (pacer.FrameDue()) pacer.FrameDrawn(), ++frames;
+  EXPECT_EQ(frames, FramePacer::kFramesAfterChange);
+  pacer.Activity();
+  pacer.Change();  // a change never shortens what input asked for
+  frames = 0;
+  while (pacer.FrameDue()) pacer.FrameDrawn(), ++frames;
+  EXPECT_EQ(frames, FramePacer::kFramesAfterActivity);
+}
