@@ -515,7 +515,9 @@ TEST_F(ModelPanelTest, MistralWindowIsDrawnMaskedInTheAppAndItsFigure) {
     double entropy = 0;
     for (int j = 0; j < n; ++j) {
       const float p = probs.data[(size_t)i * n + j];  // head 0
-      if (j > i || i - j >= 3) ASSERT_EQ(p, 0.0f) << i << "," << j;
+      if (j > i || i - j >= 3) {
+        ASSERT_EQ(p, 0.0f) << i << "," << j;
+      }
       if (p > 0) entropy -= p * std::log((double)p);
     }
     const int visible = std::min(i + 1, 3);
