@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Time from opening a model folder to its overview on screen, in the real app under Xvfb:
 #   attnviz --model DIR --text-file TEXT --widgets-json W --snapshot-path PPM
-# started, and two clocks read from the widgets JSON the app writes every frame: the first frame with the first
-# layer's maps in the Overview, and the first frame with every layer (overview.layers_shown == n_layer). That is
+# started, and two times (the app's own t_s) read from the widgets JSON the app writes every frame it draws: the
+# first frame with the first layer's maps in the Overview, and the first frame with every layer
+# (overview.layers_shown == n_layer). That is
 # process start + window + folder open (mmap, tokenizer) + the forward pass + the overview frame. The app's peak RSS
 # (VmHWM) is read before it is stopped.
 #   bash bench/model/open_to_overview.sh BUILD_DIR MODEL_DIR TEXT_FILE [REPS=3] [PNG]
@@ -33,34 +34,43 @@ firsts=()
 rss=()
 for r in $(seq "$REPS"); do
   rm -rf "$XDG_CONFIG_HOME" "$TMP/w.json"
-  t0=$(date +%s.%N)
   "$APP" --model "$DIR" --text-file "$TEXT" --widgets-json "$TMP/w.json" --snapshot-path "$TMP/shot.ppm" \
     >"$TMP/log" 2>&1 &
   APP_PID=$!
   # The overview field is written once the Overview panel has drawn a result's first layer; layers_shown counts.
-  first=
-  while :; do
+  # One watcher process reads the JSON a few times a second (a python3 started every poll would itself take most
+  # of a core beside the app); the times are the app's own t_s (seconds since its start) of the frames it wrote.
+  if ! read -r first all < <(/usr/bin/python3 - "$TMP/w.json" "$APP_PID" "$LIMIT" <<'PY'
+import json, os, sys, time
+path, pid, limit = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+start, first, stamp = time.time(), None, None
+while time.time() - start < limit:
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        sys.exit(1)
+    try:
+        st = os.stat(path)
+        if (st.st_mtime_ns, st.st_size) != stamp:
+            stamp = (st.st_mtime_ns, st.st_size)
+            w = json.load(open(path))
+            o = w["fields"].get("overview")
+            if o and o["layers_shown"] >= 1 and first is None:
+                first = w["t_s"]
+            if o and o["layers_shown"] == o["n_layer"]:
+                print(first, w["t_s"])
+                sys.exit(0)
+    except (OSError, ValueError, KeyError):
+        pass  # not written yet, or caught mid-write
+    time.sleep(0.2)
+sys.exit(2)
+PY
+  ); then
     kill -0 "$APP_PID" 2>/dev/null || { echo "open -> overview: attnviz exited:"; cat "$TMP/log"; exit 1; }
-    now=$(date +%s.%N)
-    if awk -v a="$now" -v b="$t0" -v l="$LIMIT" 'BEGIN { exit !(a - b > l) }'; then
-      echo "open -> overview: not on screen after $LIMIT s"; exit 1
-    fi
-    shown=$(python3 -c 'import json,sys
-try:
-    o = json.load(open(sys.argv[1]))["fields"].get("overview")
-    print("%d %d" % (o["layers_shown"], o["n_layer"]) if o else "")
-except Exception:
-    print("")' "$TMP/w.json")
-    if [ -n "$shown" ]; then
-      set -- $shown
-      [ -z "$first" ] && [ "$1" -ge 1 ] && first=$now
-      [ "$1" = "$2" ] && break
-    fi
-    sleep 0.05
-  done
-  t1=$(date +%s.%N)
-  firsts+=("$(awk -v a="$first" -v b="$t0" 'BEGIN { printf "%.3f", a - b }')")
-  times+=("$(awk -v a="$t1" -v b="$t0" 'BEGIN { printf "%.3f", a - b }')")
+    echo "open -> overview: not on screen after $LIMIT s"; exit 1
+  fi
+  firsts+=("$first")
+  times+=("$all")
   rss+=("$(awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' /proc/$APP_PID/status)")
   if [ -n "$KEEP_PNG" ] && [ "$r" = "$REPS" ]; then
     kill -USR1 "$APP_PID"
