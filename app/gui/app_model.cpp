@@ -129,6 +129,8 @@ void App::UpdateModel() {
   auto result = std::make_shared<ComputeResult>();
   result->generation = ++view_generation_;
   result->tensors = OverviewLayer(layer, settings.model_hide_special);
+  // A streamed layer: its q and k made from its input, for exact rows and hover (without them: the finest level).
+  if (Status s = WithExactRows(*results.model, layer, &result->tensors); !s) Notify(s);
   result->request.kv_text = results.model->request.text;
   result->seconds = results.model->seconds;
   results.shown = result;

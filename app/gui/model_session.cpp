@@ -14,18 +14,6 @@ double SecondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// A copy of a strided view into a tensor of its own: q [n_head, n, d_head] or k [n_kv_head, n, d_head].
-SharedTensor CopyHeads(const HeadsView& v) {
-  auto t = std::make_shared<Tensor>();
-  t->Resize({v.n_head, v.n, v.d});
-  for (size_t h = 0; h < v.n_head; ++h)
-    for (size_t i = 0; i < v.n; ++i) {
-      const float* row = v.data + h * v.head_stride + i * v.row_stride;
-      std::copy(row, row + v.d, t->data.begin() + (ptrdiff_t)((h * v.n + i) * v.d));
-    }
-  return t;
-}
-
 // The coarsest-first factor a streamed run keeps of each layer's pyramid: the finest that fits kKeptPyramidBytes
 // over all layers (both kinds, the coarser levels a third more).
 int KeptPyramidFactor(int n_layer, int n_head, int n, int base_factor) {
@@ -35,8 +23,10 @@ int KeptPyramidFactor(int n_layer, int n_head, int n, int base_factor) {
   }
 }
 
-// Layers between kept resume points (the residual stream entering a block), so they fit kResumeBytes.
-int ResumeStride(const model::ModelConfig& c, int n) {
+// Layers between kept resume points (the residual stream entering a block), so they fit kResumeBytes. A streamed
+// run keeps every layer's input anyway (what makes its q and k: WithExactRows).
+int ResumeStride(const model::ModelConfig& c, int n, bool stream) {
+  if (stream) return 1;
   const double per = (double)n * c.d_model * sizeof(float);
   return std::max(1, (int)std::ceil(per * c.n_layer / kResumeBytes));
 }
@@ -44,21 +34,23 @@ int ResumeStride(const model::ModelConfig& c, int n) {
 // What the run keeps beside the workspace (RunOptions::caller_bytes, counted in the memory check).
 double KeptBytes(const model::ModelConfig& c, int n, bool stream) {
   const double nn = (double)n * n, f = sizeof(float);
-  double bytes = (double)c.n_layer * n * c.d_model * f / ResumeStride(c, n);  // resume points
+  double bytes = (double)c.n_layer * n * c.d_model * f / ResumeStride(c, n, stream);  // resume points, layer inputs
   bytes += (double)c.n_layer * c.n_head * n * sizeof(RowMetrics);              // row figures
   if (!stream) return bytes + (double)c.n_layer * c.n_head * nn * f;            // whole maps
   const int base = MapPyramid::BaseFactor(c.n_head, n, n);
   const double base_side = std::ceil((double)n / base);
   bytes += (double)c.n_head * base_side * base_side * 2 * f * 4 / 3;           // the pass's own pyramid
   bytes += kKeptPyramidBytes;                                                   // the kept levels (at most)
-  bytes += (double)c.n_layer * n * (c.q_dim() + c.kv_dim()) * f;               // q, k per layer
+  bytes += (double)n * (c.q_dim() + c.kv_dim()) * f;                          // q, k of the layer on screen
   return bytes;
 }
 
 // Makes each finished layer of a run a LayerMaps, its head roles and its thumbnails. Small inputs: RunModel writes
 // each layer's probs into a fresh tensor the LayerMaps then shares. Long inputs (stream): no map is kept; each
 // block of rows goes into this run's pyramid and role rows as the pass makes it, and the layer keeps the
-// pyramid's coarser levels plus q and k, from which the screen recomputes exact rows.
+// pyramid's coarser levels plus its input (the residual stream entering it, in resume_inputs), from which the
+// screen makes q and k of the layer it shows (WithExactRows) and recomputes exact rows: n * d_model floats a
+// layer rather than n * (q_dim + kv_dim), and a what-if resumes at exactly the first layer it changes.
 class LayerMapsSink : public model::LayerSink {
  public:
   // publish: called after each layer with the result so far (the run's thread).
@@ -66,7 +58,7 @@ class LayerMapsSink : public model::LayerSink {
                 const std::vector<tokenize::Token>& tokens, bool stream,
                 std::function<void(const LayerMapsSink&)> publish)
       : config_(c), options_(options), n_head_(c.n_head), n_((int)ids.size()), ids_(ids), tokens_(tokens),
-        stream_(stream), resume_stride_(ResumeStride(c, (int)ids.size())), publish_(std::move(publish)),
+        stream_(stream), resume_stride_(ResumeStride(c, (int)ids.size(), stream)), publish_(std::move(publish)),
         probs_((size_t)c.n_layer), layers_((size_t)c.n_layer), thumbs_((size_t)c.n_layer),
         resume_((size_t)c.n_layer), roles_(model::MakeHeadRoles(c.n_layer, c.n_head, ids)) {
     if (stream_) {
@@ -86,6 +78,10 @@ class LayerMapsSink : public model::LayerSink {
     }
     for (int l = 0; l <= first && l < (int)resume_.size(); ++l) resume_[(size_t)l] = earlier.resume_inputs[(size_t)l];
     layers_done_ = first;
+  }
+  Status OnEmbeddings(const float* hidden, int n, int d) override {
+    if (stream_) resume_[0] = std::make_shared<const std::vector<float>>(hidden, hidden + (size_t)n * d);  // layer 0's input
+    return Status::Ok();
   }
   float* ProbsBuffer(int layer) override {
     auto t = std::make_shared<Tensor>();
@@ -108,13 +104,17 @@ class LayerMapsSink : public model::LayerSink {
     MapSource source = maps->Source(0);
     if (stream_) {
       pyramid_.Finish();
-      maps->q = CopyHeads(out.q);
-      maps->k = CopyHeads(out.k);
       maps->pooled = true;
       maps->exact_cells_limit = kExactCellsLimit;
       if (Status s = role_rows_->ScoreInto(out.layer, &roles_, out.metrics); !s) return s;
       source = maps->Source(0);
       source.pyramid = &pyramid_;  // the thumbnails from the pass's own, finer levels
+      // A thumbnail finer than the pass's finest level (a short streamed input) needs exact rows: this layer's q
+      // and k, for this moment only.
+      if (pyramid_.LevelFor((double)n_ / std::min(n_, kThumbnailCells)) < 0) {
+        model::LayerQkCopy(out, &thumb_q_, &thumb_k_);
+        source.q = &thumb_q_, source.k = &thumb_k_;
+      }
     } else if (Status s = model::ScoreLayer(out.probs, out.layer, n_head_, n_, ids_, &roles_); !s) {
       return s;
     }
@@ -168,6 +168,7 @@ class LayerMapsSink : public model::LayerSink {
   model::HeadRoles roles_;
   // Streaming: the pass's pyramid (one, reset per layer), the role rows, the factor each layer keeps from.
   MapPyramid pyramid_;
+  Tensor thumb_q_, thumb_k_;  // q, k of the layer just run, when its thumbnail needs exact rows
   std::unique_ptr<model::RoleRows> role_rows_;
   int kept_factor_ = 1;
 };
@@ -300,6 +301,19 @@ AttentionTensors LayerAsTensors(const ModelResult& result, int layer) {
   AttentionTensors t;
   if (result.has_layer(layer)) static_cast<LayerMaps&>(t) = *result.layers[(size_t)layer];
   return t;
+}
+
+Status WithExactRows(const ModelResult& result, int layer, AttentionTensors* t) {
+  if (!t->pooled || !t->q->empty() || !result.has_layer(layer) || !result.request.folder) return Status::Ok();
+  const std::shared_ptr<const std::vector<float>>& input =
+      layer < (int)result.resume_inputs.size() ? result.resume_inputs[(size_t)layer] : nullptr;
+  if (!input) return Status::Error("layer " + std::to_string(layer) + " kept no input to make q and k from");
+  const model::Model& model = *result.request.folder->model;
+  auto q = std::make_shared<Tensor>(), k = std::make_shared<Tensor>();
+  if (Status s = model::LayerQk(model, layer, input->data(), (int)(input->size() / model.config().d_model), q.get(), k.get()); !s)
+    return s;
+  t->q = q, t->k = k;
+  return Status::Ok();
 }
 
 AttentionTensors LayerForDisplay(const ModelResult& r, int layer, bool hide_special) {

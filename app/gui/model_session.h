@@ -122,6 +122,11 @@ class ModelSession {
 // One layer of a model result as the AttentionTensors the Heads and Export panels draw: its LayerMaps, shared
 // tensors (nothing deep-copied); the sandbox-only numbers stay empty.
 AttentionTensors LayerAsTensors(const ModelResult& result, int layer);
+// A streamed layer keeps its input rather than q and k: q and k of `layer` made again from it (model::LayerQk: the
+// pass's own bits) into t, for exact rows and hover of the layer on screen (one layer at a time: 100-200 ms and
+// n * (q_dim + kv_dim) floats at 8192 tokens on the SmolLM2 shape). Ok, doing nothing, when t has them or needs
+// none (whole maps).
+Status WithExactRows(const ModelResult& result, int layer, AttentionTensors* t);
 // The same with the special tokens' rows and columns left out when `hide_special` (then a copy).
 AttentionTensors LayerForDisplay(const ModelResult& result, int layer, bool hide_special);
 // Every layer's heads as one stack [n_layer * n_head, n, n] (map k = layer k / n_head, head k % n_head),

@@ -88,11 +88,12 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
       continue;
     }
     const bool have_roles = roles_fit;
-    // Hiding special tokens needs the layer's maps (a copy without them); otherwise the pooled thumbnails.
-    const AttentionTensors& t = hide_special ? app.OverviewLayer(l, true) : app.OverviewLayer(l, false);
-    // A streamed (long) run keeps no whole map to cut the special tokens out of: its thumbnails show every token.
+    // The layer as the run made it (its mask and head figures; nothing copied).
+    const LayerMaps& t = *result->layers[(size_t)l];
+    // Hiding special tokens needs the layer's maps (a copy without them); otherwise the pooled thumbnails. A
+    // streamed (long) run keeps no whole map to cut the special tokens out of: its thumbnails show every token.
     const bool whole = (hide_special && !t.pooled) || l >= (int)result->thumbnails.size();
-    const Tensor& maps = whole ? *t.probs : *result->thumbnails[(size_t)l];
+    const Tensor& maps = whole ? *app.OverviewLayer(l, hide_special).probs : *result->thumbnails[(size_t)l];
     const int n_q = (int)maps.dim(1), n_k = (int)maps.dim(2);
     const size_t plane = (size_t)n_q * n_k;
     for (int h = 0; h < n_head; ++h) {

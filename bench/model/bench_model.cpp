@@ -360,16 +360,20 @@ double FlopsPerRun(const ModelConfig& c, int n) {
 // ---- --long: what the app does with a long input, beside the CLI's forward and the GEMMs alone ----
 
 // The app's streamed run (app/gui/model_session.cpp's sink, without the UI): every block into a pyramid and role
-// rows, q and k copied, the coarser levels kept. Records when the first layer and the last are done.
+// rows, each layer's input kept (the app makes q and k of the layer it shows from it), the coarser levels kept. Records when the first layer and the last are done.
 struct AppLikeSink : LayerSink {
   int n_head = 0, n = 0, n_layer = 0;
   MapPyramid pyramid;
   std::unique_ptr<RoleRows> rows;
   HeadRoles roles;
   std::vector<MapPyramid> kept;
-  std::vector<std::vector<float>> q, k;
+  std::vector<std::vector<float>> inputs;  // [n_layer][n * d_model]: each layer's input (what makes its q and k)
   std::chrono::steady_clock::time_point t0;
   double first_ms = 0;
+  Status OnEmbeddings(const float* hidden, int n_tokens, int d) override {
+    inputs.emplace_back(hidden, hidden + (size_t)n_tokens * d);
+    return Status::Ok();
+  }
   void OnBlock(int, const RowBlock& b) override {
     pyramid.AddBlock(b);
     rows->AddRows(b.head, b.r0, b.rows, b.probs);
@@ -383,14 +387,7 @@ struct AppLikeSink : LayerSink {
                         192.0 * 1048576)
       f *= 2;
     kept.push_back(pyramid.Coarsened(f));
-    for (auto [view, out] : {std::pair{&o.q, &q}, std::pair{&o.k, &k}}) {
-      out->emplace_back(view->n_head * view->n * view->d);
-      for (size_t h = 0; h < view->n_head; ++h)
-        for (size_t i = 0; i < view->n; ++i)
-          std::copy(view->data + h * view->head_stride + i * view->row_stride,
-                    view->data + h * view->head_stride + i * view->row_stride + view->d,
-                    out->back().data() + (h * view->n + i) * view->d);
-    }
+    if (o.layer + 1 < o.n_layer) inputs.emplace_back(o.hidden, o.hidden + (size_t)o.n * o.d_model);  // the next one's
     if (o.layer == 0)
       first_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (o.layer + 1 < o.n_layer) pyramid.Reset(n_head, n, n, base);

@@ -20,11 +20,13 @@ namespace attnviz {
 struct LayerMaps {
   std::vector<Token> query_tokens;     // n_q (equal to kv_tokens in self-attention)
   std::vector<Token> kv_tokens;        // n_k
-  SharedTensor q = EmptyTensor();      // [n_head, n_q, d_k]  what exact rows need (empty: the maps are kept whole)
+  SharedTensor q = EmptyTensor();      // [n_head, n_q, d_k]  what exact rows need (empty: the maps are kept whole,
+                                       // or a streamed model layer not shown: app/gui/model_session.h WithExactRows)
   SharedTensor k = EmptyTensor();      // [n_head, n_k, d_k]
   SharedTensor probs = EmptyTensor();  // [n_head, n_q, n_k]  softmax rows; masked entries exactly 0 (empty: pooled)
   std::vector<HeadMetrics> metrics;    // [n_head]: the per-row figures, from the same pass as the maps
-  // The pooled levels of probs (a long input keeps only these and q, k); may be null while probs are kept.
+  // The pooled levels of probs (a long input keeps only these, and q, k or what makes them); may be null while
+  // probs are kept.
   std::shared_ptr<const MapPyramid> pyramid;
   bool pooled = false;  // no full map kept: probs is empty
   size_t exact_cells_limit = 0;  // MapSource::exact_cells_limit (0: exact rows at any cost)
@@ -36,9 +38,11 @@ struct LayerMaps {
   float temperature = 1.0f;
   Mask mask;
 
-  int n_head() const { return !probs->empty() ? (int)probs->dim(0) : (int)q->dim(0); }
-  int n_q() const { return !probs->empty() ? (int)probs->dim(1) : (int)q->dim(1); }
-  int n_k() const { return !probs->empty() ? (int)probs->dim(2) : (int)k->dim(1); }
+  // !! A streamed model layer keeps neither probs nor q, k (the screen makes q, k of the layer it shows from the
+  // layer's input): its sizes are the pyramid's.
+  int n_head() const { return !probs->empty() ? (int)probs->dim(0) : pyramid ? pyramid->n_head() : (int)q->dim(0); }
+  int n_q() const { return !probs->empty() ? (int)probs->dim(1) : pyramid ? pyramid->n_q() : (int)q->dim(1); }
+  int n_k() const { return !probs->empty() ? (int)probs->dim(2) : pyramid ? pyramid->n_k() : (int)k->dim(1); }
   // Where the maps' numbers come from (the full map, or the pyramid and q, k for exact rows), with the
   // multiplier and mask above. generation: a number that changes with the tensors.
   MapSource Source(uint64_t generation) const;

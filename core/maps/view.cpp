@@ -60,9 +60,10 @@ ViewImage ComposeView(const MapSource& src, int head, const MapWindow& w, int wi
   const double cells_per_px = std::min((double)v.cols / v.width, (double)v.rows / v.height);
   int level = src.pyramid ? src.pyramid->LevelFor(cells_per_px) : -1;
   const bool full_map = src.probs && !src.probs->empty();
-  if (level < 0 && !full_map && src.pyramid && src.exact_cells_limit > 0 &&
-      (size_t)w.rows() * (size_t)src.n_k() > src.exact_cells_limit)
-    level = 0;
+  const bool exact_rows = src.q && src.k && !src.q->empty() && !src.k->empty();
+  if (level < 0 && !full_map && src.pyramid &&
+      (!exact_rows || (src.exact_cells_limit > 0 && (size_t)w.rows() * (size_t)src.n_k() > src.exact_cells_limit)))
+    level = 0;  // the finest level kept: coarser than a pixel, but never a wait (or nothing to make rows from)
   if (level >= 0) {
     const PyramidLevel& l = src.pyramid->levels()[(size_t)level];
     const float* plane = l.Plane(kind, head);
@@ -98,6 +99,11 @@ ExactCell ExactAt(const MapSource& src, const Tensor* scores, int head, int i, i
     // Probs without q and k (a trained model's layer keeps only its probs): the weight is exact, the score unknown.
     cell.prob = src.probs->data[((size_t)head * n_q + i) * n_k + j];
     cell.score = std::numeric_limits<float>::quiet_NaN();
+    return cell;
+  }
+  if (!src.q || !src.k || src.q->empty() || src.k->empty()) {
+    // Pooled without q and k (a streamed model layer before the screen made them): nothing exact to say.
+    cell.prob = cell.score = std::numeric_limits<float>::quiet_NaN();
     return cell;
   }
   // The block of rows holding i, recomputed once and kept for the next hover.

@@ -55,7 +55,8 @@ ViewImage ComposeView(const MapSource& source, int head, const MapWindow& window
 
 // One exact cell (hover): the prob and the raw score q . k of query i, key j. Uses the full map when
 // kept, else recomputes the row's block (the same bits as the full pass). The last block is cached per
-// thread, so hovering along a row costs one recomputation. Probs without q and k: score is NaN (unknown).
+// thread, so hovering along a row costs one recomputation. Probs without q and k: score is NaN (unknown);
+// neither probs nor q and k (a pyramid only): both NaN.
 struct ExactCell {
   float prob = 0, score = 0;
 };

@@ -332,6 +332,16 @@ Status RunWithWorkspace(const Model& model, const std::vector<int>& ids, const R
   return Status::Ok();
 }
 
+// Head-major copies of strided q | k columns: [n_head, n, d_head] from [n, ld] columns.
+void CopyHeadsTo(const HeadsView& v, Tensor* out) {
+  out->Resize({v.n_head, v.n, v.d});
+  for (size_t h = 0; h < v.n_head; ++h)
+    for (size_t i = 0; i < v.n; ++i) {
+      const float* row = v.data + h * v.head_stride + i * v.row_stride;
+      std::copy(row, row + v.d, out->data.begin() + (ptrdiff_t)((h * v.n + i) * v.d));
+    }
+}
+
 class CollectSink : public LayerSink {
  public:
   explicit CollectSink(ModelRun* run) : run_(run) {}
@@ -353,6 +363,53 @@ class CollectSink : public LayerSink {
   ModelRun* run_;
 };
 }  // namespace
+
+Status LayerQk(const Model& model, int layer, const float* input, int n, Tensor* q, Tensor* k) {
+  const ModelConfig& c = model.config();
+  if (layer < 0 || layer >= c.n_layer)
+    return Status::Error(MsgId::kOutOfRange, {"layer", std::to_string(layer), "0", std::to_string(c.n_layer - 1)});
+  if (n < 1 || n > c.max_positions)
+    return Status::Error(MsgId::kOutOfRange, {"tokens", std::to_string(n), "1", std::to_string(c.max_positions)});
+  try {
+    // The steps of BlockStages before attention (1-3 of each architecture), on a workspace of their own.
+    Workspace ws;
+    const int d = c.d_model;
+    ws.n = n;
+    ws.ld_qkv = c.q_dim() + 2 * c.kv_dim();
+    ws.xn.resize((size_t)n * d);
+    ws.qkv.resize((size_t)n * ws.ld_qkv);
+    const BlockParams& b = model.BlockWeights(layer, &ws.weights);
+    const float eps = (float)c.norm_eps;
+    switch (c.arch) {
+      case Arch::kGpt2:
+        LayerNormForward(input, n, d, b.attn_norm, eps, ws.xn.data());
+        ProjectQkv(c, b, ws.xn.data(), ws);
+        break;
+      case Arch::kBert:
+        ProjectQkv(c, b, input, ws);
+        break;
+      case Arch::kLlama:
+        RopeTables(RopeInvFreq(c), n, &ws.cos, &ws.sin);
+        RmsNormForward(input, n, d, b.attn_norm, eps, ws.xn.data());
+        ProjectQkv(c, b, ws.xn.data(), ws);
+        ApplyRope(ws.qkv.data(), ws.ld_qkv, n, c.n_head, c.d_head, ws.cos.data(), ws.sin.data());
+        ApplyRope(ws.qkv.data() + c.q_dim(), ws.ld_qkv, n, c.n_kv_head, c.d_head, ws.cos.data(), ws.sin.data());
+        break;
+    }
+    if (Status s = CheckFinite(ws.qkv.data(), ws.qkv.size(), layer, "q, k and v"); !s) return s;
+    CopyHeadsTo(HeadsView::Columns(ws.qkv.data(), (size_t)n, (size_t)c.n_head, (size_t)c.d_head, (size_t)ws.ld_qkv), q);
+    CopyHeadsTo(HeadsView::Columns(ws.qkv.data() + c.q_dim(), (size_t)n, (size_t)c.n_kv_head, (size_t)c.d_head,
+                                   (size_t)ws.ld_qkv), k);
+  } catch (const std::bad_alloc&) {
+    return Status::Error(MsgId::kOutOfMemory, {"q and k of layer " + std::to_string(layer)});
+  }
+  return Status::Ok();
+}
+
+void LayerQkCopy(const LayerOutput& out, Tensor* q, Tensor* k) {
+  CopyHeadsTo(out.q, q);
+  CopyHeadsTo(out.k, k);
+}
 
 Result<ModelRun> RunModel(const Model& model, const std::vector<int>& ids, const RunOptions& options) {
   const ModelConfig& c = model.config();

@@ -24,6 +24,7 @@
 #include "model/model.h"
 #include "base/run_control.h"
 #include "base/status.h"
+#include "base/tensor.h"
 
 namespace attnviz::model {
 
@@ -97,6 +98,17 @@ struct ModelRun {
 };
 // Everything collected (probs are written in place, no copies).
 Result<ModelRun> RunModel(const Model& model, const std::vector<int>& ids, const RunOptions& options = {});
+
+// q and k of block `layer` as the run makes them (the input norm, the projections, RoPE), from the residual stream
+// entering it: the same code on the same rows, so the same bits as LayerOutput::q and k. A streamed layer keeps its
+// input (n * d_model floats) rather than q and k (n * (q_dim + kv_dim)), and the screen makes them when it needs
+// exact rows.
+//   input: [n, d_model] (hidden[layer] of a run: the embeddings for layer 0)
+//   q: [n_head, n, d_head], k: [n_kv_head, n, d_head] (resized)
+// Errors: layer out of range, n outside 1..max positions, a value that is not finite, memory as RunModel's.
+Status LayerQk(const Model& model, int layer, const float* input, int n, Tensor* q, Tensor* k);
+// The same from the run itself: out.q and out.k as head-major tensors (resized).
+void LayerQkCopy(const LayerOutput& out, Tensor* q, Tensor* k);
 
 // The bytes a run over n tokens allocates: the workspace (residual stream, q|k|v, MLP, the [n_head, n, n] maps
 // scratch unless stream_maps, rope tables, one layer's dequantized weights when the model has them per layer), plus with `collect` the all-layer results of the collecting RunModel, plus caller_bytes.

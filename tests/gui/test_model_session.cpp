@@ -63,12 +63,14 @@ TEST_P(StreamedSession, StreamedLayersShowWhatWholeMapsShow) {
     SCOPED_TRACE("layer " + std::to_string(l));
     const LayerMaps& full = *a->layers[(size_t)l];
     const LayerMaps& pooled = *b->layers[(size_t)l];
-    // No whole map kept; q, k and a pyramid instead, with a budget on exact rows per view.
+    // No whole map kept, nor q and k: a pyramid and the layer's input instead, with a budget on exact rows per view.
     EXPECT_TRUE(pooled.pooled);
     EXPECT_TRUE(pooled.probs->empty());
     ASSERT_TRUE(pooled.pyramid);
-    EXPECT_FALSE(pooled.q->empty());
-    EXPECT_FALSE(pooled.k->empty());
+    EXPECT_TRUE(pooled.q->empty());
+    EXPECT_TRUE(pooled.k->empty());
+    ASSERT_TRUE(b->resume_inputs[(size_t)l]);
+    EXPECT_EQ(b->resume_inputs[(size_t)l]->size(), (size_t)n * request.folder->model->config().d_model);
     EXPECT_GT(pooled.exact_cells_limit, 0u);
     EXPECT_EQ(pooled.n_head(), full.n_head());
     EXPECT_EQ(pooled.n_q(), n);
@@ -83,8 +85,16 @@ TEST_P(StreamedSession, StreamedLayersShowWhatWholeMapsShow) {
           EXPECT_EQ(b->roles.at(l, h)[role], a->roles.at(l, h)[role]) << model::RoleName(role);
       }
     }
-    // Every cell the screen can ask for is the whole map's: exact rows and hover.
-    const MapSource src = pooled.Source(1);
+    // Without q and k a view reads the finest level kept, and hover has nothing exact to say.
+    EXPECT_GE(ComposeView(pooled.Source(1), 0, MapWindow{0, n, 0, n}, n, n, PoolKind::kMax).level, 0);
+    EXPECT_TRUE(std::isnan(ExactAt(pooled.Source(1), nullptr, 0, n - 1, 1).prob));
+    // The layer on screen gets q and k made from its input: every cell the screen can ask for is then the whole
+    // map's, bit for bit (exact rows and hover).
+    AttentionTensors shown = LayerAsTensors(*b, l);
+    ASSERT_TRUE(WithExactRows(*b, l, &shown).ok());
+    ASSERT_FALSE(shown.q->empty());
+    ASSERT_FALSE(shown.k->empty());
+    const MapSource src = shown.Source(1);
     for (int h = 0; h < full.n_head(); ++h) {
       const ViewImage v = ComposeView(src, h, MapWindow{0, n, 0, n}, n, n, PoolKind::kMax);
       ASSERT_TRUE(v.exact());
@@ -131,9 +141,16 @@ TEST(ModelSessionWhatIf, RerunsFromTheFirstLayerItChangesSharingTheLayersBelow) 
     EXPECT_EQ(want->resumed_from, 0);
     const LayerMaps& got = *after->layers[(size_t)L - 1];
     const LayerMaps& exp = *want->layers[(size_t)L - 1];
-    if (stream) {
-      EXPECT_TRUE(SameBits(*got.q, *exp.q));
-      EXPECT_TRUE(SameBits(*got.k, *exp.k));
+    if (stream) {  // the layer's input is the fresh run's, and so are q and k made from it
+      const size_t last = (size_t)L - 1;
+      ASSERT_TRUE(after->resume_inputs[last] && want->resume_inputs[last]);
+      EXPECT_EQ(*after->resume_inputs[last], *want->resume_inputs[last]);
+      AttentionTensors g = LayerAsTensors(*after, L - 1), e = LayerAsTensors(*want, L - 1);
+      ASSERT_TRUE(WithExactRows(*after, L - 1, &g).ok());
+      ASSERT_TRUE(WithExactRows(*want, L - 1, &e).ok());
+      ASSERT_FALSE(g.q->empty());
+      EXPECT_TRUE(SameBits(*g.q, *e.q));
+      EXPECT_TRUE(SameBits(*g.k, *e.k));
     } else {
       EXPECT_TRUE(SameBits(*got.probs, *exp.probs));
     }
