@@ -308,6 +308,7 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
     ms.window = Pan(ms.window, -dr, -dc, n_q, n_k);
   }
   bool clicked = ImGui::IsItemDeactivated() && !ms.dragged && hovered;
+  if (app.settings.source == Source::kModel && !m.twin) DrawHeadAblateMenu(app, app.settings.model_layer, m.head);
   if (ImGui::IsItemDeactivated()) ms.dragging = false, ms.dragged = false;
   if (texture) {
     ImDrawCallback opaque = renderer.opaque_callback();
