@@ -8,6 +8,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
 
 #include "maps/view.h"
 #include "ablation_scan.h"
@@ -231,15 +234,24 @@ TEST(SessionPredictions, BertWithoutMaskAndACheckpointWithoutLmHead) {
   auto r = RunOnce(session, request);
   ASSERT_TRUE(r && r->predictions);
   EXPECT_TRUE(r->predictions->positions.empty());  // nothing to guess: the panel asks for a [MASK]
-  // A bare BertModel: the maps as ever, no predictions.
-  session.Open(std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/models/bert_legacy");
+  // A bare BertModel (tests/fixtures/models/bert_legacy, which has no tokenizer: a small vocab.txt beside it): the
+  // maps as ever, no predictions.
+  const std::string legacy = std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/models/bert_legacy";
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("attnviz-no-lm-head-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  for (const char* f : {"config.json", "model.safetensors"})
+    std::filesystem::copy_file(legacy + "/" + f, dir / f, std::filesystem::copy_options::overwrite_existing);
+  std::ofstream(dir / "vocab.txt") << "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\ncat\nsat\non\nmat\n.\n";
+  session.Open(dir.string());
   ASSERT_TRUE(session.WaitIdle(60));
-  ASSERT_TRUE(session.folder()) << session.open_error();
+  ASSERT_EQ(session.open_error(), "");
   request.folder = session.folder();
+  ASSERT_NE(request.folder->dir.find("attnviz-no-lm-head"), std::string::npos) << request.folder->dir;
   r = RunOnce(session, request);
   ASSERT_TRUE(r);
   EXPECT_FALSE(r->has_lm_head);
   EXPECT_FALSE(r->predictions);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ModelRequestAblation, AblatedHeadsAreAWhatIf) {
