@@ -72,18 +72,24 @@ void DrawAblationControls(App& app) {
   std::vector<model::AblatedHead>& ablated = app.views.model.ablated;
   std::string ablated_json = "[";
   if (!ablated.empty()) {
-    ImGui::TextUnformatted(Tr(Str::kAblatedHeads));
+    ImGui::TextWrapped("%s", Tr(Str::kAblatedHeads));
+    // The buttons flow onto more lines as the panel's width allows (many heads may be ablated).
+    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    auto same_line_if_fits = [&](const std::string& label) {
+      const float w = ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
+      if (ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + w < right) ImGui::SameLine();
+    };
     for (size_t i = 0; i < ablated.size(); ++i) {
       const model::AblatedHead a = ablated[i];
       ablated_json += (i ? ", [" : "[") + std::to_string(a.layer) + ", " + std::to_string(a.head) + "]";
-      ImGui::SameLine();
       // One button per head restores it (the label names it; the tooltip says what a click does).
-      if (ImGui::SmallButton((HeadName(a.layer, a.head) + " \xC3\x97##restore" + std::to_string(i)).c_str()))
-        app.SetHeadAblated(a.layer, a.head, false);
+      const std::string label = HeadName(a.layer, a.head) + " \xC3\x97";
+      if (i) same_line_if_fits(label);
+      if (ImGui::SmallButton((label + "##restore" + std::to_string(i)).c_str())) app.SetHeadAblated(a.layer, a.head, false);
       if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", Trf(Str::kRestoreHead, {std::to_string(a.layer), std::to_string(a.head)}).c_str());
     }
-    ImGui::SameLine();
+    same_line_if_fits(Tr(Str::kRestoreAll));
     if (widget::SmallButton(dump, Str::kRestoreAll, "model.restore_all")) app.RestoreAllHeads();
   }
   dump.SetField("ablated", ablated_json + "]");

@@ -258,6 +258,18 @@ class ModelE2E(unittest.TestCase):
         image = s.snapshot()
         self.assertGreater(colour_spread(region(image, s.widget("overview.map.%d.0" % (n_layer - 1))["rect"], inset=1)), 2)
 
+    def reveal(self, s, name, container="panel.Model", timeout=20):
+        """Turns the wheel over `container` (down or up, by where `name` is) until the app reports `name` visible."""
+        deadline = time.time() + timeout
+        while not s.widget(name).get("visible", True):
+            if time.time() > deadline:
+                raise AssertionError(name + " never scrolled into view")
+            above = s.widget(name)["rect"][1] < s.widget(container)["rect"][1]
+            x0, y0, x1, y1 = s.widget(container)["rect"]
+            s.move((x0 + x1) / 2, y0 + 30)  # the panel's top: the folder hint, no widget that takes the wheel
+            s.xdotool("click", "4" if above else "5")
+            s.wait_frames(2)
+
     def right_click(self, s, name):
         x, y = s.center(name)
         s.move(x, y)
@@ -280,6 +292,7 @@ class ModelE2E(unittest.TestCase):
         self.assertEqual(w["fields"]["ablated"], [])
         self.assertGreater(w["fields"]["predictions"]["positions"], 0)
         # A click on a token chip pins its guesses.
+        self.reveal(s, "model.token.1")
         s.click("model.token.1")
         w = s.wait_for(lambda w: w["fields"]["predictions"]["pinned_text"] != "", what="pinned predictions")
         self.assertEqual(w["fields"]["predictions"]["pinned"], w["widgets"]["model.token.1"]["value"])
@@ -298,7 +311,8 @@ class ModelE2E(unittest.TestCase):
         self.assertEqual(w["fields"]["loss"]["baseline"], plain)
         self.assertTrue(w["widgets"]["overview.map.1.2"]["value"]["ablated"])
         self.assertFalse(w["widgets"]["overview.map.1.1"]["value"]["ablated"])
-        # The menu now restores it; "restore all" does the same for every head.
+        # "restore all" (beside the what-ifs) brings the plain run back.
+        self.reveal(s, "model.restore_all")
         s.click("model.restore_all")
         w = s.wait_for(lambda w: w["fields"]["ablated"] == [] and w["fields"]["loss"].get("plain")
                        and w["fields"]["loss"].get("value") is not None, timeout=120, what="the plain run again")
