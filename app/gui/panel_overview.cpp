@@ -18,7 +18,7 @@
 namespace attnviz {
 
 // The most opaque the delta-loss colour gets (the cell with the largest |delta|), so the map stays readable.
-constexpr float kDeltaAlpha = 160.0f;
+constexpr float kDeltaAlpha = 130.0f;
 
 void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
   app.layout.PlacePanel(0.719f, 0.0f, 0.281f, 0.65f);  // where the sandbox's Saturation panel sits

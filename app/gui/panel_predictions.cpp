@@ -50,9 +50,9 @@ void DrawLossLine(App& app) {
       const model::Predictions& p = *r->predictions;
       value = JsonNumber(p.loss);
       if (r->baseline_loss) baseline = JsonNumber(*r->baseline_loss);
-      ImGui::TextUnformatted(Trf(Str::kLossLine, {Nats(p.loss), FormatNumber(p.perplexity, "%.4g")}).c_str());
+      ImGui::TextWrapped("%s", Trf(Str::kLossLine, {Nats(p.loss), FormatNumber(p.perplexity, "%.4g")}).c_str());
       if (!r->request.plain()) {  // what the what-ifs and ablations did to it
-        if (r->baseline_loss) ImGui::TextUnformatted(Trf(Str::kLossChange, {Nats(*r->baseline_loss), Nats(p.loss)}).c_str());
+        if (r->baseline_loss) ImGui::TextWrapped("%s", Trf(Str::kLossChange, {Nats(*r->baseline_loss), Nats(p.loss)}).c_str());
         else DimText(Tr(Str::kLossBaselineUnknown));
       }
       DimText(Tr(Str::kLossExplain));
