@@ -320,6 +320,10 @@ std::shared_ptr<ModelResult> ModelSession::Run(const ModelRequest& request, cons
   if (result->status.ok() && result->has_lm_head) {
     const std::vector<int> at = model::PredictsNextToken(c) ? std::vector<int>{} : MaskPositions(*tokens);
     if (model::PredictsNextToken(c) || !at.empty()) {
+      // Every layer is shown before the predictions (on a long text they take a while: n x vocab logits).
+      auto maps_done = std::make_shared<ModelResult>(*result);
+      maps_done->seconds = SecondsSince(t0);
+      job.Publish(maps_done);
       auto predicted = model::Predict(*folder.model, sink.last_hidden().data(), ids, std::min(kPredictTopK, c.vocab),
                                       at, options.control);
       if (predicted.status().cancelled()) return nullptr;

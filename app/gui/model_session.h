@@ -2,7 +2,8 @@
 // "latest request wins" queue as the Worker's (latest_wins.h): a newer request cancels the running one (RunModel
 // checks the flag per layer and per block of rows), so only the latest settings finish; progress says which layer
 // is running. Each layer is published as it finishes (a ModelResult with layers_done < n_layer), so the panels
-// fill in layer by layer. Results are immutable and shared: every layer's maps are their own LayerMaps, never
+// fill in layer by layer; with an LM head, every layer is published once more before the predictions (model::Predict
+// over the last hidden state) are made, and the final result carries them. Results are immutable and shared: every layer's maps are their own LayerMaps, never
 // copied for the screen.
 #pragma once
 #include <atomic>
