@@ -45,6 +45,7 @@ void App::OpenModel(const std::string& dir_or_name) {
   views.model.path_input = dir;
   settings.model_dir = dir;
   results.model_error.clear();
+  scans->Cancel();  // a scan of the old model is of no use now
   models->Open(dir);
   SetSource(Source::kModel);
 }
