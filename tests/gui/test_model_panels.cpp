@@ -592,6 +592,23 @@ TEST_F(ModelPanelTest, AblatingAHeadFromItsMenuShowsTheLossChange) {
   EXPECT_EQ(app.dump.Field("ablated"), "[[2, 1]]");
   EXPECT_NE(app.dump.Find("overview.map.2.1")->value_json.find("\"ablated\": true"), std::string::npos);
   EXPECT_NE(app.dump.Find("overview.map.2.0")->value_json.find("\"ablated\": false"), std::string::npos);
+  // The Heads panel's maps have the same menu, for the layer shown: head 1 of layer 2 is now "Restore".
+  app.settings.model_layer = 2;
+  app.settings.enlarged = false;
+  Frames(2);
+  const WidgetDump::Widget* map = app.dump.Find("heads.map.1");
+  ASSERT_NE(map, nullptr);
+  io.MousePos = ImVec2((map->x0 + map->x1) * 0.5f, (map->y0 + map->y1) * 0.5f);
+  Frame();
+  io.MouseDown[1] = true;
+  Frame();
+  io.MouseDown[1] = false;
+  Frames(2);
+  ASSERT_NE(app.dump.Find("menu.ablate_head"), nullptr) << "no context menu on the Heads panel's map";
+  EXPECT_NE(app.dump.Find("menu.ablate_head")->value_json.find("Restore head L2 H1"), std::string::npos)
+      << app.dump.Find("menu.ablate_head")->value_json;
+  ImGui::ClosePopupsExceptModals();
+  Frames(1);
   // The scan ranks the heads of this text; a new text leaves it unshown (and cancels it when it still runs).
   app.StartAblationScan();
   ASSERT_TRUE(app.scans->WaitIdle(60));
