@@ -196,6 +196,9 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer);
 // Overview panels.
 // The top next tokens at `position` of the latest model result, one per line ("" when it has none there).
 std::string PredictionLines(const App& app, int position);
+// The query row labels left of a model map (labels_min..labels_max, rows from first_row, row_height pixels each):
+// hovering one shows that token's top next tokens.
+void DrawRowLabelPredictions(App& app, ImVec2 labels_min, ImVec2 labels_max, int first_row, float row_height);
 // Under the what-ifs: the loss (and before -> after), the explanation, or why there is none.
 void DrawLossLine(App& app);
 // Under the loss: the ablated heads with "restore all", the scan's button, progress, Cancel and ranking table.

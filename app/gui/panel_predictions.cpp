@@ -36,6 +36,26 @@ std::string PredictionLines(const App& app, int position) {
   return lines;
 }
 
+void DrawRowLabelPredictions(App& app, ImVec2 labels_min, ImVec2 labels_max, int first_row, float row_height) {
+  const ModelResult* r = app.results.model.get();
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  if (!r || !r->predictions || row_height <= 0 || !ImGui::IsWindowHovered() || mouse.x < labels_min.x ||
+      mouse.x >= labels_max.x || mouse.y < labels_min.y || mouse.y >= labels_max.y)
+    return;
+  int row = first_row + (int)((mouse.y - labels_min.y) / row_height);
+  // With the special tokens hidden, row k is the k-th other token.
+  int position = row;
+  if (app.settings.model_hide_special && !r->streamed) {
+    position = -1;
+    for (size_t i = 0, shown = 0; i < r->tokens.size() && position < 0; ++i)
+      if (!r->tokens[i].special && (int)shown++ == row) position = (int)i;
+  }
+  const std::string lines = PredictionLines(app, position);
+  if (lines.empty()) return;
+  app.fonts.AddText(lines);
+  ImGui::SetTooltip("%s", lines.c_str());
+}
+
 void DrawLossLine(App& app) {
   WidgetDump& dump = app.dump;
   const ModelResult* r = app.results.model.get();
