@@ -31,7 +31,7 @@ std::string PredictionLines(const App& app, int position) {
   std::string lines = Trf(next ? Str::kPredictNextTip : Str::kPredictMaskTip, {std::to_string(position)});
   for (const model::TokenProb& t : top->top) {
     const std::optional<std::string> piece = folder.tokenizer->IdToPiece(t.id);  // as attnviz-cli's "token"
-    lines += "\n  " + FormatNumber(t.prob, "%.3f") + "  " + JsonString(piece ? *piece : std::to_string(t.id));
+    lines += "\n  " + FormatNumber(t.prob, "%.3g") + "  " + JsonString(piece ? *piece : std::to_string(t.id));
   }
   return lines;
 }
