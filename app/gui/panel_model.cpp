@@ -1,6 +1,7 @@
 // Model: switch between the sandbox and a trained model; open a model folder (path, recent models,
 // the bundled one, or drop the folder on the window); the tokens as the model sees them; the layer
-// the Heads panel shows; the what-ifs (no 1/sqrt(d_head), a temperature) on all or chosen layers.
+// the Heads panel shows; the what-ifs (no 1/sqrt(d_head), a temperature) on all or chosen layers, with the loss and
+// the ablated heads under them (panel_predictions.cpp, panel_ablation.cpp); each token's top next tokens.
 #include <imgui.h>
 #include <imgui_stdlib.h>
 

@@ -1,6 +1,7 @@
 // Overview: every layer x head of a trained model as small maps (BertViz's model view, without its
 // size limit). A click opens that head of that layer in the Heads panel. Under grouped-query
-// attention, the query heads that share one key/value head are marked as a group.
+// attention, the query heads that share one key/value head are marked as a group. A right-click ablates or restores
+// a head (crossed out while ablated); after an ablation scan the cells can be tinted by its delta loss.
 #include <imgui.h>
 
 #include <algorithm>
