@@ -504,8 +504,7 @@ int RunModelCommand(const std::vector<std::string>& args) {
     if (!model::HasLmHead(*(*folder)->model))
       return UsageError("model", Localized(Status::Error(MsgId::kNoLmHead, {c.model_type})));
     if (!model::PredictsNextToken(c)) {
-      for (size_t i = 0; i < tokens->size(); ++i)
-        if ((*tokens)[i].piece == "[MASK]" || (*tokens)[i].piece == "<mask>") predict_at.push_back((int)i);
+      predict_at = MaskPositions(*tokens);
       if (predict_at.empty()) return UsageError("model", Localized(AppError(AppMsgId::kPredictNeedsMask, {})));
     }
     if (a.predict_k > c.vocab)

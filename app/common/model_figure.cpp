@@ -42,6 +42,7 @@ model::RunOptions WhatIfRunOptions(const ModelWhatIfs& w, int n_layer) {
     if (w.no_scale) options.no_scale[(size_t)l] = true;
     if (w.temperature != 1.0f) options.temperature[(size_t)l] = w.temperature;
   }
+  options.ablate = w.ablate;
   return options;
 }
 

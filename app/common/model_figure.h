@@ -24,6 +24,8 @@ struct ModelWhatIfs {
   bool no_scale = false;     // drop 1/sqrt(d_head)
   float temperature = 1.0f;  // logits / T
   std::vector<int> layers;   // the layers they act on; empty = every layer
+  // Heads whose output is zeroed (RunOptions::ablate; --ablate, the app's "Ablate head"); not limited by `layers`.
+  std::vector<model::AblatedHead> ablate;
   bool any() const { return no_scale || temperature != 1.0f; }
   bool Touches(int layer) const;
 };

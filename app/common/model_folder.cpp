@@ -111,6 +111,13 @@ std::vector<int> TokenIds(const std::vector<tokenize::Token>& tokens) {
   return ids;
 }
 
+std::vector<int> MaskPositions(const std::vector<tokenize::Token>& tokens) {
+  std::vector<int> at;
+  for (size_t i = 0; i < tokens.size(); ++i)
+    if (tokens[i].piece == "[MASK]" || tokens[i].piece == "<mask>") at.push_back((int)i);
+  return at;
+}
+
 Result<std::vector<int>> ParseLayerList(const std::string& text, int n_layer) {
   std::vector<int> layers;
   std::stringstream ss(text);

@@ -43,6 +43,8 @@ inline constexpr size_t kMaxBytesPerToken = 64;
 // max_positions * kMaxBytesPerToken bytes before tokenizing), and control characters, as the sandbox does.
 Result<std::vector<tokenize::Token>> TokenizeForModel(const ModelFolder& folder, const std::string& text);
 std::vector<int> TokenIds(const std::vector<tokenize::Token>& tokens);
+// The positions of the mask token ("[MASK]", roberta's "<mask>"): where a masked-LM head (bert) predicts.
+std::vector<int> MaskPositions(const std::vector<tokenize::Token>& tokens);
 
 // "0,2,5" -> {0, 2, 5}, each in 0..n_layer-1 (spaces around items and empty items ignored; "" -> {}).
 // The message names the bad item and the range; the caller says which option it was.

@@ -423,7 +423,8 @@ bool App::Ready() const {
 }
 
 bool App::Busy() const {
-  return results.computing || results.sweeping || exporting() || models->opening() || models->running() || fonts.dirty() ||
+  return results.computing || results.sweeping || exporting() || models->opening() || models->running() ||
+         (scans && scans->busy()) || fonts.dirty() ||
          !pending_drops.empty() || views.learn.variance_job.valid();
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ablation_scan.h"
 #include "fonts.h"
 #include "heatmap_view.h"
 #include "layout.h"
@@ -100,6 +101,16 @@ class App {
   // what the role means (core/model/roles.h). "" when no model result has roles for that head.
   std::string HeadRoleLine(int layer, int head) const;
   std::unique_ptr<ModelSession> models;
+  // ---- Head ablation (app_ablation.cpp): the what-if that zeroes heads (views.model.ablated, sent with every model
+  // request), and "ablate each head once" on its own background job.
+  bool HeadAblated(int layer, int head) const;
+  void SetHeadAblated(int layer, int head, bool ablated);
+  void RestoreAllHeads() { views.model.ablated.clear(); }
+  // Scans the latest model request (its folder, text, what-ifs and ablations) in the background.
+  void StartAblationScan();
+  // The last scan when it is of the shown model result's folder and text, else null.
+  std::shared_ptr<const AblationScanResult> ShownScan() const;
+  std::unique_ptr<AblationScanJob> scans;
   std::string bundled_model_dir;                    // the bundled model's folder, "" when not shipped
   // The heads drawn in the grid (visible and < n_head of the shown result).
   std::vector<int> VisibleHeads() const;
@@ -195,6 +206,19 @@ void DrawDictionaryPanel(App& app);
 void DrawVariancePanel(App& app);
 void DrawModelPanel(App& app);
 void DrawOverviewPanel(App& app, HeatmapRenderer& renderer);
+// Predictions and head ablation (panel_predictions.cpp, panel_ablation.cpp), drawn inside the Model, Heads and
+// Overview panels.
+// The top next tokens at `position` of the latest model result, one per line ("" when it has none there).
+std::string PredictionLines(const App& app, int position);
+// The query row labels left of a model map (labels_min..labels_max, rows from first_row, row_height pixels each):
+// hovering one shows that token's top next tokens.
+void DrawRowLabelPredictions(App& app, ImVec2 labels_min, ImVec2 labels_max, int first_row, float row_height);
+// Under the what-ifs: the loss (and before -> after), the explanation, or why there is none.
+void DrawLossLine(App& app);
+// Under the loss: the ablated heads with "restore all", the scan's button, progress, Cancel and ranking table.
+void DrawAblationControls(App& app);
+// The right-click menu of a head's map (the last item): "Ablate head L H" / "Restore head L H".
+void DrawHeadAblateMenu(App& app, int layer, int head);
 // The language combo (English / 한국어), drawn in the Controls and Model panels.
 void DrawLanguageSwitch(App& app);
 

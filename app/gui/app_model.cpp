@@ -18,6 +18,7 @@ bool App::IsModelFolder(const std::string& path) { return IsModelPath(path); }
 
 void App::InitModels() {
   models = std::make_unique<ModelSession>();
+  scans = std::make_unique<AblationScanJob>();
   const std::string bundled = FindDataDir().bundled_model();
   if (!bundled.empty() && IsModelFolder(bundled)) bundled_model_dir = bundled;
   if (char* resolved = bundled_model_dir.empty() ? nullptr : realpath(bundled_model_dir.c_str(), nullptr)) {
@@ -44,6 +45,7 @@ void App::OpenModel(const std::string& dir_or_name) {
   views.model.path_input = dir;
   settings.model_dir = dir;
   results.model_error.clear();
+  scans->Cancel();  // a scan of the old model is of no use now
   models->Open(dir);
   SetSource(Source::kModel);
 }
@@ -71,7 +73,11 @@ void App::SubmitModelIfChanged() {
   }
   results.config_error.clear();
   r.whatif_layers = *layers;
+  const model::ModelConfig& c = folder->model->config();
+  for (const model::AblatedHead& a : views.model.ablated)  // heads of another model's shape are dropped
+    if (a.layer < c.n_layer && a.head < c.n_head) r.ablated.push_back(a);
   if (!model_submitted_ || r != last_model_request_) {
+    if (!r.SameText(last_model_request_)) scans->Cancel();  // a scan of the old text or model is of no use now
     models->Submit(r);
     last_model_request_ = r;
     model_submitted_ = true;
@@ -99,6 +105,8 @@ void App::UpdateModel() {
     if (std::shared_ptr<const ModelFolder> folder = models->folder(); folder && models->open_error().empty()) {
       settings.AddRecentModel(folder->dir);
       model_submitted_ = false;
+      views.model.ablated.clear();  // another model's heads
+      views.model.pinned_position = -1;
     }
   }
   // The results.latest run.

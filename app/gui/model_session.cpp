@@ -10,6 +10,9 @@
 namespace attnviz {
 namespace {
 
+// The stage model::Predict reports its progress under (predict.h).
+constexpr const char* kPredictStage = "predict";
+
 double SecondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -132,6 +135,8 @@ class LayerMapsSink : public model::LayerSink {
       maps->pyramid = std::make_shared<const MapPyramid>(pyramid_.Coarsened(kept_factor_));
       if (l + 1 < layers_.size()) pyramid_.Reset(n_head_, n_, n_, pyramid_.levels().front().factor);  // next layer
     }
+    // The predictions read the residual stream after the last block (it lives in the run's workspace).
+    if (l + 1 == layers_.size()) last_hidden_.assign(out.hidden, out.hidden + (size_t)n_ * out.d_model);
     if (l + 1 < resume_.size() && (l + 1) % (size_t)resume_stride_ == 0)
       resume_[l + 1] = std::make_shared<const std::vector<float>>(out.hidden, out.hidden + (size_t)n_ * out.d_model);
     probs_[l].reset();  // the LayerMaps holds it now
@@ -150,6 +155,7 @@ class LayerMapsSink : public model::LayerSink {
     r->resume_inputs = resume_;
     r->streamed = stream_;
   }
+  const std::vector<float>& last_hidden() const { return last_hidden_; }  // [n, d_model], after the last block
 
  private:
   const model::ModelConfig& config_;
@@ -171,12 +177,26 @@ class LayerMapsSink : public model::LayerSink {
   Tensor thumb_q_, thumb_k_;  // q, k of the layer just run, when its thumbnail needs exact rows
   std::unique_ptr<model::RoleRows> role_rows_;
   int kept_factor_ = 1;
+  std::vector<float> last_hidden_;  // [n, d_model]
 };
 
-// The first layer whose logit multiplier (what the what-ifs change) differs between two option sets.
+// The heads of `layer` an option set ablates, sorted (the order they were listed in changes nothing).
+std::vector<int> AblatedHeadsOf(const model::RunOptions& o, int layer) {
+  std::vector<int> heads;
+  for (const model::AblatedHead& a : o.ablate)
+    if (a.layer == layer) heads.push_back(a.head);
+  std::sort(heads.begin(), heads.end());
+  heads.erase(std::unique(heads.begin(), heads.end()), heads.end());
+  return heads;
+}
+
+// The first layer whose logit multiplier (what the what-ifs change) or set of ablated heads differs between two
+// option sets: both act inside their layer, so every layer below it computes the same.
 int FirstChangedLayer(const model::ModelConfig& c, const model::RunOptions& a, const model::RunOptions& b) {
   for (int l = 0; l < c.n_layer; ++l)
-    if (model::AttentionMultiplier(c, l, a) != model::AttentionMultiplier(c, l, b)) return l;
+    if (model::AttentionMultiplier(c, l, a) != model::AttentionMultiplier(c, l, b) ||
+        AblatedHeadsOf(a, l) != AblatedHeadsOf(b, l))
+      return l;
   return c.n_layer;
 }
 
@@ -225,7 +245,10 @@ std::string ModelSession::progress(float* fraction) const {
   }
   if (fraction) *fraction = (float)p.fraction;
   const size_t running = std::min(p.done + 1, p.total);
-  return Trf(Str::kModelLayerOf, {std::to_string(running), std::to_string(p.total)});
+  // After the layers, the predictions report their own stage ("predict", positions done of n).
+  const bool predicting = p.stage == kPredictStage;
+  return Trf(predicting ? Str::kModelPredictingOf : Str::kModelLayerOf,
+             {std::to_string(predicting ? p.done : running), std::to_string(p.total)});
 }
 
 bool ModelSession::WaitIdle(double seconds) const {
@@ -293,6 +316,32 @@ std::shared_ptr<ModelResult> ModelSession::Run(const ModelRequest& request, cons
   result->status = model::RunModel(*folder.model, ids, options, &sink);
   if (result->status.cancelled()) return nullptr;
   if (result->status.ok()) sink.CopyInto(result.get());
+  // What the model predicts from the last hidden state (cancellable like the run); bert at its [MASK]s only.
+  result->has_lm_head = model::HasLmHead(*folder.model);
+  if (result->status.ok() && result->has_lm_head) {
+    const std::vector<int> at = model::PredictsNextToken(c) ? std::vector<int>{} : MaskPositions(*tokens);
+    if (model::PredictsNextToken(c) || !at.empty()) {
+      // Every layer is shown before the predictions (on a long text they take a while: n x vocab logits).
+      auto maps_done = std::make_shared<ModelResult>(*result);
+      maps_done->seconds = SecondsSince(t0);
+      job.Publish(maps_done);
+      auto predicted = model::Predict(*folder.model, sink.last_hidden().data(), ids, std::min(kPredictTopK, c.vocab),
+                                      at, options.control);
+      if (predicted.status().cancelled()) return nullptr;
+      if (!predicted) result->status = predicted.status();
+      else result->predictions = std::make_shared<const model::Predictions>(std::move(*predicted));
+    } else {
+      result->predictions = std::make_shared<const model::Predictions>();  // no [MASK]: nothing to predict
+    }
+  }
+  // The plain run's loss is the baseline of every what-if on the same text after it.
+  {
+    std::lock_guard<std::mutex> lock(baseline_mutex_);
+    if (result->predictions && result->predictions->has_loss && request.plain())
+      baseline_ = Baseline{request.folder, request.text, result->predictions->loss};
+    if (baseline_ && baseline_->folder == request.folder && baseline_->text == request.text)
+      result->baseline_loss = baseline_->loss;
+  }
   result->seconds = SecondsSince(t0);
   return result;
 }

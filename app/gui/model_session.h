@@ -2,17 +2,21 @@
 // "latest request wins" queue as the Worker's (latest_wins.h): a newer request cancels the running one (RunModel
 // checks the flag per layer and per block of rows), so only the latest settings finish; progress says which layer
 // is running. Each layer is published as it finishes (a ModelResult with layers_done < n_layer), so the panels
-// fill in layer by layer. Results are immutable and shared: every layer's maps are their own LayerMaps, never
+// fill in layer by layer; with an LM head, every layer is published once more before the predictions (model::Predict
+// over the last hidden state) are made, and the final result carries them. Results are immutable and shared: every layer's maps are their own LayerMaps, never
 // copied for the screen.
 #pragma once
 #include <atomic>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "maps/layer_maps.h"
 #include "attention/metrics.h"
 #include "model_figure.h"
+#include "model/predict.h"
 #include "model/roles.h"
 #include "latest_wins.h"
 #include "model_folder.h"
@@ -30,13 +34,20 @@ struct ModelRequest {
   bool no_scale = false;                 // what-if: drop 1/sqrt(d_head)
   float temperature = 1.0f;              // what-if: logits / T
   std::vector<int> whatif_layers;        // the layers the what-ifs act on; empty = all
+  std::vector<model::AblatedHead> ablated;  // what-if: these heads output zero (on every layer they name)
   bool operator==(const ModelRequest& o) const {
     return folder == o.folder && text == o.text && no_scale == o.no_scale && temperature == o.temperature &&
-           whatif_layers == o.whatif_layers;
+           whatif_layers == o.whatif_layers && ablated == o.ablated;
   }
   bool operator!=(const ModelRequest& o) const { return !(*this == o); }
-  ModelWhatIfs what_ifs() const { return {no_scale, temperature, whatif_layers}; }  // app/common/model_figure.h
+  ModelWhatIfs what_ifs() const { return {no_scale, temperature, whatif_layers, ablated}; }  // app/common/model_figure.h
+  // No what-if and no ablation: the model as trained (its loss is the baseline the others are compared with).
+  bool plain() const { return !what_ifs().any() && ablated.empty(); }
+  bool SameText(const ModelRequest& o) const { return folder == o.folder && text == o.text; }
 };
+
+// How many next tokens a run keeps per position (ModelResult::predictions).
+constexpr int kPredictTopK = 5;
 
 constexpr int kThumbnailCells = 96;
 // A run keeps every layer's maps whole up to this many cells over all layers (256 MiB of floats); a longer input
@@ -69,6 +80,14 @@ struct ModelResult {
   int resumed_from = 0;  // the first layer this run computed (0: all of them)
   bool streamed = false;  // the maps were streamed (pooled): no layer keeps a whole map
   double seconds = 0;  // since the request started: to this step (the whole run once complete())
+  // With the last layer, when the checkpoint has an LM head (has_lm_head): the top kPredictTopK next tokens at
+  // every position (bert: at each [MASK], none without one) and the mean next-token loss (model/predict.h);
+  // null while the run goes on or without an LM head.
+  bool has_lm_head = false;
+  std::shared_ptr<const model::Predictions> predictions;
+  // The loss of the same folder and text with no what-ifs and no ablations (request.plain()), once such a run
+  // finished in this session; unset before that.
+  std::optional<double> baseline_loss;
   int n_layer() const { return (int)layers.size(); }
   bool has_layer(int layer) const { return layer >= 0 && layer < layers_done; }
   bool complete() const { return status.ok() && layers_done == n_layer(); }
@@ -114,6 +133,14 @@ class ModelSession {
   std::shared_ptr<ModelResult> Run(const ModelRequest& request, const RunQueue::Job& job);
 
   std::atomic<double> stream_above_cells_{kKeptMapsCells};
+  // The last plain run's loss (ModelResult::baseline_loss), for the runs of the same folder and text after it.
+  struct Baseline {
+    std::shared_ptr<const ModelFolder> folder;
+    std::string text;
+    double loss = 0;
+  };
+  mutable std::mutex baseline_mutex_;
+  std::optional<Baseline> baseline_;
   // Declared last: their threads start once the session exists and stop before it goes.
   RunQueue runs_;
   OpenQueue open_;

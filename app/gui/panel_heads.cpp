@@ -260,6 +260,8 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
     }
   }
   query_labels += "]";
+  if (app.settings.source == Source::kModel && m.query_labels && layout.label_left > 0)
+    DrawRowLabelPredictions(app, ImVec2(map_min.x - layout.label_left, map_min.y), ImVec2(map_min.x, map_max.y), w.r0, cell_y);
 
   // The texels: the window pooled to the drawn size (a pyramid level, or exact cells), recomposed only
   // when the result, the window, the size or the pooling changes.
@@ -308,6 +310,7 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
     ms.window = Pan(ms.window, -dr, -dc, n_q, n_k);
   }
   bool clicked = ImGui::IsItemDeactivated() && !ms.dragged && hovered;
+  if (app.settings.source == Source::kModel && !m.twin) DrawHeadAblateMenu(app, app.settings.model_layer, m.head);
   if (ImGui::IsItemDeactivated()) ms.dragging = false, ms.dragged = false;
   if (texture) {
     ImDrawCallback opaque = renderer.opaque_callback();

@@ -1,6 +1,7 @@
 // Model: switch between the sandbox and a trained model; open a model folder (path, recent models,
 // the bundled one, or drop the folder on the window); the tokens as the model sees them; the layer
-// the Heads panel shows; the what-ifs (no 1/sqrt(d_head), a temperature) on all or chosen layers.
+// the Heads panel shows; the what-ifs (no 1/sqrt(d_head), a temperature) on all or chosen layers, with the loss and
+// the ablated heads under them (panel_predictions.cpp, panel_ablation.cpp); each token's top next tokens.
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
@@ -33,7 +34,10 @@ void DrawTokens(App& app, const ModelResult& result) {
     if (g > 0 && ImGui::GetItemRectMax().x + 3.0f + w < right) ImGui::SameLine();
     if (first.special) ImGui::PushStyleColor(ImGuiCol_Text, kDimColor);
     ImGui::PushID((int)g);
-    ImGui::Button(label.c_str());
+    // The group's last token is where the model's guess for what follows the group is read.
+    const int position = (int)(group.first + group.count - 1);
+    if (ImGui::Button(label.c_str())) app.views.model.pinned_position = position;
+    app.dump.RecordItem("model.token." + std::to_string(g), std::to_string(position));
     ImGui::PopID();
     if (first.special) ImGui::PopStyleColor();
     if (ImGui::IsItemHovered()) {
@@ -43,11 +47,33 @@ void DrawTokens(App& app, const ModelResult& result) {
         tip += (k ? "\n" : "") + std::string("id ") + std::to_string(t.id) + "  " + t.piece +
                (t.special ? std::string("  ") + Tr(Str::kSpecialToken) : std::string());
       }
+      if (const std::string guesses = PredictionLines(app, position); !guesses.empty()) {
+        tip += "\n\n" + guesses;
+        app.fonts.AddText(guesses);  // the vocabulary's pieces may need glyphs the text did not
+      }
       ImGui::SetTooltip("%s", tip.c_str());
     }
   }
   ImGui::PopStyleVar();
   app.dump.SetField("model_tokens", JsonString(joined));
+  // The pinned token's guesses stay below the chips until another chip is clicked.
+  std::string pinned;
+  if (!result.has_lm_head) DimText(Tr(Str::kNoLmHead));
+  else if (result.predictions && result.predictions->positions.empty()) DimText(Tr(Str::kPredictNoMask));
+  else if (result.predictions) {
+    pinned = PredictionLines(app, app.views.model.pinned_position);
+    if (pinned.empty()) {
+      DimText(Tr(Str::kPredictHowTo));
+    } else {
+      app.fonts.AddText(pinned);
+      DimText(Tr(Str::kPredictPinned));
+      ImGui::TextUnformatted(pinned.c_str());
+    }
+  }
+  app.dump.SetField("predictions", "{\"positions\": " +
+                                       std::to_string(result.predictions ? result.predictions->positions.size() : 0) +
+                                       ", \"pinned\": " + std::to_string(app.views.model.pinned_position) +
+                                       ", \"pinned_text\": " + JsonString(pinned) + "}");
 }
 
 }  // namespace
@@ -126,6 +152,8 @@ void DrawModelPanel(App& app) {
     ImGui::SetNextItemWidth(width * 0.6f);
     widget::InputTextWithHint(dump, Str::kOnLayers, "model.whatif_layers", Tr(Str::kOnLayersHint),
                               &s.model_whatif_layers);
+    DrawLossLine(app);
+    DrawAblationControls(app);
     if (!app.results.model_error.empty()) ErrorText(app.results.model_error.Render());
     float fraction = 0;
     const std::string progress = app.models->progress(&fraction);

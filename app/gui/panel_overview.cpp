@@ -1,6 +1,7 @@
 // Overview: every layer x head of a trained model as small maps (BertViz's model view, without its
 // size limit). A click opens that head of that layer in the Heads panel. Under grouped-query
-// attention, the query heads that share one key/value head are marked as a group.
+// attention, the query heads that share one key/value head are marked as a group. A right-click ablates or restores
+// a head (crossed out while ablated); after an ablation scan the cells can be tinted by its delta loss.
 #include <imgui.h>
 
 #include <algorithm>
@@ -16,6 +17,9 @@
 #include "widgets.h"
 
 namespace attnviz {
+
+// The most opaque the delta-loss colour gets (the cell with the largest |delta|), so the map stays readable.
+constexpr float kDeltaAlpha = 130.0f;
 
 void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
   app.layout.PlacePanel(0.719f, 0.0f, 0.281f, 0.65f);  // where the sandbox's Saturation panel sits
@@ -79,6 +83,9 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
     }
   }
   const bool hide_special = app.settings.model_hide_special;
+  // The ablation scan's delta loss per cell, when asked for and the scan is of this text.
+  std::shared_ptr<const AblationScanResult> scan = app.views.model.color_by_delta ? app.ShownScan() : nullptr;
+  if (scan && (!scan->status.ok() || scan->n_head != n_head || scan->n_layer != n_layer)) scan = nullptr;
   for (int l = 0; l < n_layer; ++l) {
     const float y = origin.y + label_h + (float)l * (cell + gap);
     dl->AddText(ImVec2(origin.x, y), dim, ("L" + std::to_string(l)).c_str());
@@ -114,12 +121,24 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
       else ImGui::Dummy(ImVec2(cell, cell));
       const bool clicked = ImGui::IsItemClicked();
       const bool hovered = ImGui::IsItemHovered();
+      DrawHeadAblateMenu(app, l, h);
       ImGui::PopID();
       model::RoleScore best;
       if (have_roles) best = model::StrongestRole(roles.at(l, h));
       const bool match = !filter || (have_roles && filter->Matches(roles.at(l, h)));
       matching += match;
       if (!match) dl->AddRectFilled(p0, p1, IM_COL32(20, 20, 24, 190));
+      if (scan && scan->max_abs_delta > 0) {  // red: the loss rises without this head; blue: it falls
+        const double d = scan->Delta(l, h) / scan->max_abs_delta;
+        const int alpha = (int)(kDeltaAlpha * std::min(1.0, std::abs(d)));
+        dl->AddRectFilled(p0, p1, d >= 0 ? IM_COL32(230, 40, 30, alpha) : IM_COL32(40, 90, 230, alpha));
+      }
+      const bool ablated = app.HeadAblated(l, h);
+      if (ablated) {  // dimmed and crossed out: this head outputs zero in the run shown
+        dl->AddRectFilled(p0, p1, IM_COL32(0, 0, 0, 150));
+        dl->AddLine(p0, p1, IM_COL32(255, 80, 60, 255), 2.0f);
+        dl->AddLine(ImVec2(p0.x, p1.y), ImVec2(p1.x, p0.y), IM_COL32(255, 80, 60, 255), 2.0f);
+      }
       if (have_roles && cell >= 26.0f) {  // the badge: strongest role and its score
         const Str short_name = (Str)((int)Str::kRoleShortPrev + (int)best.role);  // in HeadRole order
         const std::string badge = std::string(Tr(short_name)) + " " + FormatNumber(best.score, "%.2f");
@@ -140,6 +159,8 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
             tip += "\n  " + LocalizedRoleName(role) + " " + FormatNumber(roles.at(l, h)[role], "%.2f");
           tip += "\n" + LocalizedRoleSentence(best.role);
         }
+        if (scan) tip += "\n" + Trf(Str::kOverviewDeltaTip, {FormatNumber(scan->Delta(l, h), "%+.4f")});
+        if (ablated) tip += "\n" + std::string(Tr(Str::kOverviewAblatedTip));
         ImGui::SetTooltip("%s", tip.c_str());
       }
       const bool selected = l == app.settings.model_layer && h == app.settings.selected_head;
@@ -149,7 +170,8 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
                       "{\"selected\": " + std::string(selected ? "true" : "false") + ", \"match\": " +
                           (match ? "true" : "false") + ", \"role\": " +
                           JsonString(have_roles ? model::RoleName(best.role) : "") + ", \"score\": " +
-                          JsonNumber(have_roles ? best.score : 0) + "}");
+                          JsonNumber(have_roles ? best.score : 0) + ", \"ablated\": " + BoolJson(ablated) +
+                          ", \"delta\": " + (scan ? JsonNumber(scan->Delta(l, h)) : std::string("null")) + "}");
       if (clicked) {
         app.settings.model_layer = l;
         app.settings.selected_head = h;

@@ -13,6 +13,7 @@
 #include "lessons.h"
 #include "lessons/dot_variance.h"
 #include "lessons/pipeline_numbers.h"
+#include "model/run.h"
 #include "sandbox/text.h"
 
 namespace attnviz {
@@ -34,9 +35,13 @@ struct ExportPanelView {
   std::string file_name, last_default;  // the file field, and the default name it was last filled with
 };
 
-// The Model panel's path field.
+// The Model panel's path field, the ablated heads (a what-if sent with every model request, not saved) and the
+// token whose predictions are pinned.
 struct ModelPanelView {
   std::string path_input;
+  std::vector<model::AblatedHead> ablated;
+  int pinned_position = -1;      // the token position whose predictions stay shown; -1 = none
+  bool color_by_delta = false;   // the Overview's cells coloured by the ablation scan's delta loss
 };
 
 // The Dictionary tab's table (seed g): rows of key and value text, a query and a temperature.

@@ -31,6 +31,8 @@ namespace attnviz::model {
 // One head of one layer, 0-based.
 struct AblatedHead {
   int layer = 0, head = 0;
+  bool operator==(const AblatedHead& o) const { return layer == o.layer && head == o.head; }
+  bool operator!=(const AblatedHead& o) const { return !(*this == o); }
 };
 
 struct RunOptions {

@@ -260,6 +260,66 @@ class ModelE2E(unittest.TestCase):
         image = s.snapshot()
         self.assertGreater(colour_spread(region(image, s.widget("overview.map.%d.0" % (n_layer - 1))["rect"], inset=1)), 2)
 
+    def reveal(self, s, name, container="panel.Model", timeout=20):
+        """Turns the wheel over `container` (down or up, by where `name` is) until the app reports `name` visible."""
+        deadline = time.time() + timeout
+        while not s.widget(name).get("visible", True):
+            if time.time() > deadline:
+                raise AssertionError(name + " never scrolled into view")
+            above = s.widget(name)["rect"][1] < s.widget(container)["rect"][1]
+            x0, y0, x1, y1 = s.widget(container)["rect"]
+            s.move((x0 + x1) / 2, y0 + 30)  # the panel's top: the folder hint, no widget that takes the wheel
+            s.xdotool("click", "4" if above else "5")
+            s.wait_frames(2)
+
+    def right_click(self, s, name):
+        x, y = s.center(name)
+        s.move(x, y)
+        s.wait_frames(2)
+        s.xdotool("mousedown", "3")
+        s.wait_frames(2)
+        s.xdotool("mouseup", "3")
+        s.wait_frames(2)
+
+    def test_ablate_head_from_its_menu_changes_the_loss(self):
+        """Right-click an Overview cell -> "Ablate head L H": the head is listed and crossed out, the run reruns and
+        the Model panel's loss changes beside the baseline (the plain run's loss); "restore all" brings it back. A
+        chip's hover shows the top next tokens; a click pins them."""
+        s = self.start("--model", fixture("gpt2"), "--text", "The quick brown fox jumps over the lazy dog.")
+        w = s.wait_for(lambda w: overview_ready(3, 4)(w) and w["fields"].get("loss", {}).get("value") is not None,
+                       timeout=120, what="the gpt2 overview with its loss")
+        plain = w["fields"]["loss"]["value"]
+        self.assertTrue(w["fields"]["loss"]["has_lm_head"])
+        self.assertEqual(w["fields"]["loss"]["baseline"], plain)
+        self.assertEqual(w["fields"]["ablated"], [])
+        self.assertGreater(w["fields"]["predictions"]["positions"], 0)
+        # A click on a token chip pins its guesses.
+        self.reveal(s, "model.token.1")
+        s.click("model.token.1")
+        w = s.wait_for(lambda w: w["fields"]["predictions"]["pinned_text"] != "", what="pinned predictions")
+        self.assertEqual(w["fields"]["predictions"]["pinned"], w["widgets"]["model.token.1"]["value"])
+        # Ablate layer 1, head 2 from its Overview cell's menu.
+        self.right_click(s, "overview.map.1.2")
+        s.wait_for(lambda w: "menu.ablate_head" in w["widgets"], what="the head's menu")
+        self.assertIn("L1 H2", s.widget("menu.ablate_head")["value"])
+        s.click("menu.ablate_head")
+
+        def ablated(w):
+            loss = w["fields"].get("loss", {})
+            return (w["fields"]["ablated"] == [[1, 2]] and loss.get("value") is not None
+                    and not loss.get("plain") and overview_ready(3, 4)(w))
+        w = s.wait_for(ablated, timeout=120, what="the ablated run's loss")
+        self.assertNotEqual(w["fields"]["loss"]["value"], plain)
+        self.assertEqual(w["fields"]["loss"]["baseline"], plain)
+        self.assertTrue(w["widgets"]["overview.map.1.2"]["value"]["ablated"])
+        self.assertFalse(w["widgets"]["overview.map.1.1"]["value"]["ablated"])
+        # "restore all" (beside the what-ifs) brings the plain run back.
+        self.reveal(s, "model.restore_all")
+        s.click("model.restore_all")
+        w = s.wait_for(lambda w: w["fields"]["ablated"] == [] and w["fields"]["loss"].get("plain")
+                       and w["fields"]["loss"].get("value") is not None, timeout=120, what="the plain run again")
+        self.assertEqual(w["fields"]["loss"]["value"], plain)
+
 
 def main():
     import argparse

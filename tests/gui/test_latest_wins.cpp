@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <new>
@@ -157,14 +158,17 @@ TEST(ModelSessionSteps, EachLayerIsPublishedAsItFinishes) {
   session.Submit(request);
   ASSERT_TRUE(session.WaitIdle(60));
   std::lock_guard<std::mutex> lock(mutex);
-  ASSERT_EQ((int)seen.size(), n_layer);  // a step per layer but the last, then the final result
-  for (int i = 0; i < n_layer; ++i) {
+  // A step per layer but the last, then every layer before the predictions, then the final result with them.
+  ASSERT_EQ((int)seen.size(), n_layer + 1);
+  for (int i = 0; i <= n_layer; ++i) {
     const ModelResult& r = *seen[(size_t)i];
+    const int done = std::min(i + 1, n_layer);
     EXPECT_TRUE(r.status.ok()) << r.status.message();
     EXPECT_EQ(r.n_layer(), n_layer);
-    EXPECT_EQ(r.layers_done, i + 1);
-    for (int l = 0; l < n_layer; ++l) EXPECT_EQ((bool)r.layers[(size_t)l], l <= i) << "step " << i << " layer " << l;
-    EXPECT_EQ(r.complete(), i == n_layer - 1);
+    EXPECT_EQ(r.layers_done, done);
+    for (int l = 0; l < n_layer; ++l) EXPECT_EQ((bool)r.layers[(size_t)l], l < done) << "step " << i << " layer " << l;
+    EXPECT_EQ(r.complete(), i >= n_layer - 1);
+    EXPECT_EQ((bool)r.predictions, i == n_layer);
     if (i > 0) EXPECT_EQ(r.layers[0], seen[0]->layers[0]);  // shared, never copied
   }
   EXPECT_EQ(session.latest(), seen.back());

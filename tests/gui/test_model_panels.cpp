@@ -557,3 +557,78 @@ TEST_F(ModelPanelTest, MistralWindowIsDrawnMaskedInTheAppAndItsFigure) {
 
 }  // namespace
 }  // namespace attnviz
+
+// ---- Head ablation and the loss in the app (gui-predict): the right-click menu of an Overview cell ablates the
+// head, the rerun resumes at its layer, the Model panel shows the loss beside the plain run's; the scan ranks the
+// heads for the shown text only.
+namespace attnviz {
+namespace {
+
+TEST_F(ModelPanelTest, AblatingAHeadFromItsMenuShowsTheLossChange) {
+  App& app = MakeApp("The cat sat on the mat.");
+  Frames(4);
+  ASSERT_TRUE(app.results.model && app.results.model->predictions);
+  const double plain = app.results.model->predictions->loss;
+  EXPECT_NE(app.dump.Field("loss").find("\"value\": " + JsonNumber(plain)), std::string::npos) << app.dump.Field("loss");
+  // Right-click layer 2, head 1 in the Overview, then its menu item.
+  const WidgetDump::Widget* cell = app.dump.Find("overview.map.2.1");
+  ASSERT_NE(cell, nullptr);
+  ImGuiIO& io = ImGui::GetIO();
+  io.MousePos = ImVec2((cell->x0 + cell->x1) * 0.5f, (cell->y0 + cell->y1) * 0.5f);
+  Frame();
+  io.MouseDown[1] = true;
+  Frame();
+  io.MouseDown[1] = false;
+  Frames(2);
+  ASSERT_NE(app.dump.Find("menu.ablate_head"), nullptr) << "no context menu";
+  EXPECT_NE(app.dump.Find("menu.ablate_head")->value_json.find("L2 H1"), std::string::npos);
+  Click("menu.ablate_head");
+  Frames(4);
+  ASSERT_TRUE(app.results.model->complete());
+  ASSERT_EQ(app.results.model->request.ablated, (std::vector<model::AblatedHead>{{2, 1}}));
+  EXPECT_EQ(app.results.model->resumed_from, 2);  // layers 0 and 1 are the plain run's
+  ASSERT_TRUE(app.results.model->predictions && app.results.model->baseline_loss);
+  EXPECT_EQ(*app.results.model->baseline_loss, plain);
+  EXPECT_NE(app.results.model->predictions->loss, plain);
+  EXPECT_NE(app.dump.Field("loss").find("\"baseline\": " + JsonNumber(plain)), std::string::npos) << app.dump.Field("loss");
+  EXPECT_EQ(app.dump.Field("ablated"), "[[2, 1]]");
+  EXPECT_NE(app.dump.Find("overview.map.2.1")->value_json.find("\"ablated\": true"), std::string::npos);
+  EXPECT_NE(app.dump.Find("overview.map.2.0")->value_json.find("\"ablated\": false"), std::string::npos);
+  // The Heads panel's maps have the same menu, for the layer shown: head 1 of layer 2 is now "Restore".
+  app.settings.model_layer = 2;
+  app.settings.enlarged = false;
+  Frames(2);
+  const WidgetDump::Widget* map = app.dump.Find("heads.map.1");
+  ASSERT_NE(map, nullptr);
+  io.MousePos = ImVec2((map->x0 + map->x1) * 0.5f, (map->y0 + map->y1) * 0.5f);
+  Frame();
+  io.MouseDown[1] = true;
+  Frame();
+  io.MouseDown[1] = false;
+  Frames(2);
+  ASSERT_NE(app.dump.Find("menu.ablate_head"), nullptr) << "no context menu on the Heads panel's map";
+  EXPECT_NE(app.dump.Find("menu.ablate_head")->value_json.find("Restore head L2 H1"), std::string::npos)
+      << app.dump.Find("menu.ablate_head")->value_json;
+  ImGui::ClosePopupsExceptModals();
+  Frames(1);
+  // The scan ranks the heads of this text; a new text leaves it unshown (and cancels it when it still runs).
+  app.StartAblationScan();
+  ASSERT_TRUE(app.scans->WaitIdle(60));
+  Frames(2);
+  ASSERT_TRUE(app.ShownScan());
+  EXPECT_EQ(app.ShownScan()->ranked.size(), 12u);
+  EXPECT_NE(app.dump.Field("ablation_scan").find("\"top\": [["), std::string::npos) << app.dump.Field("ablation_scan");
+  app.settings.kv_text = "A dog ran.";
+  Frames(4);
+  EXPECT_FALSE(app.ShownScan());
+  // Restore all: the plain run again, with its own loss.
+  app.RestoreAllHeads();
+  app.settings.kv_text = "The cat sat on the mat.";
+  Frames(4);
+  ASSERT_TRUE(app.results.model->predictions);
+  EXPECT_EQ(app.results.model->predictions->loss, plain);
+  EXPECT_EQ(app.dump.Field("ablated"), "[]");
+}
+
+}  // namespace
+}  // namespace attnviz

@@ -1,14 +1,21 @@
 // app/gui/model_session.*: a long input streams its maps (each layer a pyramid plus q and k, the same thumbnails,
 // roles and exact rows as a run that keeps whole maps), and a what-if reruns from the first layer it changes,
-// sharing the layers below it.
+// sharing the layers below it. The run's predictions and loss are core's; head ablation is a what-if that resumes
+// like the others; app/gui/ablation_scan.*: the scan in the background ranks the heads as core does, and cancels.
 #include "model_session.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
 
 #include "maps/view.h"
+#include "ablation_scan.h"
+#include "model/analysis.h"
+#include "model/predict.h"
 #include "model/run.h"
 
 namespace attnviz {
@@ -163,6 +170,212 @@ TEST(ModelSessionWhatIf, RerunsFromTheFirstLayerItChangesSharingTheLayersBelow) 
     ASSERT_TRUE(rerun);
     EXPECT_EQ(rerun->resumed_from, 0);
   }
+}
+
+}  // namespace
+}  // namespace attnviz
+
+// ---- Predictions, the loss beside the what-ifs, head ablation and the ablation scan (gui-predict).
+namespace attnviz {
+namespace {
+
+const char* kShortText = "The cat sat on the mat and the dog sat on the log.";
+
+// Core's predictions over the same ids and what-ifs: a run that collects the hidden states, then model::Predict.
+model::Predictions CorePredict(const ModelFolder& folder, const ModelRequest& request) {
+  const model::ModelConfig& c = folder.model->config();
+  auto tokens = TokenizeForModel(folder, request.text);
+  EXPECT_TRUE(tokens) << tokens.message();
+  const std::vector<int> ids = TokenIds(*tokens);
+  auto run = model::RunModel(*folder.model, ids, WhatIfRunOptions(request.what_ifs(), c.n_layer));
+  EXPECT_TRUE(run) << run.message();
+  const float* last = run->hidden.data() + (size_t)c.n_layer * ids.size() * c.d_model;
+  const std::vector<int> at = model::PredictsNextToken(c) ? std::vector<int>{} : MaskPositions(*tokens);
+  auto p = model::Predict(*folder.model, last, ids, kPredictTopK, at);
+  EXPECT_TRUE(p) << p.message();
+  return *p;
+}
+
+void ExpectSamePredictions(const model::Predictions& got, const model::Predictions& want) {
+  EXPECT_EQ(got.has_loss, want.has_loss);
+  EXPECT_EQ(got.loss, want.loss);
+  EXPECT_EQ(got.perplexity, want.perplexity);
+  ASSERT_EQ(got.positions.size(), want.positions.size());
+  for (size_t i = 0; i < got.positions.size(); ++i) {
+    EXPECT_EQ(got.positions[i].index, want.positions[i].index);
+    ASSERT_EQ(got.positions[i].top.size(), want.positions[i].top.size());
+    for (size_t t = 0; t < got.positions[i].top.size(); ++t) {
+      EXPECT_EQ(got.positions[i].top[t].id, want.positions[i].top[t].id) << i << "/" << t;
+      EXPECT_EQ(got.positions[i].top[t].prob, want.positions[i].top[t].prob) << i << "/" << t;
+    }
+  }
+}
+
+class SessionPredictions : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SessionPredictions, ResultCarriesCorePredictEvenWhenStreamed) {
+  for (bool stream : {false, true}) {
+    SCOPED_TRACE(stream ? "streamed" : "whole maps");
+    ModelSession session;
+    if (stream) session.set_stream_above_cells(0);
+    ModelRequest request;
+    request.folder = Open(session, GetParam());
+    request.text = GetParam() == "bert" ? "the cat [MASK] on the mat." : kShortText;
+    const auto r = RunOnce(session, request);
+    ASSERT_TRUE(r && r->predictions);
+    EXPECT_TRUE(r->has_lm_head);
+    EXPECT_EQ(r->streamed, stream);
+    const model::Predictions want = CorePredict(*request.folder, request);
+    ExpectSamePredictions(*r->predictions, want);
+    if (GetParam() == "bert") {  // the masked-LM head: at the [MASK] only, no loss
+      ASSERT_EQ(r->predictions->positions.size(), 1u);
+      EXPECT_EQ(r->predictions->positions[0].index, MaskPositions(r->tokens)[0]);
+      EXPECT_FALSE(r->predictions->has_loss);
+    } else {  // every position, kPredictTopK each, and the loss; the plain run is its own baseline
+      EXPECT_EQ(r->predictions->positions.size(), r->tokens.size());
+      EXPECT_EQ(r->predictions->positions[0].top.size(), (size_t)kPredictTopK);
+      EXPECT_TRUE(r->predictions->has_loss);
+      ASSERT_TRUE(r->baseline_loss);
+      EXPECT_EQ(*r->baseline_loss, r->predictions->loss);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, SessionPredictions, ::testing::Values("gpt2", "llama", "bert"));
+
+TEST(SessionPredictions, BertWithoutMaskAndACheckpointWithoutLmHead) {
+  ModelSession session;
+  ModelRequest request;
+  request.folder = Open(session, "bert");
+  request.text = "the cat sat on the mat.";
+  auto r = RunOnce(session, request);
+  ASSERT_TRUE(r && r->predictions);
+  EXPECT_TRUE(r->predictions->positions.empty());  // nothing to guess: the panel asks for a [MASK]
+  // A bare BertModel (tests/fixtures/models/bert_legacy, which has no tokenizer: a small vocab.txt beside it): the
+  // maps as ever, no predictions.
+  const std::string legacy = std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/models/bert_legacy";
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("attnviz-no-lm-head-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  for (const char* f : {"config.json", "model.safetensors"})
+    std::filesystem::copy_file(legacy + "/" + f, dir / f, std::filesystem::copy_options::overwrite_existing);
+  std::ofstream(dir / "vocab.txt") << "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\ncat\nsat\non\nmat\n.\n";
+  session.Open(dir.string());
+  ASSERT_TRUE(session.WaitIdle(60));
+  ASSERT_EQ(session.open_error(), "");
+  request.folder = session.folder();
+  ASSERT_NE(request.folder->dir.find("attnviz-no-lm-head"), std::string::npos) << request.folder->dir;
+  r = RunOnce(session, request);
+  ASSERT_TRUE(r);
+  EXPECT_FALSE(r->has_lm_head);
+  EXPECT_FALSE(r->predictions);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ModelRequestAblation, AblatedHeadsAreAWhatIf) {
+  ModelRequest a, b;
+  b.ablated = {{1, 2}};
+  EXPECT_NE(a, b);
+  EXPECT_TRUE(a.plain());
+  EXPECT_FALSE(b.plain());
+  ASSERT_EQ(b.what_ifs().ablate.size(), 1u);
+  const model::RunOptions o = WhatIfRunOptions(b.what_ifs(), 3);
+  ASSERT_EQ(o.ablate.size(), 1u);
+  EXPECT_EQ(o.ablate[0], (model::AblatedHead{1, 2}));
+}
+
+// An ablation changes the loss (beside the baseline of the plain run), and a rerun with a changed ablation set
+// resumes at that set's first changed layer with the same maps and loss as a run from scratch.
+TEST(ModelSessionAblation, ChangesTheLossAndResumesLikeAFullRun) {
+  for (const char* fixture : {"gpt2", "llama"}) {
+    SCOPED_TRACE(fixture);
+    ModelSession session, fresh;
+    ModelRequest request;
+    request.folder = Open(session, fixture);
+    request.text = kText;
+    const auto plain = RunOnce(session, request);
+    ASSERT_TRUE(plain && plain->predictions && plain->predictions->has_loss);
+    const int L = plain->n_layer();
+    ASSERT_GE(L, 2);
+    // Steps: ablate a head of the last layer, then move the ablation to layer 1 (layer 0 stays the same), then
+    // add a head of layer 0.
+    const std::vector<std::vector<model::AblatedHead>> steps = {{{L - 1, 1}}, {{1, 0}}, {{1, 0}, {0, 2}}};
+    const std::vector<int> resume_at = {L - 1, 1, 0};
+    for (size_t s = 0; s < steps.size(); ++s) {
+      SCOPED_TRACE("step " + std::to_string(s));
+      ModelRequest ablated = request;
+      ablated.ablated = steps[s];
+      const auto after = RunOnce(session, ablated);
+      ASSERT_TRUE(after && after->predictions);
+      EXPECT_EQ(after->resumed_from, resume_at[s]);
+      EXPECT_NE(after->predictions->loss, plain->predictions->loss);
+      ASSERT_TRUE(after->baseline_loss);
+      EXPECT_EQ(*after->baseline_loss, plain->predictions->loss);  // the plain run's, kept by the session
+      // Equal to a run from scratch, and to core's.
+      ablated.folder = Open(fresh, fixture);
+      const auto want = RunOnce(fresh, ablated);
+      ASSERT_TRUE(want && want->predictions);
+      EXPECT_EQ(want->resumed_from, 0);
+      EXPECT_FALSE(want->baseline_loss);  // that session never ran the plain text
+      EXPECT_EQ(after->predictions->loss, want->predictions->loss);
+      for (int l = 0; l < L; ++l) EXPECT_TRUE(SameBits(*after->layers[(size_t)l]->probs, *want->layers[(size_t)l]->probs)) << l;
+      ExpectSamePredictions(*after->predictions, CorePredict(*ablated.folder, ablated));
+    }
+  }
+}
+
+TEST(AblationScanJob, RanksTheHeadsAsCoreScans) {
+  ModelSession session;
+  ModelRequest request;
+  request.folder = Open(session, "gpt2");
+  request.text = kShortText;
+  request.temperature = 0.7f;  // on top of the what-ifs, as the shown run
+  AblationScanJob job;
+  job.Start(request);
+  ASSERT_TRUE(job.WaitIdle(120));
+  const auto got = job.latest();
+  ASSERT_TRUE(got);
+  ASSERT_TRUE(got->status.ok()) << got->status.message();
+  const model::ModelConfig& c = request.folder->model->config();
+  auto tokens = TokenizeForModel(*request.folder, request.text);
+  auto want = model::ScanHeadAblations(*request.folder->model, TokenIds(*tokens), WhatIfRunOptions(request.what_ifs(), c.n_layer));
+  ASSERT_TRUE(want) << want.message();
+  EXPECT_EQ(got->scan.base_loss, want->base_loss);
+  EXPECT_EQ(got->scan.loss, want->loss);
+  ASSERT_EQ(got->ranked.size(), (size_t)c.n_layer * c.n_head);
+  const std::vector<RankedHead> ranked = RankHeads(*want, c.n_head);
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    EXPECT_EQ(got->ranked[i].layer, ranked[i].layer) << i;
+    EXPECT_EQ(got->ranked[i].head, ranked[i].head) << i;
+    if (i) EXPECT_GE(got->ranked[i - 1].delta, got->ranked[i].delta) << i;  // largest increase first
+  }
+  EXPECT_EQ(got->Delta(ranked[0].layer, ranked[0].head), ranked[0].delta);
+  EXPECT_EQ(job.progress(nullptr), "");  // idle
+  // bert predicts no next token: refused with a status, never a crash.
+  request.folder = Open(session, "bert");
+  job.Start(request);
+  ASSERT_TRUE(job.WaitIdle(60));
+  ASSERT_TRUE(job.latest());
+  EXPECT_FALSE(job.latest()->status.ok());
+}
+
+TEST(AblationScanJob, CancelDropsTheScanEvenBeforeItStarts) {
+  ModelSession session;
+  ModelRequest request;
+  request.folder = Open(session, "llama");
+  request.text = kText;
+  AblationScanJob job;
+  for (int round = 0; round < 3; ++round) {
+    job.Start(request);
+    job.Cancel();
+    ASSERT_TRUE(job.WaitIdle(120));
+    EXPECT_FALSE(job.latest()) << round;
+    EXPECT_EQ(job.cancelled(), (uint64_t)round + 1);
+  }
+  // A scan after the cancel runs.
+  job.Start(request);
+  ASSERT_TRUE(job.WaitIdle(120));
+  ASSERT_TRUE(job.latest());
+  EXPECT_TRUE(job.latest()->status.ok()) << job.latest()->status.message();
 }
 
 }  // namespace

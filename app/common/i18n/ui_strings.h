@@ -107,6 +107,11 @@ enum class Str : int {
   kCaptionMax, kRoleShortPrev, kRoleShortInduction, kRoleShortSink, kRoleShortSelf, kRoleShortLocal, kRoleShortBroad,
   kTokByteLevel, kTokByteFallback, kTokLowercase, kTokCased, kTokPre, kTokCount,
   kMenuOpenModel, kMenuBundledModel, kMenuOpenSentences, kMenuNothingRecent, kMenuSandbox, kMenuExport, kMenuLessons, kNumReshapeRaw, kActivationTanhApprox, kStepEmbed,
+  // ---- predictions, loss and head ablation in the app (gui-predict)
+  kModelPredictingOf, kNoLmHead, kPredictNextTip, kPredictMaskTip, kPredictNoMask, kPredictHowTo, kPredictPinned,
+  kLossLine, kLossChange, kLossBaselineUnknown, kLossExplain, kLossMasked, kAblateHead, kRestoreHead, kAblatedHeads,
+  kRestoreAll, kScanButton, kScanCancel, kScanProgress, kScanRefused, kScanBase, kScanColLayer, kScanColHead,
+  kScanColLoss, kScanColDelta, kScanColorOverview, kScanOtherWhatIfs, kOverviewAblatedTip, kOverviewDeltaTip,
   kCount
 };
 

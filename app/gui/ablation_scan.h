@@ -1,0 +1,63 @@
+// "Ablate each head once" in the app: model::ScanHeadAblations (core/model/analysis.h) over the shown text and
+// what-ifs, on its own "latest request wins" queue (latest_wins.h), so the UI thread never waits for it. A newer
+// scan, Cancel() or a new text/model (the App cancels) stops the running one within one block of work; progress
+// says which head runs. The result ranks the heads by how much their ablation raises the loss.
+#pragma once
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "latest_wins.h"
+#include "model/analysis.h"
+#include "model_session.h"
+
+namespace attnviz {
+
+// One head of the scan: the loss with it ablated (on top of the request's what-ifs) and delta = loss - base_loss.
+struct RankedHead {
+  int layer = 0, head = 0;
+  double loss = 0, delta = 0;
+};
+
+struct AblationScanResult {
+  uint64_t generation = 0;
+  ModelRequest request;  // the folder, text and what-ifs the scan ran on
+  Status status;
+  model::AblationScan scan;       // loss [n_layer * n_head], layer-major
+  int n_layer = 0, n_head = 0;
+  std::vector<RankedHead> ranked;  // [n_layer * n_head], largest delta first (ties: lower layer, then head)
+  double max_abs_delta = 0;        // for colouring the overview
+  // The delta of (layer, head), 0 out of range.
+  double Delta(int layer, int head) const;
+};
+
+// The heads of `scan` ranked by delta (largest first, ties by layer then head).
+std::vector<RankedHead> RankHeads(const model::AblationScan& scan, int n_head);
+
+class AblationScanJob {
+ public:
+  // on_change (tests): called on the job's thread after every submission and finished scan.
+  explicit AblationScanJob(std::function<void()> on_change = {});
+  void Start(const ModelRequest& request) { queue_.Submit(request); }
+  // Stops the running scan and drops one still waiting (its run returns at once, never published).
+  void Cancel();
+  // The last finished scan (a failed one carries its status); null before the first.
+  std::shared_ptr<const AblationScanResult> latest() const { return queue_.latest(); }
+  bool busy() const { return queue_.busy(); }
+  uint64_t cancelled() const { return queue_.cancelled(); }
+  // "head 5 of 144" while running, "" otherwise; fraction in [0, 1].
+  std::string progress(float* fraction) const;
+  bool WaitIdle(double seconds) const { return queue_.WaitIdle(seconds); }
+
+ private:
+  using Queue = LatestWins<ModelRequest, AblationScanResult>;
+  std::shared_ptr<AblationScanResult> Scan(const ModelRequest& request, const Queue::Job& job);
+  // Scans of this generation or older were cancelled: LatestWins cancels only a running request, and a Start just
+  // before Cancel may not have started yet.
+  std::atomic<uint64_t> cancelled_upto_{0};
+  Queue queue_;  // last: its thread starts once the job exists
+};
+
+}  // namespace attnviz

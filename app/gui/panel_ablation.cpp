@@ -1,0 +1,132 @@
+// Head ablation in the app: the right-click menu on a head's map (Heads and Overview panels), the list of ablated
+// heads with "restore all", and "ablate each head once": its button, progress and Cancel, and the heads ranked by
+// how much their ablation raises the loss (the Overview can colour its cells by that).
+#include <imgui.h>
+
+#include <algorithm>
+
+#include "app.h"
+#include "i18n/localized.h"
+#include "io/json.h"
+#include "model/predict.h"
+#include "panel_util.h"
+#include "widgets.h"
+
+namespace attnviz {
+namespace {
+
+// The ranking's rows shown without scrolling, and the ones the widgets dump lists (tests read the top).
+constexpr int kScanTableRows = 8;
+constexpr size_t kScanDumpTop = 5;
+
+std::string HeadName(int layer, int head) { return "L" + std::to_string(layer) + " H" + std::to_string(head); }
+
+void DrawScanTable(App& app, const AblationScanResult& scan) {
+  const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY;
+  const float height = ImGui::GetTextLineHeightWithSpacing() * (kScanTableRows + 1);
+  if (!ImGui::BeginTable("##ablation_scan", 4, flags, ImVec2(0, height))) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  for (Str column : {Str::kScanColLayer, Str::kScanColHead, Str::kScanColLoss, Str::kScanColDelta})
+    ImGui::TableSetupColumn(Tr(column));
+  ImGui::TableHeadersRow();
+  ImGuiListClipper clipper;
+  clipper.Begin((int)scan.ranked.size());
+  while (clipper.Step())
+    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+      const RankedHead& h = scan.ranked[(size_t)i];
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::PushID(i);
+      // A click on a row opens that head in the Heads panel, as a click on its Overview cell does.
+      if (ImGui::Selectable(std::to_string(h.layer).c_str(), false, ImGuiSelectableFlags_SpanAllColumns)) {
+        app.settings.model_layer = h.layer;
+        app.settings.selected_head = h.head;
+        app.settings.enlarged = true;
+      }
+      DrawHeadAblateMenu(app, h.layer, h.head);
+      ImGui::PopID();
+      ImGui::TableNextColumn();
+      ImGui::Text("%d", h.head);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(FormatNumber(h.loss, "%.4f").c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(FormatNumber(h.delta, "%+.4f").c_str());
+    }
+  ImGui::EndTable();
+}
+
+}  // namespace
+
+void DrawHeadAblateMenu(App& app, int layer, int head) {
+  if (!ImGui::BeginPopupContextItem("##ablate_menu")) return;
+  const bool ablated = app.HeadAblated(layer, head);
+  const std::string label = Trf(ablated ? Str::kRestoreHead : Str::kAblateHead, {std::to_string(layer), std::to_string(head)});
+  const bool chosen = ImGui::MenuItem(label.c_str());
+  app.dump.RecordItem("menu.ablate_head", JsonString(label));
+  if (chosen) app.SetHeadAblated(layer, head, !ablated);
+  ImGui::EndPopup();
+}
+
+void DrawAblationControls(App& app) {
+  WidgetDump& dump = app.dump;
+  std::vector<model::AblatedHead>& ablated = app.views.model.ablated;
+  std::string ablated_json = "[";
+  if (!ablated.empty()) {
+    ImGui::TextWrapped("%s", Tr(Str::kAblatedHeads));
+    // The buttons flow onto more lines as the panel's width allows (many heads may be ablated).
+    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    auto same_line_if_fits = [&](const std::string& label) {
+      const float w = ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
+      if (ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + w < right) ImGui::SameLine();
+    };
+    for (size_t i = 0; i < ablated.size(); ++i) {
+      const model::AblatedHead a = ablated[i];
+      ablated_json += (i ? ", [" : "[") + std::to_string(a.layer) + ", " + std::to_string(a.head) + "]";
+      // One button per head restores it (the label names it; the tooltip says what a click does).
+      const std::string label = HeadName(a.layer, a.head) + " \xC3\x97";
+      if (i) same_line_if_fits(label);
+      if (ImGui::SmallButton((label + "##restore" + std::to_string(i)).c_str())) app.SetHeadAblated(a.layer, a.head, false);
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", Trf(Str::kRestoreHead, {std::to_string(a.layer), std::to_string(a.head)}).c_str());
+    }
+    same_line_if_fits(Tr(Str::kRestoreAll));
+    if (widget::SmallButton(dump, Str::kRestoreAll, "model.restore_all")) app.RestoreAllHeads();
+  }
+  dump.SetField("ablated", ablated_json + "]");
+
+  std::shared_ptr<const ModelFolder> folder = app.models->folder();
+  if (!folder) return;
+  const bool can_scan = model::PredictsNextToken(folder->model->config()) && model::HasLmHead(*folder->model);
+  float fraction = 0;
+  const std::string progress = app.scans->progress(&fraction);
+  if (!can_scan) {
+    DimText(Tr(Str::kScanRefused));
+  } else if (app.scans->busy()) {
+    ImGui::ProgressBar(fraction, ImVec2(ImGui::GetContentRegionAvail().x * 0.6f, 0), progress.c_str());
+    ImGui::SameLine();
+    if (widget::SmallButton(dump, Str::kScanCancel, "model.scan_cancel")) app.scans->Cancel();
+  } else if (widget::Button(dump, Str::kScanButton, "model.scan")) {
+    app.StartAblationScan();
+  }
+  std::shared_ptr<const AblationScanResult> scan = app.ShownScan();
+  std::string error, top = "[";
+  if (scan && !scan->status.ok()) {
+    ErrorText(error = Localized(scan->status));
+  } else if (scan && app.results.model) {
+    if (scan->request != app.results.model->request) DimText(Tr(Str::kScanOtherWhatIfs));
+    DimText(Trf(Str::kScanBase, {FormatNumber(scan->scan.base_loss, "%.4f")}));
+    widget::Checkbox(dump, Str::kScanColorOverview, "model.scan_color", &app.views.model.color_by_delta);
+    DrawScanTable(app, *scan);
+    for (size_t i = 0; i < std::min(kScanDumpTop, scan->ranked.size()); ++i) {
+      const RankedHead& h = scan->ranked[i];
+      top += (i ? ", [" : "[") + std::to_string(h.layer) + ", " + std::to_string(h.head) + ", " + JsonNumber(h.loss) +
+             ", " + JsonNumber(h.delta) + "]";
+    }
+  }
+  dump.SetField("ablation_scan", "{\"busy\": " + BoolJson(app.scans->busy()) + ", \"progress\": " + JsonString(progress) +
+                                     ", \"error\": " + JsonString(error) + ", \"base_loss\": " +
+                                     (scan && scan->status.ok() ? JsonNumber(scan->scan.base_loss) : "null") +
+                                     ", \"top\": " + top + "]}");
+}
+
+}  // namespace attnviz

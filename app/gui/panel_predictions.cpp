@@ -1,0 +1,86 @@
+// What the model predicts, in the Model panel: each token's top next tokens (a tooltip on its chip, pinned by a
+// click) and the text's mean next-token loss under the what-ifs, beside the loss of the model as trained.
+#include <imgui.h>
+
+#include "app.h"
+#include "io/json.h"
+#include "model/predict.h"
+#include "panel_util.h"
+
+namespace attnviz {
+namespace {
+
+const model::PositionTop* FindPosition(const model::Predictions& p, int index) {
+  for (const model::PositionTop& pos : p.positions)
+    if (pos.index == index) return &pos;
+  return nullptr;
+}
+
+// The loss with its formatting in one place (the line, the change and the dump read alike).
+std::string Nats(double loss) { return FormatNumber(loss, "%.4f"); }
+
+}  // namespace
+
+std::string PredictionLines(const App& app, int position) {
+  const ModelResult* r = app.results.model.get();
+  if (!r || !r->predictions || !r->request.folder) return "";
+  const model::PositionTop* top = FindPosition(*r->predictions, position);
+  if (!top) return "";
+  const ModelFolder& folder = *r->request.folder;
+  const bool next = model::PredictsNextToken(folder.model->config());
+  std::string lines = Trf(next ? Str::kPredictNextTip : Str::kPredictMaskTip, {std::to_string(position)});
+  for (const model::TokenProb& t : top->top) {
+    const std::optional<std::string> piece = folder.tokenizer->IdToPiece(t.id);  // as attnviz-cli's "token"
+    lines += "\n  " + FormatNumber(t.prob, "%.3g") + "  " + JsonString(piece ? *piece : std::to_string(t.id));
+  }
+  return lines;
+}
+
+void DrawRowLabelPredictions(App& app, ImVec2 labels_min, ImVec2 labels_max, int first_row, float row_height) {
+  const ModelResult* r = app.results.model.get();
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  if (!r || !r->predictions || row_height <= 0 || !ImGui::IsWindowHovered() || mouse.x < labels_min.x ||
+      mouse.x >= labels_max.x || mouse.y < labels_min.y || mouse.y >= labels_max.y)
+    return;
+  int row = first_row + (int)((mouse.y - labels_min.y) / row_height);
+  // With the special tokens hidden, row k is the k-th other token.
+  int position = row;
+  if (app.settings.model_hide_special && !r->streamed) {
+    position = -1;
+    for (size_t i = 0, shown = 0; i < r->tokens.size() && position < 0; ++i)
+      if (!r->tokens[i].special && (int)shown++ == row) position = (int)i;
+  }
+  const std::string lines = PredictionLines(app, position);
+  if (lines.empty()) return;
+  app.fonts.AddText(lines);
+  ImGui::SetTooltip("%s", lines.c_str());
+}
+
+void DrawLossLine(App& app) {
+  WidgetDump& dump = app.dump;
+  const ModelResult* r = app.results.model.get();
+  std::string value = "null", baseline = "null";
+  if (r && r->complete()) {
+    const model::ModelConfig& c = r->request.folder->model->config();
+    if (!r->has_lm_head) {
+      DimText(Tr(Str::kNoLmHead));
+    } else if (!model::PredictsNextToken(c)) {
+      DimText(Tr(Str::kLossMasked));
+    } else if (r->predictions && r->predictions->has_loss) {
+      const model::Predictions& p = *r->predictions;
+      value = JsonNumber(p.loss);
+      if (r->baseline_loss) baseline = JsonNumber(*r->baseline_loss);
+      ImGui::TextWrapped("%s", Trf(Str::kLossLine, {Nats(p.loss), FormatNumber(p.perplexity, "%.4g")}).c_str());
+      if (!r->request.plain()) {  // what the what-ifs and ablations did to it
+        if (r->baseline_loss) ImGui::TextWrapped("%s", Trf(Str::kLossChange, {Nats(*r->baseline_loss), Nats(p.loss)}).c_str());
+        else DimText(Tr(Str::kLossBaselineUnknown));
+      }
+      DimText(Tr(Str::kLossExplain));
+    }
+  }
+  dump.SetField("loss", "{\"value\": " + value + ", \"baseline\": " + baseline +
+                            ", \"has_lm_head\": " + BoolJson(r && r->has_lm_head) +
+                            ", \"plain\": " + BoolJson(r && r->request.plain()) + "}");
+}
+
+}  // namespace attnviz
