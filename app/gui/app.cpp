@@ -415,7 +415,7 @@ void App::Update() {
 bool App::Ready() const {
   if (fonts.dirty()) return false;
   if (settings.source == Source::kModel) {
-    if (models->opening() || models->running()) return false;
+    if (models->opening() || models->running() || models->making_exact_rows()) return false;
     return (results.model && results.model->complete()) || !results.model_error.empty() ||
            !results.config_error.empty() || !models->open_error().empty();
   }
@@ -423,7 +423,7 @@ bool App::Ready() const {
 }
 
 bool App::Busy() const {
-  return results.computing || results.sweeping || exporting() || models->opening() || models->running() ||
+  return results.computing || results.sweeping || exporting() || models->opening() || models->running() || models->making_exact_rows() ||
          (scans && scans->busy()) || fonts.dirty() ||
          !pending_drops.empty() || views.learn.variance_job.valid();
 }

@@ -172,6 +172,7 @@ class App {
     }
   };
   LayerView shown_layer_;
+  std::shared_ptr<const ExactRows> applied_exact_rows_;  // the last q, k made for a shown streamed layer
   // Per layer of the current run (nullopt until made), for hide_special: made once as each layer arrives.
   std::vector<std::optional<AttentionTensors>> overview_layers_;
   LayerView overview_view_;

@@ -128,6 +128,22 @@ void App::UpdateModel() {
   // What the Heads panel shows: the chosen layer, as a ComputeResult (its probs shared, not copied).
   const int layer = std::clamp(settings.model_layer, 0, std::max(0, results.model->n_layer() - 1));
   const LayerView view{results.model->generation, layer, settings.model_hide_special};
+  // The shown streamed layer's q and k arrived (MakeExactRows below): the same view, now with exact rows.
+  if (std::shared_ptr<const ExactRows> made = models->exact_rows(); made && made != applied_exact_rows_) {
+    applied_exact_rows_ = made;
+    const ExactRowsRequest& r = made->request;
+    if (view == shown_layer_ && results.shown && r.layer == layer && r.result->generation == view.generation &&
+        results.shown->tensors.q->empty()) {
+      if (made->status.ok()) {
+        auto with_rows = std::make_shared<ComputeResult>(*results.shown);
+        with_rows->generation = ++view_generation_;
+        with_rows->tensors.q = made->q, with_rows->tensors.k = made->k;
+        results.shown = with_rows;
+      } else {
+        Notify(made->status);
+      }
+    }
+  }
   if (view == shown_layer_ && results.shown) return;
   if (!results.model->has_layer(layer)) {  // still running: results.shown as soon as it is done
     results.shown = nullptr;
@@ -137,8 +153,9 @@ void App::UpdateModel() {
   auto result = std::make_shared<ComputeResult>();
   result->generation = ++view_generation_;
   result->tensors = OverviewLayer(layer, settings.model_hide_special);
-  // A streamed layer: its q and k made from its input, for exact rows and hover (without them: the finest level).
-  if (Status s = WithExactRows(*results.model, layer, &result->tensors); !s) Notify(s);
+  // A streamed layer: its q and k made from its input in the background, for exact rows and hover (until then the
+  // view reads the finest kept level).
+  if (result->tensors.pooled && result->tensors.q->empty()) models->MakeExactRows(results.model, layer);
   result->request.kv_text = results.model->request.text;
   result->seconds = results.model->seconds;
   results.shown = result;

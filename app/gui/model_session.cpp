@@ -220,7 +220,16 @@ ModelSession::ModelSession(std::function<void()> on_change)
     : runs_("running the model", [this](const ModelRequest& r, const RunQueue::Job& job) { return Run(r, job); },
             std::move(on_change)),
       open_("opening the model",
-            [this](const std::string& dir, const OpenQueue::Job& job) { return OpenNow(dir, job); }) {}
+            [this](const std::string& dir, const OpenQueue::Job& job) { return OpenNow(dir, job); }),
+      exact_("making q and k", [](const ExactRowsRequest& r, const LatestWins<ExactRowsRequest, ExactRows>::Job& job) {
+        auto made = std::make_shared<ExactRows>();
+        made->generation = job.generation();
+        made->request = r;
+        AttentionTensors t = LayerAsTensors(*r.result, r.layer);
+        made->status = WithExactRows(*r.result, r.layer, &t);
+        made->q = t.q, made->k = t.k;
+        return made;
+      }) {}
 
 void ModelSession::Open(const std::string& dir) {
   open_.Submit(dir);
@@ -254,7 +263,7 @@ std::string ModelSession::progress(float* fraction) const {
 bool ModelSession::WaitIdle(double seconds) const {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   auto left = [&] { return std::max(0.0, std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count()); };
-  return open_.WaitIdle(left()) && runs_.WaitIdle(left());
+  return open_.WaitIdle(left()) && runs_.WaitIdle(left()) && exact_.WaitIdle(left());
 }
 
 std::shared_ptr<OpenedModel> ModelSession::OpenNow(const std::string& dir, const OpenQueue::Job& job) {

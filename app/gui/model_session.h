@@ -61,6 +61,24 @@ constexpr double kResumeBytes = double(128u << 20);
 // The most cells of exact rows the screen recomputes for one view of a streamed layer (LayerMaps::exact_cells_limit).
 constexpr size_t kExactCellsLimit = size_t(1) << 23;
 
+struct ModelResult;
+
+// The q and k of one streamed layer, made from its input (WithExactRows) off the UI thread: at 8192 tokens on the
+// SmolLM2 shape a quarter of a second, which a layer switch must not wait for (the view reads the finest kept
+// level until they are there).
+struct ExactRowsRequest {
+  std::shared_ptr<const ModelResult> result;
+  int layer = 0;
+  bool operator==(const ExactRowsRequest& o) const { return result == o.result && layer == o.layer; }
+  bool operator!=(const ExactRowsRequest& o) const { return !(*this == o); }
+};
+struct ExactRows {
+  uint64_t generation = 0;
+  ExactRowsRequest request;
+  Status status;
+  SharedTensor q, k;  // [n_head, n, d_head], [n_kv_head, n, d_head]
+};
+
 struct ModelResult {
   uint64_t generation = 0;
   ModelRequest request;
@@ -117,6 +135,10 @@ class ModelSession {
   uint64_t open_generation() const { return open_.finished(); }  // counts finished opens
 
   void Submit(const ModelRequest& request) { runs_.Submit(request); }
+  // Makes the q and k of a streamed layer in the background (the latest request wins); exact_rows() has them.
+  void MakeExactRows(std::shared_ptr<const ModelResult> result, int layer) { exact_.Submit({std::move(result), layer}); }
+  std::shared_ptr<const ExactRows> exact_rows() const { return exact_.latest(); }
+  bool making_exact_rows() const { return exact_.busy(); }
   // Runs over more cells than this (n_layer * n_head * n * n) stream their maps (tests lower it).
   void set_stream_above_cells(double cells) { stream_above_cells_ = cells; }
   // The latest run or step of a run (layers_done of n_layer).
@@ -144,15 +166,15 @@ class ModelSession {
   // Declared last: their threads start once the session exists and stop before it goes.
   RunQueue runs_;
   OpenQueue open_;
+  LatestWins<ExactRowsRequest, ExactRows> exact_;
 };
 
 // One layer of a model result as the AttentionTensors the Heads and Export panels draw: its LayerMaps, shared
 // tensors (nothing deep-copied); the sandbox-only numbers stay empty.
 AttentionTensors LayerAsTensors(const ModelResult& result, int layer);
 // A streamed layer keeps its input rather than q and k: q and k of `layer` made again from it (model::LayerQk: the
-// pass's own bits) into t, for exact rows and hover of the layer on screen (one layer at a time: 100-200 ms and
-// n * (q_dim + kv_dim) floats at 8192 tokens on the SmolLM2 shape). Ok, doing nothing, when t has them or needs
-// none (whole maps).
+// pass's own bits) into t, for exact rows and hover of the layer on screen (one layer at a time, in the background:
+// MakeExactRows). Ok, doing nothing, when t has them or needs none (whole maps).
 Status WithExactRows(const ModelResult& result, int layer, AttentionTensors* t);
 // The same with the special tokens' rows and columns left out when `hide_special` (then a copy).
 AttentionTensors LayerForDisplay(const ModelResult& result, int layer, bool hide_special);

@@ -428,10 +428,10 @@ double GemmFloorMs(const ModelConfig& c, int n) {
 int LongRows(const Model& model, const ModelConfig& c, const std::vector<int>& ids, int reps, const std::string& dir,
              const std::string& json_path) {
   const int n = (int)ids.size();
-  std::vector<double> app_first, app_all, cli_all, gemm;
+  std::vector<double> app_first, app_all, cli_all, gemm, layer_qk;
   double app_rss = 0;
   for (int r = 0; r < reps + 1; ++r) {  // the first round warms up
-    // 1. The app's way: maps streamed into pyramids, q and k kept.
+    // 1. The app's way: maps streamed into pyramids, each layer's input kept.
     AppLikeSink sink;
     sink.n_head = c.n_head, sink.n = n, sink.n_layer = c.n_layer;
     sink.rows = std::make_unique<RoleRows>(c.n_head, ids, AttentionMask(c).causal(), /*broad_from_row_figures=*/true);
@@ -449,6 +449,16 @@ int LongRows(const Model& model, const ModelConfig& c, const std::vector<int>& i
     const double all = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - sink.t0).count();
     const double cpu_app = CpuSeconds() - cpu0;
     app_rss = std::max(app_rss, PeakRssMb());
+    //    The layer the app shows: its q and k made from its input (WithExactRows), once per layer chosen.
+    const int mid = c.n_layer / 2;
+    Tensor q, k;
+    const auto tq = std::chrono::steady_clock::now();
+    if (Status s = LayerQk(model, mid, sink.inputs[(size_t)mid].data(), n, &q, &k); !s) {
+      std::fprintf(stderr, "LayerQk: %s\n", s.message().c_str());
+      return 2;
+    }
+    const double qk = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - tq).count();
+    sink.inputs.clear();
     // 2. The CLI's forward (attnviz-cli model --dump without the disk): each layer's whole maps made into one
     //    reused buffer, the row figures too.
     struct Discard : LayerSink {
@@ -466,11 +476,13 @@ int LongRows(const Model& model, const ModelConfig& c, const std::vector<int>& i
     const double cpu_cli = CpuSeconds() - cpu1;
     // 3. The GEMMs alone.
     const double g = GemmFloorMs(c, n);
-    std::printf("  round %d: app-like first layer %.0f ms, all %.0f ms (CPU %.1f s); CLI forward %.0f ms (CPU %.1f s); "
-                "GEMMs alone %.0f ms%s\n", r, sink.first_ms, all, cpu_app, cli, cpu_cli, g, r == 0 ? " (warm-up)" : "");
+    std::printf("  round %d: app-like first layer %.0f ms, all %.0f ms (CPU %.1f s), a shown layer's q and k %.0f ms; "
+                "CLI forward %.0f ms (CPU %.1f s); GEMMs alone %.0f ms%s\n", r, sink.first_ms, all, cpu_app, qk, cli,
+                cpu_cli, g, r == 0 ? " (warm-up)" : "");
     std::fflush(stdout);
     if (r == 0) continue;
     app_first.push_back(sink.first_ms), app_all.push_back(all), cli_all.push_back(cli), gemm.push_back(g);
+    layer_qk.push_back(qk);
   }
   auto median = [](std::vector<double> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; };
   struct stat st;
@@ -484,7 +496,8 @@ int LongRows(const Model& model, const ModelConfig& c, const std::vector<int>& i
     j << "{\"model_type\": \"" << c.model_type << "\", \"n_layer\": " << c.n_layer << ", \"n_head\": " << c.n_head
       << ", \"n\": " << n << ", \"threads\": " << omp_get_max_threads() << ", \"first_layer_ms\": " << first
       << ", \"all_layers_ms\": " << all << ", \"cli_forward_ms\": " << cli << ", \"gemm_floor_ms\": " << g
-      << ", \"streamed_peak_rss_mb\": " << app_rss << ", \"weights_mb\": " << weights_mb << "}\n";
+      << ", \"streamed_peak_rss_mb\": " << app_rss << ", \"weights_mb\": " << weights_mb
+      << ", \"layer_qk_ms\": " << median(layer_qk) << "}\n";
   }
   return 0;
 }

@@ -22,6 +22,7 @@
 #include "figure/export.h"
 #include "io/file_io.h"
 #include "io/npy.h"
+#include "maps/view.h"
 #include "panel_util.h"
 
 namespace attnviz {
@@ -161,6 +162,35 @@ TEST_F(ModelPanelTest, OverviewShowsEveryLayerAndHeadAndAClickOpensIt) {
     for (size_t j = 0; j <= i; ++j) differ += img.probs[i * n + j] != layer2.data[(3 * n + i) * n + j];
   EXPECT_EQ(differ, 0u) << "not layer 2's head 3";
   EXPECT_TRUE(img.masked);
+}
+
+// A streamed (long) input: the shown layer has no q and k at first (its view reads the finest kept level), then
+// gets them from the background, made from the layer's input; a click on another layer does the same for it.
+TEST_F(ModelPanelTest, AStreamedLayerOnScreenGetsItsQAndKInTheBackground) {
+  App& app = MakeApp("The cat sat on the mat. The cat sat on the mat again, and then the dog sat too.");
+  app.models->set_stream_above_cells(0);  // every run streams
+  Frames(4);
+  ASSERT_TRUE(app.results.model && app.results.model->complete()) << app.results.model_error;
+  ASSERT_TRUE(app.results.model->streamed);
+  for (int layer : {0, 2}) {
+    SCOPED_TRACE("layer " + std::to_string(layer));
+    if (layer) Click("overview.map." + std::to_string(layer) + ".1");
+    Frames(2);
+    ASSERT_TRUE(app.results.shown);
+    EXPECT_EQ(app.settings.model_layer, layer);
+    EXPECT_TRUE(app.Ready());
+    const AttentionTensors& t = app.results.shown->tensors;
+    ASSERT_TRUE(t.pooled);
+    ASSERT_FALSE(t.q->empty()) << "no exact rows for the layer on screen";
+    AttentionTensors want = LayerAsTensors(*app.results.model, layer);
+    ASSERT_TRUE(WithExactRows(*app.results.model, layer, &want).ok());
+    EXPECT_EQ(t.q->data, want.q->data);
+    EXPECT_EQ(t.k->data, want.k->data);
+    // Hover is exact: a cell of the shown layer has a probability, not NaN.
+    EXPECT_FALSE(std::isnan(ExactAt(t.Source(1), nullptr, 1, 5, 2).prob));
+  }
+  // The layers not on screen keep no q and k.
+  EXPECT_TRUE(app.results.model->layers[1]->q->empty());
 }
 
 TEST_F(ModelPanelTest, WhatIfsRecomputeAndSpecialTokensHide) {
