@@ -94,7 +94,7 @@ class App {
   static bool IsModelFolder(const std::string& path);  // a folder with config.json, or a .gguf file
   void SetSource(Source source);
   // Layer `layer` of the latest model result as the panels draw it (special tokens left out when
-  // asked: a copy of that layer, made once per result).
+  // asked: a copy of that layer, made once per result), of the map kind the Heads panel picked (views.heads.kind).
   const AttentionTensors& OverviewLayer(int layer, bool hide_special);
   // One sentence on what head (layer, head) of the latest model result does: its strongest role, the score and
   // what the role means (core/model/roles.h). "" when no model result has roles for that head.
@@ -142,8 +142,9 @@ class App {
     uint64_t generation = 0;
     int layer = -1;
     bool hide_special = false;
+    MapKind kind = MapKind::kAttention;
     bool operator==(const LayerView& o) const {
-      return generation == o.generation && layer == o.layer && hide_special == o.hide_special;
+      return generation == o.generation && layer == o.layer && hide_special == o.hide_special && kind == o.kind;
     }
   };
   LayerView shown_layer_;

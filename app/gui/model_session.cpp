@@ -46,6 +46,9 @@ double KeptBytes(const model::ModelConfig& c, int n, bool stream) {
   const double nn = (double)n * n, f = sizeof(float);
   double bytes = (double)c.n_layer * n * c.d_model * f / ResumeStride(c, n);  // resume points
   bytes += (double)c.n_layer * c.n_head * n * sizeof(RowMetrics);              // row figures
+  bytes += (double)c.n_layer * c.n_head * n * f;                                // value-norm scales
+  if (RolloutRefusal(n, stream).empty()) bytes += model::RolloutMemoryBytes((size_t)n) + (double)c.n_layer * n * n * f;
+  if (!stream) bytes += (double)c.n_layer * n * (c.q_dim() + c.kv_dim()) * f;  // q, k per layer (neuron view)
   if (!stream) return bytes + (double)c.n_layer * c.n_head * nn * f;            // whole maps
   const int base = MapPyramid::BaseFactor(c.n_head, n, n);
   const double base_side = std::ceil((double)n / base);
@@ -62,13 +65,14 @@ double KeptBytes(const model::ModelConfig& c, int n, bool stream) {
 class LayerMapsSink : public model::LayerSink {
  public:
   // publish: called after each layer with the result so far (the run's thread).
-  LayerMapsSink(const model::ModelConfig& c, const model::RunOptions& options, const std::vector<int>& ids,
+  LayerMapsSink(const model::Model& m, const model::ModelConfig& c, const model::RunOptions& options, const std::vector<int>& ids,
                 const std::vector<tokenize::Token>& tokens, bool stream,
                 std::function<void(const LayerMapsSink&)> publish)
-      : config_(c), options_(options), n_head_(c.n_head), n_((int)ids.size()), ids_(ids), tokens_(tokens),
+      : model_(m), config_(c), options_(options), n_head_(c.n_head), n_((int)ids.size()), ids_(ids), tokens_(tokens),
         stream_(stream), resume_stride_(ResumeStride(c, (int)ids.size())), publish_(std::move(publish)),
         probs_((size_t)c.n_layer), layers_((size_t)c.n_layer), thumbs_((size_t)c.n_layer),
-        resume_((size_t)c.n_layer), roles_(model::MakeHeadRoles(c.n_layer, c.n_head, ids)) {
+        resume_((size_t)c.n_layer), analysis_((size_t)c.n_layer), roles_(model::MakeHeadRoles(c.n_layer, c.n_head, ids)) {
+    if (RolloutRefusal(n_, stream_).empty()) rollout_ = std::make_unique<model::Rollout>(n_);
     if (stream_) {
       role_rows_ = std::make_unique<model::RoleRows>(n_head_, ids, model::AttentionMask(c).causal(),
                                                      /*broad_from_row_figures=*/true);
@@ -83,6 +87,9 @@ class LayerMapsSink : public model::LayerSink {
       layers_[(size_t)l] = earlier.layers[(size_t)l];
       thumbs_[(size_t)l] = std::const_pointer_cast<Tensor>(earlier.thumbnails[(size_t)l]);
       for (int h = 0; h < n_head_; ++h) roles_.at(l, h) = earlier.roles.at(l, h);
+      analysis_[(size_t)l] = earlier.analysis[(size_t)l];
+      // Rollout is a product over the layers: its state advances through the shared layers' maps again.
+      if (rollout_) rollout_->AddLayer(earlier.layers[(size_t)l]->probs->data.data(), n_head_, nullptr);
     }
     for (int l = 0; l <= first && l < (int)resume_.size(); ++l) resume_[(size_t)l] = earlier.resume_inputs[(size_t)l];
     layers_done_ = first;
@@ -132,6 +139,7 @@ class LayerMapsSink : public model::LayerSink {
       maps->pyramid = std::make_shared<const MapPyramid>(pyramid_.Coarsened(kept_factor_));
       if (l + 1 < layers_.size()) pyramid_.Reset(n_head_, n_, n_, pyramid_.levels().front().factor);  // next layer
     }
+    analysis_[l] = Analyze(out, *maps);
     if (l + 1 < resume_.size() && (l + 1) % (size_t)resume_stride_ == 0)
       resume_[l + 1] = std::make_shared<const std::vector<float>>(out.hidden, out.hidden + (size_t)n_ * out.d_model);
     probs_[l].reset();  // the LayerMaps holds it now
@@ -149,9 +157,31 @@ class LayerMapsSink : public model::LayerSink {
     r->thumbnails.assign(thumbs_.begin(), thumbs_.end());
     r->resume_inputs = resume_;
     r->streamed = stream_;
+    r->analysis = analysis_;
   }
 
  private:
+  // The neuron view's q and k (a streamed layer's own copies, shared), the value-norm scales, and R_l when the
+  // run makes a rollout (RolloutRefusal): the run's thread, O(n d_model^2 + n^3) per layer.
+  std::shared_ptr<const LayerAnalysis> Analyze(const model::LayerOutput& out, const LayerMaps& maps) {
+    auto a = std::make_shared<LayerAnalysis>();
+    a->q = stream_ ? maps.q : CopyHeads(out.q);
+    a->k = stream_ ? maps.k : CopyHeads(out.k);
+    a->multiplier = out.multiplier;
+    auto norms = std::make_shared<Tensor>();
+    norms->Resize({(size_t)n_head_, (size_t)n_});
+    model::ValueNormScales(model_, out, norms->data.data());
+    a->value_norms = norms;
+    if (rollout_ && out.probs) {
+      auto r = std::make_shared<Tensor>();
+      r->Resize({1, (size_t)n_, (size_t)n_});
+      rollout_->AddLayer(out.probs, n_head_, r->data.data());
+      a->rollout = r;
+    }
+    return a;
+  }
+
+  const model::Model& model_;
   const model::ModelConfig& config_;
   const model::RunOptions& options_;
   int n_head_, n_;
@@ -165,6 +195,8 @@ class LayerMapsSink : public model::LayerSink {
   std::vector<std::shared_ptr<const LayerMaps>> layers_;
   std::vector<std::shared_ptr<Tensor>> thumbs_;
   std::vector<std::shared_ptr<const std::vector<float>>> resume_;
+  std::vector<std::shared_ptr<const LayerAnalysis>> analysis_;
+  std::unique_ptr<model::Rollout> rollout_;  // null when RolloutRefusal refuses this run
   model::HeadRoles roles_;
   // Streaming: the pass's pyramid (one, reset per layer), the role rows, the factor each layer keeps from.
   MapPyramid pyramid_;
@@ -274,7 +306,7 @@ std::shared_ptr<ModelResult> ModelSession::Run(const ModelRequest& request, cons
   options.caller_bytes = (size_t)KeptBytes(c, n, options.stream_maps);
   // Each finished layer is shown at once: a step holding the layers so far (every layer but the last; the last
   // comes with the final result).
-  LayerMapsSink sink(c, options, ids, *tokens, options.stream_maps, [&](const LayerMapsSink& so_far) {
+  LayerMapsSink sink(*folder.model, c, options, ids, *tokens, options.stream_maps, [&](const LayerMapsSink& so_far) {
     auto step = std::make_shared<ModelResult>(*result);
     so_far.CopyInto(step.get());
     step->seconds = SecondsSince(t0);
@@ -328,12 +360,12 @@ AttentionTensors LayerForDisplay(const ModelResult& r, int layer, bool hide_spec
   return t;
 }
 
-AttentionTensors StackedLayers(const ModelResult& r, bool hide_special) {
+AttentionTensors StackedLayers(const ModelResult& r, bool hide_special, MapKind kind) {
   AttentionTensors stacked;
-  if (!r.complete()) return stacked;  // every layer, or nothing
+  if (!r.complete() || !MapKindRefusal(r, kind).empty()) return stacked;  // every layer, or nothing
   auto probs = std::make_shared<Tensor>();
   for (int l = 0; l < r.n_layer(); ++l) {
-    AttentionTensors layer = LayerForDisplay(r, l, hide_special);
+    AttentionTensors layer = KindLayerForDisplay(r, l, kind, hide_special);
     if (l == 0) {
       stacked.query_tokens = layer.query_tokens;
       stacked.kv_tokens = layer.kv_tokens;

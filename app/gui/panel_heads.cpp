@@ -308,6 +308,9 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
     ms.window = Pan(ms.window, -dr, -dc, n_q, n_k);
   }
   bool clicked = ImGui::IsItemDeactivated() && !ms.dragged && hovered;
+  if (clicked && app.settings.source == Source::kModel && n_q > 0 && n_k > 0)  // the neuron view of that cell
+    OpenNeuronView(app, m.head, std::clamp(w.r0 + (int)((io.MousePos.y - map_min.y) / cell_y), w.r0, w.r1 - 1),
+                   std::clamp(w.c0 + (int)((io.MousePos.x - map_min.x) / cell_x), w.c0, w.c1 - 1));
   if (ImGui::IsItemDeactivated()) ms.dragging = false, ms.dragged = false;
   if (texture) {
     ImDrawCallback opaque = renderer.opaque_callback();
@@ -536,6 +539,7 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
     ImGui::SameLine();
     if (ImGui::ArrowButton("##next", ImGuiDir_Right)) app.CycleHead(+1);
   }
+  if (s.source == Source::kModel) DrawMapKindChoice(app);
   if (s.selected_head >= n_head) s.selected_head = 0;
   // Long inputs spread a row over thousands of keys: on the linear 0..1 scale every map is dark. Say so, and offer
   // the log scale.

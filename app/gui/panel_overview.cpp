@@ -79,6 +79,11 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
     }
   }
   const bool hide_special = app.settings.model_hide_special;
+  // The Heads panel's map kind (attention when this run cannot make it: the Heads panel says why).
+  const MapKind kind = MapKindRefusal(*result, app.views.heads.kind).empty() ? app.views.heads.kind : MapKind::kAttention;
+  // Rollout has one map per layer (all heads mixed): one cell per layer row, in the first head's column, so the
+  // rows stay aligned with the layers of the grid and no head seems to own it.
+  const int heads_drawn = kind == MapKind::kRollout ? 1 : n_head;
   for (int l = 0; l < n_layer; ++l) {
     const float y = origin.y + label_h + (float)l * (cell + gap);
     dl->AddText(ImVec2(origin.x, y), dim, ("L" + std::to_string(l)).c_str());
@@ -87,20 +92,20 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
         dl->AddRect(ImVec2(head_x(h), y), ImVec2(head_x(h) + cell, y + cell), dim);
       continue;
     }
-    const bool have_roles = roles_fit;
+    const bool have_roles = roles_fit && kind == MapKind::kAttention;  // roles read the attention maps
     // Hiding special tokens needs the layer's maps (a copy without them); otherwise the pooled thumbnails.
     const AttentionTensors& t = hide_special ? app.OverviewLayer(l, true) : app.OverviewLayer(l, false);
     // A streamed (long) run keeps no whole map to cut the special tokens out of: its thumbnails show every token.
-    const bool whole = (hide_special && !t.pooled) || l >= (int)result->thumbnails.size();
+    const bool whole = kind != MapKind::kAttention || (hide_special && !t.pooled) || l >= (int)result->thumbnails.size();
     const Tensor& maps = whole ? *t.probs : *result->thumbnails[(size_t)l];
     const int n_q = (int)maps.dim(1), n_k = (int)maps.dim(2);
     const size_t plane = (size_t)n_q * n_k;
-    for (int h = 0; h < n_head; ++h) {
+    for (int h = 0; h < heads_drawn; ++h) {
       HeatmapImage image;
       image.probs = maps.data.data() + (size_t)h * plane;
       image.n_q = n_q;
       image.n_k = n_k;
-      image.data_version = result->generation * 2 + (hide_special ? 1 : 0);
+      image.data_version = result->generation * 8 + (uint64_t)kind * 2 + (hide_special ? 1 : 0);
       image.colormap = app.settings.colormap;
       image.color_scale = app.settings.color_scale;
       image.masked = t.mask.HidesAny(n_q, n_k);
@@ -162,6 +167,8 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
                                 ", \"layers_shown\": " + std::to_string(result->layers_done) +
                                 ", \"n_head\": " + std::to_string(n_head) +
                                 ", \"n_kv_head\": " + std::to_string(c.n_kv_head) +
+                                ", \"kind\": " + JsonString(MapKindName(kind)) +
+                                ", \"maps_per_layer\": " + std::to_string(heads_drawn) +
                                 ", \"matching\": " + std::to_string(matching) +
                                 ", \"filter_error\": " + JsonString(filter_error) + "}");
   ImGui::End();
