@@ -539,7 +539,6 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
     ImGui::SameLine();
     if (ImGui::ArrowButton("##next", ImGuiDir_Right)) app.CycleHead(+1);
   }
-  if (s.source == Source::kModel) DrawMapKindChoice(app);
   if (s.selected_head >= n_head) s.selected_head = 0;
   // Long inputs spread a row over thousands of keys: on the linear 0..1 scale every map is dark. Say so, and offer
   // the log scale.
@@ -554,6 +553,7 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
   if (widget::RadioButton(dump, Str::kPoolMax, "heads.pool_max", app.views.heads.pool == PoolKind::kMax)) app.views.heads.pool = PoolKind::kMax;
   ImGui::SameLine();
   if (widget::RadioButton(dump, Str::kPoolMean, "heads.pool_mean", app.views.heads.pool == PoolKind::kMean)) app.views.heads.pool = PoolKind::kMean;
+  if (s.source == Source::kModel) DrawMapKindChoice(app);  // attention, rollout or value-weighted maps
 
   if (!renderer.error().empty()) {
     ErrorText(renderer.error());
