@@ -615,7 +615,7 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
   } else if (view == 1) {
     int h = s.selected_head;
     // A trained model's head: say in one sentence what it does (its strongest role) above the map.
-    if (s.source == Source::kModel) {
+    if (s.source == Source::kModel && app.views.heads.kind == MapKind::kAttention) {  // roles read attention
       const std::string role_line = app.HeadRoleLine(s.model_layer, h);
       if (!role_line.empty()) {
         ImGui::TextWrapped("%s", role_line.c_str());

@@ -82,7 +82,8 @@ void DrawNeuronPanel(App& app) {
     app.dump.SetField("neuron", "{\"open\": false}");
     return;
   }
-  app.layout.PlacePanel(0.719f, 0.30f, 0.281f, 0.50f);  // over the Overview's lower half, beside the Heads panel
+  app.layout.PlacePanel(0.719f, 0.25f, 0.281f, 0.60f);  // over the Overview's lower part, beside the Heads panel
+  ImGui::SetNextWindowBgAlpha(1.0f);  // opaque: it lies over the Overview and Export panels
   if (!ImGui::Begin(WindowTitle(Str::kWinNeuron, "Neuron").c_str(), &v.open)) {
     ImGui::End();
     return;
