@@ -109,6 +109,13 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
       image.colormap = app.settings.colormap;
       image.color_scale = app.settings.color_scale;
       image.masked = t.mask.HidesAny(n_q, n_k);
+      // Value-weighted cells are a weight (<= 1) times the key's value norm: up to the head's largest norm, a bound
+      // read from [n] numbers (the maps' own maximum would scan every cell each frame).
+      if (kind == MapKind::kValueWeighted && l < (int)result->analysis.size() && result->analysis[(size_t)l]) {
+        const Tensor& norms = *result->analysis[(size_t)l]->value_norms;  // [n_head, n]
+        const float* row = norms.data.data() + (size_t)h * norms.dim(1);
+        image.range = ColorRange{0.0f, std::max(1e-12f, *std::max_element(row, row + norms.dim(1)))};
+      }
       const ImVec2 p0(head_x(h), y), p1(head_x(h) + cell, y + cell);
       const HeatmapKey key{MapView::kOverview, l, h, 0};
       ImGui::SetCursorScreenPos(p0);
