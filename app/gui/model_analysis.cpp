@@ -38,8 +38,7 @@ const char* MapKindName(MapKind kind) {
   }
 }
 
-UiMessage RolloutRefusal(int n, bool streamed) {
-  if (streamed) return UiMessage(Str::kRolloutRefusedStreamed, {std::to_string(n)});
+UiMessage RolloutRefusal(int n) {
   if (n > kRolloutMaxTokens) return UiMessage(Str::kRolloutRefusedLong, {std::to_string(n), std::to_string(kRolloutMaxTokens)});
   if (Status s = model::CheckRolloutMemory((size_t)n); !s) return UiMessage(Str::kRolloutRefusedMemory, {UiMessage(s)});
   return UiMessage();
@@ -47,7 +46,7 @@ UiMessage RolloutRefusal(int n, bool streamed) {
 
 UiMessage MapKindRefusal(const ModelResult& r, MapKind kind) {
   const int n = (int)r.tokens.size();
-  if (kind == MapKind::kRollout) return RolloutRefusal(n, r.streamed);
+  if (kind == MapKind::kRollout) return RolloutRefusal(n);
   // A streamed run keeps no whole map to weigh (its pyramid pools the attention, not the weighted map).
   if (kind == MapKind::kValueWeighted && r.streamed) return UiMessage(Str::kValueWeightedRefusedStreamed, {std::to_string(n)});
   return UiMessage();
@@ -91,7 +90,10 @@ AttentionTensors KindLayerForDisplay(const ModelResult& r, int layer, MapKind ki
   // How the layer was made (the title's words, the mask's grey cells); the row figures are attention's, left out.
   static_cast<LayerMaps&>(t) = maps;
   t.metrics.clear();
-  t.pyramid.reset();
+  t.pyramid.reset();  // a streamed layer's (a streamed rollout is a whole [1, n, n] map: n <= kRolloutMaxTokens)
+  t.q = t.k = EmptyTensor();
+  t.pooled = false;
+  t.exact_cells_limit = 0;
   const std::vector<int> keep = DisplayPositions(r, hide_special);
   t.probs = keep.size() == r.tokens.size() ? full : Cut(*full, keep);
   t.query_tokens.clear();

@@ -30,8 +30,9 @@ struct LayerAnalysis {
   SharedTensor rollout = EmptyTensor();      // [1, n, n] = R_l (empty when refused: RolloutRefusal says why)
 };
 
-// Why a run over n tokens makes no rollout ("" when it does): streamed maps, more than kRolloutMaxTokens, memory.
-UiMessage RolloutRefusal(int n, bool streamed);
+// Why a run over n tokens makes no rollout ("" when it does): more than kRolloutMaxTokens, the memory limit. A
+// streamed run makes it from the head mean its blocks add up.
+UiMessage RolloutRefusal(int n);
 // Why `kind` cannot be shown for this result (empty when it can).
 UiMessage MapKindRefusal(const ModelResult& result, MapKind kind);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <mutex>
 
 #include "i18n/localized.h"
 #include "maps/view.h"
@@ -47,7 +48,8 @@ double KeptBytes(const model::ModelConfig& c, int n, bool stream) {
   double bytes = (double)c.n_layer * n * c.d_model * f / ResumeStride(c, n);  // resume points
   bytes += (double)c.n_layer * c.n_head * n * sizeof(RowMetrics);              // row figures
   bytes += (double)c.n_layer * c.n_head * n * f;                                // value-norm scales
-  if (RolloutRefusal(n, stream).empty()) bytes += model::RolloutMemoryBytes((size_t)n) + (double)c.n_layer * n * n * f;
+  if (RolloutRefusal(n).empty())  // its state, the streamed head mean, R_l per layer
+    bytes += model::RolloutMemoryBytes((size_t)n) + (stream ? nn * f : 0) + (double)c.n_layer * nn * f;
   if (!stream) bytes += (double)c.n_layer * n * (c.q_dim() + c.kv_dim()) * f;  // q, k per layer (neuron view)
   if (!stream) return bytes + (double)c.n_layer * c.n_head * nn * f;            // whole maps
   const int base = MapPyramid::BaseFactor(c.n_head, n, n);
@@ -72,7 +74,10 @@ class LayerMapsSink : public model::LayerSink {
         stream_(stream), resume_stride_(ResumeStride(c, (int)ids.size())), publish_(std::move(publish)),
         probs_((size_t)c.n_layer), layers_((size_t)c.n_layer), thumbs_((size_t)c.n_layer),
         resume_((size_t)c.n_layer), analysis_((size_t)c.n_layer), roles_(model::MakeHeadRoles(c.n_layer, c.n_head, ids)) {
-    if (RolloutRefusal(n_, stream_).empty()) rollout_ = std::make_unique<model::Rollout>(n_);
+    if (RolloutRefusal(n_).empty()) {
+      rollout_ = std::make_unique<model::Rollout>(n_);
+      if (stream_) head_mean_.assign((size_t)n_ * n_, 0.0f);
+    }
     if (stream_) {
       role_rows_ = std::make_unique<model::RoleRows>(n_head_, ids, model::AttentionMask(c).causal(),
                                                      /*broad_from_row_figures=*/true);
@@ -88,8 +93,21 @@ class LayerMapsSink : public model::LayerSink {
       thumbs_[(size_t)l] = std::const_pointer_cast<Tensor>(earlier.thumbnails[(size_t)l]);
       for (int h = 0; h < n_head_; ++h) roles_.at(l, h) = earlier.roles.at(l, h);
       analysis_[(size_t)l] = earlier.analysis[(size_t)l];
-      // Rollout is a product over the layers: its state advances through the shared layers' maps again.
-      if (rollout_) rollout_->AddLayer(earlier.layers[(size_t)l]->probs->data.data(), n_head_, nullptr);
+    }
+    // Rollout is a product over the layers: its state is the earlier run's R_(first-1). A first layer whose head
+    // mean is 2R - I gives A^ = 0.5 (2R - I) + 0.5 I = R (rows already sum to 1), so R_0 = R and the next layers
+    // multiply onto it, without the shared layers' maps (a streamed run has none).
+    const Tensor* r = first > 0 && earlier.analysis[(size_t)first - 1] ? earlier.analysis[(size_t)first - 1]->rollout.get()
+                                                                        : nullptr;
+    if (rollout_ && r && !r->empty()) {
+      std::vector<float> mean(r->data);
+      for (int i = 0; i < n_; ++i) {
+        for (int j = 0; j < n_; ++j) mean[(size_t)i * n_ + j] *= 2.0f;
+        mean[(size_t)i * n_ + i] -= 1.0f;
+      }
+      rollout_->AddMeanLayer(mean.data(), nullptr);
+    } else if (first > 0) {
+      rollout_.reset();  // nothing to go on (not expected: the same tokens are refused or not alike)
     }
     for (int l = 0; l <= first && l < (int)resume_.size(); ++l) resume_[(size_t)l] = earlier.resume_inputs[(size_t)l];
     layers_done_ = first;
@@ -103,6 +121,15 @@ class LayerMapsSink : public model::LayerSink {
   void OnBlock(int, const RowBlock& block) override {  // the pass's threads: each block covers its own cells
     pyramid_.AddBlock(block);
     role_rows_->AddRows(block.head, block.r0, block.rows, block.probs);
+    if (rollout_) {  // blocks of different heads cover the same rows at once: one writer at a time
+      std::lock_guard<std::mutex> lock(head_mean_mutex_);
+      const float w = 1.0f / (float)n_head_;
+      for (int r = 0; r < block.rows; ++r) {
+        const float* p = block.probs + (size_t)r * block.n_k;
+        float* m = head_mean_.data() + (size_t)(block.r0 + r) * n_;
+        for (int j = 0; j < block.n_k; ++j) m[j] += p[j] * w;
+      }
+    }
   }
   Status OnLayer(const model::LayerOutput& out) override {
     const size_t l = (size_t)out.layer;
@@ -172,10 +199,15 @@ class LayerMapsSink : public model::LayerSink {
     norms->Resize({(size_t)n_head_, (size_t)n_});
     model::ValueNormScales(model_, out, norms->data.data());
     a->value_norms = norms;
-    if (rollout_ && out.probs) {
+    if (rollout_) {
       auto r = std::make_shared<Tensor>();
       r->Resize({1, (size_t)n_, (size_t)n_});
-      rollout_->AddLayer(out.probs, n_head_, r->data.data());
+      if (out.probs) {
+        rollout_->AddLayer(out.probs, n_head_, r->data.data());
+      } else {  // streamed: the head mean the blocks summed
+        rollout_->AddMeanLayer(head_mean_.data(), r->data.data());
+        std::fill(head_mean_.begin(), head_mean_.end(), 0.0f);
+      }
       a->rollout = r;
     }
     return a;
@@ -197,6 +229,8 @@ class LayerMapsSink : public model::LayerSink {
   std::vector<std::shared_ptr<const std::vector<float>>> resume_;
   std::vector<std::shared_ptr<const LayerAnalysis>> analysis_;
   std::unique_ptr<model::Rollout> rollout_;  // null when RolloutRefusal refuses this run
+  std::vector<float> head_mean_;             // streamed rollout: [n, n] = mean over heads of the layer's blocks
+  std::mutex head_mean_mutex_;
   model::HeadRoles roles_;
   // Streaming: the pass's pyramid (one, reset per layer), the role rows, the factor each layer keeps from.
   MapPyramid pyramid_;

@@ -143,6 +143,39 @@ TEST_P(SessionAnalysis, NeuronProbEqualsTheMapCell) {
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, SessionAnalysis, ::testing::Values("gpt2", "llama", "bert"));
 
+TEST(SessionAnalysisKinds, AWhatIfResumedAtALaterLayerKeepsTheRolloutOfAFreshRun) {
+  for (bool stream : {false, true}) {
+    SCOPED_TRACE(stream ? "streamed" : "whole maps");
+    ModelSession session, fresh;
+    if (stream) session.set_stream_above_cells(0), fresh.set_stream_above_cells(0);
+    ModelRequest request;
+    request.folder = Open(session, "llama");
+    request.text = kText;
+    const auto before = RunOnce(session, request);
+    ASSERT_TRUE(before);
+    const int L = before->n_layer();
+    ModelRequest what_if = request;
+    what_if.temperature = 0.5f;
+    what_if.whatif_layers = {L - 1};
+    const auto after = RunOnce(session, what_if);
+    ASSERT_TRUE(after);
+    ASSERT_EQ(after->resumed_from, L - 1);  // the rollout state: the earlier run's R below it
+    EXPECT_EQ(after->analysis[0], before->analysis[0]);  // shared
+    what_if.folder = Open(fresh, "llama");
+    const auto want = RunOnce(fresh, what_if);
+    ASSERT_TRUE(want);
+    const Tensor& got = *after->analysis[(size_t)L - 1]->rollout;
+    const Tensor& exp = *want->analysis[(size_t)L - 1]->rollout;
+    ASSERT_EQ(got.shape, exp.shape);
+    for (size_t c = 0; c < got.size(); ++c) ASSERT_NEAR(got.data[c], exp.data[c], 1e-5f) << c;
+    // And the what-if changed it (the last layer's maps are another temperature's).
+    const Tensor& old = *before->analysis[(size_t)L - 1]->rollout;
+    double diff = 0;
+    for (size_t c = 0; c < got.size(); ++c) diff += std::fabs(got.data[c] - old.data[c]);
+    EXPECT_GT(diff, 1e-4);
+  }
+}
+
 TEST(SessionAnalysisKinds, DisplayIndicesMapBackPastHiddenSpecialTokens) {
   ModelSession session;
   auto run = RunBoth(session, "bert");  // [CLS] ... [SEP]
@@ -177,27 +210,43 @@ TEST(SessionAnalysisKinds, DisplayIndicesMapBackPastHiddenSpecialTokens) {
   EXPECT_EQ(v->prob, LayerForDisplay(r, 1, true).probs->data[((size_t)2 * m + 3) * m + 0]);
 }
 
-TEST(SessionAnalysisKinds, StreamedRunsRefuseRolloutAndValueWeightedWithAReason) {
-  ModelSession session;
-  session.set_stream_above_cells(0);
-  ModelRequest request;
-  request.folder = Open(session, "llama");
-  request.text = kText;
-  auto r = RunOnce(session, request);
-  ASSERT_TRUE(r && r->streamed);
-  const std::string rollout = MapKindRefusal(*r, MapKind::kRollout).Render(Lang::kEn);
-  EXPECT_NE(rollout.find("streamed"), std::string::npos) << rollout;
-  EXPECT_NE(MapKindRefusal(*r, MapKind::kValueWeighted).Render(Lang::kEn).find("streamed"), std::string::npos);
-  EXPECT_TRUE(MapKindRefusal(*r, MapKind::kAttention).empty());
-  EXPECT_TRUE(r->analysis[0]->rollout->empty());
-  // The panels then show the attention maps (the reason on screen), and the export has nothing of that kind.
-  const AttentionTensors t = KindLayerForDisplay(*r, 0, MapKind::kRollout, false);
-  EXPECT_EQ(t.n_head(), r->layers[0]->n_head());
-  EXPECT_TRUE(StackedLayers(*r, false, MapKind::kRollout).probs->empty());
+TEST(SessionAnalysisKinds, StreamedRunsMakeRolloutFromTheirBlocksAndRefuseValueWeightedWithAReason) {
+  for (const char* fixture : {"llama", "gpt2"}) {
+    SCOPED_TRACE(fixture);
+    ModelSession streamed, whole;
+    streamed.set_stream_above_cells(0);
+    ModelRequest request;
+    request.folder = Open(streamed, fixture);
+    request.text = kText;
+    auto r = RunOnce(streamed, request);
+    ASSERT_TRUE(r && r->streamed);
+    // Rollout: from the head mean the streamed blocks add up, as a run that keeps whole maps makes it.
+    EXPECT_TRUE(MapKindRefusal(*r, MapKind::kRollout).empty());
+    request.folder = Open(whole, fixture);
+    auto w = RunOnce(whole, request);
+    ASSERT_TRUE(w && !w->streamed);
+    for (int l = 0; l < r->n_layer(); ++l) {
+      const AttentionTensors got = KindLayerForDisplay(*r, l, MapKind::kRollout, false);
+      const AttentionTensors want = KindLayerForDisplay(*w, l, MapKind::kRollout, false);
+      ASSERT_EQ(got.n_head(), 1);
+      EXPECT_FALSE(got.pooled);
+      ASSERT_EQ(got.probs->shape, want.probs->shape);
+      for (size_t c = 0; c < want.probs->size(); ++c) ASSERT_NEAR(got.probs->data[c], want.probs->data[c], 1e-5f) << l << ": " << c;
+    }
+    // Value-weighted: refused with the reason (the pyramid pools attention, not the weighted map).
+    const std::string why = MapKindRefusal(*r, MapKind::kValueWeighted).Render(Lang::kEn);
+    EXPECT_NE(why.find("streamed"), std::string::npos) << why;
+    EXPECT_TRUE(MapKindRefusal(*r, MapKind::kAttention).empty());
+    // The panels then show the attention maps (the reason on screen), and the export has nothing of that kind.
+    const AttentionTensors t = KindLayerForDisplay(*r, 0, MapKind::kValueWeighted, false);
+    EXPECT_EQ(t.n_head(), r->layers[0]->n_head());
+    EXPECT_TRUE(t.pooled);
+    EXPECT_TRUE(StackedLayers(*r, false, MapKind::kValueWeighted).probs->empty());
+  }
   // Longer than kRolloutMaxTokens: refused, naming the bound.
-  const std::string longer = RolloutRefusal(kRolloutMaxTokens + 1, false).Render(Lang::kEn);
+  const std::string longer = RolloutRefusal(kRolloutMaxTokens + 1).Render(Lang::kEn);
   EXPECT_NE(longer.find(std::to_string(kRolloutMaxTokens)), std::string::npos) << longer;
-  EXPECT_TRUE(RolloutRefusal(kRolloutMaxTokens, false).empty());
+  EXPECT_TRUE(RolloutRefusal(kRolloutMaxTokens).empty());
 }
 
 }  // namespace

@@ -109,7 +109,7 @@ enum class Str : int {
   kMenuOpenModel, kMenuBundledModel, kMenuOpenSentences, kMenuNothingRecent, kMenuSandbox, kMenuExport, kMenuLessons, kNumReshapeRaw, kActivationTanhApprox, kStepEmbed,
   // ---- the neuron view and the other map kinds (rollout, value-weighted)
   kMapKindLabel, kMapKindAttention, kMapKindRollout, kMapKindValueWeighted, kRolloutExplain, kValueWeightedExplain,
-  kRolloutRefusedStreamed, kRolloutRefusedLong, kRolloutRefusedMemory, kValueWeightedRefusedStreamed, kWinNeuron,
+  kRolloutRefusedLong, kRolloutRefusedMemory, kValueWeightedRefusedStreamed, kWinNeuron,
   kNeuronHint, kNeuronWhat, kNeuronExplain, kNeuronRopeNote, kNeuronRowQBefore, kNeuronRowKBefore,
   kNeuronRowProduct, kNeuronScore, kNeuronScale, kNeuronLogit, kNeuronProb, kNeuronMasked, kNeuronNoHead,
   kCount
