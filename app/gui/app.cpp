@@ -426,7 +426,8 @@ bool App::Ready() const {
 
 bool App::Busy() const {
   return results.computing || results.sweeping || exporting() || models->opening() || models->running() || fonts.dirty() ||
-         !pending_drops.empty() || views.learn.variance_job.valid();
+         !pending_drops.empty() || views.learn.variance_job.valid() ||
+         (kind_layers_pending_ && kind_budget_frame_ + 1 >= frame);  // layers left for the next frame (app.h)
 }
 
 void App::Draw(HeatmapRenderer& renderer) {

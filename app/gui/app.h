@@ -151,6 +151,13 @@ class App {
   // Per layer of the current run (nullopt until made), for hide_special: made once as each layer arrives.
   std::vector<std::optional<AttentionTensors>> overview_layers_;
   LayerView overview_view_;
+  // Rollout and value-weighted layers are made on the UI thread as the panels ask (value-weighted: O(n_head n^2) a
+  // layer): at most about kKindCellsPerFrame cells a frame, the other layers on the next frames (drawn empty until
+  // then), so switching the map kind of a large run never stalls one frame.
+  static constexpr double kKindCellsPerFrame = double(1 << 22);
+  uint64_t kind_budget_frame_ = ~uint64_t(0);
+  double kind_cells_made_ = 0;
+  bool kind_layers_pending_ = false;
   uint64_t view_generation_ = uint64_t(1) << 40;  // model views' generations (distinct from the worker's)
   std::shared_ptr<const TokenizedText> tokenized_;  // the texts last submitted, tokenized once
   std::future<Status> export_job_;

@@ -87,6 +87,14 @@ const AttentionTensors& App::OverviewLayer(int layer, bool hide_special) {
   }
   if (!results.model || !results.model->has_layer(layer) || layer >= (int)overview_layers_.size()) return empty;
   std::optional<AttentionTensors>& made = overview_layers_[(size_t)layer];  // made once per layer as it arrives
+  if (!made && views.heads.kind != MapKind::kAttention) {  // the frame's budget (app.h); the first layer always
+    if (kind_budget_frame_ != frame) kind_budget_frame_ = frame, kind_cells_made_ = 0, kind_layers_pending_ = false;
+    if (kind_cells_made_ > 0 && kind_cells_made_ + results.model->layers[(size_t)layer]->probs->size() > kKindCellsPerFrame) {
+      kind_layers_pending_ = true;
+      return empty;
+    }
+    kind_cells_made_ += (double)results.model->layers[(size_t)layer]->probs->size() + 1;
+  }
   if (!made) made = KindLayerForDisplay(*results.model, layer, views.heads.kind, hide_special);
   return *made;
 }

@@ -95,6 +95,10 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
     const bool have_roles = roles_fit && kind == MapKind::kAttention;  // roles read the attention maps
     // Hiding special tokens needs the layer's maps (a copy without them); otherwise the pooled thumbnails.
     const AttentionTensors& t = hide_special ? app.OverviewLayer(l, true) : app.OverviewLayer(l, false);
+    if (kind != MapKind::kAttention && t.probs->empty()) {  // made on a later frame (App::OverviewLayer's budget)
+      for (int h = 0; h < heads_drawn; ++h) dl->AddRect(ImVec2(head_x(h), y), ImVec2(head_x(h) + cell, y + cell), dim);
+      continue;
+    }
     // A streamed (long) run keeps no whole map to cut the special tokens out of: its thumbnails show every token.
     const bool whole = kind != MapKind::kAttention || (hide_special && !t.pooled) || l >= (int)result->thumbnails.size();
     const Tensor& maps = whole ? *t.probs : *result->thumbnails[(size_t)l];
