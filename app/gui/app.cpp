@@ -288,7 +288,9 @@ void App::CycleHead(int direction) {
 }
 
 ColorRange App::RangeFor(const std::vector<int>& heads, bool twin) const {
-  if (!settings.auto_range || !results.shown) return ColorRange{};
+  // Value-weighted maps are not probabilities (a norm times a weight): always their own range.
+  const bool weighted = settings.source == Source::kModel && views.heads.kind == MapKind::kValueWeighted;
+  if ((!settings.auto_range && !weighted) || !results.shown) return ColorRange{};
   const AttentionTensors& t = twin && results.shown->has_twin ? results.shown->twin : results.shown->tensors;
   // Keyed by the tensors too: a request publishes in steps (maps, twin, z) under one generation.
   std::string key = std::to_string(results.shown->generation) + (twin ? "t" : "m") +
@@ -423,9 +425,10 @@ bool App::Ready() const {
 }
 
 bool App::Busy() const {
-  return results.computing || results.sweeping || exporting() || models->opening() || models->running() || models->making_exact_rows() ||
-         (scans && scans->busy()) || fonts.dirty() ||
-         !pending_drops.empty() || views.learn.variance_job.valid();
+  return results.computing || results.sweeping || exporting() || models->opening() || models->running() ||
+         models->making_exact_rows() || (scans && scans->busy()) || fonts.dirty() || !pending_drops.empty() ||
+         views.learn.variance_job.valid() ||
+         (kind_layers_pending_ && kind_budget_frame_ + 1 >= frame);  // layers left for the next frame (app.h)
 }
 
 App::ShownState App::Shown() const {
@@ -463,6 +466,7 @@ void App::Draw(HeatmapRenderer& renderer) {
     if (model) DrawOverviewPanel(*this, renderer);
     else DrawSaturationPanel(*this);
     DrawExportPanel(*this);
+    if (model) DrawNeuronPanel(*this);
   }
   layout.KeepPanelsInside(dump.enabled() ? &dump : nullptr);
   // What the panels changed goes to the worker now, so this frame's dump already says "computing".

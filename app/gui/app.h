@@ -95,7 +95,7 @@ class App {
   static bool IsModelFolder(const std::string& path);  // a folder with config.json, or a .gguf file
   void SetSource(Source source);
   // Layer `layer` of the latest model result as the panels draw it (special tokens left out when
-  // asked: a copy of that layer, made once per result).
+  // asked: a copy of that layer, made once per result), of the map kind the Heads panel picked (views.heads.kind).
   const AttentionTensors& OverviewLayer(int layer, bool hide_special);
   // One sentence on what head (layer, head) of the latest model result does: its strongest role, the score and
   // what the role means (core/model/roles.h). "" when no model result has roles for that head.
@@ -167,8 +167,9 @@ class App {
     uint64_t generation = 0;
     int layer = -1;
     bool hide_special = false;
+    MapKind kind = MapKind::kAttention;
     bool operator==(const LayerView& o) const {
-      return generation == o.generation && layer == o.layer && hide_special == o.hide_special;
+      return generation == o.generation && layer == o.layer && hide_special == o.hide_special && kind == o.kind;
     }
   };
   LayerView shown_layer_;
@@ -176,6 +177,13 @@ class App {
   // Per layer of the current run (nullopt until made), for hide_special: made once as each layer arrives.
   std::vector<std::optional<AttentionTensors>> overview_layers_;
   LayerView overview_view_;
+  // Rollout and value-weighted layers are made on the UI thread as the panels ask (value-weighted: O(n_head n^2) a
+  // layer): at most about kKindCellsPerFrame cells a frame, the other layers on the next frames (drawn empty until
+  // then), so switching the map kind of a large run never stalls one frame.
+  static constexpr double kKindCellsPerFrame = double(1 << 22);
+  uint64_t kind_budget_frame_ = ~uint64_t(0);
+  double kind_cells_made_ = 0;
+  bool kind_layers_pending_ = false;
   uint64_t view_generation_ = uint64_t(1) << 40;  // model views' generations (distinct from the worker's)
   std::shared_ptr<const TokenizedText> tokenized_;  // the texts last submitted, tokenized once
   std::future<Status> export_job_;

@@ -86,14 +86,22 @@ void App::SubmitModelIfChanged() {
 
 const AttentionTensors& App::OverviewLayer(int layer, bool hide_special) {
   static const AttentionTensors empty;
-  const LayerView view{results.model ? results.model->generation : 0, -1, hide_special};
+  const LayerView view{results.model ? results.model->generation : 0, -1, hide_special, views.heads.kind};
   if (!(view == overview_view_)) {
     overview_layers_.assign(results.model ? (size_t)results.model->n_layer() : 0, std::nullopt);
     overview_view_ = view;
   }
   if (!results.model || !results.model->has_layer(layer) || layer >= (int)overview_layers_.size()) return empty;
   std::optional<AttentionTensors>& made = overview_layers_[(size_t)layer];  // made once per layer as it arrives
-  if (!made) made = LayerForDisplay(*results.model, layer, hide_special);
+  if (!made && views.heads.kind != MapKind::kAttention) {  // the frame's budget (app.h); the first layer always
+    if (kind_budget_frame_ != frame) kind_budget_frame_ = frame, kind_cells_made_ = 0, kind_layers_pending_ = false;
+    if (kind_cells_made_ > 0 && kind_cells_made_ + results.model->layers[(size_t)layer]->probs->size() > kKindCellsPerFrame) {
+      kind_layers_pending_ = true;
+      return empty;
+    }
+    kind_cells_made_ += (double)results.model->layers[(size_t)layer]->probs->size() + 1;
+  }
+  if (!made) made = KindLayerForDisplay(*results.model, layer, views.heads.kind, hide_special);
   return *made;
 }
 
@@ -127,7 +135,7 @@ void App::UpdateModel() {
   if (settings.source != Source::kModel || !results.model) return;
   // What the Heads panel shows: the chosen layer, as a ComputeResult (its probs shared, not copied).
   const int layer = std::clamp(settings.model_layer, 0, std::max(0, results.model->n_layer() - 1));
-  const LayerView view{results.model->generation, layer, settings.model_hide_special};
+  const LayerView view{results.model->generation, layer, settings.model_hide_special, views.heads.kind};
   // The shown streamed layer's q and k arrived (MakeExactRows below): the same view, now with exact rows.
   if (std::shared_ptr<const ExactRows> made = models->exact_rows(); made && made != applied_exact_rows_) {
     applied_exact_rows_ = made;

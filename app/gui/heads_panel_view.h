@@ -6,6 +6,7 @@
 #include <map>
 
 #include "heatmap_view.h"
+#include "map_kind.h"
 #include "maps/view.h"
 
 namespace attnviz {
@@ -28,6 +29,7 @@ struct HeadsPanelView {
   std::map<HeatmapKey, MapState> maps;
   PoolKind pool = PoolKind::kMax;  // how a map larger than its pixels is pooled (max shows a one-hot row)
   uint64_t view_versions = 0;      // counts composed views (each one's texture version)
+  MapKind kind = MapKind::kAttention;  // a trained model's maps: attention, rollout or value-weighted (not saved)
 
   // The window of head `head`'s map on screen (the enlarged map, else the grid's), or the whole n_q x n_k map
   // when none is (the export of a long input's figure uses it).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <mutex>
 
 #include "i18n/localized.h"
 #include "maps/view.h"
@@ -39,6 +40,10 @@ double KeptBytes(const model::ModelConfig& c, int n, bool stream) {
   const double nn = (double)n * n, f = sizeof(float);
   double bytes = (double)c.n_layer * n * c.d_model * f / ResumeStride(c, n, stream);  // resume points, layer inputs
   bytes += (double)c.n_layer * c.n_head * n * sizeof(RowMetrics);              // row figures
+  bytes += (double)c.n_layer * c.n_head * n * f;                                // value-norm scales
+  if (RolloutRefusal(n).empty())  // its state, the streamed head mean, R_l per layer
+    bytes += model::RolloutMemoryBytes((size_t)n) + (stream ? nn * f : 0) + (double)c.n_layer * nn * f;
+  if (!stream) bytes += (double)c.n_layer * n * (c.q_dim() + c.kv_dim()) * f;  // q, k per layer (neuron view)
   if (!stream) return bytes + (double)c.n_layer * c.n_head * nn * f;            // whole maps
   const int base = MapPyramid::BaseFactor(c.n_head, n, n);
   const double base_side = std::ceil((double)n / base);
@@ -57,13 +62,17 @@ double KeptBytes(const model::ModelConfig& c, int n, bool stream) {
 class LayerMapsSink : public model::LayerSink {
  public:
   // publish: called after each layer with the result so far (the run's thread).
-  LayerMapsSink(const model::ModelConfig& c, const model::RunOptions& options, const std::vector<int>& ids,
+  LayerMapsSink(const model::Model& m, const model::ModelConfig& c, const model::RunOptions& options, const std::vector<int>& ids,
                 const std::vector<tokenize::Token>& tokens, bool stream,
                 std::function<void(const LayerMapsSink&)> publish)
-      : config_(c), options_(options), n_head_(c.n_head), n_((int)ids.size()), ids_(ids), tokens_(tokens),
+      : model_(m), config_(c), options_(options), n_head_(c.n_head), n_((int)ids.size()), ids_(ids), tokens_(tokens),
         stream_(stream), resume_stride_(ResumeStride(c, (int)ids.size(), stream)), publish_(std::move(publish)),
         probs_((size_t)c.n_layer), layers_((size_t)c.n_layer), thumbs_((size_t)c.n_layer),
-        resume_((size_t)c.n_layer), roles_(model::MakeHeadRoles(c.n_layer, c.n_head, ids)) {
+        resume_((size_t)c.n_layer), analysis_((size_t)c.n_layer), roles_(model::MakeHeadRoles(c.n_layer, c.n_head, ids)) {
+    if (RolloutRefusal(n_).empty()) {
+      rollout_ = std::make_unique<model::Rollout>(n_);
+      if (stream_) head_mean_.assign((size_t)n_ * n_, 0.0f);
+    }
     if (stream_) {
       role_rows_ = std::make_unique<model::RoleRows>(n_head_, ids, model::AttentionMask(c).causal(),
                                                      /*broad_from_row_figures=*/true);
@@ -78,6 +87,22 @@ class LayerMapsSink : public model::LayerSink {
       layers_[(size_t)l] = earlier.layers[(size_t)l];
       thumbs_[(size_t)l] = std::const_pointer_cast<Tensor>(earlier.thumbnails[(size_t)l]);
       for (int h = 0; h < n_head_; ++h) roles_.at(l, h) = earlier.roles.at(l, h);
+      analysis_[(size_t)l] = earlier.analysis[(size_t)l];
+    }
+    // Rollout is a product over the layers: its state is the earlier run's R_(first-1). A first layer whose head
+    // mean is 2R - I gives A^ = 0.5 (2R - I) + 0.5 I = R (rows already sum to 1), so R_0 = R and the next layers
+    // multiply onto it, without the shared layers' maps (a streamed run has none).
+    const Tensor* r = first > 0 && earlier.analysis[(size_t)first - 1] ? earlier.analysis[(size_t)first - 1]->rollout.get()
+                                                                        : nullptr;
+    if (rollout_ && r && !r->empty()) {
+      std::vector<float> mean(r->data);
+      for (int i = 0; i < n_; ++i) {
+        for (int j = 0; j < n_; ++j) mean[(size_t)i * n_ + j] *= 2.0f;
+        mean[(size_t)i * n_ + i] -= 1.0f;
+      }
+      rollout_->AddMeanLayer(mean.data(), nullptr);
+    } else if (first > 0) {
+      rollout_.reset();  // nothing to go on (not expected: the same tokens are refused or not alike)
     }
     for (int l = 0; l <= first && l < (int)resume_.size(); ++l) resume_[(size_t)l] = earlier.resume_inputs[(size_t)l];
     layers_done_ = first;
@@ -95,6 +120,15 @@ class LayerMapsSink : public model::LayerSink {
   void OnBlock(int, const RowBlock& block) override {  // the pass's threads: each block covers its own cells
     pyramid_.AddBlock(block);
     role_rows_->AddRows(block.head, block.r0, block.rows, block.probs);
+    if (rollout_) {  // blocks of different heads cover the same rows at once: one writer at a time
+      std::lock_guard<std::mutex> lock(head_mean_mutex_);
+      const float w = 1.0f / (float)n_head_;
+      for (int r = 0; r < block.rows; ++r) {
+        const float* p = block.probs + (size_t)r * block.n_k;
+        float* m = head_mean_.data() + (size_t)(block.r0 + r) * n_;
+        for (int j = 0; j < block.n_k; ++j) m[j] += p[j] * w;
+      }
+    }
   }
   Status OnLayer(const model::LayerOutput& out) override {
     const size_t l = (size_t)out.layer;
@@ -137,6 +171,7 @@ class LayerMapsSink : public model::LayerSink {
     }
     // The predictions read the residual stream after the last block (it lives in the run's workspace).
     if (l + 1 == layers_.size()) last_hidden_.assign(out.hidden, out.hidden + (size_t)n_ * out.d_model);
+    analysis_[l] = Analyze(out, *maps);
     if (l + 1 < resume_.size() && (l + 1) % (size_t)resume_stride_ == 0)
       resume_[l + 1] = std::make_shared<const std::vector<float>>(out.hidden, out.hidden + (size_t)n_ * out.d_model);
     probs_[l].reset();  // the LayerMaps holds it now
@@ -154,10 +189,41 @@ class LayerMapsSink : public model::LayerSink {
     r->thumbnails.assign(thumbs_.begin(), thumbs_.end());
     r->resume_inputs = resume_;
     r->streamed = stream_;
+    r->analysis = analysis_;
   }
   const std::vector<float>& last_hidden() const { return last_hidden_; }  // [n, d_model], after the last block
 
  private:
+  // The neuron view's q and k (whole-map runs), the value-norm scales, and R_l when the
+  // run makes a rollout (RolloutRefusal): the run's thread, O(n d_model^2 + n^3) per layer.
+  std::shared_ptr<const LayerAnalysis> Analyze(const model::LayerOutput& out, const LayerMaps& maps) {
+    auto a = std::make_shared<LayerAnalysis>();
+    // A streamed layer keeps none (its input makes them again: NeuronOf, WithExactRows).
+    if (!stream_) {
+      auto q = std::make_shared<Tensor>(), k = std::make_shared<Tensor>();
+      model::LayerQkCopy(out, q.get(), k.get());
+      a->q = q, a->k = k;
+    }
+    a->multiplier = out.multiplier;
+    auto norms = std::make_shared<Tensor>();
+    norms->Resize({(size_t)n_head_, (size_t)n_});
+    model::ValueNormScales(model_, out, norms->data.data());
+    a->value_norms = norms;
+    if (rollout_) {
+      auto r = std::make_shared<Tensor>();
+      r->Resize({1, (size_t)n_, (size_t)n_});
+      if (out.probs) {
+        rollout_->AddLayer(out.probs, n_head_, r->data.data());
+      } else {  // streamed: the head mean the blocks summed
+        rollout_->AddMeanLayer(head_mean_.data(), r->data.data());
+        std::fill(head_mean_.begin(), head_mean_.end(), 0.0f);
+      }
+      a->rollout = r;
+    }
+    return a;
+  }
+
+  const model::Model& model_;
   const model::ModelConfig& config_;
   const model::RunOptions& options_;
   int n_head_, n_;
@@ -171,6 +237,10 @@ class LayerMapsSink : public model::LayerSink {
   std::vector<std::shared_ptr<const LayerMaps>> layers_;
   std::vector<std::shared_ptr<Tensor>> thumbs_;
   std::vector<std::shared_ptr<const std::vector<float>>> resume_;
+  std::vector<std::shared_ptr<const LayerAnalysis>> analysis_;
+  std::unique_ptr<model::Rollout> rollout_;  // null when RolloutRefusal refuses this run
+  std::vector<float> head_mean_;             // streamed rollout: [n, n] = mean over heads of the layer's blocks
+  std::mutex head_mean_mutex_;
   model::HeadRoles roles_;
   // Streaming: the pass's pyramid (one, reset per layer), the role rows, the factor each layer keeps from.
   MapPyramid pyramid_;
@@ -307,7 +377,7 @@ std::shared_ptr<ModelResult> ModelSession::Run(const ModelRequest& request, cons
   options.caller_bytes = (size_t)KeptBytes(c, n, options.stream_maps);
   // Each finished layer is shown at once: a step holding the layers so far (every layer but the last; the last
   // comes with the final result).
-  LayerMapsSink sink(c, options, ids, *tokens, options.stream_maps, [&](const LayerMapsSink& so_far) {
+  LayerMapsSink sink(*folder.model, c, options, ids, *tokens, options.stream_maps, [&](const LayerMapsSink& so_far) {
     auto step = std::make_shared<ModelResult>(*result);
     so_far.CopyInto(step.get());
     step->seconds = SecondsSince(t0);
@@ -400,12 +470,12 @@ AttentionTensors LayerForDisplay(const ModelResult& r, int layer, bool hide_spec
   return t;
 }
 
-AttentionTensors StackedLayers(const ModelResult& r, bool hide_special) {
+AttentionTensors StackedLayers(const ModelResult& r, bool hide_special, MapKind kind) {
   AttentionTensors stacked;
-  if (!r.complete()) return stacked;  // every layer, or nothing
+  if (!r.complete() || !MapKindRefusal(r, kind).empty()) return stacked;  // every layer, or nothing
   auto probs = std::make_shared<Tensor>();
   for (int l = 0; l < r.n_layer(); ++l) {
-    AttentionTensors layer = LayerForDisplay(r, l, hide_special);
+    AttentionTensors layer = KindLayerForDisplay(r, l, kind, hide_special);
     if (l == 0) {
       stacked.query_tokens = layer.query_tokens;
       stacked.kv_tokens = layer.kv_tokens;

@@ -17,6 +17,7 @@
 #include "attention/metrics.h"
 #include "model_figure.h"
 #include "model/predict.h"
+#include "model_analysis.h"
 #include "model/roles.h"
 #include "latest_wins.h"
 #include "model_folder.h"
@@ -88,6 +89,8 @@ struct ModelResult {
   // layers [0, layers_done) are there, the rest null while the run goes on.
   std::vector<std::shared_ptr<const LayerMaps>> layers;
   int layers_done = 0;
+  // [n_layer]: what the neuron view and the other map kinds need of each layer (model_analysis.h), beside `layers`.
+  std::vector<std::shared_ptr<const LayerAnalysis>> analysis;
   model::HeadRoles roles;                     // [n_layer, n_head]: what each head does (core/model/roles.h)
   // The overview's small maps: per layer [n_head, t, t], each head max-pooled to t = min(n, kThumbnailCells)
   // (core/maps ComposeView), made as the layers arrive, so the overview never uploads whole maps.
@@ -180,7 +183,7 @@ Status WithExactRows(const ModelResult& result, int layer, AttentionTensors* t);
 AttentionTensors LayerForDisplay(const ModelResult& result, int layer, bool hide_special);
 // Every layer's heads as one stack [n_layer * n_head, n, n] (map k = layer k / n_head, head k % n_head),
 // for the overview figure: a copy, made by the export job off the UI thread.
-AttentionTensors StackedLayers(const ModelResult& result, bool hide_special);
+AttentionTensors StackedLayers(const ModelResult& result, bool hide_special, MapKind kind = MapKind::kAttention);
 // Heads sharing one key/value head (grouped-query attention): query head h reads kv head GroupOf(h).
 int KvGroupOf(const model::ModelConfig& config, int head);
 

@@ -30,6 +30,7 @@ std::string ModelFileName(const App& app) {
   if (s.model_no_scale) base += "unscaled-";
   if (s.model_temperature != 1.0f) base += "T" + FormatNumber(s.model_temperature, "%g") + "-";
   if (s.model_hide_special) base += "nospecial-";
+  if (app.views.heads.kind != MapKind::kAttention) base += std::string(MapKindName(app.views.heads.kind)) + "-";
   const std::string ext = std::string(".") + ToString(s.export_format);
   if (s.export_target == ExportTarget::kOverview) return base + "overview" + ext;
   base += "L" + std::to_string(s.model_layer) + "-";
@@ -149,6 +150,14 @@ std::function<Status()> MakeExportJob(App& app, const std::string& path, UiMessa
   Result<HeatmapExportOptions> options = PanelOptions(s, path);
   if (!options) return [st = options.status()] { return st; };
   HeatmapExportOptions o = *options;
+  // The map kind the Heads panel shows (model_analysis.h), or why this run has none.
+  const MapKind kind = app.views.heads.kind;
+  if (s.source == Source::kModel && app.results.model) {
+    if (UiMessage why = MapKindRefusal(*app.results.model, kind); !why.empty()) {
+      *refusal = why;
+      return nullptr;
+    }
+  }
   if (s.export_target == ExportTarget::kOverview) {  // every layer x head of the model, one figure
     std::shared_ptr<const ModelResult> model = app.results.model;
     if (!model || app.settings.source != Source::kModel || !model->complete()) {  // every layer, once all are done
@@ -164,7 +173,7 @@ std::function<Status()> MakeExportJob(App& app, const std::string& path, UiMessa
     if (o.title.empty())
       o.title = Trf(Str::kExportOverviewTitle, {c.model_type, std::to_string(c.n_layer), std::to_string(c.n_head)});
     const bool hide = s.model_hide_special;
-    return [model, o, hide] { return ExportHeatmap(StackedLayers(*model, hide), nullptr, o); };
+    return [model, o, hide, kind] { return ExportHeatmap(StackedLayers(*model, hide, kind), nullptr, o); };
   }
   if (s.source == Source::kModel) return ModelHeadsJob(app, o, refusal);
   std::shared_ptr<const ComputeResult> result = app.results.shown;

@@ -311,6 +311,9 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
   }
   bool clicked = ImGui::IsItemDeactivated() && !ms.dragged && hovered;
   if (app.settings.source == Source::kModel && !m.twin) DrawHeadAblateMenu(app, app.settings.model_layer, m.head);
+  if (clicked && app.settings.source == Source::kModel && n_q > 0 && n_k > 0)  // the neuron view of that cell
+    OpenNeuronView(app, m.head, std::clamp(w.r0 + (int)((io.MousePos.y - map_min.y) / cell_y), w.r0, w.r1 - 1),
+                   std::clamp(w.c0 + (int)((io.MousePos.x - map_min.x) / cell_x), w.c0, w.c1 - 1));
   if (ImGui::IsItemDeactivated()) ms.dragging = false, ms.dragged = false;
   if (texture) {
     ImDrawCallback opaque = renderer.opaque_callback();
@@ -553,6 +556,7 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
   if (widget::RadioButton(dump, Str::kPoolMax, "heads.pool_max", app.views.heads.pool == PoolKind::kMax)) app.views.heads.pool = PoolKind::kMax;
   ImGui::SameLine();
   if (widget::RadioButton(dump, Str::kPoolMean, "heads.pool_mean", app.views.heads.pool == PoolKind::kMean)) app.views.heads.pool = PoolKind::kMean;
+  if (s.source == Source::kModel) DrawMapKindChoice(app);  // attention, rollout or value-weighted maps
 
   if (!renderer.error().empty()) {
     ErrorText(renderer.error());
@@ -614,7 +618,7 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
   } else if (view == 1) {
     int h = s.selected_head;
     // A trained model's head: say in one sentence what it does (its strongest role) above the map.
-    if (s.source == Source::kModel) {
+    if (s.source == Source::kModel && app.views.heads.kind == MapKind::kAttention) {  // roles read attention
       const std::string role_line = app.HeadRoleLine(s.model_layer, h);
       if (!role_line.empty()) {
         ImGui::TextWrapped("%s", role_line.c_str());

@@ -86,6 +86,11 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
   // The ablation scan's delta loss per cell, when asked for and the scan is of this text.
   std::shared_ptr<const AblationScanResult> scan = app.views.model.color_by_delta ? app.ShownScan() : nullptr;
   if (scan && (!scan->status.ok() || scan->n_head != n_head || scan->n_layer != n_layer)) scan = nullptr;
+  // The Heads panel's map kind (attention when this run cannot make it: the Heads panel says why).
+  const MapKind kind = MapKindRefusal(*result, app.views.heads.kind).empty() ? app.views.heads.kind : MapKind::kAttention;
+  // Rollout has one map per layer (all heads mixed): one cell per layer row, in the first head's column, so the
+  // rows stay aligned with the layers of the grid and no head seems to own it.
+  const int heads_drawn = kind == MapKind::kRollout ? 1 : n_head;
   for (int l = 0; l < n_layer; ++l) {
     const float y = origin.y + label_h + (float)l * (cell + gap);
     dl->AddText(ImVec2(origin.x, y), dim, ("L" + std::to_string(l)).c_str());
@@ -94,24 +99,37 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
         dl->AddRect(ImVec2(head_x(h), y), ImVec2(head_x(h) + cell, y + cell), dim);
       continue;
     }
-    const bool have_roles = roles_fit;
+    const bool have_roles = roles_fit && kind == MapKind::kAttention;  // roles read the attention maps
     // The layer as the run made it (its mask and head figures; nothing copied).
     const LayerMaps& t = *result->layers[(size_t)l];
-    // Hiding special tokens needs the layer's maps (a copy without them); otherwise the pooled thumbnails. A
-    // streamed (long) run keeps no whole map to cut the special tokens out of: its thumbnails show every token.
-    const bool whole = (hide_special && !t.pooled) || l >= (int)result->thumbnails.size();
-    const Tensor& maps = whole ? *app.OverviewLayer(l, hide_special).probs : *result->thumbnails[(size_t)l];
+    // Hiding special tokens needs the layer's maps (a copy without them), another kind its own maps; otherwise the
+    // pooled thumbnails. A streamed (long) run keeps no whole map to cut the special tokens out of: its thumbnails
+    // show every token.
+    const bool whole = kind != MapKind::kAttention || (hide_special && !t.pooled) || l >= (int)result->thumbnails.size();
+    const Tensor* made = whole ? app.OverviewLayer(l, hide_special).probs.get() : nullptr;
+    if (kind != MapKind::kAttention && made->empty()) {  // made on a later frame (App::OverviewLayer's budget)
+      for (int h = 0; h < heads_drawn; ++h) dl->AddRect(ImVec2(head_x(h), y), ImVec2(head_x(h) + cell, y + cell), dim);
+      continue;
+    }
+    const Tensor& maps = whole ? *made : *result->thumbnails[(size_t)l];
     const int n_q = (int)maps.dim(1), n_k = (int)maps.dim(2);
     const size_t plane = (size_t)n_q * n_k;
-    for (int h = 0; h < n_head; ++h) {
+    for (int h = 0; h < heads_drawn; ++h) {
       HeatmapImage image;
       image.probs = maps.data.data() + (size_t)h * plane;
       image.n_q = n_q;
       image.n_k = n_k;
-      image.data_version = result->generation * 2 + (hide_special ? 1 : 0);
+      image.data_version = result->generation * 8 + (uint64_t)kind * 2 + (hide_special ? 1 : 0);
       image.colormap = app.settings.colormap;
       image.color_scale = app.settings.color_scale;
       image.masked = t.mask.HidesAny(n_q, n_k);
+      // Value-weighted cells are a weight (<= 1) times the key's value norm: up to the head's largest norm, a bound
+      // read from [n] numbers (the maps' own maximum would scan every cell each frame).
+      if (kind == MapKind::kValueWeighted && l < (int)result->analysis.size() && result->analysis[(size_t)l]) {
+        const Tensor& norms = *result->analysis[(size_t)l]->value_norms;  // [n_head, n]
+        const float* row = norms.data.data() + (size_t)h * norms.dim(1);
+        image.range = ColorRange{0.0f, std::max(1e-12f, *std::max_element(row, row + norms.dim(1)))};
+      }
       const ImVec2 p0(head_x(h), y), p1(head_x(h) + cell, y + cell);
       const HeatmapKey key{MapView::kOverview, l, h, 0};
       ImGui::SetCursorScreenPos(p0);
@@ -185,6 +203,8 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
                                 ", \"layers_shown\": " + std::to_string(result->layers_done) +
                                 ", \"n_head\": " + std::to_string(n_head) +
                                 ", \"n_kv_head\": " + std::to_string(c.n_kv_head) +
+                                ", \"kind\": " + JsonString(MapKindName(kind)) +
+                                ", \"maps_per_layer\": " + std::to_string(heads_drawn) +
                                 ", \"matching\": " + std::to_string(matching) +
                                 ", \"filter_error\": " + JsonString(filter_error) + "}");
   ImGui::End();

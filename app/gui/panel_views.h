@@ -18,6 +18,11 @@
 
 namespace attnviz {
 
+class App;
+namespace model {
+struct NeuronView;
+}
+
 // The Sentences panel: the loaded sentence file and its "open file" field.
 struct SentencesPanelView {
   std::vector<SentenceItem> items;  // the loaded sentence file
@@ -74,12 +79,29 @@ struct LearnPanelView {
   NumbersCache numbers;                          // the Numbers tab
 };
 
+// The neuron view (panel_neuron.cpp): which (layer, head, query, key) it shows, in model positions (a click's
+// display indices mapped back past hidden special tokens), and the view computed for the model result it names.
+struct NeuronPanelView {
+  bool open = false;
+  int layer = 0, head = 0, i = 0, j = 0;
+  uint64_t generation = ~uint64_t(0);          // the model result `view` was computed from (a new run: again)
+  std::shared_ptr<const model::NeuronView> view;
+  UiMessage error;
+};
+// The neuron panel, and what a click on a Heads panel cell calls: opens it for head `head` of the layer shown at
+// the display cell (display_i, display_j).
+void DrawNeuronPanel(App& app);
+void OpenNeuronView(App& app, int head, int display_i, int display_j);
+// The Heads panel's map kind choice in model mode (panel_map_kind.cpp).
+void DrawMapKindChoice(App& app);
+
 struct PanelViews {
   SentencesPanelView sentences;
   ExportPanelView export_panel;
   ModelPanelView model;
   LearnPanelView learn;
   HeadsPanelView heads;  // the Heads panel's zoom windows and composed views
+  NeuronPanelView neuron;
 };
 
 }  // namespace attnviz

@@ -134,6 +134,101 @@ class ModelE2E(unittest.TestCase):
         if e2e_test.KEEP:
             shutil.copy(s.snapshot_path, os.path.join(s.tmp, "overview_gpt2.ppm"))
 
+    def hover_cell(self, s, name, n, i, j):
+        """Moves the pointer to display cell (i, j) of map `name` (n x n, whole window) and returns its hover. The map's
+        rect is read again until the hover is there: a layout change (a sentence above the maps comes or goes) may
+        reach the widgets JSON a frame late."""
+        def at(w):
+            hover = w["widgets"].get(name + ".hover")
+            return hover and (hover["value"]["i"], hover["value"]["j"]) == (i, j)
+        for _ in range(20):
+            x0, y0, x1, y1 = s.wait_frames(2)["widgets"][name]["rect"]
+            s.move(x0 + (j + 0.5) * (x1 - x0) / n, y0 + (i + 0.5) * (y1 - y0) / n)
+            w = s.wait_frames(2)
+            if at(w):
+                return w["widgets"][name + ".hover"]["value"]
+        raise AssertionError("no hover of %s at %d,%d" % (name, i, j))
+
+    def test_click_cell_opens_neuron_view(self):
+        """A click on a Heads map cell (special tokens hidden) opens the neuron view of that (layer, head, query, key)
+        in model positions; its probability is the clicked cell's value; q, k, before RoPE and the product are drawn
+        per dimension."""
+        s = self.start("--model", fixture("llama"), "--text", "The cat sat on the mat.")
+        s.wait_for(overview_ready(2, 6), timeout=120, what="the llama overview")
+        self.assertFalse(s.field("neuron")["open"])
+        s.click("heads.view_grid")
+        s.click("model.hide_special")  # <s> (position 0) leaves the maps: display index d is model position d + 1
+        w = s.wait_for(lambda w: w["widgets"]["model.hide_special"]["value"] and "<s>" not in
+                       w["fields"]["result"]["query_tokens"] and "heads.map.2" in w["widgets"], what="<s> hidden")
+        n = w["fields"]["result"]["n_q"]
+        self.assertGreater(n, 3)
+        layer = w["widgets"]["model.layer"]["value"]
+        hover = self.hover_cell(s, "heads.map.2", n, n - 1, 1)
+        self.assertGreater(hover["prob"], 0)
+        s.wait_frames(2)
+        s.xdotool("mousedown", "1")
+        s.wait_frames(2)
+        s.xdotool("mouseup", "1")
+        w = s.wait_for(lambda w: w["fields"]["neuron"]["open"] and "prob" in w["fields"]["neuron"],
+                       what="the neuron view")
+        v = w["fields"]["neuron"]
+        self.assertEqual((v["layer"], v["head"], v["i"], v["j"]), (layer, 2, n, 2))  # model positions: +1 for <s>
+        self.assertEqual(v["prob"], hover["prob"])  # the map's own cell
+        self.assertFalse(v["masked"])
+        self.assertTrue(v["rope"])
+        self.assertEqual(v["d_head"], 16)
+        self.assertAlmostEqual(v["logit"], v["score"] * v["scale"], places=5)
+        self.assertEqual(v["query"], w["fields"]["result"]["query_tokens"][n - 1])
+        for strip in ("neuron.q", "neuron.k", "neuron.product", "neuron.q_before_rope", "neuron.k_before_rope"):
+            self.assertEqual(w["widgets"][strip]["value"]["d"], 16, strip)
+        image = s.snapshot()
+        self.assertGreater(colour_spread(region(image, w["widgets"]["neuron.product"]["rect"], inset=1)), 1)
+        if e2e_test.KEEP:
+            shutil.copy(s.snapshot_path, os.path.join(s.tmp, "neuron_llama.ppm"))
+        # A masked cell (causal: key after the query): probability 0, said so.
+        s.click("heads.view_grid")
+        w = s.wait_for(lambda w: "heads.map.0" in w["widgets"], what="the grid again")
+        hover = self.hover_cell(s, "heads.map.0", n, 0, n - 1)
+        s.wait_frames(2)
+        s.xdotool("mousedown", "1")
+        s.wait_frames(2)
+        s.xdotool("mouseup", "1")
+        w = s.wait_for(lambda w: w["fields"]["neuron"]["j"] == n and w["fields"]["neuron"]["head"] == 0,
+                       what="the masked cell's neuron view")
+        self.assertTrue(w["fields"]["neuron"]["masked"])
+        self.assertEqual(w["fields"]["neuron"]["prob"], 0)
+
+    def test_map_kind_rollout_and_value_weighted(self):
+        """The map kind choice: rollout draws one map per layer (Heads and Overview), value-weighted one per head, each
+        with its sentence; back to attention restores the heads."""
+        s = self.start("--model", fixture("gpt2"), "--text", "The quick brown fox jumps over the lazy dog.")
+        w = s.wait_for(overview_ready(3, 4), timeout=120, what="the gpt2 overview")
+        self.assertEqual(w["fields"]["map_kind"]["kind"], "attention")
+        self.assertEqual(w["fields"]["overview"]["maps_per_layer"], 4)
+        s.click("heads.view_grid")
+        s.click("heads.kind_rollout")
+        w = s.wait_for(lambda w: w["fields"]["map_kind"]["kind"] == "rollout" and w["fields"]["result"]["n_head"] == 1,
+                       what="the rollout maps")
+        self.assertEqual(w["fields"]["map_kind"]["refusal"], "")
+        self.assertEqual(w["fields"]["overview"]["kind"], "rollout")
+        self.assertEqual(w["fields"]["overview"]["maps_per_layer"], 1)
+        self.assertIn("heads.map.0", w["widgets"])
+        self.assertNotIn("heads.map.1", w["widgets"])
+        rollout_max = w["fields"]["result"]["mean_max_weight"]
+        s.click("heads.kind_value_weighted")
+        w = s.wait_for(lambda w: w["fields"]["map_kind"]["kind"] == "value_weighted"
+                       and w["fields"]["result"]["n_head"] == 4, what="the value-weighted maps")
+        self.assertEqual(w["fields"]["overview"]["kind"], "value_weighted")
+        self.assertEqual(w["fields"]["overview"]["maps_per_layer"], 4)
+        n = w["fields"]["result"]["n_q"]
+        weighted = self.hover_cell(s, "heads.map.1", n, n - 1, 0)
+        s.click("heads.kind_attention")
+        w = s.wait_for(lambda w: w["fields"]["map_kind"]["kind"] == "attention" and w["fields"]["result"]["n_head"] == 4,
+                       what="the attention maps again")
+        plain = self.hover_cell(s, "heads.map.1", n, n - 1, 0)
+        self.assertNotAlmostEqual(weighted["prob"], plain["prob"], places=6)  # weighed by the value norm
+        self.assertIsNotNone(rollout_max)
+
     def test_type_model_path_then_grouped_query(self):
         """A new folder typed into the Model panel's path + Enter opens it (no drop); a llama with 6 query heads
         on 2 kv heads: the overview reports the grouping, the Shapes panel q against k and v."""

@@ -112,6 +112,11 @@ enum class Str : int {
   kLossLine, kLossChange, kLossBaselineUnknown, kLossExplain, kLossMasked, kAblateHead, kRestoreHead, kAblatedHeads,
   kRestoreAll, kScanButton, kScanCancel, kScanProgress, kScanRefused, kScanBase, kScanColLayer, kScanColHead,
   kScanColLoss, kScanColDelta, kScanColorOverview, kScanOtherWhatIfs, kOverviewAblatedTip, kOverviewDeltaTip,
+  // ---- the neuron view and the other map kinds (rollout, value-weighted)
+  kMapKindLabel, kMapKindAttention, kMapKindRollout, kMapKindValueWeighted, kRolloutExplain, kValueWeightedExplain,
+  kRolloutRefusedLong, kRolloutRefusedMemory, kValueWeightedRefusedStreamed, kWinNeuron,
+  kNeuronHint, kNeuronWhat, kNeuronExplain, kNeuronRopeNote, kNeuronRowQBefore, kNeuronRowKBefore,
+  kNeuronRowProduct, kNeuronScore, kNeuronScale, kNeuronLogit, kNeuronProb, kNeuronMasked, kNeuronNoHead,
   kCount
 };
 

@@ -1,0 +1,132 @@
+#include "model_analysis.h"
+
+#include <algorithm>
+
+#include "model_session.h"
+
+namespace attnviz {
+namespace {
+
+// maps [n_head, n, n] -> [n_head, m, m] at the rows and columns `keep` (m = keep.size()).
+SharedTensor Cut(const Tensor& maps, const std::vector<int>& keep) {
+  const size_t n_head = maps.dim(0), n = maps.dim(1), m = keep.size();
+  auto out = std::make_shared<Tensor>();
+  out->Resize({n_head, m, m});
+  for (size_t h = 0; h < n_head; ++h)
+    for (size_t a = 0; a < m; ++a)
+      for (size_t b = 0; b < m; ++b)
+        out->data[(h * m + a) * m + b] = maps.data[(h * n + (size_t)keep[a]) * n + (size_t)keep[b]];
+  return out;
+}
+
+// q [n_head, n, d] or k: a HeadsView over a kept tensor (rows contiguous).
+HeadsView KeptHeads(const Tensor& t) {
+  HeadsView v;
+  v.data = const_cast<float*>(t.data.data());  // Neuron only reads
+  v.n_head = t.dim(0), v.n = t.dim(1), v.d = t.dim(2);
+  v.head_stride = v.n * v.d, v.row_stride = v.d;
+  return v;
+}
+
+}  // namespace
+
+const char* MapKindName(MapKind kind) {
+  switch (kind) {
+    case MapKind::kRollout: return "rollout";
+    case MapKind::kValueWeighted: return "value_weighted";
+    default: return "attention";
+  }
+}
+
+UiMessage RolloutRefusal(int n) {
+  if (n > kRolloutMaxTokens) return UiMessage(Str::kRolloutRefusedLong, {std::to_string(n), std::to_string(kRolloutMaxTokens)});
+  if (Status s = model::CheckRolloutMemory((size_t)n); !s) return UiMessage(Str::kRolloutRefusedMemory, {UiMessage(s)});
+  return UiMessage();
+}
+
+UiMessage MapKindRefusal(const ModelResult& r, MapKind kind) {
+  const int n = (int)r.tokens.size();
+  if (kind == MapKind::kRollout) return RolloutRefusal(n);
+  // A streamed run keeps no whole map to weigh (its pyramid pools the attention, not the weighted map).
+  if (kind == MapKind::kValueWeighted && r.streamed) return UiMessage(Str::kValueWeightedRefusedStreamed, {std::to_string(n)});
+  return UiMessage();
+}
+
+std::vector<int> DisplayPositions(const ModelResult& r, bool hide_special) {
+  std::vector<int> keep;
+  for (size_t i = 0; i < r.tokens.size(); ++i)
+    if (!(hide_special && !r.streamed) || !r.tokens[i].special) keep.push_back((int)i);
+  if (keep.empty())  // nothing but special tokens: all of them (LayerForDisplay does the same)
+    for (size_t i = 0; i < r.tokens.size(); ++i) keep.push_back((int)i);
+  return keep;
+}
+
+AttentionTensors KindLayerForDisplay(const ModelResult& r, int layer, MapKind kind, bool hide_special) {
+  const bool made = kind != MapKind::kAttention && MapKindRefusal(r, kind).empty() && r.has_layer(layer) &&
+                    layer < (int)r.analysis.size() && r.analysis[(size_t)layer];
+  if (!made) return LayerForDisplay(r, layer, hide_special);  // the attention maps (the panel says why)
+  AttentionTensors t;
+  const LayerAnalysis& a = *r.analysis[(size_t)layer];
+  const LayerMaps& maps = *r.layers[(size_t)layer];
+  SharedTensor full;
+  if (kind == MapKind::kRollout) {
+    if (a.rollout->empty()) return LayerForDisplay(r, layer, hide_special);
+    full = a.rollout;  // [1, n, n]
+  } else {
+    if (maps.probs->empty() || a.value_norms->empty()) return LayerForDisplay(r, layer, hide_special);
+    // value-weighted: [n_head, n, n] = probs[h, i, j] * norms[h, j]
+    const size_t n_head = maps.probs->dim(0), n = maps.probs->dim(1);
+    auto w = std::make_shared<Tensor>();
+    w->Resize({n_head, n, n});
+    for (size_t h = 0; h < n_head; ++h)
+      for (size_t i = 0; i < n; ++i) {
+        const float* p = maps.probs->data.data() + (h * n + i) * n;
+        const float* norm = a.value_norms->data.data() + h * n;
+        float* out = w->data.data() + (h * n + i) * n;
+        for (size_t j = 0; j < n; ++j) out[j] = p[j] * norm[j];
+      }
+    full = w;
+  }
+  // How the layer was made (the title's words, the mask's grey cells); the row figures are attention's, left out.
+  static_cast<LayerMaps&>(t) = maps;
+  t.metrics.clear();
+  t.pyramid.reset();  // a streamed layer's (a streamed rollout is a whole [1, n, n] map: n <= kRolloutMaxTokens)
+  t.q = t.k = EmptyTensor();
+  t.pooled = false;
+  t.exact_cells_limit = 0;
+  const std::vector<int> keep = DisplayPositions(r, hide_special);
+  t.probs = keep.size() == r.tokens.size() ? full : Cut(*full, keep);
+  t.query_tokens.clear();
+  for (int i : keep) t.query_tokens.push_back(maps.kv_tokens[(size_t)i]);
+  t.kv_tokens = t.query_tokens;
+  return t;
+}
+
+Result<model::NeuronView> NeuronOf(const ModelResult& r, int layer, int head, int i, int j) {
+  if (!r.request.folder) return Status::Error("no model is open");
+  const model::ModelConfig& c = r.request.folder->model->config();
+  const int n = (int)r.tokens.size();
+  if (Status s = model::CheckNeuron(c, n, layer, head, i, j); !s) return s;
+  if (!r.has_layer(layer) || layer >= (int)r.analysis.size() || !r.analysis[(size_t)layer])
+    return Status::Error("layer " + std::to_string(layer) + " is not there yet");
+  const LayerAnalysis& a = *r.analysis[(size_t)layer];
+  // A streamed layer keeps its input, not q and k: made again from it (the run's own bits; a quarter of a second
+  // at 8192 tokens on the SmolLM2 shape, once per cell clicked).
+  SharedTensor q = a.q, k = a.k;
+  if (q->empty() || k->empty()) {
+    AttentionTensors t = LayerAsTensors(r, layer);
+    if (Status s = WithExactRows(r, layer, &t); !s) return s;
+    q = t.q, k = t.k;
+  }
+  if (q->empty() || k->empty()) return Status::Error("layer " + std::to_string(layer) + " kept no q and k");
+  model::LayerOutput out;
+  out.layer = layer, out.n_layer = c.n_layer, out.n_head = c.n_head, out.n = n, out.d_model = c.d_model;
+  out.q = KeptHeads(*q);
+  out.k = KeptHeads(*k);
+  out.multiplier = a.multiplier;
+  const LayerMaps& maps = *r.layers[(size_t)layer];
+  if (!maps.probs->empty()) out.probs = maps.probs->data.data();  // the pass's own probability: the map's cell
+  return model::Neuron(c, out, head, i, j);
+}
+
+}  // namespace attnviz

@@ -1,0 +1,52 @@
+// The model session's analysis beside the attention maps (core/model/analysis.h): what the neuron view needs of
+// each layer (q, k after RoPE, the multiplier), the value-norm scales and attention rollout, kept per layer as the
+// run goes, and the other map kinds (rollout, value-weighted) as the panels draw them.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "base/status.h"
+#include "base/tensor.h"
+#include "i18n/ui_message.h"
+#include "map_kind.h"
+#include "maps/layer_maps.h"
+#include "model/analysis.h"
+#include "sandbox/pipeline.h"
+#include "tokenize/token.h"
+
+namespace attnviz {
+
+struct ModelResult;
+
+// Rollout multiplies two [n, n] matrices per layer (n^3): computed up to this many tokens.
+constexpr int kRolloutMaxTokens = 1024;
+
+// Kept per layer of a run (shared, immutable once published).
+struct LayerAnalysis {
+  // What the scores multiplied (after RoPE), for the neuron view: q [n_head, n, d_head], k [n_kv_head, n, d_head].
+  SharedTensor q = EmptyTensor(), k = EmptyTensor();
+  float multiplier = 1.0f;
+  SharedTensor value_norms = EmptyTensor();  // [n_head, n] = || v_j^(kv of h) W_o^h ||
+  SharedTensor rollout = EmptyTensor();      // [1, n, n] = R_l (empty when refused: RolloutRefusal says why)
+};
+
+// Why a run over n tokens makes no rollout ("" when it does): more than kRolloutMaxTokens, the memory limit. A
+// streamed run makes it from the head mean its blocks add up.
+UiMessage RolloutRefusal(int n);
+// Why `kind` cannot be shown for this result (empty when it can).
+UiMessage MapKindRefusal(const ModelResult& result, MapKind kind);
+
+// The model positions of the tokens on screen, as LayerForDisplay cuts them: the non-special ones when
+// `hide_special`, else (or when that leaves none, or a streamed run keeps no whole map to cut) all of them.
+// Display index a -> model position [a].
+std::vector<int> DisplayPositions(const ModelResult& result, bool hide_special);
+
+// Layer `layer` of `kind` as the panels draw it (special tokens left out when asked): attention is
+// LayerForDisplay; value-weighted is probs * value_norms [n_head, n, n]; rollout one map [1, n, n]. The attention
+// maps when MapKindRefusal says no (the panels show why). A copy (value-weighted: O(n_head n^2)).
+AttentionTensors KindLayerForDisplay(const ModelResult& result, int layer, MapKind kind, bool hide_special);
+
+// The neuron view of (layer, head, i, j) in model positions, from the layer's kept q and k (probs when kept).
+Result<model::NeuronView> NeuronOf(const ModelResult& result, int layer, int head, int i, int j);
+
+}  // namespace attnviz

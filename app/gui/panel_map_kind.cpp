@@ -1,0 +1,36 @@
+// The Heads panel's map kind choice in model mode (Attention / Rollout / Value-weighted): it drives what the
+// Heads panel, the Overview and the export show (App::OverviewLayer), with one sentence on what the kind means and,
+// when a run cannot make it (a long input, the memory limit), why not.
+#include <imgui.h>
+
+#include "app.h"
+#include "io/json.h"
+#include "model_analysis.h"
+#include "panel_util.h"
+#include "widgets.h"
+
+namespace attnviz {
+
+void DrawMapKindChoice(App& app) {
+  WidgetDump& dump = app.dump;
+  MapKind& kind = app.views.heads.kind;
+  ImGui::TextUnformatted(Tr(Str::kMapKindLabel));
+  const struct {
+    MapKind kind;
+    Str label;
+    const char* name;
+  } choices[] = {{MapKind::kAttention, Str::kMapKindAttention, "heads.kind_attention"},
+                 {MapKind::kRollout, Str::kMapKindRollout, "heads.kind_rollout"},
+                 {MapKind::kValueWeighted, Str::kMapKindValueWeighted, "heads.kind_value_weighted"}};
+  for (const auto& c : choices) {
+    ImGui::SameLine();
+    if (widget::RadioButton(dump, c.label, c.name, kind == c.kind)) kind = c.kind;
+  }
+  if (kind == MapKind::kRollout) DimText(Tr(Str::kRolloutExplain));
+  if (kind == MapKind::kValueWeighted) DimText(Tr(Str::kValueWeightedExplain));
+  const std::string refusal = app.results.model ? MapKindRefusal(*app.results.model, kind).Render() : std::string();
+  if (!refusal.empty()) ErrorText(refusal);
+  dump.SetField("map_kind", "{\"kind\": " + JsonString(MapKindName(kind)) + ", \"refusal\": " + JsonString(refusal) + "}");
+}
+
+}  // namespace attnviz

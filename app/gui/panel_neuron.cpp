@@ -1,0 +1,143 @@
+// The neuron view (BertViz's): how query i meets key j in one head of a trained model. Per dimension of the head,
+// bar strips of q_i and k_j (after RoPE; for RoPE families also before the rotation) and their product, then the
+// sum (the score), the scale, the logit and the probability, which is the Heads map's cell. Opened by a click on a
+// cell of a Heads panel map; computed on the UI thread from the layer's kept q and k (O(d_head n): the softmax row).
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "app.h"
+#include "io/json.h"
+#include "i18n/localized.h"
+#include "model_analysis.h"
+#include "panel_util.h"
+#include "unicode_slots.h"
+
+namespace attnviz {
+namespace {
+
+const ImU32 kPositive = IM_COL32(90, 160, 255, 255);
+const ImU32 kNegative = IM_COL32(255, 140, 60, 255);
+
+// One strip: `label` left, then a bar per dimension, up from the middle line when positive and down when negative,
+// `scale` (the largest |value| of the strips compared with it) reaching the strip's edge.
+void Strip(App& app, const std::string& label, const std::vector<float>& values, float scale, float label_w,
+           const std::string& dump_name) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  const float height = std::max(24.0f, ImGui::GetTextLineHeight() * 1.8f);
+  const float width = std::max(40.0f, ImGui::GetContentRegionAvail().x - label_w);
+  dl->AddText(ImVec2(p0.x, p0.y + (height - ImGui::GetTextLineHeight()) * 0.5f), ImGui::GetColorU32(ImGuiCol_Text),
+              label.c_str());
+  const float x0 = p0.x + label_w, mid = p0.y + height * 0.5f;
+  const float bar = width / (float)std::max<size_t>(1, values.size());
+  dl->AddLine(ImVec2(x0, mid), ImVec2(x0 + width, mid), ImGui::GetColorU32(kDimColor));
+  for (size_t t = 0; t < values.size(); ++t) {
+    const float h = scale > 0 ? std::clamp(values[t] / scale, -1.0f, 1.0f) * (height * 0.5f - 1.0f) : 0.0f;
+    const float xa = x0 + (float)t * bar, xb = xa + std::max(1.0f, bar - (bar >= 4.0f ? 1.0f : 0.0f));
+    dl->AddRectFilled(ImVec2(xa, std::min(mid, mid - h)), ImVec2(xb, std::max(mid, mid - h)),
+                      values[t] >= 0 ? kPositive : kNegative);
+  }
+  ImGui::Dummy(ImVec2(label_w + width, height));
+  app.dump.RecordRect(dump_name, p0.x, p0.y, x0 + width, p0.y + height, false, ImGui::IsItemHovered(),
+                      "{\"d\": " + std::to_string(values.size()) + ", \"scale\": " + JsonNumber(scale) + "}");
+  // Hover: the dimension's value.
+  if (ImGui::IsItemHovered() && !values.empty()) {
+    const int t = std::clamp((int)((ImGui::GetIO().MousePos.x - x0) / bar), 0, (int)values.size() - 1);
+    ImGui::SetTooltip("%s [%d] = %s", label.c_str(), t, FormatNumber(values[(size_t)t]).c_str());
+  }
+}
+
+float MaxAbs(std::initializer_list<const std::vector<float>*> rows) {
+  float m = 0;
+  for (const std::vector<float>* r : rows)
+    for (float v : *r) m = std::max(m, std::fabs(v));
+  return m;
+}
+
+}  // namespace
+
+void OpenNeuronView(App& app, int head, int display_i, int display_j) {
+  const std::shared_ptr<const ModelResult>& r = app.results.model;
+  if (!r) return;
+  const std::vector<int> pos = DisplayPositions(*r, app.settings.model_hide_special);
+  if (display_i < 0 || display_j < 0 || display_i >= (int)pos.size() || display_j >= (int)pos.size()) return;
+  NeuronPanelView& v = app.views.neuron;
+  v.open = true;
+  v.layer = std::clamp(app.settings.model_layer, 0, std::max(0, r->n_layer() - 1));
+  v.head = head;
+  v.i = pos[(size_t)display_i];
+  v.j = pos[(size_t)display_j];
+  v.generation = ~uint64_t(0);  // compute it on the next draw
+  v.view.reset();
+  v.error.clear();
+  if (app.views.heads.kind == MapKind::kRollout) v.error = UiMessage(Str::kNeuronNoHead), v.generation = r->generation;
+  ImGui::SetWindowFocus(WindowTitle(Str::kWinNeuron, "Neuron").c_str());
+}
+
+void DrawNeuronPanel(App& app) {
+  NeuronPanelView& v = app.views.neuron;
+  if (!v.open) {
+    app.dump.SetField("neuron", "{\"open\": false}");
+    return;
+  }
+  app.layout.PlacePanel(0.719f, 0.25f, 0.281f, 0.60f);  // over the Overview's lower part, beside the Heads panel
+  ImGui::SetNextWindowBgAlpha(1.0f);  // opaque: it lies over the Overview and Export panels
+  if (!ImGui::Begin(WindowTitle(Str::kWinNeuron, "Neuron").c_str(), &v.open)) {
+    ImGui::End();
+    return;
+  }
+  WidgetDump& dump = app.dump;
+  const std::shared_ptr<const ModelResult>& r = app.results.model;
+  // A new run (a what-if, another text) shows the same (layer, head, i, j) again once that layer is there.
+  if (r && r->generation != v.generation && r->has_layer(v.layer)) {
+    v.generation = r->generation;
+    Result<model::NeuronView> made = NeuronOf(*r, v.layer, v.head, v.i, v.j);
+    if (made) v.view = std::make_shared<const model::NeuronView>(std::move(*made)), v.error.clear();
+    else v.view.reset(), v.error = made.status();
+  }
+  std::string field = "{\"open\": true, \"layer\": " + std::to_string(v.layer) + ", \"head\": " + std::to_string(v.head) +
+                      ", \"i\": " + std::to_string(v.i) + ", \"j\": " + std::to_string(v.j);
+  if (!v.error.empty() || !v.view || !r) {
+    if (!v.error.empty()) ErrorText(v.error.Render());
+    else DimText(Tr(Str::kNeuronHint));
+    dump.SetField("neuron", field + ", \"error\": " + JsonString(v.error.Render()) + "}");
+    ImGui::End();
+    return;
+  }
+  const model::NeuronView& n = *v.view;
+  auto token = [&](int p) { return p < (int)r->tokens.size() ? ToImGui(r->tokens[(size_t)p].display) : std::string(); };
+  ImGui::TextWrapped("%s", Trf(Str::kNeuronWhat, {std::to_string(n.layer), std::to_string(n.head), std::to_string(n.i),
+                                                  token(n.i), std::to_string(n.j), token(n.j)}).c_str());
+  DimText(Tr(Str::kNeuronExplain));
+  if (n.rope) DimText(Tr(Str::kNeuronRopeNote));
+  ImGui::Spacing();
+  // Strips aligned per dimension: q and k (and before RoPE) on one scale, so their sizes compare; the product on
+  // its own.
+  const float label_w = std::max({ImGui::CalcTextSize(Tr(Str::kNeuronRowQBefore)).x,
+                                  ImGui::CalcTextSize(Tr(Str::kNeuronRowKBefore)).x,
+                                  ImGui::CalcTextSize(Tr(Str::kNeuronRowProduct)).x}) + 10.0f;
+  const float qk_scale = MaxAbs({&n.q, &n.k, &n.q_before_rope, &n.k_before_rope});
+  if (n.rope) {
+    Strip(app, Tr(Str::kNeuronRowQBefore), n.q_before_rope, qk_scale, label_w, "neuron.q_before_rope");
+    Strip(app, Tr(Str::kNeuronRowKBefore), n.k_before_rope, qk_scale, label_w, "neuron.k_before_rope");
+  }
+  Strip(app, "q_i", n.q, qk_scale, label_w, "neuron.q");
+  Strip(app, "k_j", n.k, qk_scale, label_w, "neuron.k");
+  Strip(app, Tr(Str::kNeuronRowProduct), n.product, MaxAbs({&n.product}), label_w, "neuron.product");
+  ImGui::Spacing();
+  ImGui::TextUnformatted(Trf(Str::kNeuronScore, {FormatNumber(n.score)}).c_str());
+  ImGui::TextUnformatted(Trf(Str::kNeuronScale, {FormatNumber(n.scale)}).c_str());
+  ImGui::TextUnformatted(Trf(Str::kNeuronLogit, {FormatNumber(n.logit)}).c_str());
+  if (n.masked) ErrorText(Trf(Str::kNeuronMasked, {std::to_string(n.i), std::to_string(n.j)}));
+  else ImGui::TextUnformatted(Trf(Str::kNeuronProb, {FormatNumber(n.prob)}).c_str());
+  dump.SetField("neuron", field + ", \"d_head\": " + std::to_string(n.q.size()) + ", \"rope\": " + BoolJson(n.rope) +
+                              ", \"masked\": " + BoolJson(n.masked) + ", \"score\": " + JsonNumber(n.score) +
+                              ", \"scale\": " + JsonNumber(n.scale) + ", \"logit\": " + JsonNumber(n.logit) +
+                              ", \"prob\": " + JsonNumber(n.prob) + ", \"query\": " + JsonString(token(n.i)) +
+                              ", \"key\": " + JsonString(token(n.j)) + ", \"error\": \"\"}");
+  ImGui::End();
+}
+
+}  // namespace attnviz

@@ -1,0 +1,257 @@
+// app/gui/model_analysis.*: what the model session keeps beside the maps, checked against the core on the same run:
+// rollout maps = core Rollout over the run's probs; value-weighted maps = core ValueNorms; the neuron view's
+// probability = the map's cell; a click's display indices map back to model positions past hidden special tokens.
+#include "model_analysis.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "model/run.h"
+#include "maps/view.h"
+#include "model_session.h"
+
+namespace attnviz {
+namespace {
+
+const char* kText = "The cat sat on the mat and the dog sat on the log. A bird sang in the tree.";
+
+std::shared_ptr<const ModelResult> RunOnce(ModelSession& session, const ModelRequest& request) {
+  session.Submit(request);
+  EXPECT_TRUE(session.WaitIdle(120));
+  std::shared_ptr<const ModelResult> r = session.latest();
+  EXPECT_TRUE(r && r->complete()) << (r ? r->status.message() : "no result");
+  return r;
+}
+
+std::shared_ptr<const ModelFolder> Open(ModelSession& session, const std::string& fixture) {
+  session.Open(std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/models_e2e/" + fixture);
+  EXPECT_TRUE(session.WaitIdle(60));
+  EXPECT_TRUE(session.folder()) << session.open_error();
+  return session.folder();
+}
+
+// The core's side of the same run: each layer's value-norm map [n_head, n, n] (core ValueNorms) and probs.
+class CoreSink : public model::LayerSink {
+ public:
+  explicit CoreSink(const model::Model& m) : model_(m) {}
+  Status OnLayer(const model::LayerOutput& out) override {
+    const size_t cells = (size_t)out.n_head * out.n * out.n;
+    probs.emplace_back(out.probs, out.probs + cells);
+    value_norm.emplace_back(cells);
+    model::ValueNorms(model_, out, value_norm.back().data());
+    return Status::Ok();
+  }
+  std::vector<std::vector<float>> probs, value_norm;  // [n_layer][n_head * n * n]
+
+ private:
+  const model::Model& model_;
+};
+
+struct Run {
+  std::shared_ptr<const ModelResult> result;
+  CoreSink core;
+};
+
+std::unique_ptr<Run> RunBoth(ModelSession& session, const std::string& fixture, const ModelRequest& extra = {}) {
+  ModelRequest request = extra;
+  request.folder = Open(session, fixture);
+  if (request.text.empty()) request.text = kText;
+  auto result = RunOnce(session, request);
+  if (!result) return nullptr;
+  const model::Model& m = *request.folder->model;
+  auto run = std::unique_ptr<Run>(new Run{result, CoreSink(m)});
+  model::RunOptions options = WhatIfRunOptions(request.what_ifs(), m.config().n_layer);
+  EXPECT_TRUE(model::RunModel(m, TokenIds(result->tokens), options, &run->core).ok());
+  return run;
+}
+
+class SessionAnalysis : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SessionAnalysis, RolloutMapsEqualCoreRollout) {
+  ModelSession session;
+  auto run = RunBoth(session, GetParam());
+  ASSERT_TRUE(run);
+  const ModelResult& r = *run->result;
+  const int n = (int)r.tokens.size(), n_head = r.layers[0]->n_head();
+  EXPECT_TRUE(MapKindRefusal(r, MapKind::kRollout).empty());
+  model::Rollout core(n);
+  std::vector<float> want((size_t)n * n);
+  for (int l = 0; l < r.n_layer(); ++l) {
+    SCOPED_TRACE("layer " + std::to_string(l));
+    core.AddLayer(run->core.probs[(size_t)l].data(), n_head, want.data());
+    const AttentionTensors t = KindLayerForDisplay(r, l, MapKind::kRollout, false);
+    ASSERT_EQ(t.n_head(), 1);  // one map per layer
+    ASSERT_EQ(t.n_q(), n);
+    for (size_t c = 0; c < want.size(); ++c) ASSERT_NEAR(t.probs->data[c], want[c], 1e-6f) << c;
+    EXPECT_TRUE(t.metrics.empty());  // the row figures are attention's
+  }
+}
+
+TEST_P(SessionAnalysis, ValueWeightedMapsEqualCoreValueNorms) {
+  ModelSession session;
+  auto run = RunBoth(session, GetParam());
+  ASSERT_TRUE(run);
+  const ModelResult& r = *run->result;
+  for (int l = 0; l < r.n_layer(); ++l) {
+    SCOPED_TRACE("layer " + std::to_string(l));
+    const AttentionTensors t = KindLayerForDisplay(r, l, MapKind::kValueWeighted, false);
+    const std::vector<float>& want = run->core.value_norm[(size_t)l];
+    ASSERT_EQ(t.probs->size(), want.size());
+    ASSERT_EQ(t.n_head(), r.layers[(size_t)l]->n_head());
+    double largest = 0;
+    for (size_t c = 0; c < want.size(); ++c) {
+      ASSERT_NEAR(t.probs->data[c], want[c], 1e-5 * (1 + std::fabs(want[c]))) << c;
+      largest = std::max(largest, (double)std::fabs(want[c]));
+    }
+    EXPECT_GT(largest, 0);
+    // Not the attention map: the norms weigh it.
+    EXPECT_NE(t.probs->data, r.layers[(size_t)l]->probs->data);
+  }
+}
+
+TEST_P(SessionAnalysis, NeuronProbEqualsTheMapCell) {
+  for (bool stream : {false, true}) {
+    SCOPED_TRACE(stream ? "streamed" : "whole maps");
+    ModelSession session;
+    if (stream) session.set_stream_above_cells(0);
+    ModelRequest request;
+    request.folder = Open(session, GetParam());
+    request.text = kText;
+    auto r = RunOnce(session, request);
+    ASSERT_TRUE(r);
+    const int n = (int)r->tokens.size();
+    const model::ModelConfig& c = request.folder->model->config();
+    for (int l = 0; l < r->n_layer(); ++l) {
+      // A streamed layer as the screen shows it: its q and k made from its input (WithExactRows).
+      AttentionTensors shown = LayerAsTensors(*r, l);
+      ASSERT_TRUE(WithExactRows(*r, l, &shown).ok());
+      for (int h = 0; h < c.n_head; ++h)
+        for (auto [i, j] : {std::pair<int, int>{n - 1, 1}, {n / 2, n / 3}, {3, 3}, {2, n - 1}}) {
+          Result<model::NeuronView> v = NeuronOf(*r, l, h, i, j);
+          ASSERT_TRUE(v) << v.message();
+          EXPECT_EQ(v->q.size(), (size_t)c.d_head);
+          const LayerMaps& maps = *r->layers[(size_t)l];
+          const float cell = stream ? ExactAt(shown.Source(1), nullptr, h, i, j).prob
+                                    : maps.probs->data[((size_t)h * n + i) * n + j];
+          if (stream) EXPECT_NEAR(v->prob, cell, 1e-6) << l << ":" << h << ":" << i << ":" << j;
+          else EXPECT_EQ(v->prob, cell) << l << ":" << h << ":" << i << ":" << j;  // the pass's own number
+          EXPECT_EQ(v->masked, maps.mask.Masked(i, j, n));
+          EXPECT_NEAR(v->logit, v->score * v->scale, 1e-9 * (1 + std::fabs(v->logit)));
+        }
+    }
+    EXPECT_FALSE(NeuronOf(*r, 0, c.n_head, 0, 0));  // out of range: refused, named
+    EXPECT_FALSE(NeuronOf(*r, 0, 0, n, 0));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, SessionAnalysis, ::testing::Values("gpt2", "llama", "bert"));
+
+TEST(SessionAnalysisKinds, AWhatIfResumedAtALaterLayerKeepsTheRolloutOfAFreshRun) {
+  for (bool stream : {false, true}) {
+    SCOPED_TRACE(stream ? "streamed" : "whole maps");
+    ModelSession session, fresh;
+    if (stream) session.set_stream_above_cells(0), fresh.set_stream_above_cells(0);
+    ModelRequest request;
+    request.folder = Open(session, "llama");
+    request.text = kText;
+    const auto before = RunOnce(session, request);
+    ASSERT_TRUE(before);
+    const int L = before->n_layer();
+    ModelRequest what_if = request;
+    what_if.temperature = 0.5f;
+    what_if.whatif_layers = {L - 1};
+    const auto after = RunOnce(session, what_if);
+    ASSERT_TRUE(after);
+    ASSERT_EQ(after->resumed_from, L - 1);  // the rollout state: the earlier run's R below it
+    EXPECT_EQ(after->analysis[0], before->analysis[0]);  // shared
+    what_if.folder = Open(fresh, "llama");
+    const auto want = RunOnce(fresh, what_if);
+    ASSERT_TRUE(want);
+    const Tensor& got = *after->analysis[(size_t)L - 1]->rollout;
+    const Tensor& exp = *want->analysis[(size_t)L - 1]->rollout;
+    ASSERT_EQ(got.shape, exp.shape);
+    for (size_t c = 0; c < got.size(); ++c) ASSERT_NEAR(got.data[c], exp.data[c], 1e-5f) << c;
+    // And the what-if changed it (the last layer's maps are another temperature's).
+    const Tensor& old = *before->analysis[(size_t)L - 1]->rollout;
+    double diff = 0;
+    for (size_t c = 0; c < got.size(); ++c) diff += std::fabs(got.data[c] - old.data[c]);
+    EXPECT_GT(diff, 1e-4);
+  }
+}
+
+TEST(SessionAnalysisKinds, DisplayIndicesMapBackPastHiddenSpecialTokens) {
+  ModelSession session;
+  auto run = RunBoth(session, "bert");  // [CLS] ... [SEP]
+  ASSERT_TRUE(run);
+  const ModelResult& r = *run->result;
+  const int n = (int)r.tokens.size();
+  ASSERT_TRUE(r.tokens.front().special && r.tokens.back().special);
+  const std::vector<int> shown = DisplayPositions(r, /*hide_special=*/true);
+  ASSERT_EQ((int)shown.size(), n - 2);
+  EXPECT_EQ(shown.front(), 1);
+  EXPECT_EQ(shown.back(), n - 2);
+  std::vector<int> all = DisplayPositions(r, false);
+  ASSERT_EQ((int)all.size(), n);
+  for (int p = 0; p < n; ++p) EXPECT_EQ(all[(size_t)p], p);
+  // Display cell (a, b) of the hidden-special maps is model cell (shown[a], shown[b]), for every kind.
+  const int m = (int)shown.size();
+  for (MapKind kind : {MapKind::kAttention, MapKind::kValueWeighted, MapKind::kRollout}) {
+    SCOPED_TRACE(MapKindName(kind));
+    const AttentionTensors cut = KindLayerForDisplay(r, 1, kind, true), full = KindLayerForDisplay(r, 1, kind, false);
+    ASSERT_EQ(cut.n_q(), m);
+    ASSERT_EQ(cut.kv_tokens.size(), (size_t)m);
+    for (int h = 0; h < cut.n_head(); ++h)
+      for (int a = 0; a < m; ++a)
+        for (int b = 0; b < m; ++b)
+          ASSERT_EQ(cut.probs->data[((size_t)h * m + a) * m + b],
+                    full.probs->data[((size_t)h * n + shown[(size_t)a]) * n + shown[(size_t)b]]);
+    EXPECT_EQ(cut.kv_tokens[0].text, full.kv_tokens[(size_t)shown[0]].text);
+  }
+  // The neuron view of display cell (a, b) is that model cell's.
+  Result<model::NeuronView> v = NeuronOf(r, 1, 2, shown[3], shown[0]);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->prob, LayerForDisplay(r, 1, true).probs->data[((size_t)2 * m + 3) * m + 0]);
+}
+
+TEST(SessionAnalysisKinds, StreamedRunsMakeRolloutFromTheirBlocksAndRefuseValueWeightedWithAReason) {
+  for (const char* fixture : {"llama", "gpt2"}) {
+    SCOPED_TRACE(fixture);
+    ModelSession streamed, whole;
+    streamed.set_stream_above_cells(0);
+    ModelRequest request;
+    request.folder = Open(streamed, fixture);
+    request.text = kText;
+    auto r = RunOnce(streamed, request);
+    ASSERT_TRUE(r && r->streamed);
+    // Rollout: from the head mean the streamed blocks add up, as a run that keeps whole maps makes it.
+    EXPECT_TRUE(MapKindRefusal(*r, MapKind::kRollout).empty());
+    request.folder = Open(whole, fixture);
+    auto w = RunOnce(whole, request);
+    ASSERT_TRUE(w && !w->streamed);
+    for (int l = 0; l < r->n_layer(); ++l) {
+      const AttentionTensors got = KindLayerForDisplay(*r, l, MapKind::kRollout, false);
+      const AttentionTensors want = KindLayerForDisplay(*w, l, MapKind::kRollout, false);
+      ASSERT_EQ(got.n_head(), 1);
+      EXPECT_FALSE(got.pooled);
+      ASSERT_EQ(got.probs->shape, want.probs->shape);
+      for (size_t c = 0; c < want.probs->size(); ++c) ASSERT_NEAR(got.probs->data[c], want.probs->data[c], 1e-5f) << l << ": " << c;
+    }
+    // Value-weighted: refused with the reason (the pyramid pools attention, not the weighted map).
+    const std::string why = MapKindRefusal(*r, MapKind::kValueWeighted).Render(Lang::kEn);
+    EXPECT_NE(why.find("streamed"), std::string::npos) << why;
+    EXPECT_TRUE(MapKindRefusal(*r, MapKind::kAttention).empty());
+    // The panels then show the attention maps (the reason on screen), and the export has nothing of that kind.
+    const AttentionTensors t = KindLayerForDisplay(*r, 0, MapKind::kValueWeighted, false);
+    EXPECT_EQ(t.n_head(), r->layers[0]->n_head());
+    EXPECT_TRUE(t.pooled);
+    EXPECT_TRUE(StackedLayers(*r, false, MapKind::kValueWeighted).probs->empty());
+  }
+  // Longer than kRolloutMaxTokens: refused, naming the bound.
+  const std::string longer = RolloutRefusal(kRolloutMaxTokens + 1).Render(Lang::kEn);
+  EXPECT_NE(longer.find(std::to_string(kRolloutMaxTokens)), std::string::npos) << longer;
+  EXPECT_TRUE(RolloutRefusal(kRolloutMaxTokens).empty());
+}
+
+}  // namespace
+}  // namespace attnviz
