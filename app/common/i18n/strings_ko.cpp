@@ -424,7 +424,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kPredictNoMask, "텍스트에 [MASK]를 넣으면 bert가 그 자리의 토큰을 추측합니다"},
     {Str::kPredictHowTo, "토큰 위에 마우스를 올리면 모델의 추측이 보입니다. 누르면 여기에 고정됩니다"},
     {Str::kPredictPinned, "고정됨:"},
-    {Str::kLossLine, "손실 {0} nats, 퍼플렉시티 {1}"},
+    {Str::kLossLine, "손실 {0} nats, 퍼플렉서티 {1}"},
     {Str::kLossChange, "손실 {0} → {1} nats (만약에와 제거 없이 → 적용)"},
     {Str::kLossBaselineUnknown, "만약에 없는 손실은 아직 모릅니다: 한 번 끄면 측정됩니다"},
     {Str::kLossExplain, "평균 다음 토큰 손실: 모델이 텍스트의 각 다음 토큰에 얼마나 놀라는지를 나타냅니다"},
