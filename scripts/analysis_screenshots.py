@@ -27,6 +27,8 @@ TEXT = "The cat sat on the mat. The cat sat on the mat."  # repeated: the induct
 
 def save(s, out, name):
     """The window as drawn now, as PNG (the app's snapshot is PPM; pnmtopng/convert may be absent: python writes it)."""
+    x0, y0, x1, y1 = s.widget("panel.Sentences")["rect"]
+    s.move(x0 + 10, y1 - 10)  # no tooltip over the view
     s.wait_frames(3)
     width, height, pixels = s.snapshot()
     rows = b"".join(b"\x00" + bytes(pixels[y * width * 3:(y + 1) * width * 3]) for y in range(height))
@@ -85,7 +87,15 @@ def main():
         s.click("model.scan_color")
         save(s, out, "analysis_scan.png")
         s.click("model.scan_color")
-        # 4. The neuron view: a cell of head 0 of the layer shown, in the grid.
+        # 4, 5. The other map kinds, then attention again.
+        for kind, name in (("rollout", "analysis_rollout.png"), ("value_weighted", "analysis_value_weighted.png")):
+            s.click("heads.kind_" + kind)
+            s.wait_for(lambda w: w["fields"]["map_kind"]["kind"] == kind and w["fields"]["overview"]["kind"] == kind,
+                       what=kind)
+            save(s, out, name)
+        s.click("heads.kind_attention")
+        s.wait_for(lambda w: w["fields"]["map_kind"]["kind"] == "attention", what="attention")
+        # 6. The neuron view (last: its window lies over the Overview): a cell of head 0 of the layer shown, in the grid.
         s.click("heads.view_grid")
         w = s.wait_frames(2)
         n = w["fields"]["result"]["n_q"]
@@ -95,12 +105,6 @@ def main():
         s.xdotool("mouseup", "1")
         s.wait_for(lambda w: w["fields"]["neuron"]["open"] and "prob" in w["fields"]["neuron"], what="the neuron view")
         save(s, out, "analysis_neuron.png")
-        # 5, 6. The other map kinds.
-        for kind, name in (("rollout", "analysis_rollout.png"), ("value_weighted", "analysis_value_weighted.png")):
-            s.click("heads.kind_" + kind)
-            s.wait_for(lambda w: w["fields"]["map_kind"]["kind"] == kind and w["fields"]["overview"]["kind"] == kind,
-                       what=kind)
-            save(s, out, name)
     finally:
         s.close()
         s.cleanup()
