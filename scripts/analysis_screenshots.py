@@ -25,10 +25,11 @@ from e2e_model_test import ModelE2E  # noqa: E402  (reveal, right_click, hover_c
 TEXT = "The cat sat on the mat. The cat sat on the mat."  # repeated: the induction heads have work to do
 
 
-def save(s, out, name):
+def save(s, out, name, keep_pointer=False):
     """The window as drawn now, as PNG (the app's snapshot is PPM; pnmtopng/convert may be absent: python writes it)."""
-    x0, y0, x1, y1 = s.widget("panel.Sentences")["rect"]
-    s.move(x0 + 10, y1 - 10)  # no tooltip over the view
+    if not keep_pointer:
+        x0, y0, x1, y1 = s.widget("panel.Sentences")["rect"]
+        s.move(x0 + 10, y1 - 10)  # no tooltip over the view
     s.wait_frames(3)
     width, height, pixels = s.snapshot()
     rows = b"".join(b"\x00" + bytes(pixels[y * width * 3:(y + 1) * width * 3]) for y in range(height))
@@ -65,7 +66,7 @@ def main():
         helpers.reveal(s, chip)
         s.click(chip)
         s.wait_for(lambda w: w["fields"]["predictions"]["pinned_text"] != "", what="pinned predictions")
-        save(s, out, "analysis_predictions.png")
+        save(s, out, "analysis_predictions.png", keep_pointer=True)  # the chip's tooltip: its top next tokens
         # 2. Ablation: layer 1's first induction head from its Overview menu.
         helpers.right_click(s, "overview.map.%d.0" % (n_layer - 1))
         s.wait_for(lambda w: "menu.ablate_head" in w["widgets"], what="the head's menu")

@@ -10,26 +10,15 @@
 #include "model/run.h"
 #include "maps/view.h"
 #include "model_session.h"
+#include "model_session_test_util.h"
 
 namespace attnviz {
 namespace {
 
 const char* kText = "The cat sat on the mat and the dog sat on the log. A bird sang in the tree.";
 
-std::shared_ptr<const ModelResult> RunOnce(ModelSession& session, const ModelRequest& request) {
-  session.Submit(request);
-  EXPECT_TRUE(session.WaitIdle(120));
-  std::shared_ptr<const ModelResult> r = session.latest();
-  EXPECT_TRUE(r && r->complete()) << (r ? r->status.message() : "no result");
-  return r;
-}
-
-std::shared_ptr<const ModelFolder> Open(ModelSession& session, const std::string& fixture) {
-  session.Open(std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/models_e2e/" + fixture);
-  EXPECT_TRUE(session.WaitIdle(60));
-  EXPECT_TRUE(session.folder()) << session.open_error();
-  return session.folder();
-}
+using testing::Open;
+using testing::RunOnce;
 
 // The core's side of the same run: each layer's value-norm map [n_head, n, n] (core ValueNorms) and probs.
 class CoreSink : public model::LayerSink {

@@ -17,6 +17,7 @@
 #include "model/analysis.h"
 #include "model/predict.h"
 #include "model/run.h"
+#include "model_session_test_util.h"
 
 namespace attnviz {
 namespace {
@@ -25,20 +26,8 @@ const char* kText =
     "The cat sat on the mat and the dog sat on the log. The cat sat on the mat and the dog sat on the log. "
     "A bird sang in the tree and a fish swam in the sea. A bird sang in the tree and a fish swam in the sea.";
 
-std::shared_ptr<const ModelResult> RunOnce(ModelSession& session, const ModelRequest& request) {
-  session.Submit(request);
-  EXPECT_TRUE(session.WaitIdle(120));
-  std::shared_ptr<const ModelResult> r = session.latest();
-  EXPECT_TRUE(r && r->complete()) << (r ? r->status.message() : "no result");
-  return r;
-}
-
-std::shared_ptr<const ModelFolder> Open(ModelSession& session, const std::string& fixture) {
-  session.Open(std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/models_e2e/" + fixture);
-  EXPECT_TRUE(session.WaitIdle(60));
-  EXPECT_TRUE(session.folder()) << session.open_error();
-  return session.folder();
-}
+using testing::Open;
+using testing::RunOnce;
 
 bool SameBits(const Tensor& a, const Tensor& b) {
   if (a.shape != b.shape) return false;
