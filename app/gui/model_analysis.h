@@ -1,6 +1,6 @@
 // The model session's analysis beside the attention maps (core/model/analysis.h): what the neuron view needs of
-// each layer (q, k after RoPE, the multiplier), the value-norm scales and attention rollout, kept per layer as the
-// run goes, and the other map kinds (rollout, value-weighted) as the panels draw them.
+// each layer (q, k after RoPE for whole-map runs, the multiplier), the value-norm scales and attention rollout,
+// kept per layer as the run goes, and the other map kinds (rollout, value-weighted) as the panels draw them.
 #pragma once
 #include <memory>
 #include <vector>
@@ -46,7 +46,8 @@ std::vector<int> DisplayPositions(const ModelResult& result, bool hide_special);
 // maps when MapKindRefusal says no (the panels show why). A copy (value-weighted: O(n_head n^2)).
 AttentionTensors KindLayerForDisplay(const ModelResult& result, int layer, MapKind kind, bool hide_special);
 
-// The neuron view of (layer, head, i, j) in model positions, from the layer's kept q and k (probs when kept).
+// The neuron view of (layer, head, i, j) in model positions, from the layer's kept q and k, or for a streamed layer
+// q and k made again from its input (WithExactRows); the probs when kept.
 Result<model::NeuronView> NeuronOf(const ModelResult& result, int layer, int head, int i, int j);
 
 }  // namespace attnviz
