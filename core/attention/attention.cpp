@@ -413,6 +413,9 @@ inline void RunBlock(const BlockArgs& a, size_t h, size_t r0, Eigen::Index rows,
           row_logit_sums[2 * (h * n_q + i) + 1] = passes[(size_t)r].logit_sq;
         }
       }
+      // Counted before its consumer runs: a consumer that reports the count (progress, units after a cancel) never
+      // reports fewer blocks than have finished, even when two threads' blocks finish together.
+      if (sink && sink->blocks_done) sink->blocks_done->fetch_add(1, std::memory_order_relaxed);
       if (sink && sink->on_block) {
         RowBlock b;
         b.head = (int)h;
@@ -423,7 +426,6 @@ inline void RunBlock(const BlockArgs& a, size_t h, size_t r0, Eigen::Index rows,
         b.scores = (steps & kStepScores) || (steps & kStepLogits) ? scores_block : nullptr;
         sink->on_block(b);
       }
-      if (sink && sink->blocks_done) sink->blocks_done->fetch_add(1, std::memory_order_relaxed);
     }
   }
   if (cancelled.load()) return false;

@@ -116,7 +116,7 @@ struct RowBlock {
 };
 // What a streamed pass reports to: on_block runs once per block, on any thread of the pass (blocks of
 // one head run concurrently: a consumer writes only what its block covers). blocks_done counts the
-// blocks finished (progress). cancel: checked before each block; once set, the pass skips the rest and
+// blocks finished (progress), each before its on_block runs (so on_block may report it as is). cancel: checked before each block; once set, the pass skips the rest and
 // returns false (a superseded request stops within one block of work per thread).
 // full_scores: on_block needs every key's raw score, masked keys' included (score codes); otherwise a block's
 // scores are computed only for the keys its rows may see (the rest of its scores rows is undefined).

@@ -281,7 +281,7 @@ Status Pipeline::Run(Stage through, const RunControl* control) {
           sink.on_block = [&, pyr, codes](const RowBlock& block) {
             pyr->AddBlock(block);
             if (codes && !EncodeScoreRows(block.scores, block.head, block.r0, block.rows, codes)) coded = false;
-            report("attention maps", blocks_done.load(std::memory_order_relaxed) + 1, total);
+            report("attention maps", blocks_done.load(std::memory_order_relaxed), total);  // this block counted
           };
           ok = AttendStreamFromCodesOr(from_codes ? codes_.get() : nullptr, q, *b.k, *b.v, multiplier_, c.mask, sink,
                                        metrics ? &metrics_ : nullptr, in_pass ? Writable(&b.z) : nullptr);
@@ -293,7 +293,7 @@ Status Pipeline::Run(Stage through, const RunControl* control) {
           const AttendFrom from = dot && (s == (int)Stage::kScores || !b.scores || b.scores->empty())
                                       ? AttendFrom::kQueryKey : AttendFrom::kKeptScores;
           sink.on_block = [&](const RowBlock&) {
-            report("attention maps", blocks_done.load(std::memory_order_relaxed) + 1, total);
+            report("attention maps", blocks_done.load(std::memory_order_relaxed), total);  // this block counted
           };
           Tensor* scores = from == AttendFrom::kQueryKey ? Writable(&b.scores) : b.scores.get();
           ok = Attend(from, q, *b.k, *b.v, multiplier_, c.mask, scores, in_pass ? Writable(&b.logits) : nullptr,
