@@ -30,8 +30,10 @@ std::string PredictionLines(const App& app, int position) {
   const bool next = model::PredictsNextToken(folder.model->config());
   std::string lines = Trf(next ? Str::kPredictNextTip : Str::kPredictMaskTip, {std::to_string(position)});
   for (const model::TokenProb& t : top->top) {
-    const std::optional<std::string> piece = folder.tokenizer->IdToPiece(t.id);  // as attnviz-cli's "token"
-    lines += "\n  " + FormatNumber(t.prob, "%.3g") + "  " + JsonString(piece ? *piece : std::to_string(t.id));
+    // What the token reads as (" the"), quoted so its spaces show, not its vocabulary piece ("Ġthe", which
+    // attnviz-cli's "token" gives).
+    const std::optional<std::string> text = folder.tokenizer->IdToDisplay(t.id);
+    lines += "\n  " + FormatNumber(t.prob, "%.3g") + "  " + JsonString(text ? *text : std::to_string(t.id));
   }
   return lines;
 }

@@ -111,6 +111,13 @@ class PipelineTokenizer : public Tokenizer {
     return std::nullopt;
   }
 
+  std::optional<std::string> IdToDisplay(int id) const override {
+    if (const std::string* p = parts_.model->vocab().Piece(id)) return ReadableBytes(BytesOf(*p));
+    for (const auto& t : added_.tokens())
+      if (t.id == id) return t.content;
+    return std::nullopt;
+  }
+
   std::string Describe() const override {
     return parts_.description + ", " + std::to_string(distinct_ids_) + " tokens";
   }

@@ -37,6 +37,10 @@ class Tokenizer {
   virtual size_t vocab_size() const = 0;
   // The vocabulary string of an id, or nothing for an id no token has.
   virtual std::optional<std::string> IdToPiece(int id) const = 0;
+  // What an id reads as, as Token::display: its bytes ("Ġthe" -> " the", "▁the" -> " the", "<0xEB>" -> the
+  // byte) with any byte that is not a whole character shown as <0xNN>; a special token's own text. Nothing for an
+  // id no token has.
+  virtual std::optional<std::string> IdToDisplay(int id) const = 0;
   // What was loaded, for a person: e.g. "tokenizer.json: BPE (byte-level), 50257 tokens".
   virtual std::string Describe() const = 0;
 };

@@ -161,23 +161,23 @@ def drawing(session, timeout):
     return session.wait_for(drawn, timeout=timeout, what="new frames (a hung app?)")["frame"]
 
 
-def run(seconds, actions, seed):
+def run(seconds, actions, seed, extra_env=None):
     rng = random.Random(seed)
     print("monkey: seed %d, %g s, at least %d actions" % (seed, seconds, actions), flush=True)
     xdg = tempfile.mkdtemp(prefix="attnviz-monkey-xdg-")
     work = tempfile.mkdtemp(prefix="attnviz-monkey-cwd-")
     os.chdir(work)  # exports land here (the default export folder is ".")
     try:
-        monkey_then_restart(rng, seconds, actions, seed, xdg)
+        monkey_then_restart(rng, seconds, actions, seed, xdg, extra_env)
     finally:
         os.chdir("/")
         shutil.rmtree(xdg, ignore_errors=True)
         shutil.rmtree(work, ignore_errors=True)
 
 
-def monkey_then_restart(rng, seconds, target, seed, xdg):
+def monkey_then_restart(rng, seconds, target, seed, xdg, extra_env=None):
     sample = os.path.join(e2e_test.SOURCE, "assets", "sentences.txt")
-    s = AppSession(["--text-file", sample], xdg=xdg)
+    s = AppSession(["--text-file", sample], xdg=xdg, extra_env=extra_env)
     try:
         monkey = Monkey(s, rng)
         start = time.time()
@@ -220,7 +220,7 @@ def monkey_then_restart(rng, seconds, target, seed, xdg):
     if not os.path.exists(settings):
         raise AssertionError("no settings saved at " + settings)
     # Second launch from what the first one saved: first results, then frames.
-    s2 = AppSession([], xdg=xdg)
+    s2 = AppSession([], xdg=xdg, extra_env=extra_env)
     try:
         s2.wait_for(lambda w: w["fields"]["result"]["generation"] >= 1 and not w["fields"]["computing"], timeout=120,
                     what="the restored sentence's results")
@@ -249,11 +249,23 @@ def main():
     e2e_test.SOURCE = os.path.abspath(args.source)
     # ctest's timeout sends SIGTERM: turn it into an exception so every cleanup (processes, temp dirs) runs.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    try:
-        run(args.seconds, args.actions, args.seed)
-    except e2e_test.LeakCheckCrashed as crashed:  # LeakSanitizer's own failure, not a report: once more
-        print("monkey: %s\nmonkey: running again" % crashed, flush=True)
-        run(args.seconds, args.actions, args.seed)
+    # LeakSanitizer's tracer crashing at exit is its own failure, not a report (e2e_test.LSAN_TRACER_CRASH): run
+    # again. CI once saw it crash twice running (google/sanitizers#1353: ScanRangeForPointers reading an unmapped
+    # page, never reproduced here), so a third run checks everything but leaks (the other e2e tests check those on
+    # the same code) and says so, rather than fail on a fault that is not the app's.
+    for attempt in range(3):
+        extra_env = None
+        if attempt == 2:
+            extra_env = {"ASAN_OPTIONS": (os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")}
+            print("monkey: the leak check crashed twice; this run checks crashes, hangs, sanitizer errors and the "
+                  "saved settings, not leaks", flush=True)
+        try:
+            run(args.seconds, args.actions, args.seed, extra_env)
+            return
+        except e2e_test.LeakCheckCrashed as crashed:
+            if attempt == 2:
+                raise
+            print("monkey: %s\nmonkey: running again" % crashed, flush=True)
 
 
 if __name__ == "__main__":

@@ -102,6 +102,10 @@ TEST_P(PeerFixture, IdsMatchThePeerForEverySentence) {
       auto piece = (*tokenizer)->IdToPiece(t.id);
       ASSERT_TRUE(piece.has_value()) << t.id;
       EXPECT_EQ(*piece, t.piece);
+      // What the app's predictions show for an id reads as the same token in a text does.
+      auto display = (*tokenizer)->IdToDisplay(t.id);
+      ASSERT_TRUE(display.has_value()) << t.id;
+      EXPECT_EQ(*display, t.display) << c.folder << ": id " << t.id;
     }
   }
 }
