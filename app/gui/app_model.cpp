@@ -136,16 +136,22 @@ void App::UpdateModel() {
   // What the Heads panel shows: the chosen layer, as a ComputeResult (its probs shared, not copied).
   const int layer = std::clamp(settings.model_layer, 0, std::max(0, results.model->n_layer() - 1));
   const LayerView view{results.model->generation, layer, settings.model_hide_special, views.heads.kind};
-  // The shown streamed layer's q and k arrived (MakeExactRows below): the same view, now with exact rows.
+  // The shown streamed layer's q and k arrived (MakeExactRows below): the same view, now with exact rows (and, for the
+  // value-weighted kind, the layer's value-weighted pyramid in place of the attention maps shown meanwhile).
   if (std::shared_ptr<const ExactRows> made = models->exact_rows(); made && made != applied_exact_rows_) {
     applied_exact_rows_ = made;
     const ExactRowsRequest& r = made->request;
+    // The kind wants the layer's value-weighted pyramid (a streamed run) and this job made it.
+    const bool weighted = made->weighted && ValueWeightedPending(*results.model, layer, view.kind, nullptr);
     if (view == shown_layer_ && results.shown && r.layer == layer && r.result->generation == view.generation &&
-        results.shown->tensors.q->empty()) {
+        (results.shown->tensors.q->empty() || (weighted && results.shown->tensors.col_scale->empty()))) {
       if (made->status.ok()) {
         auto with_rows = std::make_shared<ComputeResult>(*results.shown);
         with_rows->generation = ++view_generation_;
-        with_rows->tensors.q = made->q, with_rows->tensors.k = made->k;
+        if (weighted && made->For(*results.model, layer))
+          with_rows->tensors = KindLayerForDisplay(*results.model, layer, view.kind, view.hide_special, made.get());
+        else
+          with_rows->tensors.q = made->q, with_rows->tensors.k = made->k;
         results.shown = with_rows;
       } else {
         Notify(made->status);
@@ -162,8 +168,14 @@ void App::UpdateModel() {
   result->generation = ++view_generation_;
   result->tensors = OverviewLayer(layer, settings.model_hide_special);
   // A streamed layer: its q and k made from its input in the background, for exact rows and hover (until then the
-  // view reads the finest kept level).
-  if (result->tensors.pooled && result->tensors.q->empty()) models->MakeExactRows(results.model, layer);
+  // view reads the finest kept level); in the value-weighted kind its value-weighted pyramid too (the attention maps
+  // until then), unless the last one made is this layer's.
+  const bool weighted = ValueWeightedPending(*results.model, layer, view.kind, nullptr);  // the kind wants a pyramid
+  std::shared_ptr<const ExactRows> made = models->exact_rows();
+  if (weighted && made && made->status.ok() && !ValueWeightedPending(*results.model, layer, view.kind, made.get()))
+    result->tensors = KindLayerForDisplay(*results.model, layer, view.kind, settings.model_hide_special, made.get());
+  else if (result->tensors.pooled && result->tensors.q->empty())
+    models->MakeExactRows(results.model, layer, weighted);
   result->request.kv_text = results.model->request.text;
   result->seconds = results.model->seconds;
   results.shown = result;

@@ -47,8 +47,7 @@ UiMessage RolloutRefusal(int n) {
 UiMessage MapKindRefusal(const ModelResult& r, MapKind kind) {
   const int n = (int)r.tokens.size();
   if (kind == MapKind::kRollout) return RolloutRefusal(n);
-  // A streamed run keeps no whole map to weigh (its pyramid pools the attention, not the weighted map).
-  if (kind == MapKind::kValueWeighted && r.streamed) return UiMessage(Str::kValueWeightedRefusedStreamed, {std::to_string(n)});
+  // Value-weighted: a streamed run makes the shown layer's pyramid on demand (ExactRows::weighted).
   return UiMessage();
 }
 
@@ -61,7 +60,25 @@ std::vector<int> DisplayPositions(const ModelResult& r, bool hide_special) {
   return keep;
 }
 
-AttentionTensors KindLayerForDisplay(const ModelResult& r, int layer, MapKind kind, bool hide_special) {
+bool ValueWeightedPending(const ModelResult& r, int layer, MapKind kind, const ExactRows* rows) {
+  return kind == MapKind::kValueWeighted && r.streamed && r.has_layer(layer) &&
+         !(rows && rows->weighted && rows->status.ok() && rows->For(r, layer));
+}
+
+AttentionTensors KindLayerForDisplay(const ModelResult& r, int layer, MapKind kind, bool hide_special,
+                                     const ExactRows* rows) {
+  // A streamed layer's value-weighted maps: the pyramid made in the background, exact cells from its q and k times the
+  // value norms (MapSource::col_scale); the attention maps until the pyramid is there (the panel says so).
+  if (kind == MapKind::kValueWeighted && r.streamed && r.has_layer(layer) && layer < (int)r.analysis.size() &&
+      r.analysis[(size_t)layer]) {
+    if (ValueWeightedPending(r, layer, kind, rows)) return LayerForDisplay(r, layer, hide_special);
+    AttentionTensors t = LayerAsTensors(r, layer);  // every token (a streamed run keeps no whole map to cut)
+    t.metrics.clear();  // the row figures are attention's
+    t.pyramid = rows->weighted;
+    t.q = rows->q, t.k = rows->k;
+    t.col_scale = r.analysis[(size_t)layer]->value_norms;
+    return t;
+  }
   const bool made = kind != MapKind::kAttention && MapKindRefusal(r, kind).empty() && r.has_layer(layer) &&
                     layer < (int)r.analysis.size() && r.analysis[(size_t)layer];
   if (!made) return LayerForDisplay(r, layer, hide_special);  // the attention maps (the panel says why)

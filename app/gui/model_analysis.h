@@ -17,6 +17,7 @@
 namespace attnviz {
 
 struct ModelResult;
+struct ExactRows;  // model_session.h
 
 // Rollout multiplies two [n, n] matrices per layer (n^3): computed up to this many tokens.
 constexpr int kRolloutMaxTokens = 1024;
@@ -44,7 +45,13 @@ std::vector<int> DisplayPositions(const ModelResult& result, bool hide_special);
 // Layer `layer` of `kind` as the panels draw it (special tokens left out when asked): attention is
 // LayerForDisplay; value-weighted is probs * value_norms [n_head, n, n]; rollout one map [1, n, n]. The attention
 // maps when MapKindRefusal says no (the panels show why). A copy (value-weighted: O(n_head n^2)).
-AttentionTensors KindLayerForDisplay(const ModelResult& result, int layer, MapKind kind, bool hide_special);
+// A streamed run's value-weighted layer is pooled: `rows` (made for this layer with value_weighted: MakeExactRows) gives
+// its pyramid and q, k, the value norms its exact cells' column scale; without them, the attention maps.
+AttentionTensors KindLayerForDisplay(const ModelResult& result, int layer, MapKind kind, bool hide_special,
+                                     const ExactRows* rows = nullptr);
+// The Heads panel shows `kind` for `layer`, but its value-weighted pyramid (a streamed run) is still to be made (not
+// in `rows`): the panel shows the attention maps meanwhile, and says so.
+bool ValueWeightedPending(const ModelResult& result, int layer, MapKind kind, const ExactRows* rows);
 
 // The neuron view of (layer, head, i, j) in model positions, from the layer's kept q and k, or for a streamed layer
 // q and k made again from its input (WithExactRows); the probs when kept.

@@ -298,6 +298,13 @@ ModelSession::ModelSession(std::function<void()> on_change)
         AttentionTensors t = LayerAsTensors(*r.result, r.layer);
         made->status = WithExactRows(*r.result, r.layer, &t);
         made->q = t.q, made->k = t.k;
+        if (r.value_weighted && made->status.ok() && !t.q->empty()) {
+          Result<std::shared_ptr<const MapPyramid>> weighted =
+              ValueWeightedLayerPyramid(*r.result, r.layer, *t.q, *t.k, job.Control("value-weighted map").cancel);
+          if (weighted.status().cancelled()) return std::shared_ptr<ExactRows>();  // a newer request runs
+          if (weighted) made->weighted = *weighted;
+          else made->status = weighted.status();
+        }
         return made;
       }) {}
 
@@ -444,6 +451,28 @@ Status WithExactRows(const ModelResult& result, int layer, AttentionTensors* t) 
   return Status::Ok();
 }
 
+bool ExactRows::For(const ModelResult& result, int layer) const {
+  return request.result && request.layer == layer && result.has_layer(layer) && request.result->has_layer(layer) &&
+         request.result->layers[(size_t)layer] == result.layers[(size_t)layer];
+}
+
+Result<std::shared_ptr<const MapPyramid>> ValueWeightedLayerPyramid(const ModelResult& r, int layer, const Tensor& q,
+                                                                    const Tensor& k, const std::atomic<bool>* cancel) {
+  if (!r.has_layer(layer) || layer >= (int)r.analysis.size() || !r.analysis[(size_t)layer])
+    return Status::Error("layer " + std::to_string(layer) + " is not there yet");
+  const LayerMaps& maps = *r.layers[(size_t)layer];
+  const Tensor& norms = *r.analysis[(size_t)layer]->value_norms;  // [n_head, n]
+  if (norms.empty()) return Status::Error("layer " + std::to_string(layer) + " kept no value norms");
+  const int n_head = maps.n_head(), n_q = maps.n_q(), n_k = maps.n_k();
+  MapPyramid whole;
+  if (!ValueWeightedPyramid(q, k, maps.multiplier, maps.mask, norms, MapPyramid::BaseFactor(n_head, n_q, n_k), &whole,
+                            cancel))
+    return Status::Cancelled();
+  // The levels the layer's attention pyramid kept (finer windows come from exact rows, as for attention).
+  const int kept = maps.pyramid && !maps.pyramid->levels().empty() ? maps.pyramid->levels().front().factor : 1;
+  return std::shared_ptr<const MapPyramid>(std::make_shared<const MapPyramid>(whole.Coarsened(kept)));
+}
+
 AttentionTensors LayerForDisplay(const ModelResult& r, int layer, bool hide_special) {
   AttentionTensors all = LayerAsTensors(r, layer);
   std::vector<size_t> keep;
@@ -472,7 +501,8 @@ AttentionTensors LayerForDisplay(const ModelResult& r, int layer, bool hide_spec
 
 AttentionTensors StackedLayers(const ModelResult& r, bool hide_special, MapKind kind) {
   AttentionTensors stacked;
-  if (!r.complete() || !MapKindRefusal(r, kind).empty()) return stacked;  // every layer, or nothing
+  // Every layer, or nothing (a streamed run keeps no whole map to stack).
+  if (!r.complete() || !MapKindRefusal(r, kind).empty() || r.streamed) return stacked;
   auto probs = std::make_shared<Tensor>();
   for (int l = 0; l < r.n_layer(); ++l) {
     AttentionTensors layer = KindLayerForDisplay(r, l, kind, hide_special);

@@ -68,10 +68,15 @@ struct ModelResult;
 // The q and k of one streamed layer, made from its input (WithExactRows) off the UI thread: at 8192 tokens on the
 // SmolLM2 shape a quarter of a second, which a layer switch must not wait for (the view reads the finest kept
 // level until they are there).
+// value_weighted: the layer's value-weighted pyramid too (the Heads panel shows that kind): made from the same q and k
+// (ValueWeightedLayerPyramid), a pass over the layer's rows.
 struct ExactRowsRequest {
   std::shared_ptr<const ModelResult> result;
   int layer = 0;
-  bool operator==(const ExactRowsRequest& o) const { return result == o.result && layer == o.layer; }
+  bool value_weighted = false;
+  bool operator==(const ExactRowsRequest& o) const {
+    return result == o.result && layer == o.layer && value_weighted == o.value_weighted;
+  }
   bool operator!=(const ExactRowsRequest& o) const { return !(*this == o); }
 };
 struct ExactRows {
@@ -79,6 +84,9 @@ struct ExactRows {
   ExactRowsRequest request;
   Status status;
   SharedTensor q, k;  // [n_head, n, d_head], [n_kv_head, n, d_head]
+  std::shared_ptr<const MapPyramid> weighted;  // request.value_weighted: the layer's value-weighted pyramid
+  // Made for `layer` of `result` (the same layer's maps: a later step of the same run shares them).
+  bool For(const ModelResult& result, int layer) const;
 };
 
 struct ModelResult {
@@ -139,8 +147,11 @@ class ModelSession {
   uint64_t open_generation() const { return open_.finished(); }  // counts finished opens
 
   void Submit(const ModelRequest& request) { runs_.Submit(request); }
-  // Makes the q and k of a streamed layer in the background (the latest request wins); exact_rows() has them.
-  void MakeExactRows(std::shared_ptr<const ModelResult> result, int layer) { exact_.Submit({std::move(result), layer}); }
+  // Makes the q and k of a streamed layer in the background (the latest request wins); exact_rows() has them, and
+  // with value_weighted its value-weighted pyramid (ExactRows::weighted).
+  void MakeExactRows(std::shared_ptr<const ModelResult> result, int layer, bool value_weighted = false) {
+    exact_.Submit({std::move(result), layer, value_weighted});
+  }
   std::shared_ptr<const ExactRows> exact_rows() const { return exact_.latest(); }
   bool making_exact_rows() const { return exact_.busy(); }
   // Runs over more cells than this (n_layer * n_head * n * n) stream their maps (tests lower it).
@@ -180,6 +191,13 @@ AttentionTensors LayerAsTensors(const ModelResult& result, int layer);
 // pass's own bits) into t, for exact rows and hover of the layer on screen (one layer at a time, in the background:
 // MakeExactRows). Ok, doing nothing, when t has them or needs none (whole maps).
 Status WithExactRows(const ModelResult& result, int layer, AttentionTensors* t);
+// The value-weighted pyramid of a streamed layer (model_analysis.h: the value-weighted kind), from its q and k (made by
+// WithExactRows): the pass's blocks times the layer's value norms [n_head, n] (core ValueWeightedPyramid), at the base
+// factor of the layer's own pass, kept from the factor its attention pyramid was kept at (the same memory).
+// q [n_head, n, d_head], k [n_kv_head, n, d_head]. Status::Cancelled() when cancel stopped it.
+Result<std::shared_ptr<const MapPyramid>> ValueWeightedLayerPyramid(const ModelResult& result, int layer, const Tensor& q,
+                                                                    const Tensor& k,
+                                                                    const std::atomic<bool>* cancel = nullptr);
 // The same with the special tokens' rows and columns left out when `hide_special` (then a copy).
 AttentionTensors LayerForDisplay(const ModelResult& result, int layer, bool hide_special);
 // Every layer's heads as one stack [n_layer * n_head, n, n] (map k = layer k / n_head, head k % n_head),

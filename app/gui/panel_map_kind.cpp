@@ -30,7 +30,16 @@ void DrawMapKindChoice(App& app) {
   if (kind == MapKind::kValueWeighted) DimText(Tr(Str::kValueWeightedExplain));
   const std::string refusal = app.results.model ? MapKindRefusal(*app.results.model, kind).Render() : std::string();
   if (!refusal.empty()) ErrorText(refusal);
-  dump.SetField("map_kind", "{\"kind\": " + JsonString(MapKindName(kind)) + ", \"refusal\": " + JsonString(refusal) + "}");
+  // A streamed run's value-weighted layer is made in the background (App::UpdateModel); the attention maps meanwhile.
+  bool making = false;
+  if (const ModelResult* model = app.results.model.get(); model && app.settings.source == Source::kModel && refusal.empty()) {
+    const int layer = std::clamp(app.settings.model_layer, 0, std::max(0, model->n_layer() - 1));
+    making = ValueWeightedPending(*model, layer, kind, nullptr) &&
+             (!app.results.shown || app.results.shown->tensors.col_scale->empty());
+    if (making) DimText(Trf(Str::kValueWeightedMaking, {std::to_string(layer)}));
+  }
+  dump.SetField("map_kind", "{\"kind\": " + JsonString(MapKindName(kind)) + ", \"refusal\": " + JsonString(refusal) +
+                                ", \"making\": " + (making ? "true" : "false") + "}");
 }
 
 }  // namespace attnviz

@@ -44,6 +44,9 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
     DimText(Trf(Str::kGroupedQueryOverview,
                 {std::to_string(c.n_head), std::to_string(c.n_kv_head), std::to_string(c.n_head / c.n_kv_head)}));
   }
+  // A streamed run makes value-weighted maps one layer at a time, for the Heads panel: its thumbnails stay attention's.
+  const bool attention_thumbnails = app.views.heads.kind == MapKind::kValueWeighted && result->streamed;
+  if (attention_thumbnails) DimText(Tr(Str::kValueWeightedOverviewStreamed));
   // The role filter: heads that do not match are dimmed; each map carries its strongest role.
   ImGui::SetNextItemWidth(std::min(260.0f, ImGui::GetContentRegionAvail().x * 0.6f));
   widget::InputTextWithHint(dump, Str::kRoleFilter, "overview.filter", Tr(Str::kRoleFilterHint),
@@ -87,7 +90,8 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
   std::shared_ptr<const AblationScanResult> scan = app.views.model.color_by_delta ? app.ShownScan() : nullptr;
   if (scan && (!scan->status.ok() || scan->n_head != n_head || scan->n_layer != n_layer)) scan = nullptr;
   // The Heads panel's map kind (attention when this run cannot make it: the Heads panel says why).
-  const MapKind kind = MapKindRefusal(*result, app.views.heads.kind).empty() ? app.views.heads.kind : MapKind::kAttention;
+  MapKind kind = MapKindRefusal(*result, app.views.heads.kind).empty() ? app.views.heads.kind : MapKind::kAttention;
+  if (attention_thumbnails) kind = MapKind::kAttention;
   // Rollout has one map per layer (all heads mixed): one cell per layer row, in the first head's column, so the
   // rows stay aligned with the layers of the grid and no head seems to own it.
   const int heads_drawn = kind == MapKind::kRollout ? 1 : n_head;

@@ -10,6 +10,7 @@ MapSource LayerMaps::Source(uint64_t generation) const {
   s.pyramid = pyramid.get();
   s.q = q->empty() ? nullptr : q.get();
   s.k = k->empty() ? nullptr : k.get();
+  s.col_scale = col_scale->empty() ? nullptr : col_scale.get();
   s.multiplier = multiplier;  // the pass's (a raw feature's width may differ from the config's d_k)
   s.mask = mask;
   s.generation = generation;

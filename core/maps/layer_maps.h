@@ -29,6 +29,9 @@ struct LayerMaps {
   // probs are kept.
   std::shared_ptr<const MapPyramid> pyramid;
   bool pooled = false;  // no full map kept: probs is empty
+  // Value-weighted maps of a streamed layer: exact cells are probs (from q, k) times this (MapSource::col_scale) and
+  // the pyramid pools the weighted map; empty otherwise.
+  SharedTensor col_scale = EmptyTensor();  // [n_head, n_k]
   size_t exact_cells_limit = 0;  // MapSource::exact_cells_limit (0: exact rows at any cost)
   // How the pass made the logits: the multiplier (1/sqrt(d_qk) when scaled, or 1; divided by the temperature),
   // whether 1/sqrt(d_qk) was in it and the temperature (the hover's words), and the mask.

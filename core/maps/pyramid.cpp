@@ -201,4 +201,35 @@ size_t MapPyramid::bytes() const {
   return b;
 }
 
+bool ValueWeightedPyramid(const Tensor& q, const Tensor& k, float multiplier, const Mask& mask, const Tensor& col_scale,
+                          int base_factor, MapPyramid* out, const std::atomic<bool>* cancel,
+                          std::atomic<size_t>* blocks_done) {
+  const int n_head = (int)q.dim(0), n_q = (int)q.dim(1), n_k = (int)k.dim(1);
+  ATTNVIZ_CHECK_SHAPE(col_scale.shape.size() == 2 && (int)col_scale.dim(0) == n_head && (int)col_scale.dim(1) == n_k,
+                      "column scale " + ShapeString(col_scale.shape) + " for q " + ShapeString(q.shape) + ", k " +
+                          ShapeString(k.shape));
+  out->Reset(n_head, n_q, n_k, base_factor);
+  AttendSink sink;
+  sink.cancel = cancel;
+  sink.blocks_done = blocks_done;
+  sink.on_block = [&](const RowBlock& b) {  // any thread of the pass: each its own scratch
+    thread_local std::vector<float> scaled;
+    scaled.resize((size_t)b.rows * b.n_k);
+    const float* scale = col_scale.data.data() + (size_t)b.head * n_k;
+    for (int r = 0; r < b.rows; ++r) {
+      const float* p = b.probs + (size_t)r * b.n_k;
+      float* w = scaled.data() + (size_t)r * b.n_k;
+      for (int j = 0; j < b.n_k; ++j) w[j] = p[j] * scale[j];
+    }
+    RowBlock weighted = b;
+    weighted.probs = scaled.data();
+    out->AddBlock(weighted);
+  };
+  // No z: v is never read, so k stands in for it (AttendHeads checks only that keys and values pair up).
+  const HeadsView kv = ViewOf(k);
+  if (!AttendHeads(ViewOf(q), kv, kv, multiplier, mask, nullptr, nullptr, nullptr, &sink)) return false;
+  out->Finish();
+  return true;
+}
+
 }  // namespace attnviz

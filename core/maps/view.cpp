@@ -43,6 +43,16 @@ void Pool(ViewImage* v, const MapWindow& w, int f, PoolKind kind, const Mask& ma
   }
 }
 
+// Head `head`'s row of col_scale [n_head, n_k], or null when there is none.
+const float* ColScale(const MapSource& src, int head) {
+  if (!src.col_scale || src.col_scale->empty()) return nullptr;
+  ATTNVIZ_CHECK_SHAPE(src.col_scale->shape.size() == 2 && (int)src.col_scale->dim(0) == src.n_head() &&
+                          (int)src.col_scale->dim(1) == src.n_k(),
+                      "column scale " + ShapeString(src.col_scale->shape) + " for " + std::to_string(src.n_head()) +
+                          " heads of " + std::to_string(src.n_k()) + " keys");
+  return src.col_scale->data.data() + (size_t)head * src.n_k();
+}
+
 }  // namespace
 
 ViewImage ComposeView(const MapSource& src, int head, const MapWindow& w, int width_px, int height_px,
@@ -72,22 +82,31 @@ ViewImage ComposeView(const MapSource& src, int head, const MapWindow& w, int wi
     return v;
   }
   const int n_k = src.n_k();
+  const float* scale = ColScale(src, head);
   if (src.probs && !src.probs->empty()) {
     const float* plane = src.probs->data.data() + (size_t)head * src.n_q() * n_k;
-    Pool(&v, w, 1, kind, src.mask, src.n_k(), [&](int r, int c) { return plane[(size_t)r * n_k + c]; });
+    if (scale) Pool(&v, w, 1, kind, src.mask, n_k, [&](int r, int c) { return plane[(size_t)r * n_k + c] * scale[c]; });
+    else Pool(&v, w, 1, kind, src.mask, n_k, [&](int r, int c) { return plane[(size_t)r * n_k + c]; });
     return v;
   }
   ATTNVIZ_CHECK_SHAPE(src.q && src.k, "exact rows need q and k");
   Tensor rows;
   AttendRows(*src.q, *src.k, src.multiplier, src.mask, head, w.r0, w.r1, nullptr, &rows);
-  Pool(&v, w, 1, kind, src.mask, src.n_k(), [&](int r, int c) { return rows.data[(size_t)(r - w.r0) * n_k + c]; });
+  if (scale) {
+    for (int r = 0; r < w.rows(); ++r) {
+      float* row = rows.data.data() + (size_t)r * n_k;
+      for (int c = 0; c < n_k; ++c) row[c] *= scale[c];
+    }
+  }
+  Pool(&v, w, 1, kind, src.mask, n_k, [&](int r, int c) { return rows.data[(size_t)(r - w.r0) * n_k + c]; });
   return v;
 }
 
-ExactCell ExactAt(const MapSource& src, const Tensor* scores, int head, int i, int j) {
+namespace {
+
+// ExactAt's cell before the column scale.
+ExactCell ExactProb(const MapSource& src, const Tensor* scores, int head, int i, int j) {
   const int n_q = src.n_q(), n_k = src.n_k();
-  ATTNVIZ_CHECK_SHAPE(head >= 0 && head < src.n_head() && i >= 0 && i < n_q && j >= 0 && j < n_k,
-                      "cell " + std::to_string(i) + ", " + std::to_string(j) + " of head " + std::to_string(head));
   ExactCell cell;
   if (src.probs && !src.probs->empty() && scores && !scores->empty()) {
     const size_t at = ((size_t)head * n_q + i) * n_k + j;
@@ -126,6 +145,18 @@ ExactCell ExactAt(const MapSource& src, const Tensor* scores, int head, int i, i
   }
   cell.prob = cache.probs.data[(size_t)(i - r0) * n_k + j];
   cell.score = cache.scores.data[(size_t)(i - r0) * n_k + j];
+  return cell;
+}
+
+}  // namespace
+
+ExactCell ExactAt(const MapSource& src, const Tensor* scores, int head, int i, int j) {
+  const int n_q = src.n_q(), n_k = src.n_k();
+  ATTNVIZ_CHECK_SHAPE(head >= 0 && head < src.n_head() && i >= 0 && i < n_q && j >= 0 && j < n_k,
+                      "cell " + std::to_string(i) + ", " + std::to_string(j) + " of head " + std::to_string(head));
+  const float* scale = ColScale(src, head);
+  ExactCell cell = ExactProb(src, scores, head, i, j);
+  if (scale) cell.prob *= scale[j];
   return cell;
 }
 

@@ -21,6 +21,10 @@ struct MapSource {
   float multiplier = 1.0f;  // the config's logit multiplier
   Mask mask;
   uint64_t generation = 0;  // changes whenever q or k change (ExactAt's cache key)
+  // When set: every exact cell (the full map's, recomputed rows', ExactAt's prob) is prob[h, i, j] * col_scale[h, j],
+  // e.g. value-weighted maps (Kobayashi et al. 2020: col_scale = || v_j^h W_o^h ||, so a cell is in the residual
+  // stream's units, not a probability). The pyramid must then pool the same scaled map (ValueWeightedPyramid).
+  const Tensor* col_scale = nullptr;  // [n_head, n_k]
   // When > 0: a window whose exact rows would cost more than this many cells (rows x n_k) reads the pyramid's
   // finest level instead, coarser than a pixel (a trained model keeps coarse levels of its many layers; the
   // screen must not wait for a whole head's rows). Hover (ExactAt) stays exact.
@@ -53,7 +57,7 @@ struct ViewImage {
 ViewImage ComposeView(const MapSource& source, int head, const MapWindow& window, int width_px, int height_px,
                       PoolKind kind);
 
-// One exact cell (hover): the prob and the raw score q . k of query i, key j. Uses the full map when
+// One exact cell (hover): the prob (times col_scale[head, j] when set) and the raw score q . k of query i, key j. Uses the full map when
 // kept, else recomputes the row's block (the same bits as the full pass). The last block is cached per
 // thread, so hovering along a row costs one recomputation. Probs without q and k: score is NaN (unknown);
 // neither probs nor q and k (a pyramid only): both NaN.

@@ -203,7 +203,7 @@ TEST(SessionAnalysisKinds, DisplayIndicesMapBackPastHiddenSpecialTokens) {
   EXPECT_EQ(v->prob, LayerForDisplay(r, 1, true).probs->data[((size_t)2 * m + 3) * m + 0]);
 }
 
-TEST(SessionAnalysisKinds, StreamedRunsMakeRolloutFromTheirBlocksAndRefuseValueWeightedWithAReason) {
+TEST(SessionAnalysisKinds, StreamedRunsMakeRolloutFromTheirBlocksAndValueWeightedOnDemand) {
   for (const char* fixture : {"llama", "gpt2"}) {
     SCOPED_TRACE(fixture);
     ModelSession streamed, whole;
@@ -226,20 +226,101 @@ TEST(SessionAnalysisKinds, StreamedRunsMakeRolloutFromTheirBlocksAndRefuseValueW
       ASSERT_EQ(got.probs->shape, want.probs->shape);
       for (size_t c = 0; c < want.probs->size(); ++c) ASSERT_NEAR(got.probs->data[c], want.probs->data[c], 1e-5f) << l << ": " << c;
     }
-    // Value-weighted: refused with the reason (the pyramid pools attention, not the weighted map).
-    const std::string why = MapKindRefusal(*r, MapKind::kValueWeighted).Render(Lang::kEn);
-    EXPECT_NE(why.find("streamed"), std::string::npos) << why;
+    // Value-weighted: not refused; made per layer on demand (StreamedValueWeightedPyramidsEqualTheWholeRunsMaps). Until
+    // then the panels show the attention maps, and the export has no stack of a streamed run.
+    EXPECT_TRUE(MapKindRefusal(*r, MapKind::kValueWeighted).empty());
     EXPECT_TRUE(MapKindRefusal(*r, MapKind::kAttention).empty());
-    // The panels then show the attention maps (the reason on screen), and the export has nothing of that kind.
     const AttentionTensors t = KindLayerForDisplay(*r, 0, MapKind::kValueWeighted, false);
     EXPECT_EQ(t.n_head(), r->layers[0]->n_head());
     EXPECT_TRUE(t.pooled);
+    EXPECT_TRUE(t.col_scale->empty());
+    EXPECT_EQ(t.pyramid, r->layers[0]->pyramid);  // the attention maps
+    EXPECT_TRUE(ValueWeightedPending(*r, 0, MapKind::kValueWeighted, nullptr));
     EXPECT_TRUE(StackedLayers(*r, false, MapKind::kValueWeighted).probs->empty());
   }
   // Longer than kRolloutMaxTokens: refused, naming the bound.
   const std::string longer = RolloutRefusal(kRolloutMaxTokens + 1).Render(Lang::kEn);
   EXPECT_NE(longer.find(std::to_string(kRolloutMaxTokens)), std::string::npos) << longer;
   EXPECT_TRUE(RolloutRefusal(kRolloutMaxTokens).empty());
+}
+
+// A streamed run's value-weighted layer, as the Heads panel gets it (MakeExactRows with value_weighted): its pyramid
+// equals the pyramid of the whole run's probs * value norms, and its exact cells (zoomed in, hover) are probs * norms.
+TEST(SessionAnalysisKinds, StreamedValueWeightedPyramidsEqualTheWholeRunsMaps) {
+  for (const char* fixture : {"llama", "gpt2"}) {
+    SCOPED_TRACE(fixture);
+    ModelSession streamed, whole;
+    streamed.set_stream_above_cells(0);
+    ModelRequest request;
+    request.folder = Open(streamed, fixture);
+    request.text = kText;
+    auto r = RunOnce(streamed, request);
+    ASSERT_TRUE(r && r->streamed);
+    request.folder = Open(whole, fixture);
+    auto w = RunOnce(whole, request);
+    ASSERT_TRUE(w && !w->streamed);
+    const int n = (int)r->tokens.size();
+    for (int l = 0; l < r->n_layer(); ++l) {
+      SCOPED_TRACE("layer " + std::to_string(l));
+      // The whole run's value-weighted maps [n_head, n, n] = probs * norms, pooled as the streamed layer keeps them.
+      const AttentionTensors want_maps = KindLayerForDisplay(*w, l, MapKind::kValueWeighted, false);
+      const int n_head = want_maps.n_head();
+      ASSERT_EQ(want_maps.probs->size(), (size_t)n_head * n * n);
+      MapPyramid want;
+      want.Reset(n_head, n, n, MapPyramid::BaseFactor(n_head, n, n));
+      want.AddMap(*want_maps.probs);
+      want.Finish();
+      const int kept = r->layers[(size_t)l]->pyramid->levels().front().factor;
+      want = want.Coarsened(kept);
+
+      // The background job, as the app asks for it.
+      streamed.MakeExactRows(r, l, /*value_weighted=*/true);
+      ASSERT_TRUE(streamed.WaitIdle(60));
+      std::shared_ptr<const ExactRows> made = streamed.exact_rows();
+      ASSERT_TRUE(made && made->status.ok()) << (made ? made->status.message() : "none");
+      ASSERT_TRUE(made->weighted);
+      ASSERT_TRUE(made->For(*r, l));
+      const MapPyramid& got = *made->weighted;
+      ASSERT_EQ(got.levels().size(), want.levels().size());
+      for (size_t v = 0; v < want.levels().size(); ++v) {
+        const PyramidLevel &a = want.levels()[v], &b = got.levels()[v];
+        ASSERT_EQ(a.factor, b.factor);
+        ASSERT_EQ(a.max.size(), b.max.size());
+        for (size_t c = 0; c < a.max.size(); ++c) {
+          ASSERT_NEAR(b.max[c], a.max[c], 1e-5 * (1 + std::fabs(a.max[c]))) << "level " << v << " cell " << c;
+          ASSERT_NEAR(b.mean[c], a.mean[c], 1e-5 * (1 + std::fabs(a.mean[c]))) << "level " << v << " cell " << c;
+        }
+      }
+      for (int h = 0; h < n_head; ++h) EXPECT_NEAR(got.head_max(h), want.head_max(h), 1e-5 * (1 + want.head_max(h)));
+
+      // The layer as the Heads panel then draws it: pooled, the weighted pyramid, exact cells times the norms.
+      EXPECT_FALSE(ValueWeightedPending(*r, l, MapKind::kValueWeighted, made.get()));
+      const AttentionTensors t = KindLayerForDisplay(*r, l, MapKind::kValueWeighted, false, made.get());
+      ASSERT_TRUE(t.pooled);
+      EXPECT_EQ(t.pyramid, made->weighted);
+      EXPECT_EQ(t.col_scale, r->analysis[(size_t)l]->value_norms);
+      const MapSource src = t.Source(1);
+      auto cell = [&](int h, int i, int j) { return want_maps.probs->data[((size_t)h * n + i) * n + j]; };
+      for (int h = 0; h < n_head; ++h) {
+        const MapWindow window{0, std::min(n, 12), n - std::min(n, 12), n};
+        const ViewImage v = ComposeView(src, h, window, 64, 64, PoolKind::kMax);  // zoomed in: cell for cell
+        ASSERT_TRUE(v.exact());
+        for (int y = 0; y < v.height; ++y)
+          for (int x = 0; x < v.width; ++x) {
+            const int i = window.r0 + y, j = window.c0 + x;
+            const float value = v.values[(size_t)y * v.width + x];
+            if (t.mask.Masked(i, j, n)) ASSERT_TRUE(std::isnan(value)) << i << "," << j;
+            else ASSERT_NEAR(value, cell(h, i, j), 1e-5 * (1 + std::fabs(cell(h, i, j)))) << i << "," << j;
+          }
+        for (auto [i, j] : {std::pair<int, int>{n - 1, 0}, {n / 2, n / 3}, {5, 2}}) {
+          const float hover = ExactAt(src, nullptr, h, i, j).prob;
+          ASSERT_NEAR(hover, cell(h, i, j), 1e-5 * (1 + std::fabs(cell(h, i, j)))) << i << "," << j;
+        }
+      }
+    }
+    // Another layer's pyramid is not this one's.
+    if (r->n_layer() > 1) EXPECT_TRUE(ValueWeightedPending(*r, 0, MapKind::kValueWeighted, streamed.exact_rows().get()));
+  }
 }
 
 }  // namespace

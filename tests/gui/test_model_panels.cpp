@@ -193,6 +193,52 @@ TEST_F(ModelPanelTest, AStreamedLayerOnScreenGetsItsQAndKInTheBackground) {
   EXPECT_TRUE(app.results.model->layers[1]->q->empty());
 }
 
+// The same in the value-weighted kind: the shown layer gets its value-weighted pyramid (and q, k) in the background,
+// its exact cells weighted by the value norms; the overview keeps attention thumbnails and says so.
+TEST_F(ModelPanelTest, AStreamedLayerOnScreenGetsItsValueWeightedMapInTheBackground) {
+  App& app = MakeApp("The cat sat on the mat. The cat sat on the mat again, and then the dog sat too.");
+  app.models->set_stream_above_cells(0);  // every run streams
+  Frames(4);
+  ASSERT_TRUE(app.results.model && app.results.model->complete()) << app.results.model_error;
+  ASSERT_TRUE(app.results.model->streamed);
+  app.views.heads.kind = MapKind::kValueWeighted;  // what the radio button sets
+  for (int layer : {0, 2}) {
+    SCOPED_TRACE("layer " + std::to_string(layer));
+    if (layer) Click("overview.map." + std::to_string(layer) + ".1");
+    Frames(3);
+    ASSERT_TRUE(app.results.shown);
+    EXPECT_EQ(app.settings.model_layer, layer);
+    EXPECT_TRUE(app.Ready());
+    const ModelResult& model = *app.results.model;
+    const AttentionTensors& t = app.results.shown->tensors;
+    ASSERT_TRUE(t.pooled);
+    ASSERT_FALSE(t.col_scale->empty()) << "no value-weighted map for the layer on screen";
+    EXPECT_EQ(t.col_scale, model.analysis[(size_t)layer]->value_norms);
+    ASSERT_FALSE(t.q->empty());
+    AttentionTensors attention = LayerAsTensors(model, layer);
+    ASSERT_TRUE(WithExactRows(model, layer, &attention).ok());
+    EXPECT_EQ(t.q->data, attention.q->data);
+    Result<std::shared_ptr<const MapPyramid>> want = ValueWeightedLayerPyramid(model, layer, *attention.q, *attention.k);
+    ASSERT_TRUE(want) << want.message();
+    ASSERT_TRUE(t.pyramid);
+    ASSERT_EQ(t.pyramid->levels().size(), (*want)->levels().size());
+    for (size_t v = 0; v < t.pyramid->levels().size(); ++v) {
+      EXPECT_EQ(t.pyramid->levels()[v].max, (*want)->levels()[v].max);
+      EXPECT_EQ(t.pyramid->levels()[v].mean, (*want)->levels()[v].mean);
+    }
+    // Hover is exact and weighted: the attention cell times key 2's value norm.
+    const float norm = model.analysis[(size_t)layer]->value_norms->data[(size_t)1 * model.tokens.size() + 2];
+    EXPECT_FLOAT_EQ(ExactAt(t.Source(1), nullptr, 1, 5, 2).prob, ExactAt(attention.Source(1), nullptr, 1, 5, 2).prob * norm);
+    EXPECT_NE(app.dump.Field("map_kind").find("\"making\": false"), std::string::npos) << app.dump.Field("map_kind");
+  }
+  // Back to attention: the layer's own maps again.
+  app.views.heads.kind = MapKind::kAttention;
+  Frames(3);
+  ASSERT_TRUE(app.results.shown);
+  EXPECT_TRUE(app.results.shown->tensors.col_scale->empty());
+  EXPECT_EQ(app.results.shown->tensors.pyramid, app.results.model->layers[2]->pyramid);
+}
+
 TEST_F(ModelPanelTest, WhatIfsRecomputeAndSpecialTokensHide) {
   App& app = MakeApp("The cat sat on the mat.");
   Frames(4);

@@ -142,3 +142,58 @@ TEST(Pyramid, BaseFactorKeepsTheBudget) {
   EXPECT_EQ(p.LevelFor(8.0), 0);
   EXPECT_EQ(p.LevelFor(17.5), 1);
 }
+
+TEST(Pyramid, ValueWeightedPyramidEqualsThePyramidOfTheWholeWeightedMap) {
+  // Blocks of the pass scaled by the column scale give the pyramid of probs * scale made whole (AddMap).
+  const int H = 4, n = 300, d_k = 16;
+  std::mt19937 rng(5);
+  std::normal_distribution<float> g;
+  std::uniform_real_distribution<float> u(0.1f, 3.0f);
+  Tensor q, k, v, scale;
+  for (Tensor* t : {&q, &k, &v}) {
+    t->Resize({(size_t)H, (size_t)n, (size_t)d_k});
+    for (float& x : t->data) x = g(rng);
+  }
+  scale.Resize({(size_t)H, (size_t)n});  // [n_head, n_k]
+  for (float& x : scale.data) x = u(rng);
+  for (Mask mask : {Mask::None(), Mask::Causal(), Mask::Causal(37)}) {
+    for (int factor : {2, 4}) {
+      Tensor scores, probs;
+      Attend(AttendFrom::kQueryKey, q, k, v, 0.25f, mask, &scores, nullptr, &probs, nullptr, nullptr);
+      Tensor weighted = probs;  // [n_head, n, n]
+      for (int h = 0; h < H; ++h)
+        for (int i = 0; i < n; ++i)
+          for (int j = 0; j < n; ++j) weighted.data[((size_t)h * n + i) * n + j] *= scale.data[(size_t)h * n + j];
+      const MapPyramid whole = Build(weighted, factor);
+      MapPyramid made;
+      std::atomic<size_t> done{0};
+      ASSERT_TRUE(ValueWeightedPyramid(q, k, 0.25f, mask, scale, factor, &made, nullptr, &done));
+      EXPECT_EQ(done.load(), AttendBlockCount(H, n, n));
+      ASSERT_EQ(whole.levels().size(), made.levels().size());
+      for (size_t l = 0; l < whole.levels().size(); ++l) {
+        const PyramidLevel &a = whole.levels()[l], &b = made.levels()[l];
+        ASSERT_EQ(a.factor, b.factor);
+        ASSERT_EQ(a.max.size(), b.max.size());
+        for (size_t c = 0; c < a.max.size(); ++c) {
+          ASSERT_NEAR(a.max[c], b.max[c], 1e-6f) << "level " << l << " cell " << c;
+          ASSERT_NEAR(a.mean[c], b.mean[c], 1e-6f) << "level " << l << " cell " << c;
+        }
+      }
+      for (int h = 0; h < H; ++h) EXPECT_NEAR(whole.head_max(h), made.head_max(h), 1e-6f);
+    }
+  }
+}
+
+TEST(Pyramid, ValueWeightedPyramidStopsWhenCancelled) {
+  const int H = 2, n = 300, d_k = 8;
+  Tensor q, k, scale;
+  for (Tensor* t : {&q, &k}) {
+    t->Resize({(size_t)H, (size_t)n, (size_t)d_k});
+    for (size_t i = 0; i < t->data.size(); ++i) t->data[i] = (float)((i * 37) % 11) * 0.1f;
+  }
+  scale.Resize({(size_t)H, (size_t)n});
+  std::fill(scale.data.begin(), scale.data.end(), 1.0f);
+  std::atomic<bool> cancel{true};
+  MapPyramid made;
+  EXPECT_FALSE(ValueWeightedPyramid(q, k, 1.0f, Mask::Causal(), scale, 2, &made, &cancel));
+}

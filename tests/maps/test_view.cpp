@@ -213,3 +213,68 @@ TEST(View, ExactCellsLimitReadsTheFinestLevelInsteadOfWaiting) {
   const ExactCell cell = ExactAt(src, nullptr, 0, 650, 3);
   EXPECT_TRUE(BitEqual(cell.prob, cs.probs.data[(size_t)650 * n + 3]));
 }
+
+TEST(View, ColumnScaleMultipliesEveryExactCell) {
+  // Value-weighted maps: with col_scale, every exact cell (full map or recomputed rows, hover) is prob * scale, and a
+  // pooled exact view pools those products as a plain loop over the cells would.
+  for (Mask mask : {Mask::None(), Mask::Causal()}) {
+    Case cs = MakeCase(300, 2, 16, true, mask);
+    const int n = 300;
+    Tensor scale;
+    scale.Resize({2, (size_t)n});  // [n_head, n_k]
+    for (size_t c = 0; c < scale.data.size(); ++c) scale.data[c] = 0.25f + (float)((c * 7919) % 97) / 16.0f;
+    MapPyramid pyramid;
+    ASSERT_TRUE(ValueWeightedPyramid(cs.q, cs.k, cs.multiplier, mask, scale, 2, &pyramid));
+    MapSource pooled;
+    pooled.pyramid = &pyramid;
+    pooled.q = &cs.q;
+    pooled.k = &cs.k;
+    pooled.multiplier = cs.multiplier;
+    pooled.mask = mask;
+    pooled.col_scale = &scale;
+    MapSource full;
+    full.probs = &cs.probs;
+    full.mask = mask;
+    full.col_scale = &scale;
+    auto weighted = [&](int h, int i, int j) {
+      return cs.probs.data[((size_t)h * n + i) * n + j] * scale.data[(size_t)h * n + j];
+    };
+    for (const MapSource* src : {&pooled, &full}) {
+      for (int head : {0, 1}) {
+        for (MapWindow w : {MapWindow{0, 40, 0, 60}, MapWindow{250, 300, 200, 300}}) {
+          const ViewImage v = ComposeView(*src, head, w, 400, 400, PoolKind::kMax);
+          ASSERT_TRUE(v.exact());
+          for (int y = 0; y < v.height; ++y)
+            for (int x = 0; x < v.width; ++x) {
+              const int i = w.r0 + y, j = w.c0 + x;
+              const float got = v.values[(size_t)y * v.width + x];
+              if (mask.Masked(i, j, n)) ASSERT_TRUE(std::isnan(got));
+              else ASSERT_TRUE(BitEqual(got, weighted(head, i, j))) << i << "," << j;
+            }
+          const ExactCell cell = ExactAt(*src, nullptr, head, w.r1 - 1, w.c0);
+          ASSERT_TRUE(BitEqual(cell.prob, weighted(head, w.r1 - 1, w.c0)));
+        }
+        // 300 cells on 200 px: finer than the base level, so exact rows pooled (1.5 cells a texel); the naive loop.
+        for (PoolKind kind : {PoolKind::kMax, PoolKind::kMean}) {
+          const ViewImage v = ComposeView(*src, head, MapWindow{0, n, 0, n}, 200, 200, kind);
+          ASSERT_TRUE(v.exact());
+          for (int y = 0; y < v.height; ++y)
+            for (int x = 0; x < v.width; ++x) {
+              const int r0 = v.RowStart(y), r1 = v.RowStart(y + 1), c0 = v.ColStart(x), c1 = v.ColStart(x + 1);
+              const float got = v.values[(size_t)y * v.width + x];
+              if (mask.AllMasked(r0, r1, c0, c1, n)) {
+                ASSERT_TRUE(std::isnan(got));
+                continue;
+              }
+              float m = -INFINITY;
+              double s = 0;
+              for (int i = r0; i < r1; ++i)
+                for (int j = c0; j < c1; ++j) m = std::max(m, weighted(head, i, j)), s += weighted(head, i, j);
+              if (kind == PoolKind::kMax) ASSERT_EQ(got, m) << y << "," << x;
+              else ASSERT_NEAR(got, s / ((r1 - r0) * (c1 - c0)), 1e-6) << y << "," << x;
+            }
+        }
+      }
+    }
+  }
+}
