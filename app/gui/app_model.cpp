@@ -10,6 +10,7 @@
 #include "io/file_io.h"
 #include "i18n/app_messages.h"
 #include "i18n/localized.h"
+#include "model_analysis.h"
 #include "model_folder.h"
 
 namespace attnviz {
@@ -105,6 +106,11 @@ const AttentionTensors& App::OverviewLayer(int layer, bool hide_special) {
   return *made;
 }
 
+bool App::ShowsAttention() const {
+  return views.heads.kind == MapKind::kAttention || !results.model ||
+         !MapKindRefusal(*results.model, views.heads.kind).empty();  // refused: the attention maps stand in
+}
+
 void App::UpdateModel() {
   // A folder finished opening: remember it; the next Submit runs it.
   const uint64_t opened = models->open_generation();
@@ -141,7 +147,7 @@ void App::UpdateModel() {
     applied_exact_rows_ = made;
     const ExactRowsRequest& r = made->request;
     if (view == shown_layer_ && results.shown && r.layer == layer && r.result->generation == view.generation &&
-        results.shown->tensors.q->empty()) {
+        results.shown->tensors.q->empty() && ShowsAttention()) {
       if (made->status.ok()) {
         auto with_rows = std::make_shared<ComputeResult>(*results.shown);
         with_rows->generation = ++view_generation_;
@@ -163,7 +169,8 @@ void App::UpdateModel() {
   result->tensors = OverviewLayer(layer, settings.model_hide_special);
   // A streamed layer: its q and k made from its input in the background, for exact rows and hover (until then the
   // view reads the finest kept level).
-  if (result->tensors.pooled && result->tensors.q->empty()) models->MakeExactRows(results.model, layer);
+  // Not for a pooled rollout: the layer's q and k make attention rows, not rollout ones.
+  if (result->tensors.pooled && result->tensors.q->empty() && ShowsAttention()) models->MakeExactRows(results.model, layer);
   result->request.kv_text = results.model->request.text;
   result->seconds = results.model->seconds;
   results.shown = result;
