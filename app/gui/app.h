@@ -97,6 +97,9 @@ class App {
   // Layer `layer` of the latest model result as the panels draw it (special tokens left out when
   // asked: a copy of that layer, made once per result), of the map kind the Heads panel picked (views.heads.kind).
   const AttentionTensors& OverviewLayer(int layer, bool hide_special);
+  // The Heads panel shows the attention maps (that kind, or the one picked is refused): what a streamed layer's
+  // q and k (exact rows) belong to.
+  bool ShowsAttention() const;
   // One sentence on what head (layer, head) of the latest model result does: its strongest role, the score and
   // what the role means (core/model/roles.h). "" when no model result has roles for that head.
   std::string HeadRoleLine(int layer, int head) const;

@@ -10,6 +10,7 @@
 #include "io/file_io.h"
 #include "i18n/app_messages.h"
 #include "i18n/localized.h"
+#include "model_analysis.h"
 #include "model_folder.h"
 
 namespace attnviz {
@@ -105,6 +106,11 @@ const AttentionTensors& App::OverviewLayer(int layer, bool hide_special) {
   return *made;
 }
 
+bool App::ShowsAttention() const {
+  return views.heads.kind == MapKind::kAttention || !results.model ||
+         !MapKindRefusal(*results.model, views.heads.kind).empty();  // refused: the attention maps stand in
+}
+
 void App::UpdateModel() {
   // A folder finished opening: remember it; the next Submit runs it.
   const uint64_t opened = models->open_generation();
@@ -136,6 +142,8 @@ void App::UpdateModel() {
   // What the Heads panel shows: the chosen layer, as a ComputeResult (its probs shared, not copied).
   const int layer = std::clamp(settings.model_layer, 0, std::max(0, results.model->n_layer() - 1));
   const LayerView view{results.model->generation, layer, settings.model_hide_special, views.heads.kind};
+  // A rollout on screen takes no q and k: they make attention rows, not rollout ones (a pooled rollout has none).
+  const bool rollout_shown = view.kind == MapKind::kRollout && !ShowsAttention();
   // The shown streamed layer's q and k arrived (MakeExactRows below): the same view, now with exact rows (and, for the
   // value-weighted kind, the layer's value-weighted pyramid in place of the attention maps shown meanwhile).
   if (std::shared_ptr<const ExactRows> made = models->exact_rows(); made && made != applied_exact_rows_) {
@@ -144,7 +152,7 @@ void App::UpdateModel() {
     // The kind wants the layer's value-weighted pyramid (a streamed run) and this job made it.
     const bool weighted = made->weighted && ValueWeightedPending(*results.model, layer, view.kind, nullptr);
     if (view == shown_layer_ && results.shown && r.layer == layer && r.result->generation == view.generation &&
-        (results.shown->tensors.q->empty() || (weighted && results.shown->tensors.col_scale->empty()))) {
+        !rollout_shown && (results.shown->tensors.q->empty() || (weighted && results.shown->tensors.col_scale->empty()))) {
       if (made->status.ok()) {
         auto with_rows = std::make_shared<ComputeResult>(*results.shown);
         with_rows->generation = ++view_generation_;
@@ -174,7 +182,7 @@ void App::UpdateModel() {
   std::shared_ptr<const ExactRows> made = models->exact_rows();
   if (weighted && made && made->status.ok() && !ValueWeightedPending(*results.model, layer, view.kind, made.get()))
     result->tensors = KindLayerForDisplay(*results.model, layer, view.kind, settings.model_hide_special, made.get());
-  else if (result->tensors.pooled && result->tensors.q->empty())
+  else if (result->tensors.pooled && result->tensors.q->empty() && !rollout_shown)
     models->MakeExactRows(results.model, layer, weighted);
   result->request.kv_text = results.model->request.text;
   result->seconds = results.model->seconds;

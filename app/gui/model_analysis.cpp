@@ -28,6 +28,24 @@ HeadsView KeptHeads(const Tensor& t) {
   return v;
 }
 
+// A pooled rollout (rollout_factor f > 1) as the panels draw it: every token (nothing to cut special ones out
+// of), a one-head pyramid whose base level holds R'[I, J] / cols_covered(J) (view.h reads its finest level when
+// zoomed in; hover has nothing exact: no probs, q or k).
+AttentionTensors PooledRolloutLayer(const ModelResult& r, const LayerMaps& maps, const LayerAnalysis& a) {
+  AttentionTensors t;
+  static_cast<LayerMaps&>(t) = maps;  // the title's words, the mask
+  t.metrics.clear();
+  t.q = t.k = t.probs = EmptyTensor();
+  const int n = (int)r.tokens.size();
+  t.pyramid = std::make_shared<const MapPyramid>(
+      MapPyramid::FromPooledMean(a.rollout->data.data(), 1, n, n, a.rollout_factor));  // rollout: [1, nb, nb]
+  t.pooled = true;
+  t.exact_cells_limit = 0;
+  t.query_tokens = maps.kv_tokens;
+  t.kv_tokens = maps.kv_tokens;
+  return t;
+}
+
 }  // namespace
 
 const char* MapKindName(MapKind kind) {
@@ -39,8 +57,9 @@ const char* MapKindName(MapKind kind) {
 }
 
 UiMessage RolloutRefusal(int n) {
-  if (n > kRolloutMaxTokens) return UiMessage(Str::kRolloutRefusedLong, {std::to_string(n), std::to_string(kRolloutMaxTokens)});
-  if (Status s = model::CheckRolloutMemory((size_t)n); !s) return UiMessage(Str::kRolloutRefusedMemory, {UiMessage(s)});
+  // Above kRolloutMaxTokens the pooled rollout's [nb, nb] matrices.
+  if (Status s = model::CheckRolloutMemory((size_t)model::RolloutBlocks(n, RolloutFactor(n))); !s)
+    return UiMessage(Str::kRolloutRefusedMemory, {UiMessage(s)});
   return UiMessage();
 }
 
@@ -88,6 +107,7 @@ AttentionTensors KindLayerForDisplay(const ModelResult& r, int layer, MapKind ki
   SharedTensor full;
   if (kind == MapKind::kRollout) {
     if (a.rollout->empty()) return LayerForDisplay(r, layer, hide_special);
+    if (a.rollout_factor > 1) return PooledRolloutLayer(r, maps, a);
     full = a.rollout;  // [1, n, n]
   } else {
     if (maps.probs->empty() || a.value_norms->empty()) return LayerForDisplay(r, layer, hide_special);
@@ -107,7 +127,7 @@ AttentionTensors KindLayerForDisplay(const ModelResult& r, int layer, MapKind ki
   // How the layer was made (the title's words, the mask's grey cells); the row figures are attention's, left out.
   static_cast<LayerMaps&>(t) = maps;
   t.metrics.clear();
-  t.pyramid.reset();  // a streamed layer's (a streamed rollout is a whole [1, n, n] map: n <= kRolloutMaxTokens)
+  t.pyramid.reset();  // a streamed layer's (a rollout up to kRolloutMaxTokens is a whole [1, n, n] map)
   t.q = t.k = EmptyTensor();
   t.pooled = false;
   t.exact_cells_limit = 0;

@@ -2,6 +2,7 @@
 // each layer (q, k after RoPE for whole-map runs, the multiplier), the value-norm scales and attention rollout,
 // kept per layer as the run goes, and the other map kinds (rollout, value-weighted) as the panels draw them.
 #pragma once
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -19,8 +20,11 @@ namespace attnviz {
 struct ModelResult;
 struct ExactRows;  // model_session.h
 
-// Rollout multiplies two [n, n] matrices per layer (n^3): computed up to this many tokens.
+// Rollout multiplies two [n, n] matrices per layer (n^3): exact up to this many tokens; a longer input's rollout is
+// pooled to blocks of f tokens (model::RolloutPoolFactor: at most this many blocks a side).
 constexpr int kRolloutMaxTokens = 1024;
+// The block size of the rollout of a run over n tokens (1: exact).
+inline int RolloutFactor(int n) { return model::RolloutPoolFactor(std::max(1, n), kRolloutMaxTokens); }
 
 // Kept per layer of a run (shared, immutable once published).
 struct LayerAnalysis {
@@ -28,11 +32,13 @@ struct LayerAnalysis {
   SharedTensor q = EmptyTensor(), k = EmptyTensor();
   float multiplier = 1.0f;
   SharedTensor value_norms = EmptyTensor();  // [n_head, n] = || v_j^(kv of h) W_o^h ||
-  SharedTensor rollout = EmptyTensor();      // [1, n, n] = R_l (empty when refused: RolloutRefusal says why)
+  SharedTensor rollout = EmptyTensor();      // [1, nb, nb] = R_l, pooled R'_l when rollout_factor > 1 (nb =
+                                             // ceil(n / rollout_factor)); empty when refused (RolloutRefusal)
+  int rollout_factor = 1;                    // tokens a side of a rollout cell (RolloutFactor)
 };
 
-// Why a run over n tokens makes no rollout ("" when it does): more than kRolloutMaxTokens, the memory limit. A
-// streamed run makes it from the head mean its blocks add up.
+// Why a run over n tokens makes no rollout ("" when it does): the memory limit (of the pooled size above
+// kRolloutMaxTokens). A streamed run makes it from the head mean its blocks add up.
 UiMessage RolloutRefusal(int n);
 // Why `kind` cannot be shown for this result (empty when it can).
 UiMessage MapKindRefusal(const ModelResult& result, MapKind kind);
@@ -43,7 +49,8 @@ UiMessage MapKindRefusal(const ModelResult& result, MapKind kind);
 std::vector<int> DisplayPositions(const ModelResult& result, bool hide_special);
 
 // Layer `layer` of `kind` as the panels draw it (special tokens left out when asked): attention is
-// LayerForDisplay; value-weighted is probs * value_norms [n_head, n, n]; rollout one map [1, n, n]. The attention
+// LayerForDisplay; value-weighted is probs * value_norms [n_head, n, n]; rollout one map [1, n, n] (a pooled
+// rollout: pooled, no probs, a one-head pyramid of the pooled cells over all n tokens). The attention
 // maps when MapKindRefusal says no (the panels show why). A copy (value-weighted: O(n_head n^2)).
 // A streamed run's value-weighted layer is pooled: `rows` (made for this layer with value_weighted: MakeExactRows) gives
 // its pyramid and q, k, the value norms its exact cells' column scale; without them, the attention maps.

@@ -41,8 +41,12 @@ double KeptBytes(const model::ModelConfig& c, int n, bool stream) {
   double bytes = (double)c.n_layer * n * c.d_model * f / ResumeStride(c, n, stream);  // resume points, layer inputs
   bytes += (double)c.n_layer * c.n_head * n * sizeof(RowMetrics);              // row figures
   bytes += (double)c.n_layer * c.n_head * n * f;                                // value-norm scales
-  if (RolloutRefusal(n).empty())  // its state, the streamed head mean, R_l per layer
-    bytes += model::RolloutMemoryBytes((size_t)n) + (stream ? nn * f : 0) + (double)c.n_layer * nn * f;
+  if (RolloutRefusal(n).empty()) {  // its state, the pooled head mean's sums (streamed or pooled), R_l per layer
+    const int rf = RolloutFactor(n);
+    const double nb = model::RolloutBlocks(n, rf);
+    bytes += stream || rf > 1 ? model::PooledRolloutMemoryBytes((size_t)n, rf) : model::RolloutMemoryBytes((size_t)n);
+    bytes += (double)c.n_layer * nb * nb * f;
+  }
   if (!stream) bytes += (double)c.n_layer * n * (c.q_dim() + c.kv_dim()) * f;  // q, k per layer (neuron view)
   if (!stream) return bytes + (double)c.n_layer * c.n_head * nn * f;            // whole maps
   const int base = MapPyramid::BaseFactor(c.n_head, n, n);
@@ -69,9 +73,11 @@ class LayerMapsSink : public model::LayerSink {
         stream_(stream), resume_stride_(ResumeStride(c, (int)ids.size(), stream)), publish_(std::move(publish)),
         probs_((size_t)c.n_layer), layers_((size_t)c.n_layer), thumbs_((size_t)c.n_layer),
         resume_((size_t)c.n_layer), analysis_((size_t)c.n_layer), roles_(model::MakeHeadRoles(c.n_layer, c.n_head, ids)) {
-    if (RolloutRefusal(n_).empty()) {
-      rollout_ = std::make_unique<model::Rollout>(n_);
-      if (stream_) head_mean_.assign((size_t)n_ * n_, 0.0f);
+    if (RolloutRefusal(n_).empty()) {  // above kRolloutMaxTokens pooled to blocks of rollout_factor_ tokens
+      rollout_factor_ = RolloutFactor(n_);
+      rollout_blocks_ = model::RolloutBlocks(n_, rollout_factor_);
+      rollout_ = std::make_unique<model::Rollout>(rollout_blocks_);
+      if (stream_ || rollout_factor_ > 1) pooled_rows_ = std::make_unique<model::PooledRolloutRows>(n_, rollout_factor_);
     }
     if (stream_) {
       role_rows_ = std::make_unique<model::RoleRows>(n_head_, ids, model::AttentionMask(c).causal(),
@@ -91,14 +97,16 @@ class LayerMapsSink : public model::LayerSink {
     }
     // Rollout is a product over the layers: its state is the earlier run's R_(first-1). A first layer whose head
     // mean is 2R - I gives A^ = 0.5 (2R - I) + 0.5 I = R (rows already sum to 1), so R_0 = R and the next layers
-    // multiply onto it, without the shared layers' maps (a streamed run has none).
+    // multiply onto it, without the shared layers' maps (a streamed run has none). A pooled rollout likewise at
+    // block level: R' [nb, nb] (the same tokens: the same factor).
     const Tensor* r = first > 0 && earlier.analysis[(size_t)first - 1] ? earlier.analysis[(size_t)first - 1]->rollout.get()
                                                                         : nullptr;
-    if (rollout_ && r && !r->empty()) {
-      std::vector<float> mean(r->data);
-      for (int i = 0; i < n_; ++i) {
-        for (int j = 0; j < n_; ++j) mean[(size_t)i * n_ + j] *= 2.0f;
-        mean[(size_t)i * n_ + i] -= 1.0f;
+    const int nb = rollout_blocks_;
+    if (rollout_ && r && !r->empty() && r->dim(1) == (size_t)nb && earlier.analysis[(size_t)first - 1]->rollout_factor == rollout_factor_) {
+      std::vector<float> mean(r->data);  // [nb, nb]
+      for (int i = 0; i < nb; ++i) {
+        for (int j = 0; j < nb; ++j) mean[(size_t)i * nb + j] *= 2.0f;
+        mean[(size_t)i * nb + i] -= 1.0f;
       }
       rollout_->AddMeanLayer(mean.data(), nullptr);
     } else if (first > 0) {
@@ -120,15 +128,9 @@ class LayerMapsSink : public model::LayerSink {
   void OnBlock(int, const RowBlock& block) override {  // the pass's threads: each block covers its own cells
     pyramid_.AddBlock(block);
     role_rows_->AddRows(block.head, block.r0, block.rows, block.probs);
-    if (rollout_) {  // blocks of different heads cover the same rows at once: one writer at a time
-      std::lock_guard<std::mutex> lock(head_mean_mutex_);
-      const float w = 1.0f / (float)n_head_;
-      for (int r = 0; r < block.rows; ++r) {
-        const float* p = block.probs + (size_t)r * block.n_k;
-        float* m = head_mean_.data() + (size_t)(block.r0 + r) * n_;
-        for (int j = 0; j < block.n_k; ++j) m[j] += p[j] * w;
-      }
-    }
+    // Blocks of different heads cover the same rows at once: AddRows sums each block's rows alone, then adds them
+    // in under its mutex (one writer at a time; in double, so the order the threads come in hardly shows).
+    if (rollout_ && pooled_rows_) pooled_rows_->AddRows(block.r0, block.rows, block.probs);  // probs: [rows, n]
   }
   Status OnLayer(const model::LayerOutput& out) override {
     const size_t l = (size_t)out.layer;
@@ -210,15 +212,19 @@ class LayerMapsSink : public model::LayerSink {
     model::ValueNormScales(model_, out, norms->data.data());
     a->value_norms = norms;
     if (rollout_) {
+      const size_t nb = (size_t)rollout_blocks_;
       auto r = std::make_shared<Tensor>();
-      r->Resize({1, (size_t)n_, (size_t)n_});
-      if (out.probs) {
+      r->Resize({1, nb, nb});
+      if (!pooled_rows_) {  // whole maps, exact (n <= kRolloutMaxTokens)
         rollout_->AddLayer(out.probs, n_head_, r->data.data());
-      } else {  // streamed: the head mean the blocks summed
-        rollout_->AddMeanLayer(head_mean_.data(), r->data.data());
-        std::fill(head_mean_.begin(), head_mean_.end(), 0.0f);
+      } else {  // the pooled head mean: the blocks' (streamed) or the whole maps' (probs: [n_head, n, n])
+        if (out.probs && !stream_) pooled_rows_->AddMap(out.probs, n_head_);
+        std::vector<float> mean(nb * nb);  // [nb, nb]
+        pooled_rows_->TakeMean(n_head_, mean.data());
+        rollout_->AddMeanLayer(mean.data(), r->data.data());
       }
       a->rollout = r;
+      a->rollout_factor = rollout_factor_;
     }
     return a;
   }
@@ -238,9 +244,10 @@ class LayerMapsSink : public model::LayerSink {
   std::vector<std::shared_ptr<Tensor>> thumbs_;
   std::vector<std::shared_ptr<const std::vector<float>>> resume_;
   std::vector<std::shared_ptr<const LayerAnalysis>> analysis_;
-  std::unique_ptr<model::Rollout> rollout_;  // null when RolloutRefusal refuses this run
-  std::vector<float> head_mean_;             // streamed rollout: [n, n] = mean over heads of the layer's blocks
-  std::mutex head_mean_mutex_;
+  std::unique_ptr<model::Rollout> rollout_;  // [nb, nb]; null when RolloutRefusal refuses this run
+  int rollout_factor_ = 1, rollout_blocks_ = 0;  // RolloutFactor(n), nb = ceil(n / factor)
+  // The layer's pooled head mean [nb, nb] (streamed runs, or whole maps above kRolloutMaxTokens).
+  std::unique_ptr<model::PooledRolloutRows> pooled_rows_;
   model::HeadRoles roles_;
   // Streaming: the pass's pyramid (one, reset per layer), the role rows, the factor each layer keeps from.
   MapPyramid pyramid_;
@@ -506,6 +513,7 @@ AttentionTensors StackedLayers(const ModelResult& r, bool hide_special, MapKind 
   auto probs = std::make_shared<Tensor>();
   for (int l = 0; l < r.n_layer(); ++l) {
     AttentionTensors layer = KindLayerForDisplay(r, l, kind, hide_special);
+    if (layer.probs->empty()) return AttentionTensors();  // a pooled rollout keeps no whole map to stack
     if (l == 0) {
       stacked.query_tokens = layer.query_tokens;
       stacked.kv_tokens = layer.kv_tokens;

@@ -20,6 +20,7 @@
 
 #include "app.h"
 #include "io/json.h"
+#include "model_analysis.h"
 #include "i18n/localized.h"
 #include "panel_util.h"
 #include "sandbox/score.h"
@@ -366,8 +367,20 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
     ImGui::TextUnformatted(Trf(Str::kTipQuery, {std::to_string(i), ToImGui(t.query_tokens[(size_t)i].text)}).c_str());
     ImGui::TextUnformatted(Trf(Str::kTipKey, {std::to_string(j), ToImGui(t.kv_tokens[(size_t)j].text)}).c_str());
     const bool masked = t.mask.Masked(i, j, t.n_k());
+    // A pooled rollout (a long input; model_analysis.h) has no exact cell: the pooled cell's value (its base level,
+    // R'[I, J] per covered column) and what it pools.
+    const bool pooled_rollout = app.settings.source == Source::kModel && app.views.heads.kind == MapKind::kRollout &&
+                                t.pooled && t.pyramid && !t.pyramid->levels().empty() && std::isnan(cell.prob);
     if (masked) {
       ImGui::TextUnformatted(Tr(Str::kTipMasked));
+    } else if (pooled_rollout) {
+      const PyramidLevel& base = t.pyramid->levels()[0];
+      const float value = base.Plane(PoolKind::kMean, 0)[(size_t)(i / base.factor) * base.cols + (size_t)(j / base.factor)];
+      ImGui::TextUnformatted(Trf(Str::kTipWeight, {FormatNumber(value)}).c_str());
+      ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.0f);
+      ImGui::TextUnformatted(Trf(Str::kRolloutPooled, {std::to_string(t.n_k()), std::to_string(kRolloutMaxTokens),
+                                                       std::to_string(base.factor)}).c_str());
+      ImGui::PopTextWrapPos();
     } else {
       ImGui::TextUnformatted(Trf(Str::kTipWeight, {FormatNumber(cell.prob)}).c_str());
     }

@@ -27,6 +27,13 @@ void DrawMapKindChoice(App& app) {
     if (widget::RadioButton(dump, c.label, c.name, kind == c.kind)) kind = c.kind;
   }
   if (kind == MapKind::kRollout) DimText(Tr(Str::kRolloutExplain));
+  // A long input's rollout is pooled (model_analysis.h RolloutFactor): say to how many tokens a cell.
+  const int n = app.results.model ? (int)app.results.model->tokens.size() : 0;
+  const std::string pooled = kind == MapKind::kRollout && n > 0 && RolloutFactor(n) > 1
+                                 ? Trf(Str::kRolloutPooled, {std::to_string(n), std::to_string(kRolloutMaxTokens),
+                                                             std::to_string(RolloutFactor(n))})
+                                 : std::string();
+  if (!pooled.empty()) DimText(pooled);
   if (kind == MapKind::kValueWeighted) DimText(Tr(Str::kValueWeightedExplain));
   const std::string refusal = app.results.model ? MapKindRefusal(*app.results.model, kind).Render() : std::string();
   if (!refusal.empty()) ErrorText(refusal);
@@ -39,7 +46,8 @@ void DrawMapKindChoice(App& app) {
     if (making) DimText(Trf(Str::kValueWeightedMaking, {std::to_string(layer)}));
   }
   dump.SetField("map_kind", "{\"kind\": " + JsonString(MapKindName(kind)) + ", \"refusal\": " + JsonString(refusal) +
-                                ", \"making\": " + (making ? "true" : "false") + "}");
+                                ", \"making\": " + (making ? "true" : "false") +
+                                ", \"pooled\": " + JsonString(pooled) + "}");
 }
 
 }  // namespace attnviz

@@ -110,17 +110,26 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
     // pooled thumbnails. A streamed (long) run keeps no whole map to cut the special tokens out of: its thumbnails
     // show every token.
     const bool whole = kind != MapKind::kAttention || (hide_special && !t.pooled) || l >= (int)result->thumbnails.size();
-    const Tensor* made = whole ? app.OverviewLayer(l, hide_special).probs.get() : nullptr;
-    if (kind != MapKind::kAttention && made->empty()) {  // made on a later frame (App::OverviewLayer's budget)
+    const AttentionTensors* layer_made = whole ? &app.OverviewLayer(l, hide_special) : nullptr;
+    const Tensor* made = whole ? layer_made->probs.get() : nullptr;
+    // A pooled rollout (a long input) keeps no whole map: the finest pyramid level within the thumbnail's cells.
+    const PyramidLevel* pooled_level = nullptr;
+    if (whole && made->empty() && layer_made->pyramid && !layer_made->pyramid->levels().empty()) {
+      for (const PyramidLevel& level : layer_made->pyramid->levels()) {
+        pooled_level = &level;
+        if (std::max(level.rows, level.cols) <= kThumbnailCells) break;
+      }
+    }
+    if (kind != MapKind::kAttention && made->empty() && !pooled_level) {  // made on a later frame (App::OverviewLayer's budget)
       for (int h = 0; h < heads_drawn; ++h) dl->AddRect(ImVec2(head_x(h), y), ImVec2(head_x(h) + cell, y + cell), dim);
       continue;
     }
     const Tensor& maps = whole ? *made : *result->thumbnails[(size_t)l];
-    const int n_q = (int)maps.dim(1), n_k = (int)maps.dim(2);
+    const int n_q = pooled_level ? pooled_level->rows : (int)maps.dim(1), n_k = pooled_level ? pooled_level->cols : (int)maps.dim(2);
     const size_t plane = (size_t)n_q * n_k;
     for (int h = 0; h < heads_drawn; ++h) {
       HeatmapImage image;
-      image.probs = maps.data.data() + (size_t)h * plane;
+      image.probs = pooled_level ? pooled_level->Plane(PoolKind::kMean, h) : maps.data.data() + (size_t)h * plane;
       image.n_q = n_q;
       image.n_k = n_k;
       image.data_version = result->generation * 8 + (uint64_t)kind * 2 + (hide_special ? 1 : 0);

@@ -50,6 +50,10 @@ void MapPyramid::Reset(int n_head, int n_q, int n_k, int base_factor) {
   ATTNVIZ_CHECK_SHAPE(n_head > 0 && n_q > 0 && n_k > 0 && (base_factor == 2 || base_factor == 4 || base_factor == 8),
                       "pyramid for [" + std::to_string(n_head) + ", " + std::to_string(n_q) + ", " +
                           std::to_string(n_k) + "], base factor " + std::to_string(base_factor));
+  Size(n_head, n_q, n_k, base_factor);
+}
+
+void MapPyramid::Size(int n_head, int n_q, int n_k, int base_factor) {
   n_head_ = n_head, n_q_ = n_q, n_k_ = n_k;
   std::vector<PyramidLevel> levels;
   for (int f = base_factor;; f *= 2) {
@@ -71,6 +75,24 @@ void MapPyramid::Reset(int n_head, int n_q, int n_k, int base_factor) {
   levels_ = std::move(levels);
   head_min_.assign((size_t)n_head, 0.0f);
   head_max_.assign((size_t)n_head, 0.0f);
+}
+
+MapPyramid MapPyramid::FromPooledMean(const float* pooled, int n_head, int n_q, int n_k, int factor) {
+  ATTNVIZ_CHECK_SHAPE(pooled && n_head > 0 && n_q > 0 && n_k > 0 && factor > 0 && (factor & (factor - 1)) == 0,
+                      "pooled maps for [" + std::to_string(n_head) + ", " + std::to_string(n_q) + ", " +
+                          std::to_string(n_k) + "], factor " + std::to_string(factor));
+  MapPyramid p;
+  p.Size(n_head, n_q, n_k, factor);
+  PyramidLevel& base = p.levels_[0];
+  for (int h = 0; h < n_head; ++h)
+    for (int R = 0; R < base.rows; ++R)
+      for (int C = 0; C < base.cols; ++C) {
+        const size_t at = ((size_t)h * base.rows + R) * base.cols + C;
+        const float cols_covered = (float)(std::min(n_k, (C + 1) * factor) - C * factor);
+        base.max[at] = base.mean[at] = pooled[at] / cols_covered;
+      }
+  p.Finish();
+  return p;
 }
 
 void MapPyramid::AddBlock(const RowBlock& b) {

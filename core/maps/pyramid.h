@@ -69,6 +69,11 @@ class MapPyramid {
   void AddMap(const Tensor& probs);
   // Builds the coarser levels from the base, and each head's range; call once all rows are in.
   void Finish();
+  // A finished pyramid of maps [n_head, n_q, n_k] known only pooled: pooled [n_head, ceil(n_q / factor),
+  // ceil(n_k / factor)] holds each block's row mean of column sums (a pooled rollout, core/model/analysis.h).
+  // The base level (factor any power of two) holds pooled / cols_covered in both kinds: the per-cell mean, a value
+  // comparable with an exact map's cells. !! max is that mean too: the exact cells were never made.
+  static MapPyramid FromPooledMean(const float* pooled, int n_head, int n_q, int n_k, int factor);
 
   // A copy without the levels finer than min_factor (the coarsest level at least): what a trained model keeps of
   // each of its many layers once the layer is done (finer windows come from exact rows). The head ranges are
@@ -89,6 +94,7 @@ class MapPyramid {
   size_t bytes() const;
 
  private:
+  void Size(int n_head, int n_q, int n_k, int base_factor);  // Reset's sizing, any base factor
   int n_head_ = 0, n_q_ = 0, n_k_ = 0;
   std::vector<PyramidLevel> levels_;
   std::vector<float> head_min_, head_max_;

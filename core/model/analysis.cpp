@@ -155,6 +155,69 @@ void Rollout::Advance(float* out) {
   if (out) std::copy(r_.begin(), r_.end(), out);
 }
 
+int RolloutPoolFactor(int n, int max_blocks) {
+  MODEL_CHECK(n > 0 && max_blocks > 0);
+  int f = 1;
+  while (RolloutBlocks(n, f) > max_blocks) f *= 2;
+  return f;
+}
+
+double PooledRolloutMemoryBytes(size_t n, int factor) {
+  const double nb = (double)RolloutBlocks((int)n, factor);
+  return RolloutMemoryBytes((size_t)nb) + nb * nb * sizeof(double);
+}
+
+PooledRolloutRows::PooledRolloutRows(int n, int factor)
+    : n_(n), f_(factor), nb_(RolloutBlocks(n, factor)), sums_((size_t)nb_ * nb_, 0.0) {
+  MODEL_CHECK(n > 0 && factor > 0);
+}
+
+void PooledRolloutRows::AddRows(int r0, int rows, const float* probs) {
+  MODEL_CHECK(probs && r0 >= 0 && rows >= 0 && r0 + rows <= n_);
+  if (rows == 0) return;
+  const int I0 = r0 / f_, I1 = (r0 + rows - 1) / f_ + 1;
+  // 1. The block's column-block sums per pooled row, unlocked: [I1 - I0, nb].
+  thread_local std::vector<double> part;
+  part.assign((size_t)(I1 - I0) * nb_, 0.0);
+  for (int r = 0; r < rows; ++r) {
+    const float* p = probs + (size_t)r * n_;
+    double* out = part.data() + (size_t)((r0 + r) / f_ - I0) * nb_;
+    for (int J = 0; J < nb_; ++J) {
+      const int j1 = std::min(n_, (J + 1) * f_);
+      double s = 0;
+      for (int j = J * f_; j < j1; ++j) s += p[j];
+      out[J] += s;
+    }
+  }
+  // 2. Into the layer's sums, one writer at a time.
+  std::lock_guard<std::mutex> lock(mutex_);
+  double* sums = sums_.data() + (size_t)I0 * nb_;
+  for (size_t c = 0; c < part.size(); ++c) sums[c] += part[c];
+}
+
+void PooledRolloutRows::AddMap(const float* probs, int n_head) {
+  MODEL_CHECK(probs && n_head > 0);
+  const size_t nn = (size_t)n_ * n_;
+  if (f_ == 1) {  // head by head into each cell: Rollout::AddLayer's order of sums
+    for (int h = 0; h < n_head; ++h)
+      for (size_t c = 0; c < nn; ++c) sums_[c] += probs[(size_t)h * nn + c];
+    return;
+  }
+  for (int h = 0; h < n_head; ++h) AddRows(0, n_, probs + (size_t)h * nn);
+}
+
+void PooledRolloutRows::TakeMean(int n_head, float* mean) {
+  MODEL_CHECK(mean && n_head > 0);
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (int I = 0; I < nb_; ++I) {
+    const int rows_in = std::min(n_, (I + 1) * f_) - I * f_;
+    // f = 1: m / n_head exactly as Rollout::AddLayer divides.
+    const double d = (double)n_head * rows_in;
+    for (int J = 0; J < nb_; ++J) mean[(size_t)I * nb_ + J] = (float)(sums_[(size_t)I * nb_ + J] / d);
+  }
+  std::fill(sums_.begin(), sums_.end(), 0.0);
+}
+
 void ValueNorms(const Model& model, const LayerOutput& out, float* value_norm) {
   const ModelConfig& c = model.config();
   MODEL_CHECK(out.probs && value_norm);

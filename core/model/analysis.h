@@ -12,9 +12,16 @@
 //   (an orthogonal map: exact up to float rounding), so the run keeps no extra copy.
 // Rollout (Abnar & Zuidema 2020): A^_l = 0.5 mean_h(A_l,h) + 0.5 I, rows divided by their sums;
 //   R_0 = A^_0, R_l = A^_l R_(l-1). R_l[i, j]: how much of token j reaches position i after layer l.
+// Pooled rollout (long inputs: exact rollout keeps [n, n] matrices and costs n^3 a layer): blocks of f tokens,
+//   nb = ceil(n / f). P[I, J] = mean over rows i in I of sum over columns j in J of mean_h A[h, i, j] (rows of P
+//   still sum to 1; a partial last block divides by the rows it has). Pooling the identity gives the identity at
+//   block level, so pool(A^) = 0.5 P + 0.5 I and Rollout(nb) fed P gives R'_l. !! R'_l approximates the block
+//   pooling (row mean, column sum) of the exact R_l: exact when the rows within each block are equal (pooling
+//   then commutes with the product), otherwise the within-block variation of each layer is averaged away.
 // Value-weighted norms (Kobayashi et al. 2020): alpha_ij^h * || v_j^h W_o^h || where W_o^h [d_head, d_model] is
 //   the slice of the output projection head h's output feeds (bias left out: it does not depend on j).
 #pragma once
+#include <mutex>
 #include <vector>
 
 #include "base/status.h"
@@ -57,6 +64,37 @@ class Rollout {
   void Advance(float* out);  // a_ holds the head mean: A^, then R
   int n_ = 0, layers_ = 0;
   std::vector<float> r_, a_, next_;  // [n, n] each
+};
+
+// The block size of a pooled rollout over n tokens: the smallest power of two f with ceil(n / f) <= max_blocks
+// (f = 1, the exact rollout, when n <= max_blocks).
+int RolloutPoolFactor(int n, int max_blocks);
+// ceil(n / factor).
+inline int RolloutBlocks(int n, int factor) { return (n + factor - 1) / factor; }
+// What a pooled rollout holds beside Rollout(nb)'s three matrices: the [nb, nb] double sums of PooledRolloutRows.
+double PooledRolloutMemoryBytes(size_t n, int factor);
+
+// The pooled head mean P of one layer (the header's pooled rollout), summed in double from rows as a pass makes
+// them: AddRows of any head in any order, then TakeMean once per layer. For f = 1 and AddMap (heads in order) the
+// mean is bit for bit Rollout::AddLayer's.
+class PooledRolloutRows {
+ public:
+  PooledRolloutRows(int n, int factor);
+  // probs: [rows, n] = rows r0.. of one head (one LayerSink::OnBlock). Thread-safe: each block's column sums
+  // are made unlocked, then added under a mutex (one writer at a time).
+  void AddRows(int r0, int rows, const float* probs);
+  // probs: [n_head, n, n]: every head's rows, head by head.
+  void AddMap(const float* probs, int n_head);
+  // mean: [nb, nb] = P (the sums / (n_head * rows in I)); clears the sums for the next layer.
+  void TakeMean(int n_head, float* mean);
+  int n() const { return n_; }
+  int factor() const { return f_; }
+  int blocks() const { return nb_; }
+
+ private:
+  int n_, f_, nb_;
+  std::vector<double> sums_;  // [nb, nb]: sum over heads, rows i in I, columns j in J of probs
+  std::mutex mutex_;
 };
 
 // "Ablate each head once": the mean next-token loss (predict.h) of the text with each head ablated in turn, on top

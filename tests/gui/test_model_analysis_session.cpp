@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "model/run.h"
 #include "maps/view.h"
@@ -238,10 +241,125 @@ TEST(SessionAnalysisKinds, StreamedRunsMakeRolloutFromTheirBlocksAndValueWeighte
     EXPECT_TRUE(ValueWeightedPending(*r, 0, MapKind::kValueWeighted, nullptr));
     EXPECT_TRUE(StackedLayers(*r, false, MapKind::kValueWeighted).probs->empty());
   }
-  // Longer than kRolloutMaxTokens: refused, naming the bound.
-  const std::string longer = RolloutRefusal(kRolloutMaxTokens + 1).Render(Lang::kEn);
-  EXPECT_NE(longer.find(std::to_string(kRolloutMaxTokens)), std::string::npos) << longer;
+  // Longer than kRolloutMaxTokens: not refused, pooled (PooledRolloutMatchesTheCore).
   EXPECT_TRUE(RolloutRefusal(kRolloutMaxTokens).empty());
+  EXPECT_TRUE(RolloutRefusal(kRolloutMaxTokens + 1).empty());
+  EXPECT_TRUE(RolloutRefusal(8192).empty());
+  EXPECT_EQ(RolloutFactor(kRolloutMaxTokens), 1);
+  EXPECT_EQ(RolloutFactor(kRolloutMaxTokens + 1), 2);
+}
+
+// The llama fixture with room for more than kRolloutMaxTokens positions (RoPE: no position table to grow), in a
+// temporary folder.
+std::string LongLlamaFixture() {
+  namespace fs = std::filesystem;
+  const fs::path from = fs::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures/models_e2e/llama";
+  const fs::path to = fs::path(::testing::TempDir()) / "attnviz_long_llama";
+  fs::create_directories(to);
+  for (const char* f : {"model.safetensors", "tokenizer.json"})
+    fs::copy_file(from / f, to / f, fs::copy_options::overwrite_existing);
+  std::ifstream in(from / "config.json");
+  std::string config((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string key = "\"max_position_embeddings\": 128";
+  const size_t at = config.find(key);
+  EXPECT_NE(at, std::string::npos);
+  if (at != std::string::npos) config.replace(at, key.size(), "\"max_position_embeddings\": 4096");
+  std::ofstream(to / "config.json") << config;
+  return to.string();
+}
+
+// Each layer's probs [n_head, n, n] of a run (the core's side).
+class ProbsSink : public model::LayerSink {
+ public:
+  Status OnLayer(const model::LayerOutput& out) override {
+    probs.emplace_back(out.probs, out.probs + (size_t)out.n_head * out.n * out.n);
+    return Status::Ok();
+  }
+  std::vector<std::vector<float>> probs;
+};
+
+TEST(SessionAnalysisKinds, APooledRolloutOfALongInputMatchesTheCoresPooledRollout) {
+  const std::string dir = LongLlamaFixture();
+  std::string text;
+  while (text.size() < 2200) text += kText, text += " ";  // about 1150 tokens: f = 2
+  ModelSession streamed, whole, fresh;
+  streamed.set_stream_above_cells(0), fresh.set_stream_above_cells(0);
+  ModelRequest request;
+  request.text = text;
+  streamed.Open(dir);
+  ASSERT_TRUE(streamed.WaitIdle(60));
+  request.folder = streamed.folder();
+  ASSERT_TRUE(request.folder) << streamed.open_error();
+  auto s = RunOnce(streamed, request);
+  ASSERT_TRUE(s && s->streamed);
+  const int n = (int)s->tokens.size(), f = RolloutFactor(n), nb = model::RolloutBlocks(n, f);
+  ASSERT_GT(n, kRolloutMaxTokens);
+  ASSERT_LE(n, 2 * kRolloutMaxTokens);
+  ASSERT_EQ(f, 2);
+  EXPECT_TRUE(MapKindRefusal(*s, MapKind::kRollout).empty());
+  whole.Open(dir);
+  ASSERT_TRUE(whole.WaitIdle(60));
+  request.folder = whole.folder();
+  auto w = RunOnce(whole, request);
+  ASSERT_TRUE(w && !w->streamed);
+  // The core's pooled rollout of the same maps (the whole run's tokens; the run itself, not the session).
+  const model::Model& m = *request.folder->model;
+  ProbsSink core;
+  ASSERT_TRUE(model::RunModel(m, TokenIds(w->tokens), WhatIfRunOptions(request.what_ifs(), m.config().n_layer), &core).ok());
+  model::PooledRolloutRows rows(n, f);
+  model::Rollout rollout(nb);
+  std::vector<float> mean((size_t)nb * nb), want((size_t)nb * nb);
+  for (int l = 0; l < s->n_layer(); ++l) {
+    SCOPED_TRACE("layer " + std::to_string(l));
+    rows.AddMap(core.probs[(size_t)l].data(), m.config().n_head);
+    rows.TakeMean(m.config().n_head, mean.data());
+    rollout.AddMeanLayer(mean.data(), want.data());
+    for (const ModelResult* r : {s.get(), w.get()}) {
+      const LayerAnalysis& a = *r->analysis[(size_t)l];
+      EXPECT_EQ(a.rollout_factor, f);
+      ASSERT_EQ(a.rollout->shape, (std::vector<size_t>{1, (size_t)nb, (size_t)nb}));
+      for (int I = 0; I < nb; ++I) {
+        double sum = 0;
+        for (int J = 0; J < nb; ++J) sum += a.rollout->data[(size_t)I * nb + J];
+        ASSERT_NEAR(sum, 1.0, 1e-5) << "block row " << I;
+      }
+      for (size_t c = 0; c < want.size(); ++c) ASSERT_NEAR(a.rollout->data[c], want[c], 1e-5f) << c;
+      // As the panels draw it: every token, pooled, one head; the base cells are R' per covered column.
+      const AttentionTensors t = KindLayerForDisplay(*r, l, MapKind::kRollout, true);
+      EXPECT_TRUE(t.pooled);
+      EXPECT_TRUE(t.probs->empty() && t.q->empty() && t.k->empty());
+      ASSERT_TRUE(t.pyramid);
+      EXPECT_EQ(t.n_head(), 1);
+      EXPECT_EQ(t.n_q(), n);
+      EXPECT_EQ((int)t.kv_tokens.size(), n);
+      EXPECT_EQ(t.pyramid->levels()[0].factor, f);
+      EXPECT_FLOAT_EQ(t.pyramid->levels()[0].mean[(size_t)(nb - 1) * nb + 3], want[(size_t)(nb - 1) * nb + 3] / f);
+      // Zoomed in to single tokens: the pooled cells, nothing exact to hover.
+      const ViewImage v = ComposeView(t.Source(1), 0, MapWindow{n - 8, n, 0, 8}, 8, 8, PoolKind::kMax);
+      EXPECT_EQ(v.level, 0);
+      EXPECT_FLOAT_EQ(v.values[0], want[(size_t)((n - 8) / f) * nb] / f);
+      EXPECT_TRUE(std::isnan(ExactAt(t.Source(1), nullptr, 0, n - 1, 0).prob));
+    }
+  }
+  EXPECT_TRUE(StackedLayers(*w, false, MapKind::kRollout).probs->empty());  // no whole maps to stack
+  // A what-if resumed at the last layer goes on from the earlier (streamed) run's R' at block level, as a fresh
+  // run makes it.
+  fresh.Open(dir);
+  ASSERT_TRUE(fresh.WaitIdle(60));
+  const int L = s->n_layer();
+  ModelRequest what_if = request;
+  what_if.folder = streamed.folder();
+  what_if.temperature = 0.5f;
+  what_if.whatif_layers = {L - 1};
+  auto after = RunOnce(streamed, what_if);
+  ASSERT_TRUE(after);
+  ASSERT_EQ(after->resumed_from, L - 1);
+  what_if.folder = fresh.folder();
+  auto exp = RunOnce(fresh, what_if);
+  ASSERT_TRUE(exp);
+  const Tensor& got = *after->analysis[(size_t)L - 1]->rollout;
+  ASSERT_EQ(got.shape, exp->analysis[(size_t)L - 1]->rollout->shape);
+  for (size_t c = 0; c < got.size(); ++c) ASSERT_NEAR(got.data[c], exp->analysis[(size_t)L - 1]->rollout->data[c], 1e-5f) << c;
 }
 
 // A streamed run's value-weighted layer, as the Heads panel gets it (MakeExactRows with value_weighted): its pyramid

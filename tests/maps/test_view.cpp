@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <random>
 
@@ -277,4 +279,55 @@ TEST(View, ColumnScaleMultipliesEveryExactCell) {
       }
     }
   }
+}
+
+// A pyramid made from pooled cells only (a pooled rollout: MapPyramid::FromPooledMean), no probs, q or k: a window
+// finer than its base factor (zoomed in) reads the base level's cells, never out of bounds; hover has nothing exact.
+TEST(View, PooledOnlyPyramidZoomedInReadsItsBaseCellsAndHoverIsNotExact) {
+  const int n = 37, f = 4, nb = (n + f - 1) / f;  // 10 blocks, the last of 1 token
+  // pooled: [1, nb, nb], rows summing to 1 (row mean of column sums, as a pooled rollout keeps).
+  std::vector<float> pooled((size_t)nb * nb);
+  for (int I = 0; I < nb; ++I) {
+    double sum = 0;
+    for (int J = 0; J <= I; ++J) sum += pooled[(size_t)I * nb + J] = 1.0f + (float)((I * 7 + J * 3) % 5);
+    for (int J = 0; J <= I; ++J) pooled[(size_t)I * nb + J] = (float)(pooled[(size_t)I * nb + J] / sum);
+  }
+  const MapPyramid p = MapPyramid::FromPooledMean(pooled.data(), 1, n, n, f);
+  ASSERT_EQ(p.levels()[0].factor, f);
+  ASSERT_EQ(p.levels()[0].rows, nb);
+  // The base cells: pooled / columns covered, max = mean; a mean level keeps each row block's sum.
+  auto cols_covered = [&](int J) { return std::min(n, (J + 1) * f) - J * f; };
+  for (const PyramidLevel& level : p.levels())
+    for (int R = 0; R < level.rows; ++R) {
+      double sum = 0;
+      for (int C = 0; C < level.cols; ++C)
+        sum += (double)level.mean[(size_t)R * level.cols + C] * (std::min(n, (C + 1) * level.factor) - C * level.factor);
+      EXPECT_NEAR(sum, 1.0, 1e-5) << "factor " << level.factor << " row " << R;
+    }
+  EXPECT_FLOAT_EQ(p.levels()[0].max[(size_t)9 * nb + 9], pooled[(size_t)9 * nb + 9] / cols_covered(9));
+  MapSource src;
+  src.pyramid = &p;
+  src.mask = Mask::Causal();
+  EXPECT_EQ(src.n_q(), n);
+  for (PoolKind kind : {PoolKind::kMax, PoolKind::kMean}) {
+    // Cell for cell (one texel a token): each texel is its block's base cell; the corner block is partial.
+    for (MapWindow w : {MapWindow{0, n, 0, n}, MapWindow{30, 37, 28, 37}, MapWindow{5, 6, 2, 3}}) {
+      const ViewImage v = ComposeView(src, 0, w, w.cols(), w.rows(), kind);
+      EXPECT_EQ(v.level, 0);
+      ASSERT_EQ(v.width, w.cols());
+      for (int y = 0; y < v.height; ++y)
+        for (int x = 0; x < v.width; ++x) {
+          const int i = w.r0 + y, j = w.c0 + x;
+          const float got = v.values[(size_t)y * v.width + x];
+          if (j > i) {
+            EXPECT_TRUE(std::isnan(got)) << i << ", " << j;  // masked
+            continue;
+          }
+          EXPECT_FLOAT_EQ(got, pooled[(size_t)(i / f) * nb + j / f] / cols_covered(j / f)) << i << ", " << j;
+        }
+    }
+  }
+  const ExactCell cell = ExactAt(src, nullptr, 0, 36, 36);
+  EXPECT_TRUE(std::isnan(cell.prob));
+  EXPECT_TRUE(std::isnan(cell.score));
 }

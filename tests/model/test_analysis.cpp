@@ -1,6 +1,7 @@
 // core/model/predict.* and analysis.*, and RunOptions::ablate: every fixture against PyTorch's float64 reference
 // (tests/fixtures/models/make_analysis_fixtures.py -> analysis.json, ablate_*.npy, rollout.npy, value_norm.npy):
 // next-token top-k and loss, a head ablated, the neuron view (with and without RoPE), rollout, value norms.
+#include <algorithm>
 #include <cmath>
 
 #include "io/npy.h"
@@ -364,6 +365,186 @@ TEST(AnalysisChecks, RolloutRowsSumToOneAndOversizeIsRefused) {
   Status s = CheckRolloutMemory(size_t(1) << 30);
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.message(), HasSubstr("attention rollout of 1073741824 tokens needs about"));
+}
+
+// Random attention maps [n_head, n, n]: causal rows that sum to 1 (softmax of random logits).
+std::vector<float> RandomProbs(int n_head, int n, unsigned seed) {
+  std::vector<float> probs((size_t)n_head * n * n, 0.0f);
+  unsigned state = seed;
+  auto next = [&] { return (state = state * 1664525u + 1013904223u) / 4294967296.0; };
+  for (int h = 0; h < n_head; ++h)
+    for (int i = 0; i < n; ++i) {
+      float* row = probs.data() + ((size_t)h * n + i) * n;
+      double sum = 0;
+      for (int j = 0; j <= i; ++j) sum += (row[j] = (float)std::exp(3.0 * next()));
+      for (int j = 0; j <= i; ++j) row[j] = (float)(row[j] / sum);
+    }
+  return probs;
+}
+
+// The pooled rollout of maps `layers` (each [n_head, n, n]): R'_l per layer, [nb, nb] each.
+std::vector<std::vector<float>> PooledRollout(const std::vector<std::vector<float>>& layers, int n_head, int n, int f,
+                                              bool by_rows = false) {
+  PooledRolloutRows rows(n, f);
+  const int nb = rows.blocks();
+  Rollout rollout(nb);
+  std::vector<std::vector<float>> out;
+  std::vector<float> mean((size_t)nb * nb);
+  for (const std::vector<float>& probs : layers) {
+    if (by_rows) {  // as a streamed pass: blocks of 8 rows, heads last to first
+      for (int h = n_head - 1; h >= 0; --h)
+        for (int r0 = 0; r0 < n; r0 += 8)
+          rows.AddRows(r0, std::min(8, n - r0), probs.data() + ((size_t)h * n + r0) * n);
+    } else {
+      rows.AddMap(probs.data(), n_head);
+    }
+    rows.TakeMean(n_head, mean.data());
+    out.emplace_back((size_t)nb * nb);
+    rollout.AddMeanLayer(mean.data(), out.back().data());
+  }
+  return out;
+}
+
+TEST(PooledRollout, FactorIsTheSmallestPowerOfTwoThatFits) {
+  EXPECT_EQ(RolloutPoolFactor(1, 1024), 1);
+  EXPECT_EQ(RolloutPoolFactor(1024, 1024), 1);
+  EXPECT_EQ(RolloutPoolFactor(1025, 1024), 2);
+  EXPECT_EQ(RolloutPoolFactor(2048, 1024), 2);
+  EXPECT_EQ(RolloutPoolFactor(2049, 1024), 4);
+  EXPECT_EQ(RolloutPoolFactor(8192, 1024), 8);
+  EXPECT_EQ(RolloutBlocks(2049, 4), 513);
+  EXPECT_GT(PooledRolloutMemoryBytes(2049, 4), RolloutMemoryBytes(513));
+}
+
+TEST(PooledRollout, FactorOneIsTheExactRolloutBitForBit) {
+  const int n = 13, n_head = 3;
+  std::vector<std::vector<float>> layers = {RandomProbs(n_head, n, 1), RandomProbs(n_head, n, 2), RandomProbs(n_head, n, 3)};
+  const auto pooled = PooledRollout(layers, n_head, n, 1);
+  Rollout exact(n);
+  std::vector<float> want((size_t)n * n);
+  for (size_t l = 0; l < layers.size(); ++l) {
+    exact.AddLayer(layers[l].data(), n_head, want.data());
+    ASSERT_EQ(pooled[l].size(), want.size());
+    for (size_t c = 0; c < want.size(); ++c) ASSERT_EQ(pooled[l][c], want[c]) << l << ": " << c;
+  }
+}
+
+TEST(PooledRollout, RowsSumToOneAndStreamedRowsGiveTheSame) {
+  for (int n : {32, 37}) {  // 37: the last block is partial
+    for (int f : {2, 4, 8}) {
+      SCOPED_TRACE("n " + std::to_string(n) + " f " + std::to_string(f));
+      const int n_head = 4, nb = RolloutBlocks(n, f);
+      std::vector<std::vector<float>> layers = {RandomProbs(n_head, n, 7), RandomProbs(n_head, n, 8)};
+      const auto whole = PooledRollout(layers, n_head, n, f), streamed = PooledRollout(layers, n_head, n, f, true);
+      for (size_t l = 0; l < layers.size(); ++l) {
+        ASSERT_EQ(whole[l].size(), (size_t)nb * nb);
+        for (int I = 0; I < nb; ++I) {
+          double sum = 0;
+          for (int J = 0; J < nb; ++J) {
+            sum += whole[l][(size_t)I * nb + J];
+            EXPECT_GE(whole[l][(size_t)I * nb + J], 0.0f);
+            EXPECT_NEAR(streamed[l][(size_t)I * nb + J], whole[l][(size_t)I * nb + J], 1e-6f);
+          }
+          EXPECT_NEAR(sum, 1.0, 1e-5) << "row " << I;
+        }
+      }
+    }
+  }
+}
+
+// Block pooling of an exact map [n, n]: row mean over I, column sum over J.
+std::vector<double> BlockPool(const std::vector<double>& r, int n, int f) {
+  const int nb = RolloutBlocks(n, f);
+  std::vector<double> p((size_t)nb * nb, 0.0);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) p[(size_t)(i / f) * nb + j / f] += r[(size_t)i * n + j] / (std::min(n, (i / f + 1) * f) - i / f * f);
+  return p;
+}
+
+// The exact rollout in double, from maps [n_head, n, n] per layer: R_l [n, n] per layer.
+std::vector<std::vector<double>> ExactRolloutDouble(const std::vector<std::vector<float>>& layers, int n_head, int n) {
+  std::vector<std::vector<double>> out;
+  std::vector<double> r;
+  for (const std::vector<float>& probs : layers) {
+    std::vector<double> a((size_t)n * n);
+    for (int i = 0; i < n; ++i) {
+      double sum = 0;
+      for (int j = 0; j < n; ++j) {
+        double m = 0;
+        for (int h = 0; h < n_head; ++h) m += probs[((size_t)h * n + i) * n + j];
+        sum += a[(size_t)i * n + j] = 0.5 * m / n_head + (i == j ? 0.5 : 0.0);
+      }
+      for (int j = 0; j < n; ++j) a[(size_t)i * n + j] /= sum;
+    }
+    if (r.empty()) {
+      r = a;
+    } else {
+      std::vector<double> next((size_t)n * n, 0.0);
+      for (int i = 0; i < n; ++i)
+        for (int k = 0; k < n; ++k)
+          for (int j = 0; j < n; ++j) next[(size_t)i * n + j] += a[(size_t)i * n + k] * r[(size_t)k * n + j];
+      r = next;
+    }
+    out.push_back(r);
+  }
+  return out;
+}
+
+TEST(PooledRollout, EqualsTheBlockPoolingOfTheExactRolloutWhenRowsAreEqualWithinBlocks) {
+  // Head-mean maps whose rows are equal within each block of f (every head's row i is the block's first row): then
+  // pooling commutes with each product and R' is the block pooling of the exact R.
+  for (int n : {24, 27}) {  // 27: a partial last block of 3 rows
+    const int n_head = 2, f = 4, nb = RolloutBlocks(n, f);
+    SCOPED_TRACE("n " + std::to_string(n));
+    std::vector<std::vector<float>> layers;
+    for (unsigned seed : {11u, 12u, 13u}) {
+      std::vector<float> probs = RandomProbs(n_head, n, seed);
+      for (int h = 0; h < n_head; ++h)
+        for (int i = 0; i < n; ++i) {
+          // Row i: the last row of its block (it sees every key the block's rows see, and no later one).
+          const int last = std::min(n, (i / f + 1) * f) - 1;
+          std::copy_n(probs.data() + ((size_t)h * n + last) * n, n, probs.data() + ((size_t)h * n + i) * n);
+        }
+      layers.push_back(probs);
+    }
+    const auto pooled = PooledRollout(layers, n_head, n, f);
+    const auto exact = ExactRolloutDouble(layers, n_head, n);
+    for (size_t l = 0; l < layers.size(); ++l) {
+      const std::vector<double> want = BlockPool(exact[l], n, f);
+      for (size_t c = 0; c < want.size(); ++c) ASSERT_NEAR(pooled[l][c], want[c], 1e-5) << l << ": " << c;
+      // Not trivially equal: the blocks mix.
+      EXPECT_GT(want[(size_t)(nb - 1) * nb], 1e-3);
+    }
+  }
+}
+
+TEST(PooledRollout, MatchesADoubleReferenceOfTheSameDefinition) {
+  // R'_l from the definition in double: P from the maps, A^' = 0.5 P + 0.5 I (rows renormalized), R' = A^' R'.
+  const int n = 45, n_head = 3, f = 8, nb = RolloutBlocks(n, f);  // 6 blocks, the last of 5 rows
+  std::vector<std::vector<float>> layers = {RandomProbs(n_head, n, 21), RandomProbs(n_head, n, 22), RandomProbs(n_head, n, 23)};
+  const auto pooled = PooledRollout(layers, n_head, n, f);
+  std::vector<double> r;
+  for (size_t l = 0; l < layers.size(); ++l) {
+    std::vector<double> mean((size_t)n * n, 0.0);
+    for (int h = 0; h < n_head; ++h)
+      for (size_t c = 0; c < mean.size(); ++c) mean[c] += layers[l][(size_t)h * n * n + c] / n_head;
+    std::vector<double> a = BlockPool(mean, n, f);
+    for (int I = 0; I < nb; ++I) {
+      double sum = 0;
+      for (int J = 0; J < nb; ++J) sum += a[(size_t)I * nb + J] = 0.5 * a[(size_t)I * nb + J] + (I == J ? 0.5 : 0.0);
+      for (int J = 0; J < nb; ++J) a[(size_t)I * nb + J] /= sum;
+    }
+    if (r.empty()) {
+      r = a;
+    } else {
+      std::vector<double> next((size_t)nb * nb, 0.0);
+      for (int I = 0; I < nb; ++I)
+        for (int K = 0; K < nb; ++K)
+          for (int J = 0; J < nb; ++J) next[(size_t)I * nb + J] += a[(size_t)I * nb + K] * r[(size_t)K * nb + J];
+      r = next;
+    }
+    for (size_t c = 0; c < r.size(); ++c) ASSERT_NEAR(pooled[l][c], r[c], 1e-6) << l << ": " << c;
+  }
 }
 
 }  // namespace

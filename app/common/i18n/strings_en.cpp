@@ -462,7 +462,7 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kMapKindValueWeighted, "Value-weighted"},
     {Str::kRolloutExplain, "Rollout: row i shows how much of each input token has reached position i after this layer, through every layer's attention and the residual connection (Abnar & Zuidema 2020); one map per layer."},
     {Str::kValueWeightedExplain, "Value-weighted: each weight times the size of what its key adds, \xE2\x80\x96v_j W_o\xE2\x80\x96: a large weight on a key whose value is tiny moves nothing (Kobayashi et al. 2020)."},
-    {Str::kRolloutRefusedLong, "No rollout above {1} tokens (this text has {0}): it multiplies two n\xC3\x97n matrices per layer (n\xC2\xB3)."},
+    {Str::kRolloutPooled, "This text has {0} tokens (more than {1}): the rollout is pooled to {2} tokens per cell, each cell the mean of its block through every layer (an approximation; hover shows the cell, no exact value)."},
     {Str::kRolloutRefusedMemory, "No rollout: {0}"},
     {Str::kValueWeightedMaking, "Making the value-weighted map of layer {0} (a long input: from its q and k); the attention maps are shown until it is ready."},
     {Str::kValueWeightedOverviewStreamed, "A long input: these thumbnails show attention; the Heads panel makes the value-weighted map of the layer it shows."},

@@ -453,7 +453,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kMapKindValueWeighted, "값 가중"},
     {Str::kRolloutExplain, "롤아웃: 행 i는 이 층까지 모든 층의 어텐션과 잔차 연결을 거쳐 각 입력 토큰이 위치 i에 얼마나 도달했는지 보여 줍니다 (Abnar & Zuidema 2020). 층마다 맵이 하나입니다."},
     {Str::kValueWeightedExplain, "값 가중: 각 가중치에 그 키가 더하는 값의 크기 \xE2\x80\x96v_j W_o\xE2\x80\x96를 곱한 맵입니다. 값이 아주 작은 키에 큰 가중치가 실려도 아무것도 움직이지 않습니다 (Kobayashi et al. 2020)."},
-    {Str::kRolloutRefusedLong, "토큰 {1}개를 넘으면 롤아웃을 계산하지 않습니다 (이 텍스트는 {0}개): 층마다 n\xC3\x97n 행렬 두 개를 곱합니다 (n\xC2\xB3)."},
+    {Str::kRolloutPooled, "이 텍스트는 토큰이 {0}개로 {1}개를 넘습니다: 롤아웃 맵은 셀마다 토큰 {2}개로 풀링되며, 각 셀은 모든 층을 거친 블록의 평균입니다 (근사값이므로 호버에는 정확한 값 없이 셀 값만 보입니다)."},
     {Str::kRolloutRefusedMemory, "롤아웃을 계산하지 않습니다: {0}"},
     {Str::kValueWeightedMaking, "층 {0}의 값 가중 맵을 만들고 있습니다 (긴 입력: q와 k에서 다시 계산합니다). 그동안 어텐션 맵을 보여 줍니다."},
     {Str::kValueWeightedOverviewStreamed, "긴 입력이라 이 작은 맵들은 어텐션 맵입니다. 값 가중 맵은 헤드 패널이 보여 주는 층만 만듭니다."},
