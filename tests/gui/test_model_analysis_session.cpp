@@ -19,9 +19,24 @@ namespace attnviz {
 namespace {
 
 const char* kText = "The cat sat on the mat and the dog sat on the log. A bird sang in the tree.";
-
 using testing::Open;
 using testing::RunOnce;
+
+// The same text on one fixture, streamed (no whole maps kept) and whole: what the streamed kinds are checked against.
+struct StreamedAndWhole {
+  ModelSession streamed_session, whole_session;
+  std::shared_ptr<const ModelResult> streamed, whole;
+  explicit StreamedAndWhole(const char* fixture) {
+    streamed_session.set_stream_above_cells(0);
+    ModelRequest request;
+    request.folder = Open(streamed_session, fixture);
+    request.text = kText;
+    streamed = RunOnce(streamed_session, request);
+    request.folder = Open(whole_session, fixture);
+    whole = RunOnce(whole_session, request);
+  }
+};
+
 
 // The core's side of the same run: each layer's value-norm map [n_head, n, n] (core ValueNorms) and probs.
 class CoreSink : public model::LayerSink {
@@ -209,18 +224,12 @@ TEST(SessionAnalysisKinds, DisplayIndicesMapBackPastHiddenSpecialTokens) {
 TEST(SessionAnalysisKinds, StreamedRunsMakeRolloutFromTheirBlocksAndValueWeightedOnDemand) {
   for (const char* fixture : {"llama", "gpt2"}) {
     SCOPED_TRACE(fixture);
-    ModelSession streamed, whole;
-    streamed.set_stream_above_cells(0);
-    ModelRequest request;
-    request.folder = Open(streamed, fixture);
-    request.text = kText;
-    auto r = RunOnce(streamed, request);
+    StreamedAndWhole runs(fixture);
+    auto r = runs.streamed, w = runs.whole;
     ASSERT_TRUE(r && r->streamed);
+    ASSERT_TRUE(w && !w->streamed);
     // Rollout: from the head mean the streamed blocks add up, as a run that keeps whole maps makes it.
     EXPECT_TRUE(MapKindRefusal(*r, MapKind::kRollout).empty());
-    request.folder = Open(whole, fixture);
-    auto w = RunOnce(whole, request);
-    ASSERT_TRUE(w && !w->streamed);
     for (int l = 0; l < r->n_layer(); ++l) {
       const AttentionTensors got = KindLayerForDisplay(*r, l, MapKind::kRollout, false);
       const AttentionTensors want = KindLayerForDisplay(*w, l, MapKind::kRollout, false);
@@ -367,15 +376,9 @@ TEST(SessionAnalysisKinds, APooledRolloutOfALongInputMatchesTheCoresPooledRollou
 TEST(SessionAnalysisKinds, StreamedValueWeightedPyramidsEqualTheWholeRunsMaps) {
   for (const char* fixture : {"llama", "gpt2"}) {
     SCOPED_TRACE(fixture);
-    ModelSession streamed, whole;
-    streamed.set_stream_above_cells(0);
-    ModelRequest request;
-    request.folder = Open(streamed, fixture);
-    request.text = kText;
-    auto r = RunOnce(streamed, request);
+    StreamedAndWhole runs(fixture);
+    auto r = runs.streamed, w = runs.whole;
     ASSERT_TRUE(r && r->streamed);
-    request.folder = Open(whole, fixture);
-    auto w = RunOnce(whole, request);
     ASSERT_TRUE(w && !w->streamed);
     const int n = (int)r->tokens.size();
     for (int l = 0; l < r->n_layer(); ++l) {
@@ -392,9 +395,9 @@ TEST(SessionAnalysisKinds, StreamedValueWeightedPyramidsEqualTheWholeRunsMaps) {
       want = want.Coarsened(kept);
 
       // The background job, as the app asks for it.
-      streamed.MakeExactRows(r, l, /*value_weighted=*/true);
-      ASSERT_TRUE(streamed.WaitIdle(60));
-      std::shared_ptr<const ExactRows> made = streamed.exact_rows();
+      runs.streamed_session.MakeExactRows(r, l, /*value_weighted=*/true);
+      ASSERT_TRUE(runs.streamed_session.WaitIdle(60));
+      std::shared_ptr<const ExactRows> made = runs.streamed_session.exact_rows();
       ASSERT_TRUE(made && made->status.ok()) << (made ? made->status.message() : "none");
       ASSERT_TRUE(made->weighted);
       ASSERT_TRUE(made->For(*r, l));
@@ -437,7 +440,7 @@ TEST(SessionAnalysisKinds, StreamedValueWeightedPyramidsEqualTheWholeRunsMaps) {
       }
     }
     // Another layer's pyramid is not this one's.
-    if (r->n_layer() > 1) EXPECT_TRUE(ValueWeightedPending(*r, 0, MapKind::kValueWeighted, streamed.exact_rows().get()));
+    if (r->n_layer() > 1) EXPECT_TRUE(ValueWeightedPending(*r, 0, MapKind::kValueWeighted, runs.streamed_session.exact_rows().get()));
   }
 }
 
