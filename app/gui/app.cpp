@@ -417,7 +417,8 @@ void App::Update() {
 bool App::Ready() const {
   if (fonts.dirty()) return false;
   if (settings.source == Source::kModel) {
-    if (models->opening() || models->running() || models->making_exact_rows()) return false;
+    if (models->opening() || models->running() || models->making_exact_rows() || models->making_weighted_overview())
+      return false;
     return (results.model && results.model->complete()) || !results.model_error.empty() ||
            !results.config_error.empty() || !models->open_error().empty();
   }
@@ -426,13 +427,14 @@ bool App::Ready() const {
 
 bool App::Busy() const {
   return results.computing || results.sweeping || exporting() || models->opening() || models->running() ||
-         models->making_exact_rows() || (scans && scans->busy()) || fonts.dirty() || !pending_drops.empty() ||
+         models->making_exact_rows() || models->making_weighted_overview() || (scans && scans->busy()) || fonts.dirty() || !pending_drops.empty() ||
          views.learn.variance_job.valid() ||
          (kind_layers_pending_ && kind_budget_frame_ + 1 >= frame);  // layers left for the next frame (app.h)
 }
 
 App::ShownState App::Shown() const {
-  return {results.model.get(), results.shown.get(), results.sweep.get(), models->progress(nullptr), Busy()};
+  return {results.model.get(), results.shown.get(), results.sweep.get(), models->weighted_overview().get(),
+          models->progress(nullptr), Busy()};
 }
 
 void App::Draw(HeatmapRenderer& renderer) {

@@ -128,10 +128,12 @@ class App {
     const void* model = nullptr;  // results.model: a run, or a later step of it (one more layer)
     const void* shown = nullptr;  // results.shown: the maps drawn
     const void* sweep = nullptr;  // results.sweep
+    const void* weighted = nullptr;  // the value-weighted overview's latest step (one more layer)
     std::string model_progress;   // "layer 3 of 30"
     bool busy = false;            // the end of work changes the screen (progress bars go)
     bool operator==(const ShownState& o) const {
-      return model == o.model && shown == o.shown && sweep == o.sweep && model_progress == o.model_progress &&
+      return model == o.model && shown == o.shown && sweep == o.sweep && weighted == o.weighted &&
+             model_progress == o.model_progress &&
              busy == o.busy;
     }
     bool operator!=(const ShownState& o) const { return !(*this == o); }
@@ -177,6 +179,7 @@ class App {
   };
   LayerView shown_layer_;
   std::shared_ptr<const ExactRows> applied_exact_rows_;  // the last q, k made for a shown streamed layer
+  uint64_t weighted_overview_asked_ = 0;  // the model result (generation) the value-weighted overview was asked for
   // Per layer of the current run (nullopt until made), for hide_special: made once as each layer arrives.
   std::vector<std::optional<AttentionTensors>> overview_layers_;
   LayerView overview_view_;

@@ -102,6 +102,18 @@ const AttentionTensors& App::OverviewLayer(int layer, bool hide_special) {
     }
     kind_cells_made_ += (double)results.model->layers[(size_t)layer]->probs->size() + 1;
   }
+  if (!made && views.heads.kind == MapKind::kValueWeighted && results.model->streamed) {
+    // A streamed run's value-weighted thumbnails: its layers' pyramids as MakeWeightedOverview makes them (UpdateModel
+    // asks), pooled like a long input's attention (no whole map, no q and k: the Overview reads the pyramid).
+    const std::shared_ptr<const WeightedOverview> w = models->weighted_overview();
+    if (!w || w->request.result != results.model || layer >= w->layers_done || !w->layers[(size_t)layer]) return empty;
+    AttentionTensors t;
+    static_cast<LayerMaps&>(t) = *results.model->layers[(size_t)layer];
+    t.probs = t.q = t.k = EmptyTensor();
+    t.pyramid = w->layers[(size_t)layer];
+    t.pooled = true;
+    made = std::move(t);
+  }
   if (!made) made = KindLayerForDisplay(*results.model, layer, views.heads.kind, hide_special);
   return *made;
 }
@@ -139,6 +151,14 @@ void App::UpdateModel() {
     }
   }
   if (settings.source != Source::kModel || !results.model) return;
+  // The Overview of a complete streamed run in the value-weighted kind: its thumbnails made in the background.
+  if (views.heads.kind == MapKind::kValueWeighted && results.model->streamed && results.model->complete()) {
+    const std::shared_ptr<const WeightedOverview> w = models->weighted_overview();
+    if ((!w || w->request.result != results.model) && weighted_overview_asked_ != results.model->generation) {
+      weighted_overview_asked_ = results.model->generation;
+      models->MakeWeightedOverview(results.model);
+    }
+  }
   // What the Heads panel shows: the chosen layer, as a ComputeResult (its probs shared, not copied).
   const int layer = std::clamp(settings.model_layer, 0, std::max(0, results.model->n_layer() - 1));
   const LayerView view{results.model->generation, layer, settings.model_hide_special, views.heads.kind};
@@ -174,7 +194,10 @@ void App::UpdateModel() {
   shown_layer_ = view;
   auto result = std::make_shared<ComputeResult>();
   result->generation = ++view_generation_;
-  result->tensors = OverviewLayer(layer, settings.model_hide_special);
+  // (The Overview's layer, shared, except a streamed run's value-weighted one: the Overview's is its thumbnails'.)
+  result->tensors = view.kind == MapKind::kValueWeighted && results.model->streamed
+                        ? KindLayerForDisplay(*results.model, layer, view.kind, settings.model_hide_special)
+                        : OverviewLayer(layer, settings.model_hide_special);
   // A streamed layer: its q and k made from its input in the background, for exact rows and hover (until then the
   // view reads the finest kept level); in the value-weighted kind its value-weighted pyramid too (the attention maps
   // until then), unless the last one made is this layer's.

@@ -291,6 +291,45 @@ int ResumeLayer(const ModelResult* earlier, const ModelRequest& request, const s
   return first;
 }
 
+// ModelSession::MakeWeightedOverview's job: each layer of a complete streamed run in turn, q and k made from its input
+// (WithExactRows), its value-weighted pyramid (ValueWeightedLayerPyramid) kept from the thumbnails' level, published
+// after each layer. Progress: layers done of n_layer; a newer request cancels it within one block.
+std::shared_ptr<WeightedOverview> MakeWeightedOverviewNow(
+    const WeightedOverviewRequest& r, const LatestWins<WeightedOverviewRequest, WeightedOverview>::Job& job) {
+  auto made = std::make_shared<WeightedOverview>();
+  made->generation = job.generation();
+  made->request = r;
+  const ModelResult& result = *r.result;
+  made->layers.resize((size_t)result.n_layer());
+  if (!result.complete() || !result.streamed) {
+    made->status = Status::Error("the value-weighted overview is made of a complete streamed run");
+    return made;
+  }
+  const RunControl control = job.Control("value-weighted overview: ");
+  const int factor = ThumbnailFactor((int)result.tokens.size());
+  for (int l = 0; l < result.n_layer(); ++l) {
+    control.Report("layers", (size_t)l, (size_t)result.n_layer());
+    if (control.cancelled()) return nullptr;
+    AttentionTensors t = LayerAsTensors(result, l);
+    if (Status s = WithExactRows(result, l, &t); !s) {
+      made->status = s;
+      return made;
+    }
+    Result<std::shared_ptr<const MapPyramid>> weighted =
+        ValueWeightedLayerPyramid(result, l, *t.q, *t.k, control.cancel, factor);
+    if (weighted.status().cancelled()) return nullptr;  // a newer request runs
+    if (!weighted) {
+      made->status = weighted.status();
+      return made;
+    }
+    made->layers[(size_t)l] = *weighted;
+    made->layers_done = l + 1;
+    if (l + 1 < result.n_layer()) job.Publish(std::make_shared<const WeightedOverview>(*made));  // shared pyramids
+  }
+  control.Report("layers", (size_t)result.n_layer(), (size_t)result.n_layer());
+  return made;
+}
+
 }  // namespace
 
 ModelSession::ModelSession(std::function<void()> on_change)
@@ -313,7 +352,12 @@ ModelSession::ModelSession(std::function<void()> on_change)
           else made->status = weighted.status();
         }
         return made;
-      }) {}
+      }),
+      weighted_overview_("making the value-weighted overview",
+                         [](const WeightedOverviewRequest& r,
+                            const LatestWins<WeightedOverviewRequest, WeightedOverview>::Job& job) {
+                           return MakeWeightedOverviewNow(r, job);
+                         }) {}
 
 void ModelSession::Open(const std::string& dir) {
   open_.Submit(dir);
@@ -347,7 +391,8 @@ std::string ModelSession::progress(float* fraction) const {
 bool ModelSession::WaitIdle(double seconds) const {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   auto left = [&] { return std::max(0.0, std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count()); };
-  return open_.WaitIdle(left()) && runs_.WaitIdle(left()) && exact_.WaitIdle(left());
+  return open_.WaitIdle(left()) && runs_.WaitIdle(left()) && exact_.WaitIdle(left()) &&
+         weighted_overview_.WaitIdle(left());
 }
 
 std::shared_ptr<OpenedModel> ModelSession::OpenNow(const std::string& dir, const OpenQueue::Job& job) {
@@ -463,8 +508,15 @@ bool ExactRows::For(const ModelResult& result, int layer) const {
          request.result->layers[(size_t)layer] == result.layers[(size_t)layer];
 }
 
+int ThumbnailFactor(int n) {
+  int f = 1;
+  while ((n + f - 1) / f > kThumbnailCells) f *= 2;
+  return f;
+}
+
 Result<std::shared_ptr<const MapPyramid>> ValueWeightedLayerPyramid(const ModelResult& r, int layer, const Tensor& q,
-                                                                    const Tensor& k, const std::atomic<bool>* cancel) {
+                                                                    const Tensor& k, const std::atomic<bool>* cancel,
+                                                                    int keep_from_factor) {
   if (!r.has_layer(layer) || layer >= (int)r.analysis.size() || !r.analysis[(size_t)layer])
     return Status::Error("layer " + std::to_string(layer) + " is not there yet");
   const LayerMaps& maps = *r.layers[(size_t)layer];
@@ -476,7 +528,8 @@ Result<std::shared_ptr<const MapPyramid>> ValueWeightedLayerPyramid(const ModelR
                             cancel))
     return Status::Cancelled();
   // The levels the layer's attention pyramid kept (finer windows come from exact rows, as for attention).
-  const int kept = maps.pyramid && !maps.pyramid->levels().empty() ? maps.pyramid->levels().front().factor : 1;
+  const int kept = keep_from_factor > 0 ? keep_from_factor
+                   : maps.pyramid && !maps.pyramid->levels().empty() ? maps.pyramid->levels().front().factor : 1;
   return std::shared_ptr<const MapPyramid>(std::make_shared<const MapPyramid>(whole.Coarsened(kept)));
 }
 

@@ -89,6 +89,24 @@ struct ExactRows {
   bool For(const ModelResult& result, int layer) const;
 };
 
+// The Overview of a streamed run in the value-weighted kind: every layer's value-weighted pyramid, made one layer after
+// the other in the background (ModelSession::MakeWeightedOverview: q and k from each layer's kept input, a pass over
+// its rows) and kept only from the level the thumbnails read (at most kThumbnailCells a side: a few hundred KiB a
+// layer). Published after each layer, so the Overview fills in as they come.
+struct WeightedOverviewRequest {
+  std::shared_ptr<const ModelResult> result;
+  bool operator==(const WeightedOverviewRequest& o) const { return result == o.result; }
+  bool operator!=(const WeightedOverviewRequest& o) const { return !(*this == o); }
+};
+struct WeightedOverview {
+  uint64_t generation = 0;
+  WeightedOverviewRequest request;
+  Status status;
+  std::vector<std::shared_ptr<const MapPyramid>> layers;  // [n_layer]: null until made
+  int layers_done = 0;
+  bool complete() const { return status.ok() && layers_done == (int)layers.size(); }
+};
+
 struct ModelResult {
   uint64_t generation = 0;
   ModelRequest request;
@@ -154,6 +172,11 @@ class ModelSession {
   }
   std::shared_ptr<const ExactRows> exact_rows() const { return exact_.latest(); }
   bool making_exact_rows() const { return exact_.busy(); }
+  // Makes the Overview's value-weighted thumbnails of a complete streamed run in the background (WeightedOverview;
+  // the latest request wins); weighted_overview() has the layers made so far.
+  void MakeWeightedOverview(std::shared_ptr<const ModelResult> result) { weighted_overview_.Submit({std::move(result)}); }
+  std::shared_ptr<const WeightedOverview> weighted_overview() const { return weighted_overview_.latest(); }
+  bool making_weighted_overview() const { return weighted_overview_.busy(); }
   // Runs over more cells than this (n_layer * n_head * n * n) stream their maps (tests lower it).
   void set_stream_above_cells(double cells) { stream_above_cells_ = cells; }
   // The latest run or step of a run (layers_done of n_layer).
@@ -182,6 +205,7 @@ class ModelSession {
   RunQueue runs_;
   OpenQueue open_;
   LatestWins<ExactRowsRequest, ExactRows> exact_;
+  LatestWins<WeightedOverviewRequest, WeightedOverview> weighted_overview_;
 };
 
 // One layer of a model result as the AttentionTensors the Heads and Export panels draw: its LayerMaps, shared
@@ -195,9 +219,13 @@ Status WithExactRows(const ModelResult& result, int layer, AttentionTensors* t);
 // WithExactRows): the pass's blocks times the layer's value norms [n_head, n] (core ValueWeightedPyramid), at the base
 // factor of the layer's own pass, kept from the factor its attention pyramid was kept at (the same memory).
 // q [n_head, n, d_head], k [n_kv_head, n, d_head]. Status::Cancelled() when cancel stopped it.
+// keep_from_factor > 0: kept from the finest level at least that coarse instead (the Overview's thumbnails).
 Result<std::shared_ptr<const MapPyramid>> ValueWeightedLayerPyramid(const ModelResult& result, int layer, const Tensor& q,
                                                                     const Tensor& k,
-                                                                    const std::atomic<bool>* cancel = nullptr);
+                                                                    const std::atomic<bool>* cancel = nullptr,
+                                                                    int keep_from_factor = 0);
+// The smallest power-of-two factor whose pooled side ceil(n / factor) fits kThumbnailCells (1 when n does).
+int ThumbnailFactor(int n);
 // The same with the special tokens' rows and columns left out when `hide_special` (then a copy).
 AttentionTensors LayerForDisplay(const ModelResult& result, int layer, bool hide_special);
 // Every layer's heads as one stack [n_layer * n_head, n, n] (map k = layer k / n_head, head k % n_head),

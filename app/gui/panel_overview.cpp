@@ -44,9 +44,15 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
     DimText(Trf(Str::kGroupedQueryOverview,
                 {std::to_string(c.n_head), std::to_string(c.n_kv_head), std::to_string(c.n_head / c.n_kv_head)}));
   }
-  // A streamed run makes value-weighted maps one layer at a time, for the Heads panel: its thumbnails stay attention's.
-  const bool attention_thumbnails = app.views.heads.kind == MapKind::kValueWeighted && result->streamed;
-  if (attention_thumbnails) DimText(Tr(Str::kValueWeightedOverviewStreamed));
+  // A streamed run's value-weighted thumbnails are made one layer after the other in the background (App::UpdateModel,
+  // ModelSession::MakeWeightedOverview): say how far, the cells empty until their layer is made.
+  int weighted_done = -1;
+  if (app.views.heads.kind == MapKind::kValueWeighted && result->streamed && result->complete()) {
+    const std::shared_ptr<const WeightedOverview> w = app.models->weighted_overview();
+    weighted_done = w && w->request.result == result ? w->layers_done : 0;
+    if (weighted_done < n_layer)
+      DimText(Trf(Str::kValueWeightedOverviewStreamed, {std::to_string(weighted_done), std::to_string(n_layer)}));
+  }
   // The role filter: heads that do not match are dimmed; each map carries its strongest role.
   ImGui::SetNextItemWidth(std::min(260.0f, ImGui::GetContentRegionAvail().x * 0.6f));
   widget::InputTextWithHint(dump, Str::kRoleFilter, "overview.filter", Tr(Str::kRoleFilterHint),
@@ -91,7 +97,6 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
   if (scan && (!scan->status.ok() || scan->n_head != n_head || scan->n_layer != n_layer)) scan = nullptr;
   // The Heads panel's map kind (attention when this run cannot make it: the Heads panel says why).
   MapKind kind = MapKindRefusal(*result, app.views.heads.kind).empty() ? app.views.heads.kind : MapKind::kAttention;
-  if (attention_thumbnails) kind = MapKind::kAttention;
   // Rollout has one map per layer (all heads mixed): one cell per layer row, in the first head's column, so the
   // rows stay aligned with the layers of the grid and no head seems to own it.
   const int heads_drawn = kind == MapKind::kRollout ? 1 : n_head;
@@ -129,7 +134,8 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
     const size_t plane = (size_t)n_q * n_k;
     for (int h = 0; h < heads_drawn; ++h) {
       HeatmapImage image;
-      image.probs = pooled_level ? pooled_level->Plane(PoolKind::kMean, h) : maps.data.data() + (size_t)h * plane;
+      // Max-pooled like attention's thumbnails (a pooled rollout keeps the block mean in both planes).
+      image.probs = pooled_level ? pooled_level->Plane(PoolKind::kMax, h) : maps.data.data() + (size_t)h * plane;
       image.n_q = n_q;
       image.n_k = n_k;
       image.data_version = result->generation * 8 + (uint64_t)kind * 2 + (hide_special ? 1 : 0);
@@ -218,6 +224,7 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
                                 ", \"n_kv_head\": " + std::to_string(c.n_kv_head) +
                                 ", \"kind\": " + JsonString(MapKindName(kind)) +
                                 ", \"maps_per_layer\": " + std::to_string(heads_drawn) +
+                                ", \"weighted_layers\": " + std::to_string(weighted_done) +
                                 ", \"matching\": " + std::to_string(matching) +
                                 ", \"filter_error\": " + JsonString(filter_error) + "}");
   ImGui::End();

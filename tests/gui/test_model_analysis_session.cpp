@@ -446,3 +446,53 @@ TEST(SessionAnalysisKinds, StreamedValueWeightedPyramidsEqualTheWholeRunsMaps) {
 
 }  // namespace
 }  // namespace attnviz
+
+namespace attnviz {
+namespace {
+
+// ModelSession::MakeWeightedOverview: every layer of a streamed run, published as each is made, equal to the whole
+// run's value-weighted maps pooled to the thumbnails' level; refused for a run that keeps whole maps.
+TEST(SessionAnalysisKinds, TheWeightedOverviewOfAStreamedRunPoolsTheWholeRunsValueWeightedMaps) {
+  StreamedAndWhole runs("llama");
+  auto r = runs.streamed, w = runs.whole;
+  ASSERT_TRUE(r && r->streamed && w && !w->streamed);
+  runs.streamed_session.MakeWeightedOverview(r);
+  ASSERT_TRUE(runs.streamed_session.WaitIdle(60));
+  const std::shared_ptr<const WeightedOverview> made = runs.streamed_session.weighted_overview();
+  ASSERT_TRUE(made && made->complete()) << (made ? made->status.message() : "none");
+  const int n = (int)r->tokens.size();
+  for (int l = 0; l < r->n_layer(); ++l) {
+    SCOPED_TRACE("layer " + std::to_string(l));
+    const AttentionTensors want_maps = KindLayerForDisplay(*w, l, MapKind::kValueWeighted, false);
+    const int n_head = want_maps.n_head();
+    MapPyramid want;
+    want.Reset(n_head, n, n, MapPyramid::BaseFactor(n_head, n, n));
+    want.AddMap(*want_maps.probs);
+    want.Finish();
+    want = want.Coarsened(ThumbnailFactor(n));
+    const MapPyramid& got = *made->layers[(size_t)l];
+    ASSERT_EQ(got.levels().size(), want.levels().size());
+    for (size_t v = 0; v < want.levels().size(); ++v) {
+      ASSERT_EQ(got.levels()[v].factor, want.levels()[v].factor);
+      for (size_t c = 0; c < want.levels()[v].mean.size(); ++c) {
+        ASSERT_NEAR(got.levels()[v].mean[c], want.levels()[v].mean[c], 1e-5f) << v << ": " << c;
+        ASSERT_NEAR(got.levels()[v].max[c], want.levels()[v].max[c], 1e-5f) << v << ": " << c;
+      }
+    }
+  }
+  // A whole-map run has its value-weighted maps already: the job says so rather than make them again.
+  runs.whole_session.MakeWeightedOverview(w);
+  ASSERT_TRUE(runs.whole_session.WaitIdle(60));
+  ASSERT_TRUE(runs.whole_session.weighted_overview());
+  EXPECT_FALSE(runs.whole_session.weighted_overview()->status.ok());
+}
+
+TEST(SessionAnalysisKinds, ThumbnailFactorIsTheSmallestPowerOfTwoThatFits) {
+  EXPECT_EQ(ThumbnailFactor(1), 1);
+  EXPECT_EQ(ThumbnailFactor(kThumbnailCells), 1);
+  EXPECT_EQ(ThumbnailFactor(kThumbnailCells + 1), 2);
+  EXPECT_EQ(ThumbnailFactor(8192), 128);  // ceil(8192 / 128) = 64 <= 96 < ceil(8192 / 64) = 128
+}
+
+}  // namespace
+}  // namespace attnviz

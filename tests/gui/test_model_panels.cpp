@@ -239,6 +239,55 @@ TEST_F(ModelPanelTest, AStreamedLayerOnScreenGetsItsValueWeightedMapInTheBackgro
   EXPECT_EQ(app.results.shown->tensors.pyramid, app.results.model->layers[2]->pyramid);
 }
 
+// The Overview of a streamed run in the value-weighted kind: every layer's value-weighted pyramid, made in the
+// background from each layer's kept input, at the thumbnails' level, and drawn in place of attention's.
+TEST_F(ModelPanelTest, AStreamedRunsOverviewGetsValueWeightedThumbnailsInTheBackground) {
+  App& app = MakeApp("The cat sat on the mat. The cat sat on the mat again, and then the dog sat too.");
+  app.models->set_stream_above_cells(0);  // every run streams
+  Frames(4);
+  ASSERT_TRUE(app.results.model && app.results.model->complete()) << app.results.model_error;
+  ASSERT_TRUE(app.results.model->streamed);
+  EXPECT_EQ(app.models->weighted_overview(), nullptr) << "made only when the kind asks for it";
+  app.views.heads.kind = MapKind::kValueWeighted;
+  Frames(4);
+  const ModelResult& model = *app.results.model;
+  const std::shared_ptr<const WeightedOverview> w = app.models->weighted_overview();
+  ASSERT_TRUE(w);
+  ASSERT_TRUE(w->status.ok()) << w->status.message();
+  EXPECT_EQ(w->request.result, app.results.model);
+  ASSERT_TRUE(w->complete());
+  const std::string overview = app.dump.Field("overview");
+  EXPECT_NE(overview.find("\"kind\": \"value_weighted\""), std::string::npos) << overview;
+  EXPECT_NE(overview.find("\"weighted_layers\": " + std::to_string(model.n_layer())), std::string::npos) << overview;
+  for (int layer = 0; layer < model.n_layer(); ++layer) {
+    SCOPED_TRACE("layer " + std::to_string(layer));
+    // What the Overview draws for the layer: the job's pyramid, which is the layer's value-weighted pyramid (as the
+    // Heads panel makes it) from the thumbnails' level on.
+    const AttentionTensors& drawn = app.OverviewLayer(layer, false);
+    ASSERT_EQ(drawn.pyramid, w->layers[(size_t)layer]);
+    EXPECT_TRUE(drawn.probs->empty());
+    AttentionTensors attention = LayerAsTensors(model, layer);
+    ASSERT_TRUE(WithExactRows(model, layer, &attention).ok());
+    Result<std::shared_ptr<const MapPyramid>> want =
+        ValueWeightedLayerPyramid(model, layer, *attention.q, *attention.k, nullptr,
+                                  ThumbnailFactor((int)model.tokens.size()));
+    ASSERT_TRUE(want) << want.message();
+    ASSERT_EQ(drawn.pyramid->levels().size(), (*want)->levels().size());
+    for (size_t v = 0; v < drawn.pyramid->levels().size(); ++v) {
+      EXPECT_EQ(drawn.pyramid->levels()[v].max, (*want)->levels()[v].max);
+      EXPECT_EQ(drawn.pyramid->levels()[v].mean, (*want)->levels()[v].mean);
+    }
+    // Not attention's: each cell weighed by its key's value norm.
+    EXPECT_NE(drawn.pyramid->levels()[0].mean, model.layers[(size_t)layer]->pyramid->levels()[0].mean);
+  }
+  // A new run (another what-if) asks again: the thumbnails follow the result on screen.
+  app.settings.model_temperature = 2.0f;
+  Frames(6);
+  ASSERT_TRUE(app.results.model && app.results.model->complete());
+  ASSERT_TRUE(app.models->weighted_overview());
+  EXPECT_EQ(app.models->weighted_overview()->request.result, app.results.model);
+}
+
 TEST_F(ModelPanelTest, WhatIfsRecomputeAndSpecialTokensHide) {
   App& app = MakeApp("The cat sat on the mat.");
   Frames(4);

@@ -465,7 +465,7 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kRolloutPooled, "This text has {0} tokens (more than {1}): the rollout is pooled to {2} tokens per cell, each cell the mean of its block through every layer (an approximation; hover shows the cell, no exact value)."},
     {Str::kRolloutRefusedMemory, "No rollout: {0}"},
     {Str::kValueWeightedMaking, "Making the value-weighted map of layer {0} (a long input: from its q and k); the attention maps are shown until it is ready."},
-    {Str::kValueWeightedOverviewStreamed, "A long input: these thumbnails show attention; the Heads panel makes the value-weighted map of the layer it shows."},
+    {Str::kValueWeightedOverviewStreamed, "A long input: making the value-weighted thumbnails layer by layer ({0} of {1} made); the cells fill in as their layer is made."},
     {Str::kWinNeuron, "Neuron view"},
     {Str::kNeuronHint, "Click a cell of a map in the Heads panel to see how its query meets its key."},
     {Str::kNeuronWhat, "Layer {0}, head {1}: query {2} \"{3}\", key {4} \"{5}\""},

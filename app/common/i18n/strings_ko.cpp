@@ -456,7 +456,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kRolloutPooled, "이 텍스트는 토큰이 {0}개로 {1}개를 넘습니다: 롤아웃 맵은 셀마다 토큰 {2}개로 풀링되며, 각 셀은 모든 층을 거친 블록의 평균입니다 (근사값이므로 호버에는 정확한 값 없이 셀 값만 보입니다)."},
     {Str::kRolloutRefusedMemory, "롤아웃을 계산하지 않습니다: {0}"},
     {Str::kValueWeightedMaking, "층 {0}의 값 가중 맵을 만들고 있습니다 (긴 입력: q와 k에서 다시 계산합니다). 그동안 어텐션 맵을 보여 줍니다."},
-    {Str::kValueWeightedOverviewStreamed, "긴 입력이라 이 작은 맵들은 어텐션 맵입니다. 값 가중 맵은 헤드 패널이 보여 주는 층만 만듭니다."},
+    {Str::kValueWeightedOverviewStreamed, "긴 입력이라 값 가중 작은 맵을 층마다 차례로 만들고 있습니다 ({1}개 층 중 {0}개 완료). 층이 만들어지는 대로 칸이 채워집니다."},
     {Str::kWinNeuron, "뉴런 보기"},
     {Str::kNeuronHint, "헤드 패널에서 맵의 칸을 클릭하면 그 쿼리가 키와 어떻게 만나는지 볼 수 있습니다."},
     {Str::kNeuronWhat, "층 {0}, 헤드 {1}: 쿼리 {2} \"{3}\", 키 {4} \"{5}\""},
