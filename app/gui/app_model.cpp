@@ -152,12 +152,18 @@ void App::UpdateModel() {
   }
   if (settings.source != Source::kModel || !results.model) return;
   // The Overview of a complete streamed run in the value-weighted kind: its thumbnails made in the background.
+  // Asked once per result; again when a cancelled job left it unfinished. Another kind stops it.
   if (views.heads.kind == MapKind::kValueWeighted && results.model->streamed && results.model->complete()) {
     const std::shared_ptr<const WeightedOverview> w = models->weighted_overview();
-    if ((!w || w->request.result != results.model) && weighted_overview_asked_ != results.model->generation) {
+    const bool unfinished = !models->making_weighted_overview() &&
+                            (!w || w->request.result != results.model || (w->status.ok() && !w->complete()));
+    if (weighted_overview_asked_ != results.model->generation || unfinished) {
       weighted_overview_asked_ = results.model->generation;
       models->MakeWeightedOverview(results.model);
     }
+  } else if (models->making_weighted_overview()) {
+    models->CancelWeightedOverview();
+    weighted_overview_asked_ = 0;
   }
   // What the Heads panel shows: the chosen layer, as a ComputeResult (its probs shared, not copied).
   const int layer = std::clamp(settings.model_layer, 0, std::max(0, results.model->n_layer() - 1));

@@ -177,6 +177,7 @@ class ModelSession {
   void MakeWeightedOverview(std::shared_ptr<const ModelResult> result) { weighted_overview_.Submit({std::move(result)}); }
   std::shared_ptr<const WeightedOverview> weighted_overview() const { return weighted_overview_.latest(); }
   bool making_weighted_overview() const { return weighted_overview_.busy(); }
+  void CancelWeightedOverview() { weighted_overview_.CancelRunning(); }  // the layers made so far stay
   // Runs over more cells than this (n_layer * n_head * n * n) stream their maps (tests lower it).
   void set_stream_above_cells(double cells) { stream_above_cells_ = cells; }
   // The latest run or step of a run (layers_done of n_layer).
