@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <sstream>
 
 #include "cli_commands.h"
@@ -63,7 +64,8 @@ const char* kModelHelp =
     "                         models also before the rotation), q*k per dimension, the score, scale, logit\n"
     "                         and probability; --json: as JSON\n"
     "  --rollout              with --dump: OUT/rollout.npy [n_layer, n, n], attention rollout (heads averaged,\n"
-    "                         plus the identity, multiplied through the layers)\n"
+    "                         plus the identity, multiplied through the layers); above 1024 tokens pooled to\n"
+    "                         [n_layer, nb, nb], blocks of f tokens, f and nb in OUT/rollout.json\n"
     "  --value-norm           with --dump: OUT/value_norm.npy [n_layer, n_head, n, n], each weight times the\n"
     "                         size of what the key's value adds (||v_j W_o^h||)\n"
     "  --figure OUT           write the heatmap of one head as OUT.png or OUT.svg, as the app's Export does;\n"
@@ -322,11 +324,16 @@ Status WriteModelFigure(const model::ModelConfig& c, const std::vector<tokenize:
 
 // Passes the run on to `next` and, as each layer goes by: the neuron view of its layer, the rollout and the
 // value norms streamed into their .npy files, and the last block's hidden state for the predictions.
+// The rollout is exact up to kRolloutMaxTokens, pooled above (blocks of model::RolloutFactor(n) tokens: [nb, nb]
+// a layer); the value norms go out head by head, so one [n, n] buffer serves both.
 class AnalysisSink : public model::LayerSink {
  public:
   AnalysisSink(model::LayerSink* next, const model::Model& model, const ModelArgs& a, int n, NpyStreamWriter* rollout,
                NpyStreamWriter* value_norm)
-      : next_(next), model_(model), a_(a), rollout_(rollout ? n : 0), rollout_npy_(rollout), value_npy_(value_norm) {}
+      : next_(next), model_(model), a_(a), factor_(model::RolloutFactor(n)),
+        rollout_(rollout ? model::RolloutBlocks(n, factor_) : 0), rollout_npy_(rollout), value_npy_(value_norm) {
+    if (rollout && factor_ > 1) pooled_ = std::make_unique<model::PooledRolloutRows>(n, factor_);
+  }
   Status OnEmbeddings(const float* hidden, int n, int d_model) override {
     return next_->OnEmbeddings(hidden, n, d_model);
   }
@@ -334,15 +341,27 @@ class AnalysisSink : public model::LayerSink {
     if (a_.neuron && out.layer == a_.neuron_at[0])
       neuron = model::Neuron(model_.config(), out, a_.neuron_at[1], a_.neuron_at[2], a_.neuron_at[3]);
     const size_t nn = (size_t)out.n * out.n;
-    if (rollout_npy_) {
+    if (rollout_npy_ && !pooled_) {  // R_l: [n, n]
       buffer_.resize(nn);
       rollout_.AddLayer(out.probs, out.n_head, buffer_.data());
       if (Status s = rollout_npy_->Append(buffer_.data(), nn); !s) return s;
+    } else if (rollout_npy_) {  // R'_l: [nb, nb] from the pooled head mean P
+      const size_t cells = (size_t)pooled_->blocks() * pooled_->blocks();
+      mean_.resize(cells);
+      buffer_.resize(cells);
+      pooled_->AddMap(out.probs, out.n_head);
+      pooled_->TakeMean(out.n_head, mean_.data());
+      rollout_.AddMeanLayer(mean_.data(), buffer_.data());
+      if (Status s = rollout_npy_->Append(buffer_.data(), cells); !s) return s;
     }
     if (value_npy_) {
-      buffer_.resize((size_t)out.n_head * nn);
-      model::ValueNorms(model_, out, buffer_.data());
-      if (Status s = value_npy_->Append(buffer_.data(), buffer_.size()); !s) return s;
+      norms_.resize((size_t)out.n_head * out.n);  // [n_head, n]
+      model::ValueNormScales(model_, out, norms_.data());
+      buffer_.resize(nn);
+      for (int h = 0; h < out.n_head; ++h) {
+        model::ScaleColumns(out.probs + (size_t)h * nn, norms_.data() + (size_t)h * out.n, out.n, out.n, buffer_.data());
+        if (Status s = value_npy_->Append(buffer_.data(), nn); !s) return s;
+      }
     }
     if (out.layer == out.n_layer - 1) last_hidden.assign(out.hidden, out.hidden + (size_t)out.n * out.d_model);
     return next_->OnLayer(out);
@@ -354,10 +373,19 @@ class AnalysisSink : public model::LayerSink {
   model::LayerSink* next_;
   const model::Model& model_;
   const ModelArgs& a_;
+  int factor_;  // tokens per rollout cell (1: exact)
   model::Rollout rollout_;
+  std::unique_ptr<model::PooledRolloutRows> pooled_;  // factor_ > 1
   NpyStreamWriter *rollout_npy_, *value_npy_;
-  std::vector<float> buffer_;
+  std::vector<float> buffer_, mean_, norms_;
 };
+
+// OUT/rollout.json: how rollout.npy's cells map to tokens (cell I covers tokens I*f .. min(n, (I+1)*f) - 1).
+std::string RolloutJson(int n, int factor) {
+  return "{\"tokens\": " + std::to_string(n) + ", \"tokens_per_cell\": " + std::to_string(factor) +
+         ", \"cells\": " + std::to_string(model::RolloutBlocks(n, factor)) +
+         ", \"pooled\": " + (factor > 1 ? "true" : "false") + "}\n";
+}
 
 std::string Piece(const tokenize::Tokenizer& t, int id) {
   auto p = t.IdToPiece(id);
@@ -515,11 +543,13 @@ int RunModelCommand(const std::vector<std::string>& args) {
     if (Status s = model::CheckNeuron(c, (int)tokens->size(), a.neuron_at[0], a.neuron_at[1], a.neuron_at[2], a.neuron_at[3]); !s)
       return UsageError("model", Localized(Status::Prefixed(MsgId::kPrefixContext, {"--neuron"}, s)));
   }
+  const int rollout_factor = model::RolloutFactor((int)tokens->size());
   if (a.rollout) {
     if (Status s = model::CheckRolloutMemory(tokens->size()); !s) return UsageError("model", Localized(s));
-    options.caller_bytes += (size_t)model::RolloutMemoryBytes(tokens->size());
+    options.caller_bytes += (size_t)(rollout_factor > 1 ? model::PooledRolloutMemoryBytes(tokens->size(), rollout_factor)
+                                                        : model::RolloutMemoryBytes(tokens->size()));
   }
-  if (a.value_norm) options.caller_bytes += (size_t)c.n_head * tokens->size() * tokens->size() * sizeof(float);
+  if (a.value_norm) options.caller_bytes += tokens->size() * tokens->size() * sizeof(float);  // one head at a time
   // --figure: the layer and head in the model's range, before anything runs.
   const bool figure = !a.figure.out_path.empty();
   if (figure && a.figure_layer >= c.n_layer)
@@ -543,9 +573,13 @@ int RunModelCommand(const std::vector<std::string>& args) {
       return UsageError("model", Localized(s));
     if (Status s = hidden.Open(dump.Path("hidden.npy"), {(size_t)c.n_layer + 1, n, (size_t)c.d_model}); !s)
       return UsageError("model", Localized(s));
-    if (a.rollout)
-      if (Status s = rollout_npy.Open(dump.Path("rollout.npy"), {(size_t)c.n_layer, n, n}); !s)
+    if (a.rollout) {
+      const size_t cells = (size_t)model::RolloutBlocks((int)n, rollout_factor);
+      if (Status s = rollout_npy.Open(dump.Path("rollout.npy"), {(size_t)c.n_layer, cells, cells}); !s)
         return UsageError("model", Localized(s));
+      if (Status s = WriteFileAtomic(dump.Path("rollout.json"), RolloutJson((int)n, rollout_factor)); !s)
+        return UsageError("model", Localized(s));
+    }
     if (a.value_norm)
       if (Status s = value_npy.Open(dump.Path("value_norm.npy"), {(size_t)c.n_layer, (size_t)c.n_head, n, n}); !s)
         return UsageError("model", Localized(s));

@@ -57,8 +57,7 @@ const char* MapKindName(MapKind kind) {
 }
 
 UiMessage RolloutRefusal(int n) {
-  // Above kRolloutMaxTokens the pooled rollout's [nb, nb] matrices.
-  if (Status s = model::CheckRolloutMemory((size_t)model::RolloutBlocks(n, RolloutFactor(n))); !s)
+  if (Status s = model::CheckRolloutMemory((size_t)std::max(1, n)); !s)
     return UiMessage(Str::kRolloutRefusedMemory, {UiMessage(s)});
   return UiMessage();
 }

@@ -20,11 +20,8 @@ namespace attnviz {
 struct ModelResult;
 struct ExactRows;  // model_session.h
 
-// Rollout multiplies two [n, n] matrices per layer (n^3): exact up to this many tokens; a longer input's rollout is
-// pooled to blocks of f tokens (model::RolloutPoolFactor: at most this many blocks a side).
-constexpr int kRolloutMaxTokens = 1024;
-// The block size of the rollout of a run over n tokens (1: exact).
-inline int RolloutFactor(int n) { return model::RolloutPoolFactor(std::max(1, n), kRolloutMaxTokens); }
+using model::kRolloutMaxTokens;  // exact rollout up to this many tokens, pooled above (the CLI's dump too)
+using model::RolloutFactor;
 
 // Kept per layer of a run (shared, immutable once published).
 struct LayerAnalysis {

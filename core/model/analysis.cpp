@@ -105,7 +105,8 @@ NeuronView Neuron(const ModelConfig& c, const LayerOutput& out, int head, int i,
 double RolloutMemoryBytes(size_t n) { return 3.0 * (double)n * (double)n * sizeof(float); }
 
 Status CheckRolloutMemory(size_t n) {
-  const double need = RolloutMemoryBytes(n);
+  const int f = RolloutFactor((int)n);
+  const double need = f > 1 ? PooledRolloutMemoryBytes(n, f) : RolloutMemoryBytes(n);
   const size_t limit = MemoryLimitBytes();
   if (need <= (double)limit) return Status::Ok();
   return Status::Error(MsgId::kAnalysisMemory,
@@ -224,13 +225,14 @@ void ValueNorms(const Model& model, const LayerOutput& out, float* value_norm) {
   const size_t n = (size_t)out.n;
   std::vector<float> norms((size_t)c.n_head * n);
   ValueNormScales(model, out, norms.data());
-  for (int h = 0; h < c.n_head; ++h) {
-    const float* p = out.probs + (size_t)h * n * n;
-    const float* s = norms.data() + (size_t)h * n;
-    float* vn = value_norm + (size_t)h * n * n;
-    for (size_t i = 0; i < n; ++i)
-      for (size_t j = 0; j < n; ++j) vn[i * n + j] = p[i * n + j] * s[j];
-  }
+  for (int h = 0; h < c.n_head; ++h)
+    ScaleColumns(out.probs + (size_t)h * n * n, norms.data() + (size_t)h * n, (int)n, (int)n,
+                 value_norm + (size_t)h * n * n);
+}
+
+void ScaleColumns(const float* probs, const float* scale, int rows, int n, float* out) {
+  for (size_t i = 0; i < (size_t)rows; ++i)
+    for (size_t j = 0; j < (size_t)n; ++j) out[i * n + j] = probs[i * n + j] * scale[j];
 }
 
 void ValueNormScales(const Model& model, const LayerOutput& out, float* norms_out) {

@@ -45,7 +45,8 @@ Status CheckNeuron(const ModelConfig& c, int n, int layer, int head, int i, int 
 // From the LayerOutput of out.layer (its q, k, multiplier; probs when kept, else recomputed from q and k).
 NeuronView Neuron(const ModelConfig& c, const LayerOutput& out, int head, int i, int j);
 
-// The bytes a rollout over n tokens holds (three [n, n] float matrices), and the check against MemoryLimitBytes().
+// The bytes an exact rollout over n tokens holds (three [n, n] float matrices), and the check of the rollout over
+// n tokens (pooled above kRolloutMaxTokens: PooledRolloutMemoryBytes) against MemoryLimitBytes().
 double RolloutMemoryBytes(size_t n);
 Status CheckRolloutMemory(size_t n);
 
@@ -71,6 +72,11 @@ class Rollout {
 int RolloutPoolFactor(int n, int max_blocks);
 // ceil(n / factor).
 inline int RolloutBlocks(int n, int factor) { return (n + factor - 1) / factor; }
+// Rollout multiplies two [n, n] matrices per layer (n^3): exact up to this many tokens; a longer input's rollout
+// (the app's and attnviz-cli's --rollout) is pooled to blocks of f tokens, at most this many blocks a side.
+constexpr int kRolloutMaxTokens = 1024;
+// The block size of the rollout over n tokens (1: exact).
+inline int RolloutFactor(int n) { return RolloutPoolFactor(n < 1 ? 1 : n, kRolloutMaxTokens); }
 // What a pooled rollout holds beside Rollout(nb)'s three matrices: the [nb, nb] double sums of PooledRolloutRows.
 double PooledRolloutMemoryBytes(size_t n, int factor);
 
@@ -108,6 +114,9 @@ struct AblationScan {
 };
 Result<AblationScan> ScanHeadAblations(const Model& model, const std::vector<int>& ids, const RunOptions& base = {});
 
+// out: [rows, n] = probs [rows, n] * scale [n] (each column j times scale[j]: one head's value-weighted rows from
+// its norms). out may be probs.
+void ScaleColumns(const float* probs, const float* scale, int rows, int n, float* out);
 // value_norm: [n_head, n, n] = probs [n_head, n, n] * || v_j^(kv of h) W_o^h || for out.layer (out.probs and out.v
 // must be set: a run without stream_maps).
 void ValueNorms(const Model& model, const LayerOutput& out, float* value_norm);

@@ -181,6 +181,81 @@ TEST_P(CliAnalysis, RolloutAndValueNormDumpsMatchTorch) {
   }
 }
 
+// Above kRolloutMaxTokens (1024) the dump's rollout is pooled (blocks of 2 tokens here) and the value norms are
+// written head by head. The llama fixture (RoPE: room for any length once its config allows it) on its own ids
+// repeated 17 times: 1122 tokens.
+TEST(CliAnalysisLong, RolloutIsPooledAndValueNormsStreamAboveTheRolloutLimit) {
+  Fixture f("llama");
+  json config = ReadJson(f.dir() + "/config.json");
+  config["max_position_embeddings"] = 4096;
+  std::ofstream(f.dir() + "/config.json") << config.dump();
+  std::string text;
+  for (int r = 0; r < 17; ++r) text += (text.empty() ? "" : " ") + f.text();
+  const std::string out = f.Out("long");
+  CliResult r = Cli({"model", "--model", f.dir(), "--text", text, "--rollout", "--value-norm", "--dump", out});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto attention = attnviz::ReadNpy(out + "/attention.npy");
+  auto rollout = attnviz::ReadNpy(out + "/rollout.npy");
+  auto value_norm = attnviz::ReadNpy(out + "/value_norm.npy");
+  ASSERT_TRUE(attention.ok() && rollout.ok() && value_norm.ok());
+  const size_t L = attention->shape[0], H = attention->shape[1], n = attention->shape[2];
+  ASSERT_EQ(n, 17 * f.analysis()["ids"].size());
+  const size_t fac = 2, nb = (n + fac - 1) / fac;
+  const json described = ReadJson(out + "/rollout.json");
+  EXPECT_EQ(described["tokens"], n);
+  EXPECT_EQ(described["tokens_per_cell"], fac);
+  EXPECT_EQ(described["cells"], nb);
+  EXPECT_EQ(described["pooled"], true);
+  ASSERT_EQ(rollout->shape, (std::vector<size_t>{L, nb, nb}));
+  ASSERT_EQ(value_norm->shape, attention->shape);
+
+  // 1. The pooled rollout against a naive float64 one from attention.npy: P[I, J] = mean over rows i in I of the
+  //    sum over columns j in J of the head mean; A^ = (0.5 P + 0.5 I) rows renormalized; R' = A^ R'_(l-1).
+  std::vector<double> R(nb * nb, 0.0);
+  for (size_t l = 0; l < L; ++l) {
+    std::vector<double> A(nb * nb, 0.0);
+    for (size_t h = 0; h < H; ++h)
+      for (size_t i = 0; i < n; ++i)
+        for (size_t j = 0; j < n; ++j) A[(i / fac) * nb + j / fac] += attention->data[((l * H + h) * n + i) * n + j];
+    for (size_t I = 0; I < nb; ++I) {
+      const double rows = (double)(std::min(n, (I + 1) * fac) - I * fac);
+      double sum = 0;
+      for (size_t J = 0; J < nb; ++J) sum += A[I * nb + J] = 0.5 * A[I * nb + J] / (H * rows) + (I == J ? 0.5 : 0.0);
+      for (size_t J = 0; J < nb; ++J) A[I * nb + J] /= sum;
+    }
+    std::vector<double> next(nb * nb, 0.0);
+    if (l == 0) next = A;
+    for (size_t I = 0; l > 0 && I < nb; ++I)
+      for (size_t K = 0; K < nb; ++K)
+        for (size_t J = 0; J < nb; ++J) next[I * nb + J] += A[I * nb + K] * R[K * nb + J];
+    R.swap(next);
+    double worst = 0;
+    for (size_t c = 0; c < nb * nb; ++c) worst = std::max(worst, std::fabs(R[c] - rollout->data[l * nb * nb + c]));
+    EXPECT_LE(worst, 1e-5) << "layer " << l;
+  }
+
+  // 2. Value norms: causal, so the first 66 tokens' block is the 66-token run's, which torch made (value_norm.npy);
+  //    and every row of a head is its attention times the same column norms (the last row sees every key).
+  auto want = attnviz::ReadNpy(f.dir() + "/value_norm.npy");
+  ASSERT_TRUE(want.ok());
+  const size_t m = want->shape[2];
+  double worst_prefix = 0, worst_rows = 0;
+  for (size_t lh = 0; lh < L * H; ++lh) {
+    const float* vn = value_norm->data.data() + lh * n * n;
+    const float* a = attention->data.data() + lh * n * n;
+    for (size_t i = 0; i < m; ++i)
+      for (size_t j = 0; j < m; ++j)
+        worst_prefix = std::max(worst_prefix, (double)std::fabs(vn[i * n + j] - want->data[(lh * m + i) * m + j]));
+    for (size_t i = 0; i < n; i += 97)
+      for (size_t j = 0; j <= i; ++j) {
+        const double norm = (double)vn[(n - 1) * n + j] / a[(n - 1) * n + j];
+        worst_rows = std::max(worst_rows, std::fabs(vn[i * n + j] - a[i * n + j] * norm) / (1e-12 + std::fabs(vn[i * n + j])));
+      }
+  }
+  EXPECT_LE(worst_prefix, kTol);
+  EXPECT_LE(worst_rows, 1e-5);
+}
+
 TEST_P(CliAnalysis, AblateScanMatchesTorch) {
   Fixture f(GetParam());
   const json& want = f.analysis();
