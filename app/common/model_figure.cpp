@@ -81,24 +81,45 @@ LayerMaps ModelLayerMaps(const model::ModelConfig& c, const std::vector<tokenize
   return maps;
 }
 
+std::string ModelFigureHeads(MapKind kind, const std::string& heads, int pooled_factor) {
+  std::string out = kind == MapKind::kRollout ? std::string("rollout") : heads;
+  if (kind == MapKind::kValueWeighted) out += kTitleDot + std::string("value-weighted");
+  if (pooled_factor > 1) out += kTitleDot + std::to_string(pooled_factor) + " tokens per cell";  // LocalizedTitle
+  return out;
+}
+
 Result<ModelHeadFigure> MakeModelHeadFigure(const model::ModelConfig& c, const LayerMaps& maps, int n_tokens, int layer,
-                                            int head, const ModelWhatIfs& w) {
+                                            int head, const ModelWhatIfs& w, MapKind kind, int pooled_factor) {
   if (layer < 0 || layer >= c.n_layer)
     return AppError(AppMsgId::kModelLayerOutOfRange,
                          {"layer", std::to_string(layer), std::to_string(c.n_layer - 1), std::to_string(c.n_layer)});
-  if (head < 0 || head >= c.n_head)
+  const int n_head = kind == MapKind::kRollout ? 1 : c.n_head;  // rollout: one map, the heads averaged
+  if (head < 0 || head >= n_head)
     return AppError(AppMsgId::kModelHeadOutOfRange,
-                         {"head", std::to_string(head), std::to_string(c.n_head - 1), std::to_string(c.n_head)});
+                         {"head", std::to_string(head), std::to_string(n_head - 1), std::to_string(n_head)});
   const size_t n = maps.kv_tokens.size();
-  if (maps.pooled || maps.probs->shape != std::vector<size_t>{(size_t)c.n_head, n, n} || (int)n > n_tokens ||
-      maps.query_tokens.size() != n)
-    return Status::Error("layer " + std::to_string(layer) + ": the maps are not [n_head, n, n] for its " +
-                         std::to_string(n) + " tokens");
+  // !! A pooled layer keeps no whole map: its probs are empty and ExportHeatmap recomputes cells from q and k.
+  const bool recomputable = maps.pooled && !maps.q->empty() && !maps.k->empty() && kind != MapKind::kRollout &&
+                            (int)n == n_tokens && maps.q->dim(0) == (size_t)n_head;
+  const bool whole = !maps.pooled && maps.probs->shape == std::vector<size_t>{(size_t)n_head, n, n} &&
+                     (pooled_factor > 1 ? (int)n == (n_tokens + pooled_factor - 1) / pooled_factor : (int)n <= n_tokens);
+  if (!(recomputable || whole) || maps.query_tokens.size() != n)
+    return Status::Error("layer " + std::to_string(layer) + ": the maps are not [" + std::to_string(n_head) +
+                         ", n, n] for its " + std::to_string(n) + " tokens");
   ModelHeadFigure figure;
   figure.maps = maps;
   figure.head = head;
-  figure.title = ModelFigureTitle(c, n_tokens, layer, "head " + std::to_string(head), w, (int)n < n_tokens);
+  figure.title = ModelFigureTitle(c, n_tokens, layer, ModelFigureHeads(kind, "head " + std::to_string(head), pooled_factor),
+                                  w, pooled_factor == 1 && (int)n < n_tokens);
   return figure;
+}
+
+const char* MapKindName(MapKind kind) {
+  switch (kind) {
+    case MapKind::kRollout: return "rollout";
+    case MapKind::kValueWeighted: return "value_weighted";
+    default: return "attention";
+  }
 }
 
 }  // namespace attnviz

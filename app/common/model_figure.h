@@ -15,6 +15,7 @@
 #include "sandbox/pipeline.h"
 #include "base/status.h"
 #include "base/tensor.h"
+#include "map_kind.h"
 #include "tokenize/token.h"
 
 namespace attnviz {
@@ -58,10 +59,17 @@ struct ModelHeadFigure {
   std::string title;         // ModelFigureTitle (English)
 };
 
-// `maps`: the layer's maps as the panels hold them (whole probs; the special tokens' rows and columns may have been
-// left out, then the title says so); n_tokens: the run's tokens. Errors: the layer or head out of the model's range,
-// maps that are not [n_head, n, n] with n <= n_tokens.
+// `maps`: the layer's maps of `kind` as the panels hold them: whole probs [n_head, n, n] (the special tokens' rows
+// and columns may have been left out, then the title says so), or a long input's pooled maps with q and k to
+// recompute them from (every token; ExportHeatmap then writes exact cells); a rollout is one map, [1, n, n] (or a
+// pooled rollout's blocks, [1, nb, nb], with pooled_factor tokens per cell). n_tokens: the run's tokens.
+// The title names the kind: "head 2 · value-weighted", "rollout". Errors: the layer or head out of the model's
+// range, maps of any other shape.
 Result<ModelHeadFigure> MakeModelHeadFigure(const model::ModelConfig& c, const LayerMaps& maps, int n_tokens, int layer,
-                                            int head, const ModelWhatIfs& w);
+                                            int head, const ModelWhatIfs& w, MapKind kind = MapKind::kAttention,
+                                            int pooled_factor = 1);
+// The heads segment of a model figure's title: "head 2", "3 heads", with " · value-weighted" after it, or
+// "rollout" (one map: the heads averaged), " · 8 tokens per cell" when pooled.
+std::string ModelFigureHeads(MapKind kind, const std::string& heads, int pooled_factor = 1);
 
 }  // namespace attnviz

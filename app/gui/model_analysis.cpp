@@ -48,12 +48,24 @@ AttentionTensors PooledRolloutLayer(const ModelResult& r, const LayerMaps& maps,
 
 }  // namespace
 
-const char* MapKindName(MapKind kind) {
-  switch (kind) {
-    case MapKind::kRollout: return "rollout";
-    case MapKind::kValueWeighted: return "value_weighted";
-    default: return "attention";
+LayerMaps PooledRolloutBlocks(const ModelResult& r, int layer) {
+  LayerMaps out;
+  if (!r.has_layer(layer) || layer >= (int)r.analysis.size() || !r.analysis[(size_t)layer]) return out;
+  const LayerAnalysis& a = *r.analysis[(size_t)layer];
+  if (a.rollout_factor <= 1 || a.rollout->empty()) return out;
+  const LayerMaps& maps = *r.layers[(size_t)layer];
+  const int n = (int)r.tokens.size(), f = a.rollout_factor, nb = model::RolloutBlocks(n, f);
+  out.probs = a.rollout;  // [1, nb, nb]
+  for (int b = 0; b < nb; ++b) {
+    Token block;
+    block.text = std::to_string(b * f) + "-" + std::to_string(std::min(n, (b + 1) * f) - 1);
+    out.kv_tokens.push_back(block);
   }
+  out.query_tokens = out.kv_tokens;
+  // !! A window cuts blocks partly: block level shows causal only (cells outside the window are 0, not grey).
+  out.mask = maps.mask.causal() ? Mask::Causal() : maps.mask;
+  out.multiplier = maps.multiplier, out.d_qk = maps.d_qk, out.scaled = maps.scaled, out.temperature = maps.temperature;
+  return out;
 }
 
 UiMessage RolloutRefusal(int n) {
@@ -115,12 +127,8 @@ AttentionTensors KindLayerForDisplay(const ModelResult& r, int layer, MapKind ki
     auto w = std::make_shared<Tensor>();
     w->Resize({n_head, n, n});
     for (size_t h = 0; h < n_head; ++h)
-      for (size_t i = 0; i < n; ++i) {
-        const float* p = maps.probs->data.data() + (h * n + i) * n;
-        const float* norm = a.value_norms->data.data() + h * n;
-        float* out = w->data.data() + (h * n + i) * n;
-        for (size_t j = 0; j < n; ++j) out[j] = p[j] * norm[j];
-      }
+      model::ScaleColumns(maps.probs->data.data() + h * n * n, a.value_norms->data.data() + h * n, (int)n, (int)n,
+                          w->data.data() + h * n * n);
     full = w;
   }
   // How the layer was made (the title's words, the mask's grey cells); the row figures are attention's, left out.

@@ -53,6 +53,10 @@ std::vector<int> DisplayPositions(const ModelResult& result, bool hide_special);
 // its pyramid and q, k, the value norms its exact cells' column scale; without them, the attention maps.
 AttentionTensors KindLayerForDisplay(const ModelResult& result, int layer, MapKind kind, bool hide_special,
                                      const ExactRows* rows = nullptr);
+// A pooled rollout of `layer` (rollout_factor > 1) as whole maps of its cells, for the export: probs [1, nb, nb]
+// (R'_l, shared), block I's tokens named by their positions ("8-15"); the model's mask at block level (causal: a
+// block row sees the blocks up to its own). Empty probs when the layer has no pooled rollout.
+LayerMaps PooledRolloutBlocks(const ModelResult& result, int layer);
 // The Heads panel shows `kind` for `layer`, but its value-weighted pyramid (a streamed run) is still to be made (not
 // in `rows`): the panel shows the attention maps meanwhile, and says so.
 bool ValueWeightedPending(const ModelResult& result, int layer, MapKind kind, const ExactRows* rows);

@@ -91,7 +91,7 @@ Result<HeatmapExportOptions> PanelOptions(const AppSettings& s, const std::strin
 // special tokens left out when they are hidden there): the figure `attnviz-cli model --figure --layer L --head H`
 // writes (MakeModelHeadFigure, app/common/model_figure.h), its title naming the model, the layer, the mask and the
 // what-ifs.
-std::function<Status()> ModelHeadsJob(App& app, HeatmapExportOptions o, UiMessage* refusal) {
+std::function<Status()> ModelHeadsJob(App& app, HeatmapExportOptions o, MapKind kind, UiMessage* refusal) {
   const AppSettings& s = app.settings;
   std::shared_ptr<const ModelResult> model = app.results.model;
   std::shared_ptr<const ComputeResult> shown = app.results.shown;
@@ -100,8 +100,19 @@ std::function<Status()> ModelHeadsJob(App& app, HeatmapExportOptions o, UiMessag
     return nullptr;
   }
   const int layer = std::clamp(s.model_layer, 0, model->n_layer() - 1);  // the layer `shown` holds (UpdateModel)
-  std::vector<int> heads = {s.selected_head};
-  if (s.export_target == ExportTarget::kVisibleHeads) {
+  const int n = (int)model->tokens.size();
+  LayerMaps maps = shown->tensors;  // shares the tensors
+  int pooled_factor = 1;
+  if (kind == MapKind::kRollout && maps.pooled) {  // a pooled rollout: its cells, [1, nb, nb]
+    maps = PooledRolloutBlocks(*model, layer);
+    pooled_factor = model->analysis[(size_t)layer] ? model->analysis[(size_t)layer]->rollout_factor : 1;
+  } else if (maps.pooled && (maps.q->empty() || (kind == MapKind::kValueWeighted && maps.col_scale->empty()))) {
+    // A long input's layer keeps no whole map: its cells come from q and k (and the value norms), still being made.
+    *refusal = UiMessage(Str::kExportExactRowsPending, {std::to_string(layer)});
+    return nullptr;
+  }
+  std::vector<int> heads = {kind == MapKind::kRollout ? 0 : s.selected_head};  // a rollout is one map
+  if (s.export_target == ExportTarget::kVisibleHeads && kind != MapKind::kRollout) {
     heads = app.VisibleHeads();
     if (heads.empty()) {
       *refusal = UiMessage(Str::kExportEveryHeadHidden);
@@ -110,19 +121,29 @@ std::function<Status()> ModelHeadsJob(App& app, HeatmapExportOptions o, UiMessag
   }
   const model::ModelConfig& c = model->request.folder->model->config();
   const ModelWhatIfs what_ifs = model->request.what_ifs();
-  const int n = (int)model->tokens.size();
-  Result<ModelHeadFigure> figure = MakeModelHeadFigure(c, shown->tensors, n, layer, heads[0], what_ifs);
+  Result<ModelHeadFigure> figure = MakeModelHeadFigure(c, maps, n, layer, heads[0], what_ifs, kind, pooled_factor);
   if (!figure) return [st = figure.status()] { return st; };
-  if (s.export_target == ExportTarget::kVisibleHeads) {
+  if (s.export_target == ExportTarget::kVisibleHeads && kind != MapKind::kRollout) {
     o.all_heads = true;
     o.heads = heads;
-    figure->title = ModelFigureTitle(c, n, layer, std::to_string(heads.size()) + (heads.size() == 1 ? " head" : " heads"),
-                                     what_ifs, figure->maps.n_q() < n);
+    figure->title = ModelFigureTitle(
+        c, n, layer, ModelFigureHeads(kind, std::to_string(heads.size()) + (heads.size() == 1 ? " head" : " heads")),
+        what_ifs, !figure->maps.pooled && figure->maps.n_q() < n);
   } else {
     o.head = figure->head;
   }
+  // A long input's figure (PNG, SVG) is of the window the Heads panel shows, as the sandbox's; the title says which.
+  std::shared_ptr<const MapWindow> window;
+  if (figure->maps.pooled && (s.export_format == ExportFormat::kPng || s.export_format == ExportFormat::kSvg)) {
+    window = std::make_shared<MapWindow>(app.views.heads.ShownWindow(o.head, figure->maps.n_q(), figure->maps.n_k()));
+    figure->title += kTitleDot + std::string("queries ") + std::to_string(window->r0) + "-" +
+                     std::to_string(window->r1 - 1) + ", keys " + std::to_string(window->c0) + "-" +
+                     std::to_string(window->c1 - 1);
+  }
   if (o.title.empty()) o.title = LocalizedTitle(figure->title);  // in the UI's language, as attnviz-cli --lang
-  return [head_figure = std::move(*figure), o] { return ExportHeatmap(head_figure.maps, nullptr, o); };
+  return [head_figure = std::move(*figure), o, window] {
+    return ExportHeatmap(head_figure.maps, nullptr, o, window.get());
+  };
 }
 #endif
 
@@ -175,7 +196,7 @@ std::function<Status()> MakeExportJob(App& app, const std::string& path, UiMessa
     const bool hide = s.model_hide_special;
     return [model, o, hide, kind] { return ExportHeatmap(StackedLayers(*model, hide, kind), nullptr, o); };
   }
-  if (s.source == Source::kModel) return ModelHeadsJob(app, o, refusal);
+  if (s.source == Source::kModel) return ModelHeadsJob(app, o, kind, refusal);
   std::shared_ptr<const ComputeResult> result = app.results.shown;
   if (!result) {
     *refusal = UiMessage(Str::kExportNothingComputed);

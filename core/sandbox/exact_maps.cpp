@@ -9,6 +9,15 @@ namespace attnviz {
 namespace {
 // Rows recomputed at once: whole blocks of the pass, about 16 MiB a band.
 size_t BandRows(size_t n_k) { return std::max<size_t>(AttendBlockRows(n_k), (size_t)(16u << 20) / (n_k * sizeof(float))); }
+
+// Head h's column scale [n_k] when the map is column-scaled (LayerMaps::col_scale), else null.
+const float* ColumnScale(const LayerMaps& t, int h) {
+  if (t.col_scale->empty()) return nullptr;
+  ATTNVIZ_CHECK_SHAPE(t.col_scale->shape == (std::vector<size_t>{(size_t)t.n_head(), (size_t)t.n_k()}),
+                      "col_scale " + ShapeString(t.col_scale->shape) + " for " + std::to_string(t.n_head()) +
+                          " heads of " + std::to_string(t.n_k()) + " keys");
+  return t.col_scale->data.data() + (size_t)h * t.n_k();
+}
 }  // namespace
 
 LayerMaps ExactMaps(const LayerMaps& t, const std::vector<int>& heads, const MapWindow& w, bool compact) {
@@ -39,6 +48,7 @@ LayerMaps ExactMaps(const LayerMaps& t, const std::vector<int>& heads, const Map
     const int h = heads[p];
     ATTNVIZ_CHECK_SHAPE(h >= 0 && h < n_head, "head " + std::to_string(h) + " of " + std::to_string(n_head));
     float* plane = probs->data.data() + (compact ? p : (size_t)h) * rows * cols;
+    const float* scale = ColumnScale(t, h);
     for (int r0 = w.r0; r0 < w.r1; r0 += (int)band) {
       const int r1 = std::min(w.r1, r0 + (int)band);
       const float* src;
@@ -50,7 +60,10 @@ LayerMaps ExactMaps(const LayerMaps& t, const std::vector<int>& heads, const Map
       }
       for (int i = r0; i < r1; ++i) {
         const float* row = src + (size_t)(i - r0) * n_k;
-        std::copy(row + w.c0, row + w.c1, plane + (size_t)(i - w.r0) * cols);
+        float* dst = plane + (size_t)(i - w.r0) * cols;
+        std::copy(row + w.c0, row + w.c1, dst);
+        if (scale)
+          for (size_t j = 0; j < cols; ++j) dst[j] *= scale[w.c0 + j];
       }
     }
   }
@@ -67,6 +80,9 @@ Status StreamExactMaps(const LayerMaps& t, const std::vector<int>& heads, NpyStr
     for (size_t r0 = 0; r0 < n_q; r0 += band) {
       const size_t r1 = std::min(n_q, r0 + band);
       AttendRows(*t.q, *t.k, multiplier, t.mask, h, (int)r0, (int)r1, logits_out ? &scores : nullptr, &probs);
+      if (const float* scale = ColumnScale(t, h))
+        for (size_t i = 0; i < r1 - r0; ++i)
+          for (size_t j = 0; j < n_k; ++j) probs.data[i * n_k + j] *= scale[j];
       if (Status s = probs_out->Append(probs.data.data(), probs.size()); !s) return s;
       if (!logits_out) continue;
       for (float& x : scores.data) x = LogitFromScore(x, multiplier);  // the logits map: before the mask

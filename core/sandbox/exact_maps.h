@@ -13,7 +13,8 @@ namespace attnviz {
 // Cells an in-memory export of a long input may hold (64 MiB of fp32): one 4096 x 4096 head.
 constexpr size_t kExactExportCells = size_t(1) << 24;
 
-// The maps are recomputed with the pass's own multiplier and mask (t.multiplier, t.mask).
+// The maps are recomputed with the pass's own multiplier and mask (t.multiplier, t.mask). A column-scaled map
+// (t.col_scale set: value-weighted) comes out scaled, cell (h, i, j) times col_scale[h, j], and without col_scale.
 // `t` cut to `window` (query rows [r0, r1), keys [c0, c1)), with exact probs [n_head, rows, cols] for the
 // heads listed (the other heads' planes are 0) and the window's tokens; every other map is left empty.
 // compact: probs is [heads.size(), rows, cols] instead (plane i is heads[i]). Works in both modes (full

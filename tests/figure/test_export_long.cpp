@@ -98,6 +98,41 @@ TEST(ExportLong, AFigureOfAWindowHoldsTheWindowsExactCells) {
   std::remove(o.out_path.c_str());
 }
 
+// A column-scaled long map (value-weighted: LayerMaps::col_scale) exports scaled cells: the streamed .npy and a
+// window both equal the full map times col_scale[h, j].
+TEST(ExportLong, AColumnScaledMapExportsItsScaledCells) {
+  AttentionConfig c;
+  c.n_head = 2;
+  c.mask = MaskKind::kCausal;
+  Runs r;
+  RunBoth(Words(120), c, &r);
+  const Tensor& full = *r.full.tensors().probs;
+  const size_t n = full.dim(1);
+  auto scale = std::make_shared<Tensor>();
+  scale->Resize({2, n});
+  for (size_t c2 = 0; c2 < scale->size(); ++c2) scale->data[c2] = 0.5f + (float)(c2 % 7);
+  LayerMaps scaled = r.pooled.tensors();
+  scaled.col_scale = scale;
+  auto want = [&](size_t h, size_t i, size_t j) { return full.data[(h * n + i) * n + j] * scale->data[h * n + j]; };
+  HeatmapExportOptions o;
+  o.all_heads = true;
+  o.out_path = Temp("scaled.npy");
+  ASSERT_TRUE(ExportHeatmap(scaled, nullptr, o).ok());
+  Result<Tensor> got = ReadNpy(o.out_path);
+  ASSERT_TRUE(got.ok()) << got.message();
+  ASSERT_EQ(got->shape, (std::vector<size_t>{2, n, n}));
+  for (size_t h = 0; h < 2; ++h)
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = 0; j < n; ++j) ASSERT_EQ(got->data[(h * n + i) * n + j], want(h, i, j)) << h << " " << i << " " << j;
+  std::remove(o.out_path.c_str());
+  const MapWindow w{30, 60, 10, 50};
+  const LayerMaps cut = ExactMaps(scaled, {1}, w);
+  EXPECT_TRUE(cut.col_scale->empty()) << "scaled once";
+  for (int i = w.r0; i < w.r1; ++i)
+    for (int j = w.c0; j < w.c1; ++j)
+      ASSERT_EQ(cut.probs->data[((size_t)1 * w.rows() + (i - w.r0)) * w.cols() + (j - w.c0)], want(1, i, j)) << i << " " << j;
+}
+
 TEST(ExportLong, TooManyCellsInMemoryIsRefusedNamingTheStreamedWay) {
   AttentionConfig c;
   c.n_head = 4;

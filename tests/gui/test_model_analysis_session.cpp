@@ -11,6 +11,9 @@
 #include <iterator>
 
 #include "model/run.h"
+#include "figure/export.h"
+#include "io/npy.h"
+#include "model_figure.h"
 #include "maps/view.h"
 #include "model_session.h"
 #include "model_session_test_util.h"
@@ -351,6 +354,28 @@ TEST(SessionAnalysisKinds, APooledRolloutOfALongInputMatchesTheCoresPooledRollou
     }
   }
   EXPECT_TRUE(StackedLayers(*w, false, MapKind::kRollout).probs->empty());  // no whole maps to stack
+  // The export's maps of a pooled rollout: its cells [1, nb, nb], named by the tokens each covers, and a figure
+  // whose title says how many tokens a cell holds; written as .npy, R' itself.
+  const int last = s->n_layer() - 1;
+  const LayerMaps blocks = PooledRolloutBlocks(*s, last);
+  EXPECT_EQ(blocks.probs, s->analysis[(size_t)last]->rollout);
+  ASSERT_EQ((int)blocks.kv_tokens.size(), nb);
+  EXPECT_EQ(blocks.kv_tokens[1].text, "2-3");
+  EXPECT_EQ(blocks.kv_tokens[(size_t)nb - 1].text, std::to_string((nb - 1) * f) + "-" + std::to_string(n - 1));
+  EXPECT_TRUE(blocks.mask.causal());
+  const model::ModelConfig& c = request.folder->model->config();
+  Result<ModelHeadFigure> figure = MakeModelHeadFigure(c, blocks, n, last, 0, {}, MapKind::kRollout, f);
+  ASSERT_TRUE(figure) << figure.message();
+  EXPECT_NE(figure->title.find("rollout \u00B7 2 tokens per cell"), std::string::npos) << figure->title;
+  EXPECT_FALSE(MakeModelHeadFigure(c, blocks, n, last, 1, {}, MapKind::kRollout, f)) << "a rollout has one map";
+  HeatmapExportOptions o;
+  o.out_path = ::testing::TempDir() + "/attnviz_pooled_rollout.npy";
+  ASSERT_TRUE(ExportHeatmap(figure->maps, nullptr, o).ok());
+  Result<Tensor> written = ReadNpy(o.out_path);
+  ASSERT_TRUE(written.ok()) << written.message();
+  EXPECT_EQ(written->shape, (std::vector<size_t>{(size_t)nb, (size_t)nb}));
+  EXPECT_EQ(written->data, s->analysis[(size_t)last]->rollout->data);
+  std::filesystem::remove(o.out_path);
   // A what-if resumed at the last layer goes on from the earlier (streamed) run's R' at block level, as a fresh
   // run makes it.
   fresh.Open(dir);

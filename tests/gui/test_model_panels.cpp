@@ -601,6 +601,81 @@ TEST_F(ModelPanelTest, HeadExportIsTheCliModelFigure) {
   EXPECT_NE(from_app->find(">gpt2 \u00B7 layer 1 \u00B7 3 heads \u00B7 causal \u00B7 no 1/\u221Ad_head on layer 0</text>"),
             std::string::npos);
 }
+
+// Each layer's probs [n_head, n, n] of a run (the core's side).
+class LayerProbsSink : public model::LayerSink {
+ public:
+  Status OnLayer(const model::LayerOutput& out) override {
+    probs.emplace_back(out.probs, out.probs + (size_t)out.n_head * out.n * out.n);
+    return Status::Ok();
+  }
+  std::vector<std::vector<float>> probs;
+};
+
+// The current head exported as .npy in each map kind is the map the Heads panel shows: attention, the value-weighted
+// map (probs times the value norms) and the rollout (one map), for a whole run and for a streamed one, whose layers
+// keep no map and whose cells the export recomputes from q and k. The titles name the kind; a streamed layer's
+// figure is of the window on screen.
+TEST_F(ModelPanelTest, EveryMapKindExportsWhatTheHeadsPanelShowsWholeOrStreamed) {
+  const std::string text = "The cat sat on the mat. The cat sat on the mat again.";
+  for (const bool streamed : {false, true}) {
+    SCOPED_TRACE(streamed ? "streamed" : "whole");
+    App& app = MakeApp(text);
+    if (streamed) app.models->set_stream_above_cells(0);
+    Frames(4);
+    ASSERT_TRUE(app.results.model && app.results.model->complete()) << app.results.model_error;
+    ASSERT_EQ(app.results.model->streamed, streamed);
+    const ModelResult& model = *app.results.model;
+    const int layer = 1, head = 2, n = (int)model.tokens.size();
+    app.settings.model_layer = layer;
+    app.settings.selected_head = head;
+    app.settings.export_target = ExportTarget::kCurrentHead;
+    app.settings.export_dir = dir_;
+    // The whole run's maps, from the core.
+    const model::Model& m = *model.request.folder->model;
+    LayerProbsSink core;
+    ASSERT_TRUE(model::RunModel(m, TokenIds(model.tokens), WhatIfRunOptions(model.request.what_ifs(), m.config().n_layer), &core).ok());
+    const float* probs = core.probs[(size_t)layer].data() + (size_t)head * n * n;
+    const float* norms = model.analysis[(size_t)layer]->value_norms->data.data() + (size_t)head * n;
+    for (MapKind kind : {MapKind::kAttention, MapKind::kValueWeighted, MapKind::kRollout}) {
+      SCOPED_TRACE(MapKindName(kind));
+      app.views.heads.kind = kind;
+      app.settings.export_format = ExportFormat::kNpy;
+      for (int i = 0; i < 300 && !(app.Ready() && !app.results.shown->tensors.pooled == !streamed); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        Frame();
+      }
+      Frames(3);
+      Export();
+      ASSERT_TRUE(app.views.export_panel.ok) << app.views.export_panel.message;
+      Result<Tensor> got = ReadNpy(app.views.export_panel.path_written);
+      ASSERT_TRUE(got.ok()) << got.message();
+      ASSERT_EQ(got->shape, (std::vector<size_t>{(size_t)n, (size_t)n}));
+      double worst = 0;
+      for (size_t c = 0; c < (size_t)n * n; ++c) {
+        const float want = kind == MapKind::kAttention     ? probs[c]
+                           : kind == MapKind::kValueWeighted ? probs[c] * norms[c % n]
+                                                            : model.analysis[(size_t)layer]->rollout->data[c];
+        worst = std::max(worst, (double)std::fabs(got->data[c] - want));
+      }
+      EXPECT_LE(worst, 1e-6);
+      // The figure's title names the kind (and, streamed, the window it shows).
+      app.settings.export_format = ExportFormat::kSvg;
+      Frames(2);
+      Export();
+      ASSERT_TRUE(app.views.export_panel.ok) << app.views.export_panel.message;
+      Result<std::string> svg = ReadFile(app.views.export_panel.path_written);
+      ASSERT_TRUE(svg.ok());
+      const std::string heads = kind == MapKind::kRollout         ? "rollout"
+                                : kind == MapKind::kValueWeighted ? "head 2 \u00B7 value-weighted"
+                                                                  : "head 2";
+      // (A rollout of at most kRolloutMaxTokens is a whole map even when streamed: no window.)
+      const std::string window = streamed && kind != MapKind::kRollout ? " \u00B7 queries 0-" + std::to_string(n - 1) + ", keys 0-" + std::to_string(n - 1) : "";
+      const std::string title = "gpt2 \u00B7 layer 1 \u00B7 " + heads + " \u00B7 causal" + window + "</text>";
+      EXPECT_NE(svg->find(title), std::string::npos) << title;
+    }
+  }
+}
 #endif
 
 }  // namespace

@@ -3,6 +3,7 @@
 // next-token top-k and loss, a head ablated, the neuron view (with and without RoPE), rollout, value norms.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "io/npy.h"
 #include "model/analysis.h"
@@ -362,9 +363,17 @@ TEST(AnalysisChecks, RolloutRowsSumToOneAndOversizeIsRefused) {
   r.AddLayer(probs.data(), 2, out.data());  // R_1 = A^ A^: row 1 = [.75 .25 0]
   EXPECT_FLOAT_EQ(out[3], 0.75f);
   EXPECT_FLOAT_EQ(out[4], 0.25f);
-  Status s = CheckRolloutMemory(size_t(1) << 30);
-  ASSERT_FALSE(s.ok());
-  EXPECT_THAT(s.message(), HasSubstr("attention rollout of 1073741824 tokens needs about"));
+  // Above kRolloutMaxTokens the rollout is pooled to at most 1024 blocks a side: any length fits the default budget.
+  EXPECT_TRUE(CheckRolloutMemory(size_t(1) << 30).ok());
+  EXPECT_EQ(RolloutFactor(1 << 30), 1 << 20);
+  // Under a small budget both are refused, naming the tokens asked for (not the blocks).
+  ::setenv("ATTNVIZ_MEMORY_LIMIT", "40000", 1);
+  Status exact = CheckRolloutMemory(66), pooled = CheckRolloutMemory(2000);
+  ::unsetenv("ATTNVIZ_MEMORY_LIMIT");
+  ASSERT_FALSE(exact.ok());
+  EXPECT_THAT(exact.message(), HasSubstr("attention rollout of 66 tokens needs about"));
+  ASSERT_FALSE(pooled.ok());
+  EXPECT_THAT(pooled.message(), HasSubstr("attention rollout of 2000 tokens needs about"));
 }
 
 // Random attention maps [n_head, n, n]: causal rows that sum to 1 (softmax of random logits).

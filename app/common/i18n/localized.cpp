@@ -63,6 +63,9 @@ std::string LocalizedSegment(const std::string& seg) {
   if (seg == "bidirectional") return Tr(Str::kTitleBidirectional);
   if (seg.rfind("causal, window ", 0) == 0) return Trf(Str::kTitleCausalWindow, {seg.substr(15)});
   if (seg == "special tokens hidden") return Tr(Str::kTitleSpecialHidden);
+  if (seg == "rollout") return Tr(Str::kTitleRollout);
+  if (seg == "value-weighted") return Tr(Str::kTitleValueWeighted);
+  if (EndsWith(seg, " tokens per cell")) return Trf(Str::kTitleTokensPerCell, {seg.substr(0, seg.size() - 16)});
   if (EndsWith(seg, " on every layer"))
     return Trf(Str::kTitleOnEveryLayer, {LocalizedWhatIfs(seg.substr(0, seg.size() - 15))});
   if (const size_t on = seg.find(" on layers "); on != std::string::npos)

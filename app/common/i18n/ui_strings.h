@@ -115,6 +115,7 @@ enum class Str : int {
   // ---- the neuron view and the other map kinds (rollout, value-weighted)
   kMapKindLabel, kMapKindAttention, kMapKindRollout, kMapKindValueWeighted, kRolloutExplain, kValueWeightedExplain,
   kRolloutPooled, kRolloutRefusedMemory, kValueWeightedMaking, kValueWeightedOverviewStreamed,
+  kExportExactRowsPending, kTitleRollout, kTitleValueWeighted, kTitleTokensPerCell,
   kWinNeuron,
   kNeuronHint, kNeuronWhat, kNeuronExplain, kNeuronRopeNote, kNeuronRowQBefore, kNeuronRowKBefore,
   kNeuronRowProduct, kNeuronScore, kNeuronScale, kNeuronLogit, kNeuronProb, kNeuronMasked, kNeuronNoHead,
