@@ -18,7 +18,7 @@ class FramePacer {
   // While work runs without input: frames at most this often (layers as they arrive) ...
   static constexpr double kBusyFramesPerSecond = 20;
   // ... and, when nothing shown changed, this often (the progress bar's fraction).
-  static constexpr double kProgressFramesPerSecond = 4;
+  static constexpr double kProgressFramesPerSecond = 2;
   // Frames drawn after what the screen shows changed in the background (a layout settles in two).
   static constexpr int kFramesAfterChange = 2;
   // How long to wait for input before the next busy frame, `since_last_frame` seconds after the last one.
@@ -38,8 +38,11 @@ class FramePacer {
 
   // Input arrived: the next frames are drawn.
   void Activity() { frames_due_ = kFramesAfterActivity; }
-  // What the screen shows changed, or the progress bar's turn came: a frame or two.
+  // What the screen shows changed: a frame or two.
   void Change() { frames_due_ = frames_due_ > kFramesAfterChange ? frames_due_ : kFramesAfterChange; }
+  // While work runs: what is shown changed (a layer arrived) or the progress bar's turn came: one frame. Anything
+  // the frame leaves to settle settles in the next progress frame, and the end of the work draws Change()'s two.
+  void BusyChange() { frames_due_ = frames_due_ > 1 ? frames_due_ : 1; }
   bool FrameDue() const { return frames_due_ > 0; }
   void FrameDrawn() {
     if (frames_due_ > 0) --frames_due_;

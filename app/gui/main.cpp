@@ -154,8 +154,8 @@ int main(int argc, char** argv) {
     if (platform.UpdateContentScale()) app.fonts.Invalidate();
     const App::ShownState shown = app.Shown();
     if (platform.TakeInputEvents() > 0 || g_snapshot_requested || g_frames_requested) pacer.Activity();
-    else if (shown.busy ? FramePacer::BusyFrameDue(shown != last_shown, since_last_frame()) : shown != last_shown)
-      pacer.Change();
+    else if (shown.busy && FramePacer::BusyFrameDue(shown != last_shown, since_last_frame())) pacer.BusyChange();
+    else if (!shown.busy && shown != last_shown) pacer.Change();
     last_shown = shown;
     g_frames_requested = 0;
     keep_window_rect();

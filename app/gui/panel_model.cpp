@@ -15,47 +15,76 @@
 namespace attnviz {
 namespace {
 
-// The tokens as chips: byte pieces that make one character are joined (JoinBytePieces); special
-// tokens dimmed; hovering one shows its id and vocabulary piece.
-void DrawTokens(App& app, const ModelResult& result) {
-  const std::vector<tokenize::TokenGroup> groups = tokenize::JoinBytePieces(result.tokens);
+// Lays the chips of `result` out for a content width (chips wrap as whole buttons, 3 px apart), unless they are.
+void LayOutChips(const ModelResult& result, float width, TokenChips* c) {
+  const float font_size = ImGui::GetFontSize();
+  if (c->folder == result.request.folder.get() && c->text == result.request.text && c->width == width &&
+      c->font_size == font_size && !c->chips.empty())
+    return;
+  c->folder = result.request.folder.get(), c->text = result.request.text, c->width = width, c->font_size = font_size;
+  c->chips.clear();
+  c->line_start.clear();
   std::string joined;
-  ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(3, 3));
-  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
-  for (size_t g = 0; g < groups.size(); ++g) {
-    const tokenize::TokenGroup& group = groups[g];
-    const tokenize::Token& first = result.tokens[group.first];
-    std::string label = group.display;
-    for (char& c : label)
-      if (c == '\n') c = ' ';
-    if (label.empty()) label = "\xE2\x90\xA3";  // a visible space
-    joined += (joined.empty() ? "" : " | ") + label;
-    const float w = ImGui::CalcTextSize(label.c_str()).x + 8.0f;
-    if (g > 0 && ImGui::GetItemRectMax().x + 3.0f + w < right) ImGui::SameLine();
-    if (first.special) ImGui::PushStyleColor(ImGuiCol_Text, kDimColor);
-    ImGui::PushID((int)g);
-    // The group's last token is where the model's guess for what follows the group is read.
-    const int position = (int)(group.first + group.count - 1);
-    if (ImGui::Button(label.c_str())) app.views.model.pinned_position = position;
-    app.dump.RecordItem("model.token." + std::to_string(g), std::to_string(position));
-    ImGui::PopID();
-    if (first.special) ImGui::PopStyleColor();
-    if (ImGui::IsItemHovered()) {
-      std::string tip;
-      for (size_t k = 0; k < group.count; ++k) {
-        const tokenize::Token& t = result.tokens[group.first + k];
-        tip += (k ? "\n" : "") + std::string("id ") + std::to_string(t.id) + "  " + t.piece +
-               (t.special ? std::string("  ") + Tr(Str::kSpecialToken) : std::string());
-      }
-      if (const std::string guesses = PredictionLines(app, position); !guesses.empty()) {
-        tip += "\n\n" + guesses;
-        app.fonts.AddText(guesses);  // the vocabulary's pieces may need glyphs the text did not
-      }
-      ImGui::SetTooltip("%s", tip.c_str());
+  float x = 0;  // where the last chip ends, from the content's left
+  for (const tokenize::TokenGroup& group : tokenize::JoinBytePieces(result.tokens)) {
+    TokenChips::Chip chip;
+    chip.label = group.display;
+    for (char& ch : chip.label)
+      if (ch == '\n') ch = ' ';
+    if (chip.label.empty()) chip.label = "\xE2\x90\xA3";  // a visible space
+    chip.first = group.first, chip.count = group.count, chip.special = result.tokens[group.first].special;
+    joined += (joined.empty() ? "" : " | ") + chip.label;
+    const float w = ImGui::CalcTextSize(chip.label.c_str()).x + 8.0f;
+    if (!c->chips.empty() && x + 3.0f + w < width) {
+      x += 3.0f + w;
+    } else {
+      c->line_start.push_back(c->chips.size());
+      x = w;
     }
+    c->chips.push_back(std::move(chip));
   }
+  c->joined_json = JsonString(joined);
+}
+
+// The tokens as chips: byte pieces that make one character are joined (JoinBytePieces); special
+// tokens dimmed; hovering one shows its id and vocabulary piece. Only the lines in sight are submitted.
+void DrawTokens(App& app, const ModelResult& result) {
+  TokenChips& c = app.views.model.chips;
+  LayOutChips(result, ImGui::GetContentRegionAvail().x, &c);
+  ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(3, 3));
+  ImGuiListClipper clipper;
+  clipper.Begin((int)c.line_start.size(), ImGui::GetFrameHeightWithSpacing());
+  while (clipper.Step())
+    for (int line = clipper.DisplayStart; line < clipper.DisplayEnd; ++line) {
+      const size_t end = line + 1 < (int)c.line_start.size() ? c.line_start[(size_t)line + 1] : c.chips.size();
+      for (size_t g = c.line_start[(size_t)line]; g < end; ++g) {
+        const TokenChips::Chip& chip = c.chips[g];
+        if (g > c.line_start[(size_t)line]) ImGui::SameLine();
+        if (chip.special) ImGui::PushStyleColor(ImGuiCol_Text, kDimColor);
+        ImGui::PushID((int)g);
+        // The group's last token is where the model's guess for what follows the group is read.
+        const int position = (int)(chip.first + chip.count - 1);
+        if (ImGui::Button(chip.label.c_str())) app.views.model.pinned_position = position;
+        app.dump.RecordItem("model.token." + std::to_string(g), std::to_string(position));
+        ImGui::PopID();
+        if (chip.special) ImGui::PopStyleColor();
+        if (ImGui::IsItemHovered()) {
+          std::string tip;
+          for (size_t k = 0; k < chip.count; ++k) {
+            const tokenize::Token& t = result.tokens[chip.first + k];
+            tip += (k ? "\n" : "") + std::string("id ") + std::to_string(t.id) + "  " + t.piece +
+                   (t.special ? std::string("  ") + Tr(Str::kSpecialToken) : std::string());
+          }
+          if (const std::string guesses = PredictionLines(app, position); !guesses.empty()) {
+            tip += "\n\n" + guesses;
+            app.fonts.AddText(guesses);  // the vocabulary's pieces may need glyphs the text did not
+          }
+          ImGui::SetTooltip("%s", tip.c_str());
+        }
+      }
+    }
   ImGui::PopStyleVar();
-  app.dump.SetField("model_tokens", JsonString(joined));
+  app.dump.SetField("model_tokens", c.joined_json);
   // The pinned token's guesses stay below the chips until another chip is clicked.
   std::string pinned;
   if (!result.has_lm_head) DimText(Tr(Str::kNoLmHead));

@@ -42,7 +42,24 @@ struct ExportPanelView {
 
 // The Model panel's path field, the ablated heads (a what-if sent with every model request, not saved) and the
 // token whose predictions are pinned.
+// The Model panel's token chips, laid out once per text and width (a long text has thousands: each frame then
+// submits only the lines in sight). What they were laid out for is kept beside them, to know when to lay out again.
+struct TokenChips {
+  struct Chip {
+    std::string label;     // the group's characters (newlines as spaces, a visible space when empty)
+    size_t first = 0, count = 0;  // the group's tokens
+    bool special = false;
+  };
+  const void* folder = nullptr;  // ModelRequest::folder.get() and text the chips are of
+  std::string text;
+  float width = 0, font_size = 0;  // the panel's content width and the font they were measured with
+  std::vector<Chip> chips;
+  std::vector<size_t> line_start;  // chips[line_start[l]] begins line l
+  std::string joined_json;         // "a | b | ..." as a JSON string (the widgets dump's model_tokens)
+};
+
 struct ModelPanelView {
+  TokenChips chips;
   std::string path_input;
   std::vector<model::AblatedHead> ablated;
   int pinned_position = -1;      // the token position whose predictions stay shown; -1 = none

@@ -37,8 +37,13 @@ TEST(FramePacer, BusyWorkDrawsOnChangeAndForProgressOnly) {
   int frames = 0;
   while (pacer.FrameDue()) pacer.FrameDrawn(), ++frames;
   EXPECT_EQ(frames, FramePacer::kFramesAfterChange);
+  pacer.BusyChange();  // while work runs, one frame a change
+  frames = 0;
+  while (pacer.FrameDue()) pacer.FrameDrawn(), ++frames;
+  EXPECT_EQ(frames, 1);
   pacer.Activity();
   pacer.Change();  // a change never shortens what input asked for
+  pacer.BusyChange();
   frames = 0;
   while (pacer.FrameDue()) pacer.FrameDrawn(), ++frames;
   EXPECT_EQ(frames, FramePacer::kFramesAfterActivity);

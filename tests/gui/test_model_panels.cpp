@@ -121,6 +121,59 @@ class ModelPanelTest : public AppDriver<CountingRenderer> {
   std::string dir_, model_dir_;
 };
 
+// A long text's token chips: laid out once (every group in model_tokens, lines that fit the panel), and each frame
+// submits only the lines in sight, so a frame's work does not grow with the text.
+TEST_F(ModelPanelTest, ALongTextsTokenChipsAreSubmittedOnlyWhereTheyCanBeSeen) {
+  // The e2e llama fixture (RoPE) with room for the text.
+  const std::string src = std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/models_e2e/llama";
+  model_dir_ = dir_ + "/long-llama";
+  std::filesystem::create_directories(model_dir_);
+  for (const char* f : {"model.safetensors", "tokenizer.json"}) std::filesystem::copy_file(src + "/" + f, model_dir_ + "/" + f);
+  Result<std::string> config = ReadFile(src + "/config.json");
+  ASSERT_TRUE(config.ok());
+  std::string patched = *config;
+  const std::string from = "\"max_position_embeddings\": 128";
+  ASSERT_NE(patched.find(from), std::string::npos);
+  patched.replace(patched.find(from), from.size(), "\"max_position_embeddings\": 4096");
+  std::ofstream(model_dir_ + "/config.json") << patched;
+  std::string text;
+  for (int i = 0; i < 400; ++i) text += "the cat sat ";
+  App& app = MakeApp(text);
+  for (int i = 0; i < 500 && !(app.results.model && app.results.model->complete()); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    Frame();
+  }
+  Frames(3);
+  ASSERT_TRUE(app.results.model && app.results.model->status.ok()) << app.results.model_error;
+  const TokenChips& c = app.views.model.chips;
+  ASSERT_GT(c.chips.size(), 1000u);
+  ASSERT_GT(c.line_start.size(), 20u);
+  EXPECT_EQ(c.line_start[0], 0u);
+  for (size_t l = 1; l < c.line_start.size(); ++l) ASSERT_LT(c.line_start[l - 1], c.line_start[l]) << l;
+  // Every group is in the dump's model_tokens ("a | b | ..."), in order.
+  const std::string joined = app.dump.Field("model_tokens");
+  size_t bars = 0;
+  for (size_t at = joined.find(" | "); at != std::string::npos; at = joined.find(" | ", at + 3)) ++bars;
+  EXPECT_EQ(bars + 1, c.chips.size());
+  // The first chips are drawn (and clickable); the last ones, far below, are not submitted.
+  EXPECT_NE(app.dump.Find("model.token.0"), nullptr);
+  EXPECT_EQ(app.dump.Find("model.token." + std::to_string(c.chips.size() - 1)), nullptr);
+  size_t submitted = 0;
+  for (size_t g = 0; g < c.chips.size(); ++g) submitted += app.dump.Find("model.token." + std::to_string(g)) != nullptr;
+  EXPECT_LT(submitted, c.chips.size() / 4);
+  // Scrolled into view (the wheel over the panel's top, as a person would), a chip is clicked and pins its guesses.
+  for (int i = 0; i < 50 && !(app.dump.Find("model.token.1") && app.dump.Find("model.token.1")->visible); ++i) {
+    const WidgetDump::Widget* panel = app.dump.Find("panel.Model");
+    ASSERT_NE(panel, nullptr);
+    ImGui::GetIO().MousePos = ImVec2((panel->x0 + panel->x1) * 0.5f, panel->y0 + 30);
+    ImGui::GetIO().MouseWheel = -1.0f;
+    Frames(2);
+  }
+  ASSERT_TRUE(app.dump.Find("model.token.1") && app.dump.Find("model.token.1")->visible);
+  Click("model.token.1");
+  EXPECT_EQ(app.views.model.pinned_position, (int)(c.chips[1].first + c.chips[1].count - 1));
+}
+
 TEST_F(ModelPanelTest, OverviewShowsEveryLayerAndHeadAndAClickOpensIt) {
   App& app = MakeApp("The cat sat on the mat.");
   Frames(4);
