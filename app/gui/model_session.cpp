@@ -170,6 +170,7 @@ class LayerMapsSink : public model::LayerSink {
     if (stream_) {
       maps->pyramid = std::make_shared<const MapPyramid>(pyramid_.Coarsened(kept_factor_));
       if (l + 1 < layers_.size()) pyramid_.Reset(n_head_, n_, n_, pyramid_.levels().front().factor);  // next layer
+      else pyramid_ = MapPyramid();  // the last layer's fine levels go before the run's end (its peak memory)
     }
     // The predictions read the residual stream after the last block (it lives in the run's workspace).
     if (l + 1 == layers_.size()) last_hidden_.assign(out.hidden, out.hidden + (size_t)n_ * out.d_model);

@@ -19,6 +19,9 @@ namespace {
 // 64-byte aligned, so Eigen's vector code takes the same path in every run (the same input gives the same bits).
 using AlignedFloats = std::vector<float, Eigen::aligned_allocator<float>>;
 
+// Rows the MLP runs at once (Mlp): large enough for full-speed GEMMs, small enough that its buffers stay small.
+constexpr int kMlpRows = 1024;
+
 // The buffers of one run, sized once.
 struct Workspace {
   int n = 0, ld_qkv = 0;
@@ -26,8 +29,8 @@ struct Workspace {
   AlignedFloats xn;     // [n, d_model] normed input of a sublayer / sublayer output
   AlignedFloats qkv;    // [n, q_dim + 2 kv_dim]: q | k | v columns
   AlignedFloats z;      // [n, q_dim] heads' mixed values, concatenated
-  AlignedFloats ff;     // [n, d_ff]
-  AlignedFloats ff2;    // [n, d_ff] (gated MLPs: up)
+  AlignedFloats ff;     // [min(n, kMlpRows), d_ff]
+  AlignedFloats ff2;    // [min(n, kMlpRows), d_ff] (gated MLPs: up)
   AlignedFloats probs;  // [n_head, n, n] scratch when the sink gives no buffer
   std::vector<float> cos, sin;  // [n, d_head / 2] (rope)
   std::vector<HeadMetrics> metrics;  // [n_head] the row figures of the layer just run
@@ -101,18 +104,23 @@ Status Attend(const ModelConfig& c, const BlockParams& b, float multiplier, floa
   return Status::Ok();
 }
 
-// (4) MLP of ws.xn [n, d_model] -> ws.xn.
+// (4) MLP of ws.xn [n, d_model] -> ws.xn, kMlpRows rows at a time: each row's MLP reads only that row, so the
+//     [rows, d_ff] buffers need not hold all n (at 8192 tokens of SmolLM2's shape: 2 x 6 MB, not 2 x 50 MB), and
+//     a chunk's rows of xn are read (up, gate) before down writes them.
 void Mlp(const ModelConfig& c, const BlockParams& b, Workspace& ws) {
-  const int n = ws.n;
-  const size_t count = (size_t)n * c.d_ff;
-  LinearForward(ws.xn.data(), c.d_model, n, b.up, ws.ff.data(), c.d_ff);
-  if (b.gate.w) {  // llama: down(act(gate(x)) * up(x))
-    LinearForward(ws.xn.data(), c.d_model, n, b.gate, ws.ff2.data(), c.d_ff);
-    GatedInPlace(c.activation, ws.ff2.data(), ws.ff.data(), count);
-    LinearForward(ws.ff2.data(), c.d_ff, n, b.down, ws.xn.data(), c.d_model);
-  } else {  // gpt2, bert: down(act(up(x)))
-    ActivateInPlace(c.activation, ws.ff.data(), count);
-    LinearForward(ws.ff.data(), c.d_ff, n, b.down, ws.xn.data(), c.d_model);
+  for (int r0 = 0; r0 < ws.n; r0 += kMlpRows) {
+    const int rows = std::min(kMlpRows, ws.n - r0);
+    float* xn = ws.xn.data() + (size_t)r0 * c.d_model;  // [rows, d_model]
+    const size_t count = (size_t)rows * c.d_ff;
+    LinearForward(xn, c.d_model, rows, b.up, ws.ff.data(), c.d_ff);
+    if (b.gate.w) {  // llama: down(act(gate(x)) * up(x))
+      LinearForward(xn, c.d_model, rows, b.gate, ws.ff2.data(), c.d_ff);
+      GatedInPlace(c.activation, ws.ff2.data(), ws.ff.data(), count);
+      LinearForward(ws.ff2.data(), c.d_ff, rows, b.down, xn, c.d_model);
+    } else {  // gpt2, bert: down(act(up(x)))
+      ActivateInPlace(c.activation, ws.ff.data(), count);
+      LinearForward(ws.ff.data(), c.d_ff, rows, b.down, xn, c.d_model);
+    }
   }
 }
 
@@ -191,7 +199,7 @@ double RunMemoryBytes(const ModelConfig& c, size_t n, bool collect, const RunOpt
   double floats = nd * c.d_model * 2                        // x, xn
                   + nd * (c.q_dim() + 2.0 * c.kv_dim())      // q | k | v
                   + nd * c.q_dim()                           // z
-                  + nd * c.d_ff * (c.arch == Arch::kLlama ? 2 : 1)  // MLP
+                  + std::min(nd, (double)kMlpRows) * c.d_ff * (c.arch == Arch::kLlama ? 2 : 1)  // MLP
                   + (o.stream_maps ? 0.0 : (double)c.n_head * nd * nd)  // the maps' scratch [n_head, n, n]
                   + nd * c.d_head                            // rope cos, sin
                   + (double)c.layer_scratch_floats;          // one layer's weights dequantized (model.h)
@@ -289,9 +297,9 @@ Status RunWithWorkspace(const Model& model, const std::vector<int>& ids, const R
   ws.xn.resize((size_t)n * d);
   ws.qkv.resize((size_t)n * ws.ld_qkv);
   ws.z.resize((size_t)n * c.q_dim());
-  ws.ff.resize((size_t)n * c.d_ff);
+  ws.ff.resize((size_t)std::min(n, kMlpRows) * c.d_ff);
   if (c.arch == Arch::kLlama) {
-    ws.ff2.resize((size_t)n * c.d_ff);
+    ws.ff2.resize((size_t)std::min(n, kMlpRows) * c.d_ff);
     RopeTables(RopeInvFreq(c), n, &ws.cos, &ws.sin);
   }
   // 2. Embeddings (or the resumed residual stream).

@@ -3,9 +3,13 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 
+#include "model/run.h"
 #include "model_session.h"
 
 namespace attnviz::testing {
@@ -24,6 +28,34 @@ inline std::shared_ptr<const ModelFolder> Open(ModelSession& session, const std:
   EXPECT_TRUE(session.WaitIdle(60));
   EXPECT_TRUE(session.folder()) << session.open_error();
   return session.folder();
+}
+
+// Each layer's probs [n_head, n, n] of a model::RunModel (the core's side of a comparison).
+class LayerProbsSink : public model::LayerSink {
+ public:
+  Status OnLayer(const model::LayerOutput& out) override {
+    probs.emplace_back(out.probs, out.probs + (size_t)out.n_head * out.n * out.n);
+    return Status::Ok();
+  }
+  std::vector<std::vector<float>> probs;
+};
+
+// A copy of tests/fixtures/models_e2e/<fixture> in `to` whose config.json has `key` replaced by `value` (e.g. more
+// positions, another model_type); returns `to`. The key must be in the config.
+inline std::string PatchedE2eFixture(const std::string& fixture, const std::string& to, const std::string& key,
+                                     const std::string& value) {
+  namespace fs = std::filesystem;
+  const fs::path from = fs::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures/models_e2e" / fixture;
+  fs::create_directories(to);
+  for (const char* f : {"model.safetensors", "tokenizer.json"})
+    fs::copy_file(from / f, fs::path(to) / f, fs::copy_options::overwrite_existing);
+  std::ifstream in(from / "config.json");
+  std::string config((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t at = config.find(key);
+  EXPECT_NE(at, std::string::npos) << key << " not in " << (from / "config.json").string();
+  if (at != std::string::npos) config.replace(at, key.size(), value);
+  std::ofstream(fs::path(to) / "config.json") << config;
+  return to;
 }
 
 }  // namespace attnviz::testing

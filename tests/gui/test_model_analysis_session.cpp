@@ -22,7 +22,9 @@ namespace attnviz {
 namespace {
 
 const char* kText = "The cat sat on the mat and the dog sat on the log. A bird sang in the tree.";
+using testing::LayerProbsSink;
 using testing::Open;
+using testing::PatchedE2eFixture;
 using testing::RunOnce;
 
 // The same text on one fixture, streamed (no whole maps kept) and whole: what the streamed kinds are checked against.
@@ -264,31 +266,10 @@ TEST(SessionAnalysisKinds, StreamedRunsMakeRolloutFromTheirBlocksAndValueWeighte
 // The llama fixture with room for more than kRolloutMaxTokens positions (RoPE: no position table to grow), in a
 // temporary folder.
 std::string LongLlamaFixture() {
-  namespace fs = std::filesystem;
-  const fs::path from = fs::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures/models_e2e/llama";
-  const fs::path to = fs::path(::testing::TempDir()) / "attnviz_long_llama";
-  fs::create_directories(to);
-  for (const char* f : {"model.safetensors", "tokenizer.json"})
-    fs::copy_file(from / f, to / f, fs::copy_options::overwrite_existing);
-  std::ifstream in(from / "config.json");
-  std::string config((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const std::string key = "\"max_position_embeddings\": 128";
-  const size_t at = config.find(key);
-  EXPECT_NE(at, std::string::npos);
-  if (at != std::string::npos) config.replace(at, key.size(), "\"max_position_embeddings\": 4096");
-  std::ofstream(to / "config.json") << config;
-  return to.string();
+  return PatchedE2eFixture("llama", ::testing::TempDir() + "/attnviz_long_llama", "\"max_position_embeddings\": 128",
+                           "\"max_position_embeddings\": 4096");
 }
 
-// Each layer's probs [n_head, n, n] of a run (the core's side).
-class ProbsSink : public model::LayerSink {
- public:
-  Status OnLayer(const model::LayerOutput& out) override {
-    probs.emplace_back(out.probs, out.probs + (size_t)out.n_head * out.n * out.n);
-    return Status::Ok();
-  }
-  std::vector<std::vector<float>> probs;
-};
 
 TEST(SessionAnalysisKinds, APooledRolloutOfALongInputMatchesTheCoresPooledRollout) {
   const std::string dir = LongLlamaFixture();
@@ -316,7 +297,7 @@ TEST(SessionAnalysisKinds, APooledRolloutOfALongInputMatchesTheCoresPooledRollou
   ASSERT_TRUE(w && !w->streamed);
   // The core's pooled rollout of the same maps (the whole run's tokens; the run itself, not the session).
   const model::Model& m = *request.folder->model;
-  ProbsSink core;
+  LayerProbsSink core;
   ASSERT_TRUE(model::RunModel(m, TokenIds(w->tokens), WhatIfRunOptions(request.what_ifs(), m.config().n_layer), &core).ok());
   model::PooledRolloutRows rows(n, f);
   model::Rollout rollout(nb);

@@ -23,6 +23,7 @@
 #include "io/file_io.h"
 #include "io/npy.h"
 #include "maps/view.h"
+#include "model_session_test_util.h"
 #include "panel_util.h"
 
 namespace attnviz {
@@ -125,17 +126,8 @@ class ModelPanelTest : public AppDriver<CountingRenderer> {
 // submits only the lines in sight, so a frame's work does not grow with the text.
 TEST_F(ModelPanelTest, ALongTextsTokenChipsAreSubmittedOnlyWhereTheyCanBeSeen) {
   // The e2e llama fixture (RoPE) with room for the text.
-  const std::string src = std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/models_e2e/llama";
-  model_dir_ = dir_ + "/long-llama";
-  std::filesystem::create_directories(model_dir_);
-  for (const char* f : {"model.safetensors", "tokenizer.json"}) std::filesystem::copy_file(src + "/" + f, model_dir_ + "/" + f);
-  Result<std::string> config = ReadFile(src + "/config.json");
-  ASSERT_TRUE(config.ok());
-  std::string patched = *config;
-  const std::string from = "\"max_position_embeddings\": 128";
-  ASSERT_NE(patched.find(from), std::string::npos);
-  patched.replace(patched.find(from), from.size(), "\"max_position_embeddings\": 4096");
-  std::ofstream(model_dir_ + "/config.json") << patched;
+  model_dir_ = testing::PatchedE2eFixture("llama", dir_ + "/long-llama", "\"max_position_embeddings\": 128",
+                                          "\"max_position_embeddings\": 4096");
   std::string text;
   for (int i = 0; i < 400; ++i) text += "the cat sat ";
   App& app = MakeApp(text);
@@ -655,15 +647,6 @@ TEST_F(ModelPanelTest, HeadExportIsTheCliModelFigure) {
             std::string::npos);
 }
 
-// Each layer's probs [n_head, n, n] of a run (the core's side).
-class LayerProbsSink : public model::LayerSink {
- public:
-  Status OnLayer(const model::LayerOutput& out) override {
-    probs.emplace_back(out.probs, out.probs + (size_t)out.n_head * out.n * out.n);
-    return Status::Ok();
-  }
-  std::vector<std::vector<float>> probs;
-};
 
 // The current head exported as .npy in each map kind is the map the Heads panel shows: attention, the value-weighted
 // map (probs times the value norms) and the rollout (one map), for a whole run and for a streamed one, whose layers
@@ -686,7 +669,7 @@ TEST_F(ModelPanelTest, EveryMapKindExportsWhatTheHeadsPanelShowsWholeOrStreamed)
     app.settings.export_dir = dir_;
     // The whole run's maps, from the core.
     const model::Model& m = *model.request.folder->model;
-    LayerProbsSink core;
+    testing::LayerProbsSink core;
     ASSERT_TRUE(model::RunModel(m, TokenIds(model.tokens), WhatIfRunOptions(model.request.what_ifs(), m.config().n_layer), &core).ok());
     const float* probs = core.probs[(size_t)layer].data() + (size_t)head * n * n;
     const float* norms = model.analysis[(size_t)layer]->value_norms->data.data() + (size_t)head * n;
@@ -742,18 +725,8 @@ namespace {
 // the view writes NaN there (drawn grey), the colorbar shows the masked swatch, the hover says so, the row
 // figures count only the keys a row may see, and the export figure masks the same cells.
 TEST_F(ModelPanelTest, MistralWindowIsDrawnMaskedInTheAppAndItsFigure) {
-  const std::string src = std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/models_e2e/llama";
-  const std::string dst = dir_ + "/mistral-window";
-  std::filesystem::create_directories(dst);
-  for (const char* f : {"model.safetensors", "tokenizer.json"}) std::filesystem::copy_file(src + "/" + f, dst + "/" + f);
-  Result<std::string> config = ReadFile(src + "/config.json");
-  ASSERT_TRUE(config.ok());
-  std::string patched = *config;
-  const std::string from = "\"model_type\": \"llama\"";
-  ASSERT_NE(patched.find(from), std::string::npos);
-  patched.replace(patched.find(from), from.size(), "\"model_type\": \"mistral\", \"sliding_window\": 3");
-  std::ofstream(dst + "/config.json") << patched;
-  model_dir_ = dst;
+  model_dir_ = testing::PatchedE2eFixture("llama", dir_ + "/mistral-window", "\"model_type\": \"llama\"",
+                                          "\"model_type\": \"mistral\", \"sliding_window\": 3");
   App& app = MakeApp("the cat sat on the mat and the dog sat on the log");
   Frames(4);
   ASSERT_TRUE(app.results.model) << app.results.model_error << app.models->open_error();
