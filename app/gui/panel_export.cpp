@@ -132,9 +132,11 @@ std::function<Status()> ModelHeadsJob(App& app, HeatmapExportOptions o, MapKind 
   } else {
     o.head = figure->head;
   }
-  // A long input's figure (PNG, SVG) is of the window the Heads panel shows, as the sandbox's; the title says which.
+  // A long input's figure (PNG, SVG) of the current head is of the window the Heads panel shows, as the sandbox's;
+  // the title says which.
   std::shared_ptr<const MapWindow> window;
-  if (figure->maps.pooled && (s.export_format == ExportFormat::kPng || s.export_format == ExportFormat::kSvg)) {
+  if (figure->maps.pooled && s.export_target == ExportTarget::kCurrentHead &&
+      (s.export_format == ExportFormat::kPng || s.export_format == ExportFormat::kSvg)) {
     window = std::make_shared<MapWindow>(app.views.heads.ShownWindow(o.head, figure->maps.n_q(), figure->maps.n_k()));
     figure->title += kTitleDot + std::string("queries ") + std::to_string(window->r0) + "-" +
                      std::to_string(window->r1 - 1) + ", keys " + std::to_string(window->c0) + "-" +
