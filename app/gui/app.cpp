@@ -288,8 +288,7 @@ void App::CycleHead(int direction) {
 }
 
 ColorRange App::RangeFor(const std::vector<int>& heads, bool twin) const {
-  // Value-weighted maps are not probabilities (a norm times a weight): always their own range.
-  const bool weighted = settings.source == Source::kModel && views.heads.kind == MapKind::kValueWeighted;
+  const bool weighted = KindHasOwnRange(settings.source == Source::kModel, views.heads.kind);
   if ((!settings.auto_range && !weighted) || !results.shown) return ColorRange{};
   const AttentionTensors& t = twin && results.shown->has_twin ? results.shown->twin : results.shown->tensors;
   // Keyed by the tensors too: a request publishes in steps (maps, twin, z) under one generation.

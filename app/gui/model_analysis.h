@@ -34,6 +34,10 @@ struct LayerAnalysis {
   int rollout_factor = 1;                    // tokens a side of a rollout cell (RolloutFactor)
 };
 
+// Value-weighted maps are not probabilities (a weight times a norm, often above 1): the Heads panel draws them and
+// the export writes them on their own range (min..max), whatever the fixed/auto setting says.
+inline bool KindHasOwnRange(bool model_source, MapKind kind) { return model_source && kind == MapKind::kValueWeighted; }
+
 // Why a run over n tokens makes no rollout ("" when it does): the memory limit (of the pooled size above
 // kRolloutMaxTokens). A streamed run makes it from the head mean its blocks add up.
 UiMessage RolloutRefusal(int n);

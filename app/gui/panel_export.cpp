@@ -175,6 +175,7 @@ std::function<Status()> MakeExportJob(App& app, const std::string& path, UiMessa
   HeatmapExportOptions o = *options;
   // The map kind the Heads panel shows (model_analysis.h), or why this run has none.
   const MapKind kind = app.views.heads.kind;
+  if (KindHasOwnRange(s.source == Source::kModel, kind)) o.auto_range = true;  // as the Heads panel draws it
   if (s.source == Source::kModel && app.results.model) {
     if (UiMessage why = MapKindRefusal(*app.results.model, kind); !why.empty()) {
       *refusal = why;

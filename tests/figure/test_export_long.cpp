@@ -160,6 +160,12 @@ TEST(ExportLong, TooManyCellsInMemoryIsRefusedNamingTheStreamedWay) {
   for (char ch : *csv) lines += ch == '\n';
   EXPECT_EQ(lines, 2101u);
   std::remove(o.out_path.c_str());
+  // So does one head's figure: it holds that head's cells only, not the layer's 4 planes (17.6 M cells).
+  o.out_path = Temp("one.png");
+  o.cell_size = 1;
+  ASSERT_TRUE(ExportHeatmap(p.tensors(), c, o).ok());
+  EXPECT_TRUE(ReadFile(o.out_path).ok());
+  std::remove(o.out_path.c_str());
 }
 
 }  // namespace

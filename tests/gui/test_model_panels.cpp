@@ -20,6 +20,7 @@
 #include "app_driver.h"
 #include "cli_runner.h"
 #include "figure/export.h"
+#include "figure/heatmap_figure.h"
 #include "io/file_io.h"
 #include "io/npy.h"
 #include "maps/view.h"
@@ -709,6 +710,20 @@ TEST_F(ModelPanelTest, EveryMapKindExportsWhatTheHeadsPanelShowsWholeOrStreamed)
       const std::string window = streamed && kind != MapKind::kRollout ? " \u00B7 queries 0-" + std::to_string(n - 1) + ", keys 0-" + std::to_string(n - 1) : "";
       const std::string title = "gpt2 \u00B7 layer 1 \u00B7 " + heads + " \u00B7 causal" + window + "</text>";
       EXPECT_NE(svg->find(title), std::string::npos) << title;
+      // Its colorbar: value-weighted maps on their own range (min..max of the head's visible cells, as the Heads
+      // panel draws them), attention and rollout on the fixed 0..1 the settings hold.
+      ColorRange range{0.0f, 1.0f};
+      if (kind == MapKind::kValueWeighted) {
+        range = ColorRange{1e30f, -1e30f};
+        for (int i = 0; i < n; ++i)
+          for (int j = 0; j <= i; ++j) {  // causal: the cells a row may see
+            range.lo = std::min(range.lo, got->data[(size_t)i * n + j]);
+            range.hi = std::max(range.hi, got->data[(size_t)i * n + j]);
+          }
+        ASSERT_GT(range.hi, 1.0f) << "value norms here exceed 1: the fixed range would clip them";
+      }
+      for (const std::string& tick : FormatTicks(ColorbarTicks(ColorScale::kLinear, range), ColorScale::kLinear, range))
+        EXPECT_NE(svg->find(">" + tick + "</text>"), std::string::npos) << "colorbar tick " << tick;
     }
   }
 }
