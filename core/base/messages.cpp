@@ -315,6 +315,16 @@ static_assert(std::size(kEnglish) == (size_t)MsgId::kCount, "messages.cpp: one E
 static_assert((int)MsgId::kCount <= (int)MsgId::kAppFirst, "messages.h: core's ids stay below the programs' own");
 }  // namespace
 
+std::string CappedJsonError(std::string_view what) {
+  constexpr std::string_view kLastRead = "last read: '";
+  const size_t last = what.find(kLastRead);
+  if (last == std::string_view::npos) return CappedValue(what, 4 * kMaxQuotedChars);
+  const size_t from = last + kLastRead.size(), to = what.rfind('\'');
+  if (to == std::string_view::npos || to < from) return CappedValue(what, 4 * kMaxQuotedChars);
+  return CappedValue(what.substr(0, from), 4 * kMaxQuotedChars) + CappedValue(what.substr(from, to - from)) +
+         CappedValue(what.substr(to), 4 * kMaxQuotedChars);
+}
+
 std::string CappedValue(std::string_view value, size_t max_chars) {
   std::string out;
   size_t chars = 0, i = 0;

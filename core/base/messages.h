@@ -332,6 +332,9 @@ std::string FillTemplate(const std::string& pattern, const std::vector<std::stri
 // ("aaaa... (15728640 bytes in all)"), so a 15 MB model_type never becomes a 15 MB message.
 constexpr size_t kMaxQuotedChars = 80;
 std::string CappedValue(std::string_view value, size_t max_chars = kMaxQuotedChars);
+// A JSON parser's exception text (nlohmann's what()) fit for a message: its "last read: '<the token so far>'" quotes
+// the input (an unterminated string can be megabytes), so that part is CappedValue'd, and the rest is capped too.
+std::string CappedJsonError(std::string_view what);
 
 // One piece of a message: a template id and what fills it.
 struct MessagePart {

@@ -40,9 +40,9 @@ Status ParseJsonBounded(const char* begin, const char* end, const std::string& w
     if (!ParseJsonWithinDepth(begin, end, out))
       return Status::ErrorAt(where, MsgId::kJsonNestsTooDeep, {std::to_string(kMaxJsonDepth)});
   } catch (const json::parse_error& e) {
-    return Status::ErrorAt(where, MsgId::kJsonInvalidAtByte, {std::to_string(e.byte), e.what()});
+    return Status::ErrorAt(where, MsgId::kJsonInvalidAtByte, {std::to_string(e.byte), CappedJsonError(e.what())});
   } catch (const json::exception& e) {  // e.g. a number beyond double's range (out_of_range 406)
-    return Status::ErrorAt(where, MsgId::kJsonInvalid, {e.what()});
+    return Status::ErrorAt(where, MsgId::kJsonInvalid, {CappedJsonError(e.what())});
   }
   return Status::Ok();
 }

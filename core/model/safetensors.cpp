@@ -129,9 +129,10 @@ Result<std::shared_ptr<const SafetensorsFile>> SafetensorsFile::Parse(std::share
     if (!ParseJsonWithinDepth(hb, hb + n, &header))
       return Status::ErrorAt(path, MsgId::kJsonNestsTooDeep, {std::to_string(kMaxJsonDepth)});
   } catch (const json::parse_error& e) {
-    return Status::ErrorAt(path, MsgId::kStHeaderJsonAt, {std::to_string(e.byte), std::to_string(8 + e.byte), e.what()});
+    return Status::ErrorAt(path, MsgId::kStHeaderJsonAt,
+                           {std::to_string(e.byte), std::to_string(8 + e.byte), CappedJsonError(e.what())});
   } catch (const json::exception& e) {  // e.g. a number beyond double's range (out_of_range 406)
-    return Status::ErrorAt(path, MsgId::kStHeaderJson, {e.what()});
+    return Status::ErrorAt(path, MsgId::kStHeaderJson, {CappedJsonError(e.what())});
   }
   if (!header.is_object()) return Status::ErrorAt(path, MsgId::kStHeaderNotObject, {});
 

@@ -93,7 +93,7 @@ Result<nlohmann::json> ParseJson(const std::string& text, const std::string& pat
     return Status::ErrorAt(path, MsgId::kJsonInvalidAtOffset,
                            {std::to_string(offset), std::to_string(line), std::to_string(column), reason});
   } catch (const nlohmann::json::exception& e) {  // e.g. a number beyond double's range (out_of_range 406)
-    return Status::ErrorAt(path, MsgId::kJsonInvalidShort, {e.what()});
+    return Status::ErrorAt(path, MsgId::kJsonInvalidShort, {CappedJsonError(e.what())});
   }
 }
 

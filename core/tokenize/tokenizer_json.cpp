@@ -542,7 +542,7 @@ Result<std::unique_ptr<Tokenizer>> LoadTokenizerJson(const std::string& path) {
     if (!tokenizer.ok()) return Status::Prefixed(MsgId::kPrefixContext, {path}, tokenizer.status());
     return tokenizer;
   } catch (const nlohmann::json::exception& e) {
-    return Status::ErrorAt(path, MsgId::kTokenizerUnexpected, {e.what()});
+    return Status::ErrorAt(path, MsgId::kTokenizerUnexpected, {CappedJsonError(e.what())});
   }
 }
 

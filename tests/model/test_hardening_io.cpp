@@ -176,6 +176,20 @@ TEST(HardeningIndex, OverlongShardNameIsRefusedWithABoundedMessage) {
   EXPECT_LT(store.status().message().size(), 1024u);
 }
 
+// Found by fuzz_shard_index (CI, 2026-11-25): an index cut off inside a 7000-byte key made the JSON parser's message
+// quote the whole key ("last read: '..."). The parser's text is capped (CappedJsonError), its reason kept.
+TEST(HardeningIndex, UnterminatedLongKeyGivesABoundedParseMessage) {
+  TempDir dir;
+  WriteBytes(dir.File("model.safetensors.index.json"), "{\"weight_" + std::string(7000, '['));
+  auto store = TensorStore::OpenDir(dir.path());
+  ASSERT_FALSE(store.ok());
+  EXPECT_THAT(store.status().message(), ::testing::HasSubstr("model.safetensors.index.json"));
+  EXPECT_THAT(store.status().message(), ::testing::HasSubstr("last read"));
+  EXPECT_THAT(store.status().message(), ::testing::HasSubstr("bytes in all)"));
+  EXPECT_LT(store.status().message().size(), 1024u);
+  EXPECT_EQ(CappedJsonError("no quote here"), "no quote here");
+}
+
 TEST(HardeningIndex, SymlinkLoopIsReportedAsALoop) {
   TempDir dir;
   ASSERT_EQ(::symlink("model.safetensors", dir.File("model.safetensors").c_str()), 0);
