@@ -120,6 +120,13 @@ class ModelPanelTest : public AppDriver<CountingRenderer> {
     app_ = std::make_unique<App>(AppSettings(), options, nullptr);
     return *app_;
   }
+  // A short text whose run streams anyway (as a long input's does), a few frames after its start.
+  App& MakeStreamedApp() {
+    App& app = MakeApp("The cat sat on the mat. The cat sat on the mat again, and then the dog sat too.");
+    app.models->set_stream_above_cells(0);
+    Frames(4);
+    return app;
+  }
   std::string dir_, model_dir_;
 };
 
@@ -213,9 +220,7 @@ TEST_F(ModelPanelTest, OverviewShowsEveryLayerAndHeadAndAClickOpensIt) {
 // A streamed (long) input: the shown layer has no q and k at first (its view reads the finest kept level), then
 // gets them from the background, made from the layer's input; a click on another layer does the same for it.
 TEST_F(ModelPanelTest, AStreamedLayerOnScreenGetsItsQAndKInTheBackground) {
-  App& app = MakeApp("The cat sat on the mat. The cat sat on the mat again, and then the dog sat too.");
-  app.models->set_stream_above_cells(0);  // every run streams
-  Frames(4);
+  App& app = MakeStreamedApp();
   ASSERT_TRUE(app.results.model && app.results.model->complete()) << app.results.model_error;
   ASSERT_TRUE(app.results.model->streamed);
   for (int layer : {0, 2}) {
@@ -242,9 +247,7 @@ TEST_F(ModelPanelTest, AStreamedLayerOnScreenGetsItsQAndKInTheBackground) {
 // The same in the value-weighted kind: the shown layer gets its value-weighted pyramid (and q, k) in the background,
 // its exact cells weighted by the value norms; the overview keeps attention thumbnails and says so.
 TEST_F(ModelPanelTest, AStreamedLayerOnScreenGetsItsValueWeightedMapInTheBackground) {
-  App& app = MakeApp("The cat sat on the mat. The cat sat on the mat again, and then the dog sat too.");
-  app.models->set_stream_above_cells(0);  // every run streams
-  Frames(4);
+  App& app = MakeStreamedApp();
   ASSERT_TRUE(app.results.model && app.results.model->complete()) << app.results.model_error;
   ASSERT_TRUE(app.results.model->streamed);
   app.views.heads.kind = MapKind::kValueWeighted;  // what the radio button sets
@@ -288,9 +291,7 @@ TEST_F(ModelPanelTest, AStreamedLayerOnScreenGetsItsValueWeightedMapInTheBackgro
 // The Overview of a streamed run in the value-weighted kind: every layer's value-weighted pyramid, made in the
 // background from each layer's kept input, at the thumbnails' level, and drawn in place of attention's.
 TEST_F(ModelPanelTest, AStreamedRunsOverviewGetsValueWeightedThumbnailsInTheBackground) {
-  App& app = MakeApp("The cat sat on the mat. The cat sat on the mat again, and then the dog sat too.");
-  app.models->set_stream_above_cells(0);  // every run streams
-  Frames(4);
+  App& app = MakeStreamedApp();
   ASSERT_TRUE(app.results.model && app.results.model->complete()) << app.results.model_error;
   ASSERT_TRUE(app.results.model->streamed);
   EXPECT_EQ(app.models->weighted_overview(), nullptr) << "made only when the kind asks for it";
