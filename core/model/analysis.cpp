@@ -133,6 +133,16 @@ void Rollout::AddMeanLayer(const float* head_mean, float* out) {
   Advance(out);
 }
 
+namespace {
+// a: [n, n]. Every cell above the diagonal exactly 0 (a causal model's head mean).
+bool IsLowerTriangular(const float* a, int n) {
+  for (int i = 0; i + 1 < n; ++i)
+    for (int j = i + 1; j < n; ++j)
+      if (a[(size_t)i * n + j] != 0.0f) return false;
+  return true;
+}
+}  // namespace
+
 void Rollout::Advance(float* out) {
   const size_t n = (size_t)n_;
   // 1. A^ = 0.5 mean_h(A_h) + 0.5 I (a_ holds the mean), rows divided by their sums.
@@ -145,12 +155,26 @@ void Rollout::Advance(float* out) {
     }
     for (size_t j = 0; j < n; ++j) a_[i * n + j] = (float)(a_[i * n + j] / row_sum);
   }
-  // 2. R_0 = A^_0; R_l = A^_l R_(l-1).
+  // 2. R_0 = A^_0; R_l = A^_l R_(l-1). A causal model's A^ is lower triangular (every cell above the diagonal an
+  //    exact 0), and so is every R: a band of rows I then needs only A^[I, :e] R[:e, :e] (e = the band's end), a
+  //    third of the full product's FLOPs; the terms left out are exact zeros.
+  const bool lower = IsLowerTriangular(a_.data(), n_);
   if (layers_ == 0) {
     r_ = a_;
+    lower_ = lower;
+  } else if (lower && lower_) {
+    auto next = Mat(next_.data(), n_, n_);
+    const auto a = Mat(a_.data(), n_, n_), r = Mat(r_.data(), n_, n_);
+    for (int i0 = 0; i0 < n_; i0 += kTriangularBand) {
+      const int rows = std::min(kTriangularBand, n_ - i0), e = i0 + rows;
+      next.block(i0, 0, rows, e).noalias() = a.block(i0, 0, rows, e) * r.topLeftCorner(e, e);
+      next.block(i0, e, rows, n_ - e).setZero();
+    }
+    std::swap(r_, next_);
   } else {
     Mat(next_.data(), n_, n_).noalias() = Mat(a_.data(), n_, n_) * Mat(r_.data(), n_, n_);
     std::swap(r_, next_);
+    lower_ = false;
   }
   ++layers_;
   if (out) std::copy(r_.begin(), r_.end(), out);
@@ -177,6 +201,15 @@ void PooledRolloutRows::AddRows(int r0, int rows, const float* probs) {
   MODEL_CHECK(probs && r0 >= 0 && rows >= 0 && r0 + rows <= n_);
   if (rows == 0) return;
   const int I0 = r0 / f_, I1 = (r0 + rows - 1) / f_ + 1;
+  if (f_ == 1) {  // exact: each probability into its own cell (a [rows, n] buffer of sums would cost more)
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (int r = 0; r < rows; ++r) {
+      const float* p = probs + (size_t)r * n_;
+      double* out = sums_.data() + (size_t)(r0 + r) * n_;
+      for (int j = 0; j < n_; ++j) out[j] += p[j];
+    }
+    return;
+  }
   // 1. The block's column-block sums per pooled row, unlocked: [I1 - I0, nb].
   thread_local std::vector<double> part;
   part.assign((size_t)(I1 - I0) * nb_, 0.0);
@@ -242,6 +275,9 @@ void ValueNormScales(const Model& model, const LayerOutput& out, float* norms_ou
   const int n = out.n, dh = c.d_head, d = c.d_model, group = c.n_head / c.n_kv_head;
   MODEL_CHECK(o.in == c.q_dim() && o.out == d && (int)out.v.d == dh);
   using RowMatD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  // Heads are independent (each writes its own row of norms_out); each head's products are too small for Eigen
+  // to thread.
+#pragma omp parallel for schedule(dynamic) if ((double)c.n_head * n * dh * dh > 1e6)
   for (int h = 0; h < c.n_head; ++h) {
     // 1. G = W_o^h W_o^h^T [d_head, d_head], in double: ||v_j W_o^h||^2 = v_j G v_j^T, so the [n, d_model]
     //    product v^h W_o^h is never made (d_head^2 a key instead of d_head * d_model: 9x less at d_head 64).

@@ -63,7 +63,9 @@ class Rollout {
 
  private:
   void Advance(float* out);  // a_ holds the head mean: A^, then R
+  static constexpr int kTriangularBand = 128;  // rows a band of the triangular product (Advance)
   int n_ = 0, layers_ = 0;
+  bool lower_ = false;  // r_ is lower triangular (every layer's A^ so far was: a causal model)
   std::vector<float> r_, a_, next_;  // [n, n] each
 };
 
@@ -87,7 +89,7 @@ class PooledRolloutRows {
  public:
   PooledRolloutRows(int n, int factor);
   // probs: [rows, n] = rows r0.. of one head (one LayerSink::OnBlock). Thread-safe: each block's column sums
-  // are made unlocked, then added under a mutex (one writer at a time).
+  // are made unlocked, then added under a mutex (one writer at a time); factor 1 adds each row under the mutex.
   void AddRows(int r0, int rows, const float* probs);
   // probs: [n_head, n, n]: every head's rows, head by head.
   void AddMap(const float* probs, int n_head);

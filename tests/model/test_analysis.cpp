@@ -440,7 +440,7 @@ TEST(PooledRollout, FactorOneIsTheExactRolloutBitForBit) {
 
 TEST(PooledRollout, RowsSumToOneAndStreamedRowsGiveTheSame) {
   for (int n : {32, 37}) {  // 37: the last block is partial
-    for (int f : {2, 4, 8}) {
+    for (int f : {1, 2, 4, 8}) {  // 1: AddRows' exact path (each row into its own cells)
       SCOPED_TRACE("n " + std::to_string(n) + " f " + std::to_string(f));
       const int n_head = 4, nb = RolloutBlocks(n, f);
       std::vector<std::vector<float>> layers = {RandomProbs(n_head, n, 7), RandomProbs(n_head, n, 8)};
@@ -553,6 +553,46 @@ TEST(PooledRollout, MatchesADoubleReferenceOfTheSameDefinition) {
       r = next;
     }
     for (size_t c = 0; c < r.size(); ++c) ASSERT_NEAR(pooled[l][c], r[c], 1e-6) << l << ": " << c;
+  }
+}
+
+TEST(Rollout, CausalLayersTakeTheTriangularProductAndEqualTheFullOne) {
+  // 300 tokens: two whole bands of Advance's triangular product and a partial third. Three causal layers (the
+  // triangular path), then a bidirectional one (the full product again), then a causal one after it (still full:
+  // R is no longer triangular).
+  const int n = 300, n_head = 2;
+  std::vector<std::vector<float>> layers = {RandomProbs(n_head, n, 31), RandomProbs(n_head, n, 32),
+                                            RandomProbs(n_head, n, 33)};
+  std::vector<float> dense((size_t)n_head * n * n);
+  unsigned state = 34;
+  auto next = [&] { return (state = state * 1664525u + 1013904223u) / 4294967296.0; };
+  for (int h = 0; h < n_head; ++h)
+    for (int i = 0; i < n; ++i) {
+      float* row = dense.data() + ((size_t)h * n + i) * n;
+      double sum = 0;
+      for (int j = 0; j < n; ++j) sum += (row[j] = (float)std::exp(3.0 * next()));
+      for (int j = 0; j < n; ++j) row[j] = (float)(row[j] / sum);
+    }
+  layers.push_back(dense);
+  layers.push_back(RandomProbs(n_head, n, 35));
+  const auto want = ExactRolloutDouble(layers, n_head, n);
+  Rollout rollout(n);
+  std::vector<float> got((size_t)n * n);
+  for (size_t l = 0; l < layers.size(); ++l) {
+    SCOPED_TRACE("layer " + std::to_string(l));
+    rollout.AddLayer(layers[l].data(), n_head, got.data());
+    for (size_t c = 0; c < got.size(); ++c) ASSERT_NEAR(got[c], want[l][c], 1e-6) << c;
+    if (l < 3) {  // causal so far: nothing above the diagonal, exactly
+      for (int i = 0; i < n; ++i)
+        for (int j = i + 1; j < n; ++j) ASSERT_EQ(got[(size_t)i * n + j], 0.0f) << i << ", " << j;
+    } else {  // after the bidirectional layer every token reaches every other
+      EXPECT_GT(got[1], 0.0f);
+    }
+    for (int i = 0; i < n; ++i) {
+      double sum = 0;
+      for (int j = 0; j < n; ++j) sum += got[(size_t)i * n + j];
+      ASSERT_NEAR(sum, 1.0, 1e-5) << "row " << i;
+    }
   }
 }
 
