@@ -261,10 +261,10 @@ class DumpSink : public model::LayerSink {
     if (hidden_) {
       if (Status s = hidden_->Append(out.hidden, (size_t)out.n * out.d_model); !s) return s;
     }
-    if (Status s = model::ScoreLayer(out.probs, out.layer, out.n_head, out.n, *ids_, roles_); !s) return s;
     // Per head: the mean over rows of the row max, and of the row entropy (the attention pass's own row
-    // figures, RunOptions::row_figures: the same numbers the app shows).
+    // figures, RunOptions::row_figures: the same numbers the app shows; the roles' broad score from them too).
     if (!out.metrics) return Status::Error("layer " + std::to_string(out.layer) + " has no row figures");
+    if (Status s = model::ScoreLayer(out.probs, out.layer, out.n_head, out.n, *ids_, roles_, out.metrics); !s) return s;
     std::string line = "layer " + std::to_string(out.layer) + ":";
     for (int h = 0; h < out.n_head; ++h) {
       const HeadMetrics& hm = (*out.metrics)[(size_t)h];

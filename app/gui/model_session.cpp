@@ -154,7 +154,7 @@ class LayerMapsSink : public model::LayerSink {
         model::LayerQkCopy(out, &thumb_q_, &thumb_k_);
         source.q = &thumb_q_, source.k = &thumb_k_;
       }
-    } else if (Status s = model::ScoreLayer(out.probs, out.layer, n_head_, n_, ids_, &roles_); !s) {
+    } else if (Status s = model::ScoreLayer(out.probs, out.layer, n_head_, n_, ids_, &roles_, out.metrics); !s) {
       return s;
     }
     // The overview's thumbnail of each head: max-pooled, so a one-hot row stays visible.

@@ -79,6 +79,30 @@ bool IsCausal(const float* P, int n) {
   return true;
 }
 
+// broad of each row from the attention pass's row entropy: entropy / log(visible), rows with >= 2 visible keys (as
+// ScoreRow computes it from the probs). figures, rows: [n].
+void BroadFromRowFigures(const std::vector<RowMetrics>& figures, int n, bool causal, RowRoleParts* rows) {
+  for (int i = 0; i < n; ++i) {
+    RowRoleParts& r = rows[i];
+    const int visible = causal ? i + 1 : n;
+    r.has_broad = visible >= 2;
+    r.broad = r.has_broad ? std::min(1.0, std::max(0.0, (double)figures[(size_t)i].entropy / std::log((double)visible)))
+                          : 0.0;
+  }
+}
+
+// Why row figures cannot stand in for a layer's entropies ("" when they can): [n_head] heads of [n] rows each.
+std::string RowFiguresMismatch(const std::vector<HeadMetrics>* row_figures, int layer, int n_head, int n) {
+  if (!row_figures || (int)row_figures->size() != n_head)
+    return "head roles: layer " + std::to_string(layer) + " needs the row figures of its " + std::to_string(n_head) +
+           " heads";
+  for (int h = 0; h < n_head; ++h)
+    if ((int)(*row_figures)[(size_t)h].rows.size() != n)
+      return "head roles: head " + std::to_string(h) + " has row figures for " +
+             std::to_string((*row_figures)[(size_t)h].rows.size()) + " rows, not " + std::to_string(n);
+  return "";
+}
+
 }  // namespace
 
 const std::array<HeadRole, kHeadRoleCount>& AllHeadRoles() {
@@ -221,22 +245,9 @@ Status RoleRows::ScoreInto(int layer, HeadRoles* roles, const std::vector<HeadMe
                          std::to_string(roles->n_layer) + " layers x " + std::to_string(roles->n_head) + " heads x " +
                          std::to_string(roles->n) + " tokens");
   if (broad_from_row_figures_) {
-    if (!row_figures || (int)row_figures->size() != n_head_)
-      return Status::Error("head roles: layer " + std::to_string(layer) + " needs the row figures of its " +
-                           std::to_string(n_head_) + " heads");
-    for (int h = 0; h < n_head_; ++h) {
-      const std::vector<RowMetrics>& figures = (*row_figures)[(size_t)h].rows;
-      if ((int)figures.size() != n_)
-        return Status::Error("head roles: head " + std::to_string(h) + " has row figures for " +
-                             std::to_string(figures.size()) + " rows, not " + std::to_string(n_));
-      for (int i = 0; i < n_; ++i) {  // as ScoreRow: entropy / log(visible), rows with >= 2 visible keys
-        RowRoleParts& r = rows_[(size_t)h * n_ + i];
-        const int visible = causal_ ? i + 1 : n_;
-        r.has_broad = visible >= 2;
-        r.broad = r.has_broad ? std::min(1.0, std::max(0.0, (double)figures[(size_t)i].entropy / std::log((double)visible)))
-                              : 0.0;
-      }
-    }
+    if (std::string why = RowFiguresMismatch(row_figures, layer, n_head_, n_); !why.empty()) return Status::Error(why);
+    for (int h = 0; h < n_head_; ++h)
+      BroadFromRowFigures((*row_figures)[(size_t)h].rows, n_, causal_, rows_.data() + (size_t)h * n_);
   }
   for (int h = 0; h < n_head_; ++h) roles->at(layer, h) = Head(h);
   return Status::Ok();
@@ -254,8 +265,9 @@ HeadRoles MakeHeadRoles(int n_layer, int n_head, const std::vector<int>& ids) {
   return roles;
 }
 
-Status ScoreLayer(const float* probs, int layer, int n_head, int n, const std::vector<int>& ids, HeadRoles* roles) {
-  // probs: [n_head, n, n]
+Status ScoreLayer(const float* probs, int layer, int n_head, int n, const std::vector<int>& ids, HeadRoles* roles,
+                  const std::vector<HeadMetrics>* row_figures) {
+  // probs: [n_head, n, n]; row_figures: [n_head] of [n] rows, or null
   if (layer < 0 || layer >= roles->n_layer)
     return Status::Error("head roles: layer " + std::to_string(layer) + " is outside 0.." +
                          std::to_string(roles->n_layer - 1));
@@ -264,7 +276,22 @@ Status ScoreLayer(const float* probs, int layer, int n_head, int n, const std::v
                          " tokens (" + std::to_string(ids.size()) + " ids) does not fit a table of " +
                          std::to_string(roles->n_head) + " heads x " + std::to_string(roles->n) + " tokens");
   const size_t plane = (size_t)n * n;
-  for (int h = 0; h < n_head; ++h) roles->at(layer, h) = ScoreHead(probs + h * plane, n, ids);
+  if (!row_figures) {
+    for (int h = 0; h < n_head; ++h) roles->at(layer, h) = ScoreHead(probs + h * plane, n, ids);
+    return Status::Ok();
+  }
+  if (std::string why = RowFiguresMismatch(row_figures, layer, n_head, n); !why.empty()) return Status::Error(why);
+  // As ScoreHead, broad from the row figures (a log per prob was most of the scoring's time); heads in parallel.
+  const RolePlan plan(ids);
+#pragma omp parallel for schedule(dynamic) if ((double)n_head * n * n > 1e6)
+  for (int h = 0; h < n_head; ++h) {
+    const float* P = probs + h * plane;
+    const bool causal = IsCausal(P, n);
+    std::vector<RowRoleParts> rows((size_t)n);
+    for (int i = 0; i < n; ++i) rows[(size_t)i] = ScoreRow(P + (size_t)i * n, i, n, causal, plan, /*entropy=*/false);
+    BroadFromRowFigures((*row_figures)[(size_t)h].rows, n, causal, rows.data());
+    roles->at(layer, h) = SumRows(rows.data(), n);
+  }
   return Status::Ok();
 }
 

@@ -118,8 +118,11 @@ struct HeadRoles {
 
 // An empty table of the right size, filled by ScoreLayer as the layers of a run arrive.
 HeadRoles MakeHeadRoles(int n_layer, int n_head, const std::vector<int>& ids);
-// probs: [n_head, n, n], one layer. Errors: layer out of range, n_head or n not the table's.
-Status ScoreLayer(const float* probs, int layer, int n_head, int n, const std::vector<int>& ids, HeadRoles* roles);
+// probs: [n_head, n, n], one layer. row_figures ([n_head] of [n] rows, RunOptions::row_figures): broad from their
+// entropy as RoleRows does (equal to ScoreHead's to float rounding, no log per prob), the heads in parallel.
+// Errors: layer out of range, n_head or n not the table's, row figures of another shape.
+Status ScoreLayer(const float* probs, int layer, int n_head, int n, const std::vector<int>& ids, HeadRoles* roles,
+                  const std::vector<HeadMetrics>* row_figures = nullptr);
 // probs: [n_layer, n_head, n, n]. Error: ids.size() != n.
 Result<HeadRoles> ScoreHeadRoles(const float* probs, int n_layer, int n_head, int n, const std::vector<int>& ids);
 

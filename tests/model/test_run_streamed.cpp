@@ -167,6 +167,50 @@ TEST_P(Streamed, StreamedMapsEqualFullMaps) {
   }
 }
 
+// The whole-map scoring (attnviz-cli model, the app below the streaming threshold) given the pass's row figures:
+// broad from their entropy (no log per prob), every other role bit-equal to ScoreHead's, on each fixture (causal
+// and bidirectional); row figures of another shape are refused, naming the head.
+TEST_P(Streamed, ScoreLayerFromRowFiguresEqualsScoreHead) {
+  auto model = LoadModel(FixtureDir(GetParam()));
+  ASSERT_TRUE(model.ok()) << model.message();
+  const ModelConfig& c = (*model)->config();
+  const std::vector<int> ids = LongIds(c);
+  const int n = (int)ids.size();
+  struct Both : LayerSink {
+    const std::vector<int>* ids = nullptr;
+    HeadRoles from_figures, from_probs;
+    Status bad_shape;
+    Status OnLayer(const LayerOutput& o) override {
+      if (Status s = ScoreLayer(o.probs, o.layer, o.n_head, o.n, *ids, &from_figures, o.metrics); !s) return s;
+      if (Status s = ScoreLayer(o.probs, o.layer, o.n_head, o.n, *ids, &from_probs); !s) return s;
+      std::vector<HeadMetrics> short_rows = *o.metrics;
+      short_rows.back().rows.pop_back();
+      bad_shape = ScoreLayer(o.probs, o.layer, o.n_head, o.n, *ids, &from_figures, &short_rows);
+      return Status::Ok();
+    }
+  } sink;
+  sink.ids = &ids;
+  sink.from_figures = sink.from_probs = MakeHeadRoles(c.n_layer, c.n_head, ids);
+  RunOptions options;
+  options.row_figures = true;
+  ASSERT_TRUE(RunModel(**model, ids, options, &sink).ok());
+  for (int l = 0; l < c.n_layer; ++l)
+    for (int h = 0; h < c.n_head; ++h) {
+      const RoleScores& a = sink.from_figures.at(l, h);
+      const RoleScores& b = sink.from_probs.at(l, h);
+      for (HeadRole r : AllHeadRoles()) {
+        if (r == HeadRole::kBroad) EXPECT_NEAR(a[r], b[r], 1e-5) << "layer " << l << " head " << h;
+        else EXPECT_EQ(a[r], b[r]) << "layer " << l << " head " << h << " " << RoleName(r);
+      }
+      EXPECT_GT(a[HeadRole::kBroad], 0.0f);  // scored, not left at 0
+    }
+  ASSERT_FALSE(sink.bad_shape.ok());
+  EXPECT_NE(sink.bad_shape.message().find("head " + std::to_string(c.n_head - 1) + " has row figures for " +
+                                          std::to_string(n - 1) + " rows, not " + std::to_string(n)),
+            std::string::npos)
+      << sink.bad_shape.message();
+}
+
 INSTANTIATE_TEST_SUITE_P(Models, Streamed, ::testing::ValuesIn(testing::AllFixtures()),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
 
