@@ -13,4 +13,11 @@ std::string ShapeString(const std::vector<size_t>& shape) {
   return s + "]";
 }
 
+bool IsLowerTriangular(const float* a, int n) {
+  for (int i = 0; i + 1 < n; ++i)
+    for (int j = i + 1; j < n; ++j)
+      if (a[(size_t)i * n + j] != 0.0f) return false;
+  return true;
+}
+
 }  // namespace attnviz

@@ -50,5 +50,7 @@ const SharedTensor& EmptyTensor();
 
 // "[2, 3, 4]": the one shape formatter (messages, the Shapes panel, the CLI).
 std::string ShapeString(const std::vector<size_t>& shape);
+// a: [n, n]. Every cell above the diagonal exactly 0 (a causal map, or a causal model's head mean).
+bool IsLowerTriangular(const float* a, int n);
 
 }  // namespace attnviz

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "base/memory_budget.h"
+#include "base/tensor.h"
 #include "model/check.h"
 #include "model/predict.h"
 #include "model/rope.h"
@@ -132,16 +133,6 @@ void Rollout::AddMeanLayer(const float* head_mean, float* out) {
   std::copy(head_mean, head_mean + (size_t)n_ * n_, a_.begin());
   Advance(out);
 }
-
-namespace {
-// a: [n, n]. Every cell above the diagonal exactly 0 (a causal model's head mean).
-bool IsLowerTriangular(const float* a, int n) {
-  for (int i = 0; i + 1 < n; ++i)
-    for (int j = i + 1; j < n; ++j)
-      if (a[(size_t)i * n + j] != 0.0f) return false;
-  return true;
-}
-}  // namespace
 
 void Rollout::Advance(float* out) {
   const size_t n = (size_t)n_;

@@ -10,6 +10,7 @@
 #include "io/json.h"
 #include "base/check.h"
 #include "base/parse_number.h"
+#include "base/tensor.h"
 
 namespace attnviz::model {
 namespace {
@@ -72,13 +73,6 @@ std::string CsvName(HeadRole role) {
 }
 
 // True when nothing lies above the diagonal (a causal map): P: [n, n].
-bool IsCausal(const float* P, int n) {
-  for (int i = 0; i < n; ++i)
-    for (int j = i + 1; j < n; ++j)
-      if (P[(size_t)i * n + j] != 0.0f) return false;
-  return true;
-}
-
 // broad of each row from the attention pass's row entropy: entropy / log(visible), rows with >= 2 visible keys (as
 // ScoreRow computes it from the probs). figures, rows: [n].
 void BroadFromRowFigures(const std::vector<RowMetrics>& figures, int n, bool causal, RowRoleParts* rows) {
@@ -212,14 +206,21 @@ RoleScores SumRows(const RowRoleParts* rows, int n) {
   return s;
 }
 
+namespace {
+// One head's scores from its whole map P: [n, n]; broad from `figures` ([n] rows) when given, else from P.
+RoleScores ScoreWholeHead(const float* P, int n, const RolePlan& plan, const std::vector<RowMetrics>* figures) {
+  const bool causal = IsLowerTriangular(P, n);
+  std::vector<RowRoleParts> rows((size_t)n);
+  for (int i = 0; i < n; ++i) rows[(size_t)i] = ScoreRow(P + (size_t)i * n, i, n, causal, plan, !figures);
+  if (figures) BroadFromRowFigures(*figures, n, causal, rows.data());
+  return SumRows(rows.data(), n);
+}
+}  // namespace
+
 RoleScores ScoreHead(const float* P, int n, const std::vector<int>& ids) {
   // P: [n, n]; ids: [n]
   if (n <= 0) return RoleScores{};
-  const bool causal = IsCausal(P, n);
-  const RolePlan plan(ids);
-  std::vector<RowRoleParts> rows((size_t)n);
-  for (int i = 0; i < n; ++i) rows[(size_t)i] = ScoreRow(P + (size_t)i * n, i, n, causal, plan);
-  return SumRows(rows.data(), n);
+  return ScoreWholeHead(P, n, RolePlan(ids), nullptr);
 }
 
 RoleRows::RoleRows(int n_head, const std::vector<int>& ids, bool causal, bool broad_from_row_figures)
@@ -276,22 +277,20 @@ Status ScoreLayer(const float* probs, int layer, int n_head, int n, const std::v
                          " tokens (" + std::to_string(ids.size()) + " ids) does not fit a table of " +
                          std::to_string(roles->n_head) + " heads x " + std::to_string(roles->n) + " tokens");
   const size_t plane = (size_t)n * n;
-  if (!row_figures) {
-    for (int h = 0; h < n_head; ++h) roles->at(layer, h) = ScoreHead(probs + h * plane, n, ids);
+  if (row_figures) {
+    if (std::string why = RowFiguresMismatch(row_figures, layer, n_head, n); !why.empty()) return Status::Error(why);
+  }
+  if (n <= 0) {
+    for (int h = 0; h < n_head; ++h) roles->at(layer, h) = RoleScores{};
     return Status::Ok();
   }
-  if (std::string why = RowFiguresMismatch(row_figures, layer, n_head, n); !why.empty()) return Status::Error(why);
-  // As ScoreHead, broad from the row figures (a log per prob was most of the scoring's time); heads in parallel.
+  // As ScoreHead; with row figures, broad from them (a log per prob was most of the scoring's time). Heads in
+  // parallel: each writes its own entry.
   const RolePlan plan(ids);
 #pragma omp parallel for schedule(dynamic) if ((double)n_head * n * n > 1e6)
-  for (int h = 0; h < n_head; ++h) {
-    const float* P = probs + h * plane;
-    const bool causal = IsCausal(P, n);
-    std::vector<RowRoleParts> rows((size_t)n);
-    for (int i = 0; i < n; ++i) rows[(size_t)i] = ScoreRow(P + (size_t)i * n, i, n, causal, plan, /*entropy=*/false);
-    BroadFromRowFigures((*row_figures)[(size_t)h].rows, n, causal, rows.data());
-    roles->at(layer, h) = SumRows(rows.data(), n);
-  }
+  for (int h = 0; h < n_head; ++h)
+    roles->at(layer, h) =
+        ScoreWholeHead(probs + h * plane, n, plan, row_figures ? &(*row_figures)[(size_t)h].rows : nullptr);
   return Status::Ok();
 }
 
