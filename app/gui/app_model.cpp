@@ -93,6 +93,7 @@ const AttentionTensors& App::OverviewLayer(int layer, bool hide_special) {
     overview_view_ = view;
   }
   if (!results.model || !results.model->has_layer(layer) || layer >= (int)overview_layers_.size()) return empty;
+  if (views.heads.kind == MapKind::kRollout && RolloutPending(*results.model, layer)) return empty;  // not kept: made later
   std::optional<AttentionTensors>& made = overview_layers_[(size_t)layer];  // made once per layer as it arrives
   if (!made && views.heads.kind != MapKind::kAttention) {  // the frame's budget (app.h); the first layer always
     if (kind_budget_frame_ != frame) kind_budget_frame_ = frame, kind_cells_made_ = 0, kind_layers_pending_ = false;
@@ -193,7 +194,8 @@ void App::UpdateModel() {
     }
   }
   if (view == shown_layer_ && results.shown) return;
-  if (!results.model->has_layer(layer)) {  // still running: results.shown as soon as it is done
+  // Still running: results.shown as soon as the layer is done (a rollout: once the run has made it, after the last).
+  if (!results.model->has_layer(layer) || (rollout_shown && RolloutPending(*results.model, layer))) {
     results.shown = nullptr;
     return;
   }

@@ -74,6 +74,11 @@ UiMessage RolloutRefusal(int n) {
   return UiMessage();
 }
 
+bool RolloutPending(const ModelResult& r, int layer) {
+  return r.rollout_pending && r.has_layer(layer) && layer < (int)r.analysis.size() && r.analysis[(size_t)layer] &&
+         r.analysis[(size_t)layer]->rollout->empty();
+}
+
 UiMessage MapKindRefusal(const ModelResult& r, MapKind kind) {
   const int n = (int)r.tokens.size();
   if (kind == MapKind::kRollout) return RolloutRefusal(n);

@@ -41,6 +41,8 @@ inline bool KindHasOwnRange(bool model_source, MapKind kind) { return model_sour
 // Why a run over n tokens makes no rollout ("" when it does): the memory limit (of the pooled size above
 // kRolloutMaxTokens). A streamed run makes it from the head mean its blocks add up.
 UiMessage RolloutRefusal(int n);
+// The run makes its rollout after the last layer (ModelResult::rollout_pending) and has not made layer's yet.
+bool RolloutPending(const ModelResult& result, int layer);
 // Why `kind` cannot be shown for this result (empty when it can).
 UiMessage MapKindRefusal(const ModelResult& result, MapKind kind);
 

@@ -13,6 +13,8 @@ namespace {
 
 // The stage model::Predict reports its progress under (predict.h).
 constexpr const char* kPredictStage = "predict";
+// ... and the rollout after the last layer (LayerMapsSink::MakeRollout).
+constexpr const char* kRolloutStage = "rollout";
 
 double SecondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -78,6 +80,7 @@ class LayerMapsSink : public model::LayerSink {
       rollout_blocks_ = model::RolloutBlocks(n_, rollout_factor_);
       rollout_ = std::make_unique<model::Rollout>(rollout_blocks_);
       if (stream_ || rollout_factor_ > 1) pooled_rows_ = std::make_unique<model::PooledRolloutRows>(n_, rollout_factor_);
+      rollout_means_.resize((size_t)c.n_layer);
     }
     if (stream_) {
       role_rows_ = std::make_unique<model::RoleRows>(n_head_, ids, model::AttentionMask(c).causal(),
@@ -114,6 +117,7 @@ class LayerMapsSink : public model::LayerSink {
     }
     for (int l = 0; l <= first && l < (int)resume_.size(); ++l) resume_[(size_t)l] = earlier.resume_inputs[(size_t)l];
     layers_done_ = first;
+    first_computed_ = first;
   }
   Status OnEmbeddings(const float* hidden, int n, int d) override {
     if (stream_) resume_[0] = std::make_shared<const std::vector<float>>(hidden, hidden + (size_t)n * d);  // layer 0's input
@@ -193,6 +197,7 @@ class LayerMapsSink : public model::LayerSink {
     r->resume_inputs = resume_;
     r->streamed = stream_;
     r->analysis = analysis_;
+    r->rollout_pending = rollout_ && !rollout_made_;
   }
   const std::vector<float>& last_hidden() const { return last_hidden_; }  // [n, d_model], after the last block
 
@@ -212,23 +217,49 @@ class LayerMapsSink : public model::LayerSink {
     norms->Resize({(size_t)n_head_, (size_t)n_});
     model::ValueNormScales(model_, out, norms->data.data());
     a->value_norms = norms;
-    if (rollout_) {
-      const size_t nb = (size_t)rollout_blocks_;
-      auto r = std::make_shared<Tensor>();
-      r->Resize({1, nb, nb});
-      if (!pooled_rows_) {  // whole maps, exact (n <= kRolloutMaxTokens)
-        rollout_->AddLayer(out.probs, n_head_, r->data.data());
-      } else {  // the pooled head mean: the blocks' (streamed) or the whole maps' (probs: [n_head, n, n])
-        if (out.probs && !stream_) pooled_rows_->AddMap(out.probs, n_head_);
-        std::vector<float> mean(nb * nb);  // [nb, nb]
-        pooled_rows_->TakeMean(n_head_, mean.data());
-        rollout_->AddMeanLayer(mean.data(), r->data.data());
-      }
-      a->rollout = r;
+    if (rollout_) {  // what its step of the rollout needs (MakeRollout): whole maps are in `maps`
       a->rollout_factor = rollout_factor_;
+      if (pooled_rows_) {  // the pooled head mean: the blocks' (streamed) or the whole maps' (probs: [n_head, n, n])
+        if (out.probs && !stream_) pooled_rows_->AddMap(out.probs, n_head_);
+        const size_t nb = (size_t)rollout_blocks_;
+        rollout_means_[(size_t)out.layer].resize(nb * nb);  // [nb, nb]
+        pooled_rows_->TakeMean(n_head_, rollout_means_[(size_t)out.layer].data());
+      }
     }
     return a;
   }
+
+ public:
+  // The rollout R_l of every layer this run computed, after the last one (the overview is on screen first): a
+  // product over the layers, O(n^3) a layer (the exact one up to kRolloutMaxTokens), in layer order from the state
+  // Reuse left. Each layer's analysis is replaced by one with its R_l (the published steps keep theirs).
+  // Progress: kRolloutStage, layers done; cancelled within one layer.
+  Status MakeRollout(const RunControl& control) {
+    if (!rollout_) return Status::Ok();
+    const int n_layer = (int)layers_.size();
+    for (int l = first_computed_; l < n_layer; ++l) {
+      control.Report(kRolloutStage, (size_t)l, (size_t)n_layer);
+      if (control.cancelled()) return Status::Cancelled();
+      const size_t nb = (size_t)rollout_blocks_;
+      auto r = std::make_shared<Tensor>();
+      r->Resize({1, nb, nb});
+      if (!pooled_rows_) {  // whole maps, exact (n <= kRolloutMaxTokens): probs [n_head, n, n]
+        rollout_->AddLayer(layers_[(size_t)l]->probs->data.data(), n_head_, r->data.data());
+      } else {
+        rollout_->AddMeanLayer(rollout_means_[(size_t)l].data(), r->data.data());
+        std::vector<float>().swap(rollout_means_[(size_t)l]);  // its memory goes as R_l comes
+      }
+      auto a = std::make_shared<LayerAnalysis>(*analysis_[(size_t)l]);  // shares q, k and the value norms
+      a->rollout = r;
+      analysis_[(size_t)l] = a;
+    }
+    control.Report(kRolloutStage, (size_t)n_layer, (size_t)n_layer);
+    rollout_made_ = true;
+    return Status::Ok();
+  }
+  bool makes_rollout() const { return rollout_ != nullptr; }
+
+ private:
 
   const model::Model& model_;
   const model::ModelConfig& config_;
@@ -246,6 +277,9 @@ class LayerMapsSink : public model::LayerSink {
   std::vector<std::shared_ptr<const std::vector<float>>> resume_;
   std::vector<std::shared_ptr<const LayerAnalysis>> analysis_;
   std::unique_ptr<model::Rollout> rollout_;  // [nb, nb]; null when RolloutRefusal refuses this run
+  std::vector<std::vector<float>> rollout_means_;  // [n_layer][nb * nb]: each layer's pooled head mean until MakeRollout
+  int first_computed_ = 0;                          // the first layer this run computes (Reuse)
+  bool rollout_made_ = false;                       // MakeRollout finished
   int rollout_factor_ = 1, rollout_blocks_ = 0;  // RolloutFactor(n), nb = ceil(n / factor)
   // The layer's pooled head mean [nb, nb] (streamed runs, or whole maps above kRolloutMaxTokens).
   std::unique_ptr<model::PooledRolloutRows> pooled_rows_;
@@ -385,8 +419,8 @@ std::string ModelSession::progress(float* fraction) const {
   const size_t running = std::min(p.done + 1, p.total);
   // After the layers, the predictions report their own stage ("predict", positions done of n).
   const bool predicting = p.stage == kPredictStage;
-  return Trf(predicting ? Str::kModelPredictingOf : Str::kModelLayerOf,
-             {std::to_string(predicting ? p.done : running), std::to_string(p.total)});
+  const Str what = predicting ? Str::kModelPredictingOf : p.stage == kRolloutStage ? Str::kModelRolloutOf : Str::kModelLayerOf;
+  return Trf(what, {std::to_string(predicting ? p.done : running), std::to_string(p.total)});
 }
 
 bool ModelSession::WaitIdle(double seconds) const {
@@ -454,7 +488,17 @@ std::shared_ptr<ModelResult> ModelSession::Run(const ModelRequest& request, cons
   result->resumed_from = first;
   result->status = model::RunModel(*folder.model, ids, options, &sink);
   if (result->status.cancelled()) return nullptr;
-  if (result->status.ok()) sink.CopyInto(result.get());
+  if (result->status.ok()) {
+    sink.CopyInto(result.get());
+    if (sink.makes_rollout()) {  // every layer is shown before the rollout is made (and the predictions)
+      auto maps_done = std::make_shared<ModelResult>(*result);
+      maps_done->seconds = SecondsSince(t0);
+      job.Publish(maps_done);
+      if (Status s = sink.MakeRollout(options.control); s.cancelled()) return nullptr;
+      else if (!s) result->status = s;
+      else sink.CopyInto(result.get());
+    }
+  }
   // What the model predicts from the last hidden state (cancellable like the run); bert at its [MASK]s only.
   result->has_lm_head = model::HasLmHead(*folder.model);
   if (result->status.ok() && result->has_lm_head) {

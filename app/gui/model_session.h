@@ -127,6 +127,9 @@ struct ModelResult {
   std::vector<std::shared_ptr<const std::vector<float>>> resume_inputs;
   int resumed_from = 0;  // the first layer this run computed (0: all of them)
   bool streamed = false;  // the maps were streamed (pooled): no layer keeps a whole map
+  // The run makes its rollout (RolloutRefusal) after the last layer, so the overview comes first: until then
+  // (steps while the layers run, and the overview-complete step) each computed layer's analysis has no rollout yet.
+  bool rollout_pending = false;
   double seconds = 0;  // since the request started: to this step (the whole run once complete())
   // With the last layer, when the checkpoint has an LM head (has_lm_head): the top kPredictTopK next tokens at
   // every position (bert: at each [MASK], none without one) and the mean next-token loss (model/predict.h);

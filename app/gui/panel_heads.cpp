@@ -524,7 +524,9 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
   dump.RecordItem("heads.error", JsonString(heads_error));
 
   if (!app.results.shown) {
-    if (!app.results.computing) ImGui::TextUnformatted(Tr(Str::kNoResultYet));
+    // A model's layer still running, or a kind still being made (a rollout): the kinds stay in reach.
+    if (s.source == Source::kModel && app.results.model) DrawMapKindChoice(app);
+    else if (!app.results.computing) ImGui::TextUnformatted(Tr(Str::kNoResultYet));
     ImGui::End();
     return;
   }

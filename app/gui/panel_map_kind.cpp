@@ -44,6 +44,10 @@ void DrawMapKindChoice(App& app) {
     making = ValueWeightedPending(*model, layer, kind, nullptr) &&
              (!app.results.shown || app.results.shown->tensors.col_scale->empty());
     if (making) DimText(Trf(Str::kValueWeightedMaking, {std::to_string(layer)}));
+    if (kind == MapKind::kRollout && RolloutPending(*model, layer)) {
+      making = true;
+      DimText(Tr(Str::kRolloutMaking));
+    }
   }
   dump.SetField("map_kind", "{\"kind\": " + JsonString(MapKindName(kind)) + ", \"refusal\": " + JsonString(refusal) +
                                 ", \"making\": " + (making ? "true" : "false") +

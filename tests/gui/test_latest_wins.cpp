@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "model_analysis.h"
 #include "model_session.h"
 
 namespace attnviz {
@@ -158,9 +159,10 @@ TEST(ModelSessionSteps, EachLayerIsPublishedAsItFinishes) {
   session.Submit(request);
   ASSERT_TRUE(session.WaitIdle(60));
   std::lock_guard<std::mutex> lock(mutex);
-  // A step per layer but the last, then every layer before the predictions, then the final result with them.
-  ASSERT_EQ((int)seen.size(), n_layer + 1);
-  for (int i = 0; i <= n_layer; ++i) {
+  // A step per layer but the last, then every layer before the rollout, then the rollout before the predictions,
+  // then the final result with them.
+  ASSERT_EQ((int)seen.size(), n_layer + 2);
+  for (int i = 0; i <= n_layer + 1; ++i) {
     const ModelResult& r = *seen[(size_t)i];
     const int done = std::min(i + 1, n_layer);
     EXPECT_TRUE(r.status.ok()) << r.status.message();
@@ -168,8 +170,15 @@ TEST(ModelSessionSteps, EachLayerIsPublishedAsItFinishes) {
     EXPECT_EQ(r.layers_done, done);
     for (int l = 0; l < n_layer; ++l) EXPECT_EQ((bool)r.layers[(size_t)l], l < done) << "step " << i << " layer " << l;
     EXPECT_EQ(r.complete(), i >= n_layer - 1);
-    EXPECT_EQ((bool)r.predictions, i == n_layer);
+    EXPECT_EQ((bool)r.predictions, i == n_layer + 1);
     if (i > 0) EXPECT_EQ(r.layers[0], seen[0]->layers[0]);  // shared, never copied
+    // The rollout comes after the overview: no layer has it until every layer is there, then every layer has.
+    const bool rollout_made = i >= n_layer;
+    EXPECT_EQ(r.rollout_pending, !rollout_made) << "step " << i;
+    for (int l = 0; l < done; ++l) {
+      EXPECT_EQ(RolloutPending(r, l), !rollout_made) << "step " << i << " layer " << l;
+      EXPECT_EQ(r.analysis[(size_t)l]->rollout->empty(), !rollout_made) << "step " << i << " layer " << l;
+    }
   }
   EXPECT_EQ(session.latest(), seen.back());
 }

@@ -217,6 +217,54 @@ TEST_F(ModelPanelTest, OverviewShowsEveryLayerAndHeadAndAClickOpensIt) {
   EXPECT_TRUE(img.masked);
 }
 
+// The run makes its rollout after the last layer (the overview first): while a result says it is pending, the Rollout
+// kind draws nothing in the Overview or the Heads panel (not the attention maps in its place) and says it is being
+// made; once the result with it arrives, both show it.
+TEST_F(ModelPanelTest, ARolloutStillBeingMadeIsShownAsPendingThenDrawn) {
+  App& app = MakeApp("The cat sat on the mat. The cat sat on the mat.");
+  Frames(4);
+  ASSERT_TRUE(app.results.model && app.results.model->complete()) << app.results.model_error;
+  const std::shared_ptr<const ModelResult> made = app.results.model;
+  ASSERT_FALSE(made->rollout_pending);
+  for (int l = 0; l < made->n_layer(); ++l) ASSERT_FALSE(made->analysis[(size_t)l]->rollout->empty()) << l;
+  app.views.heads.kind = MapKind::kRollout;  // what the radio button sets
+  // As the run publishes it after its last layer: every layer there, no rollout yet (a newer step of the run).
+  auto pending = std::make_shared<ModelResult>(*made);
+  pending->generation = made->generation + 1;
+  pending->rollout_pending = true;
+  for (auto& a : pending->analysis) {
+    auto without = std::make_shared<LayerAnalysis>(*a);
+    without->rollout = EmptyTensor();
+    a = without;
+  }
+  app.results.model = pending;
+  const HeatmapKey overview{MapView::kOverview, 1, 0, 0};
+  Frames(2);
+  const int drawn_before = renderer_.calls[overview];
+  Frames(2);
+  EXPECT_EQ(renderer_.calls[overview], drawn_before) << "a pending rollout drew something in the Overview";
+  EXPECT_FALSE(app.results.shown) << "the Heads panel showed a map for a rollout not made yet";
+  EXPECT_NE(app.dump.Field("map_kind").find("\"making\": true"), std::string::npos) << app.dump.Field("map_kind");
+  // The kinds stay in reach meanwhile: back to Attention shows the layer's maps at once.
+  Click("heads.kind_attention");
+  Frames(2);
+  ASSERT_TRUE(app.results.shown);
+  EXPECT_EQ(app.views.heads.kind, MapKind::kAttention);
+  Click("heads.kind_rollout");
+  Frames(2);
+  EXPECT_FALSE(app.results.shown);
+  // The result with the rollout: both panels draw it, the Heads panel R_l itself.
+  auto done = std::make_shared<ModelResult>(*made);
+  done->generation = made->generation + 2;
+  app.results.model = done;
+  Frames(3);
+  EXPECT_GT(renderer_.calls[overview], drawn_before);
+  ASSERT_TRUE(app.results.shown);
+  const int layer = std::clamp(app.settings.model_layer, 0, made->n_layer() - 1);
+  EXPECT_EQ(app.results.shown->tensors.probs->data, made->analysis[(size_t)layer]->rollout->data);
+  EXPECT_NE(app.dump.Field("map_kind").find("\"making\": false"), std::string::npos) << app.dump.Field("map_kind");
+}
+
 // A streamed (long) input: the shown layer has no q and k at first (its view reads the finest kept level), then
 // gets them from the background, made from the layer's input; a click on another layer does the same for it.
 TEST_F(ModelPanelTest, AStreamedLayerOnScreenGetsItsQAndKInTheBackground) {

@@ -465,6 +465,8 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kRolloutPooled, "This text has {0} tokens (more than {1}): the rollout is pooled to {2} tokens per cell, each cell the mean of its block through every layer (an approximation; hover shows the cell, no exact value)."},
     {Str::kRolloutRefusedMemory, "No rollout: {0}"},
     {Str::kValueWeightedMaking, "Making the value-weighted map of layer {0} (a long input: from its q and k); the attention maps are shown until it is ready."},
+    {Str::kRolloutMaking, "The rollout is made once every layer is done (a product over the layers)."},
+    {Str::kModelRolloutOf, "rollout: layer {0} of {1}"},
     {Str::kValueWeightedOverviewStreamed, "A long input: making the value-weighted thumbnails layer by layer ({0} of {1} made); the cells fill in as their layer is made."},
     {Str::kExportExactRowsPending, "layer {0} of this long input is still being recomputed for the screen (its exact cells come from q and k); export again in a moment"},
     {Str::kTitleRollout, "rollout"},

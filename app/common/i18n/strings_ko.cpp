@@ -456,6 +456,8 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kRolloutPooled, "이 텍스트는 토큰이 {0}개로 {1}개를 넘습니다: 롤아웃 맵은 셀마다 토큰 {2}개로 풀링되며, 각 셀은 모든 층을 거친 블록의 평균입니다 (근사값이므로 호버에는 정확한 값 없이 셀 값만 보입니다)."},
     {Str::kRolloutRefusedMemory, "롤아웃을 계산하지 않습니다: {0}"},
     {Str::kValueWeightedMaking, "층 {0}의 값 가중 맵을 만들고 있습니다 (긴 입력: q와 k에서 다시 계산합니다). 그동안 어텐션 맵을 보여 줍니다."},
+    {Str::kRolloutMaking, "롤아웃은 모든 층이 끝난 뒤에 만듭니다 (층에 걸친 곱입니다)."},
+    {Str::kModelRolloutOf, "롤아웃: {1}층 중 {0}층"},
     {Str::kValueWeightedOverviewStreamed, "긴 입력이라 값 가중 작은 맵을 층마다 차례로 만들고 있습니다 ({1}개 층 중 {0}개 완료). 층이 만들어지는 대로 칸이 채워집니다."},
     {Str::kExportExactRowsPending, "이 긴 입력의 {0}층을 화면에 맞게 아직 다시 계산하고 있습니다 (정확한 칸은 q 와 k 에서 나옵니다). 잠시 뒤 다시 내보내십시오"},
     {Str::kTitleRollout, "롤아웃"},

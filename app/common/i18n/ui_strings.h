@@ -114,7 +114,7 @@ enum class Str : int {
   kScanColLoss, kScanColDelta, kScanColorOverview, kScanOtherWhatIfs, kOverviewAblatedTip, kOverviewDeltaTip,
   // ---- the neuron view and the other map kinds (rollout, value-weighted)
   kMapKindLabel, kMapKindAttention, kMapKindRollout, kMapKindValueWeighted, kRolloutExplain, kValueWeightedExplain,
-  kRolloutPooled, kRolloutRefusedMemory, kValueWeightedMaking, kValueWeightedOverviewStreamed,
+  kRolloutPooled, kRolloutRefusedMemory, kValueWeightedMaking, kRolloutMaking, kModelRolloutOf, kValueWeightedOverviewStreamed,
   kExportExactRowsPending, kTitleRollout, kTitleValueWeighted, kTitleTokensPerCell,
   kWinNeuron,
   kNeuronHint, kNeuronWhat, kNeuronExplain, kNeuronRopeNote, kNeuronRowQBefore, kNeuronRowKBefore,
