@@ -187,7 +187,7 @@ void DrawModelPanel(App& app) {
     float fraction = 0;
     const std::string progress = app.models->progress(&fraction);
     if (!progress.empty()) {
-      ImGui::ProgressBar(fraction, ImVec2(width, 0), Trf(Str::kRunning, {progress}).c_str());
+      widget::ProgressBar(dump, "model.progress", fraction, width, Trf(Str::kRunning, {progress}));
     }
     dump.SetField("model_progress", JsonString(progress));
     if (app.results.model && app.results.model->status.ok()) {

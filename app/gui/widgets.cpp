@@ -2,6 +2,9 @@
 
 #include <imgui_stdlib.h>
 
+#include <algorithm>
+#include <cstdio>
+
 #include "io/json.h"
 
 namespace attnviz::widget {
@@ -16,6 +19,22 @@ bool Button(WidgetDump& dump, const Label& label, const char* name, const ImVec2
   const bool pressed = ImGui::Button(Id(dump, label, name).c_str(), size);
   dump.RecordItem(name);
   return pressed;
+}
+
+void ProgressBar(WidgetDump& dump, const char* name, float fraction, float width, const std::string& text) {
+  const float inside = width - 2.0f * ImGui::GetStyle().FramePadding.x;
+  const bool fits = ImGui::CalcTextSize(text.c_str()).x <= inside;
+  char percent[16];
+  std::snprintf(percent, sizeof percent, "%.0f%%", std::clamp(fraction, 0.0f, 1.0f) * 100.0f);
+  const std::string overlay = fits ? text : percent;
+  ImGui::ProgressBar(fraction, ImVec2(width, 0), overlay.c_str());
+  dump.RecordItem(name, "{\"fraction\": " + JsonNumber(fraction) + ", \"overlay\": " + JsonString(overlay) +
+                            ", \"below\": " + JsonString(fits ? std::string() : text) + "}");  // the bar's rect
+  if (!fits) {
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
+    ImGui::TextUnformatted(text.c_str());
+    ImGui::PopTextWrapPos();
+  }
 }
 
 bool SmallButton(WidgetDump& dump, const Label& label, const char* name) {

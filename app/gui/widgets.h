@@ -58,4 +58,9 @@ bool Combo(WidgetDump& dump, const Label& label, const char* name, T* value, con
   return changed;
 }
 
+// A progress bar `width` wide saying `text`: inside the bar when it fits, else the bar says the percentage and the
+// text wraps below it (ImGui centres an overlay and cuts both ends of one that does not fit). Recorded as
+// {"fraction", "overlay", "below"}.
+void ProgressBar(WidgetDump& dump, const char* name, float fraction, float width, const std::string& text);
+
 }  // namespace attnviz::widget

@@ -23,6 +23,7 @@
 #include "app_driver.h"
 #include "io/file_io.h"
 #include "io/json.h"
+#include "widgets.h"
 #include "panel_util.h"
 #include "sandbox/score.h"
 #include "settings.h"
@@ -84,6 +85,36 @@ class PanelTest : public AppDriver<FakeRenderer> {
 // A 100 KB word as a token label: the heads panel cuts it with one pass over the glyph advances.
 // Cutting one character at a time and re-measuring never returned (the UI thread hung at every
 // launch that restored the sentence). The guard is generous: no speed claim, only "it returns".
+// A progress text wider than its bar: the bar says the percentage and the whole text wraps below it (ImGui would
+// centre it in the bar and cut both ends: "...ng next-token predictions: 0 of 1023 posi..."); one that fits stays in.
+TEST_F(PanelTest, AProgressTextTooWideForItsBarWrapsBelowIt) {
+  MakeApp();
+  Frame();  // the fonts (the text's width is measured with them)
+  WidgetDump dump;
+  dump.set_enabled(true);
+  const std::string text = "running: next-token predictions: 0 of 1023 positions";
+  const float text_width = ImGui::CalcTextSize(text.c_str()).x;
+  for (const float width : {text_width + 40.0f, text_width * 0.5f}) {
+    SCOPED_TRACE(width);
+    ImGui::NewFrame();
+    dump.BeginFrame(0);
+    ImGui::SetNextWindowSize(ImVec2(width + 100.0f, 200.0f));
+    ImGui::Begin("progress");
+    widget::ProgressBar(dump, "test.progress", 0.25f, width, text);
+    const float below_y = ImGui::GetCursorScreenPos().y;
+    ImGui::End();
+    ImGui::Render();
+    const WidgetDump::Widget* w = dump.Find("test.progress");
+    ASSERT_NE(w, nullptr);
+    const bool fits = width > text_width;
+    const std::string overlay = fits ? text : "25%", below = fits ? "" : text;
+    EXPECT_EQ(w->value_json, "{\"fraction\": 0.25, \"overlay\": " + JsonString(overlay) + ", \"below\": " +
+                                 JsonString(below) + "}");
+    // Wrapped below: more than one line under the bar (the text is twice the bar's width).
+    if (!fits) EXPECT_GT(below_y - w->y1, 1.5f * ImGui::GetTextLineHeight());
+  }
+}
+
 TEST_F(PanelTest, A100KbWordLabelDoesNotHangTheFrame) {
   std::string word(100000, 'w');
   App& app = MakeApp("I " + word + " go");
