@@ -208,6 +208,45 @@ TEST(AttendHeads, SandboxAndModelLayerGiveTheSameBits) {
   }
 }
 
+// A map buffer reused under the same mask (a model's layers, one after another) keeps its masked zeros: with
+// probs_masked_zero the kernel writes only the cells the mask shows. Here the masked cells start as -0.0 (a zero the
+// kernel's own +0.0 can be told from) and the shown ones as -1: the masked cells must still be -0.0 (not written),
+// and every shown cell, z and the row figures equal the ordinary pass.
+TEST(AttendHeads, AMapWhoseMaskedCellsHoldZeroAlreadyIsWrittenOnlyWhereShown) {
+  for (const Mask& mask : {Mask::Causal(), Mask::Causal(37)}) {
+    const Shape s{300, 2, 1, 8, mask};
+    const Inputs in = Random(s, 11);
+    std::vector<float> p_all, z_all;
+    std::vector<HeadMetrics> m_all, m_shown;
+    ASSERT_TRUE(RunKernel(s, in, 0.5f, &p_all, &z_all, &m_all));
+    std::vector<float> p_shown((size_t)s.n_head * s.n * s.n), z_shown((size_t)s.n * s.n_head * s.d_head, -1.0f);
+    for (int h = 0; h < s.n_head; ++h)
+      for (int i = 0; i < s.n; ++i)
+        for (int j = 0; j < s.n; ++j) p_shown[((size_t)h * s.n + i) * s.n + j] = mask.Masked(i, j, s.n) ? -0.0f : -1.0f;
+    AttendSink sink;
+    sink.probs_masked_zero = true;
+    const HeadsOut zv = HeadsOut::Columns(z_shown.data(), s.n, s.n_head, s.d_head, (size_t)s.n_head * s.d_head);
+    ASSERT_TRUE(AttendHeads(Q(s, in), K(s, in), V(s, in), 0.5f, s.mask, p_shown.data(), &m_shown, &zv, &sink));
+    size_t masked = 0;
+    for (int h = 0; h < s.n_head; ++h)
+      for (int i = 0; i < s.n; ++i)
+        for (int j = 0; j < s.n; ++j) {
+          const size_t c = ((size_t)h * s.n + i) * s.n + j;
+          if (!mask.Masked(i, j, s.n)) {
+            ASSERT_EQ(p_shown[c], p_all[c]) << h << "," << i << "," << j;
+          } else {
+            ASSERT_TRUE(p_all[c] == 0.0f && !std::signbit(p_all[c])) << "the ordinary pass writes +0";
+            ASSERT_TRUE(std::signbit(p_shown[c])) << "a masked cell was written: " << h << "," << i << "," << j;
+            ++masked;
+          }
+        }
+    EXPECT_GT(masked, 0u);
+    EXPECT_EQ(z_shown, z_all);
+    for (int h = 0; h < s.n_head; ++h)
+      for (int i = 0; i < s.n; ++i) ASSERT_EQ(m_shown[h].rows[i].entropy, m_all[h].rows[i].entropy);
+  }
+}
+
 TEST(AttendHeads, CancelledWithinABlock) {
   const Shape s{512, 2, 2, 8, Mask::Causal()};
   const Inputs in = Random(s, 7);

@@ -291,6 +291,7 @@ struct BlockArgs {
   size_t n_q, n_k;
   bool full_scores;
   const HeadsOut* z;
+  bool masked_zero;  // the probs map's masked cells hold 0 already (AttendSink::probs_masked_zero)
 };
 inline void RunBlock(const BlockArgs& a, size_t h, size_t r0, Eigen::Index rows, float* scores_block,
                      float* logits_block, size_t logits_stride, float* probs_block, RowPass* passes) {
@@ -322,8 +323,10 @@ inline void RunBlock(const BlockArgs& a, size_t h, size_t r0, Eigen::Index rows,
       (passes ? SoftmaxRowPass<true> : SoftmaxRowPass<false>)(
           scores_row ? scores_row + lo : nullptr, a.multiplier, logits_row + lo, probs_row + lo, hi - lo, hi - lo,
           std::log((double)(hi - lo)), passes ? &passes[r] : nullptr);
-      std::fill(probs_row, probs_row + lo, 0.0f);  // masked: exactly 0
-      std::fill(probs_row + hi, probs_row + n_k, 0.0f);
+      if (!a.masked_zero) {  // masked: exactly 0
+        std::fill(probs_row, probs_row + lo, 0.0f);
+        std::fill(probs_row + hi, probs_row + n_k, 0.0f);
+      }
       if (scores_row && logits_stride && a.full_scores) {  // a kept logits map: the masked keys' logits too
         LogitsRow(scores_row, lo, a.multiplier, logits_row);
         LogitsRow(scores_row + hi, n_k - hi, a.multiplier, logits_row + hi);
@@ -376,7 +379,8 @@ inline void RunBlock(const BlockArgs& a, size_t h, size_t r0, Eigen::Index rows,
   const bool parallel = cells >= (1 << 18) || cells * d >= 100000;
   // Every key's score when a scores or logits map is kept (the Shapes tab shows them) or the sink needs them.
   const bool full_scores = maps.scores || maps.logits || (sink && sink->full_scores);
-  const BlockArgs args{steps, q, k, v, group, multiplier, mask, n_q, n_k, full_scores, z};
+  const bool masked_zero = sink && sink->probs_masked_zero && maps.probs;  // a whole map, never a scratch block
+  const BlockArgs args{steps, q, k, v, group, multiplier, mask, n_q, n_k, full_scores, z, masked_zero};
   const std::atomic<bool>* cancel = sink ? sink->cancel : nullptr;
   std::atomic<bool> cancelled{false};
 #pragma omp parallel if (parallel)

@@ -123,6 +123,9 @@ struct RowBlock {
 struct AttendSink {
   std::function<void(const RowBlock&)> on_block;
   bool full_scores = false;
+  // The probs map's masked cells already hold exactly 0 (a map buffer the caller reuses under the same mask, e.g.
+  // a model's layers one after another): they are not written again (at 8192 tokens, causal, half of each map).
+  bool probs_masked_zero = false;
   std::atomic<size_t>* blocks_done = nullptr;
   const std::atomic<bool>* cancel = nullptr;
 };

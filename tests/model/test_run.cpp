@@ -243,6 +243,45 @@ TEST(Run, AttentionMultiplier) {
 namespace attnviz::model {
 namespace {
 
+// A run whose sink keeps no map writes each layer into the workspace's own map buffer, reused from layer to layer and
+// from run to run on the same thread (RunWithWorkspace), and writes its masked cells only when that buffer last held
+// another shape or mask (AttendSink::probs_masked_zero). A bidirectional run first (BERT: every cell above 0) on the
+// same [n_head, n, n] must leave nothing in a causal run's masked cells: every layer equals a run into fresh maps.
+TEST(Run, AReusedMapBufferHoldsNoCellOfAnotherMasksRun) {
+  auto bert = LoadModel(testing::FixtureDir("bert"));
+  auto gpt2 = LoadModel(testing::FixtureDir("gpt2"));
+  ASSERT_TRUE(bert.ok() && gpt2.ok());
+  ASSERT_EQ((*bert)->config().n_head, (*gpt2)->config().n_head) << "the test needs one shape for both";
+  const std::vector<int> ids = {5, 9, 2, 7, 1, 3, 8, 4};
+  const size_t n = ids.size(), plane = (size_t)(*gpt2)->config().n_head * n * n;
+  struct Keep : LayerSink {  // gives no buffer: the layer is written into the workspace's
+    size_t plane = 0;
+    std::vector<std::vector<float>> probs;
+    Status OnLayer(const LayerOutput& o) override {
+      probs.emplace_back(o.probs, o.probs + plane);
+      return Status::Ok();
+    }
+  };
+  auto want = RunModel(**gpt2, ids);  // into fresh maps
+  ASSERT_TRUE(want.ok());
+  for (int round = 0; round < 2; ++round) {  // the second causal run also follows a causal one (its own zeros)
+    SCOPED_TRACE("round " + std::to_string(round));
+    Keep before, got;
+    before.plane = got.plane = plane;
+    ASSERT_TRUE(RunModel(**bert, ids, RunOptions{}, &before).ok());
+    ASSERT_GT(before.probs.back()[1], 0.0f) << "BERT's row 0 sees key 1";
+    if (round == 1) ASSERT_TRUE(RunModel(**gpt2, ids, RunOptions{}, &got).ok());
+    got.probs.clear();
+    ASSERT_TRUE(RunModel(**gpt2, ids, RunOptions{}, &got).ok());
+    ASSERT_EQ(got.probs.size(), (size_t)(*gpt2)->config().n_layer);
+    for (size_t l = 0; l < got.probs.size(); ++l) {
+      const float* w = want->probs.data() + l * plane;
+      for (size_t c = 0; c < plane; ++c) ASSERT_EQ(got.probs[l][c], w[c]) << "layer " << l << " cell " << c;
+      for (size_t i = 0; i < n; ++i) EXPECT_EQ(got.probs[l][i * n + n - 1], i + 1 == n ? w[i * n + n - 1] : 0.0f);
+    }
+  }
+}
+
 TEST(Run, ARunStartedInsideASinkDoesNotDisturbTheOuterRun) {
   auto outer = LoadModel(testing::FixtureDir("llama"));
   auto inner = LoadModel(testing::FixtureDir("gpt2"));
