@@ -16,6 +16,8 @@ CASES=${MODEL_CASES:-gpt2 smollm2}
 mkdir -p "$OUT"
 cmake --build "$BUILD" --target attnviz_model_bench attnviz-cli -j"$(nproc)" >/dev/null
 cmake --build "$BUILD" --target attnviz -j"$(nproc)" >/dev/null 2>&1 || true   # the GUI may be off
+# Every layer's maps kept: 4.5 GiB at 2048 tokens on the SmolLM2 shape, over the 2 GiB default budget.
+export ATTNVIZ_MEMORY_LIMIT=${ATTNVIZ_MEMORY_LIMIT:-12G}
 TORCH_ENV=(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OPENBLAS_NUM_THREADS=2 OMP_NUM_THREADS=2)
 
 for c in $CASES; do

@@ -29,7 +29,8 @@ def main():
         overview = "-"
         try:
             with open(os.path.join(d, f"overview_{case}.txt")) as f:
-                overview = f.read().split("median ")[1].split(" (")[0]
+                # "open -> first layer: median ..." comes first; the column is the whole overview's
+                overview = f.read().split("open -> overview: median ")[1].split(" (")[0]
         except (OSError, IndexError):
             pass
         t_ms = tor["median_ms"] if tor else None

@@ -29,6 +29,21 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import make_model_fixtures as hf  # noqa: E402
 
 
+def BlasDescription():
+    """The BLAS torch calls and the kernel it picked (torch's build says BLAS_INFO; OpenBLAS names its core)."""
+    import re
+    info = ["BLAS_INFO=" + m for m in re.findall(r"BLAS_INFO=([^,\s]+)", torch.__config__.show())]
+    try:
+        import ctypes
+        lib = ctypes.CDLL("libopenblas.so.0")  # already loaded by torch: the same library
+        lib.openblas_get_config.restype = ctypes.c_char_p
+        lib.openblas_get_corename.restype = ctypes.c_char_p
+        blas = "%s, kernel %s" % (lib.openblas_get_config().decode(), lib.openblas_get_corename().decode())
+    except OSError as e:
+        blas = "no libopenblas.so.0 (%s)" % e
+    return "%s; %s" % ("; ".join(info) or "BLAS_INFO unknown", blas)
+
+
 def read_safetensors(path):
     with open(path, "rb") as f:
         n = struct.unpack("<Q", f.read(8))[0]
@@ -110,6 +125,7 @@ def main():
             np.save(os.path.join(a.save, "hidden_last.npy"), hidden[-1][0].numpy())
             print(f"saved layer 0 and {len(probs) - 1} probs, last hidden to {a.save}")
     times.sort()
+    print(f"torch's BLAS: {BlasDescription()}")
     print(f"torch {torch.__version__} {cfg['model_type']} forward, {a.threads} threads, all probs + hidden kept: "
           f"median {times[len(times) // 2]:.1f} ms")
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
