@@ -38,7 +38,6 @@ struct Workspace {
   // the run (RunWithWorkspace): another shape or mask fills the buffer with zeros once first.
   Mask probs_mask;
   size_t probs_heads = 0, probs_n = 0;
-  bool probs_masked_zero = false;  // this layer writes into `probs`, whose masked cells hold 0
   std::vector<float> cos, sin;  // [n, d_head / 2] (rope)
   std::vector<HeadMetrics> metrics;  // [n_head] the row figures of the layer just run
   WeightScratch weights;  // one layer's weights dequantized (a quantized GGUF model, Model::BlockWeights)
@@ -102,7 +101,8 @@ Status Attend(const ModelConfig& c, const BlockParams& b, float multiplier, floa
   const HeadsOut z = HeadsOut::Columns(ws.z.data(), n, (size_t)c.n_head, dh, (size_t)c.q_dim());
   AttendSink sink;
   sink.cancel = o.control.cancel;
-  sink.probs_masked_zero = ws.probs_masked_zero && probs == ws.probs.data();
+  // The workspace's own buffer, laid out for this run's maps (RunWithWorkspace): its masked cells hold 0.
+  sink.probs_masked_zero = probs && probs == ws.probs.data();
   if (o.stream_maps && layer_sink) sink.on_block = [&](const RowBlock& block) { layer_sink->OnBlock(layer, block); };
   if (!AttendHeads(q, k, v, multiplier, AttentionMask(c), probs, metrics, &z, &sink)) return Status::Cancelled();
   for (const AblatedHead& a : o.ablate)  // ablation: head a.head's output [n, d_head] zeroed before the projection
@@ -325,14 +325,13 @@ Status RunWithWorkspace(const Model& model, const std::vector<int>& ids, const R
     float* probs = sink && !o.stream_maps ? sink->ProbsBuffer(l) : nullptr;
     if (!probs && !(o.stream_maps && sink)) {
       const Mask mask = AttentionMask(c);
-      if (ws.probs.size() != (size_t)c.n_head * n * n || !(ws.probs_mask == mask) ||
-          ws.probs_heads != (size_t)c.n_head || ws.probs_n != (size_t)n) {  // another run's maps: zeros first
+      if (!(ws.probs_mask == mask) || ws.probs_heads != (size_t)c.n_head || ws.probs_n != (size_t)n) {
+        // another run's maps (or none yet): zeros first
         ws.probs.assign((size_t)c.n_head * n * n, 0.0f);
         ws.probs_mask = mask, ws.probs_heads = (size_t)c.n_head, ws.probs_n = (size_t)n;
       }
       probs = ws.probs.data();
     }
-    ws.probs_masked_zero = probs == ws.probs.data();
     std::vector<HeadMetrics>* metrics = o.row_figures ? &ws.metrics : nullptr;
     const BlockParams& b = model.BlockWeights(l, &ws.weights);  // resident, or layer l dequantized into ws.weights
     if (Status s = Block(c, b, AttentionMultiplier(c, l, o), probs, metrics, ws, o, sink, l); !s) return s;
