@@ -3,6 +3,8 @@
 #include <cctype>
 #include <cstdio>
 #include <cstring>
+#include <future>
+#include <system_error>
 #include <sstream>
 
 #include "base/parse_number.h"
@@ -70,10 +72,16 @@ Result<std::shared_ptr<const ModelFolder>> OpenModelFolder(const std::string& di
   if (!S_ISDIR(st.st_mode)) return AppError(AppMsgId::kNotModelFolderOrGguf, {dir});
   auto folder = std::make_shared<ModelFolder>();
   folder->dir = dir;
+  // The tokenizer's files load beside the weights (each on one core: the app's window waits for both).
+  std::future<Result<std::unique_ptr<tokenize::Tokenizer>>> loading;
+  try {
+    loading = std::async(std::launch::async, [&dir] { return tokenize::LoadTokenizer(dir); });
+  } catch (const std::system_error&) {  // no thread to be had: one after the other
+  }
   auto model = model::LoadModel(dir);
-  if (!model) return model.status();
+  auto tokenizer = loading.valid() ? loading.get() : tokenize::LoadTokenizer(dir);
+  if (!model) return model.status();  // the weights' refusal first, as when they loaded alone
   folder->model = *model;
-  auto tokenizer = tokenize::LoadTokenizer(dir);
   if (!tokenizer) return tokenizer.status();
   folder->tokenizer = std::shared_ptr<const tokenize::Tokenizer>(std::move(*tokenizer));
   return std::shared_ptr<const ModelFolder>(std::move(folder));

@@ -432,8 +432,7 @@ bool App::Busy() const {
 }
 
 App::ShownState App::Shown() const {
-  return {results.model.get(), results.shown.get(), results.sweep.get(), models->weighted_overview().get(),
-          models->progress(nullptr), Busy()};
+  return {results.model.get(), results.shown.get(), results.sweep.get(), models->weighted_overview().get(), Busy()};
 }
 
 void App::Draw(HeatmapRenderer& renderer) {

@@ -2,6 +2,7 @@
 // and the messages shown to the user. Knows nothing about GL or GLFW: main.cpp feeds it events
 // (dropped files) and draws it with a HeatmapRenderer; the no-GL test does the same with a fake.
 #pragma once
+#include <atomic>
 #include <functional>
 #include <future>
 #include <memory>
@@ -104,6 +105,9 @@ class App {
   // what the role means (core/model/roles.h). "" when no model result has roles for that head.
   std::string HeadRoleLine(int layer, int head) const;
   std::unique_ptr<ModelSession> models;
+  // Called from the background jobs' threads when a result or step arrives, so the event wait ends at once (main sets
+  // it to Platform::Wake once the window exists; null before and after).
+  std::atomic<void (*)()> wake_ui{nullptr};
   // ---- Head ablation (app_ablation.cpp): the what-if that zeroes heads (views.model.ablated, sent with every model
   // request), and "ablate each head once" on its own background job.
   bool HeadAblated(int layer, int head) const;
@@ -129,12 +133,11 @@ class App {
     const void* shown = nullptr;  // results.shown: the maps drawn
     const void* sweep = nullptr;  // results.sweep
     const void* weighted = nullptr;  // the value-weighted overview's latest step (one more layer)
-    std::string model_progress;   // "layer 3 of 30"
+    // Not the progress text: a run moves it just after each layer it publishes, which would draw each layer twice
+    // (the progress frames, FramePacer::kProgressFramesPerSecond, show it).
     bool busy = false;            // the end of work changes the screen (progress bars go)
     bool operator==(const ShownState& o) const {
-      return model == o.model && shown == o.shown && sweep == o.sweep && weighted == o.weighted &&
-             model_progress == o.model_progress &&
-             busy == o.busy;
+      return model == o.model && shown == o.shown && sweep == o.sweep && weighted == o.weighted && busy == o.busy;
     }
     bool operator!=(const ShownState& o) const { return !(*this == o); }
   };

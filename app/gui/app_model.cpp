@@ -18,7 +18,9 @@ namespace attnviz {
 bool App::IsModelFolder(const std::string& path) { return IsModelPath(path); }
 
 void App::InitModels() {
-  models = std::make_unique<ModelSession>();
+  models = std::make_unique<ModelSession>([this] {
+    if (void (*wake)() = wake_ui.load()) wake();
+  });
   scans = std::make_unique<AblationScanJob>();
   const std::string bundled = FindDataDir().bundled_model();
   if (!bundled.empty() && IsModelFolder(bundled)) bundled_model_dir = bundled;
@@ -131,7 +133,8 @@ void App::UpdateModel() {
     seen_open_generation_ = opened;
     if (std::shared_ptr<const ModelFolder> folder = models->folder(); folder && models->open_error().empty()) {
       settings.AddRecentModel(folder->dir);
-      model_submitted_ = false;
+      // A request for this very folder may be running already (Submit sees the folder before the open counts as
+      // finished): the next Submit sends one only if what is asked differs (another folder always does).
       views.model.ablated.clear();  // another model's heads
       views.model.pinned_position = -1;
     }

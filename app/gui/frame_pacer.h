@@ -12,6 +12,10 @@ class FramePacer {
  public:
   // Frames drawn after the last activity (at ~60 a second: about a sixth of a second).
   static constexpr int kFramesAfterActivity = 10;
+  static constexpr int kFramesAfterActivityWhileBusy = 3;
+  // Frames drawn when the window opens, before any input (a layout settles in two): a model opened from the command
+  // line starts its run at once, and frames nobody asked for would take its cores.
+  static constexpr int kFramesAtStart = 3;
   // How long an idle loop sleeps before it looks again at signals, settings to save and the worker.
   static constexpr double kIdleWaitSeconds = 0.25;
 
@@ -36,8 +40,12 @@ class FramePacer {
     return FrameDue() ? BusyWaitSeconds(since_last_frame) : 1.0 / kBusyFramesPerSecond;
   }
 
-  // Input arrived: the next frames are drawn.
-  void Activity() { frames_due_ = kFramesAfterActivity; }
+  // Input arrived: the next frames are drawn (fewer while work runs: each takes the work's cores, and any further
+  // input asks again).
+  void Activity(bool busy = false) {
+    const int due = busy ? kFramesAfterActivityWhileBusy : kFramesAfterActivity;
+    frames_due_ = frames_due_ > due ? frames_due_ : due;
+  }
   // What the screen shows changed: a frame or two.
   void Change() { frames_due_ = frames_due_ > kFramesAfterChange ? frames_due_ : kFramesAfterChange; }
   // While work runs: what is shown changed (a layer arrived) or the progress bar's turn came: one frame. Anything
@@ -51,7 +59,7 @@ class FramePacer {
   double WaitSeconds() const { return FrameDue() ? 0.0 : kIdleWaitSeconds; }
 
  private:
-  int frames_due_ = kFramesAfterActivity;  // the first frames are always drawn
+  int frames_due_ = kFramesAtStart;  // the first frames are always drawn
 };
 
 }  // namespace attnviz

@@ -54,6 +54,7 @@ std::string FindShaderDir(const std::string& option) {
 struct FrameOutputs {
   int snapshots = 0;
   std::string snapshot_message;
+  double window_t_s = -1;  // when the first frame was drawn: "on screen within S s of the window" counts from here
   bool Write(App& app, Platform& platform, const gl::GlHeatmapRenderer& renderer, bool ready, int ready_frames,
              double t_s) {
     const AppOptions& options = app.options;
@@ -71,8 +72,10 @@ struct FrameOutputs {
       ++snapshots;
       snapshot_message = st.ok() ? path : st.message();
     }
+    if (window_t_s < 0) window_t_s = t_s;
     if (app.dump.enabled()) {
       app.dump.set_seconds(t_s);
+      app.dump.SetField("window_t_s", std::to_string(window_t_s));
       app.dump.SetField("snapshots", std::to_string(snapshots));
       app.dump.SetField("snapshot_message", JsonString(snapshot_message));
       app.dump.SetField("ready", ready ? "true" : "false");
@@ -113,6 +116,7 @@ int main(int argc, char** argv) {
     if (Result<std::string> ini = ReadFile(startup.layout_path); ini.ok())
       ImGui::LoadIniSettingsFromMemory(ini->data(), ini->size());
   }
+  app.wake_ui = &Platform::Wake;  // background results end the event wait at once
   std::signal(SIGUSR1, OnSigUsr1);
   std::signal(SIGUSR2, OnSigUsr2);
   // ---- 4. The heatmap renderer (shaders loaded from files; a failure is shown in the Heads panel).
@@ -153,9 +157,10 @@ int main(int argc, char** argv) {
     app.Update();
     if (platform.UpdateContentScale()) app.fonts.Invalidate();
     const App::ShownState shown = app.Shown();
-    if (platform.TakeInputEvents() > 0 || g_snapshot_requested || g_frames_requested) pacer.Activity();
+    if (platform.TakeInputEvents() > 0 || g_snapshot_requested || g_frames_requested) pacer.Activity(shown.busy);
     else if (shown.busy && FramePacer::BusyFrameDue(shown != last_shown, since_last_frame())) pacer.BusyChange();
     else if (!shown.busy && shown != last_shown) pacer.Change();
+    if (platform.TakeWindowEvents() > 0) pacer.Change();
     last_shown = shown;
     g_frames_requested = 0;
     keep_window_rect();
@@ -206,6 +211,7 @@ int main(int argc, char** argv) {
                                    t ? t->n_k() : 0).c_str());
   }
   renderer.reset();  // GL objects go before the context
+  app.wake_ui = nullptr;
   platform.Shutdown();
   return 0;
 }

@@ -369,9 +369,9 @@ std::shared_ptr<WeightedOverview> MakeWeightedOverviewNow(
 
 ModelSession::ModelSession(std::function<void()> on_change)
     : runs_("running the model", [this](const ModelRequest& r, const RunQueue::Job& job) { return Run(r, job); },
-            std::move(on_change)),
+            on_change),
       open_("opening the model",
-            [this](const std::string& dir, const OpenQueue::Job& job) { return OpenNow(dir, job); }),
+            [this](const std::string& dir, const OpenQueue::Job& job) { return OpenNow(dir, job); }, on_change),
       exact_("making q and k", [](const ExactRowsRequest& r, const LatestWins<ExactRowsRequest, ExactRows>::Job& job) {
         auto made = std::make_shared<ExactRows>();
         made->generation = job.generation();
@@ -387,12 +387,12 @@ ModelSession::ModelSession(std::function<void()> on_change)
           else made->status = weighted.status();
         }
         return made;
-      }),
+      }, on_change),
       weighted_overview_("making the value-weighted overview",
                          [](const WeightedOverviewRequest& r,
                             const LatestWins<WeightedOverviewRequest, WeightedOverview>::Job& job) {
                            return MakeWeightedOverviewNow(r, job);
-                         }) {}
+                         }, std::move(on_change)) {}
 
 void ModelSession::Open(const std::string& dir) {
   open_.Submit(dir);

@@ -155,7 +155,8 @@ struct OpenedModel {
 
 class ModelSession {
  public:
-  // on_change (tests): called on the session's threads after every submission, published step and finished run.
+  // on_change: called on the session's threads after every submission, published step and finished job (an open, a
+  // run, exact rows, the weighted overview): the app wakes its event wait with it, tests watch the steps.
   explicit ModelSession(std::function<void()> on_change = {});
 
   // Opens a folder in the background (a run on the old folder is cancelled); folder() then has it, or

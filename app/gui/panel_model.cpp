@@ -190,6 +190,8 @@ void DrawModelPanel(App& app) {
       widget::ProgressBar(dump, "model.progress", fraction, width, Trf(Str::kRunning, {progress}));
     }
     dump.SetField("model_progress", JsonString(progress));
+    // How many runs were asked of the session by then (a request sent twice would restart its run).
+    if (app.results.model) dump.SetField("model_run_generation", std::to_string(app.results.model->generation));
     if (app.results.model && app.results.model->status.ok()) {
       const ModelResult& r = *app.results.model;
       ImGui::Separator();

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cstdio>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,21 @@ void KeepLibrariesMappedForLeakReports() {}
 #endif
 
 }  // namespace
+
+namespace {
+// Wake may post between Init and Shutdown only; the mutex keeps a post from crossing glfwTerminate.
+std::mutex g_wake_mutex;
+bool g_wake_ready = false;
+void SetWakeReady(bool ready) {
+  std::lock_guard<std::mutex> lock(g_wake_mutex);
+  g_wake_ready = ready;
+}
+}  // namespace
+
+void Platform::Wake() {
+  std::lock_guard<std::mutex> lock(g_wake_mutex);
+  if (g_wake_ready) glfwPostEmptyEvent();
+}
 
 Platform::~Platform() { Shutdown(); }
 
@@ -93,6 +109,7 @@ Status Platform::Init(const char* title, const WindowRect& rect) {
   ImGui_ImplOpenGL3_Init("#version 330 core");
   InstallUnicodeSlots();
   imgui_ready_ = true;
+  SetWakeReady(true);
   return Status::Ok();
 }
 
@@ -108,6 +125,7 @@ bool Platform::UpdateContentScale() {
 }
 
 void Platform::Shutdown() {
+  SetWakeReady(false);
   if (imgui_ready_) {
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();
@@ -134,11 +152,13 @@ std::string Platform::RebuildFonts(UiFonts* fonts) {
 
 void Platform::WaitEvents(double seconds) { glfwWaitEventsTimeout(seconds); }
 
+
 bool Platform::Iconified() const { return window_ && glfwGetWindowAttrib(window_, GLFW_ICONIFIED) != 0; }
 
 void Platform::PollEvents() { glfwPollEvents(); }
 
 void Platform::CountEvent(GLFWwindow* window) { ++((Platform*)glfwGetWindowUserPointer(window))->input_events_; }
+void Platform::CountWindowEvent(GLFWwindow* window) { ++((Platform*)glfwGetWindowUserPointer(window))->window_events_; }
 
 void Platform::InstallEventCounters() {
   // ImGui's GLFW backend installs its own button, wheel, key, char, focus and enter callbacks after
@@ -147,13 +167,13 @@ void Platform::InstallEventCounters() {
   glfwSetMouseButtonCallback(window_, [](GLFWwindow* w, int, int, int) { CountEvent(w); });
   glfwSetScrollCallback(window_, [](GLFWwindow* w, double, double) { CountEvent(w); });
   glfwSetKeyCallback(window_, [](GLFWwindow* w, int, int, int, int) { CountEvent(w); });
-  glfwSetWindowFocusCallback(window_, [](GLFWwindow* w, int) { CountEvent(w); });
-  glfwSetCursorEnterCallback(window_, [](GLFWwindow* w, int) { CountEvent(w); });
-  glfwSetWindowSizeCallback(window_, [](GLFWwindow* w, int, int) { CountEvent(w); });
-  glfwSetFramebufferSizeCallback(window_, [](GLFWwindow* w, int, int) { CountEvent(w); });
-  glfwSetWindowRefreshCallback(window_, [](GLFWwindow* w) { CountEvent(w); });
-  glfwSetWindowIconifyCallback(window_, [](GLFWwindow* w, int) { CountEvent(w); });
-  glfwSetWindowContentScaleCallback(window_, [](GLFWwindow* w, float, float) { CountEvent(w); });
+  glfwSetWindowFocusCallback(window_, [](GLFWwindow* w, int) { CountWindowEvent(w); });
+  glfwSetCursorEnterCallback(window_, [](GLFWwindow* w, int) { CountWindowEvent(w); });
+  glfwSetWindowSizeCallback(window_, [](GLFWwindow* w, int, int) { CountWindowEvent(w); });
+  glfwSetFramebufferSizeCallback(window_, [](GLFWwindow* w, int, int) { CountWindowEvent(w); });
+  glfwSetWindowRefreshCallback(window_, [](GLFWwindow* w) { CountWindowEvent(w); });
+  glfwSetWindowIconifyCallback(window_, [](GLFWwindow* w, int) { CountWindowEvent(w); });
+  glfwSetWindowContentScaleCallback(window_, [](GLFWwindow* w, float, float) { CountWindowEvent(w); });
 }
 
 void Platform::InstallUnicodeSlots() {
@@ -181,6 +201,12 @@ void Platform::InstallUnicodeSlots() {
 int Platform::TakeInputEvents() {
   int n = input_events_;
   input_events_ = 0;
+  return n;
+}
+
+int Platform::TakeWindowEvents() {
+  int n = window_events_;
+  window_events_ = 0;
   return n;
 }
 

@@ -40,9 +40,14 @@ class Platform {
   void PollEvents();
   // Blocks until an event arrives or `seconds` pass (an idle or minimized window sleeps here).
   void WaitEvents(double seconds);
-  // Input and window events (pointer, buttons, wheel, keys, characters, resize, focus, expose, drops)
-  // since the last call: the frame pacer draws after them.
+  // Ends a WaitEvents now, from any thread (a background result arrived). Nothing before Init or after Shutdown.
+  static void Wake();
+  // Input events (pointer moves, buttons, wheel, keys, characters) since the last call: the frame pacer draws the
+  // next several frames (hover and release settle).
   int TakeInputEvents();
+  // Window events (focus, pointer entering, resize, expose, iconify, content scale) since the last call: the window
+  // is drawn again, twice (a newly mapped window gets focus, enter and expose: no reason for ten frames).
+  int TakeWindowEvents();
   bool Iconified() const;
   // Backends + ImGui::NewFrame. ignore_mouse: no hover (a --screenshot is not about where the pointer is).
   void NewFrame(bool ignore_mouse = false);
@@ -61,7 +66,9 @@ class Platform {
   void InstallEventCounters();  // before the ImGui backend, which chains to them
   void InstallUnicodeSlots();    // after it: typed characters and the clipboard (unicode_slots.h)
   static void CountEvent(GLFWwindow* window);
+  static void CountWindowEvent(GLFWwindow* window);
   int input_events_ = 0;
+  int window_events_ = 0;
   GLFWwindow* window_ = nullptr;
   bool imgui_ready_ = false;
   float content_scale_ = 1.0f;

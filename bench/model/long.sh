@@ -40,8 +40,9 @@ echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 import json, os, re, sys
 out, cases = sys.argv[1], sys.argv[2:]
 print("| model, n | streamed: first layer | all layers | / CLI forward | CLI forward | CLI / GEMMs alone | bench RSS | "
-      "app: open -> first layer | open -> all layers | app / CLI forward | app peak RSS | checkpoint |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+      "app: open -> first layer | open -> all layers | app / CLI forward | window -> all layers | / CLI forward | "
+      "app peak RSS | checkpoint |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for case in cases:
     arch, n = case.split(":")
     j = json.load(open(os.path.join(out, "long_%s_%s.json" % (arch, n))))
@@ -50,15 +51,16 @@ for case in cases:
     if os.path.exists(path):
         text = open(path).read()
         for key, pat in (("first", r"first layer: median ([\d.]+)"), ("all", r"overview: median ([\d.]+)"),
-                         ("rss", r"peak RSS: median (\d+)")):
+                         ("rss", r"peak RSS: median (\d+)"), ("window", r"window -> overview: median ([\d.]+)")):
             m = re.search(pat, text)
             app[key] = float(m.group(1)) if m else None
     s = lambda v: "%.2f s" % (v / 1000)
     cli = j["cli_forward_ms"]
     a = lambda k, f: f(app[k]) if app.get(k) is not None else "-"
-    print("| %s, %s | %s | %s | %.2fx | %s | %.2fx | %.0f MB | %s | %s | %s | %s | %.0f MB |" % (
+    print("| %s, %s | %s | %s | %.2fx | %s | %.2fx | %.0f MB | %s | %s | %s | %s | %s | %s | %.0f MB |" % (
         arch, n, s(j["first_layer_ms"]), s(j["all_layers_ms"]), j["all_layers_ms"] / cli, s(cli),
         cli / j["gemm_floor_ms"], j["streamed_peak_rss_mb"], a("first", lambda v: "%.2f s" % v),
         a("all", lambda v: "%.2f s" % v), a("all", lambda v: "%.2fx" % (v * 1000 / cli)),
+        a("window", lambda v: "%.2f s" % v), a("window", lambda v: "%.2fx" % (v * 1000 / cli)),
         a("rss", lambda v: "%.0f MB" % v), j["weights_mb"]))
 PY

@@ -172,8 +172,25 @@ void MapPyramid::Finish() {
       const float* cmean = c.Plane(PoolKind::kMean, h);
       float* pmax = p.max.data() + (size_t)h * p.rows * p.cols;
       float* pmean = p.mean.data() + (size_t)h * p.rows * p.cols;
+      // Cells whose four children each cover factor x factor cells: the mean of the four means, in the same order
+      // and precision as the general sum below (scaling by the power-of-two cell counts is exact), so the same bits.
+      const int full_rows = std::min(p.rows, n_q_ / p.factor), full_cols = std::min(p.cols, n_k_ / p.factor);
+      for (int R = 0; R < full_rows; ++R) {
+        const float* max0 = cmax + (size_t)(2 * R) * c.cols;
+        const float* max1 = max0 + c.cols;
+        const float* mean0 = cmean + (size_t)(2 * R) * c.cols;
+        const float* mean1 = mean0 + c.cols;
+        float* out_max = pmax + (size_t)R * p.cols;
+        float* out_mean = pmean + (size_t)R * p.cols;
+        for (int C = 0; C < full_cols; ++C) {
+          out_max[C] = std::max(std::max(std::max(std::max(-INFINITY, max0[2 * C]), max0[2 * C + 1]), max1[2 * C]),
+                                max1[2 * C + 1]);
+          const double s = (((double)mean0[2 * C] + (double)mean0[2 * C + 1]) + (double)mean1[2 * C]) + (double)mean1[2 * C + 1];
+          out_mean[C] = (float)(s / 4.0);
+        }
+      }
       for (int R = 0; R < p.rows; ++R) {
-        for (int C = 0; C < p.cols; ++C) {
+        for (int C = R < full_rows ? full_cols : 0; C < p.cols; ++C) {  // the partial last row and column
           float m = -INFINITY;
           double s = 0;
           for (int r = 2 * R; r < std::min(2 * R + 2, c.rows); ++r) {

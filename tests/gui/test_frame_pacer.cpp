@@ -11,12 +11,19 @@ TEST(FramePacer, BusyFramesWaitForTheirTurn) {
   EXPECT_EQ(attnviz::FramePacer::BusyWaitSeconds(period), 0.0);
   EXPECT_EQ(attnviz::FramePacer::BusyWaitSeconds(1.0), 0.0);
   attnviz::FramePacer pacer;
-  for (int i = 0; i < attnviz::FramePacer::kFramesAfterActivity; ++i) {
+  static_assert(attnviz::FramePacer::kFramesAtStart >= 2, "a layout settles in two frames");
+  for (int i = 0; i < attnviz::FramePacer::kFramesAtStart; ++i) {  // a new window: a few frames, not ten
     EXPECT_TRUE(pacer.FrameDue());
     pacer.FrameDrawn();
   }
   EXPECT_FALSE(pacer.FrameDue());
   EXPECT_EQ(pacer.WaitSeconds(), attnviz::FramePacer::kIdleWaitSeconds);
+  pacer.Activity();
+  for (int i = 0; i < attnviz::FramePacer::kFramesAfterActivity; ++i) {
+    EXPECT_TRUE(pacer.FrameDue());
+    pacer.FrameDrawn();
+  }
+  EXPECT_FALSE(pacer.FrameDue());
 }
 
 // While work runs without input: a frame when what is shown changed, otherwise only the progress bar's few a
@@ -44,6 +51,19 @@ TEST(FramePacer, BusyWorkDrawsOnChangeAndForProgressOnly) {
   pacer.Activity();
   pacer.Change();  // a change never shortens what input asked for
   pacer.BusyChange();
+  frames = 0;
+  while (pacer.FrameDue()) pacer.FrameDrawn(), ++frames;
+  EXPECT_EQ(frames, FramePacer::kFramesAfterActivity);
+  // Input while work runs: a few frames (each one takes the work's cores), never fewer than already due.
+  static_assert(FramePacer::kFramesAfterActivityWhileBusy >= 2 &&
+                    FramePacer::kFramesAfterActivityWhileBusy < FramePacer::kFramesAfterActivity,
+                "hover and release settle in two frames");
+  pacer.Activity(/*busy=*/true);
+  frames = 0;
+  while (pacer.FrameDue()) pacer.FrameDrawn(), ++frames;
+  EXPECT_EQ(frames, FramePacer::kFramesAfterActivityWhileBusy);
+  pacer.Activity();
+  pacer.Activity(/*busy=*/true);
   frames = 0;
   while (pacer.FrameDue()) pacer.FrameDrawn(), ++frames;
   EXPECT_EQ(frames, FramePacer::kFramesAfterActivity);

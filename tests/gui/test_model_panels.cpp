@@ -217,6 +217,21 @@ TEST_F(ModelPanelTest, OverviewShowsEveryLayerAndHeadAndAClickOpensIt) {
   EXPECT_TRUE(img.masked);
 }
 
+// The loop may send the request in the same pass in which the open finishes, after UpdateModel has looked at the
+// open count: the next pass then sees the open as new. The same request must not be sent again (that cancelled the
+// run a moment after it began and started it over).
+TEST_F(ModelPanelTest, ARequestSentAsTheOpenFinishesIsNotSentAgain) {
+  App& app = MakeApp("The cat sat on the mat.");
+  ASSERT_TRUE(app.models->WaitIdle(30));  // open finished; the app has not looked yet
+  ASSERT_TRUE(app.models->folder()) << app.models->open_error();
+  app.SubmitIfChanged();  // the run's request, before the open is seen
+  ASSERT_TRUE(app.models->latest() == nullptr || app.models->latest()->generation == 1);
+  Frames(3);  // UpdateModel sees the finished open of the same folder
+  ASSERT_TRUE(app.results.model) << app.results.model_error;
+  EXPECT_TRUE(app.results.model->complete());
+  EXPECT_EQ(app.results.model->generation, 1u) << "the request was sent twice";
+}
+
 // The run makes its rollout after the last layer (the overview first): while a result says it is pending, the Rollout
 // kind draws nothing in the Overview or the Heads panel (not the attention maps in its place) and says it is being
 // made; once the result with it arrives, both show it.

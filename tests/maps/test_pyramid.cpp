@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
 #include <random>
+#include <tuple>
 
 #include "attention/attention.h"
 
@@ -196,4 +199,37 @@ TEST(Pyramid, ValueWeightedPyramidStopsWhenCancelled) {
   std::atomic<bool> cancel{true};
   MapPyramid made;
   EXPECT_FALSE(ValueWeightedPyramid(q, k, 1.0f, Mask::Causal(), scale, 2, &made, &cancel));
+}
+
+// Each coarser level from the one below, by the plain rule: max of the (up to) four cells, and the mean of the cells
+// they cover (each child's mean times the cells it covers, summed in double, over the cells covered). Finish's fast
+// path for whole cells must give the same bits (naive loop = fast path), on edges that divide and edges that do not.
+TEST(Pyramid, CoarserLevelsAreThePlainRuleBitForBit) {
+  for (auto [n_q, n_k, factor] : {std::tuple{128, 128, 2}, std::tuple{203, 157, 2}, std::tuple{97, 256, 4}}) {
+    const int H = 3;
+    const MapPyramid p = Build(RandomProbs(H, n_q, n_k, 11), factor);
+    auto covered = [](int index, int f, int n) { return (double)std::min(f, n - index * f); };
+    ASSERT_GE(p.levels().size(), 3u);
+    for (size_t l = 1; l < p.levels().size(); ++l) {
+      const PyramidLevel& c = p.levels()[l - 1];
+      const PyramidLevel& q = p.levels()[l];
+      for (int h = 0; h < H; ++h)
+        for (int R = 0; R < q.rows; ++R)
+          for (int C = 0; C < q.cols; ++C) {
+            float m = -INFINITY;
+            double s = 0;
+            for (int r = 2 * R; r < std::min(2 * R + 2, c.rows); ++r)
+              for (int cc = 2 * C; cc < std::min(2 * C + 2, c.cols); ++cc) {
+                m = std::max(m, c.Plane(PoolKind::kMax, h)[(size_t)r * c.cols + cc]);
+                s += (double)c.Plane(PoolKind::kMean, h)[(size_t)r * c.cols + cc] * covered(r, c.factor, n_q) *
+                     covered(cc, c.factor, n_k);
+              }
+            const float mean = (float)(s / (covered(R, q.factor, n_q) * covered(C, q.factor, n_k)));
+            const size_t at = (size_t)R * q.cols + C;
+            ASSERT_EQ(std::memcmp(&q.Plane(PoolKind::kMax, h)[at], &m, 4), 0) << n_q << "x" << n_k << " level " << l;
+            ASSERT_EQ(std::memcmp(&q.Plane(PoolKind::kMean, h)[at], &mean, 4), 0)
+                << n_q << "x" << n_k << " level " << l << " cell " << R << "," << C;
+          }
+    }
+  }
 }
