@@ -432,7 +432,9 @@ bool App::Busy() const {
 }
 
 App::ShownState App::Shown() const {
-  return {results.model.get(), results.shown.get(), results.sweep.get(), models->weighted_overview().get(), Busy()};
+  ShownState s{results.model.get(), results.shown.get(), results.sweep.get(), models->weighted_overview().get(), Busy()};
+  if (results.model) s.model_layers = results.model->layers_done, s.model_complete = results.model->complete();
+  return s;
 }
 
 void App::Draw(HeatmapRenderer& renderer) {

@@ -136,8 +136,16 @@ class App {
     // Not the progress text: a run moves it just after each layer it publishes, which would draw each layer twice
     // (the progress frames, FramePacer::kProgressFramesPerSecond, show it).
     bool busy = false;            // the end of work changes the screen (progress bars go)
+    int model_layers = 0;         // of results.model (layers_done)
+    bool model_complete = false;  // every layer of results.model
     bool operator==(const ShownState& o) const {
       return model == o.model && shown == o.shown && sweep == o.sweep && weighted == o.weighted && busy == o.busy;
+    }
+    // Only more layers of a run whose first layer was already shown, and not yet its last (FramePacer::Busy: those
+    // frames may wait their turn). The Heads panel's maps may change with them (a layer it waited for arrived).
+    bool MoreLayersOnly(const ShownState& before) const {
+      return model != before.model && before.model_layers > 0 && model_layers > before.model_layers &&
+             !model_complete && sweep == before.sweep && weighted == before.weighted && busy == before.busy;
     }
     bool operator!=(const ShownState& o) const { return !(*this == o); }
   };

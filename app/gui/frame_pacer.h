@@ -1,8 +1,8 @@
 // When the main loop draws. An idle window draws nothing and sleeps in glfwWaitEventsTimeout, so it
 // costs ~0% CPU; input draws the next few frames, enough for hover, release and window-appearing states to
 // settle; --frames, --bench-frames and snapshots draw every frame. While work runs (App::Busy) without input,
-// a frame is drawn when what it shows changed (a layer arrived, the progress text moved) and otherwise only a few
-// times a second for the progress bar: under llvmpipe (drawing on the CPU) each frame costs ~10 ms of CPU that
+// a frame is drawn when what it shows changed (a run's next layers a few times a second) and otherwise only a few
+// times a second for the progress bar: under llvmpipe (drawing on the CPU) each frame costs ~10-25 ms of CPU that
 // a model run on the same cores would otherwise get.
 #pragma once
 
@@ -19,8 +19,11 @@ class FramePacer {
   // How long an idle loop sleeps before it looks again at signals, settings to save and the worker.
   static constexpr double kIdleWaitSeconds = 0.25;
 
-  // While work runs without input: frames at most this often (layers as they arrive) ...
+  // While work runs without input: frames at most this often ...
   static constexpr double kBusyFramesPerSecond = 20;
+  // ... a run's next layers (not its first or last) at most this often: a fast model's layers come faster than a
+  // person reads them, and each frame takes the run's cores ...
+  static constexpr double kLayerFramesPerSecond = 4;
   // ... and, when nothing shown changed, this often (the progress bar's fraction).
   static constexpr double kProgressFramesPerSecond = 2;
   // Frames drawn after what the screen shows changed in the background (a layout settles in two).
@@ -30,14 +33,14 @@ class FramePacer {
     const double left = 1.0 / kBusyFramesPerSecond - since_last_frame;
     return left > 0.001 ? left : 0.0;
   }
-  // While work runs without input: whether a frame is due, `since_last_frame` seconds after the last one.
-  static bool BusyFrameDue(bool shown_changed, double since_last_frame) {
-    return shown_changed || since_last_frame >= 1.0 / kProgressFramesPerSecond;
-  }
-  // What to pass to the event wait while work runs: the rest of the busy frame period when a frame is due, else
-  // one busy frame period (the loop then looks at the work again; input ends the wait at once).
+  // What to pass to the event wait while work runs: the rest of the busy frame period when a frame is due, the rest
+  // of the layer period when layers wait, else one busy frame period (the loop then looks at the work again; input
+  // and background results end the wait at once).
   double BusyWaitSecondsFor(double since_last_frame) const {
-    return FrameDue() ? BusyWaitSeconds(since_last_frame) : 1.0 / kBusyFramesPerSecond;
+    if (FrameDue()) return BusyWaitSeconds(since_last_frame);
+    const double layers_left = 1.0 / kLayerFramesPerSecond - since_last_frame;
+    if (layers_pending_ && layers_left > 0.001) return layers_left;
+    return 1.0 / kBusyFramesPerSecond;
   }
 
   // Input arrived: the next frames are drawn (fewer while work runs: each takes the work's cores, and any further
@@ -46,20 +49,30 @@ class FramePacer {
     const int due = busy ? kFramesAfterActivityWhileBusy : kFramesAfterActivity;
     frames_due_ = frames_due_ > due ? frames_due_ : due;
   }
-  // What the screen shows changed: a frame or two.
+  // What the screen shows changed (no work runs): a frame or two.
   void Change() { frames_due_ = frames_due_ > kFramesAfterChange ? frames_due_ : kFramesAfterChange; }
-  // While work runs: what is shown changed (a layer arrived) or the progress bar's turn came: one frame. Anything
-  // the frame leaves to settle settles in the next progress frame, and the end of the work draws Change()'s two.
-  void BusyChange() { frames_due_ = frames_due_ > 1 ? frames_due_ : 1; }
+  // Each pass of the loop while work runs and no input came: `changed` what is shown changed since the last pass,
+  // `more_layers_only` the change was only more layers of the same run (neither its first nor its last). A change
+  // draws one frame, at once, or for more layers once their period has passed; the progress bar's turn draws one.
+  // Anything a frame leaves to settle settles in the next one, and the end of the work draws Change()'s two.
+  void Busy(bool changed, bool more_layers_only, double since_last_frame) {
+    if (changed && more_layers_only) layers_pending_ = true;
+    const bool due = (changed && !more_layers_only) ||
+                     (layers_pending_ && since_last_frame >= 1.0 / kLayerFramesPerSecond) ||
+                     since_last_frame >= 1.0 / kProgressFramesPerSecond;
+    if (due) frames_due_ = frames_due_ > 1 ? frames_due_ : 1;
+  }
   bool FrameDue() const { return frames_due_ > 0; }
   void FrameDrawn() {
     if (frames_due_ > 0) --frames_due_;
+    layers_pending_ = false;  // the frame shows them
   }
   // What to pass to the event wait: 0 (poll) while a frame is due, else the idle sleep.
   double WaitSeconds() const { return FrameDue() ? 0.0 : kIdleWaitSeconds; }
 
  private:
   int frames_due_ = kFramesAtStart;  // the first frames are always drawn
+  bool layers_pending_ = false;       // more layers arrived since the last frame (Busy)
 };
 
 }  // namespace attnviz

@@ -141,8 +141,9 @@ int main(int argc, char** argv) {
   while (!platform.ShouldClose() && !app.quit_requested) {
     // 5a. Events: an idle window sleeps until one arrives (or a short timeout, for signals and saving). While work
     //     runs and no input comes, a frame is drawn when what it shows changed (at most kBusyFramesPerSecond a
-    //     second) or for the progress bar (kProgressFramesPerSecond): drawing (llvmpipe draws on the CPU) must
-    //     leave the cores to the work; any input wakes the wait at once.
+    //     second; a run's next layers kLayerFramesPerSecond) or for the progress bar (kProgressFramesPerSecond):
+    //     drawing (llvmpipe draws on the CPU) must leave the cores to the work; input and background results
+    //     (App::wake_ui) end the wait at once.
     auto since_last_frame = [&] { return std::chrono::duration<double>(Clock::now() - last_frame).count(); };
     const double wait = every_frame ? 0.0 : app.Busy() ? pacer.BusyWaitSecondsFor(since_last_frame()) : pacer.WaitSeconds();
     if (wait > 0) platform.WaitEvents(wait);
@@ -158,8 +159,8 @@ int main(int argc, char** argv) {
     if (platform.UpdateContentScale()) app.fonts.Invalidate();
     const App::ShownState shown = app.Shown();
     if (platform.TakeInputEvents() > 0 || g_snapshot_requested || g_frames_requested) pacer.Activity(shown.busy);
-    else if (shown.busy && FramePacer::BusyFrameDue(shown != last_shown, since_last_frame())) pacer.BusyChange();
-    else if (!shown.busy && shown != last_shown) pacer.Change();
+    else if (shown.busy) pacer.Busy(shown != last_shown, shown.MoreLayersOnly(last_shown), since_last_frame());
+    else if (shown != last_shown) pacer.Change();
     if (platform.TakeWindowEvents() > 0) pacer.Change();
     last_shown = shown;
     g_frames_requested = 0;

@@ -27,30 +27,32 @@ TEST(FramePacer, BusyFramesWaitForTheirTurn) {
 }
 
 // While work runs without input: a frame when what is shown changed, otherwise only the progress bar's few a
-// second; between them the loop waits a busy frame period (no spinning), and a change draws two frames, not ten.
+// second; between them the loop waits a busy frame period (no spinning), and a change draws one frame, not ten.
 TEST(FramePacer, BusyWorkDrawsOnChangeAndForProgressOnly) {
   using attnviz::FramePacer;
   const double progress_period = 1.0 / FramePacer::kProgressFramesPerSecond;
   EXPECT_LT(FramePacer::kProgressFramesPerSecond, FramePacer::kBusyFramesPerSecond);
-  EXPECT_TRUE(FramePacer::BusyFrameDue(true, 0.0));
-  EXPECT_FALSE(FramePacer::BusyFrameDue(false, progress_period / 2));
-  EXPECT_TRUE(FramePacer::BusyFrameDue(false, progress_period));
   FramePacer pacer;
   while (pacer.FrameDue()) pacer.FrameDrawn();
+  pacer.Busy(/*changed=*/false, false, progress_period / 2);
+  EXPECT_FALSE(pacer.FrameDue());
   EXPECT_DOUBLE_EQ(pacer.BusyWaitSecondsFor(0.0), 1.0 / FramePacer::kBusyFramesPerSecond);
   EXPECT_DOUBLE_EQ(pacer.BusyWaitSecondsFor(10.0), 1.0 / FramePacer::kBusyFramesPerSecond);  // never 0: no spin
-  pacer.Change();
+  pacer.Busy(false, false, progress_period);  // the progress bar's turn
+  EXPECT_TRUE(pacer.FrameDue());
+  pacer.FrameDrawn();
+  pacer.Busy(/*changed=*/true, /*more_layers_only=*/false, 0.0);  // e.g. a run's first layer: at once
   EXPECT_EQ(pacer.BusyWaitSecondsFor(10.0), 0.0);  // due and its turn has come
   int frames = 0;
   while (pacer.FrameDue()) pacer.FrameDrawn(), ++frames;
-  EXPECT_EQ(frames, FramePacer::kFramesAfterChange);
-  pacer.BusyChange();  // while work runs, one frame a change
+  EXPECT_EQ(frames, 1);
+  pacer.Change();  // the work ended: two frames
   frames = 0;
   while (pacer.FrameDue()) pacer.FrameDrawn(), ++frames;
-  EXPECT_EQ(frames, 1);
+  EXPECT_EQ(frames, FramePacer::kFramesAfterChange);
   pacer.Activity();
   pacer.Change();  // a change never shortens what input asked for
-  pacer.BusyChange();
+  pacer.Busy(true, false, 0.0);
   frames = 0;
   while (pacer.FrameDue()) pacer.FrameDrawn(), ++frames;
   EXPECT_EQ(frames, FramePacer::kFramesAfterActivity);
@@ -67,4 +69,33 @@ TEST(FramePacer, BusyWorkDrawsOnChangeAndForProgressOnly) {
   frames = 0;
   while (pacer.FrameDue()) pacer.FrameDrawn(), ++frames;
   EXPECT_EQ(frames, FramePacer::kFramesAfterActivity);
+}
+
+// A fast run's next layers wait for their turn (kLayerFramesPerSecond), and the loop sleeps until then; layers that
+// came meanwhile are drawn by that one frame, and the frame drawn for anything else shows them too.
+TEST(FramePacer, MoreLayersOfARunWaitTheirTurn) {
+  using attnviz::FramePacer;
+  const double layer_period = 1.0 / FramePacer::kLayerFramesPerSecond;
+  static_assert(FramePacer::kLayerFramesPerSecond < FramePacer::kBusyFramesPerSecond &&
+                    FramePacer::kLayerFramesPerSecond > FramePacer::kProgressFramesPerSecond,
+                "layers come more often than the progress bar's frames, less often than busy frames");
+  FramePacer pacer;
+  while (pacer.FrameDue()) pacer.FrameDrawn();
+  pacer.Busy(/*changed=*/true, /*more_layers_only=*/true, 0.05);  // a layer 50 ms after the last frame
+  EXPECT_FALSE(pacer.FrameDue());
+  EXPECT_NEAR(pacer.BusyWaitSecondsFor(0.05), layer_period - 0.05, 1e-12);  // sleeps until its turn
+  pacer.Busy(true, true, 0.10);  // another layer: still waiting
+  EXPECT_FALSE(pacer.FrameDue());
+  pacer.Busy(false, false, layer_period);  // their turn: one frame shows both
+  EXPECT_TRUE(pacer.FrameDue());
+  pacer.FrameDrawn();
+  EXPECT_FALSE(pacer.FrameDue());
+  pacer.Busy(false, false, 0.01);
+  EXPECT_FALSE(pacer.FrameDue()) << "the frame showed the waiting layers";
+  EXPECT_DOUBLE_EQ(pacer.BusyWaitSecondsFor(0.01), 1.0 / FramePacer::kBusyFramesPerSecond);
+  pacer.Busy(true, true, 0.01);
+  pacer.Busy(true, /*more_layers_only=*/false, 0.02);  // e.g. the last layer: at once, with the waiting one
+  EXPECT_TRUE(pacer.FrameDue());
+  pacer.FrameDrawn();
+  EXPECT_FALSE(pacer.FrameDue());
 }

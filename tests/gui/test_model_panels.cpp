@@ -217,6 +217,28 @@ TEST_F(ModelPanelTest, OverviewShowsEveryLayerAndHeadAndAClickOpensIt) {
   EXPECT_TRUE(img.masked);
 }
 
+// The frames a run's layers may put off (FramePacer::Busy): only its middle layers, nothing else that changed.
+TEST(ShownState, OnlyARunsMiddleLayersMayWaitTheirTurn) {
+  int runs[2];
+  App::ShownState one{&runs[0], nullptr, nullptr, nullptr, true};
+  one.model_layers = 1;
+  App::ShownState two = one;
+  two.model = &runs[1], two.model_layers = 2;  // the next step: one layer more
+  EXPECT_TRUE(two.MoreLayersOnly(one));
+  App::ShownState none{nullptr, nullptr, nullptr, nullptr, true};
+  EXPECT_FALSE(one.MoreLayersOnly(none)) << "the first layer is drawn at once";
+  App::ShownState last = two;
+  last.model_complete = true;
+  EXPECT_FALSE(last.MoreLayersOnly(one)) << "the last layer is drawn at once";
+  App::ShownState sweep = two;
+  sweep.sweep = &runs[0];
+  EXPECT_FALSE(sweep.MoreLayersOnly(one)) << "anything else that changed is drawn at once";
+  App::ShownState done = two;
+  done.busy = false;
+  EXPECT_FALSE(done.MoreLayersOnly(one));
+  EXPECT_FALSE(one.MoreLayersOnly(one)) << "nothing changed";
+}
+
 // The loop may send the request in the same pass in which the open finishes, after UpdateModel has looked at the
 // open count: the next pass then sees the open as new. The same request must not be sent again (that cancelled the
 // run a moment after it began and started it over).
