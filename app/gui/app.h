@@ -106,7 +106,7 @@ class App {
   std::string HeadRoleLine(int layer, int head) const;
   std::unique_ptr<ModelSession> models;
   // Called from the background jobs' threads when a result or step arrives, so the event wait ends at once (main sets
-  // it to Platform::Wake once the window exists; null before and after).
+  // it to Platform::Wake once the window exists, which posts nothing after Shutdown; null before).
   std::atomic<void (*)()> wake_ui{nullptr};
   // ---- Head ablation (app_ablation.cpp): the what-if that zeroes heads (views.model.ablated, sent with every model
   // request), and "ablate each head once" on its own background job.

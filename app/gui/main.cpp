@@ -212,7 +212,6 @@ int main(int argc, char** argv) {
                                    t ? t->n_k() : 0).c_str());
   }
   renderer.reset();  // GL objects go before the context
-  app.wake_ui = nullptr;
-  platform.Shutdown();
+  platform.Shutdown();  // Wake posts nothing from here on
   return 0;
 }

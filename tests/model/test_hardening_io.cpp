@@ -117,6 +117,33 @@ TEST(HardeningRun, NonFiniteWeightsAreRefusedOnLoadNamingTheTensor) {
   EXPECT_THAT(h.status().message(), ::testing::HasSubstr("tensor '" + name + "': element 0 is Inf"));
 }
 
+// A tensor of millions of weights is checked in chunks on every core: still the first bad element is named, whichever
+// chunk (and thread) finds a later one first.
+TEST(HardeningRun, TheFirstNonFiniteElementOfALargeTensorIsNamed) {
+  TempDir dir;
+  const int vocab = 80000, d = 32;  // wte: 2.56M floats, three chunks of 2^20
+  testing::CopyWithConfigEdit("gpt2", dir.File("m"), "\"vocab_size\": 100", "\"vocab_size\": " + std::to_string(vocab));
+  auto f = SafetensorsFile::Open(FixtureDir("gpt2") + "/model.safetensors");
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  for (const std::vector<size_t>& bad : {std::vector<size_t>{1500000, 2100000}, std::vector<size_t>{(size_t)vocab * d - 1}}) {
+    std::vector<testing::RawTensor> tensors;
+    for (const TensorInfo& t : (*f)->tensors()) {
+      if (t.name != "wte.weight" && t.name != "transformer.wte.weight") {
+        tensors.push_back({t.name, DTypeName(t.dtype), t.shape,
+                           std::string(reinterpret_cast<const char*>((*f)->Bytes(t)), t.end - t.begin)});
+        continue;
+      }
+      std::vector<float> wte((size_t)vocab * d, 0.01f);
+      for (size_t at : bad) wte[at] = NAN;
+      tensors.push_back({t.name, "F32", {vocab, d}, testing::FloatBytes(wte)});
+    }
+    WriteBytes(dir.File("m/model.safetensors"), testing::MakeSafetensors(tensors));
+    auto m = LoadModel(dir.File("m"));
+    ASSERT_FALSE(m.ok());
+    EXPECT_THAT(m.status().message(), ::testing::HasSubstr("element " + std::to_string(bad.front()) + " is NaN"));
+  }
+}
+
 // Finite weights that overflow in the forward pass: the run stops naming the layer and the stage.
 TEST(HardeningRun, OverflowingActivationsStopTheRunNamingLayerAndStage) {
   TempDir dir;
