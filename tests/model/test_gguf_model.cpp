@@ -14,6 +14,8 @@
 #include "gguf_test_util.h"
 #include "model/gguf_config.h"
 #include "model/gguf_quant.h"
+#include "model/analysis.h"
+#include "model/predict.h"
 #include "model/run.h"
 #include "test_util.h"
 
@@ -350,6 +352,102 @@ TEST(GgufModel, RefusesATensorTypeItCannotDequantize) {
   auto m = LoadGgufModel(dir.File("m.gguf"));
   ASSERT_FALSE(m.ok());
   EXPECT_THAT(m.message(), HasSubstr("tensor 'blk.0.ffn_norm.weight' is stored as iq4_nl; supported: f32"));
+}
+
+// The value-weighted norms read W_o through the run's bound weights (LayerOutput::weights): a per-layer model has
+// null matrices in params().blocks (reading them crashed every app open and --value-norm of a quantized file). The
+// per-layer load gives the whole load's norms bit for bit, from a run and from a LayerOutput without weights.
+class NormSink : public LayerSink {
+ public:
+  explicit NormSink(const Model& m) : m_(m) {}
+  Status OnLayer(const LayerOutput& out) override {
+    const ModelConfig& c = m_.config();
+    std::vector<float> a((size_t)c.n_head * out.n), b(a.size());
+    ValueNormScales(m_, out, a.data());
+    LayerOutput bare = out;
+    bare.weights = nullptr;  // made without a run: the layer is bound again
+    ValueNormScales(m_, bare, b.data());
+    norms.insert(norms.end(), a.begin(), a.end());
+    unbound.insert(unbound.end(), b.begin(), b.end());
+    return Status::Ok();
+  }
+  const Model& m_;
+  std::vector<float> norms, unbound;  // [n_layer, n_head, n]
+};
+
+TEST(GgufModel, ValueNormsOfThePerLayerLoadEqualTheWholeLoads) {
+  for (const char* name : {"models/llama_e2e_half.gguf", "models/qwen2_mixed.gguf", "models/mistral_mixed.gguf"}) {
+    SCOPED_TRACE(name);
+    auto lazy = LoadGgufModel(GgufFixture(name));
+    ASSERT_TRUE(lazy.ok()) << lazy.message();
+    auto whole = LoadGgufModel(GgufFixture(name), GgufWeights::kWhole);
+    ASSERT_TRUE(whole.ok()) << whole.message();
+    ASSERT_TRUE((*lazy)->per_layer());
+    EXPECT_EQ((*lazy)->params().blocks[0].o.w, nullptr);  // o deferred: what the norms must not read
+    const int vocab = (*lazy)->config().vocab;
+    std::vector<int> ids;
+    for (int i = 0; i < 24; ++i) ids.push_back((i * 29 + 5) % vocab);
+    NormSink a(**lazy), b(**whole);
+    ASSERT_TRUE(RunModel(**lazy, ids, {}, &a).ok());
+    ASSERT_TRUE(RunModel(**whole, ids, {}, &b).ok());
+    ASSERT_EQ(a.norms.size(), (size_t)(*lazy)->config().n_layer * (*lazy)->config().n_head * ids.size());
+    EXPECT_EQ(0, std::memcmp(a.norms.data(), b.norms.data(), a.norms.size() * 4));
+    EXPECT_EQ(0, std::memcmp(a.unbound.data(), b.norms.data(), a.norms.size() * 4));
+    EXPECT_EQ(0, std::memcmp(b.unbound.data(), b.norms.data(), a.norms.size() * 4));
+    double sum = 0;
+    for (float v : a.norms) sum += v;
+    EXPECT_GT(sum, 0);  // not vacuously equal
+  }
+}
+
+// The LM head of a quantized file: tied (token_embd deferred) or untied (output.weight deferred), served in chunks
+// of vocab rows, never held whole as floats; the predictions are the whole load's bit for bit.
+TEST(GgufModel, PredictOfThePerLayerLoadEqualsTheWholeLoads) {
+  for (const char* name : {"models/qwen2_mixed.gguf", "models/mistral_mixed.gguf", "models/llama_e2e_half.gguf"}) {
+    SCOPED_TRACE(name);
+    auto lazy = LoadGgufModel(GgufFixture(name));
+    ASSERT_TRUE(lazy.ok()) << lazy.message();
+    auto whole = LoadGgufModel(GgufFixture(name), GgufWeights::kWhole);
+    ASSERT_TRUE(whole.ok()) << whole.message();
+    EXPECT_EQ((*lazy)->params().lm_head.w, nullptr);  // deferred: no float copy of the head
+    EXPECT_TRUE(HasLmHead(**lazy));
+    const ModelConfig& c = (*lazy)->config();
+    const size_t d = (size_t)c.d_model;
+    std::vector<float> rows(3 * d);
+    for (int first : {0, c.vocab / 2, c.vocab - 3}) {
+      (*lazy)->LmHeadRows(first, 3, rows.data());
+      EXPECT_EQ(0, std::memcmp(rows.data(), (*whole)->params().lm_head.w + first * d, rows.size() * 4)) << first;
+    }
+    std::vector<int> ids;
+    for (int i = 0; i < 20; ++i) ids.push_back((i * 13 + 2) % c.vocab);
+    auto x = RunModel(**lazy, ids);
+    ASSERT_TRUE(x.ok()) << x.message();
+    const float* last = x->hidden.data() + (size_t)c.n_layer * ids.size() * d;
+    auto p = Predict(**lazy, last, ids, 5);
+    ASSERT_TRUE(p.ok()) << p.message();
+    auto q = Predict(**whole, last, ids, 5);
+    ASSERT_TRUE(q.ok()) << q.message();
+    ASSERT_TRUE(p->has_loss && q->has_loss);
+    EXPECT_EQ(p->loss, q->loss);
+    ASSERT_EQ(p->positions.size(), q->positions.size());
+    for (size_t i = 0; i < p->positions.size(); ++i)
+      for (int t = 0; t < 5; ++t) {
+        EXPECT_EQ(p->positions[i].top[t].id, q->positions[i].top[t].id) << i << " " << t;
+        EXPECT_EQ(p->positions[i].top[t].prob, q->positions[i].top[t].prob) << i << " " << t;
+      }
+  }
+}
+
+// An untied quantized output.weight is not dequantized at load: the model holds the norms as floats, not
+// [vocab, d_model] of head.
+TEST(GgufModel, UntiedQuantizedLmHeadIsNotHeldAsFloats) {
+  auto m = LoadGgufModel(GgufFixture("models/mistral_mixed.gguf"));
+  ASSERT_TRUE(m.ok()) << m.message();
+  const ModelConfig& c = (*m)->config();
+  ASSERT_FALSE(c.tie_word_embeddings);
+  const size_t small = ((size_t)c.n_layer * 2 + 1) * c.d_model * sizeof(float);  // the norms
+  EXPECT_LE((*m)->ResidentFloatBytes(false), small);
+  EXPECT_TRUE(HasLmHead(**m));
 }
 
 }  // namespace
