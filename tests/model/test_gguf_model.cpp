@@ -450,5 +450,99 @@ TEST(GgufModel, UntiedQuantizedLmHeadIsNotHeldAsFloats) {
   EXPECT_TRUE(HasLmHead(**m));
 }
 
+// A head of more than one chunk of vocab rows (predict.cpp: 2^22 floats a chunk): a 1-layer llama written here
+// with 66000 tokens x 64 in q8_0 (tied: two chunks, the second of 464 rows). The loss (every position's log-softmax
+// over the whole vocabulary, at ids of both chunks) and the top-k are a double reference's from the dequantized
+// rows, and the per-layer load's bits are the whole load's.
+TEST(GgufModel, PredictOverSeveralChunksOfTheHeadIsTheReferences) {
+  const int vocab = 66000, d = 64, ff = 4;
+  uint32_t state = 26;
+  auto next = [&] { return state = state * 1664525u + 1013904223u; };
+  auto floats = [&](size_t count, float scale) {
+    std::vector<float> v(count);
+    for (float& x : v) x = ((int)(next() >> 9) % 2001 - 1000) * scale / 1000.0f;
+    return v;
+  };
+  std::string emb;  // q8_0: per 32 values an fp16 scale (1/128: 0x2000) and 32 int8
+  for (int64_t b = 0; b < (int64_t)vocab * d / 32; ++b) {
+    emb += std::string("\x00\x20", 2);
+    for (int i = 0; i < 32; ++i) emb += (char)(int8_t)((int)(next() >> 9) % 255 - 127);
+  }
+  struct T {
+    std::string name;
+    std::vector<uint64_t> ne;
+    uint32_t type;
+    std::string bytes;
+  };
+  auto f32 = [](const std::vector<float>& v) { return std::string((const char*)v.data(), v.size() * 4); };
+  const std::vector<float> ones(d, 1.0f);
+  std::vector<T> ts = {{"token_embd.weight", {(uint64_t)d, (uint64_t)vocab}, 8, emb},
+                       {"blk.0.attn_norm.weight", {(uint64_t)d}, 0, f32(ones)}};
+  for (const char* m : {"attn_q", "attn_k", "attn_v", "attn_output"})
+    ts.push_back({std::string("blk.0.") + m + ".weight", {(uint64_t)d, (uint64_t)d}, 0, f32(floats(d * d, 0.2f))});
+  ts.push_back({"blk.0.ffn_norm.weight", {(uint64_t)d}, 0, f32(ones)});
+  ts.push_back({"blk.0.ffn_gate.weight", {(uint64_t)d, (uint64_t)ff}, 0, f32(floats(d * ff, 0.3f))});
+  ts.push_back({"blk.0.ffn_up.weight", {(uint64_t)d, (uint64_t)ff}, 0, f32(floats(d * ff, 0.3f))});
+  ts.push_back({"blk.0.ffn_down.weight", {(uint64_t)ff, (uint64_t)d}, 0, f32(floats(d * ff, 0.3f))});
+  ts.push_back({"output_norm.weight", {(uint64_t)d}, 0, f32(ones)});
+  testing::GgufBytes g;
+  g.Header(3, ts.size(), 6).KvStr("general.architecture", "llama").KvU32("llama.block_count", 1);
+  g.KvU32("llama.embedding_length", d).KvU32("llama.feed_forward_length", ff).KvU32("llama.context_length", 64);
+  g.KvU32("llama.attention.head_count", 1);
+  uint64_t offset = 0;
+  for (const T& t : ts) {
+    g.Info(t.name, t.ne, t.type, offset);
+    offset += (t.bytes.size() + 31) / 32 * 32;
+  }
+  g.Align();
+  for (const T& t : ts) g.Raw(t.bytes).Align();
+  TempDir dir;
+  WriteBytes(dir.File("big.gguf"), g.str());
+  auto lazy = LoadGgufModel(dir.File("big.gguf"));
+  ASSERT_TRUE(lazy.ok()) << lazy.message();
+  auto whole = LoadGgufModel(dir.File("big.gguf"), GgufWeights::kWhole);
+  ASSERT_TRUE(whole.ok()) << whole.message();
+  ASSERT_TRUE((*lazy)->config().tie_word_embeddings);
+  ASSERT_GT((size_t)vocab * d, (size_t)1 << 22);  // more than one chunk
+  const std::vector<int> ids = {3, vocab - 1, 65600, 100, 65536, 42, 65535};
+  auto run = RunModel(**lazy, ids);
+  ASSERT_TRUE(run.ok()) << run.message();
+  const size_t n = ids.size();
+  const float* last = run->hidden.data() + n * d;
+  auto p = Predict(**lazy, last, ids, 3);
+  ASSERT_TRUE(p.ok()) << p.message();
+  auto q = Predict(**whole, last, ids, 3);
+  ASSERT_TRUE(q.ok()) << q.message();
+  EXPECT_EQ(p->loss, q->loss);
+  // The reference: RMSNorm (weight 1, eps 1e-5), logits in double against every dequantized row.
+  std::vector<float> row(d);
+  double loss = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const float* x = last + i * d;
+    double ss = 0;
+    for (int t = 0; t < d; ++t) ss += (double)x[t] * x[t];
+    const double inv = 1.0 / std::sqrt(ss / d + 1e-5);
+    std::vector<double> logits(vocab);
+    double mx = -INFINITY;
+    for (int v = 0; v < vocab; ++v) {
+      (*lazy)->TokenEmbedding(v, row.data());
+      double dot = 0;
+      for (int t = 0; t < d; ++t) dot += x[t] * inv * row[t];
+      mx = std::max(mx, logits[v] = dot);
+    }
+    double z = 0;
+    for (double l : logits) z += std::exp(l - mx);
+    const double log_z = mx + std::log(z);
+    if (i + 1 < n) loss -= logits[ids[i + 1]] - log_z;
+    ASSERT_EQ(p->positions[i].index, (int)i);
+    EXPECT_NEAR(std::exp(mx - log_z), p->positions[i].top[0].prob, 1e-5) << i;
+    for (const TokenProb& t : p->positions[i].top) {
+      EXPECT_NEAR(std::exp(logits[t.id] - log_z), t.prob, 1e-5) << i << " " << t.id;
+      EXPECT_EQ(t.id, q->positions[i].top[&t - p->positions[i].top.data()].id);
+    }
+  }
+  EXPECT_NEAR(p->loss, loss / (n - 1), 1e-5 * loss / (n - 1));
+}
+
 }  // namespace
 }  // namespace attnviz::model
