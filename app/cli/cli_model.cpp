@@ -1,5 +1,5 @@
 // attnviz-cli model: a real checkpoint's attention, layer by layer (GPT-2, BERT, Llama family).
-//   attnviz-cli model --model DIR|tiny (--text TEXT | --text-file FILE [--line N]) [--tokens] [--dump OUT]
+//   attnviz-cli model --model DIR|FILE.gguf|tiny (--text TEXT | --text-file FILE [--line N]) [--tokens] [--dump OUT]
 //                     [--roles [--json]] [--no-scale] [--temperature T] [--layers L1,L2,...]
 //                     [--figure OUT.png|.svg --layer L --head H [figure options]]
 //                     [--predict K] [--ablate L:H,...] [--neuron L:H:I:J] [--rollout] [--value-norm] [--json]
@@ -35,10 +35,12 @@ namespace attnviz {
 namespace {
 
 const char* kModelHelp =
-    "usage: attnviz-cli model --model DIR|tiny (--text TEXT | --text-file FILE [--line N]) [options]\n"
-    "Runs a trained model (a Hugging Face folder: config.json, model.safetensors, tokenizer files) on the text\n"
-    "and prints, per layer, each head's mean max attention and entropy.\n"
-    "  --model DIR|tiny       the model folder (gpt2, bert, llama, qwen2, mistral); tiny = the bundled model\n"
+    "usage: attnviz-cli model --model DIR|FILE.gguf|tiny (--text TEXT | --text-file FILE [--line N]) [options]\n"
+    "Runs a trained model (a Hugging Face folder: config.json, model.safetensors, tokenizer files; or a .gguf\n"
+    "file with its tokenizer) on the text and prints, per layer, each head's mean max attention and entropy.\n"
+    "  --model DIR|FILE.gguf|tiny\n"
+    "                         the model folder (gpt2, bert, llama, qwen2, mistral), or a .gguf file (llama,\n"
+    "                         qwen2, mistral; F32, F16, BF16 or quantized); tiny = the bundled model\n"
     "  --text TEXT            the text\n"
     "  --text-file FILE       a sentence file; --line N picks the item on line N (default: the first)\n"
     "  --tokens               print {\"ids\": [...], \"tokens\": [...]} as JSON and exit\n"

@@ -58,8 +58,9 @@ namespace {
 // The app's own options (after the shared ones); the Korean text is help_ko.cpp's.
 const char* const kAppOptionsHelp =
     "\nApp options:\n"
-    "  --model DIR|tiny      open a trained model folder (config.json, model.safetensors, tokenizer files);\n"
-    "                        tiny: the bundled model\n"
+    "  --model DIR|FILE.gguf|tiny\n"
+    "                        open a trained model folder (config.json, model.safetensors, tokenizer files) or\n"
+    "                        a .gguf file (llama, qwen2, mistral); tiny: the bundled model\n"
     "  --shader-dir DIR      where heatmap.vert and heatmap.frag live (default: <prefix>/share/attnviz/shaders\n"
     "                        beside the executable, or the source tree's from the build folder; --print-paths)\n"
     "  --screenshot FILE     save the window as PNG (or .ppm) after --frames frames, then exit\n"

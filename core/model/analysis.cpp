@@ -262,9 +262,12 @@ void ScaleColumns(const float* probs, const float* scale, int rows, int n, float
 void ValueNormScales(const Model& model, const LayerOutput& out, float* norms_out) {
   const ModelConfig& c = model.config();
   MODEL_CHECK(out.layer >= 0 && out.layer < c.n_layer && out.v.data && norms_out);
-  const Linear& o = model.params().blocks[(size_t)out.layer].o;
+  // !! The run's bound weights: a per-layer (quantized GGUF) model has null matrices in params().blocks. A
+  // LayerOutput made without a run dequantizes the layer once more.
+  WeightScratch scratch;
+  const Linear& o = out.weights ? out.weights->o : model.BlockWeights(out.layer, &scratch).o;
   const int n = out.n, dh = c.d_head, d = c.d_model, group = c.n_head / c.n_kv_head;
-  MODEL_CHECK(o.in == c.q_dim() && o.out == d && (int)out.v.d == dh);
+  MODEL_CHECK(o.w && o.in == c.q_dim() && o.out == d && (int)out.v.d == dh);
   using RowMatD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   // Heads are independent (each writes its own row of norms_out); each head's products are too small for Eigen
   // to thread.

@@ -122,7 +122,8 @@ void ScaleColumns(const float* probs, const float* scale, int rows, int n, float
 // value_norm: [n_head, n, n] = probs [n_head, n, n] * || v_j^(kv of h) W_o^h || for out.layer (out.probs and out.v
 // must be set: a run without stream_maps).
 void ValueNorms(const Model& model, const LayerOutput& out, float* value_norm);
-// norms: [n_head, n] = || v_j^(kv of h) W_o^h || for out.layer (out.v set; probs not needed). The value-weighted
+// norms: [n_head, n] = || v_j^(kv of h) W_o^h || for out.layer (out.v set; probs not needed; W_o from out.weights,
+// the run's bound block, or Model::BlockWeights when null). The value-weighted
 // map of any block of rows is then probs[h, i, j] * norms[h, j] (streamed maps: multiply in LayerSink::OnBlock).
 void ValueNormScales(const Model& model, const LayerOutput& out, float* norms);
 

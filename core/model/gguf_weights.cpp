@@ -75,6 +75,8 @@ class GgufLayerSource : public LayerWeightSource {
     layers_[layer].push_back(m);
   }
   void SetTokenEmbedding(const GgufTensor* t) { tok_emb_ = t; }
+  const GgufTensor* token_embedding() const { return tok_emb_; }
+  void SetLmHead(const GgufTensor* t) { lm_head_ = t; }
 
   size_t LayerFloats(int layer) const override { return floats_[(size_t)layer]; }
 
@@ -100,8 +102,25 @@ class GgufLayerSource : public LayerWeightSource {
     DequantizeRows(tok_emb_->type, f_->Bytes(*tok_emb_) + (uint64_t)id * row_bytes, tok_emb_->ne[0], 1, out);
   }
 
+  bool HasLmHead() const override { return lm_head_ != nullptr; }
+
+  void LmHeadRows(int64_t first, int64_t count, float* out) const override {
+    MODEL_CHECK(lm_head_ != nullptr && first >= 0 && count >= 0 && first + count <= lm_head_->rows());
+    const int64_t cols = lm_head_->ne[0];
+    const uint64_t row_bytes = GgmlRowBytes(lm_head_->type, cols);
+    const uint8_t* bytes = f_->Bytes(*lm_head_) + (uint64_t)first * row_bytes;
+    // Rows over the threads as Fill: each row is dequantized alone.
+    const int64_t chunk = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, cols));
+    const int64_t chunks = (count + chunk - 1) / chunk;
+#pragma omp parallel for schedule(static) if (count * cols >= (1 << 16))
+    for (int64_t c = 0; c < chunks; ++c) {
+      const int64_t r = c * chunk, rows = std::min(chunk, count - r);
+      DequantizeRows(lm_head_->type, bytes + (uint64_t)r * row_bytes, cols, rows, out + r * cols);
+    }
+  }
+
   bool empty() const {
-    if (tok_emb_) return false;
+    if (tok_emb_ || lm_head_) return false;
     for (const auto& l : layers_)
       if (!l.empty()) return false;
     return true;
@@ -112,6 +131,7 @@ class GgufLayerSource : public LayerWeightSource {
   std::vector<std::vector<DeferredMatrix>> layers_;  // [n_layer]
   std::vector<size_t> floats_;                       // [n_layer]
   const GgufTensor* tok_emb_ = nullptr;              // set when the token embedding is deferred
+  const GgufTensor* lm_head_ = nullptr;              // set when the LM head is deferred (output, or tied tok_emb_)
 };
 
 class GgufLoader {
@@ -119,11 +139,14 @@ class GgufLoader {
   GgufLoader(std::shared_ptr<const GgufFile> f, TensorStore* store, GgufLayerSource* source)
       : f_(std::move(f)), store_(store), source_(source) {}
 
+  // What `layer` of Add may be beside a block's index: kept as floats, or rows dequantized as asked.
+  static constexpr int kResident = -2, kTokenEmbedding = -1, kLmHead = -3;
+
   // Tensor `gguf` with ne `want` as `hf`; `permute_heads` > 0: undo the q/k row permutation over that many heads.
   // `layer` >= 0 and `slot`: a block's matrix, dequantized per layer when not F32 in place (and a source is given);
-  // layer -1 with a slot: the token embedding, its rows dequantized as asked.
+  // kTokenEmbedding / kLmHead: the token embedding / untied LM head, their rows dequantized as asked.
   Status Add(const std::string& gguf, const std::vector<int64_t>& want, const std::string& hf, int permute_heads = 0,
-             int layer = -2, Slot slot = Slot::kQ) {
+             int layer = kResident, Slot slot = Slot::kQ) {
     const GgufTensor* t = f_->FindTensor(gguf);
     if (!t) return Status::ErrorAt(f_->path(), MsgId::kGgufTensorMissing, {gguf, f_->path()});
     if (t->ne != want)
@@ -134,11 +157,12 @@ class GgufLoader {
                          GgmlTypeName(t->type), t->end - t->begin);
       return Status::Ok();
     }
-    if (source_ && layer >= -1) {
+    if (source_ && layer != kResident) {
       // Checked once here, a block of rows at a time (the type dequantizable, every value finite); no copy kept.
       if (Status s = CheckRows(*t); !s) return s;
       store_->AddDeferred(hf, std::move(shape), f_->path(), GgmlTypeName(t->type), t->end - t->begin);
-      if (layer == -1) source_->SetTokenEmbedding(t);
+      if (layer == kTokenEmbedding) source_->SetTokenEmbedding(t);
+      else if (layer == kLmHead) source_->SetLmHead(t);
       else source_->Add(layer, t, permute_heads, slot);
       return Status::Ok();
     }
@@ -195,7 +219,9 @@ Result<std::shared_ptr<TensorStore>> MakeStore(std::shared_ptr<const GgufFile> f
   do {                                                     \
     if (Status s_ = g.Add(__VA_ARGS__); !s_) return s_;    \
   } while (0)
-  GGUF_ADD("token_embd.weight", {d, c.vocab}, "model.embed_tokens.weight", 0, -1);
+  GGUF_ADD("token_embd.weight", {d, c.vocab}, "model.embed_tokens.weight", 0, GgufLoader::kTokenEmbedding);
+  // Tied and deferred: the LM head is the same quantized rows (the binder's lm_head.w = tok_emb is null then).
+  if (source && c.tie_word_embeddings) source->SetLmHead(source->token_embedding());
   for (int l = 0; l < c.n_layer; ++l) {
     const std::string b = "blk." + std::to_string(l) + ".", h = "model.layers." + std::to_string(l) + ".";
     GGUF_ADD(b + "attn_norm.weight", {d}, h + "input_layernorm.weight");
@@ -220,7 +246,8 @@ Result<std::shared_ptr<TensorStore>> MakeStore(std::shared_ptr<const GgufFile> f
     }
   }
   GGUF_ADD("output_norm.weight", {d}, "model.norm.weight");
-  if (!c.tie_word_embeddings) GGUF_ADD("output.weight", {d, c.vocab}, "lm_head.weight");  // the LM head (predict.h)
+  // The LM head (predict.h): served in chunks of rows when not F32 (never dequantized whole: 2 GB for Llama-3-8B)
+  if (!c.tie_word_embeddings) GGUF_ADD("output.weight", {d, c.vocab}, "lm_head.weight", 0, GgufLoader::kLmHead);
 #undef GGUF_ADD
   return store;
 }

@@ -1,6 +1,6 @@
 // A GGUF file's llama-family tensors as the Hugging Face names the binder (bind_llama.cpp) asks for, so a GGUF
 // model runs through the same BindModel / RunModel as its folder:
-//   token_embd -> model.embed_tokens            output_norm -> model.norm        (output: not needed, skipped)
+//   token_embd -> model.embed_tokens            output_norm -> model.norm        output -> lm_head (untied)
 //   blk.N.attn_norm -> model.layers.N.input_layernorm    blk.N.ffn_norm -> ...post_attention_layernorm
 //   blk.N.attn_{q,k,v,output} -> ...self_attn.{q,k,v,o}_proj   blk.N.ffn_{gate,up,down} -> ...mlp.{gate,up,down}_proj
 //   (.weight, and .bias where the config has biases)
@@ -11,7 +11,8 @@
 // F32 tensors that need no permutation are used in place (the map is kept alive by the store). With
 // GgufWeights::kPerLayer (the default) every other matrix of a block (q, k, v, o, gate, up, down) is dequantized
 // per layer, when a run asks Model::BlockWeights, into the run's reused scratch (one layer of floats, model.h), and
-// only the token embedding rows a run needs are dequantized (Model::TokenEmbedding); the small norms and biases
+// only the token embedding rows a run needs are dequantized (Model::TokenEmbedding), the LM head (output, or the
+// tied token embedding) a chunk of vocab rows at a time (Model::LmHeadRows, predict.cpp); the small norms and biases
 // are kept as floats. Each deferred tensor is dequantized once at load to check its values are finite (no copy
 // kept). A quantized model then costs its file (mapped) plus one layer of floats per running thread.
 // GgufWeights::kWhole dequantizes every tensor once, whole, at load (4 bytes a weight): the reference the

@@ -60,6 +60,16 @@ void Model::TokenEmbedding(int id, float* out) const {
   deferred_->TokenRow(id, out);
 }
 
+void Model::LmHeadRows(int first, int count, float* out) const {
+  MODEL_CHECK(first >= 0 && count >= 0 && first + count <= config_.vocab && has_lm_head());
+  const size_t d = (size_t)config_.d_model;
+  if (params_.lm_head.w) {
+    std::memcpy(out, params_.lm_head.w + (size_t)first * d, (size_t)count * d * sizeof(float));
+    return;
+  }
+  deferred_->LmHeadRows(first, count, out);
+}
+
 size_t Model::ResidentFloatBytes(bool with_scratch) const {
   return store_->converted_bytes() + (with_scratch ? (size_t)config_.layer_scratch_floats * sizeof(float) : 0);
 }

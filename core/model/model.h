@@ -30,6 +30,10 @@ class LayerWeightSource {
   virtual void Fill(int layer, float* scratch, BlockParams* b) const = 0;
   // Row `id` of the token embedding into out [d_model]; asked only when params().tok_emb is null.
   virtual void TokenRow(int id, float* out) const = 0;
+  // Whether the LM head is deferred (a quantized output.weight, or the tied token embedding quantized).
+  virtual bool HasLmHead() const = 0;
+  // Rows [first, first + count) of the deferred LM head [vocab, d_model] into out [count, d_model].
+  virtual void LmHeadRows(int64_t first, int64_t count, float* out) const = 0;
 };
 
 // One thread's (or one run's) reused buffers for Model::BlockWeights: grown to the largest layer, never shrunk.
@@ -53,6 +57,12 @@ class Model {
   const BlockParams& BlockWeights(int layer, WeightScratch* scratch) const;
   // Row `id` (0 <= id < vocab) of the token embedding into out [d_model], dequantized when stored quantized.
   void TokenEmbedding(int id, float* out) const;
+  // Whether there is an LM head: params().lm_head.w resident, or a deferred one served by LmHeadRows.
+  bool has_lm_head() const { return params_.lm_head.w != nullptr || (deferred_ && deferred_->HasLmHead()); }
+  // Rows [first, first + count) of the LM head W_head [vocab, d_model] into out [count, d_model]: copied when
+  // resident, dequantized when deferred (predict.cpp asks chunks of vocab rows into one reused buffer, so a
+  // quantized head is never held whole as floats).
+  void LmHeadRows(int first, int count, float* out) const;
   // True when some weights are dequantized per layer (BlockWeights fills a scratch).
   bool per_layer() const { return deferred_ != nullptr; }
   // Bytes of F32 weights held in memory (converted or dequantized copies kept by the store; not the mapped file's

@@ -13,10 +13,14 @@ namespace {
 
 // Positions per block: the logits of one block are [kRows, vocab] floats (152k vocab: 39 MB).
 constexpr int kRows = 64;
+// Floats of LM head rows per logits GEMM (16 MB): the vocab is taken in chunks of kHeadFloats / d_model rows, so a
+// deferred (quantized) head is dequantized a chunk at a time into one buffer. !! Resident heads are chunked the
+// same way (read in place), so a GGUF's per-layer and whole loads sum each logit in the same order: same bits.
+constexpr size_t kHeadFloats = (size_t)1 << 22;
 
 }  // namespace
 
-bool HasLmHead(const Model& model) { return model.params().lm_head.w != nullptr; }
+bool HasLmHead(const Model& model) { return model.has_lm_head(); }
 
 bool PredictsNextToken(const ModelConfig& c) { return c.arch != Arch::kBert; }
 
@@ -27,7 +31,7 @@ Result<Predictions> Predict(const Model& model, const float* last_hidden, const 
   const LmHead& head = p.lm_head;
   const int n = (int)ids.size(), d = c.d_model, vocab = c.vocab;
   // 0. Checks.
-  if (!head.w) return Status::Error(MsgId::kNoLmHead, {c.model_type});
+  if (!model.has_lm_head()) return Status::Error(MsgId::kNoLmHead, {c.model_type});
   if (k < 1 || k > vocab) return Status::Error(MsgId::kTopKRange, {std::to_string(k), std::to_string(vocab)});
   if (n == 0 || !last_hidden) return Status::Error("no tokens to predict from");
   for (int i = 0; i < n; ++i)
@@ -46,8 +50,8 @@ Result<Predictions> Predict(const Model& model, const float* last_hidden, const 
   double loss_sum = 0;
   std::vector<float> normed((size_t)kRows * d), logits((size_t)kRows * vocab);
   std::vector<int> order((size_t)vocab);
-  Linear lm;  // the head as nn.Linear: [vocab, d_model]
-  lm.w = head.w, lm.b = head.b, lm.in = d, lm.out = vocab, lm.ld = d;
+  const int chunk = (int)std::min<size_t>((size_t)vocab, std::max<size_t>(1, kHeadFloats / (size_t)d));
+  std::vector<float> head_rows(head.w ? 0 : (size_t)chunk * d);  // [chunk, d_model]: a deferred head's rows
   for (int r0 = 0; r0 < n; r0 += kRows) {
     if (control.cancelled()) return Status::Cancelled();
     control.Report("predict", (size_t)r0, (size_t)n);
@@ -71,8 +75,20 @@ Result<Predictions> Predict(const Model& model, const float* last_hidden, const 
         LayerNormForward(normed.data(), rows, d, head.transform_norm, (float)c.norm_eps, normed.data());
         break;
     }
-    // 2. Logits [rows, vocab].
-    LinearForward(normed.data(), d, rows, lm, logits.data(), vocab);
+    // 2. Logits [rows, vocab], a chunk of vocab rows of the head ([chunk, d_model] as nn.Linear) at a time.
+    for (int v0 = 0; v0 < vocab; v0 += chunk) {
+      const int cv = std::min(chunk, vocab - v0);
+      Linear lm;
+      lm.in = d, lm.out = cv, lm.ld = d;
+      lm.b = head.b ? head.b + v0 : nullptr;
+      if (head.w) {
+        lm.w = head.w + (size_t)v0 * d;
+      } else {
+        model.LmHeadRows(v0, cv, head_rows.data());
+        lm.w = head_rows.data();
+      }
+      LinearForward(normed.data(), d, rows, lm, logits.data() + v0, vocab);
+    }
     // 3. Per row: log-softmax (double), the top k, the next token's log-probability.
     for (int r = 0; r < rows; ++r) {
       const int i = r0 + r;

@@ -8,7 +8,8 @@
 // Steps (numbered as in predict.cpp), per block of kRows positions:
 //   1. the final norm: gpt2 ln_f (LayerNorm), llama model.norm (RMSNorm); bert: cls.predictions.transform
 //      (dense, the config's activation, LayerNorm)
-//   2. logits = normed . W_head^T (+ bias): W_head [vocab, d_model] is lm_head.weight or the tied input embeddings
+//   2. logits = normed . W_head^T (+ bias): W_head [vocab, d_model] is lm_head.weight or the tied input embeddings,
+//      taken a chunk of vocab rows at a time (Model::LmHeadRows: a quantized GGUF head is never dequantized whole)
 //   3. log-softmax in double; the top k ids by probability (ties: the lower id first); the log-probability of
 //      the next id ids[i + 1] (causal models)
 //   loss = mean over i in 0..n-2 of -log p(ids[i + 1] | ids[0..i]) in nats, perplexity = exp(loss).

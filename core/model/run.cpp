@@ -346,6 +346,7 @@ Status RunWithWorkspace(const Model& model, const std::vector<int>& ids, const R
       out.v = HeadsView::Columns(ws.qkv.data() + c.q_dim() + c.kv_dim(), (size_t)n, (size_t)c.n_kv_head,
                                  (size_t)c.d_head, (size_t)ws.ld_qkv);
       out.multiplier = AttentionMultiplier(c, l, o);
+      out.weights = &b;  // still layer l's: the scratch is refilled only by the next BlockWeights
       if (Status s = sink->OnLayer(out); !s) return s;
     }
     o.control.Report("layers", (size_t)l + 1, (size_t)c.n_layer);

@@ -70,6 +70,9 @@ struct LayerOutput {
   HeadsView v;  // [n_kv_head, n, d_head], the values (a view into the workspace, valid during OnLayer only)
   float multiplier = 1.0f;
   const std::vector<HeadMetrics>* metrics = nullptr;  // [n_head] with RunOptions::row_figures, else null
+  // The block's weights as the run bound them (Model::BlockWeights: dequantized into the run's scratch for a
+  // per-layer model; valid during OnLayer only). Analyses read o etc. here, never params().blocks (null there).
+  const BlockParams* weights = nullptr;
 };
 
 // Receives a run layer by layer, so a caller can stream probs to disk without holding all layers.

@@ -15,6 +15,9 @@ Columns (tab separated; '#' lines are comments):
                                        fortran_order True)
               weights DIR              wq/wk/wv/wo.npy of zeros for --d-model 4 --heads 1 --dk 4
               model DIR FIXTURE        a copy of tests/fixtures/models_e2e/FIXTURE
+              gguf NAME FIXTURE [EDIT]  a copy of tests/fixtures/gguf/FIXTURE; EDIT: count KEY N (the array
+                                       KEY's element count set to N) | type TENSOR ID (TENSOR's ggml type id
+                                       set to ID); the header's fields: patch (they start the file)
               patch NAME TEXT          overwrite NAME's start with TEXT | truncate NAME BYTES | remove NAME
               repeat NAME PREFIX CHAR N  a one-line file: PREFIX (escapes as above) then CHAR N times
               nest NAME PREFIX DEPTH SUFFIX  PREFIX, then '[' DEPTH times and ']' DEPTH times, then SUFFIX
@@ -122,6 +125,48 @@ ADDRESS_SPACE_LIMIT = 4 << 30
 def limit_address_space():
     import resource
     resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_LIMIT, ADDRESS_SPACE_LIMIT))
+def gguf_offsets(data):
+    """The offsets in a GGUF file's bytes of each array's count ({key: offset}) and each tensor's type field
+    ({name: offset})."""
+    pos = 24
+    counts, types = {}, {}
+    sizes = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}
+
+    def string():
+        nonlocal pos
+        n = struct.unpack_from("<Q", data, pos)[0]
+        pos += 8 + n
+        return data[pos - n:pos].decode("utf-8")
+
+    def skip(t):
+        nonlocal pos
+        if t == 8:
+            string()
+        else:
+            pos += sizes[t]
+
+    n_tensors, n_kv = struct.unpack_from("<QQ", data, 8)
+    for _ in range(n_kv):
+        key = string()
+        t = struct.unpack_from("<I", data, pos)[0]
+        pos += 4
+        if t == 9:
+            item, count = struct.unpack_from("<IQ", data, pos)
+            counts[key] = pos + 4
+            pos += 12
+            for _ in range(count):
+                skip(item)
+        else:
+            skip(t)
+    for _ in range(n_tensors):
+        name = string()
+        dims = struct.unpack_from("<I", data, pos)[0]
+        pos += 4 + 8 * dims
+        types[name] = pos
+        pos += 4 + 8
+    return counts, types
+
+
 def splice_json(path, key, text):
     """Sets the top-level `key` of the JSON file at `path` to the raw JSON `text` (which may nest deeper than
     Python's json module can)."""
@@ -170,6 +215,20 @@ def setup(work, actions, source):
                     f.write(npy_bytes("'<f4'", "(4, 4)", "zeros"))
         elif verb == "model":
             shutil.copytree(os.path.join(source, "tests/fixtures/models_e2e", args[1]), path)
+        elif verb == "gguf":
+            shutil.copyfile(os.path.join(source, "tests/fixtures/gguf", args[1]), path)
+            if len(args) > 2:
+                with open(path, "r+b") as f:
+                    data = f.read()
+                    counts, types = gguf_offsets(data)
+                    if args[2] == "count":
+                        f.seek(counts[args[3]])
+                        f.write(struct.pack("<Q", int(args[4])))
+                    elif args[2] == "type":
+                        f.seek(types[args[3]])
+                        f.write(struct.pack("<I", int(args[4])))
+                    else:
+                        raise ValueError("unknown gguf edit " + args[2])
         elif verb == "patch":
             with open(path, "r+b") as f:
                 f.write(unescape(rest.partition(" ")[2]))

@@ -127,7 +127,7 @@ TEST(CliKoreanModel, UsageErrorsInKorean) {
 TEST(CliKoreanModel, HelpIsKorean) {
   CliResult r = Cli({"--lang", "ko", "model", "--help"});
   EXPECT_EQ(r.code, 0);
-  EXPECT_NE(r.out.find("사용법: attnviz-cli model --model DIR|tiny"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("사용법: attnviz-cli model --model DIR|FILE.gguf|tiny"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("층마다 각 헤드의 평균 최대 어텐션과 엔트로피"), std::string::npos) << r.out;
   for (const char* option : {"--model", "--text", "--text-file", "--tokens", "--roles", "--json", "--dump", "--no-scale",
                              "--temperature", "--layers"})
@@ -135,7 +135,7 @@ TEST(CliKoreanModel, HelpIsKorean) {
   r = Cli({"--lang", "en", "model", "--help"});
   EXPECT_EQ(r.code, 0);
   EXPECT_FALSE(HasHangul(r.out)) << r.out;
-  EXPECT_NE(r.out.find("usage: attnviz-cli model --model DIR|tiny"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("usage: attnviz-cli model --model DIR|FILE.gguf|tiny"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -596,7 +596,8 @@ TEST_F(ModelPanelTest, AGgufFileOpensAsAModelAndSaysWhatWasRead) {
   struct EnglishAtTheEnd {
     ~EnglishAtTheEnd() { SetLang(Lang::kEn); }
   } english_at_the_end;
-  // llama_e2e's weights and tokenizer with its token embedding in q4_K (tests/fixtures/gguf/README.md)
+  // a 1-layer llama (one head of width 2, d_ff 2, 8 tokens) whose token embedding alone is q4_K, with a byte-level
+  // tokenizer (tests/fixtures/gguf/README.md, probe/)
   const std::string gguf = std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/gguf/probe/q4_K.gguf";
   model_dir_ = gguf;
   App& app = MakeApp("The cat sat on the mat.");
@@ -618,6 +619,29 @@ TEST_F(ModelPanelTest, AGgufFileOpensAsAModelAndSaysWhatWasRead) {
   const std::string ko = app.dump.Field("model_gguf");
   EXPECT_NE(ko.find("GGUF 파일: 아키텍처 llama, 텐서 형식 F32, Q4_K, "), std::string::npos) << ko;
   SetLang(Lang::kEn);
+
+  // Every matrix deferred (llama_e2e in f16/bf16: attn_output and the tied LM head among them), as in any real
+  // quantized file: each layer's value norms and the predictions read the per-layer weights (the open crashed on
+  // params().blocks[l].o, null there, and the LM head was missing).
+  const std::string half = std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/gguf/models/llama_e2e_half.gguf";
+  model_dir_ = half;
+  App& deferred = MakeApp("The cat sat on the mat.");
+  Frames(6);
+  ASSERT_TRUE(deferred.results.model) << deferred.results.model_error << deferred.models->open_error();
+  EXPECT_TRUE(deferred.results.model->complete());
+  ASSERT_TRUE(deferred.models->folder()->model->per_layer());
+  EXPECT_EQ(deferred.models->folder()->model->params().blocks[0].o.w, nullptr);
+  EXPECT_TRUE(deferred.results.model->has_lm_head);
+  EXPECT_TRUE(deferred.results.model->predictions);
+  const model::ModelConfig& hc = deferred.models->folder()->model->config();
+  ASSERT_EQ(deferred.results.model->analysis.size(), (size_t)hc.n_layer);
+  for (int l = 0; l < hc.n_layer; ++l) {
+    ASSERT_TRUE(deferred.results.model->analysis[(size_t)l]) << l;
+    EXPECT_EQ(deferred.results.model->analysis[(size_t)l]->value_norms->data.size(),
+              (size_t)hc.n_head * deferred.results.model->tokens.size())
+        << l;
+  }
+  EXPECT_NE(deferred.dump.Field("model_gguf").find("tensor types "), std::string::npos);
 
   // A folder model is not described as a GGUF file.
   model_dir_ = WriteTinyGpt2(dir_ + "/folder", 1, 2, 8, 2300);

@@ -14,6 +14,8 @@
 #include "gguf_test_util.h"
 #include "model/gguf_config.h"
 #include "model/gguf_quant.h"
+#include "model/analysis.h"
+#include "model/predict.h"
 #include "model/run.h"
 #include "test_util.h"
 
@@ -350,6 +352,196 @@ TEST(GgufModel, RefusesATensorTypeItCannotDequantize) {
   auto m = LoadGgufModel(dir.File("m.gguf"));
   ASSERT_FALSE(m.ok());
   EXPECT_THAT(m.message(), HasSubstr("tensor 'blk.0.ffn_norm.weight' is stored as iq4_nl; supported: f32"));
+}
+
+// The value-weighted norms read W_o through the run's bound weights (LayerOutput::weights): a per-layer model has
+// null matrices in params().blocks (reading them crashed every app open and --value-norm of a quantized file). The
+// per-layer load gives the whole load's norms bit for bit, from a run and from a LayerOutput without weights.
+class NormSink : public LayerSink {
+ public:
+  explicit NormSink(const Model& m) : m_(m) {}
+  Status OnLayer(const LayerOutput& out) override {
+    const ModelConfig& c = m_.config();
+    std::vector<float> a((size_t)c.n_head * out.n), b(a.size());
+    ValueNormScales(m_, out, a.data());
+    LayerOutput bare = out;
+    bare.weights = nullptr;  // made without a run: the layer is bound again
+    ValueNormScales(m_, bare, b.data());
+    norms.insert(norms.end(), a.begin(), a.end());
+    unbound.insert(unbound.end(), b.begin(), b.end());
+    return Status::Ok();
+  }
+  const Model& m_;
+  std::vector<float> norms, unbound;  // [n_layer, n_head, n]
+};
+
+TEST(GgufModel, ValueNormsOfThePerLayerLoadEqualTheWholeLoads) {
+  for (const char* name : {"models/llama_e2e_half.gguf", "models/qwen2_mixed.gguf", "models/mistral_mixed.gguf"}) {
+    SCOPED_TRACE(name);
+    auto lazy = LoadGgufModel(GgufFixture(name));
+    ASSERT_TRUE(lazy.ok()) << lazy.message();
+    auto whole = LoadGgufModel(GgufFixture(name), GgufWeights::kWhole);
+    ASSERT_TRUE(whole.ok()) << whole.message();
+    ASSERT_TRUE((*lazy)->per_layer());
+    EXPECT_EQ((*lazy)->params().blocks[0].o.w, nullptr);  // o deferred: what the norms must not read
+    const int vocab = (*lazy)->config().vocab;
+    std::vector<int> ids;
+    for (int i = 0; i < 24; ++i) ids.push_back((i * 29 + 5) % vocab);
+    NormSink a(**lazy), b(**whole);
+    ASSERT_TRUE(RunModel(**lazy, ids, {}, &a).ok());
+    ASSERT_TRUE(RunModel(**whole, ids, {}, &b).ok());
+    ASSERT_EQ(a.norms.size(), (size_t)(*lazy)->config().n_layer * (*lazy)->config().n_head * ids.size());
+    EXPECT_EQ(0, std::memcmp(a.norms.data(), b.norms.data(), a.norms.size() * 4));
+    EXPECT_EQ(0, std::memcmp(a.unbound.data(), b.norms.data(), a.norms.size() * 4));
+    EXPECT_EQ(0, std::memcmp(b.unbound.data(), b.norms.data(), a.norms.size() * 4));
+    double sum = 0;
+    for (float v : a.norms) sum += v;
+    EXPECT_GT(sum, 0);  // not vacuously equal
+  }
+}
+
+// The LM head of a quantized file: tied (token_embd deferred) or untied (output.weight deferred), served in chunks
+// of vocab rows, never held whole as floats; the predictions are the whole load's bit for bit.
+TEST(GgufModel, PredictOfThePerLayerLoadEqualsTheWholeLoads) {
+  for (const char* name : {"models/qwen2_mixed.gguf", "models/mistral_mixed.gguf", "models/llama_e2e_half.gguf"}) {
+    SCOPED_TRACE(name);
+    auto lazy = LoadGgufModel(GgufFixture(name));
+    ASSERT_TRUE(lazy.ok()) << lazy.message();
+    auto whole = LoadGgufModel(GgufFixture(name), GgufWeights::kWhole);
+    ASSERT_TRUE(whole.ok()) << whole.message();
+    EXPECT_EQ((*lazy)->params().lm_head.w, nullptr);  // deferred: no float copy of the head
+    EXPECT_TRUE(HasLmHead(**lazy));
+    const ModelConfig& c = (*lazy)->config();
+    const size_t d = (size_t)c.d_model;
+    std::vector<float> rows(3 * d);
+    for (int first : {0, c.vocab / 2, c.vocab - 3}) {
+      (*lazy)->LmHeadRows(first, 3, rows.data());
+      EXPECT_EQ(0, std::memcmp(rows.data(), (*whole)->params().lm_head.w + first * d, rows.size() * 4)) << first;
+    }
+    std::vector<int> ids;
+    for (int i = 0; i < 20; ++i) ids.push_back((i * 13 + 2) % c.vocab);
+    auto x = RunModel(**lazy, ids);
+    ASSERT_TRUE(x.ok()) << x.message();
+    const float* last = x->hidden.data() + (size_t)c.n_layer * ids.size() * d;
+    auto p = Predict(**lazy, last, ids, 5);
+    ASSERT_TRUE(p.ok()) << p.message();
+    auto q = Predict(**whole, last, ids, 5);
+    ASSERT_TRUE(q.ok()) << q.message();
+    ASSERT_TRUE(p->has_loss && q->has_loss);
+    EXPECT_EQ(p->loss, q->loss);
+    ASSERT_EQ(p->positions.size(), q->positions.size());
+    for (size_t i = 0; i < p->positions.size(); ++i)
+      for (int t = 0; t < 5; ++t) {
+        EXPECT_EQ(p->positions[i].top[t].id, q->positions[i].top[t].id) << i << " " << t;
+        EXPECT_EQ(p->positions[i].top[t].prob, q->positions[i].top[t].prob) << i << " " << t;
+      }
+  }
+}
+
+// An untied quantized output.weight is not dequantized at load: the model holds the norms as floats, not
+// [vocab, d_model] of head.
+TEST(GgufModel, UntiedQuantizedLmHeadIsNotHeldAsFloats) {
+  auto m = LoadGgufModel(GgufFixture("models/mistral_mixed.gguf"));
+  ASSERT_TRUE(m.ok()) << m.message();
+  const ModelConfig& c = (*m)->config();
+  ASSERT_FALSE(c.tie_word_embeddings);
+  const size_t small = ((size_t)c.n_layer * 2 + 1) * c.d_model * sizeof(float);  // the norms
+  EXPECT_LE((*m)->ResidentFloatBytes(false), small);
+  EXPECT_TRUE(HasLmHead(**m));
+}
+
+// A head of more than one chunk of vocab rows (predict.cpp: 2^22 floats a chunk): a 1-layer llama written here
+// with 66000 tokens x 64 in q8_0 (tied: two chunks, the second of 464 rows). The loss (every position's log-softmax
+// over the whole vocabulary, at ids of both chunks) and the top-k are a double reference's from the dequantized
+// rows, and the per-layer load's bits are the whole load's.
+TEST(GgufModel, PredictOverSeveralChunksOfTheHeadIsTheReferences) {
+  const int vocab = 66000, d = 64, ff = 4;
+  uint32_t state = 26;
+  auto next = [&] { return state = state * 1664525u + 1013904223u; };
+  auto floats = [&](size_t count, float scale) {
+    std::vector<float> v(count);
+    for (float& x : v) x = ((int)(next() >> 9) % 2001 - 1000) * scale / 1000.0f;
+    return v;
+  };
+  std::string emb;  // q8_0: per 32 values an fp16 scale (1/128: 0x2000) and 32 int8
+  for (int64_t b = 0; b < (int64_t)vocab * d / 32; ++b) {
+    emb += std::string("\x00\x20", 2);
+    for (int i = 0; i < 32; ++i) emb += (char)(int8_t)((int)(next() >> 9) % 255 - 127);
+  }
+  struct T {
+    std::string name;
+    std::vector<uint64_t> ne;
+    uint32_t type;
+    std::string bytes;
+  };
+  auto f32 = [](const std::vector<float>& v) { return std::string((const char*)v.data(), v.size() * 4); };
+  const std::vector<float> ones(d, 1.0f);
+  std::vector<T> ts = {{"token_embd.weight", {(uint64_t)d, (uint64_t)vocab}, 8, emb},
+                       {"blk.0.attn_norm.weight", {(uint64_t)d}, 0, f32(ones)}};
+  for (const char* m : {"attn_q", "attn_k", "attn_v", "attn_output"})
+    ts.push_back({std::string("blk.0.") + m + ".weight", {(uint64_t)d, (uint64_t)d}, 0, f32(floats(d * d, 0.2f))});
+  ts.push_back({"blk.0.ffn_norm.weight", {(uint64_t)d}, 0, f32(ones)});
+  ts.push_back({"blk.0.ffn_gate.weight", {(uint64_t)d, (uint64_t)ff}, 0, f32(floats(d * ff, 0.3f))});
+  ts.push_back({"blk.0.ffn_up.weight", {(uint64_t)d, (uint64_t)ff}, 0, f32(floats(d * ff, 0.3f))});
+  ts.push_back({"blk.0.ffn_down.weight", {(uint64_t)ff, (uint64_t)d}, 0, f32(floats(d * ff, 0.3f))});
+  ts.push_back({"output_norm.weight", {(uint64_t)d}, 0, f32(ones)});
+  testing::GgufBytes g;
+  g.Header(3, ts.size(), 6).KvStr("general.architecture", "llama").KvU32("llama.block_count", 1);
+  g.KvU32("llama.embedding_length", d).KvU32("llama.feed_forward_length", ff).KvU32("llama.context_length", 64);
+  g.KvU32("llama.attention.head_count", 1);
+  uint64_t offset = 0;
+  for (const T& t : ts) {
+    g.Info(t.name, t.ne, t.type, offset);
+    offset += (t.bytes.size() + 31) / 32 * 32;
+  }
+  g.Align();
+  for (const T& t : ts) g.Raw(t.bytes).Align();
+  TempDir dir;
+  WriteBytes(dir.File("big.gguf"), g.str());
+  auto lazy = LoadGgufModel(dir.File("big.gguf"));
+  ASSERT_TRUE(lazy.ok()) << lazy.message();
+  auto whole = LoadGgufModel(dir.File("big.gguf"), GgufWeights::kWhole);
+  ASSERT_TRUE(whole.ok()) << whole.message();
+  ASSERT_TRUE((*lazy)->config().tie_word_embeddings);
+  ASSERT_GT((size_t)vocab * d, (size_t)1 << 22);  // more than one chunk
+  const std::vector<int> ids = {3, vocab - 1, 65600, 100, 65536, 42, 65535};
+  auto run = RunModel(**lazy, ids);
+  ASSERT_TRUE(run.ok()) << run.message();
+  const size_t n = ids.size();
+  const float* last = run->hidden.data() + n * d;
+  auto p = Predict(**lazy, last, ids, 3);
+  ASSERT_TRUE(p.ok()) << p.message();
+  auto q = Predict(**whole, last, ids, 3);
+  ASSERT_TRUE(q.ok()) << q.message();
+  EXPECT_EQ(p->loss, q->loss);
+  // The reference: RMSNorm (weight 1, eps 1e-5), logits in double against every dequantized row.
+  std::vector<float> row(d);
+  double loss = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const float* x = last + i * d;
+    double ss = 0;
+    for (int t = 0; t < d; ++t) ss += (double)x[t] * x[t];
+    const double inv = 1.0 / std::sqrt(ss / d + 1e-5);
+    std::vector<double> logits(vocab);
+    double mx = -INFINITY;
+    for (int v = 0; v < vocab; ++v) {
+      (*lazy)->TokenEmbedding(v, row.data());
+      double dot = 0;
+      for (int t = 0; t < d; ++t) dot += x[t] * inv * row[t];
+      mx = std::max(mx, logits[v] = dot);
+    }
+    double z = 0;
+    for (double l : logits) z += std::exp(l - mx);
+    const double log_z = mx + std::log(z);
+    if (i + 1 < n) loss -= logits[ids[i + 1]] - log_z;
+    ASSERT_EQ(p->positions[i].index, (int)i);
+    EXPECT_NEAR(std::exp(mx - log_z), p->positions[i].top[0].prob, 1e-5) << i;
+    for (const TokenProb& t : p->positions[i].top) {
+      EXPECT_NEAR(std::exp(logits[t.id] - log_z), t.prob, 1e-5) << i << " " << t.id;
+      EXPECT_EQ(t.id, q->positions[i].top[&t - p->positions[i].top.data()].id);
+    }
+  }
+  EXPECT_NEAR(p->loss, loss / (n - 1), 1e-5 * loss / (n - 1));
 }
 
 }  // namespace

@@ -96,10 +96,12 @@ const char* kInputOptionsHelpKo =
     "  MODEL_DIR              모델 폴더 (config.json 이 있는) 또는 .gguf 파일\n";
 
 const char* kModelHelpKo =
-    "사용법: attnviz-cli model --model DIR|tiny (--text 문장 | --text-file FILE [--line N]) [옵션]\n"
-    "학습된 모델 (Hugging Face 폴더: config.json, model.safetensors, 토크나이저 파일)을 문장에 돌리고,\n"
-    "층마다 각 헤드의 평균 최대 어텐션과 엔트로피를 출력합니다.\n"
-    "  --model DIR|tiny       모델 폴더 (gpt2, bert, llama, qwen2, mistral); tiny = 함께 들어 있는 모델\n"
+    "사용법: attnviz-cli model --model DIR|FILE.gguf|tiny (--text 문장 | --text-file FILE [--line N]) [옵션]\n"
+    "학습된 모델 (Hugging Face 폴더: config.json, model.safetensors, 토크나이저 파일; 또는 토크나이저가 든\n"
+    ".gguf 파일)을 문장에 돌리고, 층마다 각 헤드의 평균 최대 어텐션과 엔트로피를 출력합니다.\n"
+    "  --model DIR|FILE.gguf|tiny\n"
+    "                         모델 폴더 (gpt2, bert, llama, qwen2, mistral), 또는 .gguf 파일 (llama, qwen2,\n"
+    "                         mistral; F32, F16, BF16 또는 양자화); tiny = 함께 들어 있는 모델\n"
     "  --text TEXT            문장\n"
     "  --text-file FILE       문장 파일; --line N 은 N번째 줄의 항목을 고릅니다 (기본: 첫 항목)\n"
     "  --tokens               {\"ids\": [...], \"tokens\": [...]} 를 JSON으로 출력하고 끝냅니다\n"
@@ -141,8 +143,9 @@ const char* kAppHeadKo =
 
 const char* kAppOptionsKo =
     "\n앱 옵션:\n"
-    "  --model DIR|tiny      학습된 모델 폴더를 엽니다 (config.json, model.safetensors, 토크나이저 파일);\n"
-    "                        tiny: 내장 모델\n"
+    "  --model DIR|FILE.gguf|tiny\n"
+    "                        학습된 모델 폴더 (config.json, model.safetensors, 토크나이저 파일) 또는 .gguf\n"
+    "                        파일 (llama, qwen2, mistral)을 엽니다; tiny: 내장 모델\n"
     "  --shader-dir DIR      heatmap.vert 와 heatmap.frag 가 있는 곳 (기본: 실행 파일 옆의\n"
     "                        <prefix>/share/attnviz/shaders, 또는 빌드 폴더에서 소스 트리의 것; --print-paths)\n"
     "  --screenshot FILE     --frames 프레임 뒤 창을 PNG (또는 .ppm)로 저장하고 끝냅니다\n"
