@@ -228,6 +228,7 @@ void App::SelectSentence(int index) {
 
 void App::ShowLesson(Lesson lesson) {
   LessonSetup setup = ApplyLesson(lesson, settings, !bundled_model_dir.empty());
+  ResetViewsForLesson();
   const Source was = settings.source;
   settings = setup.settings;
   if (setup.bundled_model) {
@@ -246,6 +247,18 @@ void App::ShowLesson(Lesson lesson) {
   views.learn.tab = setup.tab;
   views.learn.tab_requested = 3;  // the tab bar takes the request on its next frame
   views.learn.lesson_beside = true;
+}
+
+// A lesson is a pure function of the defaults, in any order: the view state an earlier lesson or the user left
+// (a Rollout map kind hides the role line, an ablated head changes every later map, a zoom window hides cells, an
+// edited Dictionary table) would make the same lesson look different each time. The user's text and files stay
+// (ApplyLesson keeps them); only what the panels remember is put back.
+void App::ResetViewsForLesson() {
+  views.heads.kind = MapKind::kAttention;
+  views.model.ablated.clear();
+  views.model.pinned_position = -1;
+  for (auto& [key, ms] : views.heads.maps) ms.window = MapWindow{0, ms.n_q, 0, ms.n_k};  // the whole map again
+  views.learn.dictionary = DictionaryView();
 }
 
 void App::SetLanguage(Lang lang) {

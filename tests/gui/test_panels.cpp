@@ -524,6 +524,49 @@ TEST_F(PanelTest, LessonEOpensTheBundledModelAndNamesItsHeads) {
   EXPECT_EQ(app.settings.kv_text, "I go home.");
 }
 
+// A lesson in any order gives the same picture: what an earlier visit left in the panels (an ablated head, the
+// Rollout map kind that hides the role line, a zoom window, an edited Dictionary) is put back by the lesson.
+TEST_F(PanelTest, LessonEAfterAblationRolloutAndZoomGivesThePlainLesson) {
+  App& app = MakeApp();
+  Frames(3);
+  ASSERT_FALSE(app.bundled_model_dir.empty()) << "the source tree's assets/models/tiny";
+  auto show_e = [&] {
+    app.ShowLesson(Lesson::kE);
+    for (int i = 0; i < 400 && !(app.results.model && app.results.model->has_layer(1)); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      Frame();
+    }
+    Frames(3);
+    ASSERT_TRUE(app.results.model);
+  };
+  show_e();
+  ASSERT_NE(app.dump.Find("lessons.named_heads"), nullptr);
+  const std::string plain = app.dump.Find("lessons.named_heads")->value_json;
+  // Leave the panels as a learner might: a head ablated, Rollout picked, a map zoomed, the Dictionary edited.
+  app.SetHeadAblated(0, 2, true);  // a previous-token head: the induction heads above it lean on it
+  app.SetHeadAblated(0, 3, true);
+  Click("heads.kind_rollout");
+  ASSERT_EQ(app.views.heads.kind, MapKind::kRollout);
+  Frames(3);
+  ASSERT_FALSE(app.views.heads.maps.empty());
+  for (auto& [key, ms] : app.views.heads.maps) ms.window = MapWindow{0, std::max(1, ms.n_q / 2), 0, std::max(1, ms.n_k / 2)};
+  app.views.learn.dictionary.temperature = 0.01f;
+  app.views.learn.dictionary.query = "z";
+  Frames(2);
+
+  show_e();
+  EXPECT_EQ(app.views.heads.kind, MapKind::kAttention);
+  EXPECT_TRUE(app.views.model.ablated.empty());
+  for (const auto& [key, ms] : app.views.heads.maps) {
+    if (ms.n_q == 0) continue;
+    EXPECT_EQ(ms.window, (MapWindow{0, ms.n_q, 0, ms.n_k}));
+  }
+  const DictionaryView fresh;
+  EXPECT_EQ(app.views.learn.dictionary.temperature, fresh.temperature);
+  EXPECT_EQ(app.views.learn.dictionary.query, fresh.query);
+  EXPECT_EQ(app.dump.Find("lessons.named_heads")->value_json, plain);
+}
+
 // The File menu holds what the app can do with files and lessons, not only Quit: a lesson taken from it sets its
 // knobs, brings its evidence tab forward and keeps its words beside it until closed.
 TEST_F(PanelTest, FileMenuOpensALessonWhoseWordsStayBesideItsEvidence) {
