@@ -224,9 +224,9 @@ constexpr StringEntry kStringsEnTable[] = {
                             "key/value sentence: which tensors grow?"},
     {Str::kLessonCTitle, "(c) Is a fused Linear(d, 3d) + split the same as three Linears? How are heads split?"},
     {Str::kLessonCText, "The fused W is W_q, W_k and W_v side by side: x W gives [q | k | v] in one multiplication, "
-                        "and splitting its columns gives exactly what three Linears give. q is then viewed as "
-                        "[batch, seq, head, d/head] and transposed to [batch, head, seq, d/head]: a head is a slice "
-                        "of columns, no new numbers."},
+                        "and splitting its columns gives the same numbers as three Linears, up to float32 rounding "
+                        "(the sums may run in another order). q is then viewed as [batch, seq, head, d/head] and "
+                        "transposed to [batch, head, seq, d/head]: a head is a slice of columns, no new numbers."},
     {Str::kLessonCButton, "fused, 4 heads, and the Numbers tab"},
     {Str::kLessonCQuestion, "switch QKV between fused and separate: does the largest difference stay within float32 rounding? Which "
                             "columns of W are head 1 of q?"},

@@ -222,8 +222,9 @@ constexpr StringEntry kStringsKoTable[] = {
                             "더하면 어떤 텐서들이 커집니까?"},
     {Str::kLessonCTitle, "(c) Linear(d, 3d) 하나로 만들고 나누는 것은 Linear 세 개와 같습니까? 헤드는 어떻게 나눕니까?"},
     {Str::kLessonCText, "합친 W는 W_q, W_k, W_v를 옆으로 붙인 것입니다: x W 한 번의 곱셈이 [q | k | v]를 주고, 열을 "
-                        "나누면 Linear 세 개가 주는 것과 똑같습니다. 그다음 q를 [batch, seq, head, d/head]로 보고 "
-                        "[batch, head, seq, d/head]로 전치합니다: 헤드는 열의 한 조각일 뿐, 새 숫자는 없습니다."},
+                        "나누면 Linear 세 개가 주는 것과 float32 반올림 범위에서 같은 숫자가 됩니다 (덧셈 순서가 "
+                        "다를 수 있습니다). 그다음 q를 [batch, seq, head, d/head]로 보고 [batch, head, seq, d/head]로 "
+                        "전치합니다: 헤드는 열의 한 조각일 뿐, 새 숫자는 없습니다."},
     {Str::kLessonCButton, "합친 행렬, 헤드 4개, 그리고 숫자 탭"},
     {Str::kLessonCQuestion, "QKV를 합친 행렬과 따로 사이에서 바꿔 보십시오: 가장 큰 차이가 float32 반올림 범위 안에 머뭅니까? W의 "
                             "어느 열이 q의 헤드 1입니까?"},
