@@ -131,6 +131,7 @@ std::string LocalizedModelDescribe(const model::ModelConfig& c) {
     s += theta;
     if (c.rope_scaling.kind == model::RopeScaling::Kind::kLinear) s += Tr(Str::kModelDescribeLinear);
     if (c.rope_scaling.kind == model::RopeScaling::Kind::kLlama3) s += Tr(Str::kModelDescribeLlama3);
+    if (!c.rope_scaling.freq_factors.empty()) s += Tr(Str::kModelDescribeFreqFactors);  // as ModelConfig::Describe
     if (c.sliding_window) s += Trf(Str::kModelDescribeWindow, {to_string(c.sliding_window)});
   }
   return s;

@@ -377,6 +377,7 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kModelDescribeSizes, ", d_model {0}, d_ff {1}, vocab {2}, {3} positions, {4}"},
     {Str::kModelDescribeLinear, " (linear scaling)"},
     {Str::kModelDescribeLlama3, " (llama3 scaling)"},
+    {Str::kModelDescribeFreqFactors, " (per-frequency factors)"},
     {Str::kModelDescribeWindow, ", sliding window {0}"},
     {Str::kStepRawSource, "{0} (no W)"},
     {Str::kNoteRawSource, "used as it is: every head gets the same numbers"},

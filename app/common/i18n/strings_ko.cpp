@@ -369,6 +369,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kModelDescribeSizes, ", d_model {0}, d_ff {1}, 어휘 {2}, 위치 {3}개, {4}"},
     {Str::kModelDescribeLinear, " (선형 스케일링)"},
     {Str::kModelDescribeLlama3, " (llama3 스케일링)"},
+    {Str::kModelDescribeFreqFactors, " (주파수별 계수)"},
     {Str::kModelDescribeWindow, ", 슬라이딩 윈도 {0}"},
     {Str::kStepRawSource, "{0} (W 없음)"},
     {Str::kNoteRawSource, "그대로 씁니다: 모든 헤드가 같은 수를 받습니다"},
