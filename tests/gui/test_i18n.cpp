@@ -283,6 +283,42 @@ TEST(I18n, LogColorbarTicksHaveTheirSuperscriptsInTheAtlas) {
 }
 
 // Titles and the summary line: word segments translated, numbers and names kept.
+// The role filter reads the Korean role names the UI shows (the role line's, the Overview badges'), as well as the
+// English ones; its Korean hint and syntax help name the role in Korean.
+TEST(I18n, RoleFilterReadsTheKoreanRoleNames) {
+  SetLang(Lang::kKo);
+  for (model::HeadRole role : model::AllHeadRoles()) {
+    const std::string name = LocalizedRoleName(role);
+    ASSERT_TRUE(HasHangul(name)) << name;
+    const Result<model::HeadRole> parsed = ParseLocalizedRoleName(name);
+    ASSERT_TRUE(parsed.ok()) << name;
+    EXPECT_EQ(*parsed, role) << name;
+    const Result<model::HeadRole> badge = ParseLocalizedRoleName(Tr((Str)((int)Str::kRoleShortPrev + (int)role)));
+    ASSERT_TRUE(badge.ok()) << Tr((Str)((int)Str::kRoleShortPrev + (int)role));
+    EXPECT_EQ(*badge, role);
+    const Result<model::RoleFilter> filter = ParseLocalizedRoleFilter(name + " >= 0.4");
+    ASSERT_TRUE(filter.ok()) << name;
+    EXPECT_EQ(filter->role, role);
+    EXPECT_EQ(filter->op, model::RoleFilter::Op::kGreaterEqual);
+    EXPECT_FLOAT_EQ(filter->threshold, 0.4f);
+    EXPECT_EQ(ParseLocalizedRoleFilter(std::string(model::RoleName(role)) + " < 0.2")->role, role);  // English too
+  }
+  const Result<model::RoleFilter> unspaced = ParseLocalizedRoleFilter("이전토큰>0.5");
+  ASSERT_TRUE(unspaced.ok());
+  EXPECT_EQ(unspaced->role, model::HeadRole::kPreviousToken);
+  // The Korean hint and the refusal's syntax help carry no Latin role word.
+  const std::string hint = Tr(Str::kRoleFilterHint);
+  const std::string refusal = Localized(ParseLocalizedRoleFilter("인덕션 0.4").status());
+  const std::string unknown = Localized(ParseLocalizedRoleFilter("귀신 >= 0.4").status());
+  for (const std::string& text : {hint, refusal, unknown})
+    for (model::HeadRole role : model::AllHeadRoles())
+      EXPECT_EQ(text.find(model::RoleName(role)), std::string::npos) << text;
+  EXPECT_NE(hint.find("인덕션"), std::string::npos) << hint;
+  EXPECT_NE(refusal.find("인덕션 >= 0.4"), std::string::npos) << refusal;
+  EXPECT_NE(unknown.find("이전 토큰, 인덕션"), std::string::npos) << unknown;
+  SetLang(Lang::kEn);
+}
+
 TEST(I18n, TitlesAndTheSummaryLineInKorean) {
   AttentionConfig c;
   c.scale = false;

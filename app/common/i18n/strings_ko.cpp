@@ -198,7 +198,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kGroupedQueryOverview, "그룹 쿼리 어텐션: 쿼리 헤드 {0}개가 키/값 헤드 {1}개를 나눠 씁니다 (각 {2}개); 키와 "
                                  "값은 언제나 짝으로 오고, 쿼리의 수는 다를 수 있습니다"},
     {Str::kRoleFilter, "역할 거르기"},
-    {Str::kRoleFilterHint, "예: induction >= 0.4"},
+    {Str::kRoleFilterHint, "예: 인덕션 >= 0.4"},
     {Str::kOverviewTip, "층 {0}, 헤드 {1}{2}\n평균 최대 어텐션 {3}, 엔트로피 {4} nats"},
     // ---- Lessons
     {Str::kLessonsIntro, "강의 노트의 일곱 가지 질문. 버튼을 누르면 답이 보이도록 설정이 맞춰집니다; "
