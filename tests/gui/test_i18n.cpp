@@ -14,6 +14,7 @@
 #include "figure/heatmap_figure.h"
 #include "fonts.h"
 #include "i18n/app_messages.h"
+#include "i18n/help_ko.h"
 #include "i18n/localized.h"
 #include "sandbox/pipeline.h"
 #include "sandbox/qkv_source.h"
@@ -283,6 +284,43 @@ TEST(I18n, LogColorbarTicksHaveTheirSuperscriptsInTheAtlas) {
 }
 
 // Titles and the summary line: word segments translated, numbers and names kept.
+// Every Korean text a person can meet: the UI table, the engine's and the programs' message templates (with the
+// role names and progress stages) and the help texts.
+std::vector<std::string> EveryKoreanText() {
+  std::vector<std::string> texts = KoreanEngineTexts();
+  for (int id = 0; id < (int)Str::kCount; ++id) texts.push_back(Tr((Str)id, Lang::kKo));
+  SetLang(Lang::kKo);
+  for (Help h : {Help::kUsage, Help::kCompute, Help::kInputOptions, Help::kSweep, Help::kExport, Help::kModel,
+                 Help::kAppHead, Help::kAppOptions})
+    texts.push_back(HelpText(h, ""));
+  SetLang(Lang::kEn);
+  return texts;
+}
+
+// Where `term` occurs in `text` as a word of its own: not the tail of a longer Hangul word ("되살리지도" is
+// "restore ... nor", no 지도 "map").
+bool HasTermAsWord(const std::string& text, const std::string& term) {
+  for (size_t at = text.find(term); at != std::string::npos; at = text.find(term, at + 1)) {
+    const std::u32string before = DecodeUtf8(text.substr(0, at));
+    if (before.empty() || before.back() < 0xAC00 || before.back() > 0xD7A3) return true;
+  }
+  return false;
+}
+
+// The terms the Korean review retired stay retired: 맵 not 지도, 설정 not 손잡이, 인덕션 not 귀납, 넓은 분포 not
+// 넓게, 컬러맵 not 색상표; and 합니다체 throughout, no casual or 해요체 endings (보여 줘, 하세요).
+TEST(I18n, KoreanTextsUseNoRetiredTermAndNoCasualEnding) {
+  const std::vector<std::string> texts = EveryKoreanText();
+  EXPECT_GT(texts.size(), 500u);
+  EXPECT_TRUE(HasTermAsWord("어텐션 지도", "지도"));  // the checks themselves can fail
+  EXPECT_FALSE(HasTermAsWord("되살리지도 않습니다", "지도"));
+  for (const std::string& text : texts) {
+    EXPECT_FALSE(HasTermAsWord(text, "지도")) << text;
+    for (const char* retired : {"손잡이", "귀납", "넓게", "색상표", "줘", "세요", "해요", "에요", "예요"})
+      EXPECT_EQ(text.find(retired), std::string::npos) << retired << " in: " << text;
+  }
+}
+
 // The role filter reads the Korean role names the UI shows (the role line's, the Overview badges'), as well as the
 // English ones; its Korean hint and syntax help name the role in Korean.
 TEST(I18n, RoleFilterReadsTheKoreanRoleNames) {

@@ -51,7 +51,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kSeed, "시드"},
     {Str::kPositional, "위치 인코딩"},
     {Str::kPicture, "그림"},
-    {Str::kColormap, "색상표"},
+    {Str::kColormap, "컬러맵"},
     {Str::kColour, "색"},
     {Str::kColourLinear, "선형"},
     {Str::kColourLog, "로그"},
