@@ -80,7 +80,8 @@ TEST(CliKorean, FigureTitleInKorean) {
   ASSERT_EQ(r.code, 0) << r.err;
   auto svg = ReadFile(dir + "/map.svg");
   ASSERT_TRUE(svg.ok());
-  EXPECT_NE(svg->find("헤드 0 \u00B7 d_k=16 \u00B7 스케일 없음 \u00B7 T=1 \u00B7 위치에서 온 q \u00B7 위치에서 온 k"),
+  // q and k from position are 1 wide (d_k=1), whatever --dk says.
+  EXPECT_NE(svg->find("헤드 0 \u00B7 d_k=1 \u00B7 스케일 없음 \u00B7 T=1 \u00B7 위치에서 온 q \u00B7 위치에서 온 k"),
             std::string::npos);
   std::filesystem::remove_all(dir);
 }

@@ -365,7 +365,8 @@ TEST(I18n, TitlesAndTheSummaryLineInKorean) {
   SetLang(Lang::kEn);
   EXPECT_EQ(LocalizedDescribe(c), Describe(c));
   SetLang(Lang::kKo);
-  EXPECT_EQ(LocalizedDescribe(c), "d_k=16 \u00B7 스케일 없음 \u00B7 T=1 \u00B7 단어 길이에서 온 k \u00B7 점수 \u2212|q \u2212 k|");
+  // k from length is 1 wide, and -|q - k| is never scaled: no "스케일 없음" for a switch that does nothing there.
+  EXPECT_EQ(LocalizedDescribe(c), "d_k=1 \u00B7 T=1 \u00B7 단어 길이에서 온 k \u00B7 점수 \u2212|q \u2212 k|");
   EXPECT_EQ(LocalizedTitle("head 2 \u00B7 d_k=16 \u00B7 scaled \u00B7 T=1 \u00B7 causal \u00B7 seed=3"),
             "헤드 2 \u00B7 d_k=16 \u00B7 스케일 적용 \u00B7 T=1 \u00B7 인과 \u00B7 seed=3");
   EXPECT_EQ(LocalizedTitle("softmax saturation \u00B7 n_k=12 \u00B7 T=1 \u00B7 no positions"),

@@ -417,6 +417,67 @@ TEST_F(PanelTest, ScoreAwareWordingUnderEveryScore) {
     EXPECT_EQ(ScoreFormula(score), std::string(formula));
   }
   for (ScoreKind s : kScoreKinds) EXPECT_EQ(std::string(ScoreFormula(s)).find("k\u1D40"), std::string::npos);
+
+  // Only scaled-dot divides by sqrt(d_k): the summary says "scaled", the cell tooltip "\u00F7\u221Ad_k" and the
+  // checkbox is live under it alone; every other score is named by its formula, with the scale switch still on.
+  ASSERT_TRUE(app.settings.config.scale);
+  const std::string divide = "\u00F7\u221Ad_k";
+  auto hovered_tip = [&] {
+    const WidgetDump::Widget* map = app.dump.Find("heads.map.0");
+    if (!map) return std::string("no map");
+    ImGui::GetIO().MousePos = ImVec2((map->x0 + map->x1) * 0.5f, (map->y0 + map->y1) * 0.5f);
+    Frames(2);
+    const std::string tip = app.dump.Field("heads_tip_logit_after");
+    ImGui::GetIO().MousePos = ImVec2(-1, -1);
+    Frame();
+    return tip;
+  };
+  for (ScoreKind score : kScoreKinds) {
+    SCOPED_TRACE(ToString(score));
+    app.settings.config.score = score;
+    Frames(3);
+    ASSERT_TRUE(app.results.compute_error.empty()) << app.results.compute_error;
+    const bool divides = score == ScoreKind::kScaledDot;
+    const std::string summary = app.dump.Field("heads_summary");
+    EXPECT_EQ(summary.find("scaled") != std::string::npos, divides) << summary;
+    EXPECT_NE(summary.find("d_k=" + std::to_string(app.results.shown->tensors.q->dim(2))), std::string::npos) << summary;
+    if (!divides) EXPECT_NE(summary.find(std::string("score ") + ScoreFormula(score)), std::string::npos) << summary;
+    EXPECT_EQ(app.dump.Field("controls_scale_disabled"), divides ? "false" : "true");
+    const std::string tip = hovered_tip();
+    EXPECT_NE(tip.find("logit after"), std::string::npos) << tip;
+    EXPECT_EQ(tip.find(divide) != std::string::npos, divides) << tip;
+  }
+
+  // q and k from word length under -|q - k| (lesson f): 1 wide whatever d_k says; the summary, the Shapes rule and
+  // the Numbers tab's heading say so, and a raw q reads as the feature it is, in the dim colour of a choice.
+  app.settings.config.query_from = app.settings.config.key_from = FeatureSource::kLength;
+  app.settings.config.score = ScoreKind::kNegDistance;
+  Frames(3);
+  ASSERT_TRUE(app.results.compute_error.empty()) << app.results.compute_error;
+  ASSERT_EQ(app.results.shown->tensors.q->dim(2), 1u);
+  ASSERT_NE(app.settings.config.head_dim_k(), 1);
+  const std::string summary = app.dump.Field("heads_summary");
+  EXPECT_EQ(summary.rfind("\"d_k=1 \u00B7 T=1", 0), 0u) << summary;
+  EXPECT_EQ(summary.find("scaled"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("score \u2212|q \u2212 k|"), std::string::npos) << summary;
+  EXPECT_NE(app.dump.Field("shapes_rules").find("d_k = 1 "), std::string::npos) << app.dump.Field("shapes_rules");
+  app.views.learn.tab = LearnTab::kNumbers;
+  app.views.learn.tab_requested = 3;
+  Frames(3);
+  const std::string heading = app.dump.Field("numbers_q_heading");
+  EXPECT_NE(heading.find("raw feature, no Linear"), std::string::npos) << heading;
+  EXPECT_EQ(heading.find("one Linear's output"), std::string::npos) << heading;
+  EXPECT_NE(heading.find(", 1]"), std::string::npos) << heading;
+  EXPECT_EQ(app.dump.Field("numbers_raw_note_color"),
+            "[" + JsonNumber(kDimColor.x) + ", " + JsonNumber(kDimColor.y) + ", " + JsonNumber(kDimColor.z) + "]");
+  EXPECT_EQ(hovered_tip().find(divide), std::string::npos);
+  // The same score in both languages: its formula.
+  app.SetLanguage(Lang::kKo);
+  Frames(3);
+  EXPECT_NE(app.dump.Field("heads_summary").find("점수 \u2212|q \u2212 k|"), std::string::npos)
+      << app.dump.Field("heads_summary");
+  EXPECT_EQ(app.dump.Field("heads_summary").find("neg-distance"), std::string::npos);
+  SetLang(Lang::kEn);
 }
 
 // Long inputs (the trial: 2048-4096 tokens looked empty): the Heads panel says why the maps are dark and offers the

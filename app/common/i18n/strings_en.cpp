@@ -37,6 +37,8 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kDkAutoTip, "d_k = d_model / heads"},
     {Str::kDvAutoTip, "d_v = d_k"},
     {Str::kScaleCheckbox, "divide logits by \xE2\x88\x9A" "d_k  (S)"},
+    {Str::kScaleOnlyScaledDotTip, "only the scaled-dot score is divided by \xE2\x88\x9A" "d_k; the score {0} never is "
+                                  "(the setting is kept for when scaled-dot is picked again)"},
     {Str::kTemperature, "temperature"},
     {Str::kMask, "mask"},
     {Str::kMaskNone, "none"},

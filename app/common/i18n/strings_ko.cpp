@@ -38,6 +38,8 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kDkAutoTip, "d_k = d_model / 헤드 수"},
     {Str::kDvAutoTip, "d_v = d_k"},
     {Str::kScaleCheckbox, "로짓을 √d_k로 나누기  (S)"},
+    {Str::kScaleOnlyScaledDotTip, "√d_k로 나누는 점수는 스케일된 내적뿐입니다; 점수 {0}은(는) 나누지 않습니다 "
+                                  "(설정은 스케일된 내적을 다시 고를 때를 위해 남겨 둡니다)"},
     {Str::kTemperature, "온도"},
     {Str::kMask, "마스크"},
     {Str::kMaskNone, "없음"},
