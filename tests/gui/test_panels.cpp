@@ -935,8 +935,12 @@ TEST_F(PanelTest, SourceAndScoreCombosRefuseAWidthMismatchWithTheReason) {
   const std::string error = app.dump.Find("controls.width_error")->value_json;
   EXPECT_NE(error.find("a score needs d_q = d_k: the query from length has width 1"), std::string::npos) << error;
   EXPECT_NE(error.find("(n_vocab)"), std::string::npos) << error;
-  // Shown once: the Heads panel points to Controls instead of repeating it (the trial counted four copies).
+  // Shown once: the Heads and Saturation panels point to Controls instead of repeating it (the trial counted four
+  // copies; Saturation's sweep said "sweep: d_k=2: a score needs d_q = d_k ..." again).
   EXPECT_EQ(app.dump.Find("heads.error")->value_json, JsonString(Tr(Str::kWidthRefusalSeeControls)));
+  ASSERT_TRUE(IsWidthRefusal(app.results.sweep_error.Render())) << app.results.sweep_error.Render();
+  ASSERT_NE(app.dump.Find("saturation.error"), nullptr);
+  EXPECT_EQ(app.dump.Find("saturation.error")->value_json, JsonString(Tr(Str::kWidthRefusalSeeControls)));
   ASSERT_TRUE(app.results.shown);  // the last good maps stay
   app.settings.config.key_from = FeatureSource::kLength;
   app.settings.config.score = ScoreKind::kNegDistance;
@@ -953,6 +957,16 @@ TEST_F(PanelTest, SourceAndScoreCombosRefuseAWidthMismatchWithTheReason) {
   EXPECT_TRUE(IsWidthRefusal(app.dump.Find("controls.width_error")->value_json))
       << app.results.config_error.Render() << app.results.compute_error.Render();
   EXPECT_EQ(app.dump.Find("heads.error")->value_json, JsonString(Tr(Str::kWidthRefusalSeeControls)));
+  // A refusal only the sweep meets (its d_k=2 against a 1-wide q, while the settings' d_k=1 fits) is not in
+  // Controls: Saturation says it in full there.
+  app.settings.config.query_from = FeatureSource::kLength;
+  app.settings.config.key_from = FeatureSource::kEmbedding;
+  app.settings.config.score = ScoreKind::kScaledDot;
+  app.settings.config.d_k = 1;
+  Frames(4);
+  EXPECT_EQ(app.dump.Find("controls.width_error")->value_json, "\"\"");
+  EXPECT_TRUE(IsWidthRefusal(app.results.sweep_error.Render())) << app.results.sweep_error.Render();
+  EXPECT_EQ(app.dump.Find("saturation.error")->value_json, JsonString(app.results.sweep_error.Render()));
 }
 // The same refusal in Korean: the message the window shows is the engine's, rendered through the Korean table
 // (Hangul, with the sources and widths it names).
