@@ -354,6 +354,9 @@ TEST(I18n, RoleFilterReadsTheKoreanRoleNames) {
   EXPECT_NE(hint.find("인덕션"), std::string::npos) << hint;
   EXPECT_NE(refusal.find("인덕션 >= 0.4"), std::string::npos) << refusal;
   EXPECT_NE(unknown.find("이전 토큰, 인덕션"), std::string::npos) << unknown;
+  // An error after a Korean role quotes the text as typed.
+  const std::string no_number = Localized(ParseLocalizedRoleFilter("인덕션 >=").status());
+  EXPECT_NE(no_number.find("'인덕션 >='"), std::string::npos) << no_number;
   SetLang(Lang::kEn);
 }
 

@@ -426,12 +426,7 @@ Result<model::HeadRole> ParseLocalizedRoleName(std::string_view text) {
   return model::ParseRoleName(text);
 }
 Result<model::RoleFilter> ParseLocalizedRoleFilter(std::string_view text) {
-  std::string s(text);
-  const size_t op_at = s.find_first_of("<>=");
-  if (op_at != std::string::npos)
-    if (std::optional<model::HeadRole> role = KoreanRole(s.substr(0, op_at)))
-      s = std::string(model::RoleName(*role)) + " " + s.substr(op_at);
-  return model::ParseRoleFilter(s);
+  return model::ParseRoleFilter(text, ParseLocalizedRoleName);  // its errors quote the Korean as typed
 }
 
 std::string LocalizedStage(const std::string& stage) {
