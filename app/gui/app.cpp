@@ -278,7 +278,9 @@ void DrawLanguageSwitch(App& app) {
 
 void App::ToggleScaling() {
   if (settings.source == Source::kModel) settings.model_no_scale = !settings.model_no_scale;  // the model's what-if
-  else settings.config.scale = !settings.config.scale;
+  // Only scaled-dot is divided: under another score the checkbox is disabled, and so is its key (a flip there would
+  // change nothing on screen but the setting kept for scaled-dot).
+  else if (settings.config.score == ScoreKind::kScaledDot) settings.config.scale = !settings.config.scale;
 }
 
 std::vector<int> App::VisibleHeads() const {

@@ -443,6 +443,10 @@ TEST_F(PanelTest, ScoreAwareWordingUnderEveryScore) {
     EXPECT_NE(summary.find("d_k=" + std::to_string(app.results.shown->tensors.q->dim(2))), std::string::npos) << summary;
     if (!divides) EXPECT_NE(summary.find(std::string("score ") + ScoreFormula(score)), std::string::npos) << summary;
     EXPECT_EQ(app.dump.Field("controls_scale_disabled"), divides ? "false" : "true");
+    if (!divides) {  // nor does its key flip the setting kept for scaled-dot
+      PressKey('S');
+      EXPECT_TRUE(app.settings.config.scale);
+    }
     const std::string tip = hovered_tip();
     EXPECT_NE(tip.find("logit after"), std::string::npos) << tip;
     EXPECT_EQ(tip.find(divide) != std::string::npos, divides) << tip;
