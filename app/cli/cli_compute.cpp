@@ -102,10 +102,11 @@ int RunCompute(const std::vector<std::string>& args) {
   std::string described = LocalizedDescribe(c);
   if (const size_t dot = described.find(kTitleDot); described.rfind("d_k=", 0) == 0 && dot != std::string::npos)
     described.erase(0, dot + std::string(kTitleDot).size());
+  // The widths the run has: q and k from word length or position are 1 wide whatever --dk says.
+  const size_t d_k = t.q ? t.q->dim(2) : (size_t)c.head_dim_k(), d_v = t.v ? t.v->dim(2) : (size_t)c.head_dim_v();
   std::printf("%s\n", Trf(Str::kCliComputeSummary, {Tr(mode), std::to_string(t.n_q()), std::to_string(t.n_k()),
                                                     std::to_string(c.d_model), std::to_string(c.n_head),
-                                                    std::to_string(c.head_dim_k()), std::to_string(c.head_dim_v()),
-                                                    described, Tr(mask)}).c_str());
+                                                    std::to_string(d_k), std::to_string(d_v), described, Tr(mask)}).c_str());
   if (t.pooled) {
     char mib[32];
     std::snprintf(mib, sizeof mib, "%.1f", t.pyramid ? t.pyramid->bytes() / 1048576.0 : 0.0);

@@ -267,7 +267,7 @@ class DumpSink : public model::LayerSink {
     // figures, RunOptions::row_figures: the same numbers the app shows; the roles' broad score from them too).
     if (!out.metrics) return Status::Error("layer " + std::to_string(out.layer) + " has no row figures");
     if (Status s = model::ScoreLayer(out.probs, out.layer, out.n_head, out.n, *ids_, roles_, out.metrics); !s) return s;
-    std::string line = "layer " + std::to_string(out.layer) + ":";
+    std::string line = std::string(Tr(Str::kLayer)) + " " + std::to_string(out.layer) + ":";  // 층 0: under --lang ko
     for (int h = 0; h < out.n_head; ++h) {
       const HeadMetrics& hm = (*out.metrics)[(size_t)h];
       char buf[64];
@@ -620,7 +620,11 @@ int RunModelCommand(const std::vector<std::string>& args) {
   } else if (!table.empty()) {
     std::fputs(table.c_str(), stdout);
   } else {
-    std::printf("%s\n%s\n", (*folder)->Describe().c_str(), Trf(Str::kCliModelPerHead, {std::to_string(n)}).c_str());
+    // The model and its tokenizer in the UI language, as the app's Model panel says them (panel_model.cpp).
+    const ModelFolder& f = **folder;
+    const std::string described = f.dir + ": " + LocalizedModelDescribe(f.model->config()) + " \xC2\xB7 " +
+                                  LocalizedTokenizerDescribe(f.tokenizer->Describe());
+    std::printf("%s\n%s\n", described.c_str(), Trf(Str::kCliModelPerHead, {std::to_string(n)}).c_str());
     for (const std::string& line : sink.lines()) std::printf("%s\n", line.c_str());
   }
   if (dumping) {

@@ -229,6 +229,7 @@ void App::SelectSentence(int index) {
 
 void App::ShowLesson(Lesson lesson) {
   LessonSetup setup = ApplyLesson(lesson, settings, !bundled_model_dir.empty());
+  ResetViewsForLesson();
   const Source was = settings.source;
   settings = setup.settings;
   if (setup.bundled_model) {
@@ -249,6 +250,18 @@ void App::ShowLesson(Lesson lesson) {
   views.learn.lesson_beside = true;
 }
 
+// A lesson is a pure function of the defaults, in any order: the view state an earlier lesson or the user left
+// (a Rollout map kind hides the role line, an ablated head changes every later map, a zoom window hides cells, an
+// edited Dictionary table) would make the same lesson look different each time. The user's text and files stay
+// (ApplyLesson keeps them); only what the panels remember is put back.
+void App::ResetViewsForLesson() {
+  views.heads.kind = MapKind::kAttention;
+  views.model.ablated.clear();
+  views.model.pinned_position = -1;
+  for (auto& [key, ms] : views.heads.maps) ms.window = MapWindow{0, ms.n_q, 0, ms.n_k};  // the whole map again
+  views.learn.dictionary = DictionaryView();
+}
+
 void App::SetLanguage(Lang lang) {
   settings.lang = ToString(lang);
   SetLang(lang);
@@ -266,7 +279,9 @@ void DrawLanguageSwitch(App& app) {
 
 void App::ToggleScaling() {
   if (settings.source == Source::kModel) settings.model_no_scale = !settings.model_no_scale;  // the model's what-if
-  else settings.config.scale = !settings.config.scale;
+  // Only scaled-dot is divided: under another score the checkbox is disabled, and so is its key (a flip there would
+  // change nothing on screen but the setting kept for scaled-dot).
+  else if (settings.config.score == ScoreKind::kScaledDot) settings.config.scale = !settings.config.scale;
 }
 
 std::vector<int> App::VisibleHeads() const {

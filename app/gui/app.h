@@ -81,6 +81,7 @@ class App {
   Lesson lesson() const { return views.learn.lesson; }
   void PickLesson(Lesson lesson) { views.learn.lesson = lesson; }
   void ShowLesson(Lesson lesson);
+  void ResetViewsForLesson();  // the panels' view state back to its defaults (a lesson in any order)
   // The UI language: Tr() answers in it from the next frame on; saved in the settings.
   void SetLanguage(Lang lang);
   // Runs an export job on a background thread; Update() reports "Wrote PATH" or the error.

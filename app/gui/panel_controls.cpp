@@ -7,6 +7,7 @@
 #include "io/json.h"
 #include "i18n/localized.h"
 #include "panel_util.h"
+#include "sandbox/score.h"
 #include "widgets.h"
 
 namespace attnviz {
@@ -45,7 +46,15 @@ void DrawControlsPanel(App& app) {
   if (widget::Checkbox(dump, Str::kAuto, "controls.d_v_auto", &d_v_auto)) c.d_v = d_v_auto ? 0 : c.head_dim_v();
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", Tr(Str::kDvAutoTip));
 
+  // Only scaled-dot divides its logits by sqrt(d_k) (logit_multiplier): under another score the box would change
+  // nothing, so it is greyed out and says why (the setting is kept for when scaled-dot comes back).
+  const bool scale_acts = c.score == ScoreKind::kScaledDot;
+  if (!scale_acts) ImGui::BeginDisabled();
   widget::Checkbox(dump, Str::kScaleCheckbox, "controls.scale", &c.scale);
+  if (!scale_acts) ImGui::EndDisabled();
+  if (!scale_acts && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("%s", Trf(Str::kScaleOnlyScaledDotTip, {ScoreFormula(c.score)}).c_str());
+  dump.SetField("controls_scale_disabled", BoolJson(!scale_acts));
 
   widget::SliderFloat(dump, Str::kTemperature, "controls.temperature", &c.temperature, 0.01f, 100.0f, "%.3g", ImGuiSliderFlags_Logarithmic);
   if (!std::isfinite(c.temperature)) c.temperature = 1.0f;  // a typed "nan" never reaches the engine

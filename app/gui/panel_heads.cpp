@@ -390,11 +390,14 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
                                   ? ScoreKind::kScaledDot
                                   : app.results.shown->request.config.score;
       ImGui::TextUnformatted(Trf(Str::kTipLogitBefore, {ScoreFormula(score), FormatNumber(cell.score)}).c_str());
-      std::string how = std::string(t.scaled ? "\xC3\xB7\xE2\x88\x9A" "d_k" : Tr(Str::kUnscaled)) +
+      // Only scaled-dot divides by sqrt(d_k) (AttentionConfig::logit_multiplier): the scale switch is on under
+      // every score, but -|q - k|, cosine, additive and dot logits are never divided.
+      const bool divided = t.scaled && score == ScoreKind::kScaledDot;
+      std::string how = std::string(divided ? "\xC3\xB7\xE2\x88\x9A" "d_k" : Tr(Str::kUnscaled)) +
                         (t.temperature != 1.0f ? ", \xC3\xB7T" : "");
-      ImGui::TextUnformatted(
-          Trf(Str::kTipLogitAfter, {how, FormatNumber(LogitFromScore(cell.score, t.multiplier))})
-              .c_str());
+      const std::string after = Trf(Str::kTipLogitAfter, {how, FormatNumber(LogitFromScore(cell.score, t.multiplier))});
+      ImGui::TextUnformatted(after.c_str());
+      app.dump.SetField("heads_tip_logit_after", JsonString(after));
     }
     if (m.head < (int)t.metrics.size() && i < (int)t.metrics[(size_t)m.head].rows.size()) {
       const RowMetrics& row = t.metrics[(size_t)m.head].rows[(size_t)i];
@@ -510,6 +513,7 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
                                                                  : LocalizedDescribe(app.results.shown->request.config);
     DimText(made + " \xC2\xB7 " + std::to_string(t.n_q()) + "\xC3\x97" +
             std::to_string(t.n_k()) + " \xC2\xB7 " + Tr(Str::kHeadsStatusKeys));
+    dump.SetField("heads_summary", JsonString(made));
   }
   dump.RecordItem("heads.status", BoolJson(app.results.computing));
   dump.SetField("progress", progress_json);

@@ -90,11 +90,12 @@ void DrawNumbersPanel(App& app) {
   const std::pair<const char*, FeatureSource> sides[] = {{"q", c.query_from}, {"k", c.key_from}, {"v", c.value_from}};
   const Tensor* side_rows[] = {t.q.get(), t.k.get(), t.v.get()};
   std::string raw_json;
+  const ImVec4 raw_note_color = kDimColor;  // a choice the user made, not an error
   for (int i = 0; i < 3; ++i) {
     const auto& [side, source] = sides[i];
     if (source == FeatureSource::kEmbedding) continue;
     const Tensor& rows = *side_rows[i];
-    ImGui::PushStyleColor(ImGuiCol_Text, kDimColor);  // a choice the user made, not an error
+    ImGui::PushStyleColor(ImGuiCol_Text, raw_note_color);
     ImGui::TextWrapped("%s", Trf(Str::kNumRawSide, {side, Tr(kFeatureLabels[(int)source]),
                                                     std::to_string(rows.dim(2))}).c_str());
     ImGui::PopStyleColor();
@@ -104,6 +105,8 @@ void DrawNumbersPanel(App& app) {
     raw_json += std::string(raw_json.empty() ? "" : ", ") + "\"" + side + "\": " + RowJson(rows.data.data(), rows.dim(2));
   }
   dump.RecordItem("numbers.raw_rows", "{" + raw_json + "}");
+  dump.SetField("numbers_raw_note_color", "[" + JsonNumber(raw_note_color.x) + ", " + JsonNumber(raw_note_color.y) + ", " +
+                                              JsonNumber(raw_note_color.z) + "]");
   // 2. Three Linears give the same q, k, v.
   Heading(Tr(Str::kNumThreeLinears));
   const bool same = cache.check.equal_to_rounding();  // by a tolerance: the sums run in another order
@@ -118,8 +121,11 @@ void DrawNumbersPanel(App& app) {
   // 3. q split into heads: the same numbers, viewed as [batch, head, seq, d/head].
   const Tensor& merged = cache.merged_q;
   // A raw q (word length, position, one-hot) is no Linear's output: the heading says what it is.
-  Heading(Trf(c.query_from == FeatureSource::kEmbedding ? Str::kNumReshape : Str::kNumReshapeRaw, {ShapeString(merged.shape), "[1, " + std::to_string(n_head) + ", " +
-                                                                 std::to_string(n_q) + ", " + std::to_string(d_k) + "]"}));
+  const std::string q_heading =
+      Trf(c.query_from == FeatureSource::kEmbedding ? Str::kNumReshape : Str::kNumReshapeRaw,
+          {ShapeString(merged.shape), "[1, " + std::to_string(n_head) + ", " + std::to_string(n_q) + ", " + std::to_string(d_k) + "]"});
+  Heading(q_heading);
+  dump.SetField("numbers_q_heading", JsonString(q_heading));
   DimText(Trf(Str::kNumBatch, {"0"}) + ", " + Tr(Str::kNumQueryRow) + " 0: " + RowText(merged.data.data(), merged.dim(2)));
   for (int h = 0; h < std::min(n_head, kRows); ++h)
     ImGui::TextUnformatted((std::string(Tr(Str::kNumHead)) + " " + std::to_string(h) + ": " +

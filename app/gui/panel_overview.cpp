@@ -60,7 +60,7 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
   std::optional<model::RoleFilter> filter;
   std::string filter_error;  // in the UI's language
   if (!app.settings.model_role_filter.empty()) {
-    auto parsed = model::ParseRoleFilter(app.settings.model_role_filter);
+    auto parsed = ParseLocalizedRoleFilter(app.settings.model_role_filter);
     if (parsed) filter = *parsed;
     else ErrorText(filter_error = Localized(parsed));
   }

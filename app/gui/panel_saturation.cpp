@@ -149,8 +149,19 @@ void DrawSaturationPanel(App& app) {
   float table_h = line * (float)(std::min(n_head, 8) + 2) + 8.0f;
   float chart_h = std::max(70.0f, (avail.y - table_h - line * 2.0f) / 3.0f);
   for (const Curve& curve : kCurves) DrawChart(app, curve, points, ImVec2(avail.x, chart_h));
+  // The d_q = d_k refusal is the Controls panel's to show (beside the combos that cause it): here only a pointer,
+  // as in the Heads and Sentences panels. A refusal only the sweep meets (its other d_k against a 1-wide q, while
+  // the settings' own d_k fits) is not in Controls: that one is said here in full.
+  const std::string sweep_error = app.results.sweep_error.Render();
+  const bool controls_refuse = IsWidthRefusal(app.results.config_error.Render()) ||
+                               IsWidthRefusal(app.results.compute_error.Render());
+  const std::string saturation_error =
+      sweep_error.empty() || app.results.sweeping         ? std::string()
+      : IsWidthRefusal(sweep_error) && controls_refuse ? std::string(Tr(Str::kWidthRefusalSeeControls))
+                                                       : sweep_error;
+  app.dump.RecordItem("saturation.error", JsonString(saturation_error));
   if (app.results.sweeping) ImGui::TextUnformatted(Tr(Str::kSweeping));
-  else if (!app.results.sweep_error.empty()) ErrorText(app.results.sweep_error.Render());
+  else if (!saturation_error.empty()) ErrorText(saturation_error);
   else if (app.results.sweep) DimText(Trf(Str::kSweepSummary, {std::to_string(points.size()),
                                                       FormatNumber(app.results.sweep->seconds * 1000, "%.0f")}));
 

@@ -129,9 +129,13 @@ void DrawSandboxShapes(App& app) {
   rows.push_back({"probs v", "z", t.z.get(), "", "[n_head, n_q, d_v]"});
   rows.push_back({"concat", "concat", t.concat.get(), "", "[n_q, n_head\xC2\xB7" "d_v]"});
   rows.push_back({"\xC2\xB7 W_o", "out", t.out.get(), "", "[n_q, d_model]"});
-  // The three rules behind the shapes, always in view.
-  ImGui::TextWrapped("%s", Trf(Str::kShapesRules, {std::to_string(d_k), std::to_string(d_v), std::to_string(t.n_k()),
-                                                   ScoreFormula(c.score)}).c_str());
+  // The three rules behind the shapes, always in view, with the widths the run has: a raw source (word length,
+  // position) makes q and k 1 wide whatever d_k is set to.
+  const int q_width = t.q ? (int)t.q->dim(2) : d_k, v_width = t.v ? (int)t.v->dim(2) : d_v;
+  const std::string rules = Trf(Str::kShapesRules, {std::to_string(q_width), std::to_string(v_width),
+                                                    std::to_string(t.n_k()), ScoreFormula(c.score)});
+  ImGui::TextWrapped("%s", rules.c_str());
+  app.dump.SetField("shapes_rules", JsonString(rules));
   ImGui::PushStyleVar(ImGuiStyleVar_CellPadding, ImVec2(4.0f, 0.0f));
   ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(ImGui::GetStyle().ItemSpacing.x, 1.0f));
   bool table = ImGui::BeginTable("shapes", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit);

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <utility>
 
+#include "sandbox/score.h"
+
 namespace attnviz {
 
 namespace {
@@ -49,7 +51,9 @@ std::vector<SettingLabel> SourceAndScoreSettings(const AttentionConfig& c) {
   for (const auto& [side, source] : sources)
     if (source != d.query_from)
       out.push_back({std::string(side) + " from " + ToString(source), std::string(side) + ToString(source)});
-  if (c.score != d.score) out.push_back({std::string("score ") + ToString(c.score), "score" + NoHyphens(ToString(c.score))});
+  // Titles name the score by its formula, as Describe does; file names keep the option name (plain ASCII).
+  if (c.score != d.score)
+    out.push_back({std::string("score ") + ScoreFormula(c.score), "score" + NoHyphens(ToString(c.score))});
   return out;
 }
 

@@ -370,7 +370,7 @@ std::string RoleFilter::ToString() const {
   return std::string(RoleName(role)) + " " + kOps[(int)op] + " " + buf;
 }
 
-Result<RoleFilter> ParseRoleFilter(std::string_view text) {
+Result<RoleFilter> ParseRoleFilter(std::string_view text, Result<HeadRole> (*parse_role)(std::string_view)) {
   // What is wrong, then how to write a filter (": write ROLE OP NUMBER, ...").
   auto refuse = [](MsgId id, std::vector<std::string> args) {
     return Status::Prefixed(id, std::move(args), Status::Error(MsgId::kRoleFilterSyntax, {AllowedRoles()}));
@@ -379,7 +379,7 @@ Result<RoleFilter> ParseRoleFilter(std::string_view text) {
   if (s.empty()) return refuse(MsgId::kRoleFilterEmpty, {});
   const size_t op_at = s.find_first_of("<>=");
   if (op_at == std::string::npos) return refuse(MsgId::kRoleFilterNoComparison, {s});
-  auto role = ParseRoleName(s.substr(0, op_at));
+  auto role = parse_role(s.substr(0, op_at));
   if (!role) {
     const std::string name(Trim(s.substr(0, op_at)));
     if (name.empty()) return refuse(MsgId::kRoleFilterNoRole, {s.substr(op_at)});

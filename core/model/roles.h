@@ -143,6 +143,9 @@ struct RoleFilter {
   bool Matches(const RoleScores& scores) const;
   std::string ToString() const;  // "induction >= 0.4"
 };
-Result<RoleFilter> ParseRoleFilter(std::string_view text);
+// `parse_role` reads the role's name (the app passes one that knows the UI's other language too); the errors
+// quote the text as typed.
+Result<RoleFilter> ParseRoleFilter(std::string_view text,
+                                   Result<HeadRole> (*parse_role)(std::string_view) = ParseRoleName);
 
 }  // namespace attnviz::model

@@ -9,6 +9,7 @@
 
 #include "io/json.h"
 #include "base/parse_number.h"
+#include "sandbox/score.h"  // ScoreFormula: Describe names the score by it
 
 namespace attnviz {
 namespace {
@@ -236,15 +237,29 @@ Result<QkvLayout> ParseQkvLayout(const std::string& text) {
   return Status::Error(MsgId::kUnknownName, {"qkv layout", text, "fused, separate"});
 }
 
+// The width q and k share, as the run has it: the configured d_k when both are projected, else the raw
+// feature's (length and position are one number; onehot is n_vocab wide, which the config does not know).
+// A q and k of different widths are refused (qkv_source.h), so the raw side names the width.
+static std::string QueryKeyWidthText(const AttentionConfig& c) {
+  const FeatureSource raw = c.query_from != FeatureSource::kEmbedding ? c.query_from : c.key_from;
+  if (raw == FeatureSource::kLength || raw == FeatureSource::kPosition) return "1";
+  if (raw == FeatureSource::kOneHot) return "n_vocab";
+  return std::to_string(c.head_dim_k());
+}
+
 std::string Describe(const AttentionConfig& c) {
-  std::string s = "d_k=" + std::to_string(c.head_dim_k()) + " · " + (c.scale ? "scaled" : "unscaled") + " · T=" +
-                  ShortNumber(c.temperature);
+  // "scaled" / "unscaled" only where the switch acts: scaled-dot is the one score divided by sqrt(d_k)
+  // (logit_multiplier); under the others the run has nothing to scale.
+  std::string s = "d_k=" + QueryKeyWidthText(c);
+  if (c.score == ScoreKind::kScaledDot) s += std::string(" · ") + (c.scale ? "scaled" : "unscaled");
+  s += " · T=" + ShortNumber(c.temperature);
   const AttentionConfig defaults;
   const std::pair<const char*, FeatureSource> sources[] = {
       {"q", c.query_from}, {"k", c.key_from}, {"v", c.value_from}};
   for (const auto& [side, source] : sources)
     if (source != defaults.query_from) s += std::string(" · ") + side + " from " + ToString(source);
-  if (c.score != defaults.score) s += std::string(" · score ") + ToString(c.score);
+  // The score as the screen writes it (its formula, the same in every language), not its option name.
+  if (c.score != defaults.score) s += std::string(" · score ") + ScoreFormula(c.score);
   return s;
 }
 

@@ -141,7 +141,9 @@ constexpr ScoreKind kScoreKinds[] = {ScoreKind::kScaledDot, ScoreKind::kDot, Sco
                                      ScoreKind::kCosine, ScoreKind::kNegDistance};
 
 // Short human description, e.g. "d_k=512 · unscaled · T=1"; sources and score only when not the
-// default: "d_k=16 · scaled · T=1 · q from length · k from length · score neg-distance".
+// default: "d_k=1 · T=1 · q from length · k from length · score −|q − k|". d_k is the width q and k really have
+// (1 for length and position); "scaled"/"unscaled" only under scaled-dot, the one score divided by √d_k; the
+// score by its formula (ScoreFormula), as every language writes it.
 std::string Describe(const AttentionConfig& config);
 
 }  // namespace attnviz

@@ -80,7 +80,8 @@ TEST(CliKorean, FigureTitleInKorean) {
   ASSERT_EQ(r.code, 0) << r.err;
   auto svg = ReadFile(dir + "/map.svg");
   ASSERT_TRUE(svg.ok());
-  EXPECT_NE(svg->find("헤드 0 \u00B7 d_k=16 \u00B7 스케일 없음 \u00B7 T=1 \u00B7 위치에서 온 q \u00B7 위치에서 온 k"),
+  // q and k from position are 1 wide (d_k=1), whatever --dk says.
+  EXPECT_NE(svg->find("헤드 0 \u00B7 d_k=1 \u00B7 스케일 없음 \u00B7 T=1 \u00B7 위치에서 온 q \u00B7 위치에서 온 k"),
             std::string::npos);
   std::filesystem::remove_all(dir);
 }
@@ -153,6 +154,19 @@ TEST(CliKorean, OutputLinesAndWriteErrorsInKorean) {
   const std::string summary = r.out.substr(0, r.out.find('\n'));
   EXPECT_EQ(summary.find("d_k="), summary.rfind("d_k=")) << summary;
   EXPECT_NE(summary.find("d_k=16 d_v=16 · scaled · T=1 · mask causal"), std::string::npos) << summary;
+  // Under -|q - k| with q and k from word length: their real width, no "scaled" (nothing is divided), the score by
+  // its formula in both languages.
+  for (const char* lang : {"en", "ko"}) {
+    r = Cli({"--lang", lang, "compute", "--text", "the cat sat", "--query-from", "length", "--key-from", "length",
+             "--score", "neg-distance"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string line = r.out.substr(0, r.out.find('\n'));
+    EXPECT_NE(line.find("d_k=1 d_v=16 · T=1 · "), std::string::npos) << line;
+    EXPECT_EQ(line.find("scaled"), std::string::npos) << line;
+    EXPECT_EQ(line.find("스케일"), std::string::npos) << line;
+    EXPECT_NE(line.find("\u2212|q \u2212 k|"), std::string::npos) << line;
+    EXPECT_EQ(line.find("neg-distance"), std::string::npos) << line;
+  }
   std::filesystem::remove_all(dir);
 }
 

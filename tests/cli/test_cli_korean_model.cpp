@@ -139,3 +139,19 @@ TEST(CliKoreanModel, HelpIsKorean) {
 }
 
 }  // namespace
+
+// The per-head table under --lang ko says the model, its tokenizer and each layer in Korean, as the app's Model
+// panel does (the trial saw "2 layers ... byte-level, 1025 tokens" and "layer 0:" there); English stays English.
+TEST(CliKoreanModel, PerHeadTableDescribesTheModelInKorean) {
+  const CliResult ko = Cli({"--lang", "ko", "model", "--model", "tiny", "--text", "the cat sat"});
+  ASSERT_EQ(ko.code, 0) << ko.err;
+  for (const char* english : {" layers", "heads x", "byte-level", " tokens", "layer 0:", "layer 1:"})
+    EXPECT_EQ(ko.out.find(english), std::string::npos) << english << "\n" << ko.out;
+  for (const char* korean : {"2개 층", "바이트 단위", "토큰 ", "\n층 0:", "\n층 1:"})
+    EXPECT_NE(ko.out.find(korean), std::string::npos) << korean << "\n" << ko.out;
+  const CliResult en = Cli({"model", "--model", "tiny", "--text", "the cat sat"}, "LC_ALL=C; export LC_ALL; ");
+  ASSERT_EQ(en.code, 0) << en.err;
+  EXPECT_FALSE(HasHangul(en.out)) << en.out;
+  for (const char* english : {"2 layers", "byte-level", "\nlayer 0:", "\nlayer 1:"})
+    EXPECT_NE(en.out.find(english), std::string::npos) << english << "\n" << en.out;
+}

@@ -71,7 +71,7 @@ TEST(CliSeedF, ExportTitlesAndSweepCarryTheOptions) {
   ASSERT_EQ(r.code, 0) << r.err;
   auto svg = ReadFile(dir + "/map.svg");
   ASSERT_TRUE(svg.ok());
-  EXPECT_NE(svg->find("q from position \u00B7 k from position \u00B7 score cosine"), std::string::npos);
+  EXPECT_NE(svg->find("q from position \u00B7 k from position \u00B7 score q\u00B7k / (|q| |k|)"), std::string::npos);
   // The default config's title names no source or score.
   r = Cli({"export", "--text", "the cat sat", "--out", dir + "/plain.svg"});
   ASSERT_EQ(r.code, 0) << r.err;

@@ -161,9 +161,10 @@ TEST(FigureNamesTest, SourcesAndScoreAreInFileNamesAndTheSweepTitle) {
   HeatmapExportOptions head0;
   EXPECT_EQ(DefaultHeatmapFileName(plain, head0, "png"), "attnviz-head0-dk16-scaled.png");
   EXPECT_EQ(DefaultHeatmapFileName(f, head0, "png"), "attnviz-head0-dk16-scaled-qlength-klength-scorenegdistance.png");
+  // q and k from length are 1 wide; -|q - k| is never divided by sqrt(d_k), so no "scaled"; the score by its formula.
   EXPECT_EQ(DefaultHeatmapTitle(f, head0),
-            "head 0 \u00B7 d_k=16 \u00B7 scaled \u00B7 T=1 \u00B7 q from length \u00B7 k from length \u00B7 score "
-            "neg-distance");
+            "head 0 \u00B7 d_k=1 \u00B7 T=1 \u00B7 q from length \u00B7 k from length \u00B7 score "
+            "\u2212|q \u2212 k|");
   // Each source or score alone gives a name of its own.
   std::vector<AttentionConfig> one_each(4, plain);
   one_each[0].query_from = FeatureSource::kPosition;
@@ -178,7 +179,7 @@ TEST(FigureNamesTest, SourcesAndScoreAreInFileNamesAndTheSweepTitle) {
   }
   EXPECT_EQ(SweepTitle(f, 5),
             "softmax saturation \u00B7 n_k=5 \u00B7 T=1 \u00B7 q from length \u00B7 k from length \u00B7 score "
-            "neg-distance");
+            "\u2212|q \u2212 k|");
   EXPECT_EQ(SweepFileStem(f), "attnviz-saturation-qlength-klength-scorenegdistance");
   EXPECT_EQ(SweepFileStem(plain), "attnviz-saturation");
 }

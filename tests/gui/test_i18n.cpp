@@ -14,6 +14,7 @@
 #include "figure/heatmap_figure.h"
 #include "fonts.h"
 #include "i18n/app_messages.h"
+#include "i18n/help_ko.h"
 #include "i18n/localized.h"
 #include "sandbox/pipeline.h"
 #include "sandbox/qkv_source.h"
@@ -283,6 +284,82 @@ TEST(I18n, LogColorbarTicksHaveTheirSuperscriptsInTheAtlas) {
 }
 
 // Titles and the summary line: word segments translated, numbers and names kept.
+// Every Korean text a person can meet: the UI table, the engine's and the programs' message templates (with the
+// role names and progress stages) and the help texts.
+std::vector<std::string> EveryKoreanText() {
+  std::vector<std::string> texts = KoreanEngineTexts();
+  for (int id = 0; id < (int)Str::kCount; ++id) texts.push_back(Tr((Str)id, Lang::kKo));
+  SetLang(Lang::kKo);
+  for (Help h : {Help::kUsage, Help::kCompute, Help::kInputOptions, Help::kSweep, Help::kExport, Help::kModel,
+                 Help::kAppHead, Help::kAppOptions})
+    texts.push_back(HelpText(h, ""));
+  SetLang(Lang::kEn);
+  return texts;
+}
+
+// Where `term` occurs in `text` as a word of its own: not the tail of a longer Hangul word ("되살리지도" is
+// "restore ... nor", no 지도 "map").
+bool HasTermAsWord(const std::string& text, const std::string& term) {
+  for (size_t at = text.find(term); at != std::string::npos; at = text.find(term, at + 1)) {
+    const std::u32string before = DecodeUtf8(text.substr(0, at));
+    if (before.empty() || before.back() < 0xAC00 || before.back() > 0xD7A3) return true;
+  }
+  return false;
+}
+
+// The terms the Korean review retired stay retired: 맵 not 지도, 설정 not 손잡이, 인덕션 not 귀납, 넓은 분포 not
+// 넓게, 컬러맵 not 색상표; and 합니다체 throughout, no casual or 해요체 endings (보여 줘, 하세요).
+TEST(I18n, KoreanTextsUseNoRetiredTermAndNoCasualEnding) {
+  const std::vector<std::string> texts = EveryKoreanText();
+  EXPECT_GT(texts.size(), 500u);
+  EXPECT_TRUE(HasTermAsWord("어텐션 지도", "지도"));  // the checks themselves can fail
+  EXPECT_FALSE(HasTermAsWord("되살리지도 않습니다", "지도"));
+  for (const std::string& text : texts) {
+    EXPECT_FALSE(HasTermAsWord(text, "지도")) << text;
+    for (const char* retired : {"손잡이", "귀납", "넓게", "색상표", "줘", "세요", "해요", "에요", "예요"})
+      EXPECT_EQ(text.find(retired), std::string::npos) << retired << " in: " << text;
+  }
+}
+
+// The role filter reads the Korean role names the UI shows (the role line's, the Overview badges'), as well as the
+// English ones; its Korean hint and syntax help name the role in Korean.
+TEST(I18n, RoleFilterReadsTheKoreanRoleNames) {
+  SetLang(Lang::kKo);
+  for (model::HeadRole role : model::AllHeadRoles()) {
+    const std::string name = LocalizedRoleName(role);
+    ASSERT_TRUE(HasHangul(name)) << name;
+    const Result<model::HeadRole> parsed = ParseLocalizedRoleName(name);
+    ASSERT_TRUE(parsed.ok()) << name;
+    EXPECT_EQ(*parsed, role) << name;
+    const Result<model::HeadRole> badge = ParseLocalizedRoleName(Tr((Str)((int)Str::kRoleShortPrev + (int)role)));
+    ASSERT_TRUE(badge.ok()) << Tr((Str)((int)Str::kRoleShortPrev + (int)role));
+    EXPECT_EQ(*badge, role);
+    const Result<model::RoleFilter> filter = ParseLocalizedRoleFilter(name + " >= 0.4");
+    ASSERT_TRUE(filter.ok()) << name;
+    EXPECT_EQ(filter->role, role);
+    EXPECT_EQ(filter->op, model::RoleFilter::Op::kGreaterEqual);
+    EXPECT_FLOAT_EQ(filter->threshold, 0.4f);
+    EXPECT_EQ(ParseLocalizedRoleFilter(std::string(model::RoleName(role)) + " < 0.2")->role, role);  // English too
+  }
+  const Result<model::RoleFilter> unspaced = ParseLocalizedRoleFilter("이전토큰>0.5");
+  ASSERT_TRUE(unspaced.ok());
+  EXPECT_EQ(unspaced->role, model::HeadRole::kPreviousToken);
+  // The Korean hint and the refusal's syntax help carry no Latin role word.
+  const std::string hint = Tr(Str::kRoleFilterHint);
+  const std::string refusal = Localized(ParseLocalizedRoleFilter("인덕션 0.4").status());
+  const std::string unknown = Localized(ParseLocalizedRoleFilter("귀신 >= 0.4").status());
+  for (const std::string& text : {hint, refusal, unknown})
+    for (model::HeadRole role : model::AllHeadRoles())
+      EXPECT_EQ(text.find(model::RoleName(role)), std::string::npos) << text;
+  EXPECT_NE(hint.find("인덕션"), std::string::npos) << hint;
+  EXPECT_NE(refusal.find("인덕션 >= 0.4"), std::string::npos) << refusal;
+  EXPECT_NE(unknown.find("이전 토큰, 인덕션"), std::string::npos) << unknown;
+  // An error after a Korean role quotes the text as typed.
+  const std::string no_number = Localized(ParseLocalizedRoleFilter("인덕션 >=").status());
+  EXPECT_NE(no_number.find("'인덕션 >='"), std::string::npos) << no_number;
+  SetLang(Lang::kEn);
+}
+
 TEST(I18n, TitlesAndTheSummaryLineInKorean) {
   AttentionConfig c;
   c.scale = false;
@@ -291,7 +368,8 @@ TEST(I18n, TitlesAndTheSummaryLineInKorean) {
   SetLang(Lang::kEn);
   EXPECT_EQ(LocalizedDescribe(c), Describe(c));
   SetLang(Lang::kKo);
-  EXPECT_EQ(LocalizedDescribe(c), "d_k=16 \u00B7 스케일 없음 \u00B7 T=1 \u00B7 단어 길이에서 온 k \u00B7 점수 \u2212|q \u2212 k|");
+  // k from length is 1 wide, and -|q - k| is never scaled: no "스케일 없음" for a switch that does nothing there.
+  EXPECT_EQ(LocalizedDescribe(c), "d_k=1 \u00B7 T=1 \u00B7 단어 길이에서 온 k \u00B7 점수 \u2212|q \u2212 k|");
   EXPECT_EQ(LocalizedTitle("head 2 \u00B7 d_k=16 \u00B7 scaled \u00B7 T=1 \u00B7 causal \u00B7 seed=3"),
             "헤드 2 \u00B7 d_k=16 \u00B7 스케일 적용 \u00B7 T=1 \u00B7 인과 \u00B7 seed=3");
   EXPECT_EQ(LocalizedTitle("softmax saturation \u00B7 n_k=12 \u00B7 T=1 \u00B7 no positions"),

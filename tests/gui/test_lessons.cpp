@@ -184,5 +184,17 @@ TEST(Lessons, EveryLessonHasItsOwnWords) {
   }
 }
 
+// Lesson (c)'s words say what its check measures: the fused and separate Linears agree to float32 rounding (the
+// sums may run in another order), not exactly.
+TEST(Lessons, C_TextClaimsEqualityOnlyUpToFloat32Rounding) {
+  for (Lang lang : {Lang::kEn, Lang::kKo}) {
+    const std::string text = Tr(Str::kLessonCText, lang);
+    EXPECT_NE(text.find("float32"), std::string::npos) << text;
+    for (const char* exact : {"exactly", "identical", "똑같", "정확히"}) EXPECT_EQ(text.find(exact), std::string::npos) << text;
+  }
+  EXPECT_NE(std::string(Tr(Str::kLessonCText, Lang::kEn)).find("rounding"), std::string::npos);
+  EXPECT_NE(std::string(Tr(Str::kLessonCText, Lang::kKo)).find("반올림"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace attnviz

@@ -417,6 +417,71 @@ TEST_F(PanelTest, ScoreAwareWordingUnderEveryScore) {
     EXPECT_EQ(ScoreFormula(score), std::string(formula));
   }
   for (ScoreKind s : kScoreKinds) EXPECT_EQ(std::string(ScoreFormula(s)).find("k\u1D40"), std::string::npos);
+
+  // Only scaled-dot divides by sqrt(d_k): the summary says "scaled", the cell tooltip "\u00F7\u221Ad_k" and the
+  // checkbox is live under it alone; every other score is named by its formula, with the scale switch still on.
+  ASSERT_TRUE(app.settings.config.scale);
+  const std::string divide = "\u00F7\u221Ad_k";
+  auto hovered_tip = [&] {
+    const WidgetDump::Widget* map = app.dump.Find("heads.map.0");
+    if (!map) return std::string("no map");
+    ImGui::GetIO().MousePos = ImVec2((map->x0 + map->x1) * 0.5f, (map->y0 + map->y1) * 0.5f);
+    Frames(2);
+    const std::string tip = app.dump.Field("heads_tip_logit_after");
+    ImGui::GetIO().MousePos = ImVec2(-1, -1);
+    Frame();
+    return tip;
+  };
+  for (ScoreKind score : kScoreKinds) {
+    SCOPED_TRACE(ToString(score));
+    app.settings.config.score = score;
+    Frames(3);
+    ASSERT_TRUE(app.results.compute_error.empty()) << app.results.compute_error;
+    const bool divides = score == ScoreKind::kScaledDot;
+    const std::string summary = app.dump.Field("heads_summary");
+    EXPECT_EQ(summary.find("scaled") != std::string::npos, divides) << summary;
+    EXPECT_NE(summary.find("d_k=" + std::to_string(app.results.shown->tensors.q->dim(2))), std::string::npos) << summary;
+    if (!divides) EXPECT_NE(summary.find(std::string("score ") + ScoreFormula(score)), std::string::npos) << summary;
+    EXPECT_EQ(app.dump.Field("controls_scale_disabled"), divides ? "false" : "true");
+    if (!divides) {  // nor does its key flip the setting kept for scaled-dot
+      PressKey('S');
+      EXPECT_TRUE(app.settings.config.scale);
+    }
+    const std::string tip = hovered_tip();
+    EXPECT_NE(tip.find("logit after"), std::string::npos) << tip;
+    EXPECT_EQ(tip.find(divide) != std::string::npos, divides) << tip;
+  }
+
+  // q and k from word length under -|q - k| (lesson f): 1 wide whatever d_k says; the summary, the Shapes rule and
+  // the Numbers tab's heading say so, and a raw q reads as the feature it is, in the dim colour of a choice.
+  app.settings.config.query_from = app.settings.config.key_from = FeatureSource::kLength;
+  app.settings.config.score = ScoreKind::kNegDistance;
+  Frames(3);
+  ASSERT_TRUE(app.results.compute_error.empty()) << app.results.compute_error;
+  ASSERT_EQ(app.results.shown->tensors.q->dim(2), 1u);
+  ASSERT_NE(app.settings.config.head_dim_k(), 1);
+  const std::string summary = app.dump.Field("heads_summary");
+  EXPECT_EQ(summary.rfind("\"d_k=1 \u00B7 T=1", 0), 0u) << summary;
+  EXPECT_EQ(summary.find("scaled"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("score \u2212|q \u2212 k|"), std::string::npos) << summary;
+  EXPECT_NE(app.dump.Field("shapes_rules").find("d_k = 1 "), std::string::npos) << app.dump.Field("shapes_rules");
+  app.views.learn.tab = LearnTab::kNumbers;
+  app.views.learn.tab_requested = 3;
+  Frames(3);
+  const std::string heading = app.dump.Field("numbers_q_heading");
+  EXPECT_NE(heading.find("raw feature, no Linear"), std::string::npos) << heading;
+  EXPECT_EQ(heading.find("one Linear's output"), std::string::npos) << heading;
+  EXPECT_NE(heading.find(", 1]"), std::string::npos) << heading;
+  EXPECT_EQ(app.dump.Field("numbers_raw_note_color"),
+            "[" + JsonNumber(kDimColor.x) + ", " + JsonNumber(kDimColor.y) + ", " + JsonNumber(kDimColor.z) + "]");
+  EXPECT_EQ(hovered_tip().find(divide), std::string::npos);
+  // The same score in both languages: its formula.
+  app.SetLanguage(Lang::kKo);
+  Frames(3);
+  EXPECT_NE(app.dump.Field("heads_summary").find("점수 \u2212|q \u2212 k|"), std::string::npos)
+      << app.dump.Field("heads_summary");
+  EXPECT_EQ(app.dump.Field("heads_summary").find("neg-distance"), std::string::npos);
+  SetLang(Lang::kEn);
 }
 
 // Long inputs (the trial: 2048-4096 tokens looked empty): the Heads panel says why the maps are dark and offers the
@@ -522,6 +587,49 @@ TEST_F(PanelTest, LessonEOpensTheBundledModelAndNamesItsHeads) {
   Frames(3);
   EXPECT_EQ(app.settings.source, Source::kSandbox);
   EXPECT_EQ(app.settings.kv_text, "I go home.");
+}
+
+// A lesson in any order gives the same picture: what an earlier visit left in the panels (an ablated head, the
+// Rollout map kind that hides the role line, a zoom window, an edited Dictionary) is put back by the lesson.
+TEST_F(PanelTest, LessonEAfterAblationRolloutAndZoomGivesThePlainLesson) {
+  App& app = MakeApp();
+  Frames(3);
+  ASSERT_FALSE(app.bundled_model_dir.empty()) << "the source tree's assets/models/tiny";
+  auto show_e = [&] {
+    app.ShowLesson(Lesson::kE);
+    for (int i = 0; i < 400 && !(app.results.model && app.results.model->has_layer(1)); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      Frame();
+    }
+    Frames(3);
+    ASSERT_TRUE(app.results.model);
+  };
+  show_e();
+  ASSERT_NE(app.dump.Find("lessons.named_heads"), nullptr);
+  const std::string plain = app.dump.Find("lessons.named_heads")->value_json;
+  // Leave the panels as a learner might: a head ablated, Rollout picked, a map zoomed, the Dictionary edited.
+  app.SetHeadAblated(0, 2, true);  // a previous-token head: the induction heads above it lean on it
+  app.SetHeadAblated(0, 3, true);
+  Click("heads.kind_rollout");
+  ASSERT_EQ(app.views.heads.kind, MapKind::kRollout);
+  Frames(3);
+  ASSERT_FALSE(app.views.heads.maps.empty());
+  for (auto& [key, ms] : app.views.heads.maps) ms.window = MapWindow{0, std::max(1, ms.n_q / 2), 0, std::max(1, ms.n_k / 2)};
+  app.views.learn.dictionary.temperature = 0.01f;
+  app.views.learn.dictionary.query = "z";
+  Frames(2);
+
+  show_e();
+  EXPECT_EQ(app.views.heads.kind, MapKind::kAttention);
+  EXPECT_TRUE(app.views.model.ablated.empty());
+  for (const auto& [key, ms] : app.views.heads.maps) {
+    if (ms.n_q == 0) continue;
+    EXPECT_EQ(ms.window, (MapWindow{0, ms.n_q, 0, ms.n_k}));
+  }
+  const DictionaryView fresh;
+  EXPECT_EQ(app.views.learn.dictionary.temperature, fresh.temperature);
+  EXPECT_EQ(app.views.learn.dictionary.query, fresh.query);
+  EXPECT_EQ(app.dump.Find("lessons.named_heads")->value_json, plain);
 }
 
 // The File menu holds what the app can do with files and lessons, not only Quit: a lesson taken from it sets its
@@ -831,8 +939,12 @@ TEST_F(PanelTest, SourceAndScoreCombosRefuseAWidthMismatchWithTheReason) {
   const std::string error = app.dump.Find("controls.width_error")->value_json;
   EXPECT_NE(error.find("a score needs d_q = d_k: the query from length has width 1"), std::string::npos) << error;
   EXPECT_NE(error.find("(n_vocab)"), std::string::npos) << error;
-  // Shown once: the Heads panel points to Controls instead of repeating it (the trial counted four copies).
+  // Shown once: the Heads and Saturation panels point to Controls instead of repeating it (the trial counted four
+  // copies; Saturation's sweep said "sweep: d_k=2: a score needs d_q = d_k ..." again).
   EXPECT_EQ(app.dump.Find("heads.error")->value_json, JsonString(Tr(Str::kWidthRefusalSeeControls)));
+  ASSERT_TRUE(IsWidthRefusal(app.results.sweep_error.Render())) << app.results.sweep_error.Render();
+  ASSERT_NE(app.dump.Find("saturation.error"), nullptr);
+  EXPECT_EQ(app.dump.Find("saturation.error")->value_json, JsonString(Tr(Str::kWidthRefusalSeeControls)));
   ASSERT_TRUE(app.results.shown);  // the last good maps stay
   app.settings.config.key_from = FeatureSource::kLength;
   app.settings.config.score = ScoreKind::kNegDistance;
@@ -849,6 +961,16 @@ TEST_F(PanelTest, SourceAndScoreCombosRefuseAWidthMismatchWithTheReason) {
   EXPECT_TRUE(IsWidthRefusal(app.dump.Find("controls.width_error")->value_json))
       << app.results.config_error.Render() << app.results.compute_error.Render();
   EXPECT_EQ(app.dump.Find("heads.error")->value_json, JsonString(Tr(Str::kWidthRefusalSeeControls)));
+  // A refusal only the sweep meets (its d_k=2 against a 1-wide q, while the settings' d_k=1 fits) is not in
+  // Controls: Saturation says it in full there.
+  app.settings.config.query_from = FeatureSource::kLength;
+  app.settings.config.key_from = FeatureSource::kEmbedding;
+  app.settings.config.score = ScoreKind::kScaledDot;
+  app.settings.config.d_k = 1;
+  Frames(4);
+  EXPECT_EQ(app.dump.Find("controls.width_error")->value_json, "\"\"");
+  EXPECT_TRUE(IsWidthRefusal(app.results.sweep_error.Render())) << app.results.sweep_error.Render();
+  EXPECT_EQ(app.dump.Find("saturation.error")->value_json, JsonString(app.results.sweep_error.Render()));
 }
 // The same refusal in Korean: the message the window shows is the engine's, rendered through the Korean table
 // (Hangul, with the sources and widths it names).

@@ -52,12 +52,8 @@ std::string LocalizedSegment(const std::string& seg) {
   if (EndsWith(seg, " head")) return Trf(Str::kTitleHeads, {seg.substr(0, seg.size() - 5)});
   if (seg.size() > 7 && seg[1] == ' ' && seg.compare(2, 5, "from ") == 0)
     return Trf(Str::kTitleFrom, {seg.substr(0, 1), FeatureLabel(seg.substr(7))});
-  if (seg.rfind("score ", 0) == 0) {  // the score's UI name ("score neg-distance" -> "점수 −|q − k|")
-    std::string name = seg.substr(6);
-    for (ScoreKind s : kScoreKinds)
-      if (name == ToString(s)) name = Tr((Str)((int)Str::kScoreScaledDot + (int)s));
-    return Trf(Str::kTitleScore, {name});
-  }
+  if (seg.rfind("score ", 0) == 0)  // the score's formula, as in English ("score −|q − k|" -> "점수 −|q − k|")
+    return Trf(Str::kTitleScore, {seg.substr(6)});
   // A model figure (ModelFigureTitle): the layer, the mask, the what-ifs and the layers they act on.
   if (seg.rfind("layer ", 0) == 0) return Trf(Str::kTitleLayer, {seg.substr(6)});
   if (seg == "bidirectional") return Tr(Str::kTitleBidirectional);
@@ -131,6 +127,7 @@ std::string LocalizedModelDescribe(const model::ModelConfig& c) {
     s += theta;
     if (c.rope_scaling.kind == model::RopeScaling::Kind::kLinear) s += Tr(Str::kModelDescribeLinear);
     if (c.rope_scaling.kind == model::RopeScaling::Kind::kLlama3) s += Tr(Str::kModelDescribeLlama3);
+    if (!c.rope_scaling.freq_factors.empty()) s += Tr(Str::kModelDescribeFreqFactors);  // as ModelConfig::Describe
     if (c.sliding_window) s += Trf(Str::kModelDescribeWindow, {to_string(c.sliding_window)});
   }
   return s;

@@ -4,6 +4,7 @@
 // English message (Status::message()), never a half-translated one.
 #pragma once
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "figure/figure_words.h"
@@ -51,6 +52,10 @@ std::vector<std::string> ProgressStagesForTests();
 // A head role's name and its sentence for a learner (core/model/roles.h) in the current language.
 std::string LocalizedRoleName(model::HeadRole role);
 std::string LocalizedRoleSentence(model::HeadRole role);
+// A role, or the Overview's role filter, written with the English names (model::ParseRoleName) or the Korean ones
+// the UI shows ("인덕션 >= 0.4", "이전 토큰 > 0.5"), in either language.
+Result<model::HeadRole> ParseLocalizedRoleName(std::string_view text);
+Result<model::RoleFilter> ParseLocalizedRoleFilter(std::string_view text);
 // A tokenizer's Describe() ("GPT-2 vocab.json + merges.txt: BPE (byte-level), 1025 tokens") in the current language:
 // its words translated ("바이트 단위", "토큰 1025개"), the file and algorithm names (BPE, WordPiece) kept.
 std::string LocalizedTokenizerDescribe(const std::string& described);

@@ -3,7 +3,9 @@
 // fallback is for ids added later.
 #include "i18n/localized.h"
 
+#include <cctype>
 #include <cstring>
+#include <optional>
 #include <iterator>
 
 #include "i18n/app_messages.h"
@@ -188,8 +190,8 @@ constexpr MessageEntry kMessagesKo[] = {
     {MsgId::kRoleFilterNoNumber, "'{0}'에서 비교 연산자 뒤에 수가 없습니다"},
     {MsgId::kRoleFilterNotNumber, "'{0}'은(는) 수가 아닙니다"},
     {MsgId::kRoleFilterOutside, "기준값 {0}이(가) 0..1을 벗어납니다 (점수는 [0, 1] 안에 있습니다)"},
-    {MsgId::kRoleFilterSyntax, ": 역할 연산자 수의 꼴로 쓰십시오, 예: 'induction >= 0.4' (연산자: >=, >, <=, <, =; 수: 0..1; 역할: {0})"},
-    {MsgId::kRoleFilterSyntaxParens, " (역할 연산자 수의 꼴로 쓰십시오, 예: 'induction >= 0.4' (연산자: >=, >, <=, <, =; 수: 0..1; 역할: {0}))"},
+    {MsgId::kRoleFilterSyntax, ": 역할 연산자 수의 꼴로 쓰십시오, 예: '인덕션 >= 0.4' (연산자: >=, >, <=, <, =; 수: 0..1; 역할: {0})"},
+    {MsgId::kRoleFilterSyntaxParens, " (역할 연산자 수의 꼴로 쓰십시오, 예: '인덕션 >= 0.4' (연산자: >=, >, <=, <, =; 수: 0..1; 역할: {0}))"},
     {MsgId::kNoOutputPath, "출력 경로가 없습니다"},
     {MsgId::kIsAFolderGiveFile, "{0}: 폴더입니다; 파일 이름을 주십시오"},
     {MsgId::kCannotWriteInFolder, "{0}: 폴더 '{1}' 에 쓸 수 없습니다: {2}"},
@@ -392,6 +394,41 @@ std::string LocalizedRoleSentence(model::HeadRole role) {
   return CurrentLang() == Lang::kKo ? kRolesKo[(int)role][1] : model::RoleSentence(role);
 }
 
+namespace {
+// Text without its spaces: "이전 토큰" and "이전토큰" name the same role.
+std::string WithoutSpaces(std::string_view text) {
+  std::string s;
+  for (char c : text)
+    if (!std::isspace((unsigned char)c)) s += c;
+  return s;
+}
+// A role by the Korean words the UI shows for it: the name (the role line, the tooltip) or the short badge.
+std::optional<model::HeadRole> KoreanRole(std::string_view text) {
+  const std::string s = WithoutSpaces(text);
+  for (model::HeadRole role : model::AllHeadRoles()) {
+    const Str badge = (Str)((int)Str::kRoleShortPrev + (int)role);  // the badges are in HeadRole order
+    if (s == WithoutSpaces(kRolesKo[(int)role][0]) || s == WithoutSpaces(Tr(badge, Lang::kKo))) return role;
+  }
+  return std::nullopt;
+}
+// "previous-token, induction, ..." (the list the role errors carry) and its Korean twin.
+std::string RoleList(bool korean) {
+  std::string s;
+  for (model::HeadRole role : model::AllHeadRoles())
+    s += (s.empty() ? "" : ", ") + std::string(korean ? kRolesKo[(int)role][0] : model::RoleName(role));
+  return s;
+}
+}  // namespace
+
+// The Korean names are read back here, not in core (core/model/roles.cpp knows English only).
+Result<model::HeadRole> ParseLocalizedRoleName(std::string_view text) {
+  if (std::optional<model::HeadRole> role = KoreanRole(text)) return *role;
+  return model::ParseRoleName(text);
+}
+Result<model::RoleFilter> ParseLocalizedRoleFilter(std::string_view text) {
+  return model::ParseRoleFilter(text, ParseLocalizedRoleName);  // its errors quote the Korean as typed
+}
+
 std::string LocalizedStage(const std::string& stage) {
   if (CurrentLang() == Lang::kEn) return stage;
   const size_t prefix = std::strlen(kOtherScaling[0]);
@@ -439,6 +476,12 @@ std::vector<std::string> MessageArgs(const MessagePart& part, Lang lang) {
         for (FeatureSource source : kFeatureSources)
           if (args[(size_t)i] == ToString(source))
             args[(size_t)i] = Tr((Str)((int)Str::kFeatureEmbedding + (int)source), Lang::kKo);
+  // The allowed roles the role errors list: the Korean names, which the filter reads too.
+  if (lang == Lang::kKo) {
+    const int list = part.id == MsgId::kUnknownRole ? 1
+                     : part.id == MsgId::kRoleFilterSyntax || part.id == MsgId::kRoleFilterSyntaxParens ? 0 : -1;
+    if (list >= 0 && list < (int)args.size() && args[(size_t)list] == RoleList(false)) args[(size_t)list] = RoleList(true);
+  }
   const int kind = FileKindArg(part.id);
   if (lang == Lang::kEn || kind < 0 || kind >= (int)args.size()) return args;
   for (const auto& [en, ko] : kFileKindsKo)

@@ -37,6 +37,8 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kDkAutoTip, "d_k = d_model / heads"},
     {Str::kDvAutoTip, "d_v = d_k"},
     {Str::kScaleCheckbox, "divide logits by \xE2\x88\x9A" "d_k  (S)"},
+    {Str::kScaleOnlyScaledDotTip, "only the scaled-dot score is divided by \xE2\x88\x9A" "d_k; the score {0} never is "
+                                  "(the setting is kept for when scaled-dot is picked again)"},
     {Str::kTemperature, "temperature"},
     {Str::kMask, "mask"},
     {Str::kMaskNone, "none"},
@@ -224,9 +226,9 @@ constexpr StringEntry kStringsEnTable[] = {
                             "key/value sentence: which tensors grow?"},
     {Str::kLessonCTitle, "(c) Is a fused Linear(d, 3d) + split the same as three Linears? How are heads split?"},
     {Str::kLessonCText, "The fused W is W_q, W_k and W_v side by side: x W gives [q | k | v] in one multiplication, "
-                        "and splitting its columns gives exactly what three Linears give. q is then viewed as "
-                        "[batch, seq, head, d/head] and transposed to [batch, head, seq, d/head]: a head is a slice "
-                        "of columns, no new numbers."},
+                        "and splitting its columns gives the same numbers as three Linears, up to float32 rounding "
+                        "(the sums may run in another order). q is then viewed as [batch, seq, head, d/head] and "
+                        "transposed to [batch, head, seq, d/head]: a head is a slice of columns, no new numbers."},
     {Str::kLessonCButton, "fused, 4 heads, and the Numbers tab"},
     {Str::kLessonCQuestion, "switch QKV between fused and separate: does the largest difference stay within float32 rounding? Which "
                             "columns of W are head 1 of q?"},
@@ -377,6 +379,7 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kModelDescribeSizes, ", d_model {0}, d_ff {1}, vocab {2}, {3} positions, {4}"},
     {Str::kModelDescribeLinear, " (linear scaling)"},
     {Str::kModelDescribeLlama3, " (llama3 scaling)"},
+    {Str::kModelDescribeFreqFactors, " (per-frequency factors)"},
     {Str::kModelDescribeWindow, ", sliding window {0}"},
     {Str::kStepRawSource, "{0} (no W)"},
     {Str::kNoteRawSource, "used as it is: every head gets the same numbers"},

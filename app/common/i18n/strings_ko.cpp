@@ -38,6 +38,8 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kDkAutoTip, "d_k = d_model / 헤드 수"},
     {Str::kDvAutoTip, "d_v = d_k"},
     {Str::kScaleCheckbox, "로짓을 √d_k로 나누기  (S)"},
+    {Str::kScaleOnlyScaledDotTip, "√d_k로 나누는 점수는 스케일된 내적뿐입니다; 점수 {0}은(는) 나누지 않습니다 "
+                                  "(설정은 스케일된 내적을 다시 고를 때를 위해 남겨 둡니다)"},
     {Str::kTemperature, "온도"},
     {Str::kMask, "마스크"},
     {Str::kMaskNone, "없음"},
@@ -51,7 +53,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kSeed, "시드"},
     {Str::kPositional, "위치 인코딩"},
     {Str::kPicture, "그림"},
-    {Str::kColormap, "색상표"},
+    {Str::kColormap, "컬러맵"},
     {Str::kColour, "색"},
     {Str::kColourLinear, "선형"},
     {Str::kColourLog, "로그"},
@@ -198,7 +200,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kGroupedQueryOverview, "그룹 쿼리 어텐션: 쿼리 헤드 {0}개가 키/값 헤드 {1}개를 나눠 씁니다 (각 {2}개); 키와 "
                                  "값은 언제나 짝으로 오고, 쿼리의 수는 다를 수 있습니다"},
     {Str::kRoleFilter, "역할 거르기"},
-    {Str::kRoleFilterHint, "예: induction >= 0.4"},
+    {Str::kRoleFilterHint, "예: 인덕션 >= 0.4"},
     {Str::kOverviewTip, "층 {0}, 헤드 {1}{2}\n평균 최대 어텐션 {3}, 엔트로피 {4} nats"},
     // ---- Lessons
     {Str::kLessonsIntro, "강의 노트의 일곱 가지 질문. 버튼을 누르면 답이 보이도록 설정이 맞춰집니다; "
@@ -222,8 +224,9 @@ constexpr StringEntry kStringsKoTable[] = {
                             "더하면 어떤 텐서들이 커집니까?"},
     {Str::kLessonCTitle, "(c) Linear(d, 3d) 하나로 만들고 나누는 것은 Linear 세 개와 같습니까? 헤드는 어떻게 나눕니까?"},
     {Str::kLessonCText, "합친 W는 W_q, W_k, W_v를 옆으로 붙인 것입니다: x W 한 번의 곱셈이 [q | k | v]를 주고, 열을 "
-                        "나누면 Linear 세 개가 주는 것과 똑같습니다. 그다음 q를 [batch, seq, head, d/head]로 보고 "
-                        "[batch, head, seq, d/head]로 전치합니다: 헤드는 열의 한 조각일 뿐, 새 숫자는 없습니다."},
+                        "나누면 Linear 세 개가 주는 것과 float32 반올림 범위에서 같은 숫자가 됩니다 (덧셈 순서가 "
+                        "다를 수 있습니다). 그다음 q를 [batch, seq, head, d/head]로 보고 [batch, head, seq, d/head]로 "
+                        "전치합니다: 헤드는 열의 한 조각일 뿐, 새 숫자는 없습니다."},
     {Str::kLessonCButton, "합친 행렬, 헤드 4개, 그리고 숫자 탭"},
     {Str::kLessonCQuestion, "QKV를 합친 행렬과 따로 사이에서 바꿔 보십시오: 가장 큰 차이가 float32 반올림 범위 안에 머뭅니까? W의 "
                             "어느 열이 q의 헤드 1입니까?"},
@@ -368,6 +371,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kModelDescribeSizes, ", d_model {0}, d_ff {1}, 어휘 {2}, 위치 {3}개, {4}"},
     {Str::kModelDescribeLinear, " (선형 스케일링)"},
     {Str::kModelDescribeLlama3, " (llama3 스케일링)"},
+    {Str::kModelDescribeFreqFactors, " (주파수별 계수)"},
     {Str::kModelDescribeWindow, ", 슬라이딩 윈도 {0}"},
     {Str::kStepRawSource, "{0} (W 없음)"},
     {Str::kNoteRawSource, "그대로 씁니다: 모든 헤드가 같은 수를 받습니다"},

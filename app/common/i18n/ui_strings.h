@@ -30,7 +30,7 @@ enum class Str : int {
   // ---- shared words
   kLanguage, kComputing, kNoResultYet, kOpen, kNotApplied, kNa,
   // ---- Controls
-  kTrainedModelButton, kAttention, kDModel, kHeadsKnob, kDkTip, kAuto, kDkAutoTip, kDvAutoTip, kScaleCheckbox,
+  kTrainedModelButton, kAttention, kDModel, kHeadsKnob, kDkTip, kAuto, kDkAutoTip, kDvAutoTip, kScaleCheckbox, kScaleOnlyScaledDotTip,
   kTemperature, kMask, kMaskNone, kMaskCausal, kMode, kModeSelf, kModeCross, kQkv, kQkvFused, kQkvSeparate, kSeed,
   kPositional, kPicture, kColormap, kColour, kColourLinear, kColourLog, kRange, kRangeFixed, kRangeAuto,
   kQueryFrom, kKeyFrom, kValueFrom, kScore, kFeatureEmbedding, kFeatureLength, kFeaturePosition, kFeatureOneHot,
@@ -95,7 +95,7 @@ enum class Str : int {
   kCliHeadAndHeads, kCliOneSizeOption, kCliRandomAndText, kCliNoOut, kCliUnknownRange, kCliHeadOutOfRange,
   kCliPlotExtension, kCliNoFigureLibrary,
   kCliWrote, kCliWroteRows, kCliDumpWritten, kCliModelPerHead, kCliPooled, kCliPredictLoss, kCliPredictMasked, kCliNeuronMasked, kModelDescribeLayers,
-  kModelDescribeKvHeads, kModelDescribeSizes, kModelDescribeLinear, kModelDescribeLlama3, kModelDescribeWindow,
+  kModelDescribeKvHeads, kModelDescribeSizes, kModelDescribeLinear, kModelDescribeLlama3, kModelDescribeFreqFactors, kModelDescribeWindow,
   kStepRawSource, kNoteRawSource, kCliComputeSummary,
   // ---- the settings file's syntax and values (state.cpp)
   kSettingsExpectedKeyValue, kSettingsBadKey, kSettingsLineValue, kSettingsConfig, kSettingsNotOneOf,
