@@ -62,7 +62,9 @@ std::string FigureTitle(const std::string& heads, const AttentionConfig& c) {
 }
 
 std::string FigureFileStem(const std::string& heads, const AttentionConfig& c) {
-  std::string stem = "attnviz-" + heads + "-dk" + std::to_string(c.head_dim_k()) + (c.scale ? "-scaled" : "-unscaled");
+  // As Describe says them: the width q and k really have, and scaled/unscaled only under the score that divides.
+  std::string stem = "attnviz-" + heads + "-dk" + NoHyphens(QueryKeyWidthText(c));
+  if (c.score == ScoreKind::kScaledDot) stem += c.scale ? "-scaled" : "-unscaled";
   if (c.temperature != 1.0f) stem += "-T" + ShortNumber(c.temperature);
   // The title names the sources and the score through Describe(); the file name must too.
   return Joined(stem, Concatenated(SourceAndScoreSettings(c), NonDefaultSettings(c)), false);

@@ -160,7 +160,8 @@ TEST(FigureNamesTest, SourcesAndScoreAreInFileNamesAndTheSweepTitle) {
   f.score = ScoreKind::kNegDistance;
   HeatmapExportOptions head0;
   EXPECT_EQ(DefaultHeatmapFileName(plain, head0, "png"), "attnviz-head0-dk16-scaled.png");
-  EXPECT_EQ(DefaultHeatmapFileName(f, head0, "png"), "attnviz-head0-dk16-scaled-qlength-klength-scorenegdistance.png");
+  // The name says what the title says: q and k 1 wide, nothing scaled.
+  EXPECT_EQ(DefaultHeatmapFileName(f, head0, "png"), "attnviz-head0-dk1-qlength-klength-scorenegdistance.png");
   // q and k from length are 1 wide; -|q - k| is never divided by sqrt(d_k), so no "scaled"; the score by its formula.
   EXPECT_EQ(DefaultHeatmapTitle(f, head0),
             "head 0 \u00B7 d_k=1 \u00B7 T=1 \u00B7 q from length \u00B7 k from length \u00B7 score "
