@@ -172,8 +172,11 @@ class LayerMapsSink : public model::LayerSink {
       std::copy(view.values.begin(), view.values.end(), thumb->data.begin() + (size_t)h * t * t);
     }
     if (stream_) {
-      maps->pyramid = std::make_shared<const MapPyramid>(pyramid_.Coarsened(kept_factor_));
-      if (l + 1 < layers_.size()) pyramid_.Reset(n_head_, n_, n_, pyramid_.levels().front().factor);  // next layer
+      // The kept levels are taken from the pass's pyramid, not copied: the next layer's Reset makes its own coarser
+      // levels, whose first touch (the kernel zeroing fresh pages) then falls in Finish, on every core.
+      const int base = pyramid_.levels().front().factor;
+      maps->pyramid = std::make_shared<const MapPyramid>(std::move(pyramid_).Coarsened(kept_factor_));
+      if (l + 1 < layers_.size()) pyramid_.Reset(n_head_, n_, n_, base);  // next layer
       else pyramid_ = MapPyramid();  // the last layer's fine levels go before the run's end (its peak memory)
     }
     // The predictions read the residual stream after the last block (it lives in the run's workspace).
@@ -575,7 +578,7 @@ Result<std::shared_ptr<const MapPyramid>> ValueWeightedLayerPyramid(const ModelR
   // The levels the layer's attention pyramid kept (finer windows come from exact rows, as for attention).
   const int kept = keep_from_factor > 0 ? keep_from_factor
                    : maps.pyramid && !maps.pyramid->levels().empty() ? maps.pyramid->levels().front().factor : 1;
-  return std::shared_ptr<const MapPyramid>(std::make_shared<const MapPyramid>(whole.Coarsened(kept)));
+  return std::shared_ptr<const MapPyramid>(std::make_shared<const MapPyramid>(std::move(whole).Coarsened(kept)));
 }
 
 AttentionTensors LayerForDisplay(const ModelResult& r, int layer, bool hide_special) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <new>
 
 #include <sys/mman.h>
@@ -217,14 +218,29 @@ void MapPyramid::Finish() {
   }
 }
 
-MapPyramid MapPyramid::Coarsened(int min_factor) const {
+MapPyramid MapPyramid::Coarsened(int min_factor) const& {
   MapPyramid out;
   out.n_head_ = n_head_, out.n_q_ = n_q_, out.n_k_ = n_k_;
   out.head_min_ = head_min_, out.head_max_ = head_max_;
+  out.levels_.assign(levels_.begin() + (std::ptrdiff_t)FirstLevelAtLeast(min_factor), levels_.end());
+  return out;
+}
+
+MapPyramid MapPyramid::Coarsened(int min_factor) && {
+  MapPyramid out;
+  out.n_head_ = n_head_, out.n_q_ = n_q_, out.n_k_ = n_k_;
+  out.head_min_ = head_min_, out.head_max_ = head_max_;
+  const size_t first = FirstLevelAtLeast(min_factor);
+  out.levels_.assign(std::make_move_iterator(levels_.begin() + (std::ptrdiff_t)first),
+                     std::make_move_iterator(levels_.end()));
+  levels_.resize(first);
+  return out;
+}
+
+size_t MapPyramid::FirstLevelAtLeast(int min_factor) const {
   size_t first = 0;
   while (first + 1 < levels_.size() && levels_[first].factor < min_factor) ++first;
-  out.levels_.assign(levels_.begin() + (std::ptrdiff_t)first, levels_.end());
-  return out;
+  return first;
 }
 
 int MapPyramid::LevelFor(double cells_per_pixel) const {

@@ -78,7 +78,11 @@ class MapPyramid {
   // A copy without the levels finer than min_factor (the coarsest level at least): what a trained model keeps of
   // each of its many layers once the layer is done (finer windows come from exact rows). The head ranges are
   // the full pyramid's.
-  MapPyramid Coarsened(int min_factor) const;
+  MapPyramid Coarsened(int min_factor) const&;
+  // The same, taking those levels from this pyramid instead of copying them (no new memory, no copy): this one is
+  // left with its finer levels only, to be Reset before it is used again (a streamed run's next layer, whose own
+  // coarser levels are then made fresh, in the parallel Finish, not here).
+  MapPyramid Coarsened(int min_factor) &&;
 
   int n_head() const { return n_head_; }
   int n_q() const { return n_q_; }
@@ -95,6 +99,7 @@ class MapPyramid {
 
  private:
   void Size(int n_head, int n_q, int n_k, int base_factor);  // Reset's sizing, any base factor
+  size_t FirstLevelAtLeast(int min_factor) const;  // the finest level of at least that factor (the coarsest at least)
   int n_head_ = 0, n_q_ = 0, n_k_ = 0;
   std::vector<PyramidLevel> levels_;
   std::vector<float> head_min_, head_max_;

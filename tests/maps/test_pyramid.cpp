@@ -233,3 +233,31 @@ TEST(Pyramid, CoarserLevelsAreThePlainRuleBitForBit) {
     }
   }
 }
+
+// A streamed run keeps each layer's coarser levels by taking them (std::move(p).Coarsened): the same levels, bits and
+// head ranges as the copy, and the pyramid left behind, Reset, builds the next layer as a new one would.
+TEST(Pyramid, TakingTheCoarserLevelsEqualsCopyingThemAndTheRestIsReusable) {
+  const int H = 2, n = 203;
+  for (int min_factor : {2, 8}) {  // every level taken, or the finer ones left
+    MapPyramid p = Build(RandomProbs(H, n, n, 5), 2);
+    const MapPyramid copied = p.Coarsened(min_factor);
+    const MapPyramid taken = std::move(p).Coarsened(min_factor);
+    ASSERT_EQ(taken.levels().size(), copied.levels().size());
+    for (size_t l = 0; l < taken.levels().size(); ++l) {
+      const PyramidLevel &a = taken.levels()[l], &b = copied.levels()[l];
+      ASSERT_EQ(a.factor, b.factor);
+      ASSERT_EQ(a.max.size(), b.max.size());
+      EXPECT_EQ(std::memcmp(a.max.data(), b.max.data(), a.max.size() * 4), 0) << "level " << l;
+      EXPECT_EQ(std::memcmp(a.mean.data(), b.mean.data(), a.mean.size() * 4), 0) << "level " << l;
+    }
+    for (int h = 0; h < H; ++h) EXPECT_EQ(taken.head_max(h), copied.head_max(h));
+    const Tensor next = RandomProbs(H, n, n, 6);  // the next layer, in the pyramid left behind
+    p.Reset(H, n, n, 2);
+    p.AddMap(next);
+    p.Finish();
+    const MapPyramid fresh = Build(next, 2);
+    ASSERT_EQ(p.levels().size(), fresh.levels().size());
+    for (size_t l = 0; l < p.levels().size(); ++l)
+      EXPECT_EQ(std::memcmp(p.levels()[l].max.data(), fresh.levels()[l].max.data(), p.levels()[l].max.size() * 4), 0);
+  }
+}
