@@ -298,7 +298,7 @@ constexpr const char* kEnglish[] = {
     "tensor '{0}' in {1} has ne {2} but the metadata needs ne {3} (ne[0] = row length)",
     "missing tensor '{0}' in {1}",
     "tokenizer.ggml.model is \"{0}\"; supported: gpt2 (byte-level BPE), llama (SentencePiece BPE)",
-    "tokenizer.ggml.pre is \"{0}\"; supported: {1}",
+    "tokenizer.ggml.pre is \"{0}\", which llama.cpp splits with code of its own; supported: the names it splits by regexes ({1})",
     "key '{0}' has {1} entries but '{2}' has {3}",
     "key '{0}' = {1} is not a token id (allowed 0..{2})",
     // what a model does with its attention

@@ -11,13 +11,67 @@
 namespace attnviz::tokenize {
 namespace {
 
-// The regexes of the Hugging Face tokenizer.json files of these families (llama.cpp's llama-vocab.cpp holds the
-// same splits, rewritten for its own regex engine).
-constexpr char kLlama3Pattern[] =
-    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
-constexpr char kQwen2Pattern[] =
-    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
-constexpr char kSupportedPre[] = "default, gpt2, mpt, olmo, jais, llama-bpe, llama3, qwen2, smollm";
+// llama.cpp's BPE pre-tokenizers (llama-vocab.cpp), by the tokenizer.ggml.pre names its converter writes: each a
+// list of regexes applied in turn, every piece split further by the next one, matches and the text between them both
+// kept (Hugging Face's Split with "Isolated"), then each piece's bytes mapped to the byte-level alphabet.
+// !! A name llama.cpp does not know gets its default split (as llama.cpp does, with a warning); the tokenizer's
+// description says so. Names whose split llama.cpp makes in custom code, not regexes, are refused by name.
+constexpr char kGpt2Re[] = R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S))";
+constexpr char kLlama3Re[] =
+    R"((?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+constexpr char kQwen2Re[] =
+    R"((?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+constexpr char kPoroRe[] = R"( ?[^(\s|.,!?…。，、।۔،)]+)";
+constexpr char kTekkenRe[] =
+    R"([^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))*((?=[\p{L}])([^A-Z]))+|[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))+((?=[\p{L}])([^A-Z]))*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+constexpr char kDeepseek3Words[] =
+    R"([!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+constexpr char kGpt4oRe[] =
+    R"([^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))*((?=[\p{L}])([^A-Z]))+(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?|[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))+((?=[\p{L}])([^A-Z]))*(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+
+struct PreSplit {
+  std::vector<const char*> names;    // tokenizer.ggml.pre values
+  std::vector<const char*> regexes;  // applied in turn
+  bool ignore_merges = false;        // a piece that is itself a token is that token (llama.cpp's ignore_merges)
+  bool bos_default = false;          // add the BOS token when tokenizer.ggml.add_bos_token is absent
+  bool nfc = false;                  // NFC first (the Qwen2 tokenizer.json's normalizer)
+};
+
+const std::vector<PreSplit>& PreSplits() {
+  static const std::vector<PreSplit> table = {
+      {{"default"}, {R"([\p{P}\$\+<=>\^~\|]+)", kGpt2Re, R"(\p{N}+)", "[0-9][0-9][0-9]"}},
+      {{"llama3", "llama-v3", "llama-bpe", "falcon3", "falcon-h1", "pixtral", "midm-2.0", "lfm2"},
+       {kLlama3Re}, /*ignore_merges=*/true, /*bos_default=*/true},
+      {{"dbrx", "smaug-bpe", "glm4", "chatglm-bpe"}, {kLlama3Re}},
+      {{"deepseek-llm"},
+       {"[\r\n]",
+        "\\s?[A-Za-zµÀ-ÖØ-öø-ƺƼ-ƿǄ-ʓʕ-ʯͰ-ͳͶͷͻ-ͽͿΆΈ-ΊΌΎ-ΡΣ-ϵϷ-ҁҊ-ԯԱ-ՖႠ-ჅᎠ-Ᏽᏸ-ᏽᲐ-ᲺᲽ-Ჿᴀ-ᴫᵫ-ᵷᵹ-ᶚḀ-ἕἘ-Ἕἠ-ὅὈ-Ὅὐ-ὗὙὛὝὟ-\\x{1F7D}ᾀ-ᾴᾶ-ᾼ\\x{1FBE}ῂ-ῄῆ-ῌῐ-\\x{1FD3}ῖ-\\x{1FDB}ῠ-Ῥῲ-ῴῶ-ῼℂℇℊ-ℓℕℙ-ℝℤ\\x{2126}ℨ\\x{212A}-ℭℯ-ℴℹℼ-ℿⅅ-ⅉⅎↃↄⰀ-ⱻⱾ-ⳤⳫ-ⳮⳲⳳꙀ-ꙭꚀ-ꚛꜢ-ꝯꝱ-ꞇꞋ-ꞎꭰ-ꮿﬀ-ﬆﬓ-ﬗＡ-Ｚａ-ｚ\U00010400-\U0001044f𐒰-𐓓𐓘-𐓻𐲀-𐲲𐳀-𐳲𑢠-𑣟𞤀-𞥃]+",
+        "\\s?[!-/:-~！-／：-～‘-‟　-。]+", "\\s+$", "[一-龥ࠀ-一가-퟿]+", "\\p{N}+"}},
+      {{"deepseek-v3", "hunyuan-dense"}, {R"(\p{N}{1,3})", "[一-龥぀-ゟ゠-ヿ]+", kDeepseek3Words}},
+      {{"deepseek-coder"}, {"[\r\n]", R"(\s?\p{L}+)", R"(\s?\p{P}+)", "[一-龥ࠀ-一가-퟿]+", R"(\p{N})"}},
+      {{"falcon"}, {R"([\p{P}\$\+<=>\^~\|`]+)", kGpt2Re, "[0-9][0-9][0-9]"}},
+      {{"starcoder", "refact", "command-r", "smollm", "codeshell", "exaone", "minerva-7b"}, {R"(\p{N})", kGpt2Re}},
+      {{"gpt-2", "phi-2", "jina-es", "jina-de", "gigachat", "jina-v2-es", "jina-v2-de", "a.x-4.0", "mellum",
+        "jina-v1-en", "jina-v2-code", "roberta-bpe", "exaone4", "mpt", "olmo", "jais", "trillion", "granite-docling"},
+       {kGpt2Re}},
+      {{"qwen2", "deepseek-r1-qwen", "kormo", "megrez", "stablelm2", "hunyuan"}, {kQwen2Re}, false, false,
+       /*nfc=*/true},
+      {{"poro-chat", "bloom", "gpt3-finnish"}, {kPoroRe}},
+      {{"viking"}, {kPoroRe, R"(\p{N})"}},
+      {{"tekken"}, {kTekkenRe}, /*ignore_merges=*/true, /*bos_default=*/true},
+      {{"gpt-4o", "llama4", "minimax-m2"}, {kGpt4oRe}},
+      {{"seed-coder"},
+       {R"((?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1}| ?[^\s\p{L}\p{N}\r\n]+|\s*[\r\n]+|\s+(?!\S)|\s+)"}},
+      {{"grok-2"}, {kQwen2Re}},
+      {{"bailingmoe", "bailingmoe2", "llada-moe"},
+       {R"('(?:[sSdDmMtT]|[lL][lL]|[vV][eE]|[rR][eE])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+)"}},
+  };
+  return table;
+}
+
+// Names llama.cpp splits in code of its own: no regex list would give its pieces.
+constexpr const char* kCustomSplits[] = {"kimi-k2", "afmoe", "superbpe", "chameleon", "qwen35"};
+constexpr char kSupportedPre[] = "default, gpt-2, llama-bpe, qwen2, smollm, tekken, deepseek-llm, ...";
 
 GgufTokenType TypeOf(const GgufVocab& v, size_t id) {
   return id < v.types.size() ? v.types[id] : GgufTokenType::kNormal;
@@ -65,36 +119,41 @@ std::unique_ptr<PostProcessor> BosEos(const GgufVocab& v, bool bos_default) {
   return MakeTemplateProcessor(std::move(items));
 }
 
-Result<std::unique_ptr<Tokenizer>> Gpt2(const GgufVocab& v) {
-  PipelineParts parts;
-  const std::string pre = v.pre.empty() ? "default" : v.pre;
-  auto split = [&](const char* pattern) -> Result<std::unique_ptr<PreTokenizer>> {
+// The split a tokenizer.ggml.pre name selects; nullptr (with *refused) for a name split in custom code. A name
+// not in the table, or none, gets "default".
+const PreSplit* FindPreSplit(const std::string& pre, bool* refused) {
+  *refused = std::find_if(std::begin(kCustomSplits), std::end(kCustomSplits),
+                          [&](const char* n) { return pre == n; }) != std::end(kCustomSplits);
+  if (*refused) return nullptr;
+  const auto& table = PreSplits();
+  for (const PreSplit& s : table) {
+    for (const char* n : s.names)
+      if (pre == n) return &s;
+  }
+  return &table.front();
+}
+
+Result<std::unique_ptr<PreTokenizer>> MakePreSplit(const PreSplit& s) {
+  std::vector<std::unique_ptr<PreTokenizer>> steps;
+  for (const char* pattern : s.regexes) {
     auto re = Regex::Compile(pattern);
     if (!re) return re.status();
-    std::vector<std::unique_ptr<PreTokenizer>> steps;
     steps.push_back(MakeSplitPreTokenizer(std::move(*re), SplitBehavior::kIsolated, /*invert=*/false));
-    steps.push_back(MakeByteLevelPreTokenizer(/*add_prefix_space=*/false, /*use_regex=*/false));
-    return MakePreTokenizerSequence(std::move(steps));
-  };
-  if (pre == "default" || pre == "gpt2" || pre == "mpt" || pre == "olmo" || pre == "jais") {
-    parts.pre_tokenizer = MakeByteLevelPreTokenizer(false, true);
-  } else if (pre == "llama-bpe" || pre == "llama3") {
-    auto p = split(kLlama3Pattern);
-    if (!p) return p.status();
-    parts.pre_tokenizer = std::move(*p);
-  } else if (pre == "qwen2") {
-    parts.normalizer = MakeUnicodeNormalizer(NormalForm::kNfc);
-    auto p = split(kQwen2Pattern);
-    if (!p) return p.status();
-    parts.pre_tokenizer = std::move(*p);
-  } else if (pre == "smollm") {
-    std::vector<std::unique_ptr<PreTokenizer>> steps;
-    steps.push_back(MakeDigitsPreTokenizer(/*individual_digits=*/true));
-    steps.push_back(MakeByteLevelPreTokenizer(false, true));
-    parts.pre_tokenizer = MakePreTokenizerSequence(std::move(steps));
-  } else {
-    return Status::ErrorAt(v.where, MsgId::kGgufTokenizerPre, {CappedValue(v.pre), kSupportedPre});
   }
+  steps.push_back(MakeByteLevelPreTokenizer(/*add_prefix_space=*/false, /*use_regex=*/false));
+  return MakePreTokenizerSequence(std::move(steps));
+}
+
+Result<std::unique_ptr<Tokenizer>> Gpt2(const GgufVocab& v) {
+  PipelineParts parts;
+  bool refused = false;
+  const PreSplit* split = FindPreSplit(v.pre, &refused);
+  if (!split) return Status::ErrorAt(v.where, MsgId::kGgufTokenizerPre, {CappedValue(v.pre), kSupportedPre});
+  const bool known = split != &PreSplits().front() || v.pre == "default";
+  if (split->nfc) parts.normalizer = MakeUnicodeNormalizer(NormalForm::kNfc);
+  auto pre_tokenizer = MakePreSplit(*split);
+  if (!pre_tokenizer) return pre_tokenizer.status();
+  parts.pre_tokenizer = std::move(*pre_tokenizer);
   std::vector<std::pair<std::string, std::string>> merges;
   merges.reserve(v.merges.size());
   for (size_t i = 0; i < v.merges.size(); ++i) {
@@ -107,13 +166,17 @@ Result<std::unique_ptr<Tokenizer>> Gpt2(const GgufVocab& v) {
   }
   auto vocab = MakeVocab(v);
   if (!vocab) return vocab.status();
-  auto model = BpeModel::Create(std::move(*vocab), merges, BpeOptions{}, v.where + ": tokenizer.ggml.merges");
+  BpeOptions options;
+  options.ignore_merges = split->ignore_merges;
+  auto model = BpeModel::Create(std::move(*vocab), merges, options, v.where + ": tokenizer.ggml.merges");
   if (!model) return model.status();
   parts.model = std::move(*model);
   parts.added_tokens = AddedTokens(v);
-  parts.post_processor = BosEos(v, /*bos_default=*/false);
+  parts.post_processor = BosEos(v, split->bos_default);
   parts.display.byte_level = true;
-  parts.description = "GGUF: BPE (byte-level, pre " + pre + ")";
+  parts.description = known ? "GGUF: BPE (byte-level, pre " + v.pre + ")"
+                            : "GGUF: BPE (byte-level, pre " + (v.pre.empty() ? std::string("missing") : "\"" + CappedValue(v.pre) + "\"") +
+                                  ": llama.cpp's default split)";
   return MakePipelineTokenizer(std::move(parts));
 }
 

@@ -54,6 +54,64 @@ TEST_P(GgufTokenizer, TokenizesAsTheLibraryDoes) {
 INSTANTIATE_TEST_SUITE_P(Fixtures, GgufTokenizer,
                          ::testing::Values("bytelevel_bpe", "llama3_style", "qwen2_style", "llama_style"));
 
+// Every regex set of llama.cpp's BPE pre-tokenizers, by the tokenizer.ggml.pre names its converter writes, against
+// llama.cpp's own ids (llama_cpp/llama_cpp_pre_reference.json, made by llama_cpp_pre_reference.mjs): the byte-level
+// vocabulary of llama3_style.gguf under each name, without add_bos_token, so each name's BOS default counts too.
+TEST(GgufPreSplits, EachNameSplitsAsLlamaCppDoes) {
+  auto f = GgufFile::Open(GgufFixture("tokenizers/llama3_style.gguf"));
+  ASSERT_TRUE(f.ok()) << f.message();
+  auto base = ReadGgufVocab(**f);
+  ASSERT_TRUE(base.ok()) << base.message();
+  base->add_bos.reset();
+  std::ifstream in(GgufFixture("llama_cpp/llama_cpp_pre_reference.json"));
+  const auto ref = nlohmann::json::parse(in);
+  const auto texts = ref["texts"].get<std::vector<std::string>>();
+  auto ids_of = [&](const std::string& pre, std::string* description) {
+    tokenize::GgufVocab v = *base;
+    v.pre = pre;
+    auto tok = tokenize::MakeGgufTokenizer(v);
+    EXPECT_TRUE(tok.ok()) << pre << ": " << tok.message();
+    std::vector<std::vector<int>> out;
+    if (!tok.ok()) return out;
+    if (description) *description = (*tok)->Describe();
+    for (const std::string& t : texts) {
+      auto tokens = (*tok)->Encode(t);
+      EXPECT_TRUE(tokens.ok()) << tokens.message();
+      out.emplace_back();
+      if (tokens.ok())
+        for (const auto& token : *tokens) out.back().push_back(token.id);
+    }
+    return out;
+  };
+  std::vector<std::vector<int>> default_ids;
+  int compared = 0;
+  for (const auto& n : ref["names"]) {
+    const std::string pre = n["pre"];
+    if (n.contains("refused")) continue;  // below
+    std::vector<std::vector<int>> want;
+    for (const auto& row : n["ids"]) {
+      want.push_back(n["add_bos"].get<bool>() ? std::vector<int>{*base->bos} : std::vector<int>{});
+      for (int id : row.get<std::vector<int>>()) want.back().push_back(id);
+    }
+    const auto got = ids_of(pre, nullptr);
+    ASSERT_EQ(got.size(), texts.size()) << pre;
+    for (size_t i = 0; i < texts.size(); ++i) {
+      EXPECT_EQ(got[i], want[i]) << "pre \"" << pre << "\", text: " << texts[i];
+      ++compared;
+    }
+    if (pre == "default") default_ids = want;
+  }
+  EXPECT_GE(compared, 17 * 7);
+  ASSERT_FALSE(default_ids.empty());
+  // A name llama.cpp does not know: the llama.cpp of the reference refused it; newer ones take "default" with a
+  // warning, and so does attnviz, saying so in the tokenizer's description (shown in the Model panel).
+  std::string description;
+  EXPECT_EQ(ids_of("made-up-pre", &description), default_ids);
+  EXPECT_THAT(description, HasSubstr("\"made-up-pre\": llama.cpp's default split"));
+  ids_of("smollm", &description);
+  EXPECT_THAT(description, HasSubstr("pre smollm"));
+}
+
 TEST(GgufTokenizer, RefusesBadKeysByName) {
   TempDir dir;
   auto tokens = [](GgufBytes& b, int n) {
@@ -74,9 +132,9 @@ TEST(GgufTokenizer, RefusesBadKeysByName) {
   }
   {
     Case c;
-    c.bytes.Header(3, 0, 3).KvStr("tokenizer.ggml.model", "gpt2").KvStr("tokenizer.ggml.pre", "falcon");
+    c.bytes.Header(3, 0, 3).KvStr("tokenizer.ggml.model", "gpt2").KvStr("tokenizer.ggml.pre", "kimi-k2");
     tokens(c.bytes, 2);
-    c.message = "tokenizer.ggml.pre is \"falcon\"; supported: default, gpt2";
+    c.message = "tokenizer.ggml.pre is \"kimi-k2\", which llama.cpp splits with code of its own; supported: the names it splits by regexes (default, gpt-2, llama-bpe";
     cases.push_back(c);
   }
   {

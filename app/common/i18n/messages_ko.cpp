@@ -297,7 +297,7 @@ constexpr MessageEntry kMessagesKo[] = {
     {MsgId::kGgufTensorShape, "{1}의 텐서 '{0}'의 ne 가 {2}이지만 메타데이터에 따르면 ne {3}이어야 합니다 (ne[0] = 행 길이)"},
     {MsgId::kGgufTensorMissing, "{1}에 텐서 '{0}'이(가) 없습니다"},
     {MsgId::kGgufTokenizerModel, "tokenizer.ggml.model 이 \"{0}\"입니다; 지원: gpt2 (바이트 수준 BPE), llama (SentencePiece BPE)"},
-    {MsgId::kGgufTokenizerPre, "tokenizer.ggml.pre 가 \"{0}\"입니다; 지원: {1}"},
+    {MsgId::kGgufTokenizerPre, "tokenizer.ggml.pre 가 \"{0}\"입니다. llama.cpp가 자체 코드로 나누는 이름이라 지원하지 않습니다; 지원: 정규식으로 나누는 이름({1})"},
     {MsgId::kGgufArrayLengths, "키 '{0}'의 항목은 {1}개인데 '{2}'의 항목은 {3}개입니다"},
     {MsgId::kGgufTokenId, "키 '{0}' = {1}은(는) 토큰 id 가 아닙니다 (허용 0..{2})"},
     {MsgId::kNoLmHead, "이 {0} 체크포인트에는 LM 헤드가 없습니다 (lm_head.weight 도, 묶인 임베딩도, cls.predictions.* 도 없습니다): 토큰을 예측할 수 없습니다"},
