@@ -110,7 +110,10 @@ int RunSweep(const std::vector<std::string>& args) {
   if (!plot_path.empty()) {
 #if ATTNVIZ_HAVE_FIGURE
     const int marked_d_k = options.config.d_k;  // --dk N given: marked, as the app marks its d_k
-    if (Status s = WriteSaturationPlot(plot_path, *points, LocalizedTitle(SweepTitle(base, (int)kv_tokens.size())), marked_d_k); !s)
+    // The legend names the score (one line under a score never divided by sqrt(d_k)), in --lang's language.
+    if (Status s = WriteSaturationPlot(plot_path, *points, LocalizedTitle(SweepTitle(base, (int)kv_tokens.size())),
+                                       marked_d_k, LocalizedSaturationWords(base.score));
+        !s)
       return UsageError("sweep", Localized(s));
     std::printf("%s\n", Trf(Str::kCliWrote, {plot_path}).c_str());
 #else

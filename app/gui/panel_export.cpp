@@ -168,7 +168,10 @@ std::function<Status()> MakeExportJob(App& app, const std::string& path, UiMessa
     std::string title = s.export_title.empty() && app.results.shown
                             ? LocalizedTitle(SweepTitle(sweep->request.base, app.results.shown->tensors.n_k()))
                             : s.export_title;
-    return [sweep, path, d_k, title] { return WriteSaturationPlot(path, sweep->points, title, d_k); };
+    // The legend names the sweep's score (one line when it is never divided by sqrt(d_k)); the words in the UI's
+    // language, as attnviz-cli --lang (made here: the job runs off the UI thread).
+    const SaturationWords words = LocalizedSaturationWords(sweep->request.base.score);
+    return [sweep, path, d_k, title, words] { return WriteSaturationPlot(path, sweep->points, title, d_k, words); };
   }
   Result<HeatmapExportOptions> options = PanelOptions(s, path);
   if (!options) return [st = options.status()] { return st; };

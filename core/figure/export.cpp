@@ -377,11 +377,11 @@ Status ExportHeatmap(const LayerMaps& tensors, const AttentionConfig* config, co
 }
 
 Status WriteSaturationPlot(const std::string& path, const std::vector<SweepPoint>& points, const std::string& title,
-                           int current_d_k) {
+                           int current_d_k, const SaturationWords& words) {
   std::string ext = FileExtension(path);
   if (ext != ".png" && ext != ".svg")
     return Status::Error(MsgId::kPlotUnknownExtension, {path, ext});
-  Result<std::string> bytes = RenderSaturation(points, title, current_d_k, ext.substr(1));
+  Result<std::string> bytes = RenderSaturation(points, title, current_d_k, ext.substr(1), words);
   if (!bytes.ok()) return bytes.status();
   return WriteFileAtomic(path, *bytes);
 }

@@ -92,9 +92,10 @@ inline Status ExportHeatmap(const LayerMaps& maps, const AttentionConfig& config
 
 // The saturation figure (PNG or SVG from the extension): mean max weight, normalized entropy and
 // softmax-gradient size against d_k (log2 axis), scaled and unscaled lines, axis labels, legend.
-// current_d_k > 0 draws a vertical marker at that d_k.
+// current_d_k > 0 draws a vertical marker at that d_k. words: the legend and axes (English by default; the caller
+// names a score that is never divided by sqrt(d_k) there, and gives its language's words).
 Status WriteSaturationPlot(const std::string& path, const std::vector<SweepPoint>& points, const std::string& title,
-                           int current_d_k = 0);
+                           int current_d_k = 0, const SaturationWords& words = SaturationWords());
 
 // The CSV header: "query,0:the,1:cat,..." ("head,query,..." with head). Keys are "index:token", so a
 // notebook can index columns by name even when a token repeats.

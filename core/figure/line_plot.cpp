@@ -6,6 +6,7 @@
 #include <map>
 
 #include "figure/canvas.h"
+#include "figure/font.h"
 #include "figure/svg.h"
 
 namespace attnviz {
@@ -19,6 +20,8 @@ constexpr float kLeft = 62;     // y tick labels + y label, left of each axes
 constexpr float kGapX = 22;     // between panels (after the previous axes)
 constexpr float kMarginX = 14, kTop = 14;
 constexpr float kTitleFont = 15, kFont = 12, kTickFont = 11;
+constexpr float kLegendSample = 38;  // a legend entry's line sample and the space before its words
+constexpr float kLegendGap = 24;     // between the two entries
 
 float NiceStep(float span, int target) {
   float raw = span / target;
@@ -45,9 +48,10 @@ PointF SaturationPanel::ToPixel(double d_k, double value, double x_lo, double x_
   return {axes.x + tx * axes.w, axes.bottom() - ty * axes.h};
 }
 
-Result<SaturationLayout> LayoutSaturation(const std::vector<SweepPoint>& points) {
+Result<SaturationLayout> LayoutSaturation(const std::vector<SweepPoint>& points, const SaturationWords& words) {
   if (points.empty()) return Status::Error("saturation plot: no sweep points");
   SaturationLayout L;
+  L.words = words;
   int d_min = 1 << 30, d_max = 0;
   for (const SweepPoint& p : points) {
     if (p.d_k <= 0) return Status::Error("saturation plot: d_k = " + std::to_string(p.d_k) + " is not positive");
@@ -70,13 +74,13 @@ Result<SaturationLayout> LayoutSaturation(const std::vector<SweepPoint>& points)
     if ((e - e0) % step == 0 && e >= 0 && e < 31) L.x_ticks.push_back(1 << e);
 
   struct Metric {
-    const char* title;
-    const char* y_label;
+    const std::string& title;
+    const std::string& y_label;
     float SweepPoint::*field;
   };
-  const Metric metrics[3] = {{"max weight", "mean max weight", &SweepPoint::max_weight},
-                             {"entropy", "normalized entropy", &SweepPoint::norm_entropy},
-                             {"gradient size", "softmax gradient size", &SweepPoint::grad_norm}};
+  const Metric metrics[3] = {{words.max_weight, words.max_weight_axis, &SweepPoint::max_weight},
+                             {words.entropy, words.entropy_axis, &SweepPoint::norm_entropy},
+                             {words.gradient, words.gradient_axis, &SweepPoint::grad_norm}};
   float y0 = kTop + 22 + 8 + 22 + 20;  // title, legend, panel title
   for (int m = 0; m < 3; ++m) {
     SaturationPanel panel;
@@ -90,7 +94,8 @@ Result<SaturationLayout> LayoutSaturation(const std::vector<SweepPoint>& points)
       (p.scaled ? scaled : unscaled)[p.d_k] = v;
       if (std::isfinite(v)) vmax = std::max(vmax, v);
     }
-    panel.scaled.assign(scaled.begin(), scaled.end());
+    // A score never divided by sqrt(d_k): its scaled points are its unscaled ones, drawn once.
+    if (words.undivided.empty()) panel.scaled.assign(scaled.begin(), scaled.end());
     panel.unscaled.assign(unscaled.begin(), unscaled.end());
     panel.y_lo = 0;
     panel.y_hi = m < 2 ? 1.0f : 0;
@@ -108,24 +113,38 @@ Result<SaturationLayout> LayoutSaturation(const std::vector<SweepPoint>& points)
   L.width = (int)std::ceil(2 * kMarginX + 3 * (kLeft + kAxesW) + 2 * kGapX);
   L.height = (int)std::ceil(y0 + kAxesH + 6 + 16 + 22 + kTop);
   L.title_y = kTop + 11;
-  L.legend = {L.width / 2.0f - 150, kTop + 30, 300, 20};
+  // The legend's entries: a line sample and its words, each as wide as its text in the figure's font.
+  Result<std::shared_ptr<const FontSet>> fonts = FontSet::Default();
+  auto text_w = [&](const std::string& text) {
+    return fonts.ok() ? (*fonts)->TextWidth(text, kFont) : 7.0f * (float)text.size();
+  };
+  const bool two = words.undivided.empty();
+  const float first_w = two ? kLegendSample + text_w(words.scaled) + kLegendGap : 0;
+  const float legend_w = first_w + kLegendSample + text_w(two ? words.unscaled : words.undivided);
+  L.legend = {std::round(L.width / 2.0f - legend_w / 2), kTop + 30, std::ceil(legend_w), 20};
+  L.legend_second_x = L.legend.x + first_w;
   return L;
 }
 
 void DrawSaturation(const SaturationLayout& L, const std::string& title, int current_d_k, Painter* painter) {
   if (!title.empty())
     painter->Text(L.width / 2.0f, L.title_y, title, TextStyle{kTitleFont, kInk, HAlign::kCenter, VAlign::kMiddle, 0});
-  // Legend: one row, centred.
+  // Legend: one row, centred (LayoutSaturation sized it); one entry naming the score when it is never divided by
+  // sqrt(d_k).
   {
-    float cy = L.legend.y + L.legend.h / 2;
-    float x = L.legend.x + 20;
-    painter->Line({x, cy}, {x + 30, cy}, kScaledColor, 2);
-    painter->FillCircle({x + 15, cy}, 3, kScaledColor);
-    painter->Text(x + 38, cy, "scaled (q\u00B7k / \u221Ad_k)", TextStyle{kFont, kInk, HAlign::kLeft, VAlign::kMiddle, 0});
-    x += 160;
+    const SaturationWords& w = L.words;
+    const TextStyle style{kFont, kInk, HAlign::kLeft, VAlign::kMiddle, 0};
+    const float cy = L.legend.y + L.legend.h / 2;
+    float x = L.legend.x;
+    if (w.undivided.empty()) {
+      painter->Line({x, cy}, {x + 30, cy}, kScaledColor, 2);
+      painter->FillCircle({x + 15, cy}, 3, kScaledColor);
+      painter->Text(x + kLegendSample, cy, w.scaled, style);
+      x = L.legend_second_x;
+    }
     painter->Line({x, cy}, {x + 30, cy}, kUnscaledColor, 2, 5);
     painter->FillCircle({x + 15, cy}, 3, kUnscaledColor);
-    painter->Text(x + 38, cy, "unscaled (q\u00B7k)", TextStyle{kFont, kInk, HAlign::kLeft, VAlign::kMiddle, 0});
+    painter->Text(x + kLegendSample, cy, w.undivided.empty() ? w.unscaled : w.undivided, style);
   }
   for (int m = 0; m < (int)L.panels.size(); ++m) {
     const SaturationPanel& p = L.panels[m];
@@ -165,16 +184,16 @@ void DrawSaturation(const SaturationLayout& L, const std::string& title, int cur
     painter->StrokeRect({a.x - 0.5f, a.y - 0.5f, a.w + 1, a.h + 1}, kInk, 1);
     painter->Text(a.x + a.w / 2, a.y - 6, p.title, TextStyle{kFont + 1, kInk, HAlign::kCenter, VAlign::kBottom, 0});
     painter->Text(a.x - kLeft + 4, a.y + a.h / 2, p.y_label, TextStyle{kFont, kInk, HAlign::kCenter, VAlign::kTop, 90});
-    painter->Text(a.x + a.w / 2, a.bottom() + 24, "d_k (log scale)",
+    painter->Text(a.x + a.w / 2, a.bottom() + 24, L.words.d_k_axis,
                   TextStyle{kFont, kInk, HAlign::kCenter, VAlign::kTop, 0});
   }
 }
 
 Result<std::string> RenderSaturation(const std::vector<SweepPoint>& points, const std::string& title,
-                                     int current_d_k, const std::string& format) {
+                                     int current_d_k, const std::string& format, const SaturationWords& words) {
   Result<std::shared_ptr<const FontSet>> fonts = FontSet::Default();
   if (!fonts.ok()) return fonts.status();
-  Result<SaturationLayout> layout = LayoutSaturation(points);
+  Result<SaturationLayout> layout = LayoutSaturation(points, words);
   if (!layout.ok()) return layout.status();
   if (format == "svg") {
     SvgPainter svg(layout->width, layout->height, *fonts);

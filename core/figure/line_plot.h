@@ -1,5 +1,6 @@
 // The saturation figure: three panels (mean max weight, normalized entropy, softmax-gradient size)
-// against d_k on a log2 axis, a scaled and an unscaled line in each, one shared legend.
+// against d_k on a log2 axis, a scaled and an unscaled line in each (one line under a score never divided by
+// sqrt(d_k): SaturationWords::undivided), one shared legend. Its words come from the caller (English by default).
 // Layout once, drawn through a Painter (PNG or SVG), like the heatmap.
 #pragma once
 #include <string>
@@ -7,6 +8,7 @@
 
 #include "attention/metrics.h"
 #include "sandbox/sweep.h"
+#include "figure/figure_words.h"
 #include "figure/painter.h"
 #include "base/status.h"
 
@@ -31,16 +33,20 @@ struct SaturationLayout {
   std::vector<int> x_ticks;             // labelled d_k values
   std::vector<SaturationPanel> panels;  // [3]
   float title_y = 0;
-  RectF legend;
+  RectF legend;                         // centred, as wide as its entries
+  float legend_second_x = 0;            // where the second entry (unscaled) starts; two entries only
+  SaturationWords words;  // the legend, the panels' titles and axes (their text, in the caller's language)
   PointF ToPixel(int panel, double d_k, double value) const {
     return panels[panel].ToPixel(d_k, value, x_lo_log2, x_hi_log2);
   }
 };
 
-Result<SaturationLayout> LayoutSaturation(const std::vector<SweepPoint>& points);
+Result<SaturationLayout> LayoutSaturation(const std::vector<SweepPoint>& points,
+                                          const SaturationWords& words = SaturationWords());
 void DrawSaturation(const SaturationLayout& layout, const std::string& title, int current_d_k, Painter* painter);
 // PNG or SVG bytes.
 Result<std::string> RenderSaturation(const std::vector<SweepPoint>& points, const std::string& title,
-                                     int current_d_k, const std::string& format);
+                                     int current_d_k, const std::string& format,
+                                     const SaturationWords& words = SaturationWords());
 
 }  // namespace attnviz

@@ -4,11 +4,13 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "figure/export.h"
 #include "figure_test_util.h"
 #include "figure/font.h"
 #include "figure/heatmap_figure.h"
+#include "figure/line_plot.h"
 #include "io/npy.h"
 #include "sandbox/pipeline.h"
 #include "sandbox/sweep.h"
@@ -26,6 +28,13 @@ test::RunResult Cli(std::vector<std::string> args, const std::vector<std::string
 }
 
 // The engine run in-process with the same text and options the CLI got.
+// A colour as the SVG writes it (svg.cpp): "#1f77b4".
+std::string SvgColorOf(Rgb c) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "#%02x%02x%02x", c.r, c.g, c.b);
+  return buf;
+}
+
 AttentionTensors Engine(const std::string& text, AttentionConfig config) {
   Pipeline p;
   EXPECT_TRUE(p.SetText(text).ok());
@@ -132,6 +141,41 @@ TEST_F(ExportCliTest, KoreanFigureHasKoreanAxisAndLegendWords) {
   const std::string en = test::ReadAll(svg);
   for (const char* word : {">query</text>", ">key</text>", ">weight</text>", ">masked</text>"})
     EXPECT_NE(en.find(word), std::string::npos) << word;
+}
+
+// The saturation figure (attnviz-cli sweep --plot; the app's Export of it runs the same code) in Korean: its legend,
+// panel titles and axes (LocalizedSaturationWords), no English word left. Under a score never divided by sqrt(d_k)
+// the legend names that score, in either language, and the figure draws one line, not a "scaled" one.
+TEST_F(ExportCliTest, KoreanSaturationFigureHasKoreanWordsAndNamesItsScore) {
+  const std::string svg = dir_ + "/sat.svg";
+  test::RunResult r =
+      Cli({"--lang", "ko", "sweep", "--text", kEnglish, "--dks", "1,4,16", "--seeds", "1", "--plot", svg});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string ko = test::ReadAll(svg);
+  for (const char* word : {">스케일 적용 (q\u00B7k / \u221Ad_k)</text>", ">스케일 없음 (q\u00B7k)</text>", ">최대 가중치</text>",
+                           ">평균 최대 가중치</text>", ">엔트로피</text>", ">정규화 엔트로피</text>", ">기울기 크기</text>",
+                           ">softmax 기울기 크기</text>", ">d_k (로그 눈금)</text>"})
+    EXPECT_NE(ko.find(word), std::string::npos) << word;
+  for (const char* word : {"scaled", "max weight", "entropy", "normalized", "gradient", "log scale"})
+    EXPECT_EQ(ko.find(word), std::string::npos) << word;
+  EXPECT_NE(ko.find("\"" + SvgColorOf(kScaledColor) + "\""), std::string::npos);  // the scaled line is drawn
+
+  // Cosine is never divided by sqrt(d_k): one line, named by the score's formula, in Korean and in English.
+  r = Cli({"--lang", "ko", "sweep", "--text", kEnglish, "--dks", "1,4,16", "--seeds", "1", "--score", "cosine",
+           "--plot", svg});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string cosine_ko = test::ReadAll(svg);
+  EXPECT_NE(cosine_ko.find(">q\u00B7k / (|q| |k|), \u221Ad_k로 나누지 않음</text>"), std::string::npos) << cosine_ko;
+  EXPECT_EQ(cosine_ko.find("스케일 적용"), std::string::npos);
+  EXPECT_EQ(cosine_ko.find("스케일 없음"), std::string::npos);
+  EXPECT_EQ(cosine_ko.find("\"" + SvgColorOf(kScaledColor) + "\""), std::string::npos);  // no second, equal line
+  r = Cli({"sweep", "--text", kEnglish, "--dks", "1,4,16", "--seeds", "1", "--score", "cosine", "--plot", svg},
+          {"LC_ALL=C"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string cosine_en = test::ReadAll(svg);
+  EXPECT_NE(cosine_en.find(">q\u00B7k / (|q| |k|), not divided by \u221Ad_k</text>"), std::string::npos) << cosine_en;
+  EXPECT_EQ(cosine_en.find("scaled ("), std::string::npos);
+  EXPECT_NE(cosine_en.find(">mean max weight</text>"), std::string::npos);
 }
 
 TEST_F(ExportCliTest, CsvAndNpyEqualTheEngineWeightsExactly) {

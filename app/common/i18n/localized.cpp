@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "sandbox/score.h"  // ScoreFormula: the saturation legend names a score by it
+
 namespace attnviz {
 
 namespace {
@@ -154,6 +156,22 @@ FigureWords LocalizedFigureWords() {
   w.weight_log = Tr(Str::kFigWeightLog);
   w.masked = Tr(Str::kFigMasked);
   w.head = Trf(Str::kFigHead, {""});  // "head " / "헤드 ": the number follows
+  return w;
+}
+
+SaturationWords LocalizedSaturationWords(ScoreKind score) {
+  SaturationWords w;
+  w.scaled = Tr(Str::kFigScaled);
+  w.unscaled = Tr(Str::kFigUnscaled);
+  // Only scaled-dot divides by sqrt(d_k) (AttentionConfig::logit_multiplier): any other score's two lines are one.
+  if (score != ScoreKind::kScaledDot) w.undivided = Trf(Str::kFigUndivided, {ScoreFormula(score)});
+  w.max_weight = Tr(Str::kFigMaxWeight);
+  w.max_weight_axis = Tr(Str::kFigMaxWeightAxis);
+  w.entropy = Tr(Str::kFigEntropy);
+  w.entropy_axis = Tr(Str::kFigEntropyAxis);
+  w.gradient = Tr(Str::kFigGradient);
+  w.gradient_axis = Tr(Str::kFigGradientAxis);
+  w.d_k_axis = Tr(Str::kFigDkLogAxis);
   return w;
 }
 

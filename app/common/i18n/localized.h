@@ -61,5 +61,8 @@ Result<model::RoleFilter> ParseLocalizedRoleFilter(std::string_view text);
 std::string LocalizedTokenizerDescribe(const std::string& described);
 // The words a heatmap figure prints (axes, colorbar, masked legend, "head 2") in the current language.
 FigureWords LocalizedFigureWords();
+// The words the saturation figure prints (legend, panel titles, axes) in the current language, for a sweep of
+// `score`: a score never divided by sqrt(d_k) gets the one-line legend that names it by its formula.
+SaturationWords LocalizedSaturationWords(ScoreKind score);
 
 }  // namespace attnviz

@@ -400,6 +400,16 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kFigWeightLog, "weight (log)"},
     {Str::kFigMasked, "masked"},
     {Str::kFigHead, "head {0}"},
+    {Str::kFigScaled, "scaled (q\xC2\xB7k / \xE2\x88\x9A" "d_k)"},
+    {Str::kFigUnscaled, "unscaled (q\xC2\xB7k)"},
+    {Str::kFigUndivided, "{0}, not divided by \xE2\x88\x9A" "d_k"},
+    {Str::kFigMaxWeight, "max weight"},
+    {Str::kFigMaxWeightAxis, "mean max weight"},
+    {Str::kFigEntropy, "entropy"},
+    {Str::kFigEntropyAxis, "normalized entropy"},
+    {Str::kFigGradient, "gradient size"},
+    {Str::kFigGradientAxis, "softmax gradient size"},
+    {Str::kFigDkLogAxis, "d_k (log scale)"},
     // ---- added for the learner trial
     {Str::kWidthRefusalSeeControls, "Not drawn: the query and key widths differ (see Controls)."},
     {Str::kFaintMapsHint, "The maps look empty: a row's largest weight is only {0} on average (the weight is spread "

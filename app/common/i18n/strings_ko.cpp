@@ -392,6 +392,16 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kFigWeightLog, "가중치 (로그)"},
     {Str::kFigMasked, "마스크됨"},
     {Str::kFigHead, "헤드 {0}"},
+    {Str::kFigScaled, "스케일 적용 (q·k / √d_k)"},
+    {Str::kFigUnscaled, "스케일 없음 (q·k)"},
+    {Str::kFigUndivided, "{0}, √d_k로 나누지 않음"},
+    {Str::kFigMaxWeight, "최대 가중치"},
+    {Str::kFigMaxWeightAxis, "평균 최대 가중치"},
+    {Str::kFigEntropy, "엔트로피"},
+    {Str::kFigEntropyAxis, "정규화 엔트로피"},
+    {Str::kFigGradient, "기울기 크기"},
+    {Str::kFigGradientAxis, "softmax 기울기 크기"},
+    {Str::kFigDkLogAxis, "d_k (로그 눈금)"},
     // ---- 학습자 시험에서 더한 것
     {Str::kWidthRefusalSeeControls, "그리지 않았습니다: 쿼리와 키의 폭이 다릅니다 (설정 창을 보십시오)."},
     {Str::kFaintMapsHint, "맵이 비어 보입니다: 한 행의 가장 큰 가중치가 평균 {0}뿐이라 (가중치가 많은 키에 퍼져 "

@@ -102,6 +102,9 @@ enum class Str : int {
   kSettingsLoneBackslash, kSettingsUnknownEscape,
   // ---- the words a heatmap figure prints (figure/heatmap_figure.h FigureWords)
   kFigQuery, kFigKey, kFigWeight, kFigWeightLog, kFigMasked, kFigHead,
+  // ---- the words of the saturation figure (figure/figure_words.h SaturationWords)
+  kFigScaled, kFigUnscaled, kFigUndivided, kFigMaxWeight, kFigMaxWeightAxis, kFigEntropy, kFigEntropyAxis,
+  kFigGradient, kFigGradientAxis, kFigDkLogAxis,
   // ---- added for the learner trial (issue 24)
   kWidthRefusalSeeControls, kFaintMapsHint, kUseLogScale, kShapePooled,
   kCaptionMax, kRoleShortPrev, kRoleShortInduction, kRoleShortSink, kRoleShortSelf, kRoleShortLocal, kRoleShortBroad,
