@@ -284,6 +284,13 @@ void App::ToggleScaling() {
   else if (settings.config.score == ScoreKind::kScaledDot) settings.config.scale = !settings.config.scale;
 }
 
+int App::QueryKeyWidth() const {
+  const std::string width = QueryKeyWidthText(settings.config);
+  if (width == "n_vocab")  // one-hot: as wide as the vocabulary, which only the run knows
+    return results.shown && results.shown->tensors.q ? (int)results.shown->tensors.q->dim(2) : 0;
+  return std::atoi(width.c_str());
+}
+
 std::vector<int> App::VisibleHeads() const {
   std::vector<int> heads;
   int n_head = results.shown ? results.shown->tensors.n_head() : 0;
@@ -334,7 +341,7 @@ ComputeRequest App::BuildRequest() {
   r.kv_text = settings.kv_text;
   r.query_text = settings.config.mode == AttentionMode::kCross ? settings.query_text : std::string();
   r.config = settings.config;
-  r.want_twin = settings.side_by_side;
+  r.want_twin = settings.side_by_side && SideBySideDiffers();  // no twin of a score never divided: the same maps
   // Tokenized once per text; the forward pass, its twin and the results.sweep share the tokens.
   if (!tokenized_ || tokenized_->kv_text != r.kv_text || tokenized_->query_text != r.query_text) {
     auto made = TokenizeTexts(r.kv_text, r.query_text);

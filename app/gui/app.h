@@ -124,6 +124,15 @@ class App {
   std::vector<int> VisibleHeads() const;
   // The colour range for a map of `heads` of the shown result (fixed [0,1] or auto over them).
   ColorRange RangeFor(const std::vector<int>& heads, bool twin = false) const;
+  // The width q and k share in the sandbox's settings, as the run has it (QueryKeyWidthText, the summary line's d_k):
+  // d_k when both are projected, 1 from word length or position, the shown run's q width from one-hot (0 while
+  // there is none). The Saturation panel marks it, and the exported saturation figure.
+  int QueryKeyWidth() const;
+  // The Heads panel's scaled-vs-unscaled view shows two different maps: a model run (its what-if), or a sandbox run
+  // under scaled-dot, the one score divided by sqrt(d_k).
+  bool SideBySideDiffers() const {
+    return settings.source == Source::kModel || settings.config.score == ScoreKind::kScaledDot;
+  }
 
   // Something runs or is about to show (a computation, a sweep, an export, a model opening or running, new
   // glyphs, dropped files): the main loop keeps drawing; an idle window draws nothing (frame_pacer.h).

@@ -161,7 +161,7 @@ std::function<Status()> MakeExportJob(App& app, const std::string& path, UiMessa
       *refusal = UiMessage(Str::kExportSweepBusy);
       return nullptr;
     }
-    int d_k = app.settings.config.head_dim_k();
+    const int d_k = app.QueryKeyWidth();  // the width q and k really have, as the Saturation panel marks it
     if (s.export_format == ExportFormat::kCsv)
       return [sweep, path] { return WriteFileAtomic(path, SweepToCsv(sweep->points)); };
     // attnviz-cli sweep --plot's title (SweepTitle), so the same settings give the same figure.

@@ -511,9 +511,14 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
     // A sandbox layer names its knobs; a model layer how its maps were made (it has no sandbox config).
     const std::string made = app.settings.source == Source::kModel ? LocalizedTitle(Describe(t))
                                                                  : LocalizedDescribe(app.results.shown->request.config);
+    // S flips the scaling of a model run, and of a sandbox run only under scaled-dot (App::ToggleScaling): the keys
+    // offered are the keys that act.
+    const bool s_acts = app.settings.source == Source::kModel || app.settings.config.score == ScoreKind::kScaledDot;
+    const char* keys = Tr(s_acts ? Str::kHeadsStatusKeys : Str::kHeadsStatusKeysNoScale);
     DimText(made + " \xC2\xB7 " + std::to_string(t.n_q()) + "\xC3\x97" +
-            std::to_string(t.n_k()) + " \xC2\xB7 " + Tr(Str::kHeadsStatusKeys));
+            std::to_string(t.n_k()) + " \xC2\xB7 " + keys);
     dump.SetField("heads_summary", JsonString(made));
+    dump.SetField("heads_status_keys", JsonString(keys));
   }
   dump.RecordItem("heads.status", BoolJson(app.results.computing));
   dump.SetField("progress", progress_json);
@@ -548,13 +553,21 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
     if (ImGui::Checkbox(label.c_str(), &visible)) s.head_hidden[(size_t)h] = !visible;
     dump.RecordItem("heads.show." + std::to_string(h), BoolJson(visible));
   }
-  // View mode.
-  int view = s.side_by_side ? 2 : (s.enlarged ? 1 : 0);
+  // View mode. Scaled vs unscaled needs a score divided by sqrt(d_k): under any other the two maps are one map, so
+  // the choice is greyed out and says why, and a side-by-side setting shows the enlarged map until scaled-dot is
+  // back (the setting is kept, as the scale checkbox's; App::BuildRequest asks for no twin then).
+  const bool sides_differ = app.SideBySideDiffers();
+  int view = s.side_by_side && sides_differ ? 2 : (s.enlarged || s.side_by_side ? 1 : 0);
   if (widget::RadioButton(dump, Str::kViewGrid, "heads.view_grid", view == 0)) s.enlarged = false, s.side_by_side = false;
   ImGui::SameLine();
   if (widget::RadioButton(dump, Str::kViewEnlarged, "heads.view_enlarged", view == 1)) s.enlarged = true, s.side_by_side = false;
   ImGui::SameLine();
+  if (!sides_differ) ImGui::BeginDisabled();
   if (widget::RadioButton(dump, Str::kViewSideBySide, "heads.view_side_by_side", view == 2)) s.side_by_side = true;
+  if (!sides_differ) ImGui::EndDisabled();
+  if (!sides_differ && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("%s", Trf(Str::kSideBySideSameMapsTip, {ScoreFormula(app.settings.config.score)}).c_str());
+  dump.SetField("heads_side_by_side_disabled", BoolJson(!sides_differ));
   if (view != 0) {
     ImGui::SameLine();
     if (ImGui::ArrowButton("##prev", ImGuiDir_Left)) app.CycleHead(-1);
@@ -661,7 +674,7 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
     m.range = app.RangeFor({h});
     m.key_labels = m.query_labels = true;
     ImVec2 map_min(origin.x + layout.label_left, origin.y + layout.label_top);
-    if (DrawMap(app, renderer, m, map_min, cell, layout)) s.enlarged = false;
+    if (DrawMap(app, renderer, m, map_min, cell, layout)) s.enlarged = false, s.side_by_side = false;
     DrawColorbar(app, ImVec2(map_min.x + (float)t.n_k() * cell + gap, map_min.y), (float)t.n_q() * cell, m.range,
                  t.mask.HidesAny(t.n_q(), t.n_k()));
   } else {

@@ -9,6 +9,7 @@
 #include "app.h"
 #include "io/json.h"
 #include "panel_util.h"
+#include "sandbox/score.h"
 
 namespace attnviz {
 
@@ -24,7 +25,9 @@ struct Curve {
   float HeadMetrics::*head_field;
 };
 
-void DrawChart(App& app, const Curve& curve, const std::vector<SweepPoint>& points, ImVec2 size) {
+// divided: the sweep's score is scaled-dot, the one divided by sqrt(d_k); under any other its scaled and unscaled
+// points are the same, drawn as one (unscaled) line.
+void DrawChart(App& app, const Curve& curve, const std::vector<SweepPoint>& points, bool divided, ImVec2 size) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   ImVec2 p0 = ImGui::GetCursorScreenPos();
   float line = ImGui::GetTextLineHeight();
@@ -74,7 +77,7 @@ void DrawChart(App& app, const Curve& curve, const std::vector<SweepPoint>& poin
   }
 
   // Curves.
-  for (int scaled = 0; scaled < 2; ++scaled) {
+  for (int scaled = 0; scaled < (divided ? 2 : 1); ++scaled) {
     std::vector<ImVec2> poly;
     for (const SweepPoint& p : points)
       if (p.scaled == (scaled == 1) && std::isfinite(p.*curve.field))
@@ -84,14 +87,16 @@ void DrawChart(App& app, const Curve& curve, const std::vector<SweepPoint>& poin
     for (const ImVec2& q : poly) dl->AddCircleFilled(q, 2.5f, color);
   }
 
-  // The current d_k, and where the current heads are.
-  const AttentionConfig& c = app.settings.config;
-  float x_now = X((float)c.head_dim_k());
-  dl->AddLine(ImVec2(x_now, a.y), ImVec2(x_now, b.y), IM_COL32(255, 220, 80, 200), 1.5f);
+  // The current d_k (the width q and k really have: 1 from word length or position), and where the current heads are.
+  if (const int now = app.QueryKeyWidth(); now > 0) {
+    const float x_now = X((float)now);
+    dl->AddLine(ImVec2(x_now, a.y), ImVec2(x_now, b.y), IM_COL32(255, 220, 80, 200), 1.5f);
+  }
   if (app.results.shown && !app.results.shown->tensors.metrics.empty()) {
     const AttentionConfig& rc = app.results.shown->request.config;
-    float xr = X((float)rc.head_dim_k());
-    ImU32 color = rc.scale ? kScaledColor : kUnscaledColor;
+    const AttentionTensors& rt = app.results.shown->tensors;
+    float xr = X((float)(rt.q ? (int)rt.q->dim(2) : rc.head_dim_k()));
+    ImU32 color = rc.scale && rc.score == ScoreKind::kScaledDot ? kScaledColor : kUnscaledColor;
     for (const HeadMetrics& m : app.results.shown->tensors.metrics)
       if (std::isfinite(m.*curve.head_field))
         dl->AddCircle(ImVec2(xr, Y(m.*curve.head_field)), 3.5f, IM_COL32(255, 255, 255, 160));
@@ -108,8 +113,11 @@ void DrawChart(App& app, const Curve& curve, const std::vector<SweepPoint>& poin
     }
     ImGui::BeginTooltip();
     if (best[0]) ImGui::Text("d_k = %d", best[0]->d_k);
-    if (best[1]) ImGui::TextUnformatted(Trf(Str::kTipScaled, {FormatNumber(best[1]->*curve.field, "%.4f")}).c_str());
-    if (best[0]) ImGui::TextUnformatted(Trf(Str::kTipUnscaled, {FormatNumber(best[0]->*curve.field, "%.4f")}).c_str());
+    if (best[1] && divided) ImGui::TextUnformatted(Trf(Str::kTipScaled, {FormatNumber(best[1]->*curve.field, "%.4f")}).c_str());
+    if (best[0] && divided)
+      ImGui::TextUnformatted(Trf(Str::kTipUnscaled, {FormatNumber(best[0]->*curve.field, "%.4f")}).c_str());
+    else if (best[0])
+      ImGui::TextUnformatted(FormatNumber(best[0]->*curve.field, "%.4f").c_str());
     ImGui::EndTooltip();
   }
 }
@@ -123,19 +131,34 @@ void DrawSaturationPanel(App& app) {
     return;
   }
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  // Legend.
+  // Legend: the sweep's own score. Only scaled-dot divides by sqrt(d_k): under it a "÷√d_k" line and an unscaled
+  // one; under any other score both are one line, named by the score's formula (as the exported figure's legend).
+  const ScoreKind score = app.results.sweep ? app.results.sweep->request.base.score : app.settings.config.score;
+  const bool divided = score == ScoreKind::kScaledDot;
   ImVec2 p = ImGui::GetCursorScreenPos();
   float line = ImGui::GetTextLineHeight();
-  dl->AddLine(ImVec2(p.x, p.y + line * 0.5f), ImVec2(p.x + 18, p.y + line * 0.5f), kScaledColor, 2.5f);
+  std::string legend;
+  if (divided) {
+    dl->AddLine(ImVec2(p.x, p.y + line * 0.5f), ImVec2(p.x + 18, p.y + line * 0.5f), kScaledColor, 2.5f);
+    ImGui::SetCursorScreenPos(ImVec2(p.x + 22, p.y));
+    ImGui::TextUnformatted("\xC3\xB7\xE2\x88\x9A" "d_k");
+    ImGui::SameLine();
+    p = ImGui::GetCursorScreenPos();
+    p.x += 6;
+    legend = "\xC3\xB7\xE2\x88\x9A" "d_k | ";
+  }
+  const std::string second = divided ? std::string(Tr(Str::kUnscaled)) : Trf(Str::kFigUndivided, {ScoreFormula(score)});
+  dl->AddLine(ImVec2(p.x, p.y + line * 0.5f), ImVec2(p.x + 18, p.y + line * 0.5f), kUnscaledColor, 2.5f);
   ImGui::SetCursorScreenPos(ImVec2(p.x + 22, p.y));
-  ImGui::TextUnformatted("\xC3\xB7\xE2\x88\x9A" "d_k");
+  ImGui::TextUnformatted(second.c_str());
+  legend += second;
   ImGui::SameLine();
-  p = ImGui::GetCursorScreenPos();
-  dl->AddLine(ImVec2(p.x + 6, p.y + line * 0.5f), ImVec2(p.x + 24, p.y + line * 0.5f), kUnscaledColor, 2.5f);
-  ImGui::SetCursorScreenPos(ImVec2(p.x + 28, p.y));
-  ImGui::TextUnformatted(Tr(Str::kUnscaled));
-  ImGui::SameLine();
-  DimText(Trf(Str::kNowDk, {std::to_string(app.settings.config.head_dim_k())}));
+  const int now = app.QueryKeyWidth();  // the width q and k really have (1 from word length), as the summary's d_k
+  const std::string now_text = now > 0 ? Trf(Str::kNowDk, {std::to_string(now)}) : std::string();
+  DimText(now_text);
+  app.dump.SetField("saturation_legend", JsonString(legend));
+  app.dump.SetField("saturation_now", JsonString(now_text));
+  app.dump.SetField("saturation_lines", divided ? "2" : "1");
 
   static const Curve kCurves[] = {
       {Str::kCurveMaxWeight, "max_weight", &SweepPoint::max_weight, &HeadMetrics::max_weight},
@@ -148,7 +171,7 @@ void DrawSaturationPanel(App& app) {
   int n_head = app.results.shown ? (int)app.results.shown->tensors.metrics.size() : 0;
   float table_h = line * (float)(std::min(n_head, 8) + 2) + 8.0f;
   float chart_h = std::max(70.0f, (avail.y - table_h - line * 2.0f) / 3.0f);
-  for (const Curve& curve : kCurves) DrawChart(app, curve, points, ImVec2(avail.x, chart_h));
+  for (const Curve& curve : kCurves) DrawChart(app, curve, points, divided, ImVec2(avail.x, chart_h));
   // The d_q = d_k refusal is the Controls panel's to show (beside the combos that cause it): here only a pointer,
   // as in the Heads and Sentences panels. A refusal only the sweep meets (its other d_k against a 1-wide q, while
   // the settings' own d_k fits) is not in Controls: that one is said here in full.

@@ -450,6 +450,33 @@ TEST_F(PanelTest, ScoreAwareWordingUnderEveryScore) {
     const std::string tip = hovered_tip();
     EXPECT_NE(tip.find("logit after"), std::string::npos) << tip;
     EXPECT_EQ(tip.find(divide) != std::string::npos, divides) << tip;
+    // The status line offers S only where it acts; scaled vs unscaled is on offer only where they differ, and a
+    // side-by-side setting shows the one map enlarged under the other scores (no "\u00F7\u221Ad_k:" caption on it).
+    EXPECT_EQ(app.dump.Field("heads_status_keys").find("S:") != std::string::npos, divides)
+        << app.dump.Field("heads_status_keys");
+    EXPECT_EQ(app.dump.Field("heads_side_by_side_disabled"), divides ? "false" : "true");
+    app.settings.side_by_side = true;
+    Frames(3);
+    EXPECT_EQ(app.dump.Find("heads.scaled") != nullptr, divides);
+    EXPECT_EQ(app.dump.Find("heads.unscaled") != nullptr, divides);
+    EXPECT_EQ(app.dump.Find("heads.enlarged") != nullptr, !divides);
+    app.settings.side_by_side = false;
+    // The Saturation panel's legend names the sweep's score: "\u00F7\u221Ad_k" and "unscaled" under scaled-dot, else
+    // the one line "<formula>, not divided by \u221Ad_k" (as the exported figure's legend).
+    for (int i = 0; i < 500 && !(app.results.sweep && app.results.sweep->request.base.score == score &&
+                                 !app.results.sweeping);
+         ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      Frame();
+    }
+    Frames(2);
+    const std::string legend = app.dump.Field("saturation_legend");
+    EXPECT_EQ(legend.find(divide) != std::string::npos, divides) << legend;
+    EXPECT_EQ(legend.find("unscaled") != std::string::npos, divides) << legend;
+    if (!divides)
+      EXPECT_NE(legend.find(std::string(ScoreFormula(score)) + ", not divided by \u221Ad_k"), std::string::npos) << legend;
+    EXPECT_EQ(app.dump.Field("saturation_lines"), divides ? "2" : "1");
+    EXPECT_EQ(app.dump.Field("saturation_now"), JsonString("| now: d_k " + std::to_string(app.settings.config.head_dim_k())));
   }
 
   // q and k from word length under -|q - k| (lesson f): 1 wide whatever d_k says; the summary, the Shapes rule and
@@ -465,6 +492,9 @@ TEST_F(PanelTest, ScoreAwareWordingUnderEveryScore) {
   EXPECT_EQ(summary.find("scaled"), std::string::npos) << summary;
   EXPECT_NE(summary.find("score \u2212|q \u2212 k|"), std::string::npos) << summary;
   EXPECT_NE(app.dump.Field("shapes_rules").find("d_k = 1 "), std::string::npos) << app.dump.Field("shapes_rules");
+  // The Saturation panel marks the width q and k have (1), not the d_k setting they ignore.
+  EXPECT_EQ(app.QueryKeyWidth(), 1);
+  EXPECT_EQ(app.dump.Field("saturation_now"), JsonString("| now: d_k 1"));
   app.views.learn.tab = LearnTab::kNumbers;
   app.views.learn.tab_requested = 3;
   Frames(3);

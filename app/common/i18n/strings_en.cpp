@@ -410,6 +410,9 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kFigGradient, "gradient size"},
     {Str::kFigGradientAxis, "softmax gradient size"},
     {Str::kFigDkLogAxis, "d_k (log scale)"},
+    {Str::kHeadsStatusKeysNoScale, "Left/Right: head"},
+    {Str::kSideBySideSameMapsTip, "only the scaled-dot score is divided by \xE2\x88\x9A" "d_k: under the score {0} "
+                                  "the scaled and unscaled maps are the same map (the view comes back with scaled-dot)"},
     // ---- added for the learner trial
     {Str::kWidthRefusalSeeControls, "Not drawn: the query and key widths differ (see Controls)."},
     {Str::kFaintMapsHint, "The maps look empty: a row's largest weight is only {0} on average (the weight is spread "

@@ -402,6 +402,9 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kFigGradient, "기울기 크기"},
     {Str::kFigGradientAxis, "softmax 기울기 크기"},
     {Str::kFigDkLogAxis, "d_k (로그 눈금)"},
+    {Str::kHeadsStatusKeysNoScale, "←/→: 헤드"},
+    {Str::kSideBySideSameMapsTip, "√d_k로 나누는 점수는 스케일된 내적뿐입니다: 점수 {0}에서는 스케일 적용 맵과 스케일 "
+                                  "없음 맵이 같은 맵입니다 (스케일된 내적을 다시 고르면 이 보기가 돌아옵니다)"},
     // ---- 학습자 시험에서 더한 것
     {Str::kWidthRefusalSeeControls, "그리지 않았습니다: 쿼리와 키의 폭이 다릅니다 (설정 창을 보십시오)."},
     {Str::kFaintMapsHint, "맵이 비어 보입니다: 한 행의 가장 큰 가중치가 평균 {0}뿐이라 (가중치가 많은 키에 퍼져 "

@@ -102,9 +102,10 @@ enum class Str : int {
   kSettingsLoneBackslash, kSettingsUnknownEscape,
   // ---- the words a heatmap figure prints (figure/heatmap_figure.h FigureWords)
   kFigQuery, kFigKey, kFigWeight, kFigWeightLog, kFigMasked, kFigHead,
-  // ---- the words of the saturation figure (figure/figure_words.h SaturationWords)
+  // ---- the words of the saturation figure (figure/figure_words.h SaturationWords), the panel's one-line legend and
+  // what the Heads panel says under a score never divided by sqrt(d_k)
   kFigScaled, kFigUnscaled, kFigUndivided, kFigMaxWeight, kFigMaxWeightAxis, kFigEntropy, kFigEntropyAxis,
-  kFigGradient, kFigGradientAxis, kFigDkLogAxis,
+  kFigGradient, kFigGradientAxis, kFigDkLogAxis, kHeadsStatusKeysNoScale, kSideBySideSameMapsTip,
   // ---- added for the learner trial (issue 24)
   kWidthRefusalSeeControls, kFaintMapsHint, kUseLogScale, kShapePooled,
   kCaptionMax, kRoleShortPrev, kRoleShortInduction, kRoleShortSink, kRoleShortSelf, kRoleShortLocal, kRoleShortBroad,
