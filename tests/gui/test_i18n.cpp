@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <string>
 
+#include "english_words.h"
 #include "sandbox/config.h"
 #include "io/file_io.h"
 #include "figure/font.h"
@@ -319,6 +321,40 @@ TEST(I18n, KoreanTextsUseNoRetiredTermAndNoCasualEnding) {
     for (const char* retired : {"손잡이", "귀납", "넓게", "색상표", "줘", "세요", "해요", "에요", "예요"})
       EXPECT_EQ(text.find(retired), std::string::npos) << retired << " in: " << text;
   }
+}
+
+// Every Korean text a person can meet (the UI table, the engine's and the programs' messages, role names and
+// sentences, progress stages, the help texts) holds to the one list of what stays in Latin letters, word by word: a
+// stray "max" inside an otherwise Korean sentence fails here, where KoreanTableIsKoreanWhereEnglishHasWords passes any
+// entry with some Hangul.
+TEST(I18n, KoreanTextsCarryNoEnglishWordOutsideTheKeptNames) {
+  EXPECT_EQ(EnglishWords("평균 max 가중치"), std::vector<std::string>{"max"});  // the check itself can fail
+  const std::vector<std::string> texts = EveryKoreanText();
+  std::map<std::string, std::string> found;  // word -> the first text it is in
+  for (const std::string& text : texts)
+    for (const std::string& word : EnglishWords(text)) found.emplace(word, text);
+  for (const auto& [word, text] : found) ADD_FAILURE() << "'" << word << "' in: " << text.substr(0, 300);
+}
+
+// docs/app.md's "What stays in English under --lang ko" lists exactly the words the two Korean checks keep: a word
+// kept in the test and not in the docs (or the other way round) fails here.
+TEST(I18n, DocsListTheKeptLatinWordsExactly) {
+  Result<std::string> doc = ReadFile(std::string(ATTNVIZ_SOURCE_DIR) + "/docs/app.md");
+  ASSERT_TRUE(doc.ok()) << doc.message();
+  const size_t begin = doc->find("<!-- kept-latin-words"), end = doc->find("<!-- /kept-latin-words -->");
+  ASSERT_NE(begin, std::string::npos);
+  ASSERT_NE(end, std::string::npos);
+  ASSERT_LT(begin, end);
+  const std::string section = doc->substr(begin, end - begin);
+  std::set<std::string> listed;
+  for (size_t at = section.find('`'); at != std::string::npos;) {
+    const size_t close = section.find('`', at + 1);
+    if (close == std::string::npos) break;
+    listed.insert(section.substr(at + 1, close - at - 1));
+    at = section.find('`', close + 1);
+  }
+  for (const std::string& word : KeptLatinWords()) EXPECT_TRUE(listed.count(word)) << "not in docs/app.md: " << word;
+  for (const std::string& word : listed) EXPECT_TRUE(KeptLatinWords().count(word)) << "not kept by the test: " << word;
 }
 
 // The role filter reads the Korean role names the UI shows (the role line's, the Overview badges'), as well as the

@@ -21,6 +21,7 @@
 
 #include "app.h"
 #include "app_driver.h"
+#include "english_words.h"
 #include "io/file_io.h"
 #include "io/json.h"
 #include "widgets.h"
@@ -692,31 +693,8 @@ TEST_F(PanelTest, FileMenuOpensALessonWhoseWordsStayBesideItsEvidence) {
 }
 
 // Under --lang ko no visible widget label carries an English word, apart from the math symbols and names kept on
-// purpose (docs/app.md, "What stays in English under --lang ko"): every panel, every learn tab, every lesson.
-std::vector<std::string> EnglishWords(const std::string& label) {
-  static const std::set<std::string> kKept = {
-      // symbols and names of the maths and the code (docs/app.md lists them)
-      "d_k", "d_v", "d_q", "d_model", "d_head", "d_ff", "n_head", "n_q", "n_k", "n_vocab", "W_q", "W_k", "W_v", "W_o",
-      "W_qkv", "QKV", "softmax", "sqrt", "T", "H", "log", "dpi", "nats",
-      // formats, files and programs
-      "PNG", "SVG", "CSV", "NPY", "JSON", "png", "svg", "csv", "npy", "json", "config.json", "model.safetensors",
-      "attnviz", "attnviz-cli", "tiny", "English", "GPT-2", "BERT", "Llama", "Qwen2", "Mistral", "Hugging", "Face",
-      "save_pretrained", "CLS", "SEP", "BOS", "viridis", "magma", "inferno", "plasma", "cividis", "gray", "turbo", "Linear"};
-  std::vector<std::string> found;
-  std::string word;
-  auto flush = [&] {
-    int letters = 0;
-    for (char c : word) letters += std::isalpha((unsigned char)c) != 0;
-    if (letters >= 2 && !kKept.count(word)) found.push_back(word);
-    word.clear();
-  };
-  for (char c : label + " ") {
-    if ((unsigned char)c < 0x80 && (std::isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.')) word += c;
-    else flush();
-  }
-  return found;
-}
-
+// purpose (english_words.h, the list docs/app.md's "What stays in English under --lang ko" gives): every panel, every
+// learn tab, every lesson.
 TEST_F(PanelTest, KoreanLabelsCarryNoEnglishWordOutsideTheKeptNames) {
   EXPECT_EQ(EnglishWords("쿼리 max d_k"), std::vector<std::string>{"max"});  // the check itself can fail
   App& app = MakeApp("I go home.", 4, "ko");
@@ -878,7 +856,7 @@ TEST(SettingsTest, SettingsNoticesInKorean) {
                                      "기본값을 씁니다.");
   ASSERT_TRUE(WriteFileAtomic(path, "this is not a setting\n").ok());
   loaded = LoadSettings(path);
-  EXPECT_EQ(loaded.message.Render(), "설정 파일 " + path + " 이(가) 손상되어 있었습니다 (1번째 줄: 'key = value' 꼴이 "
+  EXPECT_EQ(loaded.message.Render(), "설정 파일 " + path + " 이(가) 손상되어 있었습니다 (1번째 줄: '키 = 값' 꼴이 "
                                      "아닙니다); " + path + ".corrupt.1 (으)로 옮기고 기본값으로 시작했습니다.");
   EXPECT_EQ(loaded.message.Render(Lang::kEn), "Settings file " + path + " was corrupt (line 1: expected 'key = value'); "
                                               "moved it to " + path + ".corrupt.1 and started on defaults.");

@@ -338,7 +338,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kHideSpecialStreamed, "긴 입력은 맵 전체가 아니라 풀링한 맵만 보관하므로 특수 토큰이 그대로 보입니다"},
     {Str::kExportNothingComputed, "아직 계산한 것이 없습니다"},
     {Str::kExportEveryHeadHidden, "모든 헤드가 숨겨져 있습니다: 내보내려면 하나 이상 보이게 하십시오"},
-    {Str::kExportNoFigureLibrary, "이 빌드에는 그림 라이브러리(core/figure)가 없어 내보낼 수 없습니다"},
+    {Str::kExportNoFigureLibrary, "이 빌드에는 그림 라이브러리가 없어 내보낼 수 없습니다"},
     {Str::kExportOverviewTitle, "{0} \xC2\xB7 {1}개 층 \xC3\x97 헤드 {2}개 (맵 k: 층 k / {2}, 헤드 k % {2})"},
     {Str::kSettingsCannotRead, "설정 파일 {0} 을(를) 읽을 수 없습니다 ({1})."},
     {Str::kSettingsReadFailed, "설정 파일 {0}."},
@@ -378,7 +378,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kCliComputeSummary,
      "방식 {0} · n_q={1} n_k={2} · d_model={3} n_head={4} d_k={5} d_v={6} · {7} · 마스크 {8}"},
     // ---- the settings file's syntax and values
-    {Str::kSettingsExpectedKeyValue, "{0}번째 줄: 'key = value' 꼴이 아닙니다"},
+    {Str::kSettingsExpectedKeyValue, "{0}번째 줄: '키 = 값' 꼴이 아닙니다"},
     {Str::kSettingsBadKey, "{0}번째 줄: 잘못된 키 '{1}'"},
     {Str::kSettingsLineValue, "{0}번째 줄 ({1}): {2}"},
     {Str::kSettingsConfig, "설정: {0}"},
