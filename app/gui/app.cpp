@@ -256,10 +256,14 @@ void App::ShowLesson(Lesson lesson) {
 // (ApplyLesson keeps them); only what the panels remember is put back.
 void App::ResetViewsForLesson() {
   views.heads.kind = MapKind::kAttention;
+  views.heads.pool = HeadsPanelView().pool;  // max pooling: a one-hot row stays visible
   views.model.ablated.clear();
   views.model.pinned_position = -1;
+  views.model.color_by_delta = false;  // the Overview's cells by role, not by an earlier scan's delta loss
+  views.neuron.open = false;           // a neuron view of an earlier lesson's cell
   for (auto& [key, ms] : views.heads.maps) ms.window = MapWindow{0, ms.n_q, 0, ms.n_k};  // the whole map again
   views.learn.dictionary = DictionaryView();
+  views.learn.numbers.query = NumbersCache().query;  // the Numbers tab reads query row 0 again
 }
 
 void App::SetLanguage(Lang lang) {

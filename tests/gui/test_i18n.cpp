@@ -367,6 +367,10 @@ TEST(I18n, RoleFilterReadsTheKoreanRoleNames) {
     const Result<model::HeadRole> parsed = ParseLocalizedRoleName(name);
     ASSERT_TRUE(parsed.ok()) << name;
     EXPECT_EQ(*parsed, role) << name;
+    // The Overview's badge is the name's first word (이전 토큰 -> 이전, 첫 토큰 -> 첫), as English "prev" is of
+    // "previous-token": a badge reads as the name it stands for.
+    const std::string short_name = Tr((Str)((int)Str::kRoleShortPrev + (int)role));
+    EXPECT_EQ(name.substr(0, name.find(' ')), short_name) << name;
     const Result<model::HeadRole> badge = ParseLocalizedRoleName(Tr((Str)((int)Str::kRoleShortPrev + (int)role)));
     ASSERT_TRUE(badge.ok()) << Tr((Str)((int)Str::kRoleShortPrev + (int)role));
     EXPECT_EQ(*badge, role);

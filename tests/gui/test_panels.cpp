@@ -621,7 +621,8 @@ TEST_F(PanelTest, LessonEOpensTheBundledModelAndNamesItsHeads) {
 }
 
 // A lesson in any order gives the same picture: what an earlier visit left in the panels (an ablated head, the
-// Rollout map kind that hides the role line, a zoom window, an edited Dictionary) is put back by the lesson.
+// Rollout map kind that hides the role line, a zoom window, an edited Dictionary, mean pooling, the Overview by delta
+// loss, an open neuron view, a moved Numbers query row) is put back by the lesson.
 TEST_F(PanelTest, LessonEAfterAblationRolloutAndZoomGivesThePlainLesson) {
   App& app = MakeApp();
   Frames(3);
@@ -648,9 +649,23 @@ TEST_F(PanelTest, LessonEAfterAblationRolloutAndZoomGivesThePlainLesson) {
   for (auto& [key, ms] : app.views.heads.maps) ms.window = MapWindow{0, std::max(1, ms.n_q / 2), 0, std::max(1, ms.n_k / 2)};
   app.views.learn.dictionary.temperature = 0.01f;
   app.views.learn.dictionary.query = "z";
+  // ... mean pooling picked, the Overview coloured by a scan's delta loss, a neuron view open, the Numbers tab's
+  // query row moved.
+  Click("heads.pool_mean");
+  ASSERT_EQ(app.views.heads.pool, PoolKind::kMean);
+  app.views.model.color_by_delta = true;
+  OpenNeuronView(app, 0, 1, 0);
+  ASSERT_TRUE(app.views.neuron.open);
+  app.views.learn.numbers.query = 2;
   Frames(2);
+  EXPECT_EQ(app.dump.Field("neuron").find("\"open\": false"), std::string::npos) << app.dump.Field("neuron");
 
   show_e();
+  EXPECT_EQ(app.views.heads.pool, PoolKind::kMax);
+  EXPECT_FALSE(app.views.model.color_by_delta);
+  EXPECT_FALSE(app.views.neuron.open);
+  EXPECT_EQ(app.dump.Field("neuron"), "{\"open\": false}");
+  EXPECT_EQ(app.views.learn.numbers.query, 0);
   EXPECT_EQ(app.views.heads.kind, MapKind::kAttention);
   EXPECT_TRUE(app.views.model.ablated.empty());
   for (const auto& [key, ms] : app.views.heads.maps) {
