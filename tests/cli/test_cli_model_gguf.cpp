@@ -90,6 +90,47 @@ TEST(CliModelGguf, DumpsEqualTheFoldersBitForBit) {
   }
 }
 
+// The other what-ifs (a head ablated, a temperature on some layers) and the ablation scan: the same maps, hidden
+// states, predictions and scan from the file as from the folder, bit for bit.
+TEST(CliModelGguf, AblationTemperatureAndTheScanEqualTheFolders) {
+  const std::string text = ReadJson(kFolder + "/case.json")[0]["text"];
+  const std::vector<std::vector<std::string>> runs = {{"--ablate", "1:2,0:4", "--dump", "OUT"},
+                                                      {"--temperature", "0.5", "--layers", "1", "--dump", "OUT"},
+                                                      {"--ablate", "0:1", "--predict", "3", "--json"},
+                                                      {"--ablate-scan", "--json"}};
+  const std::string base = TempDir("whatif_base");
+  const CliResult baseline = Cli({"model", "--model", kFolder, "--text", text, "--dump", base});
+  ASSERT_EQ(baseline.code, 0) << baseline.err;
+  for (const auto& run : runs) {
+    SCOPED_TRACE(run[0] + " " + run[1]);
+    std::vector<std::string> outs, dirs;
+    for (const std::string& model : {kGguf, kFolder}) {
+      std::vector<std::string> args = {"model", "--model", model, "--text", text};
+      for (const std::string& a : run) args.push_back(a == "OUT" ? TempDir("whatif" + std::to_string(dirs.size())) : a);
+      if (run.back() == "OUT") dirs.push_back(args.back());
+      CliResult r = Cli(args);
+      ASSERT_EQ(r.code, 0) << r.err;
+      outs.push_back(run.back() == "OUT" ? "" : r.out);
+    }
+    EXPECT_EQ(outs[0], outs[1]);
+    if (dirs.empty()) {
+      EXPECT_FALSE(outs[0].empty());
+      continue;
+    }
+    for (const char* file : {"attention.npy", "hidden.npy"}) {
+      auto a = attnviz::ReadNpy(dirs[0] + "/" + file);
+      auto b = attnviz::ReadNpy(dirs[1] + "/" + file);
+      auto plain = attnviz::ReadNpy(base + "/" + file);
+      ASSERT_TRUE(a.ok() && b.ok() && plain.ok()) << file;
+      EXPECT_EQ(a->shape, b->shape) << file;
+      EXPECT_TRUE(a->data == b->data) << file;
+      EXPECT_FALSE(a->data == plain->data) << file << ": the what-if changed nothing";
+    }
+    for (const auto& d : dirs) fs::remove_all(d);
+  }
+  fs::remove_all(base);
+}
+
 // --predict, --neuron (JSON) and --figure (PNG, SVG): the same bytes from the file as from the folder.
 TEST(CliModelGguf, PredictNeuronAndFiguresEqualTheFolders) {
   const std::string text = ReadJson(kFolder + "/case.json")[0]["text"];

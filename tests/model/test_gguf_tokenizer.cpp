@@ -112,6 +112,47 @@ TEST(GgufPreSplits, EachNameSplitsAsLlamaCppDoes) {
   EXPECT_THAT(description, HasSubstr("pre smollm"));
 }
 
+// tokenizer.ggml.add_bos_token / add_eos_token as the file says, SentencePiece and byte-level alike; absent, each
+// model's default (SentencePiece: BOS; byte-level: llama.cpp's default for the pre name, here none).
+TEST(GgufTokenizer, AddBosAndEosFollowTheFile) {
+  for (const char* name : {"llama_style", "llama3_style"}) {
+    SCOPED_TRACE(name);
+    auto f = GgufFile::Open(GgufFixture(std::string("tokenizers/") + name + ".gguf"));
+    ASSERT_TRUE(f.ok()) << f.message();
+    auto base = ReadGgufVocab(**f);
+    ASSERT_TRUE(base.ok()) << base.message();
+    if (!base->bos) base->bos = 0;
+    if (!base->eos) base->eos = 1;
+    auto ids = [&](std::optional<bool> bos, std::optional<bool> eos, const std::string& pre) {
+      tokenize::GgufVocab v = *base;
+      v.add_bos = bos;
+      v.add_eos = eos;
+      if (!pre.empty()) v.pre = pre;
+      auto tok = tokenize::MakeGgufTokenizer(v);
+      EXPECT_TRUE(tok.ok()) << tok.message();
+      std::vector<int> out;
+      if (!tok.ok()) return out;
+      auto tokens = (*tok)->Encode("Hello world");
+      EXPECT_TRUE(tokens.ok());
+      if (tokens.ok())
+        for (const auto& t : *tokens) out.push_back(t.id);
+      return out;
+    };
+    const std::vector<int> plain = ids(false, false, "");
+    ASSERT_FALSE(plain.empty());
+    EXPECT_NE(plain.front(), *base->bos);
+    std::vector<int> want = plain;
+    want.insert(want.begin(), *base->bos);
+    EXPECT_EQ(ids(true, false, ""), want);
+    want.push_back(*base->eos);
+    EXPECT_EQ(ids(true, true, ""), want);
+    const bool spm = std::string(name) == "llama_style";
+    // absent: SentencePiece adds BOS; byte-level under "gpt-2" does not, under "llama-bpe" it does
+    EXPECT_EQ(ids(std::nullopt, std::nullopt, spm ? "" : "gpt-2").front() == *base->bos, spm);
+    if (!spm) EXPECT_EQ(ids(std::nullopt, std::nullopt, "llama-bpe").front(), *base->bos);
+  }
+}
+
 TEST(GgufTokenizer, RefusesBadKeysByName) {
   TempDir dir;
   auto tokens = [](GgufBytes& b, int n) {

@@ -8,6 +8,8 @@
 
 #include "maps/pyramid.h"
 #include "maps/view.h"
+#include "gguf_test_util.h"
+#include "model/gguf_weights.h"
 #include "model/roles.h"
 #include "model/run.h"
 #include "test_util.h"
@@ -75,10 +77,18 @@ struct StreamSink : LayerSink {
   }
 };
 
+// A fixture folder by name, or "gguf_<name>": tests/fixtures/gguf/models/<name>.gguf (quantized ones dequantized
+// per layer, as the app reads them).
+Result<std::shared_ptr<const Model>> LoadFixture(const std::string& name) {
+  const std::string gguf = "gguf_";
+  if (name.rfind(gguf, 0) == 0) return LoadGgufModel(testing::GgufFixture("models/" + name.substr(gguf.size()) + ".gguf"));
+  return LoadModel(FixtureDir(name));
+}
+
 class Streamed : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Streamed, StreamedMapsEqualFullMaps) {
-  auto model = LoadModel(FixtureDir(GetParam()));
+  auto model = LoadFixture(GetParam());
   ASSERT_TRUE(model.ok()) << model.message();
   const ModelConfig& c = (*model)->config();
   ASSERT_LE(c.n_head, 64);
@@ -171,7 +181,7 @@ TEST_P(Streamed, StreamedMapsEqualFullMaps) {
 // broad from their entropy (no log per prob), every other role bit-equal to ScoreHead's, on each fixture (causal
 // and bidirectional); row figures of another shape are refused, naming the head.
 TEST_P(Streamed, ScoreLayerFromRowFiguresEqualsScoreHead) {
-  auto model = LoadModel(FixtureDir(GetParam()));
+  auto model = LoadFixture(GetParam());
   ASSERT_TRUE(model.ok()) << model.message();
   const ModelConfig& c = (*model)->config();
   const std::vector<int> ids = LongIds(c);
@@ -212,6 +222,11 @@ TEST_P(Streamed, ScoreLayerFromRowFiguresEqualsScoreHead) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, Streamed, ::testing::ValuesIn(testing::AllFixtures()),
+                         [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
+// GGUF files on the long-input path: every legacy quant (qwen2), an untied quantized LM head (mistral, sliding
+// window), f16/bf16 (llama), each matrix dequantized per layer.
+INSTANTIATE_TEST_SUITE_P(Gguf, Streamed,
+                         ::testing::Values("gguf_qwen2_mixed", "gguf_mistral_mixed", "gguf_llama_e2e_half"),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
 
 TEST(Streamed, CancelStopsWithinABlockPerThread) {
