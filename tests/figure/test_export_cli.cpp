@@ -178,6 +178,21 @@ TEST_F(ExportCliTest, KoreanSaturationFigureHasKoreanWordsAndNamesItsScore) {
   EXPECT_NE(cosine_en.find(">mean max weight</text>"), std::string::npos);
 }
 
+// --dk N marks the width q and k really have, as the app's Saturation panel does: q and k from word length are one
+// number wide whatever --dk says (lesson f).
+TEST_F(ExportCliTest, SweepPlotMarksTheWidthQAndKHave) {
+  const std::string svg = dir_ + "/marked.svg";
+  test::RunResult r = Cli({"sweep", "--text", kEnglish, "--dks", "1,4,16,64", "--seeds", "1", "--dk", "64", "--plot", svg});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(test::ReadAll(svg).find(">d_k=64</text>"), std::string::npos);
+  r = Cli({"sweep", "--text", kEnglish, "--dks", "1,4,16,64", "--seeds", "1", "--dk", "64", "--query-from", "length",
+           "--key-from", "length", "--score", "neg-distance", "--plot", svg});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string length = test::ReadAll(svg);
+  EXPECT_NE(length.find(">d_k=1</text>"), std::string::npos);
+  EXPECT_EQ(length.find(">d_k=64</text>"), std::string::npos);
+}
+
 TEST_F(ExportCliTest, CsvAndNpyEqualTheEngineWeightsExactly) {
   AttentionConfig config;
   config.seed = 7;
