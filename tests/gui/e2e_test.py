@@ -517,15 +517,18 @@ class E2E(unittest.TestCase):
 
     def test_bad_option_exits_2(self):
         """Bad shared options are refused like attnviz-cli does: exit code 2 and a one-line reason."""
+        # Settings of its own: a language saved by the person running the tests would change the words.
+        xdg = tempfile.mkdtemp(prefix="attnviz-e2e-options-")
+        self.addCleanup(shutil.rmtree, xdg, True)
         for args, words in ((["--dk", "0"], "--dk"), (["--temperature", "abc"], "--temperature"),
                             (["--no-such-option"], "unknown option")):
-            r = subprocess.run([APP] + args, capture_output=True, timeout=30, env=dict(os.environ, DISPLAY=""))
+            r = subprocess.run([APP] + args, capture_output=True, timeout=30, env=dict(os.environ, DISPLAY="", XDG_CONFIG_HOME=xdg))
             self.assertEqual(r.returncode, 2, r.stderr)
             self.assertIn(words, r.stderr.decode())
         # Under --lang ko (before or after the bad option) the engine's reason is in Korean.
         for args, words in ((["--lang", "ko", "--dk", "0"], "--dk: 0 은(는) 범위를 벗어났습니다: 허용 범위 1..4096"),
                             (["--heads", "99", "--lang", "ko"], "--heads: 99 은(는) 범위를 벗어났습니다: 허용 범위 1..64")):
-            r = subprocess.run([APP] + args, capture_output=True, timeout=30, env=dict(os.environ, DISPLAY=""))
+            r = subprocess.run([APP] + args, capture_output=True, timeout=30, env=dict(os.environ, DISPLAY="", XDG_CONFIG_HOME=xdg))
             self.assertEqual(r.returncode, 2, r.stderr)
             self.assertIn(words, r.stderr.decode())
 
