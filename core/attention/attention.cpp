@@ -255,11 +255,12 @@ void SoftmaxRowPass(const float* scores_row, float multiplier, float* logits_row
   }
 }
 
-// Query rows per block: a block's scores and probs rows (up to 512 KiB each) stay in a 1 MiB L2 from one step to the
-// next, and its products have rows enough for full-speed GEMMs (8 to 64 rows: at 4096 keys 32, not 8 as with 128 KiB,
-// and the SmolLM2 shape's forward at 4096 tokens went from 13.6 s to 11.2 s; 256 KiB gave 12.0 s, 1 MiB 11.4 s; the
-// sandbox's 4096-token pipeline 571 -> 486 ms; 64 rows or 128 at 1024 keys the same). Every step uses the same
-// blocks, so fused and step-by-step agree bit for bit.
+// Query rows per block: 64 (8 from 32768 keys up), a block's scores and probs rows up to 2 MiB each. Every block
+// reads its head's keys and values again, so fewer, taller blocks read them fewer times: at 8192 keys that traffic,
+// not the cache the rows fit in, is what costs (the SmolLM2 shape's CLI forward at 8192 tokens: 36.7 s with blocks of
+// 512 KiB (16 rows), 28.2 s with 2 MiB (64 rows), 29.4 s with 4 MiB; at 4096 tokens 9.4 -> 8.7 s; on an Intel
+// machine with 2 MiB of L2 a core, docs/speed.md). Every step uses the same blocks, so fused and step-by-step agree
+// bit for bit.
 size_t BlockRows(size_t n_k) { return AttendBlockRows(n_k); }
 
 enum StepBits : unsigned { kStepScores = 1, kStepLogits = 2, kStepSoftmax = 4, kStepMix = 8 };
@@ -610,7 +611,7 @@ bool AttendHeads(const HeadsView& q, const HeadsView& k, const HeadsView& v, flo
 }
 
 size_t AttendBlockRows(size_t n_k) {
-  const size_t rows = (size_t)(512 * 1024) / (std::max<size_t>(n_k, 1) * sizeof(float));
+  const size_t rows = (size_t)(2048 * 1024) / (std::max<size_t>(n_k, 1) * sizeof(float));
   return std::clamp<size_t>(rows / 8 * 8, 8, 64);  // 64 rows already run the products at full speed
 }
 
