@@ -1,6 +1,5 @@
 // attnviz-cli sweep: the "watch softmax saturate" table over d_k, scaled and unscaled.
 #include <cstdio>
-#include <cstdlib>
 
 #include "cli_commands.h"
 #include "i18n/help_ko.h"
@@ -112,7 +111,7 @@ int RunSweep(const std::vector<std::string>& args) {
 #if ATTNVIZ_HAVE_FIGURE
     // --dk N given: marked, as the app marks its d_k: the width q and k really have (1 from word length or position,
     // whatever --dk says; none from one-hot, whose width is the vocabulary's).
-    const int marked_d_k = options.config.d_k > 0 ? std::atoi(QueryKeyWidthText(base).c_str()) : 0;
+    const int marked_d_k = options.config.d_k > 0 ? QueryKeyWidth(base) : 0;
     // The legend names the score (one line under a score never divided by sqrt(d_k)), in --lang's language.
     if (Status s = WriteSaturationPlot(plot_path, *points, LocalizedTitle(SweepTitle(base, (int)kv_tokens.size())),
                                        marked_d_k, LocalizedSaturationWords(base.score));

@@ -282,17 +282,17 @@ void DrawLanguageSwitch(App& app) {
 }
 
 void App::ToggleScaling() {
-  if (settings.source == Source::kModel) settings.model_no_scale = !settings.model_no_scale;  // the model's what-if
   // Only scaled-dot is divided: under another score the checkbox is disabled, and so is its key (a flip there would
   // change nothing on screen but the setting kept for scaled-dot).
-  else if (settings.config.score == ScoreKind::kScaledDot) settings.config.scale = !settings.config.scale;
+  if (!ScalingActs()) return;
+  if (settings.source == Source::kModel) settings.model_no_scale = !settings.model_no_scale;  // the model's what-if
+  else settings.config.scale = !settings.config.scale;
 }
 
 int App::QueryKeyWidth() const {
-  const std::string width = QueryKeyWidthText(settings.config);
-  if (width == "n_vocab")  // one-hot: as wide as the vocabulary, which only the run knows
-    return results.shown && results.shown->tensors.q ? (int)results.shown->tensors.q->dim(2) : 0;
-  return std::atoi(width.c_str());
+  if (const int width = attnviz::QueryKeyWidth(settings.config); width > 0) return width;
+  // one-hot: as wide as the vocabulary, which only the run knows
+  return results.shown && results.shown->tensors.q ? (int)results.shown->tensors.q->dim(2) : 0;
 }
 
 std::vector<int> App::VisibleHeads() const {
@@ -345,7 +345,7 @@ ComputeRequest App::BuildRequest() {
   r.kv_text = settings.kv_text;
   r.query_text = settings.config.mode == AttentionMode::kCross ? settings.query_text : std::string();
   r.config = settings.config;
-  r.want_twin = settings.side_by_side && SideBySideDiffers();  // no twin of a score never divided: the same maps
+  r.want_twin = settings.side_by_side && ScalingActs();  // no twin of a score never divided: the same maps
   // Tokenized once per text; the forward pass, its twin and the results.sweep share the tokens.
   if (!tokenized_ || tokenized_->kv_text != r.kv_text || tokenized_->query_text != r.query_text) {
     auto made = TokenizeTexts(r.kv_text, r.query_text);

@@ -124,13 +124,13 @@ class App {
   std::vector<int> VisibleHeads() const;
   // The colour range for a map of `heads` of the shown result (fixed [0,1] or auto over them).
   ColorRange RangeFor(const std::vector<int>& heads, bool twin = false) const;
-  // The width q and k share in the sandbox's settings, as the run has it (QueryKeyWidthText, the summary line's d_k):
+  // The width q and k share in the sandbox's settings, as the run has it (attnviz::QueryKeyWidth, the summary line's d_k):
   // d_k when both are projected, 1 from word length or position, the shown run's q width from one-hot (0 while
   // there is none). The Saturation panel marks it, and the exported saturation figure.
   int QueryKeyWidth() const;
-  // The Heads panel's scaled-vs-unscaled view shows two different maps: a model run (its what-if), or a sandbox run
-  // under scaled-dot, the one score divided by sqrt(d_k).
-  bool SideBySideDiffers() const {
+  // The scaling switch acts (the S key, the Heads panel's scaled-vs-unscaled view, the keys its status line offers):
+  // a model run (its what-if), or a sandbox run under scaled-dot, the one score divided by sqrt(d_k).
+  bool ScalingActs() const {
     return settings.source == Source::kModel || settings.config.score == ScoreKind::kScaledDot;
   }
 

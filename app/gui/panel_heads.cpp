@@ -513,8 +513,7 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
                                                                  : LocalizedDescribe(app.results.shown->request.config);
     // S flips the scaling of a model run, and of a sandbox run only under scaled-dot (App::ToggleScaling): the keys
     // offered are the keys that act.
-    const bool s_acts = app.settings.source == Source::kModel || app.settings.config.score == ScoreKind::kScaledDot;
-    const char* keys = Tr(s_acts ? Str::kHeadsStatusKeys : Str::kHeadsStatusKeysNoScale);
+    const char* keys = Tr(app.ScalingActs() ? Str::kHeadsStatusKeys : Str::kHeadsStatusKeysNoScale);
     DimText(made + " \xC2\xB7 " + std::to_string(t.n_q()) + "\xC3\x97" +
             std::to_string(t.n_k()) + " \xC2\xB7 " + keys);
     dump.SetField("heads_summary", JsonString(made));
@@ -556,7 +555,7 @@ void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
   // View mode. Scaled vs unscaled needs a score divided by sqrt(d_k): under any other the two maps are one map, so
   // the choice is greyed out and says why, and a side-by-side setting shows the enlarged map until scaled-dot is
   // back (the setting is kept, as the scale checkbox's; App::BuildRequest asks for no twin then).
-  const bool sides_differ = app.SideBySideDiffers();
+  const bool sides_differ = app.ScalingActs();
   int view = s.side_by_side && sides_differ ? 2 : (s.enlarged || s.side_by_side ? 1 : 0);
   if (widget::RadioButton(dump, Str::kViewGrid, "heads.view_grid", view == 0)) s.enlarged = false, s.side_by_side = false;
   ImGui::SameLine();

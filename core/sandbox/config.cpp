@@ -240,11 +240,16 @@ Result<QkvLayout> ParseQkvLayout(const std::string& text) {
 // The width q and k share, as the run has it: the configured d_k when both are projected, else the raw
 // feature's (length and position are one number; onehot is n_vocab wide, which the config does not know).
 // A q and k of different widths are refused (qkv_source.h), so the raw side names the width.
-std::string QueryKeyWidthText(const AttentionConfig& c) {
+int QueryKeyWidth(const AttentionConfig& c) {
   const FeatureSource raw = c.query_from != FeatureSource::kEmbedding ? c.query_from : c.key_from;
-  if (raw == FeatureSource::kLength || raw == FeatureSource::kPosition) return "1";
-  if (raw == FeatureSource::kOneHot) return "n_vocab";
-  return std::to_string(c.head_dim_k());
+  if (raw == FeatureSource::kLength || raw == FeatureSource::kPosition) return 1;
+  if (raw == FeatureSource::kOneHot) return 0;
+  return c.head_dim_k();
+}
+
+std::string QueryKeyWidthText(const AttentionConfig& c) {
+  const int width = QueryKeyWidth(c);
+  return width > 0 ? std::to_string(width) : "n_vocab";
 }
 
 std::string Describe(const AttentionConfig& c) {

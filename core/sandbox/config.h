@@ -144,8 +144,9 @@ constexpr ScoreKind kScoreKinds[] = {ScoreKind::kScaledDot, ScoreKind::kDot, Sco
 // default: "d_k=1 · T=1 · q from length · k from length · score −|q − k|". d_k is the width q and k really have
 // (1 for length and position); "scaled"/"unscaled" only under scaled-dot, the one score divided by √d_k; the
 // score by its formula (ScoreFormula), as every language writes it.
-// The width q and k share as the run has it: d_k when both are projected, "1" from length or position, "n_vocab"
-// from one-hot.
+// The width q and k share as the run has it: d_k when both are projected, 1 from length or position, 0 from one-hot
+// (n_vocab wide, which the config does not know); as text, "n_vocab" for that 0.
+int QueryKeyWidth(const AttentionConfig& config);
 std::string QueryKeyWidthText(const AttentionConfig& config);
 std::string Describe(const AttentionConfig& config);
 
