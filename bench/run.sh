@@ -51,6 +51,12 @@ if [ "${MODEL_BENCH:-1}" != 0 ]; then
   bash "$ROOT/bench/model/run.sh" "$BUILD"
 fi
 
+if [ "${MODEL_BENCH:-1}" != 0 ]; then
+  echo
+  echo "== The model's forward on one thread and two, idle and beside a busy core (bench/model/busy_core.sh) =="
+  bash "$ROOT/bench/model/busy_core.sh" "$BUILD"
+fi
+
 if [ "${LONG_MODEL_BENCH:-1}" != 0 ]; then
   echo
   echo "== Trained models on long inputs: streamed maps, first layer, every layer, peak RSS (bench/model/long.sh) =="

@@ -3,6 +3,7 @@
 #include "maps/score_codes.h"
 
 #include "base/check.h"
+#include "base/matmul.h"
 
 #include <algorithm>
 #include <atomic>
@@ -30,29 +31,9 @@ void SplitHeads(const float* product, size_t n, size_t ld, size_t col0, size_t n
   }
 }
 
-// Products are cut into tiles of at most kTileRows x kTileCols of the result, each computed by one
-// thread with a one-thread Eigen product. (Eigen's own threading shares packed panels between its
-// threads through busy-waits, which stall for whole time slices when the cores are shared with other
-// processes; bench/ measures both ways.) The tiles do not depend on the thread count, nor do the bits.
-constexpr size_t kTileRows = 1024, kTileCols = 256;
-
 // dst [n, cols] = x [n, depth] . w [depth, cols] (the columns col0.. of a row-major [depth, w_ld] matrix).
 void MatMul(const Tensor& x, const float* w, size_t w_ld, size_t col0, size_t cols, float* dst) {
-  const size_t n = x.dim(0), depth = x.dim(1);
-  const size_t row_tiles = (n + kTileRows - 1) / kTileRows, col_tiles = (cols + kTileCols - 1) / kTileCols;
-  // Below Eigen's own threading threshold (rows * cols * depth < 100000) no tile would be threaded
-  // either; above it the tiles run in a team, where Eigen never threads.
-  const bool parallel = (double)n * cols * depth >= 100000;
-#pragma omp parallel for schedule(dynamic) if (parallel)
-  for (long long t = 0; t < (long long)(row_tiles * col_tiles); ++t) {
-    const size_t r0 = (size_t)t / col_tiles * kTileRows, c0 = (size_t)t % col_tiles * kTileCols;
-    const Eigen::Index rows = (Eigen::Index)std::min(kTileRows, n - r0), width = (Eigen::Index)std::min(kTileCols, cols - c0);
-    Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>> w_tile(w + col0 + c0, (Eigen::Index)depth, width,
-                                                                Eigen::OuterStride<>((Eigen::Index)w_ld));
-    Eigen::Map<RowMatrix, 0, Eigen::OuterStride<>> dst_tile(dst + r0 * cols + c0, rows, width,
-                                                            Eigen::OuterStride<>((Eigen::Index)cols));
-    dst_tile.noalias() = x.Matrix().middleRows((Eigen::Index)r0, rows) * w_tile;
-  }
+  MatMulTiled(x.data.data(), x.dim(1), x.dim(0), x.dim(1), w + col0, w_ld, WeightLayout::kInOut, cols, dst, cols);
 }
 
 // Projects `x` through `cols` columns starting at col0 of w [d_model, w_ld] and splits them into

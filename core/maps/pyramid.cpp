@@ -14,25 +14,24 @@
 namespace attnviz {
 
 namespace {
-constexpr size_t kHugePage = size_t(2) << 20;
+constexpr size_t kMapUnit = size_t(2) << 20;  // arrays this large and up are mmapped, in whole units
 }  // namespace
 
 template <typename T>
 T* PoolAllocator<T>::allocate(size_t n) {
   const size_t bytes = n * sizeof(T);
-  if (bytes < kHugePage) return static_cast<T*>(::operator new(bytes));
-  const size_t mapped = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+  if (bytes < kMapUnit) return static_cast<T*>(::operator new(bytes));
+  const size_t mapped = (bytes + kMapUnit - 1) / kMapUnit * kMapUnit;
   void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
-  madvise(p, mapped, MADV_HUGEPAGE);
   return static_cast<T*>(p);
 }
 
 template <typename T>
 void PoolAllocator<T>::deallocate(T* p, size_t n) {
   const size_t bytes = n * sizeof(T);
-  if (bytes < kHugePage) return ::operator delete(p);
-  munmap(p, (bytes + kHugePage - 1) / kHugePage * kHugePage);
+  if (bytes < kMapUnit) return ::operator delete(p);
+  munmap(p, (bytes + kMapUnit - 1) / kMapUnit * kMapUnit);
 }
 template struct PoolAllocator<float>;
 template struct PoolAllocator<uint16_t>;  // score_codes.h

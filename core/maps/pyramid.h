@@ -21,9 +21,9 @@ namespace attnviz {
 enum class PoolKind : uint8_t { kMax, kMean };
 const char* ToString(PoolKind kind);
 
-// Level storage: large arrays are anonymous mmaps advised to use transparent huge pages (a first touch of
-// 4 KiB pages costs ~3.5 ms per MB on this project's VMs), and resize() does not zero them (every cell is
-// written by AddBlock / Finish).
+// Level storage: large arrays are anonymous mmaps on ordinary pages (not advised to use huge pages: under Debian's
+// THP default a first touch of an advised page compacts memory synchronously; core/model/buffer.h), and resize()
+// does not zero them (every cell is written by AddBlock / Finish).
 template <typename T>
 struct PoolAllocator {
   using value_type = T;

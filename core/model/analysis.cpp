@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "base/matmul.h"
 #include "base/memory_budget.h"
 #include "base/tensor.h"
 #include "model/check.h"
@@ -154,16 +155,19 @@ void Rollout::Advance(float* out) {
     r_ = a_;
     lower_ = lower;
   } else if (lower && lower_) {
-    auto next = Mat(next_.data(), n_, n_);
-    const auto a = Mat(a_.data(), n_, n_), r = Mat(r_.data(), n_, n_);
-    for (int i0 = 0; i0 < n_; i0 += kTriangularBand) {
-      const int rows = std::min(kTriangularBand, n_ - i0), e = i0 + rows;
-      next.block(i0, 0, rows, e).noalias() = a.block(i0, 0, rows, e) * r.topLeftCorner(e, e);
-      next.block(i0, e, rows, n_ - e).setZero();
+    // The bands over the team, the widest first (each band's product runs on its thread: MatMulTiled nested).
+    const int bands = (n_ + kTriangularBand - 1) / kTriangularBand;
+#pragma omp parallel for schedule(dynamic) if ((double)n * n * n > 3e6)
+    for (int band = bands - 1; band >= 0; --band) {
+      const int i0 = band * kTriangularBand;
+      const size_t rows = (size_t)std::min(kTriangularBand, n_ - i0), e = (size_t)i0 + rows;
+      float* next_band = next_.data() + (size_t)i0 * n;  // [rows, n]
+      MatMulTiled(a_.data() + (size_t)i0 * n, n, rows, e, r_.data(), n, WeightLayout::kInOut, e, next_band, n);
+      for (size_t i = 0; i < rows; ++i) std::fill(next_band + i * n + e, next_band + (i + 1) * n, 0.0f);
     }
     std::swap(r_, next_);
   } else {
-    Mat(next_.data(), n_, n_).noalias() = Mat(a_.data(), n_, n_) * Mat(r_.data(), n_, n_);
+    MatMulTiled(a_.data(), n, n, n, r_.data(), n, WeightLayout::kInOut, n, next_.data(), n);
     std::swap(r_, next_);
     lower_ = false;
   }

@@ -8,7 +8,7 @@
 namespace attnviz::model {
 namespace {
 constexpr size_t kMapAbove = 4u << 20;  // smaller buffers come from the heap
-constexpr size_t kHugePage = 2u << 20;
+constexpr size_t kMapUnit = 2u << 20;  // mmapped lengths are whole units
 }  // namespace
 
 FloatBuffer::FloatBuffer(std::vector<size_t> shape) : shape_(std::move(shape)) {
@@ -16,10 +16,9 @@ FloatBuffer::FloatBuffer(std::vector<size_t> shape) : shape_(std::move(shape)) {
   for (size_t d : shape_) size_ *= d;
   const size_t bytes = size_ * sizeof(float);
   if (bytes >= kMapAbove) {
-    const size_t len = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+    const size_t len = (bytes + kMapUnit - 1) / kMapUnit * kMapUnit;
     void* p = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
-    ::madvise(p, len, MADV_HUGEPAGE);  // advice only: fine if THP is off
     data_ = static_cast<float*>(p);    // anonymous maps are zero-filled
     mapped_bytes_ = len;
   } else {

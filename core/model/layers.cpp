@@ -2,6 +2,8 @@
 
 #include "model/check.h"
 
+#include "base/matmul.h"
+
 #include <Eigen/Core>
 #include <cmath>
 #include <unsupported/Eigen/SpecialFunctions>
@@ -34,16 +36,11 @@ void ForChunks(size_t count, F f) {
 void LinearForward(const float* x, int ldx, int n, const Linear& l, float* y, int ldy) {
   MODEL_CHECK(n >= 0 && l.w && l.in > 0 && l.out > 0 && ldx >= l.in && ldy >= l.out);
   MODEL_CHECK(l.ld >= (l.in_out ? l.out : l.in));
-  ConstMat X(x, n, l.in, Strided(ldx));
+  // 1. The product (the engine's one tiled GEMM: core/base/matmul.h).
+  MatMulTiled(x, (size_t)ldx, (size_t)n, (size_t)l.in, l.w, (size_t)l.ld,
+              l.in_out ? WeightLayout::kInOut : WeightLayout::kOutIn,  // !! Conv1D: [in, out]; nn.Linear: [out, in]
+              (size_t)l.out, y, (size_t)ldy);
   Mat Y(y, n, l.out, Strided(ldy));
-  // 1. The product (Eigen's GEMM, threaded by OpenMP).
-  if (l.in_out) {
-    ConstMat W(l.w, l.in, l.out, Strided(l.ld));  // !! Conv1D: [in, out]
-    Y.noalias() = X * W;
-  } else {
-    ConstMat W(l.w, l.out, l.in, Strided(l.ld));  // nn.Linear: [out, in]
-    Y.noalias() = X * W.transpose();
-  }
   // 2. Bias.
   if (l.b) Y.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(l.b, l.out);
 }

@@ -1,0 +1,88 @@
+// core/base/matmul.*: the one tiled product equals the plain product, in both weight layouts and with row
+// strides, at sizes that leave partial tiles; its bits do not depend on the thread count.
+#include "base/matmul.h"
+
+#include "base/tensor.h"
+
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+namespace attnviz {
+namespace {
+
+std::vector<float> RandomFloats(size_t count, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> v(count);
+  for (float& f : v) f = normal(rng);
+  return v;
+}
+
+struct Case {
+  size_t n, depth, cols;
+};
+
+// n and cols not multiples of the tile (partial tiles on both edges), and one product below the threading threshold.
+const Case kCases[] = {{1, 7, 5}, {3, 64, 1100}, {1100, 96, 530}, {700, 300, 1025}};
+
+TEST(MatMulTiled, EqualsThePlainProductInBothLayoutsWithStrides) {
+  for (const Case& c : kCases) {
+    for (WeightLayout layout : {WeightLayout::kInOut, WeightLayout::kOutIn}) {
+      const size_t ldx = c.depth + 3, ldy = c.cols + 5;
+      const size_t ldw = (layout == WeightLayout::kInOut ? c.cols : c.depth) + 2;
+      const size_t w_rows = layout == WeightLayout::kInOut ? c.depth : c.cols;
+      const std::vector<float> x = RandomFloats(c.n * ldx, 1), w = RandomFloats(w_rows * ldw, 2);
+      std::vector<float> y(c.n * ldy, -7.0f);  // the stride's gap must keep its -7
+      MatMulTiled(x.data(), ldx, c.n, c.depth, w.data(), ldw, layout, c.cols, y.data(), ldy);
+      // The reference: double sums, one dot product per cell.
+      double worst = 0;
+      for (size_t i = 0; i < c.n; ++i) {
+        for (size_t j = 0; j < c.cols; ++j) {
+          double s = 0, scale = 0;
+          for (size_t k = 0; k < c.depth; ++k) {
+            const double wk = layout == WeightLayout::kInOut ? w[k * ldw + j] : w[j * ldw + k];
+            s += (double)x[i * ldx + k] * wk;
+            scale += std::abs((double)x[i * ldx + k] * wk);
+          }
+          worst = std::max(worst, std::abs(y[i * ldy + j] - s) / (scale + 1e-30));
+        }
+        for (size_t j = c.cols; j < ldy; ++j) ASSERT_EQ(y[i * ldy + j], -7.0f) << "row " << i << " col " << j;
+      }
+      EXPECT_LT(worst, 1e-6) << "n " << c.n << " depth " << c.depth << " cols " << c.cols << " layout "
+                             << (layout == WeightLayout::kInOut ? "in_out" : "out_in");
+    }
+  }
+}
+
+TEST(MatMulTiled, BitsDoNotDependOnTheThreadCount) {
+  const Case c{1100, 96, 1030};
+  const std::vector<float> x = RandomFloats(c.n * c.depth, 3), w = RandomFloats(c.depth * c.cols, 4);
+  std::vector<float> one(c.n * c.cols), two(c.n * c.cols);
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
+  MatMulTiled(x.data(), c.depth, c.n, c.depth, w.data(), c.cols, WeightLayout::kInOut, c.cols, one.data(), c.cols);
+  omp_set_num_threads(2);
+  MatMulTiled(x.data(), c.depth, c.n, c.depth, w.data(), c.cols, WeightLayout::kInOut, c.cols, two.data(), c.cols);
+  omp_set_num_threads(saved);
+  EXPECT_EQ(0, std::memcmp(one.data(), two.data(), one.size() * sizeof(float)));
+}
+
+TEST(MatMulTiled, InsideAParallelRegionEachThreadGetsItsOwnProduct) {
+  const Case c{600, 64, 700};
+  const std::vector<float> x = RandomFloats(c.n * c.depth, 5), w = RandomFloats(c.depth * c.cols, 6);
+  std::vector<float> alone(c.n * c.cols);
+  MatMulTiled(x.data(), c.depth, c.n, c.depth, w.data(), c.cols, WeightLayout::kInOut, c.cols, alone.data(), c.cols);
+  std::vector<std::vector<float>> each(4, std::vector<float>(c.n * c.cols));
+#pragma omp parallel for num_threads(2)
+  for (int t = 0; t < 4; ++t)
+    MatMulTiled(x.data(), c.depth, c.n, c.depth, w.data(), c.cols, WeightLayout::kInOut, c.cols, each[t].data(), c.cols);
+  for (const auto& e : each) EXPECT_EQ(0, std::memcmp(alone.data(), e.data(), e.size() * sizeof(float)));
+}
+
+}  // namespace
+}  // namespace attnviz
