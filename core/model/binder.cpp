@@ -4,37 +4,10 @@
 #include <cmath>
 #include <cstring>
 
+#include "base/finite.h"
 #include "model/bind.h"
 
 namespace attnviz::model {
-namespace {
-
-// The first element that is NaN or Inf (its exponent bits all set), or `count` when there is none. F16 and BF16
-// weights are checked after conversion: their own Inf and NaN become float ones.
-size_t FirstNotFiniteIn(const float* values, size_t begin, size_t end) {
-  for (size_t i = begin; i < end; ++i) {
-    uint32_t bits;
-    std::memcpy(&bits, values + i, 4);
-    if ((bits & 0x7f800000u) == 0x7f800000u) return i;
-  }
-  return end;
-}
-// A large tensor in chunks on every core: opening GPT-2 reads 124M weights (their first touch of the mapped file
-// too), and the window waits for it.
-size_t FirstNotFinite(const float* values, size_t count) {
-  constexpr size_t kChunk = size_t(1) << 20;
-  const long long chunks = (long long)((count + kChunk - 1) / kChunk);
-  size_t first = count;
-#pragma omp parallel for schedule(dynamic) reduction(min : first) if (chunks > 1)
-  for (long long c = 0; c < chunks; ++c) {
-    const size_t begin = (size_t)c * kChunk, end = std::min(count, begin + kChunk);
-    const size_t bad = FirstNotFiniteIn(values, begin, end);
-    if (bad < end) first = std::min(first, bad);
-  }
-  return first;
-}
-
-}  // namespace
 
 Status Binder::Get(std::initializer_list<std::string> names, const std::vector<int64_t>& want, const float** out) {
   for (const std::string& name : names) {

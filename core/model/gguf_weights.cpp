@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "base/finite.h"
 #include "model/check.h"
 #include "model/gguf_config.h"
 #include "model/gguf_quant.h"
@@ -190,13 +191,13 @@ class GgufLoader {
     for (int64_t first = 0; first < rows; first += chunk) {
       const int64_t count = std::min(chunk, rows - first);
       if (Status s = DequantizeTensorRows(*f_, t, first, count, buffer_.data()); !s) return s;
-      for (int64_t i = 0; i < count * cols; ++i)
-        if (!std::isfinite(buffer_[(size_t)i]))
-          return Status::Prefixed(
-              MsgId::kPrefixContext, {f_->path()},
-              Status::Prefixed(MsgId::kPrefixTensor, {t.name},
-                               Status::Error(MsgId::kTensorNotFinite, {std::to_string(first * cols + i),
-                                                                       std::isnan(buffer_[(size_t)i]) ? "NaN" : "Inf"})));
+      const size_t i = FirstNotFinite(buffer_.data(), (size_t)(count * cols));
+      if (i < (size_t)(count * cols))
+        return Status::Prefixed(
+            MsgId::kPrefixContext, {f_->path()},
+            Status::Prefixed(MsgId::kPrefixTensor, {t.name},
+                             Status::Error(MsgId::kTensorNotFinite, {std::to_string(first * cols + (int64_t)i),
+                                                                     std::isnan(buffer_[i]) ? "NaN" : "Inf"})));
     }
     return Status::Ok();
   }

@@ -6,6 +6,7 @@
 #include <new>
 #include <string>
 
+#include "base/finite.h"
 #include "base/memory_budget.h"
 
 #include "model/layers.h"
@@ -48,9 +49,7 @@ bool Cancelled(const RunOptions& o) { return o.control.cancelled(); }
 // A NaN or Inf anywhere in `values` (an overflow upstream, a norm of a constant row with epsilon 0) stops the run
 // here, naming where it appeared, rather than flowing on into maps of NaN and summaries of 0.00.
 Status CheckFinite(const float* values, size_t count, int layer, const char* stage) {
-  bool finite = true;
-  for (size_t i = 0; i < count; ++i) finite &= std::isfinite(values[i]);
-  if (finite) return Status::Ok();
+  if (FirstNotFinite(values, count) == count) return Status::Ok();
   return Status::Error(MsgId::kActivationNotFinite, {layer < 0 ? "embeddings" : std::to_string(layer), stage});
 }
 
