@@ -4,6 +4,9 @@
 #include "base/tensor.h"
 
 #include <algorithm>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <string>
 
 namespace attnviz {
@@ -21,7 +24,11 @@ void MatMulTiled(const float* x, size_t ldx, size_t n, size_t depth, const float
   const size_t row_tiles = (n + kMatMulTileRows - 1) / kMatMulTileRows;
   const size_t col_tiles = (cols + kMatMulTileCols - 1) / kMatMulTileCols;
   // Below Eigen's own threading threshold (rows * cols * depth < 100000) it would not thread either.
-  const bool parallel = (double)n * cols * depth >= 100000 && row_tiles * col_tiles > 1;
+  bool parallel = (double)n * cols * depth >= 100000 && row_tiles * col_tiles > 1;
+#ifdef _OPENMP
+  parallel = parallel && !omp_in_parallel();  // inside a team (the rollout's bands): this thread alone, even when
+                                              // the user's OMP_MAX_ACTIVE_LEVELS would let a nested team start
+#endif
 #pragma omp parallel for schedule(dynamic) if (parallel)
   for (long long t = 0; t < (long long)(row_tiles * col_tiles); ++t) {
     const size_t r0 = (size_t)t / col_tiles * kMatMulTileRows, c0 = (size_t)t % col_tiles * kMatMulTileCols;
