@@ -1,9 +1,8 @@
 // Google Benchmark of the attention engine (bench/run.sh runs it; not part of CTest).
 //
 // Config everywhere: d_model 512, n_head 8 (d_k = d_v = 64), self-attention, no mask, n tokens.
-//   BM_Sgemm*        the baseline: Eigen SGEMM on the shapes of the forward (projections [n,512]x[512,1536]
-//                    and [n,512]x[512,512]; per head [n,64]x[64,n] and [n,n]x[n,64], x8), 2 threads, each
-//                    shape two ways (Eigen threading the product / one thread per tile or head)
+//   (BM_Sgemm*, the baseline, is bench/bench_sgemm.cpp: it needs Eigen's own threading, which the engine compiles
+//   out)
 //   BM_Forward       the full forward from the embeddings x: project, scores, logits + softmax, metrics,
 //                    weights . v, output projection; every head's scores, logits and weights are kept
 //   BM_PipelineForward  the same through attnviz::Pipeline, alternating the seed (so it also redraws
@@ -57,77 +56,6 @@ void SetFlops(benchmark::State& state, double flops) {
   state.counters["flop_per_iter"] = flops;
   state.counters["threads"] = omp_get_max_threads();
 }
-
-Tensor RandomTensor(std::vector<size_t> shape, uint64_t seed) {
-  Tensor t;
-  t.Resize(std::move(shape));
-  for (size_t i = 0; i < t.size(); ++i) t.data[i] = 0.05f * NormalAt(seed, 7, i);
-  return t;
-}
-
-// ---- the SGEMM baseline: the forward's GEMMs alone, on 2 threads, each shape run two ways ----
-// compare.py takes the faster way of each: baseline time = best projections + best per-head products.
-struct GemmBuffers {
-  Tensor x, w_qkv, qkv, concat, w_o, out;     // [n,512] [512,1536] [n,1536] [n,512] [512,512] [n,512]
-  Tensor q, k, v, s, z;                       // [8,n,64] x3, [8,n,n], [8,n,64]
-  explicit GemmBuffers(size_t n) {
-    x = RandomTensor({n, (size_t)kDModel}, 1);
-    w_qkv = RandomTensor({(size_t)kDModel, 3 * (size_t)kDModel}, 2);
-    concat = RandomTensor({n, (size_t)kDModel}, 3);
-    w_o = RandomTensor({(size_t)kDModel, (size_t)kDModel}, 4);
-    q = RandomTensor({(size_t)kHeads, n, (size_t)kHeadDim}, 5);
-    k = RandomTensor({(size_t)kHeads, n, (size_t)kHeadDim}, 6);
-    v = RandomTensor({(size_t)kHeads, n, (size_t)kHeadDim}, 7);
-    qkv.Resize({n, 3 * (size_t)kDModel});
-    out.Resize({n, (size_t)kDModel});
-    s.Resize({(size_t)kHeads, n, n});
-    z.Resize({(size_t)kHeads, n, (size_t)kHeadDim});
-  }
-  // [n,512] x [512,1536] and [n,512] x [512,512], Eigen threading each product.
-  void ProjectionsEigenThreads() {
-    qkv.Matrix().noalias() = x.Matrix() * w_qkv.Matrix();
-    out.Matrix().noalias() = concat.Matrix() * w_o.Matrix();
-  }
-  // The same, as column tiles of 256 spread over the threads, one thread per tile.
-  static void Tiled(const Tensor& a, const Tensor& b, Tensor* c) {
-    const Eigen::Index cols = (Eigen::Index)b.dim(1), tiles = (cols + 255) / 256;
-#pragma omp parallel for schedule(dynamic)
-    for (Eigen::Index t = 0; t < tiles; ++t) {
-      const Eigen::Index c0 = t * 256, w = std::min<Eigen::Index>(256, cols - c0);
-      c->Matrix().middleCols(c0, w).noalias() = a.Matrix() * b.Matrix().middleCols(c0, w);
-    }
-  }
-  void ProjectionsTiled() {
-    Tiled(x, w_qkv, &qkv);
-    Tiled(concat, w_o, &out);
-  }
-  // 8 heads of [n,64] x [64,n] and [n,n] x [n,64]: heads over the threads, one thread per product.
-  void HeadsParallel() {
-#pragma omp parallel for schedule(static)
-    for (int h = 0; h < kHeads; ++h) s.Slice(h).noalias() = q.Slice(h) * k.Slice(h).transpose();
-#pragma omp parallel for schedule(static)
-    for (int h = 0; h < kHeads; ++h) z.Slice(h).noalias() = s.Slice(h) * v.Slice(h);
-  }
-  // The same, head after head, Eigen threading each product.
-  void HeadsEigenThreads() {
-    for (int h = 0; h < kHeads; ++h) s.Slice(h).noalias() = q.Slice(h) * k.Slice(h).transpose();
-    for (int h = 0; h < kHeads; ++h) z.Slice(h).noalias() = s.Slice(h) * v.Slice(h);
-  }
-};
-
-template <void (GemmBuffers::*kRun)()>
-void BM_Gemm(benchmark::State& state, double (*flops)(double)) {
-  GemmBuffers b((size_t)state.range(0));
-  for (auto _ : state) {
-    (b.*kRun)();
-    benchmark::ClobberMemory();
-  }
-  SetFlops(state, flops((double)state.range(0)));
-}
-void BM_SgemmProjections(benchmark::State& s) { BM_Gemm<&GemmBuffers::ProjectionsEigenThreads>(s, ProjectionFlops); }
-void BM_SgemmProjectionsTiled(benchmark::State& s) { BM_Gemm<&GemmBuffers::ProjectionsTiled>(s, ProjectionFlops); }
-void BM_SgemmHeads(benchmark::State& s) { BM_Gemm<&GemmBuffers::HeadsParallel>(s, HeadFlops); }
-void BM_SgemmHeadsEigenThreads(benchmark::State& s) { BM_Gemm<&GemmBuffers::HeadsEigenThreads>(s, HeadFlops); }
 
 // ---- the full forward ----
 // A pipeline sized for n tokens, run once; the benchmarks then redo stages on its buffers.
@@ -233,10 +161,6 @@ void Sizes(benchmark::internal::Benchmark* b) {
   b->MeasureProcessCPUTime()->UseRealTime()->Unit(benchmark::kMillisecond);
 }
 
-BENCHMARK(BM_SgemmProjections)->Apply(Sizes);
-BENCHMARK(BM_SgemmProjectionsTiled)->Apply(Sizes);
-BENCHMARK(BM_SgemmHeads)->Apply(Sizes);
-BENCHMARK(BM_SgemmHeadsEigenThreads)->Apply(Sizes);
 BENCHMARK(BM_Forward)->Apply(Sizes);
 BENCHMARK(BM_ForwardSteps)->Apply(Sizes);
 BENCHMARK(BM_PipelineForward)->Apply(Sizes);

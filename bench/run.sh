@@ -9,16 +9,47 @@ REPS=${REPS:-5}
 OUT="$BUILD/bench-results"
 mkdir -p "$OUT"
 
-cmake --build "$BUILD" --target attnviz_bench -j"$(nproc)"
+cmake --build "$BUILD" --target attnviz_bench attnviz_bench_sgemm -j"$(nproc)"
 
-# Repetitions of all benchmarks are interleaved at random, so a burst of load elsewhere on the machine
-# hits the baseline and the forward alike instead of one of them.
-echo "== attnviz_bench (Google Benchmark, $REPS interleaved repetitions, medians) =="
-"$BUILD/bench/attnviz_bench" \
-  --benchmark_repetitions="$REPS" --benchmark_enable_random_interleaving=true \
-  --benchmark_report_aggregates_only=true \
-  --benchmark_out="$OUT/forward.json" --benchmark_out_format=json \
-  ${BENCH_FILTER:+--benchmark_filter="$BENCH_FILTER"}
+# Repetitions are interleaved at random inside each program, and the two programs (the forward; the SGEMM baseline,
+# which needs Eigen's own threading, compiled out of the engine) alternate in halves, so a burst of load elsewhere
+# on the machine hits the baseline and the forward alike instead of one of them.
+echo "== attnviz_bench and attnviz_bench_sgemm (Google Benchmark, $REPS interleaved repetitions, medians) =="
+HALF=$(( (REPS + 1) / 2 ))
+for part in 1 2; do
+  reps=$([ "$part" = 1 ] && echo "$HALF" || echo $(( REPS - HALF )))
+  [ "$reps" -gt 0 ] || continue
+  for prog in attnviz_bench_sgemm attnviz_bench; do
+    "$BUILD/bench/$prog" \
+      --benchmark_repetitions="$reps" --benchmark_enable_random_interleaving=true \
+      --benchmark_out="$OUT/${prog}_$part.json" --benchmark_out_format=json \
+      ${BENCH_FILTER:+--benchmark_filter="$BENCH_FILTER"} >/dev/null
+  done
+done
+# One file of every repetition of both programs, with the medians recomputed over all of them (what compare.py reads).
+/usr/bin/python3 - "$OUT" <<'PY'
+import json, os, statistics, sys
+out = sys.argv[1]
+runs, context = {}, None
+for name in sorted(os.listdir(out)):
+    if name.startswith(("attnviz_bench_sgemm_", "attnviz_bench_")) and name.endswith(".json") and name[-6] in "12":
+        j = json.load(open(os.path.join(out, name)))
+        context = context or j["context"]
+        for b in j["benchmarks"]:
+            if b.get("run_type") == "iteration":
+                runs.setdefault(b["run_name"], []).append(b)
+benchmarks = []
+for run_name, reps in runs.items():
+    median = dict(reps[0])
+    for key in ("real_time", "cpu_time", "FLOPS"):
+        if key in median:
+            median[key] = statistics.median(r[key] for r in reps)
+    median.update(name=run_name + "_median", run_type="aggregate", aggregate_name="median", repetitions=len(reps))
+    benchmarks.append(median)
+json.dump({"context": context, "benchmarks": benchmarks}, open(os.path.join(out, "forward.json"), "w"), indent=1)
+for b in benchmarks:
+    print("%-40s %10.3f ms  %8.1f GFLOP/s  (%d runs)" % (b["name"], b["real_time"], b.get("FLOPS", 0) / 1e9, b["repetitions"]))
+PY
 
 echo
 echo "== PyTorch and numpy, same configs (OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE unset for these only) =="

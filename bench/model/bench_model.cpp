@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "base/matmul.h"
 #include "maps/pyramid.h"
 #include "model/roles.h"
 #include "model/run.h"
@@ -420,10 +421,16 @@ double GemmLayerMs(const ModelConfig& c, int n) {
   const bool causal = c.arch != Arch::kBert;
   const int blocks = (n + 255) / 256;
   const auto t = std::chrono::steady_clock::now();
-  out_qkv.noalias() = x * w_qkv;  // Eigen threads each large product itself
-  out_o.noalias() = z * w_o;
-  for (int g = 0; g < (c.arch == Arch::kLlama ? 2 : 1); ++g) out_up.noalias() = x * w_up;
-  out_down.noalias() = h * w_down;
+  // The projections and the MLP through the engine's one product (MatMulTiled: tiles over the team; Eigen never
+  // threads a product in this project), as the forward runs them.
+  auto product = [](const RowMatrix& a, const RowMatrix& b, RowMatrix* out) {
+    MatMulTiled(a.data(), (size_t)a.cols(), (size_t)a.rows(), (size_t)a.cols(), b.data(), (size_t)b.cols(),
+                WeightLayout::kInOut, (size_t)b.cols(), out->data(), (size_t)out->cols());
+  };
+  product(x, w_qkv, &out_qkv);
+  product(z, w_o, &out_o);
+  for (int g = 0; g < (c.arch == Arch::kLlama ? 2 : 1); ++g) product(x, w_up, &out_up);
+  product(h, w_down, &out_down);
   // (head, block of rows) items over the team, one-thread products inside (as the attention kernel runs them)
 #pragma omp parallel
   {

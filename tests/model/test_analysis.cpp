@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <omp.h>
 
 #include "io/npy.h"
 #include "model/analysis.h"
@@ -594,6 +596,38 @@ TEST(Rollout, CausalLayersTakeTheTriangularProductAndEqualTheFullOne) {
       ASSERT_NEAR(sum, 1.0, 1e-5) << "row " << i;
     }
   }
+}
+
+TEST(Rollout, ProductsAcrossSeveralTilesAreTheSameOnOneThreadAndOnTwo) {
+  // 600 tokens: the product's tiles (core/base/matmul.h, 512 x 512) split rows and columns, the triangular bands
+  // run on the team. Two causal layers (triangular), then one from RandomProbs transposed to be dense (full).
+  const int n = 600, n_head = 1;
+  std::vector<std::vector<float>> layers = {RandomProbs(n_head, n, 41), RandomProbs(n_head, n, 42)};
+  std::vector<float> dense((size_t)n * n);
+  for (int i = 0; i < n; ++i) {  // rows of the transposed causal map, renormalized: every cell > 0 somewhere above
+    double sum = 0;
+    for (int j = 0; j < n; ++j) sum += dense[(size_t)i * n + j] = layers[0][(size_t)j * n + i] + 1e-3f;
+    for (int j = 0; j < n; ++j) dense[(size_t)i * n + j] = (float)(dense[(size_t)i * n + j] / sum);
+  }
+  layers.push_back(dense);
+  auto run = [&](int threads) {
+    const int saved = omp_get_max_threads();
+    omp_set_num_threads(threads);
+    Rollout rollout(n);
+    std::vector<std::vector<float>> out(layers.size(), std::vector<float>((size_t)n * n));
+    for (size_t l = 0; l < layers.size(); ++l) rollout.AddLayer(layers[l].data(), n_head, out[l].data());
+    omp_set_num_threads(saved);
+    return out;
+  };
+  const auto one = run(1), two = run(2);
+  const auto want = ExactRolloutDouble(layers, n_head, n);
+  for (size_t l = 0; l < layers.size(); ++l) {
+    SCOPED_TRACE("layer " + std::to_string(l));
+    ASSERT_EQ(0, std::memcmp(one[l].data(), two[l].data(), one[l].size() * sizeof(float)));
+    for (size_t c = 0; c < two[l].size(); ++c) ASSERT_NEAR(two[l][c], want[l][c], 1e-6) << c;
+  }
+  EXPECT_EQ(two[1][1], 0.0f);  // still causal after two causal layers
+  EXPECT_GT(two[2][1], 0.0f);  // not after the dense one
 }
 
 }  // namespace
