@@ -12,8 +12,7 @@
 // Each reports FLOP/s as the counter "FLOPS" (rate over real time). FLOPs counted: 2*m*n*k per GEMM,
 // and for the element-wise passes nothing (so their GFLOP/s understates the work; only the GEMM FLOPs
 // of a forward are counted, which is what makes "forward GFLOP/s / SGEMM GFLOP/s" a fair efficiency).
-#include <benchmark/benchmark.h>
-#include <omp.h>
+#include "bench_common.h"
 
 #include <algorithm>
 #include <cmath>
@@ -24,13 +23,12 @@
 #include "sandbox/embedding.h"
 #include "attention/metrics.h"
 #include "sandbox/pipeline.h"
-#include "base/random.h"
 #include "sandbox/weights.h"
 
 namespace attnviz {
 namespace {
 
-constexpr int kDModel = 512, kHeads = 8, kHeadDim = kDModel / kHeads;
+using namespace attnviz::bench;
 
 std::string SyntheticText(int n) {
   std::string text;
@@ -44,17 +42,6 @@ AttentionConfig BenchConfig(uint64_t seed = 0) {
   c.n_head = kHeads;
   c.seed = seed;
   return c;
-}
-
-// GEMM FLOPs of one forward at n tokens: QKV projection, scores, weights . v, output projection.
-double ProjectionFlops(double n) { return 2.0 * n * kDModel * (3.0 * kDModel) + 2.0 * n * kDModel * kDModel; }
-double HeadFlops(double n) { return 2.0 * kHeads * (2.0 * n * n * kHeadDim); }
-double ForwardFlops(double n) { return ProjectionFlops(n) + HeadFlops(n); }
-
-void SetFlops(benchmark::State& state, double flops) {
-  state.counters["FLOPS"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["flop_per_iter"] = flops;
-  state.counters["threads"] = omp_get_max_threads();
 }
 
 // ---- the full forward ----
@@ -156,11 +143,6 @@ void BM_ScaleToggle(benchmark::State& state) {
   SetFlops(state, ForwardFlops(n));
 }
 
-void Sizes(benchmark::internal::Benchmark* b) {
-  for (int n : {64, 256, 1024, 4096}) b->Arg(n);
-  b->MeasureProcessCPUTime()->UseRealTime()->Unit(benchmark::kMillisecond);
-}
-
 BENCHMARK(BM_Forward)->Apply(Sizes);
 BENCHMARK(BM_ForwardSteps)->Apply(Sizes);
 BENCHMARK(BM_PipelineForward)->Apply(Sizes);
@@ -169,13 +151,4 @@ BENCHMARK(BM_ScaleToggle)->Apply(Sizes);
 }  // namespace
 }  // namespace attnviz
 
-int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::AddCustomContext("omp_max_threads", std::to_string(omp_get_max_threads()));
-  benchmark::AddCustomContext("eigen_threads", std::to_string(Eigen::nbThreads()));
-  benchmark::AddCustomContext("eigen_simd", Eigen::SimdInstructionSetsInUse());
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}
+int main(int argc, char** argv) { return attnviz::bench::RunBenchmarks(argc, argv); }

@@ -6,27 +6,15 @@
 // compare.py takes the faster way of each: baseline time = best projections + best per-head products.
 // !! Its own program, not linked with the engine: the engine is compiled with EIGEN_DONT_PARALLELIZE (its threads
 // are its own; core/CMakeLists.txt), and Eigen's own threading is one of the two ways measured here.
-#include <benchmark/benchmark.h>
-#include <omp.h>
+#include "bench_common.h"
 
-#include <Eigen/Core>
 #include <algorithm>
-#include <string>
 #include <vector>
 
 namespace {
 
+using namespace attnviz::bench;
 using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-constexpr int kDModel = 512, kHeads = 8, kHeadDim = kDModel / kHeads;
-
-double ProjectionFlops(double n) { return 2.0 * n * kDModel * (3.0 * kDModel) + 2.0 * n * kDModel * kDModel; }
-double HeadFlops(double n) { return 2.0 * kHeads * (2.0 * n * n * kHeadDim); }
-
-void SetFlops(benchmark::State& state, double flops) {
-  state.counters["FLOPS"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["flop_per_iter"] = flops;
-  state.counters["threads"] = omp_get_max_threads();
-}
 
 RowMatrix Random(Eigen::Index rows, Eigen::Index cols) { return 0.05f * RowMatrix::Random(rows, cols); }
 
@@ -88,12 +76,6 @@ void BM_SgemmProjectionsTiled(benchmark::State& s) { BM_Gemm<&GemmBuffers::Proje
 void BM_SgemmHeads(benchmark::State& s) { BM_Gemm<&GemmBuffers::HeadsParallel>(s, HeadFlops); }
 void BM_SgemmHeadsEigenThreads(benchmark::State& s) { BM_Gemm<&GemmBuffers::HeadsEigenThreads>(s, HeadFlops); }
 
-// The sizes of attnviz_bench's rows.
-void Sizes(benchmark::internal::Benchmark* b) {
-  for (int n : {64, 256, 1024, 4096}) b->Arg(n);
-  b->MeasureProcessCPUTime()->UseRealTime()->Unit(benchmark::kMillisecond);
-}
-
 BENCHMARK(BM_SgemmProjections)->Apply(Sizes);
 BENCHMARK(BM_SgemmProjectionsTiled)->Apply(Sizes);
 BENCHMARK(BM_SgemmHeads)->Apply(Sizes);
@@ -101,13 +83,4 @@ BENCHMARK(BM_SgemmHeadsEigenThreads)->Apply(Sizes);
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::AddCustomContext("omp_max_threads", std::to_string(omp_get_max_threads()));
-  benchmark::AddCustomContext("eigen_threads", std::to_string(Eigen::nbThreads()));
-  benchmark::AddCustomContext("eigen_simd", Eigen::SimdInstructionSetsInUse());
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}
+int main(int argc, char** argv) { return attnviz::bench::RunBenchmarks(argc, argv); }

@@ -16,28 +16,27 @@ cmake --build "$BUILD" --target attnviz_bench attnviz_bench_sgemm -j"$(nproc)"
 # on the machine hits the baseline and the forward alike instead of one of them.
 echo "== attnviz_bench and attnviz_bench_sgemm (Google Benchmark, $REPS interleaved repetitions, medians) =="
 HALF=$(( (REPS + 1) / 2 ))
-for part in 1 2; do
-  reps=$([ "$part" = 1 ] && echo "$HALF" || echo $(( REPS - HALF )))
-  [ "$reps" -gt 0 ] || continue
+parts=()  # this run's JSON files only (an earlier run's with other REPS may lie beside them)
+for reps_part in "$HALF" $(( REPS - HALF )); do
+  [ "$reps_part" -gt 0 ] || continue
   for prog in attnviz_bench_sgemm attnviz_bench; do
+    parts+=("$OUT/${prog}_${#parts[@]}.json")
     "$BUILD/bench/$prog" \
-      --benchmark_repetitions="$reps" --benchmark_enable_random_interleaving=true \
-      --benchmark_out="$OUT/${prog}_$part.json" --benchmark_out_format=json \
+      --benchmark_repetitions="$reps_part" --benchmark_enable_random_interleaving=true \
+      --benchmark_out="${parts[-1]}" --benchmark_out_format=json \
       ${BENCH_FILTER:+--benchmark_filter="$BENCH_FILTER"} >/dev/null
   done
 done
 # One file of every repetition of both programs, with the medians recomputed over all of them (what compare.py reads).
-/usr/bin/python3 - "$OUT" <<'PY'
-import json, os, statistics, sys
-out = sys.argv[1]
+/usr/bin/python3 - "$OUT/forward.json" "${parts[@]}" <<'PY'
+import json, statistics, sys
 runs, context = {}, None
-for name in sorted(os.listdir(out)):
-    if name.startswith(("attnviz_bench_sgemm_", "attnviz_bench_")) and name.endswith(".json") and name[-6] in "12":
-        j = json.load(open(os.path.join(out, name)))
-        context = context or j["context"]
-        for b in j["benchmarks"]:
-            if b.get("run_type") == "iteration":
-                runs.setdefault(b["run_name"], []).append(b)
+for path in sys.argv[2:]:
+    j = json.load(open(path))
+    context = context or j["context"]
+    for b in j["benchmarks"]:
+        if b.get("run_type") == "iteration":
+            runs.setdefault(b["run_name"], []).append(b)
 benchmarks = []
 for run_name, reps in runs.items():
     median = dict(reps[0])
@@ -46,7 +45,7 @@ for run_name, reps in runs.items():
             median[key] = statistics.median(r[key] for r in reps)
     median.update(name=run_name + "_median", run_type="aggregate", aggregate_name="median", repetitions=len(reps))
     benchmarks.append(median)
-json.dump({"context": context, "benchmarks": benchmarks}, open(os.path.join(out, "forward.json"), "w"), indent=1)
+json.dump({"context": context, "benchmarks": benchmarks}, open(sys.argv[1], "w"), indent=1)
 for b in benchmarks:
     print("%-40s %10.3f ms  %8.1f GFLOP/s  (%d runs)" % (b["name"], b["real_time"], b.get("FLOPS", 0) / 1e9, b["repetitions"]))
 PY

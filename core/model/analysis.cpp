@@ -17,7 +17,6 @@ namespace {
 
 using RowMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using ConstMat = Eigen::Map<const RowMat, 0, Eigen::OuterStride<>>;
-using Mat = Eigen::Map<RowMat>;
 
 Status Range(const char* what, int value, int count, int tokens) {
   return Status::Error(MsgId::kPositionRange,

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 #include "base/finite.h"
 #include "model/bind.h"
@@ -22,7 +21,8 @@ Status Binder::Get(std::initializer_list<std::string> names, const std::vector<i
     }
     auto f = store_->Floats(name);
     if (!f) return f.status();
-    // A NaN or Inf weight would turn every map it reaches into NaN: refused here, naming the tensor.
+    // A NaN or Inf weight would turn every map it reaches into NaN: refused here, naming the tensor. F16 and BF16
+    // weights are checked after conversion: their own Inf and NaN become float ones.
     if (const size_t bad = FirstNotFinite(*f, e->info->elements); bad < e->info->elements)
       return Status::Prefixed(MsgId::kPrefixContext, {e->path()},
                               Status::Prefixed(MsgId::kPrefixTensor, {CappedValue(name)},

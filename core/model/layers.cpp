@@ -13,7 +13,6 @@ namespace {
 
 using RowMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using Strided = Eigen::OuterStride<>;
-using ConstMat = Eigen::Map<const RowMat, 0, Strided>;
 using Mat = Eigen::Map<RowMat, 0, Strided>;
 using Vec = Eigen::Map<Eigen::ArrayXf>;
 using ConstVec = Eigen::Map<const Eigen::ArrayXf>;
