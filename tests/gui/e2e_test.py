@@ -54,6 +54,32 @@ def leak_check_crashed(log):
     return all(part in log for part in LSAN_TRACER_CRASH) and not SANITIZER_REPORT.search(log)
 
 
+def tracer_pids(pid):
+    """The pids tracing any thread of process `pid` (/proc/PID/task/*/status TracerPid), [] when none or gone."""
+    found = []
+    try:
+        for tid in os.listdir("/proc/%d/task" % pid):
+            with open("/proc/%d/task/%s/status" % (pid, tid)) as f:
+                for line in f:
+                    if line.startswith("TracerPid:") and int(line.split()[1]) != 0:
+                        found.append(int(line.split()[1]))
+    except (OSError, ValueError):
+        pass
+    return found
+
+
+def child_pids(pid):
+    """The child processes of `pid` (from /proc/PID/task/*/children), [] when gone."""
+    found = []
+    try:
+        for tid in os.listdir("/proc/%d/task" % pid):
+            with open("/proc/%d/task/%s/children" % (pid, tid)) as f:
+                found += [int(c) for c in f.read().split()]
+    except (OSError, ValueError):
+        pass
+    return found
+
+
 class NotReady(Exception):
     """The app has not written its widgets JSON yet (a slow start on a busy machine)."""
 
@@ -160,6 +186,28 @@ class AppSession:
         if leak_check_crashed(self.app_log()):
             raise LeakCheckCrashed("LeakSanitizer's tracer crashed at exit (no leak report):\n"
                                    + self.app_log()[-2000:])
+
+    def raise_if_leak_check_hung(self):
+        """LeakSanitizer's exit-time check stops every thread with ptrace from a tracer it forks; that tracer hanging
+        (google/sanitizers#1330, "sporadically (about 1% of the time) they hang at exit") is its failure, not the
+        app's, like its crash (LSAN_TRACER_CRASH). Seen from /proc: the app's threads traced by its own child."""
+        tracers = set(tracer_pids(self.proc.pid)) & set(child_pids(self.proc.pid))
+        if tracers:
+            raise LeakCheckCrashed("LeakSanitizer's tracer (pid %s) still holds the app's threads 20 s after Ctrl+Q "
+                                   "(its leak check hung at exit):\n%s" %
+                                   (", ".join(map(str, sorted(tracers))), self.app_log()[-2000:]))
+
+    def thread_stacks(self):
+        """Every thread's backtrace of the running app (gdb attached for a moment), for a hang's report."""
+        if not shutil.which("gdb"):
+            return "(no gdb to show them)"
+        try:
+            out = subprocess.run(["gdb", "-p", str(self.proc.pid), "-batch", "-nx", "-ex", "set pagination off",
+                                  "-ex", "thread apply all bt 30"], capture_output=True, timeout=60)
+        except subprocess.TimeoutExpired:
+            return "(gdb took over 60 s)"
+        text = out.stdout.decode(errors="replace")
+        return "\n".join(line for line in text.splitlines() if line.startswith(("Thread ", "#")))[-12000:]
 
     def app_log(self):
         try:
@@ -382,6 +430,10 @@ class AppSession:
         self.xdotool("keydown", "q")
         try:
             code = self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.raise_if_leak_check_hung()
+            raise AssertionError("attnviz did not quit within 20 s of Ctrl+Q; where its threads were:\n"
+                                 + self.thread_stacks()) from None
         finally:
             self.xdotool("keyup", "q", check=False)
             self.xdotool("keyup", "ctrl", check=False)
