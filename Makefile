@@ -74,7 +74,7 @@ TSAN_BUILD ?= build-tsan
 ASAN_TESTS ?= .
 ASAN_TARGETS ?= all
 TSAN_TESTS ?= Worker|LatestWins|ModelSession|Pipeline|Sweep|ExactRows|View\.|Run\.
-SANITIZER_ENV = ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:strict_string_checks=1 \
+SANITIZER_ENV = ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:strict_string_checks=1:handle_abort=1 \
   LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitize/lsan.supp:print_suppressions=0 \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1

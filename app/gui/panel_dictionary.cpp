@@ -57,11 +57,11 @@ void DrawDictionaryPanel(App& app) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::SetNextItemWidth(-1);
-      ImGui::InputText("##key", &d.rows[i].first);
+      widget::TextField("##key", &d.rows[i].first);
       dump.RecordItem("dictionary.key." + std::to_string(i), JsonString(d.rows[i].first));
       ImGui::TableNextColumn();
       ImGui::SetNextItemWidth(-1);
-      ImGui::InputText("##value", &d.rows[i].second);
+      widget::TextField("##value", &d.rows[i].second);
       dump.RecordItem("dictionary.value." + std::to_string(i), JsonString(d.rows[i].second));
       if (lookup) {
         const float w = lookup->weights[i];

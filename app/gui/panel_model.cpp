@@ -128,7 +128,7 @@ void DrawModelPanel(App& app) {
   ImGui::TextWrapped("%s", Tr(Str::kModelFolderHint));  // wrapped: the Korean hint ran past a narrow panel
   ImGui::SetNextItemWidth(width - ImGui::CalcTextSize(Tr(Str::kOpen)).x - ImGui::GetStyle().FramePadding.x * 2 -
                           ImGui::GetStyle().ItemSpacing.x);
-  bool enter = ImGui::InputText("##model_path", &app.views.model.path_input, ImGuiInputTextFlags_EnterReturnsTrue);
+  bool enter = widget::TextField("##model_path", &app.views.model.path_input, ImGuiInputTextFlags_EnterReturnsTrue);
   dump.RecordItem("model.path", JsonString(app.views.model.path_input));
   ImGui::SameLine();
   bool open = widget::Button(dump, Str::kOpen, "model.open");

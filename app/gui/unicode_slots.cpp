@@ -6,6 +6,8 @@
 #include <map>
 #include <mutex>
 
+#include "widgets.h"
+
 namespace attnviz {
 
 namespace {
@@ -177,15 +179,15 @@ bool EditAnyUnicode(std::string* text, Edit edit) {
 
 bool InputTextAnyUnicode(const char* label, std::string* text, ImGuiInputTextFlags flags) {
   return EditAnyUnicode(text, [&](std::string* shown) {
-    return ImGui::InputText(label, shown, flags | ImGuiInputTextFlags_CallbackAlways, InsertTypedSlots);
+    return widget::TextField(label, shown, flags | ImGuiInputTextFlags_CallbackAlways, InsertTypedSlots);
   });
 }
 
 bool InputTextMultilineAnyUnicode(const char* label, std::string* text, const ImVec2& size,
                                   ImGuiInputTextFlags flags) {
   return EditAnyUnicode(text, [&](std::string* shown) {
-    return ImGui::InputTextMultiline(label, shown, size, flags | ImGuiInputTextFlags_CallbackAlways,
-                                     InsertTypedSlots);
+    return widget::TextFieldMultiline(label, shown, size, flags | ImGuiInputTextFlags_CallbackAlways,
+                                      InsertTypedSlots);
   });
 }
 

@@ -1,5 +1,6 @@
 #include "widgets.h"
 
+#include <imgui_internal.h>
 #include <imgui_stdlib.h>
 
 #include <algorithm>
@@ -12,6 +13,19 @@ namespace {
 
 std::string Id(WidgetDump& dump, const Label& label, const char* name) { return dump.Label(label.text, name); }
 std::string BoolJson(bool b) { return b ? "true" : "false"; }
+
+// imgui keeps one edit state, for the field edited last; it is reused when that field is clicked again. A field not
+// being edited whose text is no longer the state's (TextW[0, CurLenW)) gets a fresh state on its next click.
+void ForgetStaleTextState(const char* id, const std::string& text) {
+  ImGuiContext& g = *ImGui::GetCurrentContext();
+  const ImGuiID item = ImGui::GetID(id);  // as InputTextEx makes it: the label in the current ID stack
+  const ImGuiInputTextState* state = ImGui::GetInputTextState(item);
+  if (!state || g.ActiveId == item) return;
+  std::string held((size_t)state->CurLenW * 4 + 1, '\0');
+  held.resize((size_t)ImTextStrToUtf8(held.data(), (int)held.size(), state->TextW.Data,
+                                      state->TextW.Data + state->CurLenW));
+  if (held != text) g.InputTextState.ID = 0;
+}
 
 }  // namespace
 
@@ -87,15 +101,31 @@ bool SliderFloat(WidgetDump& dump, const Label& label, const char* name, float* 
   return changed;
 }
 
+bool TextField(const char* id, std::string* text, ImGuiInputTextFlags flags, ImGuiInputTextCallback callback) {
+  ForgetStaleTextState(id, *text);
+  return ImGui::InputText(id, text, flags, callback);
+}
+
+bool TextFieldWithHint(const char* id, const char* hint, std::string* text, ImGuiInputTextFlags flags) {
+  ForgetStaleTextState(id, *text);
+  return ImGui::InputTextWithHint(id, hint, text, flags);
+}
+
+bool TextFieldMultiline(const char* id, std::string* text, const ImVec2& size, ImGuiInputTextFlags flags,
+                        ImGuiInputTextCallback callback) {
+  ForgetStaleTextState(id, *text);
+  return ImGui::InputTextMultiline(id, text, size, flags, callback);
+}
+
 bool InputText(WidgetDump& dump, const Label& label, const char* name, std::string* text, ImGuiInputTextFlags flags) {
-  const bool changed = ImGui::InputText(Id(dump, label, name).c_str(), text, flags);
+  const bool changed = TextField(Id(dump, label, name).c_str(), text, flags);
   dump.RecordItem(name, JsonString(*text));
   return changed;
 }
 
 bool InputTextWithHint(WidgetDump& dump, const Label& label, const char* name, const char* hint, std::string* text,
                        ImGuiInputTextFlags flags) {
-  const bool changed = ImGui::InputTextWithHint(Id(dump, label, name).c_str(), hint, text, flags);
+  const bool changed = TextFieldWithHint(Id(dump, label, name).c_str(), hint, text, flags);
   dump.RecordItem(name, JsonString(*text));
   return changed;
 }

@@ -34,6 +34,16 @@ bool SliderFloat(WidgetDump& dump, const Label& label, const char* name, float* 
                  const char* format = "%.3f", ImGuiSliderFlags flags = 0);
 bool InputInt(WidgetDump& dump, const Label& label, const char* name, int* value);
 bool InputU64(WidgetDump& dump, const Label& label, const char* name, uint64_t* value);
+// Every text field of the app is one of these ImGui::InputText* on a std::string (id: the ImGui label), which first
+// forget imgui 1.86's edit state of the field when its text was changed from outside since it was last edited (a
+// sentence picked from the list): 1.86 reuses that state's undo stack when the field is clicked again, and Ctrl+Z
+// then reads past the text and asserts (later imgui reuses it only for an unchanged text).
+bool TextField(const char* id, std::string* text, ImGuiInputTextFlags flags = 0,
+               ImGuiInputTextCallback callback = nullptr);
+bool TextFieldWithHint(const char* id, const char* hint, std::string* text, ImGuiInputTextFlags flags = 0);
+bool TextFieldMultiline(const char* id, std::string* text, const ImVec2& size, ImGuiInputTextFlags flags = 0,
+                        ImGuiInputTextCallback callback = nullptr);
+
 bool InputText(WidgetDump& dump, const Label& label, const char* name, std::string* text,
                ImGuiInputTextFlags flags = 0);
 bool InputTextWithHint(WidgetDump& dump, const Label& label, const char* name, const char* hint, std::string* text,

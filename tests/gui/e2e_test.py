@@ -594,6 +594,26 @@ class E2E(unittest.TestCase):
         self.assertIn("heads.map.0", w["widgets"])
         self.assertEqual(w["widgets"]["shapes.probs"]["value"], "[4, 6, 6]")
 
+    def test_undo_after_the_text_changed_elsewhere(self):
+        """Typed into, left, changed from outside (a sentence picked from the list), clicked again, Ctrl+Z: imgui
+        1.86 kept the field's undo stack for a text it no longer held, and its undo read past the text (an assert,
+        the app gone; found by the monkey). The field starts a fresh edit instead, as later imgui does."""
+        s = self.start("--text-file", self.sample_file())
+        long_text = "w" * 120
+        s.replace_text("sentences.kv_text", long_text)
+        s.wait_for(lambda w: w["fields"]["kv_text"] == long_text, what="the typed text")
+        s.scroll_into_view("sentences.item.0", "sentences.list")
+        s.click("sentences.item.0")
+        picked = s.wait_for(lambda w: w["fields"]["kv_text"] != long_text, what="the picked sentence")["fields"]
+        s.click("sentences.kv_text", x_fraction=0.9)
+        s.key("ctrl", "z")
+        s.key("ctrl", "y")
+        s.key("ctrl", "z")
+        s.wait_frames(2)
+        self.assertIsNone(s.proc.poll(), "attnviz exited after Ctrl+Z:\n" + s.app_log())
+        self.assertEqual(s.field("kv_text"), picked["kv_text"])  # nothing typed in this edit: nothing to undo
+        self.assertEqual(s.quit_with_ctrl_q(), 0, s.app_log())
+
     def test_paste_hangul(self):
         """Hangul arrives through the clipboard; the font atlas grows to cover it."""
         if not shutil.which("xclip"):
