@@ -1,6 +1,7 @@
 #include "model/analysis.h"
 
 #include <Eigen/Core>
+#include <omp.h>
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -183,23 +184,29 @@ int RolloutPoolFactor(int n, int max_blocks) {
 
 double PooledRolloutMemoryBytes(size_t n, int factor) {
   const double nb = (double)RolloutBlocks((int)n, factor);
-  return RolloutMemoryBytes((size_t)nb) + nb * nb * sizeof(double);
+  return RolloutMemoryBytes((size_t)nb) + PooledRolloutRows::Shards() * nb * nb * sizeof(double);
 }
 
-PooledRolloutRows::PooledRolloutRows(int n, int factor)
-    : n_(n), f_(factor), nb_(RolloutBlocks(n, factor)), sums_((size_t)nb_ * nb_, 0.0) {
+int PooledRolloutRows::Shards() { return std::clamp(omp_get_max_threads(), 1, kShards); }
+
+PooledRolloutRows::PooledRolloutRows(int n, int factor) : n_(n), f_(factor), nb_(RolloutBlocks(n, factor)) {
   MODEL_CHECK(n > 0 && factor > 0);
+  for (int s = Shards(); s > 0; --s) {
+    shards_.push_back(std::make_unique<Shard>());
+    shards_.back()->sums.assign((size_t)nb_ * nb_, 0.0);
+  }
 }
 
 void PooledRolloutRows::AddRows(int r0, int rows, const float* probs) {
   MODEL_CHECK(probs && r0 >= 0 && rows >= 0 && r0 + rows <= n_);
   if (rows == 0) return;
   const int I0 = r0 / f_, I1 = (r0 + rows - 1) / f_ + 1;
+  Shard& shard = *shards_[(size_t)omp_get_thread_num() % shards_.size()];
   if (f_ == 1) {  // exact: each probability into its own cell (a [rows, n] buffer of sums would cost more)
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(shard.mutex);
     for (int r = 0; r < rows; ++r) {
       const float* p = probs + (size_t)r * n_;
-      double* out = sums_.data() + (size_t)(r0 + r) * n_;
+      double* out = shard.sums.data() + (size_t)(r0 + r) * n_;
       for (int j = 0; j < n_; ++j) out[j] += p[j];
     }
     return;
@@ -217,18 +224,19 @@ void PooledRolloutRows::AddRows(int r0, int rows, const float* probs) {
       out[J] += s;
     }
   }
-  // 2. Into the layer's sums, one writer at a time.
-  std::lock_guard<std::mutex> lock(mutex_);
-  double* sums = sums_.data() + (size_t)I0 * nb_;
+  // 2. Into this thread's shard of the layer's sums, one writer at a time.
+  std::lock_guard<std::mutex> lock(shard.mutex);
+  double* sums = shard.sums.data() + (size_t)I0 * nb_;
   for (size_t c = 0; c < part.size(); ++c) sums[c] += part[c];
 }
 
 void PooledRolloutRows::AddMap(const float* probs, int n_head) {
   MODEL_CHECK(probs && n_head > 0);
   const size_t nn = (size_t)n_ * n_;
-  if (f_ == 1) {  // head by head into each cell: Rollout::AddLayer's order of sums
+  if (f_ == 1) {  // head by head into each cell of shard 0 (the others add 0): Rollout::AddLayer's order of sums
+    std::vector<double>& sums = shards_[0]->sums;
     for (int h = 0; h < n_head; ++h)
-      for (size_t c = 0; c < nn; ++c) sums_[c] += probs[(size_t)h * nn + c];
+      for (size_t c = 0; c < nn; ++c) sums[c] += probs[(size_t)h * nn + c];
     return;
   }
   for (int h = 0; h < n_head; ++h) AddRows(0, n_, probs + (size_t)h * nn);
@@ -236,14 +244,24 @@ void PooledRolloutRows::AddMap(const float* probs, int n_head) {
 
 void PooledRolloutRows::TakeMean(int n_head, float* mean) {
   MODEL_CHECK(mean && n_head > 0);
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::unique_lock<std::mutex>> locks;
+  for (auto& shard : shards_) locks.emplace_back(shard->mutex);
+  const size_t nb = (size_t)nb_, shards = shards_.size();
+#pragma omp parallel for schedule(static) if (nb * nb * shards > (1u << 18))
   for (int I = 0; I < nb_; ++I) {
     const int rows_in = std::min(n_, (I + 1) * f_) - I * f_;
     // f = 1: m / n_head exactly as Rollout::AddLayer divides.
     const double d = (double)n_head * rows_in;
-    for (int J = 0; J < nb_; ++J) mean[(size_t)I * nb_ + J] = (float)(sums_[(size_t)I * nb_ + J] / d);
+    for (size_t J = 0; J < nb; ++J) {
+      double sum = 0;
+      for (size_t s = 0; s < shards; ++s) {
+        double& cell = shards_[s]->sums[(size_t)I * nb + J];
+        sum += cell;
+        cell = 0;
+      }
+      mean[(size_t)I * nb + J] = (float)(sum / d);
+    }
   }
-  std::fill(sums_.begin(), sums_.end(), 0.0);
 }
 
 void ValueNorms(const Model& model, const LayerOutput& out, float* value_norm) {

@@ -21,6 +21,7 @@
 // Value-weighted norms (Kobayashi et al. 2020): alpha_ij^h * || v_j^h W_o^h || where W_o^h [d_head, d_model] is
 //   the slice of the output projection head h's output feeds (bias left out: it does not depend on j).
 #pragma once
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -89,20 +90,29 @@ class PooledRolloutRows {
  public:
   PooledRolloutRows(int n, int factor);
   // probs: [rows, n] = rows r0.. of one head (one LayerSink::OnBlock). Thread-safe: each block's column sums
-  // are made unlocked, then added under a mutex (one writer at a time); factor 1 adds each row under the mutex.
+  // are made unlocked (factor 1: the rows themselves), then added into the calling thread's shard of the sums under
+  // its mutex; with no more threads than shards (kShards) no thread ever waits for another.
   void AddRows(int r0, int rows, const float* probs);
   // probs: [n_head, n, n]: every head's rows, head by head.
   void AddMap(const float* probs, int n_head);
-  // mean: [nb, nb] = P (the sums / (n_head * rows in I)); clears the sums for the next layer.
+  // mean: [nb, nb] = P (the shards' sums, added in shard order, / (n_head * rows in I)); clears the sums for the next
+  // layer.
   void TakeMean(int n_head, float* mean);
+  // Shards of the sums at most: the pass's threads add blocks of the same rows (other heads) at once.
+  static constexpr int kShards = 4;
+  // The sums' shards for this process's thread count (each [nb, nb] doubles).
+  static int Shards();
   int n() const { return n_; }
   int factor() const { return f_; }
   int blocks() const { return nb_; }
 
  private:
+  struct Shard {
+    std::mutex mutex;
+    std::vector<double> sums;  // [nb, nb]: sum over the heads, rows i in I and columns j in J of the probs added here
+  };
   int n_, f_, nb_;
-  std::vector<double> sums_;  // [nb, nb]: sum over heads, rows i in I, columns j in J of probs
-  std::mutex mutex_;
+  std::vector<std::unique_ptr<Shard>> shards_;  // AddRows on OpenMP thread t adds into shard t % size
 };
 
 // "Ablate each head once": the mean next-token loss (predict.h) of the text with each head ablated in turn, on top

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <string>
 
+#include "base/finite.h"
 #include "model/check.h"
 #include "model/layers.h"
 
@@ -19,6 +19,21 @@ constexpr int kRows = 64;
 constexpr size_t kHeadFloats = (size_t)1 << 22;
 
 }  // namespace
+
+std::vector<int> TopKIndices(const float* values, int count, int k) {
+  MODEL_CHECK(values && k >= 0 && k <= count);
+  if (k == 0) return {};
+  std::vector<int> best;  // sorted: values[best[0]] >= values[best[1]] >= ...
+  best.reserve((size_t)k + 1);
+  for (int v = 0; v < count; ++v) {
+    // Scanning in index order, an equal value comes after (below) those already kept.
+    if ((int)best.size() == k && !(values[v] > values[best.back()])) continue;
+    auto at = std::upper_bound(best.begin(), best.end(), v, [&](int a, int b) { return values[a] > values[b]; });
+    best.insert(at, v);
+    if ((int)best.size() > k) best.pop_back();
+  }
+  return best;
+}
 
 bool HasLmHead(const Model& model) { return model.has_lm_head(); }
 
@@ -49,7 +64,6 @@ Result<Predictions> Predict(const Model& model, const float* last_hidden, const 
   Predictions out;
   double loss_sum = 0;
   std::vector<float> normed((size_t)kRows * d), logits((size_t)kRows * vocab);
-  std::vector<int> order((size_t)vocab);
   const int chunk = (int)std::min<size_t>((size_t)vocab, std::max<size_t>(1, kHeadFloats / (size_t)d));
   std::vector<float> head_rows(head.w ? 0 : (size_t)chunk * d);  // [chunk, d_model]: a deferred head's rows
   for (int r0 = 0; r0 < n; r0 += kRows) {
@@ -89,30 +103,32 @@ Result<Predictions> Predict(const Model& model, const float* last_hidden, const 
       }
       LinearForward(normed.data(), d, rows, lm, logits.data() + v0, vocab);
     }
-    // 3. Per row: log-softmax (double), the top k, the next token's log-probability.
+    // 3. Per row: log-softmax (double), the top k, the next token's log-probability. Rows in parallel; the loss is
+    //    summed in row order after them (the same bits on any number of threads).
+    if (const size_t bad = FirstNotFinite(logits.data(), (size_t)rows * vocab); bad < (size_t)rows * vocab)
+      return Status::Error("position " + std::to_string(r0 + (int)(bad / vocab)) + ": the logit of token " +
+                           std::to_string(bad % vocab) + " is not a finite number");
+    std::vector<double> next_log_prob((size_t)rows, 0.0);
+    std::vector<PositionTop> tops((size_t)rows);
+#pragma omp parallel for schedule(dynamic) if (rows > 1)
     for (int r = 0; r < rows; ++r) {
       const int i = r0 + r;
       const float* row = logits.data() + (size_t)r * vocab;
       double mx = -INFINITY;
-      for (int v = 0; v < vocab; ++v) {
-        if (!std::isfinite(row[v]))
-          return Status::Error("position " + std::to_string(i) + ": the logit of token " + std::to_string(v) +
-                               " is not a finite number");
-        mx = std::max(mx, (double)row[v]);
-      }
+      for (int v = 0; v < vocab; ++v) mx = std::max(mx, (double)row[v]);
       double sum = 0;
       for (int v = 0; v < vocab; ++v) sum += std::exp((double)row[v] - mx);
       const double log_z = mx + std::log(sum);
-      if (next_token && i + 1 < n) loss_sum -= (double)row[ids[(size_t)i + 1]] - log_z;
+      if (next_token && i + 1 < n) next_log_prob[(size_t)r] = (double)row[ids[(size_t)i + 1]] - log_z;
       if (!wanted[(size_t)i]) continue;
-      std::iota(order.begin(), order.end(), 0);
-      std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int a, int b) {
-        return row[a] != row[b] ? row[a] > row[b] : a < b;
-      });
-      PositionTop top;
+      PositionTop& top = tops[(size_t)r];
       top.index = i;
-      for (int t = 0; t < k; ++t) top.top.push_back({order[(size_t)t], std::exp((double)row[order[(size_t)t]] - log_z)});
-      out.positions.push_back(std::move(top));
+      for (int t : TopKIndices(row, vocab, k)) top.top.push_back({t, std::exp((double)row[t] - log_z)});
+    }
+    for (int r = 0; r < rows; ++r) {
+      const int i = r0 + r;
+      if (next_token && i + 1 < n) loss_sum -= next_log_prob[(size_t)r];
+      if (wanted[(size_t)i]) out.positions.push_back(std::move(tops[(size_t)r]));
     }
   }
   control.Report("predict", (size_t)n, (size_t)n);

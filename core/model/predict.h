@@ -44,6 +44,10 @@ bool HasLmHead(const Model& model);
 // Whether the model predicts the next token (gpt2, llama family) rather than masked ones (bert).
 bool PredictsNextToken(const ModelConfig& c);
 
+// values: [count], finite. The indices of the k largest (k <= count), largest first; ties: the lower index first (as
+// std::partial_sort with that order). One pass over a sorted list of the k best so far.
+std::vector<int> TopKIndices(const float* values, int count, int k);
+
 // last_hidden: [n, d_model], the residual stream after the last block (hidden[n_layer] of a run; no final norm).
 // positions: the positions whose top-k are returned (each in 0..n-1, any order); empty = every position.
 // Errors: no LM head ("this checkpoint has no LM head ..."), k outside 1..vocab, a position outside 0..n-1,

@@ -463,6 +463,58 @@ TEST(PooledRollout, RowsSumToOneAndStreamedRowsGiveTheSame) {
   }
 }
 
+// The top k of the predictions: one pass over the k best so far equals sorting the whole row (ties included).
+TEST(Predict, TopKIndicesAreThePartialSortsTiesLowerIndexFirst) {
+  unsigned state = 5;
+  auto next = [&] { return (state = state * 1664525u + 1013904223u) >> 8; };
+  for (int count : {1, 7, 100, 1000}) {
+    std::vector<float> values((size_t)count);
+    for (float& v : values) v = (float)(next() % 13) - 6.0f;  // few distinct values: many ties
+    for (int k : {0, 1, 3, 5, count}) {
+      if (k > count) continue;
+      std::vector<int> order((size_t)count);
+      for (int i = 0; i < count; ++i) order[(size_t)i] = i;
+      std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int a, int b) {
+        return values[(size_t)a] != values[(size_t)b] ? values[(size_t)a] > values[(size_t)b] : a < b;
+      });
+      order.resize((size_t)k);
+      EXPECT_EQ(TopKIndices(values.data(), count, k), order) << "count " << count << ", k " << k;
+    }
+  }
+}
+
+// The pass's threads add blocks of the same rows (other heads) at once, each into its own shard of the sums.
+TEST(PooledRollout, RowsAddedFromSeveralThreadsAreTheWholeMapsMean) {
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(PooledRolloutRows::kShards);  // a team of as many threads as shards (this machine's cores or not)
+  for (int f : {1, 2}) {
+    SCOPED_TRACE("f " + std::to_string(f));
+    const int n = 40, n_head = 6;
+    const std::vector<float> probs = RandomProbs(n_head, n, 11);
+    PooledRolloutRows whole(n, f), by_threads(n, f);
+    ASSERT_EQ(PooledRolloutRows::Shards(), PooledRolloutRows::kShards);
+    const int nb = whole.blocks();
+    std::vector<float> want((size_t)nb * nb), got((size_t)nb * nb);
+    whole.AddMap(probs.data(), n_head);
+    whole.TakeMean(n_head, want.data());
+#pragma omp parallel for schedule(dynamic)
+    for (int item = 0; item < n_head * (n / 8); ++item) {  // as the pass: heads fastest, blocks of 8 rows
+      const int h = item % n_head, r0 = item / n_head * 8;
+      by_threads.AddRows(r0, 8, probs.data() + ((size_t)h * n + r0) * n);
+    }
+    by_threads.TakeMean(n_head, got.data());
+    for (size_t c = 0; c < want.size(); ++c) ASSERT_NEAR(got[c], want[c], 1e-6f) << c;
+    // Every shard was cleared: the next layer's mean is its own (here head 0 alone, as a fresh one makes it).
+    PooledRolloutRows fresh(n, f);
+    fresh.AddRows(0, n, probs.data());
+    fresh.TakeMean(1, want.data());
+    by_threads.AddRows(0, n, probs.data());
+    by_threads.TakeMean(1, got.data());
+    for (size_t c = 0; c < want.size(); ++c) ASSERT_EQ(got[c], want[c]) << c;
+  }
+  omp_set_num_threads(saved);
+}
+
 // Block pooling of an exact map [n, n]: row mean over I, column sum over J.
 std::vector<double> BlockPool(const std::vector<double>& r, int n, int f) {
   const int nb = RolloutBlocks(n, f);
