@@ -128,11 +128,14 @@ int main(int argc, char** argv) {
   FrameBench bench(options.bench_frames);  // --bench-frames: frame_bench.h
   FramePacer pacer;
   FrameOutputs outputs;
-  const bool every_frame = options.frames > 0 || bench.enabled();  // they count frames
   int ready_frames = 0;  // frames since everything asked for was on screen
   auto last_frame = Clock::now();
   App::ShownState last_shown;  // what the last pass of the loop showed (a change draws a frame)
   auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - started).count(); };
+  // --bench-frames and --frames count frames: every pass of the loop draws one, --frames' once everything asked for
+  // is on screen (before that, frames come as they would for a person: a model run's cores are not spent on frames
+  // nobody counts).
+  auto every_frame = [&] { return bench.enabled() || (options.frames > 0 && (ready_frames > 0 || seconds() > 60.0)); };
   auto keep_window_rect = [&] {
     const WindowRect r = platform.window_rect();
     app.settings.window_x = r.x, app.settings.window_y = r.y, app.settings.window_w = r.width;
@@ -145,7 +148,7 @@ int main(int argc, char** argv) {
     //     drawing (llvmpipe draws on the CPU) must leave the cores to the work; input and background results
     //     (App::wake_ui) end the wait at once.
     auto since_last_frame = [&] { return std::chrono::duration<double>(Clock::now() - last_frame).count(); };
-    const double wait = every_frame ? 0.0 : app.Busy() ? pacer.BusyWaitSecondsFor(since_last_frame()) : pacer.WaitSeconds();
+    const double wait = every_frame() ? 0.0 : app.Busy() ? pacer.BusyWaitSecondsFor(since_last_frame()) : pacer.WaitSeconds();
     if (wait > 0) platform.WaitEvents(wait);
     else platform.PollEvents();
     if (platform.Iconified()) {  // a minimized window draws nothing
@@ -166,7 +169,7 @@ int main(int argc, char** argv) {
     g_frames_requested = 0;
     keep_window_rect();
     saver.SaveIfChanged(app.settings);
-    if (!every_frame && !pacer.FrameDue()) continue;
+    if (!every_frame() && !pacer.FrameDue()) continue;
     pacer.FrameDrawn();
     last_frame = frame_start;
     // 5c. New characters (e.g. Hangul just typed) need a font atlas rebuild before the frame starts.
