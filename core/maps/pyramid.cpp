@@ -15,6 +15,49 @@ namespace attnviz {
 
 namespace {
 constexpr size_t kMapUnit = size_t(2) << 20;  // arrays this large and up are mmapped, in whole units
+
+// Rows [R0, R1) of head h of level p from the level c below it (p.factor = 2 c.factor): each cell the max of the
+// cells it covers and their mean weighted by the map cells each covers. Cells whose four children each cover
+// factor x factor cells: the mean of the four means, in the same order and precision as the general sum (scaling by
+// the power-of-two cell counts is exact), so the same bits.
+void PoolRowsUp(const PyramidLevel& c, PyramidLevel& p, int h, int R0, int R1, int n_q, int n_k) {
+  auto count = [&](int index, int factor, int n) { return (float)std::min(factor, n - index * factor); };
+  const float* cmax = c.Plane(PoolKind::kMax, h);
+  const float* cmean = c.Plane(PoolKind::kMean, h);
+  float* pmax = p.max.data() + (size_t)h * p.rows * p.cols;
+  float* pmean = p.mean.data() + (size_t)h * p.rows * p.cols;
+  const int full_rows = std::min(p.rows, n_q / p.factor), full_cols = std::min(p.cols, n_k / p.factor);
+  for (int R = R0; R < std::min(R1, full_rows); ++R) {
+    const float* max0 = cmax + (size_t)(2 * R) * c.cols;
+    const float* max1 = max0 + c.cols;
+    const float* mean0 = cmean + (size_t)(2 * R) * c.cols;
+    const float* mean1 = mean0 + c.cols;
+    float* out_max = pmax + (size_t)R * p.cols;
+    float* out_mean = pmean + (size_t)R * p.cols;
+    for (int C = 0; C < full_cols; ++C) {
+      out_max[C] = std::max(std::max(std::max(std::max(-INFINITY, max0[2 * C]), max0[2 * C + 1]), max1[2 * C]),
+                            max1[2 * C + 1]);
+      const double s = (((double)mean0[2 * C] + (double)mean0[2 * C + 1]) + (double)mean1[2 * C]) + (double)mean1[2 * C + 1];
+      out_mean[C] = (float)(s / 4.0);
+    }
+  }
+  for (int R = R0; R < R1; ++R) {
+    for (int C = R < full_rows ? full_cols : 0; C < p.cols; ++C) {  // the partial last row and column
+      float m = -INFINITY;
+      double s = 0;
+      for (int r = 2 * R; r < std::min(2 * R + 2, c.rows); ++r) {
+        for (int cc = 2 * C; cc < std::min(2 * C + 2, c.cols); ++cc) {
+          const size_t at = (size_t)r * c.cols + cc;
+          m = std::max(m, cmax[at]);
+          s += (double)cmean[at] * count(r, c.factor, n_q) * count(cc, c.factor, n_k);
+        }
+      }
+      pmax[(size_t)R * p.cols + C] = m;
+      pmean[(size_t)R * p.cols + C] = (float)(s / (count(R, p.factor, n_q) * count(C, p.factor, n_k)));
+    }
+  }
+}
+
 }  // namespace
 
 template <typename T>
@@ -73,6 +116,7 @@ void MapPyramid::Size(int n_head, int n_q, int n_k, int base_factor) {
     if (std::max(levels.back().rows, levels.back().cols) <= 16) break;
   }
   levels_ = std::move(levels);
+  pooled_up_.assign(levels_.size() > 1 ? (size_t)n_head * levels_[1].rows : 0, 0);
   head_min_.assign((size_t)n_head, 0.0f);
   head_max_.assign((size_t)n_head, 0.0f);
 }
@@ -139,6 +183,17 @@ void MapPyramid::AddBlock(const RowBlock& b) {
       mean[full] = ss / (rows_covered * (float)(n_k_ - j0));
     }
   }
+  // The first coarser level's rows this block covers whole, while the block's base rows are in cache (Finish makes
+  // the rest): blocks cover distinct rows, so distinct cells and flags.
+  if (levels_.size() > 1) {
+    PyramidLevel& up = levels_[1];
+    const int F = up.factor, end = b.r0 + b.rows;
+    if (b.r0 % F == 0 && (end % F == 0 || end == n_q_)) {
+      const int U0 = b.r0 / F, U1 = (end + F - 1) / F;
+      PoolRowsUp(base, up, b.head, U0, U1, n_q_, n_k_);
+      std::fill(pooled_up_.begin() + (size_t)b.head * up.rows + U0, pooled_up_.begin() + (size_t)b.head * up.rows + U1, 1);
+    }
+  }
 }
 
 void MapPyramid::AddMap(const Tensor& probs) {
@@ -164,48 +219,28 @@ void MapPyramid::Finish() {
   for (size_t l = 1; l < levels_.size(); ++l) {
     const PyramidLevel& c = levels_[l - 1];
     PyramidLevel& p = levels_[l];
-    auto count = [&](int index, int factor, int n) { return (float)std::min(factor, n - index * factor); };
-    // Heads are independent: in parallel when the level is large (the base of 16 heads at 4096 tokens).
+    // Heads are independent: in parallel when the level is large (the base of 16 heads at 4096 tokens). Rows of the
+    // first coarser level AddBlock made already (pooled_up_) are skipped.
 #pragma omp parallel for schedule(static) if ((size_t)n_head_ * p.rows * p.cols > (1u << 16))
     for (int h = 0; h < n_head_; ++h) {
-      const float* cmax = c.Plane(PoolKind::kMax, h);
-      const float* cmean = c.Plane(PoolKind::kMean, h);
-      float* pmax = p.max.data() + (size_t)h * p.rows * p.cols;
-      float* pmean = p.mean.data() + (size_t)h * p.rows * p.cols;
-      // Cells whose four children each cover factor x factor cells: the mean of the four means, in the same order
-      // and precision as the general sum below (scaling by the power-of-two cell counts is exact), so the same bits.
-      const int full_rows = std::min(p.rows, n_q_ / p.factor), full_cols = std::min(p.cols, n_k_ / p.factor);
-      for (int R = 0; R < full_rows; ++R) {
-        const float* max0 = cmax + (size_t)(2 * R) * c.cols;
-        const float* max1 = max0 + c.cols;
-        const float* mean0 = cmean + (size_t)(2 * R) * c.cols;
-        const float* mean1 = mean0 + c.cols;
-        float* out_max = pmax + (size_t)R * p.cols;
-        float* out_mean = pmean + (size_t)R * p.cols;
-        for (int C = 0; C < full_cols; ++C) {
-          out_max[C] = std::max(std::max(std::max(std::max(-INFINITY, max0[2 * C]), max0[2 * C + 1]), max1[2 * C]),
-                                max1[2 * C + 1]);
-          const double s = (((double)mean0[2 * C] + (double)mean0[2 * C + 1]) + (double)mean1[2 * C]) + (double)mean1[2 * C + 1];
-          out_mean[C] = (float)(s / 4.0);
-        }
+      if (l > 1 || pooled_up_.empty()) {
+        PoolRowsUp(c, p, h, 0, p.rows, n_q_, n_k_);
+        continue;
       }
-      for (int R = 0; R < p.rows; ++R) {
-        for (int C = R < full_rows ? full_cols : 0; C < p.cols; ++C) {  // the partial last row and column
-          float m = -INFINITY;
-          double s = 0;
-          for (int r = 2 * R; r < std::min(2 * R + 2, c.rows); ++r) {
-            for (int cc = 2 * C; cc < std::min(2 * C + 2, c.cols); ++cc) {
-              const size_t at = (size_t)r * c.cols + cc;
-              m = std::max(m, cmax[at]);
-              s += (double)cmean[at] * count(r, c.factor, n_q_) * count(cc, c.factor, n_k_);
-            }
-          }
-          pmax[(size_t)R * p.cols + C] = m;
-          pmean[(size_t)R * p.cols + C] = (float)(s / (count(R, p.factor, n_q_) * count(C, p.factor, n_k_)));
+      const uint8_t* done = pooled_up_.data() + (size_t)h * p.rows;
+      for (int R = 0; R < p.rows;) {
+        if (done[R]) {
+          ++R;
+          continue;
         }
+        int end = R + 1;
+        while (end < p.rows && !done[end]) ++end;
+        PoolRowsUp(c, p, h, R, end, n_q_, n_k_);
+        R = end;
       }
     }
   }
+  std::fill(pooled_up_.begin(), pooled_up_.end(), 0);
   const PyramidLevel& top = levels_.back();
   const PyramidLevel& base = levels_[0];
 #pragma omp parallel for schedule(static) if ((size_t)n_head_ * base.rows * base.cols > (1u << 16))

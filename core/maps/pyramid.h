@@ -102,6 +102,8 @@ class MapPyramid {
   size_t FirstLevelAtLeast(int min_factor) const;  // the finest level of at least that factor (the coarsest at least)
   int n_head_ = 0, n_q_ = 0, n_k_ = 0;
   std::vector<PyramidLevel> levels_;
+  // [n_head, levels_[1].rows]: 1 where AddBlock made that row of the first coarser level (Finish makes the rest).
+  std::vector<uint8_t> pooled_up_;
   std::vector<float> head_min_, head_max_;
 };
 

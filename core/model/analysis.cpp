@@ -289,23 +289,26 @@ void ValueNormScales(const Model& model, const LayerOutput& out, float* norms_ou
   const Linear& o = out.weights ? out.weights->o : model.BlockWeights(out.layer, &scratch).o;
   const int n = out.n, dh = c.d_head, d = c.d_model, group = c.n_head / c.n_kv_head;
   MODEL_CHECK(o.w && o.in == c.q_dim() && o.out == d && (int)out.v.d == dh);
-  using RowMatD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   // Heads are independent (each writes its own row of norms_out); each head's products are too small for Eigen
   // to thread.
 #pragma omp parallel for schedule(dynamic) if ((double)c.n_head * n * dh * dh > 1e6)
   for (int h = 0; h < c.n_head; ++h) {
-    // 1. G = W_o^h W_o^h^T [d_head, d_head], in double: ||v_j W_o^h||^2 = v_j G v_j^T, so the [n, d_model]
-    //    product v^h W_o^h is never made (d_head^2 a key instead of d_head * d_model: 9x less at d_head 64).
-    RowMatD w;  // W_o^h: [d_head, d_model]
-    if (o.in_out) w = ConstMat(o.w + (size_t)h * dh * o.ld, dh, d, Eigen::OuterStride<>(o.ld)).cast<double>();  // !! Conv1D [in, out]: rows h*d_head..
-    else w = ConstMat(o.w + (size_t)h * dh, d, dh, Eigen::OuterStride<>(o.ld)).transpose().cast<double>();  // nn.Linear [out, in]: columns h*d_head..
-    const RowMatD g = w * w.transpose();
+    // 1. G = W_o^h W_o^h^T [d_head, d_head]: ||v_j W_o^h||^2 = v_j G v_j^T, so the [n, d_model] product v^h W_o^h is
+    //    never made (d_head^2 a key instead of d_head * d_model: 12x less at GPT-2's 64 and 768). In float, as the
+    //    forward (the tests hold the norms to torch's).
+    RowMat g(dh, dh);
+    if (o.in_out)  // !! Conv1D [in, out]: rows h*d_head..
+      g.noalias() = ConstMat(o.w + (size_t)h * dh * o.ld, dh, d, Eigen::OuterStride<>(o.ld)) *
+                    ConstMat(o.w + (size_t)h * dh * o.ld, dh, d, Eigen::OuterStride<>(o.ld)).transpose();
+    else  // nn.Linear [out, in]: columns h*d_head..
+      g.noalias() = ConstMat(o.w + (size_t)h * dh, d, dh, Eigen::OuterStride<>(o.ld)).transpose() *
+                    ConstMat(o.w + (size_t)h * dh, d, dh, Eigen::OuterStride<>(o.ld));
     // 2. v^h G, then each key's quadratic form (clamped at 0: G is positive semidefinite, rounding is not).
-    const RowMatD v = ConstMat(RowOf(out.v, (size_t)(h / group), 0), n, dh,
-                               Eigen::OuterStride<>((Eigen::Index)out.v.row_stride)).cast<double>();  // [n, d_head]
-    const RowMatD vg = v * g;
+    const auto v = ConstMat(RowOf(out.v, (size_t)(h / group), 0), n, dh,
+                            Eigen::OuterStride<>((Eigen::Index)out.v.row_stride));  // [n, d_head]
+    const RowMat vg = v * g;
     for (int j = 0; j < n; ++j)
-      norms_out[(size_t)h * n + j] = (float)std::sqrt(std::max(0.0, vg.row(j).dot(v.row(j))));
+      norms_out[(size_t)h * n + j] = std::sqrt(std::max(0.0f, vg.row(j).dot(v.row(j))));
   }
 }
 

@@ -234,6 +234,38 @@ TEST(Pyramid, CoarserLevelsAreThePlainRuleBitForBit) {
   }
 }
 
+// AddBlock pools the first coarser level's rows a block covers whole; Finish makes the others. Blocks of any rows
+// (aligned to that level or not, a mix) give the pyramid of the whole map bit for bit, and a Reset pyramid forgets
+// which rows were made.
+TEST(Pyramid, BlocksAlignedOrNotGiveTheWholeMapsLevelsBitForBit) {
+  for (auto [n_q, n_k, factor] : {std::tuple{203, 157, 2}, std::tuple{128, 96, 8}}) {
+    const int H = 2;
+    const Tensor probs = RandomProbs(H, n_q, n_k, 13);
+    const MapPyramid whole = Build(probs, factor);
+    MapPyramid p;
+    for (int rows : {factor, 2 * factor, 3 * factor, 64}) {  // factor: never a whole row of the next level
+      SCOPED_TRACE(std::to_string(n_q) + "x" + std::to_string(n_k) + " factor " + std::to_string(factor) +
+                   ", blocks of " + std::to_string(rows) + " rows");
+      p.Reset(H, n_q, n_k, factor);
+      for (int h = H - 1; h >= 0; --h)
+        for (int r0 = 0; r0 < n_q; r0 += rows) {
+          RowBlock b;
+          b.head = h, b.r0 = r0, b.rows = std::min(rows, n_q - r0), b.n_k = n_k;
+          b.probs = probs.data.data() + ((size_t)h * n_q + r0) * n_k;
+          p.AddBlock(b);
+        }
+      p.Finish();
+      ASSERT_EQ(p.levels().size(), whole.levels().size());
+      for (size_t l = 0; l < p.levels().size(); ++l) {
+        const PyramidLevel &a = p.levels()[l], &w = whole.levels()[l];
+        ASSERT_EQ(a.max.size(), w.max.size());
+        ASSERT_EQ(std::memcmp(a.max.data(), w.max.data(), a.max.size() * 4), 0) << "level " << l;
+        ASSERT_EQ(std::memcmp(a.mean.data(), w.mean.data(), a.mean.size() * 4), 0) << "level " << l;
+      }
+    }
+  }
+}
+
 // A streamed run keeps each layer's coarser levels by taking them (std::move(p).Coarsened): the same levels, bits and
 // head ranges as the copy, and the pyramid left behind, Reset, builds the next layer as a new one would.
 TEST(Pyramid, TakingTheCoarserLevelsEqualsCopyingThemAndTheRestIsReusable) {
