@@ -446,6 +446,31 @@ double GemmLayerMs(const ModelConfig& c, int n) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
 
+// The CLI's forward alone (as LongRows' step 2): one warm-up, then `reps` timed; prints "CLI forward: median M ms
+// (runs: ...)". long.sh runs it right before each app run, so each app time has a CLI time of the same minute.
+int CliForwardRows(const Model& model, const std::vector<int>& ids, int reps) {
+  struct Discard : LayerSink {
+    Status OnLayer(const LayerOutput&) override { return Status::Ok(); }
+  } discard;
+  RunOptions full;
+  full.row_figures = true;
+  std::vector<double> ms;
+  for (int r = 0; r < reps + 1; ++r) {
+    const auto t = std::chrono::steady_clock::now();
+    if (Status s = RunModel(model, ids, full, &discard); !s) {
+      std::fprintf(stderr, "CLI forward: %s\n", s.message().c_str());
+      return 2;
+    }
+    if (r > 0) ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count());
+  }
+  std::vector<double> sorted = ms;
+  std::sort(sorted.begin(), sorted.end());
+  std::printf("CLI forward: median %.0f ms (runs:", sorted[sorted.size() / 2]);
+  for (double v : ms) std::printf(" %.0f", v);
+  std::printf(")\n");
+  return 0;
+}
+
 int LongRows(const Model& model, const ModelConfig& c, const std::vector<int>& ids, int reps, const std::string& dir,
              const std::string& json_path) {
   const int n = (int)ids.size();
@@ -528,7 +553,7 @@ int LongRows(const Model& model, const ModelConfig& c, const std::vector<int>& i
 int main(int argc, char** argv) {
   std::string dir, compare, arch = "gpt2", json_path, gguf;
   int n = 1024, reps = 3;
-  bool stream = true, long_rows = false, stream_only = false;
+  bool stream = true, long_rows = false, stream_only = false, cli_forward_only = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--dir" && i + 1 < argc) dir = argv[++i];
@@ -540,11 +565,12 @@ int main(int argc, char** argv) {
     else if (a == "--no-stream") stream = false;
     else if (a == "--long") long_rows = true;
     else if (a == "--stream-only") stream_only = true;
+    else if (a == "--cli-forward-only") cli_forward_only = true;
     else if (a == "--gguf" && i + 1 < argc) gguf = argv[++i];
     else if (a == "--make-gguf" && i + 1 < argc) return MakeGguf(argv[++i]);
     else {
       std::fprintf(stderr, "usage: %s [--dir DIR | --arch gpt2|llama|smollm2] [--n 1024] [--reps 3] [--compare DIR] "
-                   "[--no-stream] [--stream-only] [--long] [--gguf FILE] [--make-gguf FILE] [--json FILE]\n", argv[0]);
+                   "[--no-stream] [--stream-only] [--long] [--cli-forward-only] [--gguf FILE] [--make-gguf FILE] [--json FILE]\n", argv[0]);
       return 2;
     }
   }
@@ -579,6 +605,7 @@ int main(int argc, char** argv) {
   std::vector<int> ids(n);
   for (int i = 0; i < n; ++i) ids[i] = (int)((i * 7919L) % c.vocab);
   if (long_rows) return LongRows(**model, c, ids, std::max(1, reps), dir, json_path);
+  if (cli_forward_only) return CliForwardRows(**model, ids, std::max(1, reps));
   std::vector<double> ms;
   for (int r = 0; r < (stream_only ? 0 : reps + 1); ++r) {  // the first run warms up (page faults of the map, allocations)
     auto s = std::chrono::steady_clock::now();

@@ -33,6 +33,19 @@ for case in $CASES; do
   if [ -x "$BUILD/attnviz" ]; then
     bash "$ROOT/bench/model/open_to_overview.sh" "$BUILD" "$dir" "$OUT/text_${arch}_$n.txt" "${OVERVIEW_REPS:-1}" \
       | tee "$OUT/app_${arch}_$n.txt"
+    # Paired: the CLI's forward right before each app run, so each ratio compares two times of the same minute (a
+    # shared machine's speed drifts by more than the targets' margins between the rows above and the app's runs).
+    ratios=()
+    for r in $(seq "${OVERVIEW_REPS:-1}"); do
+      cli=$("$BUILD/bench/model/attnviz_model_bench" --arch "$arch" --n "$n" --reps 1 --cli-forward-only \
+            | sed -n 's/^CLI forward: median \([0-9.]*\) ms.*/\1/p')
+      app=$(bash "$ROOT/bench/model/open_to_overview.sh" "$BUILD" "$dir" "$OUT/text_${arch}_$n.txt" 1 \
+            | sed -n 's/^window -> overview: median \([0-9.]*\) s.*/\1/p')
+      ratios+=("$(/usr/bin/python3 -c "print('%.2f' % ($app * 1000 / $cli))")")
+      echo "  pair $r: CLI forward $cli ms, window -> overview $app s"
+    done
+    echo "window -> overview / CLI forward, paired: median $(printf '%s\n' "${ratios[@]}" | sort -n | \
+      awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')x (runs: ${ratios[*]})" | tee -a "$OUT/app_${arch}_$n.txt"
   fi
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -41,8 +54,8 @@ import json, os, re, sys
 out, cases = sys.argv[1], sys.argv[2:]
 print("| model, n | streamed: first layer | all layers | / CLI forward | CLI forward | CLI / GEMMs alone | bench RSS | "
       "app: open -> first layer | open -> all layers | app / CLI forward | window -> all layers | / CLI forward | "
-      "app peak RSS | checkpoint |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+      "paired / CLI forward | app peak RSS | checkpoint |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for case in cases:
     arch, n = case.split(":")
     j = json.load(open(os.path.join(out, "long_%s_%s.json" % (arch, n))))
@@ -51,16 +64,17 @@ for case in cases:
     if os.path.exists(path):
         text = open(path).read()
         for key, pat in (("first", r"first layer: median ([\d.]+)"), ("all", r"overview: median ([\d.]+)"),
-                         ("rss", r"peak RSS: median (\d+)"), ("window", r"window -> overview: median ([\d.]+)")):
+                         ("rss", r"peak RSS: median (\d+)"), ("window", r"window -> overview: median ([\d.]+)"),
+                         ("paired", r"paired: median ([\d.]+)x")):
             m = re.search(pat, text)
             app[key] = float(m.group(1)) if m else None
     s = lambda v: "%.2f s" % (v / 1000)
     cli = j["cli_forward_ms"]
     a = lambda k, f: f(app[k]) if app.get(k) is not None else "-"
-    print("| %s, %s | %s | %s | %.2fx | %s | %.2fx | %.0f MB | %s | %s | %s | %s | %s | %s | %.0f MB |" % (
+    print("| %s, %s | %s | %s | %.2fx | %s | %.2fx | %.0f MB | %s | %s | %s | %s | %s | %s | %s | %.0f MB |" % (
         arch, n, s(j["first_layer_ms"]), s(j["all_layers_ms"]), j["all_layers_ms"] / cli, s(cli),
         cli / j["gemm_floor_ms"], j["streamed_peak_rss_mb"], a("first", lambda v: "%.2f s" % v),
         a("all", lambda v: "%.2f s" % v), a("all", lambda v: "%.2fx" % (v * 1000 / cli)),
         a("window", lambda v: "%.2f s" % v), a("window", lambda v: "%.2fx" % (v * 1000 / cli)),
-        a("rss", lambda v: "%.0f MB" % v), j["weights_mb"]))
+        a("paired", lambda v: "%.2fx" % v), a("rss", lambda v: "%.0f MB" % v), j["weights_mb"]))
 PY
