@@ -17,11 +17,21 @@ constexpr int kRows = 64;
 // deferred (quantized) head is dequantized a chunk at a time into one buffer. !! Resident heads are chunked the
 // same way (read in place), so a GGUF's per-layer and whole loads sum each logit in the same order: same bits.
 constexpr size_t kHeadFloats = (size_t)1 << 22;
+// TopKIndices keeps a sorted list of the k best up to this k (the app asks for 5), and sorts the row above it.
+constexpr int kScanTopK = 32;
 
 }  // namespace
 
 std::vector<int> TopKIndices(const float* values, int count, int k) {
   MODEL_CHECK(values && k >= 0 && k <= count);
+  auto before = [&](int a, int b) { return values[a] != values[b] ? values[a] > values[b] : a < b; };
+  if (k > kScanTopK) {  // inserting into a long list costs k per value (k = vocab: quadratic): sort instead
+    std::vector<int> order((size_t)count);
+    for (int v = 0; v < count; ++v) order[(size_t)v] = v;
+    std::partial_sort(order.begin(), order.begin() + k, order.end(), before);
+    order.resize((size_t)k);
+    return order;
+  }
   if (k == 0) return {};
   std::vector<int> best;  // sorted: values[best[0]] >= values[best[1]] >= ...
   best.reserve((size_t)k + 1);

@@ -45,7 +45,8 @@ bool HasLmHead(const Model& model);
 bool PredictsNextToken(const ModelConfig& c);
 
 // values: [count], finite. The indices of the k largest (k <= count), largest first; ties: the lower index first (as
-// std::partial_sort with that order). One pass over a sorted list of the k best so far.
+// std::partial_sort with that order). A small k: one pass over a sorted list of the k best so far; a large k (up to
+// the vocabulary, attnviz-cli model --predict): std::partial_sort.
 std::vector<int> TopKIndices(const float* values, int count, int k);
 
 // last_hidden: [n, d_model], the residual stream after the last block (hidden[n_layer] of a run; no final norm).
