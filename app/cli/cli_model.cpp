@@ -334,7 +334,8 @@ class AnalysisSink : public model::LayerSink {
                NpyStreamWriter* value_norm)
       : next_(next), model_(model), a_(a), factor_(model::RolloutFactor(n)),
         rollout_(rollout ? model::RolloutBlocks(n, factor_) : 0), rollout_npy_(rollout), value_npy_(value_norm) {
-    if (rollout && factor_ > 1) pooled_ = std::make_unique<model::PooledRolloutRows>(n, factor_);
+    if (rollout && factor_ > 1)
+      pooled_ = std::make_unique<model::PooledRolloutRows>(n, factor_, model::AttentionMask(model.config()).causal());
   }
   Status OnEmbeddings(const float* hidden, int n, int d_model) override {
     return next_->OnEmbeddings(hidden, n, d_model);

@@ -199,7 +199,9 @@ class App {
     }
   };
   LayerView shown_layer_;
+  void AskExactRowsWhenNeeded(const LayerView& view, bool rollout_shown);  // app_model.cpp
   std::shared_ptr<const ExactRows> applied_exact_rows_;  // the last q, k made for a shown streamed layer
+  LayerView exact_rows_asked_;  // the shown layer whose q and k were last asked for (MakeExactRows)
   uint64_t weighted_overview_asked_ = 0;  // the model result (generation) the value-weighted overview was asked for
   // Per layer of the current run (nullopt until made), for hide_special: made once as each layer arrives.
   std::vector<std::optional<AttentionTensors>> overview_layers_;

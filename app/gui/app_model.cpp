@@ -196,7 +196,10 @@ void App::UpdateModel() {
       }
     }
   }
-  if (view == shown_layer_ && results.shown) return;
+  if (view == shown_layer_ && results.shown) {
+    AskExactRowsWhenNeeded(view, rollout_shown);
+    return;
+  }
   // Still running: results.shown as soon as the layer is done (a rollout: once the run has made it, after the last).
   if (!results.model->has_layer(layer) || (rollout_shown && RolloutPending(*results.model, layer))) {
     results.shown = nullptr;
@@ -209,18 +212,33 @@ void App::UpdateModel() {
   result->tensors = view.kind == MapKind::kValueWeighted && results.model->streamed
                         ? KindLayerForDisplay(*results.model, layer, view.kind, settings.model_hide_special)
                         : OverviewLayer(layer, settings.model_hide_special);
-  // A streamed layer: its q and k made from its input in the background, for exact rows and hover (until then the
-  // view reads the finest kept level); in the value-weighted kind its value-weighted pyramid too (the attention maps
-  // until then), unless the last one made is this layer's.
-  const bool weighted = ValueWeightedPending(*results.model, layer, view.kind, nullptr);  // the kind wants a pyramid
+  // In the value-weighted kind, a streamed layer's value-weighted pyramid (the attention maps until then), unless
+  // the last one made is this layer's; otherwise its q and k when needed (AskExactRowsWhenNeeded).
   std::shared_ptr<const ExactRows> made = models->exact_rows();
-  if (weighted && made && made->status.ok() && !ValueWeightedPending(*results.model, layer, view.kind, made.get()))
+  if (ValueWeightedPending(*results.model, layer, view.kind, nullptr) && made && made->status.ok() &&
+      !ValueWeightedPending(*results.model, layer, view.kind, made.get()))
     result->tensors = KindLayerForDisplay(*results.model, layer, view.kind, settings.model_hide_special, made.get());
-  else if (result->tensors.pooled && result->tensors.q->empty() && !rollout_shown)
-    models->MakeExactRows(results.model, layer, weighted);
   result->request.kv_text = results.model->request.text;
   result->seconds = results.model->seconds;
   results.shown = result;
+  AskExactRowsWhenNeeded(view, rollout_shown);
+}
+
+void App::AskExactRowsWhenNeeded(const LayerView& view, bool rollout_shown) {
+  // A streamed layer on screen: its q and k made from its input in the background, for exact rows and hover (until
+  // then the view reads the finest kept level), and in the value-weighted kind its value-weighted pyramid (the kind
+  // shows nothing right without it: asked at once). q and k alone wait while the run's layers still stream in, until
+  // the Heads panel needs them (the pointer over a map, a zoomed window): the job takes the run's cores (on GPT-2 at
+  // 1024 tokens a 3.6 GFLOP product, a quarter of a layer's) for cells nobody looked at yet.
+  const bool needed_now = views.heads.wants_exact_rows;
+  views.heads.wants_exact_rows = false;  // the next frame says again
+  if (!results.shown || rollout_shown || exact_rows_asked_ == view) return;
+  const AttentionTensors& t = results.shown->tensors;
+  const bool weighted = ValueWeightedPending(*results.model, view.layer, view.kind, nullptr);  // wants its pyramid
+  if (!t.pooled || !t.q->empty()) return;  // whole maps, or made (a value-weighted layer's pyramid comes with them)
+  if (!weighted && !needed_now && !results.model->complete()) return;
+  exact_rows_asked_ = view;
+  models->MakeExactRows(results.model, view.layer, weighted);
 }
 
 std::string App::HeadRoleLine(int layer, int head) const {

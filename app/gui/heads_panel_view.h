@@ -30,6 +30,9 @@ struct HeadsPanelView {
   PoolKind pool = PoolKind::kMax;  // how a map larger than its pixels is pooled (max shows a one-hot row)
   uint64_t view_versions = 0;      // counts composed views (each one's texture version)
   MapKind kind = MapKind::kAttention;  // a trained model's maps: attention, rollout or value-weighted (not saved)
+  // This frame a map was hovered or zoomed in: a streamed layer's exact rows are wanted now (App::UpdateModel
+  // reads and clears it; otherwise they wait for the run's last layer).
+  bool wants_exact_rows = false;
 
   // The window of head `head`'s map on screen (the enlarged map, else the grid's), or the whole n_q x n_k map
   // when none is (the export of a long input's figure uses it).

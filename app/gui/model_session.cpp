@@ -51,9 +51,10 @@ double KeptBytes(const model::ModelConfig& c, int n, bool stream) {
   }
   if (!stream) bytes += (double)c.n_layer * n * (c.q_dim() + c.kv_dim()) * f;  // q, k per layer (neuron view)
   if (!stream) return bytes + (double)c.n_layer * c.n_head * nn * f;            // whole maps
-  const int base = MapPyramid::BaseFactor(c.n_head, n, n);
+  // The pass's own pyramid, from the finest level kept (LayerMapsSink)
+  const int base = std::min(KeptPyramidFactor(c.n_layer, c.n_head, n, MapPyramid::BaseFactor(c.n_head, n, n)), 8);
   const double base_side = std::ceil((double)n / base);
-  bytes += (double)c.n_head * base_side * base_side * 2 * f * 4 / 3;           // the pass's own pyramid
+  bytes += (double)c.n_head * base_side * base_side * 2 * f * 4 / 3;
   bytes += kKeptPyramidBytes;                                                   // the kept levels (at most)
   bytes += (double)n * (c.q_dim() + c.kv_dim()) * f;                          // q, k of the layer on screen
   return bytes;
@@ -79,15 +80,17 @@ class LayerMapsSink : public model::LayerSink {
       rollout_factor_ = RolloutFactor(n_);
       rollout_blocks_ = model::RolloutBlocks(n_, rollout_factor_);
       rollout_ = std::make_unique<model::Rollout>(rollout_blocks_);
-      if (stream_ || rollout_factor_ > 1) pooled_rows_ = std::make_unique<model::PooledRolloutRows>(n_, rollout_factor_);
+      if (stream_ || rollout_factor_ > 1)
+        pooled_rows_ = std::make_unique<model::PooledRolloutRows>(n_, rollout_factor_, model::AttentionMask(c).causal());
       rollout_means_.resize((size_t)c.n_layer);
     }
     if (stream_) {
       role_rows_ = std::make_unique<model::RoleRows>(n_head_, ids, model::AttentionMask(c).causal(),
                                                      /*broad_from_row_figures=*/true);
-      const int base = MapPyramid::BaseFactor(n_head_, n_, n_);
-      kept_factor_ = KeptPyramidFactor(c.n_layer, n_head_, n_, base);
-      pyramid_.Reset(n_head_, n_, n_, base);
+      kept_factor_ = KeptPyramidFactor(c.n_layer, n_head_, n_, MapPyramid::BaseFactor(n_head_, n_, n_));
+      // The pass pools straight into the finest level kept (a base factor is at most 8): a finer base would be made
+      // only to be dropped (GPT-2 at 1024 tokens: 25 MB written a layer for the 6 MB kept).
+      pyramid_.Reset(n_head_, n_, n_, std::min(kept_factor_, 8), model::AttentionMask(c));
     }
   }
   // The layers below `first` from an earlier run over the same tokens whose options agree below `first`.
@@ -176,7 +179,7 @@ class LayerMapsSink : public model::LayerSink {
       // levels, whose first touch (the kernel zeroing fresh pages) then falls in Finish, on every core.
       const int base = pyramid_.levels().front().factor;
       maps->pyramid = std::make_shared<const MapPyramid>(std::move(pyramid_).Coarsened(kept_factor_));
-      if (l + 1 < layers_.size()) pyramid_.Reset(n_head_, n_, n_, base);  // next layer
+      if (l + 1 < layers_.size()) pyramid_.Reset(n_head_, n_, n_, base, model::AttentionMask(config_));  // next layer
       else pyramid_ = MapPyramid();  // the last layer's fine levels go before the run's end (its peak memory)
     }
     // The predictions read the residual stream after the last block (it lives in the run's workspace).
@@ -225,8 +228,9 @@ class LayerMapsSink : public model::LayerSink {
       if (pooled_rows_) {  // the pooled head mean: the blocks' (streamed) or the whole maps' (probs: [n_head, n, n])
         if (out.probs && !stream_) pooled_rows_->AddMap(out.probs, n_head_);
         const size_t nb = (size_t)rollout_blocks_;
-        rollout_means_[(size_t)out.layer].resize(nb * nb);  // [nb, nb]
-        pooled_rows_->TakeMean(n_head_, rollout_means_[(size_t)out.layer].data());
+        // [nb, nb], not zero-filled first: TakeMean writes every cell (a fresh page is touched once, by its threads).
+        rollout_means_[(size_t)out.layer].reset(new float[nb * nb]);
+        pooled_rows_->TakeMean(n_head_, rollout_means_[(size_t)out.layer].get());
       }
     }
     return a;
@@ -249,8 +253,8 @@ class LayerMapsSink : public model::LayerSink {
       if (!pooled_rows_) {  // whole maps, exact (n <= kRolloutMaxTokens): probs [n_head, n, n]
         rollout_->AddLayer(layers_[(size_t)l]->probs->data.data(), n_head_, r->data.data());
       } else {
-        rollout_->AddMeanLayer(rollout_means_[(size_t)l].data(), r->data.data());
-        std::vector<float>().swap(rollout_means_[(size_t)l]);  // its memory goes as R_l comes
+        rollout_->AddMeanLayer(rollout_means_[(size_t)l].get(), r->data.data());
+        rollout_means_[(size_t)l].reset();  // its memory goes as R_l comes
       }
       auto a = std::make_shared<LayerAnalysis>(*analysis_[(size_t)l]);  // shares q, k and the value norms
       a->rollout = r;
@@ -280,7 +284,7 @@ class LayerMapsSink : public model::LayerSink {
   std::vector<std::shared_ptr<const std::vector<float>>> resume_;
   std::vector<std::shared_ptr<const LayerAnalysis>> analysis_;
   std::unique_ptr<model::Rollout> rollout_;  // [nb, nb]; null when RolloutRefusal refuses this run
-  std::vector<std::vector<float>> rollout_means_;  // [n_layer][nb * nb]: each layer's pooled head mean until MakeRollout
+  std::vector<std::unique_ptr<float[]>> rollout_means_;  // [n_layer][nb * nb]: each layer's pooled head mean until MakeRollout
   int first_computed_ = 0;                          // the first layer this run computes (Reuse)
   bool rollout_made_ = false;                       // MakeRollout finished
   int rollout_factor_ = 1, rollout_blocks_ = 0;  // RolloutFactor(n), nb = ceil(n / factor)

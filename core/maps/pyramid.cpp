@@ -19,8 +19,9 @@ constexpr size_t kMapUnit = size_t(2) << 20;  // arrays this large and up are mm
 // Rows [R0, R1) of head h of level p from the level c below it (p.factor = 2 c.factor): each cell the max of the
 // cells it covers and their mean weighted by the map cells each covers. Cells whose four children each cover
 // factor x factor cells: the mean of the four means, in the same order and precision as the general sum (scaling by
-// the power-of-two cell counts is exact), so the same bits.
-void PoolRowsUp(const PyramidLevel& c, PyramidLevel& p, int h, int R0, int R1, int n_q, int n_k) {
+// the power-of-two cell counts is exact), so the same bits. causal: row R's cells past column R cover only masked
+// keys (exactly 0 in level c too) and are written 0.
+void PoolRowsUp(const PyramidLevel& c, PyramidLevel& p, int h, int R0, int R1, int n_q, int n_k, bool causal) {
   auto count = [&](int index, int factor, int n) { return (float)std::min(factor, n - index * factor); };
   const float* cmax = c.Plane(PoolKind::kMax, h);
   const float* cmean = c.Plane(PoolKind::kMean, h);
@@ -34,7 +35,10 @@ void PoolRowsUp(const PyramidLevel& c, PyramidLevel& p, int h, int R0, int R1, i
     const float* mean1 = mean0 + c.cols;
     float* out_max = pmax + (size_t)R * p.cols;
     float* out_mean = pmean + (size_t)R * p.cols;
-    for (int C = 0; C < full_cols; ++C) {
+    const int cols = causal ? std::min(full_cols, R + 1) : full_cols;  // the rest: masked keys only
+    std::fill(out_max + cols, out_max + full_cols, 0.0f);
+    std::fill(out_mean + cols, out_mean + full_cols, 0.0f);
+    for (int C = 0; C < cols; ++C) {
       out_max[C] = std::max(std::max(std::max(std::max(-INFINITY, max0[2 * C]), max0[2 * C + 1]), max1[2 * C]),
                             max1[2 * C + 1]);
       const double s = (((double)mean0[2 * C] + (double)mean0[2 * C + 1]) + (double)mean1[2 * C]) + (double)mean1[2 * C + 1];
@@ -55,6 +59,21 @@ void PoolRowsUp(const PyramidLevel& c, PyramidLevel& p, int h, int R0, int R1, i
       pmax[(size_t)R * p.cols + C] = m;
       pmean[(size_t)R * p.cols + C] = (float)(s / (count(R, p.factor, n_q) * count(C, p.factor, n_k)));
     }
+  }
+}
+
+// Cells [0, full) of one band of the base level: each the max and the mean of its F columns of the band's column
+// maxima `m` and sums `s` (over rows_covered rows). F a constant: the compiler unrolls the F columns and vectorizes
+// over the cells (with F at run time, one scalar division a cell took most of AddBlock); the same operations in
+// the same order, so the same bits.
+template <int F>
+void PoolBandColumns(const float* m, const float* s, int full, float rows_covered, float* mx, float* mean) {
+  const float cells = rows_covered * (float)F;
+  for (int C = 0; C < full; ++C) {
+    float mm = m[C * F], ss = s[C * F];
+    for (int j = 1; j < F; ++j) mm = std::max(mm, m[C * F + j]), ss += s[C * F + j];
+    mx[C] = mm;
+    mean[C] = ss / cells;
   }
 }
 
@@ -89,15 +108,17 @@ int MapPyramid::BaseFactor(int n_head, int n_q, int n_k) {
   return 8;
 }
 
-void MapPyramid::Reset(int n_head, int n_q, int n_k, int base_factor) {
+void MapPyramid::Reset(int n_head, int n_q, int n_k, int base_factor, const Mask& mask) {
   ATTNVIZ_CHECK_SHAPE(n_head > 0 && n_q > 0 && n_k > 0 && (base_factor == 2 || base_factor == 4 || base_factor == 8),
                       "pyramid for [" + std::to_string(n_head) + ", " + std::to_string(n_q) + ", " +
                           std::to_string(n_k) + "], base factor " + std::to_string(base_factor));
   Size(n_head, n_q, n_k, base_factor);
+  causal_ = mask.causal() && mask.row0 == 0 && mask.col0 == 0;  // row i sees keys < i + 1 (a cut: not assumed)
 }
 
 void MapPyramid::Size(int n_head, int n_q, int n_k, int base_factor) {
   n_head_ = n_head, n_q_ = n_q, n_k_ = n_k;
+  causal_ = false;
   std::vector<PyramidLevel> levels;
   for (int f = base_factor;; f *= 2) {
     PyramidLevel level;
@@ -156,26 +177,29 @@ void MapPyramid::AddBlock(const RowBlock& b) {
   using ConstRow = Eigen::Map<const Eigen::ArrayXf>;
   for (int R = R0; R < R1; ++R) {
     const int i0 = R * f, i1 = std::min(i0 + f, b.r0 + b.rows);
-    Row am(acc_max.data(), n_k_), as(acc_sum.data(), n_k_);
-    am = as = ConstRow(b.probs + (size_t)(i0 - b.r0) * n_k_, n_k_);
+    // Causal: the band's keys from i1 on are masked (0), so its cells from column ceil(i1 / f) on are written 0.
+    const int cols = causal_ ? std::min(base.cols, (i1 + f - 1) / f) : base.cols;  // the cells pooled
+    const int keys = std::min(n_k_, cols * f);                                     // the keys they cover
+    Row am(acc_max.data(), keys), as(acc_sum.data(), keys);
+    am = as = ConstRow(b.probs + (size_t)(i0 - b.r0) * n_k_, keys);
     for (int i = i0 + 1; i < i1; ++i) {
-      ConstRow row(b.probs + (size_t)(i - b.r0) * n_k_, n_k_);
+      ConstRow row(b.probs + (size_t)(i - b.r0) * n_k_, keys);
       am = am.max(row);
       as += row;
     }
     float* mx = base.max.data() + b.head * plane + (size_t)R * base.cols;
     float* mean = base.mean.data() + b.head * plane + (size_t)R * base.cols;
+    std::fill(mx + cols, mx + base.cols, 0.0f);
+    std::fill(mean + cols, mean + base.cols, 0.0f);
     const float rows_covered = (float)(i1 - i0);
-    const int full = n_k_ / f;  // columns covering f keys each
-    for (int C = 0; C < full; ++C) {
-      const float* m = acc_max.data() + C * f;
-      const float* s = acc_sum.data() + C * f;
-      float mm = m[0], ss = s[0];
-      for (int j = 1; j < f; ++j) mm = std::max(mm, m[j]), ss += s[j];
-      mx[C] = mm;
-      mean[C] = ss / (rows_covered * (float)f);
+    const int full = std::min(n_k_ / f, cols);  // columns covering f keys each
+    switch (f) {  // Reset allows these three
+      case 2: PoolBandColumns<2>(acc_max.data(), acc_sum.data(), full, rows_covered, mx, mean); break;
+      case 4: PoolBandColumns<4>(acc_max.data(), acc_sum.data(), full, rows_covered, mx, mean); break;
+      case 8: PoolBandColumns<8>(acc_max.data(), acc_sum.data(), full, rows_covered, mx, mean); break;
+      default: ATTNVIZ_CHECK_SHAPE(false, "base factor " + std::to_string(f) + " (Reset allows 2, 4, 8)");
     }
-    if (full < base.cols) {
+    if (full < cols) {  // the last column, covering fewer than f keys (then keys == n_k_)
       const int j0 = full * f;
       float mm = acc_max[(size_t)j0], ss = acc_sum[(size_t)j0];
       for (int j = j0 + 1; j < n_k_; ++j) mm = std::max(mm, acc_max[(size_t)j]), ss += acc_sum[(size_t)j];
@@ -190,7 +214,7 @@ void MapPyramid::AddBlock(const RowBlock& b) {
     const int F = up.factor, end = b.r0 + b.rows;
     if (b.r0 % F == 0 && (end % F == 0 || end == n_q_)) {
       const int U0 = b.r0 / F, U1 = (end + F - 1) / F;
-      PoolRowsUp(base, up, b.head, U0, U1, n_q_, n_k_);
+      PoolRowsUp(base, up, b.head, U0, U1, n_q_, n_k_, causal_);
       std::fill(pooled_up_.begin() + (size_t)b.head * up.rows + U0, pooled_up_.begin() + (size_t)b.head * up.rows + U1, 1);
     }
   }
@@ -224,7 +248,7 @@ void MapPyramid::Finish() {
 #pragma omp parallel for schedule(static) if ((size_t)n_head_ * p.rows * p.cols > (1u << 16))
     for (int h = 0; h < n_head_; ++h) {
       if (l > 1 || pooled_up_.empty()) {
-        PoolRowsUp(c, p, h, 0, p.rows, n_q_, n_k_);
+        PoolRowsUp(c, p, h, 0, p.rows, n_q_, n_k_, causal_);
         continue;
       }
       const uint8_t* done = pooled_up_.data() + (size_t)h * p.rows;
@@ -235,7 +259,7 @@ void MapPyramid::Finish() {
         }
         int end = R + 1;
         while (end < p.rows && !done[end]) ++end;
-        PoolRowsUp(c, p, h, R, end, n_q_, n_k_);
+        PoolRowsUp(c, p, h, R, end, n_q_, n_k_, causal_);
         R = end;
       }
     }
@@ -297,7 +321,7 @@ bool ValueWeightedPyramid(const Tensor& q, const Tensor& k, float multiplier, co
   ATTNVIZ_CHECK_SHAPE(col_scale.shape.size() == 2 && (int)col_scale.dim(0) == n_head && (int)col_scale.dim(1) == n_k,
                       "column scale " + ShapeString(col_scale.shape) + " for q " + ShapeString(q.shape) + ", k " +
                           ShapeString(k.shape));
-  out->Reset(n_head, n_q, n_k, base_factor);
+  out->Reset(n_head, n_q, n_k, base_factor, mask);
   AttendSink sink;
   sink.cancel = cancel;
   sink.blocks_done = blocks_done;

@@ -59,8 +59,10 @@ class MapPyramid {
   // The smallest of 2, 4, 8 that keeps the base level within the budget (8 when none does).
   static int BaseFactor(int n_head, int n_q, int n_k);
 
-  // Sizes every level for maps [n_head, n_q, n_k] (coarser levels until both sides are <= 16 cells).
-  void Reset(int n_head, int n_q, int n_k, int base_factor);
+  // Sizes every level for maps [n_head, n_q, n_k] (coarser levels until both sides are <= 16 cells), made under
+  // `mask`: a causal map's cells past the diagonal are masked, exactly 0, so AddBlock and Finish write their pooled
+  // cells 0 without reading them (half the work; the same bits as pooling the zeros).
+  void Reset(int n_head, int n_q, int n_k, int base_factor, const Mask& mask = Mask());
   // Pools one block of rows into the base level. block.r0 must be a multiple of the base factor and the
   // block must end at such a multiple or at n_q (AttendBlockRows are multiples of 8): then blocks cover
   // distinct base cells and may be added concurrently from the pass's threads.
@@ -101,6 +103,7 @@ class MapPyramid {
   void Size(int n_head, int n_q, int n_k, int base_factor);  // Reset's sizing, any base factor
   size_t FirstLevelAtLeast(int min_factor) const;  // the finest level of at least that factor (the coarsest at least)
   int n_head_ = 0, n_q_ = 0, n_k_ = 0;
+  bool causal_ = false;  // Reset's mask is causal: row i's keys past i are 0
   std::vector<PyramidLevel> levels_;
   // [n_head, levels_[1].rows]: 1 where AddBlock made that row of the first coarser level (Finish makes the rest).
   std::vector<uint8_t> pooled_up_;

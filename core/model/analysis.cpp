@@ -189,7 +189,8 @@ double PooledRolloutMemoryBytes(size_t n, int factor) {
 
 int PooledRolloutRows::Shards() { return std::clamp(omp_get_max_threads(), 1, kShards); }
 
-PooledRolloutRows::PooledRolloutRows(int n, int factor) : n_(n), f_(factor), nb_(RolloutBlocks(n, factor)) {
+PooledRolloutRows::PooledRolloutRows(int n, int factor, bool causal)
+    : n_(n), f_(factor), nb_(RolloutBlocks(n, factor)), causal_(causal) {
   MODEL_CHECK(n > 0 && factor > 0);
   for (int s = Shards(); s > 0; --s) {
     shards_.push_back(std::make_unique<Shard>());
@@ -202,12 +203,14 @@ void PooledRolloutRows::AddRows(int r0, int rows, const float* probs) {
   if (rows == 0) return;
   const int I0 = r0 / f_, I1 = (r0 + rows - 1) / f_ + 1;
   Shard& shard = *shards_[(size_t)omp_get_thread_num() % shards_.size()];
+  // The keys row i may see: all, or causal up to its diagonal (the rest are 0 and add nothing).
+  auto seen = [&](int i) { return causal_ ? std::min(n_, i + 1) : n_; };
   if (f_ == 1) {  // exact: each probability into its own cell (a [rows, n] buffer of sums would cost more)
     std::lock_guard<std::mutex> lock(shard.mutex);
     for (int r = 0; r < rows; ++r) {
       const float* p = probs + (size_t)r * n_;
       double* out = shard.sums.data() + (size_t)(r0 + r) * n_;
-      for (int j = 0; j < n_; ++j) out[j] += p[j];
+      for (int j = 0, end = seen(r0 + r); j < end; ++j) out[j] += p[j];
     }
     return;
   }
@@ -217,8 +220,9 @@ void PooledRolloutRows::AddRows(int r0, int rows, const float* probs) {
   for (int r = 0; r < rows; ++r) {
     const float* p = probs + (size_t)r * n_;
     double* out = part.data() + (size_t)((r0 + r) / f_ - I0) * nb_;
-    for (int J = 0; J < nb_; ++J) {
-      const int j1 = std::min(n_, (J + 1) * f_);
+    const int keys = seen(r0 + r);
+    for (int J = 0, blocks = (keys + f_ - 1) / f_; J < blocks; ++J) {
+      const int j1 = std::min(keys, (J + 1) * f_);
       double s = 0;
       for (int j = J * f_; j < j1; ++j) s += p[j];
       out[J] += s;
@@ -252,7 +256,10 @@ void PooledRolloutRows::TakeMean(int n_head, float* mean) {
     const int rows_in = std::min(n_, (I + 1) * f_) - I * f_;
     // f = 1: m / n_head exactly as Rollout::AddLayer divides.
     const double d = (double)n_head * rows_in;
-    for (size_t J = 0; J < nb; ++J) {
+    // Causal: block I's rows see no key past its last row, so the blocks J > I summed nothing.
+    const size_t blocks = causal_ ? (size_t)I + 1 : nb;
+    std::fill(mean + (size_t)I * nb + blocks, mean + (size_t)I * nb + nb, 0.0f);
+    for (size_t J = 0; J < blocks; ++J) {
       double sum = 0;
       for (size_t s = 0; s < shards; ++s) {
         double& cell = shards_[s]->sums[(size_t)I * nb + J];

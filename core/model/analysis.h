@@ -85,10 +85,11 @@ double PooledRolloutMemoryBytes(size_t n, int factor);
 
 // The pooled head mean P of one layer (the header's pooled rollout), summed in double from rows as a pass makes
 // them: AddRows of any head in any order, then TakeMean once per layer. For f = 1 and AddMap (heads in order) the
-// mean is bit for bit Rollout::AddLayer's.
+// mean is bit for bit Rollout::AddLayer's. causal: the maps' keys past each row are masked (exactly 0): AddRows reads
+// a row only up to its diagonal's block, and TakeMean writes the blocks past the diagonal 0 (their sums never move).
 class PooledRolloutRows {
  public:
-  PooledRolloutRows(int n, int factor);
+  PooledRolloutRows(int n, int factor, bool causal = false);
   // probs: [rows, n] = rows r0.. of one head (one LayerSink::OnBlock). Thread-safe: each block's column sums
   // are made unlocked (factor 1: the rows themselves), then added into the calling thread's shard of the sums under
   // its mutex; with no more threads than shards (kShards) no thread ever waits for another.
@@ -112,6 +113,7 @@ class PooledRolloutRows {
     std::vector<double> sums;  // [nb, nb]: sum over the heads, rows i in I and columns j in J of the probs added here
   };
   int n_, f_, nb_;
+  bool causal_;
   std::vector<std::unique_ptr<Shard>> shards_;  // AddRows on OpenMP thread t adds into shard t % size
 };
 

@@ -263,7 +263,7 @@ Status Pipeline::Run(Stage through, const RunControl* control) {
           spare_pyramid_ = std::move(pyramid_);
         }
         pyramid_.reset();
-        pyramid->Reset(n_head, n_q, n_k, MapPyramid::BaseFactor(n_head, n_q, n_k));
+        pyramid->Reset(n_head, n_q, n_k, MapPyramid::BaseFactor(n_head, n_q, n_k), c.mask);
         bool ok = true;
         if (pooled_) {
           // No map is kept: scores, logits and probs stay empty; each block goes to the pyramid. The raw

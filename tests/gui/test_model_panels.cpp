@@ -7,6 +7,7 @@
 #include <imgui.h>
 #include <imgui_internal.h>  // the Heads window's rectangle
 
+#include <cfloat>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -327,6 +328,56 @@ TEST_F(ModelPanelTest, AStreamedLayerOnScreenGetsItsQAndKInTheBackground) {
   }
   // The layers not on screen keep no q and k.
   EXPECT_TRUE(app.results.model->layers[1]->q->empty());
+}
+
+// While a streamed run's layers still come in, the shown layer's q and k wait (their job would take the run's cores
+// for cells nobody looked at): they are made once the pointer is over a map, or once the last layer is in.
+TEST_F(ModelPanelTest, AStreamedLayersQAndKWaitForALookOrTheLastLayer) {
+  App& app = MakeStreamedApp();
+  ASSERT_TRUE(app.results.model && app.results.model->complete()) << app.results.model_error;
+  const std::shared_ptr<const ModelResult> done = app.results.model;
+  ImGuiIO& io = ImGui::GetIO();
+  const ImVec2 away(-FLT_MAX, -FLT_MAX);  // no pointer over the window
+  // The run as it was after its first layer (a later request's step: layer 0 done, the others to come).
+  auto first_layer_only = [&](uint64_t generation) {
+    auto r = std::make_shared<ModelResult>(*done);
+    r->generation = generation;
+    r->layers_done = 1;
+    return r;
+  };
+  auto shown_q_empty = [&] { return !app.results.shown || app.results.shown->tensors.q->empty(); };
+  AttentionTensors want = LayerAsTensors(*done, 0);
+  ASSERT_TRUE(WithExactRows(*done, 0, &want).ok());
+
+  // 1. Layers still coming, nobody looking: the layer is shown pooled, its q and k are not asked for.
+  io.MousePos = away;
+  app.settings.model_layer = 0;
+  app.results.model = first_layer_only(done->generation + 10);
+  Frames(3);
+  ASSERT_TRUE(app.results.shown);
+  ASSERT_TRUE(app.results.shown->tensors.pooled);
+  EXPECT_TRUE(shown_q_empty()) << "q and k made while the run's layers still stream in";
+  EXPECT_FALSE(app.Ready());  // the run is not complete
+  // 2. The pointer over a map of it: made now, the same as WithExactRows'.
+  const WidgetDump::Widget* map = app.dump.Find("heads.map.1");
+  ASSERT_NE(map, nullptr);
+  io.MousePos = ImVec2((map->x0 + map->x1) * 0.5f, (map->y0 + map->y1) * 0.5f);
+  Frames(3);
+  ASSERT_FALSE(shown_q_empty()) << "the hovered layer got no q and k";
+  EXPECT_EQ(app.results.shown->tensors.q->data, want.q->data);
+  EXPECT_EQ(app.results.shown->tensors.k->data, want.k->data);
+  // 3. Another run's first layer, nobody looking; then its last layer comes in: made then.
+  io.MousePos = away;
+  app.results.model = first_layer_only(done->generation + 20);
+  Frames(3);
+  EXPECT_TRUE(shown_q_empty());
+  auto complete = std::make_shared<ModelResult>(*done);
+  complete->generation = done->generation + 20;
+  app.results.model = complete;
+  Frames(3);
+  ASSERT_FALSE(shown_q_empty()) << "no q and k once the run was complete";
+  EXPECT_EQ(app.results.shown->tensors.q->data, want.q->data);
+  EXPECT_TRUE(app.Ready());
 }
 
 // The same in the value-weighted kind: the shown layer gets its value-weighted pyramid (and q, k) in the background,

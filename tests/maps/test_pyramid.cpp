@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <tuple>
 
@@ -116,7 +117,7 @@ TEST(Pyramid, StreamedBlocksEqualTheFullMap) {
     Attend(AttendFrom::kQueryKey, q, k, v, 0.25f, mask, &scores, nullptr, &probs, nullptr, nullptr);
     MapPyramid full = Build(probs, 4);
     MapPyramid streamed;
-    streamed.Reset(H, n, n, 4);
+    streamed.Reset(H, n, n, 4, mask);  // a causal one writes its masked half 0 unread: the same bits
     AttendSink sink;
     std::atomic<size_t> done{0};
     sink.blocks_done = &done;
@@ -128,6 +129,52 @@ TEST(Pyramid, StreamedBlocksEqualTheFullMap) {
     for (size_t l = 0; l < full.levels().size(); ++l) {
       EXPECT_EQ(full.levels()[l].max, streamed.levels()[l].max);
       EXPECT_EQ(full.levels()[l].mean, streamed.levels()[l].mean);
+    }
+  }
+}
+
+// Under a causal mask the cells past the diagonal are exactly 0, and a pyramid Reset with that mask reads none past
+// the base cell holding the diagonal: with NaN written past the factor-8 diagonal cells, every level equals the full
+// map's pyramid built without the mask, bit for bit (factors 2, 4 and 8, a size no factor divides, a window).
+TEST(Pyramid, ACausalPyramidWritesTheMaskedHalfWithoutReadingIt) {
+  const int H = 3, n = 203, d_k = 8;
+  std::mt19937 rng(11);
+  std::normal_distribution<float> g;
+  Tensor q, k, v;
+  for (Tensor* t : {&q, &k, &v}) {
+    t->Resize({(size_t)H, (size_t)n, (size_t)d_k});
+    for (float& x : t->data) x = g(rng);
+  }
+  for (Mask mask : {Mask::Causal(), Mask::Causal(29)}) {
+    Tensor probs;
+    Attend(AttendFrom::kQueryKey, q, k, v, 0.5f, mask, nullptr, nullptr, &probs, nullptr, nullptr);
+    Tensor poisoned = probs;
+    size_t poisoned_cells = 0;
+    for (int h = 0; h < H; ++h)
+      for (int i = 0; i < n; ++i)
+        for (int j = i + 1; j < n; ++j) {
+          ASSERT_EQ(probs.data[((size_t)h * n + i) * n + j], 0.0f);
+          if (j < (i / 8 + 1) * 8) continue;  // the diagonal's base cell: pooled (its masked keys are 0)
+          poisoned.data[((size_t)h * n + i) * n + j] = std::numeric_limits<float>::quiet_NaN();
+          ++poisoned_cells;
+        }
+    ASSERT_GT(poisoned_cells, 0u);
+    for (int factor : {2, 4, 8}) {
+      SCOPED_TRACE("factor " + std::to_string(factor) + (mask.windowed() ? ", windowed" : ""));
+      MapPyramid want = Build(probs, factor);
+      MapPyramid causal;
+      causal.Reset(H, n, n, factor, mask);
+      causal.AddMap(poisoned);
+      causal.Finish();
+      ASSERT_EQ(want.levels().size(), causal.levels().size());
+      for (size_t l = 0; l < want.levels().size(); ++l) {
+        EXPECT_EQ(want.levels()[l].max, causal.levels()[l].max) << "level " << l;
+        EXPECT_EQ(want.levels()[l].mean, causal.levels()[l].mean) << "level " << l;
+      }
+      for (int h = 0; h < H; ++h) {
+        EXPECT_EQ(want.head_max(h), causal.head_max(h));
+        EXPECT_EQ(want.head_min(h), causal.head_min(h));
+      }
     }
   }
 }

@@ -3,6 +3,7 @@
 // next-token top-k and loss, a head ablated, the neuron view (with and without RoPE), rollout, value norms.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstdlib>
 #include <cstring>
 #include <omp.h>
@@ -460,6 +461,32 @@ TEST(PooledRollout, RowsSumToOneAndStreamedRowsGiveTheSame) {
         }
       }
     }
+  }
+}
+
+// A causal model's rows: with the mask known, a row is read only up to its diagonal (NaN past it changes nothing) and
+// the mean is the one summed over every key, bit for bit.
+TEST(PooledRollout, CausalRowsAreReadToTheDiagonalOnlyForTheSameBits) {
+  const int n = 37, n_head = 3;  // 37: partial last blocks
+  const std::vector<float> probs = RandomProbs(n_head, n, 5);
+  std::vector<float> poisoned = probs;
+  for (int h = 0; h < n_head; ++h)
+    for (int i = 0; i < n; ++i)
+      for (int j = i + 1; j < n; ++j) poisoned[((size_t)h * n + i) * n + j] = std::numeric_limits<float>::quiet_NaN();
+  for (int f : {1, 2, 4, 8}) {
+    SCOPED_TRACE("f " + std::to_string(f));
+    PooledRolloutRows plain(n, f), causal(n, f, /*causal=*/true);
+    for (int h = 0; h < n_head; ++h)
+      for (int r0 = 0; r0 < n; r0 += 8) {
+        const size_t at = ((size_t)h * n + r0) * n;
+        plain.AddRows(r0, std::min(8, n - r0), probs.data() + at);
+        causal.AddRows(r0, std::min(8, n - r0), poisoned.data() + at);
+      }
+    const int nb = plain.blocks();
+    std::vector<float> want((size_t)nb * nb), got((size_t)nb * nb, -1.0f);
+    plain.TakeMean(n_head, want.data());
+    causal.TakeMean(n_head, got.data());
+    for (size_t c = 0; c < want.size(); ++c) ASSERT_EQ(got[c], want[c]) << c;
   }
 }
 

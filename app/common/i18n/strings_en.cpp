@@ -485,6 +485,7 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kModelRolloutOf, "rollout: layer {0} of {1}"},
     {Str::kValueWeightedOverviewStreamed, "A long input: making the value-weighted thumbnails layer by layer ({0} of {1} made); the cells fill in as their layer is made."},
     {Str::kExportExactRowsPending, "layer {0} of this long input is still being recomputed for the screen (its exact cells come from q and k); export again in a moment"},
+    {Str::kTipWeightPending, "weight: being recomputed (a long input's exact cells come from q and k)"},
     {Str::kTitleRollout, "rollout"},
     {Str::kTitleValueWeighted, "value-weighted"},
     {Str::kTitleTokensPerCell, "{0} tokens per cell"},

@@ -477,6 +477,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kModelRolloutOf, "롤아웃: {1}층 중 {0}층"},
     {Str::kValueWeightedOverviewStreamed, "긴 입력이라 값 가중 작은 맵을 층마다 차례로 만들고 있습니다 ({1}개 층 중 {0}개 완료). 층이 만들어지는 대로 칸이 채워집니다."},
     {Str::kExportExactRowsPending, "이 긴 입력의 {0}층을 화면에 맞게 아직 다시 계산하고 있습니다 (정확한 칸은 q 와 k 에서 나옵니다). 잠시 뒤 다시 내보내십시오"},
+    {Str::kTipWeightPending, "가중치: 다시 계산하는 중입니다 (긴 입력의 정확한 칸은 q와 k에서 나옵니다)"},
     {Str::kTitleRollout, "롤아웃"},
     {Str::kTitleValueWeighted, "값 가중"},
     {Str::kTitleTokensPerCell, "칸마다 토큰 {0}개"},

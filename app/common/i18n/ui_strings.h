@@ -119,7 +119,7 @@ enum class Str : int {
   // ---- the neuron view and the other map kinds (rollout, value-weighted)
   kMapKindLabel, kMapKindAttention, kMapKindRollout, kMapKindValueWeighted, kRolloutExplain, kValueWeightedExplain,
   kRolloutPooled, kRolloutRefusedMemory, kValueWeightedMaking, kRolloutMaking, kModelRolloutOf, kValueWeightedOverviewStreamed,
-  kExportExactRowsPending, kTitleRollout, kTitleValueWeighted, kTitleTokensPerCell,
+  kExportExactRowsPending, kTipWeightPending, kTitleRollout, kTitleValueWeighted, kTitleTokensPerCell,
   kWinNeuron,
   kNeuronHint, kNeuronWhat, kNeuronExplain, kNeuronRopeNote, kNeuronRowQBefore, kNeuronRowKBefore,
   kNeuronRowProduct, kNeuronScore, kNeuronScale, kNeuronLogit, kNeuronProb, kNeuronMasked, kNeuronNoHead,
