@@ -3,8 +3,10 @@
 // settle; --frames, --bench-frames and snapshots draw every frame. While work runs (App::Busy) without input,
 // a frame is drawn when what it shows changed (a run's next layers a few times a second) and otherwise only a few
 // times a second for the progress bar: under llvmpipe (drawing on the CPU) each frame costs ~10-25 ms of CPU that
-// a model run on the same cores would otherwise get.
+// a model run on the same cores would otherwise get, so those frames also wait until the last one's cost is at most
+// kBusyFrameShare of the time since (FrameCost).
 #pragma once
+#include <algorithm>
 
 namespace attnviz {
 
@@ -24,8 +26,12 @@ class FramePacer {
   // ... a run's next layers (not its first or last) at most this often: a fast model's layers come faster than a
   // person reads them, and each frame takes the run's cores ...
   static constexpr double kLayerFramesPerSecond = 4;
-  // ... and, when nothing shown changed, this often (the progress bar's fraction).
+  // ... and, when nothing shown changed, this often (the progress bar's fraction) ...
   static constexpr double kProgressFramesPerSecond = 2;
+  // ... and both only once the last busy frame's cost is at most this share of the time since it began: on a GPU a
+  // frame takes a few ms (the rates above hold); under llvmpipe, beside a model run on the same cores, 25-40 ms, so
+  // a layer frame comes every half second or more.
+  static constexpr double kBusyFrameShare = 0.05;
   // Frames drawn after what the screen shows changed in the background (a layout settles in two).
   static constexpr int kFramesAfterChange = 2;
   // How long to wait for input before the next busy frame, `since_last_frame` seconds after the last one.
@@ -38,7 +44,7 @@ class FramePacer {
   // and background results end the wait at once).
   double BusyWaitSecondsFor(double since_last_frame) const {
     if (FrameDue()) return BusyWaitSeconds(since_last_frame);
-    const double layers_left = 1.0 / kLayerFramesPerSecond - since_last_frame;
+    const double layers_left = LayerPeriod() - since_last_frame;
     if (layers_pending_ && layers_left > 0.001) return layers_left;
     return 1.0 / kBusyFramesPerSecond;
   }
@@ -57,9 +63,8 @@ class FramePacer {
   // Anything a frame leaves to settle settles in the next one, and the end of the work draws Change()'s two.
   void Busy(bool changed, bool more_layers_only, double since_last_frame) {
     if (changed && more_layers_only) layers_pending_ = true;
-    const bool due = (changed && !more_layers_only) ||
-                     (layers_pending_ && since_last_frame >= 1.0 / kLayerFramesPerSecond) ||
-                     since_last_frame >= 1.0 / kProgressFramesPerSecond;
+    const bool due = (changed && !more_layers_only) || (layers_pending_ && since_last_frame >= LayerPeriod()) ||
+                     since_last_frame >= ProgressPeriod();
     if (due) frames_due_ = frames_due_ > 1 ? frames_due_ : 1;
   }
   bool FrameDue() const { return frames_due_ > 0; }
@@ -67,12 +72,21 @@ class FramePacer {
     if (frames_due_ > 0) --frames_due_;
     layers_pending_ = false;  // the frame shows them
   }
+  // A frame drawn while work ran took `seconds` (from its start to the swap): the next layer and progress frames
+  // wait for kBusyFrameShare of the time.
+  void FrameCost(double seconds) { busy_frame_seconds_ = seconds; }
+  // How long after a frame the next one for more layers, or for the progress bar, may come.
+  double LayerPeriod() const { return std::max(1.0 / kLayerFramesPerSecond, busy_frame_seconds_ / kBusyFrameShare); }
+  double ProgressPeriod() const {
+    return std::max(1.0 / kProgressFramesPerSecond, busy_frame_seconds_ / kBusyFrameShare);
+  }
   // What to pass to the event wait: 0 (poll) while a frame is due, else the idle sleep.
   double WaitSeconds() const { return FrameDue() ? 0.0 : kIdleWaitSeconds; }
 
  private:
   int frames_due_ = kFramesAtStart;  // the first frames are always drawn
   bool layers_pending_ = false;       // more layers arrived since the last frame (Busy)
+  double busy_frame_seconds_ = 0;     // the last busy frame's cost (FrameCost)
 };
 
 }  // namespace attnviz

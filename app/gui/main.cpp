@@ -193,6 +193,7 @@ int main(int argc, char** argv) {
     // 5e. Screenshot, snapshot and dump; swap.
     if (outputs.Write(app, platform, *renderer, ready, ready_frames, seconds())) platform.RequestClose();
     platform.Swap();
+    if (shown.busy) pacer.FrameCost(std::chrono::duration<double>(Clock::now() - frame_start).count());
     if (bench.enabled()) platform.Finish();
     ++app.frame;
     if (options.frames > 0 && options.screenshot_path.empty() && !bench.enabled() && ready_frames >= options.frames)

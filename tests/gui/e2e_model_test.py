@@ -311,10 +311,12 @@ class ModelE2E(unittest.TestCase):
         tmp = tempfile.mkdtemp(prefix="attnviz-e2e-long-model-")
         self.addCleanup(shutil.rmtree, tmp, True)
         folder = os.path.join(tmp, "llama_long")
-        write_random_llama(folder)
+        n_layer = 16
+        write_random_llama(folder, n_layer=n_layer)
         text_file = os.path.join(tmp, "text.txt")
         with open(text_file, "w") as f:
-            f.write("The cat sat on the mat and looked at the dog. " * 70)  # ~1600 tokens: streamed
+            # ~3200 tokens: streamed, and a run of a few seconds (layer frames wait for their turn: frame_pacer.h)
+            f.write("The cat sat on the mat and looked at the dog. " * 140)
         s = self.start("--model", folder, "--text-file", text_file, wait_ready=False)
         seen = []  # (t_s, layers_shown, heads panel has a map)
         frames = []  # (t_s, frame) at the same moments
@@ -336,7 +338,6 @@ class ModelE2E(unittest.TestCase):
             time.sleep(0.01)
         print("layers shown over time:", seen, file=sys.stderr)
         self.assertTrue(seen, "the overview never drew")
-        n_layer = 8
         self.assertEqual(seen[-1][1], n_layer, seen)
         partial = [v for _, v, _ in seen if 0 < v < n_layer]
         self.assertGreaterEqual(len(partial), 2, "the overview should fill in layer by layer: %s" % seen)

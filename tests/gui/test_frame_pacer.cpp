@@ -99,3 +99,34 @@ TEST(FramePacer, MoreLayersOfARunWaitTheirTurn) {
   pacer.FrameDrawn();
   EXPECT_FALSE(pacer.FrameDue());
 }
+
+// Frames drawn while work runs cost what they cost (under llvmpipe, beside a model run, tens of ms of the cores):
+// the next layer and progress frames wait until the last one's cost is kBusyFrameShare of the time since; a cheap
+// frame (a GPU) keeps the fixed rates. Input and a run's first or last layer still draw at once.
+TEST(FramePacer, CostlyBusyFramesComeLessOften) {
+  using attnviz::FramePacer;
+  FramePacer pacer;
+  while (pacer.FrameDue()) pacer.FrameDrawn();
+  pacer.FrameCost(0.001);  // a GPU's frame
+  EXPECT_DOUBLE_EQ(pacer.LayerPeriod(), 1.0 / FramePacer::kLayerFramesPerSecond);
+  EXPECT_DOUBLE_EQ(pacer.ProgressPeriod(), 1.0 / FramePacer::kProgressFramesPerSecond);
+  const double cost = 0.04;  // llvmpipe beside a run
+  pacer.FrameCost(cost);
+  const double period = cost / FramePacer::kBusyFrameShare;
+  ASSERT_GT(period, 1.0 / FramePacer::kProgressFramesPerSecond);
+  EXPECT_DOUBLE_EQ(pacer.LayerPeriod(), period);
+  EXPECT_DOUBLE_EQ(pacer.ProgressPeriod(), period);
+  pacer.Busy(/*changed=*/true, /*more_layers_only=*/true, 1.0 / FramePacer::kLayerFramesPerSecond);
+  EXPECT_FALSE(pacer.FrameDue()) << "a layer frame at the fixed rate though the last frame took " << cost << " s";
+  EXPECT_NEAR(pacer.BusyWaitSecondsFor(0.3), period - 0.3, 1e-12);  // sleeps until its turn
+  pacer.Busy(false, false, 1.0 / FramePacer::kProgressFramesPerSecond);
+  EXPECT_FALSE(pacer.FrameDue()) << "a progress frame at the fixed rate";
+  pacer.Busy(false, false, period);
+  EXPECT_TRUE(pacer.FrameDue());
+  pacer.FrameDrawn();
+  pacer.Busy(true, /*more_layers_only=*/false, 0.01);  // a run's last layer: at once
+  EXPECT_TRUE(pacer.FrameDue());
+  pacer.FrameDrawn();
+  pacer.Activity(/*busy=*/true);  // input: at once
+  EXPECT_TRUE(pacer.FrameDue());
+}
