@@ -1,5 +1,6 @@
 #include "attention/metrics.h"
 
+#include <Eigen/Core>
 #include <cmath>
 #include <cstdio>
 
@@ -36,20 +37,37 @@ RowMetrics RowFigures(const float* logits_row, const float* probs_row, size_t vi
 
 }  // namespace
 
-float SoftmaxJacobianNorm(const float* probs_row, size_t visible) {
-  if (visible == 0) return 0.0f;
-  size_t m = 0;
-  for (size_t j = 1; j < visible; ++j)
-    if (probs_row[j] > probs_row[m]) m = j;
+namespace {
+// Over probs [j0, j1) of a row: sum p, sum p^2 (1 - p)^2, sum p^2, sum p^4, in double. `omp simd` lets the sums
+// be split over vector lanes (a peaked row of a long input is read here a second time: as one scalar chain of
+// double adds this took a tenth of the CLI's forward at 4096 tokens).
+struct JacobianSums {
   double rest = 0, own = 0, t2 = 0, t4 = 0;
-  for (size_t j = 0; j < visible; ++j) {
-    if (j == m) continue;
+};
+JacobianSums SumsOver(const float* probs_row, size_t j0, size_t j1) {
+  double rest = 0, own = 0, t2 = 0, t4 = 0;
+#pragma omp simd reduction(+ : rest, own, t2, t4)
+  for (size_t j = j0; j < j1; ++j) {
     const double p = probs_row[j], p2 = p * p;
     rest += p;
     own += p2 * (1 - p) * (1 - p);
     t2 += p2;
     t4 += p2 * p2;
   }
+  return {rest, own, t2, t4};
+}
+}  // namespace
+
+float SoftmaxJacobianNorm(const float* probs_row, size_t visible) {
+  if (visible == 0) return 0.0f;
+  // m: the first largest entry (its largest value in lanes, then the first index holding it; a NaN row stops at
+  // its end).
+  const float top = Eigen::Map<const Eigen::ArrayXf>(probs_row, (Eigen::Index)visible).maxCoeff();
+  size_t m = 0;
+  while (m + 1 < visible && !(probs_row[m] == top)) ++m;
+  // Every entry but m: the two runs around it.
+  const JacobianSums a = SumsOver(probs_row, 0, m), b = SumsOver(probs_row, m + 1, visible);
+  const double rest = a.rest + b.rest, own = a.own + b.own, t2 = a.t2 + b.t2, t4 = a.t4 + b.t4;
   const double pm2 = (double)probs_row[m] * probs_row[m];
   const double sq = pm2 * rest * rest + own + 2 * pm2 * t2 + (t2 * t2 - t4);
   return (float)std::sqrt(std::max(0.0, sq));
