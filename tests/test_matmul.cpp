@@ -72,6 +72,25 @@ TEST(MatMulTiled, BitsDoNotDependOnTheThreadCount) {
   EXPECT_EQ(0, std::memcmp(one.data(), two.data(), one.size() * sizeof(float)));
 }
 
+// The bias added to each tile after its product equals the product first, then the bias over all of y, bit for bit
+// (in both layouts, with strides and partial tiles); the stride's gap is left alone.
+TEST(MatMulTiled, ABiasAddedPerTileIsTheProductThenTheBias) {
+  for (const Case& c : kCases) {
+    for (WeightLayout layout : {WeightLayout::kInOut, WeightLayout::kOutIn}) {
+      const size_t ldx = c.depth + 1, ldy = c.cols + 3, ldw = (layout == WeightLayout::kInOut ? c.cols : c.depth);
+      const std::vector<float> x = RandomFloats(c.n * ldx, 5), bias = RandomFloats(c.cols, 6);
+      const std::vector<float> w = RandomFloats((layout == WeightLayout::kInOut ? c.depth : c.cols) * ldw, 7);
+      std::vector<float> want(c.n * ldy, -7.0f), got(c.n * ldy, -7.0f);
+      MatMulTiled(x.data(), ldx, c.n, c.depth, w.data(), ldw, layout, c.cols, want.data(), ldy);
+      for (size_t i = 0; i < c.n; ++i)
+        for (size_t j = 0; j < c.cols; ++j) want[i * ldy + j] += bias[j];
+      MatMulTiled(x.data(), ldx, c.n, c.depth, w.data(), ldw, layout, c.cols, got.data(), ldy, bias.data());
+      EXPECT_EQ(0, std::memcmp(want.data(), got.data(), want.size() * sizeof(float)))
+          << "n " << c.n << " depth " << c.depth << " cols " << c.cols;
+    }
+  }
+}
+
 TEST(MatMulTiled, InsideAParallelRegionEachThreadGetsItsOwnProduct) {
   const Case c{600, 64, 700};
   const std::vector<float> x = RandomFloats(c.n * c.depth, 5), w = RandomFloats(c.depth * c.cols, 6);

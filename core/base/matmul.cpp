@@ -12,7 +12,7 @@
 namespace attnviz {
 
 void MatMulTiled(const float* x, size_t ldx, size_t n, size_t depth, const float* w, size_t ldw, WeightLayout layout,
-                 size_t cols, float* y, size_t ldy) {
+                 size_t cols, float* y, size_t ldy, const float* bias) {
   ATTNVIZ_CHECK_SHAPE(ldx >= depth && ldy >= cols && ldw >= (layout == WeightLayout::kInOut ? cols : depth),
                       "x [" + std::to_string(n) + ", " + std::to_string(depth) + "] (stride " + std::to_string(ldx) +
                           "), w stride " + std::to_string(ldw) + ", y [" + std::to_string(n) + ", " +
@@ -43,6 +43,7 @@ void MatMulTiled(const float* x, size_t ldx, size_t n, size_t depth, const float
       const ConstMat w_tile(w + c0 * ldw, width, (Eigen::Index)depth, Strided((Eigen::Index)ldw));  // [width, depth]
       y_tile.noalias() = x_tile * w_tile.transpose();
     }
+    if (bias) y_tile.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(bias + c0, width);
   }
 }
 

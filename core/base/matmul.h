@@ -16,8 +16,10 @@ enum class WeightLayout {
 // busy-waits, which stall for whole time slices when the cores are shared (the app's GUI thread, llvmpipe,
 // other processes): bench/ measures both ways. The tiles depend on neither the thread count nor the
 // caller, so neither do the bits. Called inside a parallel region, it runs on the calling thread.
+// bias: [cols] or null, added to each row of a tile once its product is done (on the tile's thread, while it is in
+// cache): the same sums as adding it after the whole product, not a second pass over y on one core.
 constexpr size_t kMatMulTileRows = 512, kMatMulTileCols = 512;
 void MatMulTiled(const float* x, size_t ldx, size_t n, size_t depth, const float* w, size_t ldw, WeightLayout layout,
-                 size_t cols, float* y, size_t ldy);
+                 size_t cols, float* y, size_t ldy, const float* bias = nullptr);
 
 }  // namespace attnviz

@@ -35,13 +35,10 @@ void ForChunks(size_t count, F f) {
 void LinearForward(const float* x, int ldx, int n, const Linear& l, float* y, int ldy) {
   MODEL_CHECK(n >= 0 && l.w && l.in > 0 && l.out > 0 && ldx >= l.in && ldy >= l.out);
   MODEL_CHECK(l.ld >= (l.in_out ? l.out : l.in));
-  // 1. The product (the engine's one tiled GEMM: core/base/matmul.h).
+  // The product (the engine's one tiled GEMM: core/base/matmul.h), and the bias added to each tile after it.
   MatMulTiled(x, (size_t)ldx, (size_t)n, (size_t)l.in, l.w, (size_t)l.ld,
               l.in_out ? WeightLayout::kInOut : WeightLayout::kOutIn,  // !! Conv1D: [in, out]; nn.Linear: [out, in]
-              (size_t)l.out, y, (size_t)ldy);
-  Mat Y(y, n, l.out, Strided(ldy));
-  // 2. Bias.
-  if (l.b) Y.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(l.b, l.out);
+              (size_t)l.out, y, (size_t)ldy, l.b);
 }
 
 void LayerNormForward(const float* x, int n, int d, const Norm& norm, float eps, float* y) {
