@@ -32,6 +32,8 @@ class FramePacer {
   // frame takes a few ms (the rates above hold); under llvmpipe, beside a model run on the same cores, 25-40 ms, so
   // a layer frame comes every half second or more.
   static constexpr double kBusyFrameShare = 0.05;
+  // ... but never less often than this (one slow frame, say a font atlas rebuilt, must not stall the progress bar).
+  static constexpr double kLongestBusyFramePeriod = 1.0;
   // Frames drawn after what the screen shows changed in the background (a layout settles in two).
   static constexpr int kFramesAfterChange = 2;
   // How long to wait for input before the next busy frame, `since_last_frame` seconds after the last one.
@@ -76,10 +78,8 @@ class FramePacer {
   // wait for kBusyFrameShare of the time.
   void FrameCost(double seconds) { busy_frame_seconds_ = seconds; }
   // How long after a frame the next one for more layers, or for the progress bar, may come.
-  double LayerPeriod() const { return std::max(1.0 / kLayerFramesPerSecond, busy_frame_seconds_ / kBusyFrameShare); }
-  double ProgressPeriod() const {
-    return std::max(1.0 / kProgressFramesPerSecond, busy_frame_seconds_ / kBusyFrameShare);
-  }
+  double LayerPeriod() const { return PeriodFor(1.0 / kLayerFramesPerSecond); }
+  double ProgressPeriod() const { return PeriodFor(1.0 / kProgressFramesPerSecond); }
   // What to pass to the event wait: 0 (poll) while a frame is due, else the idle sleep.
   double WaitSeconds() const { return FrameDue() ? 0.0 : kIdleWaitSeconds; }
 
@@ -87,6 +87,11 @@ class FramePacer {
   int frames_due_ = kFramesAtStart;  // the first frames are always drawn
   bool layers_pending_ = false;       // more layers arrived since the last frame (Busy)
   double busy_frame_seconds_ = 0;     // the last busy frame's cost (FrameCost)
+  // A fixed rate's period, longer when the last busy frame was costly (kBusyFrameShare), up to
+  // kLongestBusyFramePeriod.
+  double PeriodFor(double fixed) const {
+    return std::max(fixed, std::min(kLongestBusyFramePeriod, busy_frame_seconds_ / kBusyFrameShare));
+  }
 };
 
 }  // namespace attnviz

@@ -344,7 +344,8 @@ bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_m
   }
   const MapWindow& now = ms.window;
   // A streamed layer's q and k are made once a person looks closer (App::AskExactRowsWhenNeeded).
-  if (t.pooled && t.q->empty() && (hovered || now != MapWindow{0, n_q, 0, n_k})) app.views.heads.wants_exact_rows = true;
+  if (t.pooled && t.q->empty() && (hovered || now != MapWindow{0, n_q, 0, n_k}))
+    app.views.heads.wants_exact_rows = true;
   app.dump.RecordRect(m.dump_name, map_min.x, map_min.y, map_max.x, map_max.y, ms.dragging, hovered,
                       "{\"head\": " + std::to_string(m.head) + ", \"cell\": " + JsonNumber(cell_shown) +
                           ", \"window\": [" + std::to_string(now.r0) + ", " + std::to_string(now.r1) + ", " +

@@ -129,4 +129,8 @@ TEST(FramePacer, CostlyBusyFramesComeLessOften) {
   pacer.FrameDrawn();
   pacer.Activity(/*busy=*/true);  // input: at once
   EXPECT_TRUE(pacer.FrameDue());
+  // One slow frame (a font atlas rebuilt) stalls neither the layers nor the progress bar for long.
+  pacer.FrameCost(0.4);
+  EXPECT_DOUBLE_EQ(pacer.LayerPeriod(), FramePacer::kLongestBusyFramePeriod);
+  EXPECT_DOUBLE_EQ(pacer.ProgressPeriod(), FramePacer::kLongestBusyFramePeriod);
 }
