@@ -20,15 +20,6 @@ double SecondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// The coarsest-first factor a streamed run keeps of each layer's pyramid: the finest that fits kKeptPyramidBytes
-// over all layers (both kinds, the coarser levels a third more).
-int KeptPyramidFactor(int n_layer, int n_head, int n, int base_factor) {
-  for (int f = base_factor;; f *= 2) {
-    const double side = std::ceil((double)n / f);
-    if (f >= n || n_layer * n_head * side * side * 2 * sizeof(float) * 4 / 3 <= kKeptPyramidBytes) return f;
-  }
-}
-
 // Layers between kept resume points (the residual stream entering a block), so they fit kResumeBytes. A streamed
 // run keeps every layer's input anyway (what makes its q and k: WithExactRows).
 int ResumeStride(const model::ModelConfig& c, int n, bool stream) {
@@ -51,10 +42,9 @@ double KeptBytes(const model::ModelConfig& c, int n, bool stream) {
   }
   if (!stream) bytes += (double)c.n_layer * n * (c.q_dim() + c.kv_dim()) * f;  // q, k per layer (neuron view)
   if (!stream) return bytes + (double)c.n_layer * c.n_head * nn * f;            // whole maps
-  // The pass's own pyramid, from the finest level kept (LayerMapsSink)
-  const int base = std::min(KeptPyramidFactor(c.n_layer, c.n_head, n, MapPyramid::BaseFactor(c.n_head, n, n)), 8);
+  const int base = MapPyramid::ForStreamedRun(c.n_layer, c.n_head, n, kKeptPyramidBytes).pass;
   const double base_side = std::ceil((double)n / base);
-  bytes += (double)c.n_head * base_side * base_side * 2 * f * 4 / 3;
+  bytes += (double)c.n_head * base_side * base_side * 2 * f * 4 / 3;           // the pass's own pyramid
   bytes += kKeptPyramidBytes;                                                   // the kept levels (at most)
   bytes += (double)n * (c.q_dim() + c.kv_dim()) * f;                          // q, k of the layer on screen
   return bytes;
@@ -72,7 +62,8 @@ class LayerMapsSink : public model::LayerSink {
   LayerMapsSink(const model::Model& m, const model::ModelConfig& c, const model::RunOptions& options, const std::vector<int>& ids,
                 const std::vector<tokenize::Token>& tokens, bool stream,
                 std::function<void(const LayerMapsSink&)> publish)
-      : model_(m), config_(c), options_(options), n_head_(c.n_head), n_((int)ids.size()), ids_(ids), tokens_(tokens),
+      : model_(m), config_(c), options_(options), mask_(model::AttentionMask(c)), n_head_(c.n_head),
+        n_((int)ids.size()), ids_(ids), tokens_(tokens),
         stream_(stream), resume_stride_(ResumeStride(c, (int)ids.size(), stream)), publish_(std::move(publish)),
         probs_((size_t)c.n_layer), layers_((size_t)c.n_layer), thumbs_((size_t)c.n_layer),
         resume_((size_t)c.n_layer), analysis_((size_t)c.n_layer), roles_(model::MakeHeadRoles(c.n_layer, c.n_head, ids)) {
@@ -81,16 +72,16 @@ class LayerMapsSink : public model::LayerSink {
       rollout_blocks_ = model::RolloutBlocks(n_, rollout_factor_);
       rollout_ = std::make_unique<model::Rollout>(rollout_blocks_);
       if (stream_ || rollout_factor_ > 1)
-        pooled_rows_ = std::make_unique<model::PooledRolloutRows>(n_, rollout_factor_, model::AttentionMask(c).causal());
+        pooled_rows_ = std::make_unique<model::PooledRolloutRows>(n_, rollout_factor_, mask_.causal());
       rollout_means_.resize((size_t)c.n_layer);
     }
     if (stream_) {
-      role_rows_ = std::make_unique<model::RoleRows>(n_head_, ids, model::AttentionMask(c).causal(),
-                                                     /*broad_from_row_figures=*/true);
-      kept_factor_ = KeptPyramidFactor(c.n_layer, n_head_, n_, MapPyramid::BaseFactor(n_head_, n_, n_));
-      // The pass pools straight into the finest level kept (a base factor is at most 8): a finer base would be made
-      // only to be dropped (GPT-2 at 1024 tokens: 25 MB written a layer for the 6 MB kept).
-      pyramid_.Reset(n_head_, n_, n_, std::min(kept_factor_, 8), model::AttentionMask(c));
+      role_rows_ = std::make_unique<model::RoleRows>(n_head_, ids, mask_.causal(), /*broad_from_row_figures=*/true);
+      // The pass pools straight into the finest level kept (GPT-2 at 1024 tokens: not a factor-2 level, 25 MB
+      // written a layer, for the factor-4 levels kept).
+      const MapPyramid::StreamedFactors factors = MapPyramid::ForStreamedRun(c.n_layer, n_head_, n_, kKeptPyramidBytes);
+      kept_factor_ = factors.kept;
+      pyramid_.Reset(n_head_, n_, n_, factors.pass, mask_);
     }
   }
   // The layers below `first` from an earlier run over the same tokens whose options agree below `first`.
@@ -179,7 +170,7 @@ class LayerMapsSink : public model::LayerSink {
       // levels, whose first touch (the kernel zeroing fresh pages) then falls in Finish, on every core.
       const int base = pyramid_.levels().front().factor;
       maps->pyramid = std::make_shared<const MapPyramid>(std::move(pyramid_).Coarsened(kept_factor_));
-      if (l + 1 < layers_.size()) pyramid_.Reset(n_head_, n_, n_, base, model::AttentionMask(config_));  // next layer
+      if (l + 1 < layers_.size()) pyramid_.Reset(n_head_, n_, n_, base, mask_);  // next layer
       else pyramid_ = MapPyramid();  // the last layer's fine levels go before the run's end (its peak memory)
     }
     // The predictions read the residual stream after the last block (it lives in the run's workspace).
@@ -271,6 +262,7 @@ class LayerMapsSink : public model::LayerSink {
   const model::Model& model_;
   const model::ModelConfig& config_;
   const model::RunOptions& options_;
+  Mask mask_;  // the model's (AttentionMask): a causal one lets the pyramid and rollout rows skip the masked half
   int n_head_, n_;
   std::vector<int> ids_;
   const std::vector<tokenize::Token>& tokens_;

@@ -366,14 +366,7 @@ struct AppLikeSink : LayerSink {
   int n_head = 0, n = 0, n_layer = 0;
   Mask mask;  // the model's (AttentionMask): a causal map's pyramid skips its masked half
   MapPyramid pyramid;
-  // As KeptPyramidFactor: the finest factor from `base` whose levels fit 192 MiB over all layers.
-  int KeptFactor(int base) const {
-    int f = base;
-    while (f < n && (double)n_layer * n_head * std::ceil((double)n / f) * std::ceil((double)n / f) * 8 * 4 / 3 >
-                        192.0 * 1048576)
-      f *= 2;
-    return f;
-  }
+  MapPyramid::StreamedFactors factors;  // as the app's, for its 192 MiB of kept levels
   std::unique_ptr<RoleRows> rows;
   HeadRoles roles;
   std::vector<MapPyramid> kept;
@@ -392,7 +385,7 @@ struct AppLikeSink : LayerSink {
     pyramid.Finish();
     if (Status s = rows->ScoreInto(o.layer, &roles, o.metrics); !s) return s;
     const int base = pyramid.levels().front().factor;
-    kept.push_back(pyramid.Coarsened(KeptFactor(base)));
+    kept.push_back(pyramid.Coarsened(factors.kept));
     if (o.layer + 1 < o.n_layer) inputs.emplace_back(o.hidden, o.hidden + (size_t)o.n * o.d_model);  // the next one's
     if (o.layer == 0)
       first_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -488,8 +481,8 @@ int LongRows(const Model& model, const ModelConfig& c, const std::vector<int>& i
     sink.rows = std::make_unique<RoleRows>(c.n_head, ids, AttentionMask(c).causal(), /*broad_from_row_figures=*/true);
     sink.roles = MakeHeadRoles(c.n_layer, c.n_head, ids);
     sink.mask = AttentionMask(c);
-    // As the app: the pass pools straight into the finest level kept (a base factor is at most 8).
-    sink.pyramid.Reset(c.n_head, n, n, std::min(sink.KeptFactor(MapPyramid::BaseFactor(c.n_head, n, n)), 8), sink.mask);
+    sink.factors = MapPyramid::ForStreamedRun(c.n_layer, c.n_head, n, 192.0 * 1048576);  // kKeptPyramidBytes
+    sink.pyramid.Reset(c.n_head, n, n, sink.factors.pass, sink.mask);
     RunOptions o;
     o.stream_maps = true;
     o.row_figures = true;

@@ -108,6 +108,16 @@ int MapPyramid::BaseFactor(int n_head, int n_q, int n_k) {
   return 8;
 }
 
+MapPyramid::StreamedFactors MapPyramid::ForStreamedRun(int n_layer, int n_head, int n, double kept_bytes) {
+  StreamedFactors out;
+  for (out.kept = BaseFactor(n_head, n, n);; out.kept *= 2) {
+    const double side = std::ceil((double)n / out.kept);
+    if (out.kept >= n || (double)n_layer * n_head * side * side * 2 * sizeof(float) * 4 / 3 <= kept_bytes) break;
+  }
+  out.pass = std::min(out.kept, 8);
+  return out;
+}
+
 void MapPyramid::Reset(int n_head, int n_q, int n_k, int base_factor, const Mask& mask) {
   ATTNVIZ_CHECK_SHAPE(n_head > 0 && n_q > 0 && n_k > 0 && (base_factor == 2 || base_factor == 4 || base_factor == 8),
                       "pyramid for [" + std::to_string(n_head) + ", " + std::to_string(n_q) + ", " +

@@ -58,6 +58,14 @@ class MapPyramid {
   static constexpr size_t kBaseCellBudget = size_t(1) << 22;
   // The smallest of 2, 4, 8 that keeps the base level within the budget (8 when none does).
   static int BaseFactor(int n_head, int n_q, int n_k);
+  // A streamed model run's factors for its n_layer layers of n_head [n, n] maps: `kept`, the finest from BaseFactor
+  // whose levels over all layers (both kinds, the coarser levels a third more) fit kept_bytes; `pass`, the base the
+  // run's pass pools into: the finest level kept (a base factor is at most 8), so no finer level is made to be
+  // dropped.
+  struct StreamedFactors {
+    int pass = 2, kept = 2;
+  };
+  static StreamedFactors ForStreamedRun(int n_layer, int n_head, int n, double kept_bytes);
 
   // Sizes every level for maps [n_head, n_q, n_k] (coarser levels until both sides are <= 16 cells), made under
   // `mask`: a causal map's cells past the diagonal are masked, exactly 0, so AddBlock and Finish write their pooled

@@ -30,6 +30,16 @@ Tensor RandomProbs(int n_head, int n_q, int n_k, uint32_t seed) {
   return t;
 }
 
+// q, k, v: [H, n, d_k] each, standard normal from `seed`.
+void RandomQkv(int H, int n, int d_k, unsigned seed, Tensor* q, Tensor* k, Tensor* v) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> g;
+  for (Tensor* t : {q, k, v}) {
+    t->Resize({(size_t)H, (size_t)n, (size_t)d_k});
+    for (float& x : t->data) x = g(rng);
+  }
+}
+
 MapPyramid Build(const Tensor& probs, int factor) {
   MapPyramid p;
   p.Reset((int)probs.dim(0), (int)probs.dim(1), (int)probs.dim(2), factor);
@@ -105,13 +115,8 @@ TEST(Pyramid, MeanLevelsKeepRowSums) {
 TEST(Pyramid, StreamedBlocksEqualTheFullMap) {
   // The pass's sink (blocks from AttendStream, any thread) gives the pyramid of the full map, bit for bit.
   const int H = 4, n = 300, d_k = 16;
-  std::mt19937 rng(3);
-  std::normal_distribution<float> g;
   Tensor q, k, v;
-  for (Tensor* t : {&q, &k, &v}) {
-    t->Resize({(size_t)H, (size_t)n, (size_t)d_k});
-    for (float& x : t->data) x = g(rng);
-  }
+  RandomQkv(H, n, d_k, 3, &q, &k, &v);
   for (Mask mask : {Mask::None(), Mask::Causal(), Mask::Causal(37)}) {
     Tensor scores, probs;
     Attend(AttendFrom::kQueryKey, q, k, v, 0.25f, mask, &scores, nullptr, &probs, nullptr, nullptr);
@@ -138,13 +143,8 @@ TEST(Pyramid, StreamedBlocksEqualTheFullMap) {
 // map's pyramid built without the mask, bit for bit (factors 2, 4 and 8, a size no factor divides, a window).
 TEST(Pyramid, ACausalPyramidWritesTheMaskedHalfWithoutReadingIt) {
   const int H = 3, n = 203, d_k = 8;
-  std::mt19937 rng(11);
-  std::normal_distribution<float> g;
   Tensor q, k, v;
-  for (Tensor* t : {&q, &k, &v}) {
-    t->Resize({(size_t)H, (size_t)n, (size_t)d_k});
-    for (float& x : t->data) x = g(rng);
-  }
+  RandomQkv(H, n, d_k, 11, &q, &k, &v);
   for (Mask mask : {Mask::Causal(), Mask::Causal(29)}) {
     Tensor probs;
     Attend(AttendFrom::kQueryKey, q, k, v, 0.5f, mask, nullptr, nullptr, &probs, nullptr, nullptr);
@@ -176,6 +176,26 @@ TEST(Pyramid, ACausalPyramidWritesTheMaskedHalfWithoutReadingIt) {
         EXPECT_EQ(want.head_min(h), causal.head_min(h));
       }
     }
+  }
+}
+
+// A streamed run keeps the finest levels that fit its budget over all layers and pools straight into the finest kept
+// (GPT-2 small at 1024 tokens: from factor 4, not its base 2; the SmolLM2 shape at 8192: kept from 32, pooled at 8).
+TEST(Pyramid, AStreamedRunPoolsIntoTheFinestLevelItKeeps) {
+  const double budget = 192.0 * 1048576;
+  const MapPyramid::StreamedFactors gpt2 = MapPyramid::ForStreamedRun(12, 12, 1024, budget);
+  EXPECT_EQ(MapPyramid::BaseFactor(12, 1024, 1024), 2);
+  EXPECT_EQ(gpt2.kept, 4);
+  EXPECT_EQ(gpt2.pass, 4);
+  const MapPyramid::StreamedFactors smol = MapPyramid::ForStreamedRun(30, 9, 8192, budget);
+  EXPECT_EQ(smol.kept, 32);
+  EXPECT_EQ(smol.pass, 8);
+  for (const auto& [layers, heads, n] : {std::tuple{12, 12, 1024}, std::tuple{30, 9, 8192}, std::tuple{4, 2, 300}}) {
+    const MapPyramid::StreamedFactors f = MapPyramid::ForStreamedRun(layers, heads, n, budget);
+    const double side = std::ceil((double)n / f.kept);
+    EXPECT_LE((double)layers * heads * side * side * 2 * sizeof(float) * 4 / 3, budget);
+    EXPECT_GE(f.pass, MapPyramid::BaseFactor(heads, n, n));
+    EXPECT_LE(f.pass, f.kept);
   }
 }
 
