@@ -73,9 +73,13 @@ struct FrameOutputs {
       snapshot_message = st.ok() ? path : st.message();
     }
     if (window_t_s < 0) window_t_s = t_s;
+    OverviewPanelView& overview = app.views.overview;
+    overview.Stamp(t_s);
     if (app.dump.enabled()) {
       app.dump.set_seconds(t_s);
       app.dump.SetField("window_t_s", std::to_string(window_t_s));
+      app.dump.SetField("overview_t_s", "{\"first_layer\": " + std::to_string(overview.first_layer_t_s) +
+                                            ", \"all_layers\": " + std::to_string(overview.all_layers_t_s) + "}");
       app.dump.SetField("snapshots", std::to_string(snapshots));
       app.dump.SetField("snapshot_message", JsonString(snapshot_message));
       app.dump.SetField("ready", ready ? "true" : "false");

@@ -218,6 +218,7 @@ void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
   }
   ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + label_h + (float)n_layer * (cell + gap)));
   ImGui::Dummy(ImVec2(1, 1));
+  app.views.overview.Drew(result->generation, result->layers_done, n_layer);
   dump.SetField("overview", "{\"n_layer\": " + std::to_string(n_layer) +
                                 ", \"layers_shown\": " + std::to_string(result->layers_done) +
                                 ", \"n_head\": " + std::to_string(n_head) +

@@ -112,6 +112,28 @@ void OpenNeuronView(App& app, int head, int display_i, int display_j);
 // The Heads panel's map kind choice in model mode (panel_map_kind.cpp).
 void DrawMapKindChoice(App& app);
 
+// When the Overview first drew a model run's first layer and its every layer, in the app's t_s (seconds since the
+// process started) of the frames that drew them: the --widgets-json dump's overview_t_s, what
+// bench/model/open_to_overview.sh times. A watcher reading the dump every so often would see a later frame's t_s when
+// frames come faster than it reads (they did: up to 0.2 s late), so the app stamps the moments itself.
+struct OverviewPanelView {
+  uint64_t generation = ~uint64_t(0);  // the model result (ModelResult::generation) the times are of
+  double first_layer_t_s = -1, all_layers_t_s = -1;  // -1: not drawn yet
+  bool first_layer_drawn = false, all_layers_drawn = false;  // drawn by the frame being made, stamped when written
+  // The panel drew result `generation` with `layers_shown` of `n_layer` layers (a new result starts again).
+  void Drew(uint64_t result_generation, int layers_shown, int n_layer) {
+    if (result_generation != generation) *this = OverviewPanelView{result_generation};
+    first_layer_drawn = first_layer_t_s < 0 && layers_shown >= 1;
+    all_layers_drawn = all_layers_t_s < 0 && layers_shown >= n_layer;
+  }
+  // The frame is written at t_s: what it drew first gets that time.
+  void Stamp(double t_s) {
+    if (first_layer_drawn) first_layer_t_s = t_s;
+    if (all_layers_drawn) all_layers_t_s = t_s;
+    first_layer_drawn = all_layers_drawn = false;
+  }
+};
+
 struct PanelViews {
   SentencesPanelView sentences;
   ExportPanelView export_panel;
@@ -119,6 +141,7 @@ struct PanelViews {
   LearnPanelView learn;
   HeadsPanelView heads;  // the Heads panel's zoom windows and composed views
   NeuronPanelView neuron;
+  OverviewPanelView overview;
 };
 
 }  // namespace attnviz

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Time from opening a model folder to its overview on screen, in the real app under Xvfb:
 #   attnviz --model DIR --text-file TEXT --widgets-json W --snapshot-path PPM
-# started, and two times (the app's own t_s) read from the widgets JSON the app writes every frame it draws: the
-# first frame with the first layer's maps in the Overview, and the first frame with every layer
-# (overview.layers_shown == n_layer). That is
+# started, and two times read from the widgets JSON the app writes every frame it draws: overview_t_s, the app's own
+# t_s of the first frame that drew the first layer's maps in the Overview and of the first that drew every layer
+# (the app stamps them: a watcher reading the JSON now and then would see a later frame's t_s). That is
 # process start + window + folder open (mmap, tokenizer) + the forward pass + the overview frame. The app's peak RSS
 # (VmHWM) is read before it is stopped. The first frame's t_s (window_t_s) is the window: "window -> overview" leaves
 # out process start, GL and font setup (the model folder opens beside them, so its time stays in).
@@ -41,13 +41,13 @@ for r in $(seq "$REPS"); do
   "$APP" --model "$DIR" --text-file "$TEXT" --widgets-json "$TMP/w.json" --snapshot-path "$TMP/shot.ppm" \
     >"$TMP/log" 2>&1 &
   APP_PID=$!
-  # The overview field is written once the Overview panel has drawn a result's first layer; layers_shown counts.
-  # One watcher process reads the JSON a few times a second (a python3 started every poll would itself take most
-  # of a core beside the app); the times are the app's own t_s (seconds since its start) of the frames it wrote.
+  # overview_t_s.all_layers turns from -1 to the t_s (seconds since the app's start) of the frame that first drew
+  # every layer. One watcher process reads the JSON a few times a second (a python3 started every poll would itself
+  # take most of a core beside the app); how late it reads does not change the times.
   if ! read -r first all window < <(/usr/bin/python3 - "$TMP/w.json" "$APP_PID" "$LIMIT" <<'PY'
 import json, os, sys, time
 path, pid, limit = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
-start, first, stamp = time.time(), None, None
+start, stamp = time.time(), None
 while time.time() - start < limit:
     try:
         os.kill(pid, 0)
@@ -58,11 +58,9 @@ while time.time() - start < limit:
         if (st.st_mtime_ns, st.st_size) != stamp:
             stamp = (st.st_mtime_ns, st.st_size)
             w = json.load(open(path))
-            o = w["fields"].get("overview")
-            if o and o["layers_shown"] >= 1 and first is None:
-                first = w["t_s"]
-            if o and o["layers_shown"] == o["n_layer"]:
-                print(first, w["t_s"], w["fields"].get("window_t_s", 0))
+            t = w["fields"].get("overview_t_s")
+            if t and t["all_layers"] >= 0:
+                print(t["first_layer"], t["all_layers"], w["fields"].get("window_t_s", 0))
                 sys.exit(0)
     except (OSError, ValueError, KeyError):
         pass  # not written yet, or caught mid-write

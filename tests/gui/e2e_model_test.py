@@ -351,6 +351,15 @@ class ModelE2E(unittest.TestCase):
         self.assertLessEqual(f1 - f0, 3 * (len(seen) - 1) + 3 * (t1 - t0) + 4, frames)
         # The Heads panel (layer 0 chosen) had its maps before the run was done.
         self.assertTrue(any(m for _, v, m in seen if 0 < v < n_layer), seen)
+        # overview_t_s: the app's own stamps of the frames that first drew the first layer and every layer, between
+        # the frames this test saw on either side (it reads now and then), kept as more frames come.
+        s.wait_frames(2)
+        stamps = s.widgets()["fields"]["overview_t_s"]
+        before_all = max(t for t, v, _ in seen if v < n_layer)
+        self.assertGreater(stamps["all_layers"], before_all, (stamps, seen))
+        self.assertLessEqual(stamps["all_layers"], seen[-1][0] + 1e-6, (stamps, seen))
+        self.assertLessEqual(stamps["first_layer"], min(t for t, v, _ in seen if v >= 1) + 1e-6, (stamps, seen))
+        self.assertGreaterEqual(stamps["first_layer"], w["fields"]["window_t_s"] - 1e-6, (stamps, seen))
         # Opened from the command line, the model ran once: the request was not sent again when the open counted as
         # finished (that restarted the run a moment after it began).
         self.assertEqual(w["fields"].get("model_run_generation"), 1, w["fields"].get("model_run_generation"))

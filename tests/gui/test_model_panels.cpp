@@ -185,6 +185,12 @@ TEST_F(ModelPanelTest, OverviewShowsEveryLayerAndHeadAndAClickOpensIt) {
   EXPECT_TRUE(app.results.model->complete());
   EXPECT_TRUE(app.Ready());
   EXPECT_NE(app.dump.Field("overview").find("\"layers_shown\": 3"), std::string::npos) << app.dump.Field("overview");
+  // The frame that drew them is stamped when it is written (main.cpp's FrameOutputs), later frames are not.
+  app.views.overview.Stamp(2.5);
+  Frame();
+  app.views.overview.Stamp(3.5);
+  EXPECT_EQ(app.views.overview.first_layer_t_s, 2.5);
+  EXPECT_EQ(app.views.overview.all_layers_t_s, 2.5);
   // Every layer x head is drawn in the overview, and the Heads panel shows layer 0's heads.
   for (int l = 0; l < 3; ++l)
     for (int h = 0; h < 4; ++h) {
@@ -243,6 +249,34 @@ TEST(ShownState, OnlyARunsMiddleLayersMayWaitTheirTurn) {
 // The loop may send the request in the same pass in which the open finishes, after UpdateModel has looked at the
 // open count: the next pass then sees the open as new. The same request must not be sent again (that cancelled the
 // run a moment after it began and started it over).
+// The Overview's first-layer and all-layers moments (the dump's overview_t_s): the t_s of the frame that first drew
+// them, kept through later frames, started again by a new result.
+TEST(OverviewPanelView, StampsTheFramesThatFirstDrewTheFirstLayerAndEveryLayer) {
+  OverviewPanelView v;
+  v.Drew(7, 0, 3);
+  v.Stamp(1.0);
+  EXPECT_EQ(v.first_layer_t_s, -1);
+  EXPECT_EQ(v.all_layers_t_s, -1);
+  v.Drew(7, 1, 3);
+  v.Stamp(2.0);
+  v.Drew(7, 2, 3);
+  v.Stamp(3.0);
+  EXPECT_EQ(v.first_layer_t_s, 2.0);
+  EXPECT_EQ(v.all_layers_t_s, -1);
+  v.Stamp(3.5);  // a frame that did not draw the Overview (a collapsed panel) stamps nothing
+  v.Drew(7, 3, 3);
+  v.Stamp(4.0);
+  v.Drew(7, 3, 3);
+  v.Stamp(5.0);
+  EXPECT_EQ(v.first_layer_t_s, 2.0);
+  EXPECT_EQ(v.all_layers_t_s, 4.0);
+  v.Drew(8, 3, 3);  // a new run, done in one go
+  v.Stamp(6.0);
+  EXPECT_EQ(v.generation, 8u);
+  EXPECT_EQ(v.first_layer_t_s, 6.0);
+  EXPECT_EQ(v.all_layers_t_s, 6.0);
+}
+
 TEST_F(ModelPanelTest, ARequestSentAsTheOpenFinishesIsNotSentAgain) {
   App& app = MakeApp("The cat sat on the mat.");
   ASSERT_TRUE(app.models->WaitIdle(30));  // open finished; the app has not looked yet
