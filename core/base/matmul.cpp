@@ -31,19 +31,20 @@ void MatMulTiled(const float* x, size_t ldx, size_t n, size_t depth, const float
 #endif
 #pragma omp parallel for schedule(dynamic) if (parallel)
   for (long long t = 0; t < (long long)(row_tiles * col_tiles); ++t) {
-    const size_t r0 = (size_t)t / col_tiles * kMatMulTileRows, c0 = (size_t)t % col_tiles * kMatMulTileCols;
+    const size_t r0 = (size_t)t % row_tiles * kMatMulTileRows, c0 = (size_t)t / row_tiles * kMatMulTileCols;
     const auto rows = (Eigen::Index)std::min(kMatMulTileRows, n - r0);
     const auto width = (Eigen::Index)std::min(kMatMulTileCols, cols - c0);
     const ConstMat x_tile(x + r0 * ldx, rows, (Eigen::Index)depth, Strided((Eigen::Index)ldx));
     Mat y_tile(y + r0 * ldy + c0, rows, width, Strided((Eigen::Index)ldy));
+    if (bias) y_tile.rowwise() = Eigen::Map<const Eigen::RowVectorXf>(bias + c0, width);  // y = bias + x . w
+    else y_tile.setZero();
     if (layout == WeightLayout::kInOut) {
       const ConstMat w_tile(w + c0, (Eigen::Index)depth, width, Strided((Eigen::Index)ldw));  // [depth, width]
-      y_tile.noalias() = x_tile * w_tile;
+      y_tile.noalias() += x_tile * w_tile;
     } else {
       const ConstMat w_tile(w + c0 * ldw, width, (Eigen::Index)depth, Strided((Eigen::Index)ldw));  // [width, depth]
-      y_tile.noalias() = x_tile * w_tile.transpose();
+      y_tile.noalias() += x_tile * w_tile.transpose();
     }
-    if (bias) y_tile.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(bias + c0, width);
   }
 }
 

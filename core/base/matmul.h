@@ -16,8 +16,11 @@ enum class WeightLayout {
 // busy-waits, which stall for whole time slices when the cores are shared (the app's GUI thread, llvmpipe,
 // other processes): bench/ measures both ways. The tiles depend on neither the thread count nor the
 // caller, so neither do the bits. Called inside a parallel region, it runs on the calling thread.
-// bias: [cols] or null, added to each row of a tile once its product is done (on the tile's thread, while it is in
-// cache): the same sums as adding it after the whole product, not a second pass over y on one core.
+// bias: [cols] or null. Each tile starts as the bias (or 0) and its product is added to it: Eigen's product zeroes
+// its destination first anyway, so the bias costs no pass of its own (the sums of a product added to a bias: the
+// same bits as adding the bias after it while the depth fits one of Eigen's blocks, tests/test_matmul.cpp).
+// Tiles go to the threads column block by column block (a block's row tiles side by side), so the threads read the
+// same weight columns at the same time.
 constexpr size_t kMatMulTileRows = 512, kMatMulTileCols = 512;
 void MatMulTiled(const float* x, size_t ldx, size_t n, size_t depth, const float* w, size_t ldw, WeightLayout layout,
                  size_t cols, float* y, size_t ldy, const float* bias = nullptr);
