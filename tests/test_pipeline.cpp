@@ -378,7 +378,7 @@ TEST(Pipeline, CodesFromACausalPassServeAPassWithoutTheMask) {
 
 TEST(Pipeline, CancelledRunStopsEarlyAndTheNextRunRedoesIt) {
   std::string text;
-  for (int i = 0; i < 600; ++i) text += (i ? " w" : "w") + std::to_string(i);
+  for (int i = 0; i < 1200; ++i) text += (i ? " w" : "w") + std::to_string(i);
   AttentionConfig c;
   c.n_head = 4;
   Pipeline p;

@@ -236,12 +236,14 @@ void SoftmaxRowPass(const float* scores_row, float multiplier, float* logits_row
   }
 }
 
-// Query rows per block: 64 (8 from 32768 keys up), a block's scores and probs rows up to 2 MiB each. Every block
+// Query rows per block: 128 (64 at 8192 keys, 8 from 32768 up), a block's scores and probs rows up to 2 MiB each.
+// Every block
 // reads its head's keys and values again, so fewer, taller blocks read them fewer times: at 8192 keys that traffic,
 // not the cache the rows fit in, is what costs (the SmolLM2 shape's CLI forward at 8192 tokens: 36.7 s with blocks of
 // 512 KiB (16 rows), 28.2 s with 2 MiB (64 rows), 29.4 s with 4 MiB; at 4096 tokens 9.4 -> 8.7 s; on an Intel
-// machine with 2 MiB of L2 a core, docs/speed.md). Every step uses the same blocks, so fused and step-by-step agree
-// bit for bit.
+// machine with 2 MiB of L2 a core, docs/speed.md). Each block also packs its keys and values for its products again:
+// 128 rows rather than 64 took GPT-2's attention at 1024 tokens from 13.4 to 12.4 ms, 256 no further. Every step uses
+// the same blocks, so fused and step-by-step agree bit for bit.
 size_t BlockRows(size_t n_k) { return AttendBlockRows(n_k); }
 
 enum StepBits : unsigned { kStepScores = 1, kStepLogits = 2, kStepSoftmax = 4, kStepMix = 8 };
@@ -593,7 +595,7 @@ bool AttendHeads(const HeadsView& q, const HeadsView& k, const HeadsView& v, flo
 
 size_t AttendBlockRows(size_t n_k) {
   const size_t rows = (size_t)(2048 * 1024) / (std::max<size_t>(n_k, 1) * sizeof(float));
-  return std::clamp<size_t>(rows / 8 * 8, 8, 64);  // 64 rows already run the products at full speed
+  return std::clamp<size_t>(rows / 8 * 8, 8, 128);
 }
 
 bool AttendStream(const Tensor& q, const Tensor& k, const Tensor& v, float multiplier, const Mask& mask,

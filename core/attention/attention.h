@@ -103,7 +103,7 @@ bool Attend(AttendFrom from, const Tensor& q, const Tensor& k, const Tensor& v, 
             const AttendSink* sink = nullptr);
 
 // ---- Streaming: the maps block by block, never whole (long inputs) ----
-// Query rows per block of the pass (a multiple of 8, 8..64): what AttendStream hands its sink and what
+// Query rows per block of the pass (a multiple of 8, 8..128): what AttendStream hands its sink and what
 // AttendRows recomputes. Every path cuts the rows into these same blocks, so every path gives the same bits.
 size_t AttendBlockRows(size_t n_k);
 
