@@ -64,6 +64,38 @@ TEST(Layers, LayerNormAndRmsNorm) {
   EXPECT_EQ(z, y);
 }
 
+// Rows long enough for the vector lanes and a tail (773 = 24 x 32 + 5), one with a large mean (the second pass sums
+// the squared gaps): within float rounding of double loops, and the same bits wherever a row sits (a resumed run's
+// rows are copies at other addresses; sums that started their lanes at the first aligned element would differ).
+TEST(Layers, NormsOfLongRowsMatchDoubleAndKeepTheirBitsAtAnyAddress) {
+  const int n = 3, d = 773;
+  auto x = Randn(n * d, 8, 2.0f);
+  for (int j = 0; j < d; ++j) x[d + j] += 1000.0f;  // row 1: mean ~1000, spread 2
+  const auto w = Randn(d, 9), b = Randn(d, 10);
+  std::vector<float> y(n * d), r(n * d);
+  LayerNormForward(x.data(), n, d, Norm{w.data(), b.data()}, 1e-5f, y.data());
+  RmsNormForward(x.data(), n, d, Norm{w.data(), nullptr}, 1e-6f, r.data());
+  for (int i = 0; i < n; ++i) {
+    double mean = 0, var = 0, ms = 0;
+    for (int j = 0; j < d; ++j) mean += x[i * d + j] / (double)d;
+    for (int j = 0; j < d; ++j) var += std::pow(x[i * d + j] - mean, 2) / d, ms += std::pow(x[i * d + j], 2) / d;
+    for (int j = 0; j < d; ++j) {
+      const double ln = (x[i * d + j] - mean) / std::sqrt(var + 1e-5) * w[j] + b[j];
+      ASSERT_NEAR(y[i * d + j], ln, 2e-4 * (1 + std::abs(ln))) << i << "," << j;
+      const double rms = x[i * d + j] / std::sqrt(ms + 1e-6) * w[j];
+      ASSERT_NEAR(r[i * d + j], rms, 1e-5 * (1 + std::abs(rms))) << i << "," << j;
+    }
+  }
+  for (int shift = 1; shift < 16; ++shift) {
+    std::vector<float> moved(n * d + shift), y2(n * d), r2(n * d);
+    std::copy(x.begin(), x.end(), moved.begin() + shift);
+    LayerNormForward(moved.data() + shift, n, d, Norm{w.data(), b.data()}, 1e-5f, y2.data());
+    RmsNormForward(moved.data() + shift, n, d, Norm{w.data(), nullptr}, 1e-6f, r2.data());
+    EXPECT_EQ(y2, y) << "shift " << shift;
+    EXPECT_EQ(r2, r) << "shift " << shift;
+  }
+}
+
 TEST(Layers, Activations) {
   const size_t count = 70000;  // several chunks
   auto x = Randn(count, 7, 4.0f);
