@@ -445,8 +445,9 @@ double GemmLayerMs(const ModelConfig& c, int n) {
 }
 
 // The CLI's forward alone (as LongRows' step 2): one warm-up, then `reps` timed; prints "CLI forward: median M ms
-// (runs: ...)". long.sh runs it right before each app run, so each app time has a CLI time of the same minute.
-int CliForwardRows(const Model& model, const std::vector<int>& ids, int reps) {
+// (runs: ...)". long.sh runs it right before each app run, so each app time has a CLI time of the same minute;
+// run.sh beside PyTorch (issue 22's "CLI's forward with every map made"). json_path: {"median_ms", "runs_ms"}.
+int CliForwardRows(const Model& model, const std::vector<int>& ids, int reps, const std::string& json_path) {
   struct Discard : LayerSink {
     Status OnLayer(const LayerOutput&) override { return Status::Ok(); }
   } discard;
@@ -466,6 +467,13 @@ int CliForwardRows(const Model& model, const std::vector<int>& ids, int reps) {
   std::printf("CLI forward: median %.0f ms (runs:", sorted[sorted.size() / 2]);
   for (double v : ms) std::printf(" %.0f", v);
   std::printf(")\n");
+  if (!json_path.empty()) {
+    std::ofstream j(json_path);
+    j << "{\"median_ms\": " << sorted[sorted.size() / 2] << ", \"runs_ms\": [";
+    for (size_t i = 0; i < ms.size(); ++i) j << (i ? ", " : "") << ms[i];
+    j << "]}\n";
+    if (!j.good()) return std::fprintf(stderr, "cannot write %s\n", json_path.c_str()), 2;
+  }
   return 0;
 }
 
@@ -605,7 +613,7 @@ int main(int argc, char** argv) {
   std::vector<int> ids(n);
   for (int i = 0; i < n; ++i) ids[i] = (int)((i * 7919L) % c.vocab);
   if (long_rows) return LongRows(**model, c, ids, std::max(1, reps), dir, json_path);
-  if (cli_forward_only) return CliForwardRows(**model, ids, std::max(1, reps));
+  if (cli_forward_only) return CliForwardRows(**model, ids, std::max(1, reps), json_path);
   std::vector<double> ms;
   for (int r = 0; r < (stream_only ? 0 : reps + 1); ++r) {  // the first run warms up (page faults of the map, allocations)
     auto s = std::chrono::steady_clock::now();

@@ -28,6 +28,10 @@ for c in $CASES; do
   esac
   echo "-- $c, $n tokens: attnviz (native) --"
   "$BUILD/bench/model/attnviz_model_bench" --arch "$c" --n "$n" --reps "$REPS" --no-stream --json "$OUT/native_$c.json"
+  # The CLI's forward (each layer's maps made into one reused buffer, as attnviz-cli model streams them out): what
+  # issue 22's "at least 3x / 4x PyTorch" compares. Right before torch, so the two share the minute.
+  "$BUILD/bench/model/attnviz_model_bench" --arch "$c" --n "$n" --reps "$REPS" --cli-forward-only \
+    --json "$OUT/cli_$c.json"
   echo "-- $c, $n tokens: PyTorch --"
   "${TORCH_ENV[@]}" /usr/bin/python3 "$ROOT/bench/model/torch_gpt2.py" --dir "$dir" --n "$n" --reps "$REPS" \
     --threads 2 --json "$OUT/torch_$c.json"
