@@ -19,6 +19,9 @@ cmake --build "$BUILD" --target attnviz -j"$(nproc)" >/dev/null 2>&1 || true   #
 # Every layer's maps kept: 4.5 GiB at 2048 tokens on the SmolLM2 shape, over the 2 GiB default budget.
 export ATTNVIZ_MEMORY_LIMIT=${ATTNVIZ_MEMORY_LIMIT:-12G}
 TORCH_ENV=(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OPENBLAS_NUM_THREADS=2 OMP_NUM_THREADS=2)
+# attnviz's waiting threads sleep, as in attnviz-cli and the app (UsePassiveOpenMpWaits): ~3 % slower on GPT-2 at
+# 1024 tokens than libgomp's default short spin, and what a user's run does.
+ATTNVIZ_ENV=(env OMP_WAIT_POLICY=passive)
 
 for c in $CASES; do
   case $c in
@@ -27,10 +30,11 @@ for c in $CASES; do
     *) echo "unknown case $c"; exit 2 ;;
   esac
   echo "-- $c, $n tokens: attnviz (native) --"
-  "$BUILD/bench/model/attnviz_model_bench" --arch "$c" --n "$n" --reps "$REPS" --no-stream --json "$OUT/native_$c.json"
+  "${ATTNVIZ_ENV[@]}" "$BUILD/bench/model/attnviz_model_bench" --arch "$c" --n "$n" --reps "$REPS" --no-stream \
+    --json "$OUT/native_$c.json"
   # The CLI's forward (each layer's maps made into one reused buffer, as attnviz-cli model streams them out): what
   # issue 22's "at least 3x / 4x PyTorch" compares. Right before torch, so the two share the minute.
-  "$BUILD/bench/model/attnviz_model_bench" --arch "$c" --n "$n" --reps "$REPS" --cli-forward-only \
+  "${ATTNVIZ_ENV[@]}" "$BUILD/bench/model/attnviz_model_bench" --arch "$c" --n "$n" --reps "$REPS" --cli-forward-only \
     --json "$OUT/cli_$c.json"
   echo "-- $c, $n tokens: PyTorch --"
   "${TORCH_ENV[@]}" /usr/bin/python3 "$ROOT/bench/model/torch_gpt2.py" --dir "$dir" --n "$n" --reps "$REPS" \
