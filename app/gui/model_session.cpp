@@ -42,10 +42,10 @@ double KeptBytes(const model::ModelConfig& c, int n, bool stream) {
   }
   if (!stream) bytes += (double)c.n_layer * n * (c.q_dim() + c.kv_dim()) * f;  // q, k per layer (neuron view)
   if (!stream) return bytes + (double)c.n_layer * c.n_head * nn * f;            // whole maps
-  const int base = MapPyramid::ForStreamedRun(c.n_layer, c.n_head, n, kKeptPyramidBytes).pass;
+  const int base = MapPyramid::ForStreamedRun(c.n_layer, c.n_head, n, MapPyramid::kStreamedKeptBytes).pass;
   const double base_side = std::ceil((double)n / base);
   bytes += (double)c.n_head * base_side * base_side * 2 * f * 4 / 3;           // the pass's own pyramid
-  bytes += kKeptPyramidBytes;                                                   // the kept levels (at most)
+  bytes += MapPyramid::kStreamedKeptBytes;                                      // the kept levels (at most)
   bytes += (double)n * (c.q_dim() + c.kv_dim()) * f;                          // q, k of the layer on screen
   return bytes;
 }
@@ -79,7 +79,8 @@ class LayerMapsSink : public model::LayerSink {
       role_rows_ = std::make_unique<model::RoleRows>(n_head_, ids, mask_.causal(), /*broad_from_row_figures=*/true);
       // The pass pools straight into the finest level kept (GPT-2 at 1024 tokens: not a factor-2 level, 25 MB
       // written a layer, for the factor-4 levels kept).
-      const MapPyramid::StreamedFactors factors = MapPyramid::ForStreamedRun(c.n_layer, n_head_, n_, kKeptPyramidBytes);
+      const MapPyramid::StreamedFactors factors =
+          MapPyramid::ForStreamedRun(c.n_layer, n_head_, n_, MapPyramid::kStreamedKeptBytes);
       kept_factor_ = factors.kept;
       pyramid_.Reset(n_head_, n_, n_, factors.pass, mask_);
     }

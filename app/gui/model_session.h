@@ -55,8 +55,6 @@ constexpr int kThumbnailCells = 96;
 // streams them (RunOptions::stream_maps): per layer a pyramid, its input (what makes its q and k for exact rows),
 // the row figures.
 constexpr double kKeptMapsCells = double(1 << 26);
-// What a streamed run keeps of each layer's pyramid, over all layers: levels from the factor that fits.
-constexpr double kKeptPyramidBytes = double(192u << 20);
 // The residual stream entering a block, kept every few layers within this budget (whole-map runs; a streamed run
 // keeps every layer's): a what-if reruns from the last kept layer at or before the first layer it changes.
 constexpr double kResumeBytes = double(128u << 20);

@@ -366,7 +366,7 @@ struct AppLikeSink : LayerSink {
   int n_head = 0, n = 0, n_layer = 0;
   Mask mask;  // the model's (AttentionMask): a causal map's pyramid skips its masked half
   MapPyramid pyramid;
-  MapPyramid::StreamedFactors factors;  // as the app's, for its 192 MiB of kept levels
+  MapPyramid::StreamedFactors factors;  // as the app's (MapPyramid::kStreamedKeptBytes of kept levels)
   std::unique_ptr<RoleRows> rows;
   HeadRoles roles;
   std::vector<MapPyramid> kept;
@@ -489,7 +489,7 @@ int LongRows(const Model& model, const ModelConfig& c, const std::vector<int>& i
     sink.rows = std::make_unique<RoleRows>(c.n_head, ids, AttentionMask(c).causal(), /*broad_from_row_figures=*/true);
     sink.roles = MakeHeadRoles(c.n_layer, c.n_head, ids);
     sink.mask = AttentionMask(c);
-    sink.factors = MapPyramid::ForStreamedRun(c.n_layer, c.n_head, n, 192.0 * 1048576);  // kKeptPyramidBytes
+    sink.factors = MapPyramid::ForStreamedRun(c.n_layer, c.n_head, n, MapPyramid::kStreamedKeptBytes);
     sink.pyramid.Reset(c.n_head, n, n, sink.factors.pass, sink.mask);
     RunOptions o;
     o.stream_maps = true;

@@ -65,6 +65,8 @@ class MapPyramid {
   struct StreamedFactors {
     int pass = 2, kept = 2;
   };
+  // What a streamed run keeps of its layers' pyramids, over all layers (the app's budget; the bench's app-like run).
+  static constexpr double kStreamedKeptBytes = double(192u << 20);
   static StreamedFactors ForStreamedRun(int n_layer, int n_head, int n, double kept_bytes);
 
   // Sizes every level for maps [n_head, n_q, n_k] (coarser levels until both sides are <= 16 cells), made under

@@ -71,8 +71,8 @@ void LayerNormForward(const float* x, int n, int d, const Norm& norm, float eps,
 #pragma omp parallel for schedule(static) if (n > 8)
   for (int i = 0; i < n; ++i) {
     ConstVec row(x + (size_t)i * d, d);
-    const float mean = LaneSum<false>(x + (size_t)i * d, d, 0.0f) / (float)d;
-    const float var = LaneSum<true>(x + (size_t)i * d, d, mean) / (float)d;  // two passes: squares of the gaps, not of a large mean
+    const float mean = LaneSum<false>(row.data(), d, 0.0f) / (float)d;
+    const float var = LaneSum<true>(row.data(), d, mean) / (float)d;  // squares of the gaps, not of a large mean
     const float inv = 1.0f / std::sqrt(var + eps);
     Vec out(y + (size_t)i * d, d);
     out = (row - mean) * inv * w + b;
@@ -85,7 +85,7 @@ void RmsNormForward(const float* x, int n, int d, const Norm& norm, float eps, f
 #pragma omp parallel for schedule(static) if (n > 8)
   for (int i = 0; i < n; ++i) {
     ConstVec row(x + (size_t)i * d, d);
-    const float ms = LaneSum<true>(x + (size_t)i * d, d, 0.0f) / (float)d;
+    const float ms = LaneSum<true>(row.data(), d, 0.0f) / (float)d;
     const float inv = 1.0f / std::sqrt(ms + eps);
     Vec out(y + (size_t)i * d, d);
     out = w * (row * inv);

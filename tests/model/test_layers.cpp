@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "test_util.h"
@@ -43,20 +44,33 @@ TEST(Layers, LinearBothLayoutsAndColumnBlocks) {
   }
 }
 
+// LayerNorm (w, b, eps 1e-5) and RMSNorm (w, eps 1e-6) of rows x [n, d] in double loops: {layer norm, rms norm}.
+std::pair<std::vector<double>, std::vector<double>> DoubleNorms(const std::vector<float>& x, int n, int d,
+                                                                const std::vector<float>& w,
+                                                                const std::vector<float>& b) {
+  std::vector<double> ln((size_t)n * d), rms((size_t)n * d);
+  for (int i = 0; i < n; ++i) {
+    double mean = 0, var = 0, ms = 0;
+    for (int j = 0; j < d; ++j) mean += x[i * d + j] / (double)d;
+    for (int j = 0; j < d; ++j) var += std::pow(x[i * d + j] - mean, 2) / d, ms += std::pow(x[i * d + j], 2) / d;
+    for (int j = 0; j < d; ++j) {
+      ln[i * d + j] = (x[i * d + j] - mean) / std::sqrt(var + 1e-5) * w[j] + b[j];
+      rms[i * d + j] = x[i * d + j] / std::sqrt(ms + 1e-6) * w[j];
+    }
+  }
+  return {ln, rms};
+}
+
 TEST(Layers, LayerNormAndRmsNorm) {
   const int n = 4, d = 9;
   const auto x = Randn(n * d, 4, 3.0f), w = Randn(d, 5), b = Randn(d, 6);
   std::vector<float> y(n * d), r(n * d);
   LayerNormForward(x.data(), n, d, Norm{w.data(), b.data()}, 1e-5f, y.data());
   RmsNormForward(x.data(), n, d, Norm{w.data(), nullptr}, 1e-6f, r.data());
-  for (int i = 0; i < n; ++i) {
-    double mean = 0, var = 0, ms = 0;
-    for (int j = 0; j < d; ++j) mean += x[i * d + j] / (double)d;
-    for (int j = 0; j < d; ++j) var += std::pow(x[i * d + j] - mean, 2) / d, ms += std::pow(x[i * d + j], 2) / d;
-    for (int j = 0; j < d; ++j) {
-      EXPECT_NEAR(y[i * d + j], (x[i * d + j] - mean) / std::sqrt(var + 1e-5) * w[j] + b[j], 1e-5);
-      EXPECT_NEAR(r[i * d + j], x[i * d + j] / std::sqrt(ms + 1e-6) * w[j], 1e-5);
-    }
+  const auto [ln, rms] = DoubleNorms(x, n, d, w, b);
+  for (size_t k = 0; k < y.size(); ++k) {
+    EXPECT_NEAR(y[k], ln[k], 1e-5);
+    EXPECT_NEAR(r[k], rms[k], 1e-5);
   }
   // In place.
   std::vector<float> z = x;
@@ -75,16 +89,10 @@ TEST(Layers, NormsOfLongRowsMatchDoubleAndKeepTheirBitsAtAnyAddress) {
   std::vector<float> y(n * d), r(n * d);
   LayerNormForward(x.data(), n, d, Norm{w.data(), b.data()}, 1e-5f, y.data());
   RmsNormForward(x.data(), n, d, Norm{w.data(), nullptr}, 1e-6f, r.data());
-  for (int i = 0; i < n; ++i) {
-    double mean = 0, var = 0, ms = 0;
-    for (int j = 0; j < d; ++j) mean += x[i * d + j] / (double)d;
-    for (int j = 0; j < d; ++j) var += std::pow(x[i * d + j] - mean, 2) / d, ms += std::pow(x[i * d + j], 2) / d;
-    for (int j = 0; j < d; ++j) {
-      const double ln = (x[i * d + j] - mean) / std::sqrt(var + 1e-5) * w[j] + b[j];
-      ASSERT_NEAR(y[i * d + j], ln, 2e-4 * (1 + std::abs(ln))) << i << "," << j;
-      const double rms = x[i * d + j] / std::sqrt(ms + 1e-6) * w[j];
-      ASSERT_NEAR(r[i * d + j], rms, 1e-5 * (1 + std::abs(rms))) << i << "," << j;
-    }
+  const auto [ln, rms] = DoubleNorms(x, n, d, w, b);
+  for (size_t k = 0; k < y.size(); ++k) {
+    ASSERT_NEAR(y[k], ln[k], 2e-4 * (1 + std::abs(ln[k]))) << "row " << k / d << ", column " << k % d;
+    ASSERT_NEAR(r[k], rms[k], 1e-5 * (1 + std::abs(rms[k]))) << "row " << k / d << ", column " << k % d;
   }
   for (int shift = 1; shift < 16; ++shift) {
     std::vector<float> moved(n * d + shift), y2(n * d), r2(n * d);
