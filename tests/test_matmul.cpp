@@ -91,6 +91,37 @@ TEST(MatMulTiled, ABiasAddedPerTileIsTheProductThenTheBias) {
   }
 }
 
+// tile_done sees every cell of y exactly once, and when it does the cell holds its final value (bias included).
+TEST(MatMulTiled, TileDoneSeesEachTileOnceWhenItIsFinal) {
+  for (const Case& c : kCases) {
+    const size_t ldy = c.cols + 2;
+    const std::vector<float> x = RandomFloats(c.n * c.depth, 8), w = RandomFloats(c.depth * c.cols, 9);
+    const std::vector<float> bias = RandomFloats(c.cols, 10);
+    std::vector<float> want(c.n * ldy), y(c.n * ldy);
+    MatMulTiled(x.data(), c.depth, c.n, c.depth, w.data(), c.cols, WeightLayout::kInOut, c.cols, want.data(), ldy,
+                bias.data());
+    std::vector<int> seen(c.n * ldy, 0);
+    std::vector<int> final_when_seen(c.n * ldy, 0);
+    const TileDone done = [&](size_t r0, size_t rows, size_t c0, size_t width) {
+      for (size_t i = r0; i < r0 + rows; ++i)
+        for (size_t j = c0; j < c0 + width; ++j) {
+          seen[i * ldy + j] += 1;  // distinct cells per call: no two threads write one
+          final_when_seen[i * ldy + j] = std::memcmp(&y[i * ldy + j], &want[i * ldy + j], sizeof(float)) == 0;
+        }
+    };
+    const int saved = omp_get_max_threads();
+    omp_set_num_threads(2);
+    MatMulTiled(x.data(), c.depth, c.n, c.depth, w.data(), c.cols, WeightLayout::kInOut, c.cols, y.data(), ldy,
+                bias.data(), &done);
+    omp_set_num_threads(saved);
+    for (size_t i = 0; i < c.n; ++i)
+      for (size_t j = 0; j < c.cols; ++j) {
+        ASSERT_EQ(seen[i * ldy + j], 1) << "n " << c.n << " cols " << c.cols << " cell " << i << ", " << j;
+        ASSERT_EQ(final_when_seen[i * ldy + j], 1) << "n " << c.n << " cols " << c.cols << " cell " << i << ", " << j;
+      }
+  }
+}
+
 TEST(MatMulTiled, InsideAParallelRegionEachThreadGetsItsOwnProduct) {
   const Case c{600, 64, 700};
   const std::vector<float> x = RandomFloats(c.n * c.depth, 5), w = RandomFloats(c.depth * c.cols, 6);

@@ -22,6 +22,8 @@ bool AnyNotFinite(const float* values, size_t begin, size_t end) {
 
 }  // namespace
 
+bool AllFinite(const float* values, size_t count) { return !AnyNotFinite(values, 0, count); }
+
 size_t FirstNotFinite(const float* values, size_t count) {
   constexpr size_t kChunk = size_t(1) << 16;  // 256 KiB of floats: in L2 while a chunk is searched again
   const long long chunks = (long long)((count + kChunk - 1) / kChunk);

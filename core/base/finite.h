@@ -10,4 +10,8 @@ namespace attnviz {
 // a chunk that has one is searched element by element.
 size_t FirstNotFinite(const float* values, size_t count);
 
+// values: [count]. Whether every element is finite, on the calling thread (the same test without the search): for
+// a row or a tile a thread has just made, in its cache (the layers' checks ride on the passes that make values).
+bool AllFinite(const float* values, size_t count);
+
 }  // namespace attnviz

@@ -12,7 +12,7 @@
 namespace attnviz {
 
 void MatMulTiled(const float* x, size_t ldx, size_t n, size_t depth, const float* w, size_t ldw, WeightLayout layout,
-                 size_t cols, float* y, size_t ldy, const float* bias) {
+                 size_t cols, float* y, size_t ldy, const float* bias, const TileDone* tile_done) {
   ATTNVIZ_CHECK_SHAPE(ldx >= depth && ldy >= cols && ldw >= (layout == WeightLayout::kInOut ? cols : depth),
                       "x [" + std::to_string(n) + ", " + std::to_string(depth) + "] (stride " + std::to_string(ldx) +
                           "), w stride " + std::to_string(ldw) + ", y [" + std::to_string(n) + ", " +
@@ -45,6 +45,7 @@ void MatMulTiled(const float* x, size_t ldx, size_t n, size_t depth, const float
       const ConstMat w_tile(w + c0 * ldw, width, (Eigen::Index)depth, Strided((Eigen::Index)ldw));  // [width, depth]
       y_tile.noalias() += x_tile * w_tile.transpose();
     }
+    if (tile_done) (*tile_done)(r0, (size_t)rows, c0, (size_t)width);
   }
 }
 

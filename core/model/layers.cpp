@@ -2,9 +2,11 @@
 
 #include "model/check.h"
 
+#include "base/finite.h"
 #include "base/matmul.h"
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
 #include <unsupported/Eigen/SpecialFunctions>
 
@@ -54,21 +56,22 @@ float LaneSum(const float* v, int d, float center) {
 
 }  // namespace
 
-void LinearForward(const float* x, int ldx, int n, const Linear& l, float* y, int ldy) {
+void LinearForward(const float* x, int ldx, int n, const Linear& l, float* y, int ldy, const TileDone* tile_done) {
   MODEL_CHECK(n >= 0 && l.w && l.in > 0 && l.out > 0 && ldx >= l.in && ldy >= l.out);
   MODEL_CHECK(l.ld >= (l.in_out ? l.out : l.in));
   // The product (the engine's one tiled GEMM: core/base/matmul.h), and the bias added to each tile after it.
   MatMulTiled(x, (size_t)ldx, (size_t)n, (size_t)l.in, l.w, (size_t)l.ld,
               l.in_out ? WeightLayout::kInOut : WeightLayout::kOutIn,  // !! Conv1D: [in, out]; nn.Linear: [out, in]
-              (size_t)l.out, y, (size_t)ldy, l.b);
+              (size_t)l.out, y, (size_t)ldy, l.b, tile_done);
 }
 
 // The norms sum in float, in Eigen's vector lanes (as torch's CPU kernels do): sums in double took 8x as long
 // (0.83 against 0.10 ms for GPT-2's 1024 x 768, two of them a layer) and moved the outputs by < 1e-6.
-void LayerNormForward(const float* x, int n, int d, const Norm& norm, float eps, float* y) {
+bool LayerNormForward(const float* x, int n, int d, const Norm& norm, float eps, float* y) {
   MODEL_CHECK(d > 0 && norm.w && norm.b);
   ConstVec w(norm.w, d), b(norm.b, d);
-#pragma omp parallel for schedule(static) if (n > 8)
+  bool finite = true;
+#pragma omp parallel for schedule(static) if (n > 8) reduction(&& : finite)
   for (int i = 0; i < n; ++i) {
     ConstVec row(x + (size_t)i * d, d);
     const float mean = LaneSum<false>(row.data(), d, 0.0f) / (float)d;
@@ -76,27 +79,35 @@ void LayerNormForward(const float* x, int n, int d, const Norm& norm, float eps,
     const float inv = 1.0f / std::sqrt(var + eps);
     Vec out(y + (size_t)i * d, d);
     out = (row - mean) * inv * w + b;
+    finite = finite && AllFinite(out.data(), (size_t)d);
   }
+  return finite;
 }
 
-void RmsNormForward(const float* x, int n, int d, const Norm& norm, float eps, float* y) {
+bool RmsNormForward(const float* x, int n, int d, const Norm& norm, float eps, float* y) {
   MODEL_CHECK(d > 0 && norm.w);
   ConstVec w(norm.w, d);
-#pragma omp parallel for schedule(static) if (n > 8)
+  bool finite = true;
+#pragma omp parallel for schedule(static) if (n > 8) reduction(&& : finite)
   for (int i = 0; i < n; ++i) {
     ConstVec row(x + (size_t)i * d, d);
     const float ms = LaneSum<true>(row.data(), d, 0.0f) / (float)d;
     const float inv = 1.0f / std::sqrt(ms + eps);
     Vec out(y + (size_t)i * d, d);
     out = w * (row * inv);
+    finite = finite && AllFinite(out.data(), (size_t)d);
   }
+  return finite;
 }
 
 namespace {
-// Vectorized activations (Eigen's packet tanh/erf/exp).
-template <typename A>
-auto Act(Activation a, const A& x) -> Eigen::ArrayXf {
-  switch (a) {
+// Vectorized activations (Eigen's packet tanh/erf/exp), on one packet of lanes at a time: a fixed-size array of
+// kLanes floats is one register, so every element takes the packet path (a dynamic array's scalar head and tail
+// would take std::tanh and friends, other bits).
+using Lanes = Eigen::Array<float, kLanes, 1>;
+template <Activation kAct>
+Lanes Act(const Lanes& x) {
+  switch (kAct) {
     case Activation::kGeluTanh: {
       // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))  (HF NewGELUActivation)
       const float c = 0.7978845608028654f;
@@ -111,26 +122,49 @@ auto Act(Activation a, const A& x) -> Eigen::ArrayXf {
   }
   return x;
 }
+
+// x: [count] = act(x) (* up when given), a packet at a time; the tail in a zero-padded packet.
+template <Activation kAct>
+void ActivateSpanOf(float* x, const float* up, size_t count) {
+  size_t j = 0;
+  for (; j + kLanes <= count; j += kLanes) {
+    Lanes v = Act<kAct>(Eigen::Map<const Lanes>(x + j));
+    if (up) v *= Eigen::Map<const Lanes>(up + j);
+    Eigen::Map<Lanes>(x + j) = v;
+  }
+  if (j == count) return;
+  Lanes tail = Lanes::Zero(), tail_up = Lanes::Zero();
+  std::copy(x + j, x + count, tail.data());
+  if (up) std::copy(up + j, up + count, tail_up.data());
+  Lanes v = Act<kAct>(tail);
+  if (up) v *= tail_up;
+  std::copy(v.data(), v.data() + (count - j), x + j);
+}
+
+void ActivateSpan(Activation a, float* x, const float* up, size_t count) {
+  switch (a) {
+    case Activation::kGeluTanh: return ActivateSpanOf<Activation::kGeluTanh>(x, up, count);
+    case Activation::kGeluErf: return ActivateSpanOf<Activation::kGeluErf>(x, up, count);
+    case Activation::kSilu: return ActivateSpanOf<Activation::kSilu>(x, up, count);
+    case Activation::kRelu: return ActivateSpanOf<Activation::kRelu>(x, up, count);
+  }
+}
 }  // namespace
 
 void ActivateInPlace(Activation a, float* x, size_t count) {
-  ForChunks(count, [&](size_t b, size_t len) {
-    Vec v(x + b, (Eigen::Index)len);
-    v = Act(a, v);
-  });
+  ForChunks(count, [&](size_t b, size_t len) { ActivateSpan(a, x + b, nullptr, len); });
 }
 
 void GatedInPlace(Activation a, float* gate, const float* up, size_t count) {
-  ForChunks(count, [&](size_t b, size_t len) {
-    Vec g(gate + b, (Eigen::Index)len);
-    g = Act(a, g) * ConstVec(up + b, (Eigen::Index)len);
-  });
+  ForChunks(count, [&](size_t b, size_t len) { ActivateSpan(a, gate + b, up + b, len); });
 }
 
-void AddInPlace(float* x, const float* y, size_t count) {
-  ForChunks(count, [&](size_t b, size_t len) {
-    Vec(x + b, (Eigen::Index)len) += ConstVec(y + b, (Eigen::Index)len);
-  });
+void ActivateTile(Activation a, float* x, size_t rows, size_t cols, size_t ld) {
+  for (size_t r = 0; r < rows; ++r) ActivateSpan(a, x + r * ld, nullptr, cols);
+}
+
+void GatedTile(Activation a, float* gate, const float* up, size_t rows, size_t cols, size_t ld) {
+  for (size_t r = 0; r < rows; ++r) ActivateSpan(a, gate + r * ld, up + r * ld, cols);
 }
 
 }  // namespace attnviz::model

@@ -7,24 +7,31 @@
 #pragma once
 #include <cstddef>
 
+#include "base/matmul.h"
 #include "model/config.h"
 #include "model/params.h"
 
 namespace attnviz::model {
 
 // y: [n, out] (row stride ldy >= out) = x [n, in] (row stride ldx) . W (+ b), W as stored in `l`.
-void LinearForward(const float* x, int ldx, int n, const Linear& l, float* y, int ldy);
+// tile_done: each tile's own steps, on its thread, right after it (core/base/matmul.h).
+void LinearForward(const float* x, int ldx, int n, const Linear& l, float* y, int ldy,
+                   const TileDone* tile_done = nullptr);
 
 // y: [n, d] = (x - mean) / sqrt(var + eps) * w + b per row (biased variance, as torch.nn.LayerNorm). y may be x.
-void LayerNormForward(const float* x, int n, int d, const Norm& norm, float eps, float* y);
-// y: [n, d] = x / sqrt(mean(x^2) + eps) * w per row (HF LlamaRMSNorm). y may be x.
-void RmsNormForward(const float* x, int n, int d, const Norm& norm, float eps, float* y);
+// Returns whether every output is finite (each row checked as it is written).
+bool LayerNormForward(const float* x, int n, int d, const Norm& norm, float eps, float* y);
+// y: [n, d] = x / sqrt(mean(x^2) + eps) * w per row (HF LlamaRMSNorm). y may be x. Returns as LayerNormForward.
+bool RmsNormForward(const float* x, int n, int d, const Norm& norm, float eps, float* y);
 
-// x: [count] in place.
+// x: [count] in place. Every element goes through the same vector arithmetic wherever it sits (the tail too, in a
+// zero-padded packet), so its bits follow neither the buffer's alignment nor how the work is cut.
 void ActivateInPlace(Activation a, float* x, size_t count);
 // gate: [count] in place = act(gate) * up (SwiGLU with act = silu).
 void GatedInPlace(Activation a, float* gate, const float* up, size_t count);
-// x: [count] += y: [count]
-void AddInPlace(float* x, const float* y, size_t count);
+
+// The same on one tile of a product [rows, cols] (row stride ld), on the calling thread (a TileDone step).
+void ActivateTile(Activation a, float* x, size_t rows, size_t cols, size_t ld);
+void GatedTile(Activation a, float* gate, const float* up, size_t rows, size_t cols, size_t ld);
 
 }  // namespace attnviz::model

@@ -2,6 +2,7 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <new>
 #include <string>
@@ -53,6 +54,35 @@ Status CheckFinite(const float* values, size_t count, int layer, const char* sta
   return Status::Error(MsgId::kActivationNotFinite, {layer < 0 ? "embeddings" : std::to_string(layer), stage});
 }
 
+// What the last product of a sublayer (the attention's output projection, the MLP's down) ends each of its tiles
+// with, on the tile's thread while the tile is in cache (core/base/matmul.h TileDone): the sublayer's output y
+// checked, then the residual added. Pre-norm (gpt2, llama): x += y, the stream checked; post-norm (bert): y += x,
+// normed (and checked) next. One pass over y instead of three, and no parallel region of their own.
+struct Residual {
+  float* x;     // [n, d_model] the residual stream
+  bool into_x;  // x += y (pre-norm), else y += x
+  std::atomic<bool> out_bad{false}, sum_bad{false};
+
+  // The tiles of y: [rows, d] (row stride d) whose row 0 is row `row0` of x.
+  TileDone For(float* y, size_t d, size_t row0) {
+    return [this, y, d, row0](size_t r0, size_t rows, size_t c0, size_t width) {
+      for (size_t r = r0; r < r0 + rows; ++r) {
+        float* y_row = y + r * d + c0;
+        float* x_row = x + (row0 + r) * d + c0;
+        if (!AllFinite(y_row, width)) out_bad.store(true, std::memory_order_relaxed);
+        float* sum = into_x ? x_row : y_row;
+        const float* add = into_x ? y_row : x_row;
+        for (size_t j = 0; j < width; ++j) sum[j] += add[j];
+        if (into_x && !AllFinite(sum, width)) sum_bad.store(true, std::memory_order_relaxed);
+      }
+    };
+  }
+};
+
+Status NotFinite(int layer, const char* stage) {
+  return Status::Error(MsgId::kActivationNotFinite, {std::to_string(layer), stage});
+}
+
 // (0) Embeddings -> ws.x
 void Embed(const Model& model, const std::vector<int>& ids, Workspace& ws) {
   const ModelConfig& c = model.config();
@@ -91,7 +121,7 @@ void ProjectQkv(const ModelConfig& c, const BlockParams& b, const float* in, Wor
 //   z: [n, n_head * d_head] (torch's transpose + view of [n_head, n, d_head])
 Status Attend(const ModelConfig& c, const BlockParams& b, float multiplier, float* probs,
               std::vector<HeadMetrics>* metrics, Workspace& ws, const RunOptions& o, LayerSink* layer_sink,
-              int layer) {
+              int layer, Residual* residual) {
   const size_t n = (size_t)ws.n, dh = (size_t)c.d_head, ld = (size_t)ws.ld_qkv;
   const float* qkv = ws.qkv.data();
   const HeadsView q = HeadsView::Columns(qkv, n, (size_t)c.n_head, dh, ld);
@@ -107,83 +137,95 @@ Status Attend(const ModelConfig& c, const BlockParams& b, float multiplier, floa
   for (const AblatedHead& a : o.ablate)  // ablation: head a.head's output [n, d_head] zeroed before the projection
     if (a.layer == layer)
       for (size_t i = 0; i < n; ++i) std::fill_n(ws.z.data() + i * c.q_dim() + (size_t)a.head * dh, dh, 0.0f);
-  LinearForward(ws.z.data(), c.q_dim(), ws.n, b.o, ws.xn.data(), c.d_model);
+  const TileDone done = residual->For(ws.xn.data(), (size_t)c.d_model, 0);
+  LinearForward(ws.z.data(), c.q_dim(), ws.n, b.o, ws.xn.data(), c.d_model, &done);
   return Status::Ok();
 }
 
 // (4) MLP of ws.xn [n, d_model] -> ws.xn, kMlpRows rows at a time: each row's MLP reads only that row, so the
 //     [rows, d_ff] buffers need not hold all n (at 8192 tokens of SmolLM2's shape: 2 x 6 MB, not 2 x 50 MB), and
-//     a chunk's rows of xn are read (up, gate) before down writes them.
-void Mlp(const ModelConfig& c, const BlockParams& b, Workspace& ws) {
+//     a chunk's rows of xn are read (up, gate) before down writes them. The activation ends each tile of its
+//     product, the residual each tile of down.
+void Mlp(const ModelConfig& c, const BlockParams& b, Workspace& ws, Residual* residual) {
+  const size_t ff = (size_t)c.d_ff;
   for (int r0 = 0; r0 < ws.n; r0 += kMlpRows) {
     const int rows = std::min(kMlpRows, ws.n - r0);
     float* xn = ws.xn.data() + (size_t)r0 * c.d_model;  // [rows, d_model]
-    const size_t count = (size_t)rows * c.d_ff;
-    LinearForward(xn, c.d_model, rows, b.up, ws.ff.data(), c.d_ff);
+    const TileDone down_done = residual->For(xn, (size_t)c.d_model, (size_t)r0);
     if (b.gate.w) {  // llama: down(act(gate(x)) * up(x))
-      LinearForward(xn, c.d_model, rows, b.gate, ws.ff2.data(), c.d_ff);
-      GatedInPlace(c.activation, ws.ff2.data(), ws.ff.data(), count);
-      LinearForward(ws.ff2.data(), c.d_ff, rows, b.down, xn, c.d_model);
+      LinearForward(xn, c.d_model, rows, b.up, ws.ff.data(), c.d_ff);
+      const TileDone gated = [&](size_t t0, size_t t_rows, size_t c0, size_t width) {
+        GatedTile(c.activation, ws.ff2.data() + t0 * ff + c0, ws.ff.data() + t0 * ff + c0, t_rows, width, ff);
+      };
+      LinearForward(xn, c.d_model, rows, b.gate, ws.ff2.data(), c.d_ff, &gated);
+      LinearForward(ws.ff2.data(), c.d_ff, rows, b.down, xn, c.d_model, &down_done);
     } else {  // gpt2, bert: down(act(up(x)))
-      ActivateInPlace(c.activation, ws.ff.data(), count);
-      LinearForward(ws.ff.data(), c.d_ff, rows, b.down, xn, c.d_model);
+      const TileDone activated = [&](size_t t0, size_t t_rows, size_t c0, size_t width) {
+        ActivateTile(c.activation, ws.ff.data() + t0 * ff + c0, t_rows, width, ff);
+      };
+      LinearForward(xn, c.d_model, rows, b.up, ws.ff.data(), c.d_ff, &activated);
+      LinearForward(ws.ff.data(), c.d_ff, rows, b.down, xn, c.d_model, &down_done);
     }
   }
 }
 
 // One block: ws.x -> ws.x, probs [n_head, n, n] written.
+// Each sublayer's output is checked where it is made (the norms' rows as they are written, the products' tiles in
+// their TileDone steps), so the message names the first stage that broke.
 Status BlockStages(const ModelConfig& c, const BlockParams& b, float multiplier, float* probs,
                    std::vector<HeadMetrics>* metrics, Workspace& ws, const RunOptions& o, LayerSink* sink,
                    int layer) {
   const int n = ws.n, d = c.d_model;
   const size_t nd = (size_t)n * d;
   const float eps = (float)c.norm_eps;
-  // Each sublayer's output is checked where it is made, so the message names the first stage that broke.
-  auto check = [&](const float* v, const char* stage) { return CheckFinite(v, nd, layer, stage); };
+  float* x = ws.x.data();
+  float* xn = ws.xn.data();
   switch (c.arch) {
     case Arch::kGpt2: {  // pre-LN
-      LayerNormForward(ws.x.data(), n, d, b.attn_norm, eps, ws.xn.data());  // 1. ln_1
-      if (Status s = check(ws.xn.data(), "the attention's input norm (ln_1)"); !s) return s;
-      ProjectQkv(c, b, ws.xn.data(), ws);                                     // 2. q, k, v (c_attn)
-      if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o, sink, layer); !s) return s;  // 3. attention, c_proj
-      if (Status s = check(ws.xn.data(), "the attention output"); !s) return s;
-      AddInPlace(ws.x.data(), ws.xn.data(), nd);                              // 4. residual
-      LayerNormForward(ws.x.data(), n, d, b.mlp_norm, eps, ws.xn.data());   // 5. ln_2
-      if (Status s = check(ws.xn.data(), "the MLP's input norm (ln_2)"); !s) return s;
-      Mlp(c, b, ws);                                                          // 6. c_fc, gelu, c_proj
-      if (Status s = check(ws.xn.data(), "the MLP output"); !s) return s;
-      AddInPlace(ws.x.data(), ws.xn.data(), nd);                              // 7. residual
-      return check(ws.x.data(), "the residual stream");
+      if (!LayerNormForward(x, n, d, b.attn_norm, eps, xn))                  // 1. ln_1
+        return NotFinite(layer, "the attention's input norm (ln_1)");
+      ProjectQkv(c, b, xn, ws);                                               // 2. q, k, v (c_attn)
+      Residual attn{x, /*into_x=*/true};                                      // 3. attention, c_proj, 4. residual
+      if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o, sink, layer, &attn); !s) return s;
+      if (attn.out_bad) return NotFinite(layer, "the attention output");
+      if (!LayerNormForward(x, n, d, b.mlp_norm, eps, xn))                   // 5. ln_2
+        return NotFinite(layer, "the MLP's input norm (ln_2)");
+      Residual mlp{x, /*into_x=*/true};                                       // 6. c_fc, gelu, c_proj, 7. residual
+      Mlp(c, b, ws, &mlp);
+      if (mlp.out_bad) return NotFinite(layer, "the MLP output");
+      if (mlp.sum_bad) return NotFinite(layer, "the residual stream");
+      return Status::Ok();
     }
     case Arch::kBert: {  // post-LN
-      ProjectQkv(c, b, ws.x.data(), ws);                                      // 1. query, key, value
-      if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o, sink, layer); !s) return s;  // 2. attention, output.dense
-      if (Status s = check(ws.xn.data(), "the attention output"); !s) return s;
-      AddInPlace(ws.xn.data(), ws.x.data(), nd);                              // 3. residual, then LayerNorm
-      LayerNormForward(ws.xn.data(), n, d, b.attn_norm, eps, ws.x.data());
-      if (Status s = check(ws.x.data(), "the attention's output norm"); !s) return s;
+      ProjectQkv(c, b, x, ws);                                                // 1. query, key, value
+      Residual attn{x, /*into_x=*/false};                                     // 2. attention, output.dense, 3. residual
+      if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o, sink, layer, &attn); !s) return s;
+      if (attn.out_bad) return NotFinite(layer, "the attention output");
+      if (!LayerNormForward(xn, n, d, b.attn_norm, eps, x))                  //    then LayerNorm
+        return NotFinite(layer, "the attention's output norm");
       std::copy(ws.x.begin(), ws.x.begin() + nd, ws.xn.begin());             // 4. intermediate, gelu, output.dense
-      Mlp(c, b, ws);
-      if (Status s = check(ws.xn.data(), "the MLP output"); !s) return s;
-      AddInPlace(ws.xn.data(), ws.x.data(), nd);                              // 5. residual, then LayerNorm
-      LayerNormForward(ws.xn.data(), n, d, b.mlp_norm, eps, ws.x.data());
-      return check(ws.x.data(), "the MLP's output norm");
+      Residual mlp{x, /*into_x=*/false};                                      // 5. residual, then LayerNorm
+      Mlp(c, b, ws, &mlp);
+      if (mlp.out_bad) return NotFinite(layer, "the MLP output");
+      if (!LayerNormForward(xn, n, d, b.mlp_norm, eps, x)) return NotFinite(layer, "the MLP's output norm");
+      return Status::Ok();
     }
     case Arch::kLlama: {  // pre-RMSNorm, RoPE, GQA, SwiGLU
-      RmsNormForward(ws.x.data(), n, d, b.attn_norm, eps, ws.xn.data());   // 1. input_layernorm
-      if (Status s = check(ws.xn.data(), "the attention's input norm (input_layernorm)"); !s) return s;
-      ProjectQkv(c, b, ws.xn.data(), ws);                                    // 2. q, k, v projections
+      if (!RmsNormForward(x, n, d, b.attn_norm, eps, xn))                    // 1. input_layernorm
+        return NotFinite(layer, "the attention's input norm (input_layernorm)");
+      ProjectQkv(c, b, xn, ws);                                               // 2. q, k, v projections
       ApplyRope(ws.qkv.data(), ws.ld_qkv, n, c.n_head, c.d_head, ws.cos.data(), ws.sin.data());  // 3. rope q, k
       ApplyRope(ws.qkv.data() + c.q_dim(), ws.ld_qkv, n, c.n_kv_head, c.d_head, ws.cos.data(), ws.sin.data());
-      if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o, sink, layer); !s) return s;  // 4. attention (GQA), o_proj
-      if (Status s = check(ws.xn.data(), "the attention output"); !s) return s;
-      AddInPlace(ws.x.data(), ws.xn.data(), nd);                              // 5. residual
-      RmsNormForward(ws.x.data(), n, d, b.mlp_norm, eps, ws.xn.data());     // 6. post_attention_layernorm
-      if (Status s = check(ws.xn.data(), "the MLP's input norm (post_attention_layernorm)"); !s) return s;
-      Mlp(c, b, ws);                                                          // 7. down(silu(gate) * up)
-      if (Status s = check(ws.xn.data(), "the MLP output"); !s) return s;
-      AddInPlace(ws.x.data(), ws.xn.data(), nd);                              // 8. residual
-      return check(ws.x.data(), "the residual stream");
+      Residual attn{x, /*into_x=*/true};                                      // 4. attention (GQA), o_proj, 5. residual
+      if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o, sink, layer, &attn); !s) return s;
+      if (attn.out_bad) return NotFinite(layer, "the attention output");
+      if (!RmsNormForward(x, n, d, b.mlp_norm, eps, xn))                     // 6. post_attention_layernorm
+        return NotFinite(layer, "the MLP's input norm (post_attention_layernorm)");
+      Residual mlp{x, /*into_x=*/true};                                       // 7. down(silu(gate) * up), 8. residual
+      Mlp(c, b, ws, &mlp);
+      if (mlp.out_bad) return NotFinite(layer, "the MLP output");
+      if (mlp.sum_bad) return NotFinite(layer, "the residual stream");
+      return Status::Ok();
     }
   }
   return Status::Error("unknown architecture");

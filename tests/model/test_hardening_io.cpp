@@ -156,6 +156,54 @@ TEST(HardeningRun, OverflowingActivationsStopTheRunNamingLayerAndStage) {
   EXPECT_THAT(run.status().message(), ::testing::HasSubstr("layer 1: the MLP output holds a value that is not a finite"));
 }
 
+// Each stage that can first turn non-finite is the one named: the norms, the attention output, the MLP output and
+// the residual stream, in the three families' orders (the checks ride on the passes that make the values).
+struct OverflowCase {
+  const char* fixture;
+  const char* tensor;
+  size_t count;  // elements patched from 0 (0: all)
+  float value;
+  const char* stage;
+  const char* also = nullptr;  // a second tensor patched the same way
+};
+class OverflowStage : public ::testing::TestWithParam<OverflowCase> {};
+TEST_P(OverflowStage, TheFirstStageThatBrokeIsNamed) {
+  const OverflowCase& c = GetParam();
+  TempDir dir;
+  CopyDir(FixtureDir(c.fixture), dir.File("m"));
+  PatchElement(dir.File("m/model.safetensors"), c.tensor, 0, c.value, c.count);
+  if (c.also) PatchElement(dir.File("m/model.safetensors"), c.also, 0, c.value, c.count);
+  auto m = LoadModel(dir.File("m"));
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  auto run = RunModel(**m, std::vector<int>{1, 2, 3, 4, 5});
+  ASSERT_FALSE(run.ok());
+  EXPECT_THAT(run.status().message(), ::testing::HasSubstr(std::string(c.stage) + " holds a value that is not a finite"));
+}
+INSTANTIATE_TEST_SUITE_P(
+    HardeningRun, OverflowStage,
+    ::testing::Values(
+        OverflowCase{"gpt2", "transformer.h.1.ln_1.weight", 0, 3e38f, "layer 1: the attention's input norm (ln_1)"},
+        OverflowCase{"gpt2", "transformer.h.0.attn.c_proj.weight", 0, 3e38f, "layer 0: the attention output"},
+        OverflowCase{"gpt2", "transformer.h.1.ln_2.weight", 0, 3e38f, "layer 1: the MLP's input norm (ln_2)"},
+        OverflowCase{"gpt2", "transformer.h.0.mlp.c_proj.weight", 0, 3e38f, "layer 0: the MLP output"},
+        // Column 0 of the attention and of the MLP each add 2e38: each output is finite, their sum is not.
+        OverflowCase{"gpt2", "transformer.h.0.mlp.c_proj.bias", 1, 2e38f, "layer 0: the residual stream",
+                     "transformer.h.0.attn.c_proj.bias"},
+        OverflowCase{"bert", "bert.encoder.layer.0.attention.output.dense.weight", 0, 3e38f,
+                     "layer 0: the attention output"},
+        OverflowCase{"bert", "bert.encoder.layer.1.attention.output.LayerNorm.weight", 0, 3e38f,
+                     "layer 1: the attention's output norm"},
+        OverflowCase{"bert", "bert.encoder.layer.0.output.dense.weight", 0, 3e38f, "layer 0: the MLP output"},
+        OverflowCase{"bert", "bert.encoder.layer.0.output.LayerNorm.weight", 0, 3e38f,
+                     "layer 0: the MLP's output norm"},
+        OverflowCase{"llama", "model.layers.1.input_layernorm.weight", 0, 3e38f,
+                     "layer 1: the attention's input norm (input_layernorm)"},
+        OverflowCase{"llama", "model.layers.0.self_attn.o_proj.weight", 0, 3e38f, "layer 0: the attention output"},
+        OverflowCase{"llama", "model.layers.0.post_attention_layernorm.weight", 0, 3e38f,
+                     "layer 0: the MLP's input norm (post_attention_layernorm)"},
+        OverflowCase{"llama", "model.layers.0.mlp.down_proj.weight", 0, 3e38f, "layer 0: the MLP output"}),
+    [](const ::testing::TestParamInfo<OverflowCase>& i) { return std::to_string(i.index); });
+
 // Every overlapping pair is found, also across an empty tensor between them.
 TEST(HardeningSafetensors, OverlapHiddenBehindAnEmptyTensorIsFound) {
   TempDir dir;

@@ -1,7 +1,9 @@
 // core/model/layers.*: each layer against a plain double loop.
 #include "model/layers.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <utility>
 #include <vector>
@@ -128,9 +130,37 @@ TEST(Layers, Activations) {
   std::vector<float> g = x, up = Randn(count, 8);
   GatedInPlace(Activation::kSilu, g.data(), up.data(), count);
   for (size_t i = 0; i < count; i += 97) EXPECT_NEAR(g[i], x[i] / (1 + std::exp(-(double)x[i])) * up[i], 1e-4);
-  std::vector<float> a = x;
-  AddInPlace(a.data(), up.data(), count);
-  for (size_t i = 0; i < count; i += 101) EXPECT_EQ(a[i], x[i] + up[i]);
+}
+
+// An activated value's bits depend on the value alone: not on where it sits (the alignment of its buffer), nor on
+// whether a whole buffer or a product's tile is activated (the MLP activates each tile of its product as it is
+// made; a streamed run and a resumed one must agree bit for bit with a full one).
+TEST(Layers, ActivationBitsFollowNeitherPositionNorTiling) {
+  const size_t rows = 9, cols = 37, ld = 53;  // odd widths: tails in every row
+  const auto x = Randn(rows * ld, 11, 3.0f);
+  for (Activation a : {Activation::kGeluTanh, Activation::kGeluErf, Activation::kSilu, Activation::kRelu}) {
+    std::vector<float> whole = x;
+    ActivateInPlace(a, whole.data(), whole.size());
+    for (size_t shift = 1; shift < 16; ++shift) {  // the same values, `shift` floats further on
+      std::vector<float> moved(x.size() + 16);
+      std::copy(x.begin(), x.end(), moved.begin() + shift);
+      ActivateInPlace(a, moved.data() + shift, x.size());
+      ASSERT_EQ(0, std::memcmp(whole.data(), moved.data() + shift, x.size() * sizeof(float)))
+          << ActivationName(a) << " shifted by " << shift;
+    }
+    std::vector<float> tiled = x;
+    ActivateTile(a, tiled.data() + 5, rows - 1, cols, ld);  // rows 0..7, columns 5..41: one tile
+    for (size_t r = 0; r < rows; ++r)
+      for (size_t j = 0; j < ld; ++j) {
+        const bool inside = r < rows - 1 && j >= 5 && j < 5 + cols;
+        const float want = inside ? whole[r * ld + j] : x[r * ld + j];
+        ASSERT_EQ(0, std::memcmp(&tiled[r * ld + j], &want, sizeof(float))) << ActivationName(a) << " " << r << ", " << j;
+      }
+  }
+  std::vector<float> g = x, gt = x, up = Randn(rows * ld, 12);
+  GatedInPlace(Activation::kSilu, g.data(), up.data(), g.size());
+  GatedTile(Activation::kSilu, gt.data(), up.data(), rows, ld, ld);
+  EXPECT_EQ(0, std::memcmp(g.data(), gt.data(), g.size() * sizeof(float)));
 }
 
 }  // namespace
