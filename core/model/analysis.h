@@ -64,6 +64,7 @@ class Rollout {
 
  private:
   void Advance(float* out);  // a_ holds the head mean: A^, then R
+  void Allocate();           // r_, a_, next_ at their size (the first layer added)
   static constexpr int kTriangularBand = 128;  // rows a band of the triangular product (Advance)
   int n_ = 0, layers_ = 0;
   bool lower_ = false;  // r_ is lower triangular (every layer's A^ so far was: a causal model)
