@@ -188,7 +188,7 @@ Status BlockStages(const ModelConfig& c, const BlockParams& b, float multiplier,
       Residual attn{x, /*into_x=*/true};                                      // 3. attention, c_proj, 4. residual
       if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o, sink, layer, &attn); !s) return s;
       if (attn.out_bad) return NotFinite(layer, "the attention output");
-      if (!LayerNormForward(x, n, d, b.mlp_norm, eps, xn))                   // 5. ln_2
+      if (!LayerNormForward(x, n, d, b.mlp_norm, eps, xn))                   // 5. ln_2 (a sum that broke shows here)
         return NotFinite(layer, "the MLP's input norm (ln_2)");
       Residual mlp{x, /*into_x=*/true};                                       // 6. c_fc, gelu, c_proj, 7. residual
       Mlp(c, b, ws, &mlp);
