@@ -155,10 +155,6 @@ void ActivateInPlace(Activation a, float* x, size_t count) {
   ForChunks(count, [&](size_t b, size_t len) { ActivateSpan(a, x + b, nullptr, len); });
 }
 
-void GatedInPlace(Activation a, float* gate, const float* up, size_t count) {
-  ForChunks(count, [&](size_t b, size_t len) { ActivateSpan(a, gate + b, up + b, len); });
-}
-
 void ActivateTile(Activation a, float* x, size_t rows, size_t cols, size_t ld) {
   for (size_t r = 0; r < rows; ++r) ActivateSpan(a, x + r * ld, nullptr, cols);
 }

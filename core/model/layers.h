@@ -27,10 +27,9 @@ bool RmsNormForward(const float* x, int n, int d, const Norm& norm, float eps, f
 // x: [count] in place. Every element goes through the same vector arithmetic wherever it sits (the tail too, in a
 // zero-padded packet), so its bits follow neither the buffer's alignment nor how the work is cut.
 void ActivateInPlace(Activation a, float* x, size_t count);
-// gate: [count] in place = act(gate) * up (SwiGLU with act = silu).
-void GatedInPlace(Activation a, float* gate, const float* up, size_t count);
 
-// The same on one tile of a product [rows, cols] (row stride ld), on the calling thread (a TileDone step).
+// The same on one tile of a product [rows, cols] (row stride ld), on the calling thread (a TileDone step); the gated
+// form: gate = act(gate) * up (SwiGLU with act = silu), up with gate's layout.
 void ActivateTile(Activation a, float* x, size_t rows, size_t cols, size_t ld);
 void GatedTile(Activation a, float* gate, const float* up, size_t rows, size_t cols, size_t ld);
 

@@ -49,18 +49,22 @@ bool Cancelled(const RunOptions& o) { return o.control.cancelled(); }
 
 // A NaN or Inf anywhere in `values` (an overflow upstream, a norm of a constant row with epsilon 0) stops the run
 // here, naming where it appeared, rather than flowing on into maps of NaN and summaries of 0.00.
-Status CheckFinite(const float* values, size_t count, int layer, const char* stage) {
-  if (FirstNotFinite(values, count) == count) return Status::Ok();
+Status NotFinite(int layer, const char* stage) {
   return Status::Error(MsgId::kActivationNotFinite, {layer < 0 ? "embeddings" : std::to_string(layer), stage});
+}
+Status CheckFinite(const float* values, size_t count, int layer, const char* stage) {
+  return FirstNotFinite(values, count) == count ? Status::Ok() : NotFinite(layer, stage);
 }
 
 // What the last product of a sublayer (the attention's output projection, the MLP's down) ends each of its tiles
 // with, on the tile's thread while the tile is in cache (core/base/matmul.h TileDone): the sublayer's output y
-// checked, then the residual added. Pre-norm (gpt2, llama): x += y, the stream checked; post-norm (bert): y += x,
-// normed (and checked) next. One pass over y instead of three, and no parallel region of their own.
+// checked, then the residual added: pre-norm (gpt2, llama) x += y, post-norm (bert) y += x. The sum is checked
+// after the MLP of a pre-norm block (the residual stream); elsewhere the norm that follows checks it. One pass over y
+// instead of three, and no parallel region of their own.
 struct Residual {
-  float* x;     // [n, d_model] the residual stream
-  bool into_x;  // x += y (pre-norm), else y += x
+  float* x;        // [n, d_model] the residual stream
+  bool into_x;     // x += y (pre-norm), else y += x
+  bool check_sum;  // sum_bad: the residual stream's check
   std::atomic<bool> out_bad{false}, sum_bad{false};
 
   // The tiles of y: [rows, d] (row stride d) whose row 0 is row `row0` of x.
@@ -73,15 +77,11 @@ struct Residual {
         float* sum = into_x ? x_row : y_row;
         const float* add = into_x ? y_row : x_row;
         for (size_t j = 0; j < width; ++j) sum[j] += add[j];
-        if (into_x && !AllFinite(sum, width)) sum_bad.store(true, std::memory_order_relaxed);
+        if (check_sum && !AllFinite(sum, width)) sum_bad.store(true, std::memory_order_relaxed);
       }
     };
   }
 };
-
-Status NotFinite(int layer, const char* stage) {
-  return Status::Error(MsgId::kActivationNotFinite, {std::to_string(layer), stage});
-}
 
 // (0) Embeddings -> ws.x
 void Embed(const Model& model, const std::vector<int>& ids, Workspace& ws) {
@@ -185,12 +185,12 @@ Status BlockStages(const ModelConfig& c, const BlockParams& b, float multiplier,
       if (!LayerNormForward(x, n, d, b.attn_norm, eps, xn))                  // 1. ln_1
         return NotFinite(layer, "the attention's input norm (ln_1)");
       ProjectQkv(c, b, xn, ws);                                               // 2. q, k, v (c_attn)
-      Residual attn{x, /*into_x=*/true};                                      // 3. attention, c_proj, 4. residual
+      Residual attn{x, /*into_x=*/true, /*check_sum=*/false};  // 3. attention, c_proj, 4. residual
       if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o, sink, layer, &attn); !s) return s;
       if (attn.out_bad) return NotFinite(layer, "the attention output");
       if (!LayerNormForward(x, n, d, b.mlp_norm, eps, xn))                   // 5. ln_2 (a sum that broke shows here)
         return NotFinite(layer, "the MLP's input norm (ln_2)");
-      Residual mlp{x, /*into_x=*/true};                                       // 6. c_fc, gelu, c_proj, 7. residual
+      Residual mlp{x, /*into_x=*/true, /*check_sum=*/true};  // 6. c_fc, gelu, c_proj, 7. residual
       Mlp(c, b, ws, &mlp);
       if (mlp.out_bad) return NotFinite(layer, "the MLP output");
       if (mlp.sum_bad) return NotFinite(layer, "the residual stream");
@@ -198,13 +198,13 @@ Status BlockStages(const ModelConfig& c, const BlockParams& b, float multiplier,
     }
     case Arch::kBert: {  // post-LN
       ProjectQkv(c, b, x, ws);                                                // 1. query, key, value
-      Residual attn{x, /*into_x=*/false};                                     // 2. attention, output.dense, 3. residual
+      Residual attn{x, /*into_x=*/false, /*check_sum=*/false};  // 2. attention, output.dense, 3. residual
       if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o, sink, layer, &attn); !s) return s;
       if (attn.out_bad) return NotFinite(layer, "the attention output");
       if (!LayerNormForward(xn, n, d, b.attn_norm, eps, x))                  //    then LayerNorm
         return NotFinite(layer, "the attention's output norm");
       std::copy(ws.x.begin(), ws.x.begin() + nd, ws.xn.begin());             // 4. intermediate, gelu, output.dense
-      Residual mlp{x, /*into_x=*/false};                                      // 5. residual, then LayerNorm
+      Residual mlp{x, /*into_x=*/false, /*check_sum=*/false};  // 5. residual, then LayerNorm
       Mlp(c, b, ws, &mlp);
       if (mlp.out_bad) return NotFinite(layer, "the MLP output");
       if (!LayerNormForward(xn, n, d, b.mlp_norm, eps, x)) return NotFinite(layer, "the MLP's output norm");
@@ -216,12 +216,12 @@ Status BlockStages(const ModelConfig& c, const BlockParams& b, float multiplier,
       ProjectQkv(c, b, xn, ws);                                               // 2. q, k, v projections
       ApplyRope(ws.qkv.data(), ws.ld_qkv, n, c.n_head, c.d_head, ws.cos.data(), ws.sin.data());  // 3. rope q, k
       ApplyRope(ws.qkv.data() + c.q_dim(), ws.ld_qkv, n, c.n_kv_head, c.d_head, ws.cos.data(), ws.sin.data());
-      Residual attn{x, /*into_x=*/true};                                      // 4. attention (GQA), o_proj, 5. residual
+      Residual attn{x, /*into_x=*/true, /*check_sum=*/false};  // 4. attention (GQA), o_proj, 5. residual
       if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o, sink, layer, &attn); !s) return s;
       if (attn.out_bad) return NotFinite(layer, "the attention output");
       if (!RmsNormForward(x, n, d, b.mlp_norm, eps, xn))                     // 6. post_attention_layernorm
         return NotFinite(layer, "the MLP's input norm (post_attention_layernorm)");
-      Residual mlp{x, /*into_x=*/true};                                       // 7. down(silu(gate) * up), 8. residual
+      Residual mlp{x, /*into_x=*/true, /*check_sum=*/true};  // 7. down(silu(gate) * up), 8. residual
       Mlp(c, b, ws, &mlp);
       if (mlp.out_bad) return NotFinite(layer, "the MLP output");
       if (mlp.sum_bad) return NotFinite(layer, "the residual stream");

@@ -177,7 +177,8 @@ TEST_P(OverflowStage, TheFirstStageThatBrokeIsNamed) {
   ASSERT_TRUE(m.ok()) << m.status().message();
   auto run = RunModel(**m, std::vector<int>{1, 2, 3, 4, 5});
   ASSERT_FALSE(run.ok());
-  EXPECT_THAT(run.status().message(), ::testing::HasSubstr(std::string(c.stage) + " holds a value that is not a finite"));
+  EXPECT_THAT(run.status().message(),
+              ::testing::HasSubstr(std::string(c.stage) + " holds a value that is not a finite"));
 }
 INSTANTIATE_TEST_SUITE_P(
     HardeningRun, OverflowStage,

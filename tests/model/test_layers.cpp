@@ -128,7 +128,7 @@ TEST(Layers, Activations) {
     }
   }
   std::vector<float> g = x, up = Randn(count, 8);
-  GatedInPlace(Activation::kSilu, g.data(), up.data(), count);
+  GatedTile(Activation::kSilu, g.data(), up.data(), 1, count, count);
   for (size_t i = 0; i < count; i += 97) EXPECT_NEAR(g[i], x[i] / (1 + std::exp(-(double)x[i])) * up[i], 1e-4);
 }
 
@@ -154,12 +154,13 @@ TEST(Layers, ActivationBitsFollowNeitherPositionNorTiling) {
       for (size_t j = 0; j < ld; ++j) {
         const bool inside = r < rows - 1 && j >= 5 && j < 5 + cols;
         const float want = inside ? whole[r * ld + j] : x[r * ld + j];
-        ASSERT_EQ(0, std::memcmp(&tiled[r * ld + j], &want, sizeof(float))) << ActivationName(a) << " " << r << ", " << j;
+        ASSERT_EQ(0, std::memcmp(&tiled[r * ld + j], &want, sizeof(float)))
+            << ActivationName(a) << " " << r << ", " << j;
       }
   }
   std::vector<float> g = x, gt = x, up = Randn(rows * ld, 12);
-  GatedInPlace(Activation::kSilu, g.data(), up.data(), g.size());
-  GatedTile(Activation::kSilu, gt.data(), up.data(), rows, ld, ld);
+  GatedTile(Activation::kSilu, g.data(), up.data(), 1, g.size(), g.size());  // one long row
+  GatedTile(Activation::kSilu, gt.data(), up.data(), rows, ld, ld);           // rows of the same values
   EXPECT_EQ(0, std::memcmp(g.data(), gt.data(), g.size() * sizeof(float)));
 }
 
