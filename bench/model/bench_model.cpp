@@ -34,7 +34,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "base/matmul.h"
+#include "io/file_io.h"
 #include "maps/pyramid.h"
 #include "model/roles.h"
 #include "model/run.h"
@@ -45,6 +48,13 @@ using namespace attnviz;
 using namespace attnviz::model;
 
 namespace {
+
+// A timings file for bench/model/run.sh and long.sh: serialized by nlohmann-json, written atomically. 2 when it
+// could not be written (the message on stderr).
+int WriteJson(const std::string& path, const nlohmann::json& j) {
+  if (Status s = WriteFileAtomic(path, j.dump() + "\n"); !s) return std::fprintf(stderr, "%s\n", s.message().c_str()), 2;
+  return 0;
+}
 
 struct RandomTensor {
   std::string name;
@@ -467,13 +477,7 @@ int CliForwardRows(const Model& model, const std::vector<int>& ids, int reps, co
   std::printf("CLI forward: median %.0f ms (runs:", sorted[sorted.size() / 2]);
   for (double v : ms) std::printf(" %.0f", v);
   std::printf(")\n");
-  if (!json_path.empty()) {
-    std::ofstream j(json_path);
-    j << "{\"median_ms\": " << sorted[sorted.size() / 2] << ", \"runs_ms\": [";
-    for (size_t i = 0; i < ms.size(); ++i) j << (i ? ", " : "") << ms[i];
-    j << "]}\n";
-    if (!j.good()) return std::fprintf(stderr, "cannot write %s\n", json_path.c_str()), 2;
-  }
+  if (!json_path.empty()) return WriteJson(json_path, {{"median_ms", sorted[sorted.size() / 2]}, {"runs_ms", ms}});
   return 0;
 }
 
@@ -545,14 +549,11 @@ int LongRows(const Model& model, const ModelConfig& c, const std::vector<int>& i
   std::printf("n = %d: streamed first layer %.0f ms, all layers %.0f ms (%.2fx the CLI forward %.0f ms); CLI forward "
               "%.2fx its GEMMs alone (%.0f ms); peak RSS while streaming %.0f MB (weights %.0f MB)\n",
               n, first, all, all / cli, cli, cli / g, g, app_rss, weights_mb);
-  if (!json_path.empty()) {
-    std::ofstream j(json_path);
-    j << "{\"model_type\": \"" << c.model_type << "\", \"n_layer\": " << c.n_layer << ", \"n_head\": " << c.n_head
-      << ", \"n\": " << n << ", \"threads\": " << omp_get_max_threads() << ", \"first_layer_ms\": " << first
-      << ", \"all_layers_ms\": " << all << ", \"cli_forward_ms\": " << cli << ", \"gemm_floor_ms\": " << g
-      << ", \"streamed_peak_rss_mb\": " << app_rss << ", \"weights_mb\": " << weights_mb
-      << ", \"layer_qk_ms\": " << median(layer_qk) << "}\n";
-  }
+  if (!json_path.empty())
+    return WriteJson(json_path, {{"model_type", c.model_type}, {"n_layer", c.n_layer}, {"n_head", c.n_head}, {"n", n},
+                                 {"threads", omp_get_max_threads()}, {"first_layer_ms", first}, {"all_layers_ms", all},
+                                 {"cli_forward_ms", cli}, {"gemm_floor_ms", g}, {"streamed_peak_rss_mb", app_rss},
+                                 {"weights_mb", weights_mb}, {"layer_qk_ms", median(layer_qk)}});
   return 0;
 }
 
@@ -676,16 +677,14 @@ int main(int argc, char** argv) {
   const double rss_mb = PeakRssMb(), budget_mb = weights_mb + maps_mb + 300;
   std::printf("peak RSS %.0f MB; budget weights %.0f + maps %.0f + 300 = %.0f MB: %s\n", rss_mb, weights_mb, maps_mb,
               budget_mb, rss_mb <= budget_mb ? "within" : "OVER");
-  if (!json_path.empty()) {
-    std::ofstream j(json_path);
-    j << "{\"model_type\": \"" << c.model_type << "\", \"n_layer\": " << c.n_layer << ", \"n_head\": " << c.n_head
-      << ", \"n_kv_head\": " << c.n_kv_head << ", \"d_model\": " << c.d_model << ", \"n\": " << n
-      << ", \"threads\": " << omp_get_max_threads() << ", \"median_ms\": " << med << ", \"runs_ms\": [";
-    for (size_t i = 0; i < ms.size(); ++i) j << (i ? ", " : "") << ms[i];
-    j << "], \"load_ms\": " << load_ms << ", \"peak_rss_mb\": " << rss_mb << ", \"weights_mb\": " << weights_mb
-      << ", \"maps_mb\": " << maps_mb << ", \"format\": \"" << (*model)->format() << "\", \"types\": \""
-      << (*model)->TensorTypes() << "\", \"resident_float_mb\": " << (*model)->ResidentFloatBytes(true) / 1048576.0
-      << ", \"stream_only\": " << (stream_only ? "true" : "false") << "}\n";
-  }
+  if (!json_path.empty())
+    return WriteJson(json_path, {{"model_type", c.model_type}, {"n_layer", c.n_layer}, {"n_head", c.n_head},
+                                 {"n_kv_head", c.n_kv_head}, {"d_model", c.d_model}, {"n", n},
+                                 {"threads", omp_get_max_threads()}, {"median_ms", med}, {"runs_ms", ms},
+                                 {"load_ms", load_ms}, {"peak_rss_mb", rss_mb}, {"weights_mb", weights_mb},
+                                 {"maps_mb", maps_mb}, {"format", (*model)->format()},
+                                 {"types", (*model)->TensorTypes()},
+                                 {"resident_float_mb", (*model)->ResidentFloatBytes(true) / 1048576.0},
+                                 {"stream_only", stream_only}});
   return 0;
 }
