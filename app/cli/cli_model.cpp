@@ -27,6 +27,7 @@
 #include "model/run.h"
 #include "model_figure.h"
 #include "model_folder.h"
+#include "session/layer_collector.h"
 #include "io/npy.h"
 #include "options.h"
 #include "base/parse_number.h"
@@ -246,77 +247,12 @@ std::string TokensJson(const std::vector<tokenize::Token>& tokens) {
          JsonStringArray(display) + "}\n";
 }
 
-// Streams each layer's probs into attention.npy and its hidden state into hidden.npy, scores the layer's head
-// roles, and keeps the per-layer summary the command prints.
-class DumpSink : public model::LayerSink {
- public:
-  DumpSink(NpyStreamWriter* attention, NpyStreamWriter* hidden, const std::vector<int>* ids, model::HeadRoles* roles)
-      : attention_(attention), hidden_(hidden), ids_(ids), roles_(roles) {}
-  Status OnEmbeddings(const float* hidden, int n, int d_model) override {
-    return hidden_ ? hidden_->Append(hidden, (size_t)n * d_model) : Status::Ok();
-  }
-  Status OnLayer(const model::LayerOutput& out) override {
-    const size_t plane = (size_t)out.n * out.n;
-    if (attention_) {
-      if (Status s = attention_->Append(out.probs, (size_t)out.n_head * plane); !s) return s;
-    }
-    if (hidden_) {
-      if (Status s = hidden_->Append(out.hidden, (size_t)out.n * out.d_model); !s) return s;
-    }
-    // Per head: the mean over rows of the row max, and of the row entropy (the attention pass's own row
-    // figures, RunOptions::row_figures: the same numbers the app shows; the roles' broad score from them too).
-    if (!out.metrics) return Status::Error("layer " + std::to_string(out.layer) + " has no row figures");
-    if (Status s = model::ScoreLayer(out.probs, out.layer, out.n_head, out.n, *ids_, roles_, out.metrics); !s) return s;
-    std::string line = std::string(Tr(Str::kLayer)) + " " + std::to_string(out.layer) + ":";  // 층 0: under --lang ko
-    for (int h = 0; h < out.n_head; ++h) {
-      const HeadMetrics& hm = (*out.metrics)[(size_t)h];
-      char buf[64];
-      std::snprintf(buf, sizeof buf, " h%d %.2f/%.2f", h, hm.max_weight, hm.entropy);
-      line += buf;
-    }
-    lines_.push_back(line);
-    return Status::Ok();
-  }
-  const std::vector<std::string>& lines() const { return lines_; }
-
- private:
-  NpyStreamWriter *attention_, *hidden_;
-  const std::vector<int>* ids_;
-  model::HeadRoles* roles_;
-  std::vector<std::string> lines_;
-};
-
-// Passes the run on to `next` and keeps a copy of one layer's maps [n_head, n, n]: the figure's layer, and no
-// other layer, is held after its turn.
-class KeepLayerSink : public model::LayerSink {
- public:
-  KeepLayerSink(model::LayerSink* next, int layer) : next_(next), layer_(layer) {}
-  Status OnEmbeddings(const float* hidden, int n, int d_model) override {
-    return next_->OnEmbeddings(hidden, n, d_model);
-  }
-  Status OnLayer(const model::LayerOutput& out) override {
-    if (out.layer == layer_) {
-      auto kept = std::make_shared<Tensor>();
-      kept->Resize({(size_t)out.n_head, (size_t)out.n, (size_t)out.n});
-      std::copy(out.probs, out.probs + kept->size(), kept->data.begin());
-      kept_ = kept;
-    }
-    return next_->OnLayer(out);
-  }
-  const SharedTensor& kept() const { return kept_; }
-
- private:
-  model::LayerSink* next_;
-  int layer_;
-  SharedTensor kept_;
-};
-
-// The figure of one head of the kept layer, through the app's own path (MakeModelHeadFigure), to options.out_path.
-Status WriteModelFigure(const model::ModelConfig& c, const std::vector<tokenize::Token>& tokens, const SharedTensor& probs,
-                        int layer, int head, const ModelWhatIfs& what_ifs, HeatmapExportOptions options) {
-  Result<ModelHeadFigure> figure =
-      MakeModelHeadFigure(c, ModelLayerMaps(c, tokens, probs, layer, WhatIfRunOptions(what_ifs, c.n_layer)),
-                          (int)tokens.size(), layer, head, what_ifs);
+// The figure of one head of the kept layer (its maps as the collector kept them), through the app's own path
+// (MakeModelHeadFigure), to options.out_path.
+Status WriteModelFigure(const model::ModelConfig& c, LayerMaps maps, int n_tokens, int layer, int head,
+                        const ModelWhatIfs& what_ifs, HeatmapExportOptions options) {
+  maps.metrics.clear();  // the figure draws the weights alone
+  Result<ModelHeadFigure> figure = MakeModelHeadFigure(c, maps, n_tokens, layer, head, what_ifs);
   if (!figure) return figure.status();
   options.head = figure->head;
   if (options.title.empty()) options.title = LocalizedTitle(figure->title);
@@ -324,63 +260,47 @@ Status WriteModelFigure(const model::ModelConfig& c, const std::vector<tokenize:
   return ExportHeatmap(figure->maps, nullptr, options);
 }
 
-// Passes the run on to `next` and, as each layer goes by: the neuron view of its layer, the rollout and the
-// value norms streamed into their .npy files, and the last block's hidden state for the predictions.
-// The rollout is exact up to kRolloutMaxTokens, pooled above (blocks of model::RolloutFactor(n) tokens: [nb, nb]
-// a layer); the value norms go out head by head, so one [n, n] buffer serves both.
-class AnalysisSink : public model::LayerSink {
- public:
-  AnalysisSink(model::LayerSink* next, const model::Model& model, const ModelArgs& a, int n, NpyStreamWriter* rollout,
-               NpyStreamWriter* value_norm)
-      : next_(next), model_(model), a_(a), factor_(model::RolloutFactor(n)),
-        rollout_(rollout ? model::RolloutBlocks(n, factor_) : 0), rollout_npy_(rollout), value_npy_(value_norm) {
-    if (rollout && factor_ > 1)
-      pooled_ = std::make_unique<model::PooledRolloutRows>(n, factor_, model::AttentionMask(model.config()).causal());
-  }
-  Status OnEmbeddings(const float* hidden, int n, int d_model) override {
-    return next_->OnEmbeddings(hidden, n, d_model);
-  }
-  Status OnLayer(const model::LayerOutput& out) override {
-    if (a_.neuron && out.layer == a_.neuron_at[0])
-      neuron = model::Neuron(model_.config(), out, a_.neuron_at[1], a_.neuron_at[2], a_.neuron_at[3]);
+// What attnviz-cli model writes of each layer as it passes (the collector's taps): the dump's attention.npy,
+// hidden.npy, rollout.npy and value_norm.npy streamed one layer at a time (a full map of every layer is never held),
+// the neuron view of its layer, and the per-head summary line.
+struct CliLayerTaps {
+  const ModelArgs& a;
+  const model::ModelConfig& config;
+  NpyStreamWriter *attention = nullptr, *hidden = nullptr, *rollout = nullptr, *value_norm = nullptr;
+  model::NeuronView neuron;
+  std::vector<std::string> lines;
+  std::vector<float> buffer;  // [n, n]: one head's value-weighted map
+
+  Status OnLayer(const model::LayerOutput& out, const LayerAnalysis& analysis) {
     const size_t nn = (size_t)out.n * out.n;
-    if (rollout_npy_ && !pooled_) {  // R_l: [n, n]
-      buffer_.resize(nn);
-      rollout_.AddLayer(out.probs, out.n_head, buffer_.data());
-      if (Status s = rollout_npy_->Append(buffer_.data(), nn); !s) return s;
-    } else if (rollout_npy_) {  // R'_l: [nb, nb] from the pooled head mean P
-      const size_t cells = (size_t)pooled_->blocks() * pooled_->blocks();
-      mean_.resize(cells);
-      buffer_.resize(cells);
-      pooled_->AddMap(out.probs, out.n_head);
-      pooled_->TakeMean(out.n_head, mean_.data());
-      rollout_.AddMeanLayer(mean_.data(), buffer_.data());
-      if (Status s = rollout_npy_->Append(buffer_.data(), cells); !s) return s;
-    }
-    if (value_npy_) {
-      norms_.resize((size_t)out.n_head * out.n);  // [n_head, n]
-      model::ValueNormScales(model_, out, norms_.data());
-      buffer_.resize(nn);
+    if (attention)
+      if (Status s = attention->Append(out.probs, (size_t)out.n_head * nn); !s) return s;
+    if (hidden)
+      if (Status s = hidden->Append(out.hidden, (size_t)out.n * out.d_model); !s) return s;
+    if (rollout)  // R_l: [nb, nb] (nb = n when exact)
+      if (Status s = rollout->Append(analysis.rollout->data.data(), analysis.rollout->size()); !s) return s;
+    if (value_norm) {
+      buffer.resize(nn);
       for (int h = 0; h < out.n_head; ++h) {
-        model::ScaleColumns(out.probs + (size_t)h * nn, norms_.data() + (size_t)h * out.n, out.n, out.n, buffer_.data());
-        if (Status s = value_npy_->Append(buffer_.data(), nn); !s) return s;
+        model::ScaleColumns(out.probs + (size_t)h * nn, analysis.value_norms->data.data() + (size_t)h * out.n, out.n,
+                            out.n, buffer.data());
+        if (Status s = value_norm->Append(buffer.data(), nn); !s) return s;
       }
     }
-    if (out.layer == out.n_layer - 1) last_hidden.assign(out.hidden, out.hidden + (size_t)out.n * out.d_model);
-    return next_->OnLayer(out);
+    if (a.neuron && out.layer == a.neuron_at[0])
+      neuron = model::Neuron(config, out, a.neuron_at[1], a.neuron_at[2], a.neuron_at[3]);
+    // Per head: the mean over rows of the row max, and of the row entropy (the attention pass's own row figures:
+    // the same numbers the app shows).
+    std::string line = std::string(Tr(Str::kLayer)) + " " + std::to_string(out.layer) + ":";  // 층 0: under --lang ko
+    for (int h = 0; h < out.n_head; ++h) {
+      const HeadMetrics& hm = (*out.metrics)[(size_t)h];
+      char buf[64];
+      std::snprintf(buf, sizeof buf, " h%d %.2f/%.2f", h, hm.max_weight, hm.entropy);
+      line += buf;
+    }
+    lines.push_back(line);
+    return Status::Ok();
   }
-  model::NeuronView neuron;
-  std::vector<float> last_hidden;  // [n, d_model] after the last block
-
- private:
-  model::LayerSink* next_;
-  const model::Model& model_;
-  const ModelArgs& a_;
-  int factor_;  // tokens per rollout cell (1: exact)
-  model::Rollout rollout_;
-  std::unique_ptr<model::PooledRolloutRows> pooled_;  // factor_ > 1
-  NpyStreamWriter *rollout_npy_, *value_npy_;
-  std::vector<float> buffer_, mean_, norms_;
 };
 
 // OUT/rollout.json: how rollout.npy's cells map to tokens (cell I covers tokens I*f .. min(n, (I+1)*f) - 1).
@@ -547,12 +467,8 @@ int RunModelCommand(const std::vector<std::string>& args) {
       return UsageError("model", Localized(Status::Prefixed(MsgId::kPrefixContext, {"--neuron"}, s)));
   }
   const int rollout_factor = model::RolloutFactor((int)tokens->size());
-  if (a.rollout) {
+  if (a.rollout)
     if (Status s = model::CheckRolloutMemory(tokens->size()); !s) return UsageError("model", Localized(s));
-    options.caller_bytes += (size_t)(rollout_factor > 1 ? model::PooledRolloutMemoryBytes(tokens->size(), rollout_factor)
-                                                        : model::RolloutMemoryBytes(tokens->size()));
-  }
-  if (a.value_norm) options.caller_bytes += tokens->size() * tokens->size() * sizeof(float);  // one head at a time
   // --figure: the layer and head in the model's range, before anything runs.
   const bool figure = !a.figure.out_path.empty();
   if (figure && a.figure_layer >= c.n_layer)
@@ -566,7 +482,6 @@ int RunModelCommand(const std::vector<std::string>& args) {
 
   const std::vector<int> ids = TokenIds(*tokens);
   const size_t n = ids.size();
-  if (figure) options.caller_bytes += (size_t)c.n_head * n * n * sizeof(float);  // KeepLayerSink's copy
   DumpFolder dump;
   NpyStreamWriter attention, hidden, rollout_npy, value_npy;
   if (!a.dump_dir.empty()) {
@@ -588,21 +503,39 @@ int RunModelCommand(const std::vector<std::string>& args) {
         return UsageError("model", Localized(s));
   }
   const bool dumping = !a.dump_dir.empty();
-  model::HeadRoles roles = model::MakeHeadRoles(c.n_layer, c.n_head, ids);
-  DumpSink sink(dumping ? &attention : nullptr, dumping ? &hidden : nullptr, &ids, &roles);
-  KeepLayerSink keep(&sink, figure ? a.figure_layer : -1);
-  AnalysisSink analysis(&keep, *(*folder)->model, a, (int)n, a.rollout ? &rollout_npy : nullptr,
-                        a.value_norm ? &value_npy : nullptr);
-  if (Status s = model::RunModel(*(*folder)->model, ids, options, &analysis); !s)
+  // The one collector (core/session), keeping nothing but the figure's layer: the taps stream the rest out.
+  CliLayerTaps taps{a, c};
+  if (dumping) {
+    taps.attention = &attention, taps.hidden = &hidden;
+    if (a.rollout) taps.rollout = &rollout_npy;
+    if (a.value_norm) taps.value_norm = &value_npy;
+  }
+  LayerTaps layer_taps;
+  if (dumping)
+    layer_taps.embeddings = [&](const float* h, int rows, int d) { return hidden.Append(h, (size_t)rows * d); };
+  layer_taps.layer = [&](const model::LayerOutput& out, const LayerMaps&, const LayerAnalysis& analysis) {
+    return taps.OnLayer(out, analysis);
+  };
+  CollectPlan plan;
+  plan.maps = CollectPlan::Maps::kNone;
+  plan.keep_layer = figure ? a.figure_layer : -1;
+  plan.thumbnails = plan.neuron_qk = plan.resume_points = false;
+  plan.rollout = a.rollout;
+  plan.rollout_with_layers = true;
+  plan.value_norms = a.value_norm;
+  options.caller_bytes = (size_t)CollectedBytes(c, (int)n, plan) + (a.value_norm ? n * n * sizeof(float) : 0);
+  LayerCollector collector(*(*folder)->model, options, *tokens, plan, layer_taps);
+  if (Status s = model::RunModel(*(*folder)->model, ids, options, &collector); !s)
     return UsageError("model", Localized(s));
+  const model::HeadRoles& roles = collector.collected().roles;
   std::string table;  // what stdout holds instead of the summary (--roles, --predict, --neuron)
   if (a.predict_k) {
-    auto pred = model::Predict(*(*folder)->model, analysis.last_hidden.data(), ids, a.predict_k, predict_at);
+    auto pred = model::Predict(*(*folder)->model, collector.last_hidden().data(), ids, a.predict_k, predict_at);
     if (!pred) return UsageError("model", Localized(pred));
     const tokenize::Tokenizer& tok = *(*folder)->tokenizer;
     table = a.json ? PredictionsJson(*pred, *tokens, tok) : PredictionsText(*pred, *tokens, tok, a.predict_k);
   }
-  if (a.neuron) table = a.json ? NeuronJson(analysis.neuron) : NeuronText(analysis.neuron, *tokens);
+  if (a.neuron) table = a.json ? NeuronJson(taps.neuron) : NeuronText(taps.neuron, *tokens);
   if (a.ablate_scan) {
     model::RunOptions scan_options = options;
     scan_options.row_figures = false;
@@ -612,7 +545,9 @@ int RunModelCommand(const std::vector<std::string>& args) {
     table = AblationScanText(*scan, c.n_head, a.json);
   }
   if (figure) {
-    if (Status s = WriteModelFigure(c, *tokens, keep.kept(), a.figure_layer, a.figure_head, what_ifs, a.figure); !s)
+    if (Status s = WriteModelFigure(c, *collector.collected().layers[(size_t)a.figure_layer], (int)n, a.figure_layer,
+                                    a.figure_head, what_ifs, a.figure);
+        !s)
       return UsageError("model", Localized(s));
   }
   const bool table_only = a.roles || !table.empty();  // stdout holds the table only, so it pipes into other tools
@@ -626,7 +561,7 @@ int RunModelCommand(const std::vector<std::string>& args) {
     const std::string described = f.dir + ": " + LocalizedModelDescribe(f.model->config()) + " \xC2\xB7 " +
                                   LocalizedTokenizerDescribe(f.tokenizer->Describe());
     std::printf("%s\n%s\n", described.c_str(), Trf(Str::kCliModelPerHead, {std::to_string(n)}).c_str());
-    for (const std::string& line : sink.lines()) std::printf("%s\n", line.c_str());
+    for (const std::string& line : taps.lines) std::printf("%s\n", line.c_str());
   }
   if (dumping) {
     if (Status s = WriteFileAtomic(dump.Path("roles.csv"), model::HeadRolesCsv(roles)); !s)

@@ -29,23 +29,6 @@ std::string WhatIfSegment(const ModelWhatIfs& w, int layer) {
 
 }  // namespace
 
-bool ModelWhatIfs::Touches(int layer) const {
-  return layers.empty() || std::find(layers.begin(), layers.end(), layer) != layers.end();
-}
-
-model::RunOptions WhatIfRunOptions(const ModelWhatIfs& w, int n_layer) {
-  model::RunOptions options;
-  if (w.no_scale) options.no_scale.assign((size_t)n_layer, false);
-  if (w.temperature != 1.0f) options.temperature.assign((size_t)n_layer, 1.0f);
-  for (int l = 0; l < n_layer; ++l) {
-    if (!w.Touches(l)) continue;
-    if (w.no_scale) options.no_scale[(size_t)l] = true;
-    if (w.temperature != 1.0f) options.temperature[(size_t)l] = w.temperature;
-  }
-  options.ablate = w.ablate;
-  return options;
-}
-
 std::string MaskTitle(const Mask& mask, int n) {
   if (!mask.causal()) return "bidirectional";  // a model's maps are causal or see every key
   if (mask.windowed() && mask.window < n) return "causal, window " + std::to_string(mask.window);
@@ -59,26 +42,6 @@ std::string ModelFigureTitle(const model::ModelConfig& c, int n, int layer, cons
   if (std::string what_if = WhatIfSegment(w, layer); !what_if.empty()) title += kTitleDot + what_if;
   if (special_hidden) title += kTitleDot + std::string("special tokens hidden");
   return title;
-}
-
-LayerMaps ModelLayerMaps(const model::ModelConfig& c, const std::vector<tokenize::Token>& tokens,
-                         const SharedTensor& layer_probs, int layer, const model::RunOptions& options) {
-  LayerMaps maps;
-  for (const tokenize::Token& tok : tokens) {
-    Token shown;
-    shown.text = tok.display;
-    shown.byte_begin = tok.byte_begin;
-    shown.byte_end = tok.byte_end;
-    maps.kv_tokens.push_back(shown);
-  }
-  maps.query_tokens = maps.kv_tokens;
-  if (layer_probs) maps.probs = layer_probs;
-  maps.mask = model::AttentionMask(c);
-  maps.multiplier = model::AttentionMultiplier(c, layer, options);
-  maps.d_qk = c.d_head;
-  maps.scaled = c.scale_attn && !(layer < (int)options.no_scale.size() && options.no_scale[(size_t)layer]);
-  maps.temperature = layer < (int)options.temperature.size() ? options.temperature[(size_t)layer] : 1.0f;
-  return maps;
 }
 
 std::string ModelFigureHeads(MapKind kind, const std::string& heads, int pooled_factor) {
@@ -112,14 +75,6 @@ Result<ModelHeadFigure> MakeModelHeadFigure(const model::ModelConfig& c, const L
   figure.title = ModelFigureTitle(c, n_tokens, layer, ModelFigureHeads(kind, "head " + std::to_string(head), pooled_factor),
                                   w, pooled_factor == 1 && (int)n < n_tokens);
   return figure;
-}
-
-const char* MapKindName(MapKind kind) {
-  switch (kind) {
-    case MapKind::kRollout: return "rollout";
-    case MapKind::kValueWeighted: return "value_weighted";
-    default: return "attention";
-  }
 }
 
 }  // namespace attnviz

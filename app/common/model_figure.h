@@ -15,24 +15,12 @@
 #include "sandbox/pipeline.h"
 #include "base/status.h"
 #include "base/tensor.h"
-#include "map_kind.h"
+#include "session/layer_collector.h"  // ModelLayerMaps
+#include "session/map_kind.h"
+#include "session/what_ifs.h"
 #include "tokenize/token.h"
 
 namespace attnviz {
-
-// The what-ifs of a model run: attnviz-cli model's --no-scale, --temperature, --layers; the app's Model panel.
-struct ModelWhatIfs {
-  bool no_scale = false;     // drop 1/sqrt(d_head)
-  float temperature = 1.0f;  // logits / T
-  std::vector<int> layers;   // the layers they act on; empty = every layer
-  // Heads whose output is zeroed (RunOptions::ablate; --ablate, the app's "Ablate head"); not limited by `layers`.
-  std::vector<model::AblatedHead> ablate;
-  bool any() const { return no_scale || temperature != 1.0f; }
-  bool Touches(int layer) const;
-};
-
-// The per-layer vectors RunModel reads for `w` (none when there is no what-if).
-model::RunOptions WhatIfRunOptions(const ModelWhatIfs& w, int n_layer);
 
 // The mask's words in a title for a text of n tokens: "bidirectional", "causal", or "causal, window 8" when the
 // sliding window is shorter than the text (else it cuts nothing).
@@ -43,13 +31,6 @@ std::string MaskTitle(const Mask& mask, int n);
 // window). English; LocalizedTitle (app/common/i18n/localized.h) says it in the UI's language.
 std::string ModelFigureTitle(const model::ModelConfig& c, int n, int layer, const std::string& heads,
                              const ModelWhatIfs& w, bool special_hidden = false);
-
-// Layer `layer`'s maps from a run's tokens (their readable form) and that layer's probs [n_head, n, n] (shared, not
-// copied), with the model's mask and how `options` made its logits (multiplier, d_head, scaling, temperature): what
-// the app's run publishes per layer (ModelResult::layers, with the pass's row figures) and what attnviz-cli model
-// --figure keeps of its one layer.
-LayerMaps ModelLayerMaps(const model::ModelConfig& c, const std::vector<tokenize::Token>& tokens,
-                         const SharedTensor& layer_probs, int layer, const model::RunOptions& options);
 
 // One head of one layer, ready for ExportHeatmap(maps, nullptr, options with options.head = head and
 // options.title = title): a model layer has no sandbox config; its maps say how they were made.

@@ -1,5 +1,5 @@
-// A model folder as both programs open it: the checkpoint (core/model) and its tokenizer
-// (core/tokenize), loaded together, shared and immutable. Also the text -> ids step they share.
+// Opening a model as both programs do: a folder or a .gguf file, or "tiny" (the bundled model), into the
+// ModelFolder every run reads (core/session/loaded_model.h).
 #pragma once
 #include <memory>
 #include <string>
@@ -8,16 +8,10 @@
 #include "model/model.h"
 #include "base/status.h"
 #include "options.h"  // IsGgufFile
+#include "session/loaded_model.h"  // ModelFolder, TokenizeForModel
 #include "tokenize/tokenizer.h"
 
 namespace attnviz {
-
-struct ModelFolder {
-  std::string dir;
-  std::shared_ptr<const model::Model> model;
-  std::shared_ptr<const tokenize::Tokenizer> tokenizer;
-  std::string Describe() const;  // "DIR: gpt2, 12 layers ... · tokenizer.json: BPE ..."
-};
 
 // What `--model` names, as a folder: "tiny" is the bundled model (FindDataDir().bundled_model(): the installed
 // <prefix>/share/attnviz/assets/models/tiny, or the source tree's assets/models/tiny); anything else is a folder path,
@@ -34,17 +28,6 @@ bool IsModelPath(const std::string& path);
 // or is a file but not a GGUF one, is refused as such (not as a folder without config.json).
 Result<std::shared_ptr<const ModelFolder>> OpenModelFolder(const std::string& dir);
 
-// No token of a real text covers more bytes than this (a long word becomes several tokens); a text of more than
-// max_positions times this many bytes cannot fit the model and is refused before it is tokenized.
-inline constexpr size_t kMaxBytesPerToken = 64;
-
-// The model's tokens for `text` (with the model's special tokens, as its tokenizer adds them by
-// default). Refuses text longer than the model's positions, naming both numbers (a text of more than
-// max_positions * kMaxBytesPerToken bytes before tokenizing), and control characters, as the sandbox does.
-Result<std::vector<tokenize::Token>> TokenizeForModel(const ModelFolder& folder, const std::string& text);
-std::vector<int> TokenIds(const std::vector<tokenize::Token>& tokens);
-// The positions of the mask token ("[MASK]", roberta's "<mask>"): where a masked-LM head (bert) predicts.
-std::vector<int> MaskPositions(const std::vector<tokenize::Token>& tokens);
 
 // "0,2,5" -> {0, 2, 5}, each in 0..n_layer-1 (spaces around items and empty items ignored; "" -> {}).
 // The message names the bad item and the range; the caller says which option it was.

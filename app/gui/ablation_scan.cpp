@@ -53,14 +53,14 @@ std::shared_ptr<AblationScanResult> AblationScanJob::Scan(const ModelRequest& re
   }
   const ModelFolder& folder = *request.folder;
   const model::ModelConfig& c = folder.model->config();
-  auto tokens = TokenizeForModel(folder, request.text);
-  if (!tokens) {
-    result->status = tokens.status();
+  Result<PreparedRun> prepared = PrepareModelRun(folder, request.text, request.what_ifs());  // as the shown run's
+  if (!prepared) {
+    result->status = prepared.status();
     return result;
   }
-  model::RunOptions options = WhatIfRunOptions(request.what_ifs(), c.n_layer);  // as the shown run's
+  model::RunOptions& options = prepared->options;
   options.control = job.Control();
-  auto scan = model::ScanHeadAblations(*folder.model, TokenIds(*tokens), options);
+  auto scan = model::ScanHeadAblations(*folder.model, prepared->ids, options);
   if (scan.status().cancelled()) return nullptr;
   if (!scan) {
     result->status = scan.status();

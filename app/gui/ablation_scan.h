@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "latest_wins.h"
+#include "session/latest_wins.h"
 #include "model/analysis.h"
-#include "model_session.h"
+#include "model_display.h"
 
 namespace attnviz {
 

@@ -446,7 +446,7 @@ bool App::Ready() const {
     if (models->opening() || models->running() || models->making_exact_rows() || models->making_weighted_overview())
       return false;
     return (results.model && results.model->complete()) || !results.model_error.empty() ||
-           !results.config_error.empty() || !models->open_error().empty();
+           !results.config_error.empty() || !models->open_status().ok();
   }
   return (results.shown || !results.compute_error.empty()) && !results.computing && !results.sweeping;
 }

@@ -15,7 +15,7 @@
 #include "heatmap_view.h"
 #include "layout.h"
 #include "lessons.h"
-#include "model_session.h"
+#include "model_display.h"
 #include "options.h"
 #include "panel_views.h"
 #include "settings.h"

@@ -18,7 +18,7 @@ namespace attnviz {
 bool App::IsModelFolder(const std::string& path) { return IsModelPath(path); }
 
 void App::InitModels() {
-  models = std::make_unique<ModelSession>([this] {
+  models = std::make_unique<ModelSession>(OpenModelFolder, [this] {
     if (void (*wake)() = wake_ui.load()) wake();
   });
   scans = std::make_unique<AblationScanJob>();
@@ -131,7 +131,7 @@ void App::UpdateModel() {
   const uint64_t opened = models->open_generation();
   if (opened != seen_open_generation_) {
     seen_open_generation_ = opened;
-    if (std::shared_ptr<const ModelFolder> folder = models->folder(); folder && models->open_error().empty()) {
+    if (std::shared_ptr<const ModelFolder> folder = models->folder(); folder && models->open_status().ok()) {
       settings.AddRecentModel(folder->dir);
       // A request for this very folder may be running already (Submit sees the folder before the open counts as
       // finished): the next Submit sends one only if what is asked differs (another folder always does).

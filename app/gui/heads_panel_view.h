@@ -6,7 +6,7 @@
 #include <map>
 
 #include "heatmap_view.h"
-#include "map_kind.h"
+#include "session/map_kind.h"
 #include "maps/view.h"
 
 namespace attnviz {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "model_session.h"
+#include "model_display.h"
 
 namespace attnviz {
 namespace {
@@ -68,9 +68,8 @@ LayerMaps PooledRolloutBlocks(const ModelResult& r, int layer) {
   return out;
 }
 
-UiMessage RolloutRefusal(int n) {
-  if (Status s = model::CheckRolloutMemory((size_t)std::max(1, n)); !s)
-    return UiMessage(Str::kRolloutRefusedMemory, {UiMessage(s)});
+UiMessage RolloutRefusalMessage(int n) {
+  if (Status s = RolloutRefusal(n); !s) return UiMessage(Str::kRolloutRefusedMemory, {UiMessage(s)});
   return UiMessage();
 }
 
@@ -81,7 +80,7 @@ bool RolloutPending(const ModelResult& r, int layer) {
 
 UiMessage MapKindRefusal(const ModelResult& r, MapKind kind) {
   const int n = (int)r.tokens.size();
-  if (kind == MapKind::kRollout) return RolloutRefusal(n);
+  if (kind == MapKind::kRollout) return RolloutRefusalMessage(n);
   // Value-weighted: a streamed run makes the shown layer's pyramid on demand (ExactRows::weighted).
   return UiMessage();
 }

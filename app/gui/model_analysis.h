@@ -9,38 +9,22 @@
 #include "base/status.h"
 #include "base/tensor.h"
 #include "i18n/ui_message.h"
-#include "map_kind.h"
 #include "maps/layer_maps.h"
+#include "session/layer_collector.h"
+#include "session/map_kind.h"
+#include "session/model_session.h"
 #include "model/analysis.h"
 #include "sandbox/pipeline.h"
 #include "tokenize/token.h"
 
 namespace attnviz {
 
-struct ModelResult;
-struct ExactRows;  // model_session.h
-
-using model::kRolloutMaxTokens;  // exact rollout up to this many tokens, pooled above (the CLI's dump too)
-using model::RolloutFactor;
-
-// Kept per layer of a run (shared, immutable once published).
-struct LayerAnalysis {
-  // What the scores multiplied (after RoPE), for the neuron view: q [n_head, n, d_head], k [n_kv_head, n, d_head].
-  SharedTensor q = EmptyTensor(), k = EmptyTensor();
-  float multiplier = 1.0f;
-  SharedTensor value_norms = EmptyTensor();  // [n_head, n] = || v_j^(kv of h) W_o^h ||
-  SharedTensor rollout = EmptyTensor();      // [1, nb, nb] = R_l, pooled R'_l when rollout_factor > 1 (nb =
-                                             // ceil(n / rollout_factor)); empty when refused (RolloutRefusal)
-  int rollout_factor = 1;                    // tokens a side of a rollout cell (RolloutFactor)
-};
-
 // Value-weighted maps are not probabilities (a weight times a norm, often above 1): the Heads panel draws them and
 // the export writes them on their own range (min..max), whatever the fixed/auto setting says.
 inline bool KindHasOwnRange(bool model_source, MapKind kind) { return model_source && kind == MapKind::kValueWeighted; }
 
-// Why a run over n tokens makes no rollout ("" when it does): the memory limit (of the pooled size above
-// kRolloutMaxTokens). A streamed run makes it from the head mean its blocks add up.
-UiMessage RolloutRefusal(int n);
+// Why a run over n tokens makes no rollout ("" when it does), in the UI's words (core's RolloutRefusal).
+UiMessage RolloutRefusalMessage(int n);
 // The run makes its rollout after the last layer (ModelResult::rollout_pending) and has not made layer's yet.
 bool RolloutPending(const ModelResult& result, int layer);
 // Why `kind` cannot be shown for this result (empty when it can).

@@ -11,6 +11,7 @@
 #include "io/file_io.h"
 #include "io/json.h"
 #include "i18n/localized.h"
+#include "model_figure.h"
 #include "panel_util.h"
 #include "widgets.h"
 #ifdef ATTNVIZ_HAVE_FIGURE

@@ -145,7 +145,7 @@ void DrawModelPanel(App& app) {
     dump.RecordItem(bundled ? "model.bundled" : "model.recent." + std::to_string(i), JsonString(offers[i]));
   }
   if (app.models->opening()) DimText(Trf(Str::kOpeningModel, {s.model_dir}));
-  const std::string open_error = app.models->open_error();
+  const std::string open_error = OpenErrorText(*app.models);
   if (!open_error.empty()) ErrorText(open_error);
   dump.SetField("model_open_error", JsonString(open_error));
   std::shared_ptr<const ModelFolder> folder = app.models->folder();
@@ -185,7 +185,7 @@ void DrawModelPanel(App& app) {
     DrawAblationControls(app);
     if (!app.results.model_error.empty()) ErrorText(app.results.model_error.Render());
     float fraction = 0;
-    const std::string progress = app.models->progress(&fraction);
+    const std::string progress = ModelProgressText(app.models->progress(), &fraction);
     if (!progress.empty()) {
       widget::ProgressBar(dump, "model.progress", fraction, width, Trf(Str::kRunning, {progress}));
     }

@@ -24,7 +24,7 @@
 #include "sandbox/sweep.h"
 #include "sandbox/pipeline.h"
 #include "base/status.h"
-#include "latest_wins.h"
+#include "session/latest_wins.h"
 
 namespace attnviz {
 

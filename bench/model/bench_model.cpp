@@ -3,6 +3,7 @@
 // /tmp/attnviz_bench_gpt2_small. Compare with: /usr/bin/python3 bench/model/torch_gpt2.py (same folder).
 //
 //   attnviz_model_bench [--dir DIR | --arch gpt2|llama|smollm2] [--n 1024] [--reps 3] [--compare TORCH_DIR]
+//                       [--ids-file IDS.json] [--long [--roles-csv FILE]]
 //                       [--no-stream] [--json FILE]
 // --arch llama: a random llama of the same width (12 layers, 12 heads on 4 kv heads, d_ff 2048, llama3 rope)
 // written once to /tmp/attnviz_bench_llama_small.
@@ -12,6 +13,8 @@
 // --no-stream: skip the second timing (a sink that keeps nothing).
 // --long: instead of keeping every map, the app's streamed run (first layer, all layers, peak RSS) beside the CLI's
 // forward (each layer's maps made, not kept) and the same GEMMs alone, for inputs too long to keep (bench/model/long.sh).
+// --ids-file: a JSON array of token ids to run instead of the made-up ones; --roles-csv: the streamed run's head
+// roles as the app's session scores them (HeadRolesCsv), for tests/session.
 // --compare: max |difference| to the maps torch_gpt2.py --save TORCH_DIR wrote (same checkpoint, same n).
 // --make-gguf DIR: writes DIR/smollm2_q4k.gguf, a random llama of SmolLM2-135M's shape quantized as llama.cpp's
 //   Q4_K_M leaves that shape (Q4_K where a row is whole 256-element super-blocks: ffn_down; llama.cpp's fallback
@@ -39,6 +42,7 @@
 #include "base/matmul.h"
 #include "io/file_io.h"
 #include "maps/pyramid.h"
+#include "session/layer_collector.h"
 #include "model/roles.h"
 #include "model/run.h"
 #include "model/gguf_weights.h"
@@ -370,39 +374,14 @@ double FlopsPerRun(const ModelConfig& c, int n) {
 
 // ---- --long: what the app does with a long input, beside the CLI's forward and the GEMMs alone ----
 
-// The app's streamed run (app/gui/model_session.cpp's sink, without the UI): every block into a pyramid and role
-// rows, each layer's input kept (the app makes q and k of the layer it shows from it), the coarser levels kept. Records when the first layer and the last are done.
-struct AppLikeSink : LayerSink {
-  int n_head = 0, n = 0, n_layer = 0;
-  Mask mask;  // the model's (AttentionMask): a causal map's pyramid skips its masked half
-  MapPyramid pyramid;
-  MapPyramid::StreamedFactors factors;  // as the app's (MapPyramid::kStreamedKeptBytes of kept levels)
-  std::unique_ptr<RoleRows> rows;
-  HeadRoles roles;
-  std::vector<MapPyramid> kept;
-  std::vector<std::vector<float>> inputs;  // [n_layer][n * d_model]: each layer's input (what makes its q and k)
-  std::chrono::steady_clock::time_point t0;
-  double first_ms = 0;
-  Status OnEmbeddings(const float* hidden, int n_tokens, int d) override {
-    inputs.emplace_back(hidden, hidden + (size_t)n_tokens * d);
-    return Status::Ok();
-  }
-  void OnBlock(int, const RowBlock& b) override {
-    pyramid.AddBlock(b);
-    rows->AddRows(b.head, b.r0, b.rows, b.probs);
-  }
-  Status OnLayer(const LayerOutput& o) override {
-    pyramid.Finish();
-    if (Status s = rows->ScoreInto(o.layer, &roles, o.metrics); !s) return s;
-    const int base = pyramid.levels().front().factor;
-    kept.push_back(pyramid.Coarsened(factors.kept));
-    if (o.layer + 1 < o.n_layer) inputs.emplace_back(o.hidden, o.hidden + (size_t)o.n * o.d_model);  // the next one's
-    if (o.layer == 0)
-      first_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    if (o.layer + 1 < o.n_layer) pyramid.Reset(n_head, n, n, base, mask);
-    return Status::Ok();
-  }
-};
+// The app's streamed run: the session's own collector (core/session/layer_collector.h, CollectPlan::ForSession),
+// every block into a pyramid and role rows, each layer's input kept (the app makes q and k of the layer it shows
+// from it), the coarser levels kept. Tokens without text: the bench runs ids.
+std::vector<attnviz::tokenize::Token> BareTokens(const std::vector<int>& ids) {
+  std::vector<attnviz::tokenize::Token> tokens(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) tokens[i].id = ids[i];
+  return tokens;
+}
 
 double GemmLayerMs(const ModelConfig& c, int n);
 
@@ -482,41 +461,47 @@ int CliForwardRows(const Model& model, const std::vector<int>& ids, int reps, co
 }
 
 int LongRows(const Model& model, const ModelConfig& c, const std::vector<int>& ids, int reps, const std::string& dir,
-             const std::string& json_path) {
+             const std::string& json_path, const std::string& roles_csv) {
   const int n = (int)ids.size();
   std::vector<double> app_first, app_all, cli_all, gemm, layer_qk;
   double app_rss = 0;
   for (int r = 0; r < reps + 1; ++r) {  // the first round warms up
     // 1. The app's way: maps streamed into pyramids, each layer's input kept.
-    AppLikeSink sink;
-    sink.n_head = c.n_head, sink.n = n, sink.n_layer = c.n_layer;
-    sink.rows = std::make_unique<RoleRows>(c.n_head, ids, AttentionMask(c).causal(), /*broad_from_row_figures=*/true);
-    sink.roles = MakeHeadRoles(c.n_layer, c.n_head, ids);
-    sink.mask = AttentionMask(c);
-    sink.factors = MapPyramid::ForStreamedRun(c.n_layer, c.n_head, n, MapPyramid::kStreamedKeptBytes);
-    sink.pyramid.Reset(c.n_head, n, n, sink.factors.pass, sink.mask);
     RunOptions o;
     o.stream_maps = true;
     o.row_figures = true;
-    sink.t0 = std::chrono::steady_clock::now();
+    const std::vector<attnviz::tokenize::Token> tokens = BareTokens(ids);
+    const attnviz::CollectPlan plan = attnviz::CollectPlan::ForSession(/*stream=*/true);
+    o.caller_bytes = (size_t)attnviz::CollectedBytes(c, n, plan);
+    const auto t0 = std::chrono::steady_clock::now();
+    double first_ms = 0;
+    attnviz::LayerCollector sink(model, o, tokens, plan, {}, [&](const attnviz::LayerCollector& so_far) {
+      if (so_far.collected().layers_done == 1)
+        first_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    });
     const double cpu0 = CpuSeconds();
     if (Status s = RunModel(model, ids, o, &sink); !s) {
       std::fprintf(stderr, "%s\n", s.message().c_str());
       return 2;
     }
-    const double all = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - sink.t0).count();
+    const double all = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     const double cpu_app = CpuSeconds() - cpu0;
+    // The head roles of the streamed run, as the app's session scores them (a test compares the two).
+    if (r == 0 && !roles_csv.empty())
+      if (Status s = WriteFileAtomic(roles_csv, HeadRolesCsv(sink.collected().roles)); !s) {
+        std::fprintf(stderr, "%s\n", s.message().c_str());
+        return 2;
+      }
     app_rss = std::max(app_rss, PeakRssMb());
     //    The layer the app shows: its q and k made from its input (WithExactRows), once per layer chosen.
     const int mid = c.n_layer / 2;
     Tensor q, k;
     const auto tq = std::chrono::steady_clock::now();
-    if (Status s = LayerQk(model, mid, sink.inputs[(size_t)mid].data(), n, &q, &k); !s) {
+    if (Status s = LayerQk(model, mid, sink.collected().resume_inputs[(size_t)mid]->data(), n, &q, &k); !s) {
       std::fprintf(stderr, "LayerQk: %s\n", s.message().c_str());
       return 2;
     }
     const double qk = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - tq).count();
-    sink.inputs.clear();
     // 2. The CLI's forward (attnviz-cli model --dump without the disk): each layer's whole maps made into one
     //    reused buffer, the row figures too.
     struct Discard : LayerSink {
@@ -535,11 +520,11 @@ int LongRows(const Model& model, const ModelConfig& c, const std::vector<int>& i
     // 3. The GEMMs alone.
     const double g = GemmFloorMs(c, n);
     std::printf("  round %d: app-like first layer %.0f ms, all %.0f ms (CPU %.1f s), a shown layer's q and k %.0f ms; "
-                "CLI forward %.0f ms (CPU %.1f s); GEMMs alone %.0f ms%s\n", r, sink.first_ms, all, cpu_app, qk, cli,
+                "CLI forward %.0f ms (CPU %.1f s); GEMMs alone %.0f ms%s\n", r, first_ms, all, cpu_app, qk, cli,
                 cpu_cli, g, r == 0 ? " (warm-up)" : "");
     std::fflush(stdout);
     if (r == 0) continue;
-    app_first.push_back(sink.first_ms), app_all.push_back(all), cli_all.push_back(cli), gemm.push_back(g);
+    app_first.push_back(first_ms), app_all.push_back(all), cli_all.push_back(cli), gemm.push_back(g);
     layer_qk.push_back(qk);
   }
   auto median = [](std::vector<double> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; };
@@ -560,7 +545,7 @@ int LongRows(const Model& model, const ModelConfig& c, const std::vector<int>& i
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string dir, compare, arch = "gpt2", json_path, gguf;
+  std::string dir, compare, arch = "gpt2", json_path, gguf, ids_file, roles_csv;
   int n = 1024, reps = 3;
   bool stream = true, long_rows = false, stream_only = false, cli_forward_only = false;
   for (int i = 1; i < argc; ++i) {
@@ -576,10 +561,13 @@ int main(int argc, char** argv) {
     else if (a == "--stream-only") stream_only = true;
     else if (a == "--cli-forward-only") cli_forward_only = true;
     else if (a == "--gguf" && i + 1 < argc) gguf = argv[++i];
+    else if (a == "--ids-file" && i + 1 < argc) ids_file = argv[++i];
+    else if (a == "--roles-csv" && i + 1 < argc) roles_csv = argv[++i];
     else if (a == "--make-gguf" && i + 1 < argc) return MakeGguf(argv[++i]);
     else {
       std::fprintf(stderr, "usage: %s [--dir DIR | --arch gpt2|llama|smollm2] [--n 1024] [--reps 3] [--compare DIR] "
-                   "[--no-stream] [--stream-only] [--long] [--cli-forward-only] [--gguf FILE] [--make-gguf FILE] [--json FILE]\n", argv[0]);
+                   "[--no-stream] [--stream-only] [--long [--roles-csv FILE]] [--cli-forward-only] [--gguf FILE] [--make-gguf FILE] "
+                   "[--json FILE] [--ids-file FILE]\n", argv[0]);
       return 2;
     }
   }
@@ -613,7 +601,25 @@ int main(int argc, char** argv) {
               omp_get_max_threads(), n);
   std::vector<int> ids(n);
   for (int i = 0; i < n; ++i) ids[i] = (int)((i * 7919L) % c.vocab);
-  if (long_rows) return LongRows(**model, c, ids, std::max(1, reps), dir, json_path);
+  if (!ids_file.empty()) {  // a JSON array of token ids instead (n is its length)
+    std::ifstream in(ids_file);
+    nlohmann::json parsed = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (!parsed.is_array() || parsed.empty()) {
+      std::fprintf(stderr, "%s: not a JSON array of token ids\n", ids_file.c_str());
+      return 2;
+    }
+    ids.clear();
+    for (const nlohmann::json& id : parsed) {
+      if (!id.is_number_integer() || id.get<long>() < 0 || id.get<long>() >= c.vocab) {
+        std::fprintf(stderr, "%s: %s is not a token id of the model (0..%d)\n", ids_file.c_str(), id.dump().c_str(),
+                     c.vocab - 1);
+        return 2;
+      }
+      ids.push_back(id.get<int>());
+    }
+    n = (int)ids.size();
+  }
+  if (long_rows) return LongRows(**model, c, ids, std::max(1, reps), dir, json_path, roles_csv);
   if (cli_forward_only) return CliForwardRows(**model, ids, std::max(1, reps), json_path);
   std::vector<double> ms;
   for (int r = 0; r < (stream_only ? 0 : reps + 1); ++r) {  // the first run warms up (page faults of the map, allocations)

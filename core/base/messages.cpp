@@ -265,6 +265,9 @@ constexpr const char* kEnglish[] = {
     "{0}: too many levels of symbolic links (a link loop)",
     "the text has {0} bytes, more than a model of {2} positions can take ({1}: {3} bytes per token at most); "
     "shorten the text",
+    "the text gives no tokens",
+    "the text is more than {1} tokens; {0} takes at most {1} (max_position_embeddings)",
+    "token '{0}' has id {1}, outside the model's vocabulary of {2} (tokenizer and checkpoint disagree)",
     "the layer over {2} words needs about {0} of memory, more than the limit of {1} (ATTNVIZ_MEMORY_LIMIT, e.g. "
     "8G, changes it; fewer words or smaller sizes need less)",
     "onehot features would be {0} wide (one per distinct word), more than {1}: each q . k costs the width, so the "

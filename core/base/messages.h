@@ -274,6 +274,9 @@ enum class MsgId : int {
   kCannotRestore,             // {0} path, {1} the system's reason
   kStSymlinkLoop,             // {0} path
   kTextTooManyBytesForModel,  // {0} bytes, {1} the most, {2} positions, {3} bytes per token
+  kTextNoTokens,
+  kTextTooLongForModel,       // {0} model_type, {1} the most (the count stops there: the rest is not tokenized)
+  kTokenOutsideVocab,         // {0} token, {1} id, {2} vocab size
   kSandboxTooLarge,           // {0} estimated bytes (text), {1} the limit (text), {2} words
   kOneHotTooWide,             // {0} distinct words, {1} the most
   // ---- GGUF files (core/model/gguf_*.cpp, core/tokenize/gguf_tokenizer.cpp)

@@ -21,7 +21,7 @@ struct LayerMaps {
   std::vector<Token> query_tokens;     // n_q (equal to kv_tokens in self-attention)
   std::vector<Token> kv_tokens;        // n_k
   SharedTensor q = EmptyTensor();      // [n_head, n_q, d_k]  what exact rows need (empty: the maps are kept whole,
-                                       // or a streamed model layer not shown: app/gui/model_session.h WithExactRows)
+                                       // or a streamed model layer not shown: core/session/model_session.h ExactQk)
   SharedTensor k = EmptyTensor();      // [n_head, n_k, d_k]
   SharedTensor probs = EmptyTensor();  // [n_head, n_q, n_k]  softmax rows; masked entries exactly 0 (empty: pooled)
   std::vector<HeadMetrics> metrics;    // [n_head]: the per-row figures, from the same pass as the maps

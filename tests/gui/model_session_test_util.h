@@ -10,7 +10,7 @@
 #include <string>
 
 #include "model/run.h"
-#include "model_session.h"
+#include "model_display.h"
 
 namespace attnviz::testing {
 
@@ -26,7 +26,7 @@ inline std::shared_ptr<const ModelResult> RunOnce(ModelSession& session, const M
 inline std::shared_ptr<const ModelFolder> Open(ModelSession& session, const std::string& fixture) {
   session.Open(std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/models_e2e/" + fixture);
   EXPECT_TRUE(session.WaitIdle(60));
-  EXPECT_TRUE(session.folder()) << session.open_error();
+  EXPECT_TRUE(session.folder()) << OpenErrorText(session);
   return session.folder();
 }
 

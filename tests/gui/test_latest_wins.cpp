@@ -1,7 +1,7 @@
-// The one "latest request wins" queue (app/gui/latest_wins.h) that the sandbox's worker and the model session share:
+// The one "latest request wins" queue (core/session/latest_wins.h) that the sandbox's worker and the model session share:
 // only the newest request finishes, a superseded run stops at its next cancel check and is never published, steps
 // are published before the end, an exception becomes a failed status; and a model run arrives layer by layer.
-#include "latest_wins.h"
+#include "session/latest_wins.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,8 @@
 #include <vector>
 
 #include "model_analysis.h"
-#include "model_session.h"
+#include "model_display.h"
+#include "model_folder.h"
 
 namespace attnviz {
 namespace {
@@ -140,7 +141,7 @@ TEST(ModelSessionSteps, EachLayerIsPublishedAsItFinishes) {
   std::atomic<ModelSession*> session_ptr{nullptr};  // set once the session exists (its threads start first)
   std::mutex mutex;
   std::vector<std::shared_ptr<const ModelResult>> seen;  // every distinct latest(), in order
-  ModelSession session([&] {
+  ModelSession session(OpenModelFolder, [&] {
     ModelSession* session = session_ptr.load();
     if (!session) return;
     std::shared_ptr<const ModelResult> now = session->latest();
@@ -150,7 +151,7 @@ TEST(ModelSessionSteps, EachLayerIsPublishedAsItFinishes) {
   session_ptr = &session;
   session.Open(std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/models_e2e/gpt2");
   ASSERT_TRUE(session.WaitIdle(60));
-  ASSERT_TRUE(session.folder()) << session.open_error();
+  ASSERT_TRUE(session.folder()) << OpenErrorText(session);
   const int n_layer = session.folder()->model->config().n_layer;
   ASSERT_GE(n_layer, 2);
   ModelRequest request;

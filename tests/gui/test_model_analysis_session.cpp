@@ -15,7 +15,8 @@
 #include "io/npy.h"
 #include "model_figure.h"
 #include "maps/view.h"
-#include "model_session.h"
+#include "model_display.h"
+#include "model_folder.h"
 #include "model_session_test_util.h"
 
 namespace attnviz {
@@ -29,7 +30,7 @@ using testing::RunOnce;
 
 // The same text on one fixture, streamed (no whole maps kept) and whole: what the streamed kinds are checked against.
 struct StreamedAndWhole {
-  ModelSession streamed_session, whole_session;
+  ModelSession streamed_session{OpenModelFolder}, whole_session{OpenModelFolder};
   std::shared_ptr<const ModelResult> streamed, whole;
   explicit StreamedAndWhole(const char* fixture) {
     streamed_session.set_stream_above_cells(0);
@@ -81,7 +82,7 @@ std::unique_ptr<Run> RunBoth(ModelSession& session, const std::string& fixture, 
 class SessionAnalysis : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SessionAnalysis, RolloutMapsEqualCoreRollout) {
-  ModelSession session;
+  ModelSession session(OpenModelFolder);
   auto run = RunBoth(session, GetParam());
   ASSERT_TRUE(run);
   const ModelResult& r = *run->result;
@@ -101,7 +102,7 @@ TEST_P(SessionAnalysis, RolloutMapsEqualCoreRollout) {
 }
 
 TEST_P(SessionAnalysis, ValueWeightedMapsEqualCoreValueNorms) {
-  ModelSession session;
+  ModelSession session(OpenModelFolder);
   auto run = RunBoth(session, GetParam());
   ASSERT_TRUE(run);
   const ModelResult& r = *run->result;
@@ -125,7 +126,7 @@ TEST_P(SessionAnalysis, ValueWeightedMapsEqualCoreValueNorms) {
 TEST_P(SessionAnalysis, NeuronProbEqualsTheMapCell) {
   for (bool stream : {false, true}) {
     SCOPED_TRACE(stream ? "streamed" : "whole maps");
-    ModelSession session;
+    ModelSession session(OpenModelFolder);
     if (stream) session.set_stream_above_cells(0);
     ModelRequest request;
     request.folder = Open(session, GetParam());
@@ -162,7 +163,7 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, SessionAnalysis, ::testing::Values("gpt2", "l
 TEST(SessionAnalysisKinds, AWhatIfResumedAtALaterLayerKeepsTheRolloutOfAFreshRun) {
   for (bool stream : {false, true}) {
     SCOPED_TRACE(stream ? "streamed" : "whole maps");
-    ModelSession session, fresh;
+    ModelSession session(OpenModelFolder), fresh(OpenModelFolder);
     if (stream) session.set_stream_above_cells(0), fresh.set_stream_above_cells(0);
     ModelRequest request;
     request.folder = Open(session, "llama");
@@ -193,7 +194,7 @@ TEST(SessionAnalysisKinds, AWhatIfResumedAtALaterLayerKeepsTheRolloutOfAFreshRun
 }
 
 TEST(SessionAnalysisKinds, DisplayIndicesMapBackPastHiddenSpecialTokens) {
-  ModelSession session;
+  ModelSession session(OpenModelFolder);
   auto run = RunBoth(session, "bert");  // [CLS] ... [SEP]
   ASSERT_TRUE(run);
   const ModelResult& r = *run->result;
@@ -256,9 +257,9 @@ TEST(SessionAnalysisKinds, StreamedRunsMakeRolloutFromTheirBlocksAndValueWeighte
     EXPECT_TRUE(StackedLayers(*r, false, MapKind::kValueWeighted).probs->empty());
   }
   // Longer than kRolloutMaxTokens: not refused, pooled (PooledRolloutMatchesTheCore).
-  EXPECT_TRUE(RolloutRefusal(kRolloutMaxTokens).empty());
-  EXPECT_TRUE(RolloutRefusal(kRolloutMaxTokens + 1).empty());
-  EXPECT_TRUE(RolloutRefusal(8192).empty());
+  EXPECT_TRUE(RolloutRefusalMessage(kRolloutMaxTokens).empty());
+  EXPECT_TRUE(RolloutRefusalMessage(kRolloutMaxTokens + 1).empty());
+  EXPECT_TRUE(RolloutRefusalMessage(8192).empty());
   EXPECT_EQ(RolloutFactor(kRolloutMaxTokens), 1);
   EXPECT_EQ(RolloutFactor(kRolloutMaxTokens + 1), 2);
 }
@@ -275,14 +276,14 @@ TEST(SessionAnalysisKinds, APooledRolloutOfALongInputMatchesTheCoresPooledRollou
   const std::string dir = LongLlamaFixture();
   std::string text;
   while (text.size() < 2200) text += kText, text += " ";  // about 1150 tokens: f = 2
-  ModelSession streamed, whole, fresh;
+  ModelSession streamed(OpenModelFolder), whole(OpenModelFolder), fresh(OpenModelFolder);
   streamed.set_stream_above_cells(0), fresh.set_stream_above_cells(0);
   ModelRequest request;
   request.text = text;
   streamed.Open(dir);
   ASSERT_TRUE(streamed.WaitIdle(60));
   request.folder = streamed.folder();
-  ASSERT_TRUE(request.folder) << streamed.open_error();
+  ASSERT_TRUE(request.folder) << OpenErrorText(streamed);
   auto s = RunOnce(streamed, request);
   ASSERT_TRUE(s && s->streamed);
   const int n = (int)s->tokens.size(), f = RolloutFactor(n), nb = model::RolloutBlocks(n, f);

@@ -178,7 +178,7 @@ TEST_F(ModelPanelTest, ALongTextsTokenChipsAreSubmittedOnlyWhereTheyCanBeSeen) {
 TEST_F(ModelPanelTest, OverviewShowsEveryLayerAndHeadAndAClickOpensIt) {
   App& app = MakeApp("The cat sat on the mat.");
   Frames(4);
-  ASSERT_TRUE(app.results.model) << app.results.model_error << app.models->open_error();
+  ASSERT_TRUE(app.results.model) << app.results.model_error << OpenErrorText(*app.models);
   EXPECT_EQ(app.settings.source, Source::kModel);
   EXPECT_EQ(app.results.model->n_layer(), 3);
   // Every layer arrived (--frames and --screenshot count from here), and the overview says so.
@@ -280,7 +280,7 @@ TEST(OverviewPanelView, StampsTheFramesThatFirstDrewTheFirstLayerAndEveryLayer) 
 TEST_F(ModelPanelTest, ARequestSentAsTheOpenFinishesIsNotSentAgain) {
   App& app = MakeApp("The cat sat on the mat.");
   ASSERT_TRUE(app.models->WaitIdle(30));  // open finished; the app has not looked yet
-  ASSERT_TRUE(app.models->folder()) << app.models->open_error();
+  ASSERT_TRUE(app.models->folder()) << OpenErrorText(*app.models);
   app.SubmitIfChanged();  // the run's request, before the open is seen
   ASSERT_TRUE(app.models->latest() == nullptr || app.models->latest()->generation == 1);
   Frames(3);  // UpdateModel sees the finished open of the same folder
@@ -607,7 +607,7 @@ TEST_F(ModelPanelTest, EnlargedMapAndItsCaptionFitTheHeadsPanelUnderTheRoleLine)
 TEST_F(ModelPanelTest, ModelDescriptionInKorean) {
   App& app = MakeApp("The cat sat on the mat.");
   Frames(4);
-  ASSERT_TRUE(app.results.model) << app.results.model_error << app.models->open_error();
+  ASSERT_TRUE(app.results.model) << app.results.model_error << OpenErrorText(*app.models);
   std::shared_ptr<const ModelFolder> folder = app.models->folder();
   ASSERT_TRUE(folder);
   EXPECT_EQ(app.dump.Field("model_description"), JsonString(folder->Describe()));
@@ -640,7 +640,7 @@ TEST_F(ModelPanelTest, ABadFolderSaysWhyAndKeepsTheWindowWorking) {
   std::filesystem::remove(model_dir_ + "/model.safetensors");
   App& app = MakeApp("I go home.");
   Frames(4);
-  EXPECT_NE(app.models->open_error().find("model.safetensors"), std::string::npos) << app.models->open_error();
+  EXPECT_NE(OpenErrorText(*app.models).find("model.safetensors"), std::string::npos) << OpenErrorText(*app.models);
   EXPECT_FALSE(app.results.model);
 }
 
@@ -658,14 +658,14 @@ TEST_F(ModelPanelTest, ModelErrorsInKorean) {
   const std::string ko = app.dump.Field("model_open_error");
   EXPECT_NE(ko.find(model_dir_ + ": model.safetensors도 model.safetensors.index.json도 없습니다"), std::string::npos) << ko;
   SetLang(Lang::kEn);
-  EXPECT_NE(app.models->open_error().find(model_dir_ + ": no model.safetensors or model.safetensors.index.json"),
+  EXPECT_NE(OpenErrorText(*app.models).find(model_dir_ + ": no model.safetensors or model.safetensors.index.json"),
             std::string::npos)
-      << app.models->open_error();
+      << OpenErrorText(*app.models);
 
   WriteTinyGpt2(model_dir_, 3, 4, 16, 2300);
   App& good = MakeApp("a b c a b c");
   Frames(4);
-  ASSERT_TRUE(good.results.model) << good.models->open_error();
+  ASSERT_TRUE(good.results.model) << OpenErrorText(*good.models);
   good.settings.model_role_filter = "copying >= 0.4";
   SetLang(Lang::kKo);
   Frames(2);
@@ -687,7 +687,7 @@ TEST_F(ModelPanelTest, AGgufFileOpensAsAModelAndSaysWhatWasRead) {
   model_dir_ = gguf;
   App& app = MakeApp("The cat sat on the mat.");
   Frames(6);
-  ASSERT_TRUE(app.results.model) << app.results.model_error << app.models->open_error();
+  ASSERT_TRUE(app.results.model) << app.results.model_error << OpenErrorText(*app.models);
   EXPECT_EQ(app.settings.source, Source::kModel);
   EXPECT_EQ(app.results.model->n_layer(), app.models->folder()->model->config().n_layer);
   EXPECT_TRUE(app.results.model->complete());
@@ -712,7 +712,7 @@ TEST_F(ModelPanelTest, AGgufFileOpensAsAModelAndSaysWhatWasRead) {
   model_dir_ = half;
   App& deferred = MakeApp("The cat sat on the mat.");
   Frames(6);
-  ASSERT_TRUE(deferred.results.model) << deferred.results.model_error << deferred.models->open_error();
+  ASSERT_TRUE(deferred.results.model) << deferred.results.model_error << OpenErrorText(*deferred.models);
   EXPECT_TRUE(deferred.results.model->complete());
   ASSERT_TRUE(deferred.models->folder()->model->per_layer());
   EXPECT_EQ(deferred.models->folder()->model->params().blocks[0].o.w, nullptr);
@@ -732,7 +732,7 @@ TEST_F(ModelPanelTest, AGgufFileOpensAsAModelAndSaysWhatWasRead) {
   model_dir_ = WriteTinyGpt2(dir_ + "/folder", 1, 2, 8, 2300);
   App& folder = MakeApp("I go home.");
   Frames(4);
-  ASSERT_TRUE(folder.results.model) << folder.models->open_error();
+  ASSERT_TRUE(folder.results.model) << OpenErrorText(*folder.models);
   EXPECT_TRUE(folder.dump.Field("model_gguf").empty());
   // Dropped on the window: the .gguf opens as a model (not as a sentence file).
   folder.pending_drops.push_back(gguf);
@@ -746,13 +746,13 @@ TEST_F(ModelPanelTest, AGgufFileOpensAsAModelAndSaysWhatWasRead) {
   ASSERT_TRUE(WriteFileAtomic(text_file, "just text\n").ok());
   folder.OpenModel(text_file);
   Frames(4);
-  EXPECT_NE(folder.models->open_error().find(text_file + ": neither a model folder (with config.json) nor a .gguf file"),
+  EXPECT_NE(OpenErrorText(*folder.models).find(text_file + ": neither a model folder (with config.json) nor a .gguf file"),
             std::string::npos)
-      << folder.models->open_error();
+      << OpenErrorText(*folder.models);
   folder.OpenModel(dir_ + "/missing.gguf");
   Frames(4);
-  EXPECT_NE(folder.models->open_error().find("missing.gguf: no such folder or file"), std::string::npos)
-      << folder.models->open_error();
+  EXPECT_NE(OpenErrorText(*folder.models).find("missing.gguf: no such folder or file"), std::string::npos)
+      << OpenErrorText(*folder.models);
   SetLang(Lang::kKo);
   Frames(1);
   EXPECT_NE(folder.dump.Field("model_open_error").find("그런 폴더나 파일이 없습니다"), std::string::npos)
@@ -939,7 +939,7 @@ TEST_F(ModelPanelTest, MistralWindowIsDrawnMaskedInTheAppAndItsFigure) {
                                           "\"model_type\": \"mistral\", \"sliding_window\": 3");
   App& app = MakeApp("the cat sat on the mat and the dog sat on the log");
   Frames(4);
-  ASSERT_TRUE(app.results.model) << app.results.model_error << app.models->open_error();
+  ASSERT_TRUE(app.results.model) << app.results.model_error << OpenErrorText(*app.models);
   ASSERT_TRUE(app.results.shown);
   const AttentionTensors& t = app.results.shown->tensors;
   EXPECT_EQ(t.mask, Mask::Causal(3));

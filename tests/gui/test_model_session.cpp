@@ -1,8 +1,9 @@
-// app/gui/model_session.*: a long input streams its maps (each layer a pyramid plus q and k, the same thumbnails,
+// core/session/model_session.* as the app runs it: a long input streams its maps (each layer a pyramid plus q and k, the same thumbnails,
 // roles and exact rows as a run that keeps whole maps), and a what-if reruns from the first layer it changes,
 // sharing the layers below it. The run's predictions and loss are core's; head ablation is a what-if that resumes
 // like the others; app/gui/ablation_scan.*: the scan in the background ranks the heads as core does, and cancels.
-#include "model_session.h"
+#include "model_display.h"
+#include "model_folder.h"
 
 #include <gtest/gtest.h>
 
@@ -40,7 +41,7 @@ bool SameBits(const Tensor& a, const Tensor& b) {
 class StreamedSession : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(StreamedSession, StreamedLayersShowWhatWholeMapsShow) {
-  ModelSession whole, streamed;
+  ModelSession whole(OpenModelFolder), streamed(OpenModelFolder);
   streamed.set_stream_above_cells(0);  // every run streams
   ModelRequest request;
   // bert takes at most 64 positions: half the text.
@@ -110,7 +111,7 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, StreamedSession, ::testing::Values("gpt2", "l
 TEST(ModelSessionWhatIf, RerunsFromTheFirstLayerItChangesSharingTheLayersBelow) {
   for (bool stream : {false, true}) {
     SCOPED_TRACE(stream ? "streamed" : "whole maps");
-    ModelSession session, fresh;
+    ModelSession session(OpenModelFolder), fresh(OpenModelFolder);
     if (stream) session.set_stream_above_cells(0), fresh.set_stream_above_cells(0);
     ModelRequest request;
     request.folder = Open(session, "llama");
@@ -205,7 +206,7 @@ class SessionPredictions : public ::testing::TestWithParam<std::string> {};
 TEST_P(SessionPredictions, ResultCarriesCorePredictEvenWhenStreamed) {
   for (bool stream : {false, true}) {
     SCOPED_TRACE(stream ? "streamed" : "whole maps");
-    ModelSession session;
+    ModelSession session(OpenModelFolder);
     if (stream) session.set_stream_above_cells(0);
     ModelRequest request;
     request.folder = Open(session, GetParam());
@@ -233,7 +234,7 @@ TEST_P(SessionPredictions, ResultCarriesCorePredictEvenWhenStreamed) {
 INSTANTIATE_TEST_SUITE_P(Fixtures, SessionPredictions, ::testing::Values("gpt2", "llama", "bert"));
 
 TEST(SessionPredictions, BertWithoutMaskAndACheckpointWithoutLmHead) {
-  ModelSession session;
+  ModelSession session(OpenModelFolder);
   ModelRequest request;
   request.folder = Open(session, "bert");
   request.text = "the cat sat on the mat.";
@@ -250,7 +251,7 @@ TEST(SessionPredictions, BertWithoutMaskAndACheckpointWithoutLmHead) {
   std::ofstream(dir / "vocab.txt") << "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\ncat\nsat\non\nmat\n.\n";
   session.Open(dir.string());
   ASSERT_TRUE(session.WaitIdle(60));
-  ASSERT_EQ(session.open_error(), "");
+  ASSERT_EQ(OpenErrorText(session), "");
   request.folder = session.folder();
   ASSERT_NE(request.folder->dir.find("attnviz-no-lm-head"), std::string::npos) << request.folder->dir;
   r = RunOnce(session, request);
@@ -277,7 +278,7 @@ TEST(ModelRequestAblation, AblatedHeadsAreAWhatIf) {
 TEST(ModelSessionAblation, ChangesTheLossAndResumesLikeAFullRun) {
   for (const char* fixture : {"gpt2", "llama"}) {
     SCOPED_TRACE(fixture);
-    ModelSession session, fresh;
+    ModelSession session(OpenModelFolder), fresh(OpenModelFolder);
     ModelRequest request;
     request.folder = Open(session, fixture);
     request.text = kText;
@@ -313,7 +314,7 @@ TEST(ModelSessionAblation, ChangesTheLossAndResumesLikeAFullRun) {
 }
 
 TEST(AblationScanJob, RanksTheHeadsAsCoreScans) {
-  ModelSession session;
+  ModelSession session(OpenModelFolder);
   ModelRequest request;
   request.folder = Open(session, "gpt2");
   request.text = kShortText;
@@ -348,7 +349,7 @@ TEST(AblationScanJob, RanksTheHeadsAsCoreScans) {
 }
 
 TEST(AblationScanJob, CancelDropsTheScanEvenBeforeItStarts) {
-  ModelSession session;
+  ModelSession session(OpenModelFolder);
   ModelRequest request;
   request.folder = Open(session, "llama");
   request.text = kText;

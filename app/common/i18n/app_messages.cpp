@@ -25,9 +25,6 @@ constexpr const char* kEnglish[] = {
     "--model: empty; give a model folder or 'tiny' (the bundled model)",
     "the bundled model 'tiny' was not found: no data folder (looked in {0})",
     "the bundled model 'tiny' was not found: {0}/config.json is missing",
-    "the text gives no tokens",
-    "the text is more than {1} tokens; {0} takes at most {1} (max_position_embeddings)",
-    "token '{0}' has id {1}, outside the model's vocabulary of {2} (tokenizer and checkpoint disagree)",
     "{0}: no such folder or file (a model is a folder with config.json, or a .gguf file)",
     "{0}: neither a model folder (with config.json) nor a .gguf file",
     // a model head as a figure (app/common/model_figure.cpp; attnviz-cli model --layer/--head)

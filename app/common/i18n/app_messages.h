@@ -29,9 +29,6 @@ enum class AppMsgId : int {
   kModelEmpty,
   kBundledNoDataDir,          // {0} places searched
   kBundledNoConfig,           // {0} folder
-  kTextNoTokens,
-  kTextTooLongForModel,       // {0} model_type, {1} the most (the count stops there: the rest is not tokenized)
-  kTokenOutsideVocab,         // {0} token, {1} id, {2} vocab size
   kModelPathMissing,          // {0} path
   kNotModelFolderOrGguf,      // {0} path
   // ---- a model head as a figure (app/common/model_figure.cpp; attnviz-cli model --layer/--head)

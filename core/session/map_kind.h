@@ -1,4 +1,4 @@
-// The kinds of map the Heads panel, the Overview and the export show of a trained model (model_analysis.h makes
+// The kinds of map the Heads panel, the Overview and the export show of a trained model (app/gui/model_analysis.h makes
 // them): the attention probabilities, attention rollout, value-weighted maps.
 #pragma once
 

@@ -1,4 +1,4 @@
-#include "latest_wins.h"
+#include "session/latest_wins.h"
 
 #include <exception>
 #include <new>

@@ -1,0 +1,45 @@
+#include "session/what_ifs.h"
+
+#include <algorithm>
+
+namespace attnviz {
+namespace {
+
+// The heads of `layer` an option set ablates, sorted (the order they were listed in changes nothing).
+std::vector<int> AblatedHeadsOf(const model::RunOptions& o, int layer) {
+  std::vector<int> heads;
+  for (const model::AblatedHead& a : o.ablate)
+    if (a.layer == layer) heads.push_back(a.head);
+  std::sort(heads.begin(), heads.end());
+  heads.erase(std::unique(heads.begin(), heads.end()), heads.end());
+  return heads;
+}
+
+}  // namespace
+
+bool ModelWhatIfs::Touches(int layer) const {
+  return layers.empty() || std::find(layers.begin(), layers.end(), layer) != layers.end();
+}
+
+model::RunOptions WhatIfRunOptions(const ModelWhatIfs& w, int n_layer) {
+  model::RunOptions options;
+  if (w.no_scale) options.no_scale.assign((size_t)n_layer, false);
+  if (w.temperature != 1.0f) options.temperature.assign((size_t)n_layer, 1.0f);
+  for (int l = 0; l < n_layer; ++l) {
+    if (!w.Touches(l)) continue;
+    if (w.no_scale) options.no_scale[(size_t)l] = true;
+    if (w.temperature != 1.0f) options.temperature[(size_t)l] = w.temperature;
+  }
+  options.ablate = w.ablate;
+  return options;
+}
+
+int FirstChangedLayer(const model::ModelConfig& c, const model::RunOptions& a, const model::RunOptions& b) {
+  for (int l = 0; l < c.n_layer; ++l)
+    if (model::AttentionMultiplier(c, l, a) != model::AttentionMultiplier(c, l, b) ||
+        AblatedHeadsOf(a, l) != AblatedHeadsOf(b, l))
+      return l;
+  return c.n_layer;
+}
+
+}  // namespace attnviz
