@@ -2,7 +2,8 @@
 //   attnviz-cli model --model DIR|FILE.gguf|tiny (--text TEXT | --text-file FILE [--line N]) [--tokens] [--dump OUT]
 //                     [--roles [--json]] [--no-scale] [--temperature T] [--layers L1,L2,...]
 //                     [--figure OUT.png|.svg --layer L --head H [figure options]]
-//                     [--predict K] [--ablate L:H,...] [--neuron L:H:I:J] [--rollout] [--value-norm] [--json]
+//                     [--predict K] [--ablate L:H,...] [--neuron L:H:I:J] [--kind K,...] [--rollout] [--value-norm]
+//                     [--json]
 // --dump streams attention.npy one layer at a time: a full map of every layer is never held. Head roles
 // (core/model/roles.h) are scored layer by layer as the run goes. --figure keeps one layer's maps and draws one
 // head as the app's Export does (app/common/model_figure.h).
@@ -28,6 +29,7 @@
 #include "model_figure.h"
 #include "model_folder.h"
 #include "session/layer_collector.h"
+#include "session/map_kind.h"
 #include "io/npy.h"
 #include "options.h"
 #include "base/parse_number.h"
@@ -40,8 +42,8 @@ const char* kModelHelp =
     "Runs a trained model (a Hugging Face folder: config.json, model.safetensors, tokenizer files; or a .gguf\n"
     "file with its tokenizer) on the text and prints, per layer, each head's mean max attention and entropy.\n"
     "  --model DIR|FILE.gguf|tiny\n"
-    "                         the model folder (gpt2, bert, llama, qwen2, mistral), or a .gguf file (llama,\n"
-    "                         qwen2, mistral; F32, F16, BF16 or quantized); tiny = the bundled model\n"
+    "                         the model folder ({model_types}), or a .gguf file\n"
+    "                         ({gguf_types}; F32, F16, BF16 or quantized); tiny = the bundled model\n"
     "  --text TEXT            the text\n"
     "  --text-file FILE       a sentence file; --line N picks the item on line N (default: the first)\n"
     "  --tokens               print {\"ids\": [...], \"tokens\": [...]} as JSON and exit\n"
@@ -66,6 +68,8 @@ const char* kModelHelp =
     "  --neuron L:H:I:J       print how query token I meets key token J in head H of layer L: q, k (for RoPE\n"
     "                         models also before the rotation), q*k per dimension, the score, scale, logit\n"
     "                         and probability; --json: as JSON\n"
+    "  --kind K[,K...]        with --dump: also the maps of these kinds ({map_kinds}), one .npy each:\n"
+    "                         rollout -> OUT/rollout.npy, value_weighted -> OUT/value_norm.npy (as below)\n"
     "  --rollout              with --dump: OUT/rollout.npy [n_layer, n, n], attention rollout (heads averaged,\n"
     "                         plus the identity, multiplied through the layers); above 1024 tokens pooled to\n"
     "                         [n_layer, nb, nb], blocks of f tokens, f and nb in OUT/rollout.json\n"
@@ -96,7 +100,10 @@ struct ModelArgs {
   std::vector<model::AblatedHead> ablated;
   bool neuron = false;                  // --neuron L:H:I:J
   int neuron_at[4] = {0, 0, 0, 0};
-  bool rollout = false, value_norm = false;
+  // --dump --kind K[,K...] (and the older --rollout, --value-norm): the map kinds written beside attention.npy,
+  // each once, in the registry's order (core/session/map_kind.h).
+  std::vector<const MapKindInfo*> kinds;
+  std::string first_kind_option;  // the first --kind or alias given, named when --dump is missing
   bool ablate_scan = false;             // --ablate-scan
 };
 
@@ -113,6 +120,33 @@ bool ParseColonInts(const std::string& text, size_t count, int* out) {
     start = end + 1;
   }
   return true;
+}
+
+// The kind an older flag stands for (--rollout, --value-norm); null for any other argument.
+const MapKindInfo* KindOfAlias(const std::string& arg) {
+  for (const MapKindInfo* k : MapKinds())
+    if (*k->cli_alias && arg == k->cli_alias) return k;
+  return nullptr;
+}
+
+void AddKind(ModelArgs* a, const MapKindInfo* kind, const std::string& option) {
+  if (a->first_kind_option.empty()) a->first_kind_option = option;
+  if (std::find(a->kinds.begin(), a->kinds.end(), kind) == a->kinds.end()) a->kinds.push_back(kind);
+  std::sort(a->kinds.begin(), a->kinds.end(), [](const MapKindInfo* x, const MapKindInfo* y) { return x->kind < y->kind; });
+}
+
+// --kind attention,rollout: every name one of MapKinds() (attention is always written; naming it changes nothing).
+Status AddKinds(ModelArgs* a, const std::string& list) {
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t end = std::min(list.find(',', start), list.size());
+    const std::string name = list.substr(start, end - start);
+    const MapKindInfo* kind = MapKindNamed(name);
+    if (!kind) return Status::Prefixed(MsgId::kPrefixContext, {"--kind"}, Status::Error(MsgId::kUnknownName, {"map kind", CappedValue(name), MapKindNames()}));
+    if (kind->kind != MapKind::kAttention) AddKind(a, kind, "--kind");
+    start = end + 1;
+  }
+  return Status::Ok();
 }
 
 Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help) {
@@ -187,8 +221,12 @@ Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help)
       if (st.ok() && !ParseColonInts(v, 4, a->neuron_at)) st = AppError(AppMsgId::kNeuronSpec, {CappedValue(v)});
       a->neuron = true;
     } else if (arg == "--ablate-scan") a->ablate_scan = true;
-    else if (arg == "--rollout") a->rollout = true;
-    else if (arg == "--value-norm") a->value_norm = true;
+    else if (const MapKindInfo* alias = KindOfAlias(arg)) AddKind(a, alias, arg);
+    else if (arg == "--kind") {
+      std::string list;
+      if (Status s = take(&list); !s) return s;
+      if (Status s = AddKinds(a, list); !s) return s;
+    }
     else if (arg == "--figure") {
       st = take_path(&a->figure.out_path);
     } else if (arg == "--layer" || arg == "--head") {
@@ -221,8 +259,8 @@ Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help)
     if (a->ablate_scan) outputs.push_back("--ablate-scan");
     if (outputs.size() > 1) return AppError(AppMsgId::kOneOutputAtATime, {outputs[0], outputs[1]});
   }
-  if (a->rollout && a->dump_dir.empty()) return AppError(AppMsgId::kNeedsDump, {"--rollout", "rollout.npy"});
-  if (a->value_norm && a->dump_dir.empty()) return AppError(AppMsgId::kNeedsDump, {"--value-norm", "value_norm.npy"});
+  if (!a->kinds.empty() && a->dump_dir.empty())
+    return AppError(AppMsgId::kNeedsDump, {a->first_kind_option, a->kinds.front()->dump.file});
   if (a->figure.out_path.empty()) {
     if (!a->first_figure_option.empty()) return AppError(AppMsgId::kOptionNeedsFigure, {a->first_figure_option});
     return Status::Ok();
@@ -260,33 +298,27 @@ Status WriteModelFigure(const model::ModelConfig& c, LayerMaps maps, int n_token
   return ExportHeatmap(figure->maps, nullptr, options);
 }
 
-// What attnviz-cli model writes of each layer as it passes (the collector's taps): the dump's attention.npy,
-// hidden.npy, rollout.npy and value_norm.npy streamed one layer at a time (a full map of every layer is never held),
-// the neuron view of its layer, and the per-head summary line.
+// What attnviz-cli model writes of each layer as it passes (the collector's taps): the dump's hidden.npy and one
+// .npy per map kind (attention.npy, and each --kind), streamed one layer at a time (a full map of every layer is
+// never held), the neuron view of its layer, and the per-head summary line.
 struct CliLayerTaps {
   const ModelArgs& a;
   const model::ModelConfig& config;
-  NpyStreamWriter *attention = nullptr, *hidden = nullptr, *rollout = nullptr, *value_norm = nullptr;
+  NpyStreamWriter* hidden = nullptr;
+  struct KindFile {
+    const MapKindInfo* kind;
+    NpyStreamWriter npy;
+  };
+  std::vector<std::unique_ptr<KindFile>> kinds;  // attention first, then the --kind ones
   model::NeuronView neuron;
   std::vector<std::string> lines;
-  std::vector<float> buffer;  // [n, n]: one head's value-weighted map
+  std::vector<float> scratch;  // a kind's buffer across layers
 
   Status OnLayer(const model::LayerOutput& out, const LayerAnalysis& analysis) {
-    const size_t nn = (size_t)out.n * out.n;
-    if (attention)
-      if (Status s = attention->Append(out.probs, (size_t)out.n_head * nn); !s) return s;
     if (hidden)
       if (Status s = hidden->Append(out.hidden, (size_t)out.n * out.d_model); !s) return s;
-    if (rollout)  // R_l: [nb, nb] (nb = n when exact)
-      if (Status s = rollout->Append(analysis.rollout->data.data(), analysis.rollout->size()); !s) return s;
-    if (value_norm) {
-      buffer.resize(nn);
-      for (int h = 0; h < out.n_head; ++h) {
-        model::ScaleColumns(out.probs + (size_t)h * nn, analysis.value_norms->data.data() + (size_t)h * out.n, out.n,
-                            out.n, buffer.data());
-        if (Status s = value_norm->Append(buffer.data(), nn); !s) return s;
-      }
-    }
+    for (const std::unique_ptr<KindFile>& k : kinds)
+      if (Status s = k->kind->dump.append(out, analysis, &k->npy, &scratch); !s) return s;
     if (a.neuron && out.layer == a.neuron_at[0])
       neuron = model::Neuron(config, out, a.neuron_at[1], a.neuron_at[2], a.neuron_at[3]);
     // Per head: the mean over rows of the row max, and of the row entropy (the attention pass's own row figures:
@@ -302,13 +334,6 @@ struct CliLayerTaps {
     return Status::Ok();
   }
 };
-
-// OUT/rollout.json: how rollout.npy's cells map to tokens (cell I covers tokens I*f .. min(n, (I+1)*f) - 1).
-std::string RolloutJson(int n, int factor) {
-  return "{\"tokens\": " + std::to_string(n) + ", \"tokens_per_cell\": " + std::to_string(factor) +
-         ", \"cells\": " + std::to_string(model::RolloutBlocks(n, factor)) +
-         ", \"pooled\": " + (factor > 1 ? "true" : "false") + "}\n";
-}
 
 std::string Piece(const tokenize::Tokenizer& t, int id) {
   auto p = t.IdToPiece(id);
@@ -418,7 +443,7 @@ int RunModelCommand(const std::vector<std::string>& args) {
   bool help = false;
   if (Status s = ParseArgs(args, &a, &help); !s) return UsageError("model", Localized(s));
   if (help) {
-    std::printf("%s", HelpText(Help::kModel, kModelHelp));
+    std::printf("%s", WithModelTypes(HelpText(Help::kModel, kModelHelp)).c_str());
     return 0;
   }
   Result<SentenceItem> item = ResolveInputText(a.input);
@@ -466,9 +491,8 @@ int RunModelCommand(const std::vector<std::string>& args) {
     if (Status s = model::CheckNeuron(c, (int)tokens->size(), a.neuron_at[0], a.neuron_at[1], a.neuron_at[2], a.neuron_at[3]); !s)
       return UsageError("model", Localized(Status::Prefixed(MsgId::kPrefixContext, {"--neuron"}, s)));
   }
-  const int rollout_factor = model::RolloutFactor((int)tokens->size());
-  if (a.rollout)
-    if (Status s = model::CheckRolloutMemory(tokens->size()); !s) return UsageError("model", Localized(s));
+  for (const MapKindInfo* kind : a.kinds)  // a kind the run cannot make is refused before anything runs
+    if (Status s = kind->refusal((int)tokens->size()); !s) return UsageError("model", Localized(s));
   // --figure: the layer and head in the model's range, before anything runs.
   const bool figure = !a.figure.out_path.empty();
   if (figure && a.figure_layer >= c.n_layer)
@@ -483,33 +507,28 @@ int RunModelCommand(const std::vector<std::string>& args) {
   const std::vector<int> ids = TokenIds(*tokens);
   const size_t n = ids.size();
   DumpFolder dump;
-  NpyStreamWriter attention, hidden, rollout_npy, value_npy;
-  if (!a.dump_dir.empty()) {
-    if (Status s = dump.Begin(a.dump_dir); !s) return UsageError("model", Localized(s));
-    if (Status s = WriteFileAtomic(dump.Path("tokens.json"), TokensJson(*tokens)); !s) return UsageError("model", Localized(s));
-    if (Status s = attention.Open(dump.Path("attention.npy"), {(size_t)c.n_layer, (size_t)c.n_head, n, n}); !s)
-      return UsageError("model", Localized(s));
-    if (Status s = hidden.Open(dump.Path("hidden.npy"), {(size_t)c.n_layer + 1, n, (size_t)c.d_model}); !s)
-      return UsageError("model", Localized(s));
-    if (a.rollout) {
-      const size_t cells = (size_t)model::RolloutBlocks((int)n, rollout_factor);
-      if (Status s = rollout_npy.Open(dump.Path("rollout.npy"), {(size_t)c.n_layer, cells, cells}); !s)
-        return UsageError("model", Localized(s));
-      if (Status s = WriteFileAtomic(dump.Path("rollout.json"), RolloutJson((int)n, rollout_factor)); !s)
-        return UsageError("model", Localized(s));
-    }
-    if (a.value_norm)
-      if (Status s = value_npy.Open(dump.Path("value_norm.npy"), {(size_t)c.n_layer, (size_t)c.n_head, n, n}); !s)
-        return UsageError("model", Localized(s));
-  }
+  NpyStreamWriter hidden;
   const bool dumping = !a.dump_dir.empty();
-  // The one collector (core/session), keeping nothing but the figure's layer: the taps stream the rest out.
   CliLayerTaps taps{a, c};
   if (dumping) {
-    taps.attention = &attention, taps.hidden = &hidden;
-    if (a.rollout) taps.rollout = &rollout_npy;
-    if (a.value_norm) taps.value_norm = &value_npy;
+    if (Status s = dump.Begin(a.dump_dir); !s) return UsageError("model", Localized(s));
+    if (Status s = WriteFileAtomic(dump.Path("tokens.json"), TokensJson(*tokens)); !s) return UsageError("model", Localized(s));
+    if (Status s = hidden.Open(dump.Path("hidden.npy"), {(size_t)c.n_layer + 1, n, (size_t)c.d_model}); !s)
+      return UsageError("model", Localized(s));
+    taps.hidden = &hidden;
+    std::vector<const MapKindInfo*> written = {&AttentionKind()};
+    written.insert(written.end(), a.kinds.begin(), a.kinds.end());
+    for (const MapKindInfo* kind : written) {
+      taps.kinds.push_back(std::make_unique<CliLayerTaps::KindFile>());
+      taps.kinds.back()->kind = kind;
+      if (Status s = taps.kinds.back()->npy.Open(dump.Path(kind->dump.file), kind->dump.shape(c, (int)n)); !s)
+        return UsageError("model", Localized(s));
+      if (*kind->dump.sidecar_file)
+        if (Status s = WriteFileAtomic(dump.Path(kind->dump.sidecar_file), kind->dump.sidecar((int)n)); !s)
+          return UsageError("model", Localized(s));
+    }
   }
+  // The one collector (core/session), keeping nothing but the figure's layer: the taps stream the rest out.
   LayerTaps layer_taps;
   if (dumping)
     layer_taps.embeddings = [&](const float* h, int rows, int d) { return hidden.Append(h, (size_t)rows * d); };
@@ -519,11 +538,14 @@ int RunModelCommand(const std::vector<std::string>& args) {
   CollectPlan plan;
   plan.maps = CollectPlan::Maps::kNone;
   plan.keep_layer = figure ? a.figure_layer : -1;
-  plan.thumbnails = plan.neuron_qk = plan.resume_points = false;
-  plan.rollout = a.rollout;
+  plan.thumbnails = plan.neuron_qk = plan.resume_points = plan.rollout = plan.value_norms = false;
   plan.rollout_with_layers = true;
-  plan.value_norms = a.value_norm;
-  options.caller_bytes = (size_t)CollectedBytes(c, (int)n, plan) + (a.value_norm ? n * n * sizeof(float) : 0);
+  double scratch_bytes = 0;
+  for (const MapKindInfo* kind : a.kinds) {
+    kind->collect(&plan);
+    scratch_bytes = std::max(scratch_bytes, kind->dump.scratch_bytes((int)n));
+  }
+  options.caller_bytes = (size_t)(CollectedBytes(c, (int)n, plan) + scratch_bytes);
   LayerCollector collector(*(*folder)->model, options, *tokens, plan, layer_taps);
   if (Status s = model::RunModel(*(*folder)->model, ids, options, &collector); !s)
     return UsageError("model", Localized(s));
@@ -566,12 +588,9 @@ int RunModelCommand(const std::vector<std::string>& args) {
   if (dumping) {
     if (Status s = WriteFileAtomic(dump.Path("roles.csv"), model::HeadRolesCsv(roles)); !s)
       return UsageError("model", Localized(s));
-    if (Status s = attention.Close(); !s) return UsageError("model", Localized(s));
     if (Status s = hidden.Close(); !s) return UsageError("model", Localized(s));
-    if (a.rollout)
-      if (Status s = rollout_npy.Close(); !s) return UsageError("model", Localized(s));
-    if (a.value_norm)
-      if (Status s = value_npy.Close(); !s) return UsageError("model", Localized(s));
+    for (const std::unique_ptr<CliLayerTaps::KindFile>& k : taps.kinds)
+      if (Status s = k->npy.Close(); !s) return UsageError("model", Localized(s));
     if (Status s = dump.Commit(); !s) return UsageError("model", Localized(s));
     std::fprintf(table_only ? stderr : stdout, "%s\n", Trf(Str::kCliDumpWritten, {a.dump_dir}).c_str());
   }

@@ -60,7 +60,7 @@ const char* const kAppOptionsHelp =
     "\nApp options:\n"
     "  --model DIR|FILE.gguf|tiny\n"
     "                        open a trained model folder (config.json, model.safetensors, tokenizer files) or\n"
-    "                        a .gguf file (llama, qwen2, mistral); tiny: the bundled model\n"
+    "                        a .gguf file ({gguf_types}); tiny: the bundled model\n"
     "  --shader-dir DIR      where heatmap.vert and heatmap.frag live (default: <prefix>/share/attnviz/shaders\n"
     "                        beside the executable, or the source tree's from the build folder; --print-paths)\n"
     "  --screenshot FILE     save the window as PNG (or .ppm) after --frames frames, then exit\n"
@@ -80,7 +80,8 @@ const char* const kAppOptionsHelp =
 std::string AppOptionsHelp() {
   return std::string(HelpText(Help::kAppHead, "usage: attnviz [options] [FILE] [MODEL_DIR]\n"
                                               "Text and attention settings (the same as attnviz-cli):\n")) +
-         HelpText(Help::kInputOptions, InputOptionsHelp().c_str()) + HelpText(Help::kAppOptions, kAppOptionsHelp);
+         HelpText(Help::kInputOptions, InputOptionsHelp().c_str()) +
+         WithModelTypes(HelpText(Help::kAppOptions, kAppOptionsHelp));
 }
 
 Status ParseAppOptions(const std::vector<std::string>& args, AppOptions* options) {

@@ -11,20 +11,23 @@
 
 namespace attnviz {
 
+Str MapKindLabel(MapKind kind) {
+  switch (kind) {
+    case MapKind::kRollout: return Str::kMapKindRollout;
+    case MapKind::kValueWeighted: return Str::kMapKindValueWeighted;
+    default: return Str::kMapKindAttention;
+  }
+}
+
 void DrawMapKindChoice(App& app) {
   WidgetDump& dump = app.dump;
   MapKind& kind = app.views.heads.kind;
   ImGui::TextUnformatted(Tr(Str::kMapKindLabel));
-  const struct {
-    MapKind kind;
-    Str label;
-    const char* name;
-  } choices[] = {{MapKind::kAttention, Str::kMapKindAttention, "heads.kind_attention"},
-                 {MapKind::kRollout, Str::kMapKindRollout, "heads.kind_rollout"},
-                 {MapKind::kValueWeighted, Str::kMapKindValueWeighted, "heads.kind_value_weighted"}};
-  for (const auto& c : choices) {
+  for (const MapKindInfo* choice : MapKinds()) {  // the registry's kinds, in its order (core/session/map_kind.h)
     ImGui::SameLine();
-    if (widget::RadioButton(dump, c.label, c.name, kind == c.kind)) kind = c.kind;
+    const std::string widget_name = std::string("heads.kind_") + choice->name;
+    if (widget::RadioButton(dump, MapKindLabel(choice->kind), widget_name.c_str(), kind == choice->kind))
+      kind = choice->kind;
   }
   if (kind == MapKind::kRollout) DimText(Tr(Str::kRolloutExplain));
   // A long input's rollout is pooled (model_analysis.h RolloutFactor): say to how many tokens a cell.

@@ -365,8 +365,8 @@ namespace {
 double FlopsPerRun(const ModelConfig& c, int n) {
   // Dense layers (2 flops per multiply-add) + q k^T and probs v over the visible keys.
   const double proj = 2.0 * n * c.d_model * (c.q_dim() + 2.0 * c.kv_dim()) + 2.0 * n * c.q_dim() * c.d_model;
-  const double mlp = 2.0 * n * c.d_model * c.d_ff * (c.arch == Arch::kLlama ? 3 : 2);
-  const double keys = c.arch == Arch::kBert ? (double)n * n : n * (n + 1) / 2.0;
+  const double mlp = 2.0 * n * c.d_model * c.d_ff * (c.recipe.gated_mlp ? 3 : 2);
+  const double keys = c.recipe.bidirectional ? (double)n * n : n * (n + 1) / 2.0;
   const double attn = 2.0 * 2.0 * keys * c.d_head * c.n_head;
   return c.n_layer * (proj + mlp + attn);
 }
@@ -405,7 +405,7 @@ double GemmLayerMs(const ModelConfig& c, int n) {
   const RowMatrix x = rnd(n, d), w_qkv = rnd(d, qkv), w_o = rnd(c.q_dim(), d), w_up = rnd(d, ff),
                   w_down = rnd(ff, d), z = rnd(n, c.q_dim()), h = rnd(n, ff), q = rnd(n, dh), kk = rnd(n, dh);
   RowMatrix out_qkv(n, qkv), out_o(n, d), out_up(n, ff), out_down(n, d);
-  const bool causal = c.arch != Arch::kBert;
+  const bool causal = !c.recipe.bidirectional;
   const int blocks = (n + 255) / 256;
   const auto t = std::chrono::steady_clock::now();
   // The projections and the MLP through the engine's one product (MatMulTiled: tiles over the team; Eigen never
@@ -416,7 +416,7 @@ double GemmLayerMs(const ModelConfig& c, int n) {
   };
   product(x, w_qkv, &out_qkv);
   product(z, w_o, &out_o);
-  for (int g = 0; g < (c.arch == Arch::kLlama ? 2 : 1); ++g) product(x, w_up, &out_up);
+  for (int g = 0; g < (c.recipe.gated_mlp ? 2 : 1); ++g) product(x, w_up, &out_up);
   product(h, w_down, &out_down);
   // (head, block of rows) items over the team, one-thread products inside (as the attention kernel runs them)
 #pragma omp parallel

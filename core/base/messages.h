@@ -71,8 +71,8 @@ enum class MsgId : int {
   kConfigRopeType,            // {0} type
   kConfigHeadDimOdd,          // {0} head_dim
   kConfigSlidingWindow,
-  kConfigNoModelType,
-  kConfigModelType,           // {0} model_type
+  kConfigNoModelType,         // {0} the supported model types (core/model/arch/family.h)
+  kConfigModelType,           // {0} model_type, {1} the supported model types
   kConfigHeadsTooWide,        // {0} width, {1} the most
   kConfigTooLarge,
   kCannotStat,                // {0} reason
@@ -300,7 +300,7 @@ enum class MsgId : int {
   kGgufTensorPastEnd,        // {0} tensor, {1} from, {2} to, {3} ne, {4} type, {5} file bytes
   kGgufTensorTwice,          // {0} tensor, {1} byte, {2} first byte
   kGgufQuantType,            // {0} tensor, {1} type
-  kGgufArch,                 // {0} architecture
+  kGgufArch,                 // {0} architecture, {1} the supported architectures
   kGgufMissingKey,           // {0} key
   kGgufKeyRange,             // {0} key, {1} value, {2} lo, {3} hi
   kGgufKeysDiffer,           // {0} key, {1} value, {2} key, {3} value

@@ -84,7 +84,7 @@ NeuronView Neuron(const ModelConfig& c, const LayerOutput& out, int head, int i,
     v.prob = logits[(size_t)(j - begin)] / sum;
   }
   // 3. RoPE families: rotate back by the angles of positions i and j (rope.h: pairs (t, t + half)).
-  if (c.arch == Arch::kLlama) {
+  if (c.recipe.rope) {
     v.rope = true;
     std::vector<float> cos, sin;
     RopeTables(RopeInvFreq(c), std::max(i, j) + 1, &cos, &sin);
@@ -355,8 +355,8 @@ Result<AblationScan> ScanHeadAblations(const Model& model, const std::vector<int
   const ModelConfig& c = model.config();
   if (!HasLmHead(model)) return Status::Error(MsgId::kNoLmHead, {c.model_type});
   if (!PredictsNextToken(c) || ids.size() < 2)
-    return Status::Error("the ablation scan ranks heads by the next-token loss: it needs a causal model (gpt2, "
-                         "llama, qwen2, mistral) and at least 2 tokens");
+    return Status::Error("the ablation scan ranks heads by the next-token loss: it needs a model that predicts the "
+                         "next token and at least 2 tokens");
   const size_t per = ids.size() * (size_t)c.d_model;
   const std::vector<int> last = {(int)ids.size() - 1};  // top-k of one position: the loss is what is wanted
   // 1. The base run: every block's residual stream, no maps.

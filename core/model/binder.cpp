@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "base/finite.h"
+#include "model/arch/family.h"
 #include "model/bind.h"
 
 namespace attnviz::model {
@@ -81,12 +82,9 @@ std::string DetectPrefix(const TensorStore& store, const std::string& probe, std
 Result<ModelParams> BindParams(const ModelConfig& config, TensorStore* store) {
   Binder b(store);
   ModelParams p;
-  Status s;
-  switch (config.arch) {
-    case Arch::kGpt2: s = BindGpt2(config, b, &p); break;
-    case Arch::kBert: s = BindBert(config, b, &p); break;
-    case Arch::kLlama: s = BindLlama(config, b, &p); break;
-  }
+  const Family* family = FamilyFor(config.model_type);
+  if (!family) return Status::Error(MsgId::kConfigModelType, {CappedValue(config.model_type), SupportedModelTypes()});
+  const Status s = family->bind(config, b, &p);
   if (!s) return Status::Prefixed(MsgId::kPrefixCheckpoint, {config.model_type}, s);
   return p;
 }

@@ -1,4 +1,4 @@
-// Internal to bind_*.cpp: fetch one tensor by name with its expected shape.
+// Internal to the families' binding (arch/<family>.cpp): fetch one tensor by name with its expected shape.
 #pragma once
 #include <initializer_list>
 #include <string>
@@ -37,10 +37,6 @@ class Binder {
 
 namespace attnviz::model {
 struct ModelConfig;
-// One per architecture (bind_gpt2.cpp, bind_bert.cpp, bind_llama.cpp).
-Status BindGpt2(const ModelConfig& c, Binder& b, ModelParams* p);
-Status BindBert(const ModelConfig& c, Binder& b, ModelParams* p);
-Status BindLlama(const ModelConfig& c, Binder& b, ModelParams* p);
 // The first of `prefixes` for which `prefix + probe` is a tensor; "" when none is (Get then names what is missing).
 std::string DetectPrefix(const TensorStore& store, const std::string& probe, std::initializer_list<std::string> prefixes);
 }  // namespace attnviz::model

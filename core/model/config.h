@@ -1,14 +1,6 @@
-// config.json (Hugging Face) -> ModelConfig: one struct for every supported architecture.
-//
-// Keys read, per model_type (HF's names; defaults are HF's when a key is absent):
-//   gpt2:    n_layer, n_head, n_embd, n_inner (null -> 4 n_embd), n_positions, vocab_size, layer_norm_epsilon,
-//            activation_function, scale_attn_weights, scale_attn_by_inverse_layer_idx, tie_word_embeddings
-//   bert:    num_hidden_layers, num_attention_heads, hidden_size, intermediate_size, max_position_embeddings,
-//            vocab_size, type_vocab_size, layer_norm_eps, hidden_act, position_embedding_type ("absolute" only)
-//   llama, qwen2, mistral: num_hidden_layers, num_attention_heads, num_key_value_heads, hidden_size, head_dim,
-//            intermediate_size, max_position_embeddings, vocab_size, rms_norm_eps, hidden_act, rope_theta,
-//            rope_scaling (null, {"rope_type"|"type": "linear"|"llama3", ...}), attention_bias, mlp_bias,
-//            sliding_window (mistral), use_sliding_window (qwen2: refused when true), tie_word_embeddings
+// config.json (Hugging Face) -> ModelConfig: one struct for every supported family. Which keys a family reads,
+// its tensor names and how its block computes live in its own file, core/model/arch/<family>.cpp (the list of
+// families: arch/family.h); this file holds what every family fills in.
 // Every value is range-checked; an error names the key, the value and what is allowed.
 #pragma once
 #include <string>
@@ -19,7 +11,6 @@
 
 namespace attnviz::model {
 
-enum class Arch { kGpt2, kBert, kLlama };  // kLlama: llama, qwen2, mistral (they differ only in config)
 enum class Activation { kGeluTanh, kGeluErf, kSilu, kRelu };
 const char* ActivationName(Activation a);
 
@@ -34,9 +25,25 @@ struct RopeScaling {
   std::vector<double> freq_factors;
 };
 
+// How a family's block computes: its file (arch/<family>.cpp) says it, run.cpp, predict.cpp and analysis.cpp follow
+// it. No code outside arch/ asks which family a model is.
+struct BlockRecipe {
+  enum class Norm { kLayerNorm, kRms } norm = Norm::kLayerNorm;
+  bool post_norm = false;      // x = norm(x + sublayer(x)) (bert); else x += sublayer(norm(x))
+  bool embed_norm = false;     // a LayerNorm right after the embeddings (bert)
+  bool rope = false;           // rotary positions on q and k before the scores
+  bool gated_mlp = false;      // down(act(gate(x)) * up(x)); else down(act(up(x)))
+  bool bidirectional = false;  // every query sees every key; else causal (with the config's sliding window)
+  bool masked_lm = false;      // the LM head predicts at mask tokens through its MLM transform; else the next token
+  // The norms' names in messages: "the attention's input norm (ln_1)".
+  const char* attn_norm_stage = "";
+  const char* mlp_norm_stage = "";
+};
+
 struct ModelConfig {
-  std::string model_type;  // as in config.json: "gpt2", "bert", "llama", "qwen2", "mistral"
-  Arch arch = Arch::kGpt2;
+  std::string model_type;  // as in config.json (or general.architecture of a GGUF file)
+  std::string family;      // the arch/ file that read it: "gpt2", "bert", "llama" (llama, qwen2, mistral)
+  BlockRecipe recipe;
   int n_layer = 0;
   int n_head = 0;     // query heads
   int n_kv_head = 0;  // key/value heads (== n_head except grouped-query attention)
@@ -45,15 +52,15 @@ struct ModelConfig {
   int d_ff = 0;
   int vocab = 0;
   int max_positions = 0;
-  int type_vocab_size = 0;  // bert
+  int type_vocab_size = 0;  // token type embeddings (bert)
   double norm_eps = 1e-5;
   Activation activation = Activation::kGeluTanh;
   // attention
   bool scale_attn = true;                   // gpt2 scale_attn_weights
   bool scale_by_inverse_layer_idx = false;  // gpt2: logits also / (layer + 1)
-  bool qkv_bias = false, o_bias = false, mlp_bias = false;  // llama family
-  int sliding_window = 0;                   // mistral: key j visible to query i only if i - j < window; 0 = none
-  // rope (llama family)
+  bool qkv_bias = false, o_bias = false, mlp_bias = false;  // where a family makes them optional
+  int sliding_window = 0;                   // key j visible to query i only if i - j < window; 0 = none
+  // rope (recipe.rope)
   double rope_theta = 10000.0;
   RopeScaling rope_scaling;
   bool tie_word_embeddings = false;
@@ -66,10 +73,10 @@ struct ModelConfig {
   std::string Describe() const;  // one line, e.g. "gpt2: 12 layers, 12 heads x 64, d_model 768, ..."
 };
 
-// The mask of every layer: bert is bidirectional; gpt2 and the llama family causal, with mistral's sliding
-// window when its config has one. The one place that decides it (the run, the app's maps, figures, exports).
+// The mask of every layer: bidirectional (bert) or causal, with the sliding window when the config has one. The
+// one place that decides it (the run, the app's maps, figures, exports).
 inline Mask AttentionMask(const ModelConfig& c) {
-  return c.arch == Arch::kBert ? Mask::Bidirectional() : Mask::Causal(c.sliding_window);
+  return c.recipe.bidirectional ? Mask::Bidirectional() : Mask::Causal(c.sliding_window);
 }
 
 // `json_text`: the bytes of config.json; `where`: its path, used in messages.

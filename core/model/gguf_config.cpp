@@ -1,5 +1,6 @@
 #include "model/gguf_config.h"
 
+#include "model/arch/family.h"
 #include "model/gguf_quant.h"
 
 #include <cmath>
@@ -120,10 +121,12 @@ Result<ModelConfig> GgufModelConfig(const GgufFile& f) {
   ModelConfig c;
   GGUF_TRY(k.String("general.architecture", &c.model_type));
   if (c.model_type.empty()) return Status::ErrorAt(f.path(), MsgId::kGgufMissingKey, {"general.architecture"});
-  if (c.model_type != "llama" && c.model_type != "qwen2" && c.model_type != "mistral")
-    return Status::ErrorAt(f.path(), MsgId::kGgufArch, {CappedValue(c.model_type)});
+  const Family* family = FamilyFor(c.model_type, /*gguf=*/true);
+  if (!family)
+    return Status::ErrorAt(f.path(), MsgId::kGgufArch, {CappedValue(c.model_type), SupportedModelTypes(/*gguf=*/true)});
   const std::string& a = c.model_type;
-  c.arch = Arch::kLlama;
+  c.family = family->name;
+  c.recipe = family->recipe;
   c.activation = Activation::kSilu;
   GGUF_TRY(k.Int(a + ".block_count", 1, kMaxLayers, &c.n_layer));
   GGUF_TRY(k.Int(a + ".embedding_length", 1, kMaxWidth, &c.d_model));
@@ -161,9 +164,11 @@ Result<ModelConfig> GgufModelConfig(const GgufFile& f) {
   if (emb_rows == 0 && !f.Find(a + ".vocab_size"))
     return Status::ErrorAt(f.path(), MsgId::kGgufTensorMissing, {"token_embd.weight", f.path()});
   GGUF_TRY(k.IntOr(a + ".vocab_size", 1, kMaxVocab, emb_rows, &c.vocab));
-  if (a != "qwen2") GGUF_TRY(k.IntOr(a + ".attention.sliding_window", 0, kMaxPositions, 0, &c.sliding_window));
+  const GgufArchitecture& arch = *GgufArchitectureFor(a);
+  if (arch.reads_sliding_window)
+    GGUF_TRY(k.IntOr(a + ".attention.sliding_window", 0, kMaxPositions, 0, &c.sliding_window));
   // What the tensors say.
-  c.qkv_bias = a == "qwen2" || f.FindTensor("blk.0.attn_q.bias");
+  c.qkv_bias = arch.qkv_bias || f.FindTensor("blk.0.attn_q.bias");
   c.o_bias = f.FindTensor("blk.0.attn_output.bias") != nullptr;
   c.mlp_bias = f.FindTensor("blk.0.ffn_up.bias") != nullptr;
   c.tie_word_embeddings = f.FindTensor("output.weight") == nullptr;

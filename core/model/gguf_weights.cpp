@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "base/finite.h"
+#include "model/arch/family.h"
 #include "model/check.h"
 #include "model/gguf_config.h"
 #include "model/gguf_quant.h"
@@ -214,7 +215,8 @@ Result<std::shared_ptr<TensorStore>> MakeStore(std::shared_ptr<const GgufFile> f
   store->Keep(file);
   store->SetSourceBytes(file->file_size());
   GgufLoader g(file, store.get(), source);
-  const bool permuted = c.model_type == "llama" || c.model_type == "mistral";
+  const GgufArchitecture* arch = GgufArchitectureFor(c.model_type);
+  const bool permuted = arch && arch->qk_rows_permuted;
   const int64_t d = c.d_model, q = c.q_dim(), kv = c.kv_dim(), ff = c.d_ff;
 #define GGUF_ADD(...)                                      \
   do {                                                     \

@@ -47,7 +47,7 @@ std::vector<int> TopKIndices(const float* values, int count, int k) {
 
 bool HasLmHead(const Model& model) { return model.has_lm_head(); }
 
-bool PredictsNextToken(const ModelConfig& c) { return c.arch != Arch::kBert; }
+bool PredictsNextToken(const ModelConfig& c) { return !c.recipe.masked_lm; }
 
 Result<Predictions> Predict(const Model& model, const float* last_hidden, const std::vector<int>& ids, int k,
                             const std::vector<int>& positions, const RunControl& control) {
@@ -86,18 +86,14 @@ Result<Predictions> Predict(const Model& model, const float* last_hidden, const 
     if (!any) continue;
     const float* x = last_hidden + (size_t)r0 * d;
     // 1. The final norm (bert: the MLM transform).
-    switch (c.arch) {
-      case Arch::kGpt2:
-        LayerNormForward(x, rows, d, p.final_norm, (float)c.norm_eps, normed.data());
-        break;
-      case Arch::kLlama:
-        RmsNormForward(x, rows, d, p.final_norm, (float)c.norm_eps, normed.data());
-        break;
-      case Arch::kBert:
-        LinearForward(x, d, rows, head.transform, normed.data(), d);
-        ActivateInPlace(c.activation, normed.data(), (size_t)rows * d);
-        LayerNormForward(normed.data(), rows, d, head.transform_norm, (float)c.norm_eps, normed.data());
-        break;
+    if (c.recipe.masked_lm) {
+      LinearForward(x, d, rows, head.transform, normed.data(), d);
+      ActivateInPlace(c.activation, normed.data(), (size_t)rows * d);
+      LayerNormForward(normed.data(), rows, d, head.transform_norm, (float)c.norm_eps, normed.data());
+    } else if (c.recipe.norm == BlockRecipe::Norm::kRms) {
+      RmsNormForward(x, rows, d, p.final_norm, (float)c.norm_eps, normed.data());
+    } else {
+      LayerNormForward(x, rows, d, p.final_norm, (float)c.norm_eps, normed.data());
     }
     // 2. Logits [rows, vocab], a chunk of vocab rows of the head ([chunk, d_model] as nn.Linear) at a time.
     for (int v0 = 0; v0 < vocab; v0 += chunk) {

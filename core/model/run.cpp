@@ -96,10 +96,10 @@ void Embed(const Model& model, const std::vector<int>& ids, Workspace& ws) {
     if (p.type_emb)  // bert: token type 0 for every token
       for (int j = 0; j < d; ++j) row[j] += p.type_emb[j];
   }
-  if (c.arch == Arch::kBert) LayerNormForward(ws.x.data(), n, d, p.emb_norm, (float)c.norm_eps, ws.x.data());
+  if (c.recipe.embed_norm) LayerNormForward(ws.x.data(), n, d, p.emb_norm, (float)c.norm_eps, ws.x.data());
 }
 
-// (1) q | k | v of `in` [n, d_model] into ws.qkv.
+// q | k | v of `in` [n, d_model] into ws.qkv.
 void ProjectQkv(const ModelConfig& c, const BlockParams& b, const float* in, Workspace& ws) {
   const int n = ws.n, d = c.d_model;
   // gpt2: q, k, v are adjacent column blocks of one Conv1D weight: one GEMM for the three.
@@ -113,6 +113,31 @@ void ProjectQkv(const ModelConfig& c, const BlockParams& b, const float* in, Wor
   LinearForward(in, d, n, b.q, ws.qkv.data(), ws.ld_qkv);
   LinearForward(in, d, n, b.k, ws.qkv.data() + c.q_dim(), ws.ld_qkv);
   LinearForward(in, d, n, b.v, ws.qkv.data() + c.q_dim() + c.kv_dim(), ws.ld_qkv);
+}
+
+// The family's norm (LayerNorm or RMSNorm) of `rows` rows; false when an output is not finite.
+bool NormForward(const ModelConfig& c, const float* in, int rows, const Norm& norm, float* out) {
+  const float eps = (float)c.norm_eps;
+  return c.recipe.norm == BlockRecipe::Norm::kRms ? RmsNormForward(in, rows, c.d_model, norm, eps, out)
+                                                  : LayerNormForward(in, rows, c.d_model, norm, eps, out);
+}
+
+// (1) The steps before attention as the family's recipe orders them, from the block's input [n, d_model]: the
+//     input norm into ws.xn (pre-norm families), q | k | v of the normed input (post-norm: of the input itself),
+//     RoPE on q and k (ws.cos, ws.sin made). The block and LayerQk both run this, so their q and k are the same bits.
+//     False when the norm's output is not finite.
+bool QkvSteps(const ModelConfig& c, const BlockParams& b, const float* input, Workspace& ws) {
+  const float* from = input;
+  if (!c.recipe.post_norm) {
+    if (!NormForward(c, input, ws.n, b.attn_norm, ws.xn.data())) return false;
+    from = ws.xn.data();
+  }
+  ProjectQkv(c, b, from, ws);
+  if (c.recipe.rope) {
+    ApplyRope(ws.qkv.data(), ws.ld_qkv, ws.n, c.n_head, c.d_head, ws.cos.data(), ws.sin.data());
+    ApplyRope(ws.qkv.data() + c.q_dim(), ws.ld_qkv, ws.n, c.n_kv_head, c.d_head, ws.cos.data(), ws.sin.data());
+  }
+  return true;
 }
 
 // (2) attention over ws.qkv -> probs, the row figures, ws.z, through the one kernel (core/attention/attention.h) that the
@@ -169,66 +194,35 @@ void Mlp(const ModelConfig& c, const BlockParams& b, Workspace& ws, Residual* re
   }
 }
 
-// One block: ws.x -> ws.x, probs [n_head, n, n] written.
+// One block: ws.x -> ws.x, probs [n_head, n, n] written, as the family's recipe says (config.h BlockRecipe):
+//   pre-norm:  1-3. x -> norm -> q, k, v (RoPE)  4. attention, output projection, x += it  5. norm  6. MLP, x += it
+//   post-norm: 1-3. x -> q, k, v                 4. attention, output projection, x = norm(x + it)
+//                                                6. MLP, x = norm(x + it)
 // Each sublayer's output is checked where it is made (the norms' rows as they are written, the products' tiles in
 // their TileDone steps), so the message names the first stage that broke.
 Status BlockStages(const ModelConfig& c, const BlockParams& b, float multiplier, float* probs,
                    std::vector<HeadMetrics>* metrics, Workspace& ws, const RunOptions& o, LayerSink* sink,
                    int layer) {
-  const int n = ws.n, d = c.d_model;
-  const size_t nd = (size_t)n * d;
-  const float eps = (float)c.norm_eps;
+  const int n = ws.n;
+  const bool pre = !c.recipe.post_norm;
   float* x = ws.x.data();
   float* xn = ws.xn.data();
-  switch (c.arch) {
-    case Arch::kGpt2: {  // pre-LN
-      if (!LayerNormForward(x, n, d, b.attn_norm, eps, xn))                  // 1. ln_1
-        return NotFinite(layer, "the attention's input norm (ln_1)");
-      ProjectQkv(c, b, xn, ws);                                               // 2. q, k, v (c_attn)
-      Residual attn{x, /*into_x=*/true, /*check_sum=*/false};  // 3. attention, c_proj, 4. residual
-      if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o, sink, layer, &attn); !s) return s;
-      if (attn.out_bad) return NotFinite(layer, "the attention output");
-      if (!LayerNormForward(x, n, d, b.mlp_norm, eps, xn))                   // 5. ln_2 (a sum that broke shows here)
-        return NotFinite(layer, "the MLP's input norm (ln_2)");
-      Residual mlp{x, /*into_x=*/true, /*check_sum=*/true};  // 6. c_fc, gelu, c_proj, 7. residual
-      Mlp(c, b, ws, &mlp);
-      if (mlp.out_bad) return NotFinite(layer, "the MLP output");
-      if (mlp.sum_bad) return NotFinite(layer, "the residual stream");
-      return Status::Ok();
-    }
-    case Arch::kBert: {  // post-LN
-      ProjectQkv(c, b, x, ws);                                                // 1. query, key, value
-      Residual attn{x, /*into_x=*/false, /*check_sum=*/false};  // 2. attention, output.dense, 3. residual
-      if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o, sink, layer, &attn); !s) return s;
-      if (attn.out_bad) return NotFinite(layer, "the attention output");
-      if (!LayerNormForward(xn, n, d, b.attn_norm, eps, x))                  //    then LayerNorm
-        return NotFinite(layer, "the attention's output norm");
-      std::copy(ws.x.begin(), ws.x.begin() + nd, ws.xn.begin());             // 4. intermediate, gelu, output.dense
-      Residual mlp{x, /*into_x=*/false, /*check_sum=*/false};  // 5. residual, then LayerNorm
-      Mlp(c, b, ws, &mlp);
-      if (mlp.out_bad) return NotFinite(layer, "the MLP output");
-      if (!LayerNormForward(xn, n, d, b.mlp_norm, eps, x)) return NotFinite(layer, "the MLP's output norm");
-      return Status::Ok();
-    }
-    case Arch::kLlama: {  // pre-RMSNorm, RoPE, GQA, SwiGLU
-      if (!RmsNormForward(x, n, d, b.attn_norm, eps, xn))                    // 1. input_layernorm
-        return NotFinite(layer, "the attention's input norm (input_layernorm)");
-      ProjectQkv(c, b, xn, ws);                                               // 2. q, k, v projections
-      ApplyRope(ws.qkv.data(), ws.ld_qkv, n, c.n_head, c.d_head, ws.cos.data(), ws.sin.data());  // 3. rope q, k
-      ApplyRope(ws.qkv.data() + c.q_dim(), ws.ld_qkv, n, c.n_kv_head, c.d_head, ws.cos.data(), ws.sin.data());
-      Residual attn{x, /*into_x=*/true, /*check_sum=*/false};  // 4. attention (GQA), o_proj, 5. residual
-      if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o, sink, layer, &attn); !s) return s;
-      if (attn.out_bad) return NotFinite(layer, "the attention output");
-      if (!RmsNormForward(x, n, d, b.mlp_norm, eps, xn))                     // 6. post_attention_layernorm
-        return NotFinite(layer, "the MLP's input norm (post_attention_layernorm)");
-      Residual mlp{x, /*into_x=*/true, /*check_sum=*/true};  // 7. down(silu(gate) * up), 8. residual
-      Mlp(c, b, ws, &mlp);
-      if (mlp.out_bad) return NotFinite(layer, "the MLP output");
-      if (mlp.sum_bad) return NotFinite(layer, "the residual stream");
-      return Status::Ok();
-    }
+  if (!QkvSteps(c, b, x, ws)) return NotFinite(layer, c.recipe.attn_norm_stage);  // 1-3.
+  Residual attn{x, /*into_x=*/pre, /*check_sum=*/false};                           // 4.
+  if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o, sink, layer, &attn); !s) return s;
+  if (attn.out_bad) return NotFinite(layer, "the attention output");
+  if (pre) {
+    if (!NormForward(c, x, n, b.mlp_norm, xn)) return NotFinite(layer, c.recipe.mlp_norm_stage);  // 5. (a sum that broke shows here)
+  } else {
+    if (!NormForward(c, xn, n, b.attn_norm, x)) return NotFinite(layer, c.recipe.attn_norm_stage);
+    std::copy(ws.x.begin(), ws.x.begin() + (size_t)n * c.d_model, ws.xn.begin());
   }
-  return Status::Error("unknown architecture");
+  Residual mlp{x, /*into_x=*/pre, /*check_sum=*/pre};  // 6.
+  Mlp(c, b, ws, &mlp);
+  if (mlp.out_bad) return NotFinite(layer, "the MLP output");
+  if (pre && mlp.sum_bad) return NotFinite(layer, "the residual stream");
+  if (!pre && !NormForward(c, xn, n, b.mlp_norm, x)) return NotFinite(layer, c.recipe.mlp_norm_stage);
+  return Status::Ok();
 }
 
 // One block, its allocations (the attention kernel's scratch) turned into an error when they fail.
@@ -248,7 +242,7 @@ double RunMemoryBytes(const ModelConfig& c, size_t n, bool collect, const RunOpt
   double floats = nd * c.d_model * 2                        // x, xn
                   + nd * (c.q_dim() + 2.0 * c.kv_dim())      // q | k | v
                   + nd * c.q_dim()                           // z
-                  + std::min(nd, (double)kMlpRows) * c.d_ff * (c.arch == Arch::kLlama ? 2 : 1)  // MLP
+                  + std::min(nd, (double)kMlpRows) * c.d_ff * (c.recipe.gated_mlp ? 2 : 1)  // MLP
                   + (o.stream_maps ? 0.0 : (double)c.n_head * nd * nd)  // the maps' scratch [n_head, n, n]
                   + nd * c.d_head                            // rope cos, sin
                   + (double)c.layer_scratch_floats;          // one layer's weights dequantized (model.h)
@@ -347,10 +341,8 @@ Status RunWithWorkspace(const Model& model, const std::vector<int>& ids, const R
   ws.qkv.resize((size_t)n * ws.ld_qkv);
   ws.z.resize((size_t)n * c.q_dim());
   ws.ff.resize((size_t)std::min(n, kMlpRows) * c.d_ff);
-  if (c.arch == Arch::kLlama) {
-    ws.ff2.resize((size_t)std::min(n, kMlpRows) * c.d_ff);
-    RopeTables(RopeInvFreq(c), n, &ws.cos, &ws.sin);
-  }
+  if (c.recipe.gated_mlp) ws.ff2.resize((size_t)std::min(n, kMlpRows) * c.d_ff);
+  if (c.recipe.rope) RopeTables(RopeInvFreq(c), n, &ws.cos, &ws.sin);
   // 2. Embeddings (or the resumed residual stream).
   if (o.first_layer > 0 || o.resume_hidden) {
     std::copy(o.resume_hidden, o.resume_hidden + (size_t)n * d, ws.x.begin());
@@ -434,31 +426,15 @@ Status LayerQk(const Model& model, int layer, const float* input, int n, Tensor*
   if (n < 1 || n > c.max_positions)
     return Status::Error(MsgId::kOutOfRange, {"tokens", std::to_string(n), "1", std::to_string(c.max_positions)});
   try {
-    // The steps of BlockStages before attention (1-3 of each architecture), on a workspace of their own.
+    // The steps of BlockStages before attention (QkvSteps), on a workspace of their own.
     Workspace ws;
-    const int d = c.d_model;
     ws.n = n;
     ws.ld_qkv = c.q_dim() + 2 * c.kv_dim();
-    ws.xn.resize((size_t)n * d);
+    ws.xn.resize((size_t)n * c.d_model);
     ws.qkv.resize((size_t)n * ws.ld_qkv);
+    if (c.recipe.rope) RopeTables(RopeInvFreq(c), n, &ws.cos, &ws.sin);
     const BlockParams& b = model.BlockWeights(layer, &ws.weights);
-    const float eps = (float)c.norm_eps;
-    switch (c.arch) {
-      case Arch::kGpt2:
-        LayerNormForward(input, n, d, b.attn_norm, eps, ws.xn.data());
-        ProjectQkv(c, b, ws.xn.data(), ws);
-        break;
-      case Arch::kBert:
-        ProjectQkv(c, b, input, ws);
-        break;
-      case Arch::kLlama:
-        RopeTables(RopeInvFreq(c), n, &ws.cos, &ws.sin);
-        RmsNormForward(input, n, d, b.attn_norm, eps, ws.xn.data());
-        ProjectQkv(c, b, ws.xn.data(), ws);
-        ApplyRope(ws.qkv.data(), ws.ld_qkv, n, c.n_head, c.d_head, ws.cos.data(), ws.sin.data());
-        ApplyRope(ws.qkv.data() + c.q_dim(), ws.ld_qkv, n, c.n_kv_head, c.d_head, ws.cos.data(), ws.sin.data());
-        break;
-    }
+    if (!QkvSteps(c, b, input, ws)) return NotFinite(layer, "q, k and v");
     if (Status s = CheckFinite(ws.qkv.data(), ws.qkv.size(), layer, "q, k and v"); !s) return s;
     CopyHeadsTo(HeadsView::Columns(ws.qkv.data(), (size_t)n, (size_t)c.n_head, (size_t)c.d_head, (size_t)ws.ld_qkv), q);
     CopyHeadsTo(HeadsView::Columns(ws.qkv.data() + c.q_dim(), (size_t)n, (size_t)c.n_kv_head, (size_t)c.d_head,

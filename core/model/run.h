@@ -5,11 +5,9 @@
 //   n        tokens                       n_layer  blocks            d_model  residual width
 //   n_head   query heads (probs are kept per query head, also under grouped-query attention)
 //
-// Per architecture (numbered as in run.cpp):
-//   gpt2   x = wte[ids] + wpe[0..n)                      pre-LN: x += attn(ln_1(x)); x += mlp(ln_2(x)), gelu
-//   bert   x = LN(word[ids] + pos[0..n) + type[0])       post-LN: x = LN(x + attn(x)); x = LN(x + mlp(x)); no mask
-//   llama  x = embed_tokens[ids]                         x += attn(rms(x)) with RoPE + GQA; x += down(silu(gate) * up)
-//   (qwen2, mistral as llama; gpt2, llama causal; mistral's sliding window when its config has one)
+// One block for every family, as its recipe says (config.h BlockRecipe; each family's file core/model/arch/<family>.cpp):
+//   pre-norm   x += attn(norm(x)); x += mlp(norm(x))          (gpt2 LayerNorm; llama RMSNorm, RoPE, GQA, SwiGLU)
+//   post-norm  x = norm(x + attn(x)); x = norm(x + mlp(x))    (bert, after a LayerNorm of the embeddings; no mask)
 // Kept: probs [n_layer, n_head, n, n] (softmax output; masked entries exactly 0) and
 //       hidden [n_layer + 1, n, d_model]: after the embeddings, then after each block, before any final norm
 //       (for bert, post-LN: each layer's output).

@@ -1,10 +1,60 @@
-// The kinds of map the Heads panel, the Overview and the export show of a trained model (app/gui/model_analysis.h makes
-// them): the attention probabilities, attention rollout, value-weighted maps.
+// The kinds of map a model run shows and dumps: the attention probabilities, attention rollout, value-weighted maps.
+// Each kind lives in one file (kind_<name>.cpp): its name, why a run cannot make it, what the collector collects
+// for it, and what `attnviz-cli model --dump OUT --kind K` writes of it. MapKinds() is the one list both programs
+// read: the CLI's --kind, the app's Map choice, the widget and file names.
 #pragma once
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "io/npy.h"
+#include "model/config.h"
+#include "model/run.h"
 
 namespace attnviz {
 
 enum class MapKind { kAttention, kRollout, kValueWeighted };
-const char* MapKindName(MapKind kind);  // "attention", "rollout", "value_weighted" (widgets JSON, file names)
+
+struct CollectPlan;    // layer_collector.h
+struct LayerAnalysis;  // layer_collector.h
+
+// What --dump writes of a kind, one layer at a time as the run passes it (LayerTaps).
+struct KindDump {
+  const char* file = "";  // under OUT
+  // The array's shape for a run of n tokens: [n_layer, ...].
+  std::vector<size_t> (*shape)(const model::ModelConfig& c, int n) = nullptr;
+  // The layer's values onto `npy` (scratch: a buffer the kind may reuse across layers).
+  Status (*append)(const model::LayerOutput& out, const LayerAnalysis& a, NpyStreamWriter* npy,
+                   std::vector<float>* scratch) = nullptr;
+  // A small file beside it ("" none) and its text for n tokens.
+  const char* sidecar_file = "";
+  std::string (*sidecar)(int n) = nullptr;
+  // The memory its append needs beside the collector's (bytes, for a run of n tokens).
+  double (*scratch_bytes)(int n) = nullptr;
+};
+
+struct MapKindInfo {
+  MapKind kind = MapKind::kAttention;
+  const char* name = "";       // "attention", "rollout", "value_weighted" (--kind, widgets JSON, file names)
+  const char* cli_alias = "";  // the older attnviz-cli flag that means --kind NAME ("" none)
+  // Why a run over n tokens makes no such map (Ok when it makes it).
+  Status (*refusal)(int n) = nullptr;
+  // Turns on in `plan` what the collector must collect for this kind.
+  void (*collect)(CollectPlan* plan) = nullptr;
+  KindDump dump;
+};
+
+// Every kind, in the order the app's Map choice shows them.
+const std::vector<const MapKindInfo*>& MapKinds();
+const MapKindInfo& KindInfo(MapKind kind);
+// The kind named `name`; null when none is.
+const MapKindInfo* MapKindNamed(const std::string& name);
+const char* MapKindName(MapKind kind);  // KindInfo(kind).name
+std::string MapKindNames();             // "attention, rollout, value_weighted"
+
+// The kinds (one file each).
+const MapKindInfo& AttentionKind();
+const MapKindInfo& RolloutKind();
+const MapKindInfo& ValueWeightedKind();
 
 }  // namespace attnviz

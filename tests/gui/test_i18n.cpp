@@ -294,7 +294,7 @@ std::vector<std::string> EveryKoreanText() {
   SetLang(Lang::kKo);
   for (Help h : {Help::kUsage, Help::kCompute, Help::kInputOptions, Help::kSweep, Help::kExport, Help::kModel,
                  Help::kAppHead, Help::kAppOptions})
-    texts.push_back(HelpText(h, ""));
+    texts.push_back(WithModelTypes(HelpText(h, "")));  // as printed: the lists filled in
   SetLang(Lang::kEn);
   return texts;
 }

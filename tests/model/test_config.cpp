@@ -12,7 +12,8 @@ using testing::FixtureDir;
 TEST(ModelConfig, ReadsEveryFixture) {
   auto g = ReadModelConfig(FixtureDir("gpt2") + "/config.json");
   ASSERT_TRUE(g.ok()) << g.message();
-  EXPECT_EQ(g->arch, Arch::kGpt2);
+  EXPECT_EQ(g->family, "gpt2");
+  EXPECT_FALSE(g->recipe.post_norm);
   EXPECT_EQ(g->n_layer, 2);
   EXPECT_EQ(g->n_head, 4);
   EXPECT_EQ(g->d_head, 8);
@@ -24,13 +25,15 @@ TEST(ModelConfig, ReadsEveryFixture) {
   EXPECT_EQ(g16->d_ff, 40);
   auto b = ReadModelConfig(FixtureDir("bert") + "/config.json");
   ASSERT_TRUE(b.ok()) << b.message();
-  EXPECT_EQ(b->arch, Arch::kBert);
+  EXPECT_EQ(b->family, "bert");
+  EXPECT_TRUE(b->recipe.post_norm && b->recipe.bidirectional && b->recipe.masked_lm);
   EXPECT_EQ(b->activation, Activation::kGeluErf);
   EXPECT_DOUBLE_EQ(b->norm_eps, 1e-12);
   EXPECT_EQ(b->type_vocab_size, 2);
   auto l = ReadModelConfig(FixtureDir("llama") + "/config.json");
   ASSERT_TRUE(l.ok()) << l.message();
-  EXPECT_EQ(l->arch, Arch::kLlama);
+  EXPECT_EQ(l->family, "llama");
+  EXPECT_TRUE(l->recipe.rope && l->recipe.gated_mlp);
   EXPECT_EQ(l->n_head, 6);
   EXPECT_EQ(l->n_kv_head, 2);
   EXPECT_EQ(l->d_head, 16);  // head_dim given, != hidden_size / heads

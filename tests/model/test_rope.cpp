@@ -10,7 +10,7 @@ namespace {
 
 ModelConfig Cfg(int d_head, double theta) {
   ModelConfig c;
-  c.arch = Arch::kLlama;
+  c.recipe.rope = true;
   c.d_head = d_head;
   c.rope_theta = theta;
   return c;

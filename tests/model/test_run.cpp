@@ -84,7 +84,7 @@ TEST_P(Fixture, RowsSumToOneAndMaskedEntriesAreExactlyZero) {
   auto run = RunModel(**model, ReadCase(name).ids);
   ASSERT_TRUE(run.ok());
   const size_t n = run->probs.dim(2);
-  const bool causal = cfg.arch != Arch::kBert;
+  const bool causal = !cfg.recipe.bidirectional;
   for (size_t lh = 0; lh < run->probs.dim(0) * run->probs.dim(1); ++lh)
     for (size_t i = 0; i < n; ++i) {
       const float* row = run->probs.data() + (lh * n + i) * n;

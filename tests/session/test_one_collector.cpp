@@ -13,6 +13,7 @@
 #include "cli_runner.h"
 #include "io/npy.h"
 #include "model_folder.h"
+#include "session/map_kind.h"
 #include "session/model_session.h"
 
 namespace attnviz {
@@ -117,6 +118,39 @@ TEST_P(OneCollector, TheBenchScoresTheStreamedRunAsTheSession) {
   ASSERT_EQ(std::system(command.c_str()), 0) << ReadText(out + "/log.txt");
   EXPECT_EQ(ReadText(out + "/roles.csv"), model::HeadRolesCsv(r->roles));
   fs::remove_all(out);
+}
+
+// Every kind of the registry dumps through --kind NAME; the older flags give the same bytes; a name not in the
+// registry is refused with the registry's names; --kind needs --dump.
+TEST(MapKinds, EveryKindDumpsThroughKindAndTheAliasesWriteTheSameBytes) {
+  std::string names;
+  for (const MapKindInfo* kind : MapKinds()) names += (names.empty() ? "" : ",") + std::string(kind->name);
+  const std::string by_kind = TempDir("kinds"), by_alias = TempDir("aliases");
+  const cli_test::CliResult a =
+      cli_test::Cli({"model", "--model", Fixture("llama"), "--text", kText, "--dump", by_kind, "--kind", names});
+  ASSERT_EQ(a.code, 0) << a.err;
+  std::vector<std::string> aliased = {"model", "--model", Fixture("llama"), "--text", kText, "--dump", by_alias};
+  for (const MapKindInfo* kind : MapKinds())
+    if (*kind->cli_alias) aliased.push_back(kind->cli_alias);
+  const cli_test::CliResult b = cli_test::Cli(aliased);
+  ASSERT_EQ(b.code, 0) << b.err;
+  for (const MapKindInfo* kind : MapKinds()) {
+    SCOPED_TRACE(kind->name);
+    const std::string file = ReadText(by_kind + "/" + kind->dump.file);
+    EXPECT_GT(file.size(), 128u);
+    EXPECT_EQ(file, ReadText(by_alias + "/" + kind->dump.file));
+    if (*kind->dump.sidecar_file)
+      EXPECT_EQ(ReadText(by_kind + "/" + kind->dump.sidecar_file), ReadText(by_alias + "/" + kind->dump.sidecar_file));
+  }
+  const cli_test::CliResult bad =
+      cli_test::Cli({"model", "--model", Fixture("llama"), "--text", kText, "--dump", by_kind, "--kind", "saliency"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--kind: map kind 'saliency' is unknown: allowed " + MapKindNames()), std::string::npos) << bad.err;
+  const cli_test::CliResult no_dump = cli_test::Cli({"model", "--model", Fixture("llama"), "--text", kText, "--kind", "rollout"});
+  EXPECT_EQ(no_dump.code, 2);
+  EXPECT_NE(no_dump.err.find("--kind"), std::string::npos) << no_dump.err;
+  fs::remove_all(by_kind);
+  fs::remove_all(by_alias);
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, OneCollector, ::testing::Values("gpt2", "llama", "bert"));

@@ -2,7 +2,11 @@
 // --lang ko a help with a Korean text here is shown in Korean.
 #include "i18n/help_ko.h"
 
+#include <utility>
+
 #include "i18n/ui_strings.h"
+#include "model/arch/family.h"
+#include "session/map_kind.h"
 
 namespace attnviz {
 
@@ -100,8 +104,8 @@ const char* kModelHelpKo =
     "학습된 모델 (Hugging Face 폴더: config.json, model.safetensors, 토크나이저 파일; 또는 토크나이저가 든\n"
     ".gguf 파일)을 문장에 돌리고, 층마다 각 헤드의 평균 최대 어텐션과 엔트로피를 출력합니다.\n"
     "  --model DIR|FILE.gguf|tiny\n"
-    "                         모델 폴더 (gpt2, bert, llama, qwen2, mistral), 또는 .gguf 파일 (llama, qwen2,\n"
-    "                         mistral; F32, F16, BF16 또는 양자화); tiny = 함께 들어 있는 모델\n"
+    "                         모델 폴더 ({model_types}), 또는 .gguf 파일\n"
+    "                         ({gguf_types}; F32, F16, BF16 또는 양자화); tiny = 함께 들어 있는 모델\n"
     "  --text TEXT            문장\n"
     "  --text-file FILE       문장 파일; --line N 은 N번째 줄의 항목을 고릅니다 (기본: 첫 항목)\n"
     "  --tokens               {\"ids\": [...], \"tokens\": [...]} 를 JSON으로 출력하고 끝냅니다\n"
@@ -124,6 +128,8 @@ const char* kModelHelpKo =
     "                         delta (원래 손실과의 차이); --json: JSON으로\n"
     "  --neuron L:H:I:J       층 L 헤드 H 에서 쿼리 토큰 I 가 키 토큰 J 를 만나는 방식: q, k (RoPE 모델은\n"
     "                         회전 전도), 차원마다 q*k, 점수, 스케일, 로짓, 확률; --json: JSON으로\n"
+    "  --kind K[,K...]        --dump 와 함께: 이 종류의 맵도 ({map_kinds}) 각각 .npy 로 씁니다:\n"
+    "                         rollout -> OUT/rollout.npy, value_weighted -> OUT/value_norm.npy (아래와 같음)\n"
     "  --rollout              --dump 와 함께: OUT/rollout.npy [n_layer, n, n], 어텐션 롤아웃 (헤드 평균에\n"
     "                         항등 행렬을 더해 층을 거치며 곱한 것); 1024 토큰을 넘으면 f 토큰씩 묶어\n"
     "                         [n_layer, nb, nb] 로 풀링합니다 (f 와 nb 는 OUT/rollout.json 에 씁니다)\n"
@@ -145,7 +151,7 @@ const char* kAppOptionsKo =
     "\n앱 옵션:\n"
     "  --model DIR|FILE.gguf|tiny\n"
     "                        학습된 모델 폴더 (config.json, model.safetensors, 토크나이저 파일) 또는 .gguf\n"
-    "                        파일 (llama, qwen2, mistral)을 엽니다; tiny: 내장 모델\n"
+    "                        파일 ({gguf_types})을 엽니다; tiny: 내장 모델\n"
     "  --shader-dir DIR      heatmap.vert 와 heatmap.frag 가 있는 곳 (기본: 실행 파일 옆의\n"
     "                        <설치 경로>/share/attnviz/shaders, 또는 빌드 폴더에서 소스 트리의 것; --print-paths)\n"
     "  --screenshot FILE     --frames 프레임 뒤 창을 PNG (또는 .ppm)로 저장하고 끝냅니다\n"
@@ -176,6 +182,15 @@ const char* HelpText(Help help, const char* english) {
     case Help::kAppOptions: return kAppOptionsKo;
   }
   return english;
+}
+
+std::string WithModelTypes(std::string text) {
+  for (const auto& [key, value] : {std::pair<std::string, std::string>{"{model_types}", model::SupportedModelTypes()},
+                                   {"{gguf_types}", model::SupportedModelTypes(/*gguf=*/true)},
+                                   {"{map_kinds}", MapKindNames()}})
+    for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size()))
+      text.replace(at, key.size(), value);
+  return text;
 }
 
 }  // namespace attnviz

@@ -123,7 +123,7 @@ std::string LocalizedModelDescribe(const model::ModelConfig& c) {
                                       to_string(c.max_positions),
                                       c.activation == model::Activation::kGeluTanh ? Tr(Str::kActivationTanhApprox)
                                                                                    : model::ActivationName(c.activation)});
-  if (c.arch == model::Arch::kLlama) {
+  if (c.recipe.rope) {
     char theta[64];
     std::snprintf(theta, sizeof theta, ", rope theta %g", c.rope_theta);
     s += theta;

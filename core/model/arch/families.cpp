@@ -1,0 +1,42 @@
+#include "model/arch/family.h"
+
+#include <algorithm>
+
+namespace attnviz::model {
+
+const std::vector<const Family*>& Families() {
+  static const std::vector<const Family*> families = {&Gpt2Family(), &BertFamily(), &LlamaFamily()};
+  return families;
+}
+
+const Family* FamilyFor(const std::string& model_type, bool gguf) {
+  for (const Family* f : Families()) {
+    if (gguf) {
+      for (const GgufArchitecture& a : f->gguf)
+        if (a.name == model_type) return f;
+    } else if (std::find(f->model_types.begin(), f->model_types.end(), model_type) != f->model_types.end()) {
+      return f;
+    }
+  }
+  return nullptr;
+}
+
+const GgufArchitecture* GgufArchitectureFor(const std::string& architecture) {
+  for (const Family* f : Families())
+    for (const GgufArchitecture& a : f->gguf)
+      if (a.name == architecture) return &a;
+  return nullptr;
+}
+
+std::string SupportedModelTypes(bool gguf) {
+  std::string out;
+  for (const Family* f : Families()) {
+    if (gguf)
+      for (const GgufArchitecture& a : f->gguf) out += (out.empty() ? "" : ", ") + a.name;
+    else
+      for (const std::string& t : f->model_types) out += (out.empty() ? "" : ", ") + t;
+  }
+  return out;
+}
+
+}  // namespace attnviz::model

@@ -1,0 +1,58 @@
+// A model family in one file: core/model/arch/<family>.cpp holds its config.json keys, its tensor names and how they
+// bind, and its block recipe (config.h BlockRecipe: the norm and where it sits, rope, a gated MLP, the mask, the LM
+// head). This header is the one list of them: config.cpp, binder.cpp, the GGUF reader, every message and help
+// text that names the supported model types read it here.
+//
+//   family  model_type            recipe
+//   gpt2    gpt2                  pre-LayerNorm, fused Conv1D c_attn, gelu MLP, learned positions, causal
+//   bert    bert                  post-LayerNorm, embedding LayerNorm, bidirectional, masked-LM head
+//   llama   llama, qwen2, mistral pre-RMSNorm, RoPE, grouped-query attention, SwiGLU, causal (sliding window)
+#pragma once
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "model/config.h"
+#include "model/params.h"
+
+namespace attnviz::model {
+
+class Binder;  // binder.h
+class Keys;    // arch/config_keys.h
+
+// What a GGUF file of a family's architecture holds differently from the folder (core/model/gguf_*.cpp read it).
+struct GgufArchitecture {
+  std::string name;                   // general.architecture
+  bool qk_rows_permuted = true;        // llama.cpp's converter permuted q and k rows per head (GGML's RoPE pairs)
+  bool qkv_bias = false;              // q, k and v have biases (else: when blk.0.attn_q.bias is there)
+  bool reads_sliding_window = true;   // <arch>.attention.sliding_window applies
+};
+
+struct Family {
+  const char* name = "";                 // the family (ModelConfig::family)
+  std::vector<std::string> model_types;  // the config.json model_type values it reads
+  BlockRecipe recipe;
+  // config.json's keys -> *c (model_type already set); `j` is the whole object (keys only some configs have).
+  Status (*read_config)(const Keys& k, const nlohmann::json& j, ModelConfig* c) = nullptr;
+  // The checkpoint's tensors -> params, each shape checked against the config.
+  Status (*bind)(const ModelConfig& c, Binder& b, ModelParams* p) = nullptr;
+  // The GGUF architectures llama.cpp writes for this family (core/model/gguf_config.cpp reads their keys).
+  std::vector<GgufArchitecture> gguf;
+};
+
+// Every family, in the order messages list them.
+const std::vector<const Family*>& Families();
+// The family that reads `model_type` (config.json) or, with `gguf`, general.architecture; null when none does.
+const Family* FamilyFor(const std::string& model_type, bool gguf = false);
+// A GGUF file's general.architecture as the family knows it; null when no family reads it.
+const GgufArchitecture* GgufArchitectureFor(const std::string& architecture);
+// "gpt2, bert, llama, qwen2, mistral" (every model_type), or with `gguf` the GGUF architectures.
+std::string SupportedModelTypes(bool gguf = false);
+
+// The families (one file each).
+const Family& Gpt2Family();
+const Family& BertFamily();
+const Family& LlamaFamily();
+
+}  // namespace attnviz::model
