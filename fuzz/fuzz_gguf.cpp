@@ -21,6 +21,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   const model::GgufFile& f = **file;
+  // What a real file needs bounds what is held, whatever the file's size allows.
+  FUZZ_EXPECT(f.tensors().size() <= model::GgufFile::kMaxTensors && f.metadata().size() <= model::GgufFile::kMaxKeys);
+  for (const auto& [key, value] : f.metadata())
+    FUZZ_EXPECT(key.size() <= model::GgufFile::kMaxKeyBytes && value.s.size() <= model::GgufFile::kMaxStringBytes);
   for (const model::GgufTensor& t : f.tensors()) {
     FUZZ_EXPECT(t.begin >= f.data_start() && t.begin <= t.end && t.end <= size);
     FUZZ_EXPECT(f.FindTensor(t.name) != nullptr);

@@ -200,3 +200,19 @@ for case in ("bert_cased", "bert_uncased"):
 for rel in ("models/qwen2_mixed.gguf", "quant/q4_K.gguf", "quant/q3_K.gguf", "quant/q5_1.gguf", "quant/iq2_xxs.gguf",
             "tokenizers/llama_style.gguf", "tokenizers/llama3_style.gguf"):
     put("fuzz_gguf", rel.replace("/", "_"), read("tests", "fixtures", "gguf", rel))
+
+# GGUF header bounds (issue 44): an array of many one-byte items (what the parse holds is about a hundred bytes an
+# item) and keys and a string value near their own bounds, for the fuzzer to grow past them.
+def gguf_kv(key, type_id, payload):
+    return struct.pack("<Q", len(key)) + key + struct.pack("<I", type_id) + payload
+
+
+def gguf_header(n_tensors, kvs):
+    return b"GGUF" + struct.pack("<IQQ", 3, n_tensors, len(kvs)) + b"".join(kvs)
+
+
+put("fuzz_gguf", "header-array-4096-u8", gguf_header(0, [
+    gguf_kv(b"tokenizer.ggml.token_type", 9, struct.pack("<IQ", 0, 4096) + b"\x01" * 4096)]))
+put("fuzz_gguf", "header-long-key-and-string", gguf_header(0, [
+    gguf_kv(b"k" * 4000, 4, struct.pack("<I", 7)),
+    gguf_kv(b"tokenizer.chat_template", 8, struct.pack("<Q", 3000) + b"{" * 3000)]))

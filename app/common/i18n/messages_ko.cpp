@@ -306,6 +306,8 @@ constexpr MessageEntry kMessagesKo[] = {
     {MsgId::kAblateLayerRange, "ablate: 층 {0} 은(는) 범위를 벗어났습니다: 허용 범위 0..{1} (모델의 층은 {2}개입니다)"},
     {MsgId::kAblateHeadRange, "ablate: 층 {1}의 헤드 {0} 은(는) 범위를 벗어났습니다: 허용 범위 0..{2} (모델의 헤드는 {3}개입니다)"},
     {MsgId::kAnalysisMemory, "토큰 {3}개의 {0}에는 약 {1}의 메모리가 필요해 한도 {2}을(를) 넘습니다 (ATTNVIZ_MEMORY_LIMIT, 예: 8G 로 바꿀 수 있습니다; 토큰이 적으면 덜 듭니다)"},
+    {MsgId::kGgufCountLimit, "바이트 {2}의 {0} = {1}은(는) 실제 파일에 필요한 것보다 큽니다 (최대 {3})"},
+    {MsgId::kGgufMemory, "바이트 {2}의 {0} = {1}에는 약 {3}의 메모리가 필요해 한도 {4}을(를) 넘습니다 (ATTNVIZ_MEMORY_LIMIT, 예: 8G 로 바꿀 수 있습니다)"},
 };
 // The programs' own messages (i18n/app_messages.h), in AppMsgId order.
 struct AppMessageEntry {

@@ -1,0 +1,113 @@
+// Issue 44, hardening round 3 (the GGUF side): header counts and strings bounded by what a real file needs and by
+// the memory budget.
+#include <cstdlib>
+#include <filesystem>
+
+#include "base/memory_budget.h"
+#include "gguf_test_util.h"
+#include "model/gguf_file.h"
+#include "test_util.h"
+
+namespace attnviz::model {
+namespace {
+
+using testing::GgufBytes;
+using testing::TempDir;
+using testing::WriteBytes;
+using ::testing::HasSubstr;
+
+// `b` written at the start of a sparse file of `size` bytes: the file's size alone allows what `b` claims.
+Result<std::shared_ptr<const GgufFile>> OpenSparse(const std::string& path, const GgufBytes& b, uint64_t size) {
+  WriteBytes(path, b.str());
+  std::filesystem::resize_file(path, size);
+  return GgufFile::Open(path);
+}
+
+// Sets ATTNVIZ_MEMORY_LIMIT for one scope.
+class MemoryLimit {
+ public:
+  explicit MemoryLimit(const char* text) { ::setenv("ATTNVIZ_MEMORY_LIMIT", text, 1); }
+  ~MemoryLimit() { ::unsetenv("ATTNVIZ_MEMORY_LIMIT"); }
+};
+
+// Counts and lengths the file's size would allow are refused by what a real file needs, naming the field, its value,
+// its byte and the bound, before anything is allocated for them.
+TEST(HardeningGguf, HeaderCountsAndStringsAreBoundedByWhatARealFileNeeds) {
+  TempDir dir;
+  const std::string path = dir.File("big.gguf");
+  const uint64_t mib = uint64_t(1) << 20;
+  {
+    GgufBytes b;
+    b.Header(3, 500000, 0);  // 16 MiB would hold 524,288 tensor infos of 32 bytes
+    auto f = OpenSparse(path, b, 16 * mib);
+    ASSERT_FALSE(f.ok());
+    EXPECT_THAT(f.message(), HasSubstr("big.gguf: tensor_count = 500000 at byte 8 is more than"));
+    EXPECT_THAT(f.message(), HasSubstr("(at most " + std::to_string(GgufFile::kMaxTensors) + ")"));
+  }
+  {
+    GgufBytes b;
+    b.Header(3, 0, 1000000);
+    auto f = OpenSparse(path, b, 16 * mib);
+    ASSERT_FALSE(f.ok());
+    EXPECT_THAT(f.message(), HasSubstr("big.gguf: kv_count = 1000000 at byte 16 is more than"));
+    EXPECT_THAT(f.message(), HasSubstr("(at most " + std::to_string(GgufFile::kMaxKeys) + ")"));
+  }
+  {
+    GgufBytes b;
+    b.Header(3, 0, 1).Put<uint64_t>(mib);  // a key of 1 MiB
+    auto f = OpenSparse(path, b, 2 * mib);
+    ASSERT_FALSE(f.ok());
+    EXPECT_THAT(f.message(), HasSubstr("big.gguf: the length of key 0 = 1048576 at byte 24 is more than"));
+    EXPECT_THAT(f.message(), HasSubstr("(at most " + std::to_string(GgufFile::kMaxKeyBytes) + ")"));
+  }
+  {
+    GgufBytes b;
+    b.Header(3, 0, 1).Str("general.name").Put<uint32_t>(8).Put<uint64_t>(100 * mib);
+    auto f = OpenSparse(path, b, 101 * mib);
+    ASSERT_FALSE(f.ok());
+    EXPECT_THAT(f.message(), HasSubstr("the length of the value of 'general.name' = 104857600 at byte 48 is more than"));
+    EXPECT_THAT(f.message(), HasSubstr("(at most " + std::to_string(GgufFile::kMaxStringBytes) + ")"));
+  }
+  // At the bounds a file still parses.
+  {
+    GgufBytes b;
+    b.Header(3, 0, 1).Str(std::string(GgufFile::kMaxKeyBytes, 'k')).Put<uint32_t>(4).Put<uint32_t>(7);
+    auto f = OpenSparse(path, b, b.size());
+    ASSERT_TRUE(f.ok()) << f.message();
+    EXPECT_EQ((*f)->metadata().size(), 1u);
+  }
+}
+
+// What the parse holds (about a hundred bytes per array item whatever its size in the file, and every string) is
+// checked against the memory limit before it is allocated.
+TEST(HardeningGguf, WhatTheParseHoldsIsCheckedAgainstTheMemoryLimit) {
+  TempDir dir;
+  const std::string path = dir.File("m.gguf");
+  GgufBytes items;
+  items.Header(3, 0, 1).Str("tokenizer.ggml.token_type").Put<uint32_t>(9).Put<uint32_t>(0).Put<uint64_t>(1000000);
+  items.Raw(std::string(1000000, '\1'));
+  GgufBytes text;
+  text.Header(3, 0, 1).Str("tokenizer.chat_template").Put<uint32_t>(8).Put<uint64_t>(40 << 20);
+  {
+    MemoryLimit limit("16M");
+    auto f = OpenSparse(path, items, items.size());
+    ASSERT_FALSE(f.ok());
+    EXPECT_THAT(f.message(), HasSubstr("m.gguf: array count of 'tokenizer.ggml.token_type' = 1000000 at byte 65 "
+                                       "needs about "));
+    EXPECT_THAT(f.message(), HasSubstr("more than the limit of 16.0 MiB"));
+    auto g = OpenSparse(path, text, text.size() + (40 << 20));
+    ASSERT_FALSE(g.ok());
+    EXPECT_THAT(g.message(), HasSubstr("the length of the value of 'tokenizer.chat_template' = 41943040 at byte 59 needs about"));
+    EXPECT_THAT(g.message(), HasSubstr("more than the limit of 16.0 MiB"));
+  }
+  // Under the default limit both are read whole.
+  auto f = OpenSparse(path, items, items.size());
+  ASSERT_TRUE(f.ok()) << f.message();
+  EXPECT_EQ((*f)->Find("tokenizer.ggml.token_type")->items.size(), 1000000u);
+  auto g = OpenSparse(path, text, text.size() + (40 << 20));
+  ASSERT_TRUE(g.ok()) << g.message();
+  EXPECT_EQ((*g)->Find("tokenizer.chat_template")->s.size(), size_t(40) << 20);
+}
+
+}  // namespace
+}  // namespace attnviz::model
