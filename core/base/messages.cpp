@@ -314,6 +314,7 @@ constexpr const char* kEnglish[] = {
     "{0} = {1} at byte {2} is more than any real file needs (at most {3})",
     "{0} = {1} at byte {2} needs about {3} of memory, more than the limit of {4} (ATTNVIZ_MEMORY_LIMIT, e.g. 8G, "
     "changes it)",
+    "tensors '{0}' (bytes {1}..{2}) and '{3}' (bytes {4}..{5}) share bytes; each tensor needs bytes of its own",
 };
 static_assert(std::size(kEnglish) == (size_t)MsgId::kCount, "messages.cpp: one English template per MsgId");
 static_assert((int)MsgId::kCount <= (int)MsgId::kAppFirst, "messages.h: core's ids stay below the programs' own");

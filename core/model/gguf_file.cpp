@@ -1,5 +1,6 @@
 #include "model/gguf_file.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -384,6 +385,22 @@ Result<std::shared_ptr<const GgufFile>> GgufFile::Parse(std::shared_ptr<const Ma
                               std::to_string(size)});
     t.begin = begin;
     t.end = end;
+  }
+  // No two tensors share bytes (safetensors and llama.cpp refuse it too): sorted by start, each is checked against
+  // the furthest end so far, so an overlap behind a tensor that ends earlier is found as well.
+  std::vector<size_t> order(f->tensors_.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return f->tensors_[a].begin != f->tensors_[b].begin ? f->tensors_[a].begin < f->tensors_[b].begin : a < b;
+  });
+  const GgufTensor* furthest = nullptr;
+  for (size_t k : order) {
+    const GgufTensor& t = f->tensors_[k];
+    if (furthest && t.begin < furthest->end)
+      return Status::ErrorAt(path, MsgId::kGgufTensorOverlap,
+                             {CappedValue(furthest->name), std::to_string(furthest->begin), std::to_string(furthest->end),
+                              CappedValue(t.name), std::to_string(t.begin), std::to_string(t.end)});
+    if (!furthest || t.end > furthest->end) furthest = &t;
   }
   return std::shared_ptr<const GgufFile>(std::move(f));
 }

@@ -12,7 +12,7 @@
 // Every count, length, offset and size is checked against the file before it is used (checked arithmetic):
 // a count the remaining bytes cannot hold, a string past the end, arrays of arrays nested deeper than
 // kMaxArrayDepth, an unknown value or tensor type, more than 4 dims, an overflowing element count, a row that
-// is not whole blocks, an offset off the alignment, a tensor past the end, a name twice; at most 2^23 array items
+// is not whole blocks, an offset off the alignment, a tensor past the end, a name twice, two tensors sharing bytes; at most 2^23 array items
 // in all (each is held in memory). Counts and lengths are also bounded by what a real file needs (kMaxTensors,
 // kMaxKeys, kMaxKeyBytes, kMaxStringBytes), and what the parse will hold is checked against the memory limit
 // (base/memory_budget.h) before it is allocated. Each refusal names the file, the key or tensor and the byte offset. Types ggml knows but attnviz cannot dequantize (IQ*, ...) parse

@@ -1,5 +1,5 @@
 // Issue 44, hardening round 3 (the GGUF side): header counts and strings bounded by what a real file needs and by
-// the memory budget.
+// the memory budget, tensors that share bytes.
 #include <cstdlib>
 #include <filesystem>
 
@@ -107,6 +107,44 @@ TEST(HardeningGguf, WhatTheParseHoldsIsCheckedAgainstTheMemoryLimit) {
   auto g = OpenSparse(path, text, text.size() + (40 << 20));
   ASSERT_TRUE(g.ok()) << g.message();
   EXPECT_EQ((*g)->Find("tokenizer.chat_template")->s.size(), size_t(40) << 20);
+}
+
+// Two tensors whose bytes overlap (the same offset, one reaching into the next, two inside a third) are refused with
+// both names and both ranges, whatever the order of their infos; tensors that only touch are fine.
+TEST(HardeningGguf, TensorsSharingBytesAreRefusedNamingBothAndTheirRanges) {
+  TempDir dir;
+  auto open = [&](const GgufBytes& b) {
+    WriteBytes(dir.File("t.gguf"), b.str());
+    return GgufFile::Open(dir.File("t.gguf"));
+  };
+  {
+    GgufBytes b;  // data section at 96
+    b.Header(3, 2, 0).Info("a", {8}, 0, 0).Info("b", {8}, 0, 0).Align().Floats(std::vector<float>(8, 1));
+    auto f = open(b);
+    ASSERT_FALSE(f.ok());
+    EXPECT_THAT(f.message(), HasSubstr("t.gguf: tensors 'a' (bytes 96..128) and 'b' (bytes 96..128) share bytes"));
+  }
+  {
+    GgufBytes b;
+    b.Header(3, 2, 0).Info("b", {8}, 0, 32).Info("a", {16}, 0, 0).Align().Floats(std::vector<float>(16, 1));
+    auto f = open(b);
+    ASSERT_FALSE(f.ok());
+    EXPECT_THAT(f.message(), HasSubstr("tensors 'a' (bytes 96..160) and 'b' (bytes 128..160) share bytes"));
+  }
+  {
+    GgufBytes b;  // 'c' and 'b' both inside 'a': the first found is named
+    b.Header(3, 3, 0).Info("a", {32}, 0, 0).Info("c", {4}, 0, 32).Info("b", {8}, 0, 64).Align();
+    b.Floats(std::vector<float>(32, 1));
+    auto f = open(b);
+    ASSERT_FALSE(f.ok());
+    EXPECT_THAT(f.message(), HasSubstr("tensors 'a' (bytes 128..256) and 'c' (bytes 160..176) share bytes"));
+  }
+  {
+    GgufBytes b;
+    b.Header(3, 2, 0).Info("b", {8}, 0, 32).Info("a", {8}, 0, 0).Align().Floats(std::vector<float>(16, 1));
+    auto f = open(b);
+    ASSERT_TRUE(f.ok()) << f.message();
+  }
 }
 
 }  // namespace

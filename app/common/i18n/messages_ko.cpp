@@ -308,6 +308,7 @@ constexpr MessageEntry kMessagesKo[] = {
     {MsgId::kAnalysisMemory, "토큰 {3}개의 {0}에는 약 {1}의 메모리가 필요해 한도 {2}을(를) 넘습니다 (ATTNVIZ_MEMORY_LIMIT, 예: 8G 로 바꿀 수 있습니다; 토큰이 적으면 덜 듭니다)"},
     {MsgId::kGgufCountLimit, "바이트 {2}의 {0} = {1}은(는) 실제 파일에 필요한 것보다 큽니다 (최대 {3})"},
     {MsgId::kGgufMemory, "바이트 {2}의 {0} = {1}에는 약 {3}의 메모리가 필요해 한도 {4}을(를) 넘습니다 (ATTNVIZ_MEMORY_LIMIT, 예: 8G 로 바꿀 수 있습니다)"},
+    {MsgId::kGgufTensorOverlap, "텐서 '{0}'(바이트 {1}..{2})와(과) '{3}'(바이트 {4}..{5})이(가) 바이트를 함께 씁니다; 텐서마다 자기 바이트가 있어야 합니다"},
 };
 // The programs' own messages (i18n/app_messages.h), in AppMsgId order.
 struct AppMessageEntry {
