@@ -1,10 +1,11 @@
 // Issue 44, hardening round 3 (the GGUF side): header counts and strings bounded by what a real file needs and by
-// the memory budget, tensors that share bytes.
+// the memory budget, tensors that share bytes, rope.scale_linear = 0 read as "not set".
 #include <cstdlib>
 #include <filesystem>
 
 #include "base/memory_budget.h"
 #include "gguf_test_util.h"
+#include "model/gguf_config.h"
 #include "model/gguf_file.h"
 #include "test_util.h"
 
@@ -145,6 +146,46 @@ TEST(HardeningGguf, TensorsSharingBytesAreRefusedNamingBothAndTheirRanges) {
     auto f = open(b);
     ASSERT_TRUE(f.ok()) << f.message();
   }
+}
+
+// The keys of a small llama file and `extra` after them.
+GgufBytes LlamaKeys(const std::vector<std::pair<std::string, float>>& extra) {
+  GgufBytes b;
+  b.Header(3, 0, 7 + extra.size()).KvStr("general.architecture", "llama");
+  b.KvU32("llama.block_count", 1).KvU32("llama.embedding_length", 32).KvU32("llama.feed_forward_length", 64);
+  b.KvU32("llama.context_length", 64).KvU32("llama.attention.head_count", 4).KvU32("llama.vocab_size", 100);
+  for (const auto& [key, value] : extra) b.Str(key).Put<uint32_t>(6).Put<float>(value);
+  return b;
+}
+
+// llama.cpp reads a rope scale of 0 as "not set" (rope.scaling.factor when present, else rope.scale_linear; 0 is
+// 1), so such a file is valid; a negative one is still refused.
+TEST(HardeningGguf, RopeScaleZeroMeansNotSet) {
+  TempDir dir;
+  auto config = [&](const GgufBytes& b) {
+    WriteBytes(dir.File("r.gguf"), b.str());
+    auto f = GgufFile::Open(dir.File("r.gguf"));
+    EXPECT_TRUE(f.ok()) << f.message();
+    return GgufModelConfig(**f);
+  };
+  auto zero = config(LlamaKeys({{"llama.rope.scale_linear", 0.0f}}));
+  ASSERT_TRUE(zero.ok()) << zero.message();
+  EXPECT_EQ(zero->rope_scaling.kind, RopeScaling::Kind::kNone);
+  auto two = config(LlamaKeys({{"llama.rope.scale_linear", 2.0f}}));
+  ASSERT_TRUE(two.ok()) << two.message();
+  EXPECT_EQ(two->rope_scaling.kind, RopeScaling::Kind::kLinear);
+  EXPECT_EQ(two->rope_scaling.factor, 2.0);
+  // rope.scaling.factor wins over rope.scale_linear when present (0 included), and means linear without a type.
+  auto factor = config(LlamaKeys({{"llama.rope.scaling.factor", 3.0f}, {"llama.rope.scale_linear", 4.0f}}));
+  ASSERT_TRUE(factor.ok()) << factor.message();
+  EXPECT_EQ(factor->rope_scaling.kind, RopeScaling::Kind::kLinear);
+  EXPECT_EQ(factor->rope_scaling.factor, 3.0);
+  auto unset = config(LlamaKeys({{"llama.rope.scaling.factor", 0.0f}, {"llama.rope.scale_linear", 4.0f}}));
+  ASSERT_TRUE(unset.ok()) << unset.message();
+  EXPECT_EQ(unset->rope_scaling.kind, RopeScaling::Kind::kNone);
+  auto negative = config(LlamaKeys({{"llama.rope.scale_linear", -2.0f}}));
+  ASSERT_FALSE(negative.ok());
+  EXPECT_THAT(negative.message(), HasSubstr("key 'llama.rope.scale_linear' = -2 is out of range"));
 }
 
 }  // namespace
