@@ -320,6 +320,7 @@ enum class MsgId : int {
   kGgufCountLimit,           // {0} what, {1} value, {2} byte, {3} the most
   kGgufMemory,               // {0} what, {1} value, {2} byte, {3} estimated bytes (text), {4} the limit (text)
   kGgufTensorOverlap,        // {0} tensor, {1} from, {2} to, {3} tensor, {4} from, {5} to
+  kMappedFileChanged,        // {0} bytes when opened
   kCount,
   // The first of the programs' own ids (app/common/i18n/app_messages.h); not a message. Above kCount for good.
   kAppFirst = 1000

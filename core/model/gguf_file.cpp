@@ -402,6 +402,7 @@ Result<std::shared_ptr<const GgufFile>> GgufFile::Parse(std::shared_ptr<const Ma
                               CappedValue(t.name), std::to_string(t.begin), std::to_string(t.end)});
     if (!furthest || t.end > furthest->end) furthest = &t;
   }
+  if (map->changed()) return Status::ErrorAt(path, MsgId::kMappedFileChanged, {std::to_string(map->size())});
   return std::shared_ptr<const GgufFile>(std::move(f));
 }
 

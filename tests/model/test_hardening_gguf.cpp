@@ -1,5 +1,8 @@
 // Issue 44, hardening round 3 (the GGUF side): header counts and strings bounded by what a real file needs and by
-// the memory budget, tensors that share bytes, rope.scale_linear = 0 read as "not set".
+// the memory budget, tensors that share bytes, rope.scale_linear = 0 read as "not set"; and model files (GGUF and
+// safetensors) that shrink under their map.
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 
@@ -7,12 +10,18 @@
 #include "gguf_test_util.h"
 #include "model/gguf_config.h"
 #include "model/gguf_file.h"
+#include "model/gguf_weights.h"
+#include "model/model.h"
+#include "model/run.h"
 #include "test_util.h"
 
 namespace attnviz::model {
 namespace {
 
+using testing::CopyDir;
+using testing::FixtureDir;
 using testing::GgufBytes;
+using testing::GgufFixture;
 using testing::TempDir;
 using testing::WriteBytes;
 using ::testing::HasSubstr;
@@ -187,6 +196,38 @@ TEST(HardeningGguf, RopeScaleZeroMeansNotSet) {
   ASSERT_FALSE(negative.ok());
   EXPECT_THAT(negative.message(), HasSubstr("key 'llama.rope.scale_linear' = -2 is out of range"));
 }
+
+
+// A model file that shrinks while it is mapped (another program rewriting it, a download still in progress) ended the
+// process with SIGBUS at the first read past its new end. Now those bytes read as zeros and the run ends with a
+// message naming the file; the process goes on. Run in a child process, so a crash fails this test alone.
+TEST(HardeningMap, AModelFileThatShrinksUnderItsMapIsAMessageNotACrash) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  auto shrink_and_run = [] {
+    TempDir dir;
+    const std::string gguf = dir.File("m.gguf");
+    const std::string bytes = testing::ReadBytes(GgufFixture("models/llama_e2e.gguf"));
+    WriteBytes(gguf, bytes);
+    auto g = LoadGgufModel(gguf);  // F32: the weights are read from the map at every run
+    if (!g.ok()) return 3;
+    if (::truncate(gguf.c_str(), 4096) != 0) return 4;
+    auto run = RunModel(**g, {1, 2, 3});
+    if (run.ok() || run.message().find(gguf + ": the file changed while it was read: it is shorter than the " +
+                                       std::to_string(bytes.size()) + " bytes") == std::string::npos)
+      return 5;
+    g = Status::Error("closed");  // the changed map goes with its model; then other files load again
+    CopyDir(FixtureDir("gpt2"), dir.File("gpt2"));
+    const std::string st = dir.File("gpt2/model.safetensors");
+    auto s = LoadModel(dir.File("gpt2"));
+    if (!s.ok()) return 6;
+    if (::truncate(st.c_str(), 4096) != 0) return 7;
+    auto again = RunModel(**s, {1, 2, 3});
+    if (again.ok() || again.message().find(st + ": the file changed while it was read") == std::string::npos) return 8;
+    return 0;
+  };
+  EXPECT_EXIT(std::_Exit(shrink_and_run()), ::testing::ExitedWithCode(0), "");
+}
+
 
 }  // namespace
 }  // namespace attnviz::model
