@@ -2,6 +2,8 @@
 // tokenizer they build, run on one text):
 // every tensor it accepts lies inside the file and dequantizes without reading past it, or a message naming the
 // file.
+#include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "fuzz_util.h"
@@ -21,6 +23,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   const model::GgufFile& f = **file;
+  // What a real file needs bounds what is held, whatever the file's size allows.
+  FUZZ_EXPECT(f.tensors().size() <= model::GgufFile::kMaxTensors && f.metadata().size() <= model::GgufFile::kMaxKeys);
+  for (const auto& [key, value] : f.metadata())
+    FUZZ_EXPECT(key.size() <= model::GgufFile::kMaxKeyBytes && value.s.size() <= model::GgufFile::kMaxStringBytes);
+  // No two accepted tensors share bytes.
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  for (const model::GgufTensor& t : f.tensors()) ranges.emplace_back(t.begin, t.end);
+  std::sort(ranges.begin(), ranges.end());
+  for (size_t k = 1; k < ranges.size(); ++k) FUZZ_EXPECT(ranges[k].first >= ranges[k - 1].second);
   for (const model::GgufTensor& t : f.tensors()) {
     FUZZ_EXPECT(t.begin >= f.data_start() && t.begin <= t.end && t.end <= size);
     FUZZ_EXPECT(f.FindTensor(t.name) != nullptr);

@@ -23,7 +23,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (items) {
     for (const SentenceItem& item : *items) {
       FUZZ_EXPECT(item.line >= 1 && !item.kv_text.empty());
-      FUZZ_EXPECT(TokenizeTexts(item.kv_text, item.query_text).ok());
+      // Every item is a text; only the sandbox's token cap may refuse it (a model takes longer ones).
+      auto texts = TokenizeTexts(item.kv_text, item.query_text);
+      FUZZ_EXPECT(texts.ok() || texts.message().find("tokens (allowed 1..") != std::string::npos);
     }
   } else {
     FUZZ_EXPECT(items.message().rfind("fuzz.txt", 0) == 0);  // the message names the file

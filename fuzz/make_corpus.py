@@ -200,3 +200,34 @@ for case in ("bert_cased", "bert_uncased"):
 for rel in ("models/qwen2_mixed.gguf", "quant/q4_K.gguf", "quant/q3_K.gguf", "quant/q5_1.gguf", "quant/iq2_xxs.gguf",
             "tokenizers/llama_style.gguf", "tokenizers/llama3_style.gguf"):
     put("fuzz_gguf", rel.replace("/", "_"), read("tests", "fixtures", "gguf", rel))
+
+# GGUF header bounds (issue 44): an array of many one-byte items (what the parse holds is about a hundred bytes an
+# item) and keys and a string value near their own bounds, for the fuzzer to grow past them.
+def gguf_kv(key, type_id, payload):
+    return struct.pack("<Q", len(key)) + key + struct.pack("<I", type_id) + payload
+
+
+def gguf_header(n_tensors, kvs):
+    return b"GGUF" + struct.pack("<IQQ", 3, n_tensors, len(kvs)) + b"".join(kvs)
+
+
+put("fuzz_gguf", "header-array-4096-u8", gguf_header(0, [
+    gguf_kv(b"tokenizer.ggml.token_type", 9, struct.pack("<IQ", 0, 4096) + b"\x01" * 4096)]))
+put("fuzz_gguf", "header-long-key-and-string", gguf_header(0, [
+    gguf_kv(b"k" * 4000, 4, struct.pack("<I", 7)),
+    gguf_kv(b"tokenizer.chat_template", 8, struct.pack("<Q", 3000) + b"{" * 3000)]))
+
+# A SentencePiece vocabulary whose tokens are runs of one letter (each run has every split as a merge: the merges cost
+# the vocabulary's bytes, not the square of each token's), for the fuzzer to grow.
+def gguf_str(s):
+    return struct.pack("<Q", len(s)) + s
+
+
+spm_tokens = [b"<unk>", b"<s>", b"</s>", "\u2581".encode()] + [b"a" * n for n in range(1, 65)] + ["\u2581a".encode()]
+put("fuzz_gguf", "spm-runs-64", gguf_header(0, [
+    gguf_kv(b"tokenizer.ggml.model", 8, gguf_str(b"llama")),
+    gguf_kv(b"tokenizer.ggml.tokens", 9, struct.pack("<IQ", 8, len(spm_tokens)) + b"".join(gguf_str(t) for t in spm_tokens)),
+    gguf_kv(b"tokenizer.ggml.scores", 9, struct.pack("<IQ", 6, len(spm_tokens)) +
+            b"".join(struct.pack("<f", -float(len(t))) for t in spm_tokens)),
+    gguf_kv(b"tokenizer.ggml.token_type", 9, struct.pack("<IQ", 5, len(spm_tokens)) +
+            struct.pack("<3i", 2, 3, 3) + struct.pack("<i", 1) * (len(spm_tokens) - 3))]))

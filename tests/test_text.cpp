@@ -183,3 +183,29 @@ TEST(SentenceFile, ReadsAreBounded) {
             std::string::npos) << too_big.message();
   std::filesystem::remove_all(dir);
 }
+
+// A sentence file's line is a model's text too (attnviz-cli model --text-file, the app's sentence list): the sandbox's
+// word cap applies where the sandbox tokenizes it, not where the file is read, as for --text.
+TEST(SentenceFile, LinesPastTheSandboxWordCapAreReadWhole) {
+  std::string line;
+  for (size_t i = 0; i < kMaxTokens + 100; ++i) line += "a ";
+  line += "end";
+  auto items = ParseSentences("short line\n" + line + "\nkeys ||| " + line + "\n", "s.txt");
+  ASSERT_TRUE(items.ok()) << items.message();
+  ASSERT_EQ(items->size(), 3u);
+  EXPECT_EQ((*items)[1].kv_text, line);
+  EXPECT_EQ((*items)[2].kv_text, line);
+  auto sandbox = TokenizeTexts((*items)[1].kv_text, "");
+  ASSERT_FALSE(sandbox.ok());
+  EXPECT_NE(sandbox.message().find("more than 8192 tokens"), std::string::npos) << sandbox.message();
+  // The other checks of a line stay: an empty side, only whitespace.
+  auto empty_side = ParseSentences("ok\n ||| " + line + "\n", "g.txt");
+  ASSERT_FALSE(empty_side.ok());
+  EXPECT_NE(empty_side.message().find("g.txt:2: query sentence (left of '|||'): the text is empty"), std::string::npos)
+      << empty_side.message();
+  auto spaces = ParseSentences("ok\n\xE3\x80\x80 ||| x\n", "h.txt");  // U+3000 IDEOGRAPHIC SPACE
+  ASSERT_FALSE(spaces.ok());
+  EXPECT_NE(spaces.message().find("h.txt:2: query sentence (left of '|||'): the text holds only whitespace"),
+            std::string::npos)
+      << spaces.message();
+}

@@ -88,7 +88,7 @@ int RunCompute(const std::vector<std::string>& args) {
       dump_dir = *v;
       continue;
     }
-    return UsageError("compute", Trf(Str::kCliUnknownOption, {args[i], "compute"}));
+    return UsageError("compute", Trf(Str::kCliUnknownOption, {CappedValue(args[i]), "compute"}));
   }
   if (Status s = RefuseModelFolder(options, "compute"); !s) return UsageError("compute", Localized(s));
   Pipeline pipeline;

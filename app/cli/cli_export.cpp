@@ -85,7 +85,7 @@ int RunExport(const std::vector<std::string>& args) {
       }
       continue;
     }
-    return UsageError("export", Trf(Str::kCliUnknownOption, {a, "export"}));
+    return UsageError("export", Trf(Str::kCliUnknownOption, {CappedValue(a), "export"}));
   }
   if (Status s = RefuseModelFolder(input, "export"); !s) return UsageError("export", Localized(s));
   if (options.out_path.empty()) return UsageError("export", Tr(Str::kCliNoOut));

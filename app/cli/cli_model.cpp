@@ -245,7 +245,7 @@ Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help)
       st = AppError(IsRegularFile(ExpandHome(arg) + "/config.json") ? AppMsgId::kModelFolderNeedsOption
                                                                     : AppMsgId::kStrayArgument,
                     {CappedValue(arg), "model"});
-    else st = Status::Error(Trf(Str::kCliUnknownOption, {arg, "model"}));
+    else st = Status::Error(Trf(Str::kCliUnknownOption, {CappedValue(arg), "model"}));
     if (!st.ok()) return st;
   }
   if (*help) return Status::Ok();

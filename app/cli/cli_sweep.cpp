@@ -75,7 +75,7 @@ int RunSweep(const std::vector<std::string>& args) {
       }
       continue;
     }
-    return UsageError("sweep", Trf(Str::kCliUnknownOption, {a, "sweep"}));
+    return UsageError("sweep", Trf(Str::kCliUnknownOption, {CappedValue(a), "sweep"}));
   }
   if (Status s = RefuseModelFolder(options, "sweep"); !s) return UsageError("sweep", Localized(s));
   if (random_tokens > 0) {

@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
     }
     if (i + 1 >= all.size() || !attnviz::ParseLang(all[i + 1], &lang)) {
       std::fprintf(stderr, "attnviz-cli: --lang: '%s' is not a language: allowed en, ko\n",
-                   i + 1 < all.size() ? all[i + 1].c_str() : "");
+                   i + 1 < all.size() ? attnviz::CappedValue(all[i + 1]).c_str() : "");
       return 2;
     }
     all.erase(all.begin() + (long)i, all.begin() + (long)i + 2);
@@ -88,7 +88,7 @@ int RunCommand(const std::string& command, const std::vector<std::string>& args)
 #if ATTNVIZ_HAVE_FIGURE
   if (command == "export") return attnviz::RunExport(args);
 #endif
-  std::fprintf(stderr, "%s\n", attnviz::Trf(attnviz::Str::kCliSeeHelp, {command}).c_str());
+  std::fprintf(stderr, "%s\n", attnviz::Trf(attnviz::Str::kCliSeeHelp, {attnviz::CappedValue(command)}).c_str());
   return 2;
 }
 }  // namespace

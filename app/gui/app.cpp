@@ -124,16 +124,16 @@ Status ParseAppOptions(const std::vector<std::string>& args, AppOptions* options
       Lang lang;
       st = take(&options->lang);
       if (st.ok() && !ParseLang(options->lang, &lang))
-        st = Status::Error("--lang: '" + options->lang + "' is not a language: allowed en, ko");
+        st = Status::Error("--lang: '" + CappedValue(options->lang) + "' is not a language: allowed en, ko");
       if (st.ok()) options->lang = ToString(lang);
     }
     else if (a == "--lesson") {
       Lesson lesson;
       st = take(&options->lesson);
-      if (st.ok() && !ParseLessonLetter(options->lesson, &lesson)) st = Status::Error(Trf(Str::kAppBadLesson, {options->lesson}));
+      if (st.ok() && !ParseLessonLetter(options->lesson, &lesson)) st = Status::Error(Trf(Str::kAppBadLesson, {CappedValue(options->lesson)}));
     }
     else if (a == "--help" || a == "-h") options->help = true;
-    else st = Status::Error(Trf(Str::kAppUnknownOption, {a}));
+    else st = Status::Error(Trf(Str::kAppUnknownOption, {CappedValue(a)}));
     if (!st.ok()) return st;
   }
   if (!options->screenshot_path.empty() && options->frames == 0) options->frames = 3;

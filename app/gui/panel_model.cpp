@@ -72,7 +72,7 @@ void DrawTokens(App& app, const ModelResult& result) {
           std::string tip;
           for (size_t k = 0; k < chip.count; ++k) {
             const tokenize::Token& t = result.tokens[chip.first + k];
-            tip += (k ? "\n" : "") + std::string("id ") + std::to_string(t.id) + "  " + t.piece +
+            tip += (k ? "\n" : "") + std::string("id ") + std::to_string(t.id) + "  " + EscapeInvalidUtf8(t.piece) +
                    (t.special ? std::string("  ") + Tr(Str::kSpecialToken) : std::string());
           }
           if (const std::string guesses = PredictionLines(app, position); !guesses.empty()) {

@@ -313,6 +313,13 @@ constexpr const char* kEnglish[] = {
     "ablate: head {0} of layer {1} is out of range: allowed 0..{2} (the model has {3} heads)",
     "{0} of {3} tokens needs about {1}, over the limit {2} (ATTNVIZ_MEMORY_LIMIT, e.g. 8G, raises it; fewer "
     "tokens need less)",
+    // limits of hardening round 3
+    "{0} = {1} at byte {2} is more than any real file needs (at most {3})",
+    "{0} = {1} at byte {2} needs about {3} of memory, more than the limit of {4} (ATTNVIZ_MEMORY_LIMIT, e.g. 8G, "
+    "changes it)",
+    "tensors '{0}' (bytes {1}..{2}) and '{3}' (bytes {4}..{5}) share bytes; each tensor needs bytes of its own",
+    "the file changed while it was read: it is shorter than the {0} bytes it had when opened (another program "
+    "rewriting it, a download not finished); nothing computed from it is shown: open it again once it is complete",
 };
 static_assert(std::size(kEnglish) == (size_t)MsgId::kCount, "messages.cpp: one English template per MsgId");
 static_assert((int)MsgId::kCount <= (int)MsgId::kAppFirst, "messages.h: core's ids stay below the programs' own");

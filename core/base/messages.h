@@ -319,6 +319,11 @@ enum class MsgId : int {
   kAblateLayerRange,         // {0} layer, {1} the last layer, {2} n_layer
   kAblateHeadRange,          // {0} head, {1} layer, {2} the last head, {3} n_head
   kAnalysisMemory,           // {0} what, {1} estimated bytes (text), {2} the limit (text), {3} tokens
+  // ---- limits of hardening round 3 (issue 44)
+  kGgufCountLimit,           // {0} what, {1} value, {2} byte, {3} the most
+  kGgufMemory,               // {0} what, {1} value, {2} byte, {3} estimated bytes (text), {4} the limit (text)
+  kGgufTensorOverlap,        // {0} tensor, {1} from, {2} to, {3} tensor, {4} from, {5} to
+  kMappedFileChanged,        // {0} bytes when opened
   kCount,
   // The first of the programs' own ids (app/common/i18n/app_messages.h); not a message. Above kCount for good.
   kAppFirst = 1000

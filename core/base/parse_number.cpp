@@ -47,28 +47,28 @@ bool PlainReal(const std::string& t) {
 
 Result<long long> ParseInteger(const std::string& text, long long lo, long long hi) {
   if (!PlainInteger(text, true))
-    return Status::Error(MsgId::kNotWholeNumber, {text, std::to_string(lo), std::to_string(hi)});
+    return Status::Error(MsgId::kNotWholeNumber, {CappedValue(text), std::to_string(lo), std::to_string(hi)});
   errno = 0;
   long long v = std::strtoll(text.c_str(), nullptr, 10);
   if (errno == ERANGE || v < lo || v > hi)
-    return Status::Error(MsgId::kNumberOutOfRange, {text, std::to_string(lo) + ".." + std::to_string(hi)});
+    return Status::Error(MsgId::kNumberOutOfRange, {CappedValue(text), std::to_string(lo) + ".." + std::to_string(hi)});
   return v;
 }
 
 Result<uint64_t> ParseUnsigned64(const std::string& text) {
   if (!PlainInteger(text, false))
-    return Status::Error(MsgId::kNotWholeNumber, {text, "0", "18446744073709551615"});
+    return Status::Error(MsgId::kNotWholeNumber, {CappedValue(text), "0", "18446744073709551615"});
   errno = 0;
   unsigned long long v = std::strtoull(text.c_str(), nullptr, 10);
-  if (errno == ERANGE) return Status::Error(MsgId::kNumberOutOfRange, {text, "0..18446744073709551615"});
+  if (errno == ERANGE) return Status::Error(MsgId::kNumberOutOfRange, {CappedValue(text), "0..18446744073709551615"});
   return (uint64_t)v;
 }
 
 Result<double> ParseReal(const std::string& text, double lo, double hi) {
-  if (!PlainReal(text)) return Status::Error(MsgId::kNotANumber, {text, Range(lo, hi)});
+  if (!PlainReal(text)) return Status::Error(MsgId::kNotANumber, {CappedValue(text), Range(lo, hi)});
   errno = 0;
   double v = std::strtod(text.c_str(), nullptr);
-  if (!std::isfinite(v) || v < lo || v > hi) return Status::Error(MsgId::kNumberOutOfRange, {text, Range(lo, hi)});
+  if (!std::isfinite(v) || v < lo || v > hi) return Status::Error(MsgId::kNumberOutOfRange, {CappedValue(text), Range(lo, hi)});
   return v;
 }
 

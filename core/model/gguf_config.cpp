@@ -101,16 +101,17 @@ Status ReadRopeFreqs(const GgufFile& f, int d_head, RopeScaling* r) {
 Status ReadRopeScaling(const GgufFile& f, const GgufKeys& k, const std::string& a, RopeScaling* r) {
   std::string type;
   GGUF_TRY(k.String(a + ".rope.scaling.type", &type));
-  double factor = 0;
-  if (type.empty()) {  // files before rope.scaling.*: a linear factor alone
-    GGUF_TRY(k.Double(a + ".rope.scale_linear", 1e-6, 1e6, 0, &factor));
-    if (factor != 0 && factor != 1) r->kind = RopeScaling::Kind::kLinear, r->factor = factor;
-    return Status::Ok();
-  }
   if (type == "none") return Status::Ok();
-  if (type != "linear") return Status::ErrorAt(f.path(), MsgId::kGgufRopeScaling, {a + ".rope.scaling.type", CappedValue(type)});
-  GGUF_TRY(k.Double(a + ".rope.scaling.factor", 1e-6, 1e6, 1, &factor));
-  if (factor != 1) r->kind = RopeScaling::Kind::kLinear, r->factor = factor;
+  if (!type.empty() && type != "linear")
+    return Status::ErrorAt(f.path(), MsgId::kGgufRopeScaling, {a + ".rope.scaling.type", CappedValue(type)});
+  // As llama.cpp reads it: rope.scaling.factor when present, else the older rope.scale_linear; 0 means "not set"
+  // (a factor of 1), so 0 is in range and only then compared.
+  const std::string key = f.Find(a + ".rope.scaling.factor") ? a + ".rope.scaling.factor" : a + ".rope.scale_linear";
+  double factor = 0;
+  GGUF_TRY(k.Double(key, 0, 1e6, 0, &factor));
+  if (factor != 0 && factor < 1e-6)
+    return Status::ErrorAt(f.path(), MsgId::kGgufKeyRange, {key, Num(factor), "1e-06 (or 0: not set)", "1e+06"});
+  if (factor != 0 && factor != 1) r->kind = RopeScaling::Kind::kLinear, r->factor = factor;
   return Status::Ok();
 }
 

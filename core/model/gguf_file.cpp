@@ -1,8 +1,12 @@
 #include "model/gguf_file.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <type_traits>
+
+#include "base/memory_budget.h"
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "GGUF data is read as little endian");
 
@@ -50,7 +54,8 @@ bool KnownValueType(uint32_t t) { return t <= uint32_t(GgufValueType::kF64); }
 // Bounds-checked little-endian reads over the map; every failure names the byte offset and what was read.
 class Cursor {
  public:
-  Cursor(const uint8_t* data, uint64_t size, const std::string& path) : d_(data), size_(size), path_(path) {}
+  Cursor(const uint8_t* data, uint64_t size, const std::string& path)
+      : d_(data), size_(size), path_(path), memory_limit_(MemoryLimitBytes()) {}
   uint64_t pos() const { return pos_; }
   uint64_t left() const { return size_ - pos_; }
 
@@ -67,10 +72,16 @@ class Cursor {
     pos_ += sizeof(T);
     return Status::Ok();
   }
-  Status String(std::string* out, const std::string& what) {
+  // A string of at most `most` bytes (a bound checked before anything is allocated for it).
+  Status String(std::string* out, const std::string& what, uint64_t most) {
     uint64_t n = 0;
+    const uint64_t at = pos_;
     if (Status s = Read(&n, what + " (length)"); !s) return s;
     if (Status s = Need(n, what); !s) return s;
+    if (n > most)
+      return Status::ErrorAt(path_, MsgId::kGgufCountLimit,
+                             {"the length of " + what, std::to_string(n), std::to_string(at), std::to_string(most)});
+    if (Status s = Hold(n, "the length of " + what, n, at); !s) return s;
     out->assign(reinterpret_cast<const char*>(d_ + pos_), n);
     pos_ += n;
     return Status::Ok();
@@ -83,6 +94,23 @@ class Cursor {
                              {what, std::to_string(n), std::to_string(at), std::to_string(most)});
     return Status::Ok();
   }
+  // A count of at most `most` (what a real file needs), whatever the file's size allows.
+  Status Bounded(uint64_t n, uint64_t most, const std::string& what, uint64_t at) const {
+    if (n > most)
+      return Status::ErrorAt(path_, MsgId::kGgufCountLimit,
+                             {what, std::to_string(n), std::to_string(at), std::to_string(most)});
+    return Status::Ok();
+  }
+  // What the parse is about to hold in memory, checked against the memory limit before it is allocated: a file of
+  // one-byte array items costs about a hundred times its size.
+  Status Hold(uint64_t bytes, const std::string& what, uint64_t value, uint64_t at) {
+    if (bytes > memory_limit_ || held_ > memory_limit_ - bytes)
+      return Status::ErrorAt(path_, MsgId::kGgufMemory,
+                             {what, std::to_string(value), std::to_string(at), MemoryText((double)held_ + (double)bytes),
+                              MemoryText((double)memory_limit_)});
+    held_ += bytes;
+    return Status::Ok();
+  }
   const std::string& path() const { return path_; }
 
  private:
@@ -90,7 +118,14 @@ class Cursor {
   uint64_t size_;
   uint64_t pos_ = 0;
   const std::string& path_;
+  uint64_t memory_limit_;
+  uint64_t held_ = 0;  // bytes the parse holds so far (as estimated by Hold's callers)
 };
+
+// Held per key besides its value's own strings and items: the value, the key and a map node.
+constexpr uint64_t kKeyBytes = sizeof(GgufValue) + sizeof(std::string) + 64;
+// Held per tensor besides its name: the info, its ne and the index's node.
+constexpr uint64_t kTensorBytes = sizeof(GgufTensor) + 4 * sizeof(int64_t) + sizeof(std::string) + 64;
 
 // Array items of the whole file held in memory (about 100 bytes each whatever their size in the file): far above
 // any real vocabulary (a 256k-token vocabulary with scores, types and merges is ~1M), low enough that a file of
@@ -134,7 +169,7 @@ Status ReadValue(Cursor& c, GgufValueType type, const std::string& key, int dept
       v->u = v->i = b != 0;
       return Status::Ok();
     }
-    case GgufValueType::kString: return c.String(&v->s, what);
+    case GgufValueType::kString: return c.String(&v->s, what, GgufFile::kMaxStringBytes);
     case GgufValueType::kArray: {
       if (depth >= GgufFile::kMaxArrayDepth)
         return Status::ErrorAt(c.path(), MsgId::kGgufArrayDepth,
@@ -153,6 +188,7 @@ Status ReadValue(Cursor& c, GgufValueType type, const std::string& key, int dept
                                {"array count of '" + key + "'", std::to_string(n), std::to_string(count_at),
                                 std::to_string(*items_left) + " more array items in all"});
       *items_left -= n;
+      if (Status s = c.Hold(n * sizeof(GgufValue), "array count of '" + key + "'", n, count_at); !s) return s;
       v->items.resize(n);
       for (uint64_t k = 0; k < n; ++k)
         if (Status s = ReadValue(c, v->item_type, key, depth + 1, &v->items[k], items_left); !s) return s;
@@ -219,7 +255,12 @@ std::string NeString(const std::vector<int64_t>& ne) {
 Result<std::shared_ptr<const GgufFile>> GgufFile::Open(const std::string& path) {
   auto map = MappedFile::Open(path);
   if (!map) return map.status();
-  return Parse(*map);
+  // An allocation that fails despite the bounds names the file.
+  try {
+    return Parse(*map);
+  } catch (const std::bad_alloc&) {
+    return Status::ErrorAt(path, MsgId::kOutOfMemory, {"reading the GGUF header"});
+  }
 }
 
 Result<std::shared_ptr<const GgufFile>> GgufFile::Parse(std::shared_ptr<const MappedFile> map) {
@@ -253,13 +294,17 @@ Result<std::shared_ptr<const GgufFile>> GgufFile::Parse(std::shared_ptr<const Ma
   // A key-value pair takes at least 13 bytes (empty key, type, one byte); a tensor info at least 32.
   if (Status s = c.Count(n_kv, 13, "kv_count", n_kv_at); !s) return s;
   if (Status s = c.Count(n_tensors, 32, "tensor_count", n_tensors_at); !s) return s;
+  if (Status s = c.Bounded(n_kv, kMaxKeys, "kv_count", n_kv_at); !s) return s;
+  if (Status s = c.Bounded(n_tensors, kMaxTensors, "tensor_count", n_tensors_at); !s) return s;
+  if (Status s = c.Hold(n_kv * kKeyBytes, "kv_count", n_kv, n_kv_at); !s) return s;
+  if (Status s = c.Hold(n_tensors * kTensorBytes, "tensor_count", n_tensors, n_tensors_at); !s) return s;
 
   // 2. Metadata.
   uint64_t items_left = kMaxArrayItems;
   for (uint64_t k = 0; k < n_kv; ++k) {
     const uint64_t at = c.pos();
     std::string key;
-    if (Status s = c.String(&key, "key " + std::to_string(k)); !s) return s;
+    if (Status s = c.String(&key, "key " + std::to_string(k), kMaxKeyBytes); !s) return s;
     const std::string shown = CappedValue(key);  // a key is the file's text: quoted short, control bytes escaped
     uint32_t type = 0;
     if (Status s = c.Read(&type, "the value type of '" + shown + "'"); !s) return s;
@@ -284,7 +329,7 @@ Result<std::shared_ptr<const GgufFile>> GgufFile::Parse(std::shared_ptr<const Ma
     GgufTensor& t = f->tensors_[k];
     t.info_at = c.pos();
     const std::string at = std::to_string(t.info_at);
-    if (Status s = c.String(&t.name, "the name of tensor " + std::to_string(k)); !s) return s;
+    if (Status s = c.String(&t.name, "the name of tensor " + std::to_string(k), kMaxKeyBytes); !s) return s;
     if (t.name.size() > kMaxNameBytes)
       return Status::ErrorAt(path, MsgId::kGgufNameLength,
                              {at, std::to_string(t.name.size()), std::to_string(kMaxNameBytes)});
@@ -341,6 +386,23 @@ Result<std::shared_ptr<const GgufFile>> GgufFile::Parse(std::shared_ptr<const Ma
     t.begin = begin;
     t.end = end;
   }
+  // No two tensors share bytes (safetensors and llama.cpp refuse it too): sorted by start, each is checked against
+  // the furthest end so far, so an overlap behind a tensor that ends earlier is found as well.
+  std::vector<size_t> order(f->tensors_.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return f->tensors_[a].begin != f->tensors_[b].begin ? f->tensors_[a].begin < f->tensors_[b].begin : a < b;
+  });
+  const GgufTensor* furthest = nullptr;
+  for (size_t k : order) {
+    const GgufTensor& t = f->tensors_[k];
+    if (furthest && t.begin < furthest->end)
+      return Status::ErrorAt(path, MsgId::kGgufTensorOverlap,
+                             {CappedValue(furthest->name), std::to_string(furthest->begin), std::to_string(furthest->end),
+                              CappedValue(t.name), std::to_string(t.begin), std::to_string(t.end)});
+    if (!furthest || t.end > furthest->end) furthest = &t;
+  }
+  if (map->changed()) return Status::ErrorAt(path, MsgId::kMappedFileChanged, {std::to_string(map->size())});
   return std::shared_ptr<const GgufFile>(std::move(f));
 }
 

@@ -12,9 +12,10 @@
 // Every count, length, offset and size is checked against the file before it is used (checked arithmetic):
 // a count the remaining bytes cannot hold, a string past the end, arrays of arrays nested deeper than
 // kMaxArrayDepth, an unknown value or tensor type, more than 4 dims, an overflowing element count, a row that
-// is not whole blocks, an offset off the alignment, a tensor past the end, a name twice; at most 2^23 array items
-// in all (each is held in memory). Each refusal names the
-// file, the key or tensor and the byte offset. Types ggml knows but attnviz cannot dequantize (IQ*, ...) parse
+// is not whole blocks, an offset off the alignment, a tensor past the end, a name twice, two tensors sharing bytes; at most 2^23 array items
+// in all (each is held in memory). Counts and lengths are also bounded by what a real file needs (kMaxTensors,
+// kMaxKeys, kMaxKeyBytes, kMaxStringBytes), and what the parse will hold is checked against the memory limit
+// (base/memory_budget.h) before it is allocated. Each refusal names the file, the key or tensor and the byte offset. Types ggml knows but attnviz cannot dequantize (IQ*, ...) parse
 // fine and are refused when their floats are asked for (gguf_quant.h), by their ggml name.
 #pragma once
 #include <cstdint>
@@ -86,6 +87,13 @@ class GgufFile {
   static constexpr int kMaxArrayDepth = 2;         // an array of arrays of scalars, no deeper
   static constexpr uint64_t kMaxNameBytes = 63;    // ggml's GGML_MAX_NAME - 1
   static constexpr uint32_t kDefaultAlignment = 32;
+  // What a real file needs, far from any: the largest models (MoE with unmerged experts) have under 50,000 tensors
+  // and under 100 keys, a key is a dotted name of tens of bytes, the longest strings are chat templates and an
+  // embedded tokenizer.json (at most the 64 MiB a tokenizer file may have).
+  static constexpr uint64_t kMaxTensors = 65536;
+  static constexpr uint64_t kMaxKeys = 65536;
+  static constexpr uint64_t kMaxKeyBytes = 65535;
+  static constexpr uint64_t kMaxStringBytes = uint64_t(64) << 20;
 
   static Result<std::shared_ptr<const GgufFile>> Open(const std::string& path);
   static Result<std::shared_ptr<const GgufFile>> Parse(std::shared_ptr<const MappedFile> map);

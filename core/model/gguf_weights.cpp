@@ -9,6 +9,7 @@
 #include "model/check.h"
 #include "model/gguf_config.h"
 #include "model/gguf_quant.h"
+#include "model/safetensors.h"
 
 namespace attnviz::model {
 namespace {
@@ -269,7 +270,9 @@ Result<std::shared_ptr<const Model>> LoadGgufModel(std::shared_ptr<const GgufFil
   auto store = MakeStore(file, *config, source.get());
   if (!store) return store.status();
   if (source && source->empty()) source.reset();  // every weight F32 in place
-  return BindModel(std::move(*config), std::move(*store), file->path(), std::move(source));
+  auto model = BindModel(std::move(*config), std::move(*store), file->path(), std::move(source));
+  if (Status unchanged = MappedFilesUnchanged(); !unchanged) return unchanged;  // it shrank while being read
+  return model;
 }
 
 Result<std::shared_ptr<const Model>> LoadGgufModel(const std::string& path, GgufWeights weights) {

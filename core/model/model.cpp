@@ -7,6 +7,7 @@
 
 #include "model/bind.h"
 #include "model/check.h"
+#include "model/safetensors.h"
 
 namespace attnviz::model {
 
@@ -35,7 +36,9 @@ Result<std::shared_ptr<const Model>> LoadModel(const std::string& dir) {
   auto store = TensorStore::OpenDir(dir);
   if (!store) return store.status();
   // 3. names -> params, shapes checked against the config
-  return BindModel(std::move(*config), std::move(*store), dir);
+  auto model = BindModel(std::move(*config), std::move(*store), dir);
+  if (Status unchanged = MappedFilesUnchanged(); !unchanged) return unchanged;  // it shrank while being read
+  return model;
 }
 
 const BlockParams& Model::BlockWeights(int layer, WeightScratch* scratch) const {

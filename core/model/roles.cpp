@@ -139,18 +139,16 @@ RoleScore StrongestRole(const RoleScores& scores) {
   return best;
 }
 
-RolePlan::RolePlan(const std::vector<int>& ids) : n((int)ids.size()) {
-  // earlier[start[i] .. start[i+1]) = the positions j < i holding ids[i], in order (each target j+1 once).
-  std::unordered_map<int, std::vector<int>> seen;
-  start.reserve(ids.size() + 1);
-  start.push_back(0);
+RolePlan::RolePlan(const std::vector<int>& ids) : n((int)ids.size()), first((size_t)n), next((size_t)n, n) {
+  std::unordered_map<int, std::pair<int, int>> seen;  // token -> {its first position, its last so far}
   for (int i = 0; i < n; ++i) {
-    std::vector<int>& positions = seen[ids[(size_t)i]];
-    earlier.insert(earlier.end(), positions.begin(), positions.end());
-    start.push_back((int)earlier.size());
-    positions.push_back(i);
+    auto [it, fresh] = seen.try_emplace(ids[(size_t)i], i, i);
+    if (!fresh) next[(size_t)it->second.second] = i, it->second.second = i;
+    first[(size_t)i] = it->second.first;
   }
 }
+
+size_t RolePlan::bytes() const { return (first.capacity() + next.capacity()) * sizeof(int); }
 
 RowRoleParts ScoreRow(const float* row, int i, int n, bool causal, const RolePlan& plan, bool entropy) {
   // row: [n], query i's probs
@@ -159,9 +157,9 @@ RowRoleParts ScoreRow(const float* row, int i, int n, bool causal, const RolePla
   // previous-token, first-token, same-token: one key per row, rows 1..n-1.
   if (i >= 1) r.prev = p(i - 1), r.first = p(0), r.same = p(i);
   // induction: the mass on the tokens that followed the earlier occurrences of this row's token.
-  if (i < plan.n && plan.start[(size_t)i + 1] > plan.start[(size_t)i]) {
+  if (i < plan.n && plan.first[(size_t)i] < i) {
     r.has_induction = true;
-    for (int e = plan.start[(size_t)i]; e < plan.start[(size_t)i + 1]; ++e) r.induction += p(plan.earlier[(size_t)e] + 1);
+    for (int e = plan.first[(size_t)i]; e < i; e = plan.next[(size_t)e]) r.induction += p(e + 1);
   }
   // local: mass on keys at distance 2..kLocalWindow (causal: only before i), never key 0 (the sink's).
   for (int d = 2; d <= kLocalWindow; ++d) {

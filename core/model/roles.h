@@ -74,11 +74,15 @@ struct HeadRoles;
 
 // The per-row parts of the scores, so a streamed pass (blocks of rows, any order, any thread) and a whole map give
 // the same bits: each row's parts go to their own slot, summed in row order at the end.
-struct RolePlan {  // what every head of every layer shares: for each row, the earlier positions of its token
+// What every head of every layer shares: for each row, the earlier positions of its token, as a chain through the
+// positions (two ints a token; a list per row held n^2/2 ints for a text of one repeated token). Row i's earlier
+// positions are first[i], next[first[i]], ... while < i, in position order.
+struct RolePlan {
   explicit RolePlan(const std::vector<int>& ids);
+  size_t bytes() const;  // what it holds
   int n = 0;
-  std::vector<int> start;    // [n + 1]
-  std::vector<int> earlier;  // earlier[start[i] .. start[i+1])
+  std::vector<int> first;  // [n] the first position holding ids[i]
+  std::vector<int> next;   // [n] the next position after i holding ids[i], or n
 };
 struct RowRoleParts {
   double prev = 0, first = 0, same = 0, induction = 0, local = 0, broad = 0;

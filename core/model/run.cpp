@@ -14,6 +14,7 @@
 #include "model/rope.h"
 #include "attention/attention.h"
 #include "attention/metrics.h"
+#include "model/safetensors.h"
 
 namespace attnviz::model {
 namespace {
@@ -310,7 +311,10 @@ Status RunModel(const Model& model, const std::vector<int>& ids, const RunOption
   if (Status s = CheckRunInputs(c, ids, o); !s) return s;
   if (Status s = CheckRunMemory(c, ids.size(), /*collect=*/false, o); !s) return s;
   try {
-    return RunWithWorkspace(model, ids, o, sink);
+    const Status s = RunWithWorkspace(model, ids, o, sink);
+    // Weights read past the new end of a file that shrank were zeros: whatever the run made of them is not shown.
+    if (Status unchanged = MappedFilesUnchanged(); !unchanged) return unchanged;
+    return s;
   } catch (const std::bad_alloc&) {  // the estimate is an estimate: an allocation may still fail
     return Status::Error(MsgId::kOutOfMemory, {"running the model over " + std::to_string(ids.size()) + " tokens"});
   }

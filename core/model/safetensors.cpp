@@ -1,12 +1,15 @@
 #include "model/safetensors.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <mutex>
 #include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -63,6 +66,71 @@ std::string ShapeString(const std::vector<int64_t>& shape) {
 // ---------------------------------------------------------------------------------------------------------------
 // MappedFile
 
+namespace {
+
+// The maps the SIGBUS handler knows: a fixed table, so the handler reads it without locks or allocation.
+constexpr int kMaxMaps = 256;
+struct MapSlot {
+  std::atomic<uintptr_t> begin{0}, end{0};  // 0, 0: free
+  std::atomic<bool> changed{false};
+  const MappedFile* owner = nullptr;        // read under g_maps_mutex only
+};
+MapSlot g_maps[kMaxMaps];
+std::mutex g_maps_mutex;
+struct sigaction g_previous_sigbus;
+uintptr_t g_page = 4096;
+
+void OnSigbus(int sig, siginfo_t* info, void* context) {
+  const uintptr_t at = reinterpret_cast<uintptr_t>(info->si_addr);
+  for (MapSlot& slot : g_maps) {
+    const uintptr_t begin = slot.begin.load(std::memory_order_acquire), end = slot.end.load(std::memory_order_acquire);
+    if (begin == 0 || at < begin || at >= end) continue;
+    // The file now ends before this page: the rest of the map reads as zeros (one fault, not one per page).
+    const uintptr_t page = at & ~(g_page - 1);
+    if (::mmap(reinterpret_cast<void*>(page), end - page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) !=
+        MAP_FAILED) {
+      slot.changed.store(true, std::memory_order_release);
+      return;  // the read is tried again and finds zeros
+    }
+    break;
+  }
+  // Not a map's page: what was there before runs when the read faults again.
+  ::sigaction(SIGBUS, &g_previous_sigbus, nullptr);
+  (void)sig;
+  (void)context;
+}
+
+void InstallSigbusHandler() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const long page = ::sysconf(_SC_PAGESIZE);
+    if (page > 0) g_page = (uintptr_t)page;
+    struct sigaction sa;
+    std::memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = OnSigbus;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(SIGBUS, &sa, &g_previous_sigbus);
+  });
+}
+
+int RegisterMap(const MappedFile* owner, const uint8_t* data, size_t size) {
+  InstallSigbusHandler();
+  std::lock_guard<std::mutex> lock(g_maps_mutex);
+  for (int i = 0; i < kMaxMaps; ++i) {
+    MapSlot& slot = g_maps[i];
+    if (slot.begin.load() != 0) continue;
+    slot.owner = owner;
+    slot.changed.store(false);
+    slot.end.store(reinterpret_cast<uintptr_t>(data) + size, std::memory_order_release);
+    slot.begin.store(reinterpret_cast<uintptr_t>(data), std::memory_order_release);
+    return i;
+  }
+  return -1;  // more maps than slots: this one keeps the default behaviour
+}
+
+}  // namespace
+
 Result<std::shared_ptr<const MappedFile>> MappedFile::Open(const std::string& path) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused right after, as not regular).
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -89,13 +157,30 @@ Result<std::shared_ptr<const MappedFile>> MappedFile::Open(const std::string& pa
       return Status::ErrorAt(path, MsgId::kCannotMmap, {std::to_string(m->size_), std::strerror(e)});
     }
     m->data_ = static_cast<const uint8_t*>(p);
+    m->slot_ = RegisterMap(m.get(), m->data_, m->size_);
   }
   ::close(fd);  // the map keeps the file
   return std::shared_ptr<const MappedFile>(std::move(m));
 }
 
 MappedFile::~MappedFile() {
+  if (slot_ >= 0) {
+    std::lock_guard<std::mutex> lock(g_maps_mutex);
+    g_maps[slot_].begin.store(0, std::memory_order_release);
+    g_maps[slot_].end.store(0, std::memory_order_release);
+    g_maps[slot_].owner = nullptr;
+  }
   if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
+}
+
+bool MappedFile::changed() const { return slot_ >= 0 && g_maps[slot_].changed.load(std::memory_order_acquire); }
+
+Status MappedFilesUnchanged() {
+  std::lock_guard<std::mutex> lock(g_maps_mutex);
+  for (const MapSlot& slot : g_maps)
+    if (slot.owner && slot.changed.load(std::memory_order_acquire))
+      return Status::ErrorAt(slot.owner->path(), MsgId::kMappedFileChanged, {std::to_string(slot.owner->size())});
+  return Status::Ok();
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -221,6 +306,7 @@ Result<std::shared_ptr<const SafetensorsFile>> SafetensorsFile::Parse(std::share
   std::sort(f->tensors_.begin(), f->tensors_.end(),
             [](const TensorInfo& a, const TensorInfo& b) { return a.begin < b.begin; });
   for (size_t i = 0; i < f->tensors_.size(); ++i) f->index_[f->tensors_[i].name] = i;
+  if (map->changed()) return Status::ErrorAt(path, MsgId::kMappedFileChanged, {std::to_string(map->size())});
   return std::shared_ptr<const SafetensorsFile>(std::move(f));
 }
 

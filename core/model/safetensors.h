@@ -30,9 +30,15 @@ size_t DTypeSize(DType t);
 bool DTypeIsFloatConvertible(DType t);  // F32, F16, BF16
 
 // A read-only memory map of a whole regular file (RAII).
+// A file that shrinks while mapped (another program rewriting it, a download still in progress) would end the
+// process with SIGBUS at the first read past its new end. Every map is registered with a SIGBUS handler instead:
+// from the page that faulted to the end of the map reads as zeros, the map is marked changed, and
+// MappedFilesUnchanged() (called when a model has loaded and after every run) turns that into a message naming the
+// file. A SIGBUS outside every map goes to the handler that was there before.
 class MappedFile {
  public:
   static Result<std::shared_ptr<const MappedFile>> Open(const std::string& path);
+  bool changed() const;  // a read met a page the file no longer has
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
@@ -45,7 +51,12 @@ class MappedFile {
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
   std::string path_;
+  int slot_ = -1;  // in the SIGBUS handler's registry, -1 when not registered
 };
+
+// Ok, or an error naming the first open map whose file shrank under it (its bytes past the new end read as zeros, so
+// nothing computed from it may be shown).
+Status MappedFilesUnchanged();
 
 struct TensorInfo {
   std::string name;

@@ -194,13 +194,13 @@ const char* ToString(QkvLayout layout) { return layout == QkvLayout::kFused ? "f
 Result<MaskKind> ParseMask(const std::string& text) {
   if (text == "none") return MaskKind::kNone;
   if (text == "causal") return MaskKind::kCausal;
-  return Status::Error(MsgId::kUnknownName, {"mask", text, "none, causal"});
+  return Status::Error(MsgId::kUnknownName, {"mask", CappedValue(text), "none, causal"});
 }
 
 Result<AttentionMode> ParseMode(const std::string& text) {
   if (text == "self") return AttentionMode::kSelf;
   if (text == "cross") return AttentionMode::kCross;
-  return Status::Error(MsgId::kUnknownName, {"mode", text, "self, cross"});
+  return Status::Error(MsgId::kUnknownName, {"mode", CappedValue(text), "self, cross"});
 }
 
 // The names in the enums' order (the CLI's option values, the settings file and the JSON).
@@ -222,7 +222,7 @@ Result<E> ParseNamed(const char* what, const std::string& text, const E (&all)[N
     if (text == ToString(e)) return e;
     allowed += (allowed.empty() ? "" : ", ") + std::string(ToString(e));
   }
-  return Status::Error(MsgId::kUnknownName, {what, text, allowed});
+  return Status::Error(MsgId::kUnknownName, {what, CappedValue(text), allowed});
 }
 }  // namespace
 
@@ -234,7 +234,7 @@ Result<ScoreKind> ParseScoreKind(const std::string& text) { return ParseNamed("s
 Result<QkvLayout> ParseQkvLayout(const std::string& text) {
   if (text == "fused") return QkvLayout::kFused;
   if (text == "separate") return QkvLayout::kSeparate;
-  return Status::Error(MsgId::kUnknownName, {"qkv layout", text, "fused, separate"});
+  return Status::Error(MsgId::kUnknownName, {"qkv layout", CappedValue(text), "fused, separate"});
 }
 
 // The width q and k share, as the run has it: the configured d_k when both are projected, else the raw

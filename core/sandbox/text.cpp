@@ -166,6 +166,24 @@ std::vector<std::string> TokenTexts(const std::vector<Token>& tokens) {
   return out;
 }
 
+namespace {
+
+// What Tokenize checks of a text but its token count: a line of a sentence file may be a model's text, longer than the
+// sandbox takes (the sandbox's own Tokenize refuses it there, as it does a --text).
+Status CheckSentence(std::string_view text) {
+  if (Status s = ValidatePlainText(text); !s) return s;
+  if (text.empty()) return Status::Error(MsgId::kTextEmpty, {});
+  size_t pos = 0;
+  char32_t cp;
+  while (pos < text.size()) {
+    DecodeOne(text, &pos, &cp);
+    if (!IsSpace(cp)) return Status::Ok();  // a word or a punctuation mark: at least one token
+  }
+  return Status::Error(MsgId::kTextOnlySpaces, {});
+}
+
+}  // namespace
+
 Result<std::vector<SentenceItem>> ParseSentences(std::string_view content, const std::string& file_name) {
   std::vector<SentenceItem> items;
   size_t line_begin = 0;
@@ -196,19 +214,14 @@ Result<std::vector<SentenceItem>> ParseSentences(std::string_view content, const
         std::string_view right = TrimSpaces(line.substr(sep + kCrossSeparator.size()));
         if (right.find(kCrossSeparator) != std::string_view::npos)
           return Status::Prefixed(MsgId::kPrefixFileLine, where, Status::Error(MsgId::kMoreThanOneSeparator, {}));
-        auto lq = Tokenize(left);
-        if (!lq)
-          return Status::Prefixed(MsgId::kPrefixFileLine, where,
-                                  Status::Prefixed(MsgId::kPrefixLeftOfSep, {}, lq.status()));
-        auto rk = Tokenize(right);
-        if (!rk)
-          return Status::Prefixed(MsgId::kPrefixFileLine, where,
-                                  Status::Prefixed(MsgId::kPrefixRightOfSep, {}, rk.status()));
+        if (Status lq = CheckSentence(left); !lq)
+          return Status::Prefixed(MsgId::kPrefixFileLine, where, Status::Prefixed(MsgId::kPrefixLeftOfSep, {}, lq));
+        if (Status rk = CheckSentence(right); !rk)
+          return Status::Prefixed(MsgId::kPrefixFileLine, where, Status::Prefixed(MsgId::kPrefixRightOfSep, {}, rk));
         item.query_text = std::string(left);
         item.kv_text = std::string(right);
       } else {
-        auto t = Tokenize(line);
-        if (!t) return Status::Prefixed(MsgId::kPrefixFileLine, where, t.status());
+        if (Status t = CheckSentence(line); !t) return Status::Prefixed(MsgId::kPrefixFileLine, where, t);
         item.kv_text = std::string(line);
       }
       items.push_back(std::move(item));

@@ -64,7 +64,9 @@ struct SentenceItem {
 constexpr std::string_view kCrossSeparator = "|||";
 
 // Sentence file: UTF-8, one item per line, '#' starts a comment line, blank lines skipped.
-// Each item is tokenized, so errors name "file:line: ..." (and the byte offset for bad UTF-8).
+// Each item is checked as Tokenize checks a text, so errors name "file:line: ..." (and the byte offset for bad
+// UTF-8), but not for kMaxTokens: a line may be a model's text, which takes its whole context (the sandbox refuses a
+// longer one where it tokenizes it, as it does a --text).
 Result<std::vector<SentenceItem>> ParseSentences(std::string_view content, const std::string& file_name);
 // Reads at most kMaxSentenceFileBytes (file_io.h ReadFile: regular files only).
 constexpr size_t kMaxSentenceFileBytes = size_t(16) << 20;

@@ -46,15 +46,31 @@ Result<std::unique_ptr<BpeModel>> BpeModel::Create(Vocab vocab,
     // A repeated pair: the library builds a map from the list, so the last rank wins.
     model->merges_[PairKey(*ia, *ib)] = MergeResult{int(rank), *inew};
   }
-  if (model->options_.unk_token) {
-    const int* u = v.Find(*model->options_.unk_token);
-    if (u) model->unk_id_ = *u;
-  }
-  model->byte_ids_.assign(256, -1);
-  if (model->options_.byte_fallback)
-    for (int b = 0; b < 256; ++b)
-      if (const int* id = v.Find(ByteTokenName(static_cast<unsigned char>(b)))) model->byte_ids_[size_t(b)] = *id;
+  model->FindSpecialIds();
   return model;
+}
+
+std::unique_ptr<BpeModel> BpeModel::CreateFromIds(Vocab vocab, const std::vector<MergeIds>& merges, BpeOptions options) {
+  auto model = std::unique_ptr<BpeModel>(new BpeModel());
+  model->vocab_ = std::move(vocab);
+  model->options_ = std::move(options);
+  model->merges_.reserve(merges.size());
+  for (size_t rank = 0; rank < merges.size(); ++rank)
+    model->merges_[PairKey(merges[rank].left, merges[rank].right)] = MergeResult{int(rank), merges[rank].merged};
+  model->FindSpecialIds();
+  return model;
+}
+
+void BpeModel::FindSpecialIds() {
+  const Vocab& v = vocab_;
+  if (options_.unk_token) {
+    const int* u = v.Find(*options_.unk_token);
+    if (u) unk_id_ = *u;
+  }
+  byte_ids_.assign(256, -1);
+  if (options_.byte_fallback)
+    for (int b = 0; b < 256; ++b)
+      if (const int* id = v.Find(ByteTokenName(static_cast<unsigned char>(b)))) byte_ids_[size_t(b)] = *id;
 }
 
 const BpeModel::MergeResult* BpeModel::FindMerge(int left, int right) const {

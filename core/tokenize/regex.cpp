@@ -114,6 +114,14 @@ Result<std::vector<std::pair<size_t, size_t>>> Regex::FindAll(std::string_view u
   budget.limit = kRegexStepsPerByte * utf8.size() + kRegexStepSlack;
   pcre2_match_context* context = pcre2_match_context_create(nullptr);
   pcre2_set_callout(context, CountStep, &budget);
+  // The work budget above is the limit; the interpreter's own per-match limit would refuse first on long texts.
+  pcre2_set_match_limit(context, UINT32_MAX);
+  pcre2_set_heap_limit(context, (uint32_t)(kRegexHeapBytes >> 10));
+  // PCRE2's JIT stack is 32 KiB unless one is given: a repeated group keeps a frame per repetition, so a few
+  // hundred capital letters in a row ran out of it in the tekken split. This one grows as needed up to
+  // kRegexJitStackBytes; a match that needs more runs again in the interpreter, within the same budget.
+  pcre2_jit_stack* jit_stack = pcre2_jit_stack_create(32 << 10, kRegexJitStackBytes, nullptr);
+  if (jit_stack) pcre2_jit_stack_assign(context, nullptr, jit_stack);
   auto subject = reinterpret_cast<PCRE2_SPTR>(utf8.data());
   size_t search_from = 0;
   bool have_last_end = false;
@@ -121,10 +129,16 @@ Result<std::vector<std::pair<size_t, size_t>>> Regex::FindAll(std::string_view u
   while (search_from <= utf8.size()) {
     budget.last_position = search_from;
     int rc = pcre2_match(code_->code, subject, utf8.size(), search_from, PCRE2_NO_UTF_CHECK, match, context);
+    if (rc == PCRE2_ERROR_JIT_STACKLIMIT) {
+      budget.last_position = search_from;
+      rc = pcre2_match(code_->code, subject, utf8.size(), search_from, PCRE2_NO_UTF_CHECK | PCRE2_NO_JIT, match,
+                       context);
+    }
     if (rc == PCRE2_ERROR_NOMATCH) break;
     if (rc < 0) {
       pcre2_match_data_free(match);
       pcre2_match_context_free(context);
+      pcre2_jit_stack_free(jit_stack);
       if (steps) *steps = budget.steps;
       if (rc == PCRE2_ERROR_CALLOUT)
         return Status::Error(MsgId::kRegexBudget, {ValueForMessage(pattern_), std::to_string(budget.limit),
@@ -150,6 +164,7 @@ Result<std::vector<std::pair<size_t, size_t>>> Regex::FindAll(std::string_view u
   }
   pcre2_match_data_free(match);
   pcre2_match_context_free(context);
+  pcre2_jit_stack_free(jit_stack);
   if (steps) *steps = budget.steps;
   return out;
 }
@@ -158,6 +173,9 @@ bool Regex::Search(std::string_view utf8) const {
   pcre2_match_data* match = pcre2_match_data_create_from_pattern(code_->code, nullptr);
   int rc = pcre2_match(code_->code, reinterpret_cast<PCRE2_SPTR>(utf8.data()), utf8.size(), 0, PCRE2_NO_UTF_CHECK,
                        match, nullptr);
+  if (rc == PCRE2_ERROR_JIT_STACKLIMIT)  // the default JIT stack is small; the interpreter has none of its limit
+    rc = pcre2_match(code_->code, reinterpret_cast<PCRE2_SPTR>(utf8.data()), utf8.size(), 0,
+                     PCRE2_NO_UTF_CHECK | PCRE2_NO_JIT, match, nullptr);
   pcre2_match_data_free(match);
   return rc >= 0;
 }

@@ -20,6 +20,10 @@ namespace attnviz::tokenize {
 // matcher moved over; real tokenizer patterns take under 100 steps a byte.
 constexpr uint64_t kRegexStepsPerByte = 2000;
 constexpr uint64_t kRegexStepSlack = 1'000'000;
+// The stack PCRE2's JIT may grow to in one FindAll (a repeated group keeps a frame per repetition, so a long run of
+// letters needs a stack as long), and the heap the interpreter may take for a match that needs more.
+constexpr size_t kRegexJitStackBytes = size_t(8) << 20;
+constexpr size_t kRegexHeapBytes = size_t(1) << 30;
 
 class Regex {
  public:

@@ -126,3 +126,43 @@ TEST(CliArguments, ATextFarPastTheModelsPositionsIsRefusedNamingTheLimit) {
 
 }  // namespace
 }  // namespace attnviz
+
+namespace attnviz {
+namespace {
+
+// Issue 44: every value typed on the command line is quoted short and escaped (CappedValue, as values from files
+// are): an unknown option, command, --lang value, number or name of 100 KB gave a 100 KB message, and escape bytes
+// reached the terminal.
+TEST(CliArguments, TypedValuesAreQuotedCappedAndEscaped) {
+  const std::string x(100000, 'x');
+  const std::vector<std::vector<std::string>> cases = {
+      {"compute", "--text", "I go", "--" + x},
+      {"sweep", "--" + x},
+      {"export", "--text", "I go", "--" + x},
+      {"model", "--" + x},
+      {x},
+      {"--lang", x, "compute"},
+      {"compute", "--text", "I go", "--heads", std::string(100000, '7')},
+      {"compute", "--text", "I go", "--temperature", std::string(100000, '7')},
+      {"compute", "--text", "I go", "--mask", x},
+  };
+  for (const auto& args : cases) {
+    const CliResult r = Cli(args);
+    EXPECT_EQ(r.code, 2) << args[0] << " " << args[1].substr(0, 20);
+    EXPECT_LT(r.err.size(), 800u) << r.err.substr(0, 300);
+    EXPECT_NE(r.err.find(" bytes in all)"), std::string::npos) << r.err.substr(0, 300);
+  }
+  for (const auto& args : std::vector<std::vector<std::string>>{{"compute", "--text", "I go", "--\x1b[31mred"},
+                                                               {"\x1b[2Jcls"},
+                                                               {"--lang", "\x1b[2J", "compute"},
+                                                               {"model", "--model", "m", "--\x07" "bell"}}) {
+    const CliResult r = Cli(args);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find('\x07'), std::string::npos) << r.err;
+    EXPECT_TRUE(r.err.find("\\x1b") != std::string::npos || r.err.find("\\x07") != std::string::npos) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace attnviz

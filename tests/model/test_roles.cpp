@@ -293,3 +293,36 @@ TEST(Roles, StrongestRolePrefersAPointedRoleThatClearsItsThreshold) {
 
 }  // namespace
 }  // namespace attnviz::model
+
+namespace attnviz::model {
+namespace {
+
+// A text of one repeated token gave every row all the earlier positions of its token (n^2/2 ints, counted by no
+// memory estimate); the plan holds a few ints per token, and a row's induction is still the mass on the target of
+// every earlier occurrence, once each, summed in position order.
+TEST(Roles, PlanIsLinearInTheTokensAndInductionIsEveryEarlierOccurrence) {
+  const int n = 4000;
+  EXPECT_LE(RolePlan(std::vector<int>((size_t)n, 7)).bytes(), 4 * sizeof(int) * (size_t)n);
+  const int m = 300;
+  std::vector<int> ids((size_t)m);
+  std::vector<float> row((size_t)m);
+  uint32_t state = 12345;
+  auto next = [&] { return state = state * 1664525u + 1013904223u; };
+  for (int& id : ids) id = (int)(next() >> 29);  // 8 distinct tokens
+  const RolePlan plan(ids);
+  for (int i = 0; i < m; ++i) {
+    double total = 0;
+    for (float& p : row) total += p = (float)((next() >> 8) + 1);
+    for (float& p : row) p = (float)(p / total);
+    double want = 0;
+    bool any = false;
+    for (int j = 0; j < i; ++j)
+      if (ids[(size_t)j] == ids[(size_t)i]) want += row[(size_t)j + 1], any = true;
+    const RowRoleParts got = ScoreRow(row.data(), i, m, /*causal=*/false, plan);
+    EXPECT_EQ(got.has_induction, any) << i;
+    EXPECT_EQ(got.induction, want) << i;
+  }
+}
+
+}  // namespace
+}  // namespace attnviz::model

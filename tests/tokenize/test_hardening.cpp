@@ -174,6 +174,40 @@ TEST(Hardening, RealPatternsStayFarBelowTheBudget) {
   EXPECT_LT(word_steps, 10 * 200'000u);
 }
 
+// Issue 44: PCRE2's JIT stack (32 KiB when none is given) ran out on a run of a few hundred capital letters or CJK
+// characters in the tekken and gpt-4o splits (llama.cpp's regexes, gguf_tokenizer.cpp), and a valid text was
+// refused. The JIT has a stack that grows up to kRegexJitStackBytes; a run that needs more is matched by the
+// interpreter, within the same work budget. Each run is one piece, as the patterns say.
+TEST(Hardening, LongLetterRunsAreMatchedPastTheJitStack) {
+  const std::vector<std::string> patterns = {
+      R"([^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))*((?=[\p{L}])([^A-Z]))+|[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))+((?=[\p{L}])([^A-Z]))*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)",
+      R"([^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))*((?=[\p{L}])([^A-Z]))+(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?|[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))+((?=[\p{L}])([^A-Z]))*(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)",
+  };
+  auto repeat = [](const std::string& unit, size_t n) {
+    std::string s;
+    for (size_t i = 0; i < n; ++i) s += unit;
+    return s;
+  };
+  // 2,000 letters overflowed the old stack; 120,000 need more than kRegexJitStackBytes (the interpreter's turn).
+  const std::vector<std::string> texts = {repeat("A", 2000), repeat("\xE4\xB8\xAD", 2000), repeat("A", 120000),
+                                          repeat("\xE4\xB8\xAD", 120000)};
+  for (const std::string& pattern : patterns) {
+    auto re = Regex::Compile(pattern);
+    ASSERT_TRUE(re.ok()) << re.message();
+    for (const std::string& text : texts) {
+      auto m = re->FindAll(text);
+      ASSERT_TRUE(m.ok()) << text.size() << ": " << m.message();
+      EXPECT_EQ(*m, (std::vector<std::pair<size_t, size_t>>{{0, text.size()}})) << text.size();
+      EXPECT_TRUE(re->Search(text));
+    }
+    // Two runs with a space between: two pieces, the second with the space in front.
+    const std::string two = repeat("A", 3000) + " " + repeat("B", 3000);
+    auto m = re->FindAll(two);
+    ASSERT_TRUE(m.ok()) << m.message();
+    EXPECT_EQ(*m, (std::vector<std::pair<size_t, size_t>>{{0, 3000}, {3000, 6001}}));
+  }
+}
+
 // ---- cause 9: added tokens
 
 TEST(Hardening, ManyLongAddedTokensCostTheMatchNotTheCount) {
