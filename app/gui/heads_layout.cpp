@@ -91,9 +91,9 @@ std::vector<std::string> WrapCaption(const std::string& caption, float width) {
 
 // A vertical colorbar for `range` (low end at the bottom) with tick labels, and under it a grey
 // "masked" swatch when the map has masked cells (causal, outside a window), as in exported figures.
-void DrawColorbar(App& app, ImVec2 top_left, float height, ColorRange range, bool masked) {
+void DrawColorbar(PanelContext& ctx, ImVec2 top_left, float height, ColorRange range, bool masked) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const AppSettings& s = app.settings;
+  const AppSettings& s = ctx.settings;
   const float bar_w = 12.0f, line = ImGui::GetTextLineHeight();
   height = std::max(height, 3.0f * line);
   const ImVec2 bar_max(top_left.x + bar_w, top_left.y + height);
@@ -132,7 +132,7 @@ void DrawColorbar(App& app, ImVec2 top_left, float height, ColorRange range, boo
     dl->AddText(ImVec2(m1.x + 5.0f, m0.y), dim, Tr(Str::kMaskedLegend));
     bottom = m1.y;
   }
-  app.dump.RecordRect("heads.colorbar", top_left.x, top_left.y, bar_max.x, bottom, false, false,
+  ctx.dump.RecordRect("heads.colorbar", top_left.x, top_left.y, bar_max.x, bottom, false, false,
                       "{\"ticks\": " + ticks_json + ", \"masked\": " + BoolJson(masked) + "}");
 }
 

@@ -39,10 +39,10 @@ MapWindow Pan(const MapWindow& w, int dr, int dc, int n_q, int n_k) {
 ImU32 GoldColor() { return ImGui::GetColorU32(ImVec4(1.0f, 0.85f, 0.3f, 1.0f)); }
 
 // The map's zoom state (reset when the map's size changes), its place and cell sizes, and its texel size.
-MapFrame FrameFor(App& app, const MapDraw& m, ImVec2 map_min, float cell) {
+MapFrame FrameFor(PanelContext& ctx, const MapDraw& m, ImVec2 map_min, float cell) {
   const AttentionTensors& t = *m.tensors;
   const int n_q = t.n_q(), n_k = t.n_k();
-  MapState& ms = app.views.heads.maps[m.key];
+  MapState& ms = ctx.views.heads.maps[m.key];
   if (ms.n_q != n_q || ms.n_k != n_k) {
     ms = MapState{};
     ms.window = MapWindow{0, n_q, 0, n_k};
@@ -58,13 +58,13 @@ MapFrame FrameFor(App& app, const MapDraw& m, ImVec2 map_min, float cell) {
   const ImVec2 fb_scale = ImGui::GetIO().DisplayFramebufferScale;
   f.px_w = std::max(1, (int)std::lround(f.map_size.x * fb_scale.x));
   f.px_h = std::max(1, (int)std::lround(f.map_size.y * fb_scale.y));
-  f.source = t.Source(app.results.shown->generation);
+  f.source = t.Source(ctx.results.shown->generation);
   return f;
 }
 
 // Caption below: figures that do not fit the map's width wrap onto the next line (the grid left room
 // for them, FitCaptions), so a narrow map still shows its H and gradient figures.
-void DrawCaption(App& app, const MapDraw& m, const MapFrame& f, const MapLayout& layout) {
+void DrawCaption(PanelContext& ctx, const MapDraw& m, const MapFrame& f, const MapLayout& layout) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float line = ImGui::GetTextLineHeight();
   const ImU32 text_color = ImGui::GetColorU32(ImGuiCol_Text);
@@ -79,7 +79,7 @@ void DrawCaption(App& app, const MapDraw& m, const MapFrame& f, const MapLayout&
     caption_json += (k ? ", " : "") + JsonString(caption_lines[k]);
   }
   dl->PopClipRect();
-  app.dump.RecordRect(m.dump_name + ".caption", caption_pos.x, caption_pos.y, f.map_max.x + 8.0f,
+  ctx.dump.RecordRect(m.dump_name + ".caption", caption_pos.x, caption_pos.y, f.map_max.x + 8.0f,
                       caption_pos.y + (float)caption_lines.size() * line, false, false, caption_json + "]",
                       caption_pos.y + (float)caption_lines.size() * line <= caption_bottom + 0.5f);
 }
@@ -90,7 +90,7 @@ struct LabelsDrawn {
 };
 
 // Labels: keys upright along the top, queries on the left, for the window's tokens.
-LabelsDrawn DrawTokenLabels(App& app, const MapDraw& m, const MapFrame& f, const MapLayout& layout) {
+LabelsDrawn DrawTokenLabels(PanelContext& ctx, const MapDraw& m, const MapFrame& f, const MapLayout& layout) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImU32 dim_color = ImGui::GetColorU32(kDimColor);
   const AttentionTensors& t = f.t;
@@ -117,21 +117,21 @@ LabelsDrawn DrawTokenLabels(App& app, const MapDraw& m, const MapFrame& f, const
     }
   }
   drawn.queries += "]";
-  if (app.settings.source == Source::kModel && m.query_labels && layout.label_left > 0)
-    DrawRowLabelPredictions(app, ImVec2(f.map_min.x - layout.label_left, f.map_min.y), ImVec2(f.map_min.x, f.map_max.y),
+  if (ctx.settings.source == Source::kModel && m.query_labels && layout.label_left > 0)
+    DrawRowLabelPredictions(ctx, ImVec2(f.map_min.x - layout.label_left, f.map_min.y), ImVec2(f.map_min.x, f.map_max.y),
                             w.r0, f.cell_y);
   return drawn;
 }
 
 // The texels: the window pooled to the drawn size (a pyramid level, or exact cells), recomposed only
 // when the result, the window, the size or the pooling changes; then the map's texture from the renderer.
-ImTextureID RenderMapView(App& app, HeatmapRenderer& renderer, const MapDraw& m, const MapFrame& f) {
+ImTextureID RenderMapView(PanelContext& ctx, HeatmapRenderer& renderer, const MapDraw& m, const MapFrame& f) {
   const AttentionTensors& t = f.t;
   MapState& ms = f.ms;
   const MapWindow& w = ms.window;
-  const PoolKind pool = app.views.heads.pool;
+  const PoolKind pool = ctx.views.heads.pool;
   const void* source_id = t.pyramid ? (const void*)t.pyramid.get() : (const void*)t.probs.get();
-  if (!app.bench_hide_maps &&
+  if (!ctx.bench_hide_maps &&
       (ms.source != source_id || ms.composed_window != w || ms.px_w != f.px_w || ms.px_h != f.px_h ||
        ms.kind != pool || ms.view.values.empty())) {
     ms.view = ComposeView(f.source, m.head, w, f.px_w, f.px_h, pool);
@@ -139,18 +139,18 @@ ImTextureID RenderMapView(App& app, HeatmapRenderer& renderer, const MapDraw& m,
     ms.composed_window = w;
     ms.px_w = f.px_w, ms.px_h = f.px_h;
     ms.kind = pool;
-    ms.version = ++app.views.heads.view_versions;
+    ms.version = ++ctx.views.heads.view_versions;
   }
   HeatmapImage image;
   image.probs = ms.view.values.data();
   image.n_q = ms.view.height;
   image.n_k = ms.view.width;
   image.data_version = ms.version;
-  image.colormap = app.settings.colormap;
-  image.color_scale = app.settings.color_scale;
+  image.colormap = ctx.settings.colormap;
+  image.color_scale = ctx.settings.color_scale;
   image.range = m.range;
   image.masked = t.mask.HidesAny(t.n_q(), t.n_k());
-  if (app.bench_hide_maps || ms.view.values.empty()) return 0;
+  if (ctx.bench_hide_maps || ms.view.values.empty()) return 0;
   return renderer.Render(m.key, image, f.px_w, f.px_h);
 }
 
@@ -170,7 +170,7 @@ struct MapInput {
 
 // An invisible button over the map: press + release without a drag is a click (the neuron view of that cell in model
 // mode); a drag pans; a right-click offers the head's ablation.
-MapInput HandleMapButton(App& app, const MapDraw& m, const MapFrame& f) {
+MapInput HandleMapButton(PanelContext& ctx, const MapDraw& m, const MapFrame& f) {
   MapState& ms = f.ms;
   ImGuiIO& io = ImGui::GetIO();
   MapInput input;
@@ -187,10 +187,10 @@ MapInput HandleMapButton(App& app, const MapDraw& m, const MapFrame& f) {
     ms.window = Pan(ms.window, -dr, -dc, f.n_q, f.n_k);
   }
   input.clicked = ImGui::IsItemDeactivated() && !ms.dragged && input.hovered;
-  const bool model = app.settings.source == Source::kModel;
-  if (model && !m.twin) DrawHeadAblateMenu(app, app.settings.model_layer, m.head);
+  const bool model = ctx.settings.source == Source::kModel;
+  if (model && !m.twin) DrawHeadAblateMenu(ctx, ctx.settings.model_layer, m.head);
   if (input.clicked && model && f.n_q > 0 && f.n_k > 0)  // the neuron view of that cell
-    OpenNeuronView(app, m.head, RowAt(f, io.MousePos.y), ColAt(f, io.MousePos.x));
+    ctx.verbs.OpenNeuronView(m.head, RowAt(f, io.MousePos.y), ColAt(f, io.MousePos.x));
   if (ImGui::IsItemDeactivated()) ms.dragging = false, ms.dragged = false;
   return input;
 }
@@ -230,41 +230,41 @@ void HandleZoomKeys(const MapFrame& f) {
 }
 
 // The map's record in the widget dump: its window, level, texels and the tokens labelled.
-void RecordMap(App& app, const MapDraw& m, const MapFrame& f, bool hovered, const LabelsDrawn& labels) {
+void RecordMap(PanelContext& ctx, const MapDraw& m, const MapFrame& f, bool hovered, const LabelsDrawn& labels) {
   const MapState& ms = f.ms;
   const MapWindow& now = ms.window;
-  app.dump.RecordRect(m.dump_name, f.map_min.x, f.map_min.y, f.map_max.x, f.map_max.y, ms.dragging, hovered,
+  ctx.dump.RecordRect(m.dump_name, f.map_min.x, f.map_min.y, f.map_max.x, f.map_max.y, ms.dragging, hovered,
                       "{\"head\": " + std::to_string(m.head) + ", \"cell\": " + JsonNumber(f.cell_shown) +
                           ", \"window\": [" + std::to_string(now.r0) + ", " + std::to_string(now.r1) + ", " +
                           std::to_string(now.c0) + ", " + std::to_string(now.c1) + "], \"level\": " +
                           std::to_string(ms.view.level) + ", \"texels\": [" + std::to_string(ms.view.width) + ", " +
-                          std::to_string(ms.view.height) + "], \"pool\": \"" + ToString(app.views.heads.pool) +
+                          std::to_string(ms.view.height) + "], \"pool\": \"" + ToString(ctx.views.heads.pool) +
                           "\", \"key_labels\": " + labels.keys + ", \"query_labels\": " + labels.queries + "}");
 }
 
 }  // namespace
 
-bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_min, float cell,
+bool DrawMap(PanelContext& ctx, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_min, float cell,
              const MapLayout& layout) {
-  const MapFrame f = FrameFor(app, m, map_min, cell);
-  DrawCaption(app, m, f, layout);
-  const LabelsDrawn labels = DrawTokenLabels(app, m, f, layout);
+  const MapFrame f = FrameFor(ctx, m, map_min, cell);
+  DrawCaption(ctx, m, f, layout);
+  const LabelsDrawn labels = DrawTokenLabels(ctx, m, f, layout);
   ImGui::SetCursorScreenPos(map_min);
-  const ImTextureID texture = RenderMapView(app, renderer, m, f);
+  const ImTextureID texture = RenderMapView(ctx, renderer, m, f);
   ImGui::PushID(m.key.imgui_id());
-  const MapInput input = HandleMapButton(app, m, f);
+  const MapInput input = HandleMapButton(ctx, m, f);
   DrawMapImage(renderer, texture, f);
   ImGui::PopID();
   const bool has_cells = f.n_q > 0 && f.n_k > 0;
   if (input.hovered && has_cells) HandleZoomKeys(f);
   // A streamed layer's q and k are made once a person looks closer (App::AskExactRowsWhenNeeded).
   if (f.t.pooled && f.t.q->empty() && (input.hovered || f.ms.window != MapWindow{0, f.n_q, 0, f.n_k}))
-    app.views.heads.wants_exact_rows = true;
-  RecordMap(app, m, f, input.hovered, labels);
+    ctx.views.heads.wants_exact_rows = true;
+  RecordMap(ctx, m, f, input.hovered, labels);
   if (m.selected)
     ImGui::GetWindowDrawList()->AddRect(ImVec2(map_min.x - 2, map_min.y - 2),
                                         ImVec2(f.map_max.x + 2, f.map_max.y + 2), GoldColor(), 0.0f, 0, 2.0f);
-  if (input.hovered && has_cells && !f.ms.dragging) DrawCellTooltip(app, m, f);
+  if (input.hovered && has_cells && !f.ms.dragging) DrawCellTooltip(ctx, m, f);
   return input.clicked;
 }
 

@@ -45,14 +45,14 @@ struct MapFrame {
 
 // Draws one map with its top-left corner at `map_min`, `cell` pixels a cell, labels outside it
 // (as `layout` allows) and the caption below. Returns true when the map was clicked.
-bool DrawMap(App& app, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_min, float cell,
+bool DrawMap(PanelContext& ctx, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_min, float cell,
              const MapLayout& layout);
 // The hover tooltip of the cell under the mouse: exact values at any zoom (heads_map_tooltip.cpp).
-void DrawCellTooltip(App& app, const MapDraw& m, const MapFrame& f);
+void DrawCellTooltip(PanelContext& ctx, const MapDraw& m, const MapFrame& f);
 
 // A vertical colorbar for `range` (low end at the bottom) with tick labels, and under it a grey
 // "masked" swatch when the map has masked cells (causal, outside a window), as in exported figures.
-void DrawColorbar(App& app, ImVec2 top_left, float height, ColorRange range, bool masked);
+void DrawColorbar(PanelContext& ctx, ImVec2 top_left, float height, ColorRange range, bool masked);
 
 // Text fitting (heads_layout.cpp).
 float TextWidth(const std::string& text, float size);

@@ -19,9 +19,9 @@ namespace {
 
 // The weight line: masked, a pooled rollout's cell (no exact cell: the pooled cell's value, its base level's
 // R'[I, J] per covered column, and what it pools), pending exact rows, or the exact weight.
-void WeightLines(App& app, const AttentionTensors& t, const ExactCell& cell, int i, int j) {
+void WeightLines(PanelContext& ctx, const AttentionTensors& t, const ExactCell& cell, int i, int j) {
   const bool masked = t.mask.Masked(i, j, t.n_k());
-  const bool pooled_rollout = app.settings.source == Source::kModel && app.views.heads.kind == MapKind::kRollout &&
+  const bool pooled_rollout = ctx.settings.source == Source::kModel && ctx.views.heads.kind == MapKind::kRollout &&
                               t.pooled && t.pyramid && !t.pyramid->levels().empty() && std::isnan(cell.prob);
   if (masked) {
     ImGui::TextUnformatted(Tr(Str::kTipMasked));
@@ -42,10 +42,10 @@ void WeightLines(App& app, const AttentionTensors& t, const ExactCell& cell, int
 
 // The run's own score (a trained model's is the scaled dot product, the sandbox's any of five), the logit before
 // and after scaling and temperature.
-void LogitLines(App& app, const AttentionTensors& t, float score_value) {
-  const ScoreKind score = app.settings.source == Source::kModel || !app.results.shown
+void LogitLines(PanelContext& ctx, const AttentionTensors& t, float score_value) {
+  const ScoreKind score = ctx.settings.source == Source::kModel || !ctx.results.shown
                               ? ScoreKind::kScaledDot
-                              : app.results.shown->request.config.score;
+                              : ctx.results.shown->request.config.score;
   ImGui::TextUnformatted(Trf(Str::kTipLogitBefore, {ScoreFormula(score), FormatNumber(score_value)}).c_str());
   // Only scaled-dot divides by sqrt(d_k) (AttentionConfig::logit_multiplier): the scale switch is on under
   // every score, but -|q - k|, cosine, additive and dot logits are never divided.
@@ -54,12 +54,12 @@ void LogitLines(App& app, const AttentionTensors& t, float score_value) {
                     (t.temperature != 1.0f ? ", \xC3\xB7T" : "");
   const std::string after = Trf(Str::kTipLogitAfter, {how, FormatNumber(LogitFromScore(score_value, t.multiplier))});
   ImGui::TextUnformatted(after.c_str());
-  app.dump.SetField("heads_tip_logit_after", JsonString(after));
+  ctx.dump.SetField("heads_tip_logit_after", JsonString(after));
 }
 
 }  // namespace
 
-void DrawCellTooltip(App& app, const MapDraw& m, const MapFrame& f) {
+void DrawCellTooltip(PanelContext& ctx, const MapDraw& m, const MapFrame& f) {
   const AttentionTensors& t = f.t;
   const MapState& ms = f.ms;
   const MapWindow& w = ms.window;
@@ -76,8 +76,8 @@ void DrawCellTooltip(App& app, const MapDraw& m, const MapFrame& f) {
   ImGui::TextUnformatted(Trf(Str::kTipHead, {std::to_string(m.head)}).c_str());
   ImGui::TextUnformatted(Trf(Str::kTipQuery, {std::to_string(i), ToImGui(t.query_tokens[(size_t)i].text)}).c_str());
   ImGui::TextUnformatted(Trf(Str::kTipKey, {std::to_string(j), ToImGui(t.kv_tokens[(size_t)j].text)}).c_str());
-  WeightLines(app, t, cell, i, j);
-  if (!std::isnan(cell.score)) LogitLines(app, t, cell.score);  // NaN: not kept (a model layer keeps its probs only)
+  WeightLines(ctx, t, cell, i, j);
+  if (!std::isnan(cell.score)) LogitLines(ctx, t, cell.score);  // NaN: not kept (a model layer keeps its probs only)
   if (m.head < (int)t.metrics.size() && i < (int)t.metrics[(size_t)m.head].rows.size()) {
     const RowMetrics& row = t.metrics[(size_t)m.head].rows[(size_t)i];
     ImGui::TextUnformatted(
@@ -85,12 +85,12 @@ void DrawCellTooltip(App& app, const MapDraw& m, const MapFrame& f) {
     ImGui::TextUnformatted(Trf(Str::kTipRowMax, {FormatNumber(row.max_weight, "%.3f")}).c_str());
   }
   if (!ms.view.exact())
-    ImGui::TextUnformatted(Trf(Str::kTipDrawn, {Tr(app.views.heads.pool == PoolKind::kMax ? Str::kPoolMax : Str::kPoolMean),
+    ImGui::TextUnformatted(Trf(Str::kTipDrawn, {Tr(ctx.views.heads.pool == PoolKind::kMax ? Str::kPoolMax : Str::kPoolMean),
                                                 std::to_string((w.cols() + ms.view.width - 1) / ms.view.width),
                                                 std::to_string((w.rows() + ms.view.height - 1) / ms.view.height)})
                                .c_str());
   ImGui::EndTooltip();
-  app.dump.RecordItem(m.dump_name + ".hover", "{\"i\": " + std::to_string(i) + ", \"j\": " + std::to_string(j) +
+  ctx.dump.RecordItem(m.dump_name + ".hover", "{\"i\": " + std::to_string(i) + ", \"j\": " + std::to_string(j) +
                                                   ", \"prob\": " + JsonNumber(cell.prob) +
                                                   ", \"score\": " + JsonNumber(cell.score) + "}");
 }

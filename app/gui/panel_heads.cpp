@@ -29,22 +29,22 @@ namespace attnviz {
 namespace {
 
 // The notice, the worker's progress or what the shown maps are, and the error that keeps new ones from showing.
-void DrawStatusLine(App& app) {
-  WidgetDump& dump = app.dump;
-  if (!app.notice.empty()) {
+void DrawStatusLine(PanelContext& ctx) {
+  WidgetDump& dump = ctx.dump;
+  if (ctx.notice && !ctx.notice->empty()) {
     bool dismiss = widget::SmallButton(dump, Str::kDismiss, "heads.dismiss_notice");
     ImGui::SameLine();
-    ErrorText(app.notice.Render());
-    if (dismiss) app.notice.clear();
+    ErrorText(ctx.notice->Render());
+    if (dismiss) ctx.notice->clear();
   }
   // Progress: what the worker computes and how far along (the frame keeps running meanwhile).
-  const JobProgress progress = app.worker->progress();
-  const JobProgress sweep_progress = app.worker->sweep_progress();
+  const JobProgress progress = ctx.verbs.SandboxProgress();
+  const JobProgress sweep_progress = ctx.verbs.SweepProgress();
   std::string progress_json = "{\"active\": " + BoolJson(progress.active) + ", \"stage\": " +
                               JsonString(progress.stage) + ", \"fraction\": " + JsonNumber(progress.fraction) +
                               ", \"sweep_active\": " + BoolJson(sweep_progress.active) + ", \"sweep_fraction\": " +
                               JsonNumber(sweep_progress.fraction) + "}";
-  if (app.results.computing) {
+  if (ctx.results.computing) {
     std::string what = progress.active && !progress.stage.empty() ? Trf(Str::kComputingStage, {LocalizedStage(progress.stage)})
                                                                   : std::string(Tr(Str::kComputing));
     char pct[32];
@@ -52,35 +52,35 @@ void DrawStatusLine(App& app) {
     ImGui::ProgressBar((float)progress.fraction, ImVec2(160.0f, 0.0f), pct);
     ImGui::SameLine();
     ImGui::TextUnformatted(what.c_str());
-  } else if (app.results.shown) {
-    const AttentionTensors& t = app.results.shown->tensors;
+  } else if (ctx.results.shown) {
+    const AttentionTensors& t = ctx.results.shown->tensors;
     // A sandbox layer names its knobs; a model layer how its maps were made (it has no sandbox config).
-    const std::string made = app.settings.source == Source::kModel ? LocalizedTitle(Describe(t))
-                                                                 : LocalizedDescribe(app.results.shown->request.config);
+    const std::string made = ctx.settings.source == Source::kModel ? LocalizedTitle(Describe(t))
+                                                                 : LocalizedDescribe(ctx.results.shown->request.config);
     // S flips the scaling of a model run, and of a sandbox run only under scaled-dot (App::ToggleScaling): the keys
     // offered are the keys that act.
-    const char* keys = Tr(app.ScalingActs() ? Str::kHeadsStatusKeys : Str::kHeadsStatusKeysNoScale);
+    const char* keys = Tr(ctx.ScalingActs() ? Str::kHeadsStatusKeys : Str::kHeadsStatusKeysNoScale);
     DimText(made + " \xC2\xB7 " + std::to_string(t.n_q()) + "\xC3\x97" +
             std::to_string(t.n_k()) + " \xC2\xB7 " + keys);
     dump.SetField("heads_summary", JsonString(made));
     dump.SetField("heads_status_keys", JsonString(keys));
   }
-  dump.RecordItem("heads.status", BoolJson(app.results.computing));
+  dump.RecordItem("heads.status", BoolJson(ctx.results.computing));
   dump.SetField("progress", progress_json);
   // The d_q = d_k refusal is the Controls panel's to show (beside the combos that cause it): here only a pointer.
   std::string heads_error;
-  if (const std::string e = app.results.compute_error.Render(); !e.empty())
+  if (const std::string e = ctx.results.compute_error.Render(); !e.empty())
     heads_error = IsWidthRefusal(e) ? Tr(Str::kWidthRefusalSeeControls)
-                  : app.results.shown ? Trf(Str::kShowingLastGood, {e}) : e;
-  else if (const std::string c = app.results.config_error.Render(); !c.empty())
+                  : ctx.results.shown ? Trf(Str::kShowingLastGood, {e}) : e;
+  else if (const std::string c = ctx.results.config_error.Render(); !c.empty())
     heads_error = IsWidthRefusal(c) ? Tr(Str::kWidthRefusalSeeControls) : Trf(Str::kSettingsNotApplied, {c});
   if (!heads_error.empty()) ErrorText(heads_error);
   dump.RecordItem("heads.error", JsonString(heads_error));
 }
 
 // A checkbox per head: shown or hidden in the grid.
-void DrawHeadToggles(App& app, int n_head) {
-  AppSettings& s = app.settings;
+void DrawHeadToggles(PanelContext& ctx, int n_head) {
+  AppSettings& s = ctx.settings;
   ImGui::TextUnformatted(Tr(Str::kShow));
   for (int h = 0; h < n_head; ++h) {
     ImGui::SameLine();
@@ -88,7 +88,7 @@ void DrawHeadToggles(App& app, int n_head) {
     bool visible = s.head_visible(h);
     std::string label = std::to_string(h) + "##show" + std::to_string(h);
     if (ImGui::Checkbox(label.c_str(), &visible)) s.head_hidden[(size_t)h] = !visible;
-    app.dump.RecordItem("heads.show." + std::to_string(h), BoolJson(visible));
+    ctx.dump.RecordItem("heads.show." + std::to_string(h), BoolJson(visible));
   }
 }
 
@@ -97,10 +97,10 @@ enum class HeadsView { kGrid = 0, kEnlarged = 1, kSideBySide = 2 };
 // View mode. Scaled vs unscaled needs a score divided by sqrt(d_k): under any other the two maps are one map, so
 // the choice is greyed out and says why, and a side-by-side setting shows the enlarged map until scaled-dot is
 // back (the setting is kept, as the scale checkbox's; App::BuildRequest asks for no twin then).
-HeadsView DrawViewChoice(App& app, int n_head) {
-  AppSettings& s = app.settings;
-  WidgetDump& dump = app.dump;
-  const bool sides_differ = app.ScalingActs();
+HeadsView DrawViewChoice(PanelContext& ctx, int n_head) {
+  AppSettings& s = ctx.settings;
+  WidgetDump& dump = ctx.dump;
+  const bool sides_differ = ctx.ScalingActs();
   int view = s.side_by_side && sides_differ ? 2 : (s.enlarged || s.side_by_side ? 1 : 0);
   if (widget::RadioButton(dump, Str::kViewGrid, "heads.view_grid", view == 0)) s.enlarged = false, s.side_by_side = false;
   ImGui::SameLine();
@@ -110,13 +110,13 @@ HeadsView DrawViewChoice(App& app, int n_head) {
   if (widget::RadioButton(dump, Str::kViewSideBySide, "heads.view_side_by_side", view == 2)) s.side_by_side = true;
   if (!sides_differ) ImGui::EndDisabled();
   if (!sides_differ && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-    ImGui::SetTooltip("%s", Trf(Str::kSideBySideSameMapsTip, {ScoreFormula(app.settings.config.score)}).c_str());
+    ImGui::SetTooltip("%s", Trf(Str::kSideBySideSameMapsTip, {ScoreFormula(ctx.settings.config.score)}).c_str());
   dump.SetField("heads_side_by_side_disabled", BoolJson(!sides_differ));
   if (view != 0) {
     ImGui::SameLine();
-    if (ImGui::ArrowButton("##prev", ImGuiDir_Left)) app.CycleHead(-1);
+    if (ImGui::ArrowButton("##prev", ImGuiDir_Left)) ctx.verbs.CycleHead(-1);
     ImGui::SameLine();
-    if (ImGui::ArrowButton("##next", ImGuiDir_Right)) app.CycleHead(+1);
+    if (ImGui::ArrowButton("##next", ImGuiDir_Right)) ctx.verbs.CycleHead(+1);
   }
   if (s.selected_head >= n_head) s.selected_head = 0;
   return (HeadsView)view;
@@ -125,21 +125,21 @@ HeadsView DrawViewChoice(App& app, int n_head) {
 // Long inputs spread a row over thousands of keys: on the linear 0..1 scale every map is dark. Say so, and offer
 // the log scale. Then the pooling of maps with more cells than pixels (max keeps a single spike visible; mean
 // averages) and, in model mode, the map kind.
-void DrawMapChoices(App& app, const AttentionTensors& t) {
-  AppSettings& s = app.settings;
-  WidgetDump& dump = app.dump;
+void DrawMapChoices(PanelContext& ctx, const AttentionTensors& t) {
+  AppSettings& s = ctx.settings;
+  WidgetDump& dump = ctx.dump;
   const float faint = FaintMapsPeak(t.metrics, s.color_scale, s.auto_range);
   if (faint > 0) {
     DimText(Trf(Str::kFaintMapsHint, {FormatNumber(faint, "%.2g")}));
     if (widget::SmallButton(dump, Str::kUseLogScale, "heads.use_log_scale")) s.color_scale = ColorScale::kLog;
   }
   dump.SetField("heads_faint_hint", JsonNumber(faint));
-  PoolKind& pool = app.views.heads.pool;
+  PoolKind& pool = ctx.views.heads.pool;
   ImGui::SameLine(0, 16.0f);
   if (widget::RadioButton(dump, Str::kPoolMax, "heads.pool_max", pool == PoolKind::kMax)) pool = PoolKind::kMax;
   ImGui::SameLine();
   if (widget::RadioButton(dump, Str::kPoolMean, "heads.pool_mean", pool == PoolKind::kMean)) pool = PoolKind::kMean;
-  if (s.source == Source::kModel) DrawMapKindChoice(app);  // attention, rollout or value-weighted maps
+  if (s.source == Source::kModel) DrawMapKindChoice(ctx);  // attention, rollout or value-weighted maps
 }
 
 // Where the maps go: the panel's free region, less the colorbar on the right.
@@ -159,9 +159,9 @@ MapsArea AreaFor(const AttentionTensors& t) {
 }
 
 // Every visible head in a grid, labels on its outer edges, one colorbar on the right. A click enlarges a head.
-void DrawGridView(App& app, HeatmapRenderer& renderer, const AttentionTensors& t, MapsArea a) {
-  AppSettings& s = app.settings;
-  std::vector<int> heads = app.VisibleHeads();
+void DrawGridView(PanelContext& ctx, HeatmapRenderer& renderer, const AttentionTensors& t, MapsArea a) {
+  AppSettings& s = ctx.settings;
+  std::vector<int> heads = ctx.VisibleHeads();
   if (heads.empty()) {
     DimText(Tr(Str::kEveryHeadHidden));
     return;
@@ -176,7 +176,7 @@ void DrawGridView(App& app, HeatmapRenderer& renderer, const AttentionTensors& t
     layout.label_left = layout.label_top = 4.0f;
     ChooseGridWithCaptions((int)heads.size(), t, widest_caption, a.maps_avail, &layout, a.gap, &columns, &cell);
   }
-  ColorRange range = app.RangeFor(heads);
+  ColorRange range = ctx.verbs.RangeFor(heads, false);
   float step_x = (float)t.n_k() * cell + a.gap;
   float step_y = (float)t.n_q() * cell + layout.caption + a.gap;
   // Centre the grid (and its colorbar) in the panel.
@@ -184,7 +184,7 @@ void DrawGridView(App& app, HeatmapRenderer& renderer, const AttentionTensors& t
   float total_w = layout.label_left + (float)columns * step_x - a.gap + kColorbarSpace;
   if (total_w < a.avail.x) origin.x += std::floor((a.avail.x - total_w) * 0.5f);
   const int rows = ((int)heads.size() + columns - 1) / columns;
-  DrawColorbar(app, ImVec2(origin.x + layout.label_left + (float)columns * step_x, origin.y + layout.label_top),
+  DrawColorbar(ctx, ImVec2(origin.x + layout.label_left + (float)columns * step_x, origin.y + layout.label_top),
                (float)rows * step_y - layout.caption - a.gap, range, t.mask.HidesAny(t.n_q(), t.n_k()));
   for (size_t idx = 0; idx < heads.size(); ++idx) {
     int h = heads[idx];
@@ -201,7 +201,7 @@ void DrawGridView(App& app, HeatmapRenderer& renderer, const AttentionTensors& t
     m.query_labels = col == 0;
     ImVec2 map_min(origin.x + layout.label_left + (float)col * step_x,
                    origin.y + layout.label_top + (float)row * step_y);
-    if (DrawMap(app, renderer, m, map_min, cell, layout)) {
+    if (DrawMap(ctx, renderer, m, map_min, cell, layout)) {
       s.selected_head = h;
       s.enlarged = true;
     }
@@ -210,12 +210,12 @@ void DrawGridView(App& app, HeatmapRenderer& renderer, const AttentionTensors& t
 
 // The selected head alone, as large as the panel allows; a trained model's head with one sentence on what it does
 // (its strongest role) above the map. A click goes back to the grid.
-void DrawEnlargedView(App& app, HeatmapRenderer& renderer, const AttentionTensors& t, MapsArea a) {
-  AppSettings& s = app.settings;
-  WidgetDump& dump = app.dump;
+void DrawEnlargedView(PanelContext& ctx, HeatmapRenderer& renderer, const AttentionTensors& t, MapsArea a) {
+  AppSettings& s = ctx.settings;
+  WidgetDump& dump = ctx.dump;
   int h = s.selected_head;
-  if (s.source == Source::kModel && app.views.heads.kind == MapKind::kAttention) {  // roles read attention
-    const std::string role_line = app.HeadRoleLine(s.model_layer, h);
+  if (s.source == Source::kModel && ctx.views.heads.kind == MapKind::kAttention) {  // roles read attention
+    const std::string role_line = ctx.HeadRoleLine(s.model_layer, h);
     if (!role_line.empty()) {
       ImGui::TextWrapped("%s", role_line.c_str());
       dump.SetField("heads_role", JsonString(role_line));
@@ -235,18 +235,18 @@ void DrawEnlargedView(App& app, HeatmapRenderer& renderer, const AttentionTensor
   m.key = HeatmapKey{MapView::kEnlarged, 0, h, 0};
   m.caption = HeadCaption(t, h, "") + "  " + Tr(Str::kClickBackToGrid);
   m.dump_name = "heads.enlarged";
-  m.range = app.RangeFor({h});
+  m.range = ctx.verbs.RangeFor({h}, false);
   m.key_labels = m.query_labels = true;
   ImVec2 map_min(a.origin.x + a.layout.label_left, a.origin.y + a.layout.label_top);
-  if (DrawMap(app, renderer, m, map_min, cell, a.layout)) s.enlarged = false, s.side_by_side = false;
-  DrawColorbar(app, ImVec2(map_min.x + (float)t.n_k() * cell + a.gap, map_min.y), (float)t.n_q() * cell, m.range,
+  if (DrawMap(ctx, renderer, m, map_min, cell, a.layout)) s.enlarged = false, s.side_by_side = false;
+  DrawColorbar(ctx, ImVec2(map_min.x + (float)t.n_k() * cell + a.gap, map_min.y), (float)t.n_q() * cell, m.range,
                t.mask.HidesAny(t.n_q(), t.n_k()));
 }
 
 // The selected head scaled and unscaled, side by side (the twin is the run with the other scaling).
-void DrawSideBySideView(App& app, HeatmapRenderer& renderer, const ComputeResult& result, MapsArea a) {
+void DrawSideBySideView(PanelContext& ctx, HeatmapRenderer& renderer, const ComputeResult& result, MapsArea a) {
   const AttentionTensors& t = result.tensors;
-  int h = app.settings.selected_head;
+  int h = ctx.settings.selected_head;
   if (!result.has_twin) {
     ImGui::TextUnformatted(Tr(Str::kComputingOtherScaling));
     return;
@@ -270,50 +270,50 @@ void DrawSideBySideView(App& app, HeatmapRenderer& renderer, const ComputeResult
     m.key = HeatmapKey{side == 0 ? MapView::kScaledSide : MapView::kUnscaledSide, 0, h, m.twin ? 1 : 0};
     m.caption = HeadCaption(*m.tensors, h, side == 0 ? "\xC3\xB7\xE2\x88\x9A" "d_k: " : Tr(Str::kUnscaledPrefix));
     m.dump_name = side == 0 ? "heads.scaled" : "heads.unscaled";
-    m.range = app.RangeFor({h}, m.twin);
+    m.range = ctx.verbs.RangeFor({h}, m.twin);
     m.key_labels = true;
     m.query_labels = side == 0;
     ImVec2 map_min(a.origin.x + layout.label_left + (float)side * ((float)t.n_k() * cell + a.gap),
                    a.origin.y + layout.label_top);
-    DrawMap(app, renderer, m, map_min, cell, layout);
+    DrawMap(ctx, renderer, m, map_min, cell, layout);
     // One colorbar for both: each side's range is drawn with it when the range is fixed.
     if (side == 1)
-      DrawColorbar(app, ImVec2(map_min.x + (float)t.n_k() * cell + a.gap, map_min.y), (float)t.n_q() * cell,
+      DrawColorbar(ctx, ImVec2(map_min.x + (float)t.n_k() * cell + a.gap, map_min.y), (float)t.n_q() * cell,
                    m.range, t.mask.HidesAny(t.n_q(), t.n_k()));
   }
 }
 
 // The panel's content between Begin and End.
-void DrawHeadsContent(App& app, HeatmapRenderer& renderer) {
-  DrawStatusLine(app);
-  if (!app.results.shown) {
+void DrawHeadsContent(PanelContext& ctx, HeatmapRenderer& renderer) {
+  DrawStatusLine(ctx);
+  if (!ctx.results.shown) {
     // A model's layer still running, or a kind still being made (a rollout): the kinds stay in reach.
-    if (app.settings.source == Source::kModel && app.results.model) DrawMapKindChoice(app);
-    else if (!app.results.computing) ImGui::TextUnformatted(Tr(Str::kNoResultYet));
+    if (ctx.settings.source == Source::kModel && ctx.results.model) DrawMapKindChoice(ctx);
+    else if (!ctx.results.computing) ImGui::TextUnformatted(Tr(Str::kNoResultYet));
     return;
   }
-  const ComputeResult& result = *app.results.shown;
+  const ComputeResult& result = *ctx.results.shown;
   const AttentionTensors& t = result.tensors;
-  DrawHeadToggles(app, t.n_head());
-  const HeadsView view = DrawViewChoice(app, t.n_head());
-  DrawMapChoices(app, t);
+  DrawHeadToggles(ctx, t.n_head());
+  const HeadsView view = DrawViewChoice(ctx, t.n_head());
+  DrawMapChoices(ctx, t);
   if (!renderer.error().empty()) {
     ErrorText(renderer.error());
     return;
   }
   const MapsArea area = AreaFor(t);
-  if (view == HeadsView::kGrid) DrawGridView(app, renderer, t, area);
-  else if (view == HeadsView::kEnlarged) DrawEnlargedView(app, renderer, t, area);
-  else DrawSideBySideView(app, renderer, result, area);
+  if (view == HeadsView::kGrid) DrawGridView(ctx, renderer, t, area);
+  else if (view == HeadsView::kEnlarged) DrawEnlargedView(ctx, renderer, t, area);
+  else DrawSideBySideView(ctx, renderer, result, area);
 }
 
 }  // namespace
 
-void DrawHeadsPanel(App& app, HeatmapRenderer& renderer) {
-  app.layout.PlacePanel(0.258f, 0.0f, 0.461f, 0.70f);
+void DrawHeadsPanel(PanelContext& ctx) {
+  ctx.layout.PlacePanel(0.258f, 0.0f, 0.461f, 0.70f);
   if (ImGui::Begin(WindowTitle(Str::kWinHeads, "Heads").c_str(), nullptr,
                    ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse))
-    DrawHeadsContent(app, renderer);
+    DrawHeadsContent(ctx, *ctx.renderer);
   ImGui::End();
 }
 

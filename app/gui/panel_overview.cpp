@@ -48,15 +48,15 @@ struct OverviewFrame {
 // Under grouped-query attention, the grouping; for a streamed run's value-weighted thumbnails, how many layers are
 // made (App::UpdateModel, ModelSession::MakeWeightedOverview; the cells stay empty until their layer is). Returns
 // that count (-1: not that case).
-int DrawOverviewNotes(App& app, const OverviewFrame& f) {
+int DrawOverviewNotes(PanelContext& ctx, const OverviewFrame& f) {
   const model::ModelConfig& c = *f.c;
   if (f.grouped) {
     DimText(Trf(Str::kGroupedQueryOverview,
                 {std::to_string(c.n_head), std::to_string(c.n_kv_head), std::to_string(c.n_head / c.n_kv_head)}));
   }
   int weighted_done = -1;
-  if (app.views.heads.kind == MapKind::kValueWeighted && f.result->streamed && f.result->complete()) {
-    const std::shared_ptr<const WeightedOverview> w = app.models->weighted_overview();
+  if (ctx.views.heads.kind == MapKind::kValueWeighted && f.result->streamed && f.result->complete()) {
+    const std::shared_ptr<const WeightedOverview> w = ctx.verbs.WeightedOverviewMade();
     weighted_done = w && w->request.result.get() == f.result ? w->layers_done : 0;
     if (weighted_done < f.n_layer)
       DimText(Trf(Str::kValueWeightedOverviewStreamed, {std::to_string(weighted_done), std::to_string(f.n_layer)}));
@@ -65,12 +65,12 @@ int DrawOverviewNotes(App& app, const OverviewFrame& f) {
 }
 
 // The role filter: heads that do not match are dimmed; each map carries its strongest role.
-void DrawRoleFilter(App& app, OverviewFrame* f) {
+void DrawRoleFilter(PanelContext& ctx, OverviewFrame* f) {
   ImGui::SetNextItemWidth(std::min(260.0f, ImGui::GetContentRegionAvail().x * 0.6f));
-  widget::InputTextWithHint(app.dump, Str::kRoleFilter, "overview.filter", Tr(Str::kRoleFilterHint),
-                            &app.settings.model_role_filter);
-  if (!app.settings.model_role_filter.empty()) {
-    auto parsed = ParseLocalizedRoleFilter(app.settings.model_role_filter);
+  widget::InputTextWithHint(ctx.dump, Str::kRoleFilter, "overview.filter", Tr(Str::kRoleFilterHint),
+                            &ctx.settings.model_role_filter);
+  if (!ctx.settings.model_role_filter.empty()) {
+    auto parsed = ParseLocalizedRoleFilter(ctx.settings.model_role_filter);
     if (parsed) f->filter = *parsed;
     else ErrorText(f->filter_error = Localized(parsed));
   }
@@ -116,11 +116,11 @@ struct LayerThumbs {
 // Hiding special tokens needs the layer's maps (a copy without them), another kind its own maps; otherwise the
 // pooled thumbnails. A streamed (long) run keeps no whole map to cut the special tokens out of: its thumbnails
 // show every token. Returns false while another kind's maps of the layer are still to be made.
-bool PickLayerThumbs(App& app, const OverviewFrame& f, int l, LayerThumbs* out) {
+bool PickLayerThumbs(PanelContext& ctx, const OverviewFrame& f, int l, LayerThumbs* out) {
   const ModelResult& result = *f.result;
   const LayerMaps& t = *result.layers[(size_t)l];
   const bool whole = f.kind != MapKind::kAttention || (f.hide_special && !t.pooled) || l >= (int)result.thumbnails.size();
-  const AttentionTensors* layer_made = whole ? &app.OverviewLayer(l, f.hide_special) : nullptr;
+  const AttentionTensors* layer_made = whole ? &ctx.verbs.OverviewLayer(l, f.hide_special) : nullptr;
   const Tensor* made = whole ? layer_made->probs.get() : nullptr;
   // A pooled rollout (a long input) keeps no whole map: the finest pyramid level within the thumbnail's cells.
   const PyramidLevel* pooled_level = nullptr;
@@ -139,7 +139,7 @@ bool PickLayerThumbs(App& app, const OverviewFrame& f, int l, LayerThumbs* out) 
 }
 
 // The heatmap image of head h's thumbnail.
-HeatmapImage ThumbImage(App& app, const OverviewFrame& f, const LayerThumbs& th, const LayerMaps& t, int l, int h) {
+HeatmapImage ThumbImage(PanelContext& ctx, const OverviewFrame& f, const LayerThumbs& th, const LayerMaps& t, int l, int h) {
   const ModelResult& result = *f.result;
   const size_t plane = (size_t)th.n_q * th.n_k;
   HeatmapImage image;
@@ -148,8 +148,8 @@ HeatmapImage ThumbImage(App& app, const OverviewFrame& f, const LayerThumbs& th,
   image.n_q = th.n_q;
   image.n_k = th.n_k;
   image.data_version = result.generation * 8 + (uint64_t)f.kind * 2 + (f.hide_special ? 1 : 0);
-  image.colormap = app.settings.colormap;
-  image.color_scale = app.settings.color_scale;
+  image.colormap = ctx.settings.colormap;
+  image.color_scale = ctx.settings.color_scale;
   image.masked = t.mask.HidesAny(th.n_q, th.n_k);
   // Value-weighted cells are a weight (<= 1) times the key's value norm: up to the head's largest norm, a bound
   // read from [n] numbers (the maps' own maximum would scan every cell each frame).
@@ -212,11 +212,11 @@ void CellTooltip(const OverviewFrame& f, const CellMarks& marks, const LayerMaps
 }
 
 // One head's thumbnail of layer l: the map, its marks, tooltip and record; a click opens it in the Heads panel.
-void DrawOverviewCell(App& app, HeatmapRenderer& renderer, OverviewFrame& f, const LayerThumbs& th, int l, int h,
+void DrawOverviewCell(PanelContext& ctx, HeatmapRenderer& renderer, OverviewFrame& f, const LayerThumbs& th, int l, int h,
                       float y) {
   const LayerMaps& t = *f.result->layers[(size_t)l];
   const model::HeadRoles& roles = f.result->roles;
-  const HeatmapImage image = ThumbImage(app, f, th, t, l, h);
+  const HeatmapImage image = ThumbImage(ctx, f, th, t, l, h);
   const ImVec2 p0(f.HeadX(h), y), p1(f.HeadX(h) + f.cell, y + f.cell);
   const HeatmapKey key{MapView::kOverview, l, h, 0};
   ImGui::SetCursorScreenPos(p0);
@@ -226,21 +226,21 @@ void DrawOverviewCell(App& app, HeatmapRenderer& renderer, OverviewFrame& f, con
   else ImGui::Dummy(ImVec2(f.cell, f.cell));
   const bool clicked = ImGui::IsItemClicked();
   const bool hovered = ImGui::IsItemHovered();
-  DrawHeadAblateMenu(app, l, h);
+  DrawHeadAblateMenu(ctx, l, h);
   ImGui::PopID();
   CellMarks marks;
   marks.have_roles = f.roles_fit && f.kind == MapKind::kAttention;  // roles read the attention maps
   if (marks.have_roles) marks.best = model::StrongestRole(roles.at(l, h));
   marks.match = !f.filter || (marks.have_roles && f.filter->Matches(roles.at(l, h)));
   f.matching += marks.match;
-  marks.ablated = app.HeadAblated(l, h);
+  marks.ablated = ctx.HeadAblated(l, h);
   DrawCellMarks(f, marks, l, h, p0, p1);
   if (hovered && h < (int)t.metrics.size()) CellTooltip(f, marks, t, l, h);
-  const bool selected = l == app.settings.model_layer && h == app.settings.selected_head;
+  const bool selected = l == ctx.settings.model_layer && h == ctx.settings.selected_head;
   if (selected)
     ImGui::GetWindowDrawList()->AddRect(ImVec2(p0.x - 1, p0.y - 1), ImVec2(p1.x + 1, p1.y + 1),
                                         ImGui::GetColorU32(ImVec4(1.0f, 0.85f, 0.3f, 1.0f)), 0, 0, 2.0f);
-  app.dump.RecordRect("overview.map." + std::to_string(l) + "." + std::to_string(h), p0.x, p0.y, p1.x, p1.y, false,
+  ctx.dump.RecordRect("overview.map." + std::to_string(l) + "." + std::to_string(h), p0.x, p0.y, p1.x, p1.y, false,
                       hovered,
                       "{\"selected\": " + std::string(selected ? "true" : "false") + ", \"match\": " +
                           (marks.match ? "true" : "false") + ", \"role\": " +
@@ -249,33 +249,33 @@ void DrawOverviewCell(App& app, HeatmapRenderer& renderer, OverviewFrame& f, con
                           BoolJson(marks.ablated) + ", \"delta\": " +
                           (f.scan ? JsonNumber(f.scan->Delta(l, h)) : std::string("null")) + "}");
   if (clicked) {
-    app.settings.model_layer = l;
-    app.settings.selected_head = h;
-    app.settings.enlarged = true;
+    ctx.settings.model_layer = l;
+    ctx.settings.selected_head = h;
+    ctx.settings.enlarged = true;
   }
 }
 
 // Layer l's row: its label, then a thumbnail per head (an empty cell per head while the layer runs or its maps of
 // another kind are still to be made).
-void DrawOverviewLayer(App& app, HeatmapRenderer& renderer, OverviewFrame& f, int l) {
+void DrawOverviewLayer(PanelContext& ctx, HeatmapRenderer& renderer, OverviewFrame& f, int l) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImU32 dim = ImGui::GetColorU32(kDimColor);
   const float y = f.origin.y + f.label_h + (float)l * (f.cell + f.gap);
   dl->AddText(ImVec2(f.origin.x, y), dim, ("L" + std::to_string(l)).c_str());
   LayerThumbs th;
   const bool running = !f.result->has_layer(l);
-  if (running || !PickLayerThumbs(app, f, l, &th)) {
+  if (running || !PickLayerThumbs(ctx, f, l, &th)) {
     for (int h = 0; h < (running ? f.n_head : f.heads_drawn); ++h)
       dl->AddRect(ImVec2(f.HeadX(h), y), ImVec2(f.HeadX(h) + f.cell, y + f.cell), dim);
     return;
   }
-  for (int h = 0; h < f.heads_drawn; ++h) DrawOverviewCell(app, renderer, f, th, l, h, y);
+  for (int h = 0; h < f.heads_drawn; ++h) DrawOverviewCell(ctx, renderer, f, th, l, h, y);
 }
 
 // The panel's content between Begin and End.
-void DrawOverviewContent(App& app, HeatmapRenderer& renderer) {
-  std::shared_ptr<const ModelFolder> folder = app.models->folder();
-  const std::shared_ptr<const ModelResult>& result = app.results.model;
+void DrawOverviewContent(PanelContext& ctx, HeatmapRenderer& renderer) {
+  std::shared_ptr<const ModelFolder> folder = ctx.verbs.ModelFolderOpen();
+  const std::shared_ptr<const ModelResult>& result = ctx.results.model;
   if (!folder || !result || !result->status.ok() || result->n_layer() == 0) {
     DimText(Tr(folder ? Str::kComputingFirstMaps : Str::kOpenModelForOverview));
     return;
@@ -287,25 +287,25 @@ void DrawOverviewContent(App& app, HeatmapRenderer& renderer) {
   f.c = &(result->request.folder ? result->request.folder->model->config() : folder->model->config());
   f.n_layer = result->n_layer(), f.n_head = f.c->n_head;
   f.grouped = f.c->n_kv_head > 0 && f.c->n_kv_head < f.c->n_head;
-  const int weighted_done = DrawOverviewNotes(app, f);
-  DrawRoleFilter(app, &f);
+  const int weighted_done = DrawOverviewNotes(ctx, f);
+  DrawRoleFilter(ctx, &f);
   f.roles_fit = result->roles.n_layer == f.n_layer && result->roles.n_head == f.n_head;
   PlaceGrid(&f);
   DrawHeadLabels(f);
-  f.hide_special = app.settings.model_hide_special;
+  f.hide_special = ctx.settings.model_hide_special;
   // The ablation scan's delta loss per cell, when asked for and the scan is of this text.
-  f.scan = app.views.model.color_by_delta ? app.ShownScan() : nullptr;
+  f.scan = ctx.views.model.color_by_delta ? ctx.verbs.ShownScan() : nullptr;
   if (f.scan && (!f.scan->status.ok() || f.scan->n_head != f.n_head || f.scan->n_layer != f.n_layer)) f.scan = nullptr;
   // The Heads panel's map kind (attention when this run cannot make it: the Heads panel says why).
-  f.kind = MapKindRefusal(*result, app.views.heads.kind).empty() ? app.views.heads.kind : MapKind::kAttention;
+  f.kind = MapKindRefusal(*result, ctx.views.heads.kind).empty() ? ctx.views.heads.kind : MapKind::kAttention;
   // Rollout has one map per layer (all heads mixed): one cell per layer row, in the first head's column, so the
   // rows stay aligned with the layers of the grid and no head seems to own it.
   f.heads_drawn = f.kind == MapKind::kRollout ? 1 : f.n_head;
-  for (int l = 0; l < f.n_layer; ++l) DrawOverviewLayer(app, renderer, f, l);
+  for (int l = 0; l < f.n_layer; ++l) DrawOverviewLayer(ctx, renderer, f, l);
   ImGui::SetCursorScreenPos(ImVec2(f.origin.x, f.origin.y + f.label_h + (float)f.n_layer * (f.cell + f.gap)));
   ImGui::Dummy(ImVec2(1, 1));
-  app.views.overview.Drew(result->generation, result->layers_done, f.n_layer);
-  app.dump.SetField("overview", "{\"n_layer\": " + std::to_string(f.n_layer) +
+  ctx.views.overview.Drew(result->generation, result->layers_done, f.n_layer);
+  ctx.dump.SetField("overview", "{\"n_layer\": " + std::to_string(f.n_layer) +
                                     ", \"layers_shown\": " + std::to_string(result->layers_done) +
                                     ", \"n_head\": " + std::to_string(f.n_head) +
                                     ", \"n_kv_head\": " + std::to_string(f.c->n_kv_head) +
@@ -318,9 +318,9 @@ void DrawOverviewContent(App& app, HeatmapRenderer& renderer) {
 
 }  // namespace
 
-void DrawOverviewPanel(App& app, HeatmapRenderer& renderer) {
-  app.layout.PlacePanel(0.719f, 0.0f, 0.281f, 0.65f);  // where the sandbox's Saturation panel sits
-  if (ImGui::Begin(WindowTitle(Str::kWinOverview, "Overview").c_str())) DrawOverviewContent(app, renderer);
+void DrawOverviewPanel(PanelContext& ctx) {
+  ctx.layout.PlacePanel(0.719f, 0.0f, 0.281f, 0.65f);  // where the sandbox's Saturation panel sits
+  if (ImGui::Begin(WindowTitle(Str::kWinOverview, "Overview").c_str())) DrawOverviewContent(ctx, *ctx.renderer);
   ImGui::End();
 }
 

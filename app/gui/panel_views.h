@@ -19,6 +19,7 @@
 namespace attnviz {
 
 class App;
+struct PanelContext;
 namespace model {
 struct NeuronView;
 }
@@ -110,7 +111,7 @@ struct NeuronPanelView {
 void DrawNeuronPanel(App& app);
 void OpenNeuronView(App& app, int head, int display_i, int display_j);
 // The Heads panel's map kind choice in model mode (panel_map_kind.cpp).
-void DrawMapKindChoice(App& app);
+void DrawMapKindChoice(PanelContext& ctx);
 
 // When the Overview first drew a model run's first layer and its every layer, in the app's t_s (seconds since the
 // process started) of the frames that drew them: the --widgets-json dump's overview_t_s, what
