@@ -273,13 +273,18 @@ void App::SetLanguage(Lang lang) {
 }
 
 void DrawLanguageSwitch(App& app) {
+  PanelContext ctx = app.PanelContextFor(nullptr);
+  DrawLanguageSwitch(ctx);
+}
+
+void DrawLanguageSwitch(PanelContext& ctx) {
   const Lang now = CurrentLang();
   ImGui::SetNextItemWidth(ImGui::CalcTextSize("English").x + ImGui::GetFrameHeight() * 2.0f);
   Lang lang = now;
   const Lang langs[] = {Lang::kEn, Lang::kKo};
-  if (widget::Combo(app.dump, Str::kLanguage, "language", &lang, langs, [](Lang l) { return LangName(l); },
+  if (widget::Combo(ctx.dump, Str::kLanguage, "language", &lang, langs, [](Lang l) { return LangName(l); },
                     [](Lang l) { return ToString(l); }))
-    app.SetLanguage(lang);
+    ctx.verbs.SetLanguage(lang);
 }
 
 void App::ToggleScaling() {
@@ -290,19 +295,9 @@ void App::ToggleScaling() {
   else settings.config.scale = !settings.config.scale;
 }
 
-int App::QueryKeyWidth() const {
-  if (const int width = attnviz::QueryKeyWidth(settings.config); width > 0) return width;
-  // one-hot: as wide as the vocabulary, which only the run knows
-  return results.shown && results.shown->tensors.q ? (int)results.shown->tensors.q->dim(2) : 0;
-}
+int App::QueryKeyWidth() const { return attnviz::QueryKeyWidth(settings, results); }
 
-std::vector<int> App::VisibleHeads() const {
-  std::vector<int> heads;
-  int n_head = results.shown ? results.shown->tensors.n_head() : 0;
-  for (int h = 0; h < n_head; ++h)
-    if (settings.head_visible(h)) heads.push_back(h);
-  return heads;
-}
+std::vector<int> App::VisibleHeads() const { return attnviz::VisibleHeads(settings, results); }
 
 void App::CycleHead(int direction) {
   int n_head = results.shown ? results.shown->tensors.n_head() : settings.config.n_head;
@@ -482,20 +477,25 @@ void App::Draw(HeatmapRenderer& renderer) {
   float menu_height = bench_heads_only ? 0.0f : DrawMenuBar(*this);
   layout.BeginFrame(PanelRect{0.0f, menu_height, io.DisplaySize.x, io.DisplaySize.y - menu_height});
 
+  // The panels that take a context get a fresh one each: what an earlier panel changed this frame shows in the next.
+  auto with_context = [&](void (*draw)(PanelContext&), HeatmapRenderer* maps) {
+    PanelContext ctx = PanelContextFor(maps);
+    draw(ctx);
+  };
   if (bench_heads_only) {
-    DrawHeadsPanel(*this, renderer);
+    with_context(DrawHeadsPanel, &renderer);
   } else {
     // The sandbox's panels, or in their places the trained model's (Model for Controls, Overview for
     // Saturation); Sentences, Heads, Shapes and Export serve both.
     const bool model = settings.source == Source::kModel;
-    if (model) DrawModelPanel(*this);
+    if (model) with_context(DrawModelPanel, nullptr);
     else DrawControlsPanel(*this);
     DrawSentencesPanel(*this);
-    DrawHeadsPanel(*this, renderer);
+    with_context(DrawHeadsPanel, &renderer);
     DrawShapesPanel(*this);
-    if (model) DrawOverviewPanel(*this, renderer);
+    if (model) with_context(DrawOverviewPanel, &renderer);
     else DrawSaturationPanel(*this);
-    DrawExportPanel(*this);
+    with_context(DrawExportPanel, nullptr);
     if (model) DrawNeuronPanel(*this);
   }
   layout.KeepPanelsInside(dump.enabled() ? &dump : nullptr);

@@ -17,6 +17,7 @@
 #include "lessons.h"
 #include "model_display.h"
 #include "options.h"
+#include "panel_context.h"
 #include "panel_views.h"
 #include "settings.h"
 #include "sandbox/text.h"
@@ -26,21 +27,6 @@
 #include "worker.h"
 
 namespace attnviz {
-
-// What the background jobs produced, as the panels show it: App::Update refreshes it each frame from the Worker and
-// the ModelSession. Messages are kept as what makes them (ui_message.h) and rendered when drawn, so they follow a
-// language switch.
-struct AppResults {
-  std::shared_ptr<const ComputeResult> shown;   // what the maps show: the sandbox's result or a model layer
-  std::shared_ptr<const ComputeResult> latest;  // the sandbox's last result, maybe failed
-  std::shared_ptr<const SweepResult> sweep;     // the last successful sweep
-  UiMessage sweep_error;
-  bool computing = false, sweeping = false;
-  UiMessage config_error;   // Validate() of the settings being edited
-  UiMessage compute_error;  // the last run's error (text or config), empty when it worked
-  std::shared_ptr<const ModelResult> model;     // the last successful model run (or its latest step)
-  UiMessage model_error;                        // the last model run's error
-};
 
 // Options only the desktop app has (the shared text/config options come from ParseInputOption).
 struct AppOptions {
@@ -130,9 +116,9 @@ class App {
   int QueryKeyWidth() const;
   // The scaling switch acts (the S key, the Heads panel's scaled-vs-unscaled view, the keys its status line offers):
   // a model run (its what-if), or a sandbox run under scaled-dot, the one score divided by sqrt(d_k).
-  bool ScalingActs() const {
-    return settings.source == Source::kModel || settings.config.score == ScoreKind::kScaledDot;
-  }
+  bool ScalingActs() const { return attnviz::ScalingActs(settings); }
+  // What the panels that take a context read and may call (app_panels.cpp); `renderer` for those that draw maps.
+  PanelContext PanelContextFor(HeatmapRenderer* renderer);
 
   // Something runs or is about to show (a computation, a sweep, an export, a model opening or running, new
   // glyphs, dropped files): the main loop keeps drawing; an idle window draws nothing (frame_pacer.h).
@@ -185,6 +171,7 @@ class App {
   void InitModels();         // app_model.cpp: the session, the bundled model, --model / restored folder
   void UpdateModel();        // app_model.cpp: opened folders, results, the Heads panel's layer view
   void SubmitModelIfChanged();
+  std::unique_ptr<PanelVerbs> verbs_;  // what PanelContextFor hands the panels
   std::shared_ptr<const ComputeResult> sandbox_shown_;  // the sandbox's last result, kept while a model is shown
   ModelRequest last_model_request_;
   bool model_submitted_ = false;
@@ -232,32 +219,33 @@ float DrawMenuBar(App& app);
 // One function per panel (app/panel_*.cpp).
 void DrawSentencesPanel(App& app);
 void DrawControlsPanel(App& app);
-void DrawHeadsPanel(App& app, HeatmapRenderer& renderer);
+void DrawHeadsPanel(PanelContext& ctx);
 void DrawSaturationPanel(App& app);
 void DrawShapesPanel(App& app);
-void DrawExportPanel(App& app);
+void DrawExportPanel(PanelContext& ctx);
 // The tabs of the Shapes · learn window beside the shapes (drawn into the open tab by DrawShapesPanel).
 void DrawLessonsPanel(App& app);
 void DrawLessonBeside(App& app);  // panel_lessons.cpp: the shown lesson's words beside its evidence tab
 void DrawNumbersPanel(App& app);
 void DrawDictionaryPanel(App& app);
 void DrawVariancePanel(App& app);
-void DrawModelPanel(App& app);
-void DrawOverviewPanel(App& app, HeatmapRenderer& renderer);
+void DrawModelPanel(PanelContext& ctx);
+void DrawOverviewPanel(PanelContext& ctx);
 // Predictions and head ablation (panel_predictions.cpp, panel_ablation.cpp), drawn inside the Model, Heads and
 // Overview panels.
 // The top next tokens at `position` of the latest model result, one per line ("" when it has none there).
-std::string PredictionLines(const App& app, int position);
+std::string PredictionLines(const AppResults& results, int position);
 // The query row labels left of a model map (labels_min..labels_max, rows from first_row, row_height pixels each):
 // hovering one shows that token's top next tokens.
-void DrawRowLabelPredictions(App& app, ImVec2 labels_min, ImVec2 labels_max, int first_row, float row_height);
+void DrawRowLabelPredictions(PanelContext& ctx, ImVec2 labels_min, ImVec2 labels_max, int first_row, float row_height);
 // Under the what-ifs: the loss (and before -> after), the explanation, or why there is none.
-void DrawLossLine(App& app);
+void DrawLossLine(PanelContext& ctx);
 // Under the loss: the ablated heads with "restore all", the scan's button, progress, Cancel and ranking table.
-void DrawAblationControls(App& app);
+void DrawAblationControls(PanelContext& ctx);
 // The right-click menu of a head's map (the last item): "Ablate head L H" / "Restore head L H".
-void DrawHeadAblateMenu(App& app, int layer, int head);
+void DrawHeadAblateMenu(PanelContext& ctx, int layer, int head);
 // The language combo (English / 한국어), drawn in the Controls and Model panels.
+void DrawLanguageSwitch(PanelContext& ctx);
 void DrawLanguageSwitch(App& app);
 
 // Small formatting helpers the panels share: never print NaN ("n/a" instead).

@@ -6,10 +6,7 @@
 
 namespace attnviz {
 
-bool App::HeadAblated(int layer, int head) const {
-  const std::vector<model::AblatedHead>& a = views.model.ablated;
-  return std::find(a.begin(), a.end(), model::AblatedHead{layer, head}) != a.end();
-}
+bool App::HeadAblated(int layer, int head) const { return attnviz::HeadAblated(views, layer, head); }
 
 void App::SetHeadAblated(int layer, int head, bool ablated) {
   std::vector<model::AblatedHead>& a = views.model.ablated;

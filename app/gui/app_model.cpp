@@ -241,13 +241,6 @@ void App::AskExactRowsWhenNeeded(const LayerView& view, bool rollout_shown) {
   models->MakeExactRows(results.model, view.layer, weighted);
 }
 
-std::string App::HeadRoleLine(int layer, int head) const {
-  if (!results.model || !results.model->status.ok()) return "";
-  const model::HeadRoles& roles = results.model->roles;
-  if (layer < 0 || head < 0 || layer >= roles.n_layer || head >= roles.n_head) return "";
-  const model::RoleScore best = model::StrongestRole(roles.at(layer, head));
-  return Trf(Str::kHeadRoleLine, {std::to_string(layer), std::to_string(head), LocalizedRoleName(best.role),
-                                  FormatNumber(best.score, "%.2f"), LocalizedRoleSentence(best.role)});
-}
+std::string App::HeadRoleLine(int layer, int head) const { return attnviz::HeadRoleLine(results, layer, head); }
 
 }  // namespace attnviz

@@ -92,6 +92,26 @@ struct FrameOutputs {
   }
 };
 
+// One frame: NewFrame, the panels (or what the benchmark's phase leaves of them), Render.
+void DrawFrame(App& app, Platform& platform, gl::GlHeatmapRenderer& renderer, const FrameBench& bench) {
+  platform.NewFrame(/*ignore_mouse=*/!app.options.screenshot_path.empty());
+  const FrameBench::Phase* bench_phase = bench.current();
+  if (!(bench_phase && bench_phase->empty)) {  // the benchmark's empty phase: nothing but NewFrame/Render
+    app.bench_hide_maps = bench_phase && bench_phase->hide_maps;
+    app.bench_heads_only = bench_phase && bench_phase->heads_only;
+    if (bench_phase && bench_phase->redraw) renderer.InvalidateAll();
+    app.Draw(renderer);
+  }
+  platform.Render(0.10f, 0.10f, 0.12f);
+  renderer.EndFrame();
+}
+
+void PrintBenchReport(App& app, Platform& platform, const FrameBench& bench) {
+  const AttentionTensors* t = app.results.shown ? &app.results.shown->tensors : nullptr;
+  std::printf("%s", bench.Report(platform.gl_renderer(), (int)app.VisibleHeads().size(), t ? t->n_q() : 0,
+                                 t ? t->n_k() : 0).c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -184,16 +204,7 @@ int main(int argc, char** argv) {
     const bool ready = app.Ready();
     if (ready || seconds() > 60.0) ++ready_frames;
     // 5d. The frame: panels, render.
-    platform.NewFrame(/*ignore_mouse=*/!options.screenshot_path.empty());
-    const FrameBench::Phase* bench_phase = bench.current();
-    if (!(bench_phase && bench_phase->empty)) {  // the benchmark's empty phase: nothing but NewFrame/Render
-      app.bench_hide_maps = bench_phase && bench_phase->hide_maps;
-      app.bench_heads_only = bench_phase && bench_phase->heads_only;
-      if (bench_phase && bench_phase->redraw) renderer->InvalidateAll();
-      app.Draw(*renderer);
-    }
-    platform.Render(0.10f, 0.10f, 0.12f);
-    renderer->EndFrame();
+    DrawFrame(app, platform, *renderer, bench);
     // 5e. Screenshot, snapshot and dump; swap.
     if (outputs.Write(app, platform, *renderer, ready, ready_frames, seconds())) platform.RequestClose();
     platform.Swap();
@@ -214,11 +225,7 @@ int main(int argc, char** argv) {
   // ---- 6. Save settings and layout, shut down.
   keep_window_rect();
   saver.SaveOnExit(app.settings);
-  if (bench.enabled()) {
-    const AttentionTensors* t = app.results.shown ? &app.results.shown->tensors : nullptr;
-    std::printf("%s", bench.Report(platform.gl_renderer(), (int)app.VisibleHeads().size(), t ? t->n_q() : 0,
-                                   t ? t->n_k() : 0).c_str());
-  }
+  if (bench.enabled()) PrintBenchReport(app, platform, bench);
   renderer.reset();  // GL objects go before the context
   platform.Shutdown();  // Wake posts nothing from here on
   return 0;

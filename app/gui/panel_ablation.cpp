@@ -21,7 +21,7 @@ constexpr size_t kScanDumpTop = 5;
 
 std::string HeadName(int layer, int head) { return "L" + std::to_string(layer) + " H" + std::to_string(head); }
 
-void DrawScanTable(App& app, const AblationScanResult& scan) {
+void DrawScanTable(PanelContext& ctx, const AblationScanResult& scan) {
   const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY;
   const float height = ImGui::GetTextLineHeightWithSpacing() * (kScanTableRows + 1);
   if (!ImGui::BeginTable("##ablation_scan", 4, flags, ImVec2(0, height))) return;
@@ -39,11 +39,11 @@ void DrawScanTable(App& app, const AblationScanResult& scan) {
       ImGui::PushID(i);
       // A click on a row opens that head in the Heads panel, as a click on its Overview cell does.
       if (ImGui::Selectable(std::to_string(h.layer).c_str(), false, ImGuiSelectableFlags_SpanAllColumns)) {
-        app.settings.model_layer = h.layer;
-        app.settings.selected_head = h.head;
-        app.settings.enlarged = true;
+        ctx.settings.model_layer = h.layer;
+        ctx.settings.selected_head = h.head;
+        ctx.settings.enlarged = true;
       }
-      DrawHeadAblateMenu(app, h.layer, h.head);
+      DrawHeadAblateMenu(ctx, h.layer, h.head);
       ImGui::PopID();
       ImGui::TableNextColumn();
       ImGui::Text("%d", h.head);
@@ -57,19 +57,19 @@ void DrawScanTable(App& app, const AblationScanResult& scan) {
 
 }  // namespace
 
-void DrawHeadAblateMenu(App& app, int layer, int head) {
+void DrawHeadAblateMenu(PanelContext& ctx, int layer, int head) {
   if (!ImGui::BeginPopupContextItem("##ablate_menu")) return;
-  const bool ablated = app.HeadAblated(layer, head);
+  const bool ablated = ctx.HeadAblated(layer, head);
   const std::string label = Trf(ablated ? Str::kRestoreHead : Str::kAblateHead, {std::to_string(layer), std::to_string(head)});
   const bool chosen = ImGui::MenuItem(label.c_str());
-  app.dump.RecordItem("menu.ablate_head", JsonString(label));
-  if (chosen) app.SetHeadAblated(layer, head, !ablated);
+  ctx.dump.RecordItem("menu.ablate_head", JsonString(label));
+  if (chosen) ctx.verbs.SetHeadAblated(layer, head, !ablated);
   ImGui::EndPopup();
 }
 
-void DrawAblationControls(App& app) {
-  WidgetDump& dump = app.dump;
-  std::vector<model::AblatedHead>& ablated = app.views.model.ablated;
+void DrawAblationControls(PanelContext& ctx) {
+  WidgetDump& dump = ctx.dump;
+  std::vector<model::AblatedHead>& ablated = ctx.views.model.ablated;
   std::string ablated_json = "[";
   if (!ablated.empty()) {
     ImGui::TextWrapped("%s", Tr(Str::kAblatedHeads));
@@ -85,45 +85,45 @@ void DrawAblationControls(App& app) {
       // One button per head restores it (the label names it; the tooltip says what a click does).
       const std::string label = HeadName(a.layer, a.head) + " \xC3\x97";
       if (i) same_line_if_fits(label);
-      if (ImGui::SmallButton((label + "##restore" + std::to_string(i)).c_str())) app.SetHeadAblated(a.layer, a.head, false);
+      if (ImGui::SmallButton((label + "##restore" + std::to_string(i)).c_str())) ctx.verbs.SetHeadAblated(a.layer, a.head, false);
       if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", Trf(Str::kRestoreHead, {std::to_string(a.layer), std::to_string(a.head)}).c_str());
     }
     same_line_if_fits(Tr(Str::kRestoreAll));
-    if (widget::SmallButton(dump, Str::kRestoreAll, "model.restore_all")) app.RestoreAllHeads();
+    if (widget::SmallButton(dump, Str::kRestoreAll, "model.restore_all")) ctx.verbs.RestoreAllHeads();
   }
   dump.SetField("ablated", ablated_json + "]");
 
-  std::shared_ptr<const ModelFolder> folder = app.models->folder();
+  std::shared_ptr<const ModelFolder> folder = ctx.verbs.ModelFolderOpen();
   if (!folder) return;
   const bool can_scan = model::PredictsNextToken(folder->model->config()) && model::HasLmHead(*folder->model);
   float fraction = 0;
-  const std::string progress = app.scans->progress(&fraction);
+  const std::string progress = ctx.verbs.AblationScanProgress(&fraction);
   if (!can_scan) {
     DimText(Tr(Str::kScanRefused));
-  } else if (app.scans->busy()) {
+  } else if (ctx.verbs.AblationScanBusy()) {
     ImGui::ProgressBar(fraction, ImVec2(ImGui::GetContentRegionAvail().x * 0.6f, 0), progress.c_str());
     ImGui::SameLine();
-    if (widget::SmallButton(dump, Str::kScanCancel, "model.scan_cancel")) app.scans->Cancel();
+    if (widget::SmallButton(dump, Str::kScanCancel, "model.scan_cancel")) ctx.verbs.CancelAblationScan();
   } else if (widget::Button(dump, Str::kScanButton, "model.scan")) {
-    app.StartAblationScan();
+    ctx.verbs.StartAblationScan();
   }
-  std::shared_ptr<const AblationScanResult> scan = app.ShownScan();
+  std::shared_ptr<const AblationScanResult> scan = ctx.verbs.ShownScan();
   std::string error, top = "[";
   if (scan && !scan->status.ok()) {
     ErrorText(error = Localized(scan->status));
-  } else if (scan && app.results.model) {
-    if (scan->request != app.results.model->request) DimText(Tr(Str::kScanOtherWhatIfs));
+  } else if (scan && ctx.results.model) {
+    if (scan->request != ctx.results.model->request) DimText(Tr(Str::kScanOtherWhatIfs));
     DimText(Trf(Str::kScanBase, {FormatNumber(scan->scan.base_loss, "%.4f")}));
-    widget::Checkbox(dump, Str::kScanColorOverview, "model.scan_color", &app.views.model.color_by_delta);
-    DrawScanTable(app, *scan);
+    widget::Checkbox(dump, Str::kScanColorOverview, "model.scan_color", &ctx.views.model.color_by_delta);
+    DrawScanTable(ctx, *scan);
     for (size_t i = 0; i < std::min(kScanDumpTop, scan->ranked.size()); ++i) {
       const RankedHead& h = scan->ranked[i];
       top += (i ? ", [" : "[") + std::to_string(h.layer) + ", " + std::to_string(h.head) + ", " + JsonNumber(h.loss) +
              ", " + JsonNumber(h.delta) + "]";
     }
   }
-  dump.SetField("ablation_scan", "{\"busy\": " + BoolJson(app.scans->busy()) + ", \"progress\": " + JsonString(progress) +
+  dump.SetField("ablation_scan", "{\"busy\": " + BoolJson(ctx.verbs.AblationScanBusy()) + ", \"progress\": " + JsonString(progress) +
                                      ", \"error\": " + JsonString(error) + ", \"base_loss\": " +
                                      (scan && scan->status.ok() ? JsonNumber(scan->scan.base_loss) : "null") +
                                      ", \"top\": " + top + "]}");

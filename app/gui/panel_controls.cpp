@@ -12,22 +12,12 @@
 
 namespace attnviz {
 
-void DrawControlsPanel(App& app) {
-  app.layout.PlacePanel(0.0f, 0.0f, 0.258f, 0.59f);
-  if (!ImGui::Begin(WindowTitle(Str::kWinControls, "Controls").c_str())) {
-    ImGui::End();
-    return;
-  }
+namespace {
+
+// The sizes, the scaling and the temperature.
+void DrawSizeKnobs(App& app) {
   AttentionConfig& c = app.settings.config;
   WidgetDump& dump = app.dump;
-  // The trained models are one click away (the Model panel takes this place; it has the way back).
-  if (widget::Button(dump, Str::kTrainedModelButton, "controls.trained_model")) app.SetSource(Source::kModel);
-  ImGui::SameLine();
-  DrawLanguageSwitch(app);
-  ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.58f);
-
-  ImGui::TextUnformatted(Tr(Str::kAttention));
-  ImGui::Separator();
   widget::SliderInt(dump, Str::kDModel, "controls.d_model", &c.d_model, 1, kMaxDModel, "%d", ImGuiSliderFlags_Logarithmic);
   widget::SliderInt(dump, Str::kHeadsKnob, "controls.n_head", &c.n_head, 1, 16, "%d");
 
@@ -58,7 +48,12 @@ void DrawControlsPanel(App& app) {
 
   widget::SliderFloat(dump, Str::kTemperature, "controls.temperature", &c.temperature, 0.01f, 100.0f, "%.3g", ImGuiSliderFlags_Logarithmic);
   if (!std::isfinite(c.temperature)) c.temperature = 1.0f;  // a typed "nan" never reaches the engine
+}
 
+// Mask, mode and the q/k/v projection's layout.
+void DrawLayoutKnobs(App& app) {
+  AttentionConfig& c = app.settings.config;
+  WidgetDump& dump = app.dump;
   int mask = (int)c.mask;
   ImGui::TextUnformatted(Tr(Str::kMask));
   ImGui::SameLine(ImGui::GetContentRegionAvail().x * 0.30f);
@@ -79,7 +74,11 @@ void DrawControlsPanel(App& app) {
   if (widget::RadioButton(dump, Str::kQkvFused, "controls.qkv_fused", fused)) c.qkv = QkvLayout::kFused;
   ImGui::SameLine();
   if (widget::RadioButton(dump, Str::kQkvSeparate, "controls.qkv_separate", !fused)) c.qkv = QkvLayout::kSeparate;
+}
 
+void DrawFeatureKnobs(App& app) {
+  AttentionConfig& c = app.settings.config;
+  WidgetDump& dump = app.dump;
   // Seed (f): where q, k and v come from, and the score. A width mismatch is refused with the reason.
   // The Str ids of the choices run in the enums' order (config.h).
   auto source_name = [](FeatureSource s) { return Tr((Str)((int)Str::kFeatureEmbedding + (int)s)); };
@@ -104,10 +103,11 @@ void DrawControlsPanel(App& app) {
 
   widget::InputU64(dump, Str::kSeed, "controls.seed", &c.seed);
   widget::Checkbox(dump, Str::kPositional, "controls.positional", &c.positional);
+}
 
-  ImGui::Spacing();
-  ImGui::TextUnformatted(Tr(Str::kPicture));
-  ImGui::Separator();
+// How the maps are coloured: colormap, linear or log, fixed or automatic range.
+void DrawPictureKnobs(App& app) {
+  WidgetDump& dump = app.dump;
   std::vector<Colormap> colormaps;
   for (int i = 0; i < kColormapCount; ++i) colormaps.push_back((Colormap)i);
   auto colormap_name = [](Colormap m) { return ToString(m); };
@@ -124,11 +124,12 @@ void DrawControlsPanel(App& app) {
   if (widget::RadioButton(dump, Str::kRangeFixed, "controls.range_fixed", !app.settings.auto_range)) app.settings.auto_range = false;
   ImGui::SameLine();
   if (widget::RadioButton(dump, Str::kRangeAuto, "controls.range_auto", app.settings.auto_range)) app.settings.auto_range = true;
-  ImGui::PopItemWidth();
+}
 
-  ImGui::Spacing();
-  ImGui::Separator();
+// What the last run was, or why the settings are not applied.
+void DrawRunLine(App& app) {
   if (!app.results.config_error.empty()) {
+    const std::string config_error = app.results.config_error.Render();
     if (!IsWidthRefusal(config_error)) ErrorText(Trf(Str::kNotApplied, {config_error}));  // that one is above
   } else if (app.results.computing) {
     ImGui::TextUnformatted(Tr(Str::kComputing));
@@ -136,6 +137,34 @@ void DrawControlsPanel(App& app) {
     DimText(LocalizedDescribe(app.results.shown->request.config) + " \xC2\xB7 " + FormatNumber(app.results.shown->seconds * 1000.0, "%.1f") +
             " ms");
   }
+}
+
+}  // namespace
+
+void DrawControlsPanel(App& app) {
+  app.layout.PlacePanel(0.0f, 0.0f, 0.258f, 0.59f);
+  if (!ImGui::Begin(WindowTitle(Str::kWinControls, "Controls").c_str())) {
+    ImGui::End();
+    return;
+  }
+  // The trained models are one click away (the Model panel takes this place; it has the way back).
+  if (widget::Button(app.dump, Str::kTrainedModelButton, "controls.trained_model")) app.SetSource(Source::kModel);
+  ImGui::SameLine();
+  DrawLanguageSwitch(app);
+  ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.58f);
+  ImGui::TextUnformatted(Tr(Str::kAttention));
+  ImGui::Separator();
+  DrawSizeKnobs(app);
+  DrawLayoutKnobs(app);
+  DrawFeatureKnobs(app);
+  ImGui::Spacing();
+  ImGui::TextUnformatted(Tr(Str::kPicture));
+  ImGui::Separator();
+  DrawPictureKnobs(app);
+  ImGui::PopItemWidth();
+  ImGui::Spacing();
+  ImGui::Separator();
+  DrawRunLine(app);
   ImGui::End();
 }
 

@@ -23,15 +23,15 @@ namespace attnviz {
 namespace {
 
 // A trained model's files: attnviz-<model folder name>-L<layer>-head<h>.<format>, ...-overview.<format>.
-std::string ModelFileName(const App& app) {
-  const AppSettings& s = app.settings;
+std::string ModelFileName(const PanelContext& ctx) {
+  const AppSettings& s = ctx.settings;
   std::string name = s.model_dir.substr(s.model_dir.find_last_of('/') + 1);
   if (name.empty()) name = "model";
   std::string base = "attnviz-" + name + "-";
   if (s.model_no_scale) base += "unscaled-";
   if (s.model_temperature != 1.0f) base += "T" + FormatNumber(s.model_temperature, "%g") + "-";
   if (s.model_hide_special) base += "nospecial-";
-  if (app.views.heads.kind != MapKind::kAttention) base += std::string(MapKindName(app.views.heads.kind)) + "-";
+  if (ctx.views.heads.kind != MapKind::kAttention) base += std::string(MapKindName(ctx.views.heads.kind)) + "-";
   const std::string ext = std::string(".") + ToString(s.export_format);
   if (s.export_target == ExportTarget::kOverview) return base + "overview" + ext;
   base += "L" + std::to_string(s.model_layer) + "-";
@@ -39,9 +39,9 @@ std::string ModelFileName(const App& app) {
   return base + "head" + std::to_string(s.selected_head) + ext;
 }
 
-std::string DefaultFileName(const App& app) {
-  const AppSettings& s = app.settings;
-  if (s.source == Source::kModel) return ModelFileName(app);
+std::string DefaultFileName(const PanelContext& ctx) {
+  const AppSettings& s = ctx.settings;
+  if (s.source == Source::kModel) return ModelFileName(ctx);
 #ifdef ATTNVIZ_HAVE_FIGURE
   // The names attnviz-cli's titles use too: the mask and every non-default setting, so a causal and an
   // unmasked export (or two seeds) never overwrite each other.
@@ -53,7 +53,7 @@ std::string DefaultFileName(const App& app) {
       HeatmapExportOptions o;
       o.head = s.selected_head;
       o.all_heads = s.export_target == ExportTarget::kVisibleHeads;
-      if (o.all_heads && (int)app.VisibleHeads().size() < c.n_head) o.heads = app.VisibleHeads();
+      if (o.all_heads && (int)ctx.VisibleHeads().size() < c.n_head) o.heads = ctx.VisibleHeads();
       return DefaultHeatmapFileName(c, o, format);
     }
     case ExportTarget::kSaturationPlot:
@@ -92,10 +92,10 @@ Result<HeatmapExportOptions> PanelOptions(const AppSettings& s, const std::strin
 // special tokens left out when they are hidden there): the figure `attnviz-cli model --figure --layer L --head H`
 // writes (MakeModelHeadFigure, app/common/model_figure.h), its title naming the model, the layer, the mask and the
 // what-ifs.
-std::function<Status()> ModelHeadsJob(App& app, HeatmapExportOptions o, MapKind kind, UiMessage* refusal) {
-  const AppSettings& s = app.settings;
-  std::shared_ptr<const ModelResult> model = app.results.model;
-  std::shared_ptr<const ComputeResult> shown = app.results.shown;
+std::function<Status()> ModelHeadsJob(PanelContext& ctx, HeatmapExportOptions o, MapKind kind, UiMessage* refusal) {
+  const AppSettings& s = ctx.settings;
+  std::shared_ptr<const ModelResult> model = ctx.results.model;
+  std::shared_ptr<const ComputeResult> shown = ctx.results.shown;
   if (!model || !shown || model->n_layer() == 0) {
     *refusal = UiMessage(Str::kExportNothingComputed);
     return nullptr;
@@ -114,7 +114,7 @@ std::function<Status()> ModelHeadsJob(App& app, HeatmapExportOptions o, MapKind 
   }
   std::vector<int> heads = {kind == MapKind::kRollout ? 0 : s.selected_head};  // a rollout is one map
   if (s.export_target == ExportTarget::kVisibleHeads && kind != MapKind::kRollout) {
-    heads = app.VisibleHeads();
+    heads = ctx.VisibleHeads();
     if (heads.empty()) {
       *refusal = UiMessage(Str::kExportEveryHeadHidden);
       return nullptr;
@@ -138,7 +138,7 @@ std::function<Status()> ModelHeadsJob(App& app, HeatmapExportOptions o, MapKind 
   std::shared_ptr<const MapWindow> window;
   if (figure->maps.pooled && s.export_target == ExportTarget::kCurrentHead &&
       (s.export_format == ExportFormat::kPng || s.export_format == ExportFormat::kSvg)) {
-    window = std::make_shared<MapWindow>(app.views.heads.ShownWindow(o.head, figure->maps.n_q(), figure->maps.n_k()));
+    window = std::make_shared<MapWindow>(ctx.views.heads.ShownWindow(o.head, figure->maps.n_q(), figure->maps.n_k()));
     figure->title += kTitleDot + std::string("queries ") + std::to_string(window->r0) + "-" +
                      std::to_string(window->r1 - 1) + ", keys " + std::to_string(window->c0) + "-" +
                      std::to_string(window->c1 - 1);
@@ -153,21 +153,21 @@ std::function<Status()> ModelHeadsJob(App& app, HeatmapExportOptions o, MapKind 
 // Builds the export job on the UI thread (what to write, from which immutable result) and returns
 // it to run on a background thread: a large figure can take longer than a frame. Nothing to export: no job, and
 // `refusal` says why.
-std::function<Status()> MakeExportJob(App& app, const std::string& path, UiMessage* refusal) {
+std::function<Status()> MakeExportJob(PanelContext& ctx, const std::string& path, UiMessage* refusal) {
 #ifdef ATTNVIZ_HAVE_FIGURE
-  const AppSettings& s = app.settings;
+  const AppSettings& s = ctx.settings;
   if (s.export_target == ExportTarget::kSaturationPlot) {
-    std::shared_ptr<const SweepResult> sweep = app.results.sweep;
+    std::shared_ptr<const SweepResult> sweep = ctx.results.sweep;
     if (!sweep) {
       *refusal = UiMessage(Str::kExportSweepBusy);
       return nullptr;
     }
-    const int d_k = app.QueryKeyWidth();  // the width q and k really have, as the Saturation panel marks it
+    const int d_k = ctx.QueryKeyWidth();  // the width q and k really have, as the Saturation panel marks it
     if (s.export_format == ExportFormat::kCsv)
       return [sweep, path] { return WriteFileAtomic(path, SweepToCsv(sweep->points)); };
     // attnviz-cli sweep --plot's title (SweepTitle), so the same settings give the same figure.
-    std::string title = s.export_title.empty() && app.results.shown
-                            ? LocalizedTitle(SweepTitle(sweep->request.base, app.results.shown->tensors.n_k()))
+    std::string title = s.export_title.empty() && ctx.results.shown
+                            ? LocalizedTitle(SweepTitle(sweep->request.base, ctx.results.shown->tensors.n_k()))
                             : s.export_title;
     // The legend names the sweep's score (one line when it is never divided by sqrt(d_k)); the words in the UI's
     // language, as attnviz-cli --lang (made here: the job runs off the UI thread).
@@ -178,17 +178,17 @@ std::function<Status()> MakeExportJob(App& app, const std::string& path, UiMessa
   if (!options) return [st = options.status()] { return st; };
   HeatmapExportOptions o = *options;
   // The map kind the Heads panel shows (model_analysis.h), or why this run has none.
-  const MapKind kind = app.views.heads.kind;
+  const MapKind kind = ctx.views.heads.kind;
   if (KindHasOwnRange(s.source == Source::kModel, kind)) o.auto_range = true;  // as the Heads panel draws it
-  if (s.source == Source::kModel && app.results.model) {
-    if (UiMessage why = MapKindRefusal(*app.results.model, kind); !why.empty()) {
+  if (s.source == Source::kModel && ctx.results.model) {
+    if (UiMessage why = MapKindRefusal(*ctx.results.model, kind); !why.empty()) {
       *refusal = why;
       return nullptr;
     }
   }
   if (s.export_target == ExportTarget::kOverview) {  // every layer x head of the model, one figure
-    std::shared_ptr<const ModelResult> model = app.results.model;
-    if (!model || app.settings.source != Source::kModel || !model->complete()) {  // every layer, once all are done
+    std::shared_ptr<const ModelResult> model = ctx.results.model;
+    if (!model || ctx.settings.source != Source::kModel || !model->complete()) {  // every layer, once all are done
       *refusal = UiMessage(Str::kExportNoModelResult);
       return nullptr;
     }
@@ -203,8 +203,8 @@ std::function<Status()> MakeExportJob(App& app, const std::string& path, UiMessa
     const bool hide = s.model_hide_special;
     return [model, o, hide, kind] { return ExportHeatmap(StackedLayers(*model, hide, kind), nullptr, o); };
   }
-  if (s.source == Source::kModel) return ModelHeadsJob(app, o, kind, refusal);
-  std::shared_ptr<const ComputeResult> result = app.results.shown;
+  if (s.source == Source::kModel) return ModelHeadsJob(ctx, o, kind, refusal);
+  std::shared_ptr<const ComputeResult> result = ctx.results.shown;
   if (!result) {
     *refusal = UiMessage(Str::kExportNothingComputed);
     return nullptr;
@@ -214,10 +214,10 @@ std::function<Status()> MakeExportJob(App& app, const std::string& path, UiMessa
   if (s.export_target == ExportTarget::kCurrentHead) {
     o.head = s.selected_head;
     if (result->tensors.pooled && (s.export_format == ExportFormat::kPng || s.export_format == ExportFormat::kSvg))
-      window = std::make_shared<MapWindow>(app.views.heads.ShownWindow(o.head, result->tensors.n_q(), result->tensors.n_k()));
+      window = std::make_shared<MapWindow>(ctx.views.heads.ShownWindow(o.head, result->tensors.n_q(), result->tensors.n_k()));
   } else {
     o.all_heads = true;
-    o.heads = app.VisibleHeads();
+    o.heads = ctx.VisibleHeads();
     if (o.heads.empty()) {
       *refusal = UiMessage(Str::kExportEveryHeadHidden);
       return nullptr;
@@ -228,7 +228,7 @@ std::function<Status()> MakeExportJob(App& app, const std::string& path, UiMessa
   if (o.title.empty() && !window) o.title = LocalizedTitle(DefaultHeatmapTitle(result->request.config, o));
   return [result, o, window] { return ExportHeatmap(result->tensors, result->request.config, o, window.get()); };
 #else
-  (void)app;
+  (void)ctx;
   (void)path;
   *refusal = UiMessage(Str::kExportNoFigureLibrary);
   return nullptr;
@@ -237,17 +237,17 @@ std::function<Status()> MakeExportJob(App& app, const std::string& path, UiMessa
 
 }  // namespace
 
-void DrawExportPanel(App& app) {
-  app.layout.PlacePanel(0.719f, 0.65f, 0.281f, 0.35f);
+void DrawExportPanel(PanelContext& ctx) {
+  ctx.layout.PlacePanel(0.719f, 0.65f, 0.281f, 0.35f);
   if (!ImGui::Begin(WindowTitle(Str::kWinExport, "Export").c_str())) {
     ImGui::End();
     return;
   }
-  AppSettings& s = app.settings;
-  WidgetDump& dump = app.dump;
-  std::string& file_name = app.views.export_panel.file_name;
-  std::string& last_default = app.views.export_panel.last_default;
-  std::string now_default = DefaultFileName(app);
+  AppSettings& s = ctx.settings;
+  WidgetDump& dump = ctx.dump;
+  std::string& file_name = ctx.views.export_panel.file_name;
+  std::string& last_default = ctx.views.export_panel.last_default;
+  std::string now_default = DefaultFileName(ctx);
   if (file_name.empty() || file_name == last_default) file_name = now_default;  // follow until edited
   last_default = now_default;
 
@@ -301,7 +301,7 @@ void DrawExportPanel(App& app) {
     }
   }
   ImGui::PopItemWidth();
-  bool busy = app.exporting();
+  bool busy = ctx.verbs.Exporting();
   if (busy) ImGui::BeginDisabled();
   bool clicked = widget::Button(dump, busy ? Str::kExporting : Str::kExportButton, "export.button");
   if (busy) ImGui::EndDisabled();
@@ -317,19 +317,19 @@ void DrawExportPanel(App& app) {
     std::string dir = s.export_dir.empty() ? "." : ExpandHome(s.export_dir);
     std::string path = file_name.empty() || file_name[0] == '/' ? file_name : dir + "/" + file_name;
     UiMessage refusal = path.empty() ? UiMessage(Str::kNoFileName) : UiMessage(MakeDirs(dir));
-    std::function<Status()> job = refusal.empty() ? MakeExportJob(app, path, &refusal) : nullptr;
+    std::function<Status()> job = refusal.empty() ? MakeExportJob(ctx, path, &refusal) : nullptr;
     if (job) {
-      app.StartExport(path, std::move(job));
+      ctx.verbs.StartExport(path, std::move(job));
     } else {
-      app.views.export_panel.ok = false;
-      app.views.export_panel.path_written.clear();
-      app.views.export_panel.message = UiMessage(Str::kExportFailed, {refusal});
+      ctx.views.export_panel.ok = false;
+      ctx.views.export_panel.path_written.clear();
+      ctx.views.export_panel.message = UiMessage(Str::kExportFailed, {refusal});
     }
   }
   // Rendered now, not when it arrived: a message on screen follows a language switch.
-  const std::string message = app.views.export_panel.message.Render();
+  const std::string message = ctx.views.export_panel.message.Render();
   if (!message.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, app.views.export_panel.ok ? kOkColor : kErrorColor);
+    ImGui::PushStyleColor(ImGuiCol_Text, ctx.views.export_panel.ok ? kOkColor : kErrorColor);
     ImGui::TextWrapped("%s", message.c_str());
     ImGui::PopStyleColor();
   }

@@ -19,9 +19,9 @@ Str MapKindLabel(MapKind kind) {
   }
 }
 
-void DrawMapKindChoice(App& app) {
-  WidgetDump& dump = app.dump;
-  MapKind& kind = app.views.heads.kind;
+void DrawMapKindChoice(PanelContext& ctx) {
+  WidgetDump& dump = ctx.dump;
+  MapKind& kind = ctx.views.heads.kind;
   ImGui::TextUnformatted(Tr(Str::kMapKindLabel));
   for (const MapKindInfo* choice : MapKinds()) {  // the registry's kinds, in its order (core/session/map_kind.h)
     ImGui::SameLine();
@@ -31,21 +31,21 @@ void DrawMapKindChoice(App& app) {
   }
   if (kind == MapKind::kRollout) DimText(Tr(Str::kRolloutExplain));
   // A long input's rollout is pooled (model_analysis.h RolloutFactor): say to how many tokens a cell.
-  const int n = app.results.model ? (int)app.results.model->tokens.size() : 0;
+  const int n = ctx.results.model ? (int)ctx.results.model->tokens.size() : 0;
   const std::string pooled = kind == MapKind::kRollout && n > 0 && RolloutFactor(n) > 1
                                  ? Trf(Str::kRolloutPooled, {std::to_string(n), std::to_string(kRolloutMaxTokens),
                                                              std::to_string(RolloutFactor(n))})
                                  : std::string();
   if (!pooled.empty()) DimText(pooled);
   if (kind == MapKind::kValueWeighted) DimText(Tr(Str::kValueWeightedExplain));
-  const std::string refusal = app.results.model ? MapKindRefusal(*app.results.model, kind).Render() : std::string();
+  const std::string refusal = ctx.results.model ? MapKindRefusal(*ctx.results.model, kind).Render() : std::string();
   if (!refusal.empty()) ErrorText(refusal);
   // A streamed run's value-weighted layer is made in the background (App::UpdateModel); the attention maps meanwhile.
   bool making = false;
-  if (const ModelResult* model = app.results.model.get(); model && app.settings.source == Source::kModel && refusal.empty()) {
-    const int layer = std::clamp(app.settings.model_layer, 0, std::max(0, model->n_layer() - 1));
+  if (const ModelResult* model = ctx.results.model.get(); model && ctx.settings.source == Source::kModel && refusal.empty()) {
+    const int layer = std::clamp(ctx.settings.model_layer, 0, std::max(0, model->n_layer() - 1));
     making = ValueWeightedPending(*model, layer, kind, nullptr) &&
-             (!app.results.shown || app.results.shown->tensors.col_scale->empty());
+             (!ctx.results.shown || ctx.results.shown->tensors.col_scale->empty());
     if (making) DimText(Trf(Str::kValueWeightedMaking, {std::to_string(layer)}));
     if (kind == MapKind::kRollout && RolloutPending(*model, layer)) {
       making = true;

@@ -48,8 +48,8 @@ void LayOutChips(const ModelResult& result, float width, TokenChips* c) {
 
 // The tokens as chips: byte pieces that make one character are joined (JoinBytePieces); special
 // tokens dimmed; hovering one shows its id and vocabulary piece. Only the lines in sight are submitted.
-void DrawTokens(App& app, const ModelResult& result) {
-  TokenChips& c = app.views.model.chips;
+void DrawTokens(PanelContext& ctx, const ModelResult& result) {
+  TokenChips& c = ctx.views.model.chips;
   LayOutChips(result, ImGui::GetContentRegionAvail().x, &c);
   ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(3, 3));
   ImGuiListClipper clipper;
@@ -64,8 +64,8 @@ void DrawTokens(App& app, const ModelResult& result) {
         ImGui::PushID((int)g);
         // The group's last token is where the model's guess for what follows the group is read.
         const int position = (int)(chip.first + chip.count - 1);
-        if (ImGui::Button(chip.label.c_str())) app.views.model.pinned_position = position;
-        app.dump.RecordItem("model.token." + std::to_string(g), std::to_string(position));
+        if (ImGui::Button(chip.label.c_str())) ctx.views.model.pinned_position = position;
+        ctx.dump.RecordItem("model.token." + std::to_string(g), std::to_string(position));
         ImGui::PopID();
         if (chip.special) ImGui::PopStyleColor();
         if (ImGui::IsItemHovered()) {
@@ -75,80 +75,80 @@ void DrawTokens(App& app, const ModelResult& result) {
             tip += (k ? "\n" : "") + std::string("id ") + std::to_string(t.id) + "  " + EscapeInvalidUtf8(t.piece) +
                    (t.special ? std::string("  ") + Tr(Str::kSpecialToken) : std::string());
           }
-          if (const std::string guesses = PredictionLines(app, position); !guesses.empty()) {
+          if (const std::string guesses = PredictionLines(ctx.results, position); !guesses.empty()) {
             tip += "\n\n" + guesses;
-            app.fonts.AddText(guesses);  // the vocabulary's pieces may need glyphs the text did not
+            ctx.NeedGlyphs(guesses);  // the vocabulary's pieces may need glyphs the text did not
           }
           ImGui::SetTooltip("%s", tip.c_str());
         }
       }
     }
   ImGui::PopStyleVar();
-  app.dump.SetField("model_tokens", c.joined_json);
+  ctx.dump.SetField("model_tokens", c.joined_json);
   // The pinned token's guesses stay below the chips until another chip is clicked.
   std::string pinned;
   if (!result.has_lm_head) DimText(Tr(Str::kNoLmHead));
   else if (result.predictions && result.predictions->positions.empty()) DimText(Tr(Str::kPredictNoMask));
   else if (result.predictions) {
-    pinned = PredictionLines(app, app.views.model.pinned_position);
+    pinned = PredictionLines(ctx.results, ctx.views.model.pinned_position);
     if (pinned.empty()) {
       DimText(Tr(Str::kPredictHowTo));
     } else {
-      app.fonts.AddText(pinned);
+      ctx.NeedGlyphs(pinned);
       DimText(Tr(Str::kPredictPinned));
       ImGui::TextUnformatted(pinned.c_str());
     }
   }
-  app.dump.SetField("predictions", "{\"positions\": " +
+  ctx.dump.SetField("predictions", "{\"positions\": " +
                                        std::to_string(result.predictions ? result.predictions->positions.size() : 0) +
-                                       ", \"pinned\": " + std::to_string(app.views.model.pinned_position) +
+                                       ", \"pinned\": " + std::to_string(ctx.views.model.pinned_position) +
                                        ", \"pinned_text\": " + JsonString(pinned) + "}");
 }
 
 }  // namespace
 
-void DrawModelPanel(App& app) {
-  app.layout.PlacePanel(0.0f, 0.0f, 0.258f, 0.59f);  // where the sandbox's Controls panel sits
+void DrawModelPanel(PanelContext& ctx) {
+  ctx.layout.PlacePanel(0.0f, 0.0f, 0.258f, 0.59f);  // where the sandbox's Controls panel sits
   if (!ImGui::Begin(WindowTitle(Str::kWinModel, "Model").c_str())) {
     ImGui::End();
     return;
   }
-  WidgetDump& dump = app.dump;
-  AppSettings& s = app.settings;
+  WidgetDump& dump = ctx.dump;
+  AppSettings& s = ctx.settings;
   float width = ImGui::GetContentRegionAvail().x;
 
   int source = (int)s.source;
   widget::RadioButton(dump, Str::kSourceSandbox, "model.source_sandbox", &source, (int)Source::kSandbox);
   widget::RadioButton(dump, Str::kSourceModel, "model.source_model", &source, (int)Source::kModel);
   ImGui::SameLine();
-  DrawLanguageSwitch(app);
-  if (source != (int)s.source) app.SetSource((Source)source);
+  DrawLanguageSwitch(ctx);
+  if (source != (int)s.source) ctx.verbs.SetSource((Source)source);
 
   ImGui::Separator();
   ImGui::TextWrapped("%s", Tr(Str::kModelFolderHint));  // wrapped: the Korean hint ran past a narrow panel
   ImGui::SetNextItemWidth(width - ImGui::CalcTextSize(Tr(Str::kOpen)).x - ImGui::GetStyle().FramePadding.x * 2 -
                           ImGui::GetStyle().ItemSpacing.x);
-  bool enter = widget::TextField("##model_path", &app.views.model.path_input, ImGuiInputTextFlags_EnterReturnsTrue);
-  dump.RecordItem("model.path", JsonString(app.views.model.path_input));
+  bool enter = widget::TextField("##model_path", &ctx.views.model.path_input, ImGuiInputTextFlags_EnterReturnsTrue);
+  dump.RecordItem("model.path", JsonString(ctx.views.model.path_input));
   ImGui::SameLine();
   bool open = widget::Button(dump, Str::kOpen, "model.open");
-  if ((enter || open) && !app.views.model.path_input.empty()) app.OpenModel(app.views.model.path_input);
+  if ((enter || open) && !ctx.views.model.path_input.empty()) ctx.verbs.OpenModel(ctx.views.model.path_input);
   // The bundled model first, then the recent ones.
   std::vector<std::string> offers;
-  if (!app.bundled_model_dir.empty()) offers.push_back(app.bundled_model_dir);
+  if (!ctx.bundled_model_dir.empty()) offers.push_back(ctx.bundled_model_dir);
   for (const std::string& m : s.recent_models)
-    if (m != app.bundled_model_dir) offers.push_back(m);
+    if (m != ctx.bundled_model_dir) offers.push_back(m);
   for (size_t i = 0; i < offers.size(); ++i) {
-    const bool bundled = offers[i] == app.bundled_model_dir;
+    const bool bundled = offers[i] == ctx.bundled_model_dir;
     std::string label = (bundled ? std::string(Tr(Str::kBundledTiny)) : offers[i]) + "##offer" + std::to_string(i);
-    if (ImGui::SmallButton(label.c_str())) app.OpenModel(offers[i]);
+    if (ImGui::SmallButton(label.c_str())) ctx.verbs.OpenModel(offers[i]);
     dump.RecordItem(bundled ? "model.bundled" : "model.recent." + std::to_string(i), JsonString(offers[i]));
   }
-  if (app.models->opening()) DimText(Trf(Str::kOpeningModel, {s.model_dir}));
-  const std::string open_error = OpenErrorText(*app.models);
+  if (ctx.verbs.ModelOpening()) DimText(Trf(Str::kOpeningModel, {s.model_dir}));
+  const std::string open_error = ctx.verbs.ModelOpenError();
   if (!open_error.empty()) ErrorText(open_error);
   dump.SetField("model_open_error", JsonString(open_error));
-  std::shared_ptr<const ModelFolder> folder = app.models->folder();
+  std::shared_ptr<const ModelFolder> folder = ctx.verbs.ModelFolderOpen();
   if (folder) {  // ModelFolder::Describe() with the model's part in the UI's language (the tokenizer's as it is)
     const std::string description =
         folder->dir + ": " + LocalizedModelDescribe(folder->model->config()) + " \xC2\xB7 " + LocalizedTokenizerDescribe(folder->tokenizer->Describe());
@@ -172,7 +172,7 @@ void DrawModelPanel(App& app) {
     ImGui::SetNextItemWidth(width * 0.6f);
     widget::SliderInt(dump, Str::kLayer, "model.layer", &s.model_layer, 0, c.n_layer - 1);
     widget::Checkbox(dump, Str::kHideSpecial, "model.hide_special", &s.model_hide_special);
-    if (s.model_hide_special && app.results.model && app.results.model->streamed)
+    if (s.model_hide_special && ctx.results.model && ctx.results.model->streamed)
       DimText(Tr(Str::kHideSpecialStreamed));  // no whole map to cut them out of
     ImGui::TextUnformatted(Tr(Str::kWhatIf));
     widget::Checkbox(dump, Str::kNoScaling, "model.no_scale", &s.model_no_scale);
@@ -181,28 +181,28 @@ void DrawModelPanel(App& app) {
     ImGui::SetNextItemWidth(width * 0.6f);
     widget::InputTextWithHint(dump, Str::kOnLayers, "model.whatif_layers", Tr(Str::kOnLayersHint),
                               &s.model_whatif_layers);
-    DrawLossLine(app);
-    DrawAblationControls(app);
-    if (!app.results.model_error.empty()) ErrorText(app.results.model_error.Render());
+    DrawLossLine(ctx);
+    DrawAblationControls(ctx);
+    if (!ctx.results.model_error.empty()) ErrorText(ctx.results.model_error.Render());
     float fraction = 0;
-    const std::string progress = ModelProgressText(app.models->progress(), &fraction);
+    const std::string progress = ModelProgressText(ctx.verbs.ModelRunProgress(), &fraction);
     if (!progress.empty()) {
       widget::ProgressBar(dump, "model.progress", fraction, width, Trf(Str::kRunning, {progress}));
     }
     dump.SetField("model_progress", JsonString(progress));
     // How many runs were asked of the session by then (a request sent twice would restart its run).
-    if (app.results.model) dump.SetField("model_run_generation", std::to_string(app.results.model->generation));
-    if (app.results.model && app.results.model->status.ok()) {
-      const ModelResult& r = *app.results.model;
+    if (ctx.results.model) dump.SetField("model_run_generation", std::to_string(ctx.results.model->generation));
+    if (ctx.results.model && ctx.results.model->status.ok()) {
+      const ModelResult& r = *ctx.results.model;
       ImGui::Separator();
-      const std::string line = app.HeadRoleLine(s.model_layer, s.selected_head);
+      const std::string line = ctx.HeadRoleLine(s.model_layer, s.selected_head);
       if (!line.empty()) {
         ImGui::TextWrapped("%s", line.c_str());
         dump.SetField("model_head_role", JsonString(line));
       }
       ImGui::TextUnformatted(
           Trf(Str::kTokensAsModelSees, {std::to_string(r.tokens.size()), FormatNumber(r.seconds, "%.2f")}).c_str());
-      DrawTokens(app, r);
+      DrawTokens(ctx, r);
     }
   }
   ImGui::End();

@@ -21,8 +21,8 @@ std::string Nats(double loss) { return FormatNumber(loss, "%.4f"); }
 
 }  // namespace
 
-std::string PredictionLines(const App& app, int position) {
-  const ModelResult* r = app.results.model.get();
+std::string PredictionLines(const AppResults& results, int position) {
+  const ModelResult* r = results.model.get();
   if (!r || !r->predictions || !r->request.folder) return "";
   const model::PositionTop* top = FindPosition(*r->predictions, position);
   if (!top) return "";
@@ -38,8 +38,8 @@ std::string PredictionLines(const App& app, int position) {
   return lines;
 }
 
-void DrawRowLabelPredictions(App& app, ImVec2 labels_min, ImVec2 labels_max, int first_row, float row_height) {
-  const ModelResult* r = app.results.model.get();
+void DrawRowLabelPredictions(PanelContext& ctx, ImVec2 labels_min, ImVec2 labels_max, int first_row, float row_height) {
+  const ModelResult* r = ctx.results.model.get();
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   if (!r || !r->predictions || row_height <= 0 || !ImGui::IsWindowHovered() || mouse.x < labels_min.x ||
       mouse.x >= labels_max.x || mouse.y < labels_min.y || mouse.y >= labels_max.y)
@@ -47,20 +47,20 @@ void DrawRowLabelPredictions(App& app, ImVec2 labels_min, ImVec2 labels_max, int
   int row = first_row + (int)((mouse.y - labels_min.y) / row_height);
   // With the special tokens hidden, row k is the k-th other token.
   int position = row;
-  if (app.settings.model_hide_special && !r->streamed) {
+  if (ctx.settings.model_hide_special && !r->streamed) {
     position = -1;
     for (size_t i = 0, shown = 0; i < r->tokens.size() && position < 0; ++i)
       if (!r->tokens[i].special && (int)shown++ == row) position = (int)i;
   }
-  const std::string lines = PredictionLines(app, position);
+  const std::string lines = PredictionLines(ctx.results, position);
   if (lines.empty()) return;
-  app.fonts.AddText(lines);
+  ctx.NeedGlyphs(lines);
   ImGui::SetTooltip("%s", lines.c_str());
 }
 
-void DrawLossLine(App& app) {
-  WidgetDump& dump = app.dump;
-  const ModelResult* r = app.results.model.get();
+void DrawLossLine(PanelContext& ctx) {
+  WidgetDump& dump = ctx.dump;
+  const ModelResult* r = ctx.results.model.get();
   std::string value = "null", baseline = "null";
   if (r && r->complete()) {
     const model::ModelConfig& c = r->request.folder->model->config();

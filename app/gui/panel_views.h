@@ -19,6 +19,7 @@
 namespace attnviz {
 
 class App;
+struct PanelContext;
 namespace model {
 struct NeuronView;
 }
@@ -110,7 +111,7 @@ struct NeuronPanelView {
 void DrawNeuronPanel(App& app);
 void OpenNeuronView(App& app, int head, int display_i, int display_j);
 // The Heads panel's map kind choice in model mode (panel_map_kind.cpp).
-void DrawMapKindChoice(App& app);
+void DrawMapKindChoice(PanelContext& ctx);
 // A map kind's name in the UI (the kinds themselves: core/session/map_kind.h MapKinds()).
 Str MapKindLabel(MapKind kind);
 

@@ -1,0 +1,63 @@
+// The App as the panels see it: the PanelVerbs it answers (its background jobs and caches) and the PanelContext it
+// builds for each panel it draws.
+#include <algorithm>
+
+#include "app.h"
+
+namespace attnviz {
+
+namespace {
+
+class AppVerbs final : public PanelVerbs {
+ public:
+  explicit AppVerbs(App& app) : app_(app) {}
+  void CycleHead(int direction) override { app_.CycleHead(direction); }
+  void SetSource(Source source) override { app_.SetSource(source); }
+  void OpenModel(const std::string& dir_or_name) override { app_.OpenModel(dir_or_name); }
+  void SetLanguage(Lang lang) override { app_.SetLanguage(lang); }
+  void OpenNeuronView(int head, int display_i, int display_j) override {
+    attnviz::OpenNeuronView(app_, head, display_i, display_j);
+  }
+  void SetHeadAblated(int layer, int head, bool ablated) override { app_.SetHeadAblated(layer, head, ablated); }
+  void RestoreAllHeads() override { app_.RestoreAllHeads(); }
+  void StartAblationScan() override { app_.StartAblationScan(); }
+  void CancelAblationScan() override { app_.scans->Cancel(); }
+  void StartExport(const std::string& path, std::function<Status()> job) override {
+    app_.StartExport(path, std::move(job));
+  }
+  JobProgress SandboxProgress() const override { return app_.worker->progress(); }
+  JobProgress SweepProgress() const override { return app_.worker->sweep_progress(); }
+  bool Exporting() const override { return app_.exporting(); }
+  std::shared_ptr<const ModelFolder> ModelFolderOpen() const override { return app_.models->folder(); }
+  bool ModelOpening() const override { return app_.models->opening(); }
+  ModelProgress ModelRunProgress() const override { return app_.models->progress(); }
+  std::string ModelOpenError() const override { return OpenErrorText(*app_.models); }
+  std::shared_ptr<const WeightedOverview> WeightedOverviewMade() const override {
+    return app_.models->weighted_overview();
+  }
+  bool AblationScanBusy() const override { return app_.scans->busy(); }
+  std::string AblationScanProgress(float* fraction) const override { return app_.scans->progress(fraction); }
+  ColorRange RangeFor(const std::vector<int>& heads, bool twin) const override { return app_.RangeFor(heads, twin); }
+  std::shared_ptr<const AblationScanResult> ShownScan() const override { return app_.ShownScan(); }
+  const AttentionTensors& OverviewLayer(int layer, bool hide_special) override {
+    return app_.OverviewLayer(layer, hide_special);
+  }
+
+ private:
+  App& app_;
+};
+
+}  // namespace
+
+PanelContext App::PanelContextFor(HeatmapRenderer* renderer) {
+  if (!verbs_) verbs_ = std::make_unique<AppVerbs>(*this);
+  PanelContext c{settings, results, views, dump, layout, *verbs_};
+  c.renderer = renderer;
+  c.fonts = &fonts;
+  c.notice = &notice;
+  c.bundled_model_dir = bundled_model_dir;
+  c.bench_hide_maps = bench_hide_maps;
+  return c;
+}
+
+}  // namespace attnviz

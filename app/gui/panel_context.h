@@ -1,0 +1,113 @@
+// What a panel reads and may call instead of the whole App: what is shown (the background jobs' results and the model
+// session's state, as of this frame), the settings, the panels' own view state, the verbs it may call (PanelVerbs),
+// the widget recorder, the fonts' glyph requests and the renderer. The App builds one for each panel it draws
+// (app_panels.cpp); a test builds one from parts, with no App.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ablation_scan.h"
+#include "heatmap_view.h"
+#include "layout.h"
+#include "model_display.h"
+#include "panel_views.h"
+#include "settings.h"
+#include "i18n/ui_message.h"
+#include "widgets_dump.h"
+#include "worker.h"
+
+namespace attnviz {
+
+class UiFonts;
+
+// What the background jobs produced, as the panels show it: App::Update refreshes it each frame from the Worker and
+// the ModelSession. Messages are kept as what makes them (ui_message.h) and rendered when drawn, so they follow a
+// language switch.
+struct AppResults {
+  std::shared_ptr<const ComputeResult> shown;   // what the maps show: the sandbox's result or a model layer
+  std::shared_ptr<const ComputeResult> latest;  // the sandbox's last result, maybe failed
+  std::shared_ptr<const SweepResult> sweep;     // the last successful sweep
+  UiMessage sweep_error;
+  bool computing = false, sweeping = false;
+  UiMessage config_error;   // Validate() of the settings being edited
+  UiMessage compute_error;  // the last run's error (text or config), empty when it worked
+  std::shared_ptr<const ModelResult> model;     // the last successful model run (or its latest step)
+  UiMessage model_error;                        // the last model run's error
+};
+
+// What a panel may ask of the App: the verbs that start or change work, and what it reads of the App's background
+// jobs and caches (read when drawn: a verb called earlier in the frame shows at once, as a person expects).
+class PanelVerbs {
+ public:
+  virtual ~PanelVerbs() = default;
+  // ---- Verbs.
+  virtual void CycleHead(int direction) = 0;  // among the visible heads
+  virtual void SetSource(Source source) = 0;
+  virtual void OpenModel(const std::string& dir_or_name) = 0;
+  virtual void SetLanguage(Lang lang) = 0;
+  // A click on a Heads panel cell: the neuron view of head `head` at the display cell (i, j).
+  virtual void OpenNeuronView(int head, int display_i, int display_j) = 0;
+  virtual void SetHeadAblated(int layer, int head, bool ablated) = 0;
+  virtual void RestoreAllHeads() = 0;
+  virtual void StartAblationScan() = 0;
+  virtual void CancelAblationScan() = 0;
+  // Runs an export job on a background thread; the App reports "Wrote PATH" or the error.
+  virtual void StartExport(const std::string& path, std::function<Status()> job) = 0;
+  // ---- Reads.
+  virtual JobProgress SandboxProgress() const = 0;  // the sandbox worker's forward pass
+  virtual JobProgress SweepProgress() const = 0;
+  virtual bool Exporting() const = 0;
+  virtual std::shared_ptr<const ModelFolder> ModelFolderOpen() const = 0;  // null while none is
+  virtual bool ModelOpening() const = 0;
+  virtual ModelProgress ModelRunProgress() const = 0;
+  virtual std::string ModelOpenError() const = 0;  // the last open's error in the UI's language, "" when it worked
+  // A streamed run's value-weighted overview, the layers made so far.
+  virtual std::shared_ptr<const WeightedOverview> WeightedOverviewMade() const = 0;
+  virtual bool AblationScanBusy() const = 0;
+  virtual std::string AblationScanProgress(float* fraction) const = 0;  // "" when no scan runs
+  // The colour range for a map of `heads` of the shown result (fixed [0,1] or auto over them; cached).
+  virtual ColorRange RangeFor(const std::vector<int>& heads, bool twin) const = 0;
+  // The last ablation scan when it is of the shown model result's folder and text, else null.
+  virtual std::shared_ptr<const AblationScanResult> ShownScan() const = 0;
+  // Layer `layer` of the latest model result as the Overview draws it, of the map kind the Heads panel picked.
+  virtual const AttentionTensors& OverviewLayer(int layer, bool hide_special) = 0;
+};
+
+struct PanelContext {
+  PanelContext(AppSettings& s, const AppResults& r, PanelViews& v, WidgetDump& d, WindowLayout& l, PanelVerbs& b)
+      : settings(s), results(r), views(v), dump(d), layout(l), verbs(b) {}
+  AppSettings& settings;      // what the user chose
+  const AppResults& results;  // what is shown
+  PanelViews& views;          // the panels' own state between frames
+  WidgetDump& dump;           // the widget recorder (--widgets-json)
+  WindowLayout& layout;
+  PanelVerbs& verbs;
+  HeatmapRenderer* renderer = nullptr;  // the panels that draw maps
+  UiFonts* fonts = nullptr;             // glyphs the panel's text needs (null: none asked for)
+  UiMessage* notice = nullptr;          // the one-off message the Heads panel shows and dismisses
+  std::string bundled_model_dir;        // the bundled model's folder, "" when not shipped
+  bool bench_hide_maps = false;         // the frame benchmark's "no heatmaps" phases
+
+  // Reads of the above.
+  std::vector<int> VisibleHeads() const;  // visible and < n_head of the shown result
+  // The scaling switch acts: a model run (its what-if), or a sandbox run under scaled-dot.
+  bool ScalingActs() const;
+  // The width q and k share in the sandbox's settings, as the run has it (App::QueryKeyWidth).
+  int QueryKeyWidth() const;
+  bool HeadAblated(int layer, int head) const;
+  // One sentence on what head (layer, head) of the latest model result does ("" without roles for it).
+  std::string HeadRoleLine(int layer, int head) const;
+  // Asks the fonts for the glyphs of `utf8`.
+  void NeedGlyphs(const std::string& utf8) const;
+};
+
+// The same reads for the App (app.cpp), which owns those parts.
+std::vector<int> VisibleHeads(const AppSettings& settings, const AppResults& results);
+bool ScalingActs(const AppSettings& settings);
+int QueryKeyWidth(const AppSettings& settings, const AppResults& results);
+bool HeadAblated(const PanelViews& views, int layer, int head);
+std::string HeadRoleLine(const AppResults& results, int layer, int head);
+
+}  // namespace attnviz
