@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/check.h"
+#include "base/check.h"
 #include "model/json_limits.h"
 
 
@@ -145,7 +145,7 @@ Result<const float*> TensorStore::Floats(const std::string& name) {
 
 TensorStore::Entry& TensorStore::AddEntry(const std::string& name, std::vector<int64_t> shape,
                                           const std::string& origin, const std::string& stored_as) {
-  MODEL_CHECK(entries_.count(name) == 0);
+  ATTNVIZ_CHECK_SHAPE(entries_.count(name) == 0, "tensor ", name, " ", shape, " added twice");
   if (origins_.empty() || *origins_.back() != origin) origins_.push_back(std::make_shared<const std::string>(origin));
   TensorInfo& info = added_infos_[name];
   info.name = name;
@@ -163,7 +163,8 @@ TensorStore::Entry& TensorStore::AddEntry(const std::string& name, std::vector<i
 void TensorStore::AddFloats(const std::string& name, std::vector<int64_t> shape, std::vector<float> values,
                             const std::string& origin, const std::string& stored_as) {
   Entry& e = AddEntry(name, std::move(shape), origin, stored_as);
-  MODEL_CHECK(values.size() == e.info->elements);
+  ATTNVIZ_CHECK_SHAPE(values.size() == e.info->elements, "tensor ", name, " ", e.info->shape, " of ", e.info->elements,
+                      " values, given ", values.size());
   converted_bytes_ += values.size() * sizeof(float);
   auto& stored = converted_[name] = std::move(values);
   e.floats = stored.data();

@@ -63,6 +63,16 @@ std::pair<std::vector<double>, std::vector<double>> DoubleNorms(const std::vecto
   return {ln, rms};
 }
 
+// The entry checks name the condition and both sides' shapes (core/base/check.h), then stop.
+TEST(LayersDeathTest, ALinearOfTheWrongWidthStopsWithBothShapes) {
+  const int n = 2, in = 4, out = 3;
+  const auto x = Randn(n * in, 1), w = Randn(out * in, 2);
+  Linear l{w.data(), nullptr, in, out, false, in};
+  std::vector<float> y(n * out);
+  EXPECT_DEATH(LinearForward(x.data(), in - 1, n, l, y.data(), out),
+               "shape check failed at .*ldx >= l.in.* \\(x \\[2, 4\\] \\(ld 3\\) -> y \\[2, 3\\] \\(ld 3\\)\\)");
+}
+
 TEST(Layers, LayerNormAndRmsNorm) {
   const int n = 4, d = 9;
   const auto x = Randn(n * d, 4, 3.0f), w = Randn(d, 5), b = Randn(d, 6);
