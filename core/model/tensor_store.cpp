@@ -1,7 +1,5 @@
 #include "model/tensor_store.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -10,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/check.h"
+#include "io/file_io.h"
 #include "model/json_limits.h"
 
 
@@ -17,12 +16,6 @@ namespace attnviz::model {
 namespace {
 
 using json = nlohmann::json;
-
-// Whether `path` exists; a link loop (ELOOP) counts as there (opening it then names the loop), never as missing.
-bool Exists(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0 || errno == ELOOP;
-}
 
 // The index is small (names -> file names); anything over this is not an index.
 constexpr size_t kMaxIndexBytes = 64u << 20;
@@ -43,9 +36,9 @@ Status AddFile(std::shared_ptr<const SafetensorsFile> file, std::map<std::string
 
 Result<std::shared_ptr<TensorStore>> TensorStore::OpenDir(const std::string& dir) {
   const std::string index = dir + "/model.safetensors.index.json";
-  if (Exists(index)) return OpenIndex(index);
+  if (PathExists(index)) return OpenIndex(index);
   const std::string single = dir + "/model.safetensors";
-  if (Exists(single)) return OpenFiles({single});
+  if (PathExists(single)) return OpenFiles({single});
   return Status::ErrorAt(dir, MsgId::kNoSafetensors, {});
 }
 
