@@ -110,6 +110,35 @@ TEST(WriteFileAtomic, WritesThroughSymlinks) {
   EXPECT_FALSE(WriteFileAtomic(dir / "loop", "x").ok());
 }
 
+// The one set of file-exists tests: links followed; a link loop is "there" (opening it names the loop).
+TEST(FileExists, FilesFoldersLinksAndLoops) {
+  TempDir dir;
+  ASSERT_TRUE(WriteFileAtomic(dir / "a.txt", "a").ok());
+  ASSERT_EQ(mkdir((dir / "sub").c_str(), 0755), 0);
+  ASSERT_EQ(symlink("a.txt", (dir / "to_file").c_str()), 0);
+  ASSERT_EQ(symlink("sub", (dir / "to_folder").c_str()), 0);
+  ASSERT_EQ(symlink("loop", (dir / "loop").c_str()), 0);
+  ASSERT_EQ(symlink("nowhere", (dir / "dangling").c_str()), 0);
+  for (const char* name : {"a.txt", "to_file"}) {
+    EXPECT_TRUE(PathExists(dir / name)) << name;
+    EXPECT_TRUE(IsRegularFile(dir / name)) << name;
+    EXPECT_FALSE(IsFolder(dir / name)) << name;
+  }
+  for (const char* name : {"sub", "to_folder"}) {
+    EXPECT_TRUE(PathExists(dir / name)) << name;
+    EXPECT_FALSE(IsRegularFile(dir / name)) << name;
+    EXPECT_TRUE(IsFolder(dir / name)) << name;
+  }
+  EXPECT_TRUE(PathExists(dir / "loop"));
+  EXPECT_FALSE(IsRegularFile(dir / "loop"));
+  EXPECT_FALSE(IsFolder(dir / "loop"));
+  for (const char* name : {"dangling", "missing"}) {
+    EXPECT_FALSE(PathExists(dir / name)) << name;
+    EXPECT_FALSE(IsRegularFile(dir / name)) << name;
+    EXPECT_FALSE(IsFolder(dir / name)) << name;
+  }
+}
+
 // SIGTERM in the middle of big writes: the temporary file is removed and the process still ends by the signal.
 TEST(WriteFileAtomic, SigtermRemovesTheTemporaryFile) {
   TempDir dir;

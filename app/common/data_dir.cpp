@@ -1,11 +1,12 @@
 #include "data_dir.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <climits>
 #include <cstdlib>
 #include <vector>
+
+#include "io/file_io.h"
 
 // Set by packaging/CMakeLists.txt; the defaults keep this file compiling on its own.
 #ifndef ATTNVIZ_DATA_RELATIVE
@@ -33,16 +34,8 @@ std::string RealPath(const std::string& path) {
   return out;
 }
 
-bool IsDir(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 // A data root holds the shaders (both programs install the same tree, so one marker serves both).
-bool LooksLikeDataRoot(const std::string& dir) {
-  struct stat st;
-  return stat((dir + "/shaders/heatmap.frag").c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
+bool LooksLikeDataRoot(const std::string& dir) { return IsRegularFile(dir + "/shaders/heatmap.frag"); }
 
 DataDir Find() {
   DataDir d;
@@ -59,7 +52,7 @@ DataDir Find() {
     candidates.push_back({ATTNVIZ_DATA_SOURCE_DIR, false});
   for (const auto& [dir, installed] : candidates) {
     d.searched += (d.searched.empty() ? "" : ", ") + dir;
-    if (IsDir(dir) && LooksLikeDataRoot(dir)) {
+    if (IsFolder(dir) && LooksLikeDataRoot(dir)) {
       d.root = RealPath(dir);
       d.installed = installed;
       break;
@@ -86,7 +79,7 @@ std::string InfoOptionText(const std::string& program, const std::string& arg) {
   if (d.root.empty()) return out + line("data", "(not found; looked in " + d.searched + ")");
   out += line("data", d.root) + line("layout", d.installed ? "installed" : "source tree");
   out += line("shaders", d.shaders()) + line("samples", d.samples());
-  out += line("model", IsDir(d.bundled_model()) ? d.bundled_model() : "(none bundled)");
+  out += line("model", IsFolder(d.bundled_model()) ? d.bundled_model() : "(none bundled)");
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "data_dir.h"
+#include "io/file_io.h"
 #include "model/gguf_vocab_reader.h"
 #include "model/gguf_weights.h"
 #include "tokenize/gguf_tokenizer.h"
@@ -24,18 +25,15 @@ Result<std::string> ResolveModelDir(const std::string& name_or_dir) {
   if (name_or_dir != kBundledModelName) return name_or_dir;
   const DataDir& data = FindDataDir();
   const std::string dir = data.bundled_model();
-  struct stat st;
   if (dir.empty())
     return AppError(AppMsgId::kBundledNoDataDir, {data.searched});
-  if (stat((dir + "/config.json").c_str(), &st) != 0)
+  if (!PathExists(dir + "/config.json"))
     return AppError(AppMsgId::kBundledNoConfig, {dir});
   return dir;
 }
 
 bool IsModelPath(const std::string& path) {
-  struct stat st;
-  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-    return stat((path + "/config.json").c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  if (IsFolder(path)) return IsRegularFile(path + "/config.json");
   return IsGgufFile(path);
 }
 

@@ -1,7 +1,6 @@
 #include "options.h"
 
 #include <pwd.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -77,8 +76,7 @@ Result<double> ParseDoubleValue(const std::string& option, const std::string& va
 }
 
 bool IsGgufFile(const std::string& path) {
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  if (!IsRegularFile(path)) return false;
   if (path.size() > 5) {
     std::string ext = path.substr(path.size() - 5);
     for (char& ch : ext) ch = (char)std::tolower((unsigned char)ch);
@@ -94,16 +92,11 @@ bool IsGgufFile(const std::string& path) {
 
 namespace {
 
-bool IsDirectory(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 // A positional path: a model folder (config.json inside), a .gguf file (IsGgufFile) or a sentence file. One of each
 // at most.
 Status ParsePositional(const std::string& path, InputOptions* o) {
-  if (IsDirectory(path) || IsGgufFile(path)) {
-    if (IsDirectory(path) && !IsRegularFile(path + "/config.json"))
+  if (IsFolder(path) || IsGgufFile(path)) {
+    if (IsFolder(path) && !IsRegularFile(path + "/config.json"))
       return AppError(AppMsgId::kFolderWithoutConfig, {path});
     if (!o->model_dir.empty() && o->model_dir != path)
       return AppError(AppMsgId::kTwoModelFolders, {o->model_dir, path});

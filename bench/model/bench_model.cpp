@@ -387,8 +387,8 @@ double GemmLayerMs(const ModelConfig& c, int n);
 
 // The forward's GEMMs alone, with Eigen on the same shapes (one layer timed, times n_layer): the projections,
 // the MLP, and per head q k^T and probs v over the keys each block of 256 query rows may see (causal: a triangle).
-// The layer is timed three times and the fastest kept: one timing times n_layer carried its noise 30-fold (the
-// floor moved from 57.6 s to 37.9 s between two runs of the same code at 8192 tokens).
+// The layer is timed three times and the fastest kept: one timing times n_layer carried its noise n_layer-fold
+// (two runs of the same code at long inputs gave floors far apart).
 double GemmFloorMs(const ModelConfig& c, int n) {
   double best = 0;
   for (int rep = 0; rep < 3; ++rep) {

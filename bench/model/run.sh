@@ -19,8 +19,8 @@ cmake --build "$BUILD" --target attnviz -j"$(nproc)" >/dev/null 2>&1 || true   #
 # Every layer's maps kept: 4.5 GiB at 2048 tokens on the SmolLM2 shape, over the 2 GiB default budget.
 export ATTNVIZ_MEMORY_LIMIT=${ATTNVIZ_MEMORY_LIMIT:-12G}
 TORCH_ENV=(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OPENBLAS_NUM_THREADS=2 OMP_NUM_THREADS=2)
-# attnviz's waiting threads sleep, as in attnviz-cli and the app (UsePassiveOpenMpWaits): ~3 % slower on GPT-2 at
-# 1024 tokens than libgomp's default short spin, and what a user's run does.
+# attnviz's waiting threads sleep, as in attnviz-cli and the app (UsePassiveOpenMpWaits): a little slower than
+# libgomp's default short spin on an idle machine (docs/speed.md), and what a user's run does.
 ATTNVIZ_ENV=(env OMP_WAIT_POLICY=passive)
 
 for c in $CASES; do

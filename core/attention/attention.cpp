@@ -237,12 +237,9 @@ void SoftmaxRowPass(const float* scores_row, float multiplier, float* logits_row
 }
 
 // Query rows per block: 128 (64 at 8192 keys, 8 from 32768 up), a block's scores and probs rows up to 2 MiB each.
-// Every block
-// reads its head's keys and values again, so fewer, taller blocks read them fewer times: at 8192 keys that traffic,
-// not the cache the rows fit in, is what costs (the SmolLM2 shape's CLI forward at 8192 tokens: 36.7 s with blocks of
-// 512 KiB (16 rows), 28.2 s with 2 MiB (64 rows), 29.4 s with 4 MiB; at 4096 tokens 9.4 -> 8.7 s; on an Intel
-// machine with 2 MiB of L2 a core, docs/speed.md). Each block also packs its keys and values for its products again:
-// 128 rows rather than 64 took GPT-2's attention at 1024 tokens from 13.4 to 12.4 ms, 256 no further. Every step uses
+// Every block reads its head's keys and values again and packs them for its products, so fewer, taller blocks read
+// them fewer times: at long inputs that traffic, not the cache the rows fit in, is what costs (docs/speed.md,
+// "Attention blocks"; smaller and larger blocks measured slower, taller than 128 rows no faster). Every step uses
 // the same blocks, so fused and step-by-step agree bit for bit.
 size_t BlockRows(size_t n_k) { return AttendBlockRows(n_k); }
 
@@ -361,7 +358,7 @@ inline void RunBlock(const BlockArgs& a, size_t h, size_t r0, Eigen::Index rows,
   // for Eigen to thread it, and inside the team Eigen never threads: so a product runs on one
   // thread in every path, with the same blocking (the same bits).
   // A team costs a few microseconds when the cores are free but up to a time slice when they are
-  // shared, so the element-wise passes alone go parallel only from ~100 us of work.
+  // shared, so the element-wise passes alone go parallel only when their work outweighs that.
   const double cells = (double)n_head * n_q * n_k;
   const bool parallel = cells >= (1 << 18) || cells * d >= 100000;
   // Every key's score when a scores or logits map is kept (the Shapes tab shows them) or the sink needs them.

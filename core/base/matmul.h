@@ -25,7 +25,7 @@ enum class WeightLayout {
 // tile_done: called by the thread that made a tile, right after it, while the tile is in that core's cache: rows
 // [r0, r0 + rows) x columns [c0, c0 + width) of y are final. The layers put their element-wise steps there (the
 // activation, the residual add, the finiteness checks): no pass of their own over y, and no extra wake-up of the
-// team (with passive waits each parallel region costs a sleeping core's wake-up, ~0.1-0.4 ms on a VM).
+// team (with passive waits each parallel region costs a sleeping core's wake-up).
 using TileDone = std::function<void(size_t r0, size_t rows, size_t c0, size_t width)>;
 constexpr size_t kMatMulTileRows = 512, kMatMulTileCols = 512;
 void MatMulTiled(const float* x, size_t ldx, size_t n, size_t depth, const float* w, size_t ldw, WeightLayout layout,

@@ -7,12 +7,6 @@ const SharedTensor& EmptyTensor() {
   return empty;
 }
 
-std::string ShapeString(const std::vector<size_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 bool IsLowerTriangular(const float* a, int n) {
   for (int i = 0; i + 1 < n; ++i)
     for (int j = i + 1; j < n; ++j)

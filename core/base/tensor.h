@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "base/check.h"  // ShapeString, the one shape formatter
+
 namespace attnviz {
 
 using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -48,8 +50,6 @@ using SharedTensor = std::shared_ptr<const Tensor>;
 // The one empty tensor (what a result holds for a tensor it has not computed).
 const SharedTensor& EmptyTensor();
 
-// "[2, 3, 4]": the one shape formatter (messages, the Shapes panel, the CLI).
-std::string ShapeString(const std::vector<size_t>& shape);
 // a: [n, n]. Every cell above the diagonal exactly 0 (a causal map, or a causal model's head mean).
 bool IsLowerTriangular(const float* a, int n);
 

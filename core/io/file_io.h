@@ -21,8 +21,13 @@ Result<std::string> ReadFile(const std::string& path, size_t max_bytes = kMaxRea
                              const std::string& what = "file");
 // "16 MiB", "2 GiB", "512 bytes": a limit for a message.
 std::string ByteSizeText(size_t bytes);
-// True when `path` names a regular file (following links) that exists.
+// The one set of file-exists tests (links followed). PathExists: anything is there; a link loop counts as there,
+// so opening it then names the loop instead of a missing file.
+bool PathExists(const std::string& path);
+// True when `path` names a regular file that exists.
 bool IsRegularFile(const std::string& path);
+// True when `path` names a folder that exists.
+bool IsFolder(const std::string& path);
 // The one writer of whole files. Regular files: a temporary file with a short name (".~PID-N.tmp",
 // so any valid file name can be written) in the target's folder, fsync, rename. A symlink is written
 // through to its target (the link stays a link); an existing file keeps its mode (0600 stays 0600), a new

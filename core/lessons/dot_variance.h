@@ -21,7 +21,7 @@ struct DotVariance {
 
 // Components are standard normal draws fixed by `seed` (the same seed gives the same picture).
 // d_k 1..4096, n_samples 2..1e6, row_keys 1..4096; out-of-range values are clamped. Cost: (n_samples +
-// row_keys + 1) * d_k draws (about 0.1 s at d_k 4096 with 2000 samples): compute once per d_k, not per frame.
+// row_keys + 1) * d_k draws (far more than a frame's time at large d_k): compute once per d_k, not per frame.
 DotVariance SampleDotProducts(int d_k, int n_samples, int row_keys, uint64_t seed);
 
 // counts[b] of the samples in [lo + b*w, lo + (b+1)*w), w = (hi - lo) / bins; samples outside [lo, hi) go

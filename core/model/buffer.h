@@ -1,8 +1,8 @@
 // FloatBuffer: an owning float array with a shape, for the big results of a run (all layers' probs can be
 // hundreds of MB). Large buffers are anonymous mmaps (given back to the system when freed), on ordinary pages:
 // advised huge pages (MADV_HUGEPAGE) make a first touch compact memory synchronously under Debian's THP default
-// (defrag=madvise), a stall of ~2 ms per MB measured on fresh memory against ~0.3 ms per MB for 4 KiB pages
-// (docs/speed.md, "Ordinary pages"). Contents start as zeros. Move-only (results are shared, never deep-copied).
+// (defrag=madvise), a stall several times what faulting in 4 KiB pages costs (docs/speed.md, "Ordinary pages").
+// Contents start as zeros. Move-only (results are shared, never deep-copied).
 #pragma once
 #include <cstddef>
 #include <vector>

@@ -1,13 +1,5 @@
-// MODEL_CHECK: ggml-style entry checks of the kernels' shape contracts. A failure is a programming error inside
-// attnviz (user input is validated earlier, with a Status), so it prints where and what, then aborts.
+// MODEL_CHECK: the model wing's old name for ATTNVIZ_CHECK_SHAPE (core/base/check.h), kept for the files not yet
+// moved to it; new checks use ATTNVIZ_CHECK_SHAPE with both shapes in the message.
 #pragma once
-#include <cstdio>
-#include <cstdlib>
-
-#define MODEL_CHECK(cond)                                                                         \
-  do {                                                                                            \
-    if (!(cond)) {                                                                                \
-      std::fprintf(stderr, "%s:%d: attnviz_model shape check failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::abort();                                                                               \
-    }                                                                                             \
-  } while (0)
+#include "base/check.h"
+#define MODEL_CHECK(cond) ATTNVIZ_CHECK_SHAPE(cond, "")

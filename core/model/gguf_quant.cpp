@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "model/check.h"
+#include "base/check.h"
 #include "model/safetensors.h"  // HalfToFloat, BFloat16ToFloat
 
 namespace attnviz::model {
@@ -243,13 +243,14 @@ bool GgmlTypeDequantizable(GgmlType t) {
 
 uint64_t GgmlRowBytes(GgmlType type, int64_t row_len) {
   const GgmlTypeInfo* info = FindGgmlType((uint32_t)type);
-  MODEL_CHECK(info && row_len % info->block == 0);
+  ATTNVIZ_CHECK_SHAPE(info && row_len % info->block == 0, "a row of ", row_len, " values of ggml type ", (uint32_t)type,
+                      " in blocks of ", info ? info->block : 0);
   return (uint64_t)row_len / info->block * info->bytes;
 }
 
 void DequantizeRows(GgmlType type, const uint8_t* src, int64_t row_len, int64_t n_rows, float* dst) {
-  MODEL_CHECK(GgmlTypeDequantizable(type));
-  MODEL_CHECK(row_len > 0 && n_rows >= 0);
+  ATTNVIZ_CHECK_SHAPE(GgmlTypeDequantizable(type), "ggml type ", GgmlTypeName(type));
+  ATTNVIZ_CHECK_SHAPE(row_len > 0 && n_rows >= 0, "rows [", n_rows, ", ", row_len, "]");
   const int64_t n = row_len * n_rows;  // rows are whole blocks, so the rows are one run of blocks
   switch (type) {
     case GgmlType::kF32: std::memcpy(dst, src, (size_t)n * 4); return;
@@ -269,14 +270,15 @@ void DequantizeRows(GgmlType type, const uint8_t* src, int64_t row_len, int64_t 
     case GgmlType::kQ4_K: DequantQ4_K(src, dst, n); return;
     case GgmlType::kQ5_K: DequantQ5_K(src, dst, n); return;
     case GgmlType::kQ6_K: DequantQ6_K(src, dst, n); return;
-    default: MODEL_CHECK(false);
+    default: ATTNVIZ_CHECK_SHAPE(false, "ggml type ", GgmlTypeName(type), " has no dequantizer");
   }
 }
 
 Status DequantizeTensorRows(const GgufFile& file, const GgufTensor& t, int64_t first, int64_t count, float* dst) {
   if (!GgmlTypeDequantizable(t.type))
     return Status::ErrorAt(file.path(), MsgId::kGgufQuantType, {t.name, GgmlTypeName(t.type)});
-  MODEL_CHECK(first >= 0 && count >= 0 && first + count <= t.rows());
+  ATTNVIZ_CHECK_SHAPE(first >= 0 && count >= 0 && first + count <= t.rows(), "rows ", first, " + ", count, " of ", t.name, " ",
+                      t.torch_shape());
   const uint64_t row_bytes = GgmlRowBytes(t.type, t.ne[0]);
   DequantizeRows(t.type, file.Bytes(t) + (uint64_t)first * row_bytes, t.ne[0], count, dst);
   return Status::Ok();

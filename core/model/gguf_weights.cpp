@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "base/finite.h"
+#include "base/check.h"
 #include "model/arch/family.h"
 #include "model/check.h"
 #include "model/gguf_config.h"
@@ -100,7 +101,8 @@ class GgufLayerSource : public LayerWeightSource {
   }
 
   void TokenRow(int id, float* out) const override {
-    MODEL_CHECK(tok_emb_ != nullptr && id >= 0 && id < tok_emb_->rows());
+    ATTNVIZ_CHECK_SHAPE(tok_emb_ != nullptr && id >= 0 && id < tok_emb_->rows(), "token id ", id, " of ",
+                        tok_emb_ ? tok_emb_->rows() : int64_t(0), " embedding rows");
     const uint64_t row_bytes = GgmlRowBytes(tok_emb_->type, tok_emb_->ne[0]);
     DequantizeRows(tok_emb_->type, f_->Bytes(*tok_emb_) + (uint64_t)id * row_bytes, tok_emb_->ne[0], 1, out);
   }
@@ -108,7 +110,8 @@ class GgufLayerSource : public LayerWeightSource {
   bool HasLmHead() const override { return lm_head_ != nullptr; }
 
   void LmHeadRows(int64_t first, int64_t count, float* out) const override {
-    MODEL_CHECK(lm_head_ != nullptr && first >= 0 && count >= 0 && first + count <= lm_head_->rows());
+    ATTNVIZ_CHECK_SHAPE(lm_head_ != nullptr && first >= 0 && count >= 0 && first + count <= lm_head_->rows(), "LM head rows ",
+                        first, " + ", count, " of ", lm_head_ ? lm_head_->rows() : int64_t(0));
     const int64_t cols = lm_head_->ne[0];
     const uint64_t row_bytes = GgmlRowBytes(lm_head_->type, cols);
     const uint8_t* bytes = f_->Bytes(*lm_head_) + (uint64_t)first * row_bytes;

@@ -1,6 +1,6 @@
 #include "model/layers.h"
 
-#include "model/check.h"
+#include "base/check.h"
 
 #include "base/finite.h"
 #include "base/matmul.h"
@@ -57,18 +57,21 @@ float LaneSum(const float* v, int d, float center) {
 }  // namespace
 
 void LinearForward(const float* x, int ldx, int n, const Linear& l, float* y, int ldy, const TileDone* tile_done) {
-  MODEL_CHECK(n >= 0 && l.w && l.in > 0 && l.out > 0 && ldx >= l.in && ldy >= l.out);
-  MODEL_CHECK(l.ld >= (l.in_out ? l.out : l.in));
+  ATTNVIZ_CHECK_SHAPE(n >= 0 && l.w && l.in > 0 && l.out > 0 && ldx >= l.in && ldy >= l.out, "x [", n, ", ", l.in, "] (ld ", ldx,
+                      ") -> y [", n, ", ", l.out, "] (ld ", ldy, ")", l.w ? "" : ", no weight");
+  ATTNVIZ_CHECK_SHAPE(l.ld >= (l.in_out ? l.out : l.in), "weight ", l.in_out ? "[in, out] [" : "[out, in] [",
+                      l.in_out ? l.in : l.out, ", ", l.in_out ? l.out : l.in, "] with a row stride of ", l.ld);
   // The product (the engine's one tiled GEMM: core/base/matmul.h), and the bias added to each tile after it.
   MatMulTiled(x, (size_t)ldx, (size_t)n, (size_t)l.in, l.w, (size_t)l.ld,
               l.in_out ? WeightLayout::kInOut : WeightLayout::kOutIn,  // !! Conv1D: [in, out]; nn.Linear: [out, in]
               (size_t)l.out, y, (size_t)ldy, l.b, tile_done);
 }
 
-// The norms sum in float, in Eigen's vector lanes (as torch's CPU kernels do): sums in double took 8x as long
-// (0.83 against 0.10 ms for GPT-2's 1024 x 768, two of them a layer) and moved the outputs by < 1e-6.
+// The norms sum in float, in Eigen's vector lanes (as torch's CPU kernels do): sums in double do not vectorize as
+// well, ran several times as long, and moved the outputs by < 1e-6 only.
 bool LayerNormForward(const float* x, int n, int d, const Norm& norm, float eps, float* y) {
-  MODEL_CHECK(d > 0 && norm.w && norm.b);
+  ATTNVIZ_CHECK_SHAPE(d > 0 && norm.w && norm.b, "x [", n, ", ", d, "] through a LayerNorm",
+                      norm.w && norm.b ? "" : " without its weight and bias");
   ConstVec w(norm.w, d), b(norm.b, d);
   bool finite = true;
 #pragma omp parallel for schedule(static) if (n > 8) reduction(&& : finite)
@@ -85,7 +88,7 @@ bool LayerNormForward(const float* x, int n, int d, const Norm& norm, float eps,
 }
 
 bool RmsNormForward(const float* x, int n, int d, const Norm& norm, float eps, float* y) {
-  MODEL_CHECK(d > 0 && norm.w);
+  ATTNVIZ_CHECK_SHAPE(d > 0 && norm.w, "x [", n, ", ", d, "] through an RMSNorm", norm.w ? "" : " without its weight");
   ConstVec w(norm.w, d);
   bool finite = true;
 #pragma omp parallel for schedule(static) if (n > 8) reduction(&& : finite)

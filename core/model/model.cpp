@@ -6,6 +6,7 @@
 #include <map>
 
 #include "model/bind.h"
+#include "base/check.h"
 #include "model/check.h"
 #include "model/safetensors.h"
 
@@ -42,9 +43,9 @@ Result<std::shared_ptr<const Model>> LoadModel(const std::string& dir) {
 }
 
 const BlockParams& Model::BlockWeights(int layer, WeightScratch* scratch) const {
-  MODEL_CHECK(layer >= 0 && layer < config_.n_layer);
+  ATTNVIZ_CHECK_SHAPE(layer >= 0 && layer < config_.n_layer, "layer ", layer, " of ", config_.n_layer);
   if (!deferred_) return params_.blocks[(size_t)layer];
-  MODEL_CHECK(scratch != nullptr);
+  ATTNVIZ_CHECK_SHAPE(scratch != nullptr, "layer ", layer, " of a model read per layer, without a scratch");
   const size_t floats = deferred_->LayerFloats(layer);
   if (scratch->floats.size() < floats) scratch->floats.resize(floats);
   scratch->block = params_.blocks[(size_t)layer];
@@ -53,18 +54,19 @@ const BlockParams& Model::BlockWeights(int layer, WeightScratch* scratch) const 
 }
 
 void Model::TokenEmbedding(int id, float* out) const {
-  MODEL_CHECK(id >= 0 && id < config_.vocab);
+  ATTNVIZ_CHECK_SHAPE(id >= 0 && id < config_.vocab, "token id ", id, " of a vocabulary of ", config_.vocab);
   const size_t d = (size_t)config_.d_model;
   if (params_.tok_emb) {
     std::memcpy(out, params_.tok_emb + (size_t)id * d, d * sizeof(float));
     return;
   }
-  MODEL_CHECK(deferred_ != nullptr);
+  ATTNVIZ_CHECK_SHAPE(deferred_ != nullptr, "token id ", id, ": no embedding bound");
   deferred_->TokenRow(id, out);
 }
 
 void Model::LmHeadRows(int first, int count, float* out) const {
-  MODEL_CHECK(first >= 0 && count >= 0 && first + count <= config_.vocab && has_lm_head());
+  ATTNVIZ_CHECK_SHAPE(first >= 0 && count >= 0 && first + count <= config_.vocab && has_lm_head(), "LM head rows ", first, " + ",
+                      count, " of a vocabulary of ", config_.vocab, has_lm_head() ? "" : ", no LM head");
   const size_t d = (size_t)config_.d_model;
   if (params_.lm_head.w) {
     std::memcpy(out, params_.lm_head.w + (size_t)first * d, (size_t)count * d * sizeof(float));

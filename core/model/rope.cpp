@@ -1,6 +1,6 @@
 #include "model/rope.h"
 
-#include "model/check.h"
+#include "base/check.h"
 
 #include <cmath>
 
@@ -33,7 +33,8 @@ std::vector<double> RopeInvFreq(const ModelConfig& c) {
   }
   // 3. Per-frequency factors (GGUF rope_freqs.weight).
   if (!r.freq_factors.empty()) {
-    MODEL_CHECK((int)r.freq_factors.size() == half);
+    ATTNVIZ_CHECK_SHAPE((int)r.freq_factors.size() == half, "frequency factors [", r.freq_factors.size(), "] for a head of ",
+                        c.d_head);
     for (int j = 0; j < half; ++j) inv[j] /= r.freq_factors[j];
   }
   return inv;
@@ -56,7 +57,8 @@ void RopeTables(const std::vector<double>& inv_freq, int n, std::vector<float>* 
 }
 
 void ApplyRope(float* x, int ld, int n, int n_heads, int d_head, const float* cos, const float* sin) {
-  MODEL_CHECK(d_head > 0 && d_head % 2 == 0 && ld >= n_heads * d_head);
+  ATTNVIZ_CHECK_SHAPE(d_head > 0 && d_head % 2 == 0 && ld >= n_heads * d_head, "x [", n, ", ", n_heads, " x ", d_head,
+                      "] with a row stride of ", ld);
   const int half = d_head / 2;
 #pragma omp parallel for schedule(static) if (n > 16)
   for (int p = 0; p < n; ++p) {

@@ -57,12 +57,6 @@ size_t DTypeSize(DType t) {
 }
 bool DTypeIsFloatConvertible(DType t) { return t == DType::kF32 || t == DType::kF16 || t == DType::kBF16; }
 
-std::string ShapeString(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // MappedFile
 

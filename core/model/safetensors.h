@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "base/check.h"  // ShapeString, for a file's int64_t shapes too
 #include "base/status.h"
 
 namespace attnviz::model {
@@ -66,7 +67,6 @@ struct TensorInfo {
   uint64_t begin = 0, end = 0;  // absolute byte offsets in the file (data section start already added)
 };
 
-std::string ShapeString(const std::vector<int64_t>& shape);  // "[32, 96]"
 
 class SafetensorsFile {
  public:

@@ -1,7 +1,5 @@
 #include "model/tensor_store.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -9,7 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/check.h"
+#include "base/check.h"
+#include "io/file_io.h"
 #include "model/json_limits.h"
 
 
@@ -17,12 +16,6 @@ namespace attnviz::model {
 namespace {
 
 using json = nlohmann::json;
-
-// Whether `path` exists; a link loop (ELOOP) counts as there (opening it then names the loop), never as missing.
-bool Exists(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0 || errno == ELOOP;
-}
 
 // The index is small (names -> file names); anything over this is not an index.
 constexpr size_t kMaxIndexBytes = 64u << 20;
@@ -43,9 +36,9 @@ Status AddFile(std::shared_ptr<const SafetensorsFile> file, std::map<std::string
 
 Result<std::shared_ptr<TensorStore>> TensorStore::OpenDir(const std::string& dir) {
   const std::string index = dir + "/model.safetensors.index.json";
-  if (Exists(index)) return OpenIndex(index);
+  if (PathExists(index)) return OpenIndex(index);
   const std::string single = dir + "/model.safetensors";
-  if (Exists(single)) return OpenFiles({single});
+  if (PathExists(single)) return OpenFiles({single});
   return Status::ErrorAt(dir, MsgId::kNoSafetensors, {});
 }
 
@@ -145,7 +138,7 @@ Result<const float*> TensorStore::Floats(const std::string& name) {
 
 TensorStore::Entry& TensorStore::AddEntry(const std::string& name, std::vector<int64_t> shape,
                                           const std::string& origin, const std::string& stored_as) {
-  MODEL_CHECK(entries_.count(name) == 0);
+  ATTNVIZ_CHECK_SHAPE(entries_.count(name) == 0, "tensor ", name, " ", shape, " added twice");
   if (origins_.empty() || *origins_.back() != origin) origins_.push_back(std::make_shared<const std::string>(origin));
   TensorInfo& info = added_infos_[name];
   info.name = name;
@@ -163,7 +156,8 @@ TensorStore::Entry& TensorStore::AddEntry(const std::string& name, std::vector<i
 void TensorStore::AddFloats(const std::string& name, std::vector<int64_t> shape, std::vector<float> values,
                             const std::string& origin, const std::string& stored_as) {
   Entry& e = AddEntry(name, std::move(shape), origin, stored_as);
-  MODEL_CHECK(values.size() == e.info->elements);
+  ATTNVIZ_CHECK_SHAPE(values.size() == e.info->elements, "tensor ", name, " ", e.info->shape, " of ", e.info->elements,
+                      " values, given ", values.size());
   converted_bytes_ += values.size() * sizeof(float);
   auto& stored = converted_[name] = std::move(values);
   e.floats = stored.data();

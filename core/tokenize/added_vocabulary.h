@@ -43,7 +43,8 @@ class AddedVocabulary {
   // Every pattern (token content) sorted bytewise, equal ones by token index: the patterns that start with
   // some bytes are one range, so the longest match at a position is found by narrowing that range byte by byte
   // (skipping the stretch all patterns of the range share) instead of trying every token: the cost is the
-  // match's length, not the number of tokens (20,000 long tokens over 120 KB took 58 s).
+  // match's length, not the number of tokens (trying every token at every position made many long tokens over a
+  // long text take minutes).
   struct Matcher {
     std::vector<std::pair<std::string, int>> patterns;
     // The longest pattern that `text` starts with: its token index and length, or {-1, 0}.

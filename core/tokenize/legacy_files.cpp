@@ -3,6 +3,7 @@
 //   BERT:   vocab.txt (+ tokenizer_config.json) -> BertNormalizer + BertPreTokenizer + WordPiece + [CLS] A [SEP]
 #include <utility>
 
+#include "io/file_io.h"
 #include "tokenize/bpe_model.h"
 #include "tokenize/model_files.h"
 #include "tokenize/pipeline.h"
@@ -81,7 +82,7 @@ Result<std::unique_ptr<Tokenizer>> LoadBertTokenizer(const std::string& vocab_tx
 
   BertNormalizerOptions normalizer;
   std::string unk = "[UNK]", cls = "[CLS]", sep = "[SEP]", pad = "[PAD]", mask = "[MASK]";
-  if (!config_path.empty() && FileExists(config_path)) {
+  if (!config_path.empty() && PathExists(config_path)) {
     auto config = ReadJsonFile(config_path);
     if (!config.ok()) return config.status();
     auto flag = [&](const char* key, bool fallback) -> Result<bool> {
@@ -146,15 +147,15 @@ Result<std::unique_ptr<Tokenizer>> LoadBertTokenizer(const std::string& vocab_tx
 Result<std::unique_ptr<Tokenizer>> LoadTokenizer(const std::string& model_dir) {
   std::string dir = model_dir.empty() ? "." : model_dir;
   if (dir.back() != '/') dir += '/';
-  if (FileExists(dir + "tokenizer.json")) return LoadTokenizerJson(dir + "tokenizer.json");
-  if (FileExists(dir + "vocab.json") || FileExists(dir + "merges.txt")) {
-    if (!FileExists(dir + "merges.txt"))
+  if (PathExists(dir + "tokenizer.json")) return LoadTokenizerJson(dir + "tokenizer.json");
+  if (PathExists(dir + "vocab.json") || PathExists(dir + "merges.txt")) {
+    if (!PathExists(dir + "merges.txt"))
       return Status::ErrorAt(dir + "merges.txt", MsgId::kBpeFileMissing, {"vocab.json"});
-    if (!FileExists(dir + "vocab.json")) return Status::ErrorAt(dir + "vocab.json", MsgId::kBpeFileMissing, {"merges.txt"});
+    if (!PathExists(dir + "vocab.json")) return Status::ErrorAt(dir + "vocab.json", MsgId::kBpeFileMissing, {"merges.txt"});
     return LoadGpt2Tokenizer(dir + "vocab.json", dir + "merges.txt");
   }
-  if (FileExists(dir + "vocab.txt")) return LoadBertTokenizer(dir + "vocab.txt", dir + "tokenizer_config.json");
-  if (!FileExists(model_dir.empty() ? "." : model_dir)) return Status::ErrorAt(model_dir, MsgId::kNoSuchFolder, {});
+  if (PathExists(dir + "vocab.txt")) return LoadBertTokenizer(dir + "vocab.txt", dir + "tokenizer_config.json");
+  if (!PathExists(model_dir.empty() ? "." : model_dir)) return Status::ErrorAt(model_dir, MsgId::kNoSuchFolder, {});
   return Status::ErrorAt(model_dir, MsgId::kNoTokenizerFiles, {});
 }
 

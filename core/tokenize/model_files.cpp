@@ -1,7 +1,5 @@
 #include "tokenize/model_files.h"
 
-#include <sys/stat.h>
-
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -11,11 +9,6 @@
 #include "tokenize/value_for_message.h"
 
 namespace attnviz::tokenize {
-
-bool FileExists(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0;
-}
 
 Result<std::string> ReadTokenizerFile(const std::string& path) {
   return ReadFile(path, kMaxTokenizerFileBytes, "tokenizer file");

@@ -22,7 +22,6 @@ Result<std::string> ReadTokenizerFile(const std::string& path);
 // line and column.
 Result<nlohmann::json> ParseJson(const std::string& text, const std::string& path);
 Result<nlohmann::json> ReadJsonFile(const std::string& path);
-bool FileExists(const std::string& path);
 // A JSON integer in 64 bits (an unsigned one past int64's range saturates), so an id is range-checked before it
 // could wrap into an int; nothing for any other value.
 std::optional<int64_t> JsonInteger(const nlohmann::json& value);

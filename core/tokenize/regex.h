@@ -16,7 +16,7 @@ namespace attnviz::tokenize {
 
 // The matching work FindAll allows on one text: kRegexStepsPerByte x its bytes + kRegexStepSlack steps, summed
 // over every position a match is tried from (PCRE2's own match limit is per position, so a lookahead over the rest
-// of the text cost the text's length squared: 45 s on 120 KB). A step is one pattern item tried or one byte the
+// of the text cost the text's length squared). A step is one pattern item tried or one byte the
 // matcher moved over; real tokenizer patterns take under 100 steps a byte.
 constexpr uint64_t kRegexStepsPerByte = 2000;
 constexpr uint64_t kRegexStepSlack = 1'000'000;

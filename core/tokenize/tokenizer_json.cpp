@@ -16,7 +16,7 @@ namespace {
 using nlohmann::json;
 
 // Real files nest a Sequence in a Sequence at most once or twice; each level also lengthens the place named in
-// messages, so an unbounded depth cost memory quadratic in it (20,000 levels: 1.7 GiB).
+// messages, so an unbounded depth cost memory quadratic in it.
 constexpr int kMaxSequenceDepth = 16;
 
 // Reads one tokenizer.json; `file_` prefixes every message.

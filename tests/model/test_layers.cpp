@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/check.h"
 #include "test_util.h"
 
 namespace attnviz::model {
@@ -61,6 +62,24 @@ std::pair<std::vector<double>, std::vector<double>> DoubleNorms(const std::vecto
     }
   }
   return {ln, rms};
+}
+
+// The entry checks name the condition and both sides' shapes (core/base/check.h), then stop.
+TEST(LayersDeathTest, ALinearOfTheWrongWidthStopsWithBothShapes) {
+  const int n = 2, in = 4, out = 3;
+  const auto x = Randn(n * in, 1), w = Randn(out * in, 2);
+  Linear l{w.data(), nullptr, in, out, false, in};
+  std::vector<float> y(n * out);
+  EXPECT_DEATH(LinearForward(x.data(), in - 1, n, l, y.data(), out),
+               "shape check failed at .*ldx >= l.in.* \\(x \\[2, 4\\] \\(ld 3\\) -> y \\[2, 3\\] \\(ld 3\\)\\)");
+}
+
+// One formatter for a tensor's size_t shape, a file's int64_t one and a braced list.
+TEST(Layers, ShapeStringIsOneFormatterForEveryShape) {
+  EXPECT_EQ(ShapeString(std::vector<size_t>{2, 3, 4}), "[2, 3, 4]");
+  EXPECT_EQ(ShapeString(std::vector<int64_t>{32, -1}), "[32, -1]");
+  EXPECT_EQ(ShapeString({size_t(5)}), "[5]");
+  EXPECT_EQ(ShapeString(std::vector<int64_t>{}), "[]");
 }
 
 TEST(Layers, LayerNormAndRmsNorm) {
