@@ -1,7 +1,6 @@
 // Fonts: DejaVu Sans with NanumGothic merged in for Hangul. The glyph ranges are built from both
-// languages' UI strings (ui_strings.h) and the text actually loaded (the full Korean range costs ~200 ms
-// and a 2048x4096 atlas; the code points used cost ~7 ms), and the atlas is rebuilt between frames when
-// new characters arrive.
+// languages' UI strings (ui_strings.h) and the text actually loaded (the full Korean range would cost a large
+// atlas and a slow first frame; docs/speed.md), and the atlas is rebuilt between frames when new characters arrive.
 #pragma once
 #include <imgui.h>
 

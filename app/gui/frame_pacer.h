@@ -2,8 +2,8 @@
 // costs ~0% CPU; input draws the next few frames, enough for hover, release and window-appearing states to
 // settle; --frames, --bench-frames and snapshots draw every frame. While work runs (App::Busy) without input,
 // a frame is drawn when what it shows changed (a run's next layers a few times a second) and otherwise only a few
-// times a second for the progress bar: under llvmpipe (drawing on the CPU) each frame costs ~10-25 ms of CPU that
-// a model run on the same cores would otherwise get, so those frames also wait until the last one's cost is at most
+// times a second for the progress bar: under llvmpipe (drawing on the CPU) each frame costs CPU time that a model
+// run on the same cores would otherwise get, so those frames also wait until the last one's cost is at most
 // kBusyFrameShare of the time since (FrameCost).
 #pragma once
 #include <algorithm>
@@ -29,8 +29,8 @@ class FramePacer {
   // ... and, when nothing shown changed, this often (the progress bar's fraction) ...
   static constexpr double kProgressFramesPerSecond = 2;
   // ... and both only once the last busy frame's cost is at most this share of the time since it began: on a GPU a
-  // frame takes a few ms (the rates above hold); under llvmpipe, beside a model run on the same cores, 25-40 ms, so
-  // a layer frame comes every half second or more.
+  // frame is cheap (the rates above hold); under llvmpipe, beside a model run on the same cores, it is not, so a
+  // layer frame comes less often.
   static constexpr double kBusyFrameShare = 0.05;
   // ... but never less often than this (one slow frame, say a font atlas rebuilt, must not stall the progress bar).
   static constexpr double kLongestBusyFramePeriod = 1.0;

@@ -2,7 +2,7 @@
 // bar strips of q_i and k_j (after RoPE; for RoPE families also before the rotation) and their product, then the
 // sum (the score), the scale, the logit and the probability, which is the Heads map's cell. Opened by a click on a
 // cell of a Heads panel map; computed on the UI thread once per click from the layer's kept q and k (O(d_head n):
-// the softmax row), or for a streamed layer from q and k made again from its input (0.1-0.2 s at 8192 tokens).
+// the softmax row), or for a streamed layer from q and k made again from its input (a pass over the layer's rows).
 #include <imgui.h>
 
 #include <algorithm>

@@ -92,7 +92,7 @@ struct LearnPanelView {
   bool lesson_beside = false;  // a lesson was shown: its words stay beside the evidence tab until closed
   DictionaryView dictionary;                     // the Dictionary tab
   std::shared_ptr<const DotVariance> variance;   // the Variance tab's samples (at one d_k)
-  // The Variance tab's sampling, off the UI thread (up to ~0.1 s at d_k 4096); valid while it runs.
+  // The Variance tab's sampling, off the UI thread (it grows with d_k); valid while it runs.
   std::future<std::shared_ptr<const DotVariance>> variance_job;
   NumbersCache numbers;                          // the Numbers tab
 };
@@ -118,7 +118,7 @@ Str MapKindLabel(MapKind kind);
 // When the Overview first drew a model run's first layer and its every layer, in the app's t_s (seconds since the
 // process started) of the frames that drew them: the --widgets-json dump's overview_t_s, what
 // bench/model/open_to_overview.sh times. A watcher reading the dump every so often would see a later frame's t_s when
-// frames come faster than it reads (they did: up to 0.2 s late), so the app stamps the moments itself.
+// frames come faster than it reads (it would read them late), so the app stamps the moments itself.
 struct OverviewPanelView {
   uint64_t generation = ~uint64_t(0);  // the model result (ModelResult::generation) the times are of
   double first_layer_t_s = -1, all_layers_t_s = -1;  // -1: not drawn yet

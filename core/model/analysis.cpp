@@ -115,8 +115,8 @@ Status CheckRolloutMemory(size_t n) {
                        {"attention rollout", MemoryText(need), MemoryText((double)limit), std::to_string(n)});
 }
 
-// The matrices come with the first layer added: a run makes its rollout after every map is on screen, and 12 MB
-// zeroed at its start held up the app's first layer (at 1024 tokens, 15 -> 8 ms from a run's start to its sink).
+// The matrices come with the first layer added: a run makes its rollout after every map is on screen, and zeroing
+// them at its start would hold up the app's first layer.
 Rollout::Rollout(int n) : n_(n) {}
 
 void Rollout::Allocate() {
