@@ -149,6 +149,47 @@ Status AddKinds(ModelArgs* a, const std::string& list) {
   return Status::Ok();
 }
 
+// --ablate L:H,...: every item, empty ones too ("0:1,").
+Status ParseAblateList(const std::string& list, std::vector<model::AblatedHead>* heads) {
+  heads->clear();
+  for (size_t start = 0; start <= list.size();) {
+    const size_t end = std::min(list.find(',', start), list.size());
+    const std::string item = list.substr(start, end - start);
+    int lh[2];
+    if (item.find(':') == std::string::npos || !ParseColonInts(item, 2, lh))
+      return AppError(AppMsgId::kAblateSpec, {CappedValue(item)});
+    heads->push_back({lh[0], lh[1]});
+    start = end + 1;
+  }
+  return Status::Ok();
+}
+
+// What the options say together: a model, --json with a table, one table at a time, --kind with --dump, the figure.
+Status CheckArgs(const ModelArgs& args) {
+  const ModelArgs* a = &args;
+  if (a->model_dir.empty()) return AppError(AppMsgId::kModelRequired, {});
+  if (a->json && !a->roles && !a->predict_k && !a->neuron && !a->ablate_scan) return AppError(AppMsgId::kJsonNeedsRoles, {});
+  {  // one table on stdout at a time
+    std::vector<std::string> outputs;
+    if (a->roles) outputs.push_back("--roles");
+    if (a->predict_k) outputs.push_back("--predict");
+    if (a->neuron) outputs.push_back("--neuron");
+    if (a->ablate_scan) outputs.push_back("--ablate-scan");
+    if (outputs.size() > 1) return AppError(AppMsgId::kOneOutputAtATime, {outputs[0], outputs[1]});
+  }
+  if (!a->kinds.empty() && a->dump_dir.empty())
+    return AppError(AppMsgId::kNeedsDump, {a->first_kind_option, a->kinds.front()->dump.file});
+  if (a->figure.out_path.empty()) {
+    if (!a->first_figure_option.empty()) return AppError(AppMsgId::kOptionNeedsFigure, {a->first_figure_option});
+    return Status::Ok();
+  }
+  if (a->figure_layer < 0 || a->figure_head < 0) return AppError(AppMsgId::kFigureNeedsLayerHead, {});
+  const std::string ext = FileExtension(a->figure.out_path);
+  if (ext.empty()) return AppError(AppMsgId::kFigureNoExtension, {a->figure.out_path});
+  if (ext != ".png" && ext != ".svg") return AppError(AppMsgId::kFigureExtension, {a->figure.out_path, ext});
+  return CheckFigureOptions(a->figure);
+}
+
 Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
@@ -203,18 +244,7 @@ Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help)
       }
     } else if (arg == "--ablate") {
       st = take(&a->ablate);
-      if (st.ok()) {
-        a->ablated.clear();
-        for (size_t start = 0; st.ok() && start <= a->ablate.size();) {  // every item, empty ones too ("0:1,")
-          const size_t end = std::min(a->ablate.find(',', start), a->ablate.size());
-          const std::string item = a->ablate.substr(start, end - start);
-          int lh[2];
-          if (item.find(':') == std::string::npos || !ParseColonInts(item, 2, lh))
-            st = AppError(AppMsgId::kAblateSpec, {CappedValue(item)});
-          else a->ablated.push_back({lh[0], lh[1]});
-          start = end + 1;
-        }
-      }
+      if (st.ok()) st = ParseAblateList(a->ablate, &a->ablated);
     } else if (arg == "--neuron") {
       std::string v;
       st = take(&v);
@@ -248,28 +278,7 @@ Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help)
     else st = Status::Error(Trf(Str::kCliUnknownOption, {CappedValue(arg), "model"}));
     if (!st.ok()) return st;
   }
-  if (*help) return Status::Ok();
-  if (a->model_dir.empty()) return AppError(AppMsgId::kModelRequired, {});
-  if (a->json && !a->roles && !a->predict_k && !a->neuron && !a->ablate_scan) return AppError(AppMsgId::kJsonNeedsRoles, {});
-  {  // one table on stdout at a time
-    std::vector<std::string> outputs;
-    if (a->roles) outputs.push_back("--roles");
-    if (a->predict_k) outputs.push_back("--predict");
-    if (a->neuron) outputs.push_back("--neuron");
-    if (a->ablate_scan) outputs.push_back("--ablate-scan");
-    if (outputs.size() > 1) return AppError(AppMsgId::kOneOutputAtATime, {outputs[0], outputs[1]});
-  }
-  if (!a->kinds.empty() && a->dump_dir.empty())
-    return AppError(AppMsgId::kNeedsDump, {a->first_kind_option, a->kinds.front()->dump.file});
-  if (a->figure.out_path.empty()) {
-    if (!a->first_figure_option.empty()) return AppError(AppMsgId::kOptionNeedsFigure, {a->first_figure_option});
-    return Status::Ok();
-  }
-  if (a->figure_layer < 0 || a->figure_head < 0) return AppError(AppMsgId::kFigureNeedsLayerHead, {});
-  const std::string ext = FileExtension(a->figure.out_path);
-  if (ext.empty()) return AppError(AppMsgId::kFigureNoExtension, {a->figure.out_path});
-  if (ext != ".png" && ext != ".svg") return AppError(AppMsgId::kFigureExtension, {a->figure.out_path, ext});
-  return CheckFigureOptions(a->figure);
+  return *help ? Status::Ok() : CheckArgs(*a);
 }
 
 
@@ -436,6 +445,171 @@ std::string NeuronText(const model::NeuronView& v, const std::vector<tokenize::T
   return out;
 }
 
+// The run the arguments ask for, checked before anything runs: the what-ifs on the layers --layers names (all when
+// absent), where --predict predicts (bert: at its [MASK] tokens), --neuron, the kinds and the figure in range.
+struct CheckedRun {
+  ModelWhatIfs what_ifs;
+  model::RunOptions options;
+  std::vector<int> predict_at;
+};
+
+Result<CheckedRun> CheckRun(const ModelArgs& a, const ModelFolder& folder, const std::vector<tokenize::Token>& tokens) {
+  const model::ModelConfig& c = folder.model->config();
+  CheckedRun run;
+  run.what_ifs.no_scale = a.no_scale;
+  if (a.temperature_set) run.what_ifs.temperature = (float)a.temperature;
+  if (a.layers_set) {
+    auto parsed = ParseLayerList(a.layers, c.n_layer);
+    if (!parsed) return Status::Prefixed(MsgId::kPrefixContext, {"--layers"}, parsed.status());
+    if (parsed->empty()) return AppErrorAt("--layers", AppMsgId::kNoLayerGiven, {});
+    run.what_ifs.layers = *parsed;
+  }
+  run.options = WhatIfRunOptions(run.what_ifs, c.n_layer);
+  run.options.row_figures = true;
+  run.options.ablate = a.ablated;
+  if (a.predict_k) {
+    if (!model::HasLmHead(*folder.model)) return Status::Error(MsgId::kNoLmHead, {c.model_type});
+    if (!model::PredictsNextToken(c)) {
+      run.predict_at = MaskPositions(tokens);
+      if (run.predict_at.empty()) return AppError(AppMsgId::kPredictNeedsMask, {});
+    }
+    if (a.predict_k > c.vocab)
+      return Status::Prefixed(MsgId::kPrefixContext, {"--predict"},
+                              Status::Error(MsgId::kTopKRange, {std::to_string(a.predict_k), std::to_string(c.vocab)}));
+  }
+  if (a.neuron)
+    if (Status s = model::CheckNeuron(c, (int)tokens.size(), a.neuron_at[0], a.neuron_at[1], a.neuron_at[2], a.neuron_at[3]); !s)
+      return Status::Prefixed(MsgId::kPrefixContext, {"--neuron"}, s);
+  for (const MapKindInfo* kind : a.kinds)  // a kind the run cannot make is refused before anything runs
+    if (Status s = kind->refusal((int)tokens.size()); !s) return s;
+  const bool figure = !a.figure.out_path.empty();
+  if (figure && a.figure_layer >= c.n_layer)
+    return AppError(AppMsgId::kModelLayerOutOfRange, {"--layer", std::to_string(a.figure_layer),
+                                                      std::to_string(c.n_layer - 1), std::to_string(c.n_layer)});
+  if (figure && a.figure_head >= c.n_head)
+    return AppError(AppMsgId::kModelHeadOutOfRange, {"--head", std::to_string(a.figure_head),
+                                                     std::to_string(c.n_head - 1), std::to_string(c.n_head)});
+  return run;
+}
+
+// --dump OUT: tokens.json now, and hidden.npy and one .npy per kind (attention first) opened for the taps.
+Status OpenDump(const ModelArgs& a, const model::ModelConfig& c, const std::vector<tokenize::Token>& tokens,
+                DumpFolder* dump, NpyStreamWriter* hidden, CliLayerTaps* taps) {
+  const size_t n = tokens.size();
+  if (Status s = dump->Begin(a.dump_dir); !s) return s;
+  if (Status s = WriteFileAtomic(dump->Path("tokens.json"), TokensJson(tokens)); !s) return s;
+  if (Status s = hidden->Open(dump->Path("hidden.npy"), {(size_t)c.n_layer + 1, n, (size_t)c.d_model}); !s) return s;
+  taps->hidden = hidden;
+  std::vector<const MapKindInfo*> written = {&AttentionKind()};
+  written.insert(written.end(), a.kinds.begin(), a.kinds.end());
+  for (const MapKindInfo* kind : written) {
+    taps->kinds.push_back(std::make_unique<CliLayerTaps::KindFile>());
+    taps->kinds.back()->kind = kind;
+    if (Status s = taps->kinds.back()->npy.Open(dump->Path(kind->dump.file), kind->dump.shape(c, (int)n)); !s) return s;
+    if (*kind->dump.sidecar_file)
+      if (Status s = WriteFileAtomic(dump->Path(kind->dump.sidecar_file), kind->dump.sidecar((int)n)); !s) return s;
+  }
+  return Status::Ok();
+}
+
+// The one collector (core/session), keeping nothing but the figure's layer: the taps stream the rest out.
+CollectPlan CliPlan(const ModelArgs& a, const model::ModelConfig& c, int n, model::RunOptions* options) {
+  CollectPlan plan;
+  plan.maps = CollectPlan::Maps::kNone;
+  plan.keep_layer = a.figure.out_path.empty() ? -1 : a.figure_layer;
+  plan.thumbnails = plan.neuron_qk = plan.resume_points = plan.rollout = plan.value_norms = false;
+  plan.rollout_with_layers = true;
+  double scratch_bytes = 0;
+  for (const MapKindInfo* kind : a.kinds) {
+    kind->collect(&plan);
+    scratch_bytes = std::max(scratch_bytes, kind->dump.scratch_bytes(n));
+  }
+  options->caller_bytes = (size_t)(CollectedBytes(c, n, plan) + scratch_bytes);
+  return plan;
+}
+
+// What stdout holds instead of the summary: --predict, --neuron or --ablate-scan ("" for none).
+Result<std::string> OutputTable(const ModelArgs& a, const ModelFolder& folder, const std::vector<tokenize::Token>& tokens,
+                                const CheckedRun& run, const LayerCollector& collector, const CliLayerTaps& taps) {
+  const std::vector<int> ids = TokenIds(tokens);
+  std::string table;
+  if (a.predict_k) {
+    auto pred = model::Predict(*folder.model, collector.last_hidden().data(), ids, a.predict_k, run.predict_at);
+    if (!pred) return pred.status();
+    const tokenize::Tokenizer& tok = *folder.tokenizer;
+    table = a.json ? PredictionsJson(*pred, tokens, tok) : PredictionsText(*pred, tokens, tok, a.predict_k);
+  }
+  if (a.neuron) table = a.json ? NeuronJson(taps.neuron) : NeuronText(taps.neuron, tokens);
+  if (a.ablate_scan) {
+    model::RunOptions scan_options = run.options;
+    scan_options.row_figures = false;
+    scan_options.caller_bytes = 0;
+    auto scan = model::ScanHeadAblations(*folder.model, ids, scan_options);
+    if (!scan) return scan.status();
+    table = AblationScanText(*scan, folder.model->config().n_head, a.json);
+  }
+  return table;
+}
+
+// The per-head summary: the model and its tokenizer in the UI language, as the app's Model panel says them.
+void PrintSummary(const ModelFolder& f, size_t n, const CliLayerTaps& taps) {
+  const std::string described = f.dir + ": " + LocalizedModelDescribe(f.model->config()) + " \xC2\xB7 " +
+                                LocalizedTokenizerDescribe(f.tokenizer->Describe());
+  std::printf("%s\n%s\n", described.c_str(), Trf(Str::kCliModelPerHead, {std::to_string(n)}).c_str());
+  for (const std::string& line : taps.lines) std::printf("%s\n", line.c_str());
+}
+
+// roles.csv, then every .npy closed and the folder moved into place (a dump that fails leaves no files).
+Status FinishDump(const model::HeadRoles& roles, DumpFolder* dump, NpyStreamWriter* hidden, CliLayerTaps* taps) {
+  if (Status s = WriteFileAtomic(dump->Path("roles.csv"), model::HeadRolesCsv(roles)); !s) return s;
+  if (Status s = hidden->Close(); !s) return s;
+  for (const std::unique_ptr<CliLayerTaps::KindFile>& k : taps->kinds)
+    if (Status s = k->npy.Close(); !s) return s;
+  return dump->Commit();
+}
+
+// The command after --help and --tokens: 1. checks, 2. the dump's files, 3. the run through the collector and its
+// taps, 4. stdout (roles, a table or the summary), the figure, the dump committed.
+Status RunOnTokens(const ModelArgs& a, const ModelFolder& folder, const std::vector<tokenize::Token>& tokens) {
+  const model::ModelConfig& c = folder.model->config();
+  Result<CheckedRun> run = CheckRun(a, folder, tokens);  // 1.
+  if (!run) return run.status();
+  const size_t n = tokens.size();
+  DumpFolder dump;  // 2.
+  NpyStreamWriter hidden;
+  const bool dumping = !a.dump_dir.empty(), figure = !a.figure.out_path.empty();
+  CliLayerTaps taps{a, c};
+  if (dumping)
+    if (Status s = OpenDump(a, c, tokens, &dump, &hidden, &taps); !s) return s;
+  LayerTaps layer_taps;  // 3.
+  if (dumping)
+    layer_taps.embeddings = [&](const float* h, int rows, int d) { return hidden.Append(h, (size_t)rows * d); };
+  layer_taps.layer = [&](const model::LayerOutput& out, const LayerMaps&, const LayerAnalysis& analysis) {
+    return taps.OnLayer(out, analysis);
+  };
+  const CollectPlan plan = CliPlan(a, c, (int)n, &run->options);
+  LayerCollector collector(*folder.model, run->options, tokens, plan, layer_taps);
+  if (Status s = model::RunModel(*folder.model, TokenIds(tokens), run->options, &collector); !s) return s;
+  const model::HeadRoles& roles = collector.collected().roles;
+  Result<std::string> table = OutputTable(a, folder, tokens, *run, collector, taps);  // 4.
+  if (!table) return table.status();
+  if (figure)
+    if (Status s = WriteModelFigure(c, *collector.collected().layers[(size_t)a.figure_layer], (int)n, a.figure_layer,
+                                    a.figure_head, run->what_ifs, a.figure);
+        !s)
+      return s;
+  const bool table_only = a.roles || !table->empty();  // stdout holds the table only, so it pipes into other tools
+  if (a.roles) std::fputs((a.json ? model::HeadRolesJson(roles) : model::HeadRolesCsv(roles)).c_str(), stdout);
+  else if (!table->empty()) std::fputs(table->c_str(), stdout);
+  else PrintSummary(folder, n, taps);
+  if (dumping) {
+    if (Status s = FinishDump(roles, &dump, &hidden, &taps); !s) return s;
+    std::fprintf(table_only ? stderr : stdout, "%s\n", Trf(Str::kCliDumpWritten, {a.dump_dir}).c_str());
+  }
+  if (figure) std::fprintf(table_only ? stderr : stdout, "%s\n", Trf(Str::kCliWrote, {a.figure.out_path}).c_str());
+  return Status::Ok();
+}
+
 }  // namespace
 
 int RunModelCommand(const std::vector<std::string>& args) {
@@ -453,148 +627,13 @@ int RunModelCommand(const std::vector<std::string>& args) {
   if (!model_dir) return UsageError("model", Localized(model_dir));
   auto folder = OpenModelFolder(*model_dir);
   if (!folder) return UsageError("model", Localized(folder));
-  const model::ModelConfig& c = (*folder)->model->config();
   auto tokens = TokenizeForModel(**folder, item->kv_text);
   if (!tokens) return UsageError("model", Localized(tokens));
   if (a.tokens_only) {
     std::fputs(TokensJson(*tokens).c_str(), stdout);
     return 0;
   }
-
-  // What-ifs on the layers --layers names (all when absent).
-  ModelWhatIfs what_ifs;
-  what_ifs.no_scale = a.no_scale;
-  if (a.temperature_set) what_ifs.temperature = (float)a.temperature;
-  if (a.layers_set) {
-    auto parsed = ParseLayerList(a.layers, c.n_layer);
-    if (!parsed) return UsageError("model", Localized(Status::Prefixed(MsgId::kPrefixContext, {"--layers"}, parsed.status())));
-    if (parsed->empty()) return UsageError("model", Localized(AppErrorAt("--layers", AppMsgId::kNoLayerGiven, {})));
-    what_ifs.layers = *parsed;
-  }
-  model::RunOptions options = WhatIfRunOptions(what_ifs, c.n_layer);
-  options.row_figures = true;
-  options.ablate = a.ablated;
-  // --predict: a head to predict with; bert predicts at its [MASK] tokens.
-  std::vector<int> predict_at;
-  if (a.predict_k) {
-    if (!model::HasLmHead(*(*folder)->model))
-      return UsageError("model", Localized(Status::Error(MsgId::kNoLmHead, {c.model_type})));
-    if (!model::PredictsNextToken(c)) {
-      predict_at = MaskPositions(*tokens);
-      if (predict_at.empty()) return UsageError("model", Localized(AppError(AppMsgId::kPredictNeedsMask, {})));
-    }
-    if (a.predict_k > c.vocab)
-      return UsageError("model", Localized(Status::Prefixed(MsgId::kPrefixContext, {"--predict"},
-                                                            Status::Error(MsgId::kTopKRange, {std::to_string(a.predict_k), std::to_string(c.vocab)}))));
-  }
-  if (a.neuron) {
-    if (Status s = model::CheckNeuron(c, (int)tokens->size(), a.neuron_at[0], a.neuron_at[1], a.neuron_at[2], a.neuron_at[3]); !s)
-      return UsageError("model", Localized(Status::Prefixed(MsgId::kPrefixContext, {"--neuron"}, s)));
-  }
-  for (const MapKindInfo* kind : a.kinds)  // a kind the run cannot make is refused before anything runs
-    if (Status s = kind->refusal((int)tokens->size()); !s) return UsageError("model", Localized(s));
-  // --figure: the layer and head in the model's range, before anything runs.
-  const bool figure = !a.figure.out_path.empty();
-  if (figure && a.figure_layer >= c.n_layer)
-    return UsageError("model", Localized(AppError(AppMsgId::kModelLayerOutOfRange,
-                                                       {"--layer", std::to_string(a.figure_layer),
-                                                        std::to_string(c.n_layer - 1), std::to_string(c.n_layer)})));
-  if (figure && a.figure_head >= c.n_head)
-    return UsageError("model", Localized(AppError(AppMsgId::kModelHeadOutOfRange,
-                                                       {"--head", std::to_string(a.figure_head),
-                                                        std::to_string(c.n_head - 1), std::to_string(c.n_head)})));
-
-  const std::vector<int> ids = TokenIds(*tokens);
-  const size_t n = ids.size();
-  DumpFolder dump;
-  NpyStreamWriter hidden;
-  const bool dumping = !a.dump_dir.empty();
-  CliLayerTaps taps{a, c};
-  if (dumping) {
-    if (Status s = dump.Begin(a.dump_dir); !s) return UsageError("model", Localized(s));
-    if (Status s = WriteFileAtomic(dump.Path("tokens.json"), TokensJson(*tokens)); !s) return UsageError("model", Localized(s));
-    if (Status s = hidden.Open(dump.Path("hidden.npy"), {(size_t)c.n_layer + 1, n, (size_t)c.d_model}); !s)
-      return UsageError("model", Localized(s));
-    taps.hidden = &hidden;
-    std::vector<const MapKindInfo*> written = {&AttentionKind()};
-    written.insert(written.end(), a.kinds.begin(), a.kinds.end());
-    for (const MapKindInfo* kind : written) {
-      taps.kinds.push_back(std::make_unique<CliLayerTaps::KindFile>());
-      taps.kinds.back()->kind = kind;
-      if (Status s = taps.kinds.back()->npy.Open(dump.Path(kind->dump.file), kind->dump.shape(c, (int)n)); !s)
-        return UsageError("model", Localized(s));
-      if (*kind->dump.sidecar_file)
-        if (Status s = WriteFileAtomic(dump.Path(kind->dump.sidecar_file), kind->dump.sidecar((int)n)); !s)
-          return UsageError("model", Localized(s));
-    }
-  }
-  // The one collector (core/session), keeping nothing but the figure's layer: the taps stream the rest out.
-  LayerTaps layer_taps;
-  if (dumping)
-    layer_taps.embeddings = [&](const float* h, int rows, int d) { return hidden.Append(h, (size_t)rows * d); };
-  layer_taps.layer = [&](const model::LayerOutput& out, const LayerMaps&, const LayerAnalysis& analysis) {
-    return taps.OnLayer(out, analysis);
-  };
-  CollectPlan plan;
-  plan.maps = CollectPlan::Maps::kNone;
-  plan.keep_layer = figure ? a.figure_layer : -1;
-  plan.thumbnails = plan.neuron_qk = plan.resume_points = plan.rollout = plan.value_norms = false;
-  plan.rollout_with_layers = true;
-  double scratch_bytes = 0;
-  for (const MapKindInfo* kind : a.kinds) {
-    kind->collect(&plan);
-    scratch_bytes = std::max(scratch_bytes, kind->dump.scratch_bytes((int)n));
-  }
-  options.caller_bytes = (size_t)(CollectedBytes(c, (int)n, plan) + scratch_bytes);
-  LayerCollector collector(*(*folder)->model, options, *tokens, plan, layer_taps);
-  if (Status s = model::RunModel(*(*folder)->model, ids, options, &collector); !s)
-    return UsageError("model", Localized(s));
-  const model::HeadRoles& roles = collector.collected().roles;
-  std::string table;  // what stdout holds instead of the summary (--roles, --predict, --neuron)
-  if (a.predict_k) {
-    auto pred = model::Predict(*(*folder)->model, collector.last_hidden().data(), ids, a.predict_k, predict_at);
-    if (!pred) return UsageError("model", Localized(pred));
-    const tokenize::Tokenizer& tok = *(*folder)->tokenizer;
-    table = a.json ? PredictionsJson(*pred, *tokens, tok) : PredictionsText(*pred, *tokens, tok, a.predict_k);
-  }
-  if (a.neuron) table = a.json ? NeuronJson(taps.neuron) : NeuronText(taps.neuron, *tokens);
-  if (a.ablate_scan) {
-    model::RunOptions scan_options = options;
-    scan_options.row_figures = false;
-    scan_options.caller_bytes = 0;
-    auto scan = model::ScanHeadAblations(*(*folder)->model, ids, scan_options);
-    if (!scan) return UsageError("model", Localized(scan));
-    table = AblationScanText(*scan, c.n_head, a.json);
-  }
-  if (figure) {
-    if (Status s = WriteModelFigure(c, *collector.collected().layers[(size_t)a.figure_layer], (int)n, a.figure_layer,
-                                    a.figure_head, what_ifs, a.figure);
-        !s)
-      return UsageError("model", Localized(s));
-  }
-  const bool table_only = a.roles || !table.empty();  // stdout holds the table only, so it pipes into other tools
-  if (a.roles) {
-    std::fputs((a.json ? model::HeadRolesJson(roles) : model::HeadRolesCsv(roles)).c_str(), stdout);
-  } else if (!table.empty()) {
-    std::fputs(table.c_str(), stdout);
-  } else {
-    // The model and its tokenizer in the UI language, as the app's Model panel says them (panel_model.cpp).
-    const ModelFolder& f = **folder;
-    const std::string described = f.dir + ": " + LocalizedModelDescribe(f.model->config()) + " \xC2\xB7 " +
-                                  LocalizedTokenizerDescribe(f.tokenizer->Describe());
-    std::printf("%s\n%s\n", described.c_str(), Trf(Str::kCliModelPerHead, {std::to_string(n)}).c_str());
-    for (const std::string& line : taps.lines) std::printf("%s\n", line.c_str());
-  }
-  if (dumping) {
-    if (Status s = WriteFileAtomic(dump.Path("roles.csv"), model::HeadRolesCsv(roles)); !s)
-      return UsageError("model", Localized(s));
-    if (Status s = hidden.Close(); !s) return UsageError("model", Localized(s));
-    for (const std::unique_ptr<CliLayerTaps::KindFile>& k : taps.kinds)
-      if (Status s = k->npy.Close(); !s) return UsageError("model", Localized(s));
-    if (Status s = dump.Commit(); !s) return UsageError("model", Localized(s));
-    std::fprintf(table_only ? stderr : stdout, "%s\n", Trf(Str::kCliDumpWritten, {a.dump_dir}).c_str());
-  }
-  if (figure) std::fprintf(table_only ? stderr : stdout, "%s\n", Trf(Str::kCliWrote, {a.figure.out_path}).c_str());
+  if (Status s = RunOnTokens(a, **folder, *tokens); !s) return UsageError("model", Localized(s));
   return 0;
 }
 

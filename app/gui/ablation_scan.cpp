@@ -47,17 +47,13 @@ std::shared_ptr<AblationScanResult> AblationScanJob::Scan(const ModelRequest& re
   auto result = std::make_shared<AblationScanResult>();
   result->generation = job.generation();
   result->request = request;
-  if (!request.folder) {
-    result->status = Status::Error("no model is open");
-    return result;
-  }
-  const ModelFolder& folder = *request.folder;
-  const model::ModelConfig& c = folder.model->config();
-  Result<PreparedRun> prepared = PrepareModelRun(folder, request.text, request.what_ifs());  // as the shown run's
+  Result<PreparedRun> prepared = PrepareModelRun(request);  // as the shown run's
   if (!prepared) {
     result->status = prepared.status();
     return result;
   }
+  const ModelFolder& folder = *request.folder;
+  const model::ModelConfig& c = folder.model->config();
   model::RunOptions& options = prepared->options;
   options.control = job.Control();
   auto scan = model::ScanHeadAblations(*folder.model, prepared->ids, options);

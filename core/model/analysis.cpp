@@ -9,7 +9,7 @@
 #include "base/matmul.h"
 #include "base/memory_budget.h"
 #include "base/tensor.h"
-#include "model/check.h"
+#include "base/check.h"
 #include "model/predict.h"
 #include "model/rope.h"
 
@@ -43,8 +43,11 @@ Status CheckNeuron(const ModelConfig& c, int n, int layer, int head, int i, int 
 
 NeuronView Neuron(const ModelConfig& c, const LayerOutput& out, int head, int i, int j) {
   const int n = out.n, dh = c.d_head, group = c.n_head / c.n_kv_head;
-  MODEL_CHECK(head >= 0 && head < c.n_head && i >= 0 && i < n && j >= 0 && j < n);
-  MODEL_CHECK(out.q.data && out.k.data && (int)out.q.d == dh && (int)out.k.n_head == c.n_kv_head);
+  ATTNVIZ_CHECK_SHAPE(head >= 0 && head < c.n_head && i >= 0 && i < n && j >= 0 && j < n, "head ", head, " of ",
+                      c.n_head, ", query ", i, " and key ", j, " of ", n, " tokens");
+  ATTNVIZ_CHECK_SHAPE(out.q.data && out.k.data && (int)out.q.d == dh && (int)out.k.n_head == c.n_kv_head, "q [",
+                      out.q.n_head, ", ", out.q.n, ", ", out.q.d, "] vs k [", out.k.n_head, ", ", out.k.n, ", ", out.k.d,
+                      "], d_head ", dh, ", n_kv_head ", c.n_kv_head);
   NeuronView v;
   v.layer = out.layer, v.head = head, v.i = i, v.j = j;
   // 1. q_i, k_j (after RoPE) and their product, summed in double.
@@ -128,7 +131,7 @@ void Rollout::Allocate() {
 }
 
 void Rollout::AddLayer(const float* probs, int n_head, float* out) {
-  MODEL_CHECK(probs && n_head > 0);
+  ATTNVIZ_CHECK_SHAPE(probs && n_head > 0, "probs [", n_head, ", n, n]");
   Allocate();
   const size_t n = (size_t)n_, nn = n * n;
   // 1. The head mean, summed in double.
@@ -141,7 +144,7 @@ void Rollout::AddLayer(const float* probs, int n_head, float* out) {
 }
 
 void Rollout::AddMeanLayer(const float* head_mean, float* out) {
-  MODEL_CHECK(head_mean);
+  ATTNVIZ_CHECK_SHAPE(head_mean, "no head mean [n, n]");
   Allocate();
   std::copy(head_mean, head_mean + (size_t)n_ * n_, a_.begin());
   Advance(out);
@@ -188,7 +191,7 @@ void Rollout::Advance(float* out) {
 }
 
 int RolloutPoolFactor(int n, int max_blocks) {
-  MODEL_CHECK(n > 0 && max_blocks > 0);
+  ATTNVIZ_CHECK_SHAPE(n > 0 && max_blocks > 0, n, " tokens into at most ", max_blocks, " blocks");
   int f = 1;
   while (RolloutBlocks(n, f) > max_blocks) f *= 2;
   return f;
@@ -203,7 +206,7 @@ int PooledRolloutRows::Shards() { return std::clamp(omp_get_max_threads(), 1, kS
 
 PooledRolloutRows::PooledRolloutRows(int n, int factor, bool causal)
     : n_(n), f_(factor), nb_(RolloutBlocks(n, factor)), causal_(causal) {
-  MODEL_CHECK(n > 0 && factor > 0);
+  ATTNVIZ_CHECK_SHAPE(n > 0 && factor > 0, n, " tokens, ", factor, " a block");
   for (int s = Shards(); s > 0; --s) {
     shards_.push_back(std::make_unique<Shard>());
     shards_.back()->sums.assign((size_t)nb_ * nb_, 0.0);
@@ -211,7 +214,7 @@ PooledRolloutRows::PooledRolloutRows(int n, int factor, bool causal)
 }
 
 void PooledRolloutRows::AddRows(int r0, int rows, const float* probs) {
-  MODEL_CHECK(probs && r0 >= 0 && rows >= 0 && r0 + rows <= n_);
+  ATTNVIZ_CHECK_SHAPE(probs && r0 >= 0 && rows >= 0 && r0 + rows <= n_, "rows ", r0, "..", r0 + rows, " of ", n_);
   if (rows == 0) return;
   const int I0 = r0 / f_, I1 = (r0 + rows - 1) / f_ + 1;
   Shard& shard = *shards_[(size_t)omp_get_thread_num() % shards_.size()];
@@ -247,7 +250,7 @@ void PooledRolloutRows::AddRows(int r0, int rows, const float* probs) {
 }
 
 void PooledRolloutRows::AddMap(const float* probs, int n_head) {
-  MODEL_CHECK(probs && n_head > 0);
+  ATTNVIZ_CHECK_SHAPE(probs && n_head > 0, "probs [", n_head, ", n, n]");
   const size_t nn = (size_t)n_ * n_;
   if (f_ == 1) {  // head by head into each cell of shard 0 (the others add 0): Rollout::AddLayer's order of sums
     std::vector<double>& sums = shards_[0]->sums;
@@ -259,7 +262,7 @@ void PooledRolloutRows::AddMap(const float* probs, int n_head) {
 }
 
 void PooledRolloutRows::TakeMean(int n_head, float* mean) {
-  MODEL_CHECK(mean && n_head > 0);
+  ATTNVIZ_CHECK_SHAPE(mean && n_head > 0, "mean [nb, nb] of ", n_head, " heads");
   std::vector<std::unique_lock<std::mutex>> locks;
   for (auto& shard : shards_) locks.emplace_back(shard->mutex);
   const size_t nb = (size_t)nb_, shards = shards_.size();
@@ -285,7 +288,7 @@ void PooledRolloutRows::TakeMean(int n_head, float* mean) {
 
 void ValueNorms(const Model& model, const LayerOutput& out, float* value_norm) {
   const ModelConfig& c = model.config();
-  MODEL_CHECK(out.probs && value_norm);
+  ATTNVIZ_CHECK_SHAPE(out.probs && value_norm, "probs [", out.n_head, ", ", out.n, ", ", out.n, "] and a value-norm buffer");
   const size_t n = (size_t)out.n;
   std::vector<float> norms((size_t)c.n_head * n);
   ValueNormScales(model, out, norms.data());
@@ -301,13 +304,15 @@ void ScaleColumns(const float* probs, const float* scale, int rows, int n, float
 
 void ValueNormScales(const Model& model, const LayerOutput& out, float* norms_out) {
   const ModelConfig& c = model.config();
-  MODEL_CHECK(out.layer >= 0 && out.layer < c.n_layer && out.v.data && norms_out);
+  ATTNVIZ_CHECK_SHAPE(out.layer >= 0 && out.layer < c.n_layer && out.v.data && norms_out, "layer ", out.layer, " of ",
+                      c.n_layer, ", v [", out.v.n_head, ", ", out.v.n, ", ", out.v.d, "]");
   // !! The run's bound weights: a per-layer (quantized GGUF) model has null matrices in params().blocks. A
   // LayerOutput made without a run dequantizes the layer once more.
   WeightScratch scratch;
   const Linear& o = out.weights ? out.weights->o : model.BlockWeights(out.layer, &scratch).o;
   const int n = out.n, dh = c.d_head, d = c.d_model, group = c.n_head / c.n_kv_head;
-  MODEL_CHECK(o.w && o.in == c.q_dim() && o.out == d && (int)out.v.d == dh);
+  ATTNVIZ_CHECK_SHAPE(o.w && o.in == c.q_dim() && o.out == d && (int)out.v.d == dh, "W_o [", o.out, ", ", o.in,
+                      "] vs [", d, ", ", c.q_dim(), "], v width ", out.v.d, " vs d_head ", dh);
   // Heads are independent (each writes its own row of norms_out); each head's products are too small for Eigen
   // to thread.
 #pragma omp parallel for schedule(dynamic) if ((double)c.n_head * n * dh * dh > 1e6)

@@ -7,7 +7,6 @@
 #include "base/finite.h"
 #include "base/check.h"
 #include "model/arch/family.h"
-#include "model/check.h"
 #include "model/gguf_config.h"
 #include "model/gguf_quant.h"
 #include "model/safetensors.h"

@@ -7,7 +7,6 @@
 
 #include "model/bind.h"
 #include "base/check.h"
-#include "model/check.h"
 #include "model/safetensors.h"
 
 namespace attnviz::model {

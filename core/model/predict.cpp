@@ -5,7 +5,7 @@
 #include <string>
 
 #include "base/finite.h"
-#include "model/check.h"
+#include "base/check.h"
 #include "model/layers.h"
 
 namespace attnviz::model {
@@ -23,7 +23,7 @@ constexpr int kScanTopK = 32;
 }  // namespace
 
 std::vector<int> TopKIndices(const float* values, int count, int k) {
-  MODEL_CHECK(values && k >= 0 && k <= count);
+  ATTNVIZ_CHECK_SHAPE(values && k >= 0 && k <= count, "top ", k, " of ", count, " values");
   auto before = [&](int a, int b) { return values[a] != values[b] ? values[a] > values[b] : a < b; };
   if (k > kScanTopK) {  // inserting into a long list costs k per value (k = vocab: quadratic): sort instead
     std::vector<int> order((size_t)count);

@@ -138,6 +138,12 @@ class Pipeline {
   };
   static Tensor* Writable(std::shared_ptr<Tensor>* buffer);
   void Publish();
+  // Run's steps (pipeline.cpp): the checks before anything runs, then the maps' pass (kScores .. kMetrics, z too
+  // when kOutput is asked for) and the output stage, each on what the run shares (PassState).
+  struct PassState;
+  Status CheckRun(const std::vector<std::string>& vocab, const AttentionConfig& weights_config) const;
+  Status RunMapsPass(int* stage, Stage through, PassState* st);
+  Status RunOutput(PassState* st);
   Buffers buffers_;
   std::vector<Token> run_query_tokens_, run_kv_tokens_;
   std::vector<HeadMetrics> metrics_;

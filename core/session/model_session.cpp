@@ -99,6 +99,11 @@ Result<PreparedRun> PrepareModelRun(const ModelFolder& folder, const std::string
   return run;
 }
 
+Result<PreparedRun> PrepareModelRun(const ModelRequest& request) {
+  if (!request.folder) return Status::Error("no model is open");
+  return PrepareModelRun(*request.folder, request.text, request.what_ifs());
+}
+
 ModelSession::ModelSession(Opener opener, std::function<void()> on_change)
     : opener_(std::move(opener)),
       runs_("running the model", [this](const ModelRequest& r, const RunQueue::Job& job) { return Run(r, job); },
@@ -160,17 +165,13 @@ std::shared_ptr<ModelResult> ModelSession::Run(const ModelRequest& request, cons
   auto result = std::make_shared<ModelResult>();
   result->generation = job.generation();
   result->request = request;
-  if (!request.folder) {
-    result->status = Status::Error("no model is open");
-    return result;
-  }
-  const ModelFolder& folder = *request.folder;
-  const model::ModelConfig& c = folder.model->config();
-  Result<PreparedRun> prepared = PrepareModelRun(folder, request.text, request.what_ifs());
+  Result<PreparedRun> prepared = PrepareModelRun(request);
   if (!prepared) {
     result->status = prepared.status();
     return result;
   }
+  const ModelFolder& folder = *request.folder;
+  const model::ModelConfig& c = folder.model->config();
   result->tokens = prepared->tokens;
   model::RunOptions& options = prepared->options;
   options.control = job.Control();

@@ -53,6 +53,8 @@ struct PreparedRun {
   model::RunOptions options;
 };
 Result<PreparedRun> PrepareModelRun(const ModelFolder& folder, const std::string& text, const ModelWhatIfs& what_ifs);
+// The same for a request (its folder, text and what-ifs); an error when no model is open.
+Result<PreparedRun> PrepareModelRun(const ModelRequest& request);
 
 // How many next tokens a run keeps per position (ModelResult::predictions).
 constexpr int kPredictTopK = 5;
