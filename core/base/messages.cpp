@@ -320,6 +320,8 @@ constexpr const char* kEnglish[] = {
     "tensors '{0}' (bytes {1}..{2}) and '{3}' (bytes {4}..{5}) share bytes; each tensor needs bytes of its own",
     "the file changed while it was read: it is shorter than the {0} bytes it had when opened (another program "
     "rewriting it, a download not finished); nothing computed from it is shown: open it again once it is complete",
+    "layer {0} is out of range: allowed 0..{1} (the model has {2} layers)",
+    "head {0} of layer {1} is out of range: allowed 0..{2} (the model has {3} heads)",
 };
 static_assert(std::size(kEnglish) == (size_t)MsgId::kCount, "messages.cpp: one English template per MsgId");
 static_assert((int)MsgId::kCount <= (int)MsgId::kAppFirst, "messages.h: core's ids stay below the programs' own");

@@ -324,6 +324,8 @@ enum class MsgId : int {
   kGgufMemory,               // {0} what, {1} value, {2} byte, {3} estimated bytes (text), {4} the limit (text)
   kGgufTensorOverlap,        // {0} tensor, {1} from, {2} to, {3} tensor, {4} from, {5} to
   kMappedFileChanged,        // {0} bytes when opened
+  kLayerRange,               // {0} layer, {1} the last layer, {2} n_layer
+  kHeadRange,                // {0} head, {1} layer, {2} the last head, {3} n_head
   kCount,
   // The first of the programs' own ids (app/common/i18n/app_messages.h); not a message. Above kCount for good.
   kAppFirst = 1000

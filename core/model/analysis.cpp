@@ -31,11 +31,11 @@ const float* RowOf(const HeadsView& v, size_t h, size_t i) { return v.data + h *
 
 Status CheckNeuron(const ModelConfig& c, int n, int layer, int head, int i, int j) {
   if (layer < 0 || layer >= c.n_layer)
-    return Status::Error(MsgId::kAblateLayerRange,
+    return Status::Error(MsgId::kLayerRange,
                          {std::to_string(layer), std::to_string(c.n_layer - 1), std::to_string(c.n_layer)});
   if (head < 0 || head >= c.n_head)
-    return Status::Error(MsgId::kAblateHeadRange, {std::to_string(head), std::to_string(layer),
-                                                   std::to_string(c.n_head - 1), std::to_string(c.n_head)});
+    return Status::Error(MsgId::kHeadRange, {std::to_string(head), std::to_string(layer),
+                                             std::to_string(c.n_head - 1), std::to_string(c.n_head)});
   if (i < 0 || i >= n) return Range("query i", i, n, n);
   if (j < 0 || j >= n) return Range("key j", j, n, n);
   return Status::Ok();

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace attnviz::model {
 namespace {
@@ -12,9 +13,14 @@ namespace {
 // The limits of config.cpp (far above any real model; every product of sizes stays far from overflow).
 constexpr int kMaxLayers = 1024, kMaxHeads = 1024, kMaxWidth = 1 << 17, kMaxVocab = 1 << 24, kMaxPositions = 1 << 24;
 
+// The shortest form that reads back as `v`, so a refused value never prints as equal to its bound (1000000.5 is
+// not "1e+06").
 std::string Num(double v) {
   char b[32];
-  std::snprintf(b, sizeof b, "%g", v);
+  for (int precision = 6; precision <= 17; ++precision) {
+    std::snprintf(b, sizeof b, "%.*g", precision, v);
+    if (std::strtod(b, nullptr) == v) break;
+  }
   return b;
 }
 
@@ -161,6 +167,9 @@ Result<ModelConfig> GgufModelConfig(const GgufFile& f) {
   GGUF_TRY(ReadRopeFreqs(f, c.d_head, &c.rope_scaling));
   // The vocabulary: the key, else the rows of the embedding (the binder checks the tensor against it).
   const GgufTensor* emb = f.FindTensor("token_embd.weight");
+  if (emb && emb->ne.size() != 2)  // there, but not [vocab, d_model]: its shape is the error, not its absence
+    return Status::Error(MsgId::kGgufTensorShape,
+                         {emb->name, f.path(), NeString(emb->ne), NeString({(int64_t)c.d_model, (int64_t)(emb->rows())})});
   const int emb_rows = emb && emb->ne.size() == 2 && emb->ne[1] <= kMaxVocab ? (int)emb->ne[1] : 0;
   if (emb_rows == 0 && !f.Find(a + ".vocab_size"))
     return Status::ErrorAt(f.path(), MsgId::kGgufTensorMissing, {"token_embd.weight", f.path()});

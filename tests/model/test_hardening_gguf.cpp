@@ -9,6 +9,7 @@
 
 #include "base/memory_budget.h"
 #include "gguf_test_util.h"
+#include "model/analysis.h"
 #include "model/gguf_config.h"
 #include "model/gguf_file.h"
 #include "model/gguf_weights.h"
@@ -161,9 +162,9 @@ TEST(HardeningGguf, TensorsSharingBytesAreRefusedNamingBothAndTheirRanges) {
 }
 
 // The keys of a small llama file and `extra` after them.
-GgufBytes LlamaKeys(const std::vector<std::pair<std::string, float>>& extra) {
+GgufBytes LlamaKeys(const std::vector<std::pair<std::string, float>>& extra, uint64_t n_tensors = 0) {
   GgufBytes b;
-  b.Header(3, 0, 7 + extra.size()).KvStr("general.architecture", "llama");
+  b.Header(3, n_tensors, 7 + extra.size()).KvStr("general.architecture", "llama");
   b.KvU32("llama.block_count", 1).KvU32("llama.embedding_length", 32).KvU32("llama.feed_forward_length", 64);
   b.KvU32("llama.context_length", 64).KvU32("llama.attention.head_count", 4).KvU32("llama.vocab_size", 100);
   for (const auto& [key, value] : extra) b.Str(key).Put<uint32_t>(6).Put<float>(value);
@@ -231,6 +232,34 @@ TEST(HardeningMap, AModelFileThatShrinksUnderItsMapIsAMessageNotACrash) {
   EXPECT_EXIT(std::_Exit(shrink_and_run()), ::testing::ExitedWithCode(0), "");
 }
 
+
+// Minor items of issue 44: each message names what is wrong.
+TEST(HardeningGguf, MessagesNameWhatIsWrong) {
+  // --neuron's layer and head are not "ablate"'s.
+  ModelConfig c;
+  c.n_layer = 2, c.n_head = 4;
+  const Status layer = CheckNeuron(c, 5, 7, 0, 0, 0), head = CheckNeuron(c, 5, 1, 9, 0, 0);
+  EXPECT_EQ(layer.message(), "layer 7 is out of range: allowed 0..1 (the model has 2 layers)");
+  EXPECT_EQ(head.message(), "head 9 of layer 1 is out of range: allowed 0..3 (the model has 4 heads)");
+  TempDir dir;
+  auto config = [&](const GgufBytes& b) {
+    WriteBytes(dir.File("r.gguf"), b.str());
+    auto f = GgufFile::Open(dir.File("r.gguf"));
+    EXPECT_TRUE(f.ok()) << f.message();
+    return GgufModelConfig(**f);
+  };
+  // A float past its bound is not printed as equal to it.
+  auto past = config(LlamaKeys({{"llama.rope.scale_linear", 1000000.5f}}));
+  ASSERT_FALSE(past.ok());
+  EXPECT_THAT(past.message(), HasSubstr("'llama.rope.scale_linear' = 1000000.5 is out of range: allowed 0..1e+06"));
+  // A 4-D token_embd is there, with the wrong shape.
+  GgufBytes b = LlamaKeys({}, 1);
+  b.Info("token_embd.weight", {32, 5, 2, 1}, 0, 0).Align().Floats(std::vector<float>(320, 0.5f));
+  auto four = config(b);
+  ASSERT_FALSE(four.ok());
+  EXPECT_THAT(four.message(), HasSubstr("tensor 'token_embd.weight' in "));
+  EXPECT_THAT(four.message(), HasSubstr("has ne {32, 5, 2, 1}"));
+}
 
 // SentencePiece-style vocabularies: the merges were every split of every token, both sides held as strings and each
 // looked up by hashing it anew (L^2 for a token of L bytes): a 2.4 MB vocabulary took 2.8 GiB, one 1 MB token over

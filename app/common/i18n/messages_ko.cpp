@@ -313,6 +313,8 @@ constexpr MessageEntry kMessagesKo[] = {
     {MsgId::kGgufMemory, "바이트 {2}의 {0} = {1}에는 약 {3}의 메모리가 필요해 한도 {4}을(를) 넘습니다 (ATTNVIZ_MEMORY_LIMIT, 예: 8G 로 바꿀 수 있습니다)"},
     {MsgId::kGgufTensorOverlap, "텐서 '{0}'(바이트 {1}..{2})와(과) '{3}'(바이트 {4}..{5})이(가) 바이트를 함께 씁니다; 텐서마다 자기 바이트가 있어야 합니다"},
     {MsgId::kMappedFileChanged, "파일을 읽는 동안 파일이 바뀌었습니다: 열 때의 {0}바이트보다 짧아졌습니다 (다른 프로그램이 다시 쓰는 중이거나 내려받기가 끝나지 않았습니다); 이 파일로 계산한 것은 보여 주지 않습니다: 파일이 다 되면 다시 여십시오"},
+    {MsgId::kLayerRange, "층 {0}은(는) 범위를 벗어났습니다: 허용 0..{1} (모델의 층은 {2}개)"},
+    {MsgId::kHeadRange, "층 {1}의 헤드 {0}은(는) 범위를 벗어났습니다: 허용 0..{2} (모델의 헤드는 {3}개)"},
 };
 // The programs' own messages (i18n/app_messages.h), in AppMsgId order.
 struct AppMessageEntry {
