@@ -24,7 +24,7 @@ constexpr const char* kEnglish[] = {
     "n_head, d_k or d_v)",
     "{0} '{1}' is unknown: allowed {2}",
     "a score needs d_q = d_k: the query from {0} has width {1}{2}, the key from {3} has width {4}{5} (every score "
-    "pairs each component of q with one of k: q . k, cosine, -|q - k|, additive)",
+    "pairs each component of q with one of k: q\xC2\xB7k, cosine, \xE2\x88\x92|q \xE2\x88\x92 k|, additive)",
     "'{0}' is not a whole number (allowed {1}..{2})",
     "{0} is out of range: allowed {1}",
     "'{0}' is not a number (allowed {1})",
@@ -270,7 +270,7 @@ constexpr const char* kEnglish[] = {
     "token '{0}' has id {1}, outside the model's vocabulary of {2} (tokenizer and checkpoint disagree)",
     "the layer over {2} words needs about {0} of memory, more than the limit of {1} (ATTNVIZ_MEMORY_LIMIT, e.g. "
     "8G, changes it; fewer words or smaller sizes need less)",
-    "onehot features would be {0} wide (one per distinct word), more than {1}: each q . k costs the width, so the "
+    "onehot features would be {0} wide (one per distinct word), more than {1}: each q\xC2\xB7k costs the width, so the "
     "layer grows as the cube of the words; use fewer distinct words or another source",
     "not a GGUF file: it starts with {0}, not the magic 'GGUF'",
     "GGUF version {0} is not supported (supported: 2, 3)",

@@ -20,8 +20,8 @@ TEST(CliKorean, WidthMismatchIsRefusedInKoreanWithExitCode2) {
                      "onehot"});
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(HasHangul(r.err)) << r.err;
-  EXPECT_NE(r.err.find("attnviz-cli compute: 오류: 점수를 내려면 d_q = d_k 여야 합니다"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("원-핫 토큰에서 온 키의 폭은 3 (n_vocab)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("attnviz-cli compute: 오류: 점수를 내려면 d_q = d_k여야 합니다"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("원-핫 토큰에서 온 키의 차원은 3 (n_vocab)"), std::string::npos) << r.err;
   // The same without --lang (a C locale): English.
   r = Cli({"compute", "--text", "the cat sat", "--query-from", "length", "--key-from", "onehot"}, "LC_ALL=C; export LC_ALL; ");
   EXPECT_EQ(r.code, 2);
@@ -91,28 +91,28 @@ TEST(CliKorean, FigureTitleInKorean) {
 TEST(CliKorean, InputCombinationsAreRefusedInKorean) {
   CliResult r = Cli({"--lang", "ko", "compute", "--text", "a b", "--text-file", "/tmp/x.txt"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("--text 와 --text-file 중 하나만 주십시오, 둘 다는 안 됩니다"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--text와 --text-file 중 하나만 주십시오. 둘을 함께 줄 수는 없습니다"), std::string::npos) << r.err;
   r = Cli({"--lang", "ko", "compute", "--text", "a b", "--line", "2"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--line 은 --text-file 과 함께 씁니다"), std::string::npos) << r.err;
   r = Cli({"--lang", "ko", "compute"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("문장이 없습니다: --text 문장 또는 --text-file FILE 을 주십시오"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("문장이 없습니다: --text 문장 또는 --text-file FILE로 주십시오"), std::string::npos) << r.err;
   r = Cli({"--lang", "ko", "export", "--text", "a b", "--head", "1", "--heads", "all", "--out", "/tmp/x.png"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("--head N 과 --heads all|LIST 중 하나만 주십시오"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--head N과 --heads all|LIST 중 하나만 주십시오"), std::string::npos) << r.err;
   r = Cli({"--lang", "ko", "export", "--text", "a b", "--width", "300", "--cell-size", "20", "--out", "/tmp/x.png"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--cell-size, --width, --size 중 하나만 주십시오"), std::string::npos) << r.err;
   r = Cli({"--lang", "ko", "export", "--text", "a b"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("출력 파일이 없습니다: --out FILE 을 주십시오"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("출력 파일이 없습니다: --out FILE로 정하십시오"), std::string::npos) << r.err;
   r = Cli({"--lang", "ko", "export", "--text", "a b", "--size", "3x3", "--out", "/tmp/x.png"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--size: 크기 '3x3' 에 단위 in, cm, mm 가 없습니다"), std::string::npos) << r.err;
   r = Cli({"--lang", "ko", "sweep", "--text", "a b", "--random-tokens", "8"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("--random-tokens 와 문장 중 하나만 주십시오"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--random-tokens와 문장 중 하나만 주십시오"), std::string::npos) << r.err;
   r = Cli({"compute", "--text", "a b", "--text-file", "/tmp/x.txt"}, "LC_ALL=C; export LC_ALL; ");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("give --text or --text-file, not both"), std::string::npos) << r.err;
@@ -126,13 +126,13 @@ TEST(CliKorean, OutputLinesAndWriteErrorsInKorean) {
   std::filesystem::create_directories(dir);
   CliResult r = Cli({"--lang", "ko", "export", "--text", "the cat sat", "--out", dir + "/map.csv"});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(r.out, dir + "/map.csv 저장함\n");
+  EXPECT_EQ(r.out, "저장했습니다: " + dir + "/map.csv\n");
   r = Cli({"--lang", "ko", "sweep", "--text", "the cat sat", "--dks", "1,2", "--seeds", "1", "--out", dir + "/s.csv"});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(r.out, dir + "/s.csv 저장함 (4행)\n");
+  EXPECT_EQ(r.out, "저장했습니다: " + dir + "/s.csv (4행)\n");
   r = Cli({"--lang", "ko", "compute", "--text", "the cat sat", "--dump", dir + "/dump"});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("덤프를 " + dir + "/dump/ 에 저장함"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("덤프를 저장했습니다: " + dir + "/dump/"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.rfind("방식 셀프 · n_q=3 n_k=3 · ", 0), 0u) << r.out;  // the summary line, its words in Korean
   EXPECT_NE(r.out.find(" · 마스크 없음\n"), std::string::npos) << r.out;
   r = Cli({"--lang", "ko", "export", "--text", "the cat sat", "--out", dir + "/map"});

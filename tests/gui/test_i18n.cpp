@@ -181,8 +181,8 @@ TEST(I18n, EngineMessagesRenderInTheCurrentLanguageWithAnEnglishFallback) {
   const std::string ko = Localized(refusal);
   EXPECT_TRUE(HasHangul(ko)) << ko;
   EXPECT_NE(ko.find("d_q = d_k"), std::string::npos) << ko;
-  EXPECT_NE(ko.find("단어 길이에서 온 쿼리의 폭은 1"), std::string::npos) << ko;
-  EXPECT_NE(ko.find("원-핫 토큰에서 온 키의 폭은 7 (n_vocab)"), std::string::npos) << ko;
+  EXPECT_NE(ko.find("단어 길이에서 온 쿼리의 차원은 1"), std::string::npos) << ko;
+  EXPECT_NE(ko.find("원-핫 토큰에서 온 키의 차원은 7 (n_vocab)"), std::string::npos) << ko;
   // A prefixed chain: "FILE:3: query text: the text is empty ..." part by part.
   const Status chain = Status::Prefixed(MsgId::kPrefixFileLine, {"s.txt", "3"},
                                         Status::Prefixed(MsgId::kPrefixQueryText, {}, Status::Error(MsgId::kTextEmpty, {})));
@@ -321,6 +321,78 @@ TEST(I18n, KoreanTextsUseNoRetiredTermAndNoCasualEnding) {
     for (const char* retired : {"손잡이", "귀납", "넓게", "색상표", "줘", "세요", "해요", "에요", "예요"})
       EXPECT_EQ(text.find(retired), std::string::npos) << retired << " in: " << text;
   }
+}
+
+bool IsHangulSyllable(char32_t c) { return c >= 0xAC00 && c <= 0xD7A3; }
+
+// A particle whose form follows the final consonant of the word before it (을/를, 이/가, 은/는, 과/와, 으로/로),
+// alone, right after a value the text does not know ({0}, or '{0}' quoted, with or without a space): "d_k = {0}를"
+// reads wrong for 16 ("16을"). The paired forms ("{0}을(를)") and rephrasings read right for any value.
+bool HasParticleAfterPlaceholder(const std::string& text) {
+  static const std::vector<std::u32string> kParticles = {U"을", U"를", U"이", U"가", U"은", U"는",
+                                                         U"과", U"와", U"으로", U"로"};
+  const std::u32string t = DecodeUtf8(text);
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i] != U'{') continue;
+    size_t j = i + 1;
+    while (j < t.size() && t[j] >= U'0' && t[j] <= U'9') ++j;
+    if (j == i + 1 || j >= t.size() || t[j] != U'}') continue;
+    size_t k = j + 1;
+    if (k < t.size() && (t[k] == U'\'' || t[k] == U'"')) ++k;
+    if (k < t.size() && t[k] == U' ') ++k;
+    for (const std::u32string& particle : kParticles) {
+      if (t.compare(k, particle.size(), particle) != 0) continue;
+      const size_t after = k + particle.size();
+      if (after < t.size() && (IsHangulSyllable(t[after]) || t[after] == U'(')) continue;  // a word, or 을(를)
+      return true;
+    }
+  }
+  return false;
+}
+
+// A sentence ends in 합니다체, not in a noun form ("저장함", "가짐", "이어 붙임"): a word ending in 함 or 짐, or 붙임.
+// Labels may still end in 없음, 않음 or 됨 ("스케일 없음", "마스크됨"), as Korean UIs write them.
+bool HasNounFormEnding(const std::string& text) {
+  const std::u32string t = DecodeUtf8(text);
+  for (size_t i = 0; i < t.size(); ++i) {
+    const bool word_end = i + 1 == t.size() || !IsHangulSyllable(t[i + 1]);
+    if (!word_end) continue;
+    if (t[i] == U'함' || t[i] == U'짐') return true;
+    if (t[i] == U'임' && i > 0 && t[i - 1] == U'붙') return true;
+  }
+  return false;
+}
+
+TEST(I18n, KoreanWordingChecksCanFail) {
+  EXPECT_TRUE(HasParticleAfterPlaceholder("q와 k는 d_k = {0}를 공유해야 합니다"));
+  EXPECT_TRUE(HasParticleAfterPlaceholder("크기 '{0}' 는 가로x세로 꼴이 아닙니다"));
+  EXPECT_TRUE(HasParticleAfterPlaceholder("{0}로 옮겼습니다"));
+  EXPECT_FALSE(HasParticleAfterPlaceholder("{0}은(는) 범위를 벗어났습니다"));
+  EXPECT_FALSE(HasParticleAfterPlaceholder("문장 {0}개를 불러왔습니다; {0}가지, {1}에서, {2}의"));
+  EXPECT_TRUE(HasNounFormEnding("{0} 저장함"));
+  EXPECT_TRUE(HasNounFormEnding("키 하나가 전부 가짐)"));
+  EXPECT_TRUE(HasNounFormEnding("헤드를 이어 붙임 {0}"));
+  EXPECT_FALSE(HasNounFormEnding("저장했습니다: {0}; 스케일 없음; 마스크됨; 그다음"));
+}
+
+// The wording a Korean student reads as Korean (the trial's review): particles that read right for any value,
+// 합니다체 sentences, copulas written without a space ("q·k입니다"), 차원 for a dimension (not 폭), 표준편차 (not
+// 퍼짐), 가산 for the additive score (덧셈 only in "덧셈 순서", the order of additions), 가중 평균 (not 가중 혼합),
+// 가정 실험 for what-ifs (not 만약에), "view" not as 보기 in the neuron view's name.
+TEST(I18n, KoreanTextsReadAsKorean) {
+  const std::vector<std::string> texts = EveryKoreanText();
+  for (const std::string& text : texts) {
+    EXPECT_FALSE(HasParticleAfterPlaceholder(text)) << "a particle that depends on the value: " << text;
+    EXPECT_FALSE(HasNounFormEnding(text)) << "not 합니다체: " << text;
+    for (const char* spaced : {" 입니다", " 이어야", " 여야"})
+      EXPECT_EQ(text.find(spaced), std::string::npos) << "a space before the copula: " << text;
+    for (const char* retired : {"폭", "퍼짐", "으로서의", "가중 혼합", "혼합된", "두 번 말한", "만약에"})
+      EXPECT_EQ(text.find(retired), std::string::npos) << retired << " in: " << text;
+    for (size_t at = text.find("덧셈"); at != std::string::npos; at = text.find("덧셈", at + 1))
+      EXPECT_EQ(text.compare(at, std::string("덧셈 순서").size(), "덧셈 순서"), 0) << text;
+  }
+  EXPECT_EQ(std::string(Tr(Str::kScoreAdditive, Lang::kKo)), "가산");
+  EXPECT_EQ(std::string(Tr(Str::kWinNeuron, Lang::kKo)).find("보기"), std::string::npos);
 }
 
 // Every Korean text a person can meet (the UI table, the engine's and the programs' messages, role names and

@@ -332,7 +332,7 @@ TEST_F(PanelTest, ExportMessagesAreKoreanAndFollowALanguageSwitch) {
   Export();
 #ifdef ATTNVIZ_HAVE_FIGURE
   ASSERT_TRUE(app.views.export_panel.ok) << app.views.export_panel.message;
-  EXPECT_EQ(app.dump.Find("export.message")->value_json, JsonString(app.views.export_panel.path_written + " 저장함"));
+  EXPECT_EQ(app.dump.Find("export.message")->value_json, JsonString("저장했습니다: " + app.views.export_panel.path_written));
   app.SetLanguage(Lang::kEn);
   Frames(1);
   EXPECT_EQ(app.dump.Find("export.message")->value_json, JsonString("Wrote " + app.views.export_panel.path_written));
@@ -781,7 +781,7 @@ TEST(AppHelpTest, HelpAndUnknownOptionInKorean) {
   EXPECT_GT(options(english).size(), 20u);
   AppOptions parsed;
   Status st = ParseAppOptions({"--frobnicate"}, &parsed);
-  EXPECT_EQ(st.message(), "모르는 옵션 '--frobnicate' (attnviz --help 를 보십시오)");
+  EXPECT_EQ(st.message(), "모르는 옵션 '--frobnicate' (attnviz --help를 보십시오)");
   SetLang(Lang::kEn);
   EXPECT_EQ(ParseAppOptions({"--frobnicate"}, &parsed).message(), "unknown option '--frobnicate' (see attnviz --help)");
 }
@@ -866,13 +866,13 @@ TEST(SettingsTest, SettingsNoticesInKorean) {
             "used; line 3 (n_head): 65 is out of range: allowed 1..64; the default is used.");
   ASSERT_TRUE(WriteFileAtomic(path, "enlarged = maybe\nlang = fr\n").ok());
   loaded = LoadSettings(path);
-  EXPECT_EQ(loaded.message.Render(), "설정 파일 " + path + ": 1번째 줄 (enlarged): 'maybe' 은(는) true/false 중 하나가 "
-                                     "아닙니다; 기본값을 씁니다; 2번째 줄 (lang): 'fr' 은(는) en/ko 중 하나가 아닙니다; "
+  EXPECT_EQ(loaded.message.Render(), "설정 파일 " + path + ": 1번째 줄 (enlarged): 'maybe': true/false 중 하나가 "
+                                     "아닙니다; 기본값을 씁니다; 2번째 줄 (lang): 'fr': en/ko 중 하나가 아닙니다; "
                                      "기본값을 씁니다.");
   ASSERT_TRUE(WriteFileAtomic(path, "this is not a setting\n").ok());
   loaded = LoadSettings(path);
-  EXPECT_EQ(loaded.message.Render(), "설정 파일 " + path + " 이(가) 손상되어 있었습니다 (1번째 줄: '키 = 값' 꼴이 "
-                                     "아닙니다); " + path + ".corrupt.1 (으)로 옮기고 기본값으로 시작했습니다.");
+  EXPECT_EQ(loaded.message.Render(), "설정 파일이 손상되어 있었습니다: " + path + " (1번째 줄: '키 = 값' 꼴이 "
+                                     "아닙니다). 그 파일을 옮겨 두고 (" + path + ".corrupt.1) 기본값으로 시작했습니다.");
   EXPECT_EQ(loaded.message.Render(Lang::kEn), "Settings file " + path + " was corrupt (line 1: expected 'key = value'); "
                                               "moved it to " + path + ".corrupt.1 and started on defaults.");
   ASSERT_EQ(mkdir((dir + "/folder.txt").c_str(), 0755), 0);
@@ -1005,8 +1005,8 @@ TEST_F(PanelTest, WidthRefusalIsShownInKorean) {
   Frames(3);
   const WidgetDump::Widget* shown = app.dump.Find("controls.width_error");
   ASSERT_NE(shown, nullptr);
-  EXPECT_NE(shown->value_json.find("점수를 내려면 d_q = d_k 여야 합니다"), std::string::npos) << shown->value_json;
-  EXPECT_NE(shown->value_json.find("단어 길이에서 온 쿼리의 폭은 1"), std::string::npos) << shown->value_json;
+  EXPECT_NE(shown->value_json.find("점수를 내려면 d_q = d_k여야 합니다"), std::string::npos) << shown->value_json;
+  EXPECT_NE(shown->value_json.find("단어 길이에서 온 쿼리의 차원은 1"), std::string::npos) << shown->value_json;
   EXPECT_NE(shown->value_json.find("(n_vocab)"), std::string::npos) << shown->value_json;
   // An out-of-range knob is refused in Korean too.
   app.settings.config.query_from = app.settings.config.key_from = FeatureSource::kEmbedding;
@@ -1087,7 +1087,7 @@ TEST_F(PanelTest, DictionaryRefusalsInKorean) {
   app.views.learn.dictionary.rows = {{"1", "1"}, {"2 3", "2"}};
   app.views.learn.dictionary.query = "1";
   Frames(2);
-  EXPECT_NE(app.dump.Field("dictionary").find("사전: 점수를 내려면 d_q = d_k 여야 합니다: 쿼리 '1' 의 폭은 1, 키 '2 3' 의 폭은 2"),
+  EXPECT_NE(app.dump.Field("dictionary").find("사전: 점수를 내려면 d_q = d_k여야 합니다: 쿼리 '1'의 차원은 1, 키 '2 3'의 차원은 2"),
             std::string::npos) << app.dump.Field("dictionary");
   SetLang(Lang::kEn);
 }

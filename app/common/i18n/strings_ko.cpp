@@ -26,19 +26,19 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kComputing, "계산 중…"},
     {Str::kNoResultYet, "아직 결과가 없습니다."},
     {Str::kOpen, "열기"},
-    {Str::kNotApplied, "적용되지 않음: {0}"},
+    {Str::kNotApplied, "적용하지 못했습니다: {0}"},
     {Str::kNa, "없음"},
     // ---- Controls
     {Str::kTrainedModelButton, "학습된 모델…"},
     {Str::kAttention, "어텐션"},
     {Str::kDModel, "d_model"},
     {Str::kHeadsKnob, "헤드 수"},
-    {Str::kDkTip, "헤드마다 쿼리/키의 폭 (로그 슬라이더; Ctrl+클릭으로 입력)"},
+    {Str::kDkTip, "헤드마다 쿼리/키의 차원 (로그 슬라이더; Ctrl+클릭으로 입력)"},
     {Str::kAuto, "자동"},
     {Str::kDkAutoTip, "d_k = d_model / 헤드 수"},
     {Str::kDvAutoTip, "d_v = d_k"},
     {Str::kScaleCheckbox, "로짓을 √d_k로 나누기  (S)"},
-    {Str::kScaleOnlyScaledDotTip, "√d_k로 나누는 점수는 스케일된 내적뿐입니다; 점수 {0}은(는) 나누지 않습니다 "
+    {Str::kScaleOnlyScaledDotTip, "√d_k로 나누는 점수는 스케일된 내적뿐이며, 지금 고른 점수({0})는 나누지 않습니다 "
                                   "(설정은 스케일된 내적을 다시 고를 때를 위해 남겨 둡니다)"},
     {Str::kTemperature, "온도"},
     {Str::kMask, "마스크"},
@@ -70,10 +70,10 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kFeatureOneHot, "원-핫 토큰"},
     {Str::kScoreScaledDot, "스케일된 내적"},
     {Str::kScoreDot, "내적"},
-    {Str::kScoreAdditive, "덧셈"},
+    {Str::kScoreAdditive, "가산"},
     {Str::kScoreCosine, "코사인"},
     {Str::kScoreNegDistance, "−|q − k|"},
-    {Str::kFeaturesTip, "q, k, v를 무엇으로 만드는가: 점수를 내려면 d_q = d_k 이어야 합니다"},
+    {Str::kFeaturesTip, "q, k, v를 무엇으로 만들지 고릅니다. 점수를 내려면 d_q와 d_k가 같아야 합니다"},
     // ---- Sentences
     {Str::kQuerySentence, "쿼리 문장 (행)"},
     {Str::kKvSentence, "키/값 문장 (열)"},
@@ -82,19 +82,19 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kLoadedSentences, "불러온 문장"},
     {Str::kSentenceFile, "문장 파일"},
     {Str::kRecent, "최근:"},
-    {Str::kSentencesTip, "팁: 문장 파일을 창에 끌어다 놓으면 열립니다. 한 줄에 한 항목; "
-                         "'쿼리 ||| 키/값' 은 크로스 어텐션 항목입니다."},
+    {Str::kSentencesTip, "팁: 문장 파일을 창에 끌어다 놓으면 열립니다. 한 줄에 항목 하나를 쓰고, "
+                         "'쿼리 ||| 키/값' 꼴의 줄은 크로스 어텐션 항목입니다."},
     {Str::kLoadedSentencesFrom, "{1}에서 문장 {0}개를 불러왔습니다"},
     // ---- Heads
     {Str::kDismiss, "닫기"},
     {Str::kComputingStage, "{0} 계산 중"},
     {Str::kHeadsStatusKeys, "←/→: 헤드, S: 스케일"},
     {Str::kShowingLastGood, "{0} (마지막으로 성공한 결과를 보여 줍니다)"},
-    {Str::kSettingsNotApplied, "설정이 적용되지 않음: {0}"},
-    {Str::kShow, "보기:"},
+    {Str::kSettingsNotApplied, "설정을 적용하지 못했습니다: {0}"},
+    {Str::kShow, "표시:"},
     {Str::kViewGrid, "격자"},
     {Str::kViewEnlarged, "크게"},
-    {Str::kViewSideBySide, "스케일과 스케일 없음 나란히"},
+    {Str::kViewSideBySide, "스케일 적용과 없음을 나란히"},
     {Str::kPoolMax, "최댓값"},
     {Str::kPoolMean, "평균"},
     {Str::kEveryHeadHidden, "모든 헤드가 숨겨져 있습니다: 위의 상자를 체크해 하나를 보이십시오."},
@@ -116,7 +116,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kMaskedLegend, "마스크됨"},
     // ---- Saturation
     {Str::kNowDk, "| 지금: d_k {0}"},
-    {Str::kCurveMaxWeight, "평균 최대 가중치 (1 = 키 하나가 전부 가짐)"},
+    {Str::kCurveMaxWeight, "평균 최대 가중치 (1이면 키 하나가 가중치를 모두 받습니다)"},
     {Str::kCurveEntropy, "정규화 엔트로피 (1 = 균등)"},
     {Str::kCurveGrad, "softmax 기울기 크기 ||J||"},
     {Str::kSweeping, "d_k를 훑는 중…"},
@@ -132,12 +132,12 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kNoModelOpen, "열린 모델이 없습니다."},
     {Str::kModelLayers, "{0}, 층 {1}개 각각:"},
     {Str::kGroupedQueryShapes, "그룹 쿼리 어텐션: 쿼리 헤드 {0}개, 키/값 헤드 {1}개. 키와 값은 언제나 짝으로 옵니다 "
-                               "(k 행마다 v 행 하나); 쿼리의 수는 다를 수 있습니다: 쿼리 헤드 h는 k/v 헤드 h / {2}를 "
-                               "읽습니다."},
+                               "(k 행마다 v 행 하나); 쿼리의 수는 다를 수 있습니다: 쿼리 헤드 h가 읽는 k/v 헤드는 "
+                               "h / {2}입니다."},
     {Str::kEveryHeadOwnKv, "쿼리 헤드마다 자기 키/값 헤드가 있습니다 (n_head = n_kv_head = {0}): 키와 값은 짝으로 "
                            "오고, q와 k는 d_head를 공유합니다 (점수는 q·k)."},
-    {Str::kShapesRules, "q와 k는 d_k = {0}를 공유해야 합니다 (점수 {3}가 둘을 성분마다 비교합니다); d_v = {1}는 자유입니다 (값은 평균될 뿐입니다); "
-                        "키와 값은 짝으로 옵니다 (각각 n_k = {2}행: 가중치 j가 값 j를 섞습니다)."},
+    {Str::kShapesRules, "q와 k는 같은 d_k(= {0})를 써야 합니다 (점수가 둘을 성분마다 비교합니다: {3}). d_v(= {1})는 자유롭게 정할 수 있습니다 (값은 가중 평균될 뿐입니다). "
+                        "키와 값은 짝으로 옵니다 (둘 다 n_k = {2}행이고, 가중치 j는 값 행 j에 곱해집니다)."},
     {Str::kColStep, "단계"},
     {Str::kColTensor, "텐서"},
     {Str::kColShape, "모양"},
@@ -152,8 +152,8 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kTabLessons, "수업"},
     {Str::kTabDictionary, "사전"},
     {Str::kTabVariance, "분산"},
-    {Str::kFusedNote, "합친 행렬: 행렬 하나 W [d_model, {0}] = [W_q | W_k | W_v]; x W 다음 열을 나눕니다"},
-    {Str::kSeparateNote, "따로: 행렬 세 개 W_q, W_k, W_v (Linear 세 개); 합친 W의 열 블록과 같은 숫자"},
+    {Str::kFusedNote, "합친 행렬: 행렬 하나 W [d_model, {0}] = [W_q | W_k | W_v]; x W를 계산한 다음 열을 나눕니다"},
+    {Str::kSeparateNote, "따로: 행렬 세 개 W_q, W_k, W_v (Linear 세 개); 합친 W의 열 블록과 같은 숫자입니다"},
     // ---- Export
     {Str::kExportHead, "헤드"},
     {Str::kExportHeads, "헤드들"},
@@ -165,7 +165,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kExportButton, "내보내기"},
     {Str::kExporting, "내보내는 중…"},
     {Str::kExportingPath, "{0} 내보내는 중…"},
-    {Str::kWrote, "{0} 저장함"},
+    {Str::kWrote, "저장했습니다: {0}"},
     {Str::kExportFailed, "내보내기 실패: {0}"},
     {Str::kNoFileName, "파일 이름이 없습니다"},
     {Str::kExportTitle, "제목"},
@@ -180,13 +180,13 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kModelFolderHint, "모델 폴더 (config.json, model.safetensors, 토크나이저) 또는 .gguf 파일"},
     {Str::kBundledTiny, "내장: tiny"},
     {Str::kOpeningModel, "{0} 여는 중…"},
-    {Str::kDropModelHint, "모델 폴더를 창에 끌어다 놓거나 경로를 입력하십시오. save_pretrained 로 저장한 Hugging Face "
+    {Str::kDropModelHint, "모델 폴더를 창에 끌어다 놓거나 경로를 입력하십시오. save_pretrained로 저장한 Hugging Face "
                           "폴더나 모델 저장소를 복제한 폴더: GPT-2, BERT, Llama, Qwen2, Mistral. 또는 .gguf 파일 (llama.cpp, "
                           "Ollama, LM Studio; 양자화된 파일도)."},
     {Str::kGgufWhatWasRead, "GGUF 파일: 아키텍처 {0}, 텐서 형식 {1}, 디스크에서 {2}"},
     {Str::kLayer, "층"},
     {Str::kHideSpecial, "특수 토큰 숨기기 ([CLS], [SEP], BOS)"},
-    {Str::kWhatIf, "만약에"},
+    {Str::kWhatIf, "가정 실험"},
     {Str::kNoScaling, "1/√d_head 스케일 없이"},
     {Str::kOnLayers, "적용할 층"},
     {Str::kOnLayersHint, "전부 (또는 예: 0,2,5)"},
@@ -205,13 +205,13 @@ constexpr StringEntry kStringsKoTable[] = {
     // ---- Lessons
     {Str::kLessonsIntro, "강의 노트의 일곱 가지 질문. 버튼을 누르면 답이 보이도록 설정이 맞춰집니다; "
                          "그다음 직접 움직여 보며 아래 질문에 답해 보십시오."},
-    {Str::kLessonShow, "보기"},
+    {Str::kLessonShow, "보여 주기"},
     {Str::kLessonQuestion, "해 보기: {0}"},
     {Str::kLessonNow, "수업 {0}"},
     {Str::kLessonATitle, "(a) 왜 d_q는 d_k와 같아야 하고, d_v는 달라도 됩니까?"},
-    {Str::kLessonAText, "점수는 내적 q·k 입니다: 쿼리의 숫자와 키의 숫자를 하나씩 곱하므로 둘은 같은 폭 d_k를 "
-                        "가져야 합니다. 값은 가중치하고만 곱해집니다: 출력은 값 행들의 가중 평균이고, d_v 폭인 행들의 "
-                        "평균은 d_v가 얼마든 d_v 폭입니다."},
+    {Str::kLessonAText, "점수는 내적 q·k입니다: 쿼리의 성분과 키의 성분을 하나씩 곱하므로 둘은 같은 차원 d_k여야 "
+                        "합니다. 값은 가중치하고만 곱해집니다: 출력은 값 행들의 가중 평균이고, d_v차원 행들의 "
+                        "평균은 d_v가 얼마든 d_v차원입니다."},
     {Str::kLessonAButton, "d_k = 16, d_v = 48, 그리고 모양 탭"},
     {Str::kLessonAQuestion, "d_v를 끌어 보십시오: 모양 표의 어느 행이 바뀌고, probs도 바뀝니까? 그다음 d_k를 끌어 "
                             "보십시오: probs의 모양은 왜 그대로입니까?"},
@@ -231,30 +231,30 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kLessonCQuestion, "QKV를 합친 행렬과 따로 사이에서 바꿔 보십시오: 가장 큰 차이가 float32 반올림 범위 안에 머뭅니까? W의 "
                             "어느 열이 q의 헤드 1입니까?"},
     {Str::kLessonDTitle, "(d) 왜 √d_k로 나눕니까?"},
-    {Str::kLessonDText, "성분의 분산이 1이면 q·k는 d_k개 곱의 합이라 분산이 d_k, 퍼짐이 √d_k 입니다. 나누지 않으면 "
+    {Str::kLessonDText, "성분의 분산이 1이면 q·k는 d_k개 곱의 합이라 분산이 d_k, 표준편차가 √d_k입니다. 나누지 않으면 "
                         "로짓이 d_k와 함께 커지고, softmax가 키 하나에 몰리며, 기울기가 사라집니다. √d_k로 나누면 "
-                        "어떤 d_k에서도 퍼짐이 1로 돌아옵니다."},
+                        "어떤 d_k에서도 표준편차가 1로 돌아옵니다."},
     {Str::kLessonDButton, "d_k = 512, 스케일 없음과 스케일을 나란히"},
     {Str::kLessonDQuestion, "스케일을 끄고 d_k를 끌어 보십시오: d_k가 얼마일 때 최대 가중치가 0.9를 넘습니까?"},
     {Str::kLessonETitle, "(e) 헤드가 여러 개면 무엇이 좋습니까?"},
     {Str::kLessonEText, "헤드마다 자기 W_q, W_k, W_v가 있어 자기 맵을 그립니다. 헤드들의 출력 z는 이어 붙여져 W_o로 "
-                        "섞입니다. 학습된 모델에서는 헤드마다 맡는 일이 생깁니다. 두 번 말한 문장에서 이전 토큰 "
+                        "섞입니다. 학습된 모델에서는 헤드마다 맡는 일이 생깁니다. 같은 말을 되풀이한 문장에서 이전 토큰 "
                         "헤드 (층 0)는 바로 앞 토큰을 보고, 인덕션 헤드 (층 1)는 그것을 이용해 지금 토큰이 앞서 "
                         "나왔을 때 그 다음에 온 토큰을 봅니다: 반복을 예측합니다. 버튼은 내장된 학습 모델을 그런 "
                         "문장으로 엽니다. 헤드 창은 층 1을, 한눈에 보기 창은 모든 층과 헤드마다의 역할을 보여 줍니다."},
-    {Str::kLessonEButton, "내장 모델, 두 번 말한 문장, 층 1"},
+    {Str::kLessonEButton, "내장 모델, 되풀이한 문장, 층 1"},
     {Str::kLessonEQuestion, "문장의 두 번째 부분에서 인덕션 헤드는 각 행의 가중치를 어디에 둡니까? 반복이 없는 "
                             "문장을 입력해 보십시오: 인덕션 점수는 어떻게 됩니까?"},
     {Str::kLessonFTitle, "(f) Q, K, V가 서로 다른 특징에서 와도 됩니까?"},
-    {Str::kLessonFText, "네: 점수에 필요한 것은 폭이 같은 쿼리와 키뿐입니다. 한 강의 노트는 단어를 길이로 "
+    {Str::kLessonFText, "네: 점수에 필요한 것은 차원이 같은 쿼리와 키뿐입니다. 한 강의 노트는 단어를 길이로 "
                         "점수 매깁니다: 키는 단어 길이, 쿼리도 길이, 점수는 둘 차이의 음수. 임베딩에서 온 쿼리 "
-                        "(d_k 폭)와 길이에서 온 키 (폭 1)는 거절됩니다: 폭이 맞아야 합니다."},
+                        "(d_k차원)와 길이에서 온 키 (1차원)는 거절됩니다: 차원이 맞아야 합니다."},
     {Str::kLessonFButton, "q와 k를 단어 길이로, 점수 −|q − k|"},
     {Str::kLessonFQuestion, "쿼리를 다시 임베딩으로 바꾸고 키는 길이로 두십시오: 오류는 무엇이라고 하며, 왜 그렇습니까?"},
-    {Str::kLessonGTitle, "(g) 부드러운 사전으로서의 어텐션"},
+    {Str::kLessonGTitle, "(g) 어텐션은 어떤 뜻에서 부드러운 사전입니까?"},
     {Str::kLessonGText, "파이썬 dict는 키가 쿼리와 같은 값을 돌려줍니다. 어텐션은 쿼리를 모든 키와 점수 매기고, "
-                        "softmax로 점수를 가중치로 바꾸어 값들의 가중 혼합을 돌려줍니다. 온도가 낮으면 가장 잘 맞는 "
-                        "키가 가중치를 전부 가져갑니다: 정확한 조회. 어느 키와도 맞지 않는 쿼리는 혼합을 받습니다."},
+                        "softmax로 점수를 가중치로 바꾸어 값들의 가중 평균을 돌려줍니다. 온도가 낮으면 가장 잘 맞는 "
+                        "키가 가중치를 전부 가져갑니다: 정확한 조회입니다. 어느 키와도 맞지 않는 쿼리는 여러 값의 가중 평균을 받습니다."},
     {Str::kLessonGButton, "사전 탭"},
     {Str::kLessonGQuestion, "{'a': 1, 'b': 2, 'c': 3} 에 'b'를, 그다음 'z' (없는 키)를 물어보십시오: 온도 0.01에서는, "
                             "10에서는 무엇이 돌아옵니까?"},
@@ -264,23 +264,23 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kLessonNoSuchHead, "이 문장에서는 아직 없습니다"},
     {Str::kLessonClose, "수업 닫기"},
     // ---- Dictionary
-    {Str::kDictIntro, "부드럽게 맞추는 사전: 각 키의 가중치는 softmax(점수(쿼리, 키) / T); 답은 값들의 가중 "
-                      "혼합입니다."},
+    {Str::kDictIntro, "부드럽게 맞추는 사전입니다. 각 키의 가중치는 softmax(점수(쿼리, 키) / T)이고, 답은 값들의 가중 "
+                      "평균입니다."},
     {Str::kDictTable, "표"},
     {Str::kDictQuery, "쿼리"},
     {Str::kDictKey, "키"},
     {Str::kDictValue, "값"},
     {Str::kDictScore, "점수"},
     {Str::kDictWeight, "가중치"},
-    {Str::kDictBlended, "혼합된 값: {0}"},
-    {Str::kDictExact, "정확: 키 {0}가 가중치의 {1}를 가짐"},
-    {Str::kDictSoft, "부드러움: 가장 잘 맞는 키 {0}도 가중치의 {1}만 가짐"},
+    {Str::kDictBlended, "가중 평균한 값: {0}"},
+    {Str::kDictExact, "정확한 조회: 키 {0}에 가중치가 {1} 실립니다"},
+    {Str::kDictSoft, "부드러운 조회: 가장 잘 맞는 키 {0}에도 가중치가 {1}만 실립니다"},
     {Str::kDictAddRow, "행 추가"},
     {Str::kDictRemoveRow, "마지막 행 지우기"},
     {Str::kDictWords, "키를 단어로 비교 (원-핫)"},
     {Str::kDictNumbers, "키를 숫자로 비교"},
     // ---- Variance
-    {Str::kVarIntro, "성분의 분산이 1인 무작위 q와 k의 q·k: 퍼짐이 √d_k처럼 커집니다."},
+    {Str::kVarIntro, "성분의 분산이 1인 무작위 q와 k의 q·k: 표준편차가 √d_k처럼 커집니다."},
     {Str::kVarDk, "d_k (이 그림)"},
     {Str::kVarHistogram, "무작위 쌍 {0}개의 q·k 히스토그램"},
     {Str::kVarStd, "표준편차 {0}   √d_k = {1}"},
@@ -291,27 +291,27 @@ constexpr StringEntry kStringsKoTable[] = {
     // ---- Numbers
     {Str::kNumFused, "합친 W [{0}, {1}] (앞쪽 행) = [ W_q | W_k | W_v ]"},
     {Str::kNumSplit, "열 블록: W_q {0} | W_k {1} | W_v {2}"},
-    {Str::kNumThreeLinears, "Linear 세 개 x W_q, x W_k, x W_v 와 합친 x W를 나눈 것의 비교"},
-    {Str::kNumEqual, "같은 q, k, v 입니다. float32 반올림 범위에서 같습니다: 가장 큰 차이 {0} (반올림 허용 {1})"},
-    {Str::kNumDiffer, "q, k, v 가 다릅니다: 가장 큰 차이 {0}, float32 반올림 허용 ({1})보다 큽니다"},
-    {Str::kNumReshape, "Linear 하나의 출력으로서 q {0}, view + transpose 하여 헤드로 {1}"},
+    {Str::kNumThreeLinears, "Linear 세 개 (x W_q, x W_k, x W_v)와 합친 x W를 나눈 것을 비교합니다"},
+    {Str::kNumEqual, "q, k, v가 같습니다. 차이가 float32 반올림 범위 안입니다: 가장 큰 차이 {0} (반올림 허용 {1})"},
+    {Str::kNumDiffer, "q, k, v가 다릅니다: 가장 큰 차이 {0}, float32 반올림 허용 ({1})보다 큽니다"},
+    {Str::kNumReshape, "Linear 하나가 내놓는 q {0}, view + transpose로 헤드를 나누면 {1}"},
     {Str::kNumBatch, "배치 {0}"},
     {Str::kNumQueryRow, "쿼리 행"},
     {Str::kNumHead, "헤드"},
     {Str::kNumReadValues, "z_i = Σ_j p_ij v_j: 값 행마다 가중치를 곱해 더합니다"},
-    {Str::kNumConcat, "헤드를 이어 붙임 {0}, W_o로 섞어 출력 {1}"},
+    {Str::kNumConcat, "헤드를 이어 붙이면 {0}, W_o로 섞으면 출력 {1}"},
     {Str::kNumOut, "출력 행 {0}"},
     {Str::kNumNoSandbox, "숫자는 샌드박스의 것입니다: 샌드박스로 돌아가면 보입니다."},
     {Str::kNumRows, "({1}행 중 앞 {0}행)"},
     {Str::kNumWeightsLoaded, "--weights 파일에서 읽은 가중치"},
     {Str::kNumWeightsRandom, "이번 계산이 뽑은 무작위 초기값 (시드)"},
-    {Str::kNumRawSide, "{0}는 {1}에서 옵니다 (폭 {2}): 투영이 없으므로 W_{0} 단계는 적용되지 않습니다; 계산에 쓰인 "
+    {Str::kNumRawSide, "{1}에서 온 {0} ({2}차원): 투영이 없으므로 W_{0} 단계는 적용하지 않습니다. 계산에 쓰인 "
                        "{0} 행:"},
     // ---- attnviz-cli
     {Str::kCliErrorPrefix, "attnviz-cli {0}: 오류: {1}"},
-    {Str::kCliSeeHelp, "attnviz-cli: 모르는 명령 '{0}' (명령: compute, sweep, export, model; attnviz-cli --help 를 "
+    {Str::kCliSeeHelp, "attnviz-cli: 모르는 명령 '{0}' (명령: compute, sweep, export, model; attnviz-cli --help를 "
                        "보십시오)"},
-    {Str::kCliUnknownOption, "모르는 옵션 '{0}' (attnviz-cli {1} --help 를 보십시오)"},
+    {Str::kCliUnknownOption, "모르는 옵션 '{0}' (attnviz-cli {1} --help를 보십시오)"},
     // ---- the engine's words (localized.h)
     {Str::kTitleScaled, "스케일 적용"},
     {Str::kTitleUnscaled, "스케일 없음"},
@@ -340,32 +340,32 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kExportEveryHeadHidden, "모든 헤드가 숨겨져 있습니다: 내보내려면 하나 이상 보이게 하십시오"},
     {Str::kExportNoFigureLibrary, "이 빌드에는 그림 라이브러리가 없어 내보낼 수 없습니다"},
     {Str::kExportOverviewTitle, "{0} \xC2\xB7 {1}개 층 \xC3\x97 헤드 {2}개 (맵 k: 층 k / {2}, 헤드 k % {2})"},
-    {Str::kSettingsCannotRead, "설정 파일 {0} 을(를) 읽을 수 없습니다 ({1})."},
+    {Str::kSettingsCannotRead, "설정 파일을 읽을 수 없습니다: {0} ({1})."},
     {Str::kSettingsReadFailed, "설정 파일 {0}."},
     {Str::kSettingsLeftAlone, " 파일은 그대로 두고 덮어쓰지 않습니다; 기본값으로 시작했습니다."},
     {Str::kSettingsProblems, "설정 파일 {0}: {1}."},
     {Str::kSettingsLineProblem, "{0}번째 줄 ({1}): {2}; 기본값을 씁니다"},
     {Str::kSettingsConfigProblem, "{0}; 어텐션 설정은 기본값을 씁니다"},
-    {Str::kSettingsCorruptMoved, "설정 파일 {0} 이(가) 손상되어 있었습니다 ({1}); {2} (으)로 옮기고 기본값으로 시작했습니다."},
-    {Str::kSettingsCorruptStuck, "설정 파일 {0} 이(가) 손상되어 있었고 ({1}) 다른 이름으로 옮길 수도 없었습니다 ({2})."},
-    {Str::kAppUnknownOption, "모르는 옵션 '{0}' (attnviz --help 를 보십시오)"},
-    {Str::kAppBadLesson, "--lesson: '{0}' 은(는) 수업이 아닙니다: a..g 중 한 글자를 쓰십시오"},
-    {Str::kCliHeadAndHeads, "--head N 과 --heads all|LIST 중 하나만 주십시오, 둘 다는 안 됩니다"},
-    {Str::kCliOneSizeOption, "--cell-size, --width, --size 중 하나만 주십시오, 여럿은 안 됩니다"},
-    {Str::kCliRandomAndText, "--random-tokens 와 문장 중 하나만 주십시오, 둘 다는 안 됩니다"},
-    {Str::kCliNoOut, "출력 파일이 없습니다: --out FILE 을 주십시오"},
+    {Str::kSettingsCorruptMoved, "설정 파일이 손상되어 있었습니다: {0} ({1}). 그 파일을 옮겨 두고 ({2}) 기본값으로 시작했습니다."},
+    {Str::kSettingsCorruptStuck, "설정 파일이 손상되어 있었고 ({1}) 다른 이름으로 옮길 수도 없었습니다 ({2}): {0}."},
+    {Str::kAppUnknownOption, "모르는 옵션 '{0}' (attnviz --help를 보십시오)"},
+    {Str::kAppBadLesson, "--lesson: 그런 수업은 없습니다: '{0}'. a..g 중 한 글자를 쓰십시오"},
+    {Str::kCliHeadAndHeads, "--head N과 --heads all|LIST 중 하나만 주십시오. 둘을 함께 줄 수는 없습니다"},
+    {Str::kCliOneSizeOption, "--cell-size, --width, --size 중 하나만 주십시오. 여러 개를 함께 줄 수는 없습니다"},
+    {Str::kCliRandomAndText, "--random-tokens와 문장 중 하나만 주십시오. 둘을 함께 줄 수는 없습니다"},
+    {Str::kCliNoOut, "출력 파일이 없습니다: --out FILE로 정하십시오"},
     {Str::kCliUnknownRange, "--range: 알 수 없는 범위 '{0}': 허용 fixed|auto"},
-    {Str::kCliHeadOutOfRange, "--head {0} 은(는) 범위를 벗어났습니다: 허용 범위 0..{1} (--heads {2})"},
+    {Str::kCliHeadOutOfRange, "--head {0}: 범위를 벗어났습니다 (허용 범위 0..{1}, --heads {2})"},
     {Str::kCliPlotExtension, "--plot {0}: 알 수 없는 확장자 '{1}': 허용 .png, .svg"},
     {Str::kCliNoFigureLibrary, "--plot: 이 빌드에는 그림 라이브러리가 없습니다"},
-    {Str::kCliWrote, "{0} 저장함"},
-    {Str::kCliWroteRows, "{0} 저장함 ({1}행)"},
-    {Str::kCliDumpWritten, "덤프를 {0}/ 에 저장함"},
+    {Str::kCliWrote, "저장했습니다: {0}"},
+    {Str::kCliWroteRows, "저장했습니다: {0} ({1}행)"},
+    {Str::kCliDumpWritten, "덤프를 저장했습니다: {0}/"},
     {Str::kCliModelPerHead, "토큰 {0}개; 헤드마다: 평균 최대 어텐션 / 평균 엔트로피 (nats)"},
     {Str::kCliPooled, "풀링 방식: 맵 칸 {0} x {1} x {2}; 전체 맵은 두지 않습니다 (피라미드 {3} MiB)"},
     {Str::kCliPredictLoss, "손실 {0} nats (다음 토큰 예측 {1}개의 평균), 퍼플렉서티 {2}"},
-    {Str::kCliPredictMasked, "마스크 언어 모델: [MASK] 마다 상위 {0}개, 다음 토큰 손실은 없습니다"},
-    {Str::kCliNeuronMasked, "가려짐: 쿼리 {0} 은(는) 키 {1} 을(를) 볼 수 없어 확률이 0입니다"},
+    {Str::kCliPredictMasked, "마스크 언어 모델: [MASK]마다 상위 {0}개, 다음 토큰 손실은 없습니다"},
+    {Str::kCliNeuronMasked, "마스크되었습니다: 쿼리 {0}의 행에서 키 {1}의 칸은 보이지 않으므로 확률이 0입니다"},
     {Str::kModelDescribeLayers, "{0}: {1}개 층, 헤드 {2}개 x {3}"},
     {Str::kModelDescribeKvHeads, " (키/값 헤드 {0}개)"},
     {Str::kModelDescribeSizes, ", d_model {0}, d_ff {1}, 어휘 {2}, 위치 {3}개, {4}"},
@@ -382,7 +382,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kSettingsBadKey, "{0}번째 줄: 잘못된 키 '{1}'"},
     {Str::kSettingsLineValue, "{0}번째 줄 ({1}): {2}"},
     {Str::kSettingsConfig, "설정: {0}"},
-    {Str::kSettingsNotOneOf, "'{0}' 은(는) {1} 중 하나가 아닙니다"},
+    {Str::kSettingsNotOneOf, "'{0}': {1} 중 하나가 아닙니다"},
     {Str::kSettingsLoneBackslash, "값 끝에 백슬래시 하나만 있습니다"},
     {Str::kSettingsUnknownEscape, "알 수 없는 이스케이프 \\{0}"},
     // ---- 히트맵 그림의 낱말
@@ -404,9 +404,9 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kFigDkLogAxis, "d_k (로그 눈금)"},
     {Str::kHeadsStatusKeysNoScale, "←/→: 헤드"},
     {Str::kSideBySideSameMapsTip, "√d_k로 나누는 점수는 스케일된 내적뿐입니다: 점수 {0}에서는 스케일 적용 맵과 스케일 "
-                                  "없음 맵이 같은 맵입니다 (스케일된 내적을 다시 고르면 이 보기가 돌아옵니다)"},
+                                  "없음 맵이 같은 맵입니다 (스케일된 내적을 다시 고르면 두 맵이 다시 달라집니다)"},
     // ---- 학습자 시험에서 더한 것
-    {Str::kWidthRefusalSeeControls, "그리지 않았습니다: 쿼리와 키의 폭이 다릅니다 (설정 창을 보십시오)."},
+    {Str::kWidthRefusalSeeControls, "그리지 않았습니다: 쿼리와 키의 차원이 다릅니다 (설정 창을 보십시오)."},
     {Str::kFaintMapsHint, "맵이 비어 보입니다: 한 행의 가장 큰 가중치가 평균 {0}뿐이라 (가중치가 많은 키에 퍼져 "
                           "있습니다) 선형 0..1 눈금에서는 어둡습니다."},
     {Str::kUseLogScale, "로그 눈금 쓰기"},
@@ -442,8 +442,8 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kPredictHowTo, "토큰 위에 마우스를 올리면 모델의 추측이 보입니다. 누르면 여기에 고정됩니다"},
     {Str::kPredictPinned, "고정됨:"},
     {Str::kLossLine, "손실 {0} nats, 퍼플렉서티 {1}"},
-    {Str::kLossChange, "손실 {0} → {1} nats (만약에와 제거 없이 → 적용)"},
-    {Str::kLossBaselineUnknown, "만약에 없는 손실은 아직 모릅니다: 한 번 끄면 측정됩니다"},
+    {Str::kLossChange, "손실 {0} → {1} nats (가정 실험과 헤드 제거를 뺀 값 → 넣은 값)"},
+    {Str::kLossBaselineUnknown, "가정 실험을 뺀 손실은 아직 모릅니다. 한 번 끄면 측정합니다"},
     {Str::kLossExplain, "평균 다음 토큰 손실: 모델이 텍스트의 각 다음 토큰에 얼마나 놀라는지를 나타냅니다"},
     {Str::kLossMasked, "손실 없음: bert는 다음 토큰이 아니라 가려진 토큰을 예측합니다"},
     {Str::kAblateHead, "헤드 L{0} H{1} 제거"},
@@ -460,7 +460,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kScanColLoss, "손실"},
     {Str::kScanColDelta, "Δ 손실"},
     {Str::kScanColorOverview, "한눈에 보기를 Δ 손실로 칠하기"},
-    {Str::kScanOtherWhatIfs, "지금과 다른 만약에 설정으로 검사했습니다"},
+    {Str::kScanOtherWhatIfs, "지금과 다른 가정 실험 설정으로 검사했습니다"},
     {Str::kOverviewAblatedTip, "제거됨 (오른쪽 클릭으로 복원)"},
     {Str::kOverviewDeltaTip, "제거하면: Δ 손실 {0} nats"},
     // ---- the neuron view and the other map kinds
@@ -476,15 +476,15 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kRolloutMaking, "롤아웃은 모든 층이 끝난 뒤에 만듭니다 (층에 걸친 곱입니다)."},
     {Str::kModelRolloutOf, "롤아웃: {1}층 중 {0}층"},
     {Str::kValueWeightedOverviewStreamed, "긴 입력이라 값 가중 작은 맵을 층마다 차례로 만들고 있습니다 ({1}개 층 중 {0}개 완료). 층이 만들어지는 대로 칸이 채워집니다."},
-    {Str::kExportExactRowsPending, "이 긴 입력의 {0}층을 화면에 맞게 아직 다시 계산하고 있습니다 (정확한 칸은 q 와 k 에서 나옵니다). 잠시 뒤 다시 내보내십시오"},
+    {Str::kExportExactRowsPending, "이 긴 입력의 {0}층을 화면에 맞게 아직 다시 계산하고 있습니다 (정확한 칸은 q와 k에서 나옵니다). 잠시 뒤 다시 내보내십시오"},
     {Str::kTipWeightPending, "가중치: 다시 계산하는 중입니다 (긴 입력의 정확한 칸은 q와 k에서 나옵니다)"},
     {Str::kTitleRollout, "롤아웃"},
     {Str::kTitleValueWeighted, "값 가중"},
     {Str::kTitleTokensPerCell, "칸마다 토큰 {0}개"},
-    {Str::kWinNeuron, "뉴런 보기"},
+    {Str::kWinNeuron, "뉴런 뷰"},
     {Str::kNeuronHint, "헤드 패널에서 맵의 칸을 클릭하면 그 쿼리가 키와 어떻게 만나는지 볼 수 있습니다."},
     {Str::kNeuronWhat, "층 {0}, 헤드 {1}: 쿼리 {2} \"{3}\", 키 {4} \"{5}\""},
-    {Str::kNeuronExplain, "점수는 차원별 q\xC2\xB7k의 합입니다. 스케일을 곱하면 로짓이 되고, 키에 대한 소프트맥스가 이를 맵에 보이는 확률로 바꿉니다."},
+    {Str::kNeuronExplain, "점수는 차원별 q\xC2\xB7k의 합입니다. 스케일을 곱하면 로짓이 되고, 키에 대한 softmax가 이를 맵에 보이는 확률로 바꿉니다."},
     {Str::kNeuronRopeNote, "RoPE는 차원 쌍마다 위치만큼 회전합니다: 회전 전의 q와 k도 보여 줍니다. 점수는 회전 후의 값으로 계산합니다."},
     {Str::kNeuronRowQBefore, "RoPE 전 q_i"},
     {Str::kNeuronRowKBefore, "RoPE 전 k_j"},
@@ -493,8 +493,8 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kNeuronScale, "스케일 = {0}"},
     {Str::kNeuronLogit, "로짓 = 점수 \xC3\x97 스케일 = {0}"},
     {Str::kNeuronProb, "확률 = {0}"},
-    {Str::kNeuronMasked, "마스크됨: 쿼리 {0}는 키 {1}를 볼 수 없으므로 확률은 0입니다"},
-    {Str::kNeuronNoHead, "롤아웃은 모든 헤드를 섞습니다: 뉴런 보기를 열려면 맵을 어텐션이나 값 가중으로 바꾸십시오."},
+    {Str::kNeuronMasked, "마스크되었습니다: 쿼리 {0}의 행에서 키 {1}의 칸은 보이지 않으므로 확률은 0입니다"},
+    {Str::kNeuronNoHead, "롤아웃은 모든 헤드를 섞습니다: 뉴런 뷰를 열려면 맵을 어텐션이나 값 가중으로 바꾸십시오."},
 };
 static_assert(TableIsComplete(kStringsKoTable, std::size(kStringsKoTable)),
               "strings_ko.cpp: every Str id once, in order, none empty");
