@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "i18n/ui_strings.h"
+
 namespace attnviz {
 
 LessonWords WordsOf(Lesson lesson) {
@@ -33,7 +35,12 @@ const char* const kRepeatedSentence =
 namespace {
 constexpr int kBundledInductionLayer = 1;  // the bundled model's layer 1 holds its induction heads (its README)
 const char* const kCrossKvText = "I go home.";
+// The translation's queries in the UI's language: a Korean student reads a Korean sentence attending to English.
 const char* const kCrossQueryText = "Ich gehe jetzt nach Hause.";
+const char* const kCrossQueryTextKo = "나는 지금 집으로 갑니다.";
+// (a) and (c) on 7 tokens with 2 or 4 heads, d_k 16, d_v 48, d_model 64: no two axes of a shape have the same
+// size, so [batch, seq, head, d/head] -> [batch, head, seq, d/head] can be read off the numbers.
+const char* const kShapesSentence = "The cat sat on the mat.";
 }  // namespace
 
 std::vector<NamedHead> HeadsWithRole(const model::HeadRoles& roles, model::HeadRole role) {
@@ -68,7 +75,9 @@ LessonSetup ApplyLesson(Lesson lesson, const AppSettings& before, bool has_bundl
   s.window_w = before.window_w;
   s.window_h = before.window_h;
   const bool lesson_text = before.kv_text == kRepeatedSentence || before.kv_text == kCrossKvText ||
-                           before.query_text == kCrossQueryText;
+                           before.kv_text == kShapesSentence || before.query_text == kCrossQueryText ||
+                           before.query_text == kCrossQueryTextKo;
+  const bool users_text = !lesson_text && before.kv_text != AppSettings().kv_text;
   if (!lesson_text) {
     s.kv_text = before.kv_text;
     s.query_text = before.query_text;
@@ -76,21 +85,24 @@ LessonSetup ApplyLesson(Lesson lesson, const AppSettings& before, bool has_bundl
   AttentionConfig& c = s.config;
   switch (lesson) {
     case Lesson::kA:  // q and k share d_k; v has its own width
+      c.n_head = 2;
       c.d_k = 16;
       c.d_v = 48;
+      if (!users_text) s.kv_text = kShapesSentence;
       setup.tab = LearnTab::kShapes;
       break;
     case Lesson::kB:  // 6 queries read 4 key/value pairs
       c.mode = AttentionMode::kCross;
       c.mask = MaskKind::kNone;  // a causal mask is self-attention's (query i sees keys 0..i of its sentence)
       s.kv_text = kCrossKvText;
-      s.query_text = kCrossQueryText;
+      s.query_text = CurrentLang() == Lang::kKo ? kCrossQueryTextKo : kCrossQueryText;
       setup.tab = LearnTab::kShapes;
       break;
     case Lesson::kC:  // one fused matrix, split into q, k, v and into heads
       c.qkv = QkvLayout::kFused;
       c.d_model = 64;
       c.n_head = 4;
+      if (!users_text) s.kv_text = kShapesSentence;
       setup.tab = LearnTab::kNumbers;
       break;
     case Lesson::kD:  // wide d_k without the 1/sqrt(d_k): the softmax saturates

@@ -38,8 +38,9 @@ struct LessonSetup {
 // default unless the lesson names it. Kept from `before`: what is not a knob (files, recent lists, export
 // choices, language, window, the colormap as a matter of taste) and the user's own text, unless it is one a
 // lesson set (then the default sentence), so no lesson inherits another's sentence.
-// (a) d_k 16 with d_v 48, the Shapes tab; (b) cross mode (no mask) with 6 query and 4 key/value tokens; (c) fused
-// QKV with 4 heads, the Numbers tab; (d) d_k 512 unscaled beside scaled, the Variance tab; (e) the bundled model
+// (a) 2 heads, d_k 16 with d_v 48, the Shapes tab; (b) cross mode (no mask) with 6 query (5 in Korean) and 4
+// key/value tokens; (c) fused QKV with 4 heads, the Numbers tab; (a) and (c) on a 7-token sentence unless the text is
+// the user's own; (d) d_k 512 unscaled beside scaled, the Variance tab; (e) the bundled model
 // on kRepeatedSentence at layer 1 (its induction heads), every head shown; without a bundled model
 // (`has_bundled_model` false) 8 sandbox heads at d_model 128; (f) q and k from word length scored by -|q - k|;
 // (g) the Dictionary tab.

@@ -3,6 +3,9 @@
 // engine would run them); --lesson takes a..g and refuses anything else.
 #include <gtest/gtest.h>
 
+#include <set>
+
+#include "i18n/ui_strings.h"
 #include "lessons.h"
 #include "sandbox/text.h"
 #include "settings.h"
@@ -86,6 +89,37 @@ TEST(Lessons, B_CrossModeWithMoreQueriesThanKeys) {
   EXPECT_EQ((*tokens)->kv_tokens.size(), 4u);     // I | go | home | .
   EXPECT_EQ((*tokens)->query_tokens.size(), 6u);  // Ich | gehe | jetzt | nach | Hause | .
   EXPECT_EQ(s.tab, LearnTab::kShapes);
+}
+
+// Seed 001's [batch, head, seq, d/head] transpose can only be read off the numbers when no two axes have the same
+// size: (a) and (c) open on a sentence whose token count is none of the head count, d_k, d_v or d_model.
+TEST(Lessons, A_And_C_ShapesHaveNoTwoAxesOfTheSameSize) {
+  for (Lesson lesson : {Lesson::kA, Lesson::kC}) {
+    const AppSettings s = ApplyLesson(lesson, AppSettings()).settings;
+    auto tokens = TokenizeTexts(s.kv_text, "");
+    ASSERT_TRUE(tokens.ok()) << tokens.message();
+    const std::set<int> sizes = {1, (int)(*tokens)->kv_tokens.size(), s.config.n_head, s.config.head_dim_k(),
+                                 s.config.d_model};
+    EXPECT_EQ(sizes.size(), 5u) << "lesson " << LessonLetter(lesson) << ": batch 1, n " << (*tokens)->kv_tokens.size()
+                                << ", heads " << s.config.n_head << ", d_k " << s.config.head_dim_k() << ", d_model "
+                                << s.config.d_model;
+    if (lesson == Lesson::kA) EXPECT_FALSE(sizes.count(s.config.head_dim_v()));
+  }
+}
+
+// Lesson (b) in the Korean UI: the queries are a Korean sentence (not German) reading an English one's keys.
+TEST(Lessons, B_InKoreanTheQueriesAreKorean) {
+  SetLang(Lang::kKo);
+  LessonSetup s = ApplyLesson(Lesson::kB, AppSettings());
+  SetLang(Lang::kEn);
+  auto tokens = TokenizeTexts(s.settings.kv_text, s.settings.query_text);
+  ASSERT_TRUE(tokens.ok()) << tokens.message();
+  EXPECT_NE(s.settings.query_text.find("집"), std::string::npos) << s.settings.query_text;
+  EXPECT_EQ((*tokens)->kv_tokens.size(), 4u);
+  EXPECT_EQ((*tokens)->query_tokens.size(), 5u);  // 나는 | 지금 | 집으로 | 갑니다 | .
+  // Another lesson after it does not inherit the Korean sentence.
+  AppSettings after = s.settings;
+  EXPECT_EQ(ApplyLesson(Lesson::kA, after).settings.query_text, "");
 }
 
 TEST(Lessons, C_FusedFourHeadsAndTheNumbersTab) {
