@@ -617,7 +617,7 @@ TEST_F(PanelTest, LessonEOpensTheBundledModelAndNamesItsHeads) {
   app.ShowLesson(Lesson::kA);
   Frames(3);
   EXPECT_EQ(app.settings.source, Source::kSandbox);
-  EXPECT_EQ(app.settings.kv_text, "I go home.");
+  EXPECT_EQ(app.settings.kv_text, "The cat sat on the mat.");  // lesson (a)'s own, not (e)'s
 }
 
 // A lesson in any order gives the same picture: what an earlier visit left in the panels (an ablated head, the
@@ -1044,8 +1044,8 @@ TEST_F(PanelTest, LessonButtonSetsItsKnobsAndOpensItsTab) {
   Frames(3);
   EXPECT_EQ(app.dump.Find("controls.d_k")->value_json, "16");
   EXPECT_EQ(app.dump.Find("controls.d_v")->value_json, "48");
-  EXPECT_EQ(app.dump.Find("shapes.v")->value_json, "\"[4, 4, 48]\"");
-  EXPECT_EQ(app.dump.Find("shapes.q")->value_json, "\"[4, 4, 16]\"");
+  EXPECT_EQ(app.dump.Find("shapes.v")->value_json, "\"[2, 7, 48]\"");
+  EXPECT_EQ(app.dump.Find("shapes.q")->value_json, "\"[2, 7, 16]\"");
 }
 
 // Lesson (g)'s Dictionary tab: {'a': 1, 'b': 2, 'c': 3}; at a low temperature 'b' takes all the weight and
