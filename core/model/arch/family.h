@@ -7,6 +7,7 @@
 //   gpt2    gpt2                  pre-LayerNorm, fused Conv1D c_attn, gelu MLP, learned positions, causal
 //   bert    bert                  post-LayerNorm, embedding LayerNorm, bidirectional, masked-LM head
 //   llama   llama, qwen2, mistral pre-RMSNorm, RoPE, grouped-query attention, SwiGLU, causal (sliding window)
+//   gpt_neox gpt_neox             pre-LayerNorm, fused per-head q/k/v, partial RoPE, parallel residual, gelu MLP
 #pragma once
 #include <nlohmann/json_fwd.hpp>
 #include <string>
@@ -54,5 +55,6 @@ std::string SupportedModelTypes(bool gguf = false);
 const Family& Gpt2Family();
 const Family& BertFamily();
 const Family& LlamaFamily();
+const Family& GptNeoxFamily();
 
 }  // namespace attnviz::model
