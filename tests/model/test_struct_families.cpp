@@ -1,5 +1,5 @@
 // The structural twists of gpt_neox (core/model/arch/gpt_neox.cpp) and phi3 (arch/phi3.cpp): how their configs read
-// (partial rotary, the residual kind, the rotary width naming key and value), how their fused weights bind (de-interleaved
+// (partial rotary, the residual kind, longrope, the rotary width naming key and value), how their fused weights bind (de-interleaved
 // once, or row-block views), and partial rotary on the dims it turns. The runs against torch are test_run.cpp's
 // Models/* on their fixtures (tests/fixtures/models/make_struct_fixtures.py).
 #include <cmath>
@@ -110,6 +110,70 @@ TEST(StructFamilies, PartialRopeTurnsOnlyTheFirstDims) {
     }
 }
 
+
+std::string Phi3(const std::string& extra) {
+  return R"({"model_type": "phi3", "num_hidden_layers": 1, "num_attention_heads": 4, "num_key_value_heads": 2,
+             "hidden_size": 32, "intermediate_size": 16, "vocab_size": 10, "max_position_embeddings": 64,
+             "original_max_position_embeddings": 16)" + extra + "}";
+}
+
+TEST(StructFamilies, Phi3ConfigsReadLongRope) {
+  auto c = ReadModelConfig(FixtureDir("phi3") + "/config.json");
+  ASSERT_TRUE(c.ok()) << c.message();
+  EXPECT_EQ(c->family, "phi3");
+  EXPECT_EQ(c->q_dim(), 48);
+  EXPECT_EQ(c->kv_dim(), 16);
+  EXPECT_EQ(c->sliding_window, 6);
+  ASSERT_EQ(c->rope_scaling.kind, RopeScaling::Kind::kLongRope);
+  EXPECT_EQ(c->rope_scaling.original_max_position_embeddings, 16);  // from the top level
+  EXPECT_DOUBLE_EQ(c->rope_scaling.factor, 4.0);                    // max_position_embeddings / original
+  EXPECT_DOUBLE_EQ(c->rope_scaling.attention_factor, std::sqrt(1 + std::log(4.0) / std::log(16.0)));
+  // long_factor past original_max_position_embeddings tokens, short_factor up to it
+  EXPECT_NEAR(RopeInvFreq(*c, 17)[3], 1.0 / (12.0 * std::pow(10000.0, 6.0 / 8)), 1e-9);
+  EXPECT_NEAR(RopeInvFreq(*c, 16)[3], 1.0 / (2.0 * std::pow(10000.0, 6.0 / 8)), 1e-9);
+  auto p = ReadModelConfig(FixtureDir("phi3_partial_f16") + "/config.json");
+  ASSERT_TRUE(p.ok()) << p.message();
+  EXPECT_EQ(p->d_head, 12);
+  EXPECT_EQ(p->rotary_dim, 6);
+  EXPECT_EQ(p->n_kv_head, 1);
+  // A given attention_factor and factor win over the ratio.
+  auto given = Parse(Phi3(R"(, "rope_scaling": {"type": "longrope", "short_factor": [1, 1, 1, 1],
+                             "long_factor": [2, 2, 2, 2], "attention_factor": 1.5, "factor": 2.0})"));
+  ASSERT_TRUE(given.ok()) << given.message();
+  EXPECT_DOUBLE_EQ(given->rope_scaling.attention_factor, 1.5);
+  EXPECT_DOUBLE_EQ(given->rope_scaling.factor, 2.0);
+}
+
+TEST(StructFamilies, LongRopeFactorsAreChecked) {
+  auto few = Parse(Phi3(R"(, "rope_scaling": {"type": "longrope", "short_factor": [1, 1, 1],
+                           "long_factor": [2, 2, 2, 2]})"));
+  ASSERT_FALSE(few.ok());
+  EXPECT_THAT(few.message(), HasSubstr("rope_scaling \"short_factor\" has 3 values; 4 are needed"));
+  auto missing = Parse(Phi3(R"(, "rope_scaling": {"type": "longrope", "short_factor": [1, 1, 1, 1]})"));
+  EXPECT_THAT(missing.message(), HasSubstr("\"long_factor\""));
+  auto bad = Parse(Phi3(R"(, "rope_scaling": {"type": "longrope", "short_factor": [1, 1, 1, -1],
+                           "long_factor": [2, 2, 2, 2]})"));
+  EXPECT_THAT(bad.message(), HasSubstr("\"short_factor\" is -1"));
+  auto partial = Parse(Phi3(R"(, "partial_rotary_factor": 0.3)"));  // int(8 * 0.3) = 2: allowed
+  ASSERT_TRUE(partial.ok()) << partial.message();
+  EXPECT_EQ(partial->rotary_dim, 2);
+  auto odd = Parse(Phi3(R"(, "partial_rotary_factor": 0.4)"));  // int(3.2) = 3
+  EXPECT_THAT(odd.message(), HasSubstr("\"partial_rotary_factor\" 0.4 of a head of 8 gives 3 rotary dims"));
+}
+
+TEST(StructFamilies, Phi3FusedWeightsAreRowBlockViews) {
+  auto m = LoadModel(FixtureDir("phi3"));
+  ASSERT_TRUE(m.ok()) << m.message();
+  const ModelConfig& c = (*m)->config();
+  const BlockParams& b = (*m)->params().blocks[0];
+  const size_t d = (size_t)c.d_model;
+  EXPECT_EQ(b.k.w, b.q.w + (size_t)c.q_dim() * d);
+  EXPECT_EQ(b.v.w, b.k.w + (size_t)c.kv_dim() * d);
+  EXPECT_EQ(b.q.out, c.q_dim());
+  EXPECT_EQ(b.k.out, c.kv_dim());
+  EXPECT_EQ(b.up.w, b.gate.w + (size_t)c.d_ff * d);  // gate first, as HF's chunk(2)
+  EXPECT_EQ(b.gate.out, c.d_ff);
+}
 
 }  // namespace
 }  // namespace attnviz::model

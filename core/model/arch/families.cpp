@@ -6,7 +6,7 @@ namespace attnviz::model {
 
 const std::vector<const Family*>& Families() {
   static const std::vector<const Family*> families = {&Gpt2Family(), &BertFamily(), &LlamaFamily(),
-                                                       &GptNeoxFamily()};
+                                                       &GptNeoxFamily(), &Phi3Family()};
   return families;
 }
 

@@ -8,6 +8,7 @@
 //   bert    bert                  post-LayerNorm, embedding LayerNorm, bidirectional, masked-LM head
 //   llama   llama, qwen2, mistral pre-RMSNorm, RoPE, grouped-query attention, SwiGLU, causal (sliding window)
 //   gpt_neox gpt_neox             pre-LayerNorm, fused per-head q/k/v, partial RoPE, parallel residual, gelu MLP
+//   phi3    phi3                  pre-RMSNorm, fused q|k|v (GQA) and gate|up, RoPE (longrope, partial), sliding window
 #pragma once
 #include <nlohmann/json_fwd.hpp>
 #include <string>
@@ -56,5 +57,6 @@ const Family& Gpt2Family();
 const Family& BertFamily();
 const Family& LlamaFamily();
 const Family& GptNeoxFamily();
+const Family& Phi3Family();
 
 }  // namespace attnviz::model
