@@ -52,6 +52,7 @@ Result<ModelConfig> ParseModelConfig(const std::string& text, const std::string&
   if (mt == j.end() || !mt->is_string())
     return Status::ErrorAt(where, MsgId::kConfigNoModelType, {SupportedModelTypes()});
   c.model_type = mt->get<std::string>();
+  if (Status refused = RefuseUnbuilt(j, c.model_type, where); !refused) return refused;
   const Family* family = FamilyFor(c.model_type);
   if (!family) return Status::ErrorAt(where, MsgId::kConfigModelType, {CappedValue(c.model_type), SupportedModelTypes()});
   c.family = family->name;

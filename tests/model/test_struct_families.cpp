@@ -1,5 +1,5 @@
 // The structural twists of gpt_neox (core/model/arch/gpt_neox.cpp) and phi3 (arch/phi3.cpp): how their configs read
-// (partial rotary, the residual kind, longrope, the rotary width naming key and value), how their fused weights bind (de-interleaved
+// (partial rotary, the residual kind, longrope, the refusals naming key and value; arch/refused.cpp), how their fused weights bind (de-interleaved
 // once, or row-block views), and partial rotary on the dims it turns. The runs against torch are test_run.cpp's
 // Models/* on their fixtures (tests/fixtures/models/make_struct_fixtures.py).
 #include <cmath>
@@ -173,6 +173,32 @@ TEST(StructFamilies, Phi3FusedWeightsAreRowBlockViews) {
   EXPECT_EQ(b.k.out, c.kv_dim());
   EXPECT_EQ(b.up.w, b.gate.w + (size_t)c.d_ff * d);  // gate first, as HF's chunk(2)
   EXPECT_EQ(b.gate.out, c.d_ff);
+}
+
+// What is not built is refused by name with the reason, and the supported list still comes from Families().
+TEST(StructFamilies, UnbuiltKindsAreRefusedWithTheReason) {
+  for (const char* moe : {"mixtral", "qwen3_moe", "gpt_oss"}) {
+    auto r = Parse(std::string(R"({"model_type": ")") + moe + R"(", "num_hidden_layers": 2})");
+    ASSERT_FALSE(r.ok()) << moe;
+    EXPECT_THAT(r.message(), HasSubstr(std::string("model_type \"") + moe +
+                                       "\" is not supported: a mixture-of-experts MLP"));
+    EXPECT_THAT(r.message(), HasSubstr("(supported: " + SupportedModelTypes() + ")"));
+  }
+  auto next = Parse(R"({"model_type": "qwen3_next"})");
+  EXPECT_THAT(next.message(), HasSubstr("model_type \"qwen3_next\" is not supported: linear-attention layers"));
+  // A supported model type whose layers are built otherwise: refused by the key.
+  auto linear = Parse(Phi3(R"(, "layer_types": ["full_attention", "linear_attention"])"));
+  ASSERT_FALSE(linear.ok());
+  EXPECT_THAT(linear.message(), HasSubstr("layer_types \"linear_attention\" is not supported: linear-attention"));
+  auto experts = Parse(Phi3(R"(, "num_local_experts": 8)"));
+  EXPECT_THAT(experts.message(), HasSubstr("num_local_experts \"8\" is not supported: a mixture-of-experts MLP"));
+  auto one_expert = Parse(Phi3(R"(, "num_local_experts": 1)"));
+  EXPECT_TRUE(one_expert.ok()) << one_expert.message();
+  auto yarn = Parse(Phi3(R"(, "rope_scaling": {"type": "yarn", "factor": 4.0})"));
+  EXPECT_THAT(yarn.message(), HasSubstr("rope type \"yarn\" is not supported: its frequency rescaling is not built"));
+  // Still "not supported" for a name nobody refused on purpose.
+  auto t5 = Parse(R"({"model_type": "t5"})");
+  EXPECT_THAT(t5.message(), HasSubstr("model_type \"t5\" is not supported (supported: " + SupportedModelTypes()));
 }
 
 }  // namespace
