@@ -68,13 +68,17 @@ enum class MsgId : int {
   kConfigRopeScalingForm,     // {0} file
   kConfigRopeTypeMissing,
   kConfigRopeFreqOrder,
-  kConfigRopeType,            // {0} type
+  kConfigRopeType,            // {0} type, {1} the built types
   kConfigHeadDimOdd,          // {0} head_dim
   kConfigSlidingWindow,
   kConfigNoModelType,         // {0} the supported model types (core/model/arch/family.h)
   kConfigModelType,           // {0} model_type, {1} the supported model types
   kConfigHeadsTooWide,        // {0} width, {1} the most
   kConfigTooLarge,
+  kConfigRotaryDims,          // {0} key, {1} value, {2} head size, {3} rotary dims
+  kConfigLongRopeFactors,     // {0} key, {1} count, {2} wanted
+  kConfigRefusedMoe,          // {0} key, {1} value, {2} the supported model types (refusals: arch/refused.cpp)
+  kConfigRefusedLinearAttention,  // {0} key, {1} value, {2} the supported model types
   kCannotStat,                // {0} reason
   kNotRegularToMap,
   kCannotMmap,                // {0} bytes, {1} reason

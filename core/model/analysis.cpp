@@ -86,18 +86,20 @@ NeuronView Neuron(const ModelConfig& c, const LayerOutput& out, int head, int i,
     for (double& l : logits) sum += (l = std::exp(l - mx));
     v.prob = logits[(size_t)(j - begin)] / sum;
   }
-  // 3. RoPE families: rotate back by the angles of positions i and j (rope.h: pairs (t, t + half)).
+  // 3. RoPE families: rotate back by the angles of positions i and j (rope.h: pairs (t, t + half) of the first
+  //    rope_dim dims; the rest were passed through). The tables are the run's (longrope picks its factors by n and
+  //    scales cos and sin by its attention factor: the inverse divides by cos^2 + sin^2).
   if (c.recipe.rope) {
     v.rope = true;
     std::vector<float> cos, sin;
-    RopeTables(RopeInvFreq(c), std::max(i, j) + 1, &cos, &sin);
-    const int half = dh / 2;
+    RopeTablesFor(c, n, &cos, &sin);
+    const int half = c.rope_dim() / 2;
     auto unrotate = [&](const std::vector<float>& x, int pos) {
-      std::vector<float> y((size_t)dh);
+      std::vector<float> y = x;
       for (int t = 0; t < half; ++t) {
-        const double co = cos[(size_t)pos * half + t], si = sin[(size_t)pos * half + t];
-        y[(size_t)t] = (float)(x[(size_t)t] * co + x[(size_t)t + half] * si);
-        y[(size_t)t + half] = (float)(x[(size_t)t + half] * co - x[(size_t)t] * si);
+        const double co = cos[(size_t)pos * half + t], si = sin[(size_t)pos * half + t], det = co * co + si * si;
+        y[(size_t)t] = (float)((x[(size_t)t] * co + x[(size_t)t + half] * si) / det);
+        y[(size_t)t + half] = (float)((x[(size_t)t + half] * co - x[(size_t)t] * si) / det);
       }
       return y;
     };

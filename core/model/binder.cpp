@@ -6,6 +6,9 @@
 #include "base/finite.h"
 #include "model/arch/family.h"
 #include "model/bind.h"
+#include "base/check.h"
+
+#include <memory>
 
 namespace attnviz::model {
 
@@ -71,6 +74,31 @@ Status Binder::LayerNorm(const std::string& name, int d, Norm* n) {
 Status Binder::RmsNorm(const std::string& name, int d, Norm* n) {
   *n = Norm{};
   return Get(name + ".weight", {d}, &n->w);
+}
+
+const float* Binder::Keep(std::vector<float> values) {
+  auto kept = std::make_shared<std::vector<float>>(std::move(values));
+  store_->Keep(kept);
+  return kept->data();
+}
+
+Status BindLmHead(const ModelConfig& c, Binder& b, const std::string& name, ModelParams* p) {
+  if (c.tie_word_embeddings) p->lm_head.w = p->tok_emb;
+  else if (b.store().Has(name))
+    return b.Get(name, {c.vocab, c.d_model}, &p->lm_head.w);
+  return Status::Ok();
+}
+
+void SplitRows(const Linear& fused, std::initializer_list<std::pair<int, Linear*>> parts) {
+  int row = 0;
+  for (const auto& [width, part] : parts) {
+    *part = fused;
+    part->out = width;
+    part->w = fused.w ? fused.w + (size_t)row * fused.ld : nullptr;
+    part->b = fused.b ? fused.b + row : nullptr;
+    row += width;
+  }
+  ATTNVIZ_CHECK_SHAPE(row == fused.out, "row blocks of ", row, " rows of a [", fused.out, ", ", fused.in, "] weight");
 }
 
 std::string DetectPrefix(const TensorStore& store, const std::string& probe, std::initializer_list<std::string> prefixes) {

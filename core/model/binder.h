@@ -2,6 +2,7 @@
 #pragma once
 #include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/params.h"
@@ -28,6 +29,8 @@ class Binder {
   Status LayerNorm(const std::string& name, int d, Norm* n);
   Status RmsNorm(const std::string& name, int d, Norm* n);
   const TensorStore& store() const { return *store_; }
+  // Floats derived from the checkpoint's at load (gpt_neox's de-interleaved query_key_value), kept by the store.
+  const float* Keep(std::vector<float> values);
 
  private:
   TensorStore* store_;
@@ -37,6 +40,12 @@ class Binder {
 
 namespace attnviz::model {
 struct ModelConfig;
+// The LM head of a decoder: the input embeddings when tied, else `name` [vocab, d_model] when the checkpoint has it
+// (a bare model has none: lm_head.w stays null).
+Status BindLmHead(const ModelConfig& c, Binder& b, const std::string& name, ModelParams* p);
+// Row blocks of a fused nn.Linear [sum of the widths, in] (+ bias), in order: views into it, nothing copied
+// (phi3's qkv_proj and gate_up_proj).
+void SplitRows(const Linear& fused, std::initializer_list<std::pair<int, Linear*>> parts);
 // The first of `prefixes` for which `prefix + probe` is a tensor; "" when none is (Get then names what is missing).
 std::string DetectPrefix(const TensorStore& store, const std::string& probe, std::initializer_list<std::string> prefixes);
 }  // namespace attnviz::model

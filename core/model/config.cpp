@@ -33,9 +33,12 @@ std::string ModelConfig::Describe() const {
     s += b;
     if (rope_scaling.kind == RopeScaling::Kind::kLinear) s += " (linear scaling)";
     if (rope_scaling.kind == RopeScaling::Kind::kLlama3) s += " (llama3 scaling)";
+    if (rope_scaling.kind == RopeScaling::Kind::kLongRope) s += " (longrope scaling)";
     if (!rope_scaling.freq_factors.empty()) s += " (per-frequency factors)";
+    if (rope_dim() != d_head) s += ", rotary on " + std::to_string(rope_dim()) + " of " + std::to_string(d_head) + " dims";
     if (sliding_window) s += ", sliding window " + std::to_string(sliding_window);
   }
+  if (recipe.parallel_residual) s += ", parallel residual";
   return s;
 }
 
@@ -49,12 +52,14 @@ Result<ModelConfig> ParseModelConfig(const std::string& text, const std::string&
   if (mt == j.end() || !mt->is_string())
     return Status::ErrorAt(where, MsgId::kConfigNoModelType, {SupportedModelTypes()});
   c.model_type = mt->get<std::string>();
+  if (Status refused = RefuseUnbuilt(j, c.model_type, where); !refused) return refused;
   const Family* family = FamilyFor(c.model_type);
   if (!family) return Status::ErrorAt(where, MsgId::kConfigModelType, {CappedValue(c.model_type), SupportedModelTypes()});
   c.family = family->name;
   c.recipe = family->recipe;
   const Status s = family->read_config(k, j, &c);
   if (!s) return s;
+  if (Status r = FinishLongRope(where, c, &c.rope_scaling); !r) return r;
   // Sizes the run multiplies together stay far from overflow.
   if ((int64_t)c.n_head * c.d_head > kMaxWidth || (int64_t)c.n_kv_head * c.d_head > kMaxWidth)
     return Status::ErrorAt(where, MsgId::kConfigHeadsTooWide,

@@ -15,11 +15,15 @@ enum class Activation { kGeluTanh, kGeluErf, kSilu, kRelu };
 const char* ActivationName(Activation a);
 
 struct RopeScaling {
-  enum class Kind { kNone, kLinear, kLlama3 } kind = Kind::kNone;
+  enum class Kind { kNone, kLinear, kLlama3, kLongRope } kind = Kind::kNone;
   double factor = 1.0;
   // llama3 only
   double low_freq_factor = 1.0, high_freq_factor = 4.0;
-  int original_max_position_embeddings = 8192;
+  int original_max_position_embeddings = 8192;  // llama3, longrope
+  // longrope (phi3) only: per-frequency divisors [rope_dim / 2], long_factor when the text is longer than
+  // original_max_position_embeddings, else short_factor; cos and sin are multiplied by attention_factor.
+  std::vector<double> short_factor, long_factor;
+  double attention_factor = 1.0;
   // Per-frequency divisors after the above, [d_head / 2] or empty: a GGUF file's rope_freqs.weight (how
   // llama.cpp stores llama3 scaling: inv_freq[j] / freq_factors[j]).
   std::vector<double> freq_factors;
@@ -35,6 +39,9 @@ struct BlockRecipe {
   bool gated_mlp = false;      // down(act(gate(x)) * up(x)); else down(act(up(x)))
   bool bidirectional = false;  // every query sees every key; else causal (with the config's sliding window)
   bool masked_lm = false;      // the LM head predicts at mask tokens through its MLM transform; else the next token
+  // x + attn(norm1(x)) + mlp(norm2(x)): both sublayers read the block's input (gpt_neox use_parallel_residual);
+  // the family's config reader may set it per model.
+  bool parallel_residual = false;
   // The norms' names in messages: "the attention's input norm (ln_1)".
   const char* attn_norm_stage = "";
   const char* mlp_norm_stage = "";
@@ -63,6 +70,9 @@ struct ModelConfig {
   // rope (recipe.rope)
   double rope_theta = 10000.0;
   RopeScaling rope_scaling;
+  // Partial rotary (gpt_neox rotary_pct, phi3 partial_rotary_factor): RoPE turns the first rotary_dim dims of each
+  // head (rotate_half within them) and passes the rest through; 0 = the whole head.
+  int rotary_dim = 0;
   bool tie_word_embeddings = false;
   // Not from config.json: the floats of the largest layer's weights that a run dequantizes per layer (model.h,
   // BindModel sets it; 0 when every weight is resident). RunMemoryBytes counts them once per run.
@@ -70,6 +80,7 @@ struct ModelConfig {
 
   int q_dim() const { return n_head * d_head; }
   int kv_dim() const { return n_kv_head * d_head; }
+  int rope_dim() const { return rotary_dim > 0 ? rotary_dim : d_head; }
   std::string Describe() const;  // one line, e.g. "gpt2: 12 layers, 12 heads x 64, d_model 768, ..."
 };
 

@@ -6,15 +6,20 @@
 
 namespace attnviz::model {
 
-std::vector<double> RopeInvFreq(const ModelConfig& c) {
-  const int half = c.d_head / 2;
+std::vector<double> RopeInvFreq(const ModelConfig& c, int n_tokens) {
+  const int rot = c.rope_dim(), half = rot / 2;
   std::vector<double> inv(half);
-  // 1. Default, in float32 as HF computes it: 1 / theta ** (float(2j) / d_head).
-  for (int j = 0; j < half; ++j) {
-    const float e = (float)(2 * j) / (float)c.d_head;
-    inv[j] = (double)(1.0f / std::pow((float)c.rope_theta, e));
-  }
   const RopeScaling& r = c.rope_scaling;
+  // 1. Default, in float32 as HF computes it: 1 / theta ** (float(2j) / rot); longrope: 1 / (ext[j] * theta ** ...).
+  const bool long_rope = r.kind == RopeScaling::Kind::kLongRope;
+  const std::vector<double>& ext = n_tokens > r.original_max_position_embeddings ? r.long_factor : r.short_factor;
+  if (long_rope)
+    ATTNVIZ_CHECK_SHAPE((int)ext.size() == half, "longrope factors [", ext.size(), "] for ", rot, " rotary dims");
+  for (int j = 0; j < half; ++j) {
+    const float e = (float)(2 * j) / (float)rot;
+    const float p = std::pow((float)c.rope_theta, e);
+    inv[j] = long_rope ? (double)(1.0f / ((float)ext[j] * p)) : (double)(1.0f / p);
+  }
   // 2. Scaling.
   if (r.kind == RopeScaling::Kind::kLinear) {
     for (double& f : inv) f /= r.factor;
@@ -40,7 +45,8 @@ std::vector<double> RopeInvFreq(const ModelConfig& c) {
   return inv;
 }
 
-void RopeTables(const std::vector<double>& inv_freq, int n, std::vector<float>* cos, std::vector<float>* sin) {
+void RopeTables(const std::vector<double>& inv_freq, int n, std::vector<float>* cos, std::vector<float>* sin,
+                float attention_factor) {
   const size_t half = inv_freq.size();
   cos->resize((size_t)n * half);
   sin->resize((size_t)n * half);
@@ -50,16 +56,27 @@ void RopeTables(const std::vector<double>& inv_freq, int n, std::vector<float>* 
       // !! The angle is rounded to float32 as in HF (inv_freq_f32 * float(pos)): at long positions this rounding
       // moves cos/sin by up to ~1e-4, and matching it keeps the maps within float noise of HF's.
       const float a = f * (float)p;
-      (*cos)[p * half + j] = (float)std::cos((double)a);
-      (*sin)[p * half + j] = (float)std::sin((double)a);
+      (*cos)[p * half + j] = (float)std::cos((double)a) * attention_factor;
+      (*sin)[p * half + j] = (float)std::sin((double)a) * attention_factor;
     }
   }
 }
 
+void RopeTablesFor(const ModelConfig& c, int n, std::vector<float>* cos, std::vector<float>* sin) {
+  const bool long_rope = c.rope_scaling.kind == RopeScaling::Kind::kLongRope;
+  RopeTables(RopeInvFreq(c, n), n, cos, sin, long_rope ? (float)c.rope_scaling.attention_factor : 1.0f);
+}
+
 void ApplyRope(float* x, int ld, int n, int n_heads, int d_head, const float* cos, const float* sin) {
-  ATTNVIZ_CHECK_SHAPE(d_head > 0 && d_head % 2 == 0 && ld >= n_heads * d_head, "x [", n, ", ", n_heads, " x ", d_head,
-                      "] with a row stride of ", ld);
-  const int half = d_head / 2;
+  ApplyRope(x, ld, n, n_heads, d_head, d_head, cos, sin);
+}
+
+void ApplyRope(float* x, int ld, int n, int n_heads, int d_head, int rotary_dim, const float* cos, const float* sin) {
+  ATTNVIZ_CHECK_SHAPE(d_head > 0 && rotary_dim > 0 && rotary_dim % 2 == 0 && rotary_dim <= d_head &&
+                          ld >= n_heads * d_head,
+                      "x [", n, ", ", n_heads, " x ", d_head, "] with a row stride of ", ld, ", ", rotary_dim,
+                      " rotary dims");
+  const int half = rotary_dim / 2;
 #pragma omp parallel for schedule(static) if (n > 16)
   for (int p = 0; p < n; ++p) {
     const float* c = cos + (size_t)p * half;

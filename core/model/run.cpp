@@ -41,7 +41,7 @@ struct Workspace {
   // the run (RunWithWorkspace): another shape or mask fills the buffer with zeros once first.
   Mask probs_mask;
   size_t probs_heads = 0, probs_n = 0;
-  std::vector<float> cos, sin;  // [n, d_head / 2] (rope)
+  std::vector<float> cos, sin;  // [n, rope_dim / 2] (rope)
   std::vector<HeadMetrics> metrics;  // [n_head] the row figures of the layer just run
   WeightScratch weights;  // one layer's weights dequantized (a quantized GGUF model, Model::BlockWeights)
 };
@@ -111,6 +111,9 @@ void ProjectQkv(const ModelConfig& c, const BlockParams& b, const float* in, Wor
     LinearForward(in, d, n, fused, ws.qkv.data(), ws.ld_qkv);
     return;
   }
+  // !! Row blocks of one nn.Linear (phi3's qkv_proj, gpt_neox's de-interleaved query_key_value) run as three
+  // products, as separate q/k/v weights do: a model gives the same bits whether its file stores them fused or not
+  // (a GGUF file's attn_q/k/v may lie next to each other as well).
   LinearForward(in, d, n, b.q, ws.qkv.data(), ws.ld_qkv);
   LinearForward(in, d, n, b.k, ws.qkv.data() + c.q_dim(), ws.ld_qkv);
   LinearForward(in, d, n, b.v, ws.qkv.data() + c.q_dim() + c.kv_dim(), ws.ld_qkv);
@@ -135,8 +138,9 @@ bool QkvSteps(const ModelConfig& c, const BlockParams& b, const float* input, Wo
   }
   ProjectQkv(c, b, from, ws);
   if (c.recipe.rope) {
-    ApplyRope(ws.qkv.data(), ws.ld_qkv, ws.n, c.n_head, c.d_head, ws.cos.data(), ws.sin.data());
-    ApplyRope(ws.qkv.data() + c.q_dim(), ws.ld_qkv, ws.n, c.n_kv_head, c.d_head, ws.cos.data(), ws.sin.data());
+    const int rot = c.rope_dim();
+    ApplyRope(ws.qkv.data(), ws.ld_qkv, ws.n, c.n_head, c.d_head, rot, ws.cos.data(), ws.sin.data());
+    ApplyRope(ws.qkv.data() + c.q_dim(), ws.ld_qkv, ws.n, c.n_kv_head, c.d_head, rot, ws.cos.data(), ws.sin.data());
   }
   return true;
 }
@@ -195,6 +199,26 @@ void Mlp(const ModelConfig& c, const BlockParams& b, Workspace& ws, Residual* re
   }
 }
 
+// A parallel-residual block (gpt_neox use_parallel_residual): x + attn(norm1(x)) + mlp(norm2(x)).
+//   1-3. x -> norm1 -> q, k, v (RoPE)  4. attention, output projection: xn = x + attn (x kept for step 5)
+//   5. x = norm2(x) in place (the input is read for the last time), then x and xn trade buffers  6. MLP, x += it
+// !! HF adds (mlp + attn) + x; the sum here is (x + attn) + mlp: the same within float rounding.
+Status ParallelBlockStages(const ModelConfig& c, const BlockParams& b, float multiplier, float* probs,
+                           std::vector<HeadMetrics>* metrics, Workspace& ws, const RunOptions& o, LayerSink* sink,
+                           int layer) {
+  if (!QkvSteps(c, b, ws.x.data(), ws)) return NotFinite(layer, c.recipe.attn_norm_stage);  // 1-3.
+  Residual attn{ws.x.data(), /*into_x=*/false, /*check_sum=*/false};                       // 4.
+  if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o, sink, layer, &attn); !s) return s;
+  if (attn.out_bad) return NotFinite(layer, "the attention output");
+  if (!NormForward(c, ws.x.data(), ws.n, b.mlp_norm, ws.x.data())) return NotFinite(layer, c.recipe.mlp_norm_stage);  // 5.
+  std::swap(ws.x, ws.xn);
+  Residual mlp{ws.x.data(), /*into_x=*/true, /*check_sum=*/true};  // 6.
+  Mlp(c, b, ws, &mlp);
+  if (mlp.out_bad) return NotFinite(layer, "the MLP output");
+  if (mlp.sum_bad) return NotFinite(layer, "the residual stream");
+  return Status::Ok();
+}
+
 // One block: ws.x -> ws.x, probs [n_head, n, n] written, as the family's recipe says (config.h BlockRecipe):
 //   pre-norm:  1-3. x -> norm -> q, k, v (RoPE)  4. attention, output projection, x += it  5. norm  6. MLP, x += it
 //   post-norm: 1-3. x -> q, k, v                 4. attention, output projection, x = norm(x + it)
@@ -204,6 +228,7 @@ void Mlp(const ModelConfig& c, const BlockParams& b, Workspace& ws, Residual* re
 Status BlockStages(const ModelConfig& c, const BlockParams& b, float multiplier, float* probs,
                    std::vector<HeadMetrics>* metrics, Workspace& ws, const RunOptions& o, LayerSink* sink,
                    int layer) {
+  if (c.recipe.parallel_residual) return ParallelBlockStages(c, b, multiplier, probs, metrics, ws, o, sink, layer);
   const int n = ws.n;
   const bool pre = !c.recipe.post_norm;
   float* x = ws.x.data();
@@ -346,7 +371,7 @@ Status RunWithWorkspace(const Model& model, const std::vector<int>& ids, const R
   ws.z.resize((size_t)n * c.q_dim());
   ws.ff.resize((size_t)std::min(n, kMlpRows) * c.d_ff);
   if (c.recipe.gated_mlp) ws.ff2.resize((size_t)std::min(n, kMlpRows) * c.d_ff);
-  if (c.recipe.rope) RopeTables(RopeInvFreq(c), n, &ws.cos, &ws.sin);
+  if (c.recipe.rope) RopeTablesFor(c, n, &ws.cos, &ws.sin);
   // 2. Embeddings (or the resumed residual stream).
   if (o.first_layer > 0 || o.resume_hidden) {
     std::copy(o.resume_hidden, o.resume_hidden + (size_t)n * d, ws.x.begin());
@@ -436,7 +461,7 @@ Status LayerQk(const Model& model, int layer, const float* input, int n, Tensor*
     ws.ld_qkv = c.q_dim() + 2 * c.kv_dim();
     ws.xn.resize((size_t)n * c.d_model);
     ws.qkv.resize((size_t)n * ws.ld_qkv);
-    if (c.recipe.rope) RopeTables(RopeInvFreq(c), n, &ws.cos, &ws.sin);
+    if (c.recipe.rope) RopeTablesFor(c, n, &ws.cos, &ws.sin);
     const BlockParams& b = model.BlockWeights(layer, &ws.weights);
     if (!QkvSteps(c, b, input, ws)) return NotFinite(layer, "q, k and v");
     if (Status s = CheckFinite(ws.qkv.data(), ws.qkv.size(), layer, "q, k and v"); !s) return s;

@@ -118,7 +118,8 @@ TEST(ModelConfig, RopeScalingKinds) {
   ASSERT_FALSE(dyn.ok());
   EXPECT_THAT(dyn.message(), HasSubstr("rope type \"dynamic\" is not supported"));
   auto yarn = Parse(WithRope(R"({"rope_type": "yarn", "factor": 2.0})"));
-  EXPECT_THAT(yarn.message(), HasSubstr("rope type \"yarn\" is not supported; supported: default, linear, llama3"));
+  EXPECT_THAT(yarn.message(), HasSubstr("rope type \"yarn\" is not supported: its frequency rescaling is not built "
+                                            "(supported: default, linear, llama3, longrope)"));
   auto partial = Parse(WithRope(R"({"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0})"));
   EXPECT_THAT(partial.message(), HasSubstr("rope_scaling: missing key \"high_freq_factor\""));
   auto untyped = Parse(WithRope(R"({"factor": 8.0})"));

@@ -18,6 +18,49 @@ Status ParseActivation(const Keys& k, const char* key, const std::string& fallba
   return Status::Ok();
 }
 
+Status ParseGqaHeads(const Keys& k, const json& j, ModelConfig* c) {
+  ATTNVIZ_TRY(k.Int("num_attention_heads", 1, kMaxHeads, &c->n_head));
+  ATTNVIZ_TRY(k.IntOr("num_key_value_heads", 1, c->n_head, c->n_head, &c->n_kv_head));
+  ATTNVIZ_TRY(k.Int("hidden_size", 1, kMaxWidth, &c->d_model));
+  if (c->n_head % c->n_kv_head != 0)
+    return Status::ErrorAt(k.where(), MsgId::kConfigNotMultiple, {"num_attention_heads", std::to_string(c->n_head),
+                                                                  "num_key_value_heads", std::to_string(c->n_kv_head)});
+  const int default_head = c->d_model / c->n_head;
+  if (default_head * c->n_head != c->d_model && j.find("head_dim") == j.end())
+    return Status::ErrorAt(k.where(), MsgId::kConfigNoHeadDim, {std::to_string(c->d_model), std::to_string(c->n_head)});
+  return k.IntOr("head_dim", 1, kMaxWidth, default_head, &c->d_head);
+}
+
+namespace {
+// A JSON array of finite numbers -> *out.
+Status NumberList(const json& o, const std::string& where, const char* key, std::vector<double>* out) {
+  auto it = o.find(key);
+  if (it == o.end() || it->is_null()) return Status::ErrorAt(where, MsgId::kConfigMissingKey, {key});
+  if (!it->is_array())
+    return Status::ErrorAt(where, MsgId::kConfigNotNumber, {key, JsonValueText(*it), "1e-6", "1e6"});
+  for (const json& v : *it) {
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 1e-6 || v.get<double>() > 1e6)
+      return Status::ErrorAt(where, MsgId::kConfigNotNumber, {key, JsonValueText(v), "1e-6", "1e6"});
+    out->push_back(v.get<double>());
+  }
+  return Status::Ok();
+}
+
+// longrope (phi3): short_factor, long_factor, optional factor and attention_factor (0 here: FinishLongRope works
+// them out), original_max_position_embeddings in rope_scaling or at the top level (phi3's configs).
+Status ParseLongRope(const json& j, const Keys& k, RopeScaling* r) {
+  r->kind = RopeScaling::Kind::kLongRope;
+  ATTNVIZ_TRY(NumberList(*j.find("rope_scaling"), k.where(), "short_factor", &r->short_factor));
+  ATTNVIZ_TRY(NumberList(*j.find("rope_scaling"), k.where(), "long_factor", &r->long_factor));
+  ATTNVIZ_TRY(k.Double("factor", 1e-6, 1e6, 0, &r->factor));
+  ATTNVIZ_TRY(k.Double("attention_factor", 1e-6, 1e6, 0, &r->attention_factor));
+  int top = 0;
+  ATTNVIZ_TRY(Keys(j, k.where()).IntOr("original_max_position_embeddings", 1, kMaxPositions, 0, &top));
+  if (top > 0) return k.IntOr("original_max_position_embeddings", 1, kMaxPositions, top, &r->original_max_position_embeddings);
+  return k.Int("original_max_position_embeddings", 1, kMaxPositions, &r->original_max_position_embeddings);
+}
+}  // namespace
+
 Status ParseRopeScaling(const json& j, const std::string& where, RopeScaling* r) {
   auto it = j.find("rope_scaling");
   if (it == j.end() || it->is_null()) return Status::Ok();
@@ -48,7 +91,25 @@ Status ParseRopeScaling(const json& j, const std::string& where, RopeScaling* r)
       return Status::ErrorAt(w, MsgId::kConfigRopeFreqOrder, {});
     return Status::Ok();
   }
-  return Status::ErrorAt(w, MsgId::kConfigRopeType, {CappedValue(type)});
+  if (type == "longrope") return ParseLongRope(j, k, r);
+  return Status::ErrorAt(w, MsgId::kConfigRopeType, {CappedValue(type), "default, linear, llama3, longrope"});
+}
+
+Status FinishLongRope(const std::string& where, const ModelConfig& c, RopeScaling* r) {
+  if (r->kind != RopeScaling::Kind::kLongRope) return Status::Ok();
+  const int want = c.rope_dim() / 2;
+  for (auto [key, factors] : {std::pair{"short_factor", &r->short_factor}, std::pair{"long_factor", &r->long_factor}})
+    if ((int)factors->size() != want)
+      return Status::ErrorAt(where + " rope_scaling", MsgId::kConfigLongRopeFactors,
+                             {key, std::to_string(factors->size()), std::to_string(want)});
+  // HF: factor, when not given, is max_position_embeddings / original_max_position_embeddings; attention_factor,
+  // when not given, sqrt(1 + ln(factor) / ln(original)) for a factor above 1, else 1.
+  if (r->factor <= 0) r->factor = (double)c.max_positions / r->original_max_position_embeddings;
+  if (r->attention_factor <= 0)
+    r->attention_factor = r->factor <= 1.0 ? 1.0
+                                           : std::sqrt(1 + std::log(r->factor) /
+                                                               std::log((double)r->original_max_position_embeddings));
+  return Status::Ok();
 }
 
 }  // namespace attnviz::model

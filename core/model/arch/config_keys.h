@@ -97,7 +97,14 @@ class Keys {
 
 // hidden_act / activation_function: "gelu_new" and its aliases (tanh), "gelu" (erf), "silu"/"swish", "relu".
 Status ParseActivation(const Keys& k, const char* key, const std::string& fallback, Activation* out);
-// rope_scaling: null, {"rope_type"|"type": "default" | "linear" | "llama3", ...}.
+// Grouped-query heads (llama, phi3): num_attention_heads, num_key_value_heads (a divisor; default: all),
+// hidden_size, head_dim (hidden_size / heads unless given; a hidden_size that heads do not divide needs it).
+Status ParseGqaHeads(const Keys& k, const json& j, ModelConfig* c);
+// rope_scaling: null, {"rope_type"|"type": "default" | "linear" | "llama3" | "longrope", ...}.
 Status ParseRopeScaling(const json& j, const std::string& where, RopeScaling* r);
+// longrope's checks and defaults that need the rest of the config (rope_dim, max_positions): the factor lists'
+// lengths, factor and attention_factor as HF works them out. Nothing for the other kinds. ParseModelConfig calls it
+// after the family's reader.
+Status FinishLongRope(const std::string& where, const ModelConfig& c, RopeScaling* r);
 
 }  // namespace attnviz::model

@@ -7,6 +7,9 @@
 //   gpt2    gpt2                  pre-LayerNorm, fused Conv1D c_attn, gelu MLP, learned positions, causal
 //   bert    bert                  post-LayerNorm, embedding LayerNorm, bidirectional, masked-LM head
 //   llama   llama, qwen2, mistral pre-RMSNorm, RoPE, grouped-query attention, SwiGLU, causal (sliding window)
+//   gpt_neox gpt_neox             pre-LayerNorm, fused per-head q/k/v, partial RoPE, parallel residual, gelu MLP
+//   phi3    phi3                  pre-RMSNorm, fused q|k|v (GQA) and gate|up, RoPE (longrope, partial), sliding window
+// What no family builds is refused by name with the reason (arch/refused.cpp: RefuseUnbuilt).
 #pragma once
 #include <nlohmann/json_fwd.hpp>
 #include <string>
@@ -54,5 +57,12 @@ std::string SupportedModelTypes(bool gguf = false);
 const Family& Gpt2Family();
 const Family& BertFamily();
 const Family& LlamaFamily();
+const Family& GptNeoxFamily();
+const Family& Phi3Family();
+
+// A config.json naming what no family builds: its model_type (mixture-of-experts MLPs, linear-attention layers), or
+// a key of a supported family's config that says its layers are built otherwise (layer_types with
+// "linear_attention", num_local_experts / num_experts > 1): the message naming it and why; else Ok.
+Status RefuseUnbuilt(const nlohmann::json& j, const std::string& model_type, const std::string& where);
 
 }  // namespace attnviz::model

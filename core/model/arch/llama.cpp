@@ -18,16 +18,7 @@ namespace {
 Status ParseLlamaFamily(const Keys& k, const json& j, ModelConfig* c) {
   const bool qwen2 = c->model_type == "qwen2", mistral = c->model_type == "mistral";
   ATTNVIZ_TRY(k.Int("num_hidden_layers", 1, kMaxLayers, &c->n_layer));
-  ATTNVIZ_TRY(k.Int("num_attention_heads", 1, kMaxHeads, &c->n_head));
-  ATTNVIZ_TRY(k.IntOr("num_key_value_heads", 1, c->n_head, c->n_head, &c->n_kv_head));
-  ATTNVIZ_TRY(k.Int("hidden_size", 1, kMaxWidth, &c->d_model));
-  if (c->n_head % c->n_kv_head != 0)
-    return Status::ErrorAt(k.where(), MsgId::kConfigNotMultiple, {"num_attention_heads", std::to_string(c->n_head),
-                                                                  "num_key_value_heads", std::to_string(c->n_kv_head)});
-  const int default_head = c->d_model / c->n_head;
-  if (default_head * c->n_head != c->d_model && j.find("head_dim") == j.end())
-    return Status::ErrorAt(k.where(), MsgId::kConfigNoHeadDim, {std::to_string(c->d_model), std::to_string(c->n_head)});
-  ATTNVIZ_TRY(k.IntOr("head_dim", 1, kMaxWidth, default_head, &c->d_head));
+  ATTNVIZ_TRY(ParseGqaHeads(k, j, c));
   if (c->d_head % 2 != 0)
     return Status::ErrorAt(k.where(), MsgId::kConfigHeadDimOdd, {std::to_string(c->d_head)});
   ATTNVIZ_TRY(k.Int("intermediate_size", 1, 16 * kMaxWidth, &c->d_ff));
@@ -77,10 +68,7 @@ Status BindLlama(const ModelConfig& c, Binder& b, ModelParams* p) {
   }
   if (Status s = b.RmsNorm(pre + "norm", d, &p->final_norm); !s) return s;
   // The LM head: lm_head.weight, or embed_tokens when tied; a bare model without lm_head has none.
-  if (c.tie_word_embeddings) p->lm_head.w = p->tok_emb;
-  else if (b.store().Has("lm_head.weight"))
-    if (Status s = b.Get("lm_head.weight", {c.vocab, d}, &p->lm_head.w); !s) return s;
-  return Status::Ok();
+  return BindLmHead(c, b, "lm_head.weight", p);
 }
 
 }  // namespace
