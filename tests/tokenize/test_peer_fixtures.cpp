@@ -113,7 +113,8 @@ TEST_P(PeerFixture, IdsMatchThePeerForEverySentence) {
 INSTANTIATE_TEST_SUITE_P(
     Peers, PeerFixture,
     ::testing::Values(FixtureCase{"gpt2", false, Coverage::kTiles}, FixtureCase{"bytelevel_bpe", true, Coverage::kTiles},
-                      FixtureCase{"roberta_style", true}, FixtureCase{"qwen2_style", true},
+                      FixtureCase{"roberta_style", true}, FixtureCase{"roberta_legacy", true},
+                      FixtureCase{"qwen2_style", true},
                       FixtureCase{"llama3_style", true}, FixtureCase{"llama_style", true},
                       FixtureCase{"llama_legacy_style", true}, FixtureCase{"metaspace_split", true},
                       FixtureCase{"bert_uncased", true}, FixtureCase{"bert_cased", true},
