@@ -19,7 +19,7 @@ inline std::string FixtureDir(const std::string& name) { return std::string(ATTN
 
 inline const std::vector<std::string>& AllFixtures() {
   static const std::vector<std::string> k = {"gpt2", "gpt2_f16", "bert", "bert_legacy", "llama", "qwen2",
-                                             "mistral_sharded"};
+                                             "mistral_sharded", "roberta", "xlm_roberta"};
   return k;
 }
 

@@ -9,18 +9,14 @@
 #include <sstream>
 
 #include "tokenize/tokenizer.h"
+#include "tokenize_test_util.h"
 
 namespace attnviz::tokenize {
 namespace {
 
 const std::string kFixtures = ATTNVIZ_TOKENIZE_FIXTURES;
 
-nlohmann::json ReadJson(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return nlohmann::json::parse(ss.str());
-}
+nlohmann::json ReadJson(const std::string& path) { return testing::ReadJsonFile(path); }
 
 std::string Escaped(const std::string& s) { return nlohmann::json(s).dump(); }
 

@@ -17,12 +17,7 @@ namespace {
 
 const std::string kFixtures = ATTNVIZ_TOKENIZE_FIXTURES;
 
-nlohmann::json ReadJson(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return nlohmann::json::parse(ss.str());
-}
+nlohmann::json ReadJson(const std::string& path) { return testing::ReadJsonFile(path); }
 
 using testing::Ids;
 
@@ -111,6 +106,25 @@ TEST(SentencePiece, LoaderPicksTheModelFileWithoutTokenizerJson) {
   ASSERT_TRUE(tokens.ok());
   EXPECT_EQ(Ids(*tokens), ReadJson(kFixtures + "/xlmr/expected.json")[0]["ids"].get<std::vector<int>>());
   EXPECT_EQ((*tokenizer)->IdToPiece(int((*tokenizer)->vocab_size()) - 1), "<mask>");
+}
+
+// XLM-R's real tokenizer.json starts with a Precompiled normalizer (sentencepiece's own tables), which is refused;
+// the .model it was converted from, beside it, is the same tokenizer and is used instead.
+TEST(SentencePiece, ModelFileStandsInForATokenizerJsonThatCannotBeRun) {
+  testing::TempDir temp;
+  std::filesystem::copy_file(kFixtures + "/xlmr/sentencepiece.bpe.model", temp.path() + "/sentencepiece.bpe.model");
+  nlohmann::json converted = ReadJson(kFixtures + "/xlmr/tokenizer.json");
+  converted["normalizer"] = {{"type", "Precompiled"}, {"precompiled_charsmap", "AAAA"}};
+  temp.Write("tokenizer.json", converted.dump());
+  ASSERT_FALSE(LoadTokenizerJson(temp.path() + "/tokenizer.json").ok());
+  auto tokenizer = LoadTokenizer(temp.path());
+  ASSERT_TRUE(tokenizer.ok()) << tokenizer.message();
+  EXPECT_NE((*tokenizer)->Describe().find("sentencepiece.bpe.model"), std::string::npos) << (*tokenizer)->Describe();
+  for (const auto& item : ReadJson(kFixtures + "/xlmr/expected.json")) {
+    auto tokens = (*tokenizer)->Encode(item["text"].get<std::string>());
+    ASSERT_TRUE(tokens.ok()) << tokens.message();
+    EXPECT_EQ(Ids(*tokens), item["ids"].get<std::vector<int>>()) << item["text"];
+  }
 }
 
 TEST(SentencePiece, NotAModelFileIsNamed) {

@@ -5,7 +5,7 @@
 namespace attnviz::model {
 
 const std::vector<const Family*>& Families() {
-  static const std::vector<const Family*> families = {&Gpt2Family(), &BertFamily(), &LlamaFamily()};
+  static const std::vector<const Family*> families = {&Gpt2Family(), &BertFamily(), &LlamaFamily(), &RobertaFamily()};
   return families;
 }
 

@@ -7,6 +7,7 @@
 //   gpt2    gpt2                  pre-LayerNorm, fused Conv1D c_attn, gelu MLP, learned positions, causal
 //   bert    bert                  post-LayerNorm, embedding LayerNorm, bidirectional, masked-LM head
 //   llama   llama, qwen2, mistral pre-RMSNorm, RoPE, grouped-query attention, SwiGLU, causal (sliding window)
+//   roberta roberta, xlm-roberta  bert's body, positions from pad_token_id + 1, the lm_head masked-LM head
 #pragma once
 #include <nlohmann/json_fwd.hpp>
 #include <string>
@@ -54,5 +55,6 @@ std::string SupportedModelTypes(bool gguf = false);
 const Family& Gpt2Family();
 const Family& BertFamily();
 const Family& LlamaFamily();
+const Family& RobertaFamily();
 
 }  // namespace attnviz::model
