@@ -8,13 +8,13 @@ PACKAGES=(
   fonts-dejavu-core fonts-nanum fonts-symbola fontconfig
   xvfb xauth xdotool x11-xserver-utils xclip libgl1-mesa-dri libglx-mesa0 libgl-dev mesa-utils
   libxml2-utils python3
-  nlohmann-json3-dev libpcre2-dev libutf8proc-dev
+  nlohmann-json3-dev libpcre2-dev libutf8proc-dev libsentencepiece-dev
   desktop-file-utils appstream help2man librsvg2-bin man-db dpkg-dev
   clang libclang-rt-14-dev libomp-14-dev
 )
 # `install-deps.sh --fixtures`: what the fixture scripts need (never CI: their outputs are committed).
 if [ "${1:-}" = "--fixtures" ]; then
-  PACKAGES+=(python3-torch python3-numpy)  # node and npm: nodejs (npm comes with it or as its own package)
+  PACKAGES+=(python3-torch python3-numpy python3-sentencepiece sentencepiece)  # node and npm: nodejs (npm comes with it or as its own package)
 fi
 # `install-deps.sh --bench`: also what `make bench` compares against (PyTorch and numpy on OpenBLAS).
 if [ "${1:-}" = "--bench" ]; then

@@ -170,6 +170,9 @@ enum class MsgId : int {
   kRegexBudget,               // {0} pattern, {1} steps, {2} text bytes, {3} steps per byte
   kWordPieceMaxChars,         // {0} value, {1} the most
   kTokenizerIdRange,          // {0} id, {1} the most
+  kTokenizerIdNamesNoToken,   // {0} key, {1} id, {2} the largest id
+  kTokenizerUnigramEntry,     // {0} entry number
+  kSentencePieceModel,        // {0} the library's message
   // ---- weights and .npy (core/sandbox/weights.cpp, core/io/npy.cpp)
   kWeightsShape,              // {0} shape, {1} meaning, {2} wanted shape, {3} d_model, {4} n_head, {5} d_k, {6} d_v
   kPrefixNpyInvalid,

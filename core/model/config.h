@@ -60,6 +60,9 @@ struct ModelConfig {
   int vocab = 0;
   int max_positions = 0;
   int type_vocab_size = 0;  // token type embeddings (bert)
+  // roberta: position ids start at pad_token_id + 1, so max_positions is max_position_embeddings minus this and
+  // params.pos_emb points at that row of the table.
+  int position_offset = 0;
   double norm_eps = 1e-5;
   Activation activation = Activation::kGeluTanh;
   // attention

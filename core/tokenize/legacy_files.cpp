@@ -1,5 +1,7 @@
 // The two pre-tokenizer.json formats, loaded into the pipeline the Hugging Face library builds from them:
 //   GPT-2:  vocab.json + merges.txt -> ByteLevel (no prefix space, GPT-2 regex) + BPE, nothing added
+//           (RoBERTa's, with <s> and </s> in the vocabulary: + its special tokens, <s> ... </s>, add_prefix_space
+//           from tokenizer_config.json)
 //   BERT:   vocab.txt (+ tokenizer_config.json) -> BertNormalizer + BertPreTokenizer + WordPiece + [CLS] A [SEP]
 #include <utility>
 
@@ -28,10 +30,35 @@ std::vector<std::string> Lines(const std::string& text) {
   return lines;
 }
 
+// RoBERTa's vocab.json holds <s> and </s> (GPT-2's only <|endoftext|>): RobertaTokenizer's pipeline then adds
+// <s> ... </s> and finds its special tokens in the text, <mask> taking the spaces before it.
+bool AddRobertaSpecials(const Vocab& vocab, PipelineParts* parts) {
+  const int* bos = vocab.Find("<s>");
+  const int* eos = vocab.Find("</s>");
+  if (!bos || !eos) return false;
+  for (const char* name : {"<s>", "<pad>", "</s>", "<unk>", "<mask>"})
+    if (const int* id = vocab.Find(name)) {
+      AddedToken t;
+      t.content = name;
+      t.id = *id;
+      t.special = true;
+      t.normalized = false;
+      t.lstrip = t.content == "<mask>";
+      parts->added_tokens.push_back(t);
+    }
+  std::vector<TemplateItem> single(3);
+  single[0].special = SpecialTokens{{*bos}, {"<s>"}};
+  single[1].is_sequence = true;
+  single[2].special = SpecialTokens{{*eos}, {"</s>"}};
+  parts->post_processor = MakeTemplateProcessor(std::move(single));
+  return true;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Tokenizer>> LoadGpt2Tokenizer(const std::string& vocab_json_path,
-                                                     const std::string& merges_txt_path) {
+                                                     const std::string& merges_txt_path,
+                                                     const std::string& config_path) {
   auto vocab_json = ReadJsonFile(vocab_json_path);
   if (!vocab_json.ok()) return vocab_json.status();
   if (!vocab_json->is_object()) return Status::ErrorAt(vocab_json_path, MsgId::kVocabJsonForm, {});
@@ -57,14 +84,25 @@ Result<std::unique_ptr<Tokenizer>> LoadGpt2Tokenizer(const std::string& vocab_js
                               Status::Error(MsgId::kMergeLineForm, {ValueForMessage(line)}));
     merges.emplace_back(line.substr(0, space), line.substr(space + 1));
   }
+  PipelineParts parts;
+  bool add_prefix_space = false;
+  const bool roberta = AddRobertaSpecials(*vocab, &parts);
+  if (roberta && !config_path.empty() && PathExists(config_path)) {
+    auto config = ReadJsonFile(config_path);
+    if (!config.ok()) return config.status();
+    if (auto it = config->find("add_prefix_space"); config->is_object() && it != config->end() && !it->is_null()) {
+      if (!it->is_boolean()) return Status::ErrorAt(config_path, MsgId::kKeyMustBeBool, {"add_prefix_space"});
+      add_prefix_space = it->get<bool>();
+    }
+  }
   auto model = BpeModel::Create(std::move(vocab.value()), merges, BpeOptions{}, merges_txt_path);
   if (!model.ok()) return model.status();
 
-  PipelineParts parts;
-  parts.pre_tokenizer = MakeByteLevelPreTokenizer(/*add_prefix_space=*/false, /*use_regex=*/true);
+  parts.pre_tokenizer = MakeByteLevelPreTokenizer(add_prefix_space, /*use_regex=*/true);
   parts.model = std::move(model.value());
   parts.display.byte_level = true;
-  parts.description = "GPT-2 vocab.json + merges.txt: BPE (byte-level)";
+  parts.description = roberta ? "RoBERTa vocab.json + merges.txt: BPE (byte-level)"
+                              : "GPT-2 vocab.json + merges.txt: BPE (byte-level)";
   return MakePipelineTokenizer(std::move(parts));
 }
 
@@ -147,14 +185,24 @@ Result<std::unique_ptr<Tokenizer>> LoadBertTokenizer(const std::string& vocab_tx
 Result<std::unique_ptr<Tokenizer>> LoadTokenizer(const std::string& model_dir) {
   std::string dir = model_dir.empty() ? "." : model_dir;
   if (dir.back() != '/') dir += '/';
-  if (PathExists(dir + "tokenizer.json")) return LoadTokenizerJson(dir + "tokenizer.json");
+  std::string sentencepiece;  // the first SentencePiece file present
+  for (const char* name : {"tokenizer.model", "spiece.model", "sentencepiece.bpe.model"})
+    if (sentencepiece.empty() && PathExists(dir + name)) sentencepiece = dir + name;
+  if (PathExists(dir + "tokenizer.json")) {
+    auto json = LoadTokenizerJson(dir + "tokenizer.json");
+    // !! A tokenizer.json this library cannot run (XLM-R's Precompiled normalizer) with the .model it was converted
+    // from beside it: the .model is the same tokenizer.
+    if (json.ok() || sentencepiece.empty()) return json;
+    return LoadSentencePieceTokenizer(sentencepiece, dir + "tokenizer_config.json");
+  }
   if (PathExists(dir + "vocab.json") || PathExists(dir + "merges.txt")) {
     if (!PathExists(dir + "merges.txt"))
       return Status::ErrorAt(dir + "merges.txt", MsgId::kBpeFileMissing, {"vocab.json"});
     if (!PathExists(dir + "vocab.json")) return Status::ErrorAt(dir + "vocab.json", MsgId::kBpeFileMissing, {"merges.txt"});
-    return LoadGpt2Tokenizer(dir + "vocab.json", dir + "merges.txt");
+    return LoadGpt2Tokenizer(dir + "vocab.json", dir + "merges.txt", dir + "tokenizer_config.json");
   }
   if (PathExists(dir + "vocab.txt")) return LoadBertTokenizer(dir + "vocab.txt", dir + "tokenizer_config.json");
+  if (!sentencepiece.empty()) return LoadSentencePieceTokenizer(sentencepiece, dir + "tokenizer_config.json");
   if (!PathExists(model_dir.empty() ? "." : model_dir)) return Status::ErrorAt(model_dir, MsgId::kNoSuchFolder, {});
   return Status::ErrorAt(model_dir, MsgId::kNoTokenizerFiles, {});
 }

@@ -7,9 +7,14 @@
 //   tokenizer.json              the Hugging Face tokenizers pipeline (normalizer, pre-tokenizer, BPE/WordPiece/
 //                               WordLevel model, added tokens, post-processor); anything it cannot run exactly
 //                               is refused by name
-//   vocab.json + merges.txt     GPT-2's byte-level BPE (no special tokens added, as GPT-2 adds none)
+//   vocab.json + merges.txt     GPT-2's byte-level BPE (no special tokens added, as GPT-2 adds none; RoBERTa's
+//                               files: <s> ... </s>)
 //   vocab.txt                   BERT WordPiece (+ tokenizer_config.json: do_lower_case, default true;
 //                               strip_accents; tokenize_chinese_chars); [CLS] ... [SEP] added
+//   tokenizer.model, spiece.model, sentencepiece.bpe.model
+//                               SentencePiece, run by libsentencepiece (sentencepiece_files.cpp: which special
+//                               tokens each adds; sentencepiece.bpe.model has XLM-RoBERTa's fairseq ids). Also
+//                               used when tokenizer.json cannot be loaded (e.g. its Precompiled normalizer).
 #pragma once
 #include <memory>
 #include <optional>
@@ -50,12 +55,19 @@ class Tokenizer {
 // supported"), inconsistent vocabularies.
 Result<std::unique_ptr<Tokenizer>> LoadTokenizer(const std::string& model_dir);
 
-// The three formats one by one (LoadTokenizer picks among them by the files present).
+// The formats one by one (LoadTokenizer picks among them by the files present).
 Result<std::unique_ptr<Tokenizer>> LoadTokenizerJson(const std::string& path);
+// RoBERTa's files (<s> and </s> in vocab.json) get RobertaTokenizer's special tokens and <s> ... </s>;
+// `config_path` (tokenizer_config.json: add_prefix_space, default false) may be empty or name a missing file.
 Result<std::unique_ptr<Tokenizer>> LoadGpt2Tokenizer(const std::string& vocab_json_path,
-                                                     const std::string& merges_txt_path);
+                                                     const std::string& merges_txt_path,
+                                                     const std::string& config_path = "");
 // `config_path` may be empty or name a missing file (then do_lower_case = true).
 Result<std::unique_ptr<Tokenizer>> LoadBertTokenizer(const std::string& vocab_txt_path,
                                                      const std::string& config_path);
+// A SentencePiece .model file; the file's name picks the ids and added tokens; `config_path` (tokenizer_config.json)
+// may be empty or name a missing file.
+Result<std::unique_ptr<Tokenizer>> LoadSentencePieceTokenizer(const std::string& model_path,
+                                                              const std::string& config_path);
 
 }  // namespace attnviz::tokenize

@@ -7,6 +7,7 @@
 #include "tokenize/model_files.h"
 #include "tokenize/pipeline.h"
 #include "tokenize/unicode.h"
+#include "tokenize/unigram_model.h"
 #include "tokenize/value_for_message.h"
 #include "tokenize/wordpiece_model.h"
 
@@ -384,7 +385,35 @@ class TokenizerJsonReader {
       parts->description = "tokenizer.json: WordLevel";
       return MakeWordLevelModel(std::move(vocab.value()), *unk, file_ + ": " + where);
     }
-    return Unsupported("model", t, where, "BPE, WordPiece, WordLevel");
+    if (t == "Unigram") return ReadUnigram(m, parts);
+    return Unsupported("model", t, where, "BPE, WordPiece, WordLevel, Unigram");
+  }
+
+  // {"type": "Unigram", "unk_id": 0, "byte_fallback": true, "vocab": [["<unk>", 0.0], ["▁the", -3.1], ...]}
+  Result<std::unique_ptr<Model>> ReadUnigram(const json& m, PipelineParts* parts) const {
+    const std::string where = "model";
+    auto v = m.find("vocab");
+    if (v == m.end() || !v->is_array()) return Fail(where, MsgId::kKeyMustBeList, {"vocab"});
+    std::vector<std::pair<std::string, double>> pieces;
+    pieces.reserve(v->size());
+    for (size_t i = 0; i < v->size(); ++i) {
+      const json& e = (*v)[i];
+      if (!e.is_array() || e.size() != 2 || !e[0].is_string() || !e[1].is_number())
+        return Fail(where, MsgId::kTokenizerUnigramEntry, {std::to_string(i)});
+      pieces.emplace_back(e[0].get<std::string>(), e[1].get<double>());
+    }
+    UnigramOptions o;
+    if (auto u = m.find("unk_id"); u != m.end() && !u->is_null()) {
+      auto id = Id(*u, where + ".unk_id");
+      if (!id.ok()) return id.status();
+      o.unk_id = *id;
+    }
+    auto fallback = Bool(m, "byte_fallback", false, where);
+    if (!fallback.ok()) return fallback.status();
+    o.byte_fallback = *fallback;
+    parts->display.byte_fallback = o.byte_fallback;
+    parts->description = std::string("tokenizer.json: Unigram") + (o.byte_fallback ? " (byte fallback)" : "");
+    return MakeUnigramModel(std::move(pieces), o, file_ + ": " + where);
   }
 
   Status ReadAddedTokens(const json& list, std::vector<AddedToken>* out) const {

@@ -91,9 +91,9 @@ TEST(CliKoreanModel, BadTokenizerJson) {
   m.Write("tokenizer.json", "{\"model\": ");
   ExpectRefusal(m.dir(), m.File("tokenizer.json") + ": 바이트 오프셋 10(1번째 줄, 11번째 열)에서 JSON이 잘못되었습니다: ",
                 m.File("tokenizer.json") + ": invalid JSON at byte offset 10 (line 1, column 11): ");
-  m.Write("tokenizer.json", R"({"model": {"type": "Unigram", "vocab": []}})");
-  ExpectRefusal(m.dir(), m.File("tokenizer.json") + ": model 종류 'Unigram'은(는) 지원하지 않습니다; 지원: BPE, WordPiece, WordLevel",
-                m.File("tokenizer.json") + ": model type 'Unigram' is not supported; supported: BPE, WordPiece, WordLevel");
+  m.Write("tokenizer.json", R"({"model": {"type": "CharLevel", "vocab": []}})");
+  ExpectRefusal(m.dir(), m.File("tokenizer.json") + ": model 종류 'CharLevel'은(는) 지원하지 않습니다; 지원: BPE, WordPiece, WordLevel, Unigram",
+                m.File("tokenizer.json") + ": model type 'CharLevel' is not supported; supported: BPE, WordPiece, WordLevel, Unigram");
 }
 
 TEST(CliKoreanModel, BadWeightsFile) {

@@ -282,7 +282,8 @@ TEST_P(CliAnalysis, AblateScanMatchesTorch) {
 
 INSTANTIATE_TEST_SUITE_P(Models, CliAnalysis,
                          ::testing::Values("gpt2", "gpt2_f16", "bert", "bert_legacy", "llama", "qwen2", "mistral_sharded",
-                                           "gpt_neox", "gpt_neox_seq_bf16", "phi3", "phi3_partial_f16"),
+                                           "gpt_neox", "gpt_neox_seq_bf16", "phi3", "phi3_partial_f16", "roberta",
+                                           "xlm_roberta"),
                          [](const auto& info) { return info.param; });
 
 // BERT's masked-LM head on its own WordPiece tokenizer: the top-k at the [MASK] token only, no loss.
@@ -302,6 +303,32 @@ TEST(CliAnalysisBert, TopKAtTheMaskToken) {
   EXPECT_EQ(got["positions"][0]["token"], "[MASK]");
   ExpectTop(got["positions"][0], want, "bert [MASK]");
 }
+
+// RoBERTa's and XLM-RoBERTa's masked-LM head (lm_head) on their own tokenizers (byte-level BPE; the
+// SentencePiece .model with fairseq ids): the top-k at every <mask> token, as torch's at those positions.
+class CliAnalysisRoberta : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CliAnalysisRoberta, TopKAtEveryMaskToken) {
+  const std::string dir = kE2e + "/" + GetParam();
+  const json want = ReadJson(dir + "/analysis.json")["predict"]["positions"];
+  const json c = ReadJson(dir + "/case.json")[0];
+  CliResult r = Cli({"model", "--model", dir, "--text", c["text"], "--predict", "5", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json got = json::parse(r.out);
+  EXPECT_TRUE(got["loss"].is_null());
+  const std::string text = c["text"];
+  size_t masks = 0;
+  for (size_t at = text.find("<mask>"); at != std::string::npos; at = text.find("<mask>", at + 1)) ++masks;
+  ASSERT_GE(masks, 1u);
+  ASSERT_EQ(got["positions"].size(), masks);
+  for (const json& p : got["positions"]) {
+    EXPECT_EQ(p["token"], "<mask>");
+    const int index = p["index"].get<int>();
+    ExpectTop(p, want[(size_t)index], GetParam() + " <mask> at " + std::to_string(index));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, CliAnalysisRoberta, ::testing::Values("roberta", "xlm_roberta"));
 
 // Exit 2, one line on stderr with every `words` in it, nothing on stdout.
 void ExpectRefused(const CliResult& r, const std::vector<std::string>& words) {

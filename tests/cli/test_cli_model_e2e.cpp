@@ -1,5 +1,5 @@
 // attnviz-cli model end to end, text in: the real binary on the model folders of tests/fixtures/models_e2e
-// (gpt2, bert, llama with GQA 3:1 and positions past 64; each with its tokenizer files). The ids must be the
+// (gpt2, bert, llama with GQA 3:1 and positions past 64, roberta, xlm_roberta; each with its tokenizer files). The ids must be the
 // peer's (npm `tokenizers` / the tokenizer fixtures' expected.json), attention.npy and hidden.npy within 1e-4
 // of PyTorch's HF-mirror modules for every layer, with and without a what-if on chosen layers. Then the bad
 // folders: each exits 2 with one line naming the problem; a dump that fails leaves no files behind.
@@ -81,6 +81,9 @@ void ExpectPeerIds(const std::string& family, const std::string& tokenizer_fixtu
 TEST(CliModelE2E, Gpt2TokensArePeerIds) { ExpectPeerIds("gpt2", "bytelevel_bpe"); }
 TEST(CliModelE2E, BertTokensArePeerIds) { ExpectPeerIds("bert", "bert_uncased"); }
 TEST(CliModelE2E, LlamaTokensArePeerIds) { ExpectPeerIds("llama", "llama_style"); }
+TEST(CliModelE2E, RobertaTokensArePeerIds) { ExpectPeerIds("roberta", "roberta_style"); }
+// sentencepiece.bpe.model alone: libsentencepiece with XLM-RoBERTa's fairseq ids (python3-sentencepiece's peer).
+TEST(CliModelE2E, XlmRobertaTokensArePeerIds) { ExpectPeerIds("xlm_roberta", "xlmr"); }
 
 // --------------------------------------------------------------------------------------------- dumps vs torch
 
@@ -138,7 +141,7 @@ TEST_P(CliModelE2EDumpVsTorch, EveryLayerWithinTolerance) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Families, CliModelE2EDumpVsTorch, ::testing::Values("gpt2", "bert", "llama"));
+INSTANTIATE_TEST_SUITE_P(Families, CliModelE2EDumpVsTorch, ::testing::Values("gpt2", "bert", "llama", "roberta", "xlm_roberta"));
 
 // The what-if must matter: with it, the dump differs from the plain run's (guards against ignored options).
 TEST(CliModelE2E, WhatIfChangesOnlyLaterLayers) {

@@ -95,6 +95,25 @@ TEST(ModelConfig, BadValuesNameTheKeyAndRange) {
                      "hidden_size": 8, "intermediate_size": 16, "vocab_size": 10, "rms_norm_eps": -1})");
   EXPECT_THAT(h.message(), HasSubstr("\"rms_norm_eps\" is -1; allowed: a number in [0, 1]"));
   EXPECT_THAT(Parse("{\"model_type\": ").message(), HasSubstr("not valid JSON at byte"));
+  // roberta: the position rows before pad_token_id + 1 must exist.
+  auto r = Parse(R"({"model_type": "roberta", "num_hidden_layers": 1, "num_attention_heads": 2, "hidden_size": 8,
+                     "intermediate_size": 16, "vocab_size": 10, "max_position_embeddings": 10, "pad_token_id": 9})");
+  EXPECT_THAT(r.message(), HasSubstr("\"pad_token_id\" is 9; allowed: an integer in [0, 8]"));
+}
+
+TEST(ModelConfig, RobertaPositionsStartAfterThePadId) {
+  auto r = ReadModelConfig(FixtureDir("roberta") + "/config.json");
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r->family, "roberta");
+  EXPECT_EQ(r->position_offset, 2);  // pad_token_id 1
+  EXPECT_EQ(r->max_positions, 32);   // max_position_embeddings 34
+  EXPECT_EQ(r->type_vocab_size, 1);
+  EXPECT_TRUE(r->recipe.post_norm && r->recipe.bidirectional && r->recipe.masked_lm);
+  auto x = ReadModelConfig(FixtureDir("xlm_roberta") + "/config.json");
+  ASSERT_TRUE(x.ok()) << x.message();
+  EXPECT_EQ(x->family, "roberta");
+  EXPECT_EQ(x->model_type, "xlm-roberta");
+  EXPECT_EQ(x->position_offset, 4);  // pad_token_id 3
 }
 
 const char* kLlama = R"({"model_type": "llama", "num_hidden_layers": 1, "num_attention_heads": 2,

@@ -153,7 +153,7 @@ TEST(MapKinds, EveryKindDumpsThroughKindAndTheAliasesWriteTheSameBytes) {
   fs::remove_all(by_alias);
 }
 
-INSTANTIATE_TEST_SUITE_P(Families, OneCollector, ::testing::Values("gpt2", "llama", "bert"));
+INSTANTIATE_TEST_SUITE_P(Families, OneCollector, ::testing::Values("gpt2", "llama", "bert", "roberta"));
 
 }  // namespace
 }  // namespace attnviz

@@ -9,18 +9,14 @@
 #include <sstream>
 
 #include "tokenize/tokenizer.h"
+#include "tokenize_test_util.h"
 
 namespace attnviz::tokenize {
 namespace {
 
 const std::string kFixtures = ATTNVIZ_TOKENIZE_FIXTURES;
 
-nlohmann::json ReadJson(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return nlohmann::json::parse(ss.str());
-}
+nlohmann::json ReadJson(const std::string& path) { return testing::ReadJsonFile(path); }
 
 std::string Escaped(const std::string& s) { return nlohmann::json(s).dump(); }
 
@@ -113,7 +109,8 @@ TEST_P(PeerFixture, IdsMatchThePeerForEverySentence) {
 INSTANTIATE_TEST_SUITE_P(
     Peers, PeerFixture,
     ::testing::Values(FixtureCase{"gpt2", false, Coverage::kTiles}, FixtureCase{"bytelevel_bpe", true, Coverage::kTiles},
-                      FixtureCase{"roberta_style", true}, FixtureCase{"qwen2_style", true},
+                      FixtureCase{"roberta_style", true}, FixtureCase{"roberta_legacy", true},
+                      FixtureCase{"qwen2_style", true},
                       FixtureCase{"llama3_style", true}, FixtureCase{"llama_style", true},
                       FixtureCase{"llama_legacy_style", true}, FixtureCase{"metaspace_split", true},
                       FixtureCase{"bert_uncased", true}, FixtureCase{"bert_cased", true},

@@ -1,10 +1,12 @@
-// Small helpers shared by the tokenize tests: a temporary folder of tokenizer files, ids of tokens.
+// Small helpers shared by the tokenize tests: a temporary folder of tokenizer files, fixture JSON, ids of tokens.
 #pragma once
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,14 @@ class TempDir {
  private:
   std::string path_;
 };
+
+// A fixture's JSON file (expected.json, sentences.json).
+inline nlohmann::json ReadJsonFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return nlohmann::json::parse(ss.str());
+}
 
 inline std::vector<int> Ids(const std::vector<Token>& tokens) {
   std::vector<int> ids;

@@ -6,22 +6,20 @@
 //                encoder.layer.N.{attention.self.{query,key,value}, attention.output.{dense, LayerNorm},
 //                intermediate.dense, output.{dense, LayerNorm}}, cls.predictions.* when there; LayerNorm.gamma/beta
 //                accepted for weight/bias. Skipped: pooler, embeddings.position_ids.
-#include "model/arch/config_keys.h"
+#include "model/arch/bert_body.h"
 #include "model/arch/family.h"
-#include "model/binder.h"
 
 namespace attnviz::model {
-namespace {
 
 // 1. config.json
-Status ParseBert(const Keys& k, const json&, ModelConfig* c) {
+Status ParseBertBody(const Keys& k, int type_vocab_default, ModelConfig* c) {
   ATTNVIZ_TRY(k.Int("num_hidden_layers", 1, kMaxLayers, &c->n_layer));
   ATTNVIZ_TRY(k.Int("num_attention_heads", 1, kMaxHeads, &c->n_head));
   ATTNVIZ_TRY(k.Int("hidden_size", 1, kMaxWidth, &c->d_model));
   ATTNVIZ_TRY(k.Int("intermediate_size", 1, 16 * kMaxWidth, &c->d_ff));
   ATTNVIZ_TRY(k.Int("vocab_size", 1, kMaxVocab, &c->vocab));
   ATTNVIZ_TRY(k.IntOr("max_position_embeddings", 1, kMaxPositions, 512, &c->max_positions));
-  ATTNVIZ_TRY(k.IntOr("type_vocab_size", 0, kMaxVocab, 2, &c->type_vocab_size));
+  ATTNVIZ_TRY(k.IntOr("type_vocab_size", 0, kMaxVocab, type_vocab_default, &c->type_vocab_size));
   ATTNVIZ_TRY(k.Double("layer_norm_eps", 0, 1, 1e-12, &c->norm_eps));
   ATTNVIZ_TRY(ParseActivation(k, "hidden_act", "gelu", &c->activation));
   std::string pe;
@@ -38,12 +36,12 @@ Status ParseBert(const Keys& k, const json&, ModelConfig* c) {
 }
 
 // 2. Tensor names -> params
-Status BindBert(const ModelConfig& c, Binder& b, ModelParams* p) {
-  const std::string pre = DetectPrefix(b.store(), "embeddings.word_embeddings.weight", {"bert.", ""});
+Status BindBertBody(const ModelConfig& c, Binder& b, const std::string& pre, const std::string& family_prefix,
+                    int position_rows, ModelParams* p) {
   const int d = c.d_model;
   const std::string e = pre + "embeddings.";
-  if (Status s = b.Get({e + "word_embeddings.weight", "bert.embeddings.word_embeddings.weight"}, {c.vocab, d}, &p->tok_emb); !s) return s;
-  if (Status s = b.Get(e + "position_embeddings.weight", {c.max_positions, d}, &p->pos_emb); !s) return s;
+  if (Status s = b.Get({e + "word_embeddings.weight", family_prefix + "embeddings.word_embeddings.weight"}, {c.vocab, d}, &p->tok_emb); !s) return s;
+  if (Status s = b.Get(e + "position_embeddings.weight", {position_rows, d}, &p->pos_emb); !s) return s;
   if (c.type_vocab_size > 0)
     if (Status s = b.Get(e + "token_type_embeddings.weight", {c.type_vocab_size, d}, &p->type_emb); !s) return s;
   if (Status s = b.LayerNorm(e + "LayerNorm", d, &p->emb_norm); !s) return s;
@@ -60,6 +58,17 @@ Status BindBert(const ModelConfig& c, Binder& b, ModelParams* p) {
     if (Status s = b.LinearOutIn(h + "output.dense", c.d_ff, d, true, &bp.down); !s) return s;
     if (Status s = b.LayerNorm(h + "output.LayerNorm", d, &bp.mlp_norm); !s) return s;
   }
+  return Status::Ok();
+}
+
+namespace {
+
+Status ParseBert(const Keys& k, const json&, ModelConfig* c) { return ParseBertBody(k, 2, c); }
+
+Status BindBert(const ModelConfig& c, Binder& b, ModelParams* p) {
+  const std::string pre = DetectPrefix(b.store(), "embeddings.word_embeddings.weight", {"bert.", ""});
+  if (Status s = BindBertBody(c, b, pre, "bert.", c.max_positions, p); !s) return s;
+  const int d = c.d_model;
   // The masked-LM head (BertForMaskedLM's cls.predictions.*), when the checkpoint has one. The decoder is tied
   // to word_embeddings (HF's default; a stored cls.predictions.decoder.weight is then ignored) + its own bias.
   const std::string m = "cls.predictions.";

@@ -6,7 +6,7 @@ namespace attnviz::model {
 
 const std::vector<const Family*>& Families() {
   static const std::vector<const Family*> families = {&Gpt2Family(), &BertFamily(), &LlamaFamily(),
-                                                       &GptNeoxFamily(), &Phi3Family()};
+                                                       &GptNeoxFamily(), &Phi3Family(), &RobertaFamily()};
   return families;
 }
 

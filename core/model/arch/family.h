@@ -10,6 +10,7 @@
 //   gpt_neox gpt_neox             pre-LayerNorm, fused per-head q/k/v, partial RoPE, parallel residual, gelu MLP
 //   phi3    phi3                  pre-RMSNorm, fused q|k|v (GQA) and gate|up, RoPE (longrope, partial), sliding window
 // What no family builds is refused by name with the reason (arch/refused.cpp: RefuseUnbuilt).
+//   roberta roberta, xlm-roberta  bert's body, positions from pad_token_id + 1, the lm_head masked-LM head
 #pragma once
 #include <nlohmann/json_fwd.hpp>
 #include <string>
@@ -64,5 +65,6 @@ const Family& Phi3Family();
 // a key of a supported family's config that says its layers are built otherwise (layer_types with
 // "linear_attention", num_local_experts / num_experts > 1): the message naming it and why; else Ok.
 Status RefuseUnbuilt(const nlohmann::json& j, const std::string& model_type, const std::string& where);
+const Family& RobertaFamily();
 
 }  // namespace attnviz::model
