@@ -315,6 +315,7 @@ constexpr MessageEntry kMessagesKo[] = {
     {MsgId::kMappedFileChanged, "파일을 읽는 동안 파일이 바뀌었습니다: 열 때의 {0}바이트보다 짧아졌습니다 (다른 프로그램이 다시 쓰는 중이거나 내려받기가 끝나지 않았습니다); 이 파일로 계산한 것은 보여 주지 않습니다: 파일이 다 되면 다시 여십시오"},
     {MsgId::kLayerRange, "층 {0}은(는) 범위를 벗어났습니다: 허용 0..{1} (모델의 층은 {2}개)"},
     {MsgId::kHeadRange, "층 {1}의 헤드 {0}은(는) 범위를 벗어났습니다: 허용 0..{2} (모델의 헤드는 {3}개)"},
+    {MsgId::kSpmCharacterNotInVocab, "글의 문자 {0}이(가) 어휘에 없고, 그것을 쓸 바이트 토큰 {1}도 미지 토큰도 없습니다 (llama.cpp도 이런 글에서 멈춥니다)"},
 };
 // The programs' own messages (i18n/app_messages.h), in AppMsgId order.
 struct AppMessageEntry {
