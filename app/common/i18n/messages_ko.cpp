@@ -357,6 +357,9 @@ constexpr AppMessageEntry kAppMessagesKo[] = {
     {AppMsgId::kTitleTooLong, "{0}자는 제목으로 너무 깁니다: 최대 {1}자입니다 (제목은 그림을 가로지르는 한 줄입니다)"},
     {AppMsgId::kTemperatureNotFinite, "온도는 유한한 수여야 합니다"},
     {AppMsgId::kPrefixWhatIfLayers, "가정 실험 층: "},
+    {AppMsgId::kGgufFileForSandbox, "{0}: GGUF 모델 파일입니다; attnviz-cli {1} 은(는) 모델이 아니라 샌드박스 층을 실행합니다: attnviz-cli model --model {0} 을(를) 실행하십시오"},
+    {AppMsgId::kGgufFileNeedsOption, "뜻밖의 인자 '{0}': GGUF 모델 파일은 --model {0} 으로 줍니다"},
+    {AppMsgId::kLayersNeedWhatIf, "--layers 는 가정 실험이 작용할 층을 고르는데, 가정 실험이 하나도 없습니다: --no-scale 이나 --temperature T 를 더하거나 --layers 를 빼십시오 (--ablate L:H 는 제 층을 스스로 정합니다)"},
 };
 static_assert(std::size(kAppMessagesKo) == (size_t)((int)AppMsgId::kCount - (int)MsgId::kAppFirst),
               "messages_ko.cpp: one Korean template per AppMsgId");
