@@ -231,3 +231,17 @@ put("fuzz_gguf", "spm-runs-64", gguf_header(0, [
             b"".join(struct.pack("<f", -float(len(t))) for t in spm_tokens)),
     gguf_kv(b"tokenizer.ggml.token_type", 9, struct.pack("<IQ", 5, len(spm_tokens)) +
             struct.pack("<3i", 2, 3, 3) + struct.pack("<i", 1) * (len(spm_tokens) - 3))]))
+
+
+def spm_seed(text, scored):
+    """fuzz_spm_vocab: the text, then each piece after its score byte (signed), NUL between."""
+    parts = [text.encode()] + [struct.pack("<b", s) + p.encode() for p, s in scored]
+    return b"\0".join(parts)
+
+
+put("fuzz_spm_vocab", "prefix-not-piece", spm_seed("the mat matters", [
+    ("\u2581", -1), ("\u2581m", -2), ("\u2581mat", -3), ("at", -4), ("a", -5), ("t", -6), ("th", -8), ("he", -9),
+    ("\u2581the", -7), ("er", -16), ("tter", -19), ("\u2581matter", -18), ("s", -13)]))
+put("fuzz_spm_vocab", "ties-and-cjk", spm_seed("abcd 日本語 한국어 🙂x", [
+    ("ab", -5), ("bc", -5), ("cd", -5), ("abc", -5), ("\u2581日", -2), ("\u2581日本", -3), ("本語", -4),
+    ("한국", -9), ("국어", -10), ("\u2581한국어", -11), ("🙂x", -7)]))

@@ -273,6 +273,7 @@ Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help)
     }
     else if (!arg.empty() && arg[0] != '-')  // a plain argument: the text and the model are given by option
       st = AppError(IsRegularFile(ExpandHome(arg) + "/config.json") ? AppMsgId::kModelFolderNeedsOption
+                    : IsGgufFile(ExpandHome(arg))                   ? AppMsgId::kGgufFileNeedsOption
                                                                     : AppMsgId::kStrayArgument,
                     {CappedValue(arg), "model"});
     else st = Status::Error(Trf(Str::kCliUnknownOption, {CappedValue(arg), "model"}));
@@ -344,9 +345,17 @@ struct CliLayerTaps {
   }
 };
 
-std::string Piece(const tokenize::Tokenizer& t, int id) {
+// A predicted id's piece as JSON: null for an id the tokenizer has no piece for (an LM head wider than the
+// vocabulary: padded rows, gaps in the ids).
+std::string PieceJson(const tokenize::Tokenizer& t, int id) {
   auto p = t.IdToPiece(id);
-  return p ? *p : std::string();
+  return p ? JsonString(*p) : std::string("null");
+}
+
+// The same for the text table: quoted, or said to have none.
+std::string PieceText(const tokenize::Tokenizer& t, int id) {
+  auto p = t.IdToPiece(id);
+  return p ? JsonString(*p) : Trf(Str::kCliNoPiece, {std::to_string(id)});
 }
 
 std::string PredictionsJson(const model::Predictions& p, const std::vector<tokenize::Token>& tokens,
@@ -360,7 +369,7 @@ std::string PredictionsJson(const model::Predictions& p, const std::vector<token
            ", \"token\": " + JsonString(tokens[(size_t)pos.index].piece) + ", \"top\": [";
     for (size_t t = 0; t < pos.top.size(); ++t)
       out += std::string(t ? ", " : "") + "{\"id\": " + std::to_string(pos.top[t].id) + ", \"token\": " +
-             JsonString(Piece(tok, pos.top[t].id)) + ", \"prob\": " + JsonNumber(pos.top[t].prob) + "}";
+             PieceJson(tok, pos.top[t].id) + ", \"prob\": " + JsonNumber(pos.top[t].prob) + "}";
     out += "]}";
   }
   return out + "]}\n";
@@ -375,6 +384,8 @@ std::string PredictionsText(const model::Predictions& p, const std::vector<token
     std::snprintf(loss, sizeof loss, "%.4f", p.loss);
     std::snprintf(ppl, sizeof ppl, "%.4g", p.perplexity);
     out += Trf(Str::kCliPredictLoss, {loss, std::to_string(tokens.size() - 1), ppl}) + "\n";
+  } else if (p.next_token) {  // a causal model given one token
+    out += Trf(Str::kCliPredictOneToken, {std::to_string(k)}) + "\n";
   } else {
     out += Trf(Str::kCliPredictMasked, {std::to_string(k)}) + "\n";
   }
@@ -383,7 +394,7 @@ std::string PredictionsText(const model::Predictions& p, const std::vector<token
     out += buf + JsonString(tokens[(size_t)pos.index].display) + " ->";
     for (const model::TokenProb& t : pos.top) {
       std::snprintf(buf, sizeof buf, " %.4f", t.prob);
-      out += " " + JsonString(Piece(tok, t.id)) + buf;
+      out += " " + PieceText(tok, t.id) + buf;
     }
     out += "\n";
   }
@@ -462,6 +473,8 @@ Result<CheckedRun> CheckRun(const ModelArgs& a, const ModelFolder& folder, const
     auto parsed = ParseLayerList(a.layers, c.n_layer);
     if (!parsed) return Status::Prefixed(MsgId::kPrefixContext, {"--layers"}, parsed.status());
     if (parsed->empty()) return AppErrorAt("--layers", AppMsgId::kNoLayerGiven, {});
+    // --layers limits the what-ifs; alone it would change nothing (checked after its range, which it names first).
+    if (!a.no_scale && !a.temperature_set) return AppError(AppMsgId::kLayersNeedWhatIf, {});
     run.what_ifs.layers = *parsed;
   }
   run.options = WhatIfRunOptions(run.what_ifs, c.n_layer);

@@ -14,6 +14,8 @@ int UsageError(const std::string& subcommand, const std::string& message) {
 
 Status RefuseModelFolder(const InputOptions& options, const std::string& subcommand) {
   if (options.model_dir.empty()) return Status::Ok();
+  if (IsGgufFile(options.model_dir))
+    return AppError(AppMsgId::kGgufFileForSandbox, {CappedValue(options.model_dir), subcommand});
   return AppError(AppMsgId::kModelFolderForSandbox, {CappedValue(options.model_dir), subcommand});
 }
 

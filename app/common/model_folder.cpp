@@ -1,6 +1,7 @@
 #include "model_folder.h"
 
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <future>
@@ -60,7 +61,8 @@ Result<std::shared_ptr<const ModelFolder>> OpenGgufFile(const std::string& path)
 
 Result<std::shared_ptr<const ModelFolder>> OpenModelFolder(const std::string& dir) {
   struct stat st;
-  if (stat(dir.c_str(), &st) != 0) return AppError(AppMsgId::kModelPathMissing, {dir});
+  if (stat(dir.c_str(), &st) != 0)
+    return errno == ELOOP ? Status::Error(MsgId::kStSymlinkLoop, {dir}) : AppError(AppMsgId::kModelPathMissing, {dir});
   if (IsGgufFile(dir)) return OpenGgufFile(dir);
   if (!S_ISDIR(st.st_mode)) return AppError(AppMsgId::kNotModelFolderOrGguf, {dir});
   auto folder = std::make_shared<ModelFolder>();

@@ -330,6 +330,8 @@ constexpr const char* kEnglish[] = {
     "rewriting it, a download not finished); nothing computed from it is shown: open it again once it is complete",
     "layer {0} is out of range: allowed 0..{1} (the model has {2} layers)",
     "head {0} of layer {1} is out of range: allowed 0..{2} (the model has {3} heads)",
+    "the text's character {0} is not in the vocabulary, which has no byte token {1} to write it with and no unknown "
+    "token (llama.cpp stops on such a text too)",
 };
 static_assert(std::size(kEnglish) == (size_t)MsgId::kCount, "messages.cpp: one English template per MsgId");
 static_assert((int)MsgId::kCount <= (int)MsgId::kAppFirst, "messages.h: core's ids stay below the programs' own");

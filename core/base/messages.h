@@ -333,6 +333,7 @@ enum class MsgId : int {
   kMappedFileChanged,        // {0} bytes when opened
   kLayerRange,               // {0} layer, {1} the last layer, {2} n_layer
   kHeadRange,                // {0} head, {1} layer, {2} the last head, {3} n_head
+  kSpmCharacterNotInVocab,   // {0} character (U+XXXX), {1} missing byte token
   kCount,
   // The first of the programs' own ids (app/common/i18n/app_messages.h); not a message. Above kCount for good.
   kAppFirst = 1000

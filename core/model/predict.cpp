@@ -146,6 +146,7 @@ Result<Predictions> Predict(const Model& model, const float* last_hidden, const 
         if (t.index == pos) ordered.push_back(t);
     out.positions = std::move(ordered);
   }
+  out.next_token = next_token;
   if (next_token && n >= 2) {
     out.has_loss = true;
     out.loss = loss_sum / (n - 1);

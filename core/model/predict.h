@@ -33,6 +33,7 @@ struct PositionTop {
 };
 
 struct Predictions {
+  bool next_token = false;      // the model predicts the next token (gpt2, llama family), not masked ones (bert)
   bool has_loss = false;        // causal models over >= 2 tokens
   double loss = 0;              // nats, mean over the n - 1 next-token predictions
   double perplexity = 0;        // exp(loss)

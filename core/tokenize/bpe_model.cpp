@@ -50,17 +50,6 @@ Result<std::unique_ptr<BpeModel>> BpeModel::Create(Vocab vocab,
   return model;
 }
 
-std::unique_ptr<BpeModel> BpeModel::CreateFromIds(Vocab vocab, const std::vector<MergeIds>& merges, BpeOptions options) {
-  auto model = std::unique_ptr<BpeModel>(new BpeModel());
-  model->vocab_ = std::move(vocab);
-  model->options_ = std::move(options);
-  model->merges_.reserve(merges.size());
-  for (size_t rank = 0; rank < merges.size(); ++rank)
-    model->merges_[PairKey(merges[rank].left, merges[rank].right)] = MergeResult{int(rank), merges[rank].merged};
-  model->FindSpecialIds();
-  return model;
-}
-
 void BpeModel::FindSpecialIds() {
   const Vocab& v = vocab_;
   if (options_.unk_token) {

@@ -31,12 +31,6 @@ class BpeModel : public Model {
   static Result<std::unique_ptr<BpeModel>> Create(Vocab vocab,
                                                   const std::vector<std::pair<std::string, std::string>>& merges,
                                                   BpeOptions options, const std::string& where);
-  // The same from ids (left + right = merged, each an id of `vocab`), in rank order: merges computed from the
-  // vocabulary itself, which need no strings.
-  struct MergeIds {
-    int left, right, merged;
-  };
-  static std::unique_ptr<BpeModel> CreateFromIds(Vocab vocab, const std::vector<MergeIds>& merges, BpeOptions options);
   Status Tokenize(const AlignedText& word, std::vector<ModelToken>* out) const override;
   const Vocab& vocab() const override { return vocab_; }
 

@@ -1,13 +1,12 @@
 #include "tokenize/gguf_tokenizer.h"
 
 #include <algorithm>
-#include <functional>
 #include <map>
-#include <string_view>
 #include <utility>
 
 #include "tokenize/bpe_model.h"
 #include "tokenize/pipeline.h"
+#include "tokenize/spm_model.h"
 #include "tokenize/unicode.h"
 
 namespace attnviz::tokenize {
@@ -182,96 +181,19 @@ Result<std::unique_ptr<Tokenizer>> Gpt2(const GgufVocab& v) {
   return MakePipelineTokenizer(std::move(parts));
 }
 
-// For each token of `keys` (ids, sorted by text(id)), the lengths of its prefixes that are tokens of `keys` too, with
-// their ids, in prefix(id) (ascending lengths). In sorted order the tokens that are prefixes of the current one form
-// a chain on a stack; each token is pushed and popped once and each comparison is one token's length, so this is
-// linear in the bytes besides the sort.
-void PrefixTokens(const std::vector<int>& keys, const std::function<std::string_view(int)>& text,
-                  std::vector<std::vector<std::pair<uint32_t, int>>>* prefix) {
-  std::vector<int> stack;
-  for (int id : keys) {
-    const std::string_view q = text(id);
-    while (!stack.empty()) {
-      const std::string_view top = text(stack.back());
-      if (top.size() < q.size() && q.compare(0, top.size(), top) == 0) break;
-      stack.pop_back();
-    }
-    for (int p : stack) (*prefix)[(size_t)id].emplace_back((uint32_t)text(p).size(), p);
-    stack.push_back(id);
-  }
-}
-
-// SentencePiece BPE: every way to write a token as two tokens is a merge, ranked by the token's score. The splits
-// come from the tokens that are a token's prefixes and suffixes (PrefixTokens over the tokens and over their
-// reversals), so the work is n log n in the vocabulary's bytes and the merges are ids: a token of L bytes with L - 1
-// splits costs L, not L^2 (the strings of every split), and one long token no longer hashes each of its prefixes.
-std::vector<BpeModel::MergeIds> ScoreMerges(const GgufVocab& v, const Vocab& vocab) {
-  // The distinct tokens (a repeated piece: its first id, as Vocab keeps it).
-  std::vector<int> keys;
-  for (size_t i = 0; i < v.tokens.size(); ++i)
-    if (const int* found = vocab.Find(v.tokens[i]); found && *found == (int)i) keys.push_back((int)i);
-  std::vector<std::string> reversed(v.tokens.size());
-  for (int id : keys) reversed[(size_t)id].assign(v.tokens[(size_t)id].rbegin(), v.tokens[(size_t)id].rend());
-  auto forward = [&](int id) { return std::string_view(v.tokens[(size_t)id]); };
-  auto backward = [&](int id) { return std::string_view(reversed[(size_t)id]); };
-  std::vector<std::vector<std::pair<uint32_t, int>>> prefixes(v.tokens.size()), suffixes(v.tokens.size());
-  std::sort(keys.begin(), keys.end(), [&](int a, int b) { return forward(a) < forward(b); });
-  PrefixTokens(keys, forward, &prefixes);
-  std::sort(keys.begin(), keys.end(), [&](int a, int b) { return backward(a) < backward(b); });
-  PrefixTokens(keys, backward, &suffixes);
-  reversed = {};
-
-  struct Candidate {
-    float score;
-    int id, left_id, right_id;
-  };
-  std::vector<Candidate> all;
-  std::vector<int> left_at;  // [L + 1] the id of the prefix of length k, or -1
-  for (size_t i = 0; i < v.tokens.size(); ++i) {
-    const GgufTokenType t = TypeOf(v, i);
-    if (t != GgufTokenType::kNormal && t != GgufTokenType::kUserDefined) continue;
-    if (const int* found = vocab.Find(v.tokens[i]); !found || *found != (int)i) continue;  // a repeated piece: once
-    const std::string& piece = v.tokens[i];
-    left_at.assign(piece.size() + 1, -1);
-    for (const auto& [k, id] : prefixes[i]) left_at[k] = id;
-    // suffixes ascend in length, so the splits come in descending k; the sort below orders them.
-    for (const auto& [m, right] : suffixes[i]) {
-      if (m == 0) continue;  // an empty token is no side of a merge
-      const size_t k = piece.size() - m;
-      if (((unsigned char)piece[k] & 0xC0) == 0x80) continue;  // inside a UTF-8 sequence
-      if (left_at[k] < 0) continue;
-      all.push_back({i < v.scores.size() ? v.scores[i] : 0.0f, (int)i, left_at[k], right});
-    }
-  }
-  std::sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) {
-    if (a.score != b.score) return a.score > b.score;
-    if (a.id != b.id) return a.id < b.id;
-    return a.left_id < b.left_id;
-  });
-  std::vector<BpeModel::MergeIds> merges;
-  merges.reserve(all.size());
-  for (const Candidate& c : all) merges.push_back({c.left_id, c.right_id, c.id});
-  return merges;
-}
-
 Result<std::unique_ptr<Tokenizer>> Llama(const GgufVocab& v) {
   PipelineParts parts;
   auto vocab = MakeVocab(v);
   if (!vocab) return vocab.status();
-  const auto merges = ScoreMerges(v, *vocab);
-  BpeOptions o;
-  o.byte_fallback = true;
-  o.fuse_unk = true;
-  if (v.unk) o.unk_token = v.tokens[(size_t)*v.unk];
-  parts.model = BpeModel::CreateFromIds(std::move(*vocab), merges, std::move(o));
+  parts.model = SpmModel::Create(std::move(*vocab), v.scores, v.unk, v.where);
   constexpr char32_t kSpace = 0x2581;  // ▁
   parts.pre_tokenizer = MakeMetaspacePreTokenizer(
-      kSpace, v.add_space_prefix.value_or(true) ? PrependScheme::kFirst : PrependScheme::kNever, /*split=*/false);
+      kSpace, v.add_space_prefix.value_or(true) ? PrependScheme::kEveryPiece : PrependScheme::kNever, /*split=*/false);
   parts.added_tokens = AddedTokens(v);
   parts.post_processor = BosEos(v, /*bos_default=*/true);
   parts.display.byte_fallback = true;
   parts.display.space_marker = kSpace;
-  parts.description = "GGUF: BPE (SentencePiece, byte fallback)";
+  parts.description = "GGUF: SentencePiece (llama.cpp's SPM merges, byte fallback)";
   return MakePipelineTokenizer(std::move(parts));
 }
 

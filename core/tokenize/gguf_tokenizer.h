@@ -7,10 +7,11 @@
 //                   qwen2               NFC, Split(Qwen2's regex: digits one by one) + ByteLevel without regex
 //                   smollm              Digits(individual) + ByteLevel with GPT-2's regex
 //                 no BOS unless add_bos_token.
-//   model "llama" SentencePiece BPE with byte fallback: the merges are every split of a token into two tokens,
-//                 ranked by the merged token's score (highest first: llama.cpp's SPM merges the pair whose result
-//                 scores highest); "▁" for spaces, one in front when add_space_prefix (default true), no split
-//                 (Metaspace prepend_scheme first); <0xNN> tokens for bytes; BOS unless add_bos_token is false.
+//   model "llama" SentencePiece with byte fallback, merged as llama.cpp's SPM tokenizer merges (spm_model.h: two
+//                 neighbours whose text is a piece, highest score first); "▁" for spaces, and when
+//                 add_space_prefix (default true) one in front of the text and of each piece after a special
+//                 token, as llama.cpp puts it (even before a space); no split; <0xNN> tokens for bytes; BOS unless
+//                 add_bos_token is false.
 // Control and user-defined tokens are added tokens (found in the text before the model), control ones special.
 #pragma once
 #include <memory>

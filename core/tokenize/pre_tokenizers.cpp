@@ -182,8 +182,9 @@ class MetaspacePre : public PreTokenizer {
       bool starts_with_replacement = !p.chars.empty() && p.chars.front().cp == replacement_;
       // The library asks where the piece starts in the original text; an empty piece counts as offset 0.
       bool at_text_start = p.chars.empty() || SpanOf(p.chars, 0, p.chars.size()).begin == 0;
-      bool prepend = !starts_with_replacement &&
-                     (scheme_ == PrependScheme::kAlways || (scheme_ == PrependScheme::kFirst && at_text_start));
+      bool prepend = scheme_ == PrependScheme::kEveryPiece ||
+                     (!starts_with_replacement &&
+                      (scheme_ == PrependScheme::kAlways || (scheme_ == PrependScheme::kFirst && at_text_start)));
       if (prepend && !p.chars.empty())
         p.chars.insert(p.chars.begin(), AlignedChar{replacement_, p.chars.front().begin, p.chars.front().end});
       if (!split_) {

@@ -36,9 +36,11 @@ class PreTokenizer {
 std::unique_ptr<PreTokenizer> MakeByteLevelPreTokenizer(bool add_prefix_space, bool use_regex);
 // Splits on the matches of `pattern` (invert: the matches are the words and the rest the delimiters).
 std::unique_ptr<PreTokenizer> MakeSplitPreTokenizer(Regex pattern, SplitBehavior behavior, bool invert);
-enum class PrependScheme { kAlways, kFirst, kNever };
+enum class PrependScheme { kAlways, kFirst, kNever, kEveryPiece };
 // SentencePiece style: ' ' -> replacement, a replacement in front (always / only at the start of the text /
-// never), then (when `split`) a new word at every replacement.
+// never; the first two only when the piece does not start with one already, as the library does), then (when
+// `split`) a new word at every replacement. kEveryPiece is llama.cpp's SPM rule: one in front of every piece of text
+// (the text's start and each piece after a special token), whatever it starts with.
 std::unique_ptr<PreTokenizer> MakeMetaspacePreTokenizer(char32_t replacement, PrependScheme scheme, bool split);
 // Numbers apart from the rest; each digit alone when `individual_digits`.
 std::unique_ptr<PreTokenizer> MakeDigitsPreTokenizer(bool individual_digits);

@@ -1,6 +1,7 @@
 // Runs the real attnviz-cli binary as a user would (through sh), for the CLI test files: exit code,
 // stdout, stderr. ATTNVIZ_CLI is the binary's path (tests/cli/CMakeLists.txt).
 #pragma once
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -55,6 +56,13 @@ inline CliResult Cli(const std::vector<std::string>& args, const std::string& pr
   r.err = err.ok() ? *err : "";
   std::filesystem::remove(err_path);
   return r;
+}
+
+// Exit 2 with `part` in stderr, or what came instead.
+inline ::testing::AssertionResult Refused(const CliResult& r, const std::string& part) {
+  if (r.code == 2 && r.err.find(part) != std::string::npos) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "exit " << r.code << ", stderr '" << r.err.substr(0, 400)
+                                       << "' does not contain '" << part << "'";
 }
 
 }  // namespace attnviz::cli_test

@@ -15,6 +15,7 @@ namespace {
 
 using cli_test::Cli;
 using cli_test::CliResult;
+using cli_test::Refused;
 namespace fs = std::filesystem;
 
 const std::string kGpt2Dir = std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/models_e2e/gpt2";
@@ -23,12 +24,6 @@ std::string OutDir() {
   const fs::path dir = fs::temp_directory_path() / ("attnviz_cli_args_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   return dir.string();
-}
-
-::testing::AssertionResult Refused(const CliResult& r, const std::string& part) {
-  if (r.code == 2 && r.err.find(part) != std::string::npos) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "exit " << r.code << ", stderr '" << r.err.substr(0, 400)
-                                       << "' does not contain '" << part << "'";
 }
 
 TEST(CliArguments, RangesNameTheOptionTheValueAndTheAllowedRange) {

@@ -51,8 +51,9 @@ TEST_P(GgufTokenizer, TokenizesAsTheLibraryDoes) {
   EXPECT_EQ(differ, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, GgufTokenizer,
-                         ::testing::Values("bytelevel_bpe", "llama3_style", "qwen2_style", "llama_style"));
+// llama_style (SentencePiece) is held to llama.cpp's own ids instead (test_gguf_spm.cpp): they differ from the
+// library's where a text starts with a space or holds a special token.
+INSTANTIATE_TEST_SUITE_P(Fixtures, GgufTokenizer, ::testing::Values("bytelevel_bpe", "llama3_style", "qwen2_style"));
 
 // Every regex set of llama.cpp's BPE pre-tokenizers, by the tokenizer.ggml.pre names its converter writes, against
 // llama.cpp's own ids (llama_cpp/llama_cpp_pre_reference.json, made by llama_cpp_pre_reference.mjs): the byte-level

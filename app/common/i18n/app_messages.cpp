@@ -49,6 +49,12 @@ constexpr const char* kEnglish[] = {
     // the desktop app (app/gui/app.cpp, app/gui/app_model.cpp)
     "temperature must be a finite number",
     "what-if layers: ",
+    // a .gguf file where a model folder's messages were (app/cli/cli_util.cpp, app/cli/cli_model.cpp)
+    "{0}: a GGUF model file; attnviz-cli {1} runs the sandbox layer, not a model: run attnviz-cli model --model {0}",
+    "unexpected argument '{0}': a GGUF model file is given as --model {0}",
+    // attnviz-cli model's --layers (app/cli/cli_model.cpp)
+    "--layers names the layers the what-ifs act on, and none is given: add --no-scale or --temperature T, or leave "
+    "--layers out (--ablate L:H names its own layers)",
 };
 constexpr int kAppCount = (int)AppMsgId::kCount - (int)MsgId::kAppFirst;
 static_assert(std::size(kEnglish) == (size_t)kAppCount, "app_messages.cpp: one English template per AppMsgId");

@@ -53,6 +53,10 @@ enum class AppMsgId : int {
   // ---- the desktop app (app/gui/app.cpp, app/gui/app_model.cpp)
   kTemperatureNotFinite,
   kPrefixWhatIfLayers,
+  // issue 44's minor items
+  kGgufFileForSandbox,        // {0} the file, {1} the command (compute, sweep, export)
+  kGgufFileNeedsOption,       // {0} the file
+  kLayersNeedWhatIf,
   kCount
 };
 

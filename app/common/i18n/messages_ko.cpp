@@ -324,6 +324,7 @@ constexpr MessageEntry kMessagesKo[] = {
     {MsgId::kMappedFileChanged, "파일을 읽는 동안 파일이 바뀌었습니다: 열 때의 {0}바이트보다 짧아졌습니다 (다른 프로그램이 다시 쓰는 중이거나 내려받기가 끝나지 않았습니다); 이 파일로 계산한 것은 보여 주지 않습니다: 파일이 다 되면 다시 여십시오"},
     {MsgId::kLayerRange, "층 {0}은(는) 범위를 벗어났습니다: 허용 0..{1} (모델의 층은 {2}개)"},
     {MsgId::kHeadRange, "층 {1}의 헤드 {0}은(는) 범위를 벗어났습니다: 허용 0..{2} (모델의 헤드는 {3}개)"},
+    {MsgId::kSpmCharacterNotInVocab, "글의 문자 {0}이(가) 어휘에 없고, 그것을 쓸 바이트 토큰 {1}도 미지 토큰도 없습니다 (llama.cpp도 이런 글에서 멈춥니다)"},
 };
 // The programs' own messages (i18n/app_messages.h), in AppMsgId order.
 struct AppMessageEntry {
@@ -365,6 +366,9 @@ constexpr AppMessageEntry kAppMessagesKo[] = {
     {AppMsgId::kTitleTooLong, "{0}자는 제목으로 너무 깁니다: 최대 {1}자입니다 (제목은 그림을 가로지르는 한 줄입니다)"},
     {AppMsgId::kTemperatureNotFinite, "온도는 유한한 수여야 합니다"},
     {AppMsgId::kPrefixWhatIfLayers, "가정 실험 층: "},
+    {AppMsgId::kGgufFileForSandbox, "{0}: GGUF 모델 파일입니다; attnviz-cli {1} 은(는) 모델이 아니라 샌드박스 층을 실행합니다: attnviz-cli model --model {0} 을(를) 실행하십시오"},
+    {AppMsgId::kGgufFileNeedsOption, "뜻밖의 인자 '{0}': GGUF 모델 파일은 --model {0} 으로 줍니다"},
+    {AppMsgId::kLayersNeedWhatIf, "--layers 는 가정 실험이 작용할 층을 고르는데, 가정 실험이 하나도 없습니다: --no-scale 이나 --temperature T 를 더하거나 --layers 를 빼십시오 (--ablate L:H 는 제 층을 스스로 정합니다)"},
 };
 static_assert(std::size(kAppMessagesKo) == (size_t)((int)AppMsgId::kCount - (int)MsgId::kAppFirst),
               "messages_ko.cpp: one Korean template per AppMsgId");

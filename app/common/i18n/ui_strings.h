@@ -94,7 +94,7 @@ enum class Str : int {
   kSettingsLineProblem, kSettingsConfigProblem, kSettingsCorruptMoved, kSettingsCorruptStuck, kAppUnknownOption, kAppBadLesson,
   kCliHeadAndHeads, kCliOneSizeOption, kCliRandomAndText, kCliNoOut, kCliUnknownRange, kCliHeadOutOfRange,
   kCliPlotExtension, kCliNoFigureLibrary,
-  kCliWrote, kCliWroteRows, kCliDumpWritten, kCliModelPerHead, kCliPooled, kCliPredictLoss, kCliPredictMasked, kCliNeuronMasked, kModelDescribeLayers,
+  kCliWrote, kCliWroteRows, kCliDumpWritten, kCliModelPerHead, kCliPooled, kCliPredictLoss, kCliPredictMasked, kCliPredictOneToken, kCliNeuronMasked, kCliNoPiece, kModelDescribeLayers,
   kModelDescribeKvHeads, kModelDescribeSizes, kModelDescribeLinear, kModelDescribeLlama3, kModelDescribeFreqFactors, kModelDescribeWindow,
   kStepRawSource, kNoteRawSource, kCliComputeSummary,
   // ---- the settings file's syntax and values (state.cpp)
