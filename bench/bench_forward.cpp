@@ -20,6 +20,7 @@
 #include <string>
 
 #include "attention/attention.h"
+#include "sandbox/projection.h"
 #include "sandbox/embedding.h"
 #include "attention/metrics.h"
 #include "sandbox/pipeline.h"

@@ -13,7 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     size_t previous_end = 0;
     for (const Token& t : *tokens) {
       FUZZ_EXPECT(t.byte_begin >= previous_end && t.byte_begin < t.byte_end && t.byte_end <= text.size());
-      FUZZ_EXPECT(text.compare(t.byte_begin, t.byte_end - t.byte_begin, t.text) == 0);
+      FUZZ_EXPECT(text.compare(t.byte_begin, t.byte_end - t.byte_begin, t.display) == 0);
       previous_end = t.byte_end;
     }
   } else {

@@ -1,5 +1,6 @@
 // The forward pass against a naive loop version (double precision), plus its invariants.
 #include "attention/attention.h"
+#include "sandbox/projection.h"
 
 #include <gtest/gtest.h>
 

@@ -87,7 +87,7 @@ TEST(Metrics, LogitStdIsSqrtDkUnscaledAndOneScaled) {
       c.seed = seed;
       c.scale = false;
       std::string text;
-      for (const Token& t : tokens) text += t.text + " ";
+      for (const Token& t : tokens) text += t.display + " ";
       ASSERT_TRUE(p.SetText(text).ok());
       ASSERT_TRUE(p.SetConfig(c).ok());
       ASSERT_TRUE(p.Run().ok());

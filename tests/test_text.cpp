@@ -53,10 +53,17 @@ TEST(Tokenize, ByteSpansPointIntoTheText) {
   auto t = Tokenize(text);
   ASSERT_TRUE(t.ok());
   ASSERT_EQ(t->size(), 4u);
-  for (const Token& tok : *t) EXPECT_EQ(text.substr(tok.byte_begin, tok.byte_end - tok.byte_begin), tok.text);
+  for (const Token& tok : *t) {
+    EXPECT_EQ(text.substr(tok.byte_begin, tok.byte_end - tok.byte_begin), tok.display);
+    // A sandbox word is the one Token with its text in every text field: no vocabulary id, never special.
+    EXPECT_EQ(tok.piece, tok.display);
+    EXPECT_EQ(tok.bytes, tok.display);
+    EXPECT_EQ(tok.id, 0);
+    EXPECT_FALSE(tok.special);
+  }
   EXPECT_EQ((*t)[0].byte_begin, 0u);
   EXPECT_EQ((*t)[0].byte_end, 6u);  // two 3-byte syllables
-  EXPECT_EQ((*t)[2].text, ",");
+  EXPECT_EQ((*t)[2].display, ",");
 }
 
 TEST(Tokenize, InvalidUtf8NamesTheByteOffset) {

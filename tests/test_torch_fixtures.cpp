@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "attention/attention.h"
+#include "sandbox/projection.h"
 #include "sandbox/config.h"
 #include "io/npy.h"
 #include "sandbox/weights.h"

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "attention/attention.h"
+#include "sandbox/projection.h"
 #include "sandbox/embedding.h"
 #include "io/npy.h"
 

@@ -283,7 +283,8 @@ Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help)
 }
 
 
-std::string TokensJson(const std::vector<tokenize::Token>& tokens) {
+// {"ids": [...], "tokens": [pieces], "display": [...]}: what the model sees of the text.
+std::string ModelTokensJson(const std::vector<tokenize::Token>& tokens) {
   std::vector<std::string> pieces, display;
   std::string ids = "[";
   for (size_t i = 0; i < tokens.size(); ++i) {
@@ -510,7 +511,7 @@ Status OpenDump(const ModelArgs& a, const model::ModelConfig& c, const std::vect
                 DumpFolder* dump, NpyStreamWriter* hidden, CliLayerTaps* taps) {
   const size_t n = tokens.size();
   if (Status s = dump->Begin(a.dump_dir); !s) return s;
-  if (Status s = WriteFileAtomic(dump->Path("tokens.json"), TokensJson(tokens)); !s) return s;
+  if (Status s = WriteFileAtomic(dump->Path("tokens.json"), ModelTokensJson(tokens)); !s) return s;
   if (Status s = hidden->Open(dump->Path("hidden.npy"), {(size_t)c.n_layer + 1, n, (size_t)c.d_model}); !s) return s;
   taps->hidden = hidden;
   std::vector<const MapKindInfo*> written = {&AttentionKind()};
@@ -643,7 +644,7 @@ int RunModelCommand(const std::vector<std::string>& args) {
   auto tokens = TokenizeForModel(**folder, item->kv_text);
   if (!tokens) return UsageError("model", Localized(tokens));
   if (a.tokens_only) {
-    std::fputs(TokensJson(*tokens).c_str(), stdout);
+    std::fputs(ModelTokensJson(*tokens).c_str(), stdout);
     return 0;
   }
   if (Status s = RunOnTokens(a, **folder, *tokens); !s) return UsageError("model", Localized(s));

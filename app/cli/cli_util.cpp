@@ -22,7 +22,7 @@ Status RefuseModelFolder(const InputOptions& options, const std::string& subcomm
 std::string TokensJson(const std::vector<Token>& tokens) {
   std::string out = "[";
   for (size_t i = 0; i < tokens.size(); ++i) {
-    out += (i ? ", " : "") + std::string("{\"text\": ") + JsonString(tokens[i].text) +
+    out += (i ? ", " : "") + std::string("{\"text\": ") + JsonString(tokens[i].display) +
            ", \"begin\": " + std::to_string(tokens[i].byte_begin) + ", \"end\": " + std::to_string(tokens[i].byte_end) +
            "}";
   }

@@ -6,7 +6,6 @@
 #include <optional>
 
 #include "app.h"
-#include "data_dir.h"
 #include "io/file_io.h"
 #include "i18n/app_messages.h"
 #include "i18n/localized.h"
@@ -22,8 +21,7 @@ void App::InitModels() {
     if (void (*wake)() = wake_ui.load()) wake();
   });
   scans = std::make_unique<AblationScanJob>();
-  const std::string bundled = FindDataDir().bundled_model();
-  if (!bundled.empty() && IsModelFolder(bundled)) bundled_model_dir = bundled;
+  if (Result<std::string> bundled = ResolveModelDir(kBundledModelName)) bundled_model_dir = *bundled;
   if (char* resolved = bundled_model_dir.empty() ? nullptr : realpath(bundled_model_dir.c_str(), nullptr)) {
     bundled_model_dir = resolved;  // as OpenModel keeps it, so the lessons can tell it is open
     std::free(resolved);
@@ -40,7 +38,8 @@ void App::InitModels() {
 
 void App::OpenModel(const std::string& dir_or_name) {
   std::string dir = ExpandHome(dir_or_name);  // "~/models/x" typed into the path field
-  if (dir == "tiny" && !bundled_model_dir.empty()) dir = bundled_model_dir;
+  // "tiny" is the bundled model; a name that does not resolve opens as given (and is refused as a path).
+  if (Result<std::string> named = ResolveModelDir(dir)) dir = *named;
   if (char* resolved = realpath(dir.c_str(), nullptr)) {
     dir = resolved;
     std::free(resolved);

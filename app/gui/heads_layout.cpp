@@ -188,8 +188,8 @@ MapLayout LayoutFor(const AttentionTensors& t) {
   float line = ImGui::GetTextLineHeight();
   layout.caption = line + 4.0f;
   float widest_q = 0, widest_k = 0;
-  for (const Token& tok : t.query_tokens) widest_q = std::max(widest_q, ImGui::CalcTextSize(tok.text.c_str()).x);
-  for (const Token& tok : t.kv_tokens) widest_k = std::max(widest_k, ImGui::CalcTextSize(tok.text.c_str()).x);
+  for (const Token& tok : t.query_tokens) widest_q = std::max(widest_q, ImGui::CalcTextSize(tok.display.c_str()).x);
+  for (const Token& tok : t.kv_tokens) widest_k = std::max(widest_k, ImGui::CalcTextSize(tok.display.c_str()).x);
   layout.label_left = std::min(widest_q, kLabelMax) + 8.0f;
   layout.label_top = std::min(widest_k, kLabelMax) + 6.0f;
   return layout;

@@ -74,8 +74,8 @@ void DrawCellTooltip(PanelContext& ctx, const MapDraw& m, const MapFrame& f) {
   const ExactCell cell = ExactAt(f.source, t.scores.get(), m.head, i, j);  // exact at any zoom
   ImGui::BeginTooltip();
   ImGui::TextUnformatted(Trf(Str::kTipHead, {std::to_string(m.head)}).c_str());
-  ImGui::TextUnformatted(Trf(Str::kTipQuery, {std::to_string(i), ToImGui(t.query_tokens[(size_t)i].text)}).c_str());
-  ImGui::TextUnformatted(Trf(Str::kTipKey, {std::to_string(j), ToImGui(t.kv_tokens[(size_t)j].text)}).c_str());
+  ImGui::TextUnformatted(Trf(Str::kTipQuery, {std::to_string(i), ToImGui(t.query_tokens[(size_t)i].display)}).c_str());
+  ImGui::TextUnformatted(Trf(Str::kTipKey, {std::to_string(j), ToImGui(t.kv_tokens[(size_t)j].display)}).c_str());
   WeightLines(ctx, t, cell, i, j);
   if (!std::isnan(cell.score)) LogitLines(ctx, t, cell.score);  // NaN: not kept (a model layer keeps its probs only)
   if (m.head < (int)t.metrics.size() && i < (int)t.metrics[(size_t)m.head].rows.size()) {

@@ -58,7 +58,7 @@ LayerMaps PooledRolloutBlocks(const ModelResult& r, int layer) {
   out.probs = a.rollout;  // [1, nb, nb]
   for (int b = 0; b < nb; ++b) {
     Token block;
-    block.text = std::to_string(b * f) + "-" + std::to_string(std::min(n, (b + 1) * f) - 1);
+    block.display = std::to_string(b * f) + "-" + std::to_string(std::min(n, (b + 1) * f) - 1);
     out.kv_tokens.push_back(block);
   }
   out.query_tokens = out.kv_tokens;

@@ -145,7 +145,7 @@ void DrawNumbersPanel(App& app) {
     const size_t d_v = read.weighted_values.dim(1);
     for (size_t j = 0; j < read.weights.size() && j < 12; ++j)
       ImGui::TextUnformatted((FormatNumber(read.weights[j], "%.3f") + " \xC3\x97 v_" + std::to_string(j) + " (" +
-                              t.kv_tokens[j].text + ") = " + RowText(read.weighted_values.data.data() + j * d_v, d_v))
+                              t.kv_tokens[j].display + ") = " + RowText(read.weighted_values.data.data() + j * d_v, d_v))
                                  .c_str());
     ImGui::PushStyleColor(ImGuiCol_Text, kOkColor);
     ImGui::TextUnformatted(("\xCE\xA3 = z_" + std::to_string(cache.query) + " = " + RowText(read.z.data(), d_v)).c_str());

@@ -602,8 +602,11 @@ int main(int argc, char** argv) {
   std::vector<int> ids(n);
   for (int i = 0; i < n; ++i) ids[i] = (int)((i * 7919L) % c.vocab);
   if (!ids_file.empty()) {  // a JSON array of token ids instead (n is its length)
-    std::ifstream in(ids_file);
-    nlohmann::json parsed = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    // Bounded like every file the programs read: an ids file of the longest input is well under this.
+    constexpr size_t kMaxIdsFileBytes = size_t(16) << 20;
+    Result<std::string> text = ReadFile(ids_file, kMaxIdsFileBytes, "token ids file");
+    if (!text) return std::fprintf(stderr, "%s\n", text.message().c_str()), 2;
+    nlohmann::json parsed = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
     if (!parsed.is_array() || parsed.empty()) {
       std::fprintf(stderr, "%s: not a JSON array of token ids\n", ids_file.c_str());
       return 2;

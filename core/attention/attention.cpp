@@ -1,7 +1,5 @@
 #include "attention/attention.h"
 
-#include "maps/score_codes.h"
-
 #include "base/check.h"
 #include "base/matmul.h"
 
@@ -17,33 +15,9 @@
 namespace attnviz {
 namespace {
 
-// Scratch for the [n, cols] projection product before it is split per head; reused between calls.
-thread_local std::vector<float> tls_projection;
-
-// Copies columns [col0 + h*d, col0 + (h+1)*d) of a row-major [n, ld] product into dst [n_head, n, d].
-void SplitHeads(const float* product, size_t n, size_t ld, size_t col0, size_t n_head, size_t d, float* dst) {
-#pragma omp parallel for schedule(static) if (n * n_head * d > (1u << 16))
-  for (long long h = 0; h < (long long)n_head; ++h) {
-    for (size_t i = 0; i < n; ++i) {
-      const float* src = product + i * ld + col0 + h * d;
-      std::copy(src, src + d, dst + (h * n + i) * d);
-    }
-  }
-}
-
 // dst [n, cols] = x [n, depth] . w [depth, cols] (the columns col0.. of a row-major [depth, w_ld] matrix).
 void MatMul(const Tensor& x, const float* w, size_t w_ld, size_t col0, size_t cols, float* dst) {
   MatMulTiled(x.data.data(), x.dim(1), x.dim(0), x.dim(1), w + col0, w_ld, WeightLayout::kInOut, cols, dst, cols);
-}
-
-// Projects `x` through `cols` columns starting at col0 of w [d_model, w_ld] and splits them into
-// n_head heads of width d: out [n_head, n, d].
-void ProjectHeads(const Tensor& x, const Tensor& w, size_t col0, size_t n_head, size_t d, Tensor* out) {
-  const size_t n = x.dim(0), cols = n_head * d, w_ld = w.dim(1);
-  tls_projection.resize(n * cols);
-  MatMul(x, w.data.data(), w_ld, col0, cols, tls_projection.data());
-  out->Resize({n_head, n, d});
-  SplitHeads(tls_projection.data(), n, cols, 0, n_head, d, out->data.data());
 }
 
 // logits_row [n_k] = scores_row * multiplier, clamped so no logit is infinite.
@@ -334,8 +308,8 @@ inline void RunBlock(const BlockArgs& a, size_t h, size_t r0, Eigen::Index rows,
 [[gnu::noipa]] bool AttendBlocks(unsigned steps, const HeadsView& q, const HeadsView& k, const HeadsView& v,
                                  size_t n_head, size_t n_q, size_t n_k, float multiplier, const Mask& mask,
                                  const MapBuffers& maps, std::vector<HeadMetrics>* metrics, const HeadsOut* z,
-                                 const AttendSink* sink = nullptr, const ScoreCodes* codes = nullptr) {
-  // codes (with kStepLogits, no kStepScores and no scores map): each block's scores decoded from them.
+                                 const AttendSink* sink = nullptr, const ScoreRowsFill* fill = nullptr) {
+  // fill (with kStepLogits, no kStepScores and no scores map): each block's scores from it.
   const HeadsView& kv = (steps & kStepScores) ? k : v;
   const size_t group = kv.n_head > 0 ? n_head / kv.n_head : 1;
   ATTNVIZ_CHECK_SHAPE(!(steps & (kStepScores | kStepMix)) || (kv.n_head > 0 && n_head % kv.n_head == 0),
@@ -373,7 +347,7 @@ inline void RunBlock(const BlockArgs& a, size_t h, size_t r0, Eigen::Index rows,
     // Without a logits map, each row's logits go to a scratch row of this thread (stays in L1); without
     // a scores or probs map, each block's rows go to scratch blocks of this thread.
     std::vector<float> scratch_logits((steps & kStepSoftmax) && !maps.logits ? n_k : 0);
-    std::vector<float> scratch_scores(((steps & kStepScores) || codes) && !maps.scores ? block * n_k : 0);
+    std::vector<float> scratch_scores(((steps & kStepScores) || fill) && !maps.scores ? block * n_k : 0);
     std::vector<float> scratch_probs((steps & kStepSoftmax) && !maps.probs ? block * n_k : 0);
     std::vector<RowPass> passes(metrics ? block : 0);
 #pragma omp for schedule(dynamic)
@@ -389,7 +363,7 @@ inline void RunBlock(const BlockArgs& a, size_t h, size_t r0, Eigen::Index rows,
       float* scores_block = maps.scores ? maps.scores + off : scratch_scores.data();
       float* logits_block = maps.logits ? maps.logits + off : nullptr;
       float* probs_block = maps.probs ? maps.probs + off : scratch_probs.data();
-      if (codes) DecodeScoreRows(*codes, (int)h, r0, (size_t)rows, scores_block);
+      if (fill) (*fill)((int)h, r0, (size_t)rows, scores_block);
       // Without a logits map every row's logits go to the same scratch row (stride 0).
       RunBlock(args, h, r0, rows, scores_block, logits_block ? logits_block : scratch_logits.data(),
                logits_block ? n_k : 0, probs_block, metrics ? passes.data() : nullptr);
@@ -448,40 +422,6 @@ HeadsView ViewOf(const Tensor& t) {
 HeadsOut ViewOf(Tensor* t) {
   if (t->shape.size() != 3) return HeadsOut{};
   return HeadsOut{t->data.data(), t->dim(0), t->dim(1), t->dim(2), t->dim(1) * t->dim(2), t->dim(2)};
-}
-
-void Project(const Tensor& xq, const Tensor& x, const ProjectionWeights& w, Tensor* q, Tensor* k, Tensor* v) {
-  ATTNVIZ_CHECK_SHAPE(xq.shape.size() == 2 && x.shape.size() == 2 && xq.dim(1) == (size_t)w.d_model &&
-                          x.dim(1) == (size_t)w.d_model,
-                      "xq " + ShapeString(xq.shape) + ", x " + ShapeString(x.shape) + ", params for d_model " +
-                          std::to_string(w.d_model));
-  const size_t n_head = w.n_head, d_k = w.d_k, d_v = w.d_v;
-  const size_t qk_cols = n_head * d_k;
-  if (w.layout == QkvLayout::kFused) {
-    const bool self = (&xq == &x) || (xq.shape == x.shape && xq.data == x.data);
-    if (self) {
-      // (1a) one GEMM for all of Q, K and V, then split by head.
-      const size_t n = x.dim(0), ld = w.w_qkv.dim(1);
-      tls_projection.resize(n * ld);
-      MatMul(x, w.w_qkv.data.data(), ld, 0, ld, tls_projection.data());
-      q->Resize({n_head, n, d_k});
-      k->Resize({n_head, n, d_k});
-      v->Resize({n_head, n, d_v});
-      SplitHeads(tls_projection.data(), n, ld, 0, n_head, d_k, q->data.data());
-      SplitHeads(tls_projection.data(), n, ld, qk_cols, n_head, d_k, k->data.data());
-      SplitHeads(tls_projection.data(), n, ld, 2 * qk_cols, n_head, d_v, v->data.data());
-      return;
-    }
-    // (1b) cross: queries from xq, keys and values from x, each through its block of the fused matrix.
-    ProjectHeads(xq, w.w_qkv, 0, n_head, d_k, q);
-    ProjectHeads(x, w.w_qkv, qk_cols, n_head, d_k, k);
-    ProjectHeads(x, w.w_qkv, 2 * qk_cols, n_head, d_v, v);
-    return;
-  }
-  // (1c) separate matrices.
-  ProjectHeads(xq, w.w_q, 0, n_head, d_k, q);
-  ProjectHeads(x, w.w_k, 0, n_head, d_k, k);
-  ProjectHeads(x, w.w_v, 0, n_head, d_v, v);
 }
 
 namespace {
@@ -606,16 +546,16 @@ bool AttendStream(const Tensor& q, const Tensor& k, const Tensor& v, float multi
                       z ? &zv : nullptr, &sink);
 }
 
-bool AttendStreamFromCodes(const ScoreCodes& codes, const Tensor& v, float multiplier, const Mask& mask,
-                           const AttendSink& sink, std::vector<HeadMetrics>* metrics, Tensor* z) {
-  ATTNVIZ_CHECK_SHAPE(v.shape.size() == 3 && v.dim(0) == codes.n_head && v.dim(1) == codes.n_k,
-                      "codes [" + std::to_string(codes.n_head) + ", " + std::to_string(codes.n_q) + ", " +
-                          std::to_string(codes.n_k) + "] vs v " + ShapeString(v.shape) +
-                          " (keys and values come in pairs)");
-  const HeadsOut zv = ZOut(z, codes.n_head, codes.n_q, v.dim(2));
+bool AttendStreamFromScores(const ScoreRowsFill& fill, size_t n_head, size_t n_q, size_t n_k, const Tensor& v,
+                            float multiplier, const Mask& mask, const AttendSink& sink,
+                            std::vector<HeadMetrics>* metrics, Tensor* z) {
+  ATTNVIZ_CHECK_SHAPE(v.shape.size() == 3 && v.dim(0) == n_head && v.dim(1) == n_k,
+                      "scores [" + std::to_string(n_head) + ", " + std::to_string(n_q) + ", " + std::to_string(n_k) +
+                          "] vs v " + ShapeString(v.shape) + " (keys and values come in pairs)");
+  const HeadsOut zv = ZOut(z, n_head, n_q, v.dim(2));
   const unsigned steps = kStepLogits | kStepSoftmax | (z ? kStepMix : 0u);
-  return AttendBlocks(steps, HeadsView{}, HeadsView{}, ViewOf(v), codes.n_head, codes.n_q, codes.n_k, multiplier,
-                      mask, MapBuffers{}, metrics, z ? &zv : nullptr, &sink, &codes);
+  return AttendBlocks(steps, HeadsView{}, HeadsView{}, ViewOf(v), n_head, n_q, n_k, multiplier, mask, MapBuffers{},
+                      metrics, z ? &zv : nullptr, &sink, &fill);
 }
 
 void AttendRows(const Tensor& q, const Tensor& k, float multiplier, const Mask& mask, int head, int r0, int r1,

@@ -13,7 +13,7 @@
 //
 // Data flow (PyTorch order):
 //   xq [n_q, d_model], x [n_k, d_model]
-//   -> q [n_head, n_q, d_k], k [n_head, n_k, d_k], v [n_head, n_k, d_v]      (1) project
+//   -> q [n_head, n_q, d_k], k [n_head, n_k, d_k], v [n_head, n_k, d_v]      (1) project (core/sandbox/projection.h)
 //   -> scores [n_head, n_q, n_k] = q k^T                                      (2) raw scores
 //   -> logits = scores * multiplier  (multiplier = (1/sqrt(d_k) if scaled) / T) (3) logits
 //   -> probs = softmax over keys, masked entries exactly 0                  (4) softmax
@@ -25,10 +25,10 @@
 #include <functional>
 #include <type_traits>
 
-#include "sandbox/config.h"
+#include <vector>
+
 #include "attention/mask.h"
 #include "base/tensor.h"
-#include "sandbox/weights.h"
 
 namespace attnviz {
 
@@ -58,10 +58,6 @@ using HeadsOut = HeadsViewOf<float>;
 // t: [n_head, n, d] (empty: a view of nothing).
 HeadsView ViewOf(const Tensor& t);
 HeadsOut ViewOf(Tensor* t);
-
-// (1) Projections. xq: [n_q, d_model], x: [n_k, d_model].
-// q: [n_head, n_q, d_k], k: [n_head, n_k, d_k], v: [n_head, n_k, d_v]. Output tensors are resized.
-void Project(const Tensor& xq, const Tensor& x, const ProjectionWeights& w, Tensor* q, Tensor* k, Tensor* v);
 
 // (2) scores: [n_head, n_q, n_k] = q [n_head, n_q, d_k] . k [n_head, n_k, d_k]^T
 void Scores(const Tensor& q, const Tensor& k, Tensor* scores);
@@ -149,11 +145,14 @@ bool AttendStream(const Tensor& q, const Tensor& k, const Tensor& v, float multi
 bool AttendHeads(const HeadsView& q, const HeadsView& k, const HeadsView& v, float multiplier, const Mask& mask,
                  float* probs, std::vector<HeadMetrics>* metrics, const HeadsOut* z, const AttendSink* sink);
 
-// The same pass from raw scores kept as codes (core/maps/score_codes.h) instead of q . k: a change of
-// scaling, temperature or mask without the GEMM. The blocks handed to the sink carry the decoded scores.
-struct ScoreCodes;
-bool AttendStreamFromCodes(const ScoreCodes& codes, const Tensor& v, float multiplier, const Mask& mask,
-                           const AttendSink& sink, std::vector<HeadMetrics>* metrics, Tensor* z);
+// The same pass from raw scores a caller hands over instead of q . k (core/maps/score_codes.h's
+// AttendStreamFromCodes: scores kept as codes, a change of scaling, temperature or mask without the GEMM).
+// fill writes the scores [rows, n_k] of query rows r0 .. r0+rows-1 of one head, row-major; the blocks handed to
+// the sink carry those scores. v: [n_head, n_k, d_v].
+using ScoreRowsFill = std::function<void(int head, size_t r0, size_t rows, float* scores)>;
+bool AttendStreamFromScores(const ScoreRowsFill& fill, size_t n_head, size_t n_q, size_t n_k, const Tensor& v,
+                            float multiplier, const Mask& mask, const AttendSink& sink,
+                            std::vector<HeadMetrics>* metrics, Tensor* z);
 
 // Exact rows on demand: the scores and probs of query rows [r0, r1) of one head, [r1 - r0, n_k] each,
 // recomputed from q and k with the kernel of the full pass (whole blocks, one thread a product), so

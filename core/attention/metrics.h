@@ -2,10 +2,8 @@
 #pragma once
 #include <vector>
 
-#include "sandbox/config.h"
 #include "attention/mask.h"
 #include "base/tensor.h"
-#include "sandbox/text.h"
 
 namespace attnviz {
 

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "attention/attention.h"
+#include "sandbox/projection.h"
 #include "base/check.h"
 
 namespace attnviz {

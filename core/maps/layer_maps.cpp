@@ -1,6 +1,6 @@
 #include "maps/layer_maps.h"
 
-#include "sandbox/config.h"
+#include "base/title_words.h"
 
 namespace attnviz {
 

@@ -12,7 +12,7 @@
 #include "attention/metrics.h"
 #include "maps/pyramid.h"
 #include "base/tensor.h"
-#include "sandbox/text.h"
+#include "tokenize/token.h"
 #include "maps/view.h"
 
 namespace attnviz {

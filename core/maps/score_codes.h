@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "attention/attention.h"
 #include "maps/pyramid.h"
 #include "base/tensor.h"
 
@@ -36,5 +37,11 @@ struct ScoreCodes {
 bool EncodeScoreRows(const float* scores, int head, size_t r0, size_t rows, ScoreCodes* codes);
 // The scores of rows [r0, r0 + rows) of head `head` back from their codes: out [rows, n_k].
 void DecodeScoreRows(const ScoreCodes& codes, int head, size_t r0, size_t rows, float* out);
+
+// The attention pass (attention.h AttendStream) from the scores kept as codes instead of q . k: a change of
+// scaling, temperature or mask without the GEMM. The blocks handed to the sink carry the decoded scores.
+// v: [n_head, n_k, d_v] with the codes' n_head and n_k.
+bool AttendStreamFromCodes(const ScoreCodes& codes, const Tensor& v, float multiplier, const Mask& mask,
+                           const AttendSink& sink, std::vector<HeadMetrics>* metrics, Tensor* z);
 
 }  // namespace attnviz

@@ -104,12 +104,6 @@ Status FromText(const std::string& t, const ConfigField<E>&, E* out) {
 
 }  // namespace
 
-std::string ShortNumber(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
 AttentionConfig AttentionConfig::resolved() const {
   AttentionConfig r = *this;
   r.d_k = head_dim_k();

@@ -7,6 +7,7 @@
 
 #include "attention/mask.h"
 #include "base/status.h"
+#include "base/title_words.h"  // ShortNumber, kTitleDot
 
 namespace attnviz {
 
@@ -103,10 +104,6 @@ template <typename F>
 void ForEachConfigField(F&& f) {
   std::apply([&](const auto&... field) { (f(field), ...); }, ConfigFields());
 }
-
-// A number in a title or a description: %g ("0.5", "1e-06"). Title words are joined by kTitleDot.
-std::string ShortNumber(double v);
-constexpr const char* kTitleDot = " \u00B7 ";
 
 bool operator==(const AttentionConfig& a, const AttentionConfig& b);
 inline bool operator!=(const AttentionConfig& a, const AttentionConfig& b) { return !(a == b); }

@@ -29,7 +29,7 @@ void Embed(const std::vector<Token>& tokens, int d_model, uint64_t seed, bool po
   for (long long ii = 0; ii < (long long)n; ++ii) {
     const size_t i = (size_t)ii;
     float* row = x->data.data() + i * d_model;
-    const uint64_t token_stream = HashBytes(tokens[i].text);
+    const uint64_t token_stream = HashBytes(tokens[i].display);
     for (int c = 0; c < d_model; ++c) row[c] = NormalAt(seed, token_stream, (uint64_t)c);
     if (positional) {
       SinusoidalPosition((int)i, d_model, pe.data());

@@ -8,7 +8,7 @@
 
 namespace attnviz {
 
-// x: [n, d_model]. Row i = unit-variance vector of tokens[i].text under `seed`
+// x: [n, d_model]. Row i = unit-variance vector of tokens[i].display under `seed`
 // (the same token gets the same vector in every sentence and run), plus, if positional,
 // the sinusoidal encoding of position i; the sum is rescaled so each component has unit variance.
 void Embed(const std::vector<Token>& tokens, int d_model, uint64_t seed, bool positional, Tensor* x);

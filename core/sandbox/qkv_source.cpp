@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "attention/attention.h"
+#include "sandbox/projection.h"
 
 namespace attnviz {
 
@@ -12,7 +13,7 @@ std::vector<std::string> Vocabulary(const std::vector<Token>& query_tokens, cons
   std::unordered_map<std::string, int> seen;
   for (const std::vector<Token>* tokens : {&kv_tokens, &query_tokens})
     for (const Token& t : *tokens)
-      if (seen.emplace(t.text, (int)vocab.size()).second) vocab.push_back(t.text);
+      if (seen.emplace(t.display, (int)vocab.size()).second) vocab.push_back(t.display);
   return vocab;
 }
 
@@ -53,9 +54,9 @@ void RawFeatures(FeatureSource source, const std::vector<Token>& tokens, const s
   for (size_t i = 0; i < n; ++i) {
     for (size_t h = 0; h < (size_t)n_head; ++h) {
       float* row = features->data.data() + (h * n + i) * width;
-      if (source == FeatureSource::kLength) row[0] = (float)DecodeUtf8(tokens[i].text).size();
+      if (source == FeatureSource::kLength) row[0] = (float)DecodeUtf8(tokens[i].display).size();
       else if (source == FeatureSource::kPosition) row[0] = (float)i;
-      else if (source == FeatureSource::kOneHot) row[index.at(tokens[i].text)] = 1.0f;
+      else if (source == FeatureSource::kOneHot) row[index.at(tokens[i].display)] = 1.0f;
     }
   }
 }

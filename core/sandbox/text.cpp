@@ -108,13 +108,23 @@ Status ValidatePlainText(std::string_view text) {
   return Status::Ok();
 }
 
+Token WordToken(std::string text, size_t byte_begin, size_t byte_end) {
+  Token t;
+  t.piece = text;
+  t.bytes = text;
+  t.display = std::move(text);
+  t.byte_begin = byte_begin;
+  t.byte_end = byte_end;
+  return t;
+}
+
 Result<std::vector<Token>> Tokenize(std::string_view text) {
   if (Status s = ValidatePlainText(text); !s) return s;
   std::vector<Token> tokens;
   size_t pos = 0, word_begin = std::string_view::npos;
   auto close_word = [&](size_t end) {
     if (word_begin != std::string_view::npos) {
-      tokens.push_back({std::string(text.substr(word_begin, end - word_begin)), word_begin, end});
+      tokens.push_back(WordToken(std::string(text.substr(word_begin, end - word_begin)), word_begin, end));
       word_begin = std::string_view::npos;
     }
   };
@@ -128,7 +138,7 @@ Result<std::vector<Token>> Tokenize(std::string_view text) {
       // inside a word: "didn't", "l'homme" stay one token
     } else if (IsPunct(cp)) {
       close_word(start);
-      tokens.push_back({std::string(text.substr(start, pos - start)), start, pos});
+      tokens.push_back(WordToken(std::string(text.substr(start, pos - start)), start, pos));
     } else if (word_begin == std::string_view::npos) {
       word_begin = start;
     }
@@ -162,7 +172,7 @@ Result<std::shared_ptr<const TokenizedText>> TokenizeTexts(const std::string& kv
 std::vector<std::string> TokenTexts(const std::vector<Token>& tokens) {
   std::vector<std::string> out;
   out.reserve(tokens.size());
-  for (const Token& t : tokens) out.push_back(t.text);
+  for (const Token& t : tokens) out.push_back(t.display);
   return out;
 }
 

@@ -14,14 +14,13 @@
 #include <vector>
 
 #include "base/status.h"
+#include "tokenize/token.h"
 
 namespace attnviz {
 
-struct Token {
-  std::string text;       // the token's bytes (valid UTF-8)
-  size_t byte_begin = 0;  // span [byte_begin, byte_end) in the source text
-  size_t byte_end = 0;
-};
+// A word of the sandbox as the one Token (tokenize/token.h): piece, bytes and display all its text (valid UTF-8),
+// [byte_begin, byte_end) its span in the source text; id 0 and not special (the sandbox has no vocabulary).
+Token WordToken(std::string text, size_t byte_begin = 0, size_t byte_end = 0);
 
 // Most tokens one sentence may have (keeps maps within memory: n_head * n_q * n_k floats).
 constexpr size_t kMaxTokens = 8192;
@@ -47,7 +46,7 @@ struct TokenizedText {
 // Errors as Tokenize, prefixed "key/value text: " or "query text: " when there is a query text.
 Result<std::shared_ptr<const TokenizedText>> TokenizeTexts(const std::string& kv_text, const std::string& query_text);
 
-// Token texts only (labels for figures and panels).
+// Token displays only (labels for figures and panels).
 std::vector<std::string> TokenTexts(const std::vector<Token>& tokens);
 
 // One item of a sentence file.

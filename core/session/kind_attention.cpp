@@ -6,10 +6,6 @@
 namespace attnviz {
 namespace {
 
-std::vector<size_t> Shape(const model::ModelConfig& c, int n) {
-  return {(size_t)c.n_layer, (size_t)c.n_head, (size_t)n, (size_t)n};
-}
-
 Status Append(const model::LayerOutput& out, const LayerAnalysis&, NpyStreamWriter* npy, std::vector<float>*) {
   return npy->Append(out.probs, (size_t)out.n_head * out.n * out.n);  // probs: [n_head, n, n]
 }
@@ -17,18 +13,9 @@ Status Append(const model::LayerOutput& out, const LayerAnalysis&, NpyStreamWrit
 }  // namespace
 
 const MapKindInfo& AttentionKind() {
-  static const MapKindInfo kind = [] {
-    MapKindInfo k;
-    k.kind = MapKind::kAttention;
-    k.name = "attention";
-    k.refusal = [](int) { return Status::Ok(); };
-    k.collect = [](CollectPlan*) {};  // the maps themselves
-    k.dump.file = "attention.npy";
-    k.dump.shape = Shape;
-    k.dump.append = Append;
-    k.dump.scratch_bytes = [](int) { return 0.0; };
-    return k;
-  }();
+  // The maps themselves: no refusal, nothing more to collect.
+  static const MapKindInfo kind{MapKind::kAttention, "attention", /*cli_alias=*/"", NoRefusal, CollectOnlyMaps,
+                                KindDump{"attention.npy", PerHeadMapsShape, Append}};
   return kind;
 }
 

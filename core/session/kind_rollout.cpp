@@ -28,21 +28,9 @@ std::string Sidecar(int n) {
 }  // namespace
 
 const MapKindInfo& RolloutKind() {
-  static const MapKindInfo kind = [] {
-    MapKindInfo k;
-    k.kind = MapKind::kRollout;
-    k.name = "rollout";
-    k.cli_alias = "--rollout";
-    k.refusal = RolloutRefusal;
-    k.collect = [](CollectPlan* plan) { plan->rollout = true; };
-    k.dump.file = "rollout.npy";
-    k.dump.shape = Shape;
-    k.dump.append = Append;
-    k.dump.sidecar_file = "rollout.json";
-    k.dump.sidecar = Sidecar;
-    k.dump.scratch_bytes = [](int) { return 0.0; };
-    return k;
-  }();
+  static const MapKindInfo kind{MapKind::kRollout, "rollout", /*cli_alias=*/"--rollout", RolloutRefusal,
+                                [](CollectPlan* plan) { plan->rollout = true; },
+                                KindDump{"rollout.npy", Shape, Append, "rollout.json", Sidecar}};
   return kind;
 }
 

@@ -8,10 +8,6 @@
 namespace attnviz {
 namespace {
 
-std::vector<size_t> Shape(const model::ModelConfig& c, int n) {
-  return {(size_t)c.n_layer, (size_t)c.n_head, (size_t)n, (size_t)n};
-}
-
 Status Append(const model::LayerOutput& out, const LayerAnalysis& a, NpyStreamWriter* npy, std::vector<float>* scratch) {
   const size_t nn = (size_t)out.n * out.n;
   scratch->resize(nn);
@@ -26,19 +22,11 @@ Status Append(const model::LayerOutput& out, const LayerAnalysis& a, NpyStreamWr
 }  // namespace
 
 const MapKindInfo& ValueWeightedKind() {
-  static const MapKindInfo kind = [] {
-    MapKindInfo k;
-    k.kind = MapKind::kValueWeighted;
-    k.name = "value_weighted";
-    k.cli_alias = "--value-norm";
-    k.refusal = [](int) { return Status::Ok(); };
-    k.collect = [](CollectPlan* plan) { plan->value_norms = true; };
-    k.dump.file = "value_norm.npy";
-    k.dump.shape = Shape;
-    k.dump.append = Append;
-    k.dump.scratch_bytes = [](int n) { return (double)n * n * sizeof(float); };
-    return k;
-  }();
+  static const MapKindInfo kind{
+      MapKind::kValueWeighted, "value_weighted", /*cli_alias=*/"--value-norm", NoRefusal,
+      [](CollectPlan* plan) { plan->value_norms = true; },
+      KindDump{"value_norm.npy", PerHeadMapsShape, Append, /*sidecar_file=*/"", /*sidecar=*/nullptr,
+               /*scratch_bytes=*/[](int n) { return (double)n * n * sizeof(float); }}};
   return kind;
 }
 

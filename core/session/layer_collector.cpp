@@ -18,14 +18,8 @@ CollectPlan CollectPlan::ForSession(bool stream) {
 LayerMaps ModelLayerMaps(const model::ModelConfig& c, const std::vector<tokenize::Token>& tokens,
                          const SharedTensor& layer_probs, int layer, const model::RunOptions& options) {
   LayerMaps maps;
-  for (const tokenize::Token& tok : tokens) {
-    Token shown;
-    shown.text = tok.display;
-    shown.byte_begin = tok.byte_begin;
-    shown.byte_end = tok.byte_end;
-    maps.kv_tokens.push_back(shown);
-  }
-  maps.query_tokens = maps.kv_tokens;
+  maps.kv_tokens = tokens;
+  maps.query_tokens = tokens;
   if (layer_probs) maps.probs = layer_probs;
   maps.mask = model::AttentionMask(c);
   maps.multiplier = model::AttentionMultiplier(c, layer, options);
@@ -125,13 +119,8 @@ struct LayerCollector::State {
         model::LayerQkCopy(out, &thumb_q, &thumb_k);
         source.q = &thumb_q, source.k = &thumb_k;
       }
-    } else if (!out.probs) {
+    } else if (!out.probs || maps.probs->empty()) {  // kNone keeps no maps to make thumbnails of
       return Status::Error("layer " + std::to_string(out.layer) + ": no maps to make thumbnails of");
-    } else if (maps.probs->empty()) {  // kNone: the pass's scratch, for this moment only
-      scratch_maps = std::make_shared<Tensor>();
-      scratch_maps->shape = {(size_t)n_head, (size_t)n, (size_t)n};
-      scratch_maps->data.assign(out.probs, out.probs + (size_t)n_head * n * n);
-      source.probs = scratch_maps.get();
     }
     const int t = std::min(n, kThumbnailCells);
     auto thumb = std::make_shared<Tensor>();
@@ -142,7 +131,6 @@ struct LayerCollector::State {
       if (view.width != t || view.height != t) return Status::Error("thumbnail: unexpected size");
       std::copy(view.values.begin(), view.values.end(), thumb->data.begin() + (size_t)h * t * t);
     }
-    scratch_maps.reset();
     return thumb;
   }
 
@@ -215,7 +203,6 @@ struct LayerCollector::State {
   // Streaming: the pass's pyramid (one, reset per layer), the role rows, the factor each layer keeps from.
   MapPyramid pyramid;
   Tensor thumb_q, thumb_k;  // q, k of the layer just run, when its thumbnail needs exact rows
-  std::shared_ptr<Tensor> scratch_maps;
   std::unique_ptr<model::RoleRows> role_rows;
   int kept_factor = 1;
   std::vector<float> last_hidden;  // [n, d_model]

@@ -69,7 +69,7 @@ struct CollectPlan {
   };
   Maps maps = Maps::kWhole;
   int keep_layer = -1;       // kNone: this layer's whole maps are kept anyway (a figure of it)
-  bool thumbnails = true;    // the Overview's small maps
+  bool thumbnails = true;    // the Overview's small maps (kWhole and kStreamed: kNone keeps no maps to make them of)
   bool neuron_qk = true;     // whole-map layers keep q and k (the neuron view; a streamed layer makes them again)
   bool rollout = true;       // attention rollout, unless RolloutRefusal refuses the run
   // R_l as each layer passes (a dump streams it out), else after the last layer (MakeRollout: the maps first).

@@ -2,6 +2,10 @@
 
 namespace attnviz {
 
+std::vector<size_t> PerHeadMapsShape(const model::ModelConfig& c, int n) {
+  return {(size_t)c.n_layer, (size_t)c.n_head, (size_t)n, (size_t)n};
+}
+
 const std::vector<const MapKindInfo*>& MapKinds() {
   static const std::vector<const MapKindInfo*> kinds = {&AttentionKind(), &RolloutKind(), &ValueWeightedKind()};
   return kinds;

@@ -18,6 +18,13 @@ enum class MapKind { kAttention, kRollout, kValueWeighted };
 struct CollectPlan;    // layer_collector.h
 struct LayerAnalysis;  // layer_collector.h
 
+// What most kinds state: no refusal, nothing to collect beyond the maps, no scratch memory; the [n_layer, n_head, n,
+// n] shape of per-head maps.
+inline Status NoRefusal(int) { return Status::Ok(); }
+inline void CollectOnlyMaps(CollectPlan*) {}
+inline double NoScratch(int) { return 0.0; }
+std::vector<size_t> PerHeadMapsShape(const model::ModelConfig& c, int n);
+
 // What --dump writes of a kind, one layer at a time as the run passes it (LayerTaps).
 struct KindDump {
   const char* file = "";  // under OUT
@@ -30,7 +37,7 @@ struct KindDump {
   const char* sidecar_file = "";
   std::string (*sidecar)(int n) = nullptr;
   // The memory its append needs beside the collector's (bytes, for a run of n tokens).
-  double (*scratch_bytes)(int n) = nullptr;
+  double (*scratch_bytes)(int n) = NoScratch;
 };
 
 struct MapKindInfo {
@@ -38,9 +45,9 @@ struct MapKindInfo {
   const char* name = "";       // "attention", "rollout", "value_weighted" (--kind, widgets JSON, file names)
   const char* cli_alias = "";  // the older attnviz-cli flag that means --kind NAME ("" none)
   // Why a run over n tokens makes no such map (Ok when it makes it).
-  Status (*refusal)(int n) = nullptr;
+  Status (*refusal)(int n) = NoRefusal;
   // Turns on in `plan` what the collector must collect for this kind.
-  void (*collect)(CollectPlan* plan) = nullptr;
+  void (*collect)(CollectPlan* plan) = CollectOnlyMaps;
   KindDump dump;
 };
 

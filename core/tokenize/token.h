@@ -37,3 +37,9 @@ std::vector<TokenGroup> JoinBytePieces(const std::vector<Token>& tokens);
 std::string ReadableBytes(const std::string& bytes);
 
 }  // namespace attnviz::tokenize
+
+namespace attnviz {
+// The project's one token type: a model's tokens, the sandbox's words (sandbox/text.h WordToken) and the maps'
+// labels (maps/layer_maps.h) alike. Labels and the sandbox's words read `display`.
+using tokenize::Token;
+}  // namespace attnviz

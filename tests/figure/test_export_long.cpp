@@ -81,7 +81,7 @@ TEST(ExportLong, AFigureOfAWindowHoldsTheWindowsExactCells) {
   ASSERT_EQ(cut.probs->shape, (std::vector<size_t>{2, 32, 30}));
   ASSERT_EQ(cut.query_tokens.size(), 32u);
   ASSERT_EQ(cut.kv_tokens.size(), 30u);
-  EXPECT_EQ(cut.kv_tokens[0].text, r.full.tensors().kv_tokens[100].text);
+  EXPECT_EQ(cut.kv_tokens[0].display, r.full.tensors().kv_tokens[100].display);
   const Tensor& full = *r.full.tensors().probs;
   for (int i = 0; i < 32; ++i)
     for (int j = 0; j < 30; ++j) {

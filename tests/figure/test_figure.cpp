@@ -36,7 +36,7 @@ Rgb Expected(Colormap c, float w, ColorScale s = ColorScale::kLinear, ColorRange
 
 std::vector<Token> Tokens(const std::vector<std::string>& texts) {
   std::vector<Token> out;
-  for (const std::string& t : texts) out.push_back(Token{t, 0, 0});
+  for (const std::string& t : texts) out.push_back(WordToken(t));
   return out;
 }
 
@@ -452,13 +452,13 @@ TEST_F(FigureTest, CellSizeWidthAnnotateAndTitle) {
 
 TEST_F(FigureTest, LongTokensAreShortenedWithAnEllipsis) {
   AttentionTensors t = MakeTensors();
-  t.kv_tokens[3].text = "Donaudampfschifffahrtsgesellschaftskapitän";
+  t.kv_tokens[3].display = "Donaudampfschifffahrtsgesellschaftskapitän";
   auto spec = MakeHeatmapSpec(t, MakeConfig(), HeatmapExportOptions{});
   ASSERT_TRUE(spec.ok());
   auto layout = LayoutHeatmap(*FontSet::Default().value(), *spec);
   ASSERT_TRUE(layout.ok());
   const std::string& label = layout->col_text[3];
-  EXPECT_LT(label.size(), t.kv_tokens[3].text.size());
+  EXPECT_LT(label.size(), t.kv_tokens[3].display.size());
   EXPECT_EQ(label.substr(label.size() - 3), "\u2026");
   EXPECT_EQ(layout->col_text[0], "I");
 }
@@ -494,7 +494,7 @@ std::string Xmllint(const std::vector<std::string>& args) {
 TEST_F(FigureTest, SvgIsValidXmlWithOneRectPerCellAndUtf8Labels) {
   ASSERT_TRUE(test::FileExists(ATTNVIZ_XMLLINT)) << "xmllint (libxml2-utils) is needed";
   AttentionTensors t = MakeTensors();
-  t.kv_tokens[1].text = "<&\"'>";  // must be escaped
+  t.kv_tokens[1].display = "<&\"'>";  // must be escaped
   HeatmapExportOptions o;
   o.out_path = dir_ + "/map.svg";
   o.head = 1;
@@ -558,7 +558,7 @@ TEST_F(FigureTest, CsvRoundTripsExactly) {
   auto awkward = std::make_shared<Tensor>(*t.probs);
   for (float& w : awkward->data) w = std::nextafter(w, 2.0f);  // awkward floats
   t.probs = awkward;
-  t.kv_tokens[2].text = "a,\"b\"";
+  t.kv_tokens[2].display = "a,\"b\"";
   HeatmapExportOptions o;
   o.out_path = dir_ + "/w.csv";
   o.head = 1;
@@ -569,12 +569,12 @@ TEST_F(FigureTest, CsvRoundTripsExactly) {
   std::vector<std::string> header = SplitCsvLine(line);
   ASSERT_EQ(header.size(), 5u);
   EXPECT_EQ(header[0], "query");
-  for (int j = 0; j < 4; ++j) EXPECT_EQ(header[j + 1], std::to_string(j) + ":" + t.kv_tokens[j].text);
+  for (int j = 0; j < 4; ++j) EXPECT_EQ(header[j + 1], std::to_string(j) + ":" + t.kv_tokens[j].display);
   for (int i = 0; i < 3; ++i) {
     ASSERT_TRUE(std::getline(in, line));
     std::vector<std::string> f = SplitCsvLine(line);
     ASSERT_EQ(f.size(), 5u);
-    EXPECT_EQ(f[0], t.query_tokens[i].text);
+    EXPECT_EQ(f[0], t.query_tokens[i].display);
     for (int j = 0; j < 4; ++j) EXPECT_EQ(std::strtof(f[j + 1].c_str(), nullptr), t.probs->data[(12 + i * 4) + j]);
   }
   EXPECT_FALSE(std::getline(in, line));

@@ -26,7 +26,7 @@ using test::Image;
 
 std::vector<Token> Tokens(const std::vector<std::string>& texts) {
   std::vector<Token> out;
-  for (const std::string& t : texts) out.push_back(Token{t, 0, 0});
+  for (const std::string& t : texts) out.push_back(WordToken(t));
   return out;
 }
 
@@ -550,11 +550,7 @@ TEST(WindowFigure, CellsOutsideTheWindowAreMaskedInTheFigureAndInACut) {
   std::vector<std::string> words;
   for (int i = 0; i < n; ++i) words.push_back("w" + std::to_string(i));
   std::vector<Token> tokens;
-  for (const std::string& w : words) {
-    Token tok;
-    tok.text = w;
-    tokens.push_back(tok);
-  }
+  for (const std::string& w : words) tokens.push_back(WordToken(w));
   t.query_tokens = t.kv_tokens = tokens;
   auto probs = std::make_shared<Tensor>();
   probs->Resize({1, (size_t)n, (size_t)n});

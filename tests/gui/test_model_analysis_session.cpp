@@ -219,7 +219,7 @@ TEST(SessionAnalysisKinds, DisplayIndicesMapBackPastHiddenSpecialTokens) {
         for (int b = 0; b < m; ++b)
           ASSERT_EQ(cut.probs->data[((size_t)h * m + a) * m + b],
                     full.probs->data[((size_t)h * n + shown[(size_t)a]) * n + shown[(size_t)b]]);
-    EXPECT_EQ(cut.kv_tokens[0].text, full.kv_tokens[(size_t)shown[0]].text);
+    EXPECT_EQ(cut.kv_tokens[0].display, full.kv_tokens[(size_t)shown[0]].display);
   }
   // The neuron view of display cell (a, b) is that model cell's.
   Result<model::NeuronView> v = NeuronOf(r, 1, 2, shown[3], shown[0]);
@@ -342,8 +342,8 @@ TEST(SessionAnalysisKinds, APooledRolloutOfALongInputMatchesTheCoresPooledRollou
   const LayerMaps blocks = PooledRolloutBlocks(*s, last);
   EXPECT_EQ(blocks.probs, s->analysis[(size_t)last]->rollout);
   ASSERT_EQ((int)blocks.kv_tokens.size(), nb);
-  EXPECT_EQ(blocks.kv_tokens[1].text, "2-3");
-  EXPECT_EQ(blocks.kv_tokens[(size_t)nb - 1].text, std::to_string((nb - 1) * f) + "-" + std::to_string(n - 1));
+  EXPECT_EQ(blocks.kv_tokens[1].display, "2-3");
+  EXPECT_EQ(blocks.kv_tokens[(size_t)nb - 1].display, std::to_string((nb - 1) * f) + "-" + std::to_string(n - 1));
   EXPECT_TRUE(blocks.mask.causal());
   const model::ModelConfig& c = request.folder->model->config();
   Result<ModelHeadFigure> figure = MakeModelHeadFigure(c, blocks, n, last, 0, {}, MapKind::kRollout, f);

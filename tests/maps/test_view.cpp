@@ -10,6 +10,7 @@
 #include <random>
 
 #include "attention/attention.h"
+#include "sandbox/projection.h"
 #include "sandbox/embedding.h"
 #include "attention/metrics.h"
 #include "sandbox/weights.h"
