@@ -15,6 +15,7 @@
 #include "i18n/app_messages.h"
 #include "i18n/localized.h"
 #include "io/json.h"
+#include "lesson_show.h"
 
 namespace attnviz {
 
@@ -229,52 +230,18 @@ void App::SelectSentence(int index) {
 }
 
 void App::ShowLesson(Lesson lesson) {
-  LessonSetup setup = ApplyLesson(lesson, settings, !bundled_model_dir.empty());
-  ResetViewsForLesson();
-  const Source was = settings.source;
-  settings = setup.settings;
-  if (setup.bundled_model) {
-    std::shared_ptr<const ModelFolder> open = models->folder();
-    if (open && open->dir == bundled_model_dir && !models->opening()) {
-      settings.model_dir = bundled_model_dir;
-      SetSource(Source::kModel);
-    } else {
-      OpenModel(bundled_model_dir);
-    }
-  } else if (was != settings.source) {
-    settings.source = was;
-    SetSource(setup.settings.source);
-  }
-  views.learn.lesson = lesson;
-  views.learn.tab = setup.tab;
-  views.learn.tab_requested = 3;  // the tab bar takes the request on its next frame
-  views.learn.lesson_beside = true;
-}
-
-// A lesson is a pure function of the defaults, in any order: the view state an earlier lesson or the user left
-// (a Rollout map kind hides the role line, an ablated head changes every later map, a zoom window hides cells, an
-// edited Dictionary table) would make the same lesson look different each time. The user's text and files stay
-// (ApplyLesson keeps them); only what the panels remember is put back.
-void App::ResetViewsForLesson() {
-  views.heads.kind = MapKind::kAttention;
-  views.heads.pool = HeadsPanelView().pool;  // max pooling: a one-hot row stays visible
-  views.model.ablated.clear();
-  views.model.pinned_position = -1;
-  views.model.color_by_delta = false;  // the Overview's cells by role, not by an earlier scan's delta loss
-  views.neuron.open = false;           // a neuron view of an earlier lesson's cell
-  for (auto& [key, ms] : views.heads.maps) ms.window = MapWindow{0, ms.n_q, 0, ms.n_k};  // the whole map again
-  views.learn.dictionary = DictionaryView();
-  views.learn.numbers.query = NumbersCache().query;  // the Numbers tab reads query row 0 again
+  LessonStage stage{settings, views};
+  stage.bundled_model_dir = bundled_model_dir;
+  std::shared_ptr<const ModelFolder> open = models->folder();
+  stage.bundled_model_open = open && open->dir == bundled_model_dir && !models->opening();
+  stage.open_model = [this](const std::string& dir) { OpenModel(dir); };
+  stage.set_source = [this](Source source) { SetSource(source); };
+  attnviz::ShowLesson(lesson, stage);
 }
 
 void App::SetLanguage(Lang lang) {
   settings.lang = ToString(lang);
   SetLang(lang);
-}
-
-void DrawLanguageSwitch(App& app) {
-  PanelContext ctx = app.PanelContextFor(nullptr);
-  DrawLanguageSwitch(ctx);
 }
 
 void DrawLanguageSwitch(PanelContext& ctx) {
@@ -474,12 +441,20 @@ void App::Draw(HeatmapRenderer& renderer) {
   if (io.KeyCtrl && ImGui::IsKeyPressed('0', false)) layout.RequestReset();
 
   // The menu bar, then the panels laid out in the rest of the window (layout.h).
-  float menu_height = bench_heads_only ? 0.0f : DrawMenuBar(*this);
+  float menu_height = 0.0f;
+  if (!bench_heads_only) {
+    SandboxPanelContext menu = SandboxPanelContextFor();
+    menu_height = DrawMenuBar(menu);
+  }
   layout.BeginFrame(PanelRect{0.0f, menu_height, io.DisplaySize.x, io.DisplaySize.y - menu_height});
 
   // The panels that take a context get a fresh one each: what an earlier panel changed this frame shows in the next.
   auto with_context = [&](void (*draw)(PanelContext&), HeatmapRenderer* maps) {
     PanelContext ctx = PanelContextFor(maps);
+    draw(ctx);
+  };
+  auto with_sandbox_context = [&](void (*draw)(SandboxPanelContext&)) {
+    SandboxPanelContext ctx = SandboxPanelContextFor();
     draw(ctx);
   };
   if (bench_heads_only) {
@@ -490,11 +465,11 @@ void App::Draw(HeatmapRenderer& renderer) {
     const bool model = settings.source == Source::kModel;
     if (model) with_context(DrawModelPanel, nullptr);
     else DrawControlsPanel(*this);
-    DrawSentencesPanel(*this);
+    with_sandbox_context(DrawSentencesPanel);
     with_context(DrawHeadsPanel, &renderer);
     DrawShapesPanel(*this);
     if (model) with_context(DrawOverviewPanel, &renderer);
-    else DrawSaturationPanel(*this);
+    else with_sandbox_context(DrawSaturationPanel);
     with_context(DrawExportPanel, nullptr);
     if (model) DrawNeuronPanel(*this);
   }

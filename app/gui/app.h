@@ -19,6 +19,7 @@
 #include "options.h"
 #include "panel_context.h"
 #include "panel_views.h"
+#include "sandbox_panel_context.h"
 #include "settings.h"
 #include "sandbox/text.h"
 #include "i18n/ui_message.h"
@@ -62,12 +63,11 @@ class App {
   void ToggleScaling();
   void CycleHead(int direction);  // among the visible heads
   void Notify(const UiMessage& message) { notice = message; }
-  // The Lessons tab: the lesson shown, and its button (lessons.h ApplyLesson on the settings, then the tab
-  // that shows the answer is brought to the front).
+  // The Lessons tab: the lesson shown, and its button (lesson_show.h ShowLesson with the App's verbs: ApplyLesson on
+  // the settings, then the tab that shows the answer is brought to the front).
   Lesson lesson() const { return views.learn.lesson; }
   void PickLesson(Lesson lesson) { views.learn.lesson = lesson; }
   void ShowLesson(Lesson lesson);
-  void ResetViewsForLesson();  // the panels' view state back to its defaults (a lesson in any order)
   // The UI language: Tr() answers in it from the next frame on; saved in the settings.
   void SetLanguage(Lang lang);
   // Runs an export job on a background thread; Update() reports "Wrote PATH" or the error.
@@ -119,6 +119,8 @@ class App {
   bool ScalingActs() const { return attnviz::ScalingActs(settings); }
   // What the panels that take a context read and may call (app_panels.cpp); `renderer` for those that draw maps.
   PanelContext PanelContextFor(HeatmapRenderer* renderer);
+  // What the sandbox's panels and the menu bar read and may call (app_panels.cpp).
+  SandboxPanelContext SandboxPanelContextFor();
 
   // Something runs or is about to show (a computation, a sweep, an export, a model opening or running, new
   // glyphs, dropped files): the main loop keeps drawing; an idle window draws nothing (frame_pacer.h).
@@ -172,6 +174,7 @@ class App {
   void UpdateModel();        // app_model.cpp: opened folders, results, the Heads panel's layer view
   void SubmitModelIfChanged();
   std::unique_ptr<PanelVerbs> verbs_;  // what PanelContextFor hands the panels
+  std::unique_ptr<SandboxVerbs> sandbox_verbs_;  // what SandboxPanelContextFor hands them
   std::shared_ptr<const ComputeResult> sandbox_shown_;  // the sandbox's last result, kept while a model is shown
   ModelRequest last_model_request_;
   bool model_submitted_ = false;
@@ -214,18 +217,15 @@ class App {
   mutable ColorRange range_value_;
 };
 
-// The main menu bar (menu_bar.cpp); returns its height.
-float DrawMenuBar(App& app);
-// One function per panel (app/panel_*.cpp).
-void DrawSentencesPanel(App& app);
+// One function per panel (app/panel_*.cpp); the sandbox's own panels and the menu bar: sandbox_panel_context.h.
 void DrawControlsPanel(App& app);
 void DrawHeadsPanel(PanelContext& ctx);
-void DrawSaturationPanel(App& app);
 void DrawShapesPanel(App& app);
 void DrawExportPanel(PanelContext& ctx);
-// The tabs of the Shapes · learn window beside the shapes (drawn into the open tab by DrawShapesPanel).
+// The Shapes · learn window's tabs for the panels that still take the App (Shapes, Controls): each builds the App's
+// SandboxPanelContext (app_panels.cpp) and draws from it.
 void DrawLessonsPanel(App& app);
-void DrawLessonBeside(App& app);  // panel_lessons.cpp: the shown lesson's words beside its evidence tab
+void DrawLessonBeside(App& app);
 void DrawNumbersPanel(App& app);
 void DrawDictionaryPanel(App& app);
 void DrawVariancePanel(App& app);

@@ -1,8 +1,9 @@
-// The App as the panels see it: the PanelVerbs it answers (its background jobs and caches) and the PanelContext it
-// builds for each panel it draws.
+// The App as the panels see it: the PanelVerbs and SandboxVerbs it answers (its background jobs and caches) and the
+// PanelContext and SandboxPanelContext it builds for each panel it draws.
 #include <algorithm>
 
 #include "app.h"
+#include "worker.h"
 
 namespace attnviz {
 
@@ -58,6 +59,52 @@ PanelContext App::PanelContextFor(HeatmapRenderer* renderer) {
   c.bundled_model_dir = bundled_model_dir;
   c.bench_hide_maps = bench_hide_maps;
   return c;
+}
+
+SandboxPanelContext App::SandboxPanelContextFor() {
+  if (!sandbox_verbs_) {
+    sandbox_verbs_ = std::make_unique<SandboxVerbs>();
+    SandboxVerbs& v = *sandbox_verbs_;
+    v.open_sentence_file = [this](const std::string& path) { return OpenSentenceFile(path); };
+    v.select_sentence = [this](int index) { SelectSentence(index); };
+    v.show_lesson = [this](Lesson lesson) { ShowLesson(lesson); };
+    v.open_model = [this](const std::string& dir_or_name) { OpenModel(dir_or_name); };
+    v.set_source = [this](Source source) { SetSource(source); };
+    v.set_language = [this](Lang lang) { SetLanguage(lang); };
+    v.quit = [this] { quit_requested = true; };
+  }
+  SandboxPanelContext c{settings, views.sentences, views.learn, dump, layout, *sandbox_verbs_};
+  SandboxShown& s = c.shown;
+  s.result = settings.source == Source::kSandbox ? results.shown.get() : nullptr;
+  s.maps = results.shown ? &results.shown->tensors : nullptr;
+  s.sweep = results.sweep.get();
+  s.roles = results.model && results.model->status.ok() ? &results.model->roles : nullptr;
+  s.loaded_weights = worker->loaded_weights();
+  s.config_error = results.config_error;
+  s.compute_error = results.compute_error;
+  s.sweep_error = results.sweep_error;
+  s.computing = results.computing;
+  s.sweeping = results.sweeping;
+  c.bundled_model_dir = bundled_model_dir;
+  return c;
+}
+
+// For the panels that still take the App (Shapes draws the learn tabs, Controls the language switch).
+namespace {
+template <void (*Draw)(SandboxPanelContext&)>
+void DrawFromSandboxContext(App& app) {
+  SandboxPanelContext ctx = app.SandboxPanelContextFor();
+  Draw(ctx);
+}
+}  // namespace
+void DrawLessonsPanel(App& app) { DrawFromSandboxContext<DrawLessonsPanel>(app); }
+void DrawLessonBeside(App& app) { DrawFromSandboxContext<DrawLessonBeside>(app); }
+void DrawNumbersPanel(App& app) { DrawFromSandboxContext<DrawNumbersPanel>(app); }
+void DrawDictionaryPanel(App& app) { DrawFromSandboxContext<DrawDictionaryPanel>(app); }
+void DrawVariancePanel(App& app) { DrawFromSandboxContext<DrawVariancePanel>(app); }
+void DrawLanguageSwitch(App& app) {
+  PanelContext ctx = app.PanelContextFor(nullptr);
+  DrawLanguageSwitch(ctx);
 }
 
 }  // namespace attnviz

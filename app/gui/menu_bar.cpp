@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app.h"
+#include "sandbox_panel_context.h"
 #include "io/json.h"
 #include "panel_util.h"
 
@@ -23,57 +24,57 @@ void RecentMenu(WidgetDump& dump, const std::vector<std::string>& paths, const s
   }
 }
 
-void DrawFileMenu(App& app) {
-  WidgetDump& dump = app.dump;
+void DrawFileMenu(SandboxPanelContext& ctx) {
+  WidgetDump& dump = ctx.dump;
   if (ImGui::BeginMenu(Tr(Str::kMenuOpenModel))) {
-    if (!app.bundled_model_dir.empty()) {
-      if (ImGui::MenuItem(Tr(Str::kMenuBundledModel))) app.OpenModel(app.bundled_model_dir);
+    if (!ctx.bundled_model_dir.empty()) {
+      if (ImGui::MenuItem(Tr(Str::kMenuBundledModel))) ctx.verbs.open_model(ctx.bundled_model_dir);
       dump.RecordItem("menu.file.bundled_model");
     }
-    const std::vector<std::string> models = app.settings.recent_models;  // a copy: opening reorders the list
-    RecentMenu(dump, models, "menu.file.recent_model", [&](const std::string& dir) { app.OpenModel(dir); });
+    const std::vector<std::string> models = ctx.settings.recent_models;  // a copy: opening reorders the list
+    RecentMenu(dump, models, "menu.file.recent_model", [&](const std::string& dir) { ctx.verbs.open_model(dir); });
     ImGui::EndMenu();
   }
   dump.RecordItem("menu.file.open_model");
   if (ImGui::BeginMenu(Tr(Str::kMenuOpenSentences))) {
-    const std::vector<std::string> files = app.settings.recent_files;
-    RecentMenu(dump, files, "menu.file.recent_file", [&](const std::string& path) { app.OpenSentenceFile(path); });
+    const std::vector<std::string> files = ctx.settings.recent_files;
+    RecentMenu(dump, files, "menu.file.recent_file", [&](const std::string& path) { ctx.verbs.open_sentence_file(path); });
     ImGui::EndMenu();
   }
   dump.RecordItem("menu.file.open_sentences");
-  if (ImGui::MenuItem(Tr(Str::kMenuSandbox), nullptr, false, app.settings.source == Source::kModel))
-    app.SetSource(Source::kSandbox);
+  if (ImGui::MenuItem(Tr(Str::kMenuSandbox), nullptr, false, ctx.settings.source == Source::kModel))
+    ctx.verbs.set_source(Source::kSandbox);
   dump.RecordItem("menu.file.sandbox");
   if (ImGui::MenuItem(Tr(Str::kMenuExport))) ImGui::SetWindowFocus(WindowTitle(Str::kWinExport, "Export").c_str());
   dump.RecordItem("menu.file.export");
   if (ImGui::BeginMenu(Tr(Str::kMenuLessons))) {
     for (int i = 0; i < kLessonCount; ++i) {
       const std::string name = std::string("menu.file.lesson.") + LessonLetter((Lesson)i);
-      if (ImGui::MenuItem((std::string(Tr(WordsOf((Lesson)i).title)) + "##" + name).c_str())) app.ShowLesson((Lesson)i);
+      if (ImGui::MenuItem((std::string(Tr(WordsOf((Lesson)i).title)) + "##" + name).c_str())) ctx.verbs.show_lesson((Lesson)i);
       dump.RecordItem(name);
     }
     ImGui::EndMenu();
   }
   dump.RecordItem("menu.file.lessons");
   ImGui::Separator();
-  if (ImGui::MenuItem(Tr(Str::kMenuQuit), "Ctrl+Q")) app.quit_requested = true;
+  if (ImGui::MenuItem(Tr(Str::kMenuQuit), "Ctrl+Q")) ctx.verbs.quit();
   dump.RecordItem("menu.file.quit");
 }
 
 }  // namespace
 
-float DrawMenuBar(App& app) {
+float DrawMenuBar(SandboxPanelContext& ctx) {
   float height = 0.0f;
   if (!ImGui::BeginMainMenuBar()) return height;
   height = ImGui::GetWindowSize().y;
-  WidgetDump& dump = app.dump;
+  WidgetDump& dump = ctx.dump;
   if (ImGui::BeginMenu(Tr(Str::kMenuFile))) {
-    DrawFileMenu(app);
+    DrawFileMenu(ctx);
     ImGui::EndMenu();
   }
   dump.RecordItem("menu.file");
   if (ImGui::BeginMenu(Tr(Str::kMenuView))) {
-    if (ImGui::MenuItem(Tr(Str::kMenuResetLayout), "Ctrl+0")) app.layout.RequestReset();
+    if (ImGui::MenuItem(Tr(Str::kMenuResetLayout), "Ctrl+0")) ctx.layout.RequestReset();
     dump.RecordItem("menu.view.reset_layout");
     ImGui::EndMenu();
   }

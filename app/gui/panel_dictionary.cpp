@@ -8,6 +8,7 @@
 #include <string>
 
 #include "app.h"
+#include "sandbox_panel_context.h"
 #include "io/json.h"
 #include "lessons/dictionary.h"
 #include "i18n/localized.h"
@@ -26,9 +27,9 @@ std::string FormatVector(const std::vector<float>& v) {
 
 }  // namespace
 
-void DrawDictionaryPanel(App& app) {
-  WidgetDump& dump = app.dump;
-  DictionaryView& d = app.views.learn.dictionary;
+void DrawDictionaryPanel(SandboxPanelContext& ctx) {
+  WidgetDump& dump = ctx.dump;
+  DictionaryView& d = ctx.learn.dictionary;
   DimText(Tr(Str::kDictIntro));
   ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.3f);
   widget::InputText(dump, Str::kDictQuery, "dictionary.query", &d.query);

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "app.h"
+#include "sandbox_panel_context.h"
 #include "i18n/localized.h"
 #include "io/json.h"
 #include "lessons.h"
@@ -17,9 +18,9 @@ namespace attnviz {
 namespace {
 
 // Lesson (e) on a trained model: the heads named in words, from the run's role scores.
-void DrawNamedHeads(App& app) {
-  if (app.settings.source != Source::kModel || !app.results.model || !app.results.model->status.ok()) return;
-  const model::HeadRoles& roles = app.results.model->roles;
+void DrawNamedHeads(SandboxPanelContext& ctx) {
+  if (ctx.settings.source != Source::kModel || !ctx.shown.roles) return;
+  const model::HeadRoles& roles = *ctx.shown.roles;
   std::string json;
   for (auto [role, line, key] : {std::tuple{model::HeadRole::kPreviousToken, Str::kLessonPrevHeads, "previous_token"},
                                  std::tuple{model::HeadRole::kInduction, Str::kLessonInductionHeads, "induction"}}) {
@@ -33,21 +34,21 @@ void DrawNamedHeads(App& app) {
     ImGui::TextWrapped("%s", Trf(line, {list.empty() ? Tr(Str::kLessonNoSuchHead) : list}).c_str());
     json += std::string(json.empty() ? "" : ", ") + "\"" + key + "\": [" + list_json + "]";
   }
-  app.dump.RecordItem("lessons.named_heads", "{" + json + "}");
+  ctx.dump.RecordItem("lessons.named_heads", "{" + json + "}");
 }
 
-void DrawLessonWords(App& app, bool with_button) {
-  const LessonWords words = WordsOf(app.lesson());
-  const std::string letter(1, LessonLetter(app.lesson()));
+void DrawLessonWords(SandboxPanelContext& ctx, bool with_button) {
+  const LessonWords words = WordsOf(ctx.learn.lesson);
+  const std::string letter(1, LessonLetter(ctx.learn.lesson));
   ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.3f, 1.0f));
   ImGui::TextWrapped("%s", Tr(words.title));
   ImGui::PopStyleColor();
-  app.dump.RecordItem("lessons.title", JsonString(Tr(words.title)));
+  ctx.dump.RecordItem("lessons.title", JsonString(Tr(words.title)));
   ImGui::TextWrapped("%s", Tr(words.text));
-  if (app.lesson() == Lesson::kE) DrawNamedHeads(app);
+  if (ctx.learn.lesson == Lesson::kE) DrawNamedHeads(ctx);
   if (with_button) {
     const std::string show = std::string(Tr(Str::kLessonShow)) + ": " + Tr(words.button);
-    if (widget::Button(app.dump, show.c_str(), ("lessons.show." + letter).c_str())) app.ShowLesson(app.lesson());
+    if (widget::Button(ctx.dump, show.c_str(), ("lessons.show." + letter).c_str())) ctx.verbs.show_lesson(ctx.learn.lesson);
   }
   ImGui::PushStyleColor(ImGuiCol_Text, kOkColor);
   ImGui::TextWrapped("%s", Trf(Str::kLessonQuestion, {Tr(words.question)}).c_str());
@@ -56,26 +57,26 @@ void DrawLessonWords(App& app, bool with_button) {
 
 }  // namespace
 
-void DrawLessonsPanel(App& app) {
-  WidgetDump& dump = app.dump;
+void DrawLessonsPanel(SandboxPanelContext& ctx) {
+  WidgetDump& dump = ctx.dump;
   DimText(Tr(Str::kLessonsIntro));
   // The lesson picker: (a) .. (g).
   for (int i = 0; i < kLessonCount; ++i) {
     if (i) ImGui::SameLine();
     const std::string letter(1, LessonLetter((Lesson)i));
-    const bool current = (int)app.lesson() == i;
+    const bool current = (int)ctx.learn.lesson == i;
     if (current) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
-    if (ImGui::SmallButton(("(" + letter + ")##lesson").c_str()) && !current) app.PickLesson((Lesson)i);
+    if (ImGui::SmallButton(("(" + letter + ")##lesson").c_str()) && !current) ctx.learn.lesson = (Lesson)i;
     if (current) ImGui::PopStyleColor();
     dump.RecordItem("lessons.pick." + letter, BoolJson(current));
   }
-  DrawLessonWords(app, true);
+  DrawLessonWords(ctx, true);
 }
 
-void DrawLessonBeside(App& app) {
+void DrawLessonBeside(SandboxPanelContext& ctx) {
   // Close first: the words below may run past the column's height (it scrolls).
-  if (widget::SmallButton(app.dump, Tr(Str::kLessonClose), "lessons.beside.close")) app.views.learn.lesson_beside = false;
-  DrawLessonWords(app, false);
+  if (widget::SmallButton(ctx.dump, Tr(Str::kLessonClose), "lessons.beside.close")) ctx.learn.lesson_beside = false;
+  DrawLessonWords(ctx, false);
 }
 
 }  // namespace attnviz

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "app.h"
+#include "sandbox_panel_context.h"
 #include "io/json.h"
 #include "lessons/pipeline_numbers.h"
 #include "panel_util.h"
@@ -45,33 +46,34 @@ void Heading(const std::string& text) {
 
 }  // namespace
 
-void DrawNumbersPanel(App& app) {
-  WidgetDump& dump = app.dump;
-  if (app.settings.source == Source::kModel) {
+void DrawNumbersPanel(SandboxPanelContext& ctx) {
+  WidgetDump& dump = ctx.dump;
+  if (ctx.settings.source == Source::kModel) {
     DimText(Tr(Str::kNumNoSandbox));
     return;
   }
-  if (!app.results.shown || !app.results.shown->tensors.q || app.results.shown->tensors.q->empty()) {
-    ImGui::TextUnformatted(Tr(app.results.computing ? Str::kComputing : Str::kNoResultYet));
+  const ComputeResult* shown = ctx.shown.result;
+  if (!shown || !shown->tensors.q || shown->tensors.q->empty()) {
+    ImGui::TextUnformatted(Tr(ctx.shown.computing ? Str::kComputing : Str::kNoResultYet));
     return;
   }
-  const AttentionTensors& t = *&app.results.shown->tensors;
-  const AttentionConfig& c = app.results.shown->request.config;
+  const AttentionTensors& t = shown->tensors;
+  const AttentionConfig& c = shown->request.config;
   const bool cross = c.mode == AttentionMode::kCross;
   const Tensor& x = *t.x;
   const Tensor& xq = cross && t.xq ? *t.xq : x;
   // Made once per result: the weights the run used, and the two projections.
-  NumbersCache& cache = app.views.learn.numbers;
-  if (cache.generation != app.results.shown->generation) {
+  NumbersCache& cache = ctx.learn.numbers;
+  if (cache.generation != shown->generation) {
     ProjectionWeights weights;
-    std::shared_ptr<const ProjectionWeights> loaded = app.worker->loaded_weights();
+    const std::shared_ptr<const ProjectionWeights>& loaded = ctx.shown.loaded_weights;
     if (loaded) weights = *loaded;
     else InitWeights(WeightsConfig(c, (int)Vocabulary(t.query_tokens, t.kv_tokens).size()), &weights);
     cache.loaded = loaded != nullptr;
     cache.split = SplitFusedWeights(weights);
     cache.check = FusedVersusThreeLinears(xq, x, weights);
     cache.merged_q = MergeHeads(*t.q);
-    cache.generation = app.results.shown->generation;
+    cache.generation = shown->generation;
   }
   const FusedSplit& w = cache.split;
   const int n_head = (int)t.q->dim(0), n_q = (int)t.q->dim(1), d_k = (int)t.q->dim(2);
@@ -137,7 +139,7 @@ void DrawNumbersPanel(App& app) {
   // 4. One query row reads the values: z_i = sum_j p_ij v_j.
   if (t.probs && !t.probs->empty() && t.v && !t.v->empty()) {
     Heading(Tr(Str::kNumReadValues));
-    const int head = std::clamp(app.settings.selected_head, 0, n_head - 1);
+    const int head = std::clamp(ctx.settings.selected_head, 0, n_head - 1);
     cache.query = std::clamp(cache.query, 0, n_q - 1);
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.4f);
     widget::SliderInt(dump, Str::kNumQueryRow, "numbers.query", &cache.query, 0, n_q - 1);

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "app.h"
+#include "sandbox_panel_context.h"
 #include "io/json.h"
 #include "panel_util.h"
 #include "sandbox/score.h"
@@ -27,13 +28,13 @@ struct Curve {
 
 // divided: the sweep's score is scaled-dot, the one divided by sqrt(d_k); under any other its scaled and unscaled
 // points are the same, drawn as one (unscaled) line.
-void DrawChart(App& app, const Curve& curve, const std::vector<SweepPoint>& points, bool divided, ImVec2 size) {
+void DrawChart(SandboxPanelContext& ctx, const Curve& curve, const std::vector<SweepPoint>& points, bool divided, ImVec2 size) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   ImVec2 p0 = ImGui::GetCursorScreenPos();
   float line = ImGui::GetTextLineHeight();
   ImGui::InvisibleButton(curve.dump, size);
   bool hovered = ImGui::IsItemHovered();
-  app.dump.RecordItem(std::string("saturation.") + curve.dump, std::to_string(points.size()));
+  ctx.dump.RecordItem(std::string("saturation.") + curve.dump, std::to_string(points.size()));
 
   float y_max = 1.0f;
   for (const SweepPoint& p : points)
@@ -51,7 +52,7 @@ void DrawChart(App& app, const Curve& curve, const std::vector<SweepPoint>& poin
   float bottom = line + 4.0f, top = line * 1.5f + 4.0f;
   ImVec2 a(p0.x + left, p0.y + top), b(p0.x + size.x - 6.0f, p0.y + size.y - bottom);
   dl->AddText(ImVec2(p0.x + 2, p0.y), ImGui::GetColorU32(ImGuiCol_Text), Tr(curve.name));
-  app.dump.RecordRect(std::string("saturation.") + curve.dump + ".title", p0.x + 2, p0.y,
+  ctx.dump.RecordRect(std::string("saturation.") + curve.dump + ".title", p0.x + 2, p0.y,
                       p0.x + 2 + ImGui::CalcTextSize(Tr(curve.name)).x, p0.y + line, false, false);
   dl->AddRectFilled(a, b, IM_COL32(20, 22, 28, 255));
   dl->AddRect(a, b, IM_COL32(90, 90, 100, 255));
@@ -63,7 +64,7 @@ void DrawChart(App& app, const Curve& curve, const std::vector<SweepPoint>& poin
   ImU32 dim = ImGui::GetColorU32(kDimColor);
   const ImVec2 top_at(p0.x + 2, a.y - line * 0.5f);
   dl->AddText(top_at, dim, top_label.c_str());
-  app.dump.RecordRect(std::string("saturation.") + curve.dump + ".y_max", top_at.x, top_at.y,
+  ctx.dump.RecordRect(std::string("saturation.") + curve.dump + ".y_max", top_at.x, top_at.y,
                       top_at.x + ImGui::CalcTextSize(top_label.c_str()).x, top_at.y + line, false, false,
                       JsonString(top_label));
   dl->AddText(ImVec2(p0.x + 2, b.y - line * 0.5f), dim, "0");
@@ -88,19 +89,19 @@ void DrawChart(App& app, const Curve& curve, const std::vector<SweepPoint>& poin
   }
 
   // The current d_k (the width q and k really have: 1 from word length or position), and where the current heads are.
-  if (const int now = app.QueryKeyWidth(); now > 0) {
+  if (const int now = ctx.QueryKeyWidth(); now > 0) {
     const float x_now = X((float)now);
     dl->AddLine(ImVec2(x_now, a.y), ImVec2(x_now, b.y), IM_COL32(255, 220, 80, 200), 1.5f);
   }
-  if (app.results.shown && !app.results.shown->tensors.metrics.empty()) {
-    const AttentionConfig& rc = app.results.shown->request.config;
-    const AttentionTensors& rt = app.results.shown->tensors;
+  if (ctx.shown.result && !ctx.shown.result->tensors.metrics.empty()) {
+    const AttentionConfig& rc = ctx.shown.result->request.config;
+    const AttentionTensors& rt = ctx.shown.result->tensors;
     float xr = X((float)(rt.q ? (int)rt.q->dim(2) : rc.head_dim_k()));
     ImU32 color = rc.scale && rc.score == ScoreKind::kScaledDot ? kScaledColor : kUnscaledColor;
-    for (const HeadMetrics& m : app.results.shown->tensors.metrics)
+    for (const HeadMetrics& m : ctx.shown.result->tensors.metrics)
       if (std::isfinite(m.*curve.head_field))
         dl->AddCircle(ImVec2(xr, Y(m.*curve.head_field)), 3.5f, IM_COL32(255, 255, 255, 160));
-    HeadMetrics mean = MeanOverHeads(app.results.shown->tensors.metrics);
+    HeadMetrics mean = MeanOverHeads(ctx.shown.result->tensors.metrics);
     if (std::isfinite(mean.*curve.head_field)) dl->AddCircleFilled(ImVec2(xr, Y(mean.*curve.head_field)), 5.0f, color);
   }
 
@@ -124,8 +125,8 @@ void DrawChart(App& app, const Curve& curve, const std::vector<SweepPoint>& poin
 
 }  // namespace
 
-void DrawSaturationPanel(App& app) {
-  app.layout.PlacePanel(0.719f, 0.0f, 0.281f, 0.65f);
+void DrawSaturationPanel(SandboxPanelContext& ctx) {
+  ctx.layout.PlacePanel(0.719f, 0.0f, 0.281f, 0.65f);
   if (!ImGui::Begin(WindowTitle(Str::kWinSaturation, "Saturation").c_str())) {
     ImGui::End();
     return;
@@ -133,7 +134,7 @@ void DrawSaturationPanel(App& app) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   // Legend: the sweep's own score. Only scaled-dot divides by sqrt(d_k): under it a "÷√d_k" line and an unscaled
   // one; under any other score both are one line, named by the score's formula (as the exported figure's legend).
-  const ScoreKind score = app.results.sweep ? app.results.sweep->request.base.score : app.settings.config.score;
+  const ScoreKind score = ctx.shown.sweep ? ctx.shown.sweep->request.base.score : ctx.settings.config.score;
   const bool divided = score == ScoreKind::kScaledDot;
   ImVec2 p = ImGui::GetCursorScreenPos();
   float line = ImGui::GetTextLineHeight();
@@ -153,12 +154,12 @@ void DrawSaturationPanel(App& app) {
   ImGui::TextUnformatted(second.c_str());
   legend += second;
   ImGui::SameLine();
-  const int now = app.QueryKeyWidth();  // the width q and k really have (1 from word length), as the summary's d_k
+  const int now = ctx.QueryKeyWidth();  // the width q and k really have (1 from word length), as the summary's d_k
   const std::string now_text = now > 0 ? Trf(Str::kNowDk, {std::to_string(now)}) : std::string();
   DimText(now_text);
-  app.dump.SetField("saturation_legend", JsonString(legend));
-  app.dump.SetField("saturation_now", JsonString(now_text));
-  app.dump.SetField("saturation_lines", divided ? "2" : "1");
+  ctx.dump.SetField("saturation_legend", JsonString(legend));
+  ctx.dump.SetField("saturation_now", JsonString(now_text));
+  ctx.dump.SetField("saturation_lines", divided ? "2" : "1");
 
   static const Curve kCurves[] = {
       {Str::kCurveMaxWeight, "max_weight", &SweepPoint::max_weight, &HeadMetrics::max_weight},
@@ -166,27 +167,27 @@ void DrawSaturationPanel(App& app) {
       {Str::kCurveGrad, "grad_norm", &SweepPoint::grad_norm, &HeadMetrics::grad_norm},
   };
   std::vector<SweepPoint> none;
-  const std::vector<SweepPoint>& points = app.results.sweep ? app.results.sweep->points : none;
+  const std::vector<SweepPoint>& points = ctx.shown.sweep ? ctx.shown.sweep->points : none;
   ImVec2 avail = ImGui::GetContentRegionAvail();
-  int n_head = app.results.shown ? (int)app.results.shown->tensors.metrics.size() : 0;
+  int n_head = ctx.shown.result ? (int)ctx.shown.result->tensors.metrics.size() : 0;
   float table_h = line * (float)(std::min(n_head, 8) + 2) + 8.0f;
   float chart_h = std::max(70.0f, (avail.y - table_h - line * 2.0f) / 3.0f);
-  for (const Curve& curve : kCurves) DrawChart(app, curve, points, divided, ImVec2(avail.x, chart_h));
+  for (const Curve& curve : kCurves) DrawChart(ctx, curve, points, divided, ImVec2(avail.x, chart_h));
   // The d_q = d_k refusal is the Controls panel's to show (beside the combos that cause it): here only a pointer,
   // as in the Heads and Sentences panels. A refusal only the sweep meets (its other d_k against a 1-wide q, while
   // the settings' own d_k fits) is not in Controls: that one is said here in full.
-  const std::string sweep_error = app.results.sweep_error.Render();
-  const bool controls_refuse = IsWidthRefusal(app.results.config_error.Render()) ||
-                               IsWidthRefusal(app.results.compute_error.Render());
+  const std::string sweep_error = ctx.shown.sweep_error.Render();
+  const bool controls_refuse = IsWidthRefusal(ctx.shown.config_error.Render()) ||
+                               IsWidthRefusal(ctx.shown.compute_error.Render());
   const std::string saturation_error =
-      sweep_error.empty() || app.results.sweeping         ? std::string()
+      sweep_error.empty() || ctx.shown.sweeping         ? std::string()
       : IsWidthRefusal(sweep_error) && controls_refuse ? std::string(Tr(Str::kWidthRefusalSeeControls))
                                                        : sweep_error;
-  app.dump.RecordItem("saturation.error", JsonString(saturation_error));
-  if (app.results.sweeping) ImGui::TextUnformatted(Tr(Str::kSweeping));
+  ctx.dump.RecordItem("saturation.error", JsonString(saturation_error));
+  if (ctx.shown.sweeping) ImGui::TextUnformatted(Tr(Str::kSweeping));
   else if (!saturation_error.empty()) ErrorText(saturation_error);
-  else if (app.results.sweep) DimText(Trf(Str::kSweepSummary, {std::to_string(points.size()),
-                                                      FormatNumber(app.results.sweep->seconds * 1000, "%.0f")}));
+  else if (ctx.shown.sweep) DimText(Trf(Str::kSweepSummary, {std::to_string(points.size()),
+                                                      FormatNumber(ctx.shown.sweep->seconds * 1000, "%.0f")}));
 
   // Per-head figures of the current settings, in a scrolling child of our own: a table with ImGuiTableFlags_ScrollY
   // makes its own child, and when that child was clipped while the table's rectangle was not (a fraction of a pixel
@@ -197,7 +198,7 @@ void DrawSaturationPanel(App& app) {
         for (Str column : {Str::kColHead, Str::kColMaxW, Str::kColHNorm, Str::kColGrad, Str::kColLogitSd})
           ImGui::TableSetupColumn(Tr(column));
         ImGui::TableHeadersRow();
-        const std::vector<HeadMetrics>& metrics = app.results.shown->tensors.metrics;
+        const std::vector<HeadMetrics>& metrics = ctx.shown.result->tensors.metrics;
         for (int h = 0; h < n_head; ++h) {
           const HeadMetrics& m = metrics[(size_t)h];
           ImGui::TableNextRow();

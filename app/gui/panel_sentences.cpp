@@ -4,6 +4,7 @@
 #include <imgui_stdlib.h>
 
 #include "app.h"
+#include "sandbox_panel_context.h"
 #include "io/json.h"
 #include "panel_util.h"
 #include "widgets.h"
@@ -11,39 +12,40 @@
 
 namespace attnviz {
 
-void DrawSentencesPanel(App& app) {
-  app.layout.PlacePanel(0.0f, 0.59f, 0.258f, 0.41f);
+void DrawSentencesPanel(SandboxPanelContext& ctx) {
+  ctx.layout.PlacePanel(0.0f, 0.59f, 0.258f, 0.41f);
   if (!ImGui::Begin(WindowTitle(Str::kWinSentences, "Sentences").c_str())) {
     ImGui::End();
     return;
   }
-  WidgetDump& dump = app.dump;
-  bool cross = app.settings.config.mode == AttentionMode::kCross;
+  WidgetDump& dump = ctx.dump;
+  SentencesPanelView& view = ctx.sentences;
+  bool cross = ctx.settings.config.mode == AttentionMode::kCross;
   float width = ImGui::GetContentRegionAvail().x;
   float line = ImGui::GetTextLineHeight();
 
   if (cross) {
     ImGui::TextUnformatted(Tr(Str::kQuerySentence));
-    InputTextMultilineAnyUnicode("##query", &app.settings.query_text, ImVec2(width, line * 2.6f));
-    dump.RecordItem("sentences.query_text", JsonString(app.settings.query_text));
+    InputTextMultilineAnyUnicode("##query", &ctx.settings.query_text, ImVec2(width, line * 2.6f));
+    dump.RecordItem("sentences.query_text", JsonString(ctx.settings.query_text));
     ImGui::TextUnformatted(Tr(Str::kKvSentence));
   } else {
     ImGui::TextUnformatted(Tr(Str::kSentence));
   }
-  InputTextMultilineAnyUnicode("##kv", &app.settings.kv_text, ImVec2(width, line * 2.6f));
-  dump.RecordItem("sentences.kv_text", JsonString(app.settings.kv_text));
-  if (app.results.shown) {
-    const AttentionTensors& t = app.results.shown->tensors;
+  InputTextMultilineAnyUnicode("##kv", &ctx.settings.kv_text, ImVec2(width, line * 2.6f));
+  dump.RecordItem("sentences.kv_text", JsonString(ctx.settings.kv_text));
+  if (ctx.shown.maps) {
+    const AttentionTensors& t = *ctx.shown.maps;
     DimText(Trf(Str::kQueriesByKeys, {std::to_string(t.n_q()), std::to_string(t.n_k())}));
   }
   // The text's own errors; the d_q = d_k refusal is the Controls panel's.
-  if (const std::string e = app.results.compute_error.Render(); !e.empty() && !IsWidthRefusal(e)) ErrorText(e);
+  if (const std::string e = ctx.shown.compute_error.Render(); !e.empty() && !IsWidthRefusal(e)) ErrorText(e);
 
-  if (!app.views.sentences.items.empty()) {
+  if (!view.items.empty()) {
     ImGui::TextUnformatted(Tr(Str::kLoadedSentences));
     if (ImGui::BeginListBox("##list", ImVec2(width, line * 5.5f))) {
-      for (size_t i = 0; i < app.views.sentences.items.size(); ++i) {
-        const SentenceItem& item = app.views.sentences.items[i];
+      for (size_t i = 0; i < view.items.size(); ++i) {
+        const SentenceItem& item = view.items[i];
         std::string label = item.is_cross() ? item.query_text + "  |||  " + item.kv_text : item.kv_text;
         if (label.size() > 90) {
           size_t cut = 87;
@@ -51,34 +53,34 @@ void DrawSentencesPanel(App& app) {
           label = label.substr(0, cut) + "\xE2\x80\xA6";
         }
         label = ToImGui(label) + "##item" + std::to_string(i);  // emoji drawn through their slots
-        if (ImGui::Selectable(label.c_str(), app.views.sentences.selected == (int)i)) app.SelectSentence((int)i);
+        if (ImGui::Selectable(label.c_str(), view.selected == (int)i)) ctx.verbs.select_sentence((int)i);
         dump.RecordItem("sentences.item." + std::to_string(i), std::to_string(item.line));
       }
       ImGui::EndListBox();
     }
-    dump.RecordItem("sentences.list", std::to_string(app.views.sentences.items.size()));
+    dump.RecordItem("sentences.list", std::to_string(view.items.size()));
   }
 
   ImGui::TextUnformatted(Tr(Str::kSentenceFile));
   ImGui::SetNextItemWidth(width - ImGui::CalcTextSize(Tr(Str::kOpen)).x - ImGui::GetStyle().FramePadding.x * 2 -
                           ImGui::GetStyle().ItemSpacing.x);
-  bool enter = InputTextAnyUnicode("##path", &app.views.sentences.path_input, ImGuiInputTextFlags_EnterReturnsTrue);
-  dump.RecordItem("sentences.path", JsonString(app.views.sentences.path_input));
+  bool enter = InputTextAnyUnicode("##path", &view.path_input, ImGuiInputTextFlags_EnterReturnsTrue);
+  dump.RecordItem("sentences.path", JsonString(view.path_input));
   ImGui::SameLine();
   bool open = widget::Button(dump, Str::kOpen, "sentences.open");
-  if ((enter || open) && !app.views.sentences.path_input.empty()) {
-    if (app.OpenSentenceFile(app.views.sentences.path_input).ok() && !app.views.sentences.items.empty()) app.SelectSentence(0);
+  if ((enter || open) && !view.path_input.empty()) {
+    if (ctx.verbs.open_sentence_file(view.path_input).ok() && !view.items.empty()) ctx.verbs.select_sentence(0);
   }
-  if (!app.views.sentences.message.empty()) {
-    if (app.views.sentences.error) ErrorText(app.views.sentences.message.Render());
-    else DimText(app.views.sentences.message.Render());
+  if (!view.message.empty()) {
+    if (view.error) ErrorText(view.message.Render());
+    else DimText(view.message.Render());
   }
-  if (!app.settings.recent_files.empty()) {
+  if (!ctx.settings.recent_files.empty()) {
     ImGui::TextUnformatted(Tr(Str::kRecent));
-    for (size_t i = 0; i < app.settings.recent_files.size(); ++i) {
-      std::string path = app.settings.recent_files[i];
+    for (size_t i = 0; i < ctx.settings.recent_files.size(); ++i) {
+      std::string path = ctx.settings.recent_files[i];
       if (ImGui::SmallButton((ToImGui(path) + "##recent" + std::to_string(i)).c_str())) {
-        if (app.OpenSentenceFile(path).ok() && !app.views.sentences.items.empty()) app.SelectSentence(0);
+        if (ctx.verbs.open_sentence_file(path).ok() && !view.items.empty()) ctx.verbs.select_sentence(0);
       }
       dump.RecordItem("sentences.recent." + std::to_string(i), JsonString(path));
     }

@@ -10,6 +10,7 @@
 #include <future>
 
 #include "app.h"
+#include "sandbox_panel_context.h"
 #include "io/json.h"
 #include "lessons/dot_variance.h"
 #include "panel_util.h"
@@ -39,11 +40,11 @@ void DrawWeights(const std::vector<float>& weights, ImU32 color, const std::stri
 
 }  // namespace
 
-void DrawVariancePanel(App& app) {
-  WidgetDump& dump = app.dump;
-  const int d_k = app.settings.config.head_dim_k();
-  std::shared_ptr<const DotVariance>& v = app.views.learn.variance;
-  std::future<std::shared_ptr<const DotVariance>>& job = app.views.learn.variance_job;
+void DrawVariancePanel(SandboxPanelContext& ctx) {
+  WidgetDump& dump = ctx.dump;
+  const int d_k = ctx.settings.config.head_dim_k();
+  std::shared_ptr<const DotVariance>& v = ctx.learn.variance;
+  std::future<std::shared_ptr<const DotVariance>>& job = ctx.learn.variance_job;
   if (job.valid() && job.wait_for(std::chrono::seconds(0)) == std::future_status::ready) v = job.get();
   if ((!v || v->d_k != d_k) && !job.valid())
     job = std::async(std::launch::async,

@@ -1,5 +1,5 @@
 // Drives the real App through ImGui without GL, frame by frame, as the no-GL panel tests need it:
-// an ImGui context at 1280x800, frames that first wait for the background runners (so results are
+// the tests' ImGui context (imgui_frames.h), frames that first wait for the background runners (so results are
 // deterministic), and a person's click on a named widget (--widgets-json names). `Renderer` is the
 // test's fake HeatmapRenderer.
 #pragma once
@@ -12,23 +12,14 @@
 #include <thread>
 
 #include "app.h"
+#include "imgui_frames.h"
 
 namespace attnviz {
 
 template <typename Renderer>
 class AppDriver : public ::testing::Test {
  protected:
-  void SetUp() override {
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.IniFilename = nullptr;
-    io.DisplaySize = ImVec2(1280, 800);
-    io.DeltaTime = 1.0f / 60.0f;
-    io.KeyMap[ImGuiKey_LeftArrow] = 263;  // GLFW key codes, as the GLFW backend maps them
-    io.KeyMap[ImGuiKey_RightArrow] = 262;
-    io.Fonts->AddFontDefault();
-    io.Fonts->Build();
-  }
+  void SetUp() override { CreateTestImGui(); }
   void TearDown() override {
     app_.reset();
     ImGui::DestroyContext();
@@ -51,17 +42,9 @@ class AppDriver : public ::testing::Test {
   void Frames(int n) {
     for (int i = 0; i < n; ++i) Frame();
   }
-  // A person's click: move, press for a frame, release.
-  void Click(const std::string& widget) {
-    const WidgetDump::Widget* w = app_->dump.Find(widget);
-    ASSERT_NE(w, nullptr) << widget;
-    ImGuiIO& io = ImGui::GetIO();
-    io.MousePos = ImVec2((w->x0 + w->x1) * 0.5f, (w->y0 + w->y1) * 0.5f);
-    Frame();
-    io.MouseDown[0] = true;
-    Frame();
-    io.MouseDown[0] = false;
-    Frames(2);
+  // A person's click (imgui_frames.h ClickWidget).
+  void Click(const std::string& widget, int button = 0) {
+    ClickWidget(app_->dump, widget, [this] { Frame(); }, button);
   }
   // Clicks Export and waits (frames) until the background export reports.
   void Export() {

@@ -1,11 +1,15 @@
 // The lessons' buttons as pure functions from the defaults (lessons.h): each sets the knobs its text names and
 // every other knob to its default, so any order gives the same picture; the settings it makes are valid (the
-// engine would run them); --lesson takes a..g and refuses anything else.
+// engine would run them); --lesson takes a..g and refuses anything else. Showing a lesson (lesson_show.h) drives
+// the app only through the verbs it is given, recorded here with no App.
 #include <gtest/gtest.h>
 
 #include <set>
+#include <string>
+#include <vector>
 
 #include "i18n/ui_strings.h"
+#include "lesson_show.h"
 #include "lessons.h"
 #include "sandbox/text.h"
 #include "settings.h"
@@ -228,6 +232,65 @@ TEST(Lessons, C_TextClaimsEqualityOnlyUpToFloat32Rounding) {
   }
   EXPECT_NE(std::string(Tr(Str::kLessonCText, Lang::kEn)).find("rounding"), std::string::npos);
   EXPECT_NE(std::string(Tr(Str::kLessonCText, Lang::kKo)).find("반올림"), std::string::npos);
+}
+
+// A stage with recording verbs: the model folders opened and the sources switched to.
+struct RecordedStage {
+  AppSettings settings;
+  PanelViews views;
+  std::vector<std::string> opened;
+  std::vector<Source> sources;
+  LessonStage Stage(const std::string& bundled_dir, bool bundled_open) {
+    LessonStage stage{settings, views};
+    stage.bundled_model_dir = bundled_dir;
+    stage.bundled_model_open = bundled_open;
+    stage.open_model = [this](const std::string& dir) { opened.push_back(dir); };
+    stage.set_source = [this](Source source) {
+      sources.push_back(source);
+      settings.source = source;
+    };
+    return stage;
+  }
+};
+
+TEST(ShowLesson, LessonEOpensTheBundledModelOrShowsItWhenOpen) {
+  RecordedStage closed;
+  ShowLesson(Lesson::kE, closed.Stage("/share/tiny", false));
+  EXPECT_EQ(closed.opened, std::vector<std::string>{"/share/tiny"});
+  EXPECT_TRUE(closed.sources.empty());
+  EXPECT_EQ(closed.settings.kv_text, kRepeatedSentence);
+  EXPECT_EQ(closed.views.learn.lesson, Lesson::kE);
+  EXPECT_TRUE(closed.views.learn.lesson_beside);
+
+  RecordedStage open;
+  ShowLesson(Lesson::kE, open.Stage("/share/tiny", true));
+  EXPECT_TRUE(open.opened.empty());
+  EXPECT_EQ(open.sources, std::vector<Source>{Source::kModel});
+  EXPECT_EQ(open.settings.model_dir, "/share/tiny");
+
+  RecordedStage none;  // no bundled model: (e) on the sandbox, nothing opened or switched
+  ShowLesson(Lesson::kE, none.Stage("", false));
+  EXPECT_TRUE(none.opened.empty());
+  EXPECT_TRUE(none.sources.empty());
+  EXPECT_EQ(none.settings.config.n_head, 8);
+}
+
+TEST(ShowLesson, ASandboxLessonSwitchesFromAModelAndResetsTheViews) {
+  RecordedStage stage;
+  stage.settings.source = Source::kModel;
+  stage.views.model.ablated.push_back({0, 1});
+  stage.views.learn.dictionary.rows.clear();
+  stage.views.learn.numbers.query = 3;
+  ShowLesson(Lesson::kD, stage.Stage("/share/tiny", true));
+  EXPECT_EQ(stage.sources, std::vector<Source>{Source::kSandbox});
+  EXPECT_TRUE(stage.opened.empty());
+  EXPECT_EQ(stage.settings.config.d_k, 512);
+  EXPECT_TRUE(stage.views.model.ablated.empty());
+  EXPECT_EQ(stage.views.learn.dictionary.rows.size(), DictionaryView().rows.size());
+  EXPECT_EQ(stage.views.learn.numbers.query, 0);
+  EXPECT_EQ(stage.views.learn.tab, LearnTab::kVariance);
+  EXPECT_GT(stage.views.learn.tab_requested, 0);
+  EXPECT_TRUE(stage.views.learn.lesson_beside);
 }
 
 }  // namespace

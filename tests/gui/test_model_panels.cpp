@@ -1007,15 +1007,7 @@ TEST_F(ModelPanelTest, AblatingAHeadFromItsMenuShowsTheLossChange) {
   const double plain = app.results.model->predictions->loss;
   EXPECT_NE(app.dump.Field("loss").find("\"value\": " + JsonNumber(plain)), std::string::npos) << app.dump.Field("loss");
   // Right-click layer 2, head 1 in the Overview, then its menu item.
-  const WidgetDump::Widget* cell = app.dump.Find("overview.map.2.1");
-  ASSERT_NE(cell, nullptr);
-  ImGuiIO& io = ImGui::GetIO();
-  io.MousePos = ImVec2((cell->x0 + cell->x1) * 0.5f, (cell->y0 + cell->y1) * 0.5f);
-  Frame();
-  io.MouseDown[1] = true;
-  Frame();
-  io.MouseDown[1] = false;
-  Frames(2);
+  Click("overview.map.2.1", kRightButton);
   ASSERT_NE(app.dump.Find("menu.ablate_head"), nullptr) << "no context menu";
   EXPECT_NE(app.dump.Find("menu.ablate_head")->value_json.find("L2 H1"), std::string::npos);
   Click("menu.ablate_head");
@@ -1034,14 +1026,7 @@ TEST_F(ModelPanelTest, AblatingAHeadFromItsMenuShowsTheLossChange) {
   app.settings.model_layer = 2;
   app.settings.enlarged = false;
   Frames(2);
-  const WidgetDump::Widget* map = app.dump.Find("heads.map.1");
-  ASSERT_NE(map, nullptr);
-  io.MousePos = ImVec2((map->x0 + map->x1) * 0.5f, (map->y0 + map->y1) * 0.5f);
-  Frame();
-  io.MouseDown[1] = true;
-  Frame();
-  io.MouseDown[1] = false;
-  Frames(2);
+  Click("heads.map.1", kRightButton);
   ASSERT_NE(app.dump.Find("menu.ablate_head"), nullptr) << "no context menu on the Heads panel's map";
   EXPECT_NE(app.dump.Find("menu.ablate_head")->value_json.find("Restore head L2 H1"), std::string::npos)
       << app.dump.Find("menu.ablate_head")->value_json;

@@ -1,4 +1,4 @@
-// Panels drawn from a PanelContext built without an App: an ImGui context, settings, a sandbox result made by a
+// Panels drawn from a PanelContext built without an App (panel_fixture.h): settings, a sandbox result made by a
 // Pipeline here, fake verbs that record what a panel asks for, and a fake renderer.
 #include <gtest/gtest.h>
 #include <imgui.h>
@@ -10,7 +10,7 @@
 
 #include "app.h"
 #include "panel_context.h"
-#include "sandbox/pipeline.h"
+#include "panel_fixture.h"
 
 namespace attnviz {
 namespace {
@@ -63,74 +63,34 @@ class RecordingVerbs : public PanelVerbs {
   AttentionTensors none_;
 };
 
-class PanelContextTest : public ::testing::Test {
+class PanelContextTest : public PanelFixture {
  protected:
   void SetUp() override {
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.IniFilename = nullptr;
-    io.DisplaySize = ImVec2(1280, 800);
-    io.DeltaTime = 1.0f / 60.0f;
-    io.Fonts->AddFontDefault();
-    io.Fonts->Build();
-    io.Fonts->SetTexID((ImTextureID)(intptr_t)1);
-    dump.set_enabled(true);
-    // A sandbox result, as the worker would publish it.
+    PanelFixture::SetUp();
     settings.config.n_head = 4;
-    Pipeline pipeline;
-    ASSERT_TRUE(pipeline.SetText("I go home.").ok());
-    ASSERT_TRUE(pipeline.SetConfig(settings.config).ok());
-    ASSERT_TRUE(pipeline.Run(Stage::kOutput).ok());
-    auto result = std::make_shared<ComputeResult>();
-    result->generation = 1;
-    result->request.config = settings.config;
-    result->tensors = pipeline.tensors();
-    results.shown = result;
+    ShowSandboxResult("I go home.");
   }
-  void TearDown() override { ImGui::DestroyContext(); }
-
   PanelContext Context() {
     PanelContext c{settings, results, views, dump, layout, verbs};
     c.renderer = &renderer;
     return c;
   }
-  // One frame of `draw`, the mouse at `mouse` (pressed when `down`).
-  template <typename Draw>
-  void Frame(Draw draw, ImVec2 mouse = ImVec2(-1, -1), bool down = false) {
-    ImGuiIO& io = ImGui::GetIO();
-    io.MousePos = mouse;
-    io.MouseDown[0] = down;
-    dump.BeginFrame(frame++);
-    ImGui::NewFrame();
-    layout.BeginFrame(PanelRect{0.0f, 0.0f, io.DisplaySize.x, io.DisplaySize.y});
-    PanelContext c = Context();
-    draw(c);
-    ImGui::Render();
-  }
-  template <typename Draw>
-  void Click(Draw draw, const std::string& widget) {
-    const WidgetDump::Widget* w = dump.Find(widget);
-    ASSERT_NE(w, nullptr) << widget;
-    const ImVec2 at((w->x0 + w->x1) * 0.5f, (w->y0 + w->y1) * 0.5f);
-    Frame(draw, at);
-    Frame(draw, at, true);
-    Frame(draw, at);
-    Frame(draw, at);
+  // `draw_panel` drawn from a fresh context each frame, as the App draws it.
+  template <typename DrawPanel>
+  auto Drawing(DrawPanel draw_panel) {
+    return [this, draw_panel] {
+      PanelContext c = Context();
+      draw_panel(c);
+    };
   }
 
-  AppSettings settings;
-  AppResults results;
-  PanelViews views;
-  WidgetDump dump;
-  WindowLayout layout;
   RecordingVerbs verbs;
   CountingRenderer renderer;
-  uint64_t frame = 0;
 };
 
 TEST_F(PanelContextTest, HeadsPanelDrawsEveryVisibleHeadAndAClickEnlargesIt) {
   settings.head_hidden[1] = true;
-  auto draw = [](PanelContext& c) { DrawHeadsPanel(c); };
+  auto draw = Drawing(DrawHeadsPanel);
   Frame(draw);
   Frame(draw);
   for (int h : {0, 2, 3}) {
@@ -146,7 +106,7 @@ TEST_F(PanelContextTest, HeadsPanelDrawsEveryVisibleHeadAndAClickEnlargesIt) {
 }
 
 TEST_F(PanelContextTest, ExportPanelsButtonCallsTheExportVerb) {
-  auto draw = [](PanelContext& c) { DrawExportPanel(c); };
+  auto draw = Drawing(DrawExportPanel);
   Frame(draw);
   Frame(draw);
   ASSERT_TRUE(verbs.exports.empty());
@@ -159,7 +119,7 @@ TEST_F(PanelContextTest, ExportPanelsButtonCallsTheExportVerb) {
 TEST_F(PanelContextTest, ModelPanelsOpenButtonCallsTheOpenVerb) {
   settings.source = Source::kModel;
   views.model.path_input = "/no/such/model";
-  auto draw = [](PanelContext& c) { DrawModelPanel(c); };
+  auto draw = Drawing(DrawModelPanel);
   Frame(draw);
   Frame(draw);
   Click(draw, "model.open");

@@ -1,0 +1,14 @@
+// The reads a SandboxPanelContext makes of its own parts.
+#include "sandbox_panel_context.h"
+
+#include "worker.h"
+
+namespace attnviz {
+
+int SandboxPanelContext::QueryKeyWidth() const {
+  if (const int width = attnviz::QueryKeyWidth(settings.config); width > 0) return width;
+  // one-hot: as wide as the vocabulary, which only the run knows
+  return shown.result && shown.result->tensors.q ? (int)shown.result->tensors.q->dim(2) : 0;
+}
+
+}  // namespace attnviz
