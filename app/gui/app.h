@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "ablation_scan.h"
 #include "fonts.h"
 #include "heatmap_view.h"
 #include "layout.h"
@@ -21,10 +20,11 @@
 #include "panel_views.h"
 #include "settings.h"
 #include "sandbox/text.h"
+#include "session/ablation_scan.h"
+#include "session/sandbox_session.h"
 #include "i18n/ui_message.h"
 #include "i18n/ui_strings.h"
 #include "widgets_dump.h"
-#include "worker.h"
 
 namespace attnviz {
 
@@ -119,6 +119,8 @@ class App {
   bool ScalingActs() const { return attnviz::ScalingActs(settings); }
   // What the panels that take a context read and may call (app_panels.cpp); `renderer` for those that draw maps.
   PanelContext PanelContextFor(HeatmapRenderer* renderer);
+  // The tabs of the Shapes · learn window the Shapes panel does not draw itself: the App's panels that draw them.
+  LearnTabDrawers LearnTabs();
 
   // Something runs or is about to show (a computation, a sweep, an export, a model opening or running, new
   // glyphs, dropped files): the main loop keeps drawing; an idle window draws nothing (frame_pacer.h).
@@ -157,7 +159,7 @@ class App {
   WidgetDump dump;
   WindowLayout layout;
   UiFonts fonts;
-  std::unique_ptr<Worker> worker;
+  std::unique_ptr<SandboxSession> worker;  // the sandbox session: its forward pass and d_k sweep
   std::vector<std::string> pending_drops;  // files dropped on the window (platform fills it)
   UiMessage notice;                        // startup or one-off message (corrupt settings, font missing)
 
@@ -218,10 +220,11 @@ class App {
 float DrawMenuBar(App& app);
 // One function per panel (app/panel_*.cpp).
 void DrawSentencesPanel(App& app);
-void DrawControlsPanel(App& app);
+void DrawControlsPanel(PanelContext& ctx);
 void DrawHeadsPanel(PanelContext& ctx);
 void DrawSaturationPanel(App& app);
-void DrawShapesPanel(App& app);
+// The Shapes · learn window: its Shapes tab, and the other tabs as `others` draws them.
+void DrawShapesPanel(PanelContext& ctx, const LearnTabDrawers& others);
 void DrawExportPanel(PanelContext& ctx);
 // The tabs of the Shapes · learn window beside the shapes (drawn into the open tab by DrawShapesPanel).
 void DrawLessonsPanel(App& app);
