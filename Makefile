@@ -73,7 +73,7 @@ ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
 ASAN_TESTS ?= .
 ASAN_TARGETS ?= all
-TSAN_TESTS ?= Worker|LatestWins|ModelSession|Pipeline|Sweep|ExactRows|View\.|Run\.
+TSAN_TESTS ?= SandboxSession|AblationScan|LatestWins|ModelSession|Pipeline|Sweep|ExactRows|View\.|Run\.
 SANITIZER_ENV = ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:strict_string_checks=1:handle_abort=1 \
   LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitize/lsan.supp:print_suppressions=0 \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
@@ -83,7 +83,8 @@ test-sanitize: test-tsan test-asan
 test-tsan: deps
 	@CC=clang CXX=clang++ cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNVIZ_SANITIZE=thread \
 	  -DATTNVIZ_OPENMP=ON >/dev/null
-	@cmake --build $(TSAN_BUILD) -j$(JOBS) --target attnviz_core_tests attnviz_maps_tests attnviz_worker_tests attnviz_model_tests
+	@cmake --build $(TSAN_BUILD) -j$(JOBS) --target attnviz_core_tests attnviz_maps_tests attnviz_worker_tests attnviz_sandbox_session_tests \
+	  attnviz_model_tests
 	@cd $(TSAN_BUILD) && $(SANITIZER_ENV) OMP_NUM_THREADS=2 ctest --output-on-failure -j$(JOBS) -R '$(TSAN_TESTS)'
 
 test-asan: deps

@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
   p.Run(Stage::kMetrics);
   toggle.Add(clock);
   const AttentionTensors t2 = p.tensors();
-  // The app's sweep (worker.cpp: 2 heads; 1 seed when rows are sampled, else 2).
+  // The app's sweep (core/session/sandbox_session.cpp: 2 heads; 1 seed when rows are sampled, else 2).
   SweepOptions so;
   so.n_head = 2;
   so.n_seeds = n > so.sample_above_rows ? 1 : 2;

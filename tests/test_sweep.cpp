@@ -71,7 +71,7 @@ TEST(Sweep, SampledRowsOfARawQueryFeatureKeepTheirPositions) {
 
 // The sweep stops within one block of work once cancelled, even inside one d_k (before, the flag was read only
 // between d_ks: at 8192 keys and d_k 4096 one d_k is seconds of work, minutes under a sanitizer, and the app's
-// Worker waited for it at shutdown).
+// sandbox session waited for it at shutdown).
 TEST(SweepCancel, StopsInsideOneDkWithinABlock) {
   // Cross mode, 1024 query rows (every row: no sampling) x 2048 keys, 2 heads: one d_k is many blocks.
   const size_t n_q = 1024, n_k = 2048, n_head = 2;

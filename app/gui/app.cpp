@@ -146,7 +146,7 @@ Status ParseAppOptions(const std::vector<std::string>& args, AppOptions* options
 App::App(const AppSettings& restored, const AppOptions& opts, std::unique_ptr<Pipeline> prepared)
     : settings(restored), options(opts) {
   bool loaded_weights = prepared && !opts.input.weights_dir.empty();
-  worker = std::make_unique<Worker>(std::move(prepared), loaded_weights);
+  worker = std::make_unique<SandboxSession>(std::move(prepared), loaded_weights);
   const InputOptions& in = options.input;
   settings.config = in.config;
   dump.set_enabled(!options.widgets_json_path.empty());
@@ -242,6 +242,16 @@ void App::ShowLesson(Lesson lesson) {
 void App::SetLanguage(Lang lang) {
   settings.lang = ToString(lang);
   SetLang(lang);
+}
+
+LearnTabDrawers App::LearnTabs() {
+  LearnTabDrawers tabs;
+  tabs.numbers = [this] { DrawNumbersPanel(*this); };
+  tabs.lessons = [this] { DrawLessonsPanel(*this); };
+  tabs.dictionary = [this] { DrawDictionaryPanel(*this); };
+  tabs.variance = [this] { DrawVariancePanel(*this); };
+  tabs.lesson_beside = [this] { DrawLessonBeside(*this); };
+  return tabs;
 }
 
 void DrawLanguageSwitch(PanelContext& ctx) {
@@ -463,15 +473,17 @@ void App::Draw(HeatmapRenderer& renderer) {
     // The sandbox's panels, or in their places the trained model's (Model for Controls, Overview for
     // Saturation); Sentences, Heads, Shapes and Export serve both.
     const bool model = settings.source == Source::kModel;
-    if (model) with_context(DrawModelPanel, nullptr);
-    else DrawControlsPanel(*this);
+    with_context(model ? DrawModelPanel : DrawControlsPanel, nullptr);
     with_sandbox_context(DrawSentencesPanel);
     with_context(DrawHeadsPanel, &renderer);
-    DrawShapesPanel(*this);
+    {
+      PanelContext ctx = PanelContextFor(nullptr);
+      DrawShapesPanel(ctx, LearnTabs());
+    }
     if (model) with_context(DrawOverviewPanel, &renderer);
     else with_sandbox_context(DrawSaturationPanel);
     with_context(DrawExportPanel, nullptr);
-    if (model) DrawNeuronPanel(*this);
+    if (model) with_context(DrawNeuronPanel, nullptr);
   }
   layout.KeepPanelsInside(dump.enabled() ? &dump : nullptr);
   // What the panels changed goes to the worker now, so this frame's dump already says "computing".

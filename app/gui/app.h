@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "ablation_scan.h"
 #include "fonts.h"
 #include "heatmap_view.h"
 #include "layout.h"
@@ -22,10 +21,11 @@
 #include "sandbox_panel_context.h"
 #include "settings.h"
 #include "sandbox/text.h"
+#include "session/ablation_scan.h"
+#include "session/sandbox_session.h"
 #include "i18n/ui_message.h"
 #include "i18n/ui_strings.h"
 #include "widgets_dump.h"
-#include "worker.h"
 
 namespace attnviz {
 
@@ -121,6 +121,8 @@ class App {
   PanelContext PanelContextFor(HeatmapRenderer* renderer);
   // What the sandbox's panels and the menu bar read and may call (app_panels.cpp).
   SandboxPanelContext SandboxPanelContextFor();
+  // The tabs of the Shapes · learn window the Shapes panel does not draw itself: the App's panels that draw them.
+  LearnTabDrawers LearnTabs();
 
   // Something runs or is about to show (a computation, a sweep, an export, a model opening or running, new
   // glyphs, dropped files): the main loop keeps drawing; an idle window draws nothing (frame_pacer.h).
@@ -159,7 +161,7 @@ class App {
   WidgetDump dump;
   WindowLayout layout;
   UiFonts fonts;
-  std::unique_ptr<Worker> worker;
+  std::unique_ptr<SandboxSession> worker;  // the sandbox session: its forward pass and d_k sweep
   std::vector<std::string> pending_drops;  // files dropped on the window (platform fills it)
   UiMessage notice;                        // startup or one-off message (corrupt settings, font missing)
 
@@ -218,9 +220,10 @@ class App {
 };
 
 // One function per panel (app/panel_*.cpp); the sandbox's own panels and the menu bar: sandbox_panel_context.h.
-void DrawControlsPanel(App& app);
+void DrawControlsPanel(PanelContext& ctx);
 void DrawHeadsPanel(PanelContext& ctx);
-void DrawShapesPanel(App& app);
+// The Shapes · learn window: its Shapes tab, and the other tabs as `others` draws them.
+void DrawShapesPanel(PanelContext& ctx, const LearnTabDrawers& others);
 void DrawExportPanel(PanelContext& ctx);
 // The Shapes · learn window's tabs for the panels that still take the App (Shapes, Controls): each builds the App's
 // SandboxPanelContext (app_panels.cpp) and draws from it.

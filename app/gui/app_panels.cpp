@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "app.h"
-#include "worker.h"
+#include "session/sandbox_session.h"
 
 namespace attnviz {
 
@@ -17,7 +17,8 @@ class AppVerbs final : public PanelVerbs {
   void OpenModel(const std::string& dir_or_name) override { app_.OpenModel(dir_or_name); }
   void SetLanguage(Lang lang) override { app_.SetLanguage(lang); }
   void OpenNeuronView(int head, int display_i, int display_j) override {
-    attnviz::OpenNeuronView(app_, head, display_i, display_j);
+    PanelContext ctx = app_.PanelContextFor(nullptr);
+    attnviz::OpenNeuronView(ctx, head, display_i, display_j);
   }
   void SetHeadAblated(int layer, int head, bool ablated) override { app_.SetHeadAblated(layer, head, ablated); }
   void RestoreAllHeads() override { app_.RestoreAllHeads(); }
@@ -37,7 +38,7 @@ class AppVerbs final : public PanelVerbs {
     return app_.models->weighted_overview();
   }
   bool AblationScanBusy() const override { return app_.scans->busy(); }
-  std::string AblationScanProgress(float* fraction) const override { return app_.scans->progress(fraction); }
+  std::string AblationScanProgress(float* fraction) const override { return AblationScanProgressText(app_.scans->progress(), fraction); }
   ColorRange RangeFor(const std::vector<int>& heads, bool twin) const override { return app_.RangeFor(heads, twin); }
   std::shared_ptr<const AblationScanResult> ShownScan() const override { return app_.ShownScan(); }
   const AttentionTensors& OverviewLayer(int layer, bool hide_special) override {

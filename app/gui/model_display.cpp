@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "i18n/localized.h"
+#include "i18n/ui_strings.h"
 #include "model_analysis.h"
 
 namespace attnviz {
@@ -81,6 +82,12 @@ std::string ModelProgressText(const ModelProgress& p, float* fraction) {
                    : p.stage == ModelProgress::Stage::kRollout ? Str::kModelRolloutOf
                                                                : Str::kModelLayerOf;
   return Trf(what, {std::to_string(predicting ? p.done : running), std::to_string(p.total)});
+}
+
+std::string AblationScanProgressText(const AblationScanProgress& p, float* fraction) {
+  if (fraction) *fraction = p.running ? p.fraction : 0;
+  if (!p.running) return "";
+  return Trf(Str::kScanProgress, {std::to_string(p.head), std::to_string(p.total)});
 }
 
 std::string OpenErrorText(const ModelSession& session) {

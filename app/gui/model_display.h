@@ -6,6 +6,7 @@
 
 #include "model_analysis.h"  // the map kinds as the panels draw them
 #include "sandbox/pipeline.h"
+#include "session/ablation_scan.h"
 #include "session/map_kind.h"
 #include "session/model_session.h"
 
@@ -24,6 +25,8 @@ AttentionTensors LayerForDisplay(const ModelResult& result, int layer, bool hide
 AttentionTensors StackedLayers(const ModelResult& result, bool hide_special, MapKind kind = MapKind::kAttention);
 // "layer 3 of 12" while running, "" otherwise; fraction in [0, 1].
 std::string ModelProgressText(const ModelProgress& progress, float* fraction);
+// "head 5 of 144" while a scan runs, "" otherwise; fraction in [0, 1].
+std::string AblationScanProgressText(const AblationScanProgress& progress, float* fraction);
 // The last open's error in the UI's language ("" when it worked).
 std::string OpenErrorText(const ModelSession& session);
 

@@ -8,21 +8,21 @@
 #include <string>
 #include <vector>
 
-#include "ablation_scan.h"
 #include "heatmap_view.h"
 #include "layout.h"
 #include "model_display.h"
 #include "panel_views.h"
 #include "settings.h"
 #include "i18n/ui_message.h"
+#include "session/ablation_scan.h"
+#include "session/sandbox_session.h"
 #include "widgets_dump.h"
-#include "worker.h"
 
 namespace attnviz {
 
 class UiFonts;
 
-// What the background jobs produced, as the panels show it: App::Update refreshes it each frame from the Worker and
+// What the background jobs produced, as the panels show it: App::Update refreshes it each frame from the SandboxSession and
 // the ModelSession. Messages are kept as what makes them (ui_message.h) and rendered when drawn, so they follow a
 // language switch.
 struct AppResults {
@@ -56,7 +56,7 @@ class PanelVerbs {
   // Runs an export job on a background thread; the App reports "Wrote PATH" or the error.
   virtual void StartExport(const std::string& path, std::function<Status()> job) = 0;
   // ---- Reads.
-  virtual JobProgress SandboxProgress() const = 0;  // the sandbox worker's forward pass
+  virtual JobProgress SandboxProgress() const = 0;  // the sandbox session's forward pass
   virtual JobProgress SweepProgress() const = 0;
   virtual bool Exporting() const = 0;
   virtual std::shared_ptr<const ModelFolder> ModelFolderOpen() const = 0;  // null while none is
@@ -73,6 +73,13 @@ class PanelVerbs {
   virtual std::shared_ptr<const AblationScanResult> ShownScan() const = 0;
   // Layer `layer` of the latest model result as the Overview draws it, of the map kind the Heads panel picked.
   virtual const AttentionTensors& OverviewLayer(int layer, bool hide_special) = 0;
+};
+
+// The tabs of the Shapes · learn window beside its Shapes tab (and the shown lesson's words beside them), drawn into
+// the open tab by whoever owns their panels (the App; a test, anything). Empty: the tab is drawn empty.
+struct LearnTabDrawers {
+  std::function<void()> numbers, lessons, dictionary, variance;
+  std::function<void()> lesson_beside;
 };
 
 struct PanelContext {

@@ -3,7 +3,8 @@
 
 #include <cmath>
 
-#include "app.h"
+#include "app.h"  // FormatNumber
+#include "panel_context.h"
 #include "io/json.h"
 #include "i18n/localized.h"
 #include "panel_util.h"
@@ -15,9 +16,9 @@ namespace attnviz {
 namespace {
 
 // The sizes, the scaling and the temperature.
-void DrawSizeKnobs(App& app) {
-  AttentionConfig& c = app.settings.config;
-  WidgetDump& dump = app.dump;
+void DrawSizeKnobs(PanelContext& ctx) {
+  AttentionConfig& c = ctx.settings.config;
+  WidgetDump& dump = ctx.dump;
   widget::SliderInt(dump, Str::kDModel, "controls.d_model", &c.d_model, 1, kMaxDModel, "%d", ImGuiSliderFlags_Logarithmic);
   widget::SliderInt(dump, Str::kHeadsKnob, "controls.n_head", &c.n_head, 1, 16, "%d");
 
@@ -51,9 +52,9 @@ void DrawSizeKnobs(App& app) {
 }
 
 // Mask, mode and the q/k/v projection's layout.
-void DrawLayoutKnobs(App& app) {
-  AttentionConfig& c = app.settings.config;
-  WidgetDump& dump = app.dump;
+void DrawLayoutKnobs(PanelContext& ctx) {
+  AttentionConfig& c = ctx.settings.config;
+  WidgetDump& dump = ctx.dump;
   int mask = (int)c.mask;
   ImGui::TextUnformatted(Tr(Str::kMask));
   ImGui::SameLine(ImGui::GetContentRegionAvail().x * 0.30f);
@@ -76,9 +77,9 @@ void DrawLayoutKnobs(App& app) {
   if (widget::RadioButton(dump, Str::kQkvSeparate, "controls.qkv_separate", !fused)) c.qkv = QkvLayout::kSeparate;
 }
 
-void DrawFeatureKnobs(App& app) {
-  AttentionConfig& c = app.settings.config;
-  WidgetDump& dump = app.dump;
+void DrawFeatureKnobs(PanelContext& ctx) {
+  AttentionConfig& c = ctx.settings.config;
+  WidgetDump& dump = ctx.dump;
   // Seed (f): where q, k and v come from, and the score. A width mismatch is refused with the reason.
   // The Str ids of the choices run in the enums' order (config.h).
   auto source_name = [](FeatureSource s) { return Tr((Str)((int)Str::kFeatureEmbedding + (int)s)); };
@@ -94,7 +95,7 @@ void DrawFeatureKnobs(App& app) {
   widget::Combo(dump, Str::kScore, "controls.score", &c.score, kScoreKinds, score_name,
                 [](ScoreKind s) { return ToString(s); });
   // The pipeline refuses d_q != d_k (one-hot widths need the text, so the run's error says it then).
-  const std::string config_error = app.results.config_error.Render(), compute_error = app.results.compute_error.Render();
+  const std::string config_error = ctx.results.config_error.Render(), compute_error = ctx.results.compute_error.Render();
   const std::string width_error = IsWidthRefusal(config_error)    ? config_error
                                   : IsWidthRefusal(compute_error) ? compute_error
                                                                   : std::string();
@@ -106,65 +107,65 @@ void DrawFeatureKnobs(App& app) {
 }
 
 // How the maps are coloured: colormap, linear or log, fixed or automatic range.
-void DrawPictureKnobs(App& app) {
-  WidgetDump& dump = app.dump;
+void DrawPictureKnobs(PanelContext& ctx) {
+  WidgetDump& dump = ctx.dump;
   std::vector<Colormap> colormaps;
   for (int i = 0; i < kColormapCount; ++i) colormaps.push_back((Colormap)i);
   auto colormap_name = [](Colormap m) { return ToString(m); };
-  widget::Combo(dump, Str::kColormap, "controls.colormap", &app.settings.colormap, colormaps, colormap_name,
+  widget::Combo(dump, Str::kColormap, "controls.colormap", &ctx.settings.colormap, colormaps, colormap_name,
                 colormap_name);
-  bool log_scale = app.settings.color_scale == ColorScale::kLog;
+  bool log_scale = ctx.settings.color_scale == ColorScale::kLog;
   ImGui::TextUnformatted(Tr(Str::kColour));
   ImGui::SameLine(ImGui::GetContentRegionAvail().x * 0.30f);
-  if (widget::RadioButton(dump, Str::kColourLinear, "controls.color_linear", !log_scale)) app.settings.color_scale = ColorScale::kLinear;
+  if (widget::RadioButton(dump, Str::kColourLinear, "controls.color_linear", !log_scale)) ctx.settings.color_scale = ColorScale::kLinear;
   ImGui::SameLine();
-  if (widget::RadioButton(dump, Str::kColourLog, "controls.color_log", log_scale)) app.settings.color_scale = ColorScale::kLog;
+  if (widget::RadioButton(dump, Str::kColourLog, "controls.color_log", log_scale)) ctx.settings.color_scale = ColorScale::kLog;
   ImGui::TextUnformatted(Tr(Str::kRange));
   ImGui::SameLine(ImGui::GetContentRegionAvail().x * 0.30f);
-  if (widget::RadioButton(dump, Str::kRangeFixed, "controls.range_fixed", !app.settings.auto_range)) app.settings.auto_range = false;
+  if (widget::RadioButton(dump, Str::kRangeFixed, "controls.range_fixed", !ctx.settings.auto_range)) ctx.settings.auto_range = false;
   ImGui::SameLine();
-  if (widget::RadioButton(dump, Str::kRangeAuto, "controls.range_auto", app.settings.auto_range)) app.settings.auto_range = true;
+  if (widget::RadioButton(dump, Str::kRangeAuto, "controls.range_auto", ctx.settings.auto_range)) ctx.settings.auto_range = true;
 }
 
 // What the last run was, or why the settings are not applied.
-void DrawRunLine(App& app) {
-  if (!app.results.config_error.empty()) {
-    const std::string config_error = app.results.config_error.Render();
+void DrawRunLine(PanelContext& ctx) {
+  if (!ctx.results.config_error.empty()) {
+    const std::string config_error = ctx.results.config_error.Render();
     if (!IsWidthRefusal(config_error)) ErrorText(Trf(Str::kNotApplied, {config_error}));  // that one is above
-  } else if (app.results.computing) {
+  } else if (ctx.results.computing) {
     ImGui::TextUnformatted(Tr(Str::kComputing));
-  } else if (app.results.shown) {
-    DimText(LocalizedDescribe(app.results.shown->request.config) + " \xC2\xB7 " + FormatNumber(app.results.shown->seconds * 1000.0, "%.1f") +
+  } else if (ctx.results.shown) {
+    DimText(LocalizedDescribe(ctx.results.shown->request.config) + " \xC2\xB7 " + FormatNumber(ctx.results.shown->seconds * 1000.0, "%.1f") +
             " ms");
   }
 }
 
 }  // namespace
 
-void DrawControlsPanel(App& app) {
-  app.layout.PlacePanel(0.0f, 0.0f, 0.258f, 0.59f);
+void DrawControlsPanel(PanelContext& ctx) {
+  ctx.layout.PlacePanel(0.0f, 0.0f, 0.258f, 0.59f);
   if (!ImGui::Begin(WindowTitle(Str::kWinControls, "Controls").c_str())) {
     ImGui::End();
     return;
   }
   // The trained models are one click away (the Model panel takes this place; it has the way back).
-  if (widget::Button(app.dump, Str::kTrainedModelButton, "controls.trained_model")) app.SetSource(Source::kModel);
+  if (widget::Button(ctx.dump, Str::kTrainedModelButton, "controls.trained_model")) ctx.verbs.SetSource(Source::kModel);
   ImGui::SameLine();
-  DrawLanguageSwitch(app);
+  DrawLanguageSwitch(ctx);
   ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.58f);
   ImGui::TextUnformatted(Tr(Str::kAttention));
   ImGui::Separator();
-  DrawSizeKnobs(app);
-  DrawLayoutKnobs(app);
-  DrawFeatureKnobs(app);
+  DrawSizeKnobs(ctx);
+  DrawLayoutKnobs(ctx);
+  DrawFeatureKnobs(ctx);
   ImGui::Spacing();
   ImGui::TextUnformatted(Tr(Str::kPicture));
   ImGui::Separator();
-  DrawPictureKnobs(app);
+  DrawPictureKnobs(ctx);
   ImGui::PopItemWidth();
   ImGui::Spacing();
   ImGui::Separator();
-  DrawRunLine(app);
+  DrawRunLine(ctx);
   ImGui::End();
 }
 

@@ -8,7 +8,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "app.h"
+#include "app.h"  // FormatNumber
+#include "panel_context.h"
 #include "io/json.h"
 #include "i18n/localized.h"
 #include "model_analysis.h"
@@ -23,7 +24,7 @@ const ImU32 kNegative = IM_COL32(255, 140, 60, 255);
 
 // One strip: `label` left, then a bar per dimension, up from the middle line when positive and down when negative,
 // `scale` (the largest |value| of the strips compared with it) reaching the strip's edge.
-void Strip(App& app, const std::string& label, const std::vector<float>& values, float scale, float label_w,
+void Strip(WidgetDump& dump, const std::string& label, const std::vector<float>& values, float scale, float label_w,
            const std::string& dump_name) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
@@ -41,8 +42,8 @@ void Strip(App& app, const std::string& label, const std::vector<float>& values,
                       values[t] >= 0 ? kPositive : kNegative);
   }
   ImGui::Dummy(ImVec2(label_w + width, height));
-  app.dump.RecordRect(dump_name, p0.x, p0.y, x0 + width, p0.y + height, false, ImGui::IsItemHovered(),
-                      "{\"d\": " + std::to_string(values.size()) + ", \"scale\": " + JsonNumber(scale) + "}");
+  dump.RecordRect(dump_name, p0.x, p0.y, x0 + width, p0.y + height, false, ImGui::IsItemHovered(),
+                  "{\"d\": " + std::to_string(values.size()) + ", \"scale\": " + JsonNumber(scale) + "}");
   // Hover: the dimension's value.
   if (ImGui::IsItemHovered() && !values.empty()) {
     const int t = std::clamp((int)((ImGui::GetIO().MousePos.x - x0) / bar), 0, (int)values.size() - 1);
@@ -59,38 +60,38 @@ float MaxAbs(std::initializer_list<const std::vector<float>*> rows) {
 
 }  // namespace
 
-void OpenNeuronView(App& app, int head, int display_i, int display_j) {
-  const std::shared_ptr<const ModelResult>& r = app.results.model;
+void OpenNeuronView(PanelContext& ctx, int head, int display_i, int display_j) {
+  const std::shared_ptr<const ModelResult>& r = ctx.results.model;
   if (!r) return;
-  const std::vector<int> pos = DisplayPositions(*r, app.settings.model_hide_special);
+  const std::vector<int> pos = DisplayPositions(*r, ctx.settings.model_hide_special);
   if (display_i < 0 || display_j < 0 || display_i >= (int)pos.size() || display_j >= (int)pos.size()) return;
-  NeuronPanelView& v = app.views.neuron;
+  NeuronPanelView& v = ctx.views.neuron;
   v.open = true;
-  v.layer = std::clamp(app.settings.model_layer, 0, std::max(0, r->n_layer() - 1));
+  v.layer = std::clamp(ctx.settings.model_layer, 0, std::max(0, r->n_layer() - 1));
   v.head = head;
   v.i = pos[(size_t)display_i];
   v.j = pos[(size_t)display_j];
   v.generation = ~uint64_t(0);  // compute it on the next draw
   v.view.reset();
   v.error.clear();
-  if (app.views.heads.kind == MapKind::kRollout) v.error = UiMessage(Str::kNeuronNoHead), v.generation = r->generation;
+  if (ctx.views.heads.kind == MapKind::kRollout) v.error = UiMessage(Str::kNeuronNoHead), v.generation = r->generation;
   ImGui::SetWindowFocus(WindowTitle(Str::kWinNeuron, "Neuron").c_str());
 }
 
-void DrawNeuronPanel(App& app) {
-  NeuronPanelView& v = app.views.neuron;
+void DrawNeuronPanel(PanelContext& ctx) {
+  NeuronPanelView& v = ctx.views.neuron;
   if (!v.open) {
-    app.dump.SetField("neuron", "{\"open\": false}");
+    ctx.dump.SetField("neuron", "{\"open\": false}");
     return;
   }
-  app.layout.PlacePanel(0.719f, 0.25f, 0.281f, 0.60f);  // over the Overview's lower part, beside the Heads panel
+  ctx.layout.PlacePanel(0.719f, 0.25f, 0.281f, 0.60f);  // over the Overview's lower part, beside the Heads panel
   ImGui::SetNextWindowBgAlpha(1.0f);  // opaque: it lies over the Overview and Export panels
   if (!ImGui::Begin(WindowTitle(Str::kWinNeuron, "Neuron").c_str(), &v.open)) {
     ImGui::End();
     return;
   }
-  WidgetDump& dump = app.dump;
-  const std::shared_ptr<const ModelResult>& r = app.results.model;
+  WidgetDump& dump = ctx.dump;
+  const std::shared_ptr<const ModelResult>& r = ctx.results.model;
   // A new run (a what-if, another text) shows the same (layer, head, i, j) again once that layer is there.
   if (r && r->generation != v.generation && r->has_layer(v.layer)) {
     v.generation = r->generation;
@@ -121,12 +122,12 @@ void DrawNeuronPanel(App& app) {
                                   ImGui::CalcTextSize(Tr(Str::kNeuronRowProduct)).x}) + 10.0f;
   const float qk_scale = MaxAbs({&n.q, &n.k, &n.q_before_rope, &n.k_before_rope});
   if (n.rope) {
-    Strip(app, Tr(Str::kNeuronRowQBefore), n.q_before_rope, qk_scale, label_w, "neuron.q_before_rope");
-    Strip(app, Tr(Str::kNeuronRowKBefore), n.k_before_rope, qk_scale, label_w, "neuron.k_before_rope");
+    Strip(dump, Tr(Str::kNeuronRowQBefore), n.q_before_rope, qk_scale, label_w, "neuron.q_before_rope");
+    Strip(dump, Tr(Str::kNeuronRowKBefore), n.k_before_rope, qk_scale, label_w, "neuron.k_before_rope");
   }
-  Strip(app, "q_i", n.q, qk_scale, label_w, "neuron.q");
-  Strip(app, "k_j", n.k, qk_scale, label_w, "neuron.k");
-  Strip(app, Tr(Str::kNeuronRowProduct), n.product, MaxAbs({&n.product}), label_w, "neuron.product");
+  Strip(dump, "q_i", n.q, qk_scale, label_w, "neuron.q");
+  Strip(dump, "k_j", n.k, qk_scale, label_w, "neuron.k");
+  Strip(dump, Tr(Str::kNeuronRowProduct), n.product, MaxAbs({&n.product}), label_w, "neuron.product");
   ImGui::Spacing();
   ImGui::TextUnformatted(Trf(Str::kNeuronScore, {FormatNumber(n.score)}).c_str());
   ImGui::TextUnformatted(Trf(Str::kNeuronScale, {FormatNumber(n.scale)}).c_str());

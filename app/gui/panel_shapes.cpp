@@ -1,11 +1,13 @@
 // Shapes: the pipeline with the live shapes of every tensor, and the three rules behind them.
 #include <imgui.h>
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "app.h"
+#include "app.h"  // FormatNumber, the panels of the other tabs
+#include "panel_context.h"
 #include "io/json.h"
 #include "i18n/localized.h"
 #include "panel_util.h"
@@ -18,9 +20,9 @@ namespace {
 // A trained model's tensors in one block, with the pairing rule: keys and values come in pairs
 // (n_kv_head each), queries may differ in number (n_head); under grouped-query attention each k/v
 // head serves n_head / n_kv_head query heads.
-void DrawModelShapes(App& app, const ModelFolder& folder) {
+void DrawModelShapes(PanelContext& ctx, const ModelFolder& folder) {
   const model::ModelConfig& c = folder.model->config();
-  const int n = app.results.model ? (int)app.results.model->tokens.size() : 0;
+  const int n = ctx.results.model ? (int)ctx.results.model->tokens.size() : 0;
   auto shape = [](std::initializer_list<int> dims) {
     std::string s = "[";
     for (int d : dims) s += (s.size() > 1 ? ", " : "") + std::to_string(d);
@@ -45,7 +47,7 @@ void DrawModelShapes(App& app, const ModelFolder& folder) {
       ImGui::TextUnformatted(name.c_str());
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(value.c_str());
-      app.dump.RecordItem(std::string("shapes.model.") + name, JsonString(value));
+      ctx.dump.RecordItem(std::string("shapes.model.") + name, JsonString(value));
     }
     ImGui::EndTable();
   }
@@ -58,13 +60,13 @@ void DrawModelShapes(App& app, const ModelFolder& folder) {
 
 // The sandbox's tensors with their live shapes, the weights in the layout chosen (fused or separate), and
 // the three rules behind the shapes.
-void DrawSandboxShapes(App& app) {
-  if (!app.results.shown) {
-    ImGui::TextUnformatted(Tr(app.results.computing ? Str::kComputing : Str::kNoResultYet));
+void DrawSandboxShapes(PanelContext& ctx) {
+  if (!ctx.results.shown) {
+    ImGui::TextUnformatted(Tr(ctx.results.computing ? Str::kComputing : Str::kNoResultYet));
     return;
   }
-  const AttentionTensors& t = app.results.shown->tensors;
-  const AttentionConfig& c = app.results.shown->request.config;
+  const AttentionTensors& t = ctx.results.shown->tensors;
+  const AttentionConfig& c = ctx.results.shown->request.config;
   const bool cross = c.mode == AttentionMode::kCross, fused = c.qkv == QkvLayout::kFused;
   const int d_model = c.d_model, d_k = c.head_dim_k(), d_v = c.head_dim_v(), n_head = c.n_head;
   struct Row {
@@ -100,7 +102,7 @@ void DrawSandboxShapes(App& app) {
     if (projected_k) add_weight("W_k", n_head * d_k, std::exchange(note, ""));
     if (projected_v) add_weight("W_v", n_head * d_v, std::exchange(note, ""));
   }
-  app.dump.SetField("shapes_weights", "[" + weight_names + "]");
+  ctx.dump.SetField("shapes_weights", "[" + weight_names + "]");
   // Each of q, k, v from its source: the projection (x W, split or one matrix each), or a raw feature used as
   // it is (qkv_source.h: no W, every head the same numbers).
   struct Projected {
@@ -119,12 +121,12 @@ void DrawSandboxShapes(App& app) {
       step = Trf(Str::kStepRawSource, {FeatureSourceLabel(p.from)});
       note += std::string("  ") + Tr(Str::kNoteRawSource);
     }
-    app.dump.SetField(std::string("shapes_step_") + p.name, JsonString(step));
+    ctx.dump.SetField(std::string("shapes_step_") + p.name, JsonString(step));
     rows.push_back({step, p.name, p.tensor, "", note});
   }
   // The step names the run's own score (-|q - k| is no q k^T); the logits map is on demand.
   rows.push_back({ScoreFormula(c.score), "logits", t.probs.get(), "", logits_note});
-  app.dump.SetField("shapes_score_step", JsonString(ScoreFormula(c.score)));
+  ctx.dump.SetField("shapes_score_step", JsonString(ScoreFormula(c.score)));
   rows.push_back({"softmax", "probs", t.probs.get(), "", "[n_head, n_q, n_k]  " + std::string(Tr(Str::kNoteRowsSumToOne))});
   rows.push_back({"probs v", "z", t.z.get(), "", "[n_head, n_q, d_v]"});
   rows.push_back({"concat", "concat", t.concat.get(), "", "[n_q, n_head\xC2\xB7" "d_v]"});
@@ -135,7 +137,7 @@ void DrawSandboxShapes(App& app) {
   const std::string rules = Trf(Str::kShapesRules, {std::to_string(q_width), std::to_string(v_width),
                                                     std::to_string(t.n_k()), ScoreFormula(c.score)});
   ImGui::TextWrapped("%s", rules.c_str());
-  app.dump.SetField("shapes_rules", JsonString(rules));
+  ctx.dump.SetField("shapes_rules", JsonString(rules));
   ImGui::PushStyleVar(ImGuiStyleVar_CellPadding, ImVec2(4.0f, 0.0f));
   ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(ImGui::GetStyle().ItemSpacing.x, 1.0f));
   bool table = ImGui::BeginTable("shapes", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit);
@@ -157,7 +159,7 @@ void DrawSandboxShapes(App& app) {
           : r.tensor ? ShapeString(r.tensor->shape)
                      : r.shape;
       ImGui::TextUnformatted(shape.c_str());
-      app.dump.RecordItem("shapes." + r.name, JsonString(shape));
+      ctx.dump.RecordItem("shapes." + r.name, JsonString(shape));
       ImGui::TableNextColumn();
       ImGui::PushStyleColor(ImGuiCol_Text, kDimColor);
       ImGui::TextUnformatted(r.note.c_str());
@@ -169,56 +171,58 @@ void DrawSandboxShapes(App& app) {
 
 }  // namespace
 
-void DrawShapesPanel(App& app) {
-  app.layout.PlacePanel(0.258f, 0.70f, 0.461f, 0.30f);
+void DrawShapesPanel(PanelContext& ctx, const LearnTabDrawers& others) {
+  ctx.layout.PlacePanel(0.258f, 0.70f, 0.461f, 0.30f);
   if (!ImGui::Begin(WindowTitle(Str::kWinShapes, "Shapes").c_str())) {
     ImGui::End();
     return;
   }
+  auto shapes = [&ctx] {
+    if (ctx.settings.source != Source::kModel) return DrawSandboxShapes(ctx);
+    if (std::shared_ptr<const ModelFolder> folder = ctx.verbs.ModelFolderOpen()) DrawModelShapes(ctx, *folder);
+    else ImGui::TextUnformatted(Tr(Str::kNoModelOpen));
+  };
   struct Tab {
     LearnTab tab;
     Str label;
     const char* name;
-    void (*draw)(App&);
+    std::function<void()> draw;
   };
-  static const Tab kTabs[] = {
-      {LearnTab::kShapes, Str::kTabShapes, "shapes", [](App& a) {
-         if (a.settings.source != Source::kModel) return DrawSandboxShapes(a);
-         if (std::shared_ptr<const ModelFolder> folder = a.models->folder()) DrawModelShapes(a, *folder);
-         else ImGui::TextUnformatted(Tr(Str::kNoModelOpen));
-       }},
-      {LearnTab::kNumbers, Str::kTabNumbers, "numbers", DrawNumbersPanel},
-      {LearnTab::kLessons, Str::kTabLessons, "lessons", DrawLessonsPanel},
-      {LearnTab::kDictionary, Str::kTabDictionary, "dictionary", DrawDictionaryPanel},
-      {LearnTab::kVariance, Str::kTabVariance, "variance", DrawVariancePanel},
+  const Tab tabs[] = {
+      {LearnTab::kShapes, Str::kTabShapes, "shapes", shapes},
+      {LearnTab::kNumbers, Str::kTabNumbers, "numbers", others.numbers},
+      {LearnTab::kLessons, Str::kTabLessons, "lessons", others.lessons},
+      {LearnTab::kDictionary, Str::kTabDictionary, "dictionary", others.dictionary},
+      {LearnTab::kVariance, Str::kTabVariance, "variance", others.variance},
   };
+  LearnPanelView& learn = ctx.views.learn;
   // A shown lesson keeps its words in a column beside the evidence tab (the Lessons tab itself has them).
-  const bool beside = app.views.learn.lesson_beside && app.views.learn.tab != LearnTab::kLessons;
+  const bool beside = learn.lesson_beside && learn.tab != LearnTab::kLessons;
   if (beside) {
     ImGui::BeginChild("lesson_beside", ImVec2(ImGui::GetContentRegionAvail().x * 0.38f, 0), true);
-    DrawLessonBeside(app);
+    if (others.lesson_beside) others.lesson_beside();
     ImGui::EndChild();
     ImGui::SameLine();
     ImGui::BeginGroup();
   }
   if (ImGui::BeginTabBar("learn_tabs")) {
-    for (const Tab& tab : kTabs) {
-      const bool select = app.views.learn.tab_requested > 0 && app.views.learn.tab == tab.tab;
-      const bool open = ImGui::BeginTabItem(Labeled(app.dump, tab.label, tab.name).c_str(), nullptr,
+    for (const Tab& tab : tabs) {
+      const bool select = learn.tab_requested > 0 && learn.tab == tab.tab;
+      const bool open = ImGui::BeginTabItem(Labeled(ctx.dump, tab.label, tab.name).c_str(), nullptr,
                                             select ? ImGuiTabItemFlags_SetSelected : 0);
-      app.dump.RecordItem(std::string("learn.tab.") + tab.name, BoolJson(open));
+      ctx.dump.RecordItem(std::string("learn.tab.") + tab.name, BoolJson(open));
       if (!open) continue;
-      if (app.views.learn.tab_requested > 0 && app.views.learn.tab == tab.tab) app.views.learn.tab_requested = 0;  // arrived
-      if (app.views.learn.tab_requested == 0) app.views.learn.tab = tab.tab;
+      if (learn.tab_requested > 0 && learn.tab == tab.tab) learn.tab_requested = 0;  // arrived
+      if (learn.tab_requested == 0) learn.tab = tab.tab;
       ImGui::BeginChild("tab_body");
-      tab.draw(app);
+      if (tab.draw) tab.draw();
       ImGui::EndChild();
       ImGui::EndTabItem();
     }
     ImGui::EndTabBar();
   }
   if (beside) ImGui::EndGroup();
-  if (app.views.learn.tab_requested > 0) --app.views.learn.tab_requested;
+  if (learn.tab_requested > 0) --learn.tab_requested;
   ImGui::End();
 }
 

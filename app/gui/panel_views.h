@@ -108,8 +108,8 @@ struct NeuronPanelView {
 };
 // The neuron panel, and what a click on a Heads panel cell calls: opens it for head `head` of the layer shown at
 // the display cell (display_i, display_j).
-void DrawNeuronPanel(App& app);
-void OpenNeuronView(App& app, int head, int display_i, int display_j);
+void DrawNeuronPanel(PanelContext& ctx);
+void OpenNeuronView(PanelContext& ctx, int head, int display_i, int display_j);
 // The Heads panel's map kind choice in model mode (panel_map_kind.cpp).
 void DrawMapKindChoice(PanelContext& ctx);
 // A map kind's name in the UI (the kinds themselves: core/session/map_kind.h MapKinds()).

@@ -1,7 +1,7 @@
 // The reads a SandboxPanelContext makes of its own parts.
 #include "sandbox_panel_context.h"
 
-#include "worker.h"
+#include "session/sandbox_session.h"
 
 namespace attnviz {
 

@@ -241,6 +241,18 @@ std::shared_ptr<ModelResult> ModelSession::Run(const ModelRequest& request, cons
   return result;
 }
 
+std::vector<LayerStack> StacksOf(const ModelResult& result) {
+  LayerStack self = StackOfLayers(result.layers, StackKind::kSelf);
+  if (self.row_tokens.empty() && !result.tokens.empty() && result.request.folder) {
+    // No layer made yet: the tokens and mask every layer will have (ModelLayerMaps').
+    const LayerMaps none = ModelLayerMaps(result.request.folder->model->config(), result.tokens, nullptr, 0, {});
+    self.row_tokens = none.query_tokens;
+    self.column_tokens = none.kv_tokens;
+    self.mask = none.mask;
+  }
+  return {std::move(self)};
+}
+
 Status ExactQk(const ModelResult& result, int layer, SharedTensor* q, SharedTensor* k) {
   *q = EmptyTensor(), *k = EmptyTensor();
   if (!result.has_layer(layer) || !result.request.folder) return Status::Ok();

@@ -17,6 +17,7 @@
 
 #include "base/status.h"
 #include "base/tensor.h"
+#include "maps/layer_stack.h"
 #include "maps/pyramid.h"
 #include "model/predict.h"
 #include "session/latest_wins.h"
@@ -119,6 +120,10 @@ struct ModelResult : CollectedLayers {
   std::optional<double> baseline_loss;
   bool complete() const { return status.ok() && layers_done == n_layer(); }
 };
+
+// What a run shows: its stacks of layers (the layers shared, nothing copied). A decoder-only model and bert alike
+// publish one `self` stack over the model's tokens; the layers not made yet are null.
+std::vector<LayerStack> StacksOf(const ModelResult& result);
 
 // A folder opened in the background.
 struct OpenedModel {

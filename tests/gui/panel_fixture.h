@@ -15,8 +15,8 @@
 #include "panel_views.h"
 #include "sandbox/pipeline.h"
 #include "settings.h"
+#include "session/sandbox_session.h"
 #include "widgets_dump.h"
-#include "worker.h"
 
 namespace attnviz {
 

@@ -1,4 +1,4 @@
-// The one "latest request wins" queue (core/session/latest_wins.h) that the sandbox's worker and the model session share:
+// The one "latest request wins" queue (core/session/latest_wins.h) that the sandbox session and the model session share:
 // only the newest request finishes, a superseded run stops at its next cancel check and is never published, steps
 // are published before the end, an exception becomes a failed status; and a model run arrives layer by layer.
 #include "session/latest_wins.h"

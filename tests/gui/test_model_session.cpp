@@ -1,7 +1,7 @@
 // core/session/model_session.* as the app runs it: a long input streams its maps (each layer a pyramid plus q and k, the same thumbnails,
 // roles and exact rows as a run that keeps whole maps), and a what-if reruns from the first layer it changes,
 // sharing the layers below it. The run's predictions and loss are core's; head ablation is a what-if that resumes
-// like the others; app/gui/ablation_scan.*: the scan in the background ranks the heads as core does, and cancels.
+// like the others (the background scan of every head: tests/session/test_ablation_scan.cpp).
 #include "model_display.h"
 #include "model_folder.h"
 
@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "maps/view.h"
-#include "ablation_scan.h"
 #include "model/analysis.h"
 #include "model/predict.h"
 #include "model/run.h"
@@ -311,61 +310,6 @@ TEST(ModelSessionAblation, ChangesTheLossAndResumesLikeAFullRun) {
       ExpectSamePredictions(*after->predictions, CorePredict(*ablated.folder, ablated));
     }
   }
-}
-
-TEST(AblationScanJob, RanksTheHeadsAsCoreScans) {
-  ModelSession session(OpenModelFolder);
-  ModelRequest request;
-  request.folder = Open(session, "gpt2");
-  request.text = kShortText;
-  request.temperature = 0.7f;  // on top of the what-ifs, as the shown run
-  AblationScanJob job;
-  job.Start(request);
-  ASSERT_TRUE(job.WaitIdle(120));
-  const auto got = job.latest();
-  ASSERT_TRUE(got);
-  ASSERT_TRUE(got->status.ok()) << got->status.message();
-  const model::ModelConfig& c = request.folder->model->config();
-  auto tokens = TokenizeForModel(*request.folder, request.text);
-  auto want = model::ScanHeadAblations(*request.folder->model, TokenIds(*tokens), WhatIfRunOptions(request.what_ifs(), c.n_layer));
-  ASSERT_TRUE(want) << want.message();
-  EXPECT_EQ(got->scan.base_loss, want->base_loss);
-  EXPECT_EQ(got->scan.loss, want->loss);
-  ASSERT_EQ(got->ranked.size(), (size_t)c.n_layer * c.n_head);
-  const std::vector<RankedHead> ranked = RankHeads(*want, c.n_head);
-  for (size_t i = 0; i < ranked.size(); ++i) {
-    EXPECT_EQ(got->ranked[i].layer, ranked[i].layer) << i;
-    EXPECT_EQ(got->ranked[i].head, ranked[i].head) << i;
-    if (i) EXPECT_GE(got->ranked[i - 1].delta, got->ranked[i].delta) << i;  // largest increase first
-  }
-  EXPECT_EQ(got->Delta(ranked[0].layer, ranked[0].head), ranked[0].delta);
-  EXPECT_EQ(job.progress(nullptr), "");  // idle
-  // bert predicts no next token: refused with a status, never a crash.
-  request.folder = Open(session, "bert");
-  job.Start(request);
-  ASSERT_TRUE(job.WaitIdle(60));
-  ASSERT_TRUE(job.latest());
-  EXPECT_FALSE(job.latest()->status.ok());
-}
-
-TEST(AblationScanJob, CancelDropsTheScanEvenBeforeItStarts) {
-  ModelSession session(OpenModelFolder);
-  ModelRequest request;
-  request.folder = Open(session, "llama");
-  request.text = kText;
-  AblationScanJob job;
-  for (int round = 0; round < 3; ++round) {
-    job.Start(request);
-    job.Cancel();
-    ASSERT_TRUE(job.WaitIdle(120));
-    EXPECT_FALSE(job.latest()) << round;
-    EXPECT_EQ(job.cancelled(), (uint64_t)round + 1);
-  }
-  // A scan after the cancel runs.
-  job.Start(request);
-  ASSERT_TRUE(job.WaitIdle(120));
-  ASSERT_TRUE(job.latest());
-  EXPECT_TRUE(job.latest()->status.ok()) << job.latest()->status.message();
 }
 
 }  // namespace

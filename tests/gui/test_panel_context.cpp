@@ -1,5 +1,6 @@
 // Panels drawn from a PanelContext built without an App (panel_fixture.h): settings, a sandbox result made by a
-// Pipeline here, fake verbs that record what a panel asks for, and a fake renderer.
+// Pipeline here (a model run by a ModelSession here), fake verbs that record what a panel asks for, and a fake
+// renderer.
 #include <gtest/gtest.h>
 #include <imgui.h>
 
@@ -9,8 +10,11 @@
 #include <vector>
 
 #include "app.h"
+#include "io/json.h"
+#include "model_folder.h"
 #include "panel_context.h"
 #include "panel_fixture.h"
+#include "session/model_session.h"
 
 namespace attnviz {
 namespace {
@@ -29,7 +33,7 @@ class CountingRenderer : public HeatmapRenderer {
 class RecordingVerbs : public PanelVerbs {
  public:
   void CycleHead(int direction) override { cycled.push_back(direction); }
-  void SetSource(Source) override {}
+  void SetSource(Source source) override { sources.push_back(source); }
   void OpenModel(const std::string& dir) override { opened.push_back(dir); }
   void SetLanguage(Lang) override {}
   void OpenNeuronView(int, int, int) override {}
@@ -44,7 +48,7 @@ class RecordingVerbs : public PanelVerbs {
   JobProgress SandboxProgress() const override { return {}; }
   JobProgress SweepProgress() const override { return {}; }
   bool Exporting() const override { return false; }
-  std::shared_ptr<const ModelFolder> ModelFolderOpen() const override { return nullptr; }
+  std::shared_ptr<const ModelFolder> ModelFolderOpen() const override { return folder; }
   bool ModelOpening() const override { return false; }
   ModelProgress ModelRunProgress() const override { return {}; }
   std::string ModelOpenError() const override { return ""; }
@@ -56,6 +60,8 @@ class RecordingVerbs : public PanelVerbs {
   const AttentionTensors& OverviewLayer(int, bool) override { return none_; }
 
   std::vector<int> cycled;
+  std::vector<Source> sources;
+  std::shared_ptr<const ModelFolder> folder;  // the "open" model
   std::vector<std::string> opened, exports;
   int export_jobs_given = 0;
 
@@ -82,6 +88,22 @@ class PanelContextTest : public PanelFixture {
       PanelContext c = Context();
       draw_panel(c);
     };
+  }
+
+  // results.model: a run of the e2e gpt2 fixture, and that folder as the one open.
+  void RunModel(const std::string& text) {
+    ModelSession session(OpenModelFolder);
+    session.Open(std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/models_e2e/gpt2");
+    ASSERT_TRUE(session.WaitIdle(60));
+    ASSERT_TRUE(session.folder()) << session.open_status().message();
+    ModelRequest request;
+    request.folder = session.folder();
+    request.text = text;
+    session.Submit(request);
+    ASSERT_TRUE(session.WaitIdle(120));
+    ASSERT_TRUE(session.latest() && session.latest()->complete());
+    results.model = session.latest();
+    verbs.folder = request.folder;
   }
 
   RecordingVerbs verbs;
@@ -125,6 +147,86 @@ TEST_F(PanelContextTest, ModelPanelsOpenButtonCallsTheOpenVerb) {
   Click(draw, "model.open");
   ASSERT_EQ(verbs.opened.size(), 1u);
   EXPECT_EQ(verbs.opened[0], "/no/such/model");
+}
+
+TEST_F(PanelContextTest, ControlsPanelEditsTheSettingsAndSwitchesToTheModelsByItsVerb) {
+  auto draw = [](PanelContext& c) { DrawControlsPanel(c); };
+  Frame(draw);
+  Frame(draw);
+  const WidgetDump::Widget* heads = dump.Find("controls.n_head");
+  ASSERT_NE(heads, nullptr);
+  EXPECT_EQ(heads->value_json, "4");  // the settings' n_head
+  ASSERT_NE(dump.Find("controls.color_log"), nullptr);  // the picture knobs too
+  ASSERT_TRUE(settings.config.scale);
+  Click(draw, "controls.scale");
+  EXPECT_FALSE(settings.config.scale);  // the panel edits the context's settings
+  EXPECT_TRUE(verbs.sources.empty());
+  Click(draw, "controls.trained_model");
+  ASSERT_EQ(verbs.sources.size(), 1u);
+  EXPECT_EQ(verbs.sources[0], Source::kModel);
+}
+
+TEST_F(PanelContextTest, ShapesPanelShowsTheShownResultsShapesAndHandsTheOtherTabsToTheirDrawers) {
+  int numbers_drawn = 0;
+  LearnTabDrawers others;
+  others.numbers = [&numbers_drawn] {
+    ++numbers_drawn;
+    ImGui::TextUnformatted("numbers here");
+  };
+  auto draw = [&others](PanelContext& c) { DrawShapesPanel(c, others); };
+  Frame(draw);
+  Frame(draw);
+  const int n = results.shown->tensors.n_q();
+  ASSERT_GT(n, 0);
+  const WidgetDump::Widget* probs = dump.Find("shapes.probs");
+  ASSERT_NE(probs, nullptr);
+  EXPECT_EQ(probs->value_json, JsonString("[4, " + std::to_string(n) + ", " + std::to_string(n) + "]"));
+  EXPECT_EQ(dump.Field("shapes_step_q"), JsonString("x W \xE2\x86\x92 [:, q]"));
+  EXPECT_EQ(numbers_drawn, 0);  // the Shapes tab is open
+  Click(draw, "learn.tab.numbers");
+  EXPECT_GT(numbers_drawn, 0);
+  EXPECT_EQ(views.learn.tab, LearnTab::kNumbers);
+  // In model mode the Shapes tab shows the open model's tensors (the verbs say which model is open).
+  RunModel("The cat sat on the mat.");
+  settings.source = Source::kModel;
+  views.learn.tab = LearnTab::kShapes;
+  views.learn.tab_requested = 2;
+  Frame(draw);
+  Frame(draw);
+  const model::ModelConfig& c = verbs.folder->model->config();
+  const int tokens = (int)results.model->tokens.size();
+  const WidgetDump::Widget* q = dump.Find("shapes.model.q = x W_q");
+  ASSERT_NE(q, nullptr);
+  EXPECT_EQ(q->value_json, JsonString("[" + std::to_string(c.n_head) + ", " + std::to_string(tokens) + ", " +
+                                      std::to_string(c.d_head) + "]  [n_head, n, d_head]"));
+}
+
+TEST_F(PanelContextTest, NeuronViewOpensOnACellAndShowsItsScoreFromAContext) {
+  RunModel("The cat sat on the mat.");
+  settings.source = Source::kModel;
+  auto draw = [](PanelContext& c) { DrawNeuronPanel(c); };
+  Frame(draw);
+  EXPECT_EQ(dump.Field("neuron"), "{\"open\": false}");
+  Frame([](PanelContext& c) { OpenNeuronView(c, 1, 3, 2); });
+  ASSERT_TRUE(views.neuron.open);
+  EXPECT_EQ(views.neuron.head, 1);
+  EXPECT_EQ(views.neuron.i, 3);
+  EXPECT_EQ(views.neuron.j, 2);
+  Frame(draw);
+  Frame(draw);
+  const std::string field = dump.Field("neuron");
+  EXPECT_NE(field.find("\"open\": true"), std::string::npos) << field;
+  EXPECT_NE(field.find("\"error\": \"\""), std::string::npos) << field;
+  const int d_head = verbs.folder->model->config().d_head;
+  EXPECT_NE(field.find("\"d_head\": " + std::to_string(d_head)), std::string::npos) << field;
+  EXPECT_NE(field.find("\"masked\": false"), std::string::npos) << field;  // key 2 is before query 3
+  // The cell's probability is the Heads map's: layer 0, head 1, row 3, key 2 of the run's own probs.
+  const Tensor& probs = *results.model->layers[0]->probs;  // [n_head, n, n]
+  const size_t n = probs.dim(1);
+  EXPECT_NE(field.find("\"prob\": " + JsonNumber(probs.data[(1 * n + 3) * n + 2])), std::string::npos) << field;
+  const WidgetDump::Widget* q = dump.Find("neuron.q");
+  ASSERT_NE(q, nullptr);
+  EXPECT_EQ(q->value_json.find("{\"d\": " + std::to_string(d_head)), 0u) << q->value_json;
 }
 
 }  // namespace

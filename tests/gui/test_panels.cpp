@@ -28,7 +28,7 @@
 #include "panel_util.h"
 #include "sandbox/score.h"
 #include "settings.h"
-#include "worker.h"
+#include "session/sandbox_session.h"
 
 namespace attnviz {
 namespace {
@@ -654,7 +654,7 @@ TEST_F(PanelTest, LessonEAfterAblationRolloutAndZoomGivesThePlainLesson) {
   Click("heads.pool_mean");
   ASSERT_EQ(app.views.heads.pool, PoolKind::kMean);
   app.views.model.color_by_delta = true;
-  OpenNeuronView(app, 0, 1, 0);
+  app.PanelContextFor(nullptr).verbs.OpenNeuronView(0, 1, 0);
   ASSERT_TRUE(app.views.neuron.open);
   app.views.learn.numbers.query = 2;
   Frames(2);

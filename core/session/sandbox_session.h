@@ -1,6 +1,6 @@
-// Runs the pipeline off the UI thread. Submissions replace any request still waiting, so the
-// worker always finishes on the LATEST settings: a slider dragged through 40 values computes a few
-// of them and then, for sure, the last one. Two threads: the forward pass (fast, what the maps
+// The sandbox session: runs the pipeline off the caller's thread (the app's UI thread). Submissions replace any
+// request still waiting, so the session always finishes on the LATEST settings: a slider dragged through 40 values
+// computes a few of them and then, for sure, the last one. Two threads: the forward pass (fast, what the maps
 // show) and the d_k sweep (slower, only when its inputs change), so a sweep never delays a map.
 //
 // Long inputs: a newer submission cancels the running request of its queue (latest_wins.h: an atomic flag the
@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "maps/layer_stack.h"
 #include "sandbox/config.h"
 #include "attention/metrics.h"
 #include "sandbox/sweep.h"
@@ -30,7 +31,7 @@ namespace attnviz {
 
 struct ComputeRequest {
   std::string kv_text, query_text;  // query_text is used in cross mode only
-  // The tokens of those texts when the caller made them (App does, once per text); null: the worker
+  // The tokens of those texts when the caller made them (App does, once per text); null: the session
   // tokenizes. Derived from the texts, so not part of equality.
   std::shared_ptr<const TokenizedText> tokens;
   AttentionConfig config;
@@ -49,6 +50,11 @@ struct ComputeResult {
   double seconds = 0;
 };
 
+// What a result shows: one stack of its one layer (the tensors, shared with the result: no copy), `cross` in the
+// cross mode (rows are the query text's tokens, columns the key/value text's), else `self`. Empty layers for a
+// failed run or none.
+LayerStack SandboxStack(const std::shared_ptr<const ComputeResult>& result);
+
 struct SweepRequest {
   std::string kv_text, query_text;
   std::shared_ptr<const TokenizedText> tokens;  // as in ComputeRequest
@@ -66,14 +72,14 @@ struct SweepResult {
   double seconds = 0;
 };
 
-class Worker {
+class SandboxSession {
  public:
   // `prepared`: a pipeline already set up by PreparePipeline; `loaded_weights`: it holds --weights,
   // which the scale-flipped twin then uses too.
-  explicit Worker(std::unique_ptr<Pipeline> prepared = nullptr, bool loaded_weights = false);
-  ~Worker();
-  Worker(const Worker&) = delete;
-  Worker& operator=(const Worker&) = delete;
+  explicit SandboxSession(std::unique_ptr<Pipeline> prepared = nullptr, bool loaded_weights = false);
+  ~SandboxSession();
+  SandboxSession(const SandboxSession&) = delete;
+  SandboxSession& operator=(const SandboxSession&) = delete;
 
   uint64_t Submit(const ComputeRequest& request);
   uint64_t SubmitSweep(const SweepRequest& request);
@@ -109,7 +115,7 @@ class Worker {
 
   std::shared_ptr<const ProjectionWeights> loaded_weights_;  // set once, before the queues start
   // Owned by the compute thread.
-  std::shared_ptr<ScoreCodes> score_codes_;  // shared by the two (see Worker())
+  std::shared_ptr<ScoreCodes> score_codes_;  // shared by the two (see SandboxSession())
   std::unique_ptr<Pipeline> pipeline_, twin_;
   bool twin_ready_ = false;  // twin_ holds the last request's settings with scaling flipped, through kMetrics
   // Wakes the sweep waiting for the maps when either queue changes.

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "i18n/ui_strings.h"
 #include "model/predict.h"
 
 namespace attnviz {
@@ -30,16 +29,16 @@ void AblationScanJob::Cancel() {
   queue_.CancelRunning();
 }
 
-std::string AblationScanJob::progress(float* fraction) const {
+AblationScanProgress AblationScanJob::progress() const {
   const JobProgress p = queue_.progress();
-  if (!p.active || p.total == 0) {
-    if (fraction) *fraction = 0;
-    return "";
-  }
-  if (fraction) *fraction = (float)p.fraction;
+  AblationScanProgress out;
+  if (!p.active || p.total == 0) return out;
+  out.running = true;
+  out.fraction = (float)p.fraction;
+  out.total = (int)p.total;
   // ScanHeadAblations' base run reports "layers" first; the heads are what the user waits for.
-  if (p.stage != "heads") return Trf(Str::kScanProgress, {"1", std::to_string(p.total)});
-  return Trf(Str::kScanProgress, {std::to_string(std::min(p.done + 1, p.total)), std::to_string(p.total)});
+  out.head = p.stage != "heads" ? 1 : (int)std::min(p.done + 1, p.total);
+  return out;
 }
 
 std::shared_ptr<AblationScanResult> AblationScanJob::Scan(const ModelRequest& request, const Queue::Job& job) {

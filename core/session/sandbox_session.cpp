@@ -1,4 +1,4 @@
-#include "worker.h"
+#include "session/sandbox_session.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -44,6 +44,14 @@ bool ComputeRequest::operator==(const ComputeRequest& o) const {
   return kv_text == o.kv_text && query_text == o.query_text && config == o.config && want_twin == o.want_twin;
 }
 
+LayerStack SandboxStack(const std::shared_ptr<const ComputeResult>& result) {
+  const bool cross = result && result->request.config.mode == AttentionMode::kCross;
+  const StackKind kind = cross ? StackKind::kCross : StackKind::kSelf;
+  if (!result || !result->status.ok()) return OneLayerStack(nullptr, kind);
+  // Shares the result's ownership: the stack's layer lives as long as the result.
+  return OneLayerStack(std::shared_ptr<const LayerMaps>(result, &result->tensors), kind);
+}
+
 SweepRequest SweepRequest::For(const ComputeRequest& compute) {
   SweepRequest r;
   r.kv_text = compute.kv_text;
@@ -63,7 +71,7 @@ bool SweepRequest::operator==(const SweepRequest& o) const {
   return kv_text == o.kv_text && query_text == o.query_text && base == o.base;
 }
 
-Worker::Worker(std::unique_ptr<Pipeline> prepared, bool loaded_weights)
+SandboxSession::SandboxSession(std::unique_ptr<Pipeline> prepared, bool loaded_weights)
     : pipeline_(prepared ? std::move(prepared) : std::make_unique<Pipeline>()), twin_(std::make_unique<Pipeline>()) {
   if (loaded_weights) {
     twin_->SetLoadedWeights(pipeline_->params());
@@ -90,7 +98,7 @@ Worker::Worker(std::unique_ptr<Pipeline> prepared, bool loaded_weights)
       [this] { QueuesChanged(); });
 }
 
-Worker::~Worker() {
+SandboxSession::~SandboxSession() {
   {
     std::lock_guard<std::mutex> lock(maps_mutex_);
     stopping_ = true;  // a sweep waiting for the maps goes on (and is cancelled by its queue's stop)
@@ -100,26 +108,26 @@ Worker::~Worker() {
   compute_.reset();
 }
 
-void Worker::QueuesChanged() {
+void SandboxSession::QueuesChanged() {
   { std::lock_guard<std::mutex> lock(maps_mutex_); }  // orders the change before a waiter's predicate check
   maps_changed_.notify_all();
 }
 
-uint64_t Worker::Submit(const ComputeRequest& request) { return compute_->Submit(request); }
-uint64_t Worker::SubmitSweep(const SweepRequest& request) { return sweep_->Submit(request); }
-std::shared_ptr<const ComputeResult> Worker::latest() const { return compute_->latest(); }
-std::shared_ptr<const SweepResult> Worker::latest_sweep() const { return sweep_->latest(); }
-bool Worker::computing() const { return compute_->busy(); }
-bool Worker::sweeping() const { return sweep_->busy(); }
-uint64_t Worker::submitted() const { return compute_->submitted(); }
-uint64_t Worker::finished() const { return compute_->finished(); }
-uint64_t Worker::cancelled() const { return compute_->cancelled(); }
-uint64_t Worker::sweeps_cancelled() const { return sweep_->cancelled(); }
-size_t Worker::blocks_after_cancel() const { return compute_->units_after_cancel(); }
-JobProgress Worker::progress() const { return compute_->progress(); }
-JobProgress Worker::sweep_progress() const { return sweep_->progress(); }
+uint64_t SandboxSession::Submit(const ComputeRequest& request) { return compute_->Submit(request); }
+uint64_t SandboxSession::SubmitSweep(const SweepRequest& request) { return sweep_->Submit(request); }
+std::shared_ptr<const ComputeResult> SandboxSession::latest() const { return compute_->latest(); }
+std::shared_ptr<const SweepResult> SandboxSession::latest_sweep() const { return sweep_->latest(); }
+bool SandboxSession::computing() const { return compute_->busy(); }
+bool SandboxSession::sweeping() const { return sweep_->busy(); }
+uint64_t SandboxSession::submitted() const { return compute_->submitted(); }
+uint64_t SandboxSession::finished() const { return compute_->finished(); }
+uint64_t SandboxSession::cancelled() const { return compute_->cancelled(); }
+uint64_t SandboxSession::sweeps_cancelled() const { return sweep_->cancelled(); }
+size_t SandboxSession::blocks_after_cancel() const { return compute_->units_after_cancel(); }
+JobProgress SandboxSession::progress() const { return compute_->progress(); }
+JobProgress SandboxSession::sweep_progress() const { return sweep_->progress(); }
 
-bool Worker::WaitIdle(double seconds) const {
+bool SandboxSession::WaitIdle(double seconds) const {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   auto left = [&] { return std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count(); };
   // The compute queue first: a sweep may wait for its maps.
@@ -127,7 +135,7 @@ bool Worker::WaitIdle(double seconds) const {
          !compute_->busy();
 }
 
-void Worker::WaitForMaps(const std::atomic<bool>* sweep_cancel) {
+void SandboxSession::WaitForMaps(const std::atomic<bool>* sweep_cancel) {
   std::unique_lock<std::mutex> lock(maps_mutex_);
   maps_changed_.wait_for(lock, std::chrono::seconds(30), [&] {
     if (stopping_ || sweep_cancel->load() || !compute_->running()) return true;
@@ -136,7 +144,7 @@ void Worker::WaitForMaps(const std::atomic<bool>* sweep_cancel) {
   });
 }
 
-std::shared_ptr<ComputeResult> Worker::RunCompute(const ComputeRequest& request, const ComputeQueue::Job& job) {
+std::shared_ptr<ComputeResult> SandboxSession::RunCompute(const ComputeRequest& request, const ComputeQueue::Job& job) {
   const uint64_t generation = job.generation();
   auto t0 = std::chrono::steady_clock::now();
   auto result = std::make_shared<ComputeResult>();
@@ -214,7 +222,7 @@ std::shared_ptr<ComputeResult> Worker::RunCompute(const ComputeRequest& request,
   return result;
 }
 
-std::shared_ptr<SweepResult> Worker::RunSweep(const SweepRequest& request, const SweepQueue::Job& job) {
+std::shared_ptr<SweepResult> SandboxSession::RunSweep(const SweepRequest& request, const SweepQueue::Job& job) {
   const uint64_t generation = job.generation();
   auto t0 = std::chrono::steady_clock::now();
   auto result = std::make_shared<SweepResult>();

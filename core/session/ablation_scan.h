@@ -1,4 +1,4 @@
-// "Ablate each head once" in the app: model::ScanHeadAblations (core/model/analysis.h) over the shown text and
+// "Ablate each head once": model::ScanHeadAblations (core/model/analysis.h) over the shown text and
 // what-ifs, on its own "latest request wins" queue (latest_wins.h), so the UI thread never waits for it. A newer
 // scan, Cancel() or a new text/model (the App cancels) stops the running one within one block of work; progress
 // says which head runs. The result ranks the heads by how much their ablation raises the loss.
@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "session/latest_wins.h"
 #include "model/analysis.h"
-#include "model_display.h"
+#include "session/latest_wins.h"
+#include "session/model_session.h"
 
 namespace attnviz {
 
@@ -33,6 +33,13 @@ struct AblationScanResult {
   double Delta(int layer, int head) const;
 };
 
+// Where a running scan is, as data (the app says it in words): head `head` (1-based) of `total` runs.
+struct AblationScanProgress {
+  bool running = false;
+  int head = 0, total = 0;
+  float fraction = 0;  // in [0, 1]
+};
+
 // The heads of `scan` ranked by delta (largest first, ties by layer then head).
 std::vector<RankedHead> RankHeads(const model::AblationScan& scan, int n_head);
 
@@ -47,8 +54,8 @@ class AblationScanJob {
   std::shared_ptr<const AblationScanResult> latest() const { return queue_.latest(); }
   bool busy() const { return queue_.busy(); }
   uint64_t cancelled() const { return queue_.cancelled(); }
-  // "head 5 of 144" while running, "" otherwise; fraction in [0, 1].
-  std::string progress(float* fraction) const;
+  // Which head runs (running false when idle).
+  AblationScanProgress progress() const;
   bool WaitIdle(double seconds) const { return queue_.WaitIdle(seconds); }
 
  private:

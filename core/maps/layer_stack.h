@@ -1,0 +1,44 @@
+// LayerStack: what a run publishes for the screen: the layers of one kind of attention, each its own LayerMaps
+// (shared, never copied), with the tokens of their rows and columns and the mask they share. A trained model's run
+// is one `self` stack (decoder-only and bert alike: every layer attends over the same tokens); the sandbox is one
+// stack of one layer (`self`, or in its cross mode `cross`: rows are the queries, columns the keys, n_q != n_k in
+// general). An encoder-decoder model would publish an `encoder`, a `decoder` and a `cross` stack.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "attention/mask.h"
+#include "maps/layer_maps.h"
+#include "sandbox/text.h"
+
+namespace attnviz {
+
+enum class StackKind { kSelf, kEncoder, kDecoder, kCross };
+
+struct LayerStack {
+  StackKind kind = StackKind::kSelf;
+  // [n_layer]: each layer's maps, probs [n_head, n_q, n_k] (or its pyramid); null while a run has not made it yet.
+  std::vector<std::shared_ptr<const LayerMaps>> layers;
+  std::vector<Token> row_tokens;     // n_q: the queries
+  std::vector<Token> column_tokens;  // n_k: the keys
+  Mask mask;                         // the same for every layer of the stack
+
+  int n_layer() const { return (int)layers.size(); }
+  int n_q() const { return (int)row_tokens.size(); }
+  int n_k() const { return (int)column_tokens.size(); }
+  // Layer `layer`'s maps, or null (out of range, or not there yet).
+  const LayerMaps* layer(int layer) const {
+    return layer >= 0 && layer < n_layer() ? layers[(size_t)layer].get() : nullptr;
+  }
+};
+
+// A stack of the one layer `maps` (the sandbox's): its tokens and mask are the layer's.
+LayerStack OneLayerStack(std::shared_ptr<const LayerMaps> maps, StackKind kind);
+// A stack of `layers` (null entries: not made yet) whose tokens and mask are those of the first layer there (no
+// tokens while none is).
+LayerStack StackOfLayers(std::vector<std::shared_ptr<const LayerMaps>> layers, StackKind kind);
+
+// "self", "encoder", "decoder", "cross" (dumps and tests).
+const char* StackKindName(StackKind kind);
+
+}  // namespace attnviz
