@@ -114,7 +114,10 @@ Status ParseAppOptions(const std::vector<std::string>& args, AppOptions* options
     };
     Status st;
     if (a == "--shader-dir") st = take(&options->shader_dir, kPath);
-    else if (a == "--model") st = take(&options->input.model_dir, kPath);
+    else if (a == "--model") {
+      st = take(&options->input.model_dir, kPath);
+      if (st.ok() && options->input.model_dir.empty()) st = AppError(AppMsgId::kModelEmpty, {});  // not "no model"
+    }
     else if (a == "--screenshot") st = take(&options->screenshot_path, kPath);
     else if (a == "--frames") st = take_int(&options->frames, 1, 1000000);
     else if (a == "--widgets-json") st = take(&options->widgets_json_path, kPath);

@@ -775,6 +775,14 @@ TEST(AppOptionsGguf, APositionalGgufIsTheModelAndATextFileIsText) {
   EXPECT_EQ(t.input.text_file, sentences);
 }
 
+// Issue 44: `--model ''` opened the sandbox as if no --model were given.
+TEST(AppOptionsGguf, AnEmptyModelOptionIsRefused) {
+  AppOptions o;
+  const Status st = ParseAppOptions({"--model", ""}, &o);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("--model: empty; give a model folder or 'tiny'"), std::string::npos) << st.message();
+}
+
 #ifdef ATTNVIZ_HAVE_FIGURE
 TEST_F(ModelPanelTest, OverviewExportsEveryLayerAndHead) {
   App& app = MakeApp("The cat sat on the mat.");
