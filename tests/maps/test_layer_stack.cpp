@@ -61,8 +61,8 @@ TEST(LayerStack, ACrossStackHasTheQueriesAsRowsAndTheKeysAsColumns) {
   EXPECT_EQ(stack.n_q(), 2);
   EXPECT_EQ(stack.n_k(), 7);
   EXPECT_NE(stack.n_q(), stack.n_k());
-  EXPECT_EQ(stack.row_tokens[1].text, "cat");
-  EXPECT_EQ(stack.column_tokens[6].text, "rouge");
+  EXPECT_EQ(stack.row_tokens[1].display, "cat");
+  EXPECT_EQ(stack.column_tokens[6].display, "rouge");
   EXPECT_EQ(testing::ExpectStackInvariants(stack), 1);
 }
 
