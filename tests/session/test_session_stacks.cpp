@@ -51,8 +51,8 @@ TEST(SandboxSessionStack, CrossModeIsACrossStackOfQueriesOverKeys) {
   EXPECT_EQ(stack.kind, StackKind::kCross);
   EXPECT_EQ(stack.n_q(), 2);
   EXPECT_EQ(stack.n_k(), 6);
-  EXPECT_EQ(stack.row_tokens[0].text, "the");
-  EXPECT_EQ(stack.column_tokens[0].text, "le");
+  EXPECT_EQ(stack.row_tokens[0].display, "the");
+  EXPECT_EQ(stack.column_tokens[0].display, "le");
   EXPECT_EQ(testing::ExpectStackInvariants(stack), 1);
   // A failed run shows no layer.
   request.kv_text = "";
