@@ -9,7 +9,7 @@
 
 #include "attention/mask.h"
 #include "maps/layer_maps.h"
-#include "sandbox/text.h"
+#include "tokenize/token.h"
 
 namespace attnviz {
 

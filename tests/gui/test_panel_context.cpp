@@ -150,7 +150,7 @@ TEST_F(PanelContextTest, ModelPanelsOpenButtonCallsTheOpenVerb) {
 }
 
 TEST_F(PanelContextTest, ControlsPanelEditsTheSettingsAndSwitchesToTheModelsByItsVerb) {
-  auto draw = [](PanelContext& c) { DrawControlsPanel(c); };
+  auto draw = Drawing([](PanelContext& c) { DrawControlsPanel(c); });
   Frame(draw);
   Frame(draw);
   const WidgetDump::Widget* heads = dump.Find("controls.n_head");
@@ -173,7 +173,7 @@ TEST_F(PanelContextTest, ShapesPanelShowsTheShownResultsShapesAndHandsTheOtherTa
     ++numbers_drawn;
     ImGui::TextUnformatted("numbers here");
   };
-  auto draw = [&others](PanelContext& c) { DrawShapesPanel(c, others); };
+  auto draw = Drawing([&others](PanelContext& c) { DrawShapesPanel(c, others); });
   Frame(draw);
   Frame(draw);
   const int n = results.shown->tensors.n_q();
@@ -204,10 +204,10 @@ TEST_F(PanelContextTest, ShapesPanelShowsTheShownResultsShapesAndHandsTheOtherTa
 TEST_F(PanelContextTest, NeuronViewOpensOnACellAndShowsItsScoreFromAContext) {
   RunModel("The cat sat on the mat.");
   settings.source = Source::kModel;
-  auto draw = [](PanelContext& c) { DrawNeuronPanel(c); };
+  auto draw = Drawing([](PanelContext& c) { DrawNeuronPanel(c); });
   Frame(draw);
   EXPECT_EQ(dump.Field("neuron"), "{\"open\": false}");
-  Frame([](PanelContext& c) { OpenNeuronView(c, 1, 3, 2); });
+  Frame(Drawing([](PanelContext& c) { OpenNeuronView(c, 1, 3, 2); }));
   ASSERT_TRUE(views.neuron.open);
   EXPECT_EQ(views.neuron.head, 1);
   EXPECT_EQ(views.neuron.i, 3);

@@ -74,7 +74,7 @@ constexpr MessageEntry kMessagesKo[] = {
     {MsgId::kConfigModelType, "model_type \"{0}\"은(는) 지원하지 않습니다 (지원: {1})"},
     {MsgId::kConfigHeadsTooWide, "헤드 수 x 헤드 차원 {0}이(가) {1}보다 큽니다"},
     {MsgId::kConfigTooLarge, "config.json으로 보기에는 너무 큽니다"},
-    {MsgId::kConfigRotaryDims, "\"{0}\" {1}와(과) 헤드 폭 {2}에서 회전 차원이 {3}개입니다; RoPE에는 2 이상의 짝수가 필요합니다"},
+    {MsgId::kConfigRotaryDims, "\"{0}\" {1}와(과) 헤드 차원 {2}에서 회전 차원이 {3}개입니다; RoPE에는 2 이상의 짝수가 필요합니다"},
     {MsgId::kConfigLongRopeFactors, "rope_scaling \"{0}\"의 값이 {1}개입니다; 회전 주파수마다 하나씩 {2}개가 필요합니다"},
     {MsgId::kConfigRefusedMoe, "{0} \"{1}\"은(는) 지원하지 않습니다: 전문가 혼합 피드포워드 층(토큰마다 몇몇 전문가를 고르는 "
                                "라우터)은 구현되지 않았습니다 (지원: {2})"},
@@ -367,7 +367,7 @@ constexpr AppMessageEntry kAppMessagesKo[] = {
     {AppMsgId::kTemperatureNotFinite, "온도는 유한한 수여야 합니다"},
     {AppMsgId::kPrefixWhatIfLayers, "가정 실험 층: "},
     {AppMsgId::kGgufFileForSandbox, "{0}: GGUF 모델 파일입니다; attnviz-cli {1} 은(는) 모델이 아니라 샌드박스 층을 실행합니다: attnviz-cli model --model {0} 을(를) 실행하십시오"},
-    {AppMsgId::kGgufFileNeedsOption, "뜻밖의 인자 '{0}': GGUF 모델 파일은 --model {0} 으로 줍니다"},
+    {AppMsgId::kGgufFileNeedsOption, "뜻밖의 인자 '{0}': GGUF 모델 파일은 --model 옵션으로 줍니다: --model {0}"},
     {AppMsgId::kLayersNeedWhatIf, "--layers 는 가정 실험이 작용할 층을 고르는데, 가정 실험이 하나도 없습니다: --no-scale 이나 --temperature T 를 더하거나 --layers 를 빼십시오 (--ablate L:H 는 제 층을 스스로 정합니다)"},
 };
 static_assert(std::size(kAppMessagesKo) == (size_t)((int)AppMsgId::kCount - (int)MsgId::kAppFirst),
