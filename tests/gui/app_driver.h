@@ -1,5 +1,5 @@
 // Drives the real App through ImGui without GL, frame by frame, as the no-GL panel tests need it:
-// the tests' ImGui context (imgui_frames.h), frames that first wait for the background runners (so results are
+// the tests' ImGui context (headless_imgui.h), frames that first wait for the background runners (so results are
 // deterministic), and a person's click on a named widget (--widgets-json names). `Renderer` is the
 // test's fake HeatmapRenderer.
 #pragma once
@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "app.h"
-#include "imgui_frames.h"
+#include "headless_imgui.h"
 
 namespace attnviz {
 
@@ -42,7 +42,7 @@ class AppDriver : public ::testing::Test {
   void Frames(int n) {
     for (int i = 0; i < n; ++i) Frame();
   }
-  // A person's click (imgui_frames.h ClickWidget).
+  // A person's click (headless_imgui.h ClickWidget).
   void Click(const std::string& widget, int button = 0) {
     ClickWidget(app_->dump, widget, [this] { Frame(); }, button);
   }

@@ -1,4 +1,4 @@
-// A panel drawn with no App: the tests' ImGui context (imgui_frames.h), the parts a panel context is built from
+// A panel drawn with no App: the tests' ImGui context (headless_imgui.h), the parts a panel context is built from
 // (settings, results, view state, the widget recorder, the layout), frames that draw one panel, a person's click,
 // and a sandbox result made by a Pipeline here, as the worker would publish it.
 #pragma once
@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "imgui_frames.h"
+#include "headless_imgui.h"
 #include "layout.h"
 #include "panel_context.h"
 #include "panel_views.h"
