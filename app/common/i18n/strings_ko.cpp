@@ -116,7 +116,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kMaskedLegend, "마스크됨"},
     // ---- Saturation
     {Str::kNowDk, "| 지금: d_k {0}"},
-    {Str::kCurveMaxWeight, "평균 최대 가중치 (1이면 키 하나가 가중치를 모두 받습니다)"},
+    {Str::kCurveMaxWeight, "평균 최대 가중치 (1 = 키 하나에 집중)"},
     {Str::kCurveEntropy, "정규화 엔트로피 (1 = 균등)"},
     {Str::kCurveGrad, "softmax 기울기 크기 ||J||"},
     {Str::kSweeping, "d_k를 훑는 중…"},
