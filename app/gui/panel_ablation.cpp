@@ -115,6 +115,8 @@ void DrawAblationControls(PanelContext& ctx) {
   } else if (scan && ctx.results.model) {
     if (scan->request != ctx.results.model->request) DimText(Tr(Str::kScanOtherWhatIfs));
     DimText(Trf(Str::kScanBase, {FormatNumber(scan->scan.base_loss, "%.4f")}));
+    if (!scan->scan.complete)
+      DimText(Trf(Str::kScanPartial, {std::to_string(scan->scan.heads_done), std::to_string(scan->scan.loss.size())}));
     widget::Checkbox(dump, Str::kScanColorOverview, "model.scan_color", &ctx.views.model.color_by_delta);
     DrawScanTable(ctx, *scan);
     for (size_t i = 0; i < std::min(kScanDumpTop, scan->ranked.size()); ++i) {
@@ -126,6 +128,8 @@ void DrawAblationControls(PanelContext& ctx) {
   dump.SetField("ablation_scan", "{\"busy\": " + BoolJson(ctx.verbs.AblationScanBusy()) + ", \"progress\": " + JsonString(progress) +
                                      ", \"error\": " + JsonString(error) + ", \"base_loss\": " +
                                      (scan && scan->status.ok() ? JsonNumber(scan->scan.base_loss) : "null") +
+                                     ", \"heads_done\": " + (scan ? std::to_string(scan->scan.heads_done) : "0") +
+                                     ", \"complete\": " + BoolJson(scan && scan->scan.complete) +
                                      ", \"top\": " + top + "]}");
 }
 

@@ -31,19 +31,22 @@ size_t ParseSize(const char* text) {
 
 }  // namespace
 
-size_t MemoryLimitBytes() {
-  size_t limit = size_t(2) << 30;
-  if (const char* env = std::getenv("ATTNVIZ_MEMORY_LIMIT"); env && ParseSize(env) > 0) {
-    limit = ParseSize(env);
-  } else {
-    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-    if (pages > 0 && page > 0) limit = std::min(limit, (size_t)pages * (size_t)page / 2);
-  }
+size_t DefaultMemoryLimit(size_t physical_bytes, size_t address_space_bytes) {
+  size_t limit = physical_bytes > 0 ? (size_t)((double)physical_bytes * kDefaultMemoryFraction) : size_t(2) << 30;
   // Under an address-space limit the weights' mappings count too: keep the run to half of it.
-  struct rlimit as;
-  if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
-    limit = std::min(limit, (size_t)as.rlim_cur / 2);
+  if (address_space_bytes > 0) limit = std::min(limit, address_space_bytes / 2);
   return limit;
+}
+
+size_t MemoryLimitBytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  const size_t physical = pages > 0 && page > 0 ? (size_t)pages * (size_t)page : 0;
+  struct rlimit as;
+  const size_t address_space =
+      ::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY ? (size_t)as.rlim_cur : 0;
+  if (const char* env = std::getenv("ATTNVIZ_MEMORY_LIMIT"); env && ParseSize(env) > 0)
+    return address_space > 0 ? std::min(ParseSize(env), address_space / 2) : ParseSize(env);
+  return DefaultMemoryLimit(physical, address_space);
 }
 
 std::string MemoryText(double bytes) {

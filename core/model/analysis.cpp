@@ -3,6 +3,7 @@
 #include <Eigen/Core>
 #include <omp.h>
 #include <algorithm>
+#include <limits>
 #include <cmath>
 #include <string>
 
@@ -372,13 +373,17 @@ Result<AblationScan> ScanHeadAblations(const Model& model, const std::vector<int
   o.first_layer = 0, o.resume_hidden = nullptr;
   o.caller_bytes += (c.n_layer + 1.0) * per * sizeof(float);
   HiddenSink all(per, c.n_layer);
+  const size_t total = (size_t)c.n_layer * c.n_head;
+  o.control.progress = nullptr;  // the scan counts heads, never the layers of its runs
+  base.control.Report("heads", 0, total);
   if (Status s = RunModel(model, ids, o, &all); !s) return s;
   auto p = Predict(model, all.hidden.data() + (size_t)c.n_layer * per, ids, 1, last);
   if (!p) return p.status();
   AblationScan scan;
   scan.base_loss = p->loss;
-  scan.loss.assign((size_t)c.n_layer * c.n_head, 0.0);
-  // 2. Each head: resume at its layer from the base stream, with that head ablated too.
+  scan.loss.assign(total, std::numeric_limits<double>::quiet_NaN());
+  // 2. Each head: resume at its layer from the base stream, with that head ablated too. A cancel keeps the heads
+  //    done.
   HiddenSink one(per, c.n_layer);
   for (int l = 0; l < c.n_layer; ++l)
     for (int h = 0; h < c.n_head; ++h) {
@@ -386,13 +391,15 @@ Result<AblationScan> ScanHeadAblations(const Model& model, const std::vector<int
       a.ablate.push_back({l, h});
       a.first_layer = l;
       a.resume_hidden = all.hidden.data() + (size_t)l * per;
-      a.control.progress = nullptr;  // the scan reports per head, not per layer of each run
-      if (Status s = RunModel(model, ids, a, &one); !s) return s;
+      const Status s = RunModel(model, ids, a, &one);
+      if (s.cancelled()) return scan;
+      if (!s) return s;
       auto q = Predict(model, one.hidden.data() + (size_t)c.n_layer * per, ids, 1, last);
       if (!q) return q.status();
       scan.loss[(size_t)l * c.n_head + h] = q->loss;
-      base.control.Report("heads", (size_t)l * c.n_head + h + 1, (size_t)c.n_layer * c.n_head);
+      base.control.Report("heads", ++scan.heads_done, total);
     }
+  scan.complete = true;
   return scan;
 }
 

@@ -121,11 +121,16 @@ class PooledRolloutRows {
 // "Ablate each head once": the mean next-token loss (predict.h) of the text with each head ablated in turn, on top
 // of base's what-ifs (and its own ablations). One base run keeps the residual stream after every block (no maps:
 // stream_maps), then each (layer, head) run resumes at its layer from there, so a head of the last layer costs one
-// block. Cancelled through base.control (Status::Cancelled()); progress ("heads", done, n_layer * n_head).
+// block. Progress ("heads", done, n_layer * n_head) from the start (the base run is head 0 of them). Cancelled
+// through base.control: during the base run Status::Cancelled(); later the heads done so far come back, the others
+// NaN, with `complete` false (a long scan cancelled keeps what it paid for).
 // Errors: a model that predicts no next token (bert) or has no LM head, fewer than 2 tokens, RunModel's.
 struct AblationScan {
   double base_loss = 0;       // with base's options only
-  std::vector<double> loss;   // [n_layer, n_head]: with that head ablated too
+  std::vector<double> loss;   // [n_layer, n_head]: with that head ablated too; NaN for a head not scanned
+  size_t heads_done = 0;      // the heads whose loss is there
+  bool complete = false;      // every head scanned (false: cancelled part way)
+  bool Done(size_t index) const { return index < loss.size() && loss[index] == loss[index]; }
 };
 Result<AblationScan> ScanHeadAblations(const Model& model, const std::vector<int>& ids, const RunOptions& base = {});
 

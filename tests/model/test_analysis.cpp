@@ -2,6 +2,7 @@
 // (tests/fixtures/models/make_analysis_fixtures.py -> analysis.json, ablate_*.npy, rollout.npy, value_norm.npy):
 // next-token top-k and loss, a head ablated, the neuron view (with and without RoPE), rollout, value norms.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <cstdlib>
@@ -300,7 +301,12 @@ TEST_P(Analysis, AblationScanMatchesTorchAndFullRuns) {
   ASSERT_EQ(scan->loss.size(), (size_t)c.n_layer * c.n_head);
   ExpectLoss(scan->base_loss, a["predict"]["loss"], name + " scan base loss");
   ExpectLoss(scan->loss[1], a["ablate"]["loss"], name + " scan 0:1");  // layer 0, head 1: torch's
-  EXPECT_EQ(reports.size(), scan->loss.size());
+  // Progress counts heads from the start: 0 while the base run goes, then each head done.
+  ASSERT_EQ(reports.size(), scan->loss.size() + 1);
+  EXPECT_EQ(reports.front(), 0u);
+  EXPECT_EQ(reports.back(), scan->loss.size());
+  EXPECT_TRUE(scan->complete);
+  EXPECT_EQ(scan->heads_done, scan->loss.size());
   // The last head of the last layer (a resumed run) against a full run with it ablated.
   RunOptions o;
   o.ablate = {{c.n_layer - 1, c.n_head - 1}};
@@ -313,6 +319,40 @@ TEST_P(Analysis, AblationScanMatchesTorchAndFullRuns) {
   double spread = 0;
   for (double l : scan->loss) spread = std::max(spread, std::fabs(l - scan->base_loss));
   EXPECT_GT(spread, 1e-3);
+}
+
+// A scan cancelled after k heads keeps those k (the same losses as a whole scan's), the rest NaN; cancelled during
+// the base run it is Status::Cancelled().
+TEST(AblationScanCancel, KeepsTheHeadsDoneBeforeTheCancel) {
+  auto model = LoadModel(FixtureDir("llama"));
+  ASSERT_TRUE(model.ok()) << model.message();
+  const std::vector<int> ids = ReadAnalysis("llama")["ids"].get<std::vector<int>>();
+  auto whole = ScanHeadAblations(**model, ids);
+  ASSERT_TRUE(whole.ok()) << whole.message();
+  const size_t keep = 4;
+  std::atomic<bool> cancel{false};
+  RunOptions o;
+  o.control.cancel = &cancel;
+  o.control.progress = [&](const char* stage, size_t done, size_t) {
+    if (std::string(stage) == "heads" && done == keep) cancel = true;
+  };
+  auto part = ScanHeadAblations(**model, ids, o);
+  ASSERT_TRUE(part.ok()) << part.message();
+  EXPECT_FALSE(part->complete);
+  EXPECT_EQ(part->heads_done, keep);
+  EXPECT_EQ(part->base_loss, whole->base_loss);
+  ASSERT_EQ(part->loss.size(), whole->loss.size());
+  for (size_t i = 0; i < part->loss.size(); ++i) {
+    EXPECT_EQ(part->Done(i), i < keep) << i;
+    if (i < keep) {
+      EXPECT_EQ(part->loss[i], whole->loss[i]) << i;
+    } else {
+      EXPECT_TRUE(std::isnan(part->loss[i])) << i;
+    }
+  }
+  cancel = true;  // before the base run: nothing to keep
+  auto none = ScanHeadAblations(**model, ids, o);
+  EXPECT_TRUE(none.status().cancelled());
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, Analysis, ::testing::ValuesIn(testing::AllFixtures()),

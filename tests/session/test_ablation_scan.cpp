@@ -84,5 +84,46 @@ TEST(AblationScanJob, CancelDropsTheScanEvenBeforeItStarts) {
   EXPECT_TRUE(job.latest()->status.ok()) << job.latest()->status.message();
 }
 
+// The user's Cancel (Stop) keeps the heads finished, ranked as the whole scan ranks them; Cancel drops them.
+TEST(AblationScanJob, StopKeepsTheHeadsDone) {
+  ModelSession session(OpenModelFolder);
+  ModelRequest request;
+  request.folder = Open(session, "llama");
+  request.text = kText;
+  const model::ModelConfig& c = request.folder->model->config();
+  auto tokens = TokenizeForModel(*request.folder, request.text);
+  auto whole = model::ScanHeadAblations(*request.folder->model, TokenIds(*tokens), WhatIfRunOptions(request.what_ifs(), c.n_layer));
+  ASSERT_TRUE(whole) << whole.message();
+  for (bool keep : {true, false}) {
+    AblationScanJob* self = nullptr;
+    // The user presses Cancel while head 3 runs (called on the scan's thread after head 2, so the moment is exact).
+    AblationScanJob job({}, [&](size_t done) {
+      if (done != 2) return;
+      if (keep) self->Stop();
+      else self->Cancel();
+    });
+    self = &job;
+    job.Start(request);
+    ASSERT_TRUE(job.WaitIdle(120));
+    const auto got = job.latest();
+    if (!keep) {
+      EXPECT_FALSE(got);
+      continue;
+    }
+    ASSERT_TRUE(got);
+    ASSERT_TRUE(got->status.ok()) << got->status.message();
+    EXPECT_FALSE(got->scan.complete);
+    EXPECT_EQ(got->scan.heads_done, 2u);
+    ASSERT_EQ(got->ranked.size(), 2u);
+    for (const RankedHead& h : got->ranked) {
+      EXPECT_TRUE(got->Done(h.layer, h.head));
+      EXPECT_EQ(h.loss, whole->loss[(size_t)h.layer * c.n_head + h.head]);
+    }
+    const size_t last = (size_t)c.n_layer * c.n_head - 1;
+    EXPECT_FALSE(got->Done((int)(last / c.n_head), (int)(last % c.n_head)));
+    EXPECT_EQ(got->Delta((int)(last / c.n_head), (int)(last % c.n_head)), 0.0);
+  }
+}
+
 }  // namespace
 }  // namespace attnviz

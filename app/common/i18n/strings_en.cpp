@@ -465,6 +465,7 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kScanProgress, "head {0} of {1}"},
     {Str::kScanRefused, "the scan needs a model that predicts the next token, with an LM head (bert predicts masked tokens)"},
     {Str::kScanBase, "loss {0} nats as the run shown; below, each head ablated on top of it, the heads this text leans on most first"},
+    {Str::kScanPartial, "cancelled: {0} of {1} heads scanned, ranked below; the others are blank in the Overview"},
     {Str::kScanColLayer, "layer"},
     {Str::kScanColHead, "head"},
     {Str::kScanColLoss, "loss"},

@@ -457,6 +457,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kScanProgress, "헤드 {1}개 중 {0}번째"},
     {Str::kScanRefused, "이 검사에는 LM 헤드로 다음 토큰을 예측하는 모델이 필요합니다 (bert는 가려진 토큰을 예측합니다)"},
     {Str::kScanBase, "보이는 실행의 손실 {0} nats. 아래는 그 위에 헤드를 하나씩 제거한 결과이며, 이 텍스트가 가장 기대는 헤드부터 보입니다"},
+    {Str::kScanPartial, "취소됨: 헤드 {1}개 중 {0}개를 살펴본 순위가 아래에 있고, 나머지는 한눈에 보기에서 비어 있습니다"},
     {Str::kScanColLayer, "층"},
     {Str::kScanColHead, "헤드"},
     {Str::kScanColLoss, "손실"},
