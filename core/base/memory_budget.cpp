@@ -44,8 +44,9 @@ size_t MemoryLimitBytes() {
   struct rlimit as;
   const size_t address_space =
       ::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY ? (size_t)as.rlim_cur : 0;
-  if (const char* env = std::getenv("ATTNVIZ_MEMORY_LIMIT"); env && ParseSize(env) > 0)
-    return address_space > 0 ? std::min(ParseSize(env), address_space / 2) : ParseSize(env);
+  const char* env = std::getenv("ATTNVIZ_MEMORY_LIMIT");
+  if (const size_t chosen = env ? ParseSize(env) : 0; chosen > 0)
+    return address_space > 0 ? std::min(chosen, address_space / 2) : chosen;
   return DefaultMemoryLimit(physical, address_space);
 }
 

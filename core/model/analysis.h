@@ -21,6 +21,7 @@
 // Value-weighted norms (Kobayashi et al. 2020): alpha_ij^h * || v_j^h W_o^h || where W_o^h [d_head, d_model] is
 //   the slice of the output projection head h's output feeds (bias left out: it does not depend on j).
 #pragma once
+#include <cmath>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -130,7 +131,7 @@ struct AblationScan {
   std::vector<double> loss;   // [n_layer, n_head]: with that head ablated too; NaN for a head not scanned
   size_t heads_done = 0;      // the heads whose loss is there
   bool complete = false;      // every head scanned (false: cancelled part way)
-  bool Done(size_t index) const { return index < loss.size() && loss[index] == loss[index]; }
+  bool Done(size_t index) const { return index < loss.size() && !std::isnan(loss[index]); }
 };
 Result<AblationScan> ScanHeadAblations(const Model& model, const std::vector<int>& ids, const RunOptions& base = {});
 

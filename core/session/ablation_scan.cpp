@@ -41,6 +41,10 @@ void AblationScanJob::Stop() {
   queue_.CancelRunning();
 }
 
+bool AblationScanJob::KeepsPartial(uint64_t generation) const {
+  return generation <= stopped_upto_.load() && generation > cancelled_upto_.load() && queue_.submitted() == generation;
+}
+
 AblationScanProgress AblationScanJob::progress() const {
   const JobProgress p = queue_.progress();
   AblationScanProgress out;
@@ -80,9 +84,7 @@ std::shared_ptr<AblationScanResult> AblationScanJob::Scan(const ModelRequest& re
   }
   // Cancelled part way: the heads done are shown after Stop(); after Cancel() or a newer Start (another text or
   // what-if) they are stale.
-  if (!scan->complete && (job.generation() > stopped_upto_.load() || job.generation() <= cancelled_upto_.load() ||
-                          queue_.submitted() > job.generation() || scan->heads_done == 0))
-    return nullptr;
+  if (!scan->complete && (scan->heads_done == 0 || !KeepsPartial(job.generation()))) return nullptr;
   result->scan = std::move(*scan);
   result->n_layer = c.n_layer;
   result->n_head = c.n_head;

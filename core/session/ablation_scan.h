@@ -1,7 +1,7 @@
 // "Ablate each head once": model::ScanHeadAblations (core/model/analysis.h) over the shown text and
 // what-ifs, on its own "latest request wins" queue (latest_wins.h), so the UI thread never waits for it. A newer
 // scan, Cancel() or a new text/model (the App cancels) stops the running one within one block of work; progress
-// says which head runs. The result ranks the heads by how much their ablation raises the loss; after Cancel() it
+// says which head runs. The result ranks the heads by how much their ablation raises the loss; after Stop() it
 // holds the heads finished before it (AblationScan::complete false), a newer request's scan replaces it.
 #pragma once
 #include <atomic>
@@ -70,11 +70,13 @@ class AblationScanJob {
  private:
   using Queue = LatestWins<ModelRequest, AblationScanResult>;
   std::shared_ptr<AblationScanResult> Scan(const ModelRequest& request, const Queue::Job& job);
+  // A scan of `generation` cut short: shown only when Stop() ended it and no newer request or Cancel() came since.
+  bool KeepsPartial(uint64_t generation) const;
   // Scans of this generation or older were cancelled: LatestWins cancels only a running request, and a Start just
   // before Cancel may not have started yet.
   std::atomic<uint64_t> cancelled_upto_{0};
-  std::atomic<uint64_t> stopped_upto_{0};
-  std::function<void(size_t)> on_head_;  // Stop()ped scans of this generation or older keep their heads done
+  std::atomic<uint64_t> stopped_upto_{0};  // Stop()ped scans of this generation or older keep their heads done
+  std::function<void(size_t)> on_head_;
   Queue queue_;  // last: its thread starts once the job exists
 };
 
