@@ -1,6 +1,6 @@
 // attnviz-cli model: a real checkpoint's attention, layer by layer (GPT-2, BERT, Llama family).
 //   attnviz-cli model --model DIR|FILE.gguf|tiny (--text TEXT | --text-file FILE [--line N]) [--tokens] [--dump OUT]
-//                     [--roles [--json]] [--no-scale] [--temperature T] [--layers L1,L2,...]
+//                     [--roles [--json]] [--no-scale] [--no-softcap] [--temperature T] [--layers L1,L2,...]
 //                     [--figure OUT.png|.svg --layer L --head H [figure options]]
 //                     [--predict K] [--ablate L:H,...] [--neuron L:H:I:J] [--kind K,...] [--rollout] [--value-norm]
 //                     [--json]
@@ -57,6 +57,7 @@ const char* kModelHelp =
     "                         after the embeddings and after each block, before any final norm) and\n"
     "                         OUT/roles.csv (the --roles table)\n"
     "  --no-scale             what-if: drop the 1/sqrt(d_head) scaling\n"
+    "  --no-softcap           what-if: drop the attention logits' soft cap (gemma2; the final logit cap stays)\n"
     "  --temperature T        what-if: divide the logits by T (1e-06..1e+06)\n"
     "  --layers L1,L2,...     the layers the what-ifs act on (default: all)\n"
     "  --ablate L:H,...       what-if: head H of layer L outputs zero (before the output projection; its bias\n"
@@ -87,7 +88,7 @@ struct ModelArgs {
   std::string model_dir, dump_dir, layers;
   bool layers_set = false;  // --layers given (an empty list is an error, not "all")
   InputOptions input;  // --text / --text-file / --line only
-  bool tokens_only = false, no_scale = false, roles = false, json = false;
+  bool tokens_only = false, no_scale = false, no_softcap = false, roles = false, json = false;
   double temperature = 1.0;
   bool temperature_set = false;
   // --figure OUT --layer L --head H and the figure options (-1: not given)
@@ -223,6 +224,7 @@ Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help)
     else if (arg == "--roles") a->roles = true;
     else if (arg == "--json") a->json = true;
     else if (arg == "--no-scale") a->no_scale = true;
+    else if (arg == "--no-softcap") a->no_softcap = true;
     else if (arg == "--temperature") {
       std::string v;
       st = take(&v);
@@ -432,7 +434,9 @@ std::string NeuronJson(const model::NeuronView& v) {
     out += ",\n \"q_before_rope\": " + FloatsJson(v.q_before_rope) + ",\n \"k_before_rope\": " +
            FloatsJson(v.k_before_rope);
   return out + ",\n \"score\": " + JsonNumber(v.score) + ", \"scale\": " + JsonNumber(v.scale) +
-         ", \"logit\": " + JsonNumber(v.logit) + ", \"prob\": " + JsonNumber(v.prob) + "}\n";
+         ", \"scale_source\": " + JsonString(v.scale_source) + ", \"uncapped_logit\": " + JsonNumber(v.uncapped_logit) +
+         ", \"softcap\": " + JsonNumber(v.softcap) + ", \"logit\": " + JsonNumber(v.logit) +
+         ", \"prob\": " + JsonNumber(v.prob) + "}\n";
 }
 
 std::string NeuronText(const model::NeuronView& v, const std::vector<tokenize::Token>& tokens) {
@@ -450,8 +454,15 @@ std::string NeuronText(const model::NeuronView& v, const std::vector<tokenize::T
       std::snprintf(buf, sizeof buf, "%4zu %14.6g %14.6g %14.6g\n", t, v.q[t], v.k[t], v.product[t]);
     out += buf;
   }
-  std::snprintf(buf, sizeof buf, "score %.6g x scale %.6g = logit %.6g; probability %.6g\n", v.score, v.scale,
-                v.logit, v.prob);
+  if (v.softcap > 0)  // gemma2: the cap after the scale
+    std::snprintf(buf, sizeof buf,
+                  "score %.6g x scale %.6g (%s) = %.6g; soft cap %.6g * tanh(%.6g / %.6g) = logit %.6g; "
+                  "probability %.6g\n",
+                  v.score, v.scale, v.scale_source, v.uncapped_logit, v.softcap, v.uncapped_logit, v.softcap, v.logit,
+                  v.prob);
+  else
+    std::snprintf(buf, sizeof buf, "score %.6g x scale %.6g (%s) = logit %.6g; probability %.6g\n", v.score, v.scale,
+                  v.scale_source, v.logit, v.prob);
   out += buf;
   if (v.masked) out += Trf(Str::kCliNeuronMasked, {std::to_string(v.i), std::to_string(v.j)}) + "\n";
   return out;
@@ -469,13 +480,17 @@ Result<CheckedRun> CheckRun(const ModelArgs& a, const ModelFolder& folder, const
   const model::ModelConfig& c = folder.model->config();
   CheckedRun run;
   run.what_ifs.no_scale = a.no_scale;
+  run.what_ifs.no_softcap = a.no_softcap;
+  if (a.no_softcap && !(c.attn_softcap > 0))  // nothing to remove: refused, not a run that changes nothing
+    return Status::Prefixed(MsgId::kPrefixContext, {"--no-softcap"},
+                            Status::Error(MsgId::kNoSoftcapToRemove, {c.model_type}));
   if (a.temperature_set) run.what_ifs.temperature = (float)a.temperature;
   if (a.layers_set) {
     auto parsed = ParseLayerList(a.layers, c.n_layer);
     if (!parsed) return Status::Prefixed(MsgId::kPrefixContext, {"--layers"}, parsed.status());
     if (parsed->empty()) return AppErrorAt("--layers", AppMsgId::kNoLayerGiven, {});
     // --layers limits the what-ifs; alone it would change nothing (checked after its range, which it names first).
-    if (!a.no_scale && !a.temperature_set) return AppError(AppMsgId::kLayersNeedWhatIf, {});
+    if (!a.no_scale && !a.no_softcap && !a.temperature_set) return AppError(AppMsgId::kLayersNeedWhatIf, {});
     run.what_ifs.layers = *parsed;
   }
   run.options = WhatIfRunOptions(run.what_ifs, c.n_layer);

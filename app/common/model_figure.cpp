@@ -19,6 +19,7 @@ std::string WhatIfSegment(const ModelWhatIfs& w, int layer) {
   if (!layers.empty() && layers.front() > layer) return "";
   std::string s;
   if (w.no_scale) s = "no 1/\u221Ad_head";
+  if (w.no_softcap) s += (s.empty() ? "" : ", ") + std::string("no soft cap");
   if (w.temperature != 1.0f) s += (s.empty() ? "" : ", ") + std::string("T=") + ShortNumber(w.temperature);
   if (layers.empty()) return s + " on every layer";
   if (layers.size() == 1) return s + " on layer " + std::to_string(layers[0]);
@@ -38,7 +39,7 @@ std::string MaskTitle(const Mask& mask, int n) {
 std::string ModelFigureTitle(const model::ModelConfig& c, int n, int layer, const std::string& heads,
                              const ModelWhatIfs& w, bool special_hidden) {
   std::string title = c.model_type + kTitleDot + "layer " + std::to_string(layer) + kTitleDot + heads + kTitleDot +
-                      MaskTitle(model::AttentionMask(c), n);
+                      MaskTitle(model::AttentionMask(c, layer), n);
   if (std::string what_if = WhatIfSegment(w, layer); !what_if.empty()) title += kTitleDot + what_if;
   if (special_hidden) title += kTitleDot + std::string("special tokens hidden");
   return title;

@@ -1,7 +1,7 @@
 // One layer of a trained model's run as the figure code draws it: the tokens, the layer's maps with the model's
 // mask, the config the figure reads and a title naming the model, the layer, the head, the mask and the what-ifs.
 // Both programs go through here, so `attnviz-cli model --figure` and the app's Export of a model head write the
-// same figure for the same settings. The mask is model::AttentionMask(config) (core/model/config.h), the one place
+// same figure for the same settings. The mask is the layer's, model::AttentionMask(config, layer) (core/model/config.h), the one place
 // that decides it.
 #pragma once
 #include <string>

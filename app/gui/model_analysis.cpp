@@ -172,6 +172,7 @@ Result<model::NeuronView> NeuronOf(const ModelResult& r, int layer, int head, in
   out.q = KeptHeads(*q);
   out.k = KeptHeads(*k);
   out.multiplier = a.multiplier;
+  out.softcap = a.softcap;
   const LayerMaps& maps = *r.layers[(size_t)layer];
   if (!maps.probs->empty()) out.probs = maps.probs->data.data();  // the pass's own probability: the map's cell
   return model::Neuron(c, out, head, i, j);

@@ -20,10 +20,10 @@ void MatMul(const Tensor& x, const float* w, size_t w_ld, size_t col0, size_t co
   MatMulTiled(x.data.data(), x.dim(1), x.dim(0), x.dim(1), w + col0, w_ld, WeightLayout::kInOut, cols, dst, cols);
 }
 
-// logits_row [n_k] = scores_row * multiplier, clamped so no logit is infinite.
-inline void LogitsRow(const float* scores_row, size_t n_k, float multiplier, float* logits_row) {
+// logits_row [n_k] = scores_row * multiplier (soft-capped when softcap > 0), clamped so no logit is infinite.
+inline void LogitsRow(const float* scores_row, size_t n_k, float multiplier, float* logits_row, float softcap = 0.0f) {
   for (size_t j = 0; j < n_k; ++j) {
-    logits_row[j] = LogitFromScore(scores_row[j], multiplier);
+    logits_row[j] = LogitFromScore(scores_row[j], multiplier, softcap);
   }
 }
 
@@ -103,10 +103,12 @@ inline Packet ExpNonPositive(const Packet& x) {
 }
 
 template <bool kFigures>
-void SoftmaxRowPass(const float* scores_row, float multiplier, float* logits_row, float* probs_row, size_t n_k,
-                    size_t visible, double log_visible, RowPass* pass) {
-  if (scores_row && !(multiplier > 0)) {  // max(clamp(s * m)) == clamp(max(s) * m) needs m > 0
-    LogitsRow(scores_row, n_k, multiplier, logits_row);
+void SoftmaxRowPass(const float* scores_row, float multiplier, float softcap, float* logits_row, float* probs_row,
+                    size_t n_k, size_t visible, double log_visible, RowPass* pass) {
+  // max(clamp(s * m)) == clamp(max(s) * m) needs m > 0; a soft cap's logits are made first, one by one, by the same
+  // scalar LogitFromScore as every other path (the packet pass below has no tanh), and the pass reads them.
+  if (scores_row && (!(multiplier > 0) || softcap > 0)) {
+    LogitsRow(scores_row, n_k, multiplier, logits_row, softcap);
     scores_row = nullptr;
   }
   // Pass 1, over the source row (the scores, or the logits when only the mask changed): the max and
@@ -245,6 +247,7 @@ struct BlockArgs {
   HeadsView q, k, v;
   size_t group;  // query heads per key/value head
   float multiplier;
+  float softcap;  // 0 = none (LogitFromScore)
   Mask mask;
   size_t n_q, n_k;
   bool full_scores;
@@ -279,15 +282,15 @@ inline void RunBlock(const BlockArgs& a, size_t h, size_t r0, Eigen::Index rows,
       float* logits_row = logits_block + (size_t)r * logits_stride;
       float* probs_row = probs_block + off;
       (passes ? SoftmaxRowPass<true> : SoftmaxRowPass<false>)(
-          scores_row ? scores_row + lo : nullptr, a.multiplier, logits_row + lo, probs_row + lo, hi - lo, hi - lo,
+          scores_row ? scores_row + lo : nullptr, a.multiplier, a.softcap, logits_row + lo, probs_row + lo, hi - lo, hi - lo,
           std::log((double)(hi - lo)), passes ? &passes[r] : nullptr);
       if (!a.masked_zero) {  // masked: exactly 0
         std::fill(probs_row, probs_row + lo, 0.0f);
         std::fill(probs_row + hi, probs_row + n_k, 0.0f);
       }
       if (scores_row && logits_stride && a.full_scores) {  // a kept logits map: the masked keys' logits too
-        LogitsRow(scores_row, lo, a.multiplier, logits_row);
-        LogitsRow(scores_row + hi, n_k - hi, a.multiplier, logits_row + hi);
+        LogitsRow(scores_row, lo, a.multiplier, logits_row, a.softcap);
+        LogitsRow(scores_row + hi, n_k - hi, a.multiplier, logits_row + hi, a.softcap);
       }
     }
   }
@@ -306,9 +309,10 @@ inline void RunBlock(const BlockArgs& a, size_t h, size_t r0, Eigen::Index rows,
 // kStepLogits without kStepSoftmax is not used (Logits has its own loop). q, k, v: the views the steps read
 // (others may be empty); n_head, n_q, n_k: the maps' shape.
 [[gnu::noipa]] bool AttendBlocks(unsigned steps, const HeadsView& q, const HeadsView& k, const HeadsView& v,
-                                 size_t n_head, size_t n_q, size_t n_k, float multiplier, const Mask& mask,
-                                 const MapBuffers& maps, std::vector<HeadMetrics>* metrics, const HeadsOut* z,
-                                 const AttendSink* sink = nullptr, const ScoreRowsFill* fill = nullptr) {
+                                 size_t n_head, size_t n_q, size_t n_k, float multiplier, float softcap,
+                                 const Mask& mask, const MapBuffers& maps, std::vector<HeadMetrics>* metrics,
+                                 const HeadsOut* z, const AttendSink* sink = nullptr,
+                                 const ScoreRowsFill* fill = nullptr) {
   // fill (with kStepLogits, no kStepScores and no scores map): each block's scores from it.
   const HeadsView& kv = (steps & kStepScores) ? k : v;
   const size_t group = kv.n_head > 0 ? n_head / kv.n_head : 1;
@@ -338,7 +342,7 @@ inline void RunBlock(const BlockArgs& a, size_t h, size_t r0, Eigen::Index rows,
   // Every key's score when a scores or logits map is kept (the Shapes tab shows them) or the sink needs them.
   const bool full_scores = maps.scores || maps.logits || (sink && sink->full_scores);
   const bool masked_zero = sink && sink->probs_masked_zero && maps.probs;  // a whole map, never a scratch block
-  const BlockArgs args{steps, q, k, v, group, multiplier, mask, n_q, n_k, full_scores, z, masked_zero};
+  const BlockArgs args{steps, q, k, v, group, multiplier, softcap, mask, n_q, n_k, full_scores, z, masked_zero};
   const std::atomic<bool>* cancel = sink ? sink->cancel : nullptr;
   std::atomic<bool> cancelled{false};
 #pragma omp parallel if (parallel)
@@ -458,15 +462,16 @@ void Scores(const Tensor& q, const Tensor& k, Tensor* scores) {
   CheckQueryKey(qv, kv);
   MapBuffers maps;
   maps.scores = MapOut(scores, qv.n_head, qv.n, kv.n);
-  AttendBlocks(kStepScores, qv, kv, HeadsView{}, qv.n_head, qv.n, kv.n, 1.0f, Mask::None(), maps, nullptr, nullptr);
+  AttendBlocks(kStepScores, qv, kv, HeadsView{}, qv.n_head, qv.n, kv.n, 1.0f, 0.0f, Mask::None(), maps, nullptr,
+               nullptr);
 }
 
-void Logits(const Tensor& scores, float multiplier, Tensor* logits) {
+void Logits(const Tensor& scores, float multiplier, Tensor* logits, float softcap) {
   logits->Resize(scores.shape);
   const size_t rows = scores.dim(0) * scores.dim(1), n_k = scores.dim(2);
 #pragma omp parallel for schedule(static) if (rows * n_k > (1u << 16))
   for (long long r = 0; r < (long long)rows; ++r) {
-    LogitsRow(scores.data.data() + r * n_k, n_k, multiplier, logits->data.data() + r * n_k);
+    LogitsRow(scores.data.data() + r * n_k, n_k, multiplier, logits->data.data() + r * n_k, softcap);
   }
 }
 
@@ -475,16 +480,17 @@ void Softmax(const Tensor& logits, const Mask& mask, Tensor* probs) {
   maps.logits = const_cast<float*>(logits.data.data());  // only read without kStepLogits
   maps.probs = MapOut(probs, logits.dim(0), logits.dim(1), logits.dim(2));
   AttendBlocks(kStepSoftmax, HeadsView{}, HeadsView{}, HeadsView{}, logits.dim(0), logits.dim(1), logits.dim(2),
-               1.0f, mask, maps, nullptr, nullptr);
+               1.0f, 0.0f, mask, maps, nullptr, nullptr);
 }
 
-void LogitsSoftmax(const Tensor& scores, float multiplier, const Mask& mask, Tensor* logits, Tensor* probs) {
+void LogitsSoftmax(const Tensor& scores, float multiplier, const Mask& mask, Tensor* logits, Tensor* probs,
+                   float softcap) {
   MapBuffers maps;
   maps.scores = const_cast<float*>(scores.data.data());  // only read without kStepScores
   maps.logits = MapOut(logits, scores.dim(0), scores.dim(1), scores.dim(2));
   maps.probs = MapOut(probs, scores.dim(0), scores.dim(1), scores.dim(2));
   AttendBlocks(kStepLogits | kStepSoftmax, HeadsView{}, HeadsView{}, HeadsView{}, scores.dim(0), scores.dim(1),
-               scores.dim(2), multiplier, mask, maps, nullptr, nullptr);
+               scores.dim(2), multiplier, softcap, mask, maps, nullptr, nullptr);
 }
 
 void MixValues(const Tensor& probs, const Tensor& v, Tensor* z) {
@@ -492,13 +498,13 @@ void MixValues(const Tensor& probs, const Tensor& v, Tensor* z) {
   MapBuffers maps;
   maps.probs = const_cast<float*>(probs.data.data());  // only read without kStepSoftmax
   const HeadsOut zv = ZOut(z, probs.dim(0), probs.dim(1), v.dim(2));
-  AttendBlocks(kStepMix, HeadsView{}, HeadsView{}, ViewOf(v), probs.dim(0), probs.dim(1), probs.dim(2), 1.0f,
+  AttendBlocks(kStepMix, HeadsView{}, HeadsView{}, ViewOf(v), probs.dim(0), probs.dim(1), probs.dim(2), 1.0f, 0.0f,
                Mask::None(), maps, nullptr, &zv);
 }
 
 bool Attend(AttendFrom from, const Tensor& q, const Tensor& k, const Tensor& v, float multiplier, const Mask& mask,
             Tensor* scores, Tensor* logits, Tensor* probs, std::vector<HeadMetrics>* metrics, Tensor* z,
-            const AttendSink* sink) {
+            const AttendSink* sink, float softcap) {
   const HeadsView qv = ViewOf(q), kv = ViewOf(k), vv = ViewOf(v);
   CheckQueryKey(qv, kv);
   CheckKeyValue(kv, vv);
@@ -513,11 +519,13 @@ bool Attend(AttendFrom from, const Tensor& q, const Tensor& k, const Tensor& v, 
                                                 : MapOut(logits, n_head, n_q, n_k);
   maps.probs = MapOut(probs, n_head, n_q, n_k);
   const HeadsOut zv = ZOut(z, n_head, n_q, vv.d);
-  return AttendBlocks(steps, qv, kv, vv, n_head, n_q, n_k, multiplier, mask, maps, metrics, z ? &zv : nullptr, sink);
+  return AttendBlocks(steps, qv, kv, vv, n_head, n_q, n_k, multiplier, softcap, mask, maps, metrics,
+                      z ? &zv : nullptr, sink);
 }
 
 bool AttendHeads(const HeadsView& q, const HeadsView& k, const HeadsView& v, float multiplier, const Mask& mask,
-                 float* probs, std::vector<HeadMetrics>* metrics, const HeadsOut* z, const AttendSink* sink) {
+                 float* probs, std::vector<HeadMetrics>* metrics, const HeadsOut* z, const AttendSink* sink,
+                 float softcap) {
   CheckQueryKey(q, k);
   CheckKeyValue(k, v);
   ATTNVIZ_CHECK_SHAPE(!z || (z->n_head == q.n_head && z->n == q.n && z->d == v.d),
@@ -527,7 +535,7 @@ bool AttendHeads(const HeadsView& q, const HeadsView& k, const HeadsView& v, flo
   MapBuffers maps;
   maps.probs = probs;
   const unsigned steps = kStepScores | kStepLogits | kStepSoftmax | (z ? kStepMix : 0u);
-  return AttendBlocks(steps, q, k, v, q.n_head, q.n, k.n, multiplier, mask, maps, metrics, z, sink);
+  return AttendBlocks(steps, q, k, v, q.n_head, q.n, k.n, multiplier, softcap, mask, maps, metrics, z, sink);
 }
 
 size_t AttendBlockRows(size_t n_k) {
@@ -536,30 +544,30 @@ size_t AttendBlockRows(size_t n_k) {
 }
 
 bool AttendStream(const Tensor& q, const Tensor& k, const Tensor& v, float multiplier, const Mask& mask,
-                  const AttendSink& sink, std::vector<HeadMetrics>* metrics, Tensor* z) {
+                  const AttendSink& sink, std::vector<HeadMetrics>* metrics, Tensor* z, float softcap) {
   const HeadsView qv = ViewOf(q), kv = ViewOf(k), vv = ViewOf(v);
   CheckQueryKey(qv, kv);
   CheckKeyValue(kv, vv);
   const HeadsOut zv = ZOut(z, qv.n_head, qv.n, vv.d);
   const unsigned steps = kStepScores | kStepLogits | kStepSoftmax | (z ? kStepMix : 0u);
-  return AttendBlocks(steps, qv, kv, vv, qv.n_head, qv.n, kv.n, multiplier, mask, MapBuffers{}, metrics,
+  return AttendBlocks(steps, qv, kv, vv, qv.n_head, qv.n, kv.n, multiplier, softcap, mask, MapBuffers{}, metrics,
                       z ? &zv : nullptr, &sink);
 }
 
 bool AttendStreamFromScores(const ScoreRowsFill& fill, size_t n_head, size_t n_q, size_t n_k, const Tensor& v,
                             float multiplier, const Mask& mask, const AttendSink& sink,
-                            std::vector<HeadMetrics>* metrics, Tensor* z) {
+                            std::vector<HeadMetrics>* metrics, Tensor* z, float softcap) {
   ATTNVIZ_CHECK_SHAPE(v.shape.size() == 3 && v.dim(0) == n_head && v.dim(1) == n_k,
                       "scores [" + std::to_string(n_head) + ", " + std::to_string(n_q) + ", " + std::to_string(n_k) +
                           "] vs v " + ShapeString(v.shape) + " (keys and values come in pairs)");
   const HeadsOut zv = ZOut(z, n_head, n_q, v.dim(2));
   const unsigned steps = kStepLogits | kStepSoftmax | (z ? kStepMix : 0u);
-  return AttendBlocks(steps, HeadsView{}, HeadsView{}, ViewOf(v), n_head, n_q, n_k, multiplier, mask, MapBuffers{},
-                      metrics, z ? &zv : nullptr, &sink, &fill);
+  return AttendBlocks(steps, HeadsView{}, HeadsView{}, ViewOf(v), n_head, n_q, n_k, multiplier, softcap, mask,
+                      MapBuffers{}, metrics, z ? &zv : nullptr, &sink, &fill);
 }
 
 void AttendRows(const Tensor& q, const Tensor& k, float multiplier, const Mask& mask, int head, int r0, int r1,
-                Tensor* scores, Tensor* probs) {
+                Tensor* scores, Tensor* probs, float softcap) {
   const HeadsView qv = ViewOf(q), kv = ViewOf(k);
   CheckQueryKey(qv, kv);
   const size_t n_head = qv.n_head, n_q = qv.n, n_k = kv.n;
@@ -572,8 +580,8 @@ void AttendRows(const Tensor& q, const Tensor& k, float multiplier, const Mask& 
   if (rows_out == 0) return;
   const size_t block = AttendBlockRows(n_k);
   const size_t b0 = (size_t)r0 / block, b1 = ((size_t)r1 + block - 1) / block;
-  const BlockArgs args{kStepScores | kStepLogits | kStepSoftmax,
-                       qv, kv, HeadsView{}, n_head / kv.n_head, multiplier, mask, n_q, n_k, scores != nullptr, nullptr};
+  const BlockArgs args{kStepScores | kStepLogits | kStepSoftmax, qv, kv, HeadsView{}, n_head / kv.n_head, multiplier,
+                       softcap, mask, n_q, n_k, scores != nullptr, nullptr, false};
   // A team of two, so Eigen never threads a product here either (it does not inside a team): the same
   // one-thread product, with the same blocking, as in the full pass.
 #pragma omp parallel num_threads(2)

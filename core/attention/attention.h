@@ -16,11 +16,13 @@
 //   -> q [n_head, n_q, d_k], k [n_head, n_k, d_k], v [n_head, n_k, d_v]      (1) project (core/sandbox/projection.h)
 //   -> scores [n_head, n_q, n_k] = q k^T                                      (2) raw scores
 //   -> logits = scores * multiplier  (multiplier = (1/sqrt(d_k) if scaled) / T) (3) logits
+//      soft-capped when softcap > 0 (gemma2): logits = softcap * tanh(scores * multiplier / softcap)
 //   -> probs = softmax over keys, masked entries exactly 0                  (4) softmax
 //   -> z [n_head, n_q, d_v] = probs v                                       (5) mix values
 //   -> out [n_q, d_model] = concat_h(z) W_o                                   (6) output
 #pragma once
 #include <atomic>
+#include <cmath>
 #include <cstddef>
 #include <functional>
 #include <type_traits>
@@ -62,20 +64,24 @@ HeadsOut ViewOf(Tensor* t);
 // (2) scores: [n_head, n_q, n_k] = q [n_head, n_q, d_k] . k [n_head, n_k, d_k]^T
 void Scores(const Tensor& q, const Tensor& k, Tensor* scores);
 
-// (3) logits = scores * multiplier, clamped to +-kLogitLimit so a huge multiplier cannot make Inf.
+// (3) logits = scores * multiplier, soft-capped when softcap > 0 (softcap * tanh(l / softcap), |logit| < softcap;
+// 0 = no cap), then clamped to +-kLogitLimit so a huge multiplier cannot make Inf. Every path of the kernel makes
+// its logits here, so a capped map and its exact rows agree bit for bit.
 constexpr float kLogitLimit = 1e30f;
-inline float LogitFromScore(float score, float multiplier) {
-  const float l = score * multiplier;
+inline float LogitFromScore(float score, float multiplier, float softcap = 0.0f) {
+  float l = score * multiplier;
+  if (softcap > 0) l = softcap * std::tanh(l / softcap);  // tanh(+-Inf) = +-1: a huge score gives +-softcap
   return l < -kLogitLimit ? -kLogitLimit : (l > kLogitLimit ? kLogitLimit : l);
 }
-void Logits(const Tensor& scores, float multiplier, Tensor* logits);
+void Logits(const Tensor& scores, float multiplier, Tensor* logits, float softcap = 0.0f);
 
 // (4) probs: row softmax of logits [n_head, n_q, n_k], with the row max subtracted.
 // Only the keys the mask lets a query see take part (mask.h); masked probs are exactly 0.
 void Softmax(const Tensor& logits, const Mask& mask, Tensor* probs);
 
 // (3)+(4) in one pass per row (what the pipeline uses: each row stays in cache).
-void LogitsSoftmax(const Tensor& scores, float multiplier, const Mask& mask, Tensor* logits, Tensor* probs);
+void LogitsSoftmax(const Tensor& scores, float multiplier, const Mask& mask, Tensor* logits, Tensor* probs,
+                   float softcap = 0.0f);
 
 // (5) z: [n_head, n_q, d_v] = probs [n_head, n_q, n_k] . v [n_head, n_k, d_v]
 void MixValues(const Tensor& probs, const Tensor& v, Tensor* z);
@@ -92,11 +98,12 @@ void MixValues(const Tensor& probs, const Tensor& v, Tensor* z);
 // z (may be null): z = probs v too (v is read only then).
 enum class AttendFrom { kQueryKey, kKeptScores, kKeptLogits };
 // sink (may be null): see AttendStream below (progress, cancel; on_block sees each block of the maps).
+// softcap (every pass below takes it last; 0 = none): the logits' soft cap of (3) (LogitFromScore).
 // Returns false only when sink->cancel stopped it.
 struct AttendSink;
 bool Attend(AttendFrom from, const Tensor& q, const Tensor& k, const Tensor& v, float multiplier, const Mask& mask,
             Tensor* scores, Tensor* logits, Tensor* probs, std::vector<HeadMetrics>* metrics, Tensor* z,
-            const AttendSink* sink = nullptr);
+            const AttendSink* sink = nullptr, float softcap = 0.0f);
 
 // ---- Streaming: the maps block by block, never whole (long inputs) ----
 // Query rows per block of the pass (a multiple of 8, 8..128): what AttendStream hands its sink and what
@@ -135,7 +142,7 @@ inline size_t AttendBlockCount(size_t n_head, size_t n_q, size_t n_k) {
 // live in scratch rows and go to sink.on_block. metrics and z (either may be null) as in Attend.
 // Returns false when cancelled (then metrics and z are incomplete).
 bool AttendStream(const Tensor& q, const Tensor& k, const Tensor& v, float multiplier, const Mask& mask,
-                  const AttendSink& sink, std::vector<HeadMetrics>* metrics, Tensor* z);
+                  const AttendSink& sink, std::vector<HeadMetrics>* metrics, Tensor* z, float softcap = 0.0f);
 
 // The view form every layer goes through (the Tensor forms above wrap it; a model layer calls it on its
 // projections): q [n_head, n_q, d_k], k [n_kv, n_k, d_k], v [n_kv, n_k, d_v], n_head % n_kv == 0 (grouped-query
@@ -143,7 +150,8 @@ bool AttendStream(const Tensor& q, const Tensor& k, const Tensor& v, float multi
 // written in full, masked entries exactly 0. metrics, z (either may be null): as in Attend; z [n_head, n_q, d_v].
 // Returns false only when sink->cancel stopped it.
 bool AttendHeads(const HeadsView& q, const HeadsView& k, const HeadsView& v, float multiplier, const Mask& mask,
-                 float* probs, std::vector<HeadMetrics>* metrics, const HeadsOut* z, const AttendSink* sink);
+                 float* probs, std::vector<HeadMetrics>* metrics, const HeadsOut* z, const AttendSink* sink,
+                 float softcap = 0.0f);
 
 // The same pass from raw scores a caller hands over instead of q . k (core/maps/score_codes.h's
 // AttendStreamFromCodes: scores kept as codes, a change of scaling, temperature or mask without the GEMM).
@@ -152,13 +160,13 @@ bool AttendHeads(const HeadsView& q, const HeadsView& k, const HeadsView& v, flo
 using ScoreRowsFill = std::function<void(int head, size_t r0, size_t rows, float* scores)>;
 bool AttendStreamFromScores(const ScoreRowsFill& fill, size_t n_head, size_t n_q, size_t n_k, const Tensor& v,
                             float multiplier, const Mask& mask, const AttendSink& sink,
-                            std::vector<HeadMetrics>* metrics, Tensor* z);
+                            std::vector<HeadMetrics>* metrics, Tensor* z, float softcap = 0.0f);
 
 // Exact rows on demand: the scores and probs of query rows [r0, r1) of one head, [r1 - r0, n_k] each,
 // recomputed from q and k with the kernel of the full pass (whole blocks, one thread a product), so
 // every value is bit-equal to the map Attend or AttendStream makes. scores may be null.
 void AttendRows(const Tensor& q, const Tensor& k, float multiplier, const Mask& mask, int head, int r0, int r1,
-                Tensor* scores, Tensor* probs);
+                Tensor* scores, Tensor* probs, float softcap = 0.0f);
 
 // (6) out: [n_q, d_model] = concat(z) [n_q, n_head*d_v] . w_o [n_head*d_v, d_model]
 // concat is a scratch buffer (reused between calls).

@@ -69,6 +69,10 @@ constexpr const char* kEnglish[] = {
     "{0} \"{1}\" is not supported: a mixture-of-experts MLP (a router sending each token to a few experts) is not "
     "built (supported: {2})",
     "{0} \"{1}\" is not supported: linear-attention layers (no softmax map to draw) are not built (supported: {2})",
+    "model_type \"gemma3\" is the multimodal wrapper (a text_config beside a vision tower): point at the text "
+    "model's folder, whose config.json has model_type \"gemma3_text\" (supported: {0})",
+    "layer_types[{0}] is \"{1}\": allowed sliding_attention, full_attention",
+    "layer_types has {0} entries; num_hidden_layers is {1} (one entry per layer)",
     "cannot stat: {0}",
     "not a regular file (refusing to map a device, FIFO or folder)",
     "cannot mmap {0} bytes: {1}",
@@ -319,6 +323,7 @@ constexpr const char* kEnglish[] = {
     "{0} {1} is out of range: allowed 0..{2} (the text has {3} tokens)",
     "ablate: layer {0} is out of range: allowed 0..{1} (the model has {2} layers)",
     "ablate: head {0} of layer {1} is out of range: allowed 0..{2} (the model has {3} heads)",
+    "this {0} model has no attention soft cap to remove (attn_logit_softcapping is null in its config.json)",
     "{0} of {3} tokens needs about {1}, over the limit {2} (ATTNVIZ_MEMORY_LIMIT, e.g. 8G, raises it; fewer "
     "tokens need less)",
     // limits of hardening round 3

@@ -79,6 +79,9 @@ enum class MsgId : int {
   kConfigLongRopeFactors,     // {0} key, {1} count, {2} wanted
   kConfigRefusedMoe,          // {0} key, {1} value, {2} the supported model types (refusals: arch/refused.cpp)
   kConfigRefusedLinearAttention,  // {0} key, {1} value, {2} the supported model types
+  kConfigGemma3Multimodal,    // {0} the supported model types
+  kConfigLayerType,           // {0} index, {1} value
+  kConfigLayerTypesCount,     // {0} entries, {1} num_hidden_layers
   kCannotStat,                // {0} reason
   kNotRegularToMap,
   kCannotMmap,                // {0} bytes, {1} reason
@@ -325,6 +328,7 @@ enum class MsgId : int {
   kPositionRange,            // {0} what ("query i", "key j", "position"), {1} value, {2} the last, {3} tokens
   kAblateLayerRange,         // {0} layer, {1} the last layer, {2} n_layer
   kAblateHeadRange,          // {0} head, {1} layer, {2} the last head, {3} n_head
+  kNoSoftcapToRemove,        // {0} model_type
   kAnalysisMemory,           // {0} what, {1} estimated bytes (text), {2} the limit (text), {3} tokens
   // ---- limits of hardening round 3 (issue 44)
   kGgufCountLimit,           // {0} what, {1} value, {2} byte, {3} the most

@@ -12,6 +12,7 @@ MapSource LayerMaps::Source(uint64_t generation) const {
   s.k = k->empty() ? nullptr : k.get();
   s.col_scale = col_scale->empty() ? nullptr : col_scale.get();
   s.multiplier = multiplier;  // the pass's (a raw feature's width may differ from the config's d_k)
+  s.softcap = softcap;
   s.mask = mask;
   s.generation = generation;
   s.exact_cells_limit = exact_cells_limit;
@@ -20,7 +21,8 @@ MapSource LayerMaps::Source(uint64_t generation) const {
 
 std::string Describe(const LayerMaps& maps) {
   return "d_k=" + std::to_string(maps.d_qk) + kTitleDot + (maps.scaled ? "scaled" : "unscaled") + kTitleDot + "T=" +
-         ShortNumber(maps.temperature) + kTitleDot + Describe(maps.mask);
+         ShortNumber(maps.temperature) + (maps.softcap > 0 ? std::string(kTitleDot) + "cap " + ShortNumber(maps.softcap) : "") +
+         kTitleDot + Describe(maps.mask);
 }
 
 }  // namespace attnviz

@@ -34,8 +34,10 @@ struct LayerMaps {
   SharedTensor col_scale = EmptyTensor();  // [n_head, n_k]
   size_t exact_cells_limit = 0;  // MapSource::exact_cells_limit (0: exact rows at any cost)
   // How the pass made the logits: the multiplier (1/sqrt(d_qk) when scaled, or 1; divided by the temperature),
-  // whether 1/sqrt(d_qk) was in it and the temperature (the hover's words), and the mask.
+  // the soft cap (0 = none; attention.h LogitFromScore), whether 1/sqrt(d_qk) was in it and the temperature (the
+  // hover's words), and the layer's mask.
   float multiplier = 1.0f;
+  float softcap = 0;
   int d_qk = 0;  // the width of q and k (what 1/sqrt(d_qk) divides by)
   bool scaled = true;
   float temperature = 1.0f;

@@ -21,7 +21,7 @@ struct LayerStack {
   std::vector<std::shared_ptr<const LayerMaps>> layers;
   std::vector<Token> row_tokens;     // n_q: the queries
   std::vector<Token> column_tokens;  // n_k: the keys
-  Mask mask;                         // the same for every layer of the stack
+  Mask mask;                         // the first layer's (each layer's own: LayerMaps::mask; gemma's differ)
 
   int n_layer() const { return (int)layers.size(); }
   int n_q() const { return (int)row_tokens.size(); }

@@ -326,7 +326,7 @@ size_t MapPyramid::bytes() const {
 
 bool ValueWeightedPyramid(const Tensor& q, const Tensor& k, float multiplier, const Mask& mask, const Tensor& col_scale,
                           int base_factor, MapPyramid* out, const std::atomic<bool>* cancel,
-                          std::atomic<size_t>* blocks_done) {
+                          std::atomic<size_t>* blocks_done, float softcap) {
   const int n_head = (int)q.dim(0), n_q = (int)q.dim(1), n_k = (int)k.dim(1);
   ATTNVIZ_CHECK_SHAPE(col_scale.shape.size() == 2 && (int)col_scale.dim(0) == n_head && (int)col_scale.dim(1) == n_k,
                       "column scale " + ShapeString(col_scale.shape) + " for q " + ShapeString(q.shape) + ", k " +
@@ -350,7 +350,7 @@ bool ValueWeightedPyramid(const Tensor& q, const Tensor& k, float multiplier, co
   };
   // No z: v is never read, so k stands in for it (AttendHeads checks only that keys and values pair up).
   const HeadsView kv = ViewOf(k);
-  if (!AttendHeads(ViewOf(q), kv, kv, multiplier, mask, nullptr, nullptr, nullptr, &sink)) return false;
+  if (!AttendHeads(ViewOf(q), kv, kv, multiplier, mask, nullptr, nullptr, nullptr, &sink, softcap)) return false;
   out->Finish();
   return true;
 }

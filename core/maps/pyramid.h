@@ -123,11 +123,11 @@ class MapPyramid {
 // The pyramid of a column-scaled map prob[h, i, j] * col_scale[h, j] (value-weighted maps, Kobayashi et al. 2020:
 // col_scale = || v_j^h W_o^h ||; view.h MapSource::col_scale reads its exact cells) made from q and k block by block
 // like the streamed pass, so no whole map is ever held: each block's rows are scaled in a scratch buffer and pooled.
-// q [n_head, n_q, d_k], k [n_kv, n_k, d_k] (n_head % n_kv == 0), col_scale [n_head, n_k]; multiplier and mask as
-// the pass's. out is Reset to base_factor and Finished. cancel (may be null): checked before each block; returns
+// q [n_head, n_q, d_k], k [n_kv, n_k, d_k] (n_head % n_kv == 0), col_scale [n_head, n_k]; multiplier, mask and
+// softcap (0 = none) as the pass's. out is Reset to base_factor and Finished. cancel (may be null): checked before each block; returns
 // false when it stopped the pass (out is then incomplete). blocks_done (may be null): progress, as AttendSink's.
 bool ValueWeightedPyramid(const Tensor& q, const Tensor& k, float multiplier, const Mask& mask, const Tensor& col_scale,
                           int base_factor, MapPyramid* out, const std::atomic<bool>* cancel = nullptr,
-                          std::atomic<size_t>* blocks_done = nullptr);
+                          std::atomic<size_t>* blocks_done = nullptr, float softcap = 0.0f);
 
 }  // namespace attnviz

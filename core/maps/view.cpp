@@ -91,7 +91,7 @@ ViewImage ComposeView(const MapSource& src, int head, const MapWindow& w, int wi
   }
   ATTNVIZ_CHECK_SHAPE(src.q && src.k, "exact rows need q and k");
   Tensor rows;
-  AttendRows(*src.q, *src.k, src.multiplier, src.mask, head, w.r0, w.r1, nullptr, &rows);
+  AttendRows(*src.q, *src.k, src.multiplier, src.mask, head, w.r0, w.r1, nullptr, &rows, src.softcap);
   if (scale) {
     for (int r = 0; r < w.rows(); ++r) {
       float* row = rows.data.data() + (size_t)r * n_k;
@@ -128,7 +128,7 @@ ExactCell ExactProb(const MapSource& src, const Tensor* scores, int head, int i,
   // The block of rows holding i, recomputed once and kept for the next hover.
   struct Cache {
     const float *q = nullptr, *k = nullptr;
-    float multiplier = 0;
+    float multiplier = 0, softcap = 0;
     Mask mask;
     uint64_t generation = 0;
     int head = -1, r0 = -1, r1 = -1;
@@ -138,10 +138,10 @@ ExactCell ExactProb(const MapSource& src, const Tensor* scores, int head, int i,
   const int block = (int)AttendBlockRows((size_t)n_k);
   const int r0 = i / block * block, r1 = std::min(r0 + block, n_q);
   if (cache.q != src.q->data.data() || cache.k != src.k->data.data() || cache.multiplier != src.multiplier ||
-      cache.mask != src.mask || cache.generation != src.generation || cache.head != head || cache.r0 != r0 || cache.r1 != r1) {
-    AttendRows(*src.q, *src.k, src.multiplier, src.mask, head, r0, r1, &cache.scores, &cache.probs);
+      cache.softcap != src.softcap || cache.mask != src.mask || cache.generation != src.generation || cache.head != head || cache.r0 != r0 || cache.r1 != r1) {
+    AttendRows(*src.q, *src.k, src.multiplier, src.mask, head, r0, r1, &cache.scores, &cache.probs, src.softcap);
     cache.q = src.q->data.data(), cache.k = src.k->data.data();
-    cache.multiplier = src.multiplier, cache.mask = src.mask, cache.generation = src.generation, cache.head = head, cache.r0 = r0, cache.r1 = r1;
+    cache.multiplier = src.multiplier, cache.softcap = src.softcap, cache.mask = src.mask, cache.generation = src.generation, cache.head = head, cache.r0 = r0, cache.r1 = r1;
   }
   cell.prob = cache.probs.data[(size_t)(i - r0) * n_k + j];
   cell.score = cache.scores.data[(size_t)(i - r0) * n_k + j];

@@ -19,6 +19,7 @@ struct MapSource {
   const Tensor* q = nullptr;            // [n_head, n_q, d_k] and k [n_head, n_k, d_k]: exact rows
   const Tensor* k = nullptr;
   float multiplier = 1.0f;  // the config's logit multiplier
+  float softcap = 0.0f;     // the logits' soft cap (attention.h LogitFromScore; 0 = none)
   Mask mask;
   uint64_t generation = 0;  // changes whenever q or k change (ExactAt's cache key)
   // When set: every exact cell (the full map's, recomputed rows', ExactAt's prob) is prob[h, i, j] * col_scale[h, j],

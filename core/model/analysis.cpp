@@ -64,9 +64,14 @@ NeuronView Neuron(const ModelConfig& c, const LayerOutput& out, int head, int i,
   }
   v.score = score;
   v.scale = out.multiplier;
-  v.logit = score * out.multiplier;
+  v.scale_source = !c.scale_attn ? "none" : c.query_pre_attn_scalar > 0 ? "query_pre_attn_scalar" : "head_dim";
+  v.softcap = out.softcap;
+  // The logit as the pass makes it (double): soft-capped when the layer has a cap.
+  auto capped = [&](double l) { return out.softcap > 0 ? out.softcap * std::tanh(l / out.softcap) : l; };
+  v.uncapped_logit = score * out.multiplier;
+  v.logit = capped(v.uncapped_logit);
   // 2. The probability: the pass's own when kept, else the softmax of row i recomputed (double) from q and k.
-  const Mask mask = AttentionMask(c);
+  const Mask mask = AttentionMask(c, out.layer);
   const int begin = std::max(0, mask.Begin(i)), end = mask.End(i, n);
   v.masked = j < begin || j >= end;
   if (v.masked) {
@@ -80,7 +85,7 @@ NeuronView Neuron(const ModelConfig& c, const LayerOutput& out, int head, int i,
       const float* kk = RowOf(out.k, (size_t)(head / group), (size_t)jj);
       double s = 0;
       for (int t = 0; t < dh; ++t) s += (double)q[t] * kk[t];
-      logits[(size_t)(jj - begin)] = s * out.multiplier;
+      logits[(size_t)(jj - begin)] = capped(s * out.multiplier);
       mx = std::max(mx, logits[(size_t)(jj - begin)]);
     }
     double sum = 0;
@@ -93,7 +98,7 @@ NeuronView Neuron(const ModelConfig& c, const LayerOutput& out, int head, int i,
   if (c.recipe.rope) {
     v.rope = true;
     std::vector<float> cos, sin;
-    RopeTablesFor(c, n, &cos, &sin);
+    RopeTablesOfLayer(c, out.layer, n, &cos, &sin);
     const int half = c.rope_dim() / 2;
     auto unrotate = [&](const std::vector<float>& x, int pos) {
       std::vector<float> y = x;

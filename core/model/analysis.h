@@ -6,8 +6,10 @@
 //   d_head   per-head width  d_model residual width
 //
 // Neuron view (BertViz's, any family): q_i and k_j of head h as the score multiplies them (after RoPE), per
-//   dimension; product = q_i * k_j elementwise; score = sum(product); logit = score * scale (scale: the layer's
-//   multiplier, 1/sqrt(d_head) and the what-ifs); prob = softmax over the keys query i may see (0 when masked).
+//   dimension; product = q_i * k_j elementwise; score = sum(product); uncapped logit = score * scale (scale: the
+//   layer's multiplier, 1/sqrt(d_head) or 1/sqrt(query_pre_attn_scalar), and the what-ifs); logit = the uncapped one
+//   soft-capped (gemma2: softcap * tanh(l / softcap); no cap: equal); prob = softmax over the keys query i may see
+//   (0 when masked).
 //   RoPE families also give q and k before the rotation: !! recovered by rotating back by the same angles
 //   (an orthogonal map: exact up to float rounding), so the run keeps no extra copy.
 // Rollout (Abnar & Zuidema 2020): A^_l = 0.5 mean_h(A_l,h) + 0.5 I, rows divided by their sums;
@@ -38,7 +40,10 @@ struct NeuronView {
   bool rope = false;    // q_before_rope, k_before_rope are filled
   std::vector<float> q, k, product;                // [d_head] (q, k after RoPE: what the score multiplies)
   std::vector<float> q_before_rope, k_before_rope;  // [d_head] (RoPE families)
-  double score = 0, scale = 1, logit = 0, prob = 0;
+  // logit = score * scale, then soft-capped when the layer has a cap (softcap > 0: softcap * tanh(uncapped / softcap));
+  // scale_source: what the scale's 1/sqrt divides by ("head_dim", or "query_pre_attn_scalar"; "none" when unscaled).
+  double score = 0, scale = 1, uncapped_logit = 0, softcap = 0, logit = 0, prob = 0;
+  const char* scale_source = "head_dim";
 };
 
 // The neuron view's arguments against the model and the text: layer, head, i, j each in range (the message

@@ -70,9 +70,22 @@ struct ModelConfig {
   bool scale_by_inverse_layer_idx = false;  // gpt2: logits also / (layer + 1)
   bool qkv_bias = false, o_bias = false, mlp_bias = false;  // where a family makes them optional
   int sliding_window = 0;                   // key j visible to query i only if i - j < window; 0 = none
+  // Per-layer windows [n_layer] (gemma2/3 alternate sliding and full layers): layer l's window, 0 = full causal;
+  // empty = every layer uses sliding_window. AttentionMask(c, layer) reads it.
+  std::vector<int> layer_window;
+  // Soft caps (gemma2): logits = cap * tanh(logits / cap) for the attention (every layer) and the LM head; 0 = none.
+  double attn_softcap = 0, final_softcap = 0;
+  // The scaling's divisor: logits * 1/sqrt(query_pre_attn_scalar) (gemma2/3); 0 = 1/sqrt(d_head).
+  double query_pre_attn_scalar = 0;
+  // The embeddings times sqrt(d_model), rounded to a float first as the checkpoint's dtype does (gemma).
+  bool scale_embeddings = false;
   // rope (recipe.rope)
   double rope_theta = 10000.0;
   RopeScaling rope_scaling;
+  // gemma3's second base: layers with layer_local_rope[l] ([n_layer], or empty = none) turn by rope_local_theta
+  // with no rope_scaling (modeling_gemma3.py's rotary_emb_local); the others by rope_theta and rope_scaling.
+  double rope_local_theta = 10000.0;
+  std::vector<bool> layer_local_rope;
   // Partial rotary (gpt_neox rotary_pct, phi3 partial_rotary_factor): RoPE turns the first rotary_dim dims of each
   // head (rotate_half within them) and passes the rest through; 0 = the whole head.
   int rotary_dim = 0;
@@ -84,13 +97,20 @@ struct ModelConfig {
   int q_dim() const { return n_head * d_head; }
   int kv_dim() const { return n_kv_head * d_head; }
   int rope_dim() const { return rotary_dim > 0 ? rotary_dim : d_head; }
+  // Layer l's sliding window (0 = none) and whether it turns by the local RoPE base.
+  int WindowOf(int layer) const {
+    return layer >= 0 && layer < (int)layer_window.size() ? layer_window[(size_t)layer] : sliding_window;
+  }
+  bool LocalRope(int layer) const {
+    return layer >= 0 && layer < (int)layer_local_rope.size() && layer_local_rope[(size_t)layer];
+  }
   std::string Describe() const;  // one line, e.g. "gpt2: 12 layers, 12 heads x 64, d_model 768, ..."
 };
 
-// The mask of every layer: bidirectional (bert) or causal, with the sliding window when the config has one. The
-// one place that decides it (the run, the app's maps, figures, exports).
-inline Mask AttentionMask(const ModelConfig& c) {
-  return c.recipe.bidirectional ? Mask::Bidirectional() : Mask::Causal(c.sliding_window);
+// The mask of `layer`: bidirectional (bert) or causal, with the layer's sliding window when it has one (WindowOf:
+// gemma's layers alternate). The one place that decides it (the run, the app's maps, figures, exports).
+inline Mask AttentionMask(const ModelConfig& c, int layer) {
+  return c.recipe.bidirectional ? Mask::Bidirectional() : Mask::Causal(c.WindowOf(layer));
 }
 
 // `json_text`: the bytes of config.json; `where`: its path, used in messages.

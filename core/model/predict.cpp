@@ -109,6 +109,12 @@ Result<Predictions> Predict(const Model& model, const float* last_hidden, const 
       }
       LinearForward(normed.data(), d, rows, lm, logits.data() + v0, vocab);
     }
+    // 2b. The final soft cap (gemma2 final_logit_softcapping): logits = cap * tanh(logits / cap), before the softmax,
+    //     so the predictions and the loss both see it.
+    if (c.final_softcap > 0) {
+      const float cap = (float)c.final_softcap;
+      for (size_t j = 0; j < (size_t)rows * vocab; ++j) logits[j] = cap * std::tanh(logits[j] / cap);
+    }
     // 3. Per row: log-softmax (double), the top k, the next token's log-probability. Rows in parallel; the loss is
     //    summed in row order after them (the same bits on any number of threads).
     if (const size_t bad = FirstNotFinite(logits.data(), (size_t)rows * vocab); bad < (size_t)rows * vocab)

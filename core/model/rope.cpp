@@ -62,7 +62,13 @@ void RopeTables(const std::vector<double>& inv_freq, int n, std::vector<float>* 
   }
 }
 
-void RopeTablesFor(const ModelConfig& c, int n, std::vector<float>* cos, std::vector<float>* sin) {
+void RopeTablesFor(const ModelConfig& c, int n, std::vector<float>* cos, std::vector<float>* sin, bool local) {
+  if (local) {  // modeling_gemma3.py's rotary_emb_local: the local base, default rope (no scaling)
+    ModelConfig plain;
+    plain.d_head = c.d_head, plain.rotary_dim = c.rotary_dim, plain.rope_theta = c.rope_local_theta;
+    RopeTables(RopeInvFreq(plain, n), n, cos, sin);
+    return;
+  }
   const bool long_rope = c.rope_scaling.kind == RopeScaling::Kind::kLongRope;
   RopeTables(RopeInvFreq(c, n), n, cos, sin, long_rope ? (float)c.rope_scaling.attention_factor : 1.0f);
 }

@@ -28,8 +28,13 @@ std::vector<double> RopeInvFreq(const ModelConfig& c, int n_tokens = 0);
 // cos, sin: [n, inv_freq.size()] for positions 0..n-1, times `attention_factor` (longrope)
 void RopeTables(const std::vector<double>& inv_freq, int n, std::vector<float>* cos, std::vector<float>* sin,
                 float attention_factor = 1.0f);
-// The tables of a run of n tokens as the config says (inv_freq for n, longrope's attention factor).
-void RopeTablesFor(const ModelConfig& c, int n, std::vector<float>* cos, std::vector<float>* sin);
+// The tables of a run of n tokens as the config says (inv_freq for n, longrope's attention factor). local: the tables
+// of the local base instead (gemma3's sliding layers: rope_local_theta, no rope_scaling).
+void RopeTablesFor(const ModelConfig& c, int n, std::vector<float>* cos, std::vector<float>* sin, bool local = false);
+// The tables layer `layer` turns by (the local base's for ModelConfig::LocalRope layers).
+inline void RopeTablesOfLayer(const ModelConfig& c, int layer, int n, std::vector<float>* cos, std::vector<float>* sin) {
+  RopeTablesFor(c, n, cos, sin, c.LocalRope(layer));
+}
 // x: [n, n_heads * d_head] with row stride ld; every head rotated in place.
 void ApplyRope(float* x, int ld, int n, int n_heads, int d_head, const float* cos, const float* sin);
 // The same on the first rotary_dim dims of each head (cos, sin: [n, rotary_dim / 2]); the rest pass through.

@@ -35,13 +35,15 @@ struct Workspace {
   AlignedFloats ff;     // [min(n, kMlpRows), d_ff]
   AlignedFloats ff2;    // [min(n, kMlpRows), d_ff] (gated MLPs: up)
   AlignedFloats probs;  // [n_head, n, n] scratch when the sink gives no buffer
-  // `probs` holds exactly 0 in every cell `probs_mask` hides, as [probs_heads, probs_n, probs_n] maps: every layer
-  // of a run has the same mask (AttentionMask(c)) and writes only the cells it shows, so a layer written there
-  // leaves the masked cells to the kernel's earlier zeros (AttendSink::probs_masked_zero). !! The workspace outlives
-  // the run (RunWithWorkspace): another shape or mask fills the buffer with zeros once first.
+  // `probs` holds exactly 0 in every cell `probs_mask` hides, as [probs_heads, probs_n, probs_n] maps: a layer
+  // under that mask writes only the cells it shows, so it leaves the masked cells to the kernel's earlier zeros
+  // (AttendSink::probs_masked_zero). A layer under another mask (gemma's sliding and full layers alternate) writes
+  // every cell, and its mask becomes probs_mask. !! The workspace outlives the run (RunWithWorkspace): another shape
+  // fills the buffer with zeros once first; a cancelled layer leaves probs_n 0 (nothing known).
   Mask probs_mask;
   size_t probs_heads = 0, probs_n = 0;
   std::vector<float> cos, sin;  // [n, rope_dim / 2] (rope)
+  std::vector<float> cos_local, sin_local;  // [n, rope_dim / 2]: the local base's (ModelConfig::LocalRope layers)
   std::vector<HeadMetrics> metrics;  // [n_head] the row figures of the layer just run
   WeightScratch weights;  // one layer's weights dequantized (a quantized GGUF model, Model::BlockWeights)
 };
@@ -97,6 +99,10 @@ void Embed(const Model& model, const std::vector<int>& ids, Workspace& ws) {
     if (p.type_emb)  // bert: token type 0 for every token
       for (int j = 0; j < d; ++j) row[j] += p.type_emb[j];
   }
+  if (c.scale_embeddings) {  // gemma: x * sqrt(d_model), the factor rounded to a float as the hidden dtype holds it
+    const float factor = (float)std::sqrt((double)d);
+    for (size_t t = 0; t < (size_t)n * d; ++t) ws.x[t] *= factor;
+  }
   if (c.recipe.embed_norm) LayerNormForward(ws.x.data(), n, d, p.emb_norm, (float)c.norm_eps, ws.x.data());
 }
 
@@ -130,7 +136,7 @@ bool NormForward(const ModelConfig& c, const float* in, int rows, const Norm& no
 //     input norm into ws.xn (pre-norm families), q | k | v of the normed input (post-norm: of the input itself),
 //     RoPE on q and k (ws.cos, ws.sin made). The block and LayerQk both run this, so their q and k are the same bits.
 //     False when the norm's output is not finite.
-bool QkvSteps(const ModelConfig& c, const BlockParams& b, const float* input, Workspace& ws) {
+bool QkvSteps(const ModelConfig& c, const BlockParams& b, const float* input, Workspace& ws, int layer) {
   const float* from = input;
   if (!c.recipe.post_norm) {
     if (!NormForward(c, input, ws.n, b.attn_norm, ws.xn.data())) return false;
@@ -139,8 +145,11 @@ bool QkvSteps(const ModelConfig& c, const BlockParams& b, const float* input, Wo
   ProjectQkv(c, b, from, ws);
   if (c.recipe.rope) {
     const int rot = c.rope_dim();
-    ApplyRope(ws.qkv.data(), ws.ld_qkv, ws.n, c.n_head, c.d_head, rot, ws.cos.data(), ws.sin.data());
-    ApplyRope(ws.qkv.data() + c.q_dim(), ws.ld_qkv, ws.n, c.n_kv_head, c.d_head, rot, ws.cos.data(), ws.sin.data());
+    const bool local = c.LocalRope(layer);  // gemma3's sliding layers turn by the local base
+    const float* cos = local ? ws.cos_local.data() : ws.cos.data();
+    const float* sin = local ? ws.sin_local.data() : ws.sin.data();
+    ApplyRope(ws.qkv.data(), ws.ld_qkv, ws.n, c.n_head, c.d_head, rot, cos, sin);
+    ApplyRope(ws.qkv.data() + c.q_dim(), ws.ld_qkv, ws.n, c.n_kv_head, c.d_head, rot, cos, sin);
   }
   return true;
 }
@@ -160,10 +169,16 @@ Status Attend(const ModelConfig& c, const BlockParams& b, float multiplier, floa
   const HeadsOut z = HeadsOut::Columns(ws.z.data(), n, (size_t)c.n_head, dh, (size_t)c.q_dim());
   AttendSink sink;
   sink.cancel = o.control.cancel;
-  // The workspace's own buffer, laid out for this run's maps (RunWithWorkspace): its masked cells hold 0.
-  sink.probs_masked_zero = probs && probs == ws.probs.data();
+  const Mask mask = AttentionMask(c, layer);
+  // The workspace's own buffer, laid out for this run's maps (RunWithWorkspace): its masked cells hold 0 when the
+  // layer before had the same mask; else this layer writes them and its mask is the buffer's from here.
+  const bool own_buffer = probs && probs == ws.probs.data();
+  sink.probs_masked_zero = own_buffer && ws.probs_mask == mask;
+  if (own_buffer && !sink.probs_masked_zero) ws.probs_n = 0;  // until the layer is written in full
   if (o.stream_maps && layer_sink) sink.on_block = [&](const RowBlock& block) { layer_sink->OnBlock(layer, block); };
-  if (!AttendHeads(q, k, v, multiplier, AttentionMask(c), probs, metrics, &z, &sink)) return Status::Cancelled();
+  if (!AttendHeads(q, k, v, multiplier, mask, probs, metrics, &z, &sink, AttentionSoftcap(c, layer, o)))
+    return Status::Cancelled();
+  if (own_buffer && !sink.probs_masked_zero) ws.probs_mask = mask, ws.probs_n = (size_t)n;
   for (const AblatedHead& a : o.ablate)  // ablation: head a.head's output [n, d_head] zeroed before the projection
     if (a.layer == layer)
       for (size_t i = 0; i < n; ++i) std::fill_n(ws.z.data() + i * c.q_dim() + (size_t)a.head * dh, dh, 0.0f);
@@ -206,7 +221,7 @@ void Mlp(const ModelConfig& c, const BlockParams& b, Workspace& ws, Residual* re
 Status ParallelBlockStages(const ModelConfig& c, const BlockParams& b, float multiplier, float* probs,
                            std::vector<HeadMetrics>* metrics, Workspace& ws, const RunOptions& o, LayerSink* sink,
                            int layer) {
-  if (!QkvSteps(c, b, ws.x.data(), ws)) return NotFinite(layer, c.recipe.attn_norm_stage);  // 1-3.
+  if (!QkvSteps(c, b, ws.x.data(), ws, layer)) return NotFinite(layer, c.recipe.attn_norm_stage);  // 1-3.
   Residual attn{ws.x.data(), /*into_x=*/false, /*check_sum=*/false};                       // 4.
   if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o, sink, layer, &attn); !s) return s;
   if (attn.out_bad) return NotFinite(layer, "the attention output");
@@ -233,7 +248,7 @@ Status BlockStages(const ModelConfig& c, const BlockParams& b, float multiplier,
   const bool pre = !c.recipe.post_norm;
   float* x = ws.x.data();
   float* xn = ws.xn.data();
-  if (!QkvSteps(c, b, x, ws)) return NotFinite(layer, c.recipe.attn_norm_stage);  // 1-3.
+  if (!QkvSteps(c, b, x, ws, layer)) return NotFinite(layer, c.recipe.attn_norm_stage);  // 1-3.
   Residual attn{x, /*into_x=*/pre, /*check_sum=*/false};                           // 4.
   if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o, sink, layer, &attn); !s) return s;
   if (attn.out_bad) return NotFinite(layer, "the attention output");
@@ -270,7 +285,7 @@ double RunMemoryBytes(const ModelConfig& c, size_t n, bool collect, const RunOpt
                   + nd * c.q_dim()                           // z
                   + std::min(nd, (double)kMlpRows) * c.d_ff * (c.recipe.gated_mlp ? 2 : 1)  // MLP
                   + (o.stream_maps ? 0.0 : (double)c.n_head * nd * nd)  // the maps' scratch [n_head, n, n]
-                  + nd * c.d_head                            // rope cos, sin
+                  + nd * c.d_head * (c.layer_local_rope.empty() ? 1 : 2)  // rope cos, sin (and the local base's)
                   + (double)c.layer_scratch_floats;          // one layer's weights dequantized (model.h)
   if (collect) floats += (double)c.n_layer * c.n_head * nd * nd + (c.n_layer + 1.0) * nd * c.d_model;
   return floats * f + (double)o.caller_bytes;
@@ -279,14 +294,25 @@ double RunMemoryBytes(const ModelConfig& c, size_t n, bool collect, const RunOpt
 float AttentionMultiplier(const ModelConfig& c, int layer, const RunOptions& o) {
   double m = 1.0;
   const bool no_scale = layer < (int)o.no_scale.size() && o.no_scale[layer];
-  if (c.scale_attn && !no_scale) m /= std::sqrt((double)c.d_head);
+  if (c.scale_attn && !no_scale) m /= std::sqrt(c.query_pre_attn_scalar > 0 ? c.query_pre_attn_scalar : (double)c.d_head);
   if (c.scale_by_inverse_layer_idx) m /= (layer + 1);
   if (layer < (int)o.temperature.size()) m /= o.temperature[layer];
   return (float)m;
 }
 
+float AttentionSoftcap(const ModelConfig& c, int layer, const RunOptions& o) {
+  const bool removed = layer >= 0 && layer < (int)o.no_softcap.size() && o.no_softcap[(size_t)layer];
+  return removed ? 0.0f : (float)c.attn_softcap;
+}
+
 namespace {
 Status RunWithWorkspace(const Model& model, const std::vector<int>& ids, const RunOptions& o, LayerSink* sink);
+
+// Both bases' tables of a run of n tokens: the global one always, the local one when some layer turns by it.
+void RopeTablesOfRun(const ModelConfig& c, int n, Workspace& ws) {
+  RopeTablesFor(c, n, &ws.cos, &ws.sin);
+  if (!c.layer_local_rope.empty()) RopeTablesFor(c, n, &ws.cos_local, &ws.sin_local, /*local=*/true);
+}
 
 Status CheckRunMemory(const ModelConfig& c, size_t n, bool collect, const RunOptions& o) {
   const double need = RunMemoryBytes(c, n, collect, o);
@@ -309,6 +335,11 @@ Status CheckRunInputs(const ModelConfig& c, const std::vector<int>& ids, const R
   if (!o.no_scale.empty() && (int)o.no_scale.size() != c.n_layer)
     return Status::Error("no_scale has " + std::to_string(o.no_scale.size()) + " entries; the model has " +
                          std::to_string(c.n_layer) + " layers");
+  if (!o.no_softcap.empty() && (int)o.no_softcap.size() != c.n_layer)
+    return Status::Error("no_softcap has " + std::to_string(o.no_softcap.size()) + " entries; the model has " +
+                         std::to_string(c.n_layer) + " layers");
+  if (std::find(o.no_softcap.begin(), o.no_softcap.end(), true) != o.no_softcap.end() && !(c.attn_softcap > 0))
+    return Status::Error(MsgId::kNoSoftcapToRemove, {c.model_type});
   if (!o.temperature.empty() && (int)o.temperature.size() != c.n_layer)
     return Status::Error("temperature has " + std::to_string(o.temperature.size()) + " entries; the model has " +
                          std::to_string(c.n_layer) + " layers");
@@ -371,7 +402,7 @@ Status RunWithWorkspace(const Model& model, const std::vector<int>& ids, const R
   ws.z.resize((size_t)n * c.q_dim());
   ws.ff.resize((size_t)std::min(n, kMlpRows) * c.d_ff);
   if (c.recipe.gated_mlp) ws.ff2.resize((size_t)std::min(n, kMlpRows) * c.d_ff);
-  if (c.recipe.rope) RopeTablesFor(c, n, &ws.cos, &ws.sin);
+  if (c.recipe.rope) RopeTablesOfRun(c, n, ws);
   // 2. Embeddings (or the resumed residual stream).
   if (o.first_layer > 0 || o.resume_hidden) {
     std::copy(o.resume_hidden, o.resume_hidden + (size_t)n * d, ws.x.begin());
@@ -386,11 +417,10 @@ Status RunWithWorkspace(const Model& model, const std::vector<int>& ids, const R
     if (Cancelled(o)) return Status::Cancelled();
     float* probs = sink && !o.stream_maps ? sink->ProbsBuffer(l) : nullptr;
     if (!probs && !(o.stream_maps && sink)) {
-      const Mask mask = AttentionMask(c);
-      if (!(ws.probs_mask == mask) || ws.probs_heads != (size_t)c.n_head || ws.probs_n != (size_t)n) {
+      if (ws.probs_heads != (size_t)c.n_head || ws.probs_n != (size_t)n) {
         // another run's maps (or none yet): zeros first
         ws.probs.assign((size_t)c.n_head * n * n, 0.0f);
-        ws.probs_mask = mask, ws.probs_heads = (size_t)c.n_head, ws.probs_n = (size_t)n;
+        ws.probs_mask = AttentionMask(c, l), ws.probs_heads = (size_t)c.n_head, ws.probs_n = (size_t)n;
       }
       probs = ws.probs.data();
     }
@@ -408,6 +438,7 @@ Status RunWithWorkspace(const Model& model, const std::vector<int>& ids, const R
       out.v = HeadsView::Columns(ws.qkv.data() + c.q_dim() + c.kv_dim(), (size_t)n, (size_t)c.n_kv_head,
                                  (size_t)c.d_head, (size_t)ws.ld_qkv);
       out.multiplier = AttentionMultiplier(c, l, o);
+      out.softcap = AttentionSoftcap(c, l, o);
       out.weights = &b;  // still layer l's: the scratch is refilled only by the next BlockWeights
       if (Status s = sink->OnLayer(out); !s) return s;
     }
@@ -461,9 +492,9 @@ Status LayerQk(const Model& model, int layer, const float* input, int n, Tensor*
     ws.ld_qkv = c.q_dim() + 2 * c.kv_dim();
     ws.xn.resize((size_t)n * c.d_model);
     ws.qkv.resize((size_t)n * ws.ld_qkv);
-    if (c.recipe.rope) RopeTablesFor(c, n, &ws.cos, &ws.sin);
+    if (c.recipe.rope) RopeTablesOfRun(c, n, ws);
     const BlockParams& b = model.BlockWeights(layer, &ws.weights);
-    if (!QkvSteps(c, b, input, ws)) return NotFinite(layer, "q, k and v");
+    if (!QkvSteps(c, b, input, ws, layer)) return NotFinite(layer, "q, k and v");
     if (Status s = CheckFinite(ws.qkv.data(), ws.qkv.size(), layer, "q, k and v"); !s) return s;
     CopyHeadsTo(HeadsView::Columns(ws.qkv.data(), (size_t)n, (size_t)c.n_head, (size_t)c.d_head, (size_t)ws.ld_qkv), q);
     CopyHeadsTo(HeadsView::Columns(ws.qkv.data() + c.q_dim(), (size_t)n, (size_t)c.n_kv_head, (size_t)c.d_head,

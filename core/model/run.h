@@ -37,6 +37,9 @@ struct RunOptions {
   // What-ifs, per layer ([n_layer] or empty = none): drop the 1/sqrt(d_head) scaling; divide logits by T (> 0).
   std::vector<bool> no_scale;
   std::vector<float> temperature;
+  // Per layer ([n_layer] or empty): drop the attention soft cap (ModelConfig::attn_softcap) on the layers set; the
+  // final logit cap stays. Refused on a model without an attention cap.
+  std::vector<bool> no_softcap;
   // Head ablation: each listed head's output (its columns of z, [n, d_head]) is set to zero before the output
   // projection (the projection's bias is kept); every later layer, the maps and hidden states follow.
   std::vector<AblatedHead> ablate;
@@ -67,6 +70,7 @@ struct LayerOutput {
   HeadsView q, k;
   HeadsView v;  // [n_kv_head, n, d_head], the values (a view into the workspace, valid during OnLayer only)
   float multiplier = 1.0f;
+  float softcap = 0.0f;  // this layer's attention soft cap (AttentionSoftcap; 0 = none): exact rows pass it on
   const std::vector<HeadMetrics>* metrics = nullptr;  // [n_head] with RunOptions::row_figures, else null
   // The block's weights as the run bound them (Model::BlockWeights: dequantized into the run's scratch for a
   // per-layer model; valid during OnLayer only). Analyses read o etc. here, never params().blocks (null there).
@@ -117,9 +121,11 @@ void LayerQkCopy(const LayerOutput& out, Tensor* q, Tensor* k);
 // scratch unless stream_maps, rope tables, one layer's dequantized weights when the model has them per layer), plus with `collect` the all-layer results of the collecting RunModel, plus caller_bytes.
 double RunMemoryBytes(const ModelConfig& c, size_t n, bool collect, const RunOptions& options = {});
 
-// The logit multiplier of `layer`: (1/sqrt(d_head) unless no_scale or the config says unscaled)
-// [gpt2 scale_attn_by_inverse_layer_idx: / (layer + 1)] / temperature.
+// The logit multiplier of `layer`: (1/sqrt(d_head), or 1/sqrt(query_pre_attn_scalar) when the config has it, unless
+// no_scale or the config says unscaled) [gpt2 scale_attn_by_inverse_layer_idx: / (layer + 1)] / temperature.
 float AttentionMultiplier(const ModelConfig& c, int layer, const RunOptions& options);
+// The attention soft cap of `layer` (attention.h LogitFromScore): attn_softcap unless no_softcap; 0 = none.
+float AttentionSoftcap(const ModelConfig& c, int layer, const RunOptions& options);
 Status CheckRunInputs(const ModelConfig& c, const std::vector<int>& ids, const RunOptions& options);
 
 }  // namespace attnviz::model

@@ -21,8 +21,9 @@ LayerMaps ModelLayerMaps(const model::ModelConfig& c, const std::vector<tokenize
   maps.kv_tokens = tokens;
   maps.query_tokens = tokens;
   if (layer_probs) maps.probs = layer_probs;
-  maps.mask = model::AttentionMask(c);
+  maps.mask = model::AttentionMask(c, layer);
   maps.multiplier = model::AttentionMultiplier(c, layer, options);
+  maps.softcap = model::AttentionSoftcap(c, layer, options);
   maps.d_qk = c.d_head;
   maps.scaled = c.scale_attn && !(layer < (int)options.no_scale.size() && options.no_scale[(size_t)layer]);
   maps.temperature = layer < (int)options.temperature.size() ? options.temperature[(size_t)layer] : 1.0f;
@@ -73,7 +74,7 @@ struct LayerCollector::State {
   State(const model::Model& m, const model::RunOptions& o, const std::vector<tokenize::Token>& t, const CollectPlan& p,
         LayerTaps tp, std::function<void(const LayerCollector&)> pub)
       : model(m), config(m.config()), options(o), plan(p), taps(std::move(tp)), publish(std::move(pub)),
-        mask(model::AttentionMask(m.config())), n_head(m.config().n_head), n((int)t.size()), ids(TokenIdsOf(t)),
+        mask(model::AttentionMask(m.config(), o.first_layer)), n_head(m.config().n_head), n((int)t.size()), ids(TokenIdsOf(t)),
         tokens(t), resume_stride(ResumeStride(m.config(), (int)t.size(), p.streamed())),
         probs((size_t)m.config().n_layer), thumbs((size_t)m.config().n_layer) {
     const int n_layer = config.n_layer;
@@ -145,6 +146,7 @@ struct LayerCollector::State {
       a->q = q, a->k = k;
     }
     a->multiplier = out.multiplier;
+    a->softcap = out.softcap;
     if (plan.value_norms) {
       auto norms = std::make_shared<Tensor>();
       norms->Resize({(size_t)n_head, (size_t)n});
@@ -185,7 +187,9 @@ struct LayerCollector::State {
   CollectPlan plan;
   LayerTaps taps;
   std::function<void(const LayerCollector&)> publish;
-  Mask mask;  // the model's (AttentionMask): a causal one lets the pyramid and rollout rows skip the masked half
+  // The first computed layer's (AttentionMask; each layer's pyramid is Reset to its own): a causal one lets the
+  // pyramid and rollout rows skip the masked half (causal or not, every layer of a model is alike).
+  Mask mask;
   int n_head, n;
   std::vector<int> ids;
   const std::vector<tokenize::Token>& tokens;
@@ -303,7 +307,8 @@ Status LayerCollector::OnLayer(const model::LayerOutput& out) {
     // levels, whose first touch (the kernel zeroing fresh pages) then falls in Finish, on every core.
     const int base = s.pyramid.levels().front().factor;
     maps->pyramid = std::make_shared<const MapPyramid>(std::move(s.pyramid).Coarsened(s.kept_factor));
-    if (l + 1 < s.run.layers.size()) s.pyramid.Reset(s.n_head, s.n, s.n, base, s.mask);  // next layer
+    if (l + 1 < s.run.layers.size())  // next layer, under its own mask
+      s.pyramid.Reset(s.n_head, s.n, s.n, base, model::AttentionMask(s.config, (int)l + 1));
     else s.pyramid = MapPyramid();  // the last layer's fine levels go before the run's end (its peak memory)
   }
   // The predictions read the residual stream after the last block (it lives in the run's workspace).
@@ -319,6 +324,7 @@ Status LayerCollector::OnLayer(const model::LayerOutput& out) {
   if (s.plan.maps == CollectPlan::Maps::kNone && out.layer != s.plan.keep_layer) {
     auto light = std::make_shared<LayerAnalysis>();  // what passed is the taps'
     light->multiplier = analysis->multiplier;
+    light->softcap = analysis->softcap;
     light->rollout_factor = analysis->rollout_factor;
     analysis = light;
   }

@@ -50,6 +50,7 @@ struct LayerAnalysis {
   // What the scores multiplied (after RoPE), for the neuron view: q [n_head, n, d_head], k [n_kv_head, n, d_head].
   SharedTensor q = EmptyTensor(), k = EmptyTensor();
   float multiplier = 1.0f;
+  float softcap = 0.0f;  // the layer's attention soft cap (LayerOutput::softcap)
   SharedTensor value_norms = EmptyTensor();  // [n_head, n] = || v_j^(kv of h) W_o^h ||
   SharedTensor rollout = EmptyTensor();      // [1, nb, nb] = R_l, pooled R'_l when rollout_factor > 1 (nb =
                                              // ceil(n / rollout_factor)); empty when refused (RolloutRefusal)

@@ -286,7 +286,7 @@ Result<std::shared_ptr<const MapPyramid>> ValueWeightedLayerPyramid(const ModelR
   const int n_head = maps.n_head(), n_q = maps.n_q(), n_k = maps.n_k();
   MapPyramid whole;
   if (!ValueWeightedPyramid(q, k, maps.multiplier, maps.mask, norms, MapPyramid::BaseFactor(n_head, n_q, n_k), &whole,
-                            cancel))
+                            cancel, nullptr, maps.softcap))
     return Status::Cancelled();
   // The levels the layer's attention pyramid kept (finer windows come from exact rows, as for attention).
   const int kept = keep_from_factor > 0 ? keep_from_factor

@@ -25,10 +25,12 @@ model::RunOptions WhatIfRunOptions(const ModelWhatIfs& w, int n_layer) {
   model::RunOptions options;
   if (w.no_scale) options.no_scale.assign((size_t)n_layer, false);
   if (w.temperature != 1.0f) options.temperature.assign((size_t)n_layer, 1.0f);
+  if (w.no_softcap) options.no_softcap.assign((size_t)n_layer, false);
   for (int l = 0; l < n_layer; ++l) {
     if (!w.Touches(l)) continue;
     if (w.no_scale) options.no_scale[(size_t)l] = true;
     if (w.temperature != 1.0f) options.temperature[(size_t)l] = w.temperature;
+    if (w.no_softcap) options.no_softcap[(size_t)l] = true;
   }
   options.ablate = w.ablate;
   return options;
@@ -37,6 +39,7 @@ model::RunOptions WhatIfRunOptions(const ModelWhatIfs& w, int n_layer) {
 int FirstChangedLayer(const model::ModelConfig& c, const model::RunOptions& a, const model::RunOptions& b) {
   for (int l = 0; l < c.n_layer; ++l)
     if (model::AttentionMultiplier(c, l, a) != model::AttentionMultiplier(c, l, b) ||
+        model::AttentionSoftcap(c, l, a) != model::AttentionSoftcap(c, l, b) ||
         AblatedHeadsOf(a, l) != AblatedHeadsOf(b, l))
       return l;
   return c.n_layer;

@@ -13,14 +13,15 @@ struct ModelWhatIfs {
   std::vector<int> layers;   // the layers they act on; empty = every layer
   // Heads whose output is zeroed (RunOptions::ablate; --ablate, the app's "Ablate head"); not limited by `layers`.
   std::vector<model::AblatedHead> ablate;
-  bool any() const { return no_scale || temperature != 1.0f; }
+  bool no_softcap = false;   // drop the attention soft cap (gemma2; RunOptions::no_softcap)
+  bool any() const { return no_scale || temperature != 1.0f || no_softcap; }
   bool Touches(int layer) const;
 };
 
 // The per-layer vectors RunModel reads for `w` (none when there is no what-if).
 model::RunOptions WhatIfRunOptions(const ModelWhatIfs& w, int n_layer);
 
-// The first layer whose logit multiplier (what the what-ifs change) or set of ablated heads differs between two
+// The first layer whose logit multiplier or soft cap (what the what-ifs change) or set of ablated heads differs between two
 // option sets: both act inside their layer, so every layer below it computes the same. n_layer when none does.
 int FirstChangedLayer(const model::ModelConfig& c, const model::RunOptions& a, const model::RunOptions& b);
 

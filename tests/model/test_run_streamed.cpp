@@ -104,7 +104,7 @@ TEST_P(Streamed, StreamedMapsEqualFullMaps) {
   sink.c = &c;
   sink.ids = ids;
   sink.layers.resize((size_t)c.n_layer);
-  sink.rows = std::make_unique<RoleRows>(c.n_head, ids, AttentionMask(c).causal());
+  sink.rows = std::make_unique<RoleRows>(c.n_head, ids, AttentionMask(c, 0).causal());
   sink.current = 0;
   sink.layers[0].pyramid.Reset(c.n_head, n, n, MapPyramid::BaseFactor(c.n_head, n, n));
   RunOptions streamed = options;
@@ -125,7 +125,7 @@ TEST_P(Streamed, StreamedMapsEqualFullMaps) {
     EXPECT_EQ(got.multiplier, AttentionMultiplier(c, l, options));
     for (int h = 0; h < c.n_head; ++h) {
       Tensor rows;
-      AttendRows(got.q, got.k, got.multiplier, AttentionMask(c), h, 0, n, nullptr, &rows);
+      AttendRows(got.q, got.k, got.multiplier, AttentionMask(c, l), h, 0, n, nullptr, &rows);
       ASSERT_EQ(rows.size(), plane);
       for (size_t i = 0; i < plane; ++i)
         ASSERT_EQ(rows.data[i], layer_probs.data[h * plane + i]) << "head " << h << " cell " << i;
@@ -161,7 +161,7 @@ TEST_P(Streamed, StreamedMapsEqualFullMaps) {
     streamed_source.q = &got.q;
     streamed_source.k = &got.k;
     streamed_source.multiplier = got.multiplier;
-    streamed_source.mask = AttentionMask(c);
+    streamed_source.mask = AttentionMask(c, l);
     MapSource full_source = streamed_source;
     full_source.probs = &layer_probs;
     full_source.pyramid = nullptr;

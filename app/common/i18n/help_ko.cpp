@@ -118,6 +118,7 @@ const char* kModelHelpKo =
     "                         OUT/hidden.npy [n_layer + 1, n, d_model] (임베딩 뒤와 각 블록 뒤의 잔차 흐름,\n"
     "                         마지막 정규화 전)와 OUT/roles.csv (--roles 표)를 씁니다\n"
     "  --no-scale             가정 실험: 1/sqrt(d_head) 스케일을 뺍니다\n"
+    "  --no-softcap           가정 실험: 어텐션 로짓의 소프트 캡을 뺍니다 (gemma2; 마지막 로짓 캡은 남김)\n"
     "  --temperature T        가정 실험: 로짓을 T로 나눕니다 (1e-06..1e+06)\n"
     "  --layers L1,L2,...     가정 실험을 적용할 층 (기본: 모두)\n"
     "  --ablate L:H,...       가정 실험: 층 L 의 헤드 H 의 출력을 0으로 (출력 투영 전; 그 편향은 남김);\n"

@@ -33,7 +33,7 @@ std::string LocalizedWhatIfs(const std::string& list) {
   while (true) {
     const size_t end = list.find(", ", begin);
     const std::string item = list.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
-    out += item == no_scale ? Tr(Str::kTitleNoSqrtScale) : item;
+    out += item == no_scale ? Tr(Str::kTitleNoSqrtScale) : item == "no soft cap" ? Tr(Str::kTitleNoSoftcap) : item;
     if (end == std::string::npos) return out;
     out += ", ";
     begin = end + 2;
@@ -59,6 +59,7 @@ std::string LocalizedSegment(const std::string& seg) {
   // A model figure (ModelFigureTitle): the layer, the mask, the what-ifs and the layers they act on.
   if (seg.rfind("layer ", 0) == 0) return Trf(Str::kTitleLayer, {seg.substr(6)});
   if (seg == "bidirectional") return Tr(Str::kTitleBidirectional);
+  if (seg.rfind("cap ", 0) == 0) return Trf(Str::kTitleSoftcap, {seg.substr(4)});  // Describe(LayerMaps)
   if (seg.rfind("causal, window ", 0) == 0) return Trf(Str::kTitleCausalWindow, {seg.substr(15)});
   if (seg == "special tokens hidden") return Tr(Str::kTitleSpecialHidden);
   if (seg == "rollout") return Tr(Str::kTitleRollout);

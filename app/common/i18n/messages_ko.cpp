@@ -78,6 +78,10 @@ constexpr MessageEntry kMessagesKo[] = {
     {MsgId::kConfigLongRopeFactors, "rope_scaling \"{0}\"의 값이 {1}개입니다; 회전 주파수마다 하나씩 {2}개가 필요합니다"},
     {MsgId::kConfigRefusedMoe, "{0} \"{1}\"은(는) 지원하지 않습니다: 전문가 혼합 피드포워드 층(토큰마다 몇몇 전문가를 고르는 "
                                "라우터)은 구현되지 않았습니다 (지원: {2})"},
+    {MsgId::kConfigGemma3Multimodal, "model_type \"gemma3\"은(는) 멀티모달 묶음입니다 (비전 타워 옆의 text_config): "
+                                     "config.json의 model_type이 \"gemma3_text\"인 텍스트 모델 폴더를 지정해야 합니다 (지원: {0})"},
+    {MsgId::kConfigLayerType, "layer_types[{0}]의 값 \"{1}\"은(는) 쓸 수 없습니다; 허용: sliding_attention, full_attention"},
+    {MsgId::kConfigLayerTypesCount, "layer_types의 항목이 {0}개입니다; num_hidden_layers {1}개와 같아야 합니다 (층마다 하나)"},
     {MsgId::kConfigRefusedLinearAttention, "{0} \"{1}\"은(는) 지원하지 않습니다: 선형 어텐션 층(그릴 softmax 맵이 없음)은 "
                                            "구현되지 않았습니다 (지원: {2})"},
     {MsgId::kCannotStat, "파일 정보를 읽을 수 없습니다: {0}"},
@@ -317,6 +321,7 @@ constexpr MessageEntry kMessagesKo[] = {
     {MsgId::kPositionRange, "{0} {1} 은(는) 범위를 벗어났습니다: 허용 범위 0..{2} (문장의 토큰은 {3}개입니다)"},
     {MsgId::kAblateLayerRange, "ablate: 층 {0} 은(는) 범위를 벗어났습니다: 허용 범위 0..{1} (모델의 층은 {2}개입니다)"},
     {MsgId::kAblateHeadRange, "ablate: 층 {1}의 헤드 {0} 은(는) 범위를 벗어났습니다: 허용 범위 0..{2} (모델의 헤드는 {3}개입니다)"},
+    {MsgId::kNoSoftcapToRemove, "이 {0} 모델에는 없앨 어텐션 소프트 캡이 없습니다 (config.json의 attn_logit_softcapping이 null입니다)"},
     {MsgId::kAnalysisMemory, "토큰 {3}개의 {0}에는 약 {1}의 메모리가 필요해 한도 {2}을(를) 넘습니다 (ATTNVIZ_MEMORY_LIMIT, 예: 8G 로 바꿀 수 있습니다; 토큰이 적으면 덜 듭니다)"},
     {MsgId::kGgufCountLimit, "바이트 {2}의 {0} = {1}은(는) 실제 파일에 필요한 것보다 큽니다 (최대 {3})"},
     {MsgId::kGgufMemory, "바이트 {2}의 {0} = {1}에는 약 {3}의 메모리가 필요해 한도 {4}을(를) 넘습니다 (ATTNVIZ_MEMORY_LIMIT, 예: 8G 로 바꿀 수 있습니다)"},
@@ -368,7 +373,7 @@ constexpr AppMessageEntry kAppMessagesKo[] = {
     {AppMsgId::kPrefixWhatIfLayers, "가정 실험 층: "},
     {AppMsgId::kGgufFileForSandbox, "{0}: GGUF 모델 파일입니다; attnviz-cli {1} 은(는) 모델이 아니라 샌드박스 층을 실행합니다: attnviz-cli model --model {0} 을(를) 실행하십시오"},
     {AppMsgId::kGgufFileNeedsOption, "뜻밖의 인자 '{0}': GGUF 모델 파일은 --model 옵션으로 줍니다: --model {0}"},
-    {AppMsgId::kLayersNeedWhatIf, "--layers 는 가정 실험이 작용할 층을 고르는데, 가정 실험이 하나도 없습니다: --no-scale 이나 --temperature T 를 더하거나 --layers 를 빼십시오 (--ablate L:H 는 제 층을 스스로 정합니다)"},
+    {AppMsgId::kLayersNeedWhatIf, "--layers 는 가정 실험이 작용할 층을 고르는데, 가정 실험이 하나도 없습니다: --no-scale, --no-softcap 이나 --temperature T 를 더하거나 --layers 를 빼십시오 (--ablate L:H 는 제 층을 스스로 정합니다)"},
 };
 static_assert(std::size(kAppMessagesKo) == (size_t)((int)AppMsgId::kCount - (int)MsgId::kAppFirst),
               "messages_ko.cpp: one Korean template per AppMsgId");

@@ -335,6 +335,8 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kTitleBidirectional, "bidirectional"},
     {Str::kTitleCausalWindow, "causal, window {0}"},
     {Str::kTitleNoSqrtScale, "no 1/\xE2\x88\x9A" "d_head"},
+    {Str::kTitleNoSoftcap, "no soft cap"},
+    {Str::kTitleSoftcap, "cap {0}"},
     {Str::kTitleOnLayer, "{0} on layer {1}"},
     {Str::kTitleOnLayers, "{0} on layers {1}"},
     {Str::kTitleOnEveryLayer, "{0} on every layer"},

@@ -327,6 +327,8 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kTitleBidirectional, "양방향"},
     {Str::kTitleCausalWindow, "인과, 윈도 {0}"},
     {Str::kTitleNoSqrtScale, "1/√d_head 스케일 없음"},
+    {Str::kTitleNoSoftcap, "소프트 캡 없음"},
+    {Str::kTitleSoftcap, "캡 {0}"},
     {Str::kTitleOnLayer, "{0} (층 {1})"},
     {Str::kTitleOnLayers, "{0} (층 {1})"},
     {Str::kTitleOnEveryLayer, "{0} (모든 층)"},

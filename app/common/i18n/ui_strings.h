@@ -85,7 +85,7 @@ enum class Str : int {
   kTitleScore, kTitleQueriesKeys, kModelLayerOf,
   // a model figure's title (app/common/model_figure.h ModelFigureTitle): "layer 1", "bidirectional", "causal,
   // window 8", "no 1/√d_head", "... on layer 0", "... on layers 0, 2", "... on every layer", "special tokens hidden"
-  kTitleLayer, kTitleBidirectional, kTitleCausalWindow, kTitleNoSqrtScale, kTitleOnLayer, kTitleOnLayers,
+  kTitleLayer, kTitleBidirectional, kTitleCausalWindow, kTitleNoSqrtScale, kTitleNoSoftcap, kTitleSoftcap, kTitleOnLayer, kTitleOnLayers,
   kTitleOnEveryLayer, kTitleSpecialHidden,
   // ---- export panel, settings file, the app's command line, attnviz-cli's input errors and output, a model's
   // description, the Shapes tab's raw sources
