@@ -302,7 +302,11 @@ float AttentionMultiplier(const ModelConfig& c, int layer, const RunOptions& o) 
 
 float AttentionSoftcap(const ModelConfig& c, int layer, const RunOptions& o) {
   const bool removed = layer >= 0 && layer < (int)o.no_softcap.size() && o.no_softcap[(size_t)layer];
-  return removed ? 0.0f : (float)c.attn_softcap;
+  if (removed || !(c.attn_softcap > 0)) return 0.0f;
+  // The temperature divides the capped logits (the softmax's input): (cap / T) tanh(s m / (cap / T)) with
+  // m = scale / T is cap tanh(s scale / cap) / T, so the kernel's one multiplier and one cap carry both.
+  const double t = layer >= 0 && layer < (int)o.temperature.size() ? o.temperature[(size_t)layer] : 1.0;
+  return (float)(c.attn_softcap / t);
 }
 
 namespace {

@@ -124,7 +124,8 @@ double RunMemoryBytes(const ModelConfig& c, size_t n, bool collect, const RunOpt
 // The logit multiplier of `layer`: (1/sqrt(d_head), or 1/sqrt(query_pre_attn_scalar) when the config has it, unless
 // no_scale or the config says unscaled) [gpt2 scale_attn_by_inverse_layer_idx: / (layer + 1)] / temperature.
 float AttentionMultiplier(const ModelConfig& c, int layer, const RunOptions& options);
-// The attention soft cap of `layer` (attention.h LogitFromScore): attn_softcap unless no_softcap; 0 = none.
+// The attention soft cap of `layer` as the kernel takes it (attention.h LogitFromScore, with AttentionMultiplier):
+// attn_softcap / temperature, so that the temperature divides the capped logits; 0 = none (no_softcap, no cap).
 float AttentionSoftcap(const ModelConfig& c, int layer, const RunOptions& options);
 Status CheckRunInputs(const ModelConfig& c, const std::vector<int>& ids, const RunOptions& options);
 
