@@ -1,6 +1,7 @@
 // attnviz-cli model: a real checkpoint's attention, layer by layer (GPT-2, BERT, Llama family).
 //   attnviz-cli model --model DIR|FILE.gguf|tiny (--text TEXT | --text-file FILE [--line N]) [--tokens] [--dump OUT]
-//                     [--roles [--json]] [--no-scale] [--no-softcap] [--temperature T] [--layers L1,L2,...]
+//                     [--roles [--json]] [--no-scale] [--no-softcap] [--temperature T] [--no-qk-norm]
+//                     [--layers L1,L2,...]
 //                     [--figure OUT.png|.svg --layer L --head H [figure options]]
 //                     [--predict K] [--ablate L:H,...] [--neuron L:H:I:J] [--kind K,...] [--rollout] [--value-norm]
 //                     [--json]
@@ -23,6 +24,7 @@
 #include "io/file_io.h"
 #include "io/json.h"
 #include "model/analysis.h"
+#include "model/arch/family.h"
 #include "model/predict.h"
 #include "model/roles.h"
 #include "model/run.h"
@@ -59,6 +61,7 @@ const char* kModelHelp =
     "  --no-scale             what-if: drop the 1/sqrt(d_head) scaling\n"
     "  --no-softcap           what-if: drop the attention logits' soft cap (gemma2; the final logit cap stays)\n"
     "  --temperature T        what-if: divide the logits by T (1e-06..1e+06)\n"
+    "  --no-qk-norm           what-if: skip the q/k norms (models with them: {qk_norm_types})\n"
     "  --layers L1,L2,...     the layers the what-ifs act on (default: all)\n"
     "  --ablate L:H,...       what-if: head H of layer L outputs zero (before the output projection; its bias\n"
     "                         kept); every later layer, the maps and the predictions follow\n"
@@ -67,7 +70,8 @@ const char* kModelHelp =
     "  --ablate-scan          ablate each head once and print the loss it leaves, as CSV: layer, head, loss,\n"
     "                         delta (the loss minus the text's own); --json: as JSON\n"
     "  --neuron L:H:I:J       print how query token I meets key token J in head H of layer L: q, k (for RoPE\n"
-    "                         models also before the rotation), q*k per dimension, the score, scale, logit\n"
+    "                         models also before the rotation, for q/k-norm models before the norms), q*k\n"
+    "                         per dimension, the score, scale, logit\n"
     "                         and probability; --json: as JSON\n"
     "  --kind K[,K...]        with --dump: also the maps of these kinds ({map_kinds}), one .npy each:\n"
     "                         rollout -> OUT/rollout.npy, value_weighted -> OUT/value_norm.npy (as below)\n"
@@ -88,7 +92,7 @@ struct ModelArgs {
   std::string model_dir, dump_dir, layers;
   bool layers_set = false;  // --layers given (an empty list is an error, not "all")
   InputOptions input;  // --text / --text-file / --line only
-  bool tokens_only = false, no_scale = false, no_softcap = false, roles = false, json = false;
+  bool tokens_only = false, no_scale = false, no_softcap = false, no_qk_norm = false, roles = false, json = false;
   double temperature = 1.0;
   bool temperature_set = false;
   // --figure OUT --layer L --head H and the figure options (-1: not given)
@@ -225,6 +229,7 @@ Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help)
     else if (arg == "--json") a->json = true;
     else if (arg == "--no-scale") a->no_scale = true;
     else if (arg == "--no-softcap") a->no_softcap = true;
+    else if (arg == "--no-qk-norm") a->no_qk_norm = true;
     else if (arg == "--temperature") {
       std::string v;
       st = take(&v);
@@ -430,6 +435,9 @@ std::string NeuronJson(const model::NeuronView& v) {
                     ", \"i\": " + std::to_string(v.i) + ", \"j\": " + std::to_string(v.j) +
                     ", \"masked\": " + (v.masked ? "true" : "false") + ",\n \"q\": " + FloatsJson(v.q) +
                     ",\n \"k\": " + FloatsJson(v.k) + ",\n \"product\": " + FloatsJson(v.product);
+  if (v.qk_norm)
+    out += ",\n \"q_before_norm\": " + FloatsJson(v.q_before_norm) + ",\n \"k_before_norm\": " +
+           FloatsJson(v.k_before_norm);
   if (v.rope)
     out += ",\n \"q_before_rope\": " + FloatsJson(v.q_before_rope) + ",\n \"k_before_rope\": " +
            FloatsJson(v.k_before_rope);
@@ -444,15 +452,25 @@ std::string NeuronText(const model::NeuronView& v, const std::vector<tokenize::T
   std::string out = "layer " + std::to_string(v.layer) + " head " + std::to_string(v.head) + ": query " +
                     std::to_string(v.i) + " " + JsonString(tokens[(size_t)v.i].display) + ", key " +
                     std::to_string(v.j) + " " + JsonString(tokens[(size_t)v.j].display) + "\n";
-  out += v.rope ? "   t   q_before_rope  k_before_rope              q              k          q * k\n"
-                : "   t              q              k          q * k\n";
-  for (size_t t = 0; t < v.q.size(); ++t) {
-    if (v.rope)
-      std::snprintf(buf, sizeof buf, "%4zu %14.6g %14.6g %14.6g %14.6g %14.6g\n", t, v.q_before_rope[t],
-                    v.k_before_rope[t], v.q[t], v.k[t], v.product[t]);
-    else
-      std::snprintf(buf, sizeof buf, "%4zu %14.6g %14.6g %14.6g\n", t, v.q[t], v.k[t], v.product[t]);
+  // The columns in the order the run makes them: the projections, the q/k norms, RoPE, the product.
+  std::vector<std::pair<const char*, const std::vector<float>*>> columns;
+  if (v.qk_norm) columns.insert(columns.end(), {{"q_before_norm", &v.q_before_norm}, {"k_before_norm", &v.k_before_norm}});
+  if (v.rope) columns.insert(columns.end(), {{"q_before_rope", &v.q_before_rope}, {"k_before_rope", &v.k_before_rope}});
+  columns.insert(columns.end(), {{"q", &v.q}, {"k", &v.k}, {"q * k", &v.product}});
+  out += "   t";
+  for (const auto& column : columns) {
+    std::snprintf(buf, sizeof buf, " %14s", column.first);
     out += buf;
+  }
+  out += "\n";
+  for (size_t t = 0; t < v.q.size(); ++t) {
+    std::snprintf(buf, sizeof buf, "%4zu", t);
+    out += buf;
+    for (const auto& column : columns) {
+      std::snprintf(buf, sizeof buf, " %14.6g", (*column.second)[t]);
+      out += buf;
+    }
+    out += "\n";
   }
   if (v.softcap > 0)  // gemma2: the cap after the scale
     std::snprintf(buf, sizeof buf,
@@ -484,13 +502,18 @@ Result<CheckedRun> CheckRun(const ModelArgs& a, const ModelFolder& folder, const
   if (a.no_softcap && !(c.attn_softcap > 0))  // nothing to remove: refused, not a run that changes nothing
     return Status::Prefixed(MsgId::kPrefixContext, {"--no-softcap"},
                             Status::Error(MsgId::kNoSoftcapToRemove, {c.model_type}));
+  run.what_ifs.no_qk_norm = a.no_qk_norm;
+  if (a.no_qk_norm && c.recipe.qk_norm == model::BlockRecipe::QkNorm::kNone)
+    return Status::Prefixed(MsgId::kPrefixContext, {"--no-qk-norm"},
+                            Status::Error(MsgId::kNoQkNorms, {c.model_type, model::QkNormModelTypes()}));
   if (a.temperature_set) run.what_ifs.temperature = (float)a.temperature;
   if (a.layers_set) {
     auto parsed = ParseLayerList(a.layers, c.n_layer);
     if (!parsed) return Status::Prefixed(MsgId::kPrefixContext, {"--layers"}, parsed.status());
     if (parsed->empty()) return AppErrorAt("--layers", AppMsgId::kNoLayerGiven, {});
     // --layers limits the what-ifs; alone it would change nothing (checked after its range, which it names first).
-    if (!a.no_scale && !a.no_softcap && !a.temperature_set) return AppError(AppMsgId::kLayersNeedWhatIf, {});
+    if (!a.no_scale && !a.no_softcap && !a.temperature_set && !a.no_qk_norm)
+      return AppError(AppMsgId::kLayersNeedWhatIf, {});
     run.what_ifs.layers = *parsed;
   }
   run.options = WhatIfRunOptions(run.what_ifs, c.n_layer);

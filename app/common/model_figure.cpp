@@ -21,6 +21,7 @@ std::string WhatIfSegment(const ModelWhatIfs& w, int layer) {
   if (w.no_scale) s = "no 1/\u221Ad_head";
   if (w.no_softcap) s += (s.empty() ? "" : ", ") + std::string("no soft cap");
   if (w.temperature != 1.0f) s += (s.empty() ? "" : ", ") + std::string("T=") + ShortNumber(w.temperature);
+  if (w.no_qk_norm) s += (s.empty() ? "" : ", ") + std::string("no q/k norm");
   if (layers.empty()) return s + " on every layer";
   if (layers.size() == 1) return s + " on layer " + std::to_string(layers[0]);
   s += " on layers ";

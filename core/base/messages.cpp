@@ -324,6 +324,7 @@ constexpr const char* kEnglish[] = {
     "ablate: layer {0} is out of range: allowed 0..{1} (the model has {2} layers)",
     "ablate: head {0} of layer {1} is out of range: allowed 0..{2} (the model has {3} heads)",
     "this {0} model has no attention soft cap to remove (attn_logit_softcapping is null in its config.json)",
+    "the no-q/k-norm what-if needs q/k norms (q_norm, k_norm), and model_type {0} has none: allowed on {1}",
     "{0} of {3} tokens needs about {1}, over the limit {2} (ATTNVIZ_MEMORY_LIMIT, e.g. 8G, raises it; fewer "
     "tokens need less)",
     // limits of hardening round 3

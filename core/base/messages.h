@@ -329,6 +329,7 @@ enum class MsgId : int {
   kAblateLayerRange,         // {0} layer, {1} the last layer, {2} n_layer
   kAblateHeadRange,          // {0} head, {1} layer, {2} the last head, {3} n_head
   kNoSoftcapToRemove,        // {0} model_type
+  kNoQkNorms,                // {0} model_type, {1} the model types with q/k norms
   kAnalysisMemory,           // {0} what, {1} estimated bytes (text), {2} the limit (text), {3} tokens
   // ---- limits of hardening round 3 (issue 44)
   kGgufCountLimit,           // {0} what, {1} value, {2} byte, {3} the most

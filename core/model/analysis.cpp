@@ -112,6 +112,14 @@ NeuronView Neuron(const ModelConfig& c, const LayerOutput& out, int head, int i,
     v.q_before_rope = unrotate(v.q, i);
     v.k_before_rope = unrotate(v.k, j);
   }
+  // 4. q/k-norm families: the projections' rows before the norms, as the run kept them.
+  if (out.q_before_norm.data && out.k_before_norm.data) {
+    v.qk_norm = true;
+    const float* qn = RowOf(out.q_before_norm, (size_t)head, (size_t)i);
+    const float* kn = RowOf(out.k_before_norm, (size_t)(head / group), (size_t)j);
+    v.q_before_norm.assign(qn, qn + dh);
+    v.k_before_norm.assign(kn, kn + dh);
+  }
   return v;
 }
 

@@ -11,7 +11,9 @@
 //   soft-capped (gemma2: softcap * tanh(l / softcap); no cap: equal); prob = softmax over the keys query i may see
 //   (0 when masked).
 //   RoPE families also give q and k before the rotation: !! recovered by rotating back by the same angles
-//   (an orthogonal map: exact up to float rounding), so the run keeps no extra copy.
+//   (an orthogonal map: exact up to float rounding), so the run keeps no extra copy. q/k-norm families (qwen3,
+//   olmo2) also give q and k as their projections made them, before the norms: the run keeps those
+//   (LayerOutput::q_before_norm), since a norm cannot be undone.
 // Rollout (Abnar & Zuidema 2020): A^_l = 0.5 mean_h(A_l,h) + 0.5 I, rows divided by their sums;
 //   R_0 = A^_0, R_l = A^_l R_(l-1). R_l[i, j]: how much of token j reaches position i after layer l.
 // Pooled rollout (long inputs: exact rollout keeps [n, n] matrices and costs n^3 a layer): blocks of f tokens,
@@ -38,8 +40,10 @@ struct NeuronView {
   int layer = 0, head = 0, i = 0, j = 0;
   bool masked = false;  // query i may not see key j (causal: j > i; mistral: outside the window); prob is 0
   bool rope = false;    // q_before_rope, k_before_rope are filled
+  bool qk_norm = false;  // q_before_norm, k_before_norm are filled
   std::vector<float> q, k, product;                // [d_head] (q, k after RoPE: what the score multiplies)
   std::vector<float> q_before_rope, k_before_rope;  // [d_head] (RoPE families)
+  std::vector<float> q_before_norm, k_before_norm;  // [d_head] (q/k-norm families: head h's dims of the projections)
   // logit = score * scale, then soft-capped when the layer has a cap (softcap > 0: softcap * tanh(uncapped / softcap));
   // scale_source: what the scale's 1/sqrt divides by ("head_dim", or "query_pre_attn_scalar"; "none" when unscaled).
   double score = 0, scale = 1, uncapped_logit = 0, softcap = 0, logit = 0, prob = 0;

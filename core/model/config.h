@@ -42,9 +42,19 @@ struct BlockRecipe {
   // x + attn(norm1(x)) + mlp(norm2(x)): both sublayers read the block's input (gpt_neox use_parallel_residual);
   // the family's config reader may set it per model.
   bool parallel_residual = false;
+  // RMSNorms of q and k between their projections and RoPE (params.h BlockParams q_norm, k_norm):
+  //   kPerHead: over each head's d_head dims, one weight [d_head] shared by the heads (qwen3, gemma3)
+  //   kWhole:   over the whole projection, q [n_head * d_head] and k [n_kv_head * d_head] (olmo2)
+  enum class QkNorm { kNone, kPerHead, kWhole } qk_norm = QkNorm::kNone;
+  bool input_norms = true;    // false: each sublayer reads x itself (olmo2)
+  // x = x + out_norm(sublayer(...)): a norm of each sublayer's output before the residual add (olmo2, gemma2/3).
+  bool output_norms = false;
   // The norms' names in messages: "the attention's input norm (ln_1)".
   const char* attn_norm_stage = "";
   const char* mlp_norm_stage = "";
+  const char* attn_out_norm_stage = "";  // output_norms: "the attention output norm (post_attention_layernorm)"
+  const char* mlp_out_norm_stage = "";
+  const char* qk_norm_stage = "the q and k norms (q_norm, k_norm)";
 };
 
 struct ModelConfig {

@@ -103,6 +103,23 @@ bool RmsNormForward(const float* x, int n, int d, const Norm& norm, float eps, f
   return finite;
 }
 
+bool RmsNormSpans(float* x, int n, int spans, int d, size_t ld, const Norm& norm, float eps) {
+  ATTNVIZ_CHECK_SHAPE(d > 0 && spans > 0 && ld >= (size_t)spans * d && norm.w, "x [", n, ", ", spans, ", ", d,
+                      "] (row stride ", ld, ") through an RMSNorm", norm.w ? "" : " without its weight");
+  ConstVec w(norm.w, d);
+  const long count = (long)n * spans;
+  bool finite = true;
+#pragma omp parallel for schedule(static) if (count > 64) reduction(&& : finite)
+  for (long s = 0; s < count; ++s) {
+    Vec span(x + (size_t)(s / spans) * ld + (size_t)(s % spans) * d, d);
+    const float ms = LaneSum<true>(span.data(), d, 0.0f) / (float)d;
+    const float inv = 1.0f / std::sqrt(ms + eps);
+    span = w * (span * inv);
+    finite = finite && AllFinite(span.data(), (size_t)d);
+  }
+  return finite;
+}
+
 namespace {
 // Vectorized activations (Eigen's packet tanh/erf/exp), on one packet of lanes at a time: a fixed-size array of
 // kLanes floats is one register, so every element takes the packet path (a dynamic array's scalar head and tail

@@ -23,6 +23,9 @@ void LinearForward(const float* x, int ldx, int n, const Linear& l, float* y, in
 bool LayerNormForward(const float* x, int n, int d, const Norm& norm, float eps, float* y);
 // y: [n, d] = x / sqrt(mean(x^2) + eps) * w per row (HF LlamaRMSNorm). y may be x. Returns as LayerNormForward.
 bool RmsNormForward(const float* x, int n, int d, const Norm& norm, float eps, float* y);
+// The same in place on spans of strided rows (q/k norms on the q | k columns of a fused buffer):
+//   x: [n, spans, d] at row stride ld (>= spans * d); each span of d normed with w [d] (the heads of one row share it).
+bool RmsNormSpans(float* x, int n, int spans, int d, size_t ld, const Norm& norm, float eps);
 
 // x: [count] in place. Every element goes through the same vector arithmetic wherever it sits (the tail too, in a
 // zero-padded packet), so its bits follow neither the buffer's alignment nor how the work is cut.

@@ -22,7 +22,7 @@ struct Linear {
 
 // LayerNorm (w, b) or RMSNorm (w only).
 struct Norm {
-  const float* w = nullptr;  // [d_model]
+  const float* w = nullptr;  // [d_model] (q/k norms: [d_head] per head, or the projection's width)
   const float* b = nullptr;  // [d_model], or null for RMSNorm
 };
 
@@ -33,10 +33,15 @@ struct BlockParams {
   Linear k;  // -> [n, kv_dim]
   Linear v;  // -> [n, kv_dim]
   Linear o;  // [n, q_dim] -> [n, d_model]
+  // RMSNorms of q and k before RoPE (BlockRecipe::qk_norm): w [d_head] (kPerHead) or [q_dim], [kv_dim] (kWhole).
+  Norm q_norm, k_norm;
   Norm mlp_norm;  // gpt2 ln_2 (pre), llama post_attention_layernorm (pre), bert output.LayerNorm (post)
   Linear up;      // gpt2 mlp.c_fc, bert intermediate.dense, llama up_proj: -> [n, d_ff]
   Linear gate;    // llama gate_proj: -> [n, d_ff] (w null otherwise)
   Linear down;    // gpt2 mlp.c_proj, bert output.dense, llama down_proj: [n, d_ff] -> [n, d_model]
+  // Norms of a sublayer's output before it is added to the residual stream (BlockRecipe::output_norms), [d_model]:
+  // olmo2 post_attention_layernorm, post_feedforward_layernorm.
+  Norm attn_out_norm, mlp_out_norm;
 };
 
 // The LM head: final hidden state -> vocabulary logits. gpt2: ln_f then wte (tied) or lm_head; llama family:

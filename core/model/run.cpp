@@ -10,6 +10,7 @@
 #include "base/finite.h"
 #include "base/memory_budget.h"
 
+#include "model/arch/family.h"
 #include "model/layers.h"
 #include "model/rope.h"
 #include "attention/attention.h"
@@ -31,6 +32,7 @@ struct Workspace {
   AlignedFloats x;      // [n, d_model] the residual stream
   AlignedFloats xn;     // [n, d_model] normed input of a sublayer / sublayer output
   AlignedFloats qkv;    // [n, q_dim + 2 kv_dim]: q | k | v columns
+  AlignedFloats qk_raw; // [n, q_dim + kv_dim]: q | k before their norms (qk_norm families; empty for LayerQk)
   AlignedFloats z;      // [n, q_dim] heads' mixed values, concatenated
   AlignedFloats ff;     // [min(n, kMlpRows), d_ff]
   AlignedFloats ff2;    // [min(n, kMlpRows), d_ff] (gated MLPs: up)
@@ -61,13 +63,15 @@ Status CheckFinite(const float* values, size_t count, int layer, const char* sta
 
 // What the last product of a sublayer (the attention's output projection, the MLP's down) ends each of its tiles
 // with, on the tile's thread while the tile is in cache (core/base/matmul.h TileDone): the sublayer's output y
-// checked, then the residual added: pre-norm (gpt2, llama) x += y, post-norm (bert) y += x. The sum is checked
+// checked, then the residual added: pre-norm (gpt2, llama) x += y, post-norm (bert) y += x; with output norms
+// (olmo2) nothing is added here (AddNormedOutput adds the normed y once the whole of it is there). The sum is checked
 // after the MLP of a pre-norm block (the residual stream); elsewhere the norm that follows checks it. One pass over y
 // instead of three, and no parallel region of their own.
 struct Residual {
   float* x;        // [n, d_model] the residual stream
   bool into_x;     // x += y (pre-norm), else y += x
   bool check_sum;  // sum_bad: the residual stream's check
+  bool add = true;  // false: only check y
   std::atomic<bool> out_bad{false}, sum_bad{false};
 
   // The tiles of y: [rows, d] (row stride d) whose row 0 is row `row0` of x.
@@ -77,6 +81,7 @@ struct Residual {
         float* y_row = y + r * d + c0;
         float* x_row = x + (row0 + r) * d + c0;
         if (!AllFinite(y_row, width)) out_bad.store(true, std::memory_order_relaxed);
+        if (!add) continue;
         float* sum = into_x ? x_row : y_row;
         const float* add = into_x ? y_row : x_row;
         for (size_t j = 0; j < width; ++j) sum[j] += add[j];
@@ -132,17 +137,45 @@ bool NormForward(const ModelConfig& c, const float* in, int rows, const Norm& no
                                                   : LayerNormForward(in, rows, c.d_model, norm, eps, out);
 }
 
+// The q/k norms (BlockRecipe::qk_norm) in place on the q | k columns of ws.qkv, rows of ld_qkv:
+//   q: [n, n_head, d_head] normed per head (kPerHead) or as one row of q_dim (kWhole); k: [n, n_kv_head, d_head] alike.
+// False when an output is not finite.
+bool QkNormForward(const ModelConfig& c, const BlockParams& b, Workspace& ws) {
+  const bool per_head = c.recipe.qk_norm == BlockRecipe::QkNorm::kPerHead;
+  const float eps = (float)c.norm_eps;
+  const size_t ld = (size_t)ws.ld_qkv;
+  float* q = ws.qkv.data();
+  float* k = q + c.q_dim();
+  return RmsNormSpans(q, ws.n, per_head ? c.n_head : 1, per_head ? c.d_head : c.q_dim(), ld, b.q_norm, eps) &&
+         RmsNormSpans(k, ws.n, per_head ? c.n_kv_head : 1, per_head ? c.d_head : c.kv_dim(), ld, b.k_norm, eps);
+}
+
+// q | k columns of ws.qkv [n, ld_qkv] -> ws.qk_raw [n, q_dim + kv_dim] (the neuron view's q and k before the norms).
+void KeepQkBeforeNorm(const ModelConfig& c, Workspace& ws) {
+  const size_t width = (size_t)(c.q_dim() + c.kv_dim());
+  for (int i = 0; i < ws.n; ++i) {
+    const float* row = ws.qkv.data() + (size_t)i * ws.ld_qkv;
+    std::copy(row, row + width, ws.qk_raw.data() + (size_t)i * width);
+  }
+}
+
 // (1) The steps before attention as the family's recipe orders them, from the block's input [n, d_model]: the
-//     input norm into ws.xn (pre-norm families), q | k | v of the normed input (post-norm: of the input itself),
-//     RoPE on q and k (ws.cos, ws.sin made). The block and LayerQk both run this, so their q and k are the same bits.
-//     False when the norm's output is not finite.
-bool QkvSteps(const ModelConfig& c, const BlockParams& b, const float* input, Workspace& ws, int layer) {
+//     input norm into ws.xn (pre-norm families with input norms), q | k | v of the normed input (post-norm, no
+//     input norms: of the input itself), the q/k norms unless `qk_norm` is false (the what-if), RoPE on q and k
+//     (ws.cos, ws.sin made; gemma3's sliding layers by the local base). The block and LayerQk both run this, so
+//     their q and k are the same bits. An error names the stage whose output is not finite.
+Status QkvSteps(const ModelConfig& c, const BlockParams& b, const float* input, Workspace& ws, int layer,
+                bool qk_norm) {
   const float* from = input;
-  if (!c.recipe.post_norm) {
-    if (!NormForward(c, input, ws.n, b.attn_norm, ws.xn.data())) return false;
+  if (!c.recipe.post_norm && c.recipe.input_norms) {
+    if (!NormForward(c, input, ws.n, b.attn_norm, ws.xn.data())) return NotFinite(layer, c.recipe.attn_norm_stage);
     from = ws.xn.data();
   }
   ProjectQkv(c, b, from, ws);
+  if (c.recipe.qk_norm != BlockRecipe::QkNorm::kNone) {
+    if (!ws.qk_raw.empty()) KeepQkBeforeNorm(c, ws);
+    if (qk_norm && !QkNormForward(c, b, ws)) return NotFinite(layer, c.recipe.qk_norm_stage);
+  }
   if (c.recipe.rope) {
     const int rot = c.rope_dim();
     const bool local = c.LocalRope(layer);  // gemma3's sliding layers turn by the local base
@@ -151,7 +184,11 @@ bool QkvSteps(const ModelConfig& c, const BlockParams& b, const float* input, Wo
     ApplyRope(ws.qkv.data(), ws.ld_qkv, ws.n, c.n_head, c.d_head, rot, cos, sin);
     ApplyRope(ws.qkv.data() + c.q_dim(), ws.ld_qkv, ws.n, c.n_kv_head, c.d_head, rot, cos, sin);
   }
-  return true;
+  return Status::Ok();
+}
+
+bool QkNormOn(const RunOptions& o, int layer) {
+  return !(layer < (int)o.no_qk_norm.size() && o.no_qk_norm[layer]);
 }
 
 // (2) attention over ws.qkv -> probs, the row figures, ws.z, through the one kernel (core/attention/attention.h) that the
@@ -221,7 +258,7 @@ void Mlp(const ModelConfig& c, const BlockParams& b, Workspace& ws, Residual* re
 Status ParallelBlockStages(const ModelConfig& c, const BlockParams& b, float multiplier, float* probs,
                            std::vector<HeadMetrics>* metrics, Workspace& ws, const RunOptions& o, LayerSink* sink,
                            int layer) {
-  if (!QkvSteps(c, b, ws.x.data(), ws, layer)) return NotFinite(layer, c.recipe.attn_norm_stage);  // 1-3.
+  if (Status s = QkvSteps(c, b, ws.x.data(), ws, layer, QkNormOn(o, layer)); !s) return s;  // 1-3.
   Residual attn{ws.x.data(), /*into_x=*/false, /*check_sum=*/false};                       // 4.
   if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o, sink, layer, &attn); !s) return s;
   if (attn.out_bad) return NotFinite(layer, "the attention output");
@@ -234,6 +271,40 @@ Status ParallelBlockStages(const ModelConfig& c, const BlockParams& b, float mul
   return Status::Ok();
 }
 
+// x += out_norm(y): y [n, d_model] a sublayer's output in ws.xn, normed in place, then added to the residual stream
+// ws.x, which is checked. An error names the norm or the stream.
+Status AddNormedOutput(const ModelConfig& c, const Norm& norm, const char* stage, Workspace& ws, int layer) {
+  const size_t count = (size_t)ws.n * c.d_model;
+  if (!NormForward(c, ws.xn.data(), ws.n, norm, ws.xn.data())) return NotFinite(layer, stage);
+  float* x = ws.x.data();
+  const float* y = ws.xn.data();
+  for (size_t t = 0; t < count; ++t) x[t] += y[t];
+  return CheckFinite(x, count, layer, "the residual stream");
+}
+
+// A block with output norms (BlockRecipe::output_norms: olmo2 without input norms, gemma2/3 with them):
+//   1-3. x -> [input norm] -> q, k, v (q/k norms, RoPE)  4. attention, output projection -> y; x += out_norm(y)
+//   5. [input norm] of x (or x itself)                    6. MLP -> y; x += out_norm(y)
+Status OutputNormBlockStages(const ModelConfig& c, const BlockParams& b, float multiplier, float* probs,
+                             std::vector<HeadMetrics>* metrics, Workspace& ws, const RunOptions& o, LayerSink* sink,
+                             int layer) {
+  const size_t count = (size_t)ws.n * c.d_model;
+  if (Status s = QkvSteps(c, b, ws.x.data(), ws, layer, QkNormOn(o, layer)); !s) return s;  // 1-3.
+  Residual attn{ws.x.data(), /*into_x=*/true, /*check_sum=*/false, /*add=*/false};           // 4.
+  if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o, sink, layer, &attn); !s) return s;
+  if (attn.out_bad) return NotFinite(layer, "the attention output");
+  if (Status s = AddNormedOutput(c, b.attn_out_norm, c.recipe.attn_out_norm_stage, ws, layer); !s) return s;
+  if (c.recipe.input_norms) {  // 5.
+    if (!NormForward(c, ws.x.data(), ws.n, b.mlp_norm, ws.xn.data())) return NotFinite(layer, c.recipe.mlp_norm_stage);
+  } else {
+    std::copy(ws.x.begin(), ws.x.begin() + (ptrdiff_t)count, ws.xn.begin());
+  }
+  Residual mlp{ws.x.data(), /*into_x=*/true, /*check_sum=*/false, /*add=*/false};  // 6.
+  Mlp(c, b, ws, &mlp);
+  if (mlp.out_bad) return NotFinite(layer, "the MLP output");
+  return AddNormedOutput(c, b.mlp_out_norm, c.recipe.mlp_out_norm_stage, ws, layer);
+}
+
 // One block: ws.x -> ws.x, probs [n_head, n, n] written, as the family's recipe says (config.h BlockRecipe):
 //   pre-norm:  1-3. x -> norm -> q, k, v (RoPE)  4. attention, output projection, x += it  5. norm  6. MLP, x += it
 //   post-norm: 1-3. x -> q, k, v                 4. attention, output projection, x = norm(x + it)
@@ -244,11 +315,12 @@ Status BlockStages(const ModelConfig& c, const BlockParams& b, float multiplier,
                    std::vector<HeadMetrics>* metrics, Workspace& ws, const RunOptions& o, LayerSink* sink,
                    int layer) {
   if (c.recipe.parallel_residual) return ParallelBlockStages(c, b, multiplier, probs, metrics, ws, o, sink, layer);
+  if (c.recipe.output_norms) return OutputNormBlockStages(c, b, multiplier, probs, metrics, ws, o, sink, layer);
   const int n = ws.n;
   const bool pre = !c.recipe.post_norm;
   float* x = ws.x.data();
   float* xn = ws.xn.data();
-  if (!QkvSteps(c, b, x, ws, layer)) return NotFinite(layer, c.recipe.attn_norm_stage);  // 1-3.
+  if (Status s = QkvSteps(c, b, x, ws, layer, QkNormOn(o, layer)); !s) return s;  // 1-3.
   Residual attn{x, /*into_x=*/pre, /*check_sum=*/false};                           // 4.
   if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o, sink, layer, &attn); !s) return s;
   if (attn.out_bad) return NotFinite(layer, "the attention output");
@@ -282,6 +354,7 @@ double RunMemoryBytes(const ModelConfig& c, size_t n, bool collect, const RunOpt
   const double nd = (double)n, f = sizeof(float);
   double floats = nd * c.d_model * 2                        // x, xn
                   + nd * (c.q_dim() + 2.0 * c.kv_dim())      // q | k | v
+                  + (c.recipe.qk_norm != BlockRecipe::QkNorm::kNone ? nd * (c.q_dim() + (double)c.kv_dim()) : 0.0)
                   + nd * c.q_dim()                           // z
                   + std::min(nd, (double)kMlpRows) * c.d_ff * (c.recipe.gated_mlp ? 2 : 1)  // MLP
                   + (o.stream_maps ? 0.0 : (double)c.n_head * nd * nd)  // the maps' scratch [n_head, n, n]
@@ -351,6 +424,12 @@ Status CheckRunInputs(const ModelConfig& c, const std::vector<int>& ids, const R
     if (!(o.temperature[l] > 0) || !std::isfinite(o.temperature[l]))
       return Status::Error("temperature of layer " + std::to_string(l) + " is " + std::to_string(o.temperature[l]) +
                            "; allowed: a finite number > 0");
+  if (!o.no_qk_norm.empty() && (int)o.no_qk_norm.size() != c.n_layer)
+    return Status::Error("no_qk_norm has " + std::to_string(o.no_qk_norm.size()) + " entries; the model has " +
+                         std::to_string(c.n_layer) + " layers");
+  if (c.recipe.qk_norm == BlockRecipe::QkNorm::kNone &&
+      std::find(o.no_qk_norm.begin(), o.no_qk_norm.end(), true) != o.no_qk_norm.end())
+    return Status::Error(MsgId::kNoQkNorms, {c.model_type, QkNormModelTypes()});
   for (const AblatedHead& a : o.ablate) {
     if (a.layer < 0 || a.layer >= c.n_layer)
       return Status::Error(MsgId::kAblateLayerRange,
@@ -406,6 +485,7 @@ Status RunWithWorkspace(const Model& model, const std::vector<int>& ids, const R
   ws.z.resize((size_t)n * c.q_dim());
   ws.ff.resize((size_t)std::min(n, kMlpRows) * c.d_ff);
   if (c.recipe.gated_mlp) ws.ff2.resize((size_t)std::min(n, kMlpRows) * c.d_ff);
+  if (c.recipe.qk_norm != BlockRecipe::QkNorm::kNone) ws.qk_raw.resize((size_t)n * (c.q_dim() + c.kv_dim()));
   if (c.recipe.rope) RopeTablesOfRun(c, n, ws);
   // 2. Embeddings (or the resumed residual stream).
   if (o.first_layer > 0 || o.resume_hidden) {
@@ -441,6 +521,12 @@ Status RunWithWorkspace(const Model& model, const std::vector<int>& ids, const R
                                  (size_t)ws.ld_qkv);
       out.v = HeadsView::Columns(ws.qkv.data() + c.q_dim() + c.kv_dim(), (size_t)n, (size_t)c.n_kv_head,
                                  (size_t)c.d_head, (size_t)ws.ld_qkv);
+      if (c.recipe.qk_norm != BlockRecipe::QkNorm::kNone) {
+        const size_t width = (size_t)(c.q_dim() + c.kv_dim());
+        out.q_before_norm = HeadsView::Columns(ws.qk_raw.data(), (size_t)n, (size_t)c.n_head, (size_t)c.d_head, width);
+        out.k_before_norm = HeadsView::Columns(ws.qk_raw.data() + c.q_dim(), (size_t)n, (size_t)c.n_kv_head,
+                                               (size_t)c.d_head, width);
+      }
       out.multiplier = AttentionMultiplier(c, l, o);
       out.softcap = AttentionSoftcap(c, l, o);
       out.weights = &b;  // still layer l's: the scratch is refilled only by the next BlockWeights
@@ -483,7 +569,7 @@ class CollectSink : public LayerSink {
 };
 }  // namespace
 
-Status LayerQk(const Model& model, int layer, const float* input, int n, Tensor* q, Tensor* k) {
+Status LayerQk(const Model& model, int layer, const float* input, int n, Tensor* q, Tensor* k, bool no_qk_norm) {
   const ModelConfig& c = model.config();
   if (layer < 0 || layer >= c.n_layer)
     return Status::Error(MsgId::kOutOfRange, {"layer", std::to_string(layer), "0", std::to_string(c.n_layer - 1)});
@@ -498,7 +584,7 @@ Status LayerQk(const Model& model, int layer, const float* input, int n, Tensor*
     ws.qkv.resize((size_t)n * ws.ld_qkv);
     if (c.recipe.rope) RopeTablesOfRun(c, n, ws);
     const BlockParams& b = model.BlockWeights(layer, &ws.weights);
-    if (!QkvSteps(c, b, input, ws, layer)) return NotFinite(layer, "q, k and v");
+    if (Status s = QkvSteps(c, b, input, ws, layer, !no_qk_norm); !s) return s;
     if (Status s = CheckFinite(ws.qkv.data(), ws.qkv.size(), layer, "q, k and v"); !s) return s;
     CopyHeadsTo(HeadsView::Columns(ws.qkv.data(), (size_t)n, (size_t)c.n_head, (size_t)c.d_head, (size_t)ws.ld_qkv), q);
     CopyHeadsTo(HeadsView::Columns(ws.qkv.data() + c.q_dim(), (size_t)n, (size_t)c.n_kv_head, (size_t)c.d_head,

@@ -40,6 +40,9 @@ struct RunOptions {
   // Per layer ([n_layer] or empty): drop the attention soft cap (ModelConfig::attn_softcap) on the layers set; the
   // final logit cap stays. Refused on a model without an attention cap.
   std::vector<bool> no_softcap;
+  // Skip the q/k norms (BlockRecipe::qk_norm; refused on a model without them): q and k go from their projections
+  // straight to RoPE, so the scores show what the norms hold back.
+  std::vector<bool> no_qk_norm;
   // Head ablation: each listed head's output (its columns of z, [n, d_head]) is set to zero before the output
   // projection (the projection's bias is kept); every later layer, the maps and hidden states follow.
   std::vector<AblatedHead> ablate;
@@ -69,6 +72,9 @@ struct LayerOutput {
   // run's workspace (valid during OnLayer only), and the logit multiplier of this layer.
   HeadsView q, k;
   HeadsView v;  // [n_kv_head, n, d_head], the values (a view into the workspace, valid during OnLayer only)
+  // q/k-norm families (BlockRecipe::qk_norm): q [n_head, n, d_head] and k [n_kv_head, n, d_head] as the projections
+  // made them, before the norms (and RoPE); data null otherwise.
+  HeadsView q_before_norm, k_before_norm;
   float multiplier = 1.0f;
   float softcap = 0.0f;  // this layer's attention soft cap (AttentionSoftcap; 0 = none): exact rows pass it on
   const std::vector<HeadMetrics>* metrics = nullptr;  // [n_head] with RunOptions::row_figures, else null
@@ -106,18 +112,20 @@ struct ModelRun {
 // Everything collected (probs are written in place, no copies).
 Result<ModelRun> RunModel(const Model& model, const std::vector<int>& ids, const RunOptions& options = {});
 
-// q and k of block `layer` as the run makes them (the input norm, the projections, RoPE), from the residual stream
-// entering it: the same code on the same rows, so the same bits as LayerOutput::q and k. A streamed layer keeps its
+// q and k of block `layer` as the run makes them (the input norm, the projections, the q/k norms unless no_qk_norm,
+// RoPE), from the residual stream entering it: the same code on the same rows, so the same bits as LayerOutput::q
+// and k of a run whose RunOptions::no_qk_norm[layer] is no_qk_norm. A streamed layer keeps its
 // input (n * d_model floats) rather than q and k (n * (q_dim + kv_dim)), and the screen makes them when it needs
 // exact rows.
 //   input: [n, d_model] (hidden[layer] of a run: the embeddings for layer 0)
 //   q: [n_head, n, d_head], k: [n_kv_head, n, d_head] (resized)
 // Errors: layer out of range, n outside 1..max positions, a value that is not finite, memory as RunModel's.
-Status LayerQk(const Model& model, int layer, const float* input, int n, Tensor* q, Tensor* k);
+Status LayerQk(const Model& model, int layer, const float* input, int n, Tensor* q, Tensor* k,
+               bool no_qk_norm = false);
 // The same from the run itself: out.q and out.k as head-major tensors (resized).
 void LayerQkCopy(const LayerOutput& out, Tensor* q, Tensor* k);
 
-// The bytes a run over n tokens allocates: the workspace (residual stream, q|k|v, MLP, the [n_head, n, n] maps
+// The bytes a run over n tokens allocates: the workspace (residual stream, q|k|v, q|k before their norms, MLP, the [n_head, n, n] maps
 // scratch unless stream_maps, rope tables, one layer's dequantized weights when the model has them per layer), plus with `collect` the all-layer results of the collecting RunModel, plus caller_bytes.
 double RunMemoryBytes(const ModelConfig& c, size_t n, bool collect, const RunOptions& options = {});
 

@@ -262,8 +262,9 @@ Status ExactQk(const ModelResult& result, int layer, SharedTensor* q, SharedTens
   if (!input) return Status::Error("layer " + std::to_string(layer) + " kept no input to make q and k from");
   const model::Model& model = *result.request.folder->model;
   auto made_q = std::make_shared<Tensor>(), made_k = std::make_shared<Tensor>();
+  const ModelWhatIfs& what_ifs = result.request.what_ifs();
   if (Status s = model::LayerQk(model, layer, input->data(), (int)(input->size() / model.config().d_model),
-                                made_q.get(), made_k.get());
+                                made_q.get(), made_k.get(), what_ifs.no_qk_norm && what_ifs.Touches(layer));
       !s)
     return s;
   *q = made_q, *k = made_k;

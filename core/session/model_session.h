@@ -35,12 +35,13 @@ struct ModelRequest {
   float temperature = 1.0f;              // what-if: logits / T
   std::vector<int> whatif_layers;        // the layers the what-ifs act on; empty = all
   std::vector<model::AblatedHead> ablated;  // what-if: these heads output zero (on every layer they name)
+  bool no_qk_norm = false;               // what-if: skip the q/k norms (models with them only)
   bool operator==(const ModelRequest& o) const {
     return folder == o.folder && text == o.text && no_scale == o.no_scale && temperature == o.temperature &&
-           whatif_layers == o.whatif_layers && ablated == o.ablated;
+           whatif_layers == o.whatif_layers && ablated == o.ablated && no_qk_norm == o.no_qk_norm;
   }
   bool operator!=(const ModelRequest& o) const { return !(*this == o); }
-  ModelWhatIfs what_ifs() const { return {no_scale, temperature, whatif_layers, ablated}; }
+  ModelWhatIfs what_ifs() const { return {no_scale, temperature, whatif_layers, ablated, no_qk_norm}; }
   // No what-if and no ablation: the model as trained (its loss is the baseline the others are compared with).
   bool plain() const { return !what_ifs().any() && ablated.empty(); }
   bool SameText(const ModelRequest& o) const { return folder == o.folder && text == o.text; }

@@ -5,6 +5,10 @@
 namespace attnviz {
 namespace {
 
+bool NoQkNorm(const model::RunOptions& o, int layer) {
+  return layer < (int)o.no_qk_norm.size() && o.no_qk_norm[(size_t)layer];
+}
+
 // The heads of `layer` an option set ablates, sorted (the order they were listed in changes nothing).
 std::vector<int> AblatedHeadsOf(const model::RunOptions& o, int layer) {
   std::vector<int> heads;
@@ -26,11 +30,13 @@ model::RunOptions WhatIfRunOptions(const ModelWhatIfs& w, int n_layer) {
   if (w.no_scale) options.no_scale.assign((size_t)n_layer, false);
   if (w.temperature != 1.0f) options.temperature.assign((size_t)n_layer, 1.0f);
   if (w.no_softcap) options.no_softcap.assign((size_t)n_layer, false);
+  if (w.no_qk_norm) options.no_qk_norm.assign((size_t)n_layer, false);
   for (int l = 0; l < n_layer; ++l) {
     if (!w.Touches(l)) continue;
     if (w.no_scale) options.no_scale[(size_t)l] = true;
     if (w.temperature != 1.0f) options.temperature[(size_t)l] = w.temperature;
     if (w.no_softcap) options.no_softcap[(size_t)l] = true;
+    if (w.no_qk_norm) options.no_qk_norm[(size_t)l] = true;
   }
   options.ablate = w.ablate;
   return options;
@@ -39,7 +45,7 @@ model::RunOptions WhatIfRunOptions(const ModelWhatIfs& w, int n_layer) {
 int FirstChangedLayer(const model::ModelConfig& c, const model::RunOptions& a, const model::RunOptions& b) {
   for (int l = 0; l < c.n_layer; ++l)
     if (model::AttentionMultiplier(c, l, a) != model::AttentionMultiplier(c, l, b) ||
-        model::AttentionSoftcap(c, l, a) != model::AttentionSoftcap(c, l, b) ||
+        model::AttentionSoftcap(c, l, a) != model::AttentionSoftcap(c, l, b) || NoQkNorm(a, l) != NoQkNorm(b, l) ||
         AblatedHeadsOf(a, l) != AblatedHeadsOf(b, l))
       return l;
   return c.n_layer;

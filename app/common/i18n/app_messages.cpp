@@ -53,7 +53,8 @@ constexpr const char* kEnglish[] = {
     "{0}: a GGUF model file; attnviz-cli {1} runs the sandbox layer, not a model: run attnviz-cli model --model {0}",
     "unexpected argument '{0}': a GGUF model file is given as --model {0}",
     // attnviz-cli model's --layers (app/cli/cli_model.cpp)
-    "--layers names the layers the what-ifs act on, and none is given: add --no-scale, --no-softcap or --temperature T, or leave "
+    "--layers names the layers the what-ifs act on, and none is given: add --no-scale, --no-softcap, --temperature T "
+    "or --no-qk-norm, or leave "
     "--layers out (--ablate L:H names its own layers)",
 };
 constexpr int kAppCount = (int)AppMsgId::kCount - (int)MsgId::kAppFirst;

@@ -120,6 +120,7 @@ const char* kModelHelpKo =
     "  --no-scale             가정 실험: 1/sqrt(d_head) 스케일을 뺍니다\n"
     "  --no-softcap           가정 실험: 어텐션 로짓의 소프트 캡을 뺍니다 (gemma2; 마지막 로짓 캡은 남김)\n"
     "  --temperature T        가정 실험: 로짓을 T로 나눕니다 (1e-06..1e+06)\n"
+    "  --no-qk-norm           가정 실험: q/k 노름을 건너뜁니다 (q/k 노름이 있는 모델: {qk_norm_types})\n"
     "  --layers L1,L2,...     가정 실험을 적용할 층 (기본: 모두)\n"
     "  --ablate L:H,...       가정 실험: 층 L 의 헤드 H 의 출력을 0으로 (출력 투영 전; 그 편향은 남김);\n"
     "                         뒤의 모든 층, 맵과 예측이 따라 바뀝니다\n"
@@ -128,7 +129,8 @@ const char* kModelHelpKo =
     "  --ablate-scan          헤드를 하나씩 제거해 보고 남는 손실을 CSV로 출력합니다: layer, head, loss,\n"
     "                         delta (원래 손실과의 차이); --json: JSON으로\n"
     "  --neuron L:H:I:J       층 L 헤드 H 에서 쿼리 토큰 I 가 키 토큰 J 를 만나는 방식: q, k (RoPE 모델은\n"
-    "                         회전 전도), 차원마다 q*k, 점수, 스케일, 로짓, 확률; --json: JSON으로\n"
+    "                         회전 전도, q/k 노름 모델은 노름 전도), 차원마다 q*k, 점수, 스케일, 로짓,\n"
+    "                         확률; --json: JSON으로\n"
     "  --kind K[,K...]        --dump 와 함께: 이 종류의 맵도 ({map_kinds}) 각각 .npy 로 씁니다:\n"
     "                         rollout -> OUT/rollout.npy, value_weighted -> OUT/value_norm.npy (아래와 같습니다)\n"
     "  --rollout              --dump 와 함께: OUT/rollout.npy [n_layer, n, n], 어텐션 롤아웃 (헤드 평균에\n"
@@ -188,6 +190,7 @@ const char* HelpText(Help help, const char* english) {
 std::string WithModelTypes(std::string text) {
   for (const auto& [key, value] : {std::pair<std::string, std::string>{"{model_types}", model::SupportedModelTypes()},
                                    {"{gguf_types}", model::SupportedModelTypes(/*gguf=*/true)},
+                                   {"{qk_norm_types}", model::QkNormModelTypes()},
                                    {"{map_kinds}", MapKindNames()}})
     for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size()))
       text.replace(at, key.size(), value);

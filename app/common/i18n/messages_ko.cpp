@@ -322,6 +322,7 @@ constexpr MessageEntry kMessagesKo[] = {
     {MsgId::kAblateLayerRange, "ablate: 층 {0} 은(는) 범위를 벗어났습니다: 허용 범위 0..{1} (모델의 층은 {2}개입니다)"},
     {MsgId::kAblateHeadRange, "ablate: 층 {1}의 헤드 {0} 은(는) 범위를 벗어났습니다: 허용 범위 0..{2} (모델의 헤드는 {3}개입니다)"},
     {MsgId::kNoSoftcapToRemove, "이 {0} 모델에는 없앨 어텐션 소프트 캡이 없습니다 (config.json의 attn_logit_softcapping이 null입니다)"},
+    {MsgId::kNoQkNorms, "q/k 노름을 끄는 가정 실험에는 q/k 노름(q_norm, k_norm)이 필요한데 model_type {0}에는 없습니다: 허용되는 모델: {1}"},
     {MsgId::kAnalysisMemory, "토큰 {3}개의 {0}에는 약 {1}의 메모리가 필요해 한도 {2}을(를) 넘습니다 (ATTNVIZ_MEMORY_LIMIT, 예: 8G 로 바꿀 수 있습니다; 토큰이 적으면 덜 듭니다)"},
     {MsgId::kGgufCountLimit, "바이트 {2}의 {0} = {1}은(는) 실제 파일에 필요한 것보다 큽니다 (최대 {3})"},
     {MsgId::kGgufMemory, "바이트 {2}의 {0} = {1}에는 약 {3}의 메모리가 필요해 한도 {4}을(를) 넘습니다 (ATTNVIZ_MEMORY_LIMIT, 예: 8G 로 바꿀 수 있습니다)"},
@@ -373,7 +374,7 @@ constexpr AppMessageEntry kAppMessagesKo[] = {
     {AppMsgId::kPrefixWhatIfLayers, "가정 실험 층: "},
     {AppMsgId::kGgufFileForSandbox, "{0}: GGUF 모델 파일입니다; attnviz-cli {1} 은(는) 모델이 아니라 샌드박스 층을 실행합니다: attnviz-cli model --model {0} 을(를) 실행하십시오"},
     {AppMsgId::kGgufFileNeedsOption, "뜻밖의 인자 '{0}': GGUF 모델 파일은 --model 옵션으로 줍니다: --model {0}"},
-    {AppMsgId::kLayersNeedWhatIf, "--layers 는 가정 실험이 작용할 층을 고르는데, 가정 실험이 하나도 없습니다: --no-scale, --no-softcap 이나 --temperature T 를 더하거나 --layers 를 빼십시오 (--ablate L:H 는 제 층을 스스로 정합니다)"},
+    {AppMsgId::kLayersNeedWhatIf, "--layers 는 가정 실험이 작용할 층을 고르는데, 가정 실험이 하나도 없습니다: --no-scale, --no-softcap, --temperature T, --no-qk-norm 중 하나를 더하거나 --layers 를 빼십시오 (--ablate L:H 는 제 층을 스스로 정합니다)"},
 };
 static_assert(std::size(kAppMessagesKo) == (size_t)((int)AppMsgId::kCount - (int)MsgId::kAppFirst),
               "messages_ko.cpp: one Korean template per AppMsgId");

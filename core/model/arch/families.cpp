@@ -40,4 +40,12 @@ std::string SupportedModelTypes(bool gguf) {
   return out;
 }
 
+std::string QkNormModelTypes() {
+  std::string out;
+  for (const Family* f : Families())
+    if (f->recipe.qk_norm != BlockRecipe::QkNorm::kNone)
+      for (const std::string& t : f->model_types) out += (out.empty() ? "" : ", ") + t;
+  return out;
+}
+
 }  // namespace attnviz::model

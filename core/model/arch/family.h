@@ -53,6 +53,8 @@ const Family* FamilyFor(const std::string& model_type, bool gguf = false);
 const GgufArchitecture* GgufArchitectureFor(const std::string& architecture);
 // "gpt2, bert, llama, qwen2, mistral" (every model_type), or with `gguf` the GGUF architectures.
 std::string SupportedModelTypes(bool gguf = false);
+// The model_types whose families have q/k norms (BlockRecipe::qk_norm), as SupportedModelTypes lists them.
+std::string QkNormModelTypes();
 
 // The families (one file each).
 const Family& Gpt2Family();
