@@ -1,5 +1,6 @@
 #include "model/config.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -36,7 +37,30 @@ std::string ModelConfig::Describe() const {
     if (rope_scaling.kind == RopeScaling::Kind::kLongRope) s += " (longrope scaling)";
     if (!rope_scaling.freq_factors.empty()) s += " (per-frequency factors)";
     if (rope_dim() != d_head) s += ", rotary on " + std::to_string(rope_dim()) + " of " + std::to_string(d_head) + " dims";
-    if (sliding_window) s += ", sliding window " + std::to_string(sliding_window);
+    if (layer_window.empty() && sliding_window) s += ", sliding window " + std::to_string(sliding_window);
+    if (!layer_local_rope.empty()) {
+      std::snprintf(b, sizeof b, ", local rope theta %g on the sliding layers", rope_local_theta);
+      s += b;
+    }
+  }
+  // Per-layer windows: "sliding window 5 on layers 0, 2".
+  std::string sliding;
+  for (int l = 0; l < (int)layer_window.size(); ++l)
+    if (layer_window[(size_t)l] > 0) sliding += (sliding.empty() ? "" : ", ") + std::to_string(l);
+  if (!sliding.empty())
+    s += ", sliding window " + std::to_string(*std::max_element(layer_window.begin(), layer_window.end())) +
+         " on layers " + sliding;
+  if (recipe.qk_norm == BlockRecipe::QkNorm::kPerHead) s += ", q/k norms per head";
+  if (recipe.qk_norm == BlockRecipe::QkNorm::kWhole) s += ", q/k norms over the whole projections";
+  if (recipe.output_norms) s += recipe.input_norms ? ", input and output norms" : ", output norms only";
+  char v[96];
+  if (query_pre_attn_scalar > 0) {
+    std::snprintf(v, sizeof v, ", scale 1/sqrt(query_pre_attn_scalar %g)", query_pre_attn_scalar);
+    s += v;
+  }
+  if (attn_softcap > 0 || final_softcap > 0) {
+    std::snprintf(v, sizeof v, ", soft caps %g (attention) and %g (final)", attn_softcap, final_softcap);
+    s += v;
   }
   if (recipe.parallel_residual) s += ", parallel residual";
   return s;

@@ -283,7 +283,8 @@ TEST_P(CliAnalysis, AblateScanMatchesTorch) {
 INSTANTIATE_TEST_SUITE_P(Models, CliAnalysis,
                          ::testing::Values("gpt2", "gpt2_f16", "bert", "bert_legacy", "llama", "qwen2", "mistral_sharded",
                                            "gpt_neox", "gpt_neox_seq_bf16", "phi3", "phi3_partial_f16", "roberta",
-                                           "xlm_roberta"),
+                                           "xlm_roberta", "qwen3", "qwen3_sliding", "olmo2", "gemma2", "gemma2_bf16",
+                                           "gemma3_text"),
                          [](const auto& info) { return info.param; });
 
 // BERT's masked-LM head on its own WordPiece tokenizer: the top-k at the [MASK] token only, no loss.

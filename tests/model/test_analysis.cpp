@@ -201,6 +201,20 @@ TEST_P(Analysis, NeuronRolloutAndValueNormsMatchTorch) {
       ExpectVector(v.q_before_rope, (*w)["q_before_rope"], what + " q_before_rope");
       ExpectVector(v.k_before_rope, (*w)["k_before_rope"], what + " k_before_rope");
     }
+    // The score twists (make_score_fixtures.py): q and k before the q/k norms, the scale's source, the soft cap.
+    EXPECT_EQ(v.qk_norm, (*model)->config().recipe.qk_norm != BlockRecipe::QkNorm::kNone) << what;
+    if (v.qk_norm) {
+      ASSERT_TRUE(w->contains("q_before_norm")) << what;
+      ExpectVector(v.q_before_norm, (*w)["q_before_norm"], what + " q_before_norm");
+      ExpectVector(v.k_before_norm, (*w)["k_before_norm"], what + " k_before_norm");
+    }
+    if (w->contains("scale_source")) EXPECT_EQ(v.scale_source, (*w)["scale_source"].get<std::string>()) << what;
+    EXPECT_EQ(v.softcap > 0, w->contains("softcap")) << what;
+    if (w->contains("softcap")) {
+      EXPECT_DOUBLE_EQ(v.softcap, (*w)["softcap"].get<double>()) << what;
+      EXPECT_NEAR(v.uncapped_logit, (*w)["uncapped_logit"].get<double>(),
+                  kTol * std::max(1.0, std::fabs(v.uncapped_logit))) << what;
+    }
   }
   // Rollout and value norms, layer by layer.
   const Tensor roll = Npy(name, "rollout.npy"), vn = Npy(name, "value_norm.npy");

@@ -85,14 +85,15 @@ TEST_P(Fixture, RowsSumToOneAndMaskedEntriesAreExactlyZero) {
   ASSERT_TRUE(run.ok());
   const size_t n = run->probs.dim(2);
   const bool causal = !cfg.recipe.bidirectional;
-  for (size_t lh = 0; lh < run->probs.dim(0) * run->probs.dim(1); ++lh)
+  for (size_t lh = 0; lh < run->probs.dim(0) * run->probs.dim(1); ++lh) {
+    const size_t window = (size_t)cfg.WindowOf((int)(lh / run->probs.dim(1)));  // gemma: per layer
     for (size_t i = 0; i < n; ++i) {
       const float* row = run->probs.data() + (lh * n + i) * n;
       double sum = 0;
       for (size_t j = 0; j < n; ++j) {
         sum += row[j];
         const bool visible =
-            (!causal || j <= i) && (cfg.sliding_window == 0 || (j <= i && i - j < (size_t)cfg.sliding_window));
+            (!causal || j <= i) && (window == 0 || (j <= i && i - j < window));
         if (!visible) {
           ASSERT_EQ(row[j], 0.0f) << name << " row " << i << " key " << j;
         }
@@ -100,6 +101,7 @@ TEST_P(Fixture, RowsSumToOneAndMaskedEntriesAreExactlyZero) {
       }
       ASSERT_NEAR(sum, 1.0, 1e-5) << name;
     }
+  }
 }
 
 TEST_P(Fixture, StreamingSinkSeesWhatCollectingKeeps) {

@@ -42,7 +42,7 @@ Tensor Copy(const HeadsView& v) {
 struct StreamedLayer {
   MapPyramid pyramid;
   Tensor q, k;
-  float multiplier = 0;
+  float multiplier = 0, softcap = 0;
   RoleScores roles[64];
 };
 
@@ -67,6 +67,7 @@ struct StreamSink : LayerSink {
     l.q = Copy(o.q);
     l.k = Copy(o.k);
     l.multiplier = o.multiplier;
+    l.softcap = o.softcap;
     for (int h = 0; h < o.n_head; ++h) l.roles[h] = rows->Head(h);
     if (o.layer + 1 < o.n_layer) {
       current = o.layer + 1;
@@ -125,7 +126,7 @@ TEST_P(Streamed, StreamedMapsEqualFullMaps) {
     EXPECT_EQ(got.multiplier, AttentionMultiplier(c, l, options));
     for (int h = 0; h < c.n_head; ++h) {
       Tensor rows;
-      AttendRows(got.q, got.k, got.multiplier, AttentionMask(c, l), h, 0, n, nullptr, &rows);
+      AttendRows(got.q, got.k, got.multiplier, AttentionMask(c, l), h, 0, n, nullptr, &rows, got.softcap);
       ASSERT_EQ(rows.size(), plane);
       for (size_t i = 0; i < plane; ++i)
         ASSERT_EQ(rows.data[i], layer_probs.data[h * plane + i]) << "head " << h << " cell " << i;
@@ -161,6 +162,7 @@ TEST_P(Streamed, StreamedMapsEqualFullMaps) {
     streamed_source.q = &got.q;
     streamed_source.k = &got.k;
     streamed_source.multiplier = got.multiplier;
+    streamed_source.softcap = got.softcap;
     streamed_source.mask = AttentionMask(c, l);
     MapSource full_source = streamed_source;
     full_source.probs = &layer_probs;

@@ -20,7 +20,8 @@ inline std::string FixtureDir(const std::string& name) { return std::string(ATTN
 inline const std::vector<std::string>& AllFixtures() {
   static const std::vector<std::string> k = {"gpt2", "gpt2_f16", "bert", "bert_legacy", "llama", "qwen2",
                                              "mistral_sharded", "gpt_neox", "gpt_neox_seq_bf16", "phi3",
-                                             "phi3_partial_f16", "roberta", "xlm_roberta"};
+                                             "phi3_partial_f16", "roberta", "xlm_roberta", "qwen3",
+                                             "qwen3_sliding", "olmo2", "gemma2", "gemma2_bf16", "gemma3_text"};
   return k;
 }
 

@@ -31,6 +31,39 @@ Status ParseGqaHeads(const Keys& k, const json& j, ModelConfig* c) {
   return k.IntOr("head_dim", 1, kMaxWidth, default_head, &c->d_head);
 }
 
+Status ParseHeadsWithHeadDim(const Keys& k, int default_head_dim, ModelConfig* c) {
+  ATTNVIZ_TRY(k.Int("num_attention_heads", 1, kMaxHeads, &c->n_head));
+  ATTNVIZ_TRY(k.IntOr("num_key_value_heads", 1, c->n_head, c->n_head, &c->n_kv_head));
+  ATTNVIZ_TRY(k.Int("hidden_size", 1, kMaxWidth, &c->d_model));
+  if (c->n_head % c->n_kv_head != 0)
+    return Status::ErrorAt(k.where(), MsgId::kConfigNotMultiple, {"num_attention_heads", std::to_string(c->n_head),
+                                                                  "num_key_value_heads", std::to_string(c->n_kv_head)});
+  return k.IntOr("head_dim", 1, kMaxWidth, default_head_dim, &c->d_head);
+}
+
+Status ParseLayerTypes(const Keys& k, const json& j, int n_layer, const std::vector<bool>& derived, int sliding_window,
+                       std::vector<int>* window, std::vector<bool>* sliding) {
+  std::vector<bool> slides = derived;
+  auto it = j.find("layer_types");
+  if (it != j.end() && !it->is_null()) {
+    if (!it->is_array() || (int)it->size() != n_layer)
+      return Status::ErrorAt(k.where(), MsgId::kConfigLayerTypesCount,
+                             {it->is_array() ? std::to_string(it->size()) : JsonValueText(*it), std::to_string(n_layer)});
+    for (int l = 0; l < n_layer; ++l) {
+      const json& t = (*it)[(size_t)l];
+      const std::string v = t.is_string() ? t.get<std::string>() : JsonValueText(t);
+      if (v != "sliding_attention" && v != "full_attention")
+        return Status::ErrorAt(k.where(), MsgId::kConfigLayerType, {std::to_string(l), CappedValue(v)});
+      slides[(size_t)l] = v == "sliding_attention";
+    }
+  }
+  window->assign((size_t)n_layer, 0);
+  for (int l = 0; l < n_layer; ++l)
+    if (slides[(size_t)l]) (*window)[(size_t)l] = sliding_window;
+  if (sliding) *sliding = slides;
+  return Status::Ok();
+}
+
 namespace {
 // A JSON array of finite numbers -> *out.
 Status NumberList(const json& o, const std::string& where, const char* key, std::vector<double>* out) {

@@ -100,6 +100,14 @@ Status ParseActivation(const Keys& k, const char* key, const std::string& fallba
 // Grouped-query heads (llama, phi3): num_attention_heads, num_key_value_heads (a divisor; default: all),
 // hidden_size, head_dim (hidden_size / heads unless given; a hidden_size that heads do not divide needs it).
 Status ParseGqaHeads(const Keys& k, const json& j, ModelConfig* c);
+// Which layers slide (gemma2/3, qwen3): config.json's layer_types ("sliding_attention" | "full_attention", one per
+// layer) when it has them, else `derived` (the family's rule); then *window [n_layer] = `sliding_window` on the sliding
+// layers, 0 on the full ones. `sliding` (optional) receives the per-layer flags.
+Status ParseLayerTypes(const Keys& k, const json& j, int n_layer, const std::vector<bool>& derived, int sliding_window,
+                       std::vector<int>* window, std::vector<bool>* sliding = nullptr);
+// The heads as ParseGqaHeads reads them, but head_dim with the family's own default when config.json has none
+// (qwen3 128, gemma 256: their config classes' defaults, not hidden_size / heads).
+Status ParseHeadsWithHeadDim(const Keys& k, int default_head_dim, ModelConfig* c);
 // rope_scaling: null, {"rope_type"|"type": "default" | "linear" | "llama3" | "longrope", ...}.
 Status ParseRopeScaling(const json& j, const std::string& where, RopeScaling* r);
 // longrope's checks and defaults that need the rest of the config (rope_dim, max_positions): the factor lists'

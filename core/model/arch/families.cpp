@@ -6,7 +6,9 @@ namespace attnviz::model {
 
 const std::vector<const Family*>& Families() {
   static const std::vector<const Family*> families = {&Gpt2Family(), &BertFamily(), &LlamaFamily(),
-                                                       &GptNeoxFamily(), &Phi3Family(), &RobertaFamily()};
+                                                       &GptNeoxFamily(), &Phi3Family(), &RobertaFamily(),
+                                                       &Qwen3Family(),   &Olmo2Family(), &Gemma2Family(),
+                                                       &Gemma3Family()};
   return families;
 }
 

@@ -9,8 +9,13 @@
 //   llama   llama, qwen2, mistral pre-RMSNorm, RoPE, grouped-query attention, SwiGLU, causal (sliding window)
 //   gpt_neox gpt_neox             pre-LayerNorm, fused per-head q/k/v, partial RoPE, parallel residual, gelu MLP
 //   phi3    phi3                  pre-RMSNorm, fused q|k|v (GQA) and gate|up, RoPE (longrope, partial), sliding window
-// What no family builds is refused by name with the reason (arch/refused.cpp: RefuseUnbuilt).
 //   roberta roberta, xlm-roberta  bert's body, positions from pad_token_id + 1, the lm_head masked-LM head
+//   qwen3   qwen3                 llama's block with per-head q/k RMSNorms before RoPE, head_dim of its own
+//   olmo2   olmo2                 no input norms, a norm on each sublayer's output, q/k norms over whole projections
+//   gemma2  gemma2                (arch/gemma.cpp) four (1 + w) RMSNorms a block, scaled embeddings,
+//                                 query_pre_attn_scalar, attention and final soft caps, alternating sliding layers
+//   gemma3  gemma3_text           (arch/gemma.cpp) gemma2's block with per-head q/k norms, layer_types, two RoPE bases
+// What no family builds is refused by name with the reason (arch/refused.cpp: RefuseUnbuilt).
 #pragma once
 #include <nlohmann/json_fwd.hpp>
 #include <string>
@@ -68,5 +73,9 @@ const Family& Phi3Family();
 // "linear_attention", num_local_experts / num_experts > 1): the message naming it and why; else Ok.
 Status RefuseUnbuilt(const nlohmann::json& j, const std::string& model_type, const std::string& where);
 const Family& RobertaFamily();
+const Family& Qwen3Family();
+const Family& Olmo2Family();
+const Family& Gemma2Family();
+const Family& Gemma3Family();
 
 }  // namespace attnviz::model

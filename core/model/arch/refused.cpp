@@ -45,6 +45,8 @@ Status RefuseKeys(const json& j, const std::string& where) {
 }  // namespace
 
 Status RefuseUnbuilt(const json& j, const std::string& model_type, const std::string& where) {
+  // The multimodal bundle: its text model is a folder of its own (gemma3_text).
+  if (model_type == "gemma3") return Status::ErrorAt(where, MsgId::kConfigGemma3Multimodal, {SupportedModelTypes()});
   for (const Unbuilt& u : kUnbuilt)  // a family that comes to read one of them wins
     if (model_type == u.model_type && !FamilyFor(model_type))
       return Status::ErrorAt(where, u.why, {"model_type", model_type, SupportedModelTypes()});
