@@ -35,13 +35,24 @@ struct ModelRequest {
   float temperature = 1.0f;              // what-if: logits / T
   std::vector<int> whatif_layers;        // the layers the what-ifs act on; empty = all
   std::vector<model::AblatedHead> ablated;  // what-if: these heads output zero (on every layer they name)
+  bool no_softcap = false;               // what-if: drop the attention soft cap (models with one only)
   bool no_qk_norm = false;               // what-if: skip the q/k norms (models with them only)
   bool operator==(const ModelRequest& o) const {
     return folder == o.folder && text == o.text && no_scale == o.no_scale && temperature == o.temperature &&
-           whatif_layers == o.whatif_layers && ablated == o.ablated && no_qk_norm == o.no_qk_norm;
+           whatif_layers == o.whatif_layers && ablated == o.ablated && no_softcap == o.no_softcap &&
+           no_qk_norm == o.no_qk_norm;
   }
   bool operator!=(const ModelRequest& o) const { return !(*this == o); }
-  ModelWhatIfs what_ifs() const { return {no_scale, temperature, whatif_layers, ablated, no_qk_norm}; }
+  ModelWhatIfs what_ifs() const {
+    ModelWhatIfs w;
+    w.no_scale = no_scale;
+    w.temperature = temperature;
+    w.layers = whatif_layers;
+    w.ablate = ablated;
+    w.no_softcap = no_softcap;
+    w.no_qk_norm = no_qk_norm;
+    return w;
+  }
   // No what-if and no ablation: the model as trained (its loss is the baseline the others are compared with).
   bool plain() const { return !what_ifs().any() && ablated.empty(); }
   bool SameText(const ModelRequest& o) const { return folder == o.folder && text == o.text; }
