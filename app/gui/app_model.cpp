@@ -68,6 +68,9 @@ void App::SubmitModelIfChanged() {
   r.text = settings.kv_text;
   r.no_scale = settings.model_no_scale;
   r.temperature = settings.model_temperature;
+  const model::ModelConfig& config = folder->model->config();  // a what-if the model has nothing for stays off
+  r.no_softcap = settings.model_no_softcap && config.attn_softcap > 0;
+  r.no_qk_norm = settings.model_no_qk_norm && config.recipe.qk_norm != model::BlockRecipe::QkNorm::kNone;
   auto layers = ParseLayerList(settings.model_whatif_layers, folder->model->config().n_layer);
   if (!layers) {
     results.config_error = AppPrefixed(AppMsgId::kPrefixWhatIfLayers, {}, layers.status());

@@ -173,9 +173,31 @@ Result<model::NeuronView> NeuronOf(const ModelResult& r, int layer, int head, in
   out.k = KeptHeads(*k);
   out.multiplier = a.multiplier;
   out.softcap = a.softcap;
+  if (!a.q_before_norm->empty() && !a.k_before_norm->empty()) {
+    out.q_before_norm = KeptHeads(*a.q_before_norm);
+    out.k_before_norm = KeptHeads(*a.k_before_norm);
+  }
   const LayerMaps& maps = *r.layers[(size_t)layer];
   if (!maps.probs->empty()) out.probs = maps.probs->data.data();  // the pass's own probability: the map's cell
-  return model::Neuron(c, out, head, i, j);
+  model::NeuronView view = model::Neuron(c, out, head, i, j);
+  const std::shared_ptr<const std::vector<float>>& input =
+      layer < (int)r.resume_inputs.size() ? r.resume_inputs[(size_t)layer] : nullptr;
+  if (c.recipe.qk_norm != model::BlockRecipe::QkNorm::kNone && !view.qk_norm && input) {
+    // !! A streamed layer keeps no q and k before the norms: made again without the norms, then turned back from
+    // RoPE by the neuron view itself (its q_before_rope of the unnormed q is the projection's).
+    Tensor raw_q, raw_k;
+    if (Status s = model::LayerQk(*r.request.folder->model, layer, input->data(), n, &raw_q, &raw_k, true); !s)
+      return s;
+    model::LayerOutput raw = out;
+    raw.q = KeptHeads(raw_q);
+    raw.k = KeptHeads(raw_k);
+    raw.q_before_norm = raw.k_before_norm = HeadsView{};
+    const model::NeuronView unnormed = model::Neuron(c, raw, head, i, j);
+    view.qk_norm = true;
+    view.q_before_norm = unnormed.rope ? unnormed.q_before_rope : unnormed.q;
+    view.k_before_norm = unnormed.rope ? unnormed.k_before_rope : unnormed.k;
+  }
+  return view;
 }
 
 }  // namespace attnviz

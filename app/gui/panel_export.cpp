@@ -29,6 +29,8 @@ std::string ModelFileName(const PanelContext& ctx) {
   if (name.empty()) name = "model";
   std::string base = "attnviz-" + name + "-";
   if (s.model_no_scale) base += "unscaled-";
+  if (ctx.results.model && ctx.results.model->request.no_softcap) base += "uncapped-";  // as the run had them
+  if (ctx.results.model && ctx.results.model->request.no_qk_norm) base += "no-qk-norm-";
   if (s.model_temperature != 1.0f) base += "T" + FormatNumber(s.model_temperature, "%g") + "-";
   if (s.model_hide_special) base += "nospecial-";
   if (ctx.views.heads.kind != MapKind::kAttention) base += std::string(MapKindName(ctx.views.heads.kind)) + "-";

@@ -176,6 +176,9 @@ void DrawModelPanel(PanelContext& ctx) {
       DimText(Tr(Str::kHideSpecialStreamed));  // no whole map to cut them out of
     ImGui::TextUnformatted(Tr(Str::kWhatIf));
     widget::Checkbox(dump, Str::kNoScaling, "model.no_scale", &s.model_no_scale);
+    if (c.attn_softcap > 0) widget::Checkbox(dump, Str::kNoSoftcap, "model.no_softcap", &s.model_no_softcap);
+    if (c.recipe.qk_norm != model::BlockRecipe::QkNorm::kNone)
+      widget::Checkbox(dump, Str::kNoQkNorm, "model.no_qk_norm", &s.model_no_qk_norm);
     ImGui::SetNextItemWidth(width * 0.6f);
     widget::SliderFloat(dump, Str::kTemperature, "model.temperature", &s.model_temperature, 0.05f, 20.0f, "%.3g", ImGuiSliderFlags_Logarithmic);
     ImGui::SetNextItemWidth(width * 0.6f);

@@ -113,14 +113,22 @@ void DrawNeuronPanel(PanelContext& ctx) {
   ImGui::TextWrapped("%s", Trf(Str::kNeuronWhat, {std::to_string(n.layer), std::to_string(n.head), std::to_string(n.i),
                                                   token(n.i), std::to_string(n.j), token(n.j)}).c_str());
   DimText(Tr(Str::kNeuronExplain));
+  if (n.qk_norm) DimText(Trf(Str::kNeuronQkNormNote, {std::to_string(n.q_before_norm.size())}));
   if (n.rope) DimText(Tr(Str::kNeuronRopeNote));
   ImGui::Spacing();
   // Strips aligned per dimension: q and k (and before RoPE) on one scale, so their sizes compare; the product on
   // its own.
   const float label_w = std::max({ImGui::CalcTextSize(Tr(Str::kNeuronRowQBefore)).x,
                                   ImGui::CalcTextSize(Tr(Str::kNeuronRowKBefore)).x,
+                                  ImGui::CalcTextSize(Tr(Str::kNeuronRowQBeforeNorm)).x,
                                   ImGui::CalcTextSize(Tr(Str::kNeuronRowProduct)).x}) + 10.0f;
   const float qk_scale = MaxAbs({&n.q, &n.k, &n.q_before_rope, &n.k_before_rope});
+  // The projections before the norms on a scale of their own: the norms exist because these lengths vary.
+  if (n.qk_norm) {
+    const float raw_scale = MaxAbs({&n.q_before_norm, &n.k_before_norm});
+    Strip(dump, Tr(Str::kNeuronRowQBeforeNorm), n.q_before_norm, raw_scale, label_w, "neuron.q_before_norm");
+    Strip(dump, Tr(Str::kNeuronRowKBeforeNorm), n.k_before_norm, raw_scale, label_w, "neuron.k_before_norm");
+  }
   if (n.rope) {
     Strip(dump, Tr(Str::kNeuronRowQBefore), n.q_before_rope, qk_scale, label_w, "neuron.q_before_rope");
     Strip(dump, Tr(Str::kNeuronRowKBefore), n.k_before_rope, qk_scale, label_w, "neuron.k_before_rope");
@@ -130,13 +138,31 @@ void DrawNeuronPanel(PanelContext& ctx) {
   Strip(dump, Tr(Str::kNeuronRowProduct), n.product, MaxAbs({&n.product}), label_w, "neuron.product");
   ImGui::Spacing();
   ImGui::TextUnformatted(Trf(Str::kNeuronScore, {FormatNumber(n.score)}).c_str());
-  ImGui::TextUnformatted(Trf(Str::kNeuronScale, {FormatNumber(n.scale)}).c_str());
-  ImGui::TextUnformatted(Trf(Str::kNeuronLogit, {FormatNumber(n.logit)}).c_str());
+  // What the 1/sqrt divides by, when the scale is just that (a what-if or gpt2's layer index changes it).
+  const std::string source = n.scale_source;
+  const model::ModelConfig& c = r->request.folder->model->config();
+  const bool qpas = source == "query_pre_attn_scalar";
+  const double divisor = qpas ? c.query_pre_attn_scalar : (double)c.d_head;
+  const bool plain_scale = source != "none" && std::fabs(n.scale - 1.0 / std::sqrt(divisor)) <= 1e-6 * n.scale;
+  if (plain_scale)
+    ImGui::TextWrapped("%s", Trf(Str::kNeuronScaleFrom, {std::string(qpas ? "query_pre_attn_scalar " : "head_dim ") +
+                                                           FormatNumber(divisor, "%g"),
+                                                       FormatNumber(n.scale)}).c_str());
+  else
+    ImGui::TextUnformatted(Trf(Str::kNeuronScale, {FormatNumber(n.scale)}).c_str());
+  if (n.softcap > 0)
+    ImGui::TextWrapped("%s", Trf(Str::kNeuronSoftcapped,
+                               {FormatNumber(n.softcap), FormatNumber(n.logit), FormatNumber(n.uncapped_logit)}).c_str());
+  else
+    ImGui::TextUnformatted(Trf(Str::kNeuronLogit, {FormatNumber(n.logit)}).c_str());
   if (n.masked) ErrorText(Trf(Str::kNeuronMasked, {std::to_string(n.i), std::to_string(n.j)}));
   else ImGui::TextUnformatted(Trf(Str::kNeuronProb, {FormatNumber(n.prob)}).c_str());
   dump.SetField("neuron", field + ", \"d_head\": " + std::to_string(n.q.size()) + ", \"rope\": " + BoolJson(n.rope) +
                               ", \"masked\": " + BoolJson(n.masked) + ", \"score\": " + JsonNumber(n.score) +
-                              ", \"scale\": " + JsonNumber(n.scale) + ", \"logit\": " + JsonNumber(n.logit) +
+                              ", \"scale\": " + JsonNumber(n.scale) + ", \"scale_source\": " +
+                              JsonString(n.scale_source) + ", \"qk_norm\": " + BoolJson(n.qk_norm) +
+                              ", \"softcap\": " + JsonNumber(n.softcap) + ", \"uncapped_logit\": " +
+                              JsonNumber(n.uncapped_logit) + ", \"logit\": " + JsonNumber(n.logit) +
                               ", \"prob\": " + JsonNumber(n.prob) + ", \"query\": " + JsonString(token(n.i)) +
                               ", \"key\": " + JsonString(token(n.j)) + ", \"error\": \"\"}");
   ImGui::End();

@@ -129,6 +129,8 @@ std::string SerializeSettings(const AppSettings& s) {
   o << "model_layer = " << s.model_layer << "\n";
   o << "model_hide_special = " << (s.model_hide_special ? "true" : "false") << "\n";
   o << "model_no_scale = " << (s.model_no_scale ? "true" : "false") << "\n";
+  o << "model_no_softcap = " << (s.model_no_softcap ? "true" : "false") << "\n";
+  o << "model_no_qk_norm = " << (s.model_no_qk_norm ? "true" : "false") << "\n";
   {
     char t[64];
     std::snprintf(t, sizeof t, "%.9g", (double)s.model_temperature);
@@ -207,6 +209,8 @@ UiMessage ApplyKey(const std::string& key, const std::string& raw, AppSettings* 
   if (key == "model_layer") return integer(0, 4096, &s->model_layer);
   if (key == "model_hide_special") return boolean(&s->model_hide_special);
   if (key == "model_no_scale") return boolean(&s->model_no_scale);
+  if (key == "model_no_softcap") return boolean(&s->model_no_softcap);
+  if (key == "model_no_qk_norm") return boolean(&s->model_no_qk_norm);
   if (key == "model_temperature") {
     Result<double> t = ParseReal(raw, kMinTemperature, kMaxTemperature);
     if (!t) return t.status();

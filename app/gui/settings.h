@@ -57,6 +57,8 @@ struct AppSettings {
   bool model_hide_special = false;         // leave [CLS], [SEP], BOS ... out of the maps
   bool model_no_scale = false;             // what-if: no 1/sqrt(d_head)
   float model_temperature = 1.0f;          // what-if: logits / T
+  bool model_no_softcap = false;           // what-if: no attention soft cap (models with one)
+  bool model_no_qk_norm = false;           // what-if: no q/k norms (models with them)
   std::string model_whatif_layers;         // the layers the what-ifs act on: "" = all, else "0,2,5"
   std::string model_role_filter;           // the Overview's filter, e.g. "induction >= 0.4" ("" = none)
 

@@ -600,6 +600,15 @@ void LayerQkCopy(const LayerOutput& out, Tensor* q, Tensor* k) {
   CopyHeadsTo(out.k, k);
 }
 
+void LayerQkBeforeNormCopy(const LayerOutput& out, Tensor* q, Tensor* k) {
+  if (!out.q_before_norm.data || !out.k_before_norm.data) {
+    *q = Tensor{}, *k = Tensor{};
+    return;
+  }
+  CopyHeadsTo(out.q_before_norm, q);
+  CopyHeadsTo(out.k_before_norm, k);
+}
+
 Result<ModelRun> RunModel(const Model& model, const std::vector<int>& ids, const RunOptions& options) {
   const ModelConfig& c = model.config();
   if (Status s = CheckRunInputs(c, ids, options); !s) return s;

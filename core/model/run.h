@@ -124,6 +124,8 @@ Status LayerQk(const Model& model, int layer, const float* input, int n, Tensor*
                bool no_qk_norm = false);
 // The same from the run itself: out.q and out.k as head-major tensors (resized).
 void LayerQkCopy(const LayerOutput& out, Tensor* q, Tensor* k);
+// q and k before the q/k norms (out.q_before_norm, k_before_norm) alike; emptied when the run has none.
+void LayerQkBeforeNormCopy(const LayerOutput& out, Tensor* q, Tensor* k);
 
 // The bytes a run over n tokens allocates: the workspace (residual stream, q|k|v, q|k before their norms, MLP, the [n_head, n, n] maps
 // scratch unless stream_maps, rope tables, one layer's dequantized weights when the model has them per layer), plus with `collect` the all-layer results of the collecting RunModel, plus caller_bytes.

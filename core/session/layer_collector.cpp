@@ -49,7 +49,9 @@ double CollectedBytes(const model::ModelConfig& c, int n, const CollectPlan& pla
     bytes += (none ? 1.0 : c.n_layer) * nb * nb * f;
   }
   if (none) return bytes + (plan.keep_layer >= 0 ? (double)c.n_head * nn * f : 0.0);
-  if (!stream && plan.neuron_qk) bytes += (double)c.n_layer * n * (c.q_dim() + c.kv_dim()) * f;  // q, k per layer
+  if (!stream && plan.neuron_qk)  // q, k per layer (and before the q/k norms)
+    bytes += (c.recipe.qk_norm != model::BlockRecipe::QkNorm::kNone ? 2.0 : 1.0) * c.n_layer * n *
+             (c.q_dim() + c.kv_dim()) * f;
   if (!stream) return bytes + (double)c.n_layer * c.n_head * nn * f;  // whole maps
   const int base = MapPyramid::ForStreamedRun(c.n_layer, c.n_head, n, MapPyramid::kStreamedKeptBytes).pass;
   const double base_side = std::ceil((double)n / base);
@@ -144,6 +146,11 @@ struct LayerCollector::State {
       auto q = std::make_shared<Tensor>(), k = std::make_shared<Tensor>();
       model::LayerQkCopy(out, q.get(), k.get());
       a->q = q, a->k = k;
+      if (out.q_before_norm.data) {
+        auto qn = std::make_shared<Tensor>(), kn = std::make_shared<Tensor>();
+        model::LayerQkBeforeNormCopy(out, qn.get(), kn.get());
+        a->q_before_norm = qn, a->k_before_norm = kn;
+      }
     }
     a->multiplier = out.multiplier;
     a->softcap = out.softcap;

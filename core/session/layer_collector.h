@@ -49,6 +49,8 @@ constexpr size_t kExactCellsLimit = size_t(1) << 23;
 struct LayerAnalysis {
   // What the scores multiplied (after RoPE), for the neuron view: q [n_head, n, d_head], k [n_kv_head, n, d_head].
   SharedTensor q = EmptyTensor(), k = EmptyTensor();
+  // q/k-norm families: q and k as projected, before the norms (same shapes); empty otherwise.
+  SharedTensor q_before_norm = EmptyTensor(), k_before_norm = EmptyTensor();
   float multiplier = 1.0f;
   float softcap = 0.0f;  // the layer's attention soft cap (LayerOutput::softcap)
   SharedTensor value_norms = EmptyTensor();  // [n_head, n] = || v_j^(kv of h) W_o^h ||

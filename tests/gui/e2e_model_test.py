@@ -5,6 +5,8 @@ folders of tests/fixtures/models_e2e (gpt2, bert, llama with grouped-query atten
 
   python3 tests/gui/e2e_model_test.py --app build/attnviz --source . [--keep] [ModelE2E.test_name ...]
 """
+import json
+import math
 import os
 import shutil
 import signal
@@ -286,6 +288,51 @@ class ModelE2E(unittest.TestCase):
         s.wait_for(lambda w: overview_ready(2, 6)(w) and "<s>" in w["fields"]["model_tokens"], timeout=120,
                    what="the llama overview after the error")
         self.assertEqual(s.field("model_open_error"), "")
+
+    def test_gemma2_soft_cap_what_if_and_neuron_view(self):
+        """A gemma2 checkpoint (tests/fixtures/models/gemma2 with a word-level tokenizer written here): the Model panel
+        offers "no attention soft cap" and no q/k-norm what-if; clicked, the run changes; a click on a Heads map cell
+        opens the neuron view with the uncapped logit, the cap and the scale from query_pre_attn_scalar."""
+        tmp = tempfile.mkdtemp(prefix="attnviz-e2e-gemma2-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        src = os.path.join(e2e_test.SOURCE, "tests", "fixtures", "models", "gemma2")
+        for f in ("config.json", "model.safetensors"):
+            shutil.copy(os.path.join(src, f), tmp)
+        vocab = json.load(open(os.path.join(src, "config.json")))["vocab_size"]
+        with open(os.path.join(tmp, "tokenizer.json"), "w") as f:
+            json.dump({"version": "1.0", "added_tokens": [], "normalizer": None,
+                       "pre_tokenizer": {"type": "WhitespaceSplit"}, "post_processor": None, "decoder": None,
+                       "model": {"type": "WordLevel", "unk_token": "w0",
+                                 "vocab": {"w%d" % i: i for i in range(vocab)}}}, f)
+        s = self.start("--model", tmp, "--text", "w5 w9 w2 w17 w33 w8 w41 w12 w3 w27 w19")
+        w = s.wait_for(overview_ready(3, 4), timeout=120, what="the gemma2 overview")
+        self.assertIn("model.no_softcap", w["widgets"])
+        self.assertNotIn("model.no_qk_norm", w["widgets"])
+        generation = int(w["fields"]["model_run_generation"])
+        s.click("model.no_softcap")
+        s.wait_for(lambda w: w["widgets"]["model.no_softcap"]["value"] and
+                   int(w["fields"].get("model_run_generation", 0)) > generation, what="the uncapped run")
+        s.click("model.no_softcap")
+        w = s.wait_for(lambda w: not w["widgets"]["model.no_softcap"]["value"], what="the cap back")
+        s.click("heads.view_grid")
+        w = s.wait_for(lambda w: "heads.map.1" in w["widgets"], what="the grid")
+        n = w["fields"]["result"]["n_q"]
+        self.hover_cell(s, "heads.map.1", n, n - 1, n - 3)
+        s.wait_frames(2)
+        s.xdotool("mousedown", "1")
+        s.wait_frames(2)
+        s.xdotool("mouseup", "1")
+        w = s.wait_for(lambda w: w["fields"]["neuron"]["open"] and "prob" in w["fields"]["neuron"],
+                       what="the neuron view")
+        v = w["fields"]["neuron"]
+        self.assertEqual(v["softcap"], 2)
+        self.assertEqual(v["scale_source"], "query_pre_attn_scalar")
+        self.assertAlmostEqual(v["scale"], 24 ** -0.5, places=6)
+        self.assertAlmostEqual(v["logit"], 2 * math.tanh(v["uncapped_logit"] / 2), places=5)
+        if e2e_test.KEEP:
+            s.wait_frames(3)
+            s.snapshot()
+            shutil.copy(s.snapshot_path, os.path.join(s.tmp, "neuron_gemma2.ppm"))
 
     def test_screenshot_of_overview(self):
         """--model DIR --screenshot FILE --frames 1: the first frame with the overview on screen, saved, exit 0."""

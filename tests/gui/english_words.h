@@ -18,7 +18,7 @@ inline const std::vector<std::pair<std::string, std::vector<std::string>>>& Kept
       {"math", {"d_k", "d_v", "d_q", "d_model", "d_head", "d_ff", "n_head", "n_kv_head", "n_q", "n_k", "n_vocab",
                 "n_layer", "nb", "W_q", "W_k", "W_v", "W_o", "W_qkv", "QKV", "z_i", "p_ij", "q_i", "k_j", "v_j",
                 "softmax", "sqrt", "log", "log10", "nats", "NaN", "Inf", "top-k", "tanh", "gelu", "erf", "silu", "relu",
-                "swish"}},
+                "swish", "RMS"}},
       {"tensors", {"probs", "batch", "seq", "head", "view", "transpose", "float32", "float64", "RoPE", "LM", "dict",
                    "PyTorch", "Linear"}},
       {"units", {"dpi", "pt", "px", "in", "cm", "mm", "ms", "MiB", "Ctrl", "UTF-8", "FIFO"}},

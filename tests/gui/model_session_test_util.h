@@ -42,6 +42,29 @@ class LayerProbsSink : public model::LayerSink {
 
 // A copy of tests/fixtures/models_e2e/<fixture> in `to` whose config.json has `key` replaced by `value` (e.g. more
 // positions, another model_type); returns `to`. The key must be in the config.
+// A checkpoint of tests/fixtures/models (which has no tokenizer: its numbers are checked against torch by id) with
+// a word-level tokenizer.json beside it whose words "w0" .. "w<vocab-1>" are the ids themselves, so a text of those
+// words runs the ids the app is asked for.
+inline std::string WithWordIdTokenizer(const std::string& fixture, const std::string& to) {
+  namespace fs = std::filesystem;
+  const fs::path from = fs::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures/models" / fixture;
+  fs::create_directories(to);
+  for (const char* f : {"model.safetensors", "config.json"})
+    fs::copy_file(from / f, fs::path(to) / f, fs::copy_options::overwrite_existing);
+  std::ifstream in(from / "config.json");
+  const std::string config((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t at = config.find("\"vocab_size\": ");
+  EXPECT_NE(at, std::string::npos);
+  const int vocab = std::stoi(config.substr(at + 14));
+  std::string words;
+  for (int i = 0; i < vocab; ++i) words += (i ? ", \"w" : "\"w") + std::to_string(i) + "\": " + std::to_string(i);
+  std::ofstream(fs::path(to) / "tokenizer.json")
+      << "{\"version\": \"1.0\", \"added_tokens\": [], \"normalizer\": null, "
+         "\"pre_tokenizer\": {\"type\": \"WhitespaceSplit\"}, \"post_processor\": null, \"decoder\": null, "
+         "\"model\": {\"type\": \"WordLevel\", \"unk_token\": \"w0\", \"vocab\": {" << words << "}}}";
+  return to;
+}
+
 inline std::string PatchedE2eFixture(const std::string& fixture, const std::string& to, const std::string& key,
                                      const std::string& value) {
   namespace fs = std::filesystem;

@@ -1,6 +1,7 @@
 // The engine's words in the current language: messages part by part, titles segment by segment.
 #include "i18n/localized.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <utility>
@@ -116,6 +117,14 @@ std::string LocalizedTitle(const std::string& title) {
 
 std::string LocalizedDescribe(const AttentionConfig& config) { return LocalizedTitle(Describe(config)); }
 
+namespace {
+std::string Shortest(double v) {  // "%g", as ModelConfig::Describe prints its numbers
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", v);
+  return b;
+}
+}  // namespace
+
 std::string LocalizedModelDescribe(const model::ModelConfig& c) {
   using std::to_string;
   std::string s = Trf(Str::kModelDescribeLayers, {c.model_type, to_string(c.n_layer), to_string(c.n_head), to_string(c.d_head)});
@@ -131,8 +140,21 @@ std::string LocalizedModelDescribe(const model::ModelConfig& c) {
     if (c.rope_scaling.kind == model::RopeScaling::Kind::kLinear) s += Tr(Str::kModelDescribeLinear);
     if (c.rope_scaling.kind == model::RopeScaling::Kind::kLlama3) s += Tr(Str::kModelDescribeLlama3);
     if (!c.rope_scaling.freq_factors.empty()) s += Tr(Str::kModelDescribeFreqFactors);  // as ModelConfig::Describe
-    if (c.sliding_window) s += Trf(Str::kModelDescribeWindow, {to_string(c.sliding_window)});
+    if (c.layer_window.empty() && c.sliding_window) s += Trf(Str::kModelDescribeWindow, {to_string(c.sliding_window)});
+    if (!c.layer_local_rope.empty()) s += Trf(Str::kModelDescribeLocalRope, {Shortest(c.rope_local_theta)});
   }
+  // As ModelConfig::Describe: per-layer windows, q/k norms, the scale's divisor, the soft caps.
+  std::string sliding;
+  int window = 0;
+  for (int l = 0; l < (int)c.layer_window.size(); ++l)
+    if (c.layer_window[(size_t)l] > 0)
+      sliding += (sliding.empty() ? "" : ", ") + to_string(l), window = std::max(window, c.layer_window[(size_t)l]);
+  if (!sliding.empty()) s += Trf(Str::kModelDescribeLayerWindow, {to_string(window), sliding});
+  if (c.recipe.qk_norm == model::BlockRecipe::QkNorm::kPerHead) s += Tr(Str::kModelDescribeQkNormHead);
+  if (c.recipe.qk_norm == model::BlockRecipe::QkNorm::kWhole) s += Tr(Str::kModelDescribeQkNormWhole);
+  if (c.query_pre_attn_scalar > 0) s += Trf(Str::kModelDescribeScalar, {Shortest(c.query_pre_attn_scalar)});
+  if (c.attn_softcap > 0 || c.final_softcap > 0)
+    s += Trf(Str::kModelDescribeSoftcaps, {Shortest(c.attn_softcap), Shortest(c.final_softcap)});
   return s;
 }
 

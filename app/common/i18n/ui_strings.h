@@ -123,6 +123,9 @@ enum class Str : int {
   kWinNeuron,
   kNeuronHint, kNeuronWhat, kNeuronExplain, kNeuronRopeNote, kNeuronRowQBefore, kNeuronRowKBefore,
   kNeuronRowProduct, kNeuronScore, kNeuronScale, kNeuronLogit, kNeuronProb, kNeuronMasked, kNeuronNoHead,
+  kNoSoftcap, kNoQkNorm, kNeuronQkNormNote, kNeuronRowQBeforeNorm, kNeuronRowKBeforeNorm, kNeuronScaleFrom,
+  kNeuronSoftcapped, kModelDescribeLayerWindow, kModelDescribeQkNormHead, kModelDescribeQkNormWhole,
+  kModelDescribeScalar, kModelDescribeSoftcaps, kModelDescribeLocalRope,
   kCount
 };
 
