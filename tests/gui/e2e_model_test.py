@@ -151,6 +151,13 @@ class ModelE2E(unittest.TestCase):
                 return w["widgets"][name + ".hover"]["value"]
         raise AssertionError("no hover of %s at %d,%d" % (name, i, j))
 
+    def press_here(self, s):
+        """A click where the pointer is, held for two frames as a person's is."""
+        s.wait_frames(2)
+        s.xdotool("mousedown", "1")
+        s.wait_frames(2)
+        s.xdotool("mouseup", "1")
+
     def test_click_cell_opens_neuron_view(self):
         """A click on a Heads map cell (special tokens hidden) opens the neuron view of that (layer, head, query, key)
         in model positions; its probability is the clicked cell's value; q, k, before RoPE and the product are drawn
@@ -167,10 +174,7 @@ class ModelE2E(unittest.TestCase):
         layer = w["widgets"]["model.layer"]["value"]
         hover = self.hover_cell(s, "heads.map.2", n, n - 1, 1)
         self.assertGreater(hover["prob"], 0)
-        s.wait_frames(2)
-        s.xdotool("mousedown", "1")
-        s.wait_frames(2)
-        s.xdotool("mouseup", "1")
+        self.press_here(s)
         w = s.wait_for(lambda w: w["fields"]["neuron"]["open"] and "prob" in w["fields"]["neuron"],
                        what="the neuron view")
         v = w["fields"]["neuron"]
@@ -191,10 +195,7 @@ class ModelE2E(unittest.TestCase):
         s.click("heads.view_grid")
         w = s.wait_for(lambda w: "heads.map.0" in w["widgets"], what="the grid again")
         hover = self.hover_cell(s, "heads.map.0", n, 0, n - 1)
-        s.wait_frames(2)
-        s.xdotool("mousedown", "1")
-        s.wait_frames(2)
-        s.xdotool("mouseup", "1")
+        self.press_here(s)
         w = s.wait_for(lambda w: w["fields"]["neuron"]["j"] == n and w["fields"]["neuron"]["head"] == 0,
                        what="the masked cell's neuron view")
         self.assertTrue(w["fields"]["neuron"]["masked"])
@@ -318,10 +319,7 @@ class ModelE2E(unittest.TestCase):
         w = s.wait_for(lambda w: "heads.map.1" in w["widgets"], what="the grid")
         n = w["fields"]["result"]["n_q"]
         self.hover_cell(s, "heads.map.1", n, n - 1, n - 3)
-        s.wait_frames(2)
-        s.xdotool("mousedown", "1")
-        s.wait_frames(2)
-        s.xdotool("mouseup", "1")
+        self.press_here(s)
         w = s.wait_for(lambda w: w["fields"]["neuron"]["open"] and "prob" in w["fields"]["neuron"],
                        what="the neuron view")
         v = w["fields"]["neuron"]

@@ -41,6 +41,11 @@ TEST(ScoreFamilies, Qwen3ReadsPerHeadNormsAndSlidesOnlyWhenAsked) {
   EXPECT_EQ(sliding->layer_window, (std::vector<int>{0, 5}));  // from max_window_layers 1
   EXPECT_THAT(sliding->Describe(), HasSubstr("sliding window 5 on layers 1"));
   EXPECT_THAT(sliding->Describe(), HasSubstr("q/k norms per head"));
+  // Qwen3Config's head_dim default is its own (128), not hidden_size / heads.
+  auto bare = Parse(R"({"model_type": "qwen3", "num_hidden_layers": 1, "num_attention_heads": 2, "hidden_size": 16,
+                        "intermediate_size": 16, "vocab_size": 10})");
+  ASSERT_TRUE(bare.ok()) << bare.message();
+  EXPECT_EQ(bare->d_head, 128);
 }
 
 TEST(ScoreFamilies, Olmo2HasNoInputNormsAndNormsTheWholeProjections) {

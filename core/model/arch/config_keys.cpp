@@ -18,13 +18,21 @@ Status ParseActivation(const Keys& k, const char* key, const std::string& fallba
   return Status::Ok();
 }
 
-Status ParseGqaHeads(const Keys& k, const json& j, ModelConfig* c) {
+namespace {
+// num_attention_heads, num_key_value_heads (a divisor; default: all), hidden_size.
+Status ParseHeadCounts(const Keys& k, ModelConfig* c) {
   ATTNVIZ_TRY(k.Int("num_attention_heads", 1, kMaxHeads, &c->n_head));
   ATTNVIZ_TRY(k.IntOr("num_key_value_heads", 1, c->n_head, c->n_head, &c->n_kv_head));
   ATTNVIZ_TRY(k.Int("hidden_size", 1, kMaxWidth, &c->d_model));
   if (c->n_head % c->n_kv_head != 0)
     return Status::ErrorAt(k.where(), MsgId::kConfigNotMultiple, {"num_attention_heads", std::to_string(c->n_head),
                                                                   "num_key_value_heads", std::to_string(c->n_kv_head)});
+  return Status::Ok();
+}
+}  // namespace
+
+Status ParseGqaHeads(const Keys& k, const json& j, ModelConfig* c) {
+  ATTNVIZ_TRY(ParseHeadCounts(k, c));
   const int default_head = c->d_model / c->n_head;
   if (default_head * c->n_head != c->d_model && j.find("head_dim") == j.end())
     return Status::ErrorAt(k.where(), MsgId::kConfigNoHeadDim, {std::to_string(c->d_model), std::to_string(c->n_head)});
@@ -32,12 +40,7 @@ Status ParseGqaHeads(const Keys& k, const json& j, ModelConfig* c) {
 }
 
 Status ParseHeadsWithHeadDim(const Keys& k, int default_head_dim, ModelConfig* c) {
-  ATTNVIZ_TRY(k.Int("num_attention_heads", 1, kMaxHeads, &c->n_head));
-  ATTNVIZ_TRY(k.IntOr("num_key_value_heads", 1, c->n_head, c->n_head, &c->n_kv_head));
-  ATTNVIZ_TRY(k.Int("hidden_size", 1, kMaxWidth, &c->d_model));
-  if (c->n_head % c->n_kv_head != 0)
-    return Status::ErrorAt(k.where(), MsgId::kConfigNotMultiple, {"num_attention_heads", std::to_string(c->n_head),
-                                                                  "num_key_value_heads", std::to_string(c->n_kv_head)});
+  ATTNVIZ_TRY(ParseHeadCounts(k, c));
   return k.IntOr("head_dim", 1, kMaxWidth, default_head_dim, &c->d_head);
 }
 
