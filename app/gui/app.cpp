@@ -280,7 +280,7 @@ int App::QueryKeyWidth() const { return attnviz::QueryKeyWidth(settings, results
 std::vector<int> App::VisibleHeads() const { return attnviz::VisibleHeads(settings, results); }
 
 void App::CycleHead(int direction) {
-  int n_head = results.shown ? results.shown->tensors.n_head() : settings.config.n_head;
+  int n_head = results.shown && results.shown->maps ? results.shown->maps->n_head() : settings.config.n_head;
   if (n_head <= 0) return;
   int h = settings.selected_head;
   for (int step = 0; step < n_head; ++step) {
@@ -291,9 +291,10 @@ void App::CycleHead(int direction) {
 }
 
 ColorRange App::RangeFor(const std::vector<int>& heads, bool twin) const {
-  const bool weighted = KindHasOwnRange(settings.source == Source::kModel, views.heads.kind);
-  if ((!settings.auto_range && !weighted) || !results.shown) return ColorRange{};
-  const AttentionTensors& t = twin && results.shown->has_twin ? results.shown->twin : results.shown->tensors;
+  const bool weighted = results.shown && KindHasOwnRange(results.shown->model != nullptr, results.shown->kind);
+  if ((!settings.auto_range && !weighted) || !results.shown || !results.shown->maps) return ColorRange{};
+  const ComputeResult* sandbox = results.shown->sandbox.get();
+  const LayerMaps& t = twin && sandbox && sandbox->has_twin ? sandbox->twin : *results.shown->maps;
   // Keyed by the tensors too: a request publishes in steps (maps, twin, z) under one generation.
   std::string key = std::to_string(results.shown->generation) + (twin ? "t" : "m") +
                     std::to_string((uintptr_t)t.pyramid.get());
@@ -389,8 +390,8 @@ void App::Update() {
   if (now && now != results.latest) {
     results.latest = now;
     if (now->status.ok()) {
-      sandbox_shown_ = now;
-      if (settings.source == Source::kSandbox) results.shown = now;
+      sandbox_shown_ = ShownSandbox(now, ++view_generation_);
+      if (settings.source == Source::kSandbox) results.shown = sandbox_shown_;
       results.compute_error.clear();
     } else {
       results.compute_error = now->status;
@@ -500,17 +501,16 @@ void App::Draw(HeatmapRenderer& renderer) {
     dump.SetField("submitted", std::to_string(worker->submitted()));
     dump.SetField("finished", std::to_string(worker->finished()));
     dump.SetField("config", ConfigJson(settings.config));
-    if (results.shown) {
-      // How the results.shown maps were made (a sandbox layer's or a model layer's own).
+    if (results.shown && results.shown->maps) {
+      // How the shown maps were made (a sandbox layer's or a model layer's own).
+      const LayerMaps& t = *results.shown->maps;
       dump.SetField("result", "{\"generation\": " + std::to_string(results.shown->generation) +
-                                  ", \"d_k\": " + std::to_string(results.shown->tensors.d_qk) +
-                                  ", \"scale\": " + (results.shown->tensors.scaled ? "true" : "false") +
-                                  ", \"n_head\": " + std::to_string(results.shown->tensors.n_head()) +
-                                  ", \"n_q\": " + std::to_string(results.shown->tensors.n_q()) +
-                                  ", \"n_k\": " + std::to_string(results.shown->tensors.n_k()) +
-                                  ", \"kv_tokens\": " + JsonStringArray(TokenTexts(results.shown->tensors.kv_tokens)) +
-                                  ", \"query_tokens\": " + JsonStringArray(TokenTexts(results.shown->tensors.query_tokens)) +
-                                  ", \"mean_max_weight\": " + JsonNumber(MeanOverHeads(results.shown->tensors.metrics).max_weight) +
+                                  ", \"d_k\": " + std::to_string(t.d_qk) + ", \"scale\": " + (t.scaled ? "true" : "false") +
+                                  ", \"n_head\": " + std::to_string(t.n_head()) + ", \"n_q\": " + std::to_string(t.n_q()) +
+                                  ", \"n_k\": " + std::to_string(t.n_k()) +
+                                  ", \"kv_tokens\": " + JsonStringArray(TokenTexts(t.kv_tokens)) +
+                                  ", \"query_tokens\": " + JsonStringArray(TokenTexts(t.query_tokens)) +
+                                  ", \"mean_max_weight\": " + JsonNumber(MeanOverHeads(t.metrics).max_weight) +
                                   ", \"seconds\": " + JsonNumber(results.shown->seconds) + "}");
     }
     std::vector<int> visible = VisibleHeads();

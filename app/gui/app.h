@@ -83,8 +83,9 @@ class App {
   static bool IsModelFolder(const std::string& path);  // a folder with config.json, or a .gguf file
   void SetSource(Source source);
   // Layer `layer` of the latest model result as the panels draw it (special tokens left out when
-  // asked: a copy of that layer, made once per result), of the map kind the Heads panel picked (views.heads.kind).
-  const AttentionTensors& OverviewLayer(int layer, bool hide_special);
+  // asked: a cut of that layer, made once per result), of the map kind the Heads panel picked (views.heads.kind);
+  // null while it is not there or still to be made.
+  std::shared_ptr<const LayerMaps> OverviewLayer(int layer, bool hide_special);
   // The Heads panel shows the attention maps (that kind, or the one picked is refused): what a streamed layer's
   // q and k (exact rows) belong to.
   bool ShowsAttention() const;
@@ -177,7 +178,7 @@ class App {
   void SubmitModelIfChanged();
   std::unique_ptr<PanelVerbs> verbs_;  // what PanelContextFor hands the panels
   std::unique_ptr<SandboxVerbs> sandbox_verbs_;  // what SandboxPanelContextFor hands them
-  std::shared_ptr<const ComputeResult> sandbox_shown_;  // the sandbox's last result, kept while a model is shown
+  std::shared_ptr<const attnviz::Shown> sandbox_shown_;  // the sandbox's last result, kept while a model is shown
   ModelRequest last_model_request_;
   bool model_submitted_ = false;
   uint64_t seen_open_generation_ = 0;
@@ -195,8 +196,8 @@ class App {
   std::shared_ptr<const ExactRows> applied_exact_rows_;  // the last q, k made for a shown streamed layer
   LayerView exact_rows_asked_;  // the shown layer whose q and k were last asked for (MakeExactRows)
   uint64_t weighted_overview_asked_ = 0;  // the model result (generation) the value-weighted overview was asked for
-  // Per layer of the current run (nullopt until made), for hide_special: made once as each layer arrives.
-  std::vector<std::optional<AttentionTensors>> overview_layers_;
+  // Per layer of the current run (null until made), for hide_special: made once as each layer arrives.
+  std::vector<std::shared_ptr<const LayerMaps>> overview_layers_;
   LayerView overview_view_;
   // Rollout and value-weighted layers are made on the UI thread as the panels ask (value-weighted: O(n_head n^2) a
   // layer): at most about kKindCellsPerFrame cells a frame, the other layers on the next frames (drawn empty until
@@ -205,7 +206,7 @@ class App {
   uint64_t kind_budget_frame_ = ~uint64_t(0);
   double kind_cells_made_ = 0;
   bool kind_layers_pending_ = false;
-  uint64_t view_generation_ = uint64_t(1) << 40;  // model views' generations (distinct from the worker's)
+  uint64_t view_generation_ = 0;  // the last Shown::generation handed out (sandbox and model alike)
   std::shared_ptr<const TokenizedText> tokenized_;  // the texts last submitted, tokenized once
   std::future<Status> export_job_;
   std::string export_job_path_;

@@ -1,9 +1,8 @@
 // The App's trained-model side: opening folders, submitting model runs, and presenting one layer of
-// the results.latest result as what the Heads and Export panels draw (`results.shown`), without copying its maps.
+// the latest model result as what the panels draw (`results.shown`, a Shown), without copying its maps.
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <optional>
 
 #include "app.h"
 #include "io/file_io.h"
@@ -55,7 +54,7 @@ void App::OpenModel(const std::string& dir_or_name) {
 void App::SetSource(Source source) {
   settings.source = source;
   shown_layer_ = LayerView{};
-  if (source == Source::kSandbox) results.shown = sandbox_shown_;
+  if (source == Source::kSandbox) results.shown = sandbox_shown_;  // the sandbox's last layer, as it was
   // In model mode `results.shown` follows the model result (UpdateModel); until it arrives nothing is drawn.
   else results.shown = nullptr;
 }
@@ -89,21 +88,20 @@ void App::SubmitModelIfChanged() {
   }
 }
 
-const AttentionTensors& App::OverviewLayer(int layer, bool hide_special) {
-  static const AttentionTensors empty;
+std::shared_ptr<const LayerMaps> App::OverviewLayer(int layer, bool hide_special) {
   const LayerView view{results.model ? results.model->generation : 0, -1, hide_special, views.heads.kind};
   if (!(view == overview_view_)) {
-    overview_layers_.assign(results.model ? (size_t)results.model->n_layer() : 0, std::nullopt);
+    overview_layers_.assign(results.model ? (size_t)results.model->n_layer() : 0, nullptr);
     overview_view_ = view;
   }
-  if (!results.model || !results.model->has_layer(layer) || layer >= (int)overview_layers_.size()) return empty;
-  if (views.heads.kind == MapKind::kRollout && RolloutPending(*results.model, layer)) return empty;  // not kept: made later
-  std::optional<AttentionTensors>& made = overview_layers_[(size_t)layer];  // made once per layer as it arrives
+  if (!results.model || !results.model->has_layer(layer) || layer >= (int)overview_layers_.size()) return nullptr;
+  if (views.heads.kind == MapKind::kRollout && RolloutPending(*results.model, layer)) return nullptr;  // made later
+  std::shared_ptr<const LayerMaps>& made = overview_layers_[(size_t)layer];  // made once per layer as it arrives
   if (!made && views.heads.kind != MapKind::kAttention) {  // the frame's budget (app.h); the first layer always
     if (kind_budget_frame_ != frame) kind_budget_frame_ = frame, kind_cells_made_ = 0, kind_layers_pending_ = false;
     if (kind_cells_made_ > 0 && kind_cells_made_ + results.model->layers[(size_t)layer]->probs->size() > kKindCellsPerFrame) {
       kind_layers_pending_ = true;
-      return empty;
+      return nullptr;
     }
     kind_cells_made_ += (double)results.model->layers[(size_t)layer]->probs->size() + 1;
   }
@@ -111,16 +109,15 @@ const AttentionTensors& App::OverviewLayer(int layer, bool hide_special) {
     // A streamed run's value-weighted thumbnails: its layers' pyramids as MakeWeightedOverview makes them (UpdateModel
     // asks), pooled like a long input's attention (no whole map, no q and k: the Overview reads the pyramid).
     const std::shared_ptr<const WeightedOverview> w = models->weighted_overview();
-    if (!w || w->request.result != results.model || layer >= w->layers_done || !w->layers[(size_t)layer]) return empty;
-    AttentionTensors t;
-    static_cast<LayerMaps&>(t) = *results.model->layers[(size_t)layer];
-    t.probs = t.q = t.k = EmptyTensor();
-    t.pyramid = w->layers[(size_t)layer];
-    t.pooled = true;
+    if (!w || w->request.result != results.model || layer >= w->layers_done || !w->layers[(size_t)layer]) return nullptr;
+    auto t = std::make_shared<LayerMaps>(*results.model->layers[(size_t)layer]);
+    t->probs = t->q = t->k = EmptyTensor();
+    t->pyramid = w->layers[(size_t)layer];
+    t->pooled = true;
     made = std::move(t);
   }
   if (!made) made = KindLayerForDisplay(*results.model, layer, views.heads.kind, hide_special);
-  return *made;
+  return made;
 }
 
 bool App::ShowsAttention() const {
@@ -171,7 +168,7 @@ void App::UpdateModel() {
     models->CancelWeightedOverview();
     weighted_overview_asked_ = 0;
   }
-  // What the Heads panel shows: the chosen layer, as a ComputeResult (its probs shared, not copied).
+  // What the panels show: the chosen layer of the run's one stack (its maps shared, not copied).
   const int layer = std::clamp(settings.model_layer, 0, std::max(0, results.model->n_layer() - 1));
   const LayerView view{results.model->generation, layer, settings.model_hide_special, views.heads.kind};
   // A rollout on screen takes no q and k: they make attention rows, not rollout ones (a pooled rollout has none).
@@ -183,16 +180,19 @@ void App::UpdateModel() {
     const ExactRowsRequest& r = made->request;
     // The kind wants the layer's value-weighted pyramid (a streamed run) and this job made it.
     const bool weighted = made->weighted && ValueWeightedPending(*results.model, layer, view.kind, nullptr);
-    if (view == shown_layer_ && results.shown && r.layer == layer && r.result->generation == view.generation &&
-        !rollout_shown && (results.shown->tensors.q->empty() || (weighted && results.shown->tensors.col_scale->empty()))) {
+    const LayerMaps* maps = results.shown ? results.shown->maps.get() : nullptr;
+    if (view == shown_layer_ && maps && r.layer == layer && r.result->generation == view.generation && !rollout_shown &&
+        (maps->q->empty() || (weighted && maps->col_scale->empty()))) {
       if (made->status.ok()) {
-        auto with_rows = std::make_shared<ComputeResult>(*results.shown);
-        with_rows->generation = ++view_generation_;
-        if (weighted && made->For(*results.model, layer))
-          with_rows->tensors = KindLayerForDisplay(*results.model, layer, view.kind, view.hide_special, made.get());
-        else
-          with_rows->tensors.q = made->q, with_rows->tensors.k = made->k;
-        results.shown = with_rows;
+        std::shared_ptr<const LayerMaps> with_rows;
+        if (weighted && made->For(*results.model, layer)) {
+          with_rows = KindLayerForDisplay(*results.model, layer, view.kind, view.hide_special, made.get());
+        } else {
+          auto rows = std::make_shared<LayerMaps>(*maps);
+          rows->q = made->q, rows->k = made->k;
+          with_rows = std::move(rows);
+        }
+        results.shown = ShownWithMaps(*results.shown, std::move(with_rows), ++view_generation_);
       } else {
         Notify(made->status);
       }
@@ -202,27 +202,25 @@ void App::UpdateModel() {
     AskExactRowsWhenNeeded(view, rollout_shown);
     return;
   }
-  // Still running: results.shown as soon as the layer is done (a rollout: once the run has made it, after the last).
+  // Still running: shown as soon as the layer is done (a rollout: once the run has made it, after the last).
   if (!results.model->has_layer(layer) || (rollout_shown && RolloutPending(*results.model, layer))) {
     results.shown = nullptr;
     return;
   }
   shown_layer_ = view;
-  auto result = std::make_shared<ComputeResult>();
-  result->generation = ++view_generation_;
   // (The Overview's layer, shared, except a streamed run's value-weighted one: the Overview's is its thumbnails'.)
-  result->tensors = view.kind == MapKind::kValueWeighted && results.model->streamed
-                        ? KindLayerForDisplay(*results.model, layer, view.kind, settings.model_hide_special)
-                        : OverviewLayer(layer, settings.model_hide_special);
+  std::shared_ptr<const LayerMaps> maps = view.kind == MapKind::kValueWeighted && results.model->streamed
+                                              ? KindLayerForDisplay(*results.model, layer, view.kind, view.hide_special)
+                                              : OverviewLayer(layer, view.hide_special);
   // In the value-weighted kind, a streamed layer's value-weighted pyramid (the attention maps until then), unless
   // the last one made is this layer's; otherwise its q and k when needed (AskExactRowsWhenNeeded).
   std::shared_ptr<const ExactRows> made = models->exact_rows();
   if (ValueWeightedPending(*results.model, layer, view.kind, nullptr) && made && made->status.ok() &&
       !ValueWeightedPending(*results.model, layer, view.kind, made.get()))
-    result->tensors = KindLayerForDisplay(*results.model, layer, view.kind, settings.model_hide_special, made.get());
-  result->request.kv_text = results.model->request.text;
-  result->seconds = results.model->seconds;
-  results.shown = result;
+    maps = KindLayerForDisplay(*results.model, layer, view.kind, view.hide_special, made.get());
+  // !! The Overview's budget may leave a layer of another kind unmade this frame: made here then (it is on screen).
+  if (!maps) maps = KindLayerForDisplay(*results.model, layer, view.kind, view.hide_special);
+  results.shown = ShownModelLayer(results.model, layer, view.kind, view.hide_special, std::move(maps), ++view_generation_);
   AskExactRowsWhenNeeded(view, rollout_shown);
 }
 
@@ -234,8 +232,8 @@ void App::AskExactRowsWhenNeeded(const LayerView& view, bool rollout_shown) {
   // 1024 tokens a 3.6 GFLOP product, a quarter of a layer's) for cells nobody looked at yet.
   const bool needed_now = views.heads.wants_exact_rows;
   views.heads.wants_exact_rows = false;  // the next frame says again
-  if (!results.shown || rollout_shown || exact_rows_asked_ == view) return;
-  const AttentionTensors& t = results.shown->tensors;
+  if (!results.shown || !results.shown->maps || rollout_shown || exact_rows_asked_ == view) return;
+  const LayerMaps& t = *results.shown->maps;
   const bool weighted = ValueWeightedPending(*results.model, view.layer, view.kind, nullptr);  // wants its pyramid
   if (!t.pooled || !t.q->empty()) return;  // whole maps, or made (a value-weighted layer's pyramid comes with them)
   if (!weighted && !needed_now && !results.model->complete()) return;

@@ -41,7 +41,7 @@ class AppVerbs final : public PanelVerbs {
   std::string AblationScanProgress(float* fraction) const override { return AblationScanProgressText(app_.scans->progress(), fraction); }
   ColorRange RangeFor(const std::vector<int>& heads, bool twin) const override { return app_.RangeFor(heads, twin); }
   std::shared_ptr<const AblationScanResult> ShownScan() const override { return app_.ShownScan(); }
-  const AttentionTensors& OverviewLayer(int layer, bool hide_special) override {
+  std::shared_ptr<const LayerMaps> OverviewLayer(int layer, bool hide_special) override {
     return app_.OverviewLayer(layer, hide_special);
   }
 
@@ -76,8 +76,8 @@ SandboxPanelContext App::SandboxPanelContextFor() {
   }
   SandboxPanelContext c{settings, views.sentences, views.learn, dump, layout, *sandbox_verbs_};
   SandboxShown& s = c.shown;
-  s.result = settings.source == Source::kSandbox ? results.shown.get() : nullptr;
-  s.maps = results.shown ? &results.shown->tensors : nullptr;
+  s.result = results.shown ? results.shown->sandbox.get() : nullptr;
+  s.maps = results.shown ? results.shown->maps.get() : nullptr;
   s.sweep = results.sweep.get();
   s.roles = results.model && results.model->status.ok() ? &results.model->roles : nullptr;
   s.loaded_weights = worker->loaded_weights();

@@ -136,7 +136,7 @@ void DrawColorbar(PanelContext& ctx, ImVec2 top_left, float height, ColorRange r
                       "{\"ticks\": " + ticks_json + ", \"masked\": " + BoolJson(masked) + "}");
 }
 
-std::string HeadCaption(const AttentionTensors& t, int head, const std::string& prefix) {
+std::string HeadCaption(const LayerMaps& t, int head, const std::string& prefix) {
   std::string caption = prefix + Trf(Str::kCaptionHead, {std::to_string(head)});
   if (head < (int)t.metrics.size()) {
     const HeadMetrics& m = t.metrics[(size_t)head];
@@ -171,7 +171,7 @@ void ChooseGrid(int count, int n_q, int n_k, ImVec2 avail, const MapLayout& layo
 
 // ChooseGrid, then room for as many caption lines as the maps' width needs (cells shrink a little
 // so that the H and gradient figures wrap instead of being dropped).
-void ChooseGridWithCaptions(int count, const AttentionTensors& t, const std::string& caption, ImVec2 avail,
+void ChooseGridWithCaptions(int count, const LayerMaps& t, const std::string& caption, ImVec2 avail,
                             MapLayout* layout, float gap, int* columns, float* cell) {
   const float line = ImGui::GetTextLineHeight();
   for (int pass = 0; pass < 3; ++pass) {
@@ -183,7 +183,7 @@ void ChooseGridWithCaptions(int count, const AttentionTensors& t, const std::str
   }
 }
 
-MapLayout LayoutFor(const AttentionTensors& t) {
+MapLayout LayoutFor(const LayerMaps& t) {
   MapLayout layout;
   float line = ImGui::GetTextLineHeight();
   layout.caption = line + 4.0f;

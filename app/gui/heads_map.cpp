@@ -40,7 +40,7 @@ ImU32 GoldColor() { return ImGui::GetColorU32(ImVec4(1.0f, 0.85f, 0.3f, 1.0f)); 
 
 // The map's zoom state (reset when the map's size changes), its place and cell sizes, and its texel size.
 MapFrame FrameFor(PanelContext& ctx, const MapDraw& m, ImVec2 map_min, float cell) {
-  const AttentionTensors& t = *m.tensors;
+  const LayerMaps& t = *m.tensors;
   const int n_q = t.n_q(), n_k = t.n_k();
   MapState& ms = ctx.views.heads.maps[m.key];
   if (ms.n_q != n_q || ms.n_k != n_k) {
@@ -58,7 +58,7 @@ MapFrame FrameFor(PanelContext& ctx, const MapDraw& m, ImVec2 map_min, float cel
   const ImVec2 fb_scale = ImGui::GetIO().DisplayFramebufferScale;
   f.px_w = std::max(1, (int)std::lround(f.map_size.x * fb_scale.x));
   f.px_h = std::max(1, (int)std::lround(f.map_size.y * fb_scale.y));
-  f.source = t.Source(ctx.results.shown->generation);
+  f.source = t.Source(ctx.shown->generation);
   return f;
 }
 
@@ -93,7 +93,7 @@ struct LabelsDrawn {
 LabelsDrawn DrawTokenLabels(PanelContext& ctx, const MapDraw& m, const MapFrame& f, const MapLayout& layout) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImU32 dim_color = ImGui::GetColorU32(kDimColor);
-  const AttentionTensors& t = f.t;
+  const LayerMaps& t = f.t;
   const MapWindow& w = f.ms.window;
   const float size = LabelSize(f.cell_shown);
   const int step = LabelStep(f.cell_shown, size);
@@ -117,7 +117,7 @@ LabelsDrawn DrawTokenLabels(PanelContext& ctx, const MapDraw& m, const MapFrame&
     }
   }
   drawn.queries += "]";
-  if (ctx.settings.source == Source::kModel && m.query_labels && layout.label_left > 0)
+  if (ctx.shown->model && m.query_labels && layout.label_left > 0)
     DrawRowLabelPredictions(ctx, ImVec2(f.map_min.x - layout.label_left, f.map_min.y), ImVec2(f.map_min.x, f.map_max.y),
                             w.r0, f.cell_y);
   return drawn;
@@ -126,7 +126,7 @@ LabelsDrawn DrawTokenLabels(PanelContext& ctx, const MapDraw& m, const MapFrame&
 // The texels: the window pooled to the drawn size (a pyramid level, or exact cells), recomposed only
 // when the result, the window, the size or the pooling changes; then the map's texture from the renderer.
 ImTextureID RenderMapView(PanelContext& ctx, HeatmapRenderer& renderer, const MapDraw& m, const MapFrame& f) {
-  const AttentionTensors& t = f.t;
+  const LayerMaps& t = f.t;
   MapState& ms = f.ms;
   const MapWindow& w = ms.window;
   const PoolKind pool = ctx.views.heads.pool;
@@ -187,7 +187,7 @@ MapInput HandleMapButton(PanelContext& ctx, const MapDraw& m, const MapFrame& f)
     ms.window = Pan(ms.window, -dr, -dc, f.n_q, f.n_k);
   }
   input.clicked = ImGui::IsItemDeactivated() && !ms.dragged && input.hovered;
-  const bool model = ctx.settings.source == Source::kModel;
+  const bool model = ctx.shown->model != nullptr;
   if (model && !m.twin) DrawHeadAblateMenu(ctx, ctx.settings.model_layer, m.head);
   if (input.clicked && model && f.n_q > 0 && f.n_k > 0)  // the neuron view of that cell
     ctx.verbs.OpenNeuronView(m.head, RowAt(f, io.MousePos.y), ColAt(f, io.MousePos.x));

@@ -20,7 +20,9 @@ struct MapLayout {
 };
 
 struct MapDraw {
-  const AttentionTensors* tensors = nullptr;  // its maps say how they were made (scaled, temperature, mask)
+  const LayerMaps* tensors = nullptr;  // its maps say how they were made (scaled, temperature, mask)
+  // The sandbox's pipeline numbers of the same maps (its raw scores, for the tooltip); null for a model layer.
+  const AttentionTensors* extras = nullptr;
   int head = 0;
   bool twin = false;
   HeatmapKey key;
@@ -33,8 +35,8 @@ struct MapDraw {
 // One map this frame: its zoom state, its place and the size of a shown cell. The cell size is fixed for the frame
 // (a zoom takes effect on the next one), as the hit test and the tooltip read it.
 struct MapFrame {
-  MapFrame(const AttentionTensors& tensors, MapState& state) : t(tensors), ms(state) {}
-  const AttentionTensors& t;
+  MapFrame(const LayerMaps& tensors, MapState& state) : t(tensors), ms(state) {}
+  const LayerMaps& t;
   MapState& ms;
   int n_q = 0, n_k = 0;
   ImVec2 map_min, map_max, map_size;
@@ -68,12 +70,12 @@ int LabelStep(float cell, float size);
 std::vector<std::string> WrapCaption(const std::string& caption, float width);
 
 // "head 2  max 0.62  H 0.91  ∇ 0.40" after `prefix`.
-std::string HeadCaption(const AttentionTensors& t, int head, const std::string& prefix);
+std::string HeadCaption(const LayerMaps& t, int head, const std::string& prefix);
 // The label room the tensors' tokens need.
-MapLayout LayoutFor(const AttentionTensors& t);
+MapLayout LayoutFor(const LayerMaps& t);
 // `count` maps in `avail` with labels once along the outer edges and room for as many caption lines as the maps'
 // width needs: the column count with the largest cells.
-void ChooseGridWithCaptions(int count, const AttentionTensors& t, const std::string& caption, ImVec2 avail,
+void ChooseGridWithCaptions(int count, const LayerMaps& t, const std::string& caption, ImVec2 avail,
                             MapLayout* layout, float gap, int* columns, float* cell);
 
 }  // namespace attnviz

@@ -19,9 +19,9 @@ namespace {
 
 // The weight line: masked, a pooled rollout's cell (no exact cell: the pooled cell's value, its base level's
 // R'[I, J] per covered column, and what it pools), pending exact rows, or the exact weight.
-void WeightLines(PanelContext& ctx, const AttentionTensors& t, const ExactCell& cell, int i, int j) {
+void WeightLines(PanelContext& ctx, const LayerMaps& t, const ExactCell& cell, int i, int j) {
   const bool masked = t.mask.Masked(i, j, t.n_k());
-  const bool pooled_rollout = ctx.settings.source == Source::kModel && ctx.views.heads.kind == MapKind::kRollout &&
+  const bool pooled_rollout = ctx.shown && ctx.shown->model && ctx.shown->kind == MapKind::kRollout &&
                               t.pooled && t.pyramid && !t.pyramid->levels().empty() && std::isnan(cell.prob);
   if (masked) {
     ImGui::TextUnformatted(Tr(Str::kTipMasked));
@@ -42,10 +42,9 @@ void WeightLines(PanelContext& ctx, const AttentionTensors& t, const ExactCell& 
 
 // The run's own score (a trained model's is the scaled dot product, the sandbox's any of five), the logit before
 // and after scaling and temperature.
-void LogitLines(PanelContext& ctx, const AttentionTensors& t, float score_value) {
-  const ScoreKind score = ctx.settings.source == Source::kModel || !ctx.results.shown
-                              ? ScoreKind::kScaledDot
-                              : ctx.results.shown->request.config.score;
+void LogitLines(PanelContext& ctx, const LayerMaps& t, float score_value) {
+  const ScoreKind score = ctx.shown && ctx.shown->sandbox ? ctx.shown->sandbox->request.config.score
+                                                          : ScoreKind::kScaledDot;
   ImGui::TextUnformatted(Trf(Str::kTipLogitBefore, {ScoreFormula(score), FormatNumber(score_value)}).c_str());
   // Only scaled-dot divides by sqrt(d_k) (AttentionConfig::logit_multiplier): the scale switch is on under
   // every score, but -|q - k|, cosine, additive and dot logits are never divided.
@@ -60,7 +59,7 @@ void LogitLines(PanelContext& ctx, const AttentionTensors& t, float score_value)
 }  // namespace
 
 void DrawCellTooltip(PanelContext& ctx, const MapDraw& m, const MapFrame& f) {
-  const AttentionTensors& t = f.t;
+  const LayerMaps& t = f.t;
   const MapState& ms = f.ms;
   const MapWindow& w = ms.window;
   const ImVec2 mouse = ImGui::GetIO().MousePos;
@@ -71,7 +70,7 @@ void DrawCellTooltip(PanelContext& ctx, const MapDraw& m, const MapFrame& f) {
         ImVec2(f.map_min.x + (float)(j - w.c0) * f.cell_x, f.map_min.y + (float)(i - w.r0) * f.cell_y),
         ImVec2(f.map_min.x + (float)(j - w.c0 + 1) * f.cell_x, f.map_min.y + (float)(i - w.r0 + 1) * f.cell_y),
         IM_COL32(255, 255, 255, 220));
-  const ExactCell cell = ExactAt(f.source, t.scores.get(), m.head, i, j);  // exact at any zoom
+  const ExactCell cell = ExactAt(f.source, m.extras ? m.extras->scores.get() : nullptr, m.head, i, j);  // exact at any zoom
   ImGui::BeginTooltip();
   ImGui::TextUnformatted(Trf(Str::kTipHead, {std::to_string(m.head)}).c_str());
   ImGui::TextUnformatted(Trf(Str::kTipQuery, {std::to_string(i), ToImGui(t.query_tokens[(size_t)i].display)}).c_str());

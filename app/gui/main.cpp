@@ -107,7 +107,7 @@ void DrawFrame(App& app, Platform& platform, gl::GlHeatmapRenderer& renderer, co
 }
 
 void PrintBenchReport(App& app, Platform& platform, const FrameBench& bench) {
-  const AttentionTensors* t = app.results.shown ? &app.results.shown->tensors : nullptr;
+  const LayerMaps* t = app.results.shown ? app.results.shown->maps.get() : nullptr;
   std::printf("%s", bench.Report(platform.gl_renderer(), (int)app.VisibleHeads().size(), t ? t->n_q() : 0,
                                  t ? t->n_k() : 0).c_str());
 }

@@ -2,22 +2,11 @@
 
 #include <algorithm>
 
+#include "maps/layer_cut.h"
 #include "model_display.h"
 
 namespace attnviz {
 namespace {
-
-// maps [n_head, n, n] -> [n_head, m, m] at the rows and columns `keep` (m = keep.size()).
-SharedTensor Cut(const Tensor& maps, const std::vector<int>& keep) {
-  const size_t n_head = maps.dim(0), n = maps.dim(1), m = keep.size();
-  auto out = std::make_shared<Tensor>();
-  out->Resize({n_head, m, m});
-  for (size_t h = 0; h < n_head; ++h)
-    for (size_t a = 0; a < m; ++a)
-      for (size_t b = 0; b < m; ++b)
-        out->data[(h * m + a) * m + b] = maps.data[(h * n + (size_t)keep[a]) * n + (size_t)keep[b]];
-  return out;
-}
 
 // q [n_head, n, d] or k: a HeadsView over a kept tensor (rows contiguous).
 HeadsView KeptHeads(const Tensor& t) {
@@ -31,9 +20,10 @@ HeadsView KeptHeads(const Tensor& t) {
 // A pooled rollout (rollout_factor f > 1) as the panels draw it: every token (nothing to cut special ones out
 // of), a one-head pyramid whose base level holds R'[I, J] / cols_covered(J) (view.h reads its finest level when
 // zoomed in; hover has nothing exact: no probs, q or k).
-AttentionTensors PooledRolloutLayer(const ModelResult& r, const LayerMaps& maps, const LayerAnalysis& a) {
-  AttentionTensors t;
-  static_cast<LayerMaps&>(t) = maps;  // the title's words, the mask
+std::shared_ptr<const LayerMaps> PooledRolloutLayer(const ModelResult& r, const LayerMaps& maps,
+                                                    const LayerAnalysis& a) {
+  auto made = std::make_shared<LayerMaps>(maps);  // the title's words, the mask, the tokens (shared)
+  LayerMaps& t = *made;
   t.metrics.clear();
   t.q = t.k = t.probs = EmptyTensor();
   const int n = (int)r.tokens.size();
@@ -41,9 +31,8 @@ AttentionTensors PooledRolloutLayer(const ModelResult& r, const LayerMaps& maps,
       MapPyramid::FromPooledMean(a.rollout->data.data(), 1, n, n, a.rollout_factor));  // rollout: [1, nb, nb]
   t.pooled = true;
   t.exact_cells_limit = 0;
-  t.query_tokens = maps.kv_tokens;
-  t.kv_tokens = maps.kv_tokens;
-  return t;
+  t.col_scale = EmptyTensor();
+  return made;
 }
 
 }  // namespace
@@ -56,11 +45,13 @@ LayerMaps PooledRolloutBlocks(const ModelResult& r, int layer) {
   const LayerMaps& maps = *r.layers[(size_t)layer];
   const int n = (int)r.tokens.size(), f = a.rollout_factor, nb = model::RolloutBlocks(n, f);
   out.probs = a.rollout;  // [1, nb, nb]
+  std::vector<Token> blocks;
   for (int b = 0; b < nb; ++b) {
     Token block;
     block.display = std::to_string(b * f) + "-" + std::to_string(std::min(n, (b + 1) * f) - 1);
-    out.kv_tokens.push_back(block);
+    blocks.push_back(block);
   }
+  out.kv_tokens = TokenList(std::move(blocks));
   out.query_tokens = out.kv_tokens;
   // !! A window cuts blocks partly: block level shows causal only (cells outside the window are 0, not grey).
   out.mask = maps.mask.causal() ? Mask::Causal() : maps.mask;
@@ -89,7 +80,7 @@ std::vector<int> DisplayPositions(const ModelResult& r, bool hide_special) {
   std::vector<int> keep;
   for (size_t i = 0; i < r.tokens.size(); ++i)
     if (!(hide_special && !r.streamed) || !r.tokens[i].special) keep.push_back((int)i);
-  if (keep.empty())  // nothing but special tokens: all of them (LayerForDisplay does the same)
+  if (keep.empty())  // nothing but special tokens: all of them (NonSpecialPositions does the same)
     for (size_t i = 0; i < r.tokens.size(); ++i) keep.push_back((int)i);
   return keep;
 }
@@ -99,33 +90,50 @@ bool ValueWeightedPending(const ModelResult& r, int layer, MapKind kind, const E
          !(rows && rows->weighted && rows->status.ok() && rows->For(r, layer));
 }
 
-AttentionTensors KindLayerForDisplay(const ModelResult& r, int layer, MapKind kind, bool hide_special,
-                                     const ExactRows* rows) {
-  // A streamed layer's value-weighted maps: the pyramid made in the background, exact cells from its q and k times the
-  // value norms (MapSource::col_scale); the attention maps until the pyramid is there (the panel says so).
-  if (kind == MapKind::kValueWeighted && r.streamed && r.has_layer(layer) && layer < (int)r.analysis.size() &&
-      r.analysis[(size_t)layer]) {
-    if (ValueWeightedPending(r, layer, kind, rows)) return LayerForDisplay(r, layer, hide_special);
-    AttentionTensors t = LayerAsTensors(r, layer);  // every token (a streamed run keeps no whole map to cut)
-    t.metrics.clear();  // the row figures are attention's
-    t.pyramid = rows->weighted;
-    t.q = rows->q, t.k = rows->k;
-    t.col_scale = r.analysis[(size_t)layer]->value_norms;
-    return t;
+namespace {
+
+// The attention maps of the layer as shown: the layer itself, or its cut (special tokens hidden).
+std::shared_ptr<const LayerMaps> AttentionLayer(const ModelResult& r, int layer, bool hide_special) {
+  const std::shared_ptr<const LayerMaps>& maps = r.layers[(size_t)layer];
+  return hide_special ? CutLayerMaps(maps, DisplayPositions(r, true)) : maps;
+}
+
+// Layer `layer` of a streamed run as value-weighted maps: the pyramid `rows` made, exact cells from its q and k times
+// the value norms (MapSource::col_scale); every token (a streamed run keeps no whole map to cut).
+std::shared_ptr<const LayerMaps> StreamedWeightedLayer(const ModelResult& r, int layer, const ExactRows& rows) {
+  auto t = std::make_shared<LayerMaps>(*r.layers[(size_t)layer]);
+  t->metrics.clear();  // the row figures are attention's
+  t->pyramid = rows.weighted;
+  t->q = rows.q, t->k = rows.k;
+  t->col_scale = r.analysis[(size_t)layer]->value_norms;
+  return t;
+}
+
+}  // namespace
+
+std::shared_ptr<const LayerMaps> KindLayerForDisplay(const ModelResult& r, int layer, MapKind kind, bool hide_special,
+                                                     const ExactRows* rows) {
+  if (!r.has_layer(layer)) return nullptr;
+  const bool analysed = layer < (int)r.analysis.size() && r.analysis[(size_t)layer];
+  // 1. A streamed layer's value-weighted maps: the pyramid made in the background; the attention maps until the
+  //    pyramid is there (the panel says so).
+  if (kind == MapKind::kValueWeighted && r.streamed && analysed) {
+    if (ValueWeightedPending(r, layer, kind, rows)) return AttentionLayer(r, layer, hide_special);
+    return StreamedWeightedLayer(r, layer, *rows);
   }
-  const bool made = kind != MapKind::kAttention && MapKindRefusal(r, kind).empty() && r.has_layer(layer) &&
-                    layer < (int)r.analysis.size() && r.analysis[(size_t)layer];
-  if (!made) return LayerForDisplay(r, layer, hide_special);  // the attention maps (the panel says why)
-  AttentionTensors t;
+  // 2. Attention, or a kind refused (the panel says why).
+  const bool made = kind != MapKind::kAttention && MapKindRefusal(r, kind).empty() && analysed;
+  if (!made) return AttentionLayer(r, layer, hide_special);
+  // 3. Rollout, or value-weighted whole maps.
   const LayerAnalysis& a = *r.analysis[(size_t)layer];
   const LayerMaps& maps = *r.layers[(size_t)layer];
   SharedTensor full;
   if (kind == MapKind::kRollout) {
-    if (a.rollout->empty()) return LayerForDisplay(r, layer, hide_special);
+    if (a.rollout->empty()) return AttentionLayer(r, layer, hide_special);
     if (a.rollout_factor > 1) return PooledRolloutLayer(r, maps, a);
     full = a.rollout;  // [1, n, n]
   } else {
-    if (maps.probs->empty() || a.value_norms->empty()) return LayerForDisplay(r, layer, hide_special);
+    if (maps.probs->empty() || a.value_norms->empty()) return AttentionLayer(r, layer, hide_special);
     // value-weighted: [n_head, n, n] = probs[h, i, j] * norms[h, j]
     const size_t n_head = maps.probs->dim(0), n = maps.probs->dim(1);
     auto w = std::make_shared<Tensor>();
@@ -135,19 +143,22 @@ AttentionTensors KindLayerForDisplay(const ModelResult& r, int layer, MapKind ki
                           w->data.data() + h * n * n);
     full = w;
   }
-  // How the layer was made (the title's words, the mask's grey cells); the row figures are attention's, left out.
-  static_cast<LayerMaps&>(t) = maps;
-  t.metrics.clear();
-  t.pyramid.reset();  // a streamed layer's (a rollout up to kRolloutMaxTokens is a whole [1, n, n] map)
-  t.q = t.k = EmptyTensor();
-  t.pooled = false;
-  t.exact_cells_limit = 0;
-  const std::vector<int> keep = DisplayPositions(r, hide_special);
-  t.probs = keep.size() == r.tokens.size() ? full : Cut(*full, keep);
-  t.query_tokens.clear();
-  for (int i : keep) t.query_tokens.push_back(maps.kv_tokens[(size_t)i]);
-  t.kv_tokens = t.query_tokens;
-  return t;
+  // How the layer was made (the title's words, the mask's grey cells, the tokens); the row figures are attention's,
+  // left out.
+  auto t = std::make_shared<LayerMaps>(maps);
+  t->metrics.clear();
+  t->pyramid.reset();  // a streamed layer's (a rollout up to kRolloutMaxTokens is a whole [1, n, n] map)
+  t->q = t->k = t->col_scale = EmptyTensor();
+  t->pooled = false;
+  t->exact_cells_limit = 0;
+  t->probs = full;
+  return hide_special ? CutLayerMaps(t, DisplayPositions(r, true)) : t;
+}
+
+LayerStack KindStack(const ModelResult& r, MapKind kind, bool hide_special) {
+  std::vector<std::shared_ptr<const LayerMaps>> layers;
+  for (int l = 0; l < r.n_layer(); ++l) layers.push_back(KindLayerForDisplay(r, l, kind, hide_special));
+  return StackOfLayers(std::move(layers), StackKind::kSelf);
 }
 
 Result<model::NeuronView> NeuronOf(const ModelResult& r, int layer, int head, int i, int j) {
@@ -162,9 +173,9 @@ Result<model::NeuronView> NeuronOf(const ModelResult& r, int layer, int head, in
   // at 8192 tokens on the SmolLM2 shape, once per cell clicked).
   SharedTensor q = a.q, k = a.k;
   if (q->empty() || k->empty()) {
-    AttentionTensors t = LayerAsTensors(r, layer);
-    if (Status s = WithExactRows(r, layer, &t); !s) return s;
-    q = t.q, k = t.k;
+    Result<std::shared_ptr<const LayerMaps>> with_rows = LayerWithExactRows(r, layer);
+    if (!with_rows) return with_rows.status();
+    q = (*with_rows)->q, k = (*with_rows)->k;
   }
   if (q->empty() || k->empty()) return Status::Error("layer " + std::to_string(layer) + " kept no q and k");
   model::LayerOutput out;

@@ -11,7 +11,7 @@ namespace attnviz {
 
 std::vector<int> VisibleHeads(const AppSettings& settings, const AppResults& results) {
   std::vector<int> heads;
-  int n_head = results.shown ? results.shown->tensors.n_head() : 0;
+  int n_head = results.shown && results.shown->maps ? results.shown->maps->n_head() : 0;
   for (int h = 0; h < n_head; ++h)
     if (settings.head_visible(h)) heads.push_back(h);
   return heads;
@@ -24,7 +24,8 @@ bool ScalingActs(const AppSettings& settings) {
 int QueryKeyWidth(const AppSettings& settings, const AppResults& results) {
   if (const int width = QueryKeyWidth(settings.config); width > 0) return width;
   // one-hot: as wide as the vocabulary, which only the run knows
-  return results.shown && results.shown->tensors.q ? (int)results.shown->tensors.q->dim(2) : 0;
+  const Shown* shown = results.shown.get();
+  return shown && shown->sandbox_extras && shown->sandbox_extras->q ? (int)shown->sandbox_extras->q->dim(2) : 0;
 }
 
 bool HeadAblated(const PanelViews& views, int layer, int head) {

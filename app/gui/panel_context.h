@@ -13,6 +13,7 @@
 #include "model_display.h"
 #include "panel_views.h"
 #include "settings.h"
+#include "shown.h"
 #include "i18n/ui_message.h"
 #include "session/ablation_scan.h"
 #include "session/sandbox_session.h"
@@ -26,7 +27,7 @@ class UiFonts;
 // the ModelSession. Messages are kept as what makes them (ui_message.h) and rendered when drawn, so they follow a
 // language switch.
 struct AppResults {
-  std::shared_ptr<const ComputeResult> shown;   // what the maps show: the sandbox's result or a model layer
+  std::shared_ptr<const Shown> shown;           // what the maps show: the sandbox's layer or a model layer (shown.h)
   std::shared_ptr<const ComputeResult> latest;  // the sandbox's last result, maybe failed
   std::shared_ptr<const SweepResult> sweep;     // the last successful sweep
   UiMessage sweep_error;
@@ -71,8 +72,9 @@ class PanelVerbs {
   virtual ColorRange RangeFor(const std::vector<int>& heads, bool twin) const = 0;
   // The last ablation scan when it is of the shown model result's folder and text, else null.
   virtual std::shared_ptr<const AblationScanResult> ShownScan() const = 0;
-  // Layer `layer` of the latest model result as the Overview draws it, of the map kind the Heads panel picked.
-  virtual const AttentionTensors& OverviewLayer(int layer, bool hide_special) = 0;
+  // Layer `layer` of the latest model result as the Overview draws it, of the map kind the Heads panel picked (null
+  // while it is not there or still to be made).
+  virtual std::shared_ptr<const LayerMaps> OverviewLayer(int layer, bool hide_special) = 0;
 };
 
 // The tabs of the Shapes · learn window beside its Shapes tab (and the shown lesson's words beside them), drawn into
@@ -84,9 +86,10 @@ struct LearnTabDrawers {
 
 struct PanelContext {
   PanelContext(AppSettings& s, const AppResults& r, PanelViews& v, WidgetDump& d, WindowLayout& l, PanelVerbs& b)
-      : settings(s), results(r), views(v), dump(d), layout(l), verbs(b) {}
+      : settings(s), results(r), shown(r.shown), views(v), dump(d), layout(l), verbs(b) {}
   AppSettings& settings;      // what the user chose
-  const AppResults& results;  // what is shown
+  const AppResults& results;  // what the background jobs produced
+  const std::shared_ptr<const Shown>& shown;  // what the maps show (results.shown, as of this frame); may be null
   PanelViews& views;          // the panels' own state between frames
   WidgetDump& dump;           // the widget recorder (--widgets-json)
   WindowLayout& layout;

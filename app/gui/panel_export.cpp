@@ -96,15 +96,15 @@ Result<HeatmapExportOptions> PanelOptions(const AppSettings& s, const std::strin
 // what-ifs.
 std::function<Status()> ModelHeadsJob(PanelContext& ctx, HeatmapExportOptions o, MapKind kind, UiMessage* refusal) {
   const AppSettings& s = ctx.settings;
-  std::shared_ptr<const ModelResult> model = ctx.results.model;
-  std::shared_ptr<const ComputeResult> shown = ctx.results.shown;
-  if (!model || !shown || model->n_layer() == 0) {
+  std::shared_ptr<const Shown> shown = ctx.shown;
+  std::shared_ptr<const ModelResult> model = shown ? shown->model : nullptr;
+  if (!model || !shown->maps || model->n_layer() == 0) {
     *refusal = UiMessage(Str::kExportNothingComputed);
     return nullptr;
   }
-  const int layer = std::clamp(s.model_layer, 0, model->n_layer() - 1);  // the layer `shown` holds (UpdateModel)
+  const int layer = shown->layer;
   const int n = (int)model->tokens.size();
-  LayerMaps maps = shown->tensors;  // shares the tensors
+  LayerMaps maps = *shown->maps;  // shares the tensors
   int pooled_factor = 1;
   if (kind == MapKind::kRollout && maps.pooled) {  // a pooled rollout: its cells, [1, nb, nb]
     maps = PooledRolloutBlocks(*model, layer);
@@ -168,8 +168,8 @@ std::function<Status()> MakeExportJob(PanelContext& ctx, const std::string& path
     if (s.export_format == ExportFormat::kCsv)
       return [sweep, path] { return WriteFileAtomic(path, SweepToCsv(sweep->points)); };
     // attnviz-cli sweep --plot's title (SweepTitle), so the same settings give the same figure.
-    std::string title = s.export_title.empty() && ctx.results.shown
-                            ? LocalizedTitle(SweepTitle(sweep->request.base, ctx.results.shown->tensors.n_k()))
+    std::string title = s.export_title.empty() && ctx.shown && ctx.shown->maps
+                            ? LocalizedTitle(SweepTitle(sweep->request.base, ctx.shown->maps->n_k()))
                             : s.export_title;
     // The legend names the sweep's score (one line when it is never divided by sqrt(d_k)); the words in the UI's
     // language, as attnviz-cli --lang (made here: the job runs off the UI thread).
@@ -203,10 +203,10 @@ std::function<Status()> MakeExportJob(PanelContext& ctx, const std::string& path
     if (o.title.empty())
       o.title = Trf(Str::kExportOverviewTitle, {c.model_type, std::to_string(c.n_layer), std::to_string(c.n_head)});
     const bool hide = s.model_hide_special;
-    return [model, o, hide, kind] { return ExportHeatmap(StackedLayers(*model, hide, kind), nullptr, o); };
+    return [model, o, hide, kind] { return ExportHeatmap(StackedHeads(KindStack(*model, kind, hide)), nullptr, o); };
   }
   if (s.source == Source::kModel) return ModelHeadsJob(ctx, o, kind, refusal);
-  std::shared_ptr<const ComputeResult> result = ctx.results.shown;
+  std::shared_ptr<const ComputeResult> result = ctx.shown ? ctx.shown->sandbox : nullptr;
   if (!result) {
     *refusal = UiMessage(Str::kExportNothingComputed);
     return nullptr;

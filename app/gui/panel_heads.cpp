@@ -52,11 +52,11 @@ void DrawStatusLine(PanelContext& ctx) {
     ImGui::ProgressBar((float)progress.fraction, ImVec2(160.0f, 0.0f), pct);
     ImGui::SameLine();
     ImGui::TextUnformatted(what.c_str());
-  } else if (ctx.results.shown) {
-    const AttentionTensors& t = ctx.results.shown->tensors;
+  } else if (ctx.shown && ctx.shown->maps) {
+    const LayerMaps& t = *ctx.shown->maps;
     // A sandbox layer names its knobs; a model layer how its maps were made (it has no sandbox config).
-    const std::string made = ctx.settings.source == Source::kModel ? LocalizedTitle(Describe(t))
-                                                                 : LocalizedDescribe(ctx.results.shown->request.config);
+    const std::string made = ctx.shown->sandbox ? LocalizedDescribe(ctx.shown->sandbox->request.config)
+                                                : LocalizedTitle(Describe(t));
     // S flips the scaling of a model run, and of a sandbox run only under scaled-dot (App::ToggleScaling): the keys
     // offered are the keys that act.
     const char* keys = Tr(ctx.ScalingActs() ? Str::kHeadsStatusKeys : Str::kHeadsStatusKeysNoScale);
@@ -71,7 +71,7 @@ void DrawStatusLine(PanelContext& ctx) {
   std::string heads_error;
   if (const std::string e = ctx.results.compute_error.Render(); !e.empty())
     heads_error = IsWidthRefusal(e) ? Tr(Str::kWidthRefusalSeeControls)
-                  : ctx.results.shown ? Trf(Str::kShowingLastGood, {e}) : e;
+                  : ctx.shown ? Trf(Str::kShowingLastGood, {e}) : e;
   else if (const std::string c = ctx.results.config_error.Render(); !c.empty())
     heads_error = IsWidthRefusal(c) ? Tr(Str::kWidthRefusalSeeControls) : Trf(Str::kSettingsNotApplied, {c});
   if (!heads_error.empty()) ErrorText(heads_error);
@@ -125,7 +125,7 @@ HeadsView DrawViewChoice(PanelContext& ctx, int n_head) {
 // Long inputs spread a row over thousands of keys: on the linear 0..1 scale every map is dark. Say so, and offer
 // the log scale. Then the pooling of maps with more cells than pixels (max keeps a single spike visible; mean
 // averages) and, in model mode, the map kind.
-void DrawMapChoices(PanelContext& ctx, const AttentionTensors& t) {
+void DrawMapChoices(PanelContext& ctx, const LayerMaps& t) {
   AppSettings& s = ctx.settings;
   WidgetDump& dump = ctx.dump;
   const float faint = FaintMapsPeak(t.metrics, s.color_scale, s.auto_range);
@@ -139,7 +139,7 @@ void DrawMapChoices(PanelContext& ctx, const AttentionTensors& t) {
   if (widget::RadioButton(dump, Str::kPoolMax, "heads.pool_max", pool == PoolKind::kMax)) pool = PoolKind::kMax;
   ImGui::SameLine();
   if (widget::RadioButton(dump, Str::kPoolMean, "heads.pool_mean", pool == PoolKind::kMean)) pool = PoolKind::kMean;
-  if (s.source == Source::kModel) DrawMapKindChoice(ctx);  // attention, rollout or value-weighted maps
+  if (ctx.shown->model) DrawMapKindChoice(ctx);  // attention, rollout or value-weighted maps
 }
 
 // Where the maps go: the panel's free region, less the colorbar on the right.
@@ -149,7 +149,7 @@ struct MapsArea {
   float gap = 10.0f;
 };
 
-MapsArea AreaFor(const AttentionTensors& t) {
+MapsArea AreaFor(const LayerMaps& t) {
   MapsArea a;
   a.origin = ImGui::GetCursorScreenPos();
   a.avail = ImGui::GetContentRegionAvail();
@@ -159,7 +159,7 @@ MapsArea AreaFor(const AttentionTensors& t) {
 }
 
 // Every visible head in a grid, labels on its outer edges, one colorbar on the right. A click enlarges a head.
-void DrawGridView(PanelContext& ctx, HeatmapRenderer& renderer, const AttentionTensors& t, MapsArea a) {
+void DrawGridView(PanelContext& ctx, HeatmapRenderer& renderer, const LayerMaps& t, MapsArea a) {
   AppSettings& s = ctx.settings;
   std::vector<int> heads = ctx.VisibleHeads();
   if (heads.empty()) {
@@ -191,6 +191,7 @@ void DrawGridView(PanelContext& ctx, HeatmapRenderer& renderer, const AttentionT
     int col = (int)idx % columns, row = (int)idx / columns;
     MapDraw m;
     m.tensors = &t;
+    m.extras = ctx.shown->sandbox_extras;
     m.head = h;
     m.key = HeatmapKey{MapView::kGrid, 0, h, 0};
     m.caption = HeadCaption(t, h, "");
@@ -210,11 +211,11 @@ void DrawGridView(PanelContext& ctx, HeatmapRenderer& renderer, const AttentionT
 
 // The selected head alone, as large as the panel allows; a trained model's head with one sentence on what it does
 // (its strongest role) above the map. A click goes back to the grid.
-void DrawEnlargedView(PanelContext& ctx, HeatmapRenderer& renderer, const AttentionTensors& t, MapsArea a) {
+void DrawEnlargedView(PanelContext& ctx, HeatmapRenderer& renderer, const LayerMaps& t, MapsArea a) {
   AppSettings& s = ctx.settings;
   WidgetDump& dump = ctx.dump;
   int h = s.selected_head;
-  if (s.source == Source::kModel && ctx.views.heads.kind == MapKind::kAttention) {  // roles read attention
+  if (ctx.shown->model && ctx.shown->kind == MapKind::kAttention) {  // roles read attention
     const std::string role_line = ctx.HeadRoleLine(s.model_layer, h);
     if (!role_line.empty()) {
       ImGui::TextWrapped("%s", role_line.c_str());
@@ -231,6 +232,7 @@ void DrawEnlargedView(PanelContext& ctx, HeatmapRenderer& renderer, const Attent
                          a.gap, &columns, &cell);
   MapDraw m;
   m.tensors = &t;
+  m.extras = ctx.shown->sandbox_extras;
   m.head = h;
   m.key = HeatmapKey{MapView::kEnlarged, 0, h, 0};
   m.caption = HeadCaption(t, h, "") + "  " + Tr(Str::kClickBackToGrid);
@@ -244,13 +246,15 @@ void DrawEnlargedView(PanelContext& ctx, HeatmapRenderer& renderer, const Attent
 }
 
 // The selected head scaled and unscaled, side by side (the twin is the run with the other scaling).
-void DrawSideBySideView(PanelContext& ctx, HeatmapRenderer& renderer, const ComputeResult& result, MapsArea a) {
-  const AttentionTensors& t = result.tensors;
+// A model layer has no twin (its what-if flips the scaling): null `run`.
+void DrawSideBySideView(PanelContext& ctx, HeatmapRenderer& renderer, const ComputeResult* run, MapsArea a) {
   int h = ctx.settings.selected_head;
-  if (!result.has_twin) {
+  if (!run || !run->has_twin) {
     ImGui::TextUnformatted(Tr(Str::kComputingOtherScaling));
     return;
   }
+  const ComputeResult& result = *run;
+  const AttentionTensors& t = result.tensors;
   const AttentionTensors* scaled = t.scaled ? &t : &result.twin;
   const AttentionTensors* unscaled = t.scaled ? &result.twin : &t;
   MapLayout& layout = a.layout;
@@ -265,6 +269,7 @@ void DrawSideBySideView(PanelContext& ctx, HeatmapRenderer& renderer, const Comp
   for (int side = 0; side < 2; ++side) {
     MapDraw m;
     m.tensors = side == 0 ? scaled : unscaled;
+    m.extras = side == 0 ? scaled : unscaled;
     m.head = h;
     m.twin = (m.tensors == &result.twin);
     m.key = HeatmapKey{side == 0 ? MapView::kScaledSide : MapView::kUnscaledSide, 0, h, m.twin ? 1 : 0};
@@ -286,14 +291,13 @@ void DrawSideBySideView(PanelContext& ctx, HeatmapRenderer& renderer, const Comp
 // The panel's content between Begin and End.
 void DrawHeadsContent(PanelContext& ctx, HeatmapRenderer& renderer) {
   DrawStatusLine(ctx);
-  if (!ctx.results.shown) {
+  if (!ctx.shown || !ctx.shown->maps) {
     // A model's layer still running, or a kind still being made (a rollout): the kinds stay in reach.
     if (ctx.settings.source == Source::kModel && ctx.results.model) DrawMapKindChoice(ctx);
     else if (!ctx.results.computing) ImGui::TextUnformatted(Tr(Str::kNoResultYet));
     return;
   }
-  const ComputeResult& result = *ctx.results.shown;
-  const AttentionTensors& t = result.tensors;
+  const LayerMaps& t = *ctx.shown->maps;
   DrawHeadToggles(ctx, t.n_head());
   const HeadsView view = DrawViewChoice(ctx, t.n_head());
   DrawMapChoices(ctx, t);
@@ -304,7 +308,7 @@ void DrawHeadsContent(PanelContext& ctx, HeatmapRenderer& renderer) {
   const MapsArea area = AreaFor(t);
   if (view == HeadsView::kGrid) DrawGridView(ctx, renderer, t, area);
   else if (view == HeadsView::kEnlarged) DrawEnlargedView(ctx, renderer, t, area);
-  else DrawSideBySideView(ctx, renderer, result, area);
+  else DrawSideBySideView(ctx, renderer, ctx.shown->sandbox.get(), area);
 }
 
 }  // namespace

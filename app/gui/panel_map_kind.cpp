@@ -45,7 +45,7 @@ void DrawMapKindChoice(PanelContext& ctx) {
   if (const ModelResult* model = ctx.results.model.get(); model && ctx.settings.source == Source::kModel && refusal.empty()) {
     const int layer = std::clamp(ctx.settings.model_layer, 0, std::max(0, model->n_layer() - 1));
     making = ValueWeightedPending(*model, layer, kind, nullptr) &&
-             (!ctx.results.shown || ctx.results.shown->tensors.col_scale->empty());
+             (!ctx.shown || !ctx.shown->maps || ctx.shown->maps->col_scale->empty());
     if (making) DimText(Trf(Str::kValueWeightedMaking, {std::to_string(layer)}));
     if (kind == MapKind::kRollout && RolloutPending(*model, layer)) {
       making = true;

@@ -120,7 +120,8 @@ bool PickLayerThumbs(PanelContext& ctx, const OverviewFrame& f, int l, LayerThum
   const ModelResult& result = *f.result;
   const LayerMaps& t = *result.layers[(size_t)l];
   const bool whole = f.kind != MapKind::kAttention || (f.hide_special && !t.pooled) || l >= (int)result.thumbnails.size();
-  const AttentionTensors* layer_made = whole ? &ctx.verbs.OverviewLayer(l, f.hide_special) : nullptr;
+  const std::shared_ptr<const LayerMaps> layer_made = whole ? ctx.verbs.OverviewLayer(l, f.hide_special) : nullptr;
+  if (whole && !layer_made) return false;  // App::OverviewLayer's budget, or a rollout not made yet
   const Tensor* made = whole ? layer_made->probs.get() : nullptr;
   // A pooled rollout (a long input) keeps no whole map: the finest pyramid level within the thumbnail's cells.
   const PyramidLevel* pooled_level = nullptr;

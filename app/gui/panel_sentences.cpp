@@ -35,7 +35,7 @@ void DrawSentencesPanel(SandboxPanelContext& ctx) {
   InputTextMultilineAnyUnicode("##kv", &ctx.settings.kv_text, ImVec2(width, line * 2.6f));
   dump.RecordItem("sentences.kv_text", JsonString(ctx.settings.kv_text));
   if (ctx.shown.maps) {
-    const AttentionTensors& t = *ctx.shown.maps;
+    const LayerMaps& t = *ctx.shown.maps;
     DimText(Trf(Str::kQueriesByKeys, {std::to_string(t.n_q()), std::to_string(t.n_k())}));
   }
   // The text's own errors; the d_q = d_k refusal is the Controls panel's.

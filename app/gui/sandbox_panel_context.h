@@ -17,8 +17,8 @@
 
 namespace attnviz {
 
-struct AttentionTensors;
 struct ComputeResult;
+struct LayerMaps;
 struct SweepResult;
 struct ProjectionWeights;
 namespace model {
@@ -30,7 +30,7 @@ struct SandboxShown {
   // The sandbox result shown: null before the first, or while a trained model is shown.
   const ComputeResult* result = nullptr;
   // The maps the Heads panel shows (the sandbox result's, or a model layer's): the Sentences panel's n_q x n_k.
-  const AttentionTensors* maps = nullptr;
+  const LayerMaps* maps = nullptr;
   const SweepResult* sweep = nullptr;  // the last successful d_k sweep
   // The latest model run's head roles (lesson e names its heads), null without a successful run.
   const model::HeadRoles* roles = nullptr;

@@ -11,6 +11,7 @@
 #include "attention/mask.h"
 #include "attention/metrics.h"
 #include "maps/pyramid.h"
+#include "maps/token_list.h"
 #include "base/tensor.h"
 #include "tokenize/token.h"
 #include "maps/view.h"
@@ -18,8 +19,9 @@
 namespace attnviz {
 
 struct LayerMaps {
-  std::vector<Token> query_tokens;     // n_q (equal to kv_tokens in self-attention)
-  std::vector<Token> kv_tokens;        // n_k
+  // One list shared by every layer of a run (token_list.h): a model's layers hold the same one.
+  TokenList query_tokens;              // n_q (equal to kv_tokens in self-attention)
+  TokenList kv_tokens;                 // n_k
   SharedTensor q = EmptyTensor();      // [n_head, n_q, d_k]  what exact rows need (empty: the maps are kept whole,
                                        // or a streamed model layer not shown: core/session/model_session.h ExactQk)
   SharedTensor k = EmptyTensor();      // [n_head, n_k, d_k]

@@ -1,5 +1,6 @@
 #include "maps/layer_stack.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace attnviz {
@@ -22,6 +23,29 @@ LayerStack StackOfLayers(std::vector<std::shared_ptr<const LayerMaps>> layers, S
     break;
   }
   return stack;
+}
+
+LayerMaps StackedHeads(const LayerStack& stack) {
+  LayerMaps stacked;
+  const LayerMaps* first = stack.layer(0);
+  if (!first || first->probs->empty()) return stacked;
+  const Tensor& shape = *first->probs;  // [n_head, n_q, n_k]
+  for (int l = 0; l < stack.n_layer(); ++l) {
+    const LayerMaps* maps = stack.layer(l);
+    if (!maps || maps->probs->empty() || maps->probs->shape != shape.shape) return stacked;
+  }
+  auto probs = std::make_shared<Tensor>();
+  probs->Resize({shape.dim(0) * (size_t)stack.n_layer(), shape.dim(1), shape.dim(2)});
+  for (int l = 0; l < stack.n_layer(); ++l) {
+    const LayerMaps& maps = *stack.layer(l);
+    std::copy(maps.probs->data.begin(), maps.probs->data.end(), probs->data.begin() + (size_t)l * shape.size());
+    stacked.metrics.insert(stacked.metrics.end(), maps.metrics.begin(), maps.metrics.end());
+  }
+  stacked.probs = probs;
+  stacked.query_tokens = first->query_tokens;
+  stacked.kv_tokens = first->kv_tokens;
+  stacked.mask = first->mask;
+  return stacked;
 }
 
 const char* StackKindName(StackKind kind) {

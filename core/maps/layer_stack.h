@@ -9,6 +9,7 @@
 
 #include "attention/mask.h"
 #include "maps/layer_maps.h"
+#include "maps/token_list.h"
 #include "tokenize/token.h"
 
 namespace attnviz {
@@ -19,8 +20,8 @@ struct LayerStack {
   StackKind kind = StackKind::kSelf;
   // [n_layer]: each layer's maps, probs [n_head, n_q, n_k] (or its pyramid); null while a run has not made it yet.
   std::vector<std::shared_ptr<const LayerMaps>> layers;
-  std::vector<Token> row_tokens;     // n_q: the queries
-  std::vector<Token> column_tokens;  // n_k: the keys
+  TokenList row_tokens;              // n_q: the queries (the layers' own list, shared)
+  TokenList column_tokens;           // n_k: the keys
   Mask mask;                         // the first layer's (each layer's own: LayerMaps::mask; gemma's differ)
 
   int n_layer() const { return (int)layers.size(); }
@@ -37,6 +38,11 @@ LayerStack OneLayerStack(std::shared_ptr<const LayerMaps> maps, StackKind kind);
 // A stack of `layers` (null entries: not made yet) whose tokens and mask are those of the first layer there (no
 // tokens while none is).
 LayerStack StackOfLayers(std::vector<std::shared_ptr<const LayerMaps>> layers, StackKind kind);
+
+// Every layer's heads as one set of maps, probs [n_layer * n_head, n_q, n_k] (map k is layer k / n_head, head
+// k % n_head), their row figures in the same order: a copy, for a figure of the whole stack. Empty probs when a
+// layer is missing, keeps no whole map (pooled) or differs in shape from the first.
+LayerMaps StackedHeads(const LayerStack& stack);
 
 // "self", "encoder", "decoder", "cross" (dumps and tests).
 const char* StackKindName(StackKind kind);

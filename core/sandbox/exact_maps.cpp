@@ -27,8 +27,8 @@ LayerMaps ExactMaps(const LayerMaps& t, const std::vector<int>& heads, const Map
                           std::to_string(w.c0) + ".." + std::to_string(w.c1) + " of a map " + std::to_string(n_q) +
                           " x " + std::to_string(n_k));
   LayerMaps out;
-  out.query_tokens.assign(t.query_tokens.begin() + w.r0, t.query_tokens.begin() + w.r1);
-  out.kv_tokens.assign(t.kv_tokens.begin() + w.c0, t.kv_tokens.begin() + w.c1);
+  out.query_tokens = std::vector<Token>(t.query_tokens.begin() + w.r0, t.query_tokens.begin() + w.r1);
+  out.kv_tokens = std::vector<Token>(t.kv_tokens.begin() + w.c0, t.kv_tokens.begin() + w.c1);
   out.metrics = t.metrics;
   out.mask = t.mask.Cut(w.r0, w.c0);  // the cut's cells keep the mask they have in the whole map
   // Shared, not cut to the window: the JSON export reads the query/key width from q (the logit multiplier).

@@ -15,7 +15,7 @@ CollectPlan CollectPlan::ForSession(bool stream) {
   return plan;
 }
 
-LayerMaps ModelLayerMaps(const model::ModelConfig& c, const std::vector<tokenize::Token>& tokens,
+LayerMaps ModelLayerMaps(const model::ModelConfig& c, const TokenList& tokens,
                          const SharedTensor& layer_probs, int layer, const model::RunOptions& options) {
   LayerMaps maps;
   maps.kv_tokens = tokens;
@@ -61,6 +61,24 @@ double CollectedBytes(const model::ModelConfig& c, int n, const CollectPlan& pla
   return bytes;
 }
 
+double CollectedBytes(const model::ModelConfig& c, const std::vector<tokenize::Token>& tokens, const CollectPlan& plan) {
+  return CollectedBytes(c, (int)tokens.size(), plan) + TokenListBytes(tokens);
+}
+
+double KeptTokenBytes(const CollectedLayers& layers) {
+  std::vector<const std::vector<Token>*> counted;
+  double bytes = 0;
+  for (const std::shared_ptr<const LayerMaps>& maps : layers.layers) {
+    if (!maps) continue;
+    for (const TokenList* list : {&maps->query_tokens, &maps->kv_tokens}) {
+      if (!list->shared() || std::find(counted.begin(), counted.end(), list->shared()) != counted.end()) continue;
+      counted.push_back(list->shared());
+      bytes += TokenListBytes(*list);
+    }
+  }
+  return bytes;
+}
+
 int ThumbnailFactor(int n) {
   int f = 1;
   while ((n + f - 1) / f > kThumbnailCells) f *= 2;
@@ -73,7 +91,7 @@ int ThumbnailFactor(int n) {
 // q and k of the layer it shows and recomputes exact rows: n * d_model floats a layer rather than
 // n * (q_dim + kv_dim), and a what-if resumes at exactly the first layer it changes.
 struct LayerCollector::State {
-  State(const model::Model& m, const model::RunOptions& o, const std::vector<tokenize::Token>& t, const CollectPlan& p,
+  State(const model::Model& m, const model::RunOptions& o, const TokenList& t, const CollectPlan& p,
         LayerTaps tp, std::function<void(const LayerCollector&)> pub)
       : model(m), config(m.config()), options(o), plan(p), taps(std::move(tp)), publish(std::move(pub)),
         mask(model::AttentionMask(m.config(), o.first_layer)), n_head(m.config().n_head), n((int)t.size()), ids(TokenIdsOf(t)),
@@ -199,7 +217,7 @@ struct LayerCollector::State {
   Mask mask;
   int n_head, n;
   std::vector<int> ids;
-  const std::vector<tokenize::Token>& tokens;
+  TokenList tokens;  // every layer's (one list)
   int resume_stride;
   CollectedLayers run;
   std::vector<std::shared_ptr<Tensor>> probs;   // [n_layer]: the buffer each kept layer's pass writes
@@ -220,7 +238,7 @@ struct LayerCollector::State {
 };
 
 LayerCollector::LayerCollector(const model::Model& m, const model::RunOptions& options,
-                               const std::vector<tokenize::Token>& tokens, const CollectPlan& plan, LayerTaps taps,
+                               const TokenList& tokens, const CollectPlan& plan, LayerTaps taps,
                                std::function<void(const LayerCollector&)> publish)
     : s_(std::make_unique<State>(m, options, tokens, plan, std::move(taps), std::move(publish))) {}
 

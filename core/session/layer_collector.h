@@ -24,6 +24,7 @@
 #include "base/tensor.h"
 #include "maps/layer_maps.h"
 #include "maps/pyramid.h"
+#include "maps/token_list.h"
 #include "model/analysis.h"
 #include "model/roles.h"
 #include "model/run.h"
@@ -116,25 +117,30 @@ struct CollectedLayers {
   bool has_layer(int layer) const { return layer >= 0 && layer < layers_done; }
 };
 
-// Layer `layer`'s maps from a run's tokens (their readable form) and that layer's probs [n_head, n, n] (shared, not
-// copied; null: none), with the model's mask and how `options` made its logits (multiplier, d_head, scaling,
-// temperature).
-LayerMaps ModelLayerMaps(const model::ModelConfig& c, const std::vector<tokenize::Token>& tokens,
+// Layer `layer`'s maps from a run's tokens (their readable form; the one list, shared) and that layer's probs
+// [n_head, n, n] (shared, not copied; null: none), with the model's mask and how `options` made its logits
+// (multiplier, d_head, scaling, temperature).
+LayerMaps ModelLayerMaps(const model::ModelConfig& c, const TokenList& tokens,
                          const SharedTensor& layer_probs, int layer, const model::RunOptions& options);
 
 // Layers between kept resume points, so they fit kResumeBytes (1 when streamed: every layer's input is kept, what
 // makes its q and k).
 int ResumeStride(const model::ModelConfig& c, int n, bool stream);
-// The bytes a collector with `plan` keeps over a run of n tokens (RunOptions::caller_bytes).
+// The bytes a collector with `plan` keeps over a run of n tokens (RunOptions::caller_bytes), beside the tokens.
 double CollectedBytes(const model::ModelConfig& c, int n, const CollectPlan& plan);
+// The same with the run's token list, which every layer shares: counted once, whatever n_layer.
+double CollectedBytes(const model::ModelConfig& c, const std::vector<tokenize::Token>& tokens, const CollectPlan& plan);
+// The bytes the layers' token lists keep: each list counted once, however many layers share it (null layers: none).
+double KeptTokenBytes(const CollectedLayers& layers);
 // The smallest power-of-two factor whose pooled side ceil(n / factor) fits kThumbnailCells (1 when n does).
 int ThumbnailFactor(int n);
 
 class LayerCollector : public model::LayerSink {
  public:
   // publish: called after each layer (after the taps) with the collector so far (the run's thread).
-  // options: the run's (what made each layer's logits); tokens: the run's; both outlive the collector.
-  LayerCollector(const model::Model& m, const model::RunOptions& options, const std::vector<tokenize::Token>& tokens,
+  // options: the run's (what made each layer's logits), outlives the collector; tokens: the run's (every layer
+  // shares the list).
+  LayerCollector(const model::Model& m, const model::RunOptions& options, const TokenList& tokens,
                  const CollectPlan& plan, LayerTaps taps = {},
                  std::function<void(const LayerCollector&)> publish = {});
   ~LayerCollector() override;

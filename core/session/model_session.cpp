@@ -172,7 +172,6 @@ std::shared_ptr<ModelResult> ModelSession::Run(const ModelRequest& request, cons
   }
   const ModelFolder& folder = *request.folder;
   const model::ModelConfig& c = folder.model->config();
-  result->tokens = prepared->tokens;
   model::RunOptions& options = prepared->options;
   options.control = job.Control();
   options.row_figures = true;
@@ -180,7 +179,12 @@ std::shared_ptr<ModelResult> ModelSession::Run(const ModelRequest& request, cons
   const int n = (int)ids.size();
   options.stream_maps = (double)c.n_layer * c.n_head * n * n > stream_above_cells_.load();
   const CollectPlan plan = CollectPlan::ForSession(options.stream_maps);
-  options.caller_bytes = (size_t)CollectedBytes(c, n, plan);
+  options.caller_bytes = (size_t)CollectedBytes(c, prepared->tokens, plan);
+  // A what-if over the same text: the layers below the first one it changes are the last run's (shared), and so
+  // is their token list (one list for every layer of the result).
+  std::shared_ptr<const ModelResult> earlier = runs_.latest();
+  const int first = ResumeLayer(earlier.get(), request, ids, c, options);
+  result->tokens = first > 0 ? earlier->tokens : TokenList(std::move(prepared->tokens));
   // Each finished layer is shown at once: a step holding the layers so far (every layer but the last; the last
   // comes with the final result).
   LayerCollector collector(*folder.model, options, result->tokens, plan, {}, [&](const LayerCollector& so_far) {
@@ -189,9 +193,6 @@ std::shared_ptr<ModelResult> ModelSession::Run(const ModelRequest& request, cons
     step->seconds = SecondsSince(t0);
     if (step->layers_done < step->n_layer()) job.Publish(step);
   });
-  // A what-if over the same text: the layers below the first one it changes are the last run's (shared).
-  std::shared_ptr<const ModelResult> earlier = runs_.latest();
-  const int first = ResumeLayer(earlier.get(), request, ids, c, options);
   if (first > 0) {
     collector.Reuse(*earlier, first);
     options.first_layer = first;

@@ -119,7 +119,7 @@ struct ModelResult : CollectedLayers {
   uint64_t generation = 0;
   ModelRequest request;
   Status status;
-  std::vector<tokenize::Token> tokens;  // as the model sees them
+  TokenList tokens;  // as the model sees them: the one list every layer's maps share
   int resumed_from = 0;  // the first layer this run computed (0: all of them)
   double seconds = 0;    // since the request started: to this step (the whole run once complete())
   // With the last layer, when the checkpoint has an LM head (has_lm_head): the top kPredictTopK next tokens at

@@ -42,6 +42,13 @@ std::vector<Token> Tokens(const std::vector<std::string>& texts) {
 
 // Hand-made cross-attention maps: 2 heads, 3 Korean queries, 4 English keys, rows sum to 1,
 // with weights spread over the whole colormap (including 0 and 1).
+// Key token j of `t` shown as `display` (token lists are shared: a new list).
+void SetKeyDisplay(LayerMaps* t, size_t j, const std::string& display) {
+  std::vector<Token> keys = t->kv_tokens;
+  keys[j].display = display;
+  t->kv_tokens = std::move(keys);
+}
+
 AttentionTensors MakeTensors() {
   AttentionTensors t;
   t.query_tokens = Tokens({"나는", "사과를", "먹었다"});
@@ -452,7 +459,7 @@ TEST_F(FigureTest, CellSizeWidthAnnotateAndTitle) {
 
 TEST_F(FigureTest, LongTokensAreShortenedWithAnEllipsis) {
   AttentionTensors t = MakeTensors();
-  t.kv_tokens[3].display = "Donaudampfschifffahrtsgesellschaftskapitän";
+  SetKeyDisplay(&t, 3, "Donaudampfschifffahrtsgesellschaftskapitän");
   auto spec = MakeHeatmapSpec(t, MakeConfig(), HeatmapExportOptions{});
   ASSERT_TRUE(spec.ok());
   auto layout = LayoutHeatmap(*FontSet::Default().value(), *spec);
@@ -494,7 +501,7 @@ std::string Xmllint(const std::vector<std::string>& args) {
 TEST_F(FigureTest, SvgIsValidXmlWithOneRectPerCellAndUtf8Labels) {
   ASSERT_TRUE(test::FileExists(ATTNVIZ_XMLLINT)) << "xmllint (libxml2-utils) is needed";
   AttentionTensors t = MakeTensors();
-  t.kv_tokens[1].display = "<&\"'>";  // must be escaped
+  SetKeyDisplay(&t, 1, "<&\"'>");  // must be escaped
   HeatmapExportOptions o;
   o.out_path = dir_ + "/map.svg";
   o.head = 1;
@@ -558,7 +565,7 @@ TEST_F(FigureTest, CsvRoundTripsExactly) {
   auto awkward = std::make_shared<Tensor>(*t.probs);
   for (float& w : awkward->data) w = std::nextafter(w, 2.0f);  // awkward floats
   t.probs = awkward;
-  t.kv_tokens[2].display = "a,\"b\"";
+  SetKeyDisplay(&t, 2, "a,\"b\"");
   HeatmapExportOptions o;
   o.out_path = dir_ + "/w.csv";
   o.head = 1;

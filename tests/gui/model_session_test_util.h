@@ -22,6 +22,14 @@ inline std::shared_ptr<const ModelResult> RunOnce(ModelSession& session, const M
   return r;
 }
 
+// Layer `layer` of a run as the screen shows it with exact rows (LayerWithExactRows: a streamed layer's q and k made
+// from its input); a copy of the LayerMaps (its tensors shared), empty when the layer is not there.
+inline LayerMaps ExactLayer(const ModelResult& r, int layer) {
+  Result<std::shared_ptr<const LayerMaps>> made = LayerWithExactRows(r, layer);
+  EXPECT_TRUE(made) << made.message();
+  return made && *made ? **made : LayerMaps();
+}
+
 // tests/fixtures/models_e2e/<fixture>, opened and waited for.
 inline std::shared_ptr<const ModelFolder> Open(ModelSession& session, const std::string& fixture) {
   session.Open(std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/models_e2e/" + fixture);

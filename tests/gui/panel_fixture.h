@@ -39,7 +39,7 @@ class PanelFixture : public ::testing::Test {
     result->request.kv_text = text;
     result->request.config = settings.config;
     result->tensors = pipeline.tensors();
-    results.shown = result;
+    results.shown = ShownSandbox(result, generation);
   }
   // One frame: `draw` draws the panel into a window laid out over the whole display.
   template <typename Draw>

@@ -23,6 +23,7 @@ namespace attnviz {
 namespace {
 
 const char* kText = "The cat sat on the mat and the dog sat on the log. A bird sang in the tree.";
+using testing::ExactLayer;
 using testing::LayerProbsSink;
 using testing::Open;
 using testing::PatchedE2eFixture;
@@ -93,7 +94,7 @@ TEST_P(SessionAnalysis, RolloutMapsEqualCoreRollout) {
   for (int l = 0; l < r.n_layer(); ++l) {
     SCOPED_TRACE("layer " + std::to_string(l));
     core.AddLayer(run->core.probs[(size_t)l].data(), n_head, want.data());
-    const AttentionTensors t = KindLayerForDisplay(r, l, MapKind::kRollout, false);
+    const LayerMaps t = *KindLayerForDisplay(r, l, MapKind::kRollout, false);
     ASSERT_EQ(t.n_head(), 1);  // one map per layer
     ASSERT_EQ(t.n_q(), n);
     for (size_t c = 0; c < want.size(); ++c) ASSERT_NEAR(t.probs->data[c], want[c], 1e-6f) << c;
@@ -108,7 +109,7 @@ TEST_P(SessionAnalysis, ValueWeightedMapsEqualCoreValueNorms) {
   const ModelResult& r = *run->result;
   for (int l = 0; l < r.n_layer(); ++l) {
     SCOPED_TRACE("layer " + std::to_string(l));
-    const AttentionTensors t = KindLayerForDisplay(r, l, MapKind::kValueWeighted, false);
+    const LayerMaps t = *KindLayerForDisplay(r, l, MapKind::kValueWeighted, false);
     const std::vector<float>& want = run->core.value_norm[(size_t)l];
     ASSERT_EQ(t.probs->size(), want.size());
     ASSERT_EQ(t.n_head(), r.layers[(size_t)l]->n_head());
@@ -136,9 +137,8 @@ TEST_P(SessionAnalysis, NeuronProbEqualsTheMapCell) {
     const int n = (int)r->tokens.size();
     const model::ModelConfig& c = request.folder->model->config();
     for (int l = 0; l < r->n_layer(); ++l) {
-      // A streamed layer as the screen shows it: its q and k made from its input (WithExactRows).
-      AttentionTensors shown = LayerAsTensors(*r, l);
-      ASSERT_TRUE(WithExactRows(*r, l, &shown).ok());
+      // A streamed layer as the screen shows it: its q and k made from its input (LayerWithExactRows).
+      const LayerMaps shown = ExactLayer(*r, l);
       for (int h = 0; h < c.n_head; ++h)
         for (auto [i, j] : {std::pair<int, int>{n - 1, 1}, {n / 2, n / 3}, {3, 3}, {2, n - 1}}) {
           Result<model::NeuronView> v = NeuronOf(*r, l, h, i, j);
@@ -211,7 +211,7 @@ TEST(SessionAnalysisKinds, DisplayIndicesMapBackPastHiddenSpecialTokens) {
   const int m = (int)shown.size();
   for (MapKind kind : {MapKind::kAttention, MapKind::kValueWeighted, MapKind::kRollout}) {
     SCOPED_TRACE(MapKindName(kind));
-    const AttentionTensors cut = KindLayerForDisplay(r, 1, kind, true), full = KindLayerForDisplay(r, 1, kind, false);
+    const LayerMaps cut = *KindLayerForDisplay(r, 1, kind, true), full = *KindLayerForDisplay(r, 1, kind, false);
     ASSERT_EQ(cut.n_q(), m);
     ASSERT_EQ(cut.kv_tokens.size(), (size_t)m);
     for (int h = 0; h < cut.n_head(); ++h)
@@ -224,7 +224,7 @@ TEST(SessionAnalysisKinds, DisplayIndicesMapBackPastHiddenSpecialTokens) {
   // The neuron view of display cell (a, b) is that model cell's.
   Result<model::NeuronView> v = NeuronOf(r, 1, 2, shown[3], shown[0]);
   ASSERT_TRUE(v);
-  EXPECT_EQ(v->prob, LayerForDisplay(r, 1, true).probs->data[((size_t)2 * m + 3) * m + 0]);
+  EXPECT_EQ(v->prob, KindLayerForDisplay(r, 1, MapKind::kAttention, true)->probs->data[((size_t)2 * m + 3) * m + 0]);
 }
 
 TEST(SessionAnalysisKinds, StreamedRunsMakeRolloutFromTheirBlocksAndValueWeightedOnDemand) {
@@ -237,8 +237,8 @@ TEST(SessionAnalysisKinds, StreamedRunsMakeRolloutFromTheirBlocksAndValueWeighte
     // Rollout: from the head mean the streamed blocks add up, as a run that keeps whole maps makes it.
     EXPECT_TRUE(MapKindRefusal(*r, MapKind::kRollout).empty());
     for (int l = 0; l < r->n_layer(); ++l) {
-      const AttentionTensors got = KindLayerForDisplay(*r, l, MapKind::kRollout, false);
-      const AttentionTensors want = KindLayerForDisplay(*w, l, MapKind::kRollout, false);
+      const LayerMaps got = *KindLayerForDisplay(*r, l, MapKind::kRollout, false);
+      const LayerMaps want = *KindLayerForDisplay(*w, l, MapKind::kRollout, false);
       ASSERT_EQ(got.n_head(), 1);
       EXPECT_FALSE(got.pooled);
       ASSERT_EQ(got.probs->shape, want.probs->shape);
@@ -248,13 +248,13 @@ TEST(SessionAnalysisKinds, StreamedRunsMakeRolloutFromTheirBlocksAndValueWeighte
     // then the panels show the attention maps, and the export has no stack of a streamed run.
     EXPECT_TRUE(MapKindRefusal(*r, MapKind::kValueWeighted).empty());
     EXPECT_TRUE(MapKindRefusal(*r, MapKind::kAttention).empty());
-    const AttentionTensors t = KindLayerForDisplay(*r, 0, MapKind::kValueWeighted, false);
+    const LayerMaps t = *KindLayerForDisplay(*r, 0, MapKind::kValueWeighted, false);
     EXPECT_EQ(t.n_head(), r->layers[0]->n_head());
     EXPECT_TRUE(t.pooled);
     EXPECT_TRUE(t.col_scale->empty());
     EXPECT_EQ(t.pyramid, r->layers[0]->pyramid);  // the attention maps
     EXPECT_TRUE(ValueWeightedPending(*r, 0, MapKind::kValueWeighted, nullptr));
-    EXPECT_TRUE(StackedLayers(*r, false, MapKind::kValueWeighted).probs->empty());
+    EXPECT_TRUE(StackedHeads(KindStack(*r, MapKind::kValueWeighted, false)).probs->empty());
   }
   // Longer than kRolloutMaxTokens: not refused, pooled (PooledRolloutMatchesTheCore).
   EXPECT_TRUE(RolloutRefusalMessage(kRolloutMaxTokens).empty());
@@ -319,7 +319,7 @@ TEST(SessionAnalysisKinds, APooledRolloutOfALongInputMatchesTheCoresPooledRollou
       }
       for (size_t c = 0; c < want.size(); ++c) ASSERT_NEAR(a.rollout->data[c], want[c], 1e-5f) << c;
       // As the panels draw it: every token, pooled, one head; the base cells are R' per covered column.
-      const AttentionTensors t = KindLayerForDisplay(*r, l, MapKind::kRollout, true);
+      const LayerMaps t = *KindLayerForDisplay(*r, l, MapKind::kRollout, true);
       EXPECT_TRUE(t.pooled);
       EXPECT_TRUE(t.probs->empty() && t.q->empty() && t.k->empty());
       ASSERT_TRUE(t.pyramid);
@@ -335,7 +335,7 @@ TEST(SessionAnalysisKinds, APooledRolloutOfALongInputMatchesTheCoresPooledRollou
       EXPECT_TRUE(std::isnan(ExactAt(t.Source(1), nullptr, 0, n - 1, 0).prob));
     }
   }
-  EXPECT_TRUE(StackedLayers(*w, false, MapKind::kRollout).probs->empty());  // no whole maps to stack
+  EXPECT_TRUE(StackedHeads(KindStack(*w, MapKind::kRollout, false)).probs->empty());  // no whole maps to stack
   // The export's maps of a pooled rollout: its cells [1, nb, nb], named by the tokens each covers, and a figure
   // whose title says how many tokens a cell holds; written as .npy, R' itself.
   const int last = s->n_layer() - 1;
@@ -391,7 +391,7 @@ TEST(SessionAnalysisKinds, StreamedValueWeightedPyramidsEqualTheWholeRunsMaps) {
     for (int l = 0; l < r->n_layer(); ++l) {
       SCOPED_TRACE("layer " + std::to_string(l));
       // The whole run's value-weighted maps [n_head, n, n] = probs * norms, pooled as the streamed layer keeps them.
-      const AttentionTensors want_maps = KindLayerForDisplay(*w, l, MapKind::kValueWeighted, false);
+      const LayerMaps want_maps = *KindLayerForDisplay(*w, l, MapKind::kValueWeighted, false);
       const int n_head = want_maps.n_head();
       ASSERT_EQ(want_maps.probs->size(), (size_t)n_head * n * n);
       MapPyramid want;
@@ -423,7 +423,7 @@ TEST(SessionAnalysisKinds, StreamedValueWeightedPyramidsEqualTheWholeRunsMaps) {
 
       // The layer as the Heads panel then draws it: pooled, the weighted pyramid, exact cells times the norms.
       EXPECT_FALSE(ValueWeightedPending(*r, l, MapKind::kValueWeighted, made.get()));
-      const AttentionTensors t = KindLayerForDisplay(*r, l, MapKind::kValueWeighted, false, made.get());
+      const LayerMaps t = *KindLayerForDisplay(*r, l, MapKind::kValueWeighted, false, made.get());
       ASSERT_TRUE(t.pooled);
       EXPECT_EQ(t.pyramid, made->weighted);
       EXPECT_EQ(t.col_scale, r->analysis[(size_t)l]->value_norms);
@@ -470,7 +470,7 @@ TEST(SessionAnalysisKinds, TheWeightedOverviewOfAStreamedRunPoolsTheWholeRunsVal
   const int n = (int)r->tokens.size();
   for (int l = 0; l < r->n_layer(); ++l) {
     SCOPED_TRACE("layer " + std::to_string(l));
-    const AttentionTensors want_maps = KindLayerForDisplay(*w, l, MapKind::kValueWeighted, false);
+    const LayerMaps want_maps = *KindLayerForDisplay(*w, l, MapKind::kValueWeighted, false);
     const int n_head = want_maps.n_head();
     MapPyramid want;
     want.Reset(n_head, n, n, MapPyramid::BaseFactor(n_head, n, n));

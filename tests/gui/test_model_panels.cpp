@@ -199,7 +199,7 @@ TEST_F(ModelPanelTest, OverviewShowsEveryLayerAndHeadAndAClickOpensIt) {
     }
   EXPECT_GT(renderer_.calls[(HeatmapKey{MapView::kGrid, 0, 0, 0})], 0);
   ASSERT_TRUE(app.results.shown);
-  EXPECT_EQ(app.results.shown->tensors.probs.get(), app.results.model->layers[0]->probs.get()) << "the layer was copied, not shared";
+  EXPECT_EQ(app.results.shown->maps->probs.get(), app.results.model->layers[0]->probs.get()) << "the layer was copied, not shared";
   // The sandbox panels gave their places to the model's.
   EXPECT_EQ(app.dump.Find("controls.d_model"), nullptr);
   EXPECT_NE(app.dump.Find("model.layer"), nullptr);
@@ -209,7 +209,7 @@ TEST_F(ModelPanelTest, OverviewShowsEveryLayerAndHeadAndAClickOpensIt) {
   EXPECT_EQ(app.settings.model_layer, 2);
   EXPECT_EQ(app.settings.selected_head, 3);
   EXPECT_TRUE(app.settings.enlarged);
-  EXPECT_EQ(app.results.shown->tensors.probs.get(), app.results.model->layers[2]->probs.get());
+  EXPECT_EQ(app.results.shown->maps->probs.get(), app.results.model->layers[2]->probs.get());
   EXPECT_GT(renderer_.calls[(HeatmapKey{MapView::kEnlarged, 0, 3, 0})], 0);
   // The image drawn for it is layer 2's head 3.
   const HeatmapImage& img = renderer_.last[(HeatmapKey{MapView::kEnlarged, 0, 3, 0})];
@@ -333,7 +333,7 @@ TEST_F(ModelPanelTest, ARolloutStillBeingMadeIsShownAsPendingThenDrawn) {
   EXPECT_GT(renderer_.calls[overview], drawn_before);
   ASSERT_TRUE(app.results.shown);
   const int layer = std::clamp(app.settings.model_layer, 0, made->n_layer() - 1);
-  EXPECT_EQ(app.results.shown->tensors.probs->data, made->analysis[(size_t)layer]->rollout->data);
+  EXPECT_EQ(app.results.shown->maps->probs->data, made->analysis[(size_t)layer]->rollout->data);
   EXPECT_NE(app.dump.Field("map_kind").find("\"making\": false"), std::string::npos) << app.dump.Field("map_kind");
 }
 
@@ -350,11 +350,10 @@ TEST_F(ModelPanelTest, AStreamedLayerOnScreenGetsItsQAndKInTheBackground) {
     ASSERT_TRUE(app.results.shown);
     EXPECT_EQ(app.settings.model_layer, layer);
     EXPECT_TRUE(app.Ready());
-    const AttentionTensors& t = app.results.shown->tensors;
+    const LayerMaps& t = *app.results.shown->maps;
     ASSERT_TRUE(t.pooled);
     ASSERT_FALSE(t.q->empty()) << "no exact rows for the layer on screen";
-    AttentionTensors want = LayerAsTensors(*app.results.model, layer);
-    ASSERT_TRUE(WithExactRows(*app.results.model, layer, &want).ok());
+    const LayerMaps want = testing::ExactLayer(*app.results.model, layer);
     EXPECT_EQ(t.q->data, want.q->data);
     EXPECT_EQ(t.k->data, want.k->data);
     // Hover is exact: a cell of the shown layer has a probability, not NaN.
@@ -379,9 +378,8 @@ TEST_F(ModelPanelTest, AStreamedLayersQAndKWaitForALookOrTheLastLayer) {
     r->layers_done = 1;
     return r;
   };
-  auto shown_q_empty = [&] { return !app.results.shown || app.results.shown->tensors.q->empty(); };
-  AttentionTensors want = LayerAsTensors(*done, 0);
-  ASSERT_TRUE(WithExactRows(*done, 0, &want).ok());
+  auto shown_q_empty = [&] { return !app.results.shown || app.results.shown->maps->q->empty(); };
+  const LayerMaps want = testing::ExactLayer(*done, 0);
 
   // 1. Layers still coming, nobody looking: the layer is shown pooled, its q and k are not asked for.
   io.MousePos = away;
@@ -389,17 +387,17 @@ TEST_F(ModelPanelTest, AStreamedLayersQAndKWaitForALookOrTheLastLayer) {
   app.results.model = first_layer_only(done->generation + 10);
   Frames(3);
   ASSERT_TRUE(app.results.shown);
-  ASSERT_TRUE(app.results.shown->tensors.pooled);
+  ASSERT_TRUE(app.results.shown->maps->pooled);
   EXPECT_TRUE(shown_q_empty()) << "q and k made while the run's layers still stream in";
   EXPECT_FALSE(app.Ready());  // the run is not complete
-  // 2. The pointer over a map of it: made now, the same as WithExactRows'.
+  // 2. The pointer over a map of it: made now, the same as LayerWithExactRows'.
   const WidgetDump::Widget* map = app.dump.Find("heads.map.1");
   ASSERT_NE(map, nullptr);
   io.MousePos = ImVec2((map->x0 + map->x1) * 0.5f, (map->y0 + map->y1) * 0.5f);
   Frames(3);
   ASSERT_FALSE(shown_q_empty()) << "the hovered layer got no q and k";
-  EXPECT_EQ(app.results.shown->tensors.q->data, want.q->data);
-  EXPECT_EQ(app.results.shown->tensors.k->data, want.k->data);
+  EXPECT_EQ(app.results.shown->maps->q->data, want.q->data);
+  EXPECT_EQ(app.results.shown->maps->k->data, want.k->data);
   // 3. Another run's first layer, nobody looking; then its last layer comes in: made then.
   io.MousePos = away;
   app.results.model = first_layer_only(done->generation + 20);
@@ -410,7 +408,7 @@ TEST_F(ModelPanelTest, AStreamedLayersQAndKWaitForALookOrTheLastLayer) {
   app.results.model = complete;
   Frames(3);
   ASSERT_FALSE(shown_q_empty()) << "no q and k once the run was complete";
-  EXPECT_EQ(app.results.shown->tensors.q->data, want.q->data);
+  EXPECT_EQ(app.results.shown->maps->q->data, want.q->data);
   EXPECT_TRUE(app.Ready());
 }
 
@@ -429,13 +427,12 @@ TEST_F(ModelPanelTest, AStreamedLayerOnScreenGetsItsValueWeightedMapInTheBackgro
     EXPECT_EQ(app.settings.model_layer, layer);
     EXPECT_TRUE(app.Ready());
     const ModelResult& model = *app.results.model;
-    const AttentionTensors& t = app.results.shown->tensors;
+    const LayerMaps& t = *app.results.shown->maps;
     ASSERT_TRUE(t.pooled);
     ASSERT_FALSE(t.col_scale->empty()) << "no value-weighted map for the layer on screen";
     EXPECT_EQ(t.col_scale, model.analysis[(size_t)layer]->value_norms);
     ASSERT_FALSE(t.q->empty());
-    AttentionTensors attention = LayerAsTensors(model, layer);
-    ASSERT_TRUE(WithExactRows(model, layer, &attention).ok());
+    const LayerMaps attention = testing::ExactLayer(model, layer);
     EXPECT_EQ(t.q->data, attention.q->data);
     Result<std::shared_ptr<const MapPyramid>> want = ValueWeightedLayerPyramid(model, layer, *attention.q, *attention.k);
     ASSERT_TRUE(want) << want.message();
@@ -454,8 +451,8 @@ TEST_F(ModelPanelTest, AStreamedLayerOnScreenGetsItsValueWeightedMapInTheBackgro
   app.views.heads.kind = MapKind::kAttention;
   Frames(3);
   ASSERT_TRUE(app.results.shown);
-  EXPECT_TRUE(app.results.shown->tensors.col_scale->empty());
-  EXPECT_EQ(app.results.shown->tensors.pyramid, app.results.model->layers[2]->pyramid);
+  EXPECT_TRUE(app.results.shown->maps->col_scale->empty());
+  EXPECT_EQ(app.results.shown->maps->pyramid, app.results.model->layers[2]->pyramid);
 }
 
 // The Overview of a streamed run in the value-weighted kind: every layer's value-weighted pyramid, made in the
@@ -480,11 +477,12 @@ TEST_F(ModelPanelTest, AStreamedRunsOverviewGetsValueWeightedThumbnailsInTheBack
     SCOPED_TRACE("layer " + std::to_string(layer));
     // What the Overview draws for the layer: the job's pyramid, which is the layer's value-weighted pyramid (as the
     // Heads panel makes it) from the thumbnails' level on.
-    const AttentionTensors& drawn = app.OverviewLayer(layer, false);
+    const std::shared_ptr<const LayerMaps> drawn_layer = app.OverviewLayer(layer, false);
+    ASSERT_TRUE(drawn_layer);
+    const LayerMaps& drawn = *drawn_layer;
     ASSERT_EQ(drawn.pyramid, w->layers[(size_t)layer]);
     EXPECT_TRUE(drawn.probs->empty());
-    AttentionTensors attention = LayerAsTensors(model, layer);
-    ASSERT_TRUE(WithExactRows(model, layer, &attention).ok());
+    const LayerMaps attention = testing::ExactLayer(model, layer);
     Result<std::shared_ptr<const MapPyramid>> want =
         ValueWeightedLayerPyramid(model, layer, *attention.q, *attention.k, nullptr,
                                   ThumbnailFactor((int)model.tokens.size()));
@@ -529,8 +527,9 @@ TEST_F(ModelPanelTest, WhatIfsRecomputeAndSpecialTokensHide) {
   }
   app.settings.model_layer = 1;
   Frames(2);
-  EXPECT_FALSE(app.results.shown->tensors.scaled);
-  EXPECT_EQ(app.results.shown->request.config, AttentionConfig{}) << "a model layer is shown with a made-up sandbox config";
+  EXPECT_FALSE(app.results.shown->maps->scaled);
+  EXPECT_FALSE(app.results.shown->sandbox) << "a model layer is shown with a sandbox run beside it";
+  EXPECT_EQ(app.results.shown->model, app.results.model);
   const std::string result = app.dump.Field("result");
   EXPECT_NE(result.find("\"d_k\": 4, \"scale\": false"), std::string::npos) << result;
   // A bad layer list is refused with the range, and nothing is submitted.
@@ -628,12 +627,12 @@ TEST_F(ModelPanelTest, BackToTheSandboxInOneClick) {
   Frames(3);
   EXPECT_EQ(app.settings.source, Source::kSandbox);
   ASSERT_TRUE(app.results.shown);
-  EXPECT_EQ(app.results.shown->tensors.n_head(), app.settings.config.n_head);  // the sandbox's result again
+  EXPECT_EQ(app.results.shown->maps->n_head(), app.settings.config.n_head);  // the sandbox's result again
   EXPECT_NE(app.dump.Find("controls.d_model"), nullptr);
   Click("controls.trained_model");
   Frames(3);
   EXPECT_EQ(app.settings.source, Source::kModel);
-  EXPECT_EQ(app.results.shown->tensors.probs.get(), app.results.model->layers[(size_t)app.settings.model_layer]->probs.get());
+  EXPECT_EQ(app.results.shown->maps->probs.get(), app.results.model->layers[(size_t)app.settings.model_layer]->probs.get());
 }
 
 TEST_F(ModelPanelTest, ABadFolderSaysWhyAndKeepsTheWindowWorking) {
@@ -881,7 +880,7 @@ TEST_F(ModelPanelTest, EveryMapKindExportsWhatTheHeadsPanelShowsWholeOrStreamed)
       SCOPED_TRACE(MapKindName(kind));
       app.views.heads.kind = kind;
       app.settings.export_format = ExportFormat::kNpy;
-      for (int i = 0; i < 300 && !(app.Ready() && !app.results.shown->tensors.pooled == !streamed); ++i) {
+      for (int i = 0; i < 300 && !(app.Ready() && !app.results.shown->maps->pooled == !streamed); ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
         Frame();
       }
@@ -949,7 +948,7 @@ TEST_F(ModelPanelTest, MistralWindowIsDrawnMaskedInTheAppAndItsFigure) {
   Frames(4);
   ASSERT_TRUE(app.results.model) << app.results.model_error << OpenErrorText(*app.models);
   ASSERT_TRUE(app.results.shown);
-  const AttentionTensors& t = app.results.shown->tensors;
+  const LayerMaps& t = *app.results.shown->maps;
   EXPECT_EQ(t.mask, Mask::Causal(3));
   const int n = t.n_q();
   ASSERT_GT(n, 6);
@@ -991,7 +990,7 @@ TEST_F(ModelPanelTest, MistralWindowIsDrawnMaskedInTheAppAndItsFigure) {
   HeatmapExportOptions o;
   o.head = 2;
   o.out_path = dir_ + "/window.svg";
-  Result<HeatmapSpec> spec = MakeHeatmapSpec(app.results.shown->tensors, app.results.shown->request.config, o);
+  Result<HeatmapSpec> spec = MakeHeatmapSpec(*app.results.shown->maps, nullptr, o);
   ASSERT_TRUE(spec.ok()) << spec.message();
   EXPECT_TRUE(spec->any_masked());
   EXPECT_TRUE(spec->masked(n - 1, n - 4));

@@ -26,6 +26,7 @@ const char* kText =
     "The cat sat on the mat and the dog sat on the log. The cat sat on the mat and the dog sat on the log. "
     "A bird sang in the tree and a fish swam in the sea. A bird sang in the tree and a fish swam in the sea.";
 
+using testing::ExactLayer;
 using testing::Open;
 using testing::RunOnce;
 
@@ -86,8 +87,7 @@ TEST_P(StreamedSession, StreamedLayersShowWhatWholeMapsShow) {
     EXPECT_TRUE(std::isnan(ExactAt(pooled.Source(1), nullptr, 0, n - 1, 1).prob));
     // The layer on screen gets q and k made from its input: every cell the screen can ask for is then the whole
     // map's, bit for bit (exact rows and hover).
-    AttentionTensors shown = LayerAsTensors(*b, l);
-    ASSERT_TRUE(WithExactRows(*b, l, &shown).ok());
+    const LayerMaps shown = ExactLayer(*b, l);
     ASSERT_FALSE(shown.q->empty());
     ASSERT_FALSE(shown.k->empty());
     const MapSource src = shown.Source(1);
@@ -141,9 +141,7 @@ TEST(ModelSessionWhatIf, RerunsFromTheFirstLayerItChangesSharingTheLayersBelow) 
       const size_t last = (size_t)L - 1;
       ASSERT_TRUE(after->resume_inputs[last] && want->resume_inputs[last]);
       EXPECT_EQ(*after->resume_inputs[last], *want->resume_inputs[last]);
-      AttentionTensors g = LayerAsTensors(*after, L - 1), e = LayerAsTensors(*want, L - 1);
-      ASSERT_TRUE(WithExactRows(*after, L - 1, &g).ok());
-      ASSERT_TRUE(WithExactRows(*want, L - 1, &e).ok());
+      const LayerMaps g = ExactLayer(*after, L - 1), e = ExactLayer(*want, L - 1);
       ASSERT_FALSE(g.q->empty());
       EXPECT_TRUE(SameBits(*g.q, *e.q));
       EXPECT_TRUE(SameBits(*g.k, *e.k));

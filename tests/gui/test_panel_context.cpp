@@ -57,16 +57,13 @@ class RecordingVerbs : public PanelVerbs {
   std::string AblationScanProgress(float*) const override { return ""; }
   ColorRange RangeFor(const std::vector<int>&, bool) const override { return ColorRange{}; }
   std::shared_ptr<const AblationScanResult> ShownScan() const override { return nullptr; }
-  const AttentionTensors& OverviewLayer(int, bool) override { return none_; }
+  std::shared_ptr<const LayerMaps> OverviewLayer(int, bool) override { return nullptr; }
 
   std::vector<int> cycled;
   std::vector<Source> sources;
   std::shared_ptr<const ModelFolder> folder;  // the "open" model
   std::vector<std::string> opened, exports;
   int export_jobs_given = 0;
-
- private:
-  AttentionTensors none_;
 };
 
 class PanelContextTest : public PanelFixture {
@@ -176,7 +173,7 @@ TEST_F(PanelContextTest, ShapesPanelShowsTheShownResultsShapesAndHandsTheOtherTa
   auto draw = Drawing([&others](PanelContext& c) { DrawShapesPanel(c, others); });
   Frame(draw);
   Frame(draw);
-  const int n = results.shown->tensors.n_q();
+  const int n = results.shown->maps->n_q();
   ASSERT_GT(n, 0);
   const WidgetDump::Widget* probs = dump.Find("shapes.probs");
   ASSERT_NE(probs, nullptr);

@@ -124,7 +124,7 @@ TEST_F(PanelTest, A100KbWordLabelDoesNotHangTheFrame) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_LT(seconds, 60.0) << "hang guard";
   ASSERT_TRUE(app.results.shown);
-  EXPECT_EQ(app.results.shown->request.kv_text.size(), word.size() + 5);
+  EXPECT_EQ(app.results.shown->sandbox->request.kv_text.size(), word.size() + 5);
   EXPECT_NE(app.dump.Find("heads.map.0"), nullptr);
 }
 
@@ -132,7 +132,7 @@ TEST_F(PanelTest, DrawsEveryPanelWithoutGl) {
   App& app = MakeApp();
   Frames(4);
   ASSERT_TRUE(app.results.shown);
-  EXPECT_EQ(app.results.shown->tensors.n_head(), 4);
+  EXPECT_EQ(app.results.shown->maps->n_head(), 4);
   for (const char* name : {"controls.d_k", "controls.scale", "controls.temperature", "sentences.kv_text",
                            "heads.map.0", "heads.map.3", "heads.show.2", "saturation.max_weight",
                            "saturation.grad_norm", "shapes.q", "shapes.out", "export.button"})
@@ -166,7 +166,7 @@ TEST_F(PanelTest, KeysToggleScalingAndCycleHeads) {
   EXPECT_FALSE(app.settings.config.scale);
   Frames(2);
   ASSERT_TRUE(app.results.shown);
-  EXPECT_FALSE(app.results.shown->request.config.scale);
+  EXPECT_FALSE(app.results.shown->sandbox->request.config.scale);
   PressKey(262);  // Right
   EXPECT_EQ(app.settings.selected_head, 1);
   PressKey(263);  // Left
@@ -186,7 +186,7 @@ TEST_F(PanelTest, ClickEnlargesAndSideBySideUsesBothScalings) {
   EXPECT_GT(renderer_.calls[Enlarged(2)], 0);
   Click("heads.view_side_by_side");
   Frames(3);
-  ASSERT_TRUE(app.results.shown && app.results.shown->has_twin);
+  ASSERT_TRUE(app.results.shown && app.results.shown->sandbox->has_twin);
   EXPECT_NE(app.dump.Find("heads.scaled"), nullptr);
   EXPECT_NE(app.dump.Find("heads.unscaled"), nullptr);
   // The two sides show different numbers: the scaled map is softer.
@@ -239,8 +239,8 @@ TEST_F(PanelTest, CrossSentenceFromFileAndDroppedFile) {
   EXPECT_EQ(app.settings.config.mode, AttentionMode::kCross);
   Frames(3);
   ASSERT_TRUE(app.results.shown);
-  EXPECT_EQ(app.results.shown->tensors.n_q(), 5);  // Ich gehe nach Hause .
-  EXPECT_EQ(app.results.shown->tensors.n_k(), 4);
+  EXPECT_EQ(app.results.shown->maps->n_q(), 5);  // Ich gehe nach Hause .
+  EXPECT_EQ(app.results.shown->maps->n_k(), 4);
   EXPECT_NE(app.dump.Find("sentences.query_text"), nullptr);
   EXPECT_NE(app.dump.Find("shapes.xq"), nullptr);
   // A file that does not exist: a message, nothing else changes.
@@ -259,8 +259,8 @@ TEST_F(PanelTest, CrossModeStartsFromTheUsersOwnSentence) {
   EXPECT_EQ(app.settings.query_text, "The cat sat down.");
   Frames(2);
   ASSERT_TRUE(app.results.shown);
-  EXPECT_EQ(app.results.shown->request.query_text, "The cat sat down.");
-  EXPECT_EQ(app.results.shown->tensors.n_q(), app.results.shown->tensors.n_k());
+  EXPECT_EQ(app.results.shown->sandbox->request.query_text, "The cat sat down.");
+  EXPECT_EQ(app.results.shown->maps->n_q(), app.results.shown->maps->n_k());
   // Back to self, a new sentence, cross again: the query typed (here: filled in) before is kept.
   Click("controls.mode_self");
   app.settings.kv_text = "A dog ran.";
@@ -441,7 +441,7 @@ TEST_F(PanelTest, ScoreAwareWordingUnderEveryScore) {
     const bool divides = score == ScoreKind::kScaledDot;
     const std::string summary = app.dump.Field("heads_summary");
     EXPECT_EQ(summary.find("scaled") != std::string::npos, divides) << summary;
-    EXPECT_NE(summary.find("d_k=" + std::to_string(app.results.shown->tensors.q->dim(2))), std::string::npos) << summary;
+    EXPECT_NE(summary.find("d_k=" + std::to_string(app.results.shown->maps->q->dim(2))), std::string::npos) << summary;
     if (!divides) EXPECT_NE(summary.find(std::string("score ") + ScoreFormula(score)), std::string::npos) << summary;
     EXPECT_EQ(app.dump.Field("controls_scale_disabled"), divides ? "false" : "true");
     if (!divides) {  // nor does its key flip the setting kept for scaled-dot
@@ -486,7 +486,7 @@ TEST_F(PanelTest, ScoreAwareWordingUnderEveryScore) {
   app.settings.config.score = ScoreKind::kNegDistance;
   Frames(3);
   ASSERT_TRUE(app.results.compute_error.empty()) << app.results.compute_error;
-  ASSERT_EQ(app.results.shown->tensors.q->dim(2), 1u);
+  ASSERT_EQ(app.results.shown->maps->q->dim(2), 1u);
   ASSERT_NE(app.settings.config.head_dim_k(), 1);
   const std::string summary = app.dump.Field("heads_summary");
   EXPECT_EQ(summary.rfind("\"d_k=1 \u00B7 T=1", 0), 0u) << summary;
@@ -529,7 +529,7 @@ TEST_F(PanelTest, LongInputsHintAtTheLogScaleAndShapesSayPooled) {
   App& app = *app_;
   Frames(4);
   ASSERT_TRUE(app.results.shown);
-  ASSERT_TRUE(app.results.shown->tensors.pooled);
+  ASSERT_TRUE(app.results.shown->maps->pooled);
   const float faint = std::stof(app.dump.Field("heads_faint_hint"));
   EXPECT_GT(faint, 0.0f);
   EXPECT_LT(faint, kFaintMapsPeak);
@@ -974,8 +974,8 @@ TEST_F(PanelTest, SourceAndScoreCombosRefuseAWidthMismatchWithTheReason) {
   Frames(3);
   EXPECT_EQ(app.dump.Find("controls.width_error")->value_json, "\"\"");
   EXPECT_TRUE(app.results.compute_error.empty()) << app.results.compute_error;
-  EXPECT_EQ(app.results.shown->request.config.score, ScoreKind::kNegDistance);
-  EXPECT_EQ(app.results.shown->tensors.q->dim(2), 1u);  // the raw length feature, not a projection
+  EXPECT_EQ(app.results.shown->sandbox->request.config.score, ScoreKind::kNegDistance);
+  EXPECT_EQ(app.results.shown->maps->q->dim(2), 1u);  // the raw length feature, not a projection
   EXPECT_EQ(app.dump.Find("controls.score")->value_json, "\"neg-distance\"");
   EXPECT_EQ(app.dump.Find("heads.error")->value_json, "\"\"");
   // A refusal the settings check makes (embedding-wide q against a 1-wide k): still once, in Controls.
@@ -1034,8 +1034,8 @@ TEST_F(PanelTest, LessonButtonSetsItsKnobsAndOpensItsTab) {
   EXPECT_EQ(app.views.learn.tab, LearnTab::kShapes);
   EXPECT_EQ(app.dump.Find("learn.tab.shapes")->value_json, "true");
   ASSERT_TRUE(app.results.shown);
-  EXPECT_EQ(app.results.shown->tensors.n_q(), 6);
-  EXPECT_EQ(app.results.shown->tensors.n_k(), 4);
+  EXPECT_EQ(app.results.shown->maps->n_q(), 6);
+  EXPECT_EQ(app.results.shown->maps->n_k(), 4);
   EXPECT_EQ(app.dump.Find("shapes.probs")->value_json, "\"[4, 6, 4]\"");
   // (a): d_v 48 beside d_k 16, the Shapes tab shows v, z and concat at d_v.
   Click("learn.tab.lessons");
@@ -1144,7 +1144,7 @@ TEST_F(PanelTest, NumbersTabShowsTheRunsOwnWeightsAndRawRows) {
   app.settings.config.key_from = FeatureSource::kLength;
   Frames(4);
   ASSERT_TRUE(app.results.compute_error.empty()) << app.results.compute_error;
-  EXPECT_EQ(app.results.shown->request.config.query_from, FeatureSource::kLength);
+  EXPECT_EQ(app.results.shown->sandbox->request.config.query_from, FeatureSource::kLength);
   EXPECT_EQ(app.dump.Find("numbers.raw_rows")->value_json, "{\"q\": [1], \"k\": [1]}");
   EXPECT_EQ(app.dump.Find("numbers.weights")->value_json, "\"loaded\"");
 }

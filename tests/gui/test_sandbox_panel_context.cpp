@@ -39,8 +39,8 @@ class SandboxPanelContextTest : public PanelFixture {
   // The context as the App fills it, from this test's parts.
   SandboxPanelContext Context() {
     SandboxPanelContext c{settings, views.sentences, views.learn, dump, layout, verbs};
-    c.shown.result = settings.source == Source::kSandbox ? results.shown.get() : nullptr;
-    c.shown.maps = results.shown ? &results.shown->tensors : nullptr;
+    c.shown.result = results.shown ? results.shown->sandbox.get() : nullptr;
+    c.shown.maps = results.shown ? results.shown->maps.get() : nullptr;
     c.shown.sweep = results.sweep.get();
     c.shown.roles = roles.n_layer > 0 ? &roles : nullptr;
     c.bundled_model_dir = bundled_model_dir;
@@ -166,7 +166,7 @@ TEST_F(SandboxPanelContextTest, NumbersPanelReadsTheShownRunAndNothingInModelMod
   auto draw = DrawingTab(DrawNumbersPanel);
   Frames(draw, 2);
   EXPECT_EQ(Value("numbers.weights"), JsonString("random"));  // no --weights in the context
-  const Tensor& q = *results.shown->tensors.q;  // [n_head, n_q, d_k]
+  const Tensor& q = *results.shown->maps->q;  // [n_head, n_q, d_k]
   const std::string merged = "[1, " + std::to_string(q.dim(1)) + ", " + std::to_string(q.dim(0) * q.dim(2)) + "]";
   EXPECT_EQ(Value("numbers.q_shapes"), "[" + JsonString(merged) + ", " + JsonString(ShapeString(q.shape)) + "]");
   EXPECT_NE(Value("numbers.linears_verdict").find("\"same\": true"), std::string::npos);

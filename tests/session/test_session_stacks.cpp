@@ -8,6 +8,7 @@
 
 #include "layer_stack_checks.h"
 #include "model_folder.h"
+#include "session/layer_collector.h"
 #include "session/model_session.h"
 #include "session/sandbox_session.h"
 
@@ -96,6 +97,50 @@ TEST_P(ModelStack, OneSelfStackOfEveryLayer) {
   EXPECT_EQ(empty.layer(0), nullptr);
   EXPECT_EQ(empty.n_q(), stack.n_q());
   EXPECT_EQ(empty.mask.causal(), stack.mask.causal());
+}
+
+// Every layer of a run reads one token list (the result's), and the kept-bytes figure counts it once: a list copied
+// per layer would count n_layer times over, tokens left out of the estimate would count 0.
+TEST_P(ModelStack, OneTokenListForEveryLayerCountedOnce) {
+  ModelSession session(OpenModelFolder);
+  session.Open(std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/models_e2e/" + GetParam());
+  ASSERT_TRUE(session.WaitIdle(60));
+  ModelRequest request;
+  request.folder = session.folder();
+  ASSERT_TRUE(request.folder) << session.open_status().message();
+  request.text = "The cat sat on the mat and the dog sat on the log.";
+  session.Submit(request);
+  ASSERT_TRUE(session.WaitIdle(120));
+  const std::shared_ptr<const ModelResult> r = session.latest();
+  ASSERT_TRUE(r && r->complete()) << (r ? r->status.message() : "no result");
+  ASSERT_GT(r->n_layer(), 1);
+  // 1. One list: the result's, in every layer and its stack.
+  const std::vector<Token>* list = r->tokens.shared();
+  ASSERT_NE(list, nullptr);
+  for (int l = 0; l < r->n_layer(); ++l) {
+    EXPECT_EQ(r->layers[(size_t)l]->query_tokens.shared(), list) << l;
+    EXPECT_EQ(r->layers[(size_t)l]->kv_tokens.shared(), list) << l;
+  }
+  const LayerStack stack = StacksOf(*r)[0];
+  EXPECT_EQ(stack.row_tokens.shared(), list);
+  EXPECT_EQ(stack.column_tokens.shared(), list);
+  // 2. Counted once, in what the layers keep and in the run's estimate.
+  const double one_list = TokenListBytes(r->tokens);
+  EXPECT_GE(one_list, (double)r->tokens.size() * sizeof(Token));
+  EXPECT_DOUBLE_EQ(KeptTokenBytes(*r), one_list);
+  const model::ModelConfig& c = request.folder->model->config();
+  const CollectPlan plan = CollectPlan::ForSession(false);
+  EXPECT_DOUBLE_EQ(CollectedBytes(c, r->tokens, plan) - CollectedBytes(c, (int)r->tokens.size(), plan), one_list);
+  // 3. A what-if over the same text resumes from the shared layers: still one list.
+  request.temperature = 2.0f;
+  request.whatif_layers = {r->n_layer() - 1};
+  session.Submit(request);
+  ASSERT_TRUE(session.WaitIdle(120));
+  const std::shared_ptr<const ModelResult> what_if = session.latest();
+  ASSERT_TRUE(what_if && what_if->complete()) << (what_if ? what_if->status.message() : "no result");
+  ASSERT_GT(what_if->resumed_from, 0);
+  EXPECT_EQ(what_if->tokens.shared(), list);
+  EXPECT_DOUBLE_EQ(KeptTokenBytes(*what_if), one_list);
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, ModelStack, ::testing::Values("gpt2", "bert", "llama"));
