@@ -116,7 +116,7 @@ TEST(Config, EveryFieldOfTheTableCountsEverywhere) {
     EXPECT_TRUE(error.ok()) << f.name << ": " << error.message();
     EXPECT_TRUE(read.*f.member == changed.*f.member) << f.name;
   });
-  EXPECT_EQ(fields, 15);
+  EXPECT_EQ(fields, 17);
 }
 
 TEST(Config, SettingsValuesAreRangeCheckedByTheTable) {

@@ -27,6 +27,7 @@ bool OptionTakesValue(const std::string& option) {
       // the shared input options (ParseInputOption)
       "--text", "--text-file", "--line", "--query-text", "--weights", "--d-model", "--heads", "--dk", "--dv",
       "--temperature", "--mask", "--seed", "--qkv", "--query-from", "--key-from", "--value-from", "--score",
+      "--softcap",
       // attnviz-cli compute, export, sweep, model and the figure options (cli_figure_options.h)
       "--dump", "--out", "--format", "--head", "--plot", "--seeds", "--dks", "--random-tokens", "--model", "--layers",
       "--predict", "--ablate", "--neuron", "--kind",
@@ -175,6 +176,13 @@ bool ParseInputOption(const std::vector<std::string>& args, size_t* i, InputOpti
     if (!v) { *error = v.status(); return true; }
     auto t = ParseDoubleValue(a, *v, kMinTemperature, kMaxTemperature);
     if (!t) *error = t.status(); else c.temperature = (float)*t;
+  } else if (a == "--qk-norm") {
+    c.qk_norm = true;
+  } else if (a == "--softcap") {
+    auto v = value();
+    if (!v) { *error = v.status(); return true; }
+    auto t = ParseDoubleValue(a, *v, 0.0, kMaxSoftcap);
+    if (!t) *error = t.status(); else c.softcap = (float)*t;
   } else if (a == "--mask") {
     set_choice(&c.mask, ParseMask);
   } else if (a == "--seed") {
@@ -215,6 +223,8 @@ std::string InputOptionsHelp() {
          "  --dv N                 value width per head, 1..4096 (default d_k)\n"
          "  --no-scale             do not divide logits by sqrt(d_k)\n"
          "  --temperature T        logits divided by T, 1e-06..1e+06 (default 1)\n"
+         "  --qk-norm              RMS-norm every q and k over d_k before the score (Qwen3, OLMo 2, Gemma 3)\n"
+         "  --softcap C            logits capped to C * tanh(logit / C) (Gemma 2), 0..10000 (default 0: none)\n"
          "  --mask none|causal     causal: query i sees keys 0..i (self mode only)\n"
          "  --seed N               embeddings and weight init (default 0)\n"
          "  --no-positional        no sinusoidal positional encoding\n"

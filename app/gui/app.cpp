@@ -232,14 +232,14 @@ void App::SelectSentence(int index) {
   }
 }
 
-void App::ShowLesson(Lesson lesson) {
+void App::ShowLesson(Lesson lesson, LessonPart part) {
   LessonStage stage{settings, views};
   stage.bundled_model_dir = bundled_model_dir;
   std::shared_ptr<const ModelFolder> open = models->folder();
   stage.bundled_model_open = open && open->dir == bundled_model_dir && !models->opening();
   stage.open_model = [this](const std::string& dir) { OpenModel(dir); };
   stage.set_source = [this](Source source) { SetSource(source); };
-  attnviz::ShowLesson(lesson, stage);
+  attnviz::ShowLesson(lesson, stage, part);
 }
 
 void App::SetLanguage(Lang lang) {

@@ -67,7 +67,7 @@ class App {
   // the settings, then the tab that shows the answer is brought to the front).
   Lesson lesson() const { return views.learn.lesson; }
   void PickLesson(Lesson lesson) { views.learn.lesson = lesson; }
-  void ShowLesson(Lesson lesson);
+  void ShowLesson(Lesson lesson, LessonPart part = LessonPart::kMain);
   // The UI language: Tr() answers in it from the next frame on; saved in the settings.
   void SetLanguage(Lang lang);
   // Runs an export job on a background thread; Update() reports "Wrote PATH" or the error.

@@ -68,7 +68,7 @@ SandboxPanelContext App::SandboxPanelContextFor() {
     SandboxVerbs& v = *sandbox_verbs_;
     v.open_sentence_file = [this](const std::string& path) { return OpenSentenceFile(path); };
     v.select_sentence = [this](int index) { SelectSentence(index); };
-    v.show_lesson = [this](Lesson lesson) { ShowLesson(lesson); };
+    v.show_lesson = [this](Lesson lesson, LessonPart part) { ShowLesson(lesson, part); };
     v.open_model = [this](const std::string& dir_or_name) { OpenModel(dir_or_name); };
     v.set_source = [this](Source source) { SetSource(source); };
     v.set_language = [this](Lang lang) { SetLanguage(lang); };

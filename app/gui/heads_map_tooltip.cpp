@@ -51,9 +51,16 @@ void LogitLines(PanelContext& ctx, const LayerMaps& t, float score_value) {
   const bool divided = t.scaled && score == ScoreKind::kScaledDot;
   std::string how = std::string(divided ? "\xC3\xB7\xE2\x88\x9A" "d_k" : Tr(Str::kUnscaled)) +
                     (t.temperature != 1.0f ? ", \xC3\xB7T" : "");
-  const std::string after = Trf(Str::kTipLogitAfter, {how, FormatNumber(LogitFromScore(score_value, t.multiplier))});
+  const float uncapped = LogitFromScore(score_value, t.multiplier);
+  const std::string after = Trf(Str::kTipLogitAfter, {how, FormatNumber(uncapped)});
   ImGui::TextUnformatted(after.c_str());
   ctx.dump.SetField("heads_tip_logit_after", JsonString(after));
+  if (t.softcap > 0) {  // the soft cap (Gemma 2, or the sandbox's): the logit the softmax takes
+    const std::string capped = Trf(Str::kTipLogitCapped, {FormatNumber(t.softcap), FormatNumber(uncapped),
+                                                          FormatNumber(LogitFromScore(score_value, t.multiplier, t.softcap))});
+    ImGui::TextUnformatted(capped.c_str());
+    ctx.dump.SetField("heads_tip_logit_capped", JsonString(capped));
+  }
 }
 
 }  // namespace

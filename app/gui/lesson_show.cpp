@@ -2,10 +2,10 @@
 
 namespace attnviz {
 
-void ShowLesson(Lesson lesson, const LessonStage& stage) {
+void ShowLesson(Lesson lesson, const LessonStage& stage, LessonPart part) {
   AppSettings& settings = stage.settings;
   LearnPanelView& learn = stage.views.learn;
-  const LessonSetup setup = ApplyLesson(lesson, settings, !stage.bundled_model_dir.empty());
+  const LessonSetup setup = ApplyLesson(lesson, settings, !stage.bundled_model_dir.empty(), part);
   ResetViewsForLesson(stage.views);
   const Source was = settings.source;
   settings = setup.settings;

@@ -21,7 +21,7 @@ struct LessonStage {
   std::function<void(const std::string& dir_or_name)> open_model;
   std::function<void(Source source)> set_source;  // switches what is shown (the settings' source with it)
 };
-void ShowLesson(Lesson lesson, const LessonStage& stage);
+void ShowLesson(Lesson lesson, const LessonStage& stage, LessonPart part = LessonPart::kMain);
 
 // The panels' view state an earlier lesson or the user left, back to its defaults (a lesson looks the same in any
 // order); the user's text and files stay (ApplyLesson keeps them).

@@ -11,7 +11,7 @@ LessonWords WordsOf(Lesson lesson) {
       {Str::kLessonATitle, Str::kLessonAText, Str::kLessonAButton, Str::kLessonAQuestion},
       {Str::kLessonBTitle, Str::kLessonBText, Str::kLessonBButton, Str::kLessonBQuestion},
       {Str::kLessonCTitle, Str::kLessonCText, Str::kLessonCButton, Str::kLessonCQuestion},
-      {Str::kLessonDTitle, Str::kLessonDText, Str::kLessonDButton, Str::kLessonDQuestion},
+      {Str::kLessonDTitle, Str::kLessonDText, Str::kLessonDButton, Str::kLessonDQuestion, true},
       {Str::kLessonETitle, Str::kLessonEText, Str::kLessonEButton, Str::kLessonEQuestion},
       {Str::kLessonFTitle, Str::kLessonFText, Str::kLessonFButton, Str::kLessonFQuestion},
       {Str::kLessonGTitle, Str::kLessonGText, Str::kLessonGButton, Str::kLessonGQuestion},
@@ -53,7 +53,7 @@ std::vector<NamedHead> HeadsWithRole(const model::HeadRoles& roles, model::HeadR
   return heads;
 }
 
-LessonSetup ApplyLesson(Lesson lesson, const AppSettings& before, bool has_bundled_model) {
+LessonSetup ApplyLesson(Lesson lesson, const AppSettings& before, bool has_bundled_model, LessonPart part) {
   // Start from the defaults and carry over only what is not a knob.
   LessonSetup setup{AppSettings(), LearnTab::kLessons};
   AppSettings& s = setup.settings;
@@ -105,9 +105,10 @@ LessonSetup ApplyLesson(Lesson lesson, const AppSettings& before, bool has_bundl
       if (!users_text) s.kv_text = kShapesSentence;
       setup.tab = LearnTab::kNumbers;
       break;
-    case Lesson::kD:  // wide d_k without the 1/sqrt(d_k): the softmax saturates
-      c.d_k = 512;
+    case Lesson::kD:  // wide d_k without the 1/sqrt(d_k): the softmax saturates (today: unless a soft cap bounds it)
+      c.d_k = part == LessonPart::kToday ? kMaxHeadDim : 512;
       c.scale = false;
+      if (part == LessonPart::kToday) c.softcap = kDefaultSoftcap;
       s.side_by_side = true;
       setup.tab = LearnTab::kVariance;
       break;

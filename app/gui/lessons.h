@@ -15,8 +15,13 @@ enum class LearnTab { kShapes = 0, kNumbers, kLessons, kDictionary, kVariance };
 enum class Lesson { kA = 0, kB, kC, kD, kE, kF, kG };
 constexpr int kLessonCount = 7;
 
+// A lesson may have a second part with its own button (lesson (d): how today's models keep logits in range).
+enum class LessonPart { kMain = 0, kToday };
 struct LessonWords {
   Str title, text, button, question;
+  bool has_today = false;
+  Str today_text = Str::kLessonDTodayText, today_button = Str::kLessonDTodayButton,
+      today_question = Str::kLessonDTodayQuestion;
 };
 LessonWords WordsOf(Lesson lesson);
 
@@ -43,8 +48,10 @@ struct LessonSetup {
 // the user's own; (d) d_k 512 unscaled beside scaled, the Variance tab; (e) the bundled model
 // on kRepeatedSentence at layer 1 (its induction heads), every head shown; without a bundled model
 // (`has_bundled_model` false) 8 sandbox heads at d_model 128; (f) q and k from word length scored by -|q - k|;
-// (g) the Dictionary tab.
-LessonSetup ApplyLesson(Lesson lesson, const AppSettings& before, bool has_bundled_model = true);
+// (g) the Dictionary tab. The second part of (d) (LessonPart::kToday): d_k 4096 unscaled beside scaled with the soft
+// cap at kDefaultSoftcap, the Variance tab.
+LessonSetup ApplyLesson(Lesson lesson, const AppSettings& before, bool has_bundled_model = true,
+                        LessonPart part = LessonPart::kMain);
 
 // Lesson (e) names the heads in words: those whose strongest role (model::StrongestRole) is `role` and clears
 // model::kPointedRoleScore, layer by layer, head by head.

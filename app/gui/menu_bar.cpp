@@ -50,7 +50,7 @@ void DrawFileMenu(SandboxPanelContext& ctx) {
   if (ImGui::BeginMenu(Tr(Str::kMenuLessons))) {
     for (int i = 0; i < kLessonCount; ++i) {
       const std::string name = std::string("menu.file.lesson.") + LessonLetter((Lesson)i);
-      if (ImGui::MenuItem((std::string(Tr(WordsOf((Lesson)i).title)) + "##" + name).c_str())) ctx.verbs.show_lesson((Lesson)i);
+      if (ImGui::MenuItem((std::string(Tr(WordsOf((Lesson)i).title)) + "##" + name).c_str())) ctx.verbs.show_lesson((Lesson)i, LessonPart::kMain);
       dump.RecordItem(name);
     }
     ImGui::EndMenu();

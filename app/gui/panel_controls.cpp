@@ -49,6 +49,20 @@ void DrawSizeKnobs(PanelContext& ctx) {
 
   widget::SliderFloat(dump, Str::kTemperature, "controls.temperature", &c.temperature, 0.01f, 100.0f, "%.3g", ImGuiSliderFlags_Logarithmic);
   if (!std::isfinite(c.temperature)) c.temperature = 1.0f;  // a typed "nan" never reaches the engine
+
+  // Seed (d) as today's models answer it: the q/k norm (Qwen3, OLMo 2, Gemma 3) and the soft cap (Gemma 2).
+  widget::Checkbox(dump, Str::kQkNormCheckbox, "controls.qk_norm", &c.qk_norm);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", Tr(Str::kQkNormTip));
+  bool capped = c.softcap > 0;
+  if (widget::Checkbox(dump, Str::kSoftcapCheckbox, "controls.softcap_on", &capped)) c.softcap = capped ? kDefaultSoftcap : 0;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", Tr(Str::kSoftcapTip));
+  if (capped) {
+    ImGui::SameLine();
+    widget::SliderFloat(dump, Str::kSoftcapValue, "controls.softcap", &c.softcap, 0.1f, 100.0f, "%.3g",
+                        ImGuiSliderFlags_Logarithmic);
+    if (!std::isfinite(c.softcap) || c.softcap <= 0) c.softcap = kDefaultSoftcap;  // off only by the checkbox
+    c.softcap = std::min(c.softcap, kMaxSoftcap);
+  }
 }
 
 // Mask, mode and the q/k/v projection's layout.

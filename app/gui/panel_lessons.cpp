@@ -48,10 +48,23 @@ void DrawLessonWords(SandboxPanelContext& ctx, bool with_button) {
   if (ctx.learn.lesson == Lesson::kE) DrawNamedHeads(ctx);
   if (with_button) {
     const std::string show = std::string(Tr(Str::kLessonShow)) + ": " + Tr(words.button);
-    if (widget::Button(ctx.dump, show.c_str(), ("lessons.show." + letter).c_str())) ctx.verbs.show_lesson(ctx.learn.lesson);
+    if (widget::Button(ctx.dump, show.c_str(), ("lessons.show." + letter).c_str()))
+      ctx.verbs.show_lesson(ctx.learn.lesson, LessonPart::kMain);
   }
   ImGui::PushStyleColor(ImGuiCol_Text, kOkColor);
   ImGui::TextWrapped("%s", Trf(Str::kLessonQuestion, {Tr(words.question)}).c_str());
+  ImGui::PopStyleColor();
+  if (!words.has_today) return;
+  ImGui::Separator();
+  ImGui::TextWrapped("%s", Tr(words.today_text));
+  ctx.dump.RecordItem("lessons.today_text", JsonString(Tr(words.today_text)));
+  if (with_button) {
+    const std::string show = std::string(Tr(Str::kLessonShow)) + ": " + Tr(words.today_button);
+    if (widget::Button(ctx.dump, show.c_str(), ("lessons.show." + letter + ".today").c_str()))
+      ctx.verbs.show_lesson(ctx.learn.lesson, LessonPart::kToday);
+  }
+  ImGui::PushStyleColor(ImGuiCol_Text, kOkColor);
+  ImGui::TextWrapped("%s", Trf(Str::kLessonQuestion, {Tr(words.today_question)}).c_str());
   ImGui::PopStyleColor();
 }
 

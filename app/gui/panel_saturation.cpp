@@ -134,7 +134,8 @@ void DrawSaturationPanel(SandboxPanelContext& ctx) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   // Legend: the sweep's own score. Only scaled-dot divides by sqrt(d_k): under it a "÷√d_k" line and an unscaled
   // one; under any other score both are one line, named by the score's formula (as the exported figure's legend).
-  const ScoreKind score = ctx.shown.sweep ? ctx.shown.sweep->request.base.score : ctx.settings.config.score;
+  const AttentionConfig& swept = ctx.shown.sweep ? ctx.shown.sweep->request.base : ctx.settings.config;
+  const ScoreKind score = swept.score;
   const bool divided = score == ScoreKind::kScaledDot;
   ImVec2 p = ImGui::GetCursorScreenPos();
   float line = ImGui::GetTextLineHeight();
@@ -153,6 +154,15 @@ void DrawSaturationPanel(SandboxPanelContext& ctx) {
   ImGui::SetCursorScreenPos(ImVec2(p.x + 22, p.y));
   ImGui::TextUnformatted(second.c_str());
   legend += second;
+  // Both lines run with the q/k norm and the soft cap when they are on (SweepDk keeps them): the legend says so.
+  std::string twists;
+  if (swept.qk_norm) twists += std::string(kTitleDot) + Tr(Str::kTitleQkNorm);
+  if (swept.softcap > 0) twists += std::string(kTitleDot) + Trf(Str::kTitleSoftcap, {FormatNumber(swept.softcap, "%.3g")});
+  if (!twists.empty()) {
+    ImGui::SameLine(0, 0);
+    ImGui::TextUnformatted(twists.c_str());
+    legend += twists;
+  }
   ImGui::SameLine();
   const int now = ctx.QueryKeyWidth();  // the width q and k really have (1 from word length), as the summary's d_k
   const std::string now_text = now > 0 ? Trf(Str::kNowDk, {std::to_string(now)}) : std::string();

@@ -78,8 +78,11 @@ void DrawSandboxShapes(PanelContext& ctx) {
   auto dims = [](int a, int b) { return "[" + std::to_string(a) + ", " + std::to_string(b) + "]"; };
   const bool divided = c.scale && c.score == ScoreKind::kScaledDot;  // config.h logit_multiplier
   const std::string scale = divided ? "\xC3\xB7\xE2\x88\x9A" "d_k" : std::string("(") + Tr(Str::kUnscaled) + ")";
-  const std::string logits_note = "[n_head, n_q, n_k]  " + scale +
-                                  (c.temperature != 1.0f ? " \xC3\xB7T=" + FormatNumber(c.temperature, "%.3g") : "");
+  const std::string logits_note =
+      "[n_head, n_q, n_k]  " + scale + (c.temperature != 1.0f ? " \xC3\xB7T=" + FormatNumber(c.temperature, "%.3g") : "") +
+      (c.softcap > 0 ? "  \xE2\x86\x92 " + FormatNumber(c.softcap, "%.3g") + " \xC2\xB7 tanh(\xC2\xB7 / " +
+                           FormatNumber(c.softcap, "%.3g") + ")"
+                     : std::string());
   std::vector<Row> rows;
   rows.push_back({Tr(Str::kStepEmbed), cross ? "xq" : "x", cross ? t.xq.get() : t.x.get(), "",
                   Tr(cross ? Str::kNoteQuerySentence : Str::kNoteTokensPositions)});
@@ -122,6 +125,7 @@ void DrawSandboxShapes(PanelContext& ctx) {
       step = Trf(Str::kStepRawSource, {FeatureSourceLabel(p.from)});
       note += std::string("  ") + Tr(Str::kNoteRawSource);
     }
+    if (c.qk_norm && std::string(p.name) != "v") note += std::string("  ") + Tr(Str::kQkNormCheckbox);
     ctx.dump.SetField(std::string("shapes_step_") + p.name, JsonString(step));
     rows.push_back({step, p.name, p.tensor, "", note});
   }

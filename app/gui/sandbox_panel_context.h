@@ -46,7 +46,7 @@ struct SandboxVerbs {
   std::function<Status(const std::string& path)> open_sentence_file;
   std::function<void(int index)> select_sentence;  // that loaded item's text into the settings
   // A lesson's knobs set, the tab with its answer brought to the front, its words beside it (App::ShowLesson).
-  std::function<void(Lesson lesson)> show_lesson;
+  std::function<void(Lesson lesson, LessonPart part)> show_lesson;
   std::function<void(const std::string& dir_or_name)> open_model;
   std::function<void(Source source)> set_source;
   std::function<void(Lang lang)> set_language;

@@ -18,6 +18,7 @@ constexpr const char* kEnglish[] = {
     "sweep: d_k={0}: ",
     "{0} = {1} is out of range: allowed {2}..{3}",
     "temperature = {0} is out of range: allowed {1}..{2} (must be > 0)",
+    "softcap = {0} is out of range: allowed 0..{1} (0 = no cap)",
     "mask = causal applies to self-attention only (query i may see keys 0..i of its own sentence); use mask none "
     "in cross mode",
     "d_model * n_head * (2*d_k + d_v) = {0} projection weights is too large: allowed up to {1} (lower d_model, "

@@ -29,6 +29,7 @@ enum class MsgId : int {
   // ---- settings (config.h Validate, the Parse* functions, qkv_source.h)
   kOutOfRange,           // {0} field, {1} value, {2} lo, {3} hi
   kTemperatureRange,     // {0} value, {1} lo, {2} hi
+  kSoftcapRange,         // {0} value, {1} hi
   kCausalNeedsSelf,
   kProjectionTooLarge,   // {0} floats, {1} the most allowed
   kUnknownName,          // {0} what, {1} text, {2} allowed names

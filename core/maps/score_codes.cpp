@@ -75,7 +75,7 @@ void DecodeScoreRows(const ScoreCodes& c, int head, size_t r0, size_t rows, floa
 }
 
 bool AttendStreamFromCodes(const ScoreCodes& codes, const Tensor& v, float multiplier, const Mask& mask,
-                           const AttendSink& sink, std::vector<HeadMetrics>* metrics, Tensor* z) {
+                           const AttendSink& sink, std::vector<HeadMetrics>* metrics, Tensor* z, float softcap) {
   ATTNVIZ_CHECK_SHAPE(v.shape.size() == 3 && v.dim(0) == codes.n_head && v.dim(1) == codes.n_k,
                       "codes [" + std::to_string(codes.n_head) + ", " + std::to_string(codes.n_q) + ", " +
                           std::to_string(codes.n_k) + "] vs v " + ShapeString(v.shape) +
@@ -83,7 +83,8 @@ bool AttendStreamFromCodes(const ScoreCodes& codes, const Tensor& v, float multi
   const ScoreRowsFill decode = [&codes](int head, size_t r0, size_t rows, float* scores) {
     DecodeScoreRows(codes, head, r0, rows, scores);
   };
-  return AttendStreamFromScores(decode, codes.n_head, codes.n_q, codes.n_k, v, multiplier, mask, sink, metrics, z);
+  return AttendStreamFromScores(decode, codes.n_head, codes.n_q, codes.n_k, v, multiplier, mask, sink, metrics, z,
+                                softcap);
 }
 
 }  // namespace attnviz

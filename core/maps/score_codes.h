@@ -42,6 +42,7 @@ void DecodeScoreRows(const ScoreCodes& codes, int head, size_t r0, size_t rows, 
 // scaling, temperature or mask without the GEMM. The blocks handed to the sink carry the decoded scores.
 // v: [n_head, n_k, d_v] with the codes' n_head and n_k.
 bool AttendStreamFromCodes(const ScoreCodes& codes, const Tensor& v, float multiplier, const Mask& mask,
-                           const AttendSink& sink, std::vector<HeadMetrics>* metrics, Tensor* z);
+                           const AttendSink& sink, std::vector<HeadMetrics>* metrics, Tensor* z,
+                           float softcap = 0.0f);
 
 }  // namespace attnviz

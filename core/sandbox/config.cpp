@@ -170,6 +170,9 @@ Status Validate(const AttentionConfig& c) {
     return Status::Error(MsgId::kTemperatureRange,
                          {ShortNumber(c.temperature), ShortNumber(kMinTemperature), ShortNumber(kMaxTemperature)});
   }
+  if (!(c.softcap >= 0 && c.softcap <= kMaxSoftcap)) {
+    return Status::Error(MsgId::kSoftcapRange, {ShortNumber(c.softcap), ShortNumber(kMaxSoftcap)});
+  }
   if (c.mask == MaskKind::kCausal && c.mode == AttentionMode::kCross) {
     return Status::Error(MsgId::kCausalNeedsSelf, {});
   }
@@ -259,6 +262,8 @@ std::string Describe(const AttentionConfig& c) {
     if (source != defaults.query_from) s += std::string(" · ") + side + " from " + ToString(source);
   // The score as the screen writes it (its formula, the same in every language), not its option name.
   if (c.score != defaults.score) s += std::string(" · score ") + ScoreFormula(c.score);
+  if (c.qk_norm) s += " · q/k norm";
+  if (c.softcap > 0) s += " · cap " + ShortNumber(c.softcap);
   return s;
 }
 

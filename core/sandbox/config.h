@@ -35,6 +35,9 @@ struct AttentionConfig {
   FeatureSource key_from = FeatureSource::kEmbedding;
   FeatureSource value_from = FeatureSource::kEmbedding;
   ScoreKind score = ScoreKind::kScaledDot;
+  // Seed (d), as today's models answer it: keep the logits in range without (or beside) 1/sqrt(d_k).
+  bool qk_norm = false;       // RMS-norm every head's q and k rows over d_k before the score (Qwen3, OLMo 2, Gemma 3)
+  float softcap = 0.0f;       // logits soft-capped to softcap * tanh(l / softcap) (Gemma 2); 0 = off, else 0..kMaxSoftcap
 
   // d_k and d_v after defaults are applied.
   int head_dim_k() const { return d_k > 0 ? d_k : (d_model / n_head > 0 ? d_model / n_head : 1); }
@@ -53,6 +56,9 @@ constexpr int kMaxHeads = 64;
 constexpr int kMaxHeadDim = 4096;
 constexpr float kMinTemperature = 1e-6f;
 constexpr float kMaxTemperature = 1e6f;
+constexpr float kMaxSoftcap = 1e4f;
+constexpr float kDefaultSoftcap = 5.0f;  // what the soft cap's switch starts at: low enough to bite at d_k 4096
+constexpr float kQkNormEps = 1e-6f;  // the RMSNorm's eps (Qwen3's rms_norm_eps)
 // Largest projection matrix allowed (floats): d_model * n_head * (2*d_k + d_v).
 constexpr long long kMaxProjectionFloats = 1LL << 28;
 
@@ -68,6 +74,7 @@ enum ConfigEffect : unsigned {
   kAffectsMultiplier = 4,  // the logit multiplier (probs from the kept scores)
   kAffectsMask = 8,        // the mask (probs from the kept scores)
   kAffectsScores = 16,     // the score function (scores from q and k)
+  kAffectsQk = 32,         // q and k from the kept params (the q/k norm)
 };
 
 template <typename T>
@@ -96,7 +103,9 @@ inline const auto& ConfigFields() {
       ConfigField<FeatureSource>{"query_from", &AttentionConfig::query_from, kAffectsParams},
       ConfigField<FeatureSource>{"key_from", &AttentionConfig::key_from, kAffectsParams},
       ConfigField<FeatureSource>{"value_from", &AttentionConfig::value_from, kAffectsParams},
-      ConfigField<ScoreKind>{"score", &AttentionConfig::score, kAffectsScores});
+      ConfigField<ScoreKind>{"score", &AttentionConfig::score, kAffectsScores},
+      ConfigField<bool>{"qk_norm", &AttentionConfig::qk_norm, kAffectsQk},
+      ConfigField<float>{"softcap", &AttentionConfig::softcap, kAffectsMultiplier, 0, kMaxSoftcap});
   return fields;
 }
 // Calls f(field) for every ConfigField<T>, in the struct's order.
@@ -137,8 +146,8 @@ constexpr FeatureSource kFeatureSources[] = {FeatureSource::kEmbedding, FeatureS
 constexpr ScoreKind kScoreKinds[] = {ScoreKind::kScaledDot, ScoreKind::kDot, ScoreKind::kAdditive,
                                      ScoreKind::kCosine, ScoreKind::kNegDistance};
 
-// Short human description, e.g. "d_k=512 · unscaled · T=1"; sources and score only when not the
-// default: "d_k=1 · T=1 · q from length · k from length · score −|q − k|". d_k is the width q and k really have
+// Short human description, e.g. "d_k=512 · unscaled · T=1"; sources, score, q/k norm and cap only when not the
+// default: "d_k=1 · T=1 · q from length · k from length · score −|q − k|", "d_k=4096 · unscaled · T=1 · q/k norm · cap 5". d_k is the width q and k really have
 // (1 for length and position); "scaled"/"unscaled" only under scaled-dot, the one score divided by √d_k; the
 // score by its formula (ScoreFormula), as every language writes it.
 // The width q and k share as the run has it: d_k when both are projected, 1 from length or position, 0 from one-hot

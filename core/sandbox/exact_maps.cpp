@@ -35,6 +35,7 @@ LayerMaps ExactMaps(const LayerMaps& t, const std::vector<int>& heads, const Map
   out.q = t.q;
   out.k = t.k;
   out.multiplier = t.multiplier;
+  out.softcap = t.softcap;
   out.scaled = t.scaled;
   out.d_qk = t.d_qk;
   out.temperature = t.temperature;
@@ -55,7 +56,7 @@ LayerMaps ExactMaps(const LayerMaps& t, const std::vector<int>& heads, const Map
       if (!t.probs->empty()) {  // full mode: the kept map
         src = t.probs->data.data() + ((size_t)h * n_q + r0) * n_k;
       } else {
-        AttendRows(*t.q, *t.k, t.multiplier, t.mask, h, r0, r1, nullptr, &band_probs);
+        AttendRows(*t.q, *t.k, t.multiplier, t.mask, h, r0, r1, nullptr, &band_probs, t.softcap);
         src = band_probs.data.data();
       }
       for (int i = r0; i < r1; ++i) {
@@ -79,13 +80,14 @@ Status StreamExactMaps(const LayerMaps& t, const std::vector<int>& heads, NpyStr
   for (int h : heads) {
     for (size_t r0 = 0; r0 < n_q; r0 += band) {
       const size_t r1 = std::min(n_q, r0 + band);
-      AttendRows(*t.q, *t.k, multiplier, t.mask, h, (int)r0, (int)r1, logits_out ? &scores : nullptr, &probs);
+      AttendRows(*t.q, *t.k, multiplier, t.mask, h, (int)r0, (int)r1, logits_out ? &scores : nullptr, &probs,
+                 t.softcap);
       if (const float* scale = ColumnScale(t, h))
         for (size_t i = 0; i < r1 - r0; ++i)
           for (size_t j = 0; j < n_k; ++j) probs.data[i * n_k + j] *= scale[j];
       if (Status s = probs_out->Append(probs.data.data(), probs.size()); !s) return s;
       if (!logits_out) continue;
-      for (float& x : scores.data) x = LogitFromScore(x, multiplier);  // the logits map: before the mask
+      for (float& x : scores.data) x = LogitFromScore(x, multiplier, t.softcap);  // the logits map: before the mask
       if (Status s = logits_out->Append(scores.data.data(), scores.size()); !s) return s;
     }
   }

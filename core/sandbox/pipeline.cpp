@@ -16,10 +16,10 @@ namespace {
 // these q and k (no q k^T), else from q and k.
 // q: [n_head, n_q, d_k]  k: [n_head, n_k, d_k]  v: [n_head, n_k, d_v]  z: [n_head, n_q, d_v] or null
 bool AttendStreamFromCodesOr(const ScoreCodes* codes, const Tensor& q, const Tensor& k, const Tensor& v,
-                             float multiplier, const Mask& mask, const AttendSink& sink,
+                             float multiplier, float softcap, const Mask& mask, const AttendSink& sink,
                              std::vector<HeadMetrics>* metrics, Tensor* z) {
-  return codes ? AttendStreamFromCodes(*codes, v, multiplier, mask, sink, metrics, z)
-               : AttendStream(q, k, v, multiplier, mask, sink, metrics, z);
+  return codes ? AttendStreamFromCodes(*codes, v, multiplier, mask, sink, metrics, z, softcap)
+               : AttendStream(q, k, v, multiplier, mask, sink, metrics, z, softcap);
 }
 }  // namespace
 
@@ -113,6 +113,7 @@ Status Pipeline::SetConfig(const AttentionConfig& c) {
   if (effects & kAffectsMultiplier) MarkDirty(Stage::kMultiplier);
   if (effects & kAffectsMask) MarkDirty(Stage::kSoftmax);
   if (effects & kAffectsScores) MarkDirty(Stage::kScores);
+  if (effects & kAffectsQk) MarkDirty(Stage::kProject);  // the same params, q and k normed or not
   config_ = c;
   return Status::Ok();
 }
@@ -149,6 +150,7 @@ void Pipeline::Publish() {
   t.pyramid = pyramid_;
   t.pooled = pooled_;
   t.multiplier = multiplier_;
+  t.softcap = config_.softcap;
   t.mask = config_.mask;
   t.scaled = config_.scale;
   t.d_qk = b.q ? (int)b.q->dim(2) : config_.head_dim_k();
@@ -319,7 +321,7 @@ Status Pipeline::RunMapsPass(int* stage, Stage through, PassState* st) {
       if (codes && !EncodeScoreRows(block.scores, block.head, block.r0, block.rows, codes)) coded = false;
       st->Report("attention maps", blocks_done.load(std::memory_order_relaxed), total);  // this block counted
     };
-    ok = AttendStreamFromCodesOr(from_codes ? codes_.get() : nullptr, q, *b.k, *b.v, multiplier_, c.mask, sink,
+    ok = AttendStreamFromCodesOr(from_codes ? codes_.get() : nullptr, q, *b.k, *b.v, multiplier_, c.softcap, c.mask, sink,
                                  metrics ? &metrics_ : nullptr, in_pass ? Writable(&b.z) : nullptr);
     if (from_codes && ok) ++passes_from_codes_;
     if (write_codes && ok && coded) codes_->q = b.q, codes_->k = b.k;  // valid from now on
@@ -334,7 +336,7 @@ Status Pipeline::RunMapsPass(int* stage, Stage through, PassState* st) {
     Tensor* scores = from == AttendFrom::kQueryKey ? Writable(&b.scores) : b.scores.get();
     ok = Attend(from, q, *b.k, *b.v, multiplier_, c.mask, scores, in_pass ? Writable(&b.logits) : nullptr,
                 Writable(&b.probs), metrics ? &metrics_ : nullptr, in_pass ? Writable(&b.z) : nullptr,
-                ctl.cancel || ctl.progress ? &sink : nullptr);
+                ctl.cancel || ctl.progress ? &sink : nullptr, c.softcap);
     if (ok) pyramid->AddMap(*b.probs);
   }
   sink.on_block = nullptr;  // its captures end with this pass
@@ -365,13 +367,13 @@ Status Pipeline::RunOutput(PassState* st) {
     st->sink.on_block = nullptr;
     st->sink.full_scores = false;
     const bool from_codes = codes_ && codes_->MadeFrom(*b.q, *b.k);
-    if (!AttendStreamFromCodesOr(from_codes ? codes_.get() : nullptr, *b.q, *b.k, *b.v, multiplier_, c.mask, st->sink,
+    if (!AttendStreamFromCodesOr(from_codes ? codes_.get() : nullptr, *b.q, *b.k, *b.v, multiplier_, c.softcap, c.mask, st->sink,
                                  nullptr, Writable(&b.z))) {
       first_dirty_ = Stage::kOutput;
       return Status::Cancelled();
     }
   } else if (!st->in_pass) {
-    Logits(*b.scores, multiplier_, Writable(&b.logits));
+    Logits(*b.scores, multiplier_, Writable(&b.logits), c.softcap);
     MixValues(*b.probs, *b.v, Writable(&b.z));
   }
   OutputProjection(*b.z, params_.w_o, Writable(&b.concat), Writable(&b.out));

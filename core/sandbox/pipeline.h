@@ -2,7 +2,8 @@
 // app and the command line never redo work by hand:
 //   text, d_model, seed, positional         -> from kEmbed
 //   n_head, d_k, d_v, qkv layout, weights   -> from kProject
-//   scaling, temperature                     -> from kMultiplier
+//   scaling, temperature, soft cap           -> from kMultiplier
+//   q/k norm                                 -> from kProject (the same params: q and k normed or not)
 //   mask                                     -> from kSoftmax
 //   query/key/value source (seed f)          -> from kProject (qkv_source.h: raw features skip the projection)
 //   score function (seed f)                  -> from kScores (score.h: a score that is not q . k is kept as a
@@ -11,7 +12,7 @@
 // logits map: it applies the new logit multiplier to the kept scores.)
 // Stages run in order; Run(through) computes the dirty ones up to `through`. The logits map, z and
 // out (kOutput) come last and are computed only when asked for: the maps never need them (a logit
-// is LogitFromScore(score, config.logit_multiplier())). Until then those three are empty.
+// is LogitFromScore(score, config.logit_multiplier(), config.softcap)). Until then those three are empty.
 //
 // Long inputs (pooled mode): when n_head * n_q * n_k passes pooled_above_cells() (default 2^24 cells, i.e.
 // 64 MiB for one fp32 map: 16 heads at 1024 tokens still run in full mode), no full map is kept. The pass

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "attention/attention.h"
+#include <cmath>
 #include "sandbox/projection.h"
 
 namespace attnviz {
@@ -76,6 +77,24 @@ void SourceQkv(const AttentionConfig& c, const std::vector<Token>& query_tokens,
   if (c.query_from != FeatureSource::kEmbedding) RawFeatures(c.query_from, query_tokens, vocab, c.n_head, q);
   if (c.key_from != FeatureSource::kEmbedding) RawFeatures(c.key_from, kv_tokens, vocab, c.n_head, k);
   if (c.value_from != FeatureSource::kEmbedding) RawFeatures(c.value_from, kv_tokens, vocab, c.n_head, v);
+  if (c.qk_norm) {
+    NormQueryKeyRows(q);
+    NormQueryKeyRows(k);
+  }
+}
+
+void NormQueryKeyRows(Tensor* t) {
+  if (t->empty()) return;
+  const size_t d = t->shape.back();
+  const long rows = (long)(t->size() / d);
+#pragma omp parallel for schedule(static) if (rows > 256)
+  for (long r = 0; r < rows; ++r) {
+    float* row = t->data.data() + (size_t)r * d;
+    double ms = 0;  // as model::RmsNormForward, with the weight at 1
+    for (size_t j = 0; j < d; ++j) ms += (double)row[j] * row[j];
+    const float inv = (float)(1.0 / std::sqrt(ms / (double)d + kQkNormEps));
+    for (size_t j = 0; j < d; ++j) row[j] *= inv;
+  }
 }
 
 }  // namespace attnviz

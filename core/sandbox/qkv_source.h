@@ -48,8 +48,14 @@ AttentionConfig WeightsConfig(const AttentionConfig& config, int n_vocab);
 // q [n_head, n_q, d_q], k [n_head, n_k, d_k], v [n_head, n_k, d_v] from the config's sources: Project where
 // the source is kEmbedding (one call, as the pipeline always did), RawFeatures where it is not.
 // xq, x: the embeddings [n, d_model]; w: weights for WeightsConfig(config, vocab.size()).
+// config.qk_norm: q and k then go through NormQueryKeyRows (v never does).
 void SourceQkv(const AttentionConfig& config, const std::vector<Token>& query_tokens,
                const std::vector<Token>& kv_tokens, const std::vector<std::string>& vocab, const Tensor& xq,
                const Tensor& x, const ProjectionWeights& w, Tensor* q, Tensor* k, Tensor* v);
+
+// The q/k norm of today's families (Qwen3, OLMo 2, Gemma 3) with its weight at 1: each row of the last axis
+// divided by its RMS, row / sqrt(mean(row^2) + kQkNormEps), so every q and k has length sqrt(d_k) whatever the
+// input's size. t: [n_head, n, d_k] in place.
+void NormQueryKeyRows(Tensor* t);
 
 }  // namespace attnviz

@@ -74,7 +74,7 @@ std::vector<int> SampleRows(int n_q, int count, uint64_t seed) {
 // Head h's sampled rows (scores [n_head, rows, n_k]) into `point` (a mean over the heads) and one stratum.
 // Each row's figures are made rows in parallel (each thread with its own scratch), then summed in row order.
 void AddSampledHead(const Tensor& scores, const std::vector<int>& rows, int h, int n_k, MaskKind mask_kind,
-                    float multiplier, int n_head, SweepPoint* point, std::vector<Stratum>* strata) {
+                    float multiplier, float softcap, int n_head, SweepPoint* point, std::vector<Stratum>* strata) {
   struct RowFigures {
     RowMetrics m;
     double logit_mean = 0, logit_std = 0;
@@ -93,7 +93,7 @@ void AddSampledHead(const Tensor& scores, const std::vector<int>& rows, int h, i
       const float* srow = scores.data.data() + ((size_t)h * rows.size() + (size_t)r) * n_k;
       row_scores.Resize({1, 1, (size_t)fig.visible});
       std::copy(srow, srow + fig.visible, row_scores.data.begin());
-      LogitsSoftmax(row_scores, multiplier, MaskKind::kNone, &row_logits, &row_probs);
+      LogitsSoftmax(row_scores, multiplier, MaskKind::kNone, &row_logits, &row_probs, softcap);
       ComputeMetrics(row_logits, row_probs, MaskKind::kNone, &row_heads);
       fig.m = row_heads[0].rows[0];
       fig.logit_mean = row_heads[0].logit_mean;
@@ -251,7 +251,7 @@ Result<std::vector<SweepPoint>> SweepDk(const std::vector<Token>& query_tokens, 
         for (SweepPoint* point : {&scaled_point, &unscaled_point}) {
           if (cancelled()) return Status::Cancelled();
           config.scale = point->scaled;
-          LogitsSoftmax(scores, config.logit_multiplier((int)q.dim(2)), config.mask, &logits, &probs);
+          LogitsSoftmax(scores, config.logit_multiplier((int)q.dim(2)), config.mask, &logits, &probs, config.softcap);
           ComputeMetrics(logits, probs, config.mask, &heads);
           AddFullPass(MeanOverHeads(heads), point);
         }
@@ -259,8 +259,9 @@ Result<std::vector<SweepPoint>> SweepDk(const std::vector<Token>& query_tokens, 
         // Only the sampled query rows are projected (a softmax row needs all its keys: see SampledScores).
         const Tensor& src = cross ? xq : x;
         GatherRows(src, rows, &xs);
+        // (a q/k norm needs q and k themselves: no reassociated product)
         const bool fast = config.query_from == FeatureSource::kEmbedding &&
-                          config.key_from == FeatureSource::kEmbedding && IsDotScore(config.score);
+                          config.key_from == FeatureSource::kEmbedding && IsDotScore(config.score) && !config.qk_norm;
         if (fast) {  // projected queries and keys, dot scores: only the sampled rows' products
           SampledScores(xs, x, w, &scores);  // [n_head, sampled rows, n_k]
         } else if (config.query_from == FeatureSource::kEmbedding) {
@@ -276,7 +277,7 @@ Result<std::vector<SweepPoint>> SweepDk(const std::vector<Token>& query_tokens, 
           const float multiplier = config.logit_multiplier(d_qk);
           for (int h = 0; h < options.n_head; ++h) {
             if (cancelled()) return Status::Cancelled();
-            AddSampledHead(scores, rows, h, n_k, config.mask, multiplier, options.n_head, point,
+            AddSampledHead(scores, rows, h, n_k, config.mask, multiplier, config.softcap, options.n_head, point,
                            &strata[point->scaled ? 1 : 0]);
           }
           point->seeds += 1;

@@ -47,9 +47,9 @@ struct SweepOptions {
 // and one seed when the query rows are sampled (long inputs), so 4096 tokens stay within seconds.
 SweepOptions StandardSweepOptions(size_t n_query_rows);
 
-// Runs the engine on the given tokens for each d_k, scaled and unscaled, keeping every other
-// setting of `base` (temperature, mask, d_model, positional, the q/k/v sources and the score: a raw query or key
-// feature keeps its own width at every d_k, and a d_k that makes d_q != d_k is refused). kv_tokens: keys/values (and queries
+// Runs the engine on the given tokens for each d_k, scaled and unscaled, keeping every other setting of `base`
+// (temperature, mask, d_model, positional, the q/k/v sources, the score, the q/k norm and the soft cap: a raw query
+// or key feature keeps its own width at every d_k, and a d_k that makes d_q != d_k is refused). kv_tokens: keys/values (and queries
 // in self mode); query_tokens: queries in cross mode (base.mode == kCross).
 Result<std::vector<SweepPoint>> SweepDk(const std::vector<Token>& query_tokens, const std::vector<Token>& kv_tokens,
                                         const AttentionConfig& base, const SweepOptions& options);

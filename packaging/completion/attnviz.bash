@@ -27,7 +27,7 @@ _attnviz_value() {
     --color-scale) COMPREPLY=($(compgen -W "linear log" -- "$cur")) ;;
     --range) COMPREPLY=($(compgen -W "fixed auto" -- "$cur")) ;;
     --heads) [ "$cmd" = export ] && COMPREPLY=($(compgen -W "all" -- "$cur")) ;;
-    --text|--query-text|--line|--d-model|--dk|--dv|--temperature|--seed|--seeds|--dks|--random-tokens|--head|\
+    --text|--query-text|--line|--d-model|--dk|--dv|--temperature|--softcap|--seed|--seeds|--dks|--random-tokens|--head|\
     --cell-size|--width|--title|--frames|--bench-frames|--layers|--layer|\
     --predict|--ablate|--neuron)
       COMPREPLY=() ;;
@@ -69,7 +69,7 @@ _attnviz_app() {
   COMPREPLY=()
   _attnviz_value "$prev" "$cur" app && return 0
   _attnviz_words "$cur" "--text --text-file --samples --line --query-text --d-model --heads --dk --dv --no-scale
-    --scale --temperature --mask --seed --no-positional --qkv --query-from --key-from --value-from --score
+    --scale --temperature --qk-norm --softcap --mask --seed --no-positional --qkv --query-from --key-from --value-from --score
     --weights --lang --lesson --help --model --shader-dir --screenshot
     --frames --widgets-json --snapshot-path --bench-frames --no-settings --print-paths --version"
 }

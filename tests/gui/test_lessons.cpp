@@ -146,6 +146,25 @@ TEST(Lessons, D_WideDkUnscaledBesideScaled) {
   EXPECT_EQ(s.settings.config.temperature, 1.0f);
   EXPECT_TRUE(s.settings.side_by_side);
   EXPECT_EQ(s.tab, LearnTab::kVariance);
+  EXPECT_EQ(s.settings.config.softcap, 0.0f);
+  EXPECT_FALSE(s.settings.config.qk_norm);
+}
+
+// (d)'s second part: today's answer, a soft cap on the widest unscaled d_k; the main part again takes it away.
+TEST(Lessons, D_TodayASoftCapOnTheWidestUnscaledDk) {
+  AppSettings before;
+  before.config.qk_norm = true;  // a knob the part does not name: back to its default
+  LessonSetup s = ApplyLesson(Lesson::kD, before, true, LessonPart::kToday);
+  EXPECT_EQ(s.settings.config.head_dim_k(), kMaxHeadDim);
+  EXPECT_FALSE(s.settings.config.scale);
+  EXPECT_EQ(s.settings.config.softcap, kDefaultSoftcap);
+  EXPECT_FALSE(s.settings.config.qk_norm);
+  EXPECT_TRUE(s.settings.side_by_side);
+  EXPECT_EQ(s.tab, LearnTab::kVariance);
+  EXPECT_TRUE(WordsOf(Lesson::kD).has_today);
+  for (int i = 0; i < kLessonCount; ++i)
+    if (i != (int)Lesson::kD) EXPECT_FALSE(WordsOf((Lesson)i).has_today) << LessonLetter((Lesson)i);
+  EXPECT_EQ(ApplyLesson(Lesson::kD, s.settings).settings.config.softcap, 0.0f);
 }
 
 TEST(Lessons, E_TheBundledModelOnARepeatedSentenceAtItsInductionLayer) {

@@ -907,6 +907,48 @@ TEST(SettingsTest, UnreadableSettingsAreLeftAlone) {
   EXPECT_TRUE(missing.message.empty());
 }
 
+// The sandbox's q/k norm and soft cap (lesson (d), today's part) reach the maps, the summary, the cell tooltip and the
+// Saturation panel's legend; the toggles come from the Controls panel.
+TEST_F(PanelTest, TheQkNormAndTheSoftCapReachTheMapsTooltipAndSaturation) {
+  App& app = MakeApp("the cat sat on the mat");
+  Frames(3);
+  ASSERT_FALSE(app.settings.config.qk_norm);
+  Click("controls.qk_norm");
+  EXPECT_TRUE(app.settings.config.qk_norm);
+  EXPECT_EQ(app.dump.Find("controls.softcap"), nullptr);  // the value only while the cap is on
+  Click("controls.softcap_on");
+  EXPECT_EQ(app.settings.config.softcap, kDefaultSoftcap);
+  app.settings.config.d_k = 1024;
+  app.settings.config.scale = false;
+  Frames(3);
+  ASSERT_NE(app.dump.Find("controls.softcap"), nullptr);
+  ASSERT_TRUE(app.results.compute_error.empty()) << app.results.compute_error;
+  ASSERT_TRUE(app.results.shown && app.results.shown->maps);
+  EXPECT_EQ(app.results.shown->maps->softcap, kDefaultSoftcap);
+  const std::string summary = app.dump.Field("heads_summary");
+  EXPECT_NE(summary.find("q/k norm"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("cap 5"), std::string::npos) << summary;
+  const WidgetDump::Widget* map = app.dump.Find("heads.map.0");
+  ASSERT_NE(map, nullptr);
+  ImGui::GetIO().MousePos = ImVec2((map->x0 + map->x1) * 0.5f, (map->y0 + map->y1) * 0.5f);
+  Frames(2);
+  const std::string capped = app.dump.Field("heads_tip_logit_capped");
+  ImGui::GetIO().MousePos = ImVec2(-1, -1);
+  Frame();
+  EXPECT_NE(capped.find("capped: 5 \u00B7 tanh("), std::string::npos) << capped;
+  for (int i = 0; i < 500 && !(app.results.sweep && app.results.sweep->request.base.softcap > 0 &&
+                               app.results.sweep->request.base.qk_norm && !app.results.sweeping);
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    Frame();
+  }
+  Frames(2);
+  const std::string legend = app.dump.Field("saturation_legend");
+  EXPECT_NE(legend.find("q/k norm \u00B7 cap 5"), std::string::npos) << legend;
+  Click("controls.softcap_on");
+  EXPECT_EQ(app.settings.config.softcap, 0.0f);
+}
+
 }  // namespace
 }  // namespace attnviz
 

@@ -30,7 +30,7 @@ class SandboxPanelContextTest : public PanelFixture {
       return Status::Ok();
     };
     verbs.select_sentence = [this](int index) { selected.push_back(index); };
-    verbs.show_lesson = [this](Lesson lesson) { shown_lessons.push_back(lesson); };
+    verbs.show_lesson = [this](Lesson lesson, LessonPart) { shown_lessons.push_back(lesson); };
     verbs.open_model = [this](const std::string& dir) { opened_models.push_back(dir); };
     verbs.set_source = [this](Source source) { sources.push_back(source); };
     verbs.set_language = [this](Lang lang) { langs.push_back(lang); };

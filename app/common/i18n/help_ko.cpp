@@ -85,6 +85,8 @@ const char* kInputOptionsHelpKo =
     "  --dv N                 헤드마다 값의 차원, 1..4096 (기본 d_k)\n"
     "  --no-scale             로짓을 sqrt(d_k)로 나누지 않습니다\n"
     "  --temperature T        로짓을 T로 나눕니다, 1e-06..1e+06 (기본 1)\n"
+    "  --qk-norm              점수를 내기 전에 q와 k를 d_k에 걸친 RMS로 나눕니다 (Qwen3, OLMo 2, Gemma 3)\n"
+    "  --softcap C            로짓을 C \xC2\xB7 tanh(로짓 / C)로 제한합니다 (Gemma 2), 0..10000 (기본 0: 없음)\n"
     "  --mask none|causal     causal: 쿼리 i는 키 0..i만 봅니다 (셀프 방식만)\n"
     "  --seed N               임베딩과 가중치 초기화 (기본 0)\n"
     "  --no-positional        사인 위치 인코딩을 쓰지 않습니다\n"

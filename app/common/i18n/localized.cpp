@@ -60,7 +60,8 @@ std::string LocalizedSegment(const std::string& seg) {
   // A model figure (ModelFigureTitle): the layer, the mask, the what-ifs and the layers they act on.
   if (seg.rfind("layer ", 0) == 0) return Trf(Str::kTitleLayer, {seg.substr(6)});
   if (seg == "bidirectional") return Tr(Str::kTitleBidirectional);
-  if (seg.rfind("cap ", 0) == 0) return Trf(Str::kTitleSoftcap, {seg.substr(4)});  // Describe(LayerMaps)
+  if (seg.rfind("cap ", 0) == 0) return Trf(Str::kTitleSoftcap, {seg.substr(4)});  // Describe(LayerMaps), the sandbox's
+  if (seg == "q/k norm") return Tr(Str::kTitleQkNorm);
   if (seg.rfind("causal, window ", 0) == 0) return Trf(Str::kTitleCausalWindow, {seg.substr(15)});
   if (seg == "special tokens hidden") return Tr(Str::kTitleSpecialHidden);
   if (seg == "rollout") return Tr(Str::kTitleRollout);

@@ -28,6 +28,7 @@ constexpr MessageEntry kMessagesKo[] = {
     {MsgId::kPrefixSweepDk, "d_k 훑기: d_k={0}: "},
     {MsgId::kOutOfRange, "{0} = {1} 은(는) 범위를 벗어났습니다: 허용 범위 {2}..{3}"},
     {MsgId::kTemperatureRange, "온도 = {0} 은(는) 범위를 벗어났습니다: 허용 범위 {1}..{2} (0보다 커야 합니다)"},
+    {MsgId::kSoftcapRange, "소프트 캡 = {0} 은(는) 범위를 벗어났습니다: 허용 범위 0..{1} (0이면 캡을 씌우지 않습니다)"},
     {MsgId::kCausalNeedsSelf, "인과 마스크는 셀프 어텐션에만 씁니다 (쿼리 i는 자기 문장의 키 0..i만 봅니다); "
                               "크로스 방식에서는 마스크를 없음으로 하십시오"},
     {MsgId::kProjectionTooLarge, "d_model * n_head * (2*d_k + d_v) = {0}개의 투영 가중치는 너무 많습니다: 최대 {1}개 "

@@ -40,6 +40,14 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kScaleOnlyScaledDotTip, "only the scaled-dot score is divided by \xE2\x88\x9A" "d_k; the score {0} never is "
                                   "(the setting is kept for when scaled-dot is picked again)"},
     {Str::kTemperature, "temperature"},
+    {Str::kQkNormCheckbox, "q/k norm (RMS)"},
+    {Str::kQkNormTip, "divide every q and k by its RMS before the score, as Qwen3, OLMo 2 and Gemma 3 do: each then has "
+                      "length \xE2\x88\x9A" "d_k whatever the input's size. The logits still grow with \xE2\x88\x9A" "d_k "
+                      "unless they are divided by it"},
+    {Str::kSoftcapCheckbox, "soft cap"},
+    {Str::kSoftcapTip, "logit = cap \xC2\xB7 tanh(logit / cap), as Gemma 2 does: every logit stays within \xC2\xB1" "cap, "
+                       "so no key can take the whole row however large d_k is"},
+    {Str::kSoftcapValue, "cap"},
     {Str::kMask, "mask"},
     {Str::kMaskNone, "none"},
     {Str::kMaskCausal, "causal"},
@@ -107,6 +115,7 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kTipWeight, "weight: {0}"},
     {Str::kTipLogitBefore, "score {0}: {1}"},
     {Str::kTipLogitAfter, "logit after ({0}): {1}"},
+    {Str::kTipLogitCapped, "capped: {0} \xC2\xB7 tanh({1} / {0}) = {2}"},
     {Str::kUnscaled, "unscaled"},
     {Str::kTipRowEntropy, "row entropy: {0} nats (normalized {1})"},
     {Str::kTipRowMax, "row max weight: {0}"},
@@ -239,6 +248,18 @@ constexpr StringEntry kStringsEnTable[] = {
                         "every d_k."},
     {Str::kLessonDButton, "d_k = 512, unscaled next to scaled"},
     {Str::kLessonDQuestion, "turn scaling off and drag d_k: at which d_k does the max weight pass 0.9?"},
+    {Str::kLessonDTodayText, "Today's models add two more guards. Qwen3, OLMo 2 and Gemma 3 divide every q and k by its "
+                             "RMS before the score (the q/k norm): their lengths are then \xE2\x88\x9A" "d_k whatever "
+                             "the input's size, so a logit cannot grow because the hidden states grew; but q\xC2\xB7k "
+                             "still spreads like \xE2\x88\x9A" "d_k, so they keep dividing by \xE2\x88\x9A" "d_k. "
+                             "Gemma 2 soft-caps every logit, logit = cap \xC2\xB7 tanh(logit / cap): the logits stay "
+                             "within \xC2\xB1" "cap, so however large d_k is, no key takes the whole row; keys whose "
+                             "logits reach the cap share the weight, and past the cap tanh no longer tells them apart. "
+                             "Gemma 2's cap is 50, far above its usual logits: a guard rail beside the scale "
+                             "(query_pre_attn_scalar), not instead of it."},
+    {Str::kLessonDTodayButton, "d_k = 4096 unscaled with a soft cap of 5"},
+    {Str::kLessonDTodayQuestion, "with the cap on, does the unscaled max weight still reach 1 at d_k 4096? Switch the "
+                                 "q/k norm on instead of the cap: does it keep the unscaled softmax from saturating?"},
     {Str::kLessonETitle, "(e) What do several heads buy?"},
     {Str::kLessonEText, "Each head has its own W_q, W_k and W_v, so each draws its own map; the heads' outputs z "
                         "are concatenated and mixed by W_o. In a trained model the heads take on jobs. On a sentence "
@@ -337,6 +358,7 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kTitleNoSqrtScale, "no 1/\xE2\x88\x9A" "d_head"},
     {Str::kTitleNoSoftcap, "no soft cap"},
     {Str::kTitleSoftcap, "cap {0}"},
+    {Str::kTitleQkNorm, "q/k norm"},
     {Str::kTitleOnLayer, "{0} on layer {1}"},
     {Str::kTitleOnLayers, "{0} on layers {1}"},
     {Str::kTitleOnEveryLayer, "{0} on every layer"},

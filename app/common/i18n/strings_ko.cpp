@@ -41,6 +41,14 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kScaleOnlyScaledDotTip, "√d_k로 나누는 점수는 스케일된 내적뿐이며, 지금 고른 점수({0})는 나누지 않습니다 "
                                   "(설정은 스케일된 내적을 다시 고를 때를 위해 남겨 둡니다)"},
     {Str::kTemperature, "온도"},
+    {Str::kQkNormCheckbox, "q/k 정규화 (RMS)"},
+    {Str::kQkNormTip, "점수를 내기 전에 q와 k를 각각의 RMS로 나눕니다. Qwen3, OLMo 2, Gemma 3가 이렇게 합니다. 그러면 입력의 "
+                      "크기와 상관없이 q와 k의 길이는 \xE2\x88\x9A" "d_k가 됩니다. 그래도 \xE2\x88\x9A" "d_k로 나누지 않으면 "
+                      "로짓은 \xE2\x88\x9A" "d_k에 비례해 커집니다"},
+    {Str::kSoftcapCheckbox, "소프트 캡"},
+    {Str::kSoftcapTip, "로짓 = 캡 \xC2\xB7 tanh(로짓 / 캡). Gemma 2가 이렇게 합니다. 모든 로짓이 \xC2\xB1" "캡 안에 머무르므로 "
+                       "d_k가 아무리 커도 키 하나가 행 전체를 가져가지 못합니다"},
+    {Str::kSoftcapValue, "캡"},
     {Str::kMask, "마스크"},
     {Str::kMaskNone, "없음"},
     {Str::kMaskCausal, "인과"},
@@ -108,6 +116,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kTipWeight, "가중치: {0}"},
     {Str::kTipLogitBefore, "점수 {0}: {1}"},
     {Str::kTipLogitAfter, "스케일 후 로짓 ({0}): {1}"},
+    {Str::kTipLogitCapped, "캡 적용: {0} \xC2\xB7 tanh({1} / {0}) = {2}"},
     {Str::kUnscaled, "스케일 없음"},
     {Str::kTipRowEntropy, "행 엔트로피: {0} nats (정규화 {1})"},
     {Str::kTipRowMax, "행 최대 가중치: {0}"},
@@ -236,6 +245,18 @@ constexpr StringEntry kStringsKoTable[] = {
                         "어떤 d_k에서도 표준편차가 1로 돌아옵니다."},
     {Str::kLessonDButton, "d_k = 512, 스케일 없음과 스케일을 나란히"},
     {Str::kLessonDQuestion, "스케일을 끄고 d_k를 끌어 보십시오: d_k가 얼마일 때 최대 가중치가 0.9를 넘습니까?"},
+    {Str::kLessonDTodayText, "요즘 모델은 두 가지 안전장치를 더 둡니다. Qwen3, OLMo 2, Gemma 3는 점수를 내기 전에 q와 k를 "
+                             "각각의 RMS로 나눕니다 (q/k 정규화). 그러면 입력의 크기와 상관없이 길이가 \xE2\x88\x9A" "d_k가 "
+                             "되므로 은닉 상태가 커졌다고 로짓이 커지지는 않습니다. 그러나 q\xC2\xB7k의 표준편차는 여전히 "
+                             "\xE2\x88\x9A" "d_k에 비례하므로 이 모델들도 \xE2\x88\x9A" "d_k로 계속 나눕니다. Gemma 2는 "
+                             "모든 로짓에 소프트 캡을 씌웁니다: 로짓 = 캡 \xC2\xB7 tanh(로짓 / 캡). 로짓이 \xC2\xB1" "캡 "
+                             "안에 머무르므로 d_k가 아무리 커도 키 하나가 행 전체를 가져가지 못합니다. 로짓이 캡에 닿은 "
+                             "키들은 가중치를 나누어 가지며, 캡을 넘어서면 tanh가 더는 그 키들을 구별하지 못합니다. Gemma 2의 "
+                             "캡은 50으로 보통의 로짓보다 훨씬 큽니다. 스케일 (query_pre_attn_scalar)을 대신하지 않고 그 "
+                             "곁에 둔 난간입니다."},
+    {Str::kLessonDTodayButton, "d_k = 4096, 스케일 없이 소프트 캡 5"},
+    {Str::kLessonDTodayQuestion, "캡을 켜면 스케일 없는 최대 가중치가 d_k 4096에서 여전히 1에 닿습니까? 캡 대신 q/k 정규화를 "
+                                 "켜 보십시오: 스케일 없는 softmax의 포화를 막습니까?"},
     {Str::kLessonETitle, "(e) 헤드가 여러 개면 무엇이 좋습니까?"},
     {Str::kLessonEText, "헤드마다 자기 W_q, W_k, W_v가 있어 자기 맵을 그립니다. 헤드들의 출력 z는 이어 붙여져 W_o로 "
                         "섞입니다. 학습된 모델에서는 헤드마다 맡는 일이 생깁니다. 같은 말을 되풀이한 문장에서 이전 토큰 "
@@ -329,6 +350,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kTitleNoSqrtScale, "1/√d_head 스케일 없음"},
     {Str::kTitleNoSoftcap, "소프트 캡 없음"},
     {Str::kTitleSoftcap, "캡 {0}"},
+    {Str::kTitleQkNorm, "q/k 정규화"},
     {Str::kTitleOnLayer, "{0} (층 {1})"},
     {Str::kTitleOnLayers, "{0} (층 {1})"},
     {Str::kTitleOnEveryLayer, "{0} (모든 층)"},

@@ -31,7 +31,7 @@ enum class Str : int {
   kLanguage, kComputing, kNoResultYet, kOpen, kNotApplied, kNa,
   // ---- Controls
   kTrainedModelButton, kAttention, kDModel, kHeadsKnob, kDkTip, kAuto, kDkAutoTip, kDvAutoTip, kScaleCheckbox, kScaleOnlyScaledDotTip,
-  kTemperature, kMask, kMaskNone, kMaskCausal, kMode, kModeSelf, kModeCross, kQkv, kQkvFused, kQkvSeparate, kSeed,
+  kTemperature, kQkNormCheckbox, kQkNormTip, kSoftcapCheckbox, kSoftcapTip, kSoftcapValue, kMask, kMaskNone, kMaskCausal, kMode, kModeSelf, kModeCross, kQkv, kQkvFused, kQkvSeparate, kSeed,
   kPositional, kPicture, kColormap, kColour, kColourLinear, kColourLog, kRange, kRangeFixed, kRangeAuto,
   kQueryFrom, kKeyFrom, kValueFrom, kScore, kFeatureEmbedding, kFeatureLength, kFeaturePosition, kFeatureOneHot,
   kScoreScaledDot, kScoreDot, kScoreAdditive, kScoreCosine, kScoreNegDistance, kFeaturesTip,
@@ -41,7 +41,7 @@ enum class Str : int {
   // ---- Heads
   kDismiss, kComputingStage, kHeadsStatusKeys, kShowingLastGood, kSettingsNotApplied, kShow, kViewGrid,
   kViewEnlarged, kViewSideBySide, kPoolMax, kPoolMean, kEveryHeadHidden, kClickBackToGrid, kComputingOtherScaling,
-  kUnscaledPrefix, kTipHead, kTipQuery, kTipKey, kTipMasked, kTipWeight, kTipLogitBefore, kTipLogitAfter,
+  kUnscaledPrefix, kTipHead, kTipQuery, kTipKey, kTipMasked, kTipWeight, kTipLogitBefore, kTipLogitAfter, kTipLogitCapped,
   kUnscaled, kTipRowEntropy, kTipRowMax, kTipDrawn, kCaptionHead, kMaskedLegend,
   // ---- Saturation
   kNowDk, kCurveMaxWeight, kCurveEntropy, kCurveGrad, kSweeping, kSweepSummary, kTipScaled, kTipUnscaled, kColHead,
@@ -65,7 +65,8 @@ enum class Str : int {
   kLessonATitle, kLessonAText, kLessonAButton, kLessonAQuestion,
   kLessonBTitle, kLessonBText, kLessonBButton, kLessonBQuestion,
   kLessonCTitle, kLessonCText, kLessonCButton, kLessonCQuestion,
-  kLessonDTitle, kLessonDText, kLessonDButton, kLessonDQuestion,
+  kLessonDTitle, kLessonDText, kLessonDButton, kLessonDQuestion, kLessonDTodayText, kLessonDTodayButton,
+  kLessonDTodayQuestion,
   kLessonETitle, kLessonEText, kLessonEButton, kLessonEQuestion,
   kLessonFTitle, kLessonFText, kLessonFButton, kLessonFQuestion,
   kLessonGTitle, kLessonGText, kLessonGButton, kLessonGQuestion, kLessonPrevHeads, kLessonInductionHeads,
@@ -85,7 +86,7 @@ enum class Str : int {
   kTitleScore, kTitleQueriesKeys, kModelLayerOf,
   // a model figure's title (app/common/model_figure.h ModelFigureTitle): "layer 1", "bidirectional", "causal,
   // window 8", "no 1/√d_head", "... on layer 0", "... on layers 0, 2", "... on every layer", "special tokens hidden"
-  kTitleLayer, kTitleBidirectional, kTitleCausalWindow, kTitleNoSqrtScale, kTitleNoSoftcap, kTitleSoftcap, kTitleOnLayer, kTitleOnLayers,
+  kTitleLayer, kTitleBidirectional, kTitleCausalWindow, kTitleNoSqrtScale, kTitleNoSoftcap, kTitleSoftcap, kTitleQkNorm, kTitleOnLayer, kTitleOnLayers,
   kTitleOnEveryLayer, kTitleSpecialHidden,
   // ---- export panel, settings file, the app's command line, attnviz-cli's input errors and output, a model's
   // description, the Shapes tab's raw sources
