@@ -54,6 +54,9 @@ std::vector<SettingLabel> SourceAndScoreSettings(const AttentionConfig& c) {
   // Titles name the score by its formula, as Describe does; file names keep the option name (plain ASCII).
   if (c.score != d.score)
     out.push_back({std::string("score ") + ScoreFormula(c.score), "score" + NoHyphens(ToString(c.score))});
+  // Today's two guards (seed d): a capped or normed run's figure must not overwrite the plain run's.
+  if (c.qk_norm) out.push_back({"q/k norm", "qknorm"});
+  if (c.softcap > 0) out.push_back({"cap " + ShortNumber(c.softcap), "cap" + ShortNumber(c.softcap)});
   return out;
 }
 

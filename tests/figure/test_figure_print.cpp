@@ -185,6 +185,23 @@ TEST(FigureNamesTest, SourcesAndScoreAreInFileNamesAndTheSweepTitle) {
   EXPECT_EQ(SweepFileStem(plain), "attnviz-saturation");
 }
 
+// The sandbox's q/k norm and soft cap name their figures and the sweep, so they never overwrite the plain run's.
+TEST(FigureNamesTest, TheQkNormAndTheSoftCapAreInFileNamesAndTheSweepTitle) {
+  AttentionConfig c;
+  c.d_k = 4096;
+  c.scale = false;
+  c.qk_norm = true;
+  c.softcap = 5;
+  HeatmapExportOptions head0;
+  EXPECT_EQ(DefaultHeatmapFileName(c, head0, "png"), "attnviz-head0-dk4096-unscaled-qknorm-cap5.png");
+  EXPECT_EQ(DefaultHeatmapTitle(c, head0), "head 0 \u00B7 d_k=4096 \u00B7 unscaled \u00B7 T=1 \u00B7 q/k norm \u00B7 cap 5");
+  EXPECT_EQ(SweepTitle(c, 7), "softmax saturation \u00B7 n_k=7 \u00B7 T=1 \u00B7 q/k norm \u00B7 cap 5");
+  EXPECT_EQ(SweepFileStem(c), "attnviz-saturation-qknorm-cap5");
+  c.qk_norm = false;
+  c.softcap = 0.5f;
+  EXPECT_EQ(SweepFileStem(c), "attnviz-saturation-cap0.5");
+}
+
 // The JSON's logit_multiplier is for the width q and k had: one-hot queries and keys of "a b a c" have width 3
 // (the vocabulary), so scaled-dot divides by sqrt(3), not by sqrt(d_k = 16).
 TEST_F(PrintFigureTest, JsonLogitMultiplierUsesTheQueryKeyWidthActuallyUsed) {
