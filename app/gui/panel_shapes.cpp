@@ -34,10 +34,10 @@ void DrawModelShapes(PanelContext& ctx, const ModelFolder& folder) {
   if (ImGui::BeginTable("model_shapes", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
     const std::pair<std::string, std::string> rows[] = {
         {"x", shape({n, c.d_model}) + "  " + Tr(Str::kResidualStream)},
-        {"q = x W_q", q + "  [n_head, n, d_head]"},
-        {"k = x W_k", kv + "  [n_kv_head, n, d_head]"},
+        {model::QkFormula(c, 'q'), q + "  [n_head, n, d_head]"},
+        {model::QkFormula(c, 'k'), kv + "  [n_kv_head, n, d_head]"},
         {"v = x W_v", kv + "  [n_kv_head, n, d_head]"},
-        {"probs = softmax(q k\xE1\xB5\x80 / \xE2\x88\x9A" "d_head)", shape({c.n_head, n, n}) + "  " + Tr(Str::kNoteOneMapPerHead)},
+        {"probs = " + model::AttentionFormula(c), shape({c.n_head, n, n}) + "  " + Tr(Str::kNoteOneMapPerHead)},
         {"z = probs v", shape({c.n_head, n, c.d_head})},
         {"out = concat(z) W_o", shape({n, c.d_model})},
     };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <nlohmann/json.hpp>
 
@@ -20,6 +21,28 @@ const char* ActivationName(Activation a) {
     case Activation::kRelu: return "relu";
   }
   return "?";
+}
+
+std::string AttentionFormula(const ModelConfig& c) {
+  auto number = [](double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", x);
+    return std::string(buf);
+  };
+  std::string logit = "q k\xE1\xB5\x80";
+  if (c.scale_attn)
+    logit += c.query_pre_attn_scalar > 0 ? " / \xE2\x88\x9A" + number(c.query_pre_attn_scalar) : " / \xE2\x88\x9A" "d_head";
+  if (c.scale_by_inverse_layer_idx) logit += " / (l + 1)";
+  // The cap acts on the scaled logit, before the mask (modeling_gemma2.py eager_attention_forward).
+  if (c.attn_softcap > 0)
+    logit = number(c.attn_softcap) + " \xC2\xB7 tanh(" + logit + " / " + number(c.attn_softcap) + ")";
+  return "softmax(" + logit + ")";
+}
+
+std::string QkFormula(const ModelConfig& c, char side) {
+  const std::string s(1, side);
+  if (c.recipe.qk_norm == BlockRecipe::QkNorm::kNone) return s + " = x W_" + s;
+  return s + " = " + s + "_norm(x W_" + s + ")";
 }
 
 std::string ModelConfig::Describe() const {

@@ -117,6 +117,14 @@ struct ModelConfig {
   std::string Describe() const;  // one line, e.g. "gpt2: 12 layers, 12 heads x 64, d_model 768, ..."
 };
 
+// The score as this family computes it, in the notation every language shares (the Shapes tab, figures' notes):
+//   "softmax(q k\u1d40 / \u221ad_head)"; gpt2 with scale_attn_by_inverse_layer_idx "... / (l + 1)"; gemma2
+//   "softmax(50 \u00b7 tanh(q k\u1d40 / \u221a256 / 50))" (query_pre_attn_scalar 256, attention soft cap 50); an
+//   unscaled family "softmax(q k\u1d40)". The q and k it names are after the family's q/k norms (QkFormula).
+std::string AttentionFormula(const ModelConfig& c);
+// "q = x W_q", or "q = q_norm(x W_q)" under q/k norms (BlockRecipe::qk_norm); side: 'q' or 'k'.
+std::string QkFormula(const ModelConfig& c, char side);
+
 // The mask of `layer`: bidirectional (bert) or causal, with the layer's sliding window when it has one (WindowOf:
 // gemma's layers alternate). The one place that decides it (the run, the app's maps, figures, exports).
 inline Mask AttentionMask(const ModelConfig& c, int layer) {

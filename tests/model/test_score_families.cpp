@@ -48,6 +48,30 @@ TEST(ScoreFamilies, Qwen3ReadsPerHeadNormsAndSlidesOnlyWhenAsked) {
   EXPECT_EQ(bare->d_head, 128);
 }
 
+// The Shapes tab's formula is the family's own score: its scale's source, the cap around it, q and k after the norms.
+TEST(ScoreFamilies, TheFormulaNamesEachFamilysScaleCapAndNorms) {
+  auto gemma2 = Config("gemma2");  // query_pre_attn_scalar 24, attn_logit_softcapping 2
+  ASSERT_TRUE(gemma2.ok()) << gemma2.message();
+  EXPECT_EQ(AttentionFormula(*gemma2), "softmax(2 \u00B7 tanh(q k\u1D40 / \u221A24 / 2))");
+  EXPECT_EQ(QkFormula(*gemma2, 'q'), "q = x W_q");
+  auto qwen3 = Config("qwen3");
+  ASSERT_TRUE(qwen3.ok()) << qwen3.message();
+  EXPECT_EQ(AttentionFormula(*qwen3), "softmax(q k\u1D40 / \u221Ad_head)");
+  EXPECT_EQ(QkFormula(*qwen3, 'q'), "q = q_norm(x W_q)");
+  EXPECT_EQ(QkFormula(*qwen3, 'k'), "k = k_norm(x W_k)");
+  auto olmo2 = Config("olmo2");
+  ASSERT_TRUE(olmo2.ok()) << olmo2.message();
+  EXPECT_EQ(QkFormula(*olmo2, 'k'), "k = k_norm(x W_k)");
+  ModelConfig plain = *qwen3;
+  plain.recipe.qk_norm = BlockRecipe::QkNorm::kNone;
+  plain.scale_attn = false;
+  EXPECT_EQ(AttentionFormula(plain), "softmax(q k\u1D40)");
+  EXPECT_EQ(QkFormula(plain, 'q'), "q = x W_q");
+  plain.scale_attn = true;
+  plain.scale_by_inverse_layer_idx = true;  // gpt2's scale_attn_by_inverse_layer_idx
+  EXPECT_EQ(AttentionFormula(plain), "softmax(q k\u1D40 / \u221Ad_head / (l + 1))");
+}
+
 TEST(ScoreFamilies, Olmo2HasNoInputNormsAndNormsTheWholeProjections) {
   auto c = Config("olmo2");
   ASSERT_TRUE(c.ok()) << c.message();
