@@ -50,7 +50,7 @@ def main():
 
         def shown_after(action, what):
             # The worker's own time for the first published step of the new request (maps and figures): from
-            # the request's start to its maps, as ComputeResult::seconds says; the frame that draws it follows.
+            # the request's start to its maps, as SandboxExtras::seconds says; the frame that draws it follows.
             before = int(s.widgets()["fields"]["submitted"])
             action()
             first = None

@@ -293,8 +293,8 @@ void App::CycleHead(int direction) {
 ColorRange App::RangeFor(const std::vector<int>& heads, bool twin) const {
   const bool weighted = results.shown && KindHasOwnRange(results.shown->model != nullptr, results.shown->kind);
   if ((!settings.auto_range && !weighted) || !results.shown || !results.shown->maps) return ColorRange{};
-  const ComputeResult* sandbox = results.shown->sandbox.get();
-  const LayerMaps& t = twin && sandbox && sandbox->has_twin ? sandbox->twin : *results.shown->maps;
+  const SandboxExtras* sandbox = results.shown->sandbox.get();
+  const LayerMaps& t = twin && sandbox && sandbox->twin ? *sandbox->twin : *results.shown->maps;
   // Keyed by the tensors too: a request publishes in steps (maps, twin, z) under one generation.
   std::string key = std::to_string(results.shown->generation) + (twin ? "t" : "m") +
                     std::to_string((uintptr_t)t.pyramid.get());
@@ -386,11 +386,11 @@ void App::Update() {
   }
   pending_drops.clear();
 
-  std::shared_ptr<const ComputeResult> now = worker->latest();
+  std::shared_ptr<const SandboxRun> now = worker->latest();
   if (now && now != results.latest) {
     results.latest = now;
     if (now->status.ok()) {
-      sandbox_shown_ = ShownSandbox(now, ++view_generation_);
+      sandbox_shown_ = ShownSandbox(*now, ++view_generation_);
       if (settings.source == Source::kSandbox) results.shown = sandbox_shown_;
       results.compute_error.clear();
     } else {

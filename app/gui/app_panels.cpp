@@ -76,7 +76,7 @@ SandboxPanelContext App::SandboxPanelContextFor() {
   }
   SandboxPanelContext c{settings, views.sentences, views.learn, dump, layout, *sandbox_verbs_};
   SandboxShown& s = c.shown;
-  s.result = results.shown ? results.shown->sandbox.get() : nullptr;
+  s.sandbox = results.shown ? results.shown->sandbox.get() : nullptr;
   s.maps = results.shown ? results.shown->maps.get() : nullptr;
   s.sweep = results.sweep.get();
   s.roles = results.model && results.model->status.ok() ? &results.model->roles : nullptr;

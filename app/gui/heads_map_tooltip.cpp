@@ -43,7 +43,7 @@ void WeightLines(PanelContext& ctx, const LayerMaps& t, const ExactCell& cell, i
 // The run's own score (a trained model's is the scaled dot product, the sandbox's any of five), the logit before
 // and after scaling and temperature.
 void LogitLines(PanelContext& ctx, const LayerMaps& t, float score_value) {
-  const ScoreKind score = ctx.shown && ctx.shown->sandbox ? ctx.shown->sandbox->request.config.score
+  const ScoreKind score = ctx.shown && ctx.shown->sandbox ? ctx.shown->sandbox->config.score
                                                           : ScoreKind::kScaledDot;
   ImGui::TextUnformatted(Trf(Str::kTipLogitBefore, {ScoreFormula(score), FormatNumber(score_value)}).c_str());
   // Only scaled-dot divides by sqrt(d_k) (AttentionConfig::logit_multiplier): the scale switch is on under

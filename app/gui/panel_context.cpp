@@ -25,7 +25,8 @@ int QueryKeyWidth(const AppSettings& settings, const AppResults& results) {
   if (const int width = QueryKeyWidth(settings.config); width > 0) return width;
   // one-hot: as wide as the vocabulary, which only the run knows
   const Shown* shown = results.shown.get();
-  return shown && shown->sandbox_extras && shown->sandbox_extras->q ? (int)shown->sandbox_extras->q->dim(2) : 0;
+  const AttentionTensors* numbers = shown ? shown->sandbox_numbers() : nullptr;
+  return numbers && numbers->q ? (int)numbers->q->dim(2) : 0;
 }
 
 bool HeadAblated(const PanelViews& views, int layer, int head) {

@@ -28,7 +28,7 @@ class UiFonts;
 // language switch.
 struct AppResults {
   std::shared_ptr<const Shown> shown;           // what the maps show: the sandbox's layer or a model layer (shown.h)
-  std::shared_ptr<const ComputeResult> latest;  // the sandbox's last result, maybe failed
+  std::shared_ptr<const SandboxRun> latest;     // the sandbox's last run, maybe failed
   std::shared_ptr<const SweepResult> sweep;     // the last successful sweep
   UiMessage sweep_error;
   bool computing = false, sweeping = false;

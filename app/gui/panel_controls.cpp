@@ -148,8 +148,8 @@ void DrawRunLine(PanelContext& ctx) {
     if (!IsWidthRefusal(config_error)) ErrorText(Trf(Str::kNotApplied, {config_error}));  // that one is above
   } else if (ctx.results.computing) {
     ImGui::TextUnformatted(Tr(Str::kComputing));
-  } else if (const ComputeResult* run = ctx.shown ? ctx.shown->sandbox.get() : nullptr) {
-    DimText(LocalizedDescribe(run->request.config) + " \xC2\xB7 " + FormatNumber(run->seconds * 1000.0, "%.1f") + " ms");
+  } else if (const SandboxExtras* run = ctx.shown ? ctx.shown->sandbox.get() : nullptr) {
+    DimText(LocalizedDescribe(run->config) + " \xC2\xB7 " + FormatNumber(run->seconds * 1000.0, "%.1f") + " ms");
   }
 }
 

@@ -206,7 +206,7 @@ std::function<Status()> MakeExportJob(PanelContext& ctx, const std::string& path
     return [model, o, hide, kind] { return ExportHeatmap(StackedHeads(KindStack(*model, kind, hide)), nullptr, o); };
   }
   if (s.source == Source::kModel) return ModelHeadsJob(ctx, o, kind, refusal);
-  std::shared_ptr<const ComputeResult> result = ctx.shown ? ctx.shown->sandbox : nullptr;
+  std::shared_ptr<const SandboxExtras> result = ctx.shown ? ctx.shown->sandbox : nullptr;
   if (!result) {
     *refusal = UiMessage(Str::kExportNothingComputed);
     return nullptr;
@@ -215,8 +215,9 @@ std::function<Status()> MakeExportJob(PanelContext& ctx, const std::string& path
   std::shared_ptr<const MapWindow> window;
   if (s.export_target == ExportTarget::kCurrentHead) {
     o.head = s.selected_head;
-    if (result->tensors.pooled && (s.export_format == ExportFormat::kPng || s.export_format == ExportFormat::kSvg))
-      window = std::make_shared<MapWindow>(ctx.views.heads.ShownWindow(o.head, result->tensors.n_q(), result->tensors.n_k()));
+    const AttentionTensors& t = *result->numbers;
+    if (t.pooled && (s.export_format == ExportFormat::kPng || s.export_format == ExportFormat::kSvg))
+      window = std::make_shared<MapWindow>(ctx.views.heads.ShownWindow(o.head, t.n_q(), t.n_k()));
   } else {
     o.all_heads = true;
     o.heads = ctx.VisibleHeads();
@@ -227,8 +228,8 @@ std::function<Status()> MakeExportJob(PanelContext& ctx, const std::string& path
   }
   // The automatic title in the UI's language, as attnviz-cli --lang writes it (a long input's window keeps
   // the engine's title, which names the window).
-  if (o.title.empty() && !window) o.title = LocalizedTitle(DefaultHeatmapTitle(result->request.config, o));
-  return [result, o, window] { return ExportHeatmap(result->tensors, result->request.config, o, window.get()); };
+  if (o.title.empty() && !window) o.title = LocalizedTitle(DefaultHeatmapTitle(result->config, o));
+  return [result, o, window] { return ExportHeatmap(*result->numbers, result->config, o, window.get()); };
 #else
   (void)ctx;
   (void)path;

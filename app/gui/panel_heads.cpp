@@ -55,7 +55,7 @@ void DrawStatusLine(PanelContext& ctx) {
   } else if (ctx.shown && ctx.shown->maps) {
     const LayerMaps& t = *ctx.shown->maps;
     // A sandbox layer names its knobs; a model layer how its maps were made (it has no sandbox config).
-    const std::string made = ctx.shown->sandbox ? LocalizedDescribe(ctx.shown->sandbox->request.config)
+    const std::string made = ctx.shown->sandbox ? LocalizedDescribe(ctx.shown->sandbox->config)
                                                 : LocalizedTitle(Describe(t));
     // S flips the scaling of a model run, and of a sandbox run only under scaled-dot (App::ToggleScaling): the keys
     // offered are the keys that act.
@@ -191,7 +191,7 @@ void DrawGridView(PanelContext& ctx, HeatmapRenderer& renderer, const LayerMaps&
     int col = (int)idx % columns, row = (int)idx / columns;
     MapDraw m;
     m.tensors = &t;
-    m.extras = ctx.shown->sandbox_extras;
+    m.extras = ctx.shown->sandbox_numbers();
     m.head = h;
     m.key = HeatmapKey{MapView::kGrid, 0, h, 0};
     m.caption = HeadCaption(t, h, "");
@@ -232,7 +232,7 @@ void DrawEnlargedView(PanelContext& ctx, HeatmapRenderer& renderer, const LayerM
                          a.gap, &columns, &cell);
   MapDraw m;
   m.tensors = &t;
-  m.extras = ctx.shown->sandbox_extras;
+  m.extras = ctx.shown->sandbox_numbers();
   m.head = h;
   m.key = HeatmapKey{MapView::kEnlarged, 0, h, 0};
   m.caption = HeadCaption(t, h, "") + "  " + Tr(Str::kClickBackToGrid);
@@ -247,16 +247,16 @@ void DrawEnlargedView(PanelContext& ctx, HeatmapRenderer& renderer, const LayerM
 
 // The selected head scaled and unscaled, side by side (the twin is the run with the other scaling).
 // A model layer has no twin (its what-if flips the scaling): null `run`.
-void DrawSideBySideView(PanelContext& ctx, HeatmapRenderer& renderer, const ComputeResult* run, MapsArea a) {
+void DrawSideBySideView(PanelContext& ctx, HeatmapRenderer& renderer, const SandboxExtras* run, MapsArea a) {
   int h = ctx.settings.selected_head;
-  if (!run || !run->has_twin) {
+  if (!run || !run->twin) {
     ImGui::TextUnformatted(Tr(Str::kComputingOtherScaling));
     return;
   }
-  const ComputeResult& result = *run;
-  const AttentionTensors& t = result.tensors;
-  const AttentionTensors* scaled = t.scaled ? &t : &result.twin;
-  const AttentionTensors* unscaled = t.scaled ? &result.twin : &t;
+  const AttentionTensors& t = *run->numbers;
+  const AttentionTensors* twin = run->twin.get();
+  const AttentionTensors* scaled = t.scaled ? &t : twin;
+  const AttentionTensors* unscaled = t.scaled ? twin : &t;
   MapLayout& layout = a.layout;
   int columns = 1;
   float cell = 1;
@@ -271,7 +271,7 @@ void DrawSideBySideView(PanelContext& ctx, HeatmapRenderer& renderer, const Comp
     m.tensors = side == 0 ? scaled : unscaled;
     m.extras = side == 0 ? scaled : unscaled;
     m.head = h;
-    m.twin = (m.tensors == &result.twin);
+    m.twin = (m.tensors == twin);
     m.key = HeatmapKey{side == 0 ? MapView::kScaledSide : MapView::kUnscaledSide, 0, h, m.twin ? 1 : 0};
     m.caption = HeadCaption(*m.tensors, h, side == 0 ? "\xC3\xB7\xE2\x88\x9A" "d_k: " : Tr(Str::kUnscaledPrefix));
     m.dump_name = side == 0 ? "heads.scaled" : "heads.unscaled";

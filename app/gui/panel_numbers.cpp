@@ -52,13 +52,13 @@ void DrawNumbersPanel(SandboxPanelContext& ctx) {
     DimText(Tr(Str::kNumNoSandbox));
     return;
   }
-  const ComputeResult* shown = ctx.shown.result;
-  if (!shown || !shown->tensors.q || shown->tensors.q->empty()) {
+  const SandboxExtras* shown = ctx.shown.sandbox;
+  if (!shown || !shown->numbers->q || shown->numbers->q->empty()) {
     ImGui::TextUnformatted(Tr(ctx.shown.computing ? Str::kComputing : Str::kNoResultYet));
     return;
   }
-  const AttentionTensors& t = shown->tensors;
-  const AttentionConfig& c = shown->request.config;
+  const AttentionTensors& t = *shown->numbers;
+  const AttentionConfig& c = shown->config;
   const bool cross = c.mode == AttentionMode::kCross;
   const Tensor& x = *t.x;
   const Tensor& xq = cross && t.xq ? *t.xq : x;

@@ -93,15 +93,15 @@ void DrawChart(SandboxPanelContext& ctx, const Curve& curve, const std::vector<S
     const float x_now = X((float)now);
     dl->AddLine(ImVec2(x_now, a.y), ImVec2(x_now, b.y), IM_COL32(255, 220, 80, 200), 1.5f);
   }
-  if (ctx.shown.result && !ctx.shown.result->tensors.metrics.empty()) {
-    const AttentionConfig& rc = ctx.shown.result->request.config;
-    const AttentionTensors& rt = ctx.shown.result->tensors;
+  if (ctx.shown.sandbox && !ctx.shown.sandbox->numbers->metrics.empty()) {
+    const AttentionConfig& rc = ctx.shown.sandbox->config;
+    const AttentionTensors& rt = *ctx.shown.sandbox->numbers;
     float xr = X((float)(rt.q ? (int)rt.q->dim(2) : rc.head_dim_k()));
     ImU32 color = rc.scale && rc.score == ScoreKind::kScaledDot ? kScaledColor : kUnscaledColor;
-    for (const HeadMetrics& m : ctx.shown.result->tensors.metrics)
+    for (const HeadMetrics& m : rt.metrics)
       if (std::isfinite(m.*curve.head_field))
         dl->AddCircle(ImVec2(xr, Y(m.*curve.head_field)), 3.5f, IM_COL32(255, 255, 255, 160));
-    HeadMetrics mean = MeanOverHeads(ctx.shown.result->tensors.metrics);
+    HeadMetrics mean = MeanOverHeads(rt.metrics);
     if (std::isfinite(mean.*curve.head_field)) dl->AddCircleFilled(ImVec2(xr, Y(mean.*curve.head_field)), 5.0f, color);
   }
 
@@ -179,7 +179,7 @@ void DrawSaturationPanel(SandboxPanelContext& ctx) {
   std::vector<SweepPoint> none;
   const std::vector<SweepPoint>& points = ctx.shown.sweep ? ctx.shown.sweep->points : none;
   ImVec2 avail = ImGui::GetContentRegionAvail();
-  int n_head = ctx.shown.result ? (int)ctx.shown.result->tensors.metrics.size() : 0;
+  int n_head = ctx.shown.sandbox ? (int)ctx.shown.sandbox->numbers->metrics.size() : 0;
   float table_h = line * (float)(std::min(n_head, 8) + 2) + 8.0f;
   float chart_h = std::max(70.0f, (avail.y - table_h - line * 2.0f) / 3.0f);
   for (const Curve& curve : kCurves) DrawChart(ctx, curve, points, divided, ImVec2(avail.x, chart_h));
@@ -208,7 +208,7 @@ void DrawSaturationPanel(SandboxPanelContext& ctx) {
         for (Str column : {Str::kColHead, Str::kColMaxW, Str::kColHNorm, Str::kColGrad, Str::kColLogitSd})
           ImGui::TableSetupColumn(Tr(column));
         ImGui::TableHeadersRow();
-        const std::vector<HeadMetrics>& metrics = ctx.shown.result->tensors.metrics;
+        const std::vector<HeadMetrics>& metrics = ctx.shown.sandbox->numbers->metrics;
         for (int h = 0; h < n_head; ++h) {
           const HeadMetrics& m = metrics[(size_t)h];
           ImGui::TableNextRow();

@@ -61,13 +61,13 @@ void DrawModelShapes(PanelContext& ctx, const ModelFolder& folder) {
 // The sandbox's tensors with their live shapes, the weights in the layout chosen (fused or separate), and
 // the three rules behind the shapes.
 void DrawSandboxShapes(PanelContext& ctx) {
-  const ComputeResult* run = ctx.shown ? ctx.shown->sandbox.get() : nullptr;
+  const SandboxExtras* run = ctx.shown ? ctx.shown->sandbox.get() : nullptr;
   if (!run) {
     ImGui::TextUnformatted(Tr(ctx.results.computing ? Str::kComputing : Str::kNoResultYet));
     return;
   }
-  const AttentionTensors& t = *ctx.shown->sandbox_extras;
-  const AttentionConfig& c = run->request.config;
+  const AttentionTensors& t = *run->numbers;
+  const AttentionConfig& c = run->config;
   const bool cross = c.mode == AttentionMode::kCross, fused = c.qkv == QkvLayout::kFused;
   const int d_model = c.d_model, d_k = c.head_dim_k(), d_v = c.head_dim_v(), n_head = c.n_head;
   struct Row {

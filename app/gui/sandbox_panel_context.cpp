@@ -8,7 +8,7 @@ namespace attnviz {
 int SandboxPanelContext::QueryKeyWidth() const {
   if (const int width = attnviz::QueryKeyWidth(settings.config); width > 0) return width;
   // one-hot: as wide as the vocabulary, which only the run knows
-  return shown.result && shown.result->tensors.q ? (int)shown.result->tensors.q->dim(2) : 0;
+  return shown.sandbox && shown.sandbox->numbers->q ? (int)shown.sandbox->numbers->q->dim(2) : 0;
 }
 
 }  // namespace attnviz

@@ -17,7 +17,7 @@
 
 namespace attnviz {
 
-struct ComputeResult;
+struct SandboxExtras;
 struct LayerMaps;
 struct SweepResult;
 struct ProjectionWeights;
@@ -27,8 +27,8 @@ struct HeadRoles;
 
 // What the sandbox panels show of the latest runs, as of this frame.
 struct SandboxShown {
-  // The sandbox result shown: null before the first, or while a trained model is shown.
-  const ComputeResult* result = nullptr;
+  // The sandbox run shown, beside its maps: null before the first, or while a trained model is shown.
+  const SandboxExtras* sandbox = nullptr;
   // The maps the Heads panel shows (the sandbox result's, or a model layer's): the Sentences panel's n_q x n_k.
   const LayerMaps* maps = nullptr;
   const SweepResult* sweep = nullptr;  // the last successful d_k sweep

@@ -4,14 +4,13 @@
 
 namespace attnviz {
 
-std::shared_ptr<const Shown> ShownSandbox(std::shared_ptr<const ComputeResult> result, uint64_t generation) {
+std::shared_ptr<const Shown> ShownSandbox(const SandboxRun& run, uint64_t generation) {
   auto s = std::make_shared<Shown>();
   s->generation = generation;
-  s->stacks = std::make_shared<const std::vector<LayerStack>>(std::vector<LayerStack>{SandboxStack(result)});
-  s->maps = std::shared_ptr<const LayerMaps>(result, &result->tensors);  // the result's own maps (aliased)
-  s->sandbox_extras = &result->tensors;
-  s->seconds = result->seconds;
-  s->sandbox = std::move(result);
+  s->stacks = std::make_shared<const std::vector<LayerStack>>(std::vector<LayerStack>{run.stack});
+  s->maps = run.stack.n_layer() > 0 ? run.stack.layers[0] : nullptr;
+  s->sandbox = run.extras;
+  s->seconds = run.extras ? run.extras->seconds : 0;
   return s;
 }
 

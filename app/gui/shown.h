@@ -22,21 +22,22 @@ struct Shown {
   MapKind kind = MapKind::kAttention;
   bool hide_special = false;
   std::shared_ptr<const LayerMaps> maps;  // the layer as displayed: n_head, n_q, n_k of the maps drawn
-  // Sandbox-only: the run (its request, the scale-flipped twin, its time) and its pipeline numbers (x, v, scores,
-  // logits, z, out) beside the maps; both null for a model layer.
-  std::shared_ptr<const ComputeResult> sandbox;
-  const AttentionTensors* sandbox_extras = nullptr;
+  // Sandbox-only: the run's config, its pipeline numbers (x, v, scores, logits, z, out), the scale-flipped twin and
+  // its time, beside the maps; null for a model layer.
+  std::shared_ptr<const SandboxExtras> sandbox;
   // Model-only: the run the layer is of; null for the sandbox.
   std::shared_ptr<const ModelResult> model;
   double seconds = 0;  // the run's time to this result
 
+  // The sandbox layer's pipeline numbers (the heads' tooltips read its scores); null for a model layer.
+  const AttentionTensors* sandbox_numbers() const { return sandbox ? sandbox->numbers.get() : nullptr; }
   const LayerStack* shown_stack() const {
     return stacks && stack >= 0 && stack < (int)stacks->size() ? &(*stacks)[(size_t)stack] : nullptr;
   }
 };
 
-// A sandbox result as shown: its one stack of one layer, the maps its tensors (shared: no copy).
-std::shared_ptr<const Shown> ShownSandbox(std::shared_ptr<const ComputeResult> result, uint64_t generation);
+// A successful sandbox run as shown: its one stack, the maps its one layer, its extras (all shared: no copy).
+std::shared_ptr<const Shown> ShownSandbox(const SandboxRun& run, uint64_t generation);
 // Layer `layer` of a model run as shown: `maps` (that layer of `kind` as displayed), the run's stacks.
 std::shared_ptr<const Shown> ShownModelLayer(std::shared_ptr<const ModelResult> result, int layer, MapKind kind,
                                              bool hide_special, std::shared_ptr<const LayerMaps> maps,

@@ -44,12 +44,27 @@ bool ComputeRequest::operator==(const ComputeRequest& o) const {
   return kv_text == o.kv_text && query_text == o.query_text && config == o.config && want_twin == o.want_twin;
 }
 
-LayerStack SandboxStack(const std::shared_ptr<const ComputeResult>& result) {
-  const bool cross = result && result->request.config.mode == AttentionMode::kCross;
-  const StackKind kind = cross ? StackKind::kCross : StackKind::kSelf;
-  if (!result || !result->status.ok()) return OneLayerStack(nullptr, kind);
-  // Shares the result's ownership: the stack's layer lives as long as the result.
-  return OneLayerStack(std::shared_ptr<const LayerMaps>(result, &result->tensors), kind);
+std::shared_ptr<SandboxRun> MakeSandboxRun(uint64_t generation, const ComputeRequest& request, Status status,
+                                           std::shared_ptr<const AttentionTensors> numbers,
+                                           std::shared_ptr<const AttentionTensors> twin, double seconds) {
+  auto run = std::make_shared<SandboxRun>();
+  run->generation = generation;
+  run->request = request;
+  run->status = std::move(status);
+  const StackKind kind = request.config.mode == AttentionMode::kCross ? StackKind::kCross : StackKind::kSelf;
+  if (!run->status.ok() || !numbers) {
+    run->stack = OneLayerStack(nullptr, kind);
+    return run;
+  }
+  run->stack = OneLayerStack(numbers, kind);  // the layer is the numbers' own object: shared, no copy
+  auto extras = std::make_shared<SandboxExtras>();
+  extras->generation = generation;
+  extras->config = request.config;
+  extras->numbers = std::move(numbers);
+  extras->twin = std::move(twin);
+  extras->seconds = seconds;
+  run->extras = std::move(extras);
+  return run;
 }
 
 SweepRequest SweepRequest::For(const ComputeRequest& compute) {
@@ -115,7 +130,7 @@ void SandboxSession::QueuesChanged() {
 
 uint64_t SandboxSession::Submit(const ComputeRequest& request) { return compute_->Submit(request); }
 uint64_t SandboxSession::SubmitSweep(const SweepRequest& request) { return sweep_->Submit(request); }
-std::shared_ptr<const ComputeResult> SandboxSession::latest() const { return compute_->latest(); }
+std::shared_ptr<const SandboxRun> SandboxSession::latest() const { return compute_->latest(); }
 std::shared_ptr<const SweepResult> SandboxSession::latest_sweep() const { return sweep_->latest(); }
 bool SandboxSession::computing() const { return compute_->busy(); }
 bool SandboxSession::sweeping() const { return sweep_->busy(); }
@@ -139,28 +154,24 @@ void SandboxSession::WaitForMaps(const std::atomic<bool>* sweep_cancel) {
   std::unique_lock<std::mutex> lock(maps_mutex_);
   maps_changed_.wait_for(lock, std::chrono::seconds(30), [&] {
     if (stopping_ || sweep_cancel->load() || !compute_->running()) return true;
-    const std::shared_ptr<const ComputeResult> shown = compute_->latest();
+    const std::shared_ptr<const SandboxRun> shown = compute_->latest();
     return shown && shown->generation == compute_->submitted();
   });
 }
 
-std::shared_ptr<ComputeResult> SandboxSession::RunCompute(const ComputeRequest& request, const ComputeQueue::Job& job) {
+std::shared_ptr<SandboxRun> SandboxSession::RunCompute(const ComputeRequest& request, const ComputeQueue::Job& job) {
   const uint64_t generation = job.generation();
   auto t0 = std::chrono::steady_clock::now();
-  auto result = std::make_shared<ComputeResult>();
-  result->generation = generation;
-  result->request = request;
   auto is_cancelled = [](const Status& st) { return st.cancelled(); };
-  // A step of this request, published while the rest computes (shares every tensor: no copy).
+  // A step of this request (or its end), published while the rest computes (shares every tensor: no copy).
   auto step = [&](bool with_twin) {
-    auto r = std::make_shared<ComputeResult>(*result);
-    r->tensors = pipeline_->tensors();
-    if (with_twin) {
-      r->twin = twin_->tensors();
-      r->has_twin = true;
-    }
-    r->seconds = SecondsSince(t0);
-    return r;
+    return MakeSandboxRun(generation, request, Status::Ok(),
+                          std::make_shared<const AttentionTensors>(pipeline_->tensors()),
+                          with_twin ? std::make_shared<const AttentionTensors>(twin_->tensors()) : nullptr,
+                          SecondsSince(t0));
+  };
+  auto failed = [&](Status st) {
+    return MakeSandboxRun(generation, request, std::move(st), nullptr, nullptr, SecondsSince(t0));
   };
   AttentionConfig flipped = request.config;
   flipped.scale = !flipped.scale;
@@ -175,19 +186,11 @@ std::shared_ptr<ComputeResult> SandboxSession::RunCompute(const ComputeRequest& 
   }
   twin_ready_ = false;
   Status st = Configure(pipeline_.get(), request, request.config);
-  if (!st.ok()) {
-    result->status = st;
-    result->seconds = SecondsSince(t0);
-    return result;
-  }
+  if (!st.ok()) return failed(st);
   const RunControl control = job.Control();
   if (st.ok()) st = pipeline_->Run(Stage::kMetrics, &control);
   if (is_cancelled(st)) return nullptr;
-  if (!st.ok()) {
-    result->status = st;
-    result->seconds = SecondsSince(t0);
-    return result;
-  }
+  if (!st.ok()) return failed(st);
   const bool pooled = pipeline_->tensors().pooled;
   const bool twin_wanted = request.want_twin || pooled;
   // The twin may already hold the flipped settings (after a swap, or when only want_twin changed).
@@ -208,18 +211,8 @@ std::shared_ptr<ComputeResult> SandboxSession::RunCompute(const ComputeRequest& 
   const RunControl output_control = job.Control();
   st = pipeline_->Run(Stage::kOutput, &output_control);
   if (is_cancelled(st)) return nullptr;
-  if (!st.ok()) {
-    result->status = st;
-    result->seconds = SecondsSince(t0);
-    return result;
-  }
-  result->tensors = pipeline_->tensors();
-  if (has_twin) {
-    result->twin = twin_->tensors();
-    result->has_twin = true;
-  }
-  result->seconds = SecondsSince(t0);
-  return result;
+  if (!st.ok()) return failed(st);
+  return step(has_twin);
 }
 
 std::shared_ptr<SweepResult> SandboxSession::RunSweep(const SweepRequest& request, const SweepQueue::Job& job) {

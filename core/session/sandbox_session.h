@@ -40,20 +40,34 @@ struct ComputeRequest {
   bool operator!=(const ComputeRequest& o) const { return !(*this == o); }
 };
 
-struct ComputeResult {
-  uint64_t generation = 0;   // the Submit() that produced it
-  ComputeRequest request;
-  Status status;             // a failed run leaves the tensors empty
-  AttentionTensors tensors;  // through Stage::kOutput (z, concat, out filled)
-  bool has_twin = false;
-  AttentionTensors twin;     // request.config with scale flipped (for the side-by-side view)
-  double seconds = 0;
+// What a sandbox run shows beside its maps, which a model run has no counterpart of: the config it ran, the
+// layer's pipeline numbers, the scale-flipped twin (the side-by-side view's other map) and its time. The panels read
+// it through Shown; the maps themselves are the run's stack.
+struct SandboxExtras {
+  uint64_t generation = 0;  // the run's (SandboxRun::generation): the panels' caches key on it
+  AttentionConfig config;   // the request's
+  // The stack's one layer as the pipeline made it (x, v, scores, logits; z, concat and out in the final step): the
+  // same object as the layer, not a copy.
+  std::shared_ptr<const AttentionTensors> numbers;
+  std::shared_ptr<const AttentionTensors> twin;  // `config` with scale flipped; null: not made (yet) or not asked
+  double seconds = 0;  // from the request's start to this step
 };
 
-// What a result shows: one stack of its one layer (the tensors, shared with the result: no copy), `cross` in the
-// cross mode (rows are the query text's tokens, columns the key/value text's), else `self`. Empty layers for a
-// failed run or none.
-LayerStack SandboxStack(const std::shared_ptr<const ComputeResult>& result);
+// The session's result of a sandbox run, as it publishes it (in steps under one generation: the maps, the twin, then
+// z and out): one stack of its one layer, `cross` in the cross mode (rows are the query text's tokens, columns the
+// key/value text's), else `self`, and the extras beside it. A failed run has an empty stack and no extras.
+struct SandboxRun {
+  uint64_t generation = 0;   // the Submit() that produced it
+  ComputeRequest request;
+  Status status;
+  LayerStack stack;
+  std::shared_ptr<const SandboxExtras> extras;
+};
+
+// A run of `request` that made `numbers` (null: failed with `status`), with its twin when made.
+std::shared_ptr<SandboxRun> MakeSandboxRun(uint64_t generation, const ComputeRequest& request, Status status,
+                                           std::shared_ptr<const AttentionTensors> numbers,
+                                           std::shared_ptr<const AttentionTensors> twin, double seconds);
 
 struct SweepRequest {
   std::string kv_text, query_text;
@@ -84,7 +98,7 @@ class SandboxSession {
   uint64_t Submit(const ComputeRequest& request);
   uint64_t SubmitSweep(const SweepRequest& request);
 
-  std::shared_ptr<const ComputeResult> latest() const;
+  std::shared_ptr<const SandboxRun> latest() const;
   std::shared_ptr<const SweepResult> latest_sweep() const;
   // A newer request than the latest result is waiting or running.
   bool computing() const;
@@ -105,9 +119,9 @@ class SandboxSession {
   bool WaitIdle(double seconds) const;
 
  private:
-  using ComputeQueue = LatestWins<ComputeRequest, ComputeResult>;
+  using ComputeQueue = LatestWins<ComputeRequest, SandboxRun>;
   using SweepQueue = LatestWins<SweepRequest, SweepResult>;
-  std::shared_ptr<ComputeResult> RunCompute(const ComputeRequest& request, const ComputeQueue::Job& job);
+  std::shared_ptr<SandboxRun> RunCompute(const ComputeRequest& request, const ComputeQueue::Job& job);
   std::shared_ptr<SweepResult> RunSweep(const SweepRequest& request, const SweepQueue::Job& job);
   // The sweep waits while the newest compute request's maps are not on screen yet (RunSweep).
   void WaitForMaps(const std::atomic<bool>* sweep_cancel);

@@ -34,12 +34,12 @@ class PanelFixture : public ::testing::Test {
     ASSERT_TRUE(pipeline.SetText(text).ok());
     ASSERT_TRUE(pipeline.SetConfig(settings.config).ok());
     ASSERT_TRUE(pipeline.Run(Stage::kOutput).ok());
-    auto result = std::make_shared<ComputeResult>();
-    result->generation = ++generation;
-    result->request.kv_text = text;
-    result->request.config = settings.config;
-    result->tensors = pipeline.tensors();
-    results.shown = ShownSandbox(result, generation);
+    ComputeRequest request;
+    request.kv_text = text;
+    request.config = settings.config;
+    const auto run = MakeSandboxRun(++generation, request, Status::Ok(),
+                                    std::make_shared<const AttentionTensors>(pipeline.tensors()), nullptr, 0);
+    results.shown = ShownSandbox(*run, generation);
   }
   // One frame: `draw` draws the panel into a window laid out over the whole display.
   template <typename Draw>

@@ -124,7 +124,7 @@ TEST_F(PanelTest, A100KbWordLabelDoesNotHangTheFrame) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_LT(seconds, 60.0) << "hang guard";
   ASSERT_TRUE(app.results.shown);
-  EXPECT_EQ(app.results.shown->sandbox->request.kv_text.size(), word.size() + 5);
+  EXPECT_EQ(app.results.latest->request.kv_text.size(), word.size() + 5);
   EXPECT_NE(app.dump.Find("heads.map.0"), nullptr);
 }
 
@@ -166,7 +166,7 @@ TEST_F(PanelTest, KeysToggleScalingAndCycleHeads) {
   EXPECT_FALSE(app.settings.config.scale);
   Frames(2);
   ASSERT_TRUE(app.results.shown);
-  EXPECT_FALSE(app.results.shown->sandbox->request.config.scale);
+  EXPECT_FALSE(app.results.shown->sandbox->config.scale);
   PressKey(262);  // Right
   EXPECT_EQ(app.settings.selected_head, 1);
   PressKey(263);  // Left
@@ -186,7 +186,7 @@ TEST_F(PanelTest, ClickEnlargesAndSideBySideUsesBothScalings) {
   EXPECT_GT(renderer_.calls[Enlarged(2)], 0);
   Click("heads.view_side_by_side");
   Frames(3);
-  ASSERT_TRUE(app.results.shown && app.results.shown->sandbox->has_twin);
+  ASSERT_TRUE(app.results.shown && app.results.shown->sandbox->twin);
   EXPECT_NE(app.dump.Find("heads.scaled"), nullptr);
   EXPECT_NE(app.dump.Find("heads.unscaled"), nullptr);
   // The two sides show different numbers: the scaled map is softer.
@@ -259,7 +259,7 @@ TEST_F(PanelTest, CrossModeStartsFromTheUsersOwnSentence) {
   EXPECT_EQ(app.settings.query_text, "The cat sat down.");
   Frames(2);
   ASSERT_TRUE(app.results.shown);
-  EXPECT_EQ(app.results.shown->sandbox->request.query_text, "The cat sat down.");
+  EXPECT_EQ(app.results.latest->request.query_text, "The cat sat down.");
   EXPECT_EQ(app.results.shown->maps->n_q(), app.results.shown->maps->n_k());
   // Back to self, a new sentence, cross again: the query typed (here: filled in) before is kept.
   Click("controls.mode_self");
@@ -1016,7 +1016,7 @@ TEST_F(PanelTest, SourceAndScoreCombosRefuseAWidthMismatchWithTheReason) {
   Frames(3);
   EXPECT_EQ(app.dump.Find("controls.width_error")->value_json, "\"\"");
   EXPECT_TRUE(app.results.compute_error.empty()) << app.results.compute_error;
-  EXPECT_EQ(app.results.shown->sandbox->request.config.score, ScoreKind::kNegDistance);
+  EXPECT_EQ(app.results.shown->sandbox->config.score, ScoreKind::kNegDistance);
   EXPECT_EQ(app.results.shown->maps->q->dim(2), 1u);  // the raw length feature, not a projection
   EXPECT_EQ(app.dump.Find("controls.score")->value_json, "\"neg-distance\"");
   EXPECT_EQ(app.dump.Find("heads.error")->value_json, "\"\"");
@@ -1186,7 +1186,7 @@ TEST_F(PanelTest, NumbersTabShowsTheRunsOwnWeightsAndRawRows) {
   app.settings.config.key_from = FeatureSource::kLength;
   Frames(4);
   ASSERT_TRUE(app.results.compute_error.empty()) << app.results.compute_error;
-  EXPECT_EQ(app.results.shown->sandbox->request.config.query_from, FeatureSource::kLength);
+  EXPECT_EQ(app.results.shown->sandbox->config.query_from, FeatureSource::kLength);
   EXPECT_EQ(app.dump.Find("numbers.raw_rows")->value_json, "{\"q\": [1], \"k\": [1]}");
   EXPECT_EQ(app.dump.Find("numbers.weights")->value_json, "\"loaded\"");
 }

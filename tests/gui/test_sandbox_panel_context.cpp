@@ -39,7 +39,7 @@ class SandboxPanelContextTest : public PanelFixture {
   // The context as the App fills it, from this test's parts.
   SandboxPanelContext Context() {
     SandboxPanelContext c{settings, views.sentences, views.learn, dump, layout, verbs};
-    c.shown.result = results.shown ? results.shown->sandbox.get() : nullptr;
+    c.shown.sandbox = results.shown ? results.shown->sandbox.get() : nullptr;
     c.shown.maps = results.shown ? results.shown->maps.get() : nullptr;
     c.shown.sweep = results.sweep.get();
     c.shown.roles = roles.n_layer > 0 ? &roles : nullptr;

@@ -15,11 +15,11 @@
 namespace attnviz {
 namespace {
 
-std::shared_ptr<const ComputeResult> RunSandbox(const ComputeRequest& request) {
+std::shared_ptr<const SandboxRun> RunSandbox(const ComputeRequest& request) {
   SandboxSession session;
   session.Submit(request);
   EXPECT_TRUE(session.WaitIdle(60));
-  std::shared_ptr<const ComputeResult> r = session.latest();
+  std::shared_ptr<const SandboxRun> r = session.latest();
   EXPECT_TRUE(r && r->status.ok()) << (r ? r->status.message() : "no result");
   return r;
 }
@@ -31,10 +31,11 @@ TEST(SandboxSessionStack, OneSelfStackOfTheResultsLayer) {
   request.config.mask = MaskKind::kCausal;
   const auto result = RunSandbox(request);
   ASSERT_TRUE(result);
-  const LayerStack stack = SandboxStack(result);
+  const LayerStack& stack = result->stack;
   EXPECT_EQ(stack.kind, StackKind::kSelf);
   ASSERT_EQ(stack.n_layer(), 1);
-  EXPECT_EQ(stack.layer(0), &result->tensors);  // the result's own tensors
+  ASSERT_TRUE(result->extras);
+  EXPECT_EQ(stack.layer(0), result->extras->numbers.get());  // the pipeline numbers' own object
   EXPECT_EQ(stack.n_q(), 6);
   EXPECT_EQ(stack.n_k(), 6);
   EXPECT_TRUE(stack.mask.causal());
@@ -48,7 +49,7 @@ TEST(SandboxSessionStack, CrossModeIsACrossStackOfQueriesOverKeys) {
   request.config.mode = AttentionMode::kCross;
   const auto result = RunSandbox(request);
   ASSERT_TRUE(result);
-  const LayerStack stack = SandboxStack(result);
+  const LayerStack& stack = result->stack;
   EXPECT_EQ(stack.kind, StackKind::kCross);
   EXPECT_EQ(stack.n_q(), 2);
   EXPECT_EQ(stack.n_k(), 6);
@@ -62,7 +63,9 @@ TEST(SandboxSessionStack, CrossModeIsACrossStackOfQueriesOverKeys) {
   ASSERT_TRUE(session.WaitIdle(60));
   ASSERT_TRUE(session.latest());
   EXPECT_FALSE(session.latest()->status.ok());
-  EXPECT_EQ(SandboxStack(session.latest()).n_layer(), 0);
+  EXPECT_EQ(session.latest()->stack.n_layer(), 0);
+  EXPECT_EQ(session.latest()->stack.kind, StackKind::kCross);
+  EXPECT_FALSE(session.latest()->extras);
 }
 
 class ModelStack : public ::testing::TestWithParam<std::string> {};
