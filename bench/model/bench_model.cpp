@@ -347,7 +347,8 @@ int MakeGguf(const std::string& out) {
   auto b = RunModel(**f32, ids);
   if (!a || !b) return std::fprintf(stderr, "%s\n", (a ? b.message() : a.message()).c_str()), 2;
   double worst = 0;
-  for (size_t i = 0; i < a->probs.size(); ++i) worst = std::max(worst, (double)std::fabs(a->probs.data()[i] - b->probs.data()[i]));
+  for (size_t i = 0; i < a->probs.size(); ++i)
+    worst = std::max(worst, (double)std::fabs(a->probs.data[i] - b->probs.data[i]));
   std::printf("%s\nGGUF (per layer) vs its F32 folder, 64 tokens: largest map difference %.3g\n",
               (*lazy)->Describe().c_str(), worst);
   return worst == 0 ? 0 : 3;
@@ -640,9 +641,9 @@ int main(int argc, char** argv) {
         const char* file;
         const float* got;
         size_t count;
-      } checks[] = {{"probs_first.npy", run->probs.data(), per},
-                    {"probs_last.npy", run->probs.data() + (size_t)(c.n_layer - 1) * per, per},
-                    {"hidden_last.npy", run->hidden.data() + (size_t)c.n_layer * nd, nd}};
+      } checks[] = {{"probs_first.npy", run->probs.data.data(), per},
+                    {"probs_last.npy", run->probs.data.data() + (size_t)(c.n_layer - 1) * per, per},
+                    {"hidden_last.npy", run->hidden.data.data() + (size_t)c.n_layer * nd, nd}};
       for (const auto& ch : checks) {
         auto want = ReadNpy(compare + "/" + ch.file);
         if (!want || want->size() != ch.count) {
