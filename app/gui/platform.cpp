@@ -214,9 +214,9 @@ void Platform::NewFrame(bool ignore_mouse) {
   NewFrameTypedSlots();
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
-  // The first frame after an idle wait (or one slow frame) must not count as a key held 0.275 s: imgui
-  // would repeat it (Ctrl+V pasting twice). Capped below that, yet long enough that two clicks around an
-  // idle wait never make a double click (the frames after input already take over 0.15 s).
+  // The first frame after an idle wait (or one slow frame) must not count as a key held past imgui's
+  // KeyRepeatDelay (0.275 s in 1.86): imgui would repeat it (Ctrl+V pasting twice). Capped below that, yet long
+  // enough that two clicks around an idle wait never make a double click (the frames after input can be slow).
   ImGuiIO& io = ImGui::GetIO();
   io.DeltaTime = std::min(io.DeltaTime, 0.25f);
   if (ignore_mouse) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);

@@ -195,6 +195,12 @@ bool WriteRandomSmolLM2(const std::string& dir) {
   return WriteRandom(dir, config, ts);
 }
 
+// A sink that keeps nothing: each layer's maps go into the run's one reused buffer, so a timing is the compute alone
+// (no n_layer maps allocated, no first touches of fresh memory).
+struct Discard : LayerSink {
+  Status OnLayer(const LayerOutput&) override { return Status::Ok(); }
+};
+
 // CPU seconds of this process so far (user + system): a busy machine stretches wall time, much less this.
 double CpuSeconds() {
   struct rusage ru;
@@ -347,7 +353,8 @@ int MakeGguf(const std::string& out) {
   auto b = RunModel(**f32, ids);
   if (!a || !b) return std::fprintf(stderr, "%s\n", (a ? b.message() : a.message()).c_str()), 2;
   double worst = 0;
-  for (size_t i = 0; i < a->probs.size(); ++i) worst = std::max(worst, (double)std::fabs(a->probs.data()[i] - b->probs.data()[i]));
+  for (size_t i = 0; i < a->probs.size(); ++i)
+    worst = std::max(worst, (double)std::fabs(a->probs.data[i] - b->probs.data[i]));
   std::printf("%s\nGGUF (per layer) vs its F32 folder, 64 tokens: largest map difference %.3g\n",
               (*lazy)->Describe().c_str(), worst);
   return worst == 0 ? 0 : 3;
@@ -437,9 +444,7 @@ double GemmLayerMs(const ModelConfig& c, int n) {
 // (runs: ...)". long.sh runs it right before each app run, so each app time has a CLI time of the same minute;
 // run.sh beside PyTorch (issue 22's "CLI's forward with every map made"). json_path: {"median_ms", "runs_ms"}.
 int CliForwardRows(const Model& model, const std::vector<int>& ids, int reps, const std::string& json_path) {
-  struct Discard : LayerSink {
-    Status OnLayer(const LayerOutput&) override { return Status::Ok(); }
-  } discard;
+  Discard discard;
   RunOptions full;
   full.row_figures = true;
   std::vector<double> ms;
@@ -504,9 +509,7 @@ int LongRows(const Model& model, const ModelConfig& c, const std::vector<int>& i
     const double qk = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - tq).count();
     // 2. The CLI's forward (attnviz-cli model --dump without the disk): each layer's whole maps made into one
     //    reused buffer, the row figures too.
-    struct Discard : LayerSink {
-      Status OnLayer(const LayerOutput&) override { return Status::Ok(); }
-    } discard;
+    Discard discard;
     RunOptions full;
     full.row_figures = true;
     const auto t1 = std::chrono::steady_clock::now();
@@ -640,9 +643,9 @@ int main(int argc, char** argv) {
         const char* file;
         const float* got;
         size_t count;
-      } checks[] = {{"probs_first.npy", run->probs.data(), per},
-                    {"probs_last.npy", run->probs.data() + (size_t)(c.n_layer - 1) * per, per},
-                    {"hidden_last.npy", run->hidden.data() + (size_t)c.n_layer * nd, nd}};
+      } checks[] = {{"probs_first.npy", run->probs.data.data(), per},
+                    {"probs_last.npy", run->probs.data.data() + (size_t)(c.n_layer - 1) * per, per},
+                    {"hidden_last.npy", run->hidden.data.data() + (size_t)c.n_layer * nd, nd}};
       for (const auto& ch : checks) {
         auto want = ReadNpy(compare + "/" + ch.file);
         if (!want || want->size() != ch.count) {
@@ -656,11 +659,8 @@ int main(int argc, char** argv) {
     }
     std::printf("  run %d: %.1f ms%s\n", r, t, r == 0 ? " (warm-up)" : "");
   }
-  // The same with a sink that keeps nothing: one probs buffer reused by every layer (no allocation of
-  // n_layer maps, so no first-touch page faults): the compute alone.
-  struct Discard : LayerSink {
-    Status OnLayer(const LayerOutput&) override { return Status::Ok(); }
-  } discard;
+  // The same into a sink that keeps nothing (Discard).
+  Discard discard;
   std::vector<double> ms_stream;
   for (int r = 0; r < (stream || stream_only ? reps + stream_only : 0); ++r) {  // --stream-only: + a warm-up
     auto s = std::chrono::steady_clock::now();

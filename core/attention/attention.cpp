@@ -138,8 +138,8 @@ void SoftmaxRowPass(const float* scores_row, float multiplier, float softcap, fl
   const bool clamp = scores_row && !(all_max * multiplier <= kLogitLimit && row_min * multiplier >= -kLogitLimit);
   if (scores_row) row_max = std::clamp(row_max * multiplier, -kLogitLimit, kLogitLimit);
 
-  // Pass 2: logits, e = exp(l - max) (into probs_row, normalized in pass 3), and the sums. (Measured:
-  // building the rows in a scratch and streaming them out with non-temporal stores was slower here.)
+  // Pass 2: logits, e = exp(l - max) (into probs_row, normalized in pass 3), and the sums. Written in place: pass 3
+  // reads the row again from L1, which a scratch streamed out with non-temporal stores would give up.
   const Packet lo = ep::pset1<Packet>(-kLogitLimit), hi = ep::pset1<Packet>(kLogitLimit);
   const Packet mult = ep::pset1<Packet>(multiplier), max_b = ep::pset1<Packet>(row_max);
   Packet sum = zero, gap_sum = zero, e2_sum = zero, e3_sum = zero;
@@ -215,8 +215,7 @@ void SoftmaxRowPass(const float* scores_row, float multiplier, float softcap, fl
 // Query rows per block: 128 (64 at 8192 keys, 8 from 32768 up), a block's scores and probs rows up to 2 MiB each.
 // Every block reads its head's keys and values again and packs them for its products, so fewer, taller blocks read
 // them fewer times: at long inputs that traffic, not the cache the rows fit in, is what costs (docs/speed.md,
-// "Attention blocks"; smaller and larger blocks measured slower, taller than 128 rows no faster). Every step uses
-// the same blocks, so fused and step-by-step agree bit for bit.
+// "Attention blocks"). Every step uses the same blocks, so fused and step-by-step agree bit for bit.
 size_t BlockRows(size_t n_k) { return AttendBlockRows(n_k); }
 
 enum StepBits : unsigned { kStepScores = 1, kStepLogits = 2, kStepSoftmax = 4, kStepMix = 8 };

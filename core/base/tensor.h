@@ -15,7 +15,8 @@ using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::Ro
 using RowMap = Eigen::Map<RowMatrix>;
 using ConstRowMap = Eigen::Map<const RowMatrix>;
 
-// A dense float tensor of rank 1..3 in C order. shape = {d0, d1, d2} (unused trailing dims are absent).
+// A dense float tensor in C order, of any rank (the views below read rank 2 and 3). shape = {d0, d1, ...} (unused
+// trailing dims are absent). New cells start as zeros.
 struct Tensor {
   std::vector<size_t> shape;
   std::vector<float> data;

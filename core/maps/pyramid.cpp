@@ -64,8 +64,8 @@ void PoolRowsUp(const PyramidLevel& c, PyramidLevel& p, int h, int R0, int R1, i
 
 // Cells [0, full) of one band of the base level: each the max and the mean of its F columns of the band's column
 // maxima `m` and sums `s` (over rows_covered rows). F a constant: the compiler unrolls the F columns and vectorizes
-// over the cells (with F at run time, one scalar division a cell took most of AddBlock); the same operations in
-// the same order, so the same bits.
+// over the cells, where F at run time leaves a scalar division a cell in AddBlock's inner loop; the same operations
+// in the same order, so the same bits.
 template <int F>
 void PoolBandColumns(const float* m, const float* s, int full, float rows_covered, float* mx, float* mean) {
   const float cells = rows_covered * (float)F;

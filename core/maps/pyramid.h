@@ -22,8 +22,8 @@ enum class PoolKind : uint8_t { kMax, kMean };
 const char* ToString(PoolKind kind);
 
 // Level storage: large arrays are anonymous mmaps on ordinary pages (not advised to use huge pages: under Debian's
-// THP default a first touch of an advised page compacts memory synchronously; core/model/buffer.h), and resize()
-// does not zero them (every cell is written by AddBlock / Finish).
+// THP default a first touch of an advised page compacts memory synchronously; docs/speed.md, "Ordinary pages"),
+// and resize() does not zero them (every cell is written by AddBlock / Finish).
 template <typename T>
 struct PoolAllocator {
   using value_type = T;

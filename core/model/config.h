@@ -59,7 +59,7 @@ struct BlockRecipe {
 
 struct ModelConfig {
   std::string model_type;  // as in config.json (or general.architecture of a GGUF file)
-  std::string family;      // the arch/ file that read it: "gpt2", "bert", "llama" (llama, qwen2, mistral)
+  std::string family;      // the family that read it (Family::name in arch/family.h; "llama" reads qwen2 too)
   BlockRecipe recipe;
   int n_layer = 0;
   int n_head = 0;     // query heads

@@ -1,14 +1,15 @@
 // GGUF metadata -> ModelConfig, checked as config.json is (config.h): every value range-checked, the message
 // naming the file, the key, the value and what is allowed.
 //
-// general.architecture llama, qwen2, mistral (ARCH below), keys as llama.cpp's gguf-py/gguf/constants.py names them:
+// general.architecture: one a family lists (Family::gguf in arch/family.h; SupportedModelTypes(true) names them),
+// ARCH below, keys as llama.cpp's gguf-py/gguf/constants.py names them:
 //   ARCH.block_count, ARCH.embedding_length, ARCH.feed_forward_length, ARCH.context_length,
 //   ARCH.attention.head_count, ARCH.attention.head_count_kv (default head_count),
 //   ARCH.attention.key_length / value_length (default embedding_length / head_count; must be equal),
 //   ARCH.rope.dimension_count (must be the head width: attnviz rotates whole heads), ARCH.rope.freq_base
 //   (default 10000), ARCH.attention.layer_norm_rms_epsilon (default 1e-5), ARCH.vocab_size (default: rows of
 //   token_embd), ARCH.rope.scaling.type none | linear + ARCH.rope.scaling.factor (or the older
-//   ARCH.rope.scale_linear), ARCH.attention.sliding_window (llama, mistral).
+//   ARCH.rope.scale_linear), ARCH.attention.sliding_window (where GgufArchitecture::reads_sliding_window).
 // From the tensors: biases (blk.0.attn_q.bias, attn_output.bias, ffn_up.bias), tied embeddings (no output.weight).
 // rope_freqs.weight [head width / 2] (llama.cpp's per-frequency divisors, its form of llama3 scaling) when present.
 // Refused by name: other architectures, rope scaling yarn/longrope/....

@@ -1,8 +1,8 @@
 // A loaded checkpoint: config.json + the safetensors weights bound to ModelParams. Immutable once loaded and
 // shared (std::shared_ptr<const Model>); runs read it from any thread.
 //
-// Supported model_type: gpt2, bert, llama, qwen2, mistral, roberta, xlm-roberta (config.h, bind.h). The tokenizer
-// is not here.
+// Supported model_type: those of the families in arch/family.h, the one list (SupportedModelTypes() names them).
+// The tokenizer is not here.
 //
 // Weights not resident as floats (a quantized GGUF file, gguf_weights.h) are dequantized per layer: a run asks
 // BlockWeights(l, scratch) for block l and gets float pointers into its own scratch, filled from the mapped file;

@@ -551,16 +551,16 @@ class CollectSink : public LayerSink {
  public:
   explicit CollectSink(ModelRun* run) : run_(run) {}
   Status OnEmbeddings(const float* hidden, int n, int d) override {
-    std::copy(hidden, hidden + (size_t)n * d, run_->hidden.data());
+    std::copy(hidden, hidden + (size_t)n * d, run_->hidden.data.data());
     return Status::Ok();
   }
   float* ProbsBuffer(int layer) override {
     const size_t per = run_->probs.dim(1) * run_->probs.dim(2) * run_->probs.dim(3);
-    return run_->probs.data() + (size_t)layer * per;
+    return run_->probs.data.data() + (size_t)layer * per;
   }
   Status OnLayer(const LayerOutput& out) override {
     const size_t nd = (size_t)out.n * out.d_model;
-    std::copy(out.hidden, out.hidden + nd, run_->hidden.data() + (size_t)(out.layer + 1) * nd);
+    std::copy(out.hidden, out.hidden + nd, run_->hidden.data.data() + (size_t)(out.layer + 1) * nd);
     return Status::Ok();
   }
 
@@ -620,8 +620,8 @@ Result<ModelRun> RunModel(const Model& model, const std::vector<int>& ids, const
   if (Status s = CheckRunMemory(c, n, /*collect=*/true, options); !s) return s;
   ModelRun run;
   try {
-    run.probs = FloatBuffer({(size_t)c.n_layer, (size_t)c.n_head, n, n});
-    run.hidden = FloatBuffer({(size_t)c.n_layer + 1, n, (size_t)c.d_model});
+    run.probs.Resize({(size_t)c.n_layer, (size_t)c.n_head, n, n});
+    run.hidden.Resize({(size_t)c.n_layer + 1, n, (size_t)c.d_model});
   } catch (const std::bad_alloc&) {
     return Status::Error(MsgId::kOutOfMemory, {"keeping every layer's maps of " + std::to_string(n) + " tokens"});
   }

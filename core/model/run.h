@@ -16,7 +16,6 @@
 #include <functional>
 #include <vector>
 
-#include "model/buffer.h"
 #include "attention/attention.h"
 #include "attention/metrics.h"
 #include "model/model.h"
@@ -106,8 +105,8 @@ class LayerSink {
 Status RunModel(const Model& model, const std::vector<int>& ids, const RunOptions& options, LayerSink* sink);
 
 struct ModelRun {
-  FloatBuffer probs;   // [n_layer, n_head, n, n]
-  FloatBuffer hidden;  // [n_layer + 1, n, d_model]
+  Tensor probs;   // [n_layer, n_head, n, n]
+  Tensor hidden;  // [n_layer + 1, n, d_model]
 };
 // Everything collected (probs are written in place, no copies).
 Result<ModelRun> RunModel(const Model& model, const std::vector<int>& ids, const RunOptions& options = {});

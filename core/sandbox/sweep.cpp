@@ -211,7 +211,7 @@ Result<std::vector<SweepPoint>> SweepDk(const std::vector<Token>& query_tokens, 
   AdditiveWeights additive;
   // The cancel flag is checked between the steps of a (d_k, seed) and, for the dot-product scores, before each
   // block of the pass, so a newer request (or the app closing) stops the sweep within one block of work, not one
-  // d_k: at 8192 keys and d_k 4096 one d_k is seconds of work (minutes under a sanitizer).
+  // d_k: at long inputs and wide heads one d_k is a whole pass over every sampled row (far longer under a sanitizer).
   AttendSink sink;
   sink.cancel = options.control.cancel;
   sink.blocks_done = options.blocks_done;

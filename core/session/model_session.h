@@ -74,9 +74,9 @@ constexpr int kPredictTopK = 5;
 
 struct ModelResult;
 
-// The q and k of one streamed layer, made from its input (ExactQk) off the UI thread: at 8192 tokens on the
-// SmolLM2 shape a quarter of a second, which a layer switch must not wait for (the view reads the finest kept
-// level until they are there).
+// The q and k of one streamed layer, made from its input (ExactQk) off the UI thread: a whole layer's projections
+// over a long input, which a layer switch must not wait for (the view reads the finest kept level until they are
+// there).
 // value_weighted: the layer's value-weighted pyramid too: made from the same q and k (ValueWeightedLayerPyramid).
 struct ExactRowsRequest {
   std::shared_ptr<const ModelResult> result;

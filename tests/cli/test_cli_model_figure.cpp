@@ -240,7 +240,7 @@ TEST_P(CliModelFigure, MakeModelHeadFigureIsProbsNpyAndTheCliBytes) {
       auto probs = std::make_shared<attnviz::Tensor>();
       probs->Resize({(size_t)n_head, (size_t)n, (size_t)n});
       const size_t plane = (size_t)n_head * n * n;
-      std::copy(run->probs.data() + layer * plane, run->probs.data() + (layer + 1) * plane, probs->data.begin());
+      std::copy_n(run->probs.data.data() + layer * plane, plane, probs->data.begin());
       for (int head = 0; head < n_head; ++head) {
         auto figure = attnviz::MakeModelHeadFigure(
             c, attnviz::ModelLayerMaps(c, *tokens, probs, layer, attnviz::WhatIfRunOptions(w, c.n_layer)), n, layer,

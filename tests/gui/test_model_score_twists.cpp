@@ -81,8 +81,8 @@ TEST_F(ScoreTwistPanelTest, Gemma2OffersTheSoftCapWhatIfAndShowsTheCapInTheNeuro
     const Tensor& got = *app.results.model->layers[(size_t)l]->probs;
     ASSERT_EQ(got.size(), per);
     for (size_t t = 0; t < per; ++t) {
-      ASSERT_NEAR(got.data[t], want.probs[l * per + t], 1e-6) << "layer " << l;
-      moved = std::max(moved, std::fabs(got.data[t] - plain.probs[l * per + t]));
+      ASSERT_NEAR(got.data[t], want.probs.data[l * per + t], 1e-6) << "layer " << l;
+      moved = std::max(moved, std::fabs(got.data[t] - plain.probs.data[l * per + t]));
     }
   }
   EXPECT_GT(moved, 1e-2f) << "removing the cap changed nothing";
@@ -117,7 +117,7 @@ TEST_F(ScoreTwistPanelTest, Qwen3OffersTheQkNormWhatIfAndShowsQAndKBeforeTheNorm
   const size_t per = want.probs.size() / n_layer;
   for (int l = 0; l < n_layer; ++l)
     for (size_t t = 0; t < per; ++t)
-      ASSERT_NEAR(app.results.model->layers[(size_t)l]->probs->data[t], want.probs[l * per + t], 1e-6) << l;
+      ASSERT_NEAR(app.results.model->layers[(size_t)l]->probs->data[t], want.probs.data[l * per + t], 1e-6) << l;
   Click("model.no_qk_norm");
   Frames(4);
   ASSERT_FALSE(app.results.model->request.no_qk_norm);

@@ -176,7 +176,7 @@ model::Predictions CorePredict(const ModelFolder& folder, const ModelRequest& re
   const std::vector<int> ids = TokenIds(*tokens);
   auto run = model::RunModel(*folder.model, ids, WhatIfRunOptions(request.what_ifs(), c.n_layer));
   EXPECT_TRUE(run) << run.message();
-  const float* last = run->hidden.data() + (size_t)c.n_layer * ids.size() * c.d_model;
+  const float* last = run->hidden.data.data() + (size_t)c.n_layer * ids.size() * c.d_model;
   const std::vector<int> at = model::PredictsNextToken(c) ? std::vector<int>{} : MaskPositions(*tokens);
   auto p = model::Predict(*folder.model, last, ids, kPredictTopK, at);
   EXPECT_TRUE(p) << p.message();

@@ -73,7 +73,7 @@ TEST_P(Analysis, PredictionsAndLossMatchTorch) {
   auto run = RunModel(**model, ids);
   ASSERT_TRUE(run.ok()) << run.message();
   const ModelConfig& c = (*model)->config();
-  const float* last = run->hidden.data() + (size_t)c.n_layer * ids.size() * c.d_model;
+  const float* last = run->hidden.data.data() + (size_t)c.n_layer * ids.size() * c.d_model;
   auto pred = Predict(**model, last, ids, a["k"].get<int>());
   if (a.contains("no_lm_head")) {  // bert_legacy: a bare BertModel
     EXPECT_FALSE(HasLmHead(**model));
@@ -120,20 +120,20 @@ TEST_P(Analysis, AblatedHeadMatchesTorch) {
   auto run = RunModel(**model, ids, o);
   ASSERT_TRUE(run.ok()) << run.message();
   const Tensor want_p = Npy(name, "ablate_probs.npy"), want_h = Npy(name, "ablate_hidden.npy");
-  ASSERT_EQ(run->probs.shape(), want_p.shape);
-  ASSERT_EQ(run->hidden.shape(), want_h.shape);
-  EXPECT_LE(MaxDiff(run->probs.data(), want_p.data.data(), want_p.size()), kTol) << name;
-  EXPECT_LE(MaxDiff(run->hidden.data(), want_h.data.data(), want_h.size()), kTol) << name;
+  ASSERT_EQ(run->probs.shape, want_p.shape);
+  ASSERT_EQ(run->hidden.shape, want_h.shape);
+  EXPECT_LE(MaxDiff(run->probs.data.data(), want_p.data.data(), want_p.size()), kTol) << name;
+  EXPECT_LE(MaxDiff(run->hidden.data.data(), want_h.data.data(), want_h.size()), kTol) << name;
   // The ablation matters: layer 1's maps differ from the plain run's (guards against an ignored option).
   const Tensor plain = Npy(name, "probs.npy");
   const size_t per = plain.size() / plain.shape[0];
-  EXPECT_GT(MaxDiff(run->probs.data() + per, plain.data.data() + per, per), 1e-3);
+  EXPECT_GT(MaxDiff(run->probs.data.data() + per, plain.data.data() + per, per), 1e-3);
   auto plain_run = RunModel(**model, ids);  // layer 0's maps come before the ablation: bit-equal to a plain run's
   ASSERT_TRUE(plain_run.ok());
-  EXPECT_EQ(MaxDiff(run->probs.data(), plain_run->probs.data(), per), 0.0);
+  EXPECT_EQ(MaxDiff(run->probs.data.data(), plain_run->probs.data.data(), per), 0.0);
   if (!a["ablate"]["loss"].is_null()) {
     const ModelConfig& c = (*model)->config();
-    auto pred = Predict(**model, run->hidden.data() + (size_t)c.n_layer * ids.size() * c.d_model, ids, 1);
+    auto pred = Predict(**model, run->hidden.data.data() + (size_t)c.n_layer * ids.size() * c.d_model, ids, 1);
     ASSERT_TRUE(pred.ok()) << pred.message();
     ExpectLoss(pred->loss, a["ablate"]["loss"], name + " ablated loss");
   }
@@ -326,7 +326,7 @@ TEST_P(Analysis, AblationScanMatchesTorchAndFullRuns) {
   o.ablate = {{c.n_layer - 1, c.n_head - 1}};
   auto run = RunModel(**model, ids, o);
   ASSERT_TRUE(run.ok());
-  auto pred = Predict(**model, run->hidden.data() + (size_t)c.n_layer * ids.size() * c.d_model, ids, 1);
+  auto pred = Predict(**model, run->hidden.data.data() + (size_t)c.n_layer * ids.size() * c.d_model, ids, 1);
   ASSERT_TRUE(pred.ok());
   EXPECT_NEAR(scan->loss.back(), pred->loss, 1e-6 * std::max(1.0, pred->loss));
   // Heads matter: not every ablation leaves the loss where it was.
@@ -389,7 +389,7 @@ TEST(AnalysisChecks, BadArgumentsAreRefusedWithTheRange) {
   EXPECT_FALSE(RunModel(**model, ids, o).ok());
   auto run = RunModel(**model, ids);
   ASSERT_TRUE(run.ok());
-  const float* last = run->hidden.data() + 2 * ids.size() * 32;
+  const float* last = run->hidden.data.data() + 2 * ids.size() * 32;
   auto p = Predict(**model, last, ids, 0);
   ASSERT_FALSE(p.ok());
   EXPECT_THAT(p.message(), HasSubstr("top-k 0 is out of range: allowed 1..100"));

@@ -49,7 +49,7 @@ TEST(GgufLlamaCpp, SameIdsAndLogitsAsLlamaCpp) {
     auto run = RunModel(**model, ids);
     ASSERT_TRUE(run.ok()) << run.message();
     const int n = (int)ids.size(), d = c.d_model;
-    const float* last = run->hidden.data() + (size_t)c.n_layer * n * d;  // after the last block
+    const float* last = run->hidden.data.data() + (size_t)c.n_layer * n * d;  // after the last block
     for (int pos : k["logit_positions"].get<std::vector<int>>()) {
       const float* x = last + (size_t)pos * d;
       double ss = 0;
@@ -98,7 +98,7 @@ TEST(GgufLlamaCpp, DequantizesEveryTypeAsGgml) {
     const int d = c.d_model;
     double worst = 0;
     for (int pos = 0; pos < n; ++pos, ++row) {
-      const float* x = run->hidden.data() + ((size_t)c.n_layer * n + pos) * d;
+      const float* x = run->hidden.data.data() + ((size_t)c.n_layer * n + pos) * d;
       double ss = 0;
       for (int i = 0; i < d; ++i) ss += (double)x[i] * x[i];
       const double inv = 1.0 / std::sqrt(ss / d + c.norm_eps);

@@ -33,9 +33,9 @@ struct Pair {
   double tol = 0;  // 0: bit-equal
 };
 
-double MaxDiff(const FloatBuffer& a, const FloatBuffer& b) {
+double MaxDiff(const Tensor& a, const Tensor& b) {
   double worst = 0;
-  for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, (double)std::fabs(a.data()[i] - b.data()[i]));
+  for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, (double)std::fabs(a.data[i] - b.data[i]));
   return worst;
 }
 
@@ -68,8 +68,10 @@ TEST_P(GgufModel, SameMapsAsTheFolder) {
   ASSERT_EQ(a->probs.size(), b->probs.size());
   ASSERT_EQ(a->hidden.size(), b->hidden.size());
   if (p.tol == 0) {
-    EXPECT_EQ(0, std::memcmp(a->probs.data(), b->probs.data(), a->probs.size() * 4)) << p.gguf << ": probs differ";
-    EXPECT_EQ(0, std::memcmp(a->hidden.data(), b->hidden.data(), a->hidden.size() * 4)) << p.gguf << ": hidden differs";
+    EXPECT_EQ(0, std::memcmp(a->probs.data.data(), b->probs.data.data(), a->probs.size() * 4))
+        << p.gguf << ": probs differ";
+    EXPECT_EQ(0, std::memcmp(a->hidden.data.data(), b->hidden.data.data(), a->hidden.size() * 4))
+        << p.gguf << ": hidden differs";
   } else {
     EXPECT_LT(MaxDiff(a->probs, b->probs), p.tol) << p.gguf;
     EXPECT_LT(MaxDiff(a->hidden, b->hidden), p.tol) << p.gguf;
@@ -209,7 +211,7 @@ TEST(GgufModel, QuantizedTensorsAreBoundAsTheirDequantization) {
   const size_t n = ids.size();
   for (size_t row = 0; row < a->probs.size() / n; ++row) {
     double sum = 0;
-    for (size_t k = 0; k < n; ++k) sum += a->probs.data()[row * n + k];
+    for (size_t k = 0; k < n; ++k) sum += a->probs.data[row * n + k];
     ASSERT_NEAR(sum, 1.0, 1e-4) << row;
   }
 }
@@ -256,8 +258,8 @@ TEST(GgufModel, PerLayerDequantizationEqualsWholeModelBitForBit) {
     ASSERT_TRUE(x.ok()) << x.message();
     auto y = RunModel(**whole, ids);
     ASSERT_TRUE(y.ok()) << y.message();
-    EXPECT_EQ(0, std::memcmp(x->probs.data(), y->probs.data(), x->probs.size() * 4));
-    EXPECT_EQ(0, std::memcmp(x->hidden.data(), y->hidden.data(), x->hidden.size() * 4));
+    EXPECT_EQ(0, std::memcmp(x->probs.data.data(), y->probs.data.data(), x->probs.size() * 4));
+    EXPECT_EQ(0, std::memcmp(x->hidden.data.data(), y->hidden.data.data(), x->hidden.size() * 4));
   }
 }
 
@@ -284,8 +286,8 @@ TEST(GgufModel, ConcurrentRunsOfOnePerLayerModelGiveTheirOwnBits) {
       for (int rep = 0; rep < 5; ++rep) {
         auto r = RunModel(**m, texts[t]);
         equal[t * 5 + rep] = r.ok() && r->probs.size() == alone[t].probs.size() &&
-                             std::memcmp(r->probs.data(), alone[t].probs.data(), r->probs.size() * 4) == 0 &&
-                             std::memcmp(r->hidden.data(), alone[t].hidden.data(), r->hidden.size() * 4) == 0;
+                             std::memcmp(r->probs.data.data(), alone[t].probs.data.data(), r->probs.size() * 4) == 0 &&
+                             std::memcmp(r->hidden.data.data(), alone[t].hidden.data.data(), r->hidden.size() * 4) == 0;
       }
     });
   for (std::thread& th : threads) th.join();
@@ -422,7 +424,7 @@ TEST(GgufModel, PredictOfThePerLayerLoadEqualsTheWholeLoads) {
     for (int i = 0; i < 20; ++i) ids.push_back((i * 13 + 2) % c.vocab);
     auto x = RunModel(**lazy, ids);
     ASSERT_TRUE(x.ok()) << x.message();
-    const float* last = x->hidden.data() + (size_t)c.n_layer * ids.size() * d;
+    const float* last = x->hidden.data.data() + (size_t)c.n_layer * ids.size() * d;
     auto p = Predict(**lazy, last, ids, 5);
     ASSERT_TRUE(p.ok()) << p.message();
     auto q = Predict(**whole, last, ids, 5);
@@ -508,7 +510,7 @@ TEST(GgufModel, PredictOverSeveralChunksOfTheHeadIsTheReferences) {
   auto run = RunModel(**lazy, ids);
   ASSERT_TRUE(run.ok()) << run.message();
   const size_t n = ids.size();
-  const float* last = run->hidden.data() + n * d;
+  const float* last = run->hidden.data.data() + n * d;
   auto p = Predict(**lazy, last, ids, 3);
   ASSERT_TRUE(p.ok()) << p.message();
   auto q = Predict(**whole, last, ids, 3);

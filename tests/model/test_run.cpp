@@ -35,17 +35,17 @@ Tensor Npy(const std::string& name, const std::string& file) {
   return t.ok() ? *t : Tensor{};
 }
 
-void ExpectClose(const FloatBuffer& got, const Tensor& want, const std::string& what) {
-  ASSERT_EQ(got.shape(), want.shape) << what;
+void ExpectClose(const Tensor& got, const Tensor& want, const std::string& what) {
+  ASSERT_EQ(got.shape, want.shape) << what;
   float worst = 0;
   size_t at = 0;
   for (size_t i = 0; i < got.size(); ++i) {
-    ASSERT_TRUE(std::isfinite(got[i])) << what << " [" << i << "]";
-    const float e = std::fabs(got[i] - want.data[i]);
+    ASSERT_TRUE(std::isfinite(got.data[i])) << what << " [" << i << "]";
+    const float e = std::fabs(got.data[i] - want.data[i]);
     if (e > worst) worst = e, at = i;
   }
   EXPECT_LE(worst, kTol) << what << ": worst |diff| " << worst << " at flat index " << at << " (got "
-                         << got[at] << ", torch " << want.data[at] << ")";
+                         << got.data[at] << ", torch " << want.data[at] << ")";
 }
 
 // Per layer too, so a failure says which layer.
@@ -88,7 +88,7 @@ TEST_P(Fixture, RowsSumToOneAndMaskedEntriesAreExactlyZero) {
   for (size_t lh = 0; lh < run->probs.dim(0) * run->probs.dim(1); ++lh) {
     const size_t window = (size_t)cfg.WindowOf((int)(lh / run->probs.dim(1)));  // gemma: per layer
     for (size_t i = 0; i < n; ++i) {
-      const float* row = run->probs.data() + (lh * n + i) * n;
+      const float* row = run->probs.data.data() + (lh * n + i) * n;
       double sum = 0;
       for (size_t j = 0; j < n; ++j) {
         sum += row[j];
@@ -116,14 +116,14 @@ TEST_P(Fixture, StreamingSinkSeesWhatCollectingKeeps) {
     int layers = 0, embeddings = 0;
     Status OnEmbeddings(const float* hidden, int n, int d) override {
       ++embeddings;
-      for (int i = 0; i < n * d; ++i) EXPECT_EQ(hidden[i], want->hidden[i]);
+      for (int i = 0; i < n * d; ++i) EXPECT_EQ(hidden[i], want->hidden.data[i]);
       return Status::Ok();
     }
     Status OnLayer(const LayerOutput& o) override {
       const size_t per = (size_t)o.n_head * o.n * o.n, nd = (size_t)o.n * o.d_model;
       EXPECT_EQ(layers, o.layer);
-      for (size_t i = 0; i < per; ++i) EXPECT_EQ(o.probs[i], want->probs[o.layer * per + i]);
-      for (size_t i = 0; i < nd; ++i) EXPECT_EQ(o.hidden[i], want->hidden[(o.layer + 1) * nd + i]);
+      for (size_t i = 0; i < per; ++i) EXPECT_EQ(o.probs[i], want->probs.data[o.layer * per + i]);
+      for (size_t i = 0; i < nd; ++i) EXPECT_EQ(o.hidden[i], want->hidden.data[(o.layer + 1) * nd + i]);
       ++layers;
       return Status::Ok();
     }
@@ -168,15 +168,31 @@ TEST_P(Fixture, ResumingFromALayerGivesTheSameDownstream) {
   } sink;
   RunOptions resume = full;
   resume.first_layer = L - 1;
-  resume.resume_hidden = base->hidden.data() + (size_t)(L - 1) * n * d;
+  resume.resume_hidden = base->hidden.data.data() + (size_t)(L - 1) * n * d;
   ASSERT_TRUE(RunModel(**model, c.ids, resume, &sink).ok());
   const size_t per = sink.probs.size();
-  for (size_t i = 0; i < per; ++i) ASSERT_EQ(sink.probs[i], want->probs[(L - 1) * per + i]);
-  for (size_t i = 0; i < sink.hidden.size(); ++i) ASSERT_EQ(sink.hidden[i], want->hidden[(size_t)L * n * d + i]);
+  for (size_t i = 0; i < per; ++i) ASSERT_EQ(sink.probs[i], want->probs.data[(L - 1) * per + i]);
+  for (size_t i = 0; i < sink.hidden.size(); ++i) ASSERT_EQ(sink.hidden[i], want->hidden.data[(size_t)L * n * d + i]);
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, Fixture, ::testing::ValuesIn(testing::AllFixtures()),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
+
+// The collecting run keeps its results as Tensors of exactly the floats RunMemoryBytes counts for `collect`, so the
+// memory check before it refuses what it would hold.
+TEST(Run, KeepsExactlyTheBytesItsMemoryCheckCounts) {
+  auto model = LoadModel(FixtureDir("gpt2"));
+  ASSERT_TRUE(model.ok()) << model.message();
+  const ModelConfig& c = (*model)->config();
+  const std::vector<int> ids = {1, 2, 3, 4, 5, 6, 7};
+  auto run = RunModel(**model, ids);
+  ASSERT_TRUE(run.ok()) << run.message();
+  const size_t n = ids.size();
+  EXPECT_EQ(run->probs.shape, (std::vector<size_t>{(size_t)c.n_layer, (size_t)c.n_head, n, n}));
+  EXPECT_EQ(run->hidden.shape, (std::vector<size_t>{(size_t)c.n_layer + 1, n, (size_t)c.d_model}));
+  const double held = (double)(run->probs.data.capacity() + run->hidden.data.capacity()) * sizeof(float);
+  EXPECT_EQ(RunMemoryBytes(c, n, /*collect=*/true) - RunMemoryBytes(c, n, /*collect=*/false), held);
+}
 
 TEST(Run, InputChecks) {
   auto model = LoadModel(FixtureDir("gpt2"));
@@ -277,7 +293,7 @@ TEST(Run, AReusedMapBufferHoldsNoCellOfAnotherMasksRun) {
     ASSERT_TRUE(RunModel(**gpt2, ids, RunOptions{}, &got).ok());
     ASSERT_EQ(got.probs.size(), (size_t)(*gpt2)->config().n_layer);
     for (size_t l = 0; l < got.probs.size(); ++l) {
-      const float* w = want->probs.data() + l * plane;
+      const float* w = want->probs.data.data() + l * plane;
       for (size_t c = 0; c < plane; ++c) ASSERT_EQ(got.probs[l][c], w[c]) << "layer " << l << " cell " << c;
       for (size_t i = 0; i < n; ++i) EXPECT_EQ(got.probs[l][i * n + n - 1], i + 1 == n ? w[i * n + n - 1] : 0.0f);
     }
@@ -301,7 +317,7 @@ TEST(Run, ARunStartedInsideASinkDoesNotDisturbTheOuterRun) {
       if (o.layer == 0) {
         auto r = RunModel(*inner, {4, 4, 8});  // same thread, while the outer run is between layers
         if (!r.ok()) return r.status();
-        inner_same = std::equal(r->probs.data(), r->probs.data() + r->probs.size(), want_inner->probs.data());
+        inner_same = std::equal(r->probs.data.begin(), r->probs.data.end(), want_inner->probs.data.begin());
       }
       hidden.assign(o.hidden, o.hidden + (size_t)o.n * o.d_model);
       return Status::Ok();
@@ -312,7 +328,7 @@ TEST(Run, ARunStartedInsideASinkDoesNotDisturbTheOuterRun) {
   ASSERT_TRUE(RunModel(**outer, ids, RunOptions{}, &sink).ok());
   EXPECT_TRUE(sink.inner_same);
   const size_t nd = sink.hidden.size();
-  EXPECT_TRUE(std::equal(sink.hidden.begin(), sink.hidden.end(), want->hidden.data() + want->hidden.size() - nd));
+  EXPECT_TRUE(std::equal(sink.hidden.begin(), sink.hidden.end(), want->hidden.data.data() + want->hidden.size() - nd));
 }
 
 }  // namespace

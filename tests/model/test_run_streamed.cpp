@@ -120,7 +120,7 @@ TEST_P(Streamed, StreamedMapsEqualFullMaps) {
     const StreamedLayer& got = sink.layers[(size_t)l];
     Tensor layer_probs;
     layer_probs.Resize({(size_t)c.n_head, (size_t)n, (size_t)n});
-    std::copy(full->probs.data() + l * c.n_head * plane, full->probs.data() + (l + 1) * c.n_head * plane,
+    std::copy(full->probs.data.data() + l * c.n_head * plane, full->probs.data.data() + (l + 1) * c.n_head * plane,
               layer_probs.data.begin());
     // 1. Exact rows from the kept q and k: bit-equal to the full pass, every head, every row.
     EXPECT_EQ(got.multiplier, AttentionMultiplier(c, l, options));

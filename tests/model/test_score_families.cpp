@@ -202,19 +202,20 @@ TEST_P(ScoreTwist, TheTwistRunMatchesTorch) {
   auto probs = ReadNpy(FixtureDir(name) + "/twist_probs.npy");
   auto hidden = ReadNpy(FixtureDir(name) + "/twist_hidden.npy");
   ASSERT_TRUE(probs.ok() && hidden.ok());
-  ASSERT_EQ(run->probs.shape(), probs->shape);
-  ASSERT_EQ(run->hidden.shape(), hidden->shape);
+  ASSERT_EQ(run->probs.shape, probs->shape);
+  ASSERT_EQ(run->hidden.shape, hidden->shape);
   float worst_p = 0, worst_h = 0;
-  for (size_t i = 0; i < probs->size(); ++i) worst_p = std::max(worst_p, std::fabs(run->probs[i] - probs->data[i]));
+  for (size_t i = 0; i < probs->size(); ++i)
+    worst_p = std::max(worst_p, std::fabs(run->probs.data[i] - probs->data[i]));
   for (size_t i = 0; i < hidden->size(); ++i)
-    worst_h = std::max(worst_h, std::fabs(run->hidden[i] - hidden->data[i]));
+    worst_h = std::max(worst_h, std::fabs(run->hidden.data[i] - hidden->data[i]));
   EXPECT_LE(worst_p, 1e-4f) << name << " twist probs";
   EXPECT_LE(worst_h, 1e-4f) << name << " twist hidden";
   // The twist changes something: the plain run is not the twist's.
   auto plain = RunModel(**model, ids);
   ASSERT_TRUE(plain.ok());
   float moved = 0;
-  for (size_t i = 0; i < probs->size(); ++i) moved = std::max(moved, std::fabs(plain->probs[i] - probs->data[i]));
+  for (size_t i = 0; i < probs->size(); ++i) moved = std::max(moved, std::fabs(plain->probs.data[i] - probs->data[i]));
   EXPECT_GT(moved, 1e-2f) << name;
 }
 

@@ -114,7 +114,7 @@ TEST_F(TinyModel, NativeForwardMatchesTorch) {
   ASSERT_EQ(expected->shape, (std::vector<size_t>{(size_t)c.n_head, n, n}));
   auto run = RunModel(model(), ids);
   ASSERT_TRUE(run.ok()) << run.message();
-  const float* probs = run->probs.data() + (size_t)layer * c.n_head * n * n;
+  const float* probs = run->probs.data.data() + (size_t)layer * c.n_head * n * n;
   double worst = 0;
   for (size_t k = 0; k < expected->data.size(); ++k) worst = std::max(worst, std::fabs((double)probs[k] - expected->data[k]));
   EXPECT_LT(worst, 1e-4) << "layer " << layer << " probs differ from torch's";
@@ -126,7 +126,7 @@ TEST_F(TinyModel, LearnedPreviousTokenAndInductionHeadsOnHeldOutText) {
   const int n = (int)ids.size();
   auto run = RunModel(model(), ids);
   ASSERT_TRUE(run.ok()) << run.message();
-  auto roles = ScoreHeadRoles(run->probs.data(), c.n_layer, c.n_head, n, ids);
+  auto roles = ScoreHeadRoles(run->probs.data.data(), c.n_layer, c.n_head, n, ids);
   ASSERT_TRUE(roles.ok()) << roles.message();
   EXPECT_GT(roles->induction_rows, n / 4) << "the held-out text must repeat a sequence";
 
@@ -145,7 +145,7 @@ TEST_F(TinyModel, RoleScorerAgreesWithTheTrainingScriptsReference) {
   const ModelConfig& c = model().config();
   auto run = RunModel(model(), ids);
   ASSERT_TRUE(run.ok()) << run.message();
-  auto roles = ScoreHeadRoles(run->probs.data(), c.n_layer, c.n_head, (int)ids.size(), ids);
+  auto roles = ScoreHeadRoles(run->probs.data.data(), c.n_layer, c.n_head, (int)ids.size(), ids);
   ASSERT_TRUE(roles.ok()) << roles.message();
   const auto heldout = HeldoutJson();  // kept: a range-for over a temporary's ["roles"] reads freed memory (ASan)
   for (const auto& r : heldout["roles"]) {
