@@ -148,7 +148,7 @@ Status AddKinds(ModelArgs* a, const std::string& list) {
     const std::string name = list.substr(start, end - start);
     const MapKindInfo* kind = MapKindNamed(name);
     if (!kind) return Status::Prefixed(MsgId::kPrefixContext, {"--kind"}, Status::Error(MsgId::kUnknownName, {"map kind", CappedValue(name), MapKindNames()}));
-    if (kind->kind != MapKind::kAttention) AddKind(a, kind, "--kind");
+    if (kind->shows.derived) AddKind(a, kind, "--kind");
     start = end + 1;
   }
   return Status::Ok();

@@ -47,8 +47,9 @@ std::string ModelFigureTitle(const model::ModelConfig& c, int n, int layer, cons
 }
 
 std::string ModelFigureHeads(MapKind kind, const std::string& heads, int pooled_factor) {
-  std::string out = kind == MapKind::kRollout ? std::string("rollout") : heads;
-  if (kind == MapKind::kValueWeighted) out += kTitleDot + std::string("value-weighted");
+  const KindShows& shows = KindInfo(kind).shows;
+  std::string out = shows.one_map ? std::string(shows.title) : heads;  // one map: no heads to name
+  if (!shows.one_map && *shows.title) out += kTitleDot + std::string(shows.title);
   if (pooled_factor > 1) out += kTitleDot + std::to_string(pooled_factor) + " tokens per cell";  // LocalizedTitle
   return out;
 }
@@ -58,13 +59,14 @@ Result<ModelHeadFigure> MakeModelHeadFigure(const model::ModelConfig& c, const L
   if (layer < 0 || layer >= c.n_layer)
     return AppError(AppMsgId::kModelLayerOutOfRange,
                          {"layer", std::to_string(layer), std::to_string(c.n_layer - 1), std::to_string(c.n_layer)});
-  const int n_head = kind == MapKind::kRollout ? 1 : c.n_head;  // rollout: one map, the heads averaged
+  const KindShows& shows = KindInfo(kind).shows;
+  const int n_head = shows.one_map ? 1 : c.n_head;  // rollout: one map, the heads averaged
   if (head < 0 || head >= n_head)
     return AppError(AppMsgId::kModelHeadOutOfRange,
                          {"head", std::to_string(head), std::to_string(n_head - 1), std::to_string(n_head)});
   const size_t n = maps.kv_tokens.size();
   // !! A pooled layer keeps no whole map: its probs are empty and ExportHeatmap recomputes cells from q and k.
-  const bool recomputable = maps.pooled && !maps.q->empty() && !maps.k->empty() && kind != MapKind::kRollout &&
+  const bool recomputable = maps.pooled && !maps.q->empty() && !maps.k->empty() && shows.exact_from_qk &&
                             (int)n == n_tokens && maps.q->dim(0) == (size_t)n_head;
   const bool whole = !maps.pooled && maps.probs->shape == std::vector<size_t>{(size_t)n_head, n, n} &&
                      (pooled_factor > 1 ? (int)n == (n_tokens + pooled_factor - 1) / pooled_factor : (int)n <= n_tokens);

@@ -95,9 +95,10 @@ std::shared_ptr<const LayerMaps> App::OverviewLayer(int layer, bool hide_special
     overview_view_ = view;
   }
   if (!results.model || !results.model->has_layer(layer) || layer >= (int)overview_layers_.size()) return nullptr;
-  if (views.heads.kind == MapKind::kRollout && RolloutPending(*results.model, layer)) return nullptr;  // made later
+  const KindShows& shows = KindInfo(views.heads.kind).shows;
+  if (shows.after_last_layer && RolloutPending(*results.model, layer)) return nullptr;  // made later
   std::shared_ptr<const LayerMaps>& made = overview_layers_[(size_t)layer];  // made once per layer as it arrives
-  if (!made && views.heads.kind != MapKind::kAttention) {  // the frame's budget (app.h); the first layer always
+  if (!made && shows.derived) {  // the frame's budget (app.h); the first layer always
     if (kind_budget_frame_ != frame) kind_budget_frame_ = frame, kind_cells_made_ = 0, kind_layers_pending_ = false;
     if (kind_cells_made_ > 0 && kind_cells_made_ + results.model->layers[(size_t)layer]->probs->size() > kKindCellsPerFrame) {
       kind_layers_pending_ = true;
@@ -105,7 +106,7 @@ std::shared_ptr<const LayerMaps> App::OverviewLayer(int layer, bool hide_special
     }
     kind_cells_made_ += (double)results.model->layers[(size_t)layer]->probs->size() + 1;
   }
-  if (!made && views.heads.kind == MapKind::kValueWeighted && results.model->streamed) {
+  if (!made && shows.needs_pyramid && results.model->streamed) {
     // A streamed run's value-weighted thumbnails: its layers' pyramids as MakeWeightedOverview makes them (UpdateModel
     // asks), pooled like a long input's attention (no whole map, no q and k: the Overview reads the pyramid).
     const std::shared_ptr<const WeightedOverview> w = models->weighted_overview();
@@ -121,7 +122,7 @@ std::shared_ptr<const LayerMaps> App::OverviewLayer(int layer, bool hide_special
 }
 
 bool App::ShowsAttention() const {
-  return views.heads.kind == MapKind::kAttention || !results.model ||
+  return !KindInfo(views.heads.kind).shows.derived || !results.model ||
          !MapKindRefusal(*results.model, views.heads.kind).empty();  // refused: the attention maps stand in
 }
 
@@ -156,7 +157,7 @@ void App::UpdateModel() {
   if (settings.source != Source::kModel || !results.model) return;
   // The Overview of a complete streamed run in the value-weighted kind: its thumbnails made in the background.
   // Asked once per result; again when a cancelled job left it unfinished. Another kind stops it.
-  if (views.heads.kind == MapKind::kValueWeighted && results.model->streamed && results.model->complete()) {
+  if (KindInfo(views.heads.kind).shows.needs_pyramid && results.model->streamed && results.model->complete()) {
     const std::shared_ptr<const WeightedOverview> w = models->weighted_overview();
     const bool unfinished = !models->making_weighted_overview() &&
                             (!w || w->request.result != results.model || (w->status.ok() && !w->complete()));
@@ -172,7 +173,7 @@ void App::UpdateModel() {
   const int layer = std::clamp(settings.model_layer, 0, std::max(0, results.model->n_layer() - 1));
   const LayerView view{results.model->generation, layer, settings.model_hide_special, views.heads.kind};
   // A rollout on screen takes no q and k: they make attention rows, not rollout ones (a pooled rollout has none).
-  const bool rollout_shown = view.kind == MapKind::kRollout && !ShowsAttention();
+  const bool rollout_shown = !KindInfo(view.kind).shows.exact_from_qk && !ShowsAttention();
   // The shown streamed layer's q and k arrived (MakeExactRows below): the same view, now with exact rows (and, for the
   // value-weighted kind, the layer's value-weighted pyramid in place of the attention maps shown meanwhile).
   if (std::shared_ptr<const ExactRows> made = models->exact_rows(); made && made != applied_exact_rows_) {
@@ -209,7 +210,7 @@ void App::UpdateModel() {
   }
   shown_layer_ = view;
   // (The Overview's layer, shared, except a streamed run's value-weighted one: the Overview's is its thumbnails'.)
-  std::shared_ptr<const LayerMaps> maps = view.kind == MapKind::kValueWeighted && results.model->streamed
+  std::shared_ptr<const LayerMaps> maps = KindInfo(view.kind).shows.needs_pyramid && results.model->streamed
                                               ? KindLayerForDisplay(*results.model, layer, view.kind, view.hide_special)
                                               : OverviewLayer(layer, view.hide_special);
   // In the value-weighted kind, a streamed layer's value-weighted pyramid (the attention maps until then), unless

@@ -21,7 +21,7 @@ namespace {
 // R'[I, J] per covered column, and what it pools), pending exact rows, or the exact weight.
 void WeightLines(PanelContext& ctx, const LayerMaps& t, const ExactCell& cell, int i, int j) {
   const bool masked = t.mask.Masked(i, j, t.n_k());
-  const bool pooled_rollout = ctx.shown && ctx.shown->model && ctx.shown->kind == MapKind::kRollout &&
+  const bool pooled_rollout = ctx.shown && ctx.shown->model && !KindInfo(ctx.shown->kind).shows.exact_from_qk &&
                               t.pooled && t.pyramid && !t.pyramid->levels().empty() && std::isnan(cell.prob);
   if (masked) {
     ImGui::TextUnformatted(Tr(Str::kTipMasked));

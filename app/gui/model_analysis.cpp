@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "i18n/map_kind_words.h"
 #include "maps/layer_cut.h"
 #include "model_display.h"
 
@@ -70,10 +71,11 @@ bool RolloutPending(const ModelResult& r, int layer) {
 }
 
 UiMessage MapKindRefusal(const ModelResult& r, MapKind kind) {
-  const int n = (int)r.tokens.size();
-  if (kind == MapKind::kRollout) return RolloutRefusalMessage(n);
-  // Value-weighted: a streamed run makes the shown layer's pyramid on demand (ExactRows::weighted).
-  return UiMessage();
+  // (Value-weighted is never refused: a streamed run makes the shown layer's pyramid on demand, ExactRows::weighted.)
+  const Status s = KindInfo(kind).refusal((int)r.tokens.size());
+  if (s.ok()) return UiMessage();
+  const Str refused = WordsOf(kind).refused;
+  return refused == Str::kCount ? UiMessage(s) : UiMessage(refused, {UiMessage(s)});
 }
 
 std::vector<int> DisplayPositions(const ModelResult& r, bool hide_special) {
@@ -86,7 +88,7 @@ std::vector<int> DisplayPositions(const ModelResult& r, bool hide_special) {
 }
 
 bool ValueWeightedPending(const ModelResult& r, int layer, MapKind kind, const ExactRows* rows) {
-  return kind == MapKind::kValueWeighted && r.streamed && r.has_layer(layer) &&
+  return KindInfo(kind).shows.needs_pyramid && r.streamed && r.has_layer(layer) &&
          !(rows && rows->weighted && rows->status.ok() && rows->For(r, layer));
 }
 
@@ -117,12 +119,12 @@ std::shared_ptr<const LayerMaps> KindLayerForDisplay(const ModelResult& r, int l
   const bool analysed = layer < (int)r.analysis.size() && r.analysis[(size_t)layer];
   // 1. A streamed layer's value-weighted maps: the pyramid made in the background; the attention maps until the
   //    pyramid is there (the panel says so).
-  if (kind == MapKind::kValueWeighted && r.streamed && analysed) {
+  if (KindInfo(kind).shows.needs_pyramid && r.streamed && analysed) {
     if (ValueWeightedPending(r, layer, kind, rows)) return AttentionLayer(r, layer, hide_special);
     return StreamedWeightedLayer(r, layer, *rows);
   }
   // 2. Attention, or a kind refused (the panel says why).
-  const bool made = kind != MapKind::kAttention && MapKindRefusal(r, kind).empty() && analysed;
+  const bool made = KindInfo(kind).shows.derived && MapKindRefusal(r, kind).empty() && analysed;
   if (!made) return AttentionLayer(r, layer, hide_special);
   // 3. Rollout, or value-weighted whole maps.
   const LayerAnalysis& a = *r.analysis[(size_t)layer];

@@ -22,7 +22,7 @@ namespace attnviz {
 
 // Value-weighted maps are not probabilities (a weight times a norm, often above 1): the Heads panel draws them and
 // the export writes them on their own range (min..max), whatever the fixed/auto setting says.
-inline bool KindHasOwnRange(bool model_source, MapKind kind) { return model_source && kind == MapKind::kValueWeighted; }
+inline bool KindHasOwnRange(bool model_source, MapKind kind) { return model_source && KindInfo(kind).shows.own_range; }
 
 // Why a run over n tokens makes no rollout ("" when it does), in the UI's words (core's RolloutRefusal).
 UiMessage RolloutRefusalMessage(int n);

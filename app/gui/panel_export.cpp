@@ -33,7 +33,7 @@ std::string ModelFileName(const PanelContext& ctx) {
   if (ctx.results.model && ctx.results.model->request.no_qk_norm) base += "no-qk-norm-";
   if (s.model_temperature != 1.0f) base += "T" + FormatNumber(s.model_temperature, "%g") + "-";
   if (s.model_hide_special) base += "nospecial-";
-  if (ctx.views.heads.kind != MapKind::kAttention) base += std::string(MapKindName(ctx.views.heads.kind)) + "-";
+  if (KindInfo(ctx.views.heads.kind).shows.derived) base += std::string(MapKindName(ctx.views.heads.kind)) + "-";
   const std::string ext = std::string(".") + ToString(s.export_format);
   if (s.export_target == ExportTarget::kOverview) return base + "overview" + ext;
   base += "L" + std::to_string(s.model_layer) + "-";
@@ -106,16 +106,17 @@ std::function<Status()> ModelHeadsJob(PanelContext& ctx, HeatmapExportOptions o,
   const int n = (int)model->tokens.size();
   LayerMaps maps = *shown->maps;  // shares the tensors
   int pooled_factor = 1;
-  if (kind == MapKind::kRollout && maps.pooled) {  // a pooled rollout: its cells, [1, nb, nb]
+  const KindShows& shows = KindInfo(kind).shows;
+  if (!shows.exact_from_qk && maps.pooled) {  // a pooled rollout: its cells, [1, nb, nb]
     maps = PooledRolloutBlocks(*model, layer);
     pooled_factor = model->analysis[(size_t)layer] ? model->analysis[(size_t)layer]->rollout_factor : 1;
-  } else if (maps.pooled && (maps.q->empty() || (kind == MapKind::kValueWeighted && maps.col_scale->empty()))) {
+  } else if (maps.pooled && (maps.q->empty() || (shows.needs_pyramid && maps.col_scale->empty()))) {
     // A long input's layer keeps no whole map: its cells come from q and k (and the value norms), still being made.
     *refusal = UiMessage(Str::kExportExactRowsPending, {std::to_string(layer)});
     return nullptr;
   }
-  std::vector<int> heads = {kind == MapKind::kRollout ? 0 : s.selected_head};  // a rollout is one map
-  if (s.export_target == ExportTarget::kVisibleHeads && kind != MapKind::kRollout) {
+  std::vector<int> heads = {shows.one_map ? 0 : s.selected_head};  // a rollout is one map
+  if (s.export_target == ExportTarget::kVisibleHeads && !shows.one_map) {
     heads = ctx.VisibleHeads();
     if (heads.empty()) {
       *refusal = UiMessage(Str::kExportEveryHeadHidden);
@@ -126,7 +127,7 @@ std::function<Status()> ModelHeadsJob(PanelContext& ctx, HeatmapExportOptions o,
   const ModelWhatIfs what_ifs = model->request.what_ifs();
   Result<ModelHeadFigure> figure = MakeModelHeadFigure(c, maps, n, layer, heads[0], what_ifs, kind, pooled_factor);
   if (!figure) return [st = figure.status()] { return st; };
-  if (s.export_target == ExportTarget::kVisibleHeads && kind != MapKind::kRollout) {
+  if (s.export_target == ExportTarget::kVisibleHeads && !shows.one_map) {
     o.all_heads = true;
     o.heads = heads;
     figure->title = ModelFigureTitle(

@@ -215,7 +215,7 @@ void DrawEnlargedView(PanelContext& ctx, HeatmapRenderer& renderer, const LayerM
   AppSettings& s = ctx.settings;
   WidgetDump& dump = ctx.dump;
   int h = s.selected_head;
-  if (ctx.shown->model && ctx.shown->kind == MapKind::kAttention) {  // roles read attention
+  if (ctx.shown->model && KindInfo(ctx.shown->kind).shows.head_roles) {
     const std::string role_line = ctx.HeadRoleLine(s.model_layer, h);
     if (!role_line.empty()) {
       ImGui::TextWrapped("%s", role_line.c_str());

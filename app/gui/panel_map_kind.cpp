@@ -4,20 +4,13 @@
 #include <imgui.h>
 
 #include "app.h"
+#include "i18n/map_kind_words.h"
 #include "io/json.h"
 #include "model_analysis.h"
 #include "panel_util.h"
 #include "widgets.h"
 
 namespace attnviz {
-
-Str MapKindLabel(MapKind kind) {
-  switch (kind) {
-    case MapKind::kRollout: return Str::kMapKindRollout;
-    case MapKind::kValueWeighted: return Str::kMapKindValueWeighted;
-    default: return Str::kMapKindAttention;
-  }
-}
 
 void DrawMapKindChoice(PanelContext& ctx) {
   WidgetDump& dump = ctx.dump;
@@ -26,18 +19,18 @@ void DrawMapKindChoice(PanelContext& ctx) {
   for (const MapKindInfo* choice : MapKinds()) {  // the registry's kinds, in its order (core/session/map_kind.h)
     ImGui::SameLine();
     const std::string widget_name = std::string("heads.kind_") + choice->name;
-    if (widget::RadioButton(dump, MapKindLabel(choice->kind), widget_name.c_str(), kind == choice->kind))
+    if (widget::RadioButton(dump, WordsOf(choice->kind).label, widget_name.c_str(), kind == choice->kind))
       kind = choice->kind;
   }
-  if (kind == MapKind::kRollout) DimText(Tr(Str::kRolloutExplain));
-  // A long input's rollout is pooled (model_analysis.h RolloutFactor): say to how many tokens a cell.
+  const KindShows& shows = KindInfo(kind).shows;
+  if (WordsOf(kind).explain != Str::kCount) DimText(Tr(WordsOf(kind).explain));
+  // A long input's rollout is pooled into blocks (model_analysis.h RolloutFactor): say to how many tokens a cell.
   const int n = ctx.results.model ? (int)ctx.results.model->tokens.size() : 0;
-  const std::string pooled = kind == MapKind::kRollout && n > 0 && RolloutFactor(n) > 1
+  const std::string pooled = !shows.exact_from_qk && n > 0 && RolloutFactor(n) > 1
                                  ? Trf(Str::kRolloutPooled, {std::to_string(n), std::to_string(kRolloutMaxTokens),
                                                              std::to_string(RolloutFactor(n))})
                                  : std::string();
   if (!pooled.empty()) DimText(pooled);
-  if (kind == MapKind::kValueWeighted) DimText(Tr(Str::kValueWeightedExplain));
   const std::string refusal = ctx.results.model ? MapKindRefusal(*ctx.results.model, kind).Render() : std::string();
   if (!refusal.empty()) ErrorText(refusal);
   // A streamed run's value-weighted layer is made in the background (App::UpdateModel); the attention maps meanwhile.
@@ -47,7 +40,7 @@ void DrawMapKindChoice(PanelContext& ctx) {
     making = ValueWeightedPending(*model, layer, kind, nullptr) &&
              (!ctx.shown || !ctx.shown->maps || ctx.shown->maps->col_scale->empty());
     if (making) DimText(Trf(Str::kValueWeightedMaking, {std::to_string(layer)}));
-    if (kind == MapKind::kRollout && RolloutPending(*model, layer)) {
+    if (shows.after_last_layer && RolloutPending(*model, layer)) {
       making = true;
       DimText(Tr(Str::kRolloutMaking));
     }

@@ -74,7 +74,7 @@ void OpenNeuronView(PanelContext& ctx, int head, int display_i, int display_j) {
   v.generation = ~uint64_t(0);  // compute it on the next draw
   v.view.reset();
   v.error.clear();
-  if (ctx.views.heads.kind == MapKind::kRollout) v.error = UiMessage(Str::kNeuronNoHead), v.generation = r->generation;
+  if (KindInfo(ctx.views.heads.kind).shows.one_map) v.error = UiMessage(Str::kNeuronNoHead), v.generation = r->generation;
   ImGui::SetWindowFocus(WindowTitle(Str::kWinNeuron, "Neuron").c_str());
 }
 

@@ -55,7 +55,7 @@ int DrawOverviewNotes(PanelContext& ctx, const OverviewFrame& f) {
                 {std::to_string(c.n_head), std::to_string(c.n_kv_head), std::to_string(c.n_head / c.n_kv_head)}));
   }
   int weighted_done = -1;
-  if (ctx.views.heads.kind == MapKind::kValueWeighted && f.result->streamed && f.result->complete()) {
+  if (KindInfo(ctx.views.heads.kind).shows.needs_pyramid && f.result->streamed && f.result->complete()) {
     const std::shared_ptr<const WeightedOverview> w = ctx.verbs.WeightedOverviewMade();
     weighted_done = w && w->request.result.get() == f.result ? w->layers_done : 0;
     if (weighted_done < f.n_layer)
@@ -119,7 +119,8 @@ struct LayerThumbs {
 bool PickLayerThumbs(PanelContext& ctx, const OverviewFrame& f, int l, LayerThumbs* out) {
   const ModelResult& result = *f.result;
   const LayerMaps& t = *result.layers[(size_t)l];
-  const bool whole = f.kind != MapKind::kAttention || (f.hide_special && !t.pooled) || l >= (int)result.thumbnails.size();
+  const bool derived = KindInfo(f.kind).shows.derived;
+  const bool whole = derived || (f.hide_special && !t.pooled) || l >= (int)result.thumbnails.size();
   const std::shared_ptr<const LayerMaps> layer_made = whole ? ctx.verbs.OverviewLayer(l, f.hide_special) : nullptr;
   if (whole && !layer_made) return false;  // App::OverviewLayer's budget, or a rollout not made yet
   const Tensor* made = whole ? layer_made->probs.get() : nullptr;
@@ -131,7 +132,7 @@ bool PickLayerThumbs(PanelContext& ctx, const OverviewFrame& f, int l, LayerThum
       if (std::max(level.rows, level.cols) <= kThumbnailCells) break;
     }
   }
-  if (f.kind != MapKind::kAttention && made->empty() && !pooled_level) return false;  // App::OverviewLayer's budget
+  if (derived && made->empty() && !pooled_level) return false;  // App::OverviewLayer's budget
   out->maps = whole ? made : result.thumbnails[(size_t)l].get();
   out->pooled_level = pooled_level;
   out->n_q = pooled_level ? pooled_level->rows : (int)out->maps->dim(1);
@@ -154,7 +155,7 @@ HeatmapImage ThumbImage(PanelContext& ctx, const OverviewFrame& f, const LayerTh
   image.masked = t.mask.HidesAny(th.n_q, th.n_k);
   // Value-weighted cells are a weight (<= 1) times the key's value norm: up to the head's largest norm, a bound
   // read from [n] numbers (the maps' own maximum would scan every cell each frame).
-  if (f.kind == MapKind::kValueWeighted && l < (int)result.analysis.size() && result.analysis[(size_t)l]) {
+  if (KindInfo(f.kind).shows.own_range && l < (int)result.analysis.size() && result.analysis[(size_t)l]) {
     const Tensor& norms = *result.analysis[(size_t)l]->value_norms;  // [n_head, n]
     const float* row = norms.data.data() + (size_t)h * norms.dim(1);
     image.range = ColorRange{0.0f, std::max(1e-12f, *std::max_element(row, row + norms.dim(1)))};
@@ -230,7 +231,7 @@ void DrawOverviewCell(PanelContext& ctx, HeatmapRenderer& renderer, OverviewFram
   DrawHeadAblateMenu(ctx, l, h);
   ImGui::PopID();
   CellMarks marks;
-  marks.have_roles = f.roles_fit && f.kind == MapKind::kAttention;  // roles read the attention maps
+  marks.have_roles = f.roles_fit && KindInfo(f.kind).shows.head_roles;
   if (marks.have_roles) marks.best = model::StrongestRole(roles.at(l, h));
   marks.match = !f.filter || (marks.have_roles && f.filter->Matches(roles.at(l, h)));
   f.matching += marks.match;
@@ -301,7 +302,7 @@ void DrawOverviewContent(PanelContext& ctx, HeatmapRenderer& renderer) {
   f.kind = MapKindRefusal(*result, ctx.views.heads.kind).empty() ? ctx.views.heads.kind : MapKind::kAttention;
   // Rollout has one map per layer (all heads mixed): one cell per layer row, in the first head's column, so the
   // rows stay aligned with the layers of the grid and no head seems to own it.
-  f.heads_drawn = f.kind == MapKind::kRollout ? 1 : f.n_head;
+  f.heads_drawn = KindInfo(f.kind).shows.one_map ? 1 : f.n_head;
   for (int l = 0; l < f.n_layer; ++l) DrawOverviewLayer(ctx, renderer, f, l);
   ImGui::SetCursorScreenPos(ImVec2(f.origin.x, f.origin.y + f.label_h + (float)f.n_layer * (f.cell + f.gap)));
   ImGui::Dummy(ImVec2(1, 1));

@@ -113,7 +113,6 @@ void OpenNeuronView(PanelContext& ctx, int head, int display_i, int display_j);
 // The Heads panel's map kind choice in model mode (panel_map_kind.cpp).
 void DrawMapKindChoice(PanelContext& ctx);
 // A map kind's name in the UI (the kinds themselves: core/session/map_kind.h MapKinds()).
-Str MapKindLabel(MapKind kind);
 
 // When the Overview first drew a model run's first layer and its every layer, in the app's t_s (seconds since the
 // process started) of the frames that drew them: the --widgets-json dump's overview_t_s, what

@@ -10,12 +10,18 @@ Status Append(const model::LayerOutput& out, const LayerAnalysis&, NpyStreamWrit
   return npy->Append(out.probs, (size_t)out.n_head * out.n * out.n);  // probs: [n_head, n, n]
 }
 
+KindShows Shows() {
+  KindShows s;
+  s.head_roles = true;  // the roles are scored on the attention maps
+  return s;
+}
+
 }  // namespace
 
 const MapKindInfo& AttentionKind() {
   // The maps themselves: no refusal, nothing more to collect.
   static const MapKindInfo kind{MapKind::kAttention, "attention", /*cli_alias=*/"", NoRefusal, CollectOnlyMaps,
-                                KindDump{"attention.npy", PerHeadMapsShape, Append}};
+                                KindDump{"attention.npy", PerHeadMapsShape, Append}, Shows()};
   return kind;
 }
 

@@ -25,12 +25,22 @@ std::string Sidecar(int n) {
          ", \"pooled\": " + (factor > 1 ? "true" : "false") + "}\n";
 }
 
+KindShows Shows() {
+  KindShows s;
+  s.derived = true;
+  s.one_map = true;           // the heads averaged into one map per layer
+  s.after_last_layer = true;  // ModelResult::rollout_pending: made once every layer is there
+  s.exact_from_qk = false;    // pooled above kRolloutMaxTokens into blocks of RolloutFactor(n) tokens
+  s.title = "rollout";
+  return s;
+}
+
 }  // namespace
 
 const MapKindInfo& RolloutKind() {
   static const MapKindInfo kind{MapKind::kRollout, "rollout", /*cli_alias=*/"--rollout", RolloutRefusal,
                                 [](CollectPlan* plan) { plan->rollout = true; },
-                                KindDump{"rollout.npy", Shape, Append, "rollout.json", Sidecar}};
+                                KindDump{"rollout.npy", Shape, Append, "rollout.json", Sidecar}, Shows()};
   return kind;
 }
 

@@ -19,6 +19,15 @@ Status Append(const model::LayerOutput& out, const LayerAnalysis& a, NpyStreamWr
   return Status::Ok();
 }
 
+KindShows Shows() {
+  KindShows s;
+  s.derived = true;
+  s.own_range = true;      // a weight times a norm, often above 1
+  s.needs_pyramid = true;  // its cells are probs times the value norms: a streamed run's made on demand
+  s.title = "value-weighted";
+  return s;
+}
+
 }  // namespace
 
 const MapKindInfo& ValueWeightedKind() {
@@ -26,7 +35,8 @@ const MapKindInfo& ValueWeightedKind() {
       MapKind::kValueWeighted, "value_weighted", /*cli_alias=*/"--value-norm", NoRefusal,
       [](CollectPlan* plan) { plan->value_norms = true; },
       KindDump{"value_norm.npy", PerHeadMapsShape, Append, /*sidecar_file=*/"", /*sidecar=*/nullptr,
-               /*scratch_bytes=*/[](int n) { return (double)n * n * sizeof(float); }}};
+               /*scratch_bytes=*/[](int n) { return (double)n * n * sizeof(float); }},
+      Shows()};
   return kind;
 }
 

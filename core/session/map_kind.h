@@ -1,7 +1,8 @@
 // The kinds of map a model run shows and dumps: the attention probabilities, attention rollout, value-weighted maps.
 // Each kind lives in one file (kind_<name>.cpp): its name, why a run cannot make it, what the collector collects
-// for it, and what `attnviz-cli model --dump OUT --kind K` writes of it. MapKinds() is the one list both programs
-// read: the CLI's --kind, the app's Map choice, the widget and file names.
+// for it, what `attnviz-cli model --dump OUT --kind K` writes of it, and how the programs show it (KindShows: read
+// instead of comparing kinds). MapKinds() is the one list both programs read: the CLI's --kind, the app's Map choice,
+// the widget and file names; the app's words for each kind are app/common/i18n/map_kind_words.h.
 #pragma once
 #include <string>
 #include <vector>
@@ -40,6 +41,24 @@ struct KindDump {
   double (*scratch_bytes)(int n) = NoScratch;
 };
 
+// How the programs show a kind, so that none compares kinds: each kind's file sets what differs from attention.
+struct KindShows {
+  // Made from the layer's attention maps, not the maps themselves: costs time per layer (the app budgets it), is
+  // named in file names and asked for by --kind.
+  bool derived = false;
+  bool one_map = false;    // one map for the whole layer, the heads mixed: no head to pick, export or open
+  bool own_range = false;  // not probabilities: drawn and written on its own min..max (a weight times a norm)
+  bool head_roles = false;        // the heads' roles (previous token, first token...) are read from these maps
+  bool after_last_layer = false;  // the run makes it after its last layer (each layer's waits for the run's end)
+  // A long input's exact cells come from the layer's q and k (rows made on demand); false: its pooled cells are
+  // blocks of tokens, with no exact cell behind them.
+  bool exact_from_qk = true;
+  // A streamed run keeps none of it: the shown layer's pyramid (and its exact cells' column scale) is made on
+  // demand, the attention maps shown meanwhile.
+  bool needs_pyramid = false;
+  const char* title = "";  // a figure title's word for it ("" the heads alone)
+};
+
 struct MapKindInfo {
   MapKind kind = MapKind::kAttention;
   const char* name = "";       // "attention", "rollout", "value_weighted" (--kind, widgets JSON, file names)
@@ -49,6 +68,7 @@ struct MapKindInfo {
   // Turns on in `plan` what the collector must collect for this kind.
   void (*collect)(CollectPlan* plan) = CollectOnlyMaps;
   KindDump dump;
+  KindShows shows;
 };
 
 // Every kind, in the order the app's Map choice shows them.

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "cli_runner.h"
+#include "i18n/map_kind_words.h"
 #include "io/npy.h"
 #include "model_folder.h"
 #include "session/map_kind.h"
@@ -118,6 +119,32 @@ TEST_P(OneCollector, TheBenchScoresTheStreamedRunAsTheSession) {
   ASSERT_EQ(std::system(command.c_str()), 0) << ReadText(out + "/log.txt");
   EXPECT_EQ(ReadText(out + "/roles.csv"), model::HeadRolesCsv(r->roles));
   fs::remove_all(out);
+}
+
+// Every kind of the registry has its name (found again by it) and its words in both languages: its label, and the
+// sentences under it and around its refusal when it has them. (The test below runs --kind with every name.)
+TEST(MapKinds, EveryKindHasItsNameAndWordsInBothLanguages) {
+  for (const MapKindInfo* kind : MapKinds()) {
+    ASSERT_NE(kind->name, nullptr);
+    SCOPED_TRACE(kind->name);
+    EXPECT_NE(kind->name[0], 0);
+    EXPECT_EQ(MapKindNamed(kind->name), kind);
+    EXPECT_EQ(&KindInfo(kind->kind), kind);
+    ASSERT_TRUE(HasWords(kind->kind));
+    const MapKindWords& w = WordsOf(kind->kind);
+    for (Str id : {w.label, w.explain, w.refused}) {
+      if (id == Str::kCount && id != w.label) continue;  // no such sentence
+      ASSERT_NE(id, Str::kCount);
+      const std::string en = Tr(id, Lang::kEn), ko = Tr(id, Lang::kKo);
+      EXPECT_FALSE(en.empty());
+      EXPECT_FALSE(ko.empty());
+      EXPECT_NE(en, ko) << "the Korean table says it in English";
+    }
+  }
+  // Their labels are distinct (the Map choice's radio buttons).
+  for (const MapKindInfo* a : MapKinds())
+    for (const MapKindInfo* b : MapKinds())
+      if (a != b) EXPECT_NE(WordsOf(a->kind).label, WordsOf(b->kind).label) << a->name << " " << b->name;
 }
 
 // Every kind of the registry dumps through --kind NAME; the older flags give the same bytes; a name not in the
