@@ -122,6 +122,18 @@ HeadsView DrawViewChoice(PanelContext& ctx, int n_head) {
   return (HeadsView)view;
 }
 
+// A model layer whose heads rest most of each row on the first token (attention sinks) draws one bright column
+// per map on the linear scale: say so, and offer the log scale.
+void DrawSinkHint(PanelContext& ctx) {
+  AppSettings& s = ctx.settings;
+  if (!ctx.shown->model || !KindInfo(ctx.shown->kind).shows.head_roles || s.color_scale != ColorScale::kLinear) return;
+  const model::SinkSummary sinks = model::SummarizeSinks(ctx.shown->model->roles, ctx.shown->layer);
+  ctx.dump.SetField("heads_sink_mass", JsonNumber(sinks.mean_mass));
+  if (sinks.heads == 0 || sinks.mean_mass < model::kSinkMass) return;
+  DimText(Trf(Str::kSinkHint, {FormatNumber(sinks.mean_mass, "%.2f")}));
+  if (widget::SmallButton(ctx.dump, Str::kUseLogScale, "heads.sink_log_scale")) s.color_scale = ColorScale::kLog;
+}
+
 // Long inputs spread a row over thousands of keys: on the linear 0..1 scale every map is dark. Say so, and offer
 // the log scale. Then the pooling of maps with more cells than pixels (max keeps a single spike visible; mean
 // averages) and, in model mode, the map kind.
@@ -134,6 +146,7 @@ void DrawMapChoices(PanelContext& ctx, const LayerMaps& t) {
     if (widget::SmallButton(dump, Str::kUseLogScale, "heads.use_log_scale")) s.color_scale = ColorScale::kLog;
   }
   dump.SetField("heads_faint_hint", JsonNumber(faint));
+  DrawSinkHint(ctx);
   PoolKind& pool = ctx.views.heads.pool;
   ImGui::SameLine(0, 16.0f);
   if (widget::RadioButton(dump, Str::kPoolMax, "heads.pool_max", pool == PoolKind::kMax)) pool = PoolKind::kMax;

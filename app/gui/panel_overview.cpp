@@ -292,6 +292,13 @@ void DrawOverviewContent(PanelContext& ctx, HeatmapRenderer& renderer) {
   const int weighted_done = DrawOverviewNotes(ctx, f);
   DrawRoleFilter(ctx, &f);
   f.roles_fit = result->roles.n_layer == f.n_layer && result->roles.n_head == f.n_head;
+  if (f.roles_fit && result->complete()) {  // every head's mass on the first token, over the run
+    const model::SinkSummary sinks = model::SummarizeSinks(result->roles);
+    const std::string line = Trf(Str::kSinkOverview, {FormatNumber(sinks.mean_mass, "%.2f"), std::to_string(sinks.sinks),
+                                                      std::to_string(sinks.heads)});
+    DimText(line);
+    ctx.dump.SetField("overview_sinks", JsonString(line));
+  }
   PlaceGrid(&f);
   DrawHeadLabels(f);
   f.hide_special = ctx.settings.model_hide_special;

@@ -252,6 +252,22 @@ Status RoleRows::ScoreInto(int layer, HeadRoles* roles, const std::vector<HeadMe
   return Status::Ok();
 }
 
+SinkSummary SummarizeSinks(const HeadRoles& roles, int layer) {
+  SinkSummary s;
+  if (layer >= roles.n_layer || roles.scores.size() != (size_t)roles.n_layer * roles.n_head) return s;
+  const int l0 = layer < 0 ? 0 : layer, l1 = layer < 0 ? roles.n_layer : layer + 1;
+  for (int l = l0; l < l1; ++l)
+    for (int h = 0; h < roles.n_head; ++h) {
+      const double mass = roles.at(l, h)[HeadRole::kFirstToken];
+      ++s.heads;
+      s.sinks += mass >= kSinkMass;
+      s.mean_mass += mass;
+      s.max_mass = std::max(s.max_mass, mass);
+    }
+  if (s.heads) s.mean_mass /= s.heads;
+  return s;
+}
+
 HeadRoles MakeHeadRoles(int n_layer, int n_head, const std::vector<int>& ids) {
   HeadRoles roles;
   roles.n_layer = n_layer;

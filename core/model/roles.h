@@ -130,6 +130,18 @@ Status ScoreLayer(const float* probs, int layer, int n_head, int n, const std::v
 // probs: [n_layer, n_head, n, n]. Error: ids.size() != n.
 Result<HeadRoles> ScoreHeadRoles(const float* probs, int n_layer, int n_head, int n, const std::vector<int>& ids);
 
+// Attention sinks: how much of the attention rests on the first token (the first-token score, rows i >= 1). A head
+// over kSinkMass puts most of every row there, so on a linear colour scale its map is one bright column.
+constexpr float kSinkMass = 0.5f;
+struct SinkSummary {
+  int heads = 0;          // heads counted
+  int sinks = 0;          // of them, first-token score >= kSinkMass
+  double mean_mass = 0;   // their mean first-token score
+  double max_mass = 0;
+};
+// layer: one layer's heads, or -1 for every layer. An empty table (or a layer out of range) gives zeros.
+SinkSummary SummarizeSinks(const HeadRoles& roles, int layer = -1);
+
 // CSV: a header "layer,head,previous_token,induction,first_token,same_token,local,broad,strongest,strongest_score"
 // then one line per head (scores with 4 decimals).
 std::string HeadRolesCsv(const HeadRoles& roles);

@@ -124,6 +124,45 @@ TEST_F(PanelContextTest, HeadsPanelDrawsEveryVisibleHeadAndAClickEnlargesIt) {
   EXPECT_NE(dump.Find("heads.enlarged"), nullptr);
 }
 
+// Attention sinks: a model layer whose heads rest most of each row on the first token says so in the Heads panel,
+// with the log scale one click away; the Overview names the run's mass on the first token. The gpt2 fixture's heads
+// are no sinks, so the run's first-token scores are raised here (the panels read them from the roles).
+TEST_F(PanelContextTest, SinksAreNamedWithTheLogScaleOneClickAway) {
+  RunModel("The cat sat on the mat. The cat sat on the mat.");
+  settings.source = Source::kModel;
+  auto draw_heads = Drawing(DrawHeadsPanel);
+  auto show = [this](std::shared_ptr<const ModelResult> r) {
+    results.model = r;
+    results.shown = ShownModelLayer(r, 0, MapKind::kAttention, false, r->layers[0], 7);
+  };
+  show(results.model);
+  Frame(draw_heads);
+  Frame(draw_heads);
+  EXPECT_LT(std::stod(dump.Field("heads_sink_mass")), model::kSinkMass);
+  EXPECT_EQ(dump.Find("heads.sink_log_scale"), nullptr);  // no sinks: no hint
+
+  auto sunk = std::make_shared<ModelResult>(*results.model);
+  for (int h = 0; h < sunk->roles.n_head; ++h) sunk->roles.at(0, h)[model::HeadRole::kFirstToken] = 0.9f;
+  show(sunk);
+  Frame(draw_heads);
+  Frame(draw_heads);
+  EXPECT_NEAR(std::stod(dump.Field("heads_sink_mass")), 0.9, 1e-6);
+  ASSERT_NE(dump.Find("heads.sink_log_scale"), nullptr);
+  Click(draw_heads, "heads.sink_log_scale");
+  EXPECT_EQ(settings.color_scale, ColorScale::kLog);
+  Frame(draw_heads);
+  EXPECT_EQ(dump.Find("heads.sink_log_scale"), nullptr);  // on the log scale already
+
+  auto draw_overview = Drawing(DrawOverviewPanel);
+  Frame(draw_overview);
+  Frame(draw_overview);
+  const model::SinkSummary all = model::SummarizeSinks(sunk->roles);
+  EXPECT_EQ(all.sinks, sunk->roles.n_head);  // layer 0's heads
+  const std::string line = dump.Field("overview_sinks");
+  EXPECT_NE(line.find(std::to_string(all.sinks) + " of " + std::to_string(all.heads) + " heads"), std::string::npos)
+      << line;
+}
+
 TEST_F(PanelContextTest, ExportPanelsButtonCallsTheExportVerb) {
   auto draw = Drawing(DrawExportPanel);
   Frame(draw);

@@ -200,6 +200,37 @@ TEST(Roles, TableAcrossLayersAndHeads) {
   EXPECT_EQ(j["sentences"]["induction"], RoleSentence(HeadRole::kInduction));
 }
 
+// Sinks: the first-token score summarized per layer and over the run; a sink head counts from kSinkMass on.
+TEST(Roles, SinksSummarizeTheFirstTokenScorePerLayerAndOverTheRun) {
+  const int n = 16;
+  // Layer 0: head 0 a pure sink, head 1 previous-token; layer 1: head 0 half on key 0 and half on itself, head 1
+  // uniform over the visible keys.
+  std::vector<Map> maps = {MakeMap(n, [](int) { return OneHot(0); }),
+                           MakeMap(n, [](int i) { return OneHot(i == 0 ? 0 : i - 1); }),
+                           MakeMap(n, [](int i) { return std::vector<std::pair<int, float>>{{0, 0.5f}, {i, 0.5f}}; }),
+                           MakeMap(n, [](int i) { return Uniform(0, i); })};
+  std::vector<float> probs;  // [2, 2, n, n]
+  for (const Map& m : maps) probs.insert(probs.end(), m.begin(), m.end());
+  auto roles = ScoreHeadRoles(probs.data(), 2, 2, n, DistinctIds(n));
+  ASSERT_TRUE(roles.ok()) << roles.message();
+  const SinkSummary layer0 = SummarizeSinks(*roles, 0);
+  EXPECT_EQ(layer0.heads, 2);
+  EXPECT_EQ(layer0.sinks, 1);
+  EXPECT_NEAR(layer0.max_mass, 1.0, 1e-6);
+  // previous-token puts row 1 on key 0: 1 of 15 rows.
+  EXPECT_NEAR(layer0.mean_mass, (1.0 + 1.0 / 15) / 2, 1e-6);
+  const SinkSummary layer1 = SummarizeSinks(*roles, 1);
+  EXPECT_EQ(layer1.sinks, 1);  // 0.5 on key 0 is a sink (row 0's self is key 0, but row 0 is not counted)
+  const SinkSummary all = SummarizeSinks(*roles);
+  EXPECT_EQ(all.heads, 4);
+  EXPECT_EQ(all.sinks, 2);
+  EXPECT_NEAR(all.mean_mass, (roles->at(0, 0)[HeadRole::kFirstToken] + roles->at(0, 1)[HeadRole::kFirstToken] +
+                              roles->at(1, 0)[HeadRole::kFirstToken] + roles->at(1, 1)[HeadRole::kFirstToken]) / 4,
+              1e-6);
+  EXPECT_EQ(SummarizeSinks(*roles, 2).heads, 0);  // out of range: nothing
+  EXPECT_EQ(SummarizeSinks(HeadRoles()).heads, 0);
+}
+
 TEST(Roles, NamesAndSentences) {
   std::set<std::string> names;
   for (HeadRole r : AllHeadRoles()) {

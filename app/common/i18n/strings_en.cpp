@@ -444,6 +444,11 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kFaintMapsHint, "The maps look empty: a row's largest weight is only {0} on average (the weight is spread "
                           "over many keys), dark on the linear 0..1 scale."},
     {Str::kUseLogScale, "Use the log scale"},
+    {Str::kSinkHint, "Most of this layer's attention rests on the first token (mean {0} over its heads: attention "
+                     "sinks), so on the linear scale each map is one bright column. The log scale shows the rest of "
+                     "each row."},
+    {Str::kSinkOverview, "On the first token (attention sinks): mean {0}; {1} of {2} heads put at least half of each "
+                         "row there."},
     {Str::kShapePooled, "{0} pooled (not kept: read from a pyramid)"},
     {Str::kCaptionMax, "max"},
     {Str::kRoleShortPrev, "prev"},

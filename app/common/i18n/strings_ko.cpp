@@ -436,6 +436,10 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kFaintMapsHint, "맵이 비어 보입니다: 한 행의 가장 큰 가중치가 평균 {0}뿐이라 (가중치가 많은 키에 퍼져 "
                           "있습니다) 선형 0..1 눈금에서는 어둡습니다."},
     {Str::kUseLogScale, "로그 눈금 쓰기"},
+    {Str::kSinkHint, "이 층의 어텐션은 대부분 첫 토큰에 놓입니다 (헤드 평균 {0}: 어텐션 싱크). 그래서 선형 눈금에서는 "
+                     "맵마다 밝은 열 하나만 보입니다. 로그 눈금으로 바꾸면 각 행의 나머지가 보입니다."},
+    {Str::kSinkOverview, "첫 토큰에 놓인 가중치 (어텐션 싱크): 평균 {0}. 헤드 {2}개 중 {1}개가 각 행의 절반 이상을 "
+                         "첫 토큰에 둡니다."},
     {Str::kShapePooled, "{0} 풀링됨 (보관하지 않고 피라미드에서 읽습니다)"},
     {Str::kCaptionMax, "최대"},
     {Str::kRoleShortPrev, "이전"},

@@ -108,7 +108,7 @@ enum class Str : int {
   kFigScaled, kFigUnscaled, kFigUndivided, kFigMaxWeight, kFigMaxWeightAxis, kFigEntropy, kFigEntropyAxis,
   kFigGradient, kFigGradientAxis, kFigDkLogAxis, kHeadsStatusKeysNoScale, kSideBySideSameMapsTip,
   // ---- added for the learner trial (issue 24)
-  kWidthRefusalSeeControls, kFaintMapsHint, kUseLogScale, kShapePooled,
+  kWidthRefusalSeeControls, kFaintMapsHint, kUseLogScale, kSinkHint, kSinkOverview, kShapePooled,
   kCaptionMax, kRoleShortPrev, kRoleShortInduction, kRoleShortSink, kRoleShortSelf, kRoleShortLocal, kRoleShortBroad,
   kTokByteLevel, kTokByteFallback, kTokLowercase, kTokCased, kTokPre, kTokCount,
   kMenuOpenModel, kMenuBundledModel, kMenuOpenSentences, kMenuNothingRecent, kMenuSandbox, kMenuExport, kMenuLessons, kNumReshapeRaw, kActivationTanhApprox, kStepEmbed,
