@@ -332,6 +332,8 @@ constexpr MessageEntry kMessagesKo[] = {
     {MsgId::kLayerRange, "층 {0}은(는) 범위를 벗어났습니다: 허용 0..{1} (모델의 층은 {2}개)"},
     {MsgId::kHeadRange, "층 {1}의 헤드 {0}은(는) 범위를 벗어났습니다: 허용 0..{2} (모델의 헤드는 {3}개)"},
     {MsgId::kSpmCharacterNotInVocab, "글의 문자 {0}이(가) 어휘에 없고, 그것을 쓸 바이트 토큰 {1}도 미지 토큰도 없습니다 (llama.cpp도 이런 글에서 멈춥니다)"},
+    {MsgId::kTokenLossMaskedLm, "토큰별 손실은 다음 토큰 각각의 손실인데, 이 {0} 모델은 마스크 언어 모델입니다: 다음 토큰이 아니라 [MASK] 토큰을 예측합니다 (로짓 렌즈와 top-k 예측은 이 모델에도 됩니다)"},
+    {MsgId::kTokenLossTooShort, "토큰별 손실에는 토큰이 2개 이상 있어야 합니다 (첫 토큰 다음 토큰 각각의 손실); 글의 토큰은 {0}개입니다"},
 };
 // The programs' own messages (i18n/app_messages.h), in AppMsgId order.
 struct AppMessageEntry {
