@@ -3,11 +3,12 @@
 //                     [--roles [--json]] [--no-scale] [--no-softcap] [--temperature T] [--no-qk-norm]
 //                     [--layers L1,L2,...]
 //                     [--figure OUT.png|.svg --layer L --head H [figure options]]
-//                     [--predict K] [--ablate L:H,...] [--neuron L:H:I:J] [--kind K,...] [--rollout] [--value-norm]
-//                     [--json]
+//                     [--predict K] [--ablate L:H,... [--ablate-mode zero|mean]] [--neuron L:H:I:J]
+//                     [--token-loss] [--logit-lens K] [--kind K,...] [--rollout] [--value-norm] [--json]
 // --dump streams attention.npy one layer at a time: a full map of every layer is never held. Head roles
 // (core/model/roles.h) are scored layer by layer as the run goes. --figure keeps one layer's maps and draws one
-// head as the app's Export does (app/common/model_figure.h).
+// head as the app's Export does (app/common/model_figure.h). --logit-lens reads each layer's residual stream as
+// the run passes it (core/model/lens.h), so no layer's stream is kept for it.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -25,6 +26,7 @@
 #include "io/json.h"
 #include "model/analysis.h"
 #include "model/arch/family.h"
+#include "model/lens.h"
 #include "model/predict.h"
 #include "model/roles.h"
 #include "model/run.h"
@@ -34,6 +36,7 @@
 #include "session/map_kind.h"
 #include "io/npy.h"
 #include "options.h"
+#include "base/memory_budget.h"
 #include "base/parse_number.h"
 
 namespace attnviz {
@@ -53,7 +56,8 @@ const char* kModelHelp =
     "                         previous_token, induction, first_token, same_token, local, broad (each 0..1),\n"
     "                         strongest, strongest_score\n"
     "  --json                 with --roles: the table as JSON, with each role's one-sentence meaning;\n"
-    "                         with --predict, --neuron or --ablate-scan: their output as JSON\n"
+    "                         with --predict, --neuron, --ablate-scan, --token-loss or --logit-lens: their\n"
+    "                         output as JSON\n"
     "  --dump OUT             write OUT/tokens.json, OUT/attention.npy [n_layer, n_head, n, n] (softmax\n"
     "                         probabilities) and OUT/hidden.npy [n_layer + 1, n, d_model] (the residual stream\n"
     "                         after the embeddings and after each block, before any final norm) and\n"
@@ -65,8 +69,17 @@ const char* kModelHelp =
     "  --layers L1,L2,...     the layers the what-ifs act on (default: all)\n"
     "  --ablate L:H,...       what-if: head H of layer L outputs zero (before the output projection; its bias\n"
     "                         kept); every later layer, the maps and the predictions follow\n"
+    "  --ablate-mode zero|mean\n"
+    "                         with --ablate: zero (the default) sets the head's output to zero; mean sets it at\n"
+    "                         every position to its mean over the text's positions\n"
     "  --predict K            print the top K next tokens at every position (bert: at each [MASK]) and the\n"
     "                         text's mean next-token loss (nats) and perplexity; --json: as JSON\n"
+    "  --token-loss           print the loss (nats) and probability of each actual next token, position by\n"
+    "                         position (models that predict the next token; under a what-if, the what-if's)\n"
+    "  --logit-lens K         the logit lens: the final norm and the LM head applied after every layer (0: the\n"
+    "                         embeddings; the last: the model's own prediction), the top K tokens (1..vocab)\n"
+    "                         per position and the probability of the actual next token (bert: the MLM head\n"
+    "                         at every position, no next token)\n"
     "  --ablate-scan          ablate each head once and print the loss it leaves, as CSV: layer, head, loss,\n"
     "                         delta (the loss minus the text's own); --json: as JSON\n"
     "  --neuron L:H:I:J       print how query token I meets key token J in head H of layer L: q, k (for RoPE\n"
@@ -103,6 +116,8 @@ struct ModelArgs {
   int predict_k = 0;                    // --predict K (0: not given)
   std::string ablate;                   // --ablate L:H,...
   std::vector<model::AblatedHead> ablated;
+  model::AblateMode ablate_mode = model::AblateMode::kZero;  // --ablate-mode zero|mean
+  bool ablate_mode_set = false;
   bool neuron = false;                  // --neuron L:H:I:J
   int neuron_at[4] = {0, 0, 0, 0};
   // --dump --kind K[,K...] (and the older --rollout, --value-norm): the map kinds written beside attention.npy,
@@ -110,6 +125,10 @@ struct ModelArgs {
   std::vector<const MapKindInfo*> kinds;
   std::string first_kind_option;  // the first --kind or alias given, named when --dump is missing
   bool ablate_scan = false;             // --ablate-scan
+  // Issue 41: the loss of each next token, the logit lens (core/model/lens.h)
+  bool token_loss = false;              // --token-loss
+  bool logit_lens = false;              // --logit-lens K
+  int lens_k = 0;                       // checked against the vocabulary once the config is read
 };
 
 // "L:H" or "L:H:I:J" (count parts) -> numbers >= 0; false when malformed.
@@ -173,13 +192,17 @@ Status ParseAblateList(const std::string& list, std::vector<model::AblatedHead>*
 Status CheckArgs(const ModelArgs& args) {
   const ModelArgs* a = &args;
   if (a->model_dir.empty()) return AppError(AppMsgId::kModelRequired, {});
-  if (a->json && !a->roles && !a->predict_k && !a->neuron && !a->ablate_scan) return AppError(AppMsgId::kJsonNeedsRoles, {});
+  if (a->json && !a->roles && !a->predict_k && !a->neuron && !a->ablate_scan && !a->token_loss && !a->logit_lens)
+    return AppError(AppMsgId::kJsonNeedsRoles, {});
+  if (a->ablate_mode_set && a->ablated.empty()) return AppError(AppMsgId::kAblateModeNeedsAblate, {});
   {  // one table on stdout at a time
     std::vector<std::string> outputs;
     if (a->roles) outputs.push_back("--roles");
     if (a->predict_k) outputs.push_back("--predict");
     if (a->neuron) outputs.push_back("--neuron");
     if (a->ablate_scan) outputs.push_back("--ablate-scan");
+    if (a->token_loss) outputs.push_back("--token-loss");
+    if (a->logit_lens) outputs.push_back("--logit-lens");
     if (outputs.size() > 1) return AppError(AppMsgId::kOneOutputAtATime, {outputs[0], outputs[1]});
   }
   if (!a->kinds.empty() && a->dump_dir.empty())
@@ -252,6 +275,25 @@ Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help)
     } else if (arg == "--ablate") {
       st = take(&a->ablate);
       if (st.ok()) st = ParseAblateList(a->ablate, &a->ablated);
+    } else if (arg == "--ablate-mode") {
+      std::string v;
+      st = take(&v);
+      if (st.ok()) {
+        a->ablate_mode_set = true;
+        if (v == "zero") a->ablate_mode = model::AblateMode::kZero;
+        else if (v == "mean") a->ablate_mode = model::AblateMode::kMean;
+        else st = Status::Prefixed(MsgId::kPrefixContext, {"--ablate-mode"},
+                                   Status::Error(MsgId::kUnknownName, {"ablation mode", CappedValue(v), "zero, mean"}));
+      }
+    } else if (arg == "--token-loss") a->token_loss = true;
+    else if (arg == "--logit-lens") {
+      std::string v;
+      st = take(&v);
+      if (st.ok()) {  // 0 and a k past the vocabulary are refused with the vocabulary's range (CheckRun)
+        auto k = ParseIntValue("--logit-lens", v, 0, 1 << 30);
+        if (k) a->lens_k = *k, a->logit_lens = true;
+        else st = k.status();
+      }
     } else if (arg == "--neuron") {
       std::string v;
       st = take(&v);
@@ -409,6 +451,69 @@ std::string PredictionsText(const model::Predictions& p, const std::vector<token
   return out;
 }
 
+// --token-loss as JSON {"loss": mean, "positions": [{"index", "next_id", "next_token", "loss", "prob"}]} (next_token
+// as --predict prints a token: its piece, null for an id without one) or as text, one position a line.
+std::string TokenLossTable(const std::vector<model::TokenLoss>& losses, const std::vector<tokenize::Token>& tokens,
+                           const tokenize::Tokenizer& tok, bool json) {
+  double sum = 0;
+  for (const model::TokenLoss& t : losses) sum += t.loss;
+  const double mean = sum / (double)losses.size();
+  char buf[96];
+  std::string out = json ? "{\"loss\": " + JsonNumber(mean) + ", \"positions\": [" : "";
+  if (!json) {
+    char ppl[32];
+    std::snprintf(buf, sizeof buf, "%.4f", mean);
+    std::snprintf(ppl, sizeof ppl, "%.4g", std::exp(mean));
+    out += Trf(Str::kCliPredictLoss, {buf, std::to_string(losses.size()), ppl}) + "\n";
+  }
+  for (size_t i = 0; i < losses.size(); ++i) {
+    const model::TokenLoss& t = losses[i];
+    if (json) {
+      out += std::string(i ? ",\n  " : "\n  ") + "{\"index\": " + std::to_string(t.index) + ", \"next_id\": " +
+             std::to_string(t.next_id) + ", \"next_token\": " + PieceJson(tok, t.next_id) + ", \"loss\": " +
+             JsonNumber(t.loss) + ", \"prob\": " + JsonNumber(t.prob) + "}";
+    } else {
+      std::snprintf(buf, sizeof buf, "%4d ", t.index);
+      out += buf + JsonString(tokens[(size_t)t.index].display) + " -> " + PieceText(tok, t.next_id);
+      std::snprintf(buf, sizeof buf, "  loss %.4f  p %.4g\n", t.loss, t.prob);
+      out += buf;
+    }
+  }
+  return json ? out + "]}\n" : out;
+}
+
+// One layer of --logit-lens: JSON {"layer", "positions": [{"index", "top": [{"id", "token", "prob"}], "next_prob"}]}
+// ("next_prob" only where there is a next token to predict), or text: the layer's line, then one position a line.
+std::string LensLayerTable(const model::LensLayer& layer, const std::vector<tokenize::Token>& tokens,
+                           const tokenize::Tokenizer& tok, bool json) {
+  char buf[64];
+  std::string out = json ? "{\"layer\": " + std::to_string(layer.layer) + ", \"positions\": ["
+                         : std::string(Tr(Str::kLayer)) + " " + std::to_string(layer.layer) + ":\n";
+  for (size_t i = 0; i < layer.positions.size(); ++i) {
+    const model::LensPosition& p = layer.positions[i];
+    if (json) {
+      out += std::string(i ? ",\n   " : "\n   ") + "{\"index\": " + std::to_string(p.index) + ", \"top\": [";
+      for (size_t t = 0; t < p.top.size(); ++t)
+        out += std::string(t ? ", " : "") + "{\"id\": " + std::to_string(p.top[t].id) + ", \"token\": " +
+               PieceJson(tok, p.top[t].id) + ", \"prob\": " + JsonNumber(p.top[t].prob) + "}";
+      out += "]" + (p.has_next ? ", \"next_prob\": " + JsonNumber(p.next_prob) : std::string()) + "}";
+    } else {
+      std::snprintf(buf, sizeof buf, "%4d ", p.index);
+      out += buf + JsonString(tokens[(size_t)p.index].display) + " ->";
+      for (const model::TokenProb& t : p.top) {
+        std::snprintf(buf, sizeof buf, " %.4f", t.prob);
+        out += " " + PieceText(tok, t.id) + buf;
+      }
+      if (p.has_next) {
+        std::snprintf(buf, sizeof buf, "  (next %.4g)", p.next_prob);
+        out += buf;
+      }
+      out += "\n";
+    }
+  }
+  return json ? out + "]}" : out;
+}
+
 // The scan as CSV (layer, head, loss, delta) or JSON {"base_loss", "heads": [{"layer", "head", "loss", "delta"}]}.
 std::string AblationScanText(const model::AblationScan& scan, int n_head, bool json) {
   std::string out = json ? "{\"base_loss\": " + JsonNumber(scan.base_loss) + ", \"heads\": [" : "layer,head,loss,delta\n";
@@ -486,8 +591,12 @@ std::string NeuronText(const model::NeuronView& v, const std::vector<tokenize::T
   return out;
 }
 
+// The bytes of --logit-lens's output per token it names: {"id": 12345, "token": "...", "prob": 0.123...}.
+constexpr double kLensBytesPerToken = 80;
+
 // The run the arguments ask for, checked before anything runs: the what-ifs on the layers --layers names (all when
-// absent), where --predict predicts (bert: at its [MASK] tokens), --neuron, the kinds and the figure in range.
+// absent), where --predict predicts (bert: at its [MASK] tokens), --neuron, --token-loss and --logit-lens (a model
+// that can give them, k in range, the lens's output within the memory limit), the kinds and the figure in range.
 struct CheckedRun {
   ModelWhatIfs what_ifs;
   model::RunOptions options;
@@ -519,6 +628,7 @@ Result<CheckedRun> CheckRun(const ModelArgs& a, const ModelFolder& folder, const
   run.options = WhatIfRunOptions(run.what_ifs, c.n_layer);
   run.options.row_figures = true;
   run.options.ablate = a.ablated;
+  for (model::AblatedHead& h : run.options.ablate) h.mode = a.ablate_mode;
   if (a.predict_k) {
     if (!model::HasLmHead(*folder.model)) return Status::Error(MsgId::kNoLmHead, {c.model_type});
     if (!model::PredictsNextToken(c)) {
@@ -528,6 +638,27 @@ Result<CheckedRun> CheckRun(const ModelArgs& a, const ModelFolder& folder, const
     if (a.predict_k > c.vocab)
       return Status::Prefixed(MsgId::kPrefixContext, {"--predict"},
                               Status::Error(MsgId::kTopKRange, {std::to_string(a.predict_k), std::to_string(c.vocab)}));
+  }
+  if (a.token_loss) {  // the loss of each next token: a causal model with an LM head, and a next token
+    if (!model::HasLmHead(*folder.model)) return Status::Error(MsgId::kNoLmHead, {c.model_type});
+    if (!model::PredictsNextToken(c))
+      return Status::Prefixed(MsgId::kPrefixContext, {"--token-loss"}, Status::Error(MsgId::kTokenLossMaskedLm, {c.model_type}));
+    if (tokens.size() < 2)
+      return Status::Prefixed(MsgId::kPrefixContext, {"--token-loss"},
+                              Status::Error(MsgId::kTokenLossTooShort, {std::to_string(tokens.size())}));
+  }
+  if (a.logit_lens) {  // k in 1..vocab; its output (the text of (n_layer + 1) x n x k tokens) within the memory limit
+    if (!model::HasLmHead(*folder.model)) return Status::Error(MsgId::kNoLmHead, {c.model_type});
+    if (a.lens_k < 1 || a.lens_k > c.vocab)
+      return Status::Prefixed(MsgId::kPrefixContext, {"--logit-lens"},
+                              Status::Error(MsgId::kTopKRange, {std::to_string(a.lens_k), std::to_string(c.vocab)}));
+    const double need = ((double)c.n_layer + 1) * (double)tokens.size() * ((double)a.lens_k + 1) * kLensBytesPerToken;
+    if (need > (double)MemoryLimitBytes())
+      return Status::Prefixed(MsgId::kPrefixContext, {"--logit-lens"},
+                              Status::Error(MsgId::kAnalysisMemory, {"the top " + std::to_string(a.lens_k) +
+                                                                     " of every layer", MemoryText(need),
+                                                                     MemoryText((double)MemoryLimitBytes()),
+                                                                     std::to_string(tokens.size())}));
   }
   if (a.neuron)
     if (Status s = model::CheckNeuron(c, (int)tokens.size(), a.neuron_at[0], a.neuron_at[1], a.neuron_at[2], a.neuron_at[3]); !s)
@@ -580,9 +711,11 @@ CollectPlan CliPlan(const ModelArgs& a, const model::ModelConfig& c, int n, mode
   return plan;
 }
 
-// What stdout holds instead of the summary: --predict, --neuron or --ablate-scan ("" for none).
+// What stdout holds instead of the summary: --predict, --neuron, --token-loss, --logit-lens (the layers the run's
+// taps read) or --ablate-scan ("" for none).
 Result<std::string> OutputTable(const ModelArgs& a, const ModelFolder& folder, const std::vector<tokenize::Token>& tokens,
-                                const CheckedRun& run, const LayerCollector& collector, const CliLayerTaps& taps) {
+                                const CheckedRun& run, const LayerCollector& collector, const CliLayerTaps& taps,
+                                const std::string& lens) {
   const std::vector<int> ids = TokenIds(tokens);
   std::string table;
   if (a.predict_k) {
@@ -592,6 +725,12 @@ Result<std::string> OutputTable(const ModelArgs& a, const ModelFolder& folder, c
     table = a.json ? PredictionsJson(*pred, tokens, tok) : PredictionsText(*pred, tokens, tok, a.predict_k);
   }
   if (a.neuron) table = a.json ? NeuronJson(taps.neuron) : NeuronText(taps.neuron, tokens);
+  if (a.token_loss) {  // from the run's last stream: under a what-if, the what-if's losses
+    auto losses = model::TokenLosses(*folder.model, collector.last_hidden().data(), ids);
+    if (!losses) return losses.status();
+    table = TokenLossTable(*losses, tokens, *folder.tokenizer, a.json);
+  }
+  if (a.logit_lens) table = a.json ? "{\"layers\": [\n " + lens + "]}\n" : lens;
   if (a.ablate_scan) {
     model::RunOptions scan_options = run.options;
     scan_options.row_figures = false;
@@ -634,16 +773,32 @@ Status RunOnTokens(const ModelArgs& a, const ModelFolder& folder, const std::vec
   if (dumping)
     if (Status s = OpenDump(a, c, tokens, &dump, &hidden, &taps); !s) return s;
   LayerTaps layer_taps;  // 3.
-  if (dumping)
-    layer_taps.embeddings = [&](const float* h, int rows, int d) { return hidden.Append(h, (size_t)rows * d); };
-  layer_taps.layer = [&](const model::LayerOutput& out, const LayerMaps&, const LayerAnalysis& analysis) {
-    return taps.OnLayer(out, analysis);
+  // --logit-lens: each residual stream read as it passes (hidden[0] from the embeddings, hidden[l + 1] after block
+  // l), its output appended layer by layer; no stream is kept.
+  const std::vector<int> ids = TokenIds(tokens);
+  std::string lens;
+  auto lens_at = [&](const float* h, int layer) -> Status {
+    if (!a.logit_lens) return Status::Ok();
+    auto read = model::LogitLensLayer(*folder.model, h, layer, ids, a.lens_k);
+    if (!read) return read.status();
+    lens += (a.json && layer ? ",\n " : "") + LensLayerTable(*read, tokens, *folder.tokenizer, a.json);
+    return Status::Ok();
+  };
+  if (dumping || a.logit_lens)
+    layer_taps.embeddings = [&](const float* h, int rows, int d) -> Status {
+      if (dumping)
+        if (Status s = hidden.Append(h, (size_t)rows * d); !s) return s;
+      return lens_at(h, 0);
+    };
+  layer_taps.layer = [&](const model::LayerOutput& out, const LayerMaps&, const LayerAnalysis& analysis) -> Status {
+    if (Status s = taps.OnLayer(out, analysis); !s) return s;
+    return lens_at(out.hidden, out.layer + 1);
   };
   const CollectPlan plan = CliPlan(a, c, (int)n, &run->options);
   LayerCollector collector(*folder.model, run->options, tokens, plan, layer_taps);
-  if (Status s = model::RunModel(*folder.model, TokenIds(tokens), run->options, &collector); !s) return s;
+  if (Status s = model::RunModel(*folder.model, ids, run->options, &collector); !s) return s;
   const model::HeadRoles& roles = collector.collected().roles;
-  Result<std::string> table = OutputTable(a, folder, tokens, *run, collector, taps);  // 4.
+  Result<std::string> table = OutputTable(a, folder, tokens, *run, collector, taps, lens);  // 4.
   if (!table) return table.status();
   if (figure)
     if (Status s = WriteModelFigure(c, *collector.collected().layers[(size_t)a.figure_layer], (int)n, a.figure_layer,

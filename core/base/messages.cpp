@@ -339,6 +339,10 @@ constexpr const char* kEnglish[] = {
     "head {0} of layer {1} is out of range: allowed 0..{2} (the model has {3} heads)",
     "the text's character {0} is not in the vocabulary, which has no byte token {1} to write it with and no unknown "
     "token (llama.cpp stops on such a text too)",
+    // issue 41: per-token loss, the logit lens
+    "per-token loss is the loss of each next token, and this {0} model is a masked language model: it predicts "
+    "[MASK] tokens, not the next one (the logit lens and top-k predictions work on it)",
+    "per-token loss needs at least 2 tokens (the loss of each token after the first); the text has {0}",
 };
 static_assert(std::size(kEnglish) == (size_t)MsgId::kCount, "messages.cpp: one English template per MsgId");
 static_assert((int)MsgId::kCount <= (int)MsgId::kAppFirst, "messages.h: core's ids stay below the programs' own");

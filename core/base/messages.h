@@ -340,6 +340,9 @@ enum class MsgId : int {
   kLayerRange,               // {0} layer, {1} the last layer, {2} n_layer
   kHeadRange,                // {0} head, {1} layer, {2} the last head, {3} n_head
   kSpmCharacterNotInVocab,   // {0} character (U+XXXX), {1} missing byte token
+  // ---- issue 41: per-token loss, the logit lens (core/model/lens.h)
+  kTokenLossMaskedLm,        // {0} model_type
+  kTokenLossTooShort,        // {0} tokens
   kCount,
   // The first of the programs' own ids (app/common/i18n/app_messages.h); not a message. Above kCount for good.
   kAppFirst = 1000

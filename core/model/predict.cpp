@@ -139,7 +139,10 @@ Result<Predictions> Predict(const Model& model, const float* last_hidden, const 
     }
     for (int r = 0; r < rows; ++r) {
       const int i = r0 + r;
-      if (next_token && i + 1 < n) loss_sum -= next_log_prob[(size_t)r];
+      if (next_token && i + 1 < n) {
+        loss_sum -= next_log_prob[(size_t)r];
+        out.next_log_prob.push_back(next_log_prob[(size_t)r]);
+      }
       if (wanted[(size_t)i]) out.positions.push_back(std::move(tops[(size_t)r]));
     }
   }

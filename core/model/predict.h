@@ -37,6 +37,9 @@ struct Predictions {
   bool has_loss = false;        // causal models over >= 2 tokens
   double loss = 0;              // nats, mean over the n - 1 next-token predictions
   double perplexity = 0;        // exp(loss)
+  // [n - 1] causal models over >= 2 tokens: log p(ids[i + 1] | ids[0..i]) at i = 0..n-2 (each position's own
+  // next-token loss is minus it; lens.h TokenLosses, LogitLens read it); empty otherwise.
+  std::vector<double> next_log_prob;
   std::vector<PositionTop> positions;
 };
 

@@ -191,6 +191,21 @@ bool QkNormOn(const RunOptions& o, int layer) {
   return !(layer < (int)o.no_qk_norm.size() && o.no_qk_norm[layer]);
 }
 
+// Ablation of one head before the output projection: its output z_h [n, d_head] (rows `ld` floats apart in z)
+// set to zero, or (kMean) every row to the mean of its n rows, summed in double (the mean of equal rows is that row).
+void AblateHead(AblateMode mode, float* z_h, size_t n, size_t dh, size_t ld) {
+  if (mode == AblateMode::kZero) {
+    for (size_t i = 0; i < n; ++i) std::fill_n(z_h + i * ld, dh, 0.0f);
+    return;
+  }
+  std::vector<double> sum(dh, 0.0);  // [d_head]
+  for (size_t i = 0; i < n; ++i)
+    for (size_t t = 0; t < dh; ++t) sum[t] += z_h[i * ld + t];
+  std::vector<float> mean(dh);  // [d_head]
+  for (size_t t = 0; t < dh; ++t) mean[t] = (float)(sum[t] / (double)n);
+  for (size_t i = 0; i < n; ++i) std::copy(mean.begin(), mean.end(), z_h + i * ld);
+}
+
 // (2) attention over ws.qkv -> probs, the row figures, ws.z, through the one kernel (core/attention/attention.h) that the
 // sandbox's layers use too; then (3) the output projection -> ws.xn.
 //   q: [n, n_head * d_head], k, v: [n, n_kv * d_head], columns of ws.qkv [n, ld_qkv] (views: nothing copied)
@@ -216,9 +231,8 @@ Status Attend(const ModelConfig& c, const BlockParams& b, float multiplier, floa
   if (!AttendHeads(q, k, v, multiplier, mask, probs, metrics, &z, &sink, AttentionSoftcap(c, layer, o)))
     return Status::Cancelled();
   if (own_buffer && !sink.probs_masked_zero) ws.probs_mask = mask, ws.probs_n = (size_t)n;
-  for (const AblatedHead& a : o.ablate)  // ablation: head a.head's output [n, d_head] zeroed before the projection
-    if (a.layer == layer)
-      for (size_t i = 0; i < n; ++i) std::fill_n(ws.z.data() + i * c.q_dim() + (size_t)a.head * dh, dh, 0.0f);
+  for (const AblatedHead& a : o.ablate)
+    if (a.layer == layer) AblateHead(a.mode, ws.z.data() + (size_t)a.head * dh, n, dh, (size_t)c.q_dim());
   const TileDone done = residual->For(ws.xn.data(), (size_t)c.d_model, 0);
   LinearForward(ws.z.data(), c.q_dim(), ws.n, b.o, ws.xn.data(), c.d_model, &done);
   return Status::Ok();

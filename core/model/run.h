@@ -25,10 +25,17 @@
 
 namespace attnviz::model {
 
-// One head of one layer, 0-based.
+// What an ablated head's output (its columns of z, [n, d_head], before the output projection) becomes:
+//   kZero  zeros: the head is gone (its share of the projection's bias stays)
+//   kMean  its mean over the text's n positions, at every position: the head keeps its average contribution and
+//          loses what it says about each position (the mean reads every position, later ones too, as in torch)
+enum class AblateMode { kZero, kMean };
+
+// One head of one layer, 0-based, and how it is ablated.
 struct AblatedHead {
   int layer = 0, head = 0;
-  bool operator==(const AblatedHead& o) const { return layer == o.layer && head == o.head; }
+  AblateMode mode = AblateMode::kZero;
+  bool operator==(const AblatedHead& o) const { return layer == o.layer && head == o.head && mode == o.mode; }
   bool operator!=(const AblatedHead& o) const { return !(*this == o); }
 };
 
@@ -42,8 +49,9 @@ struct RunOptions {
   // Skip the q/k norms (BlockRecipe::qk_norm; refused on a model without them): q and k go from their projections
   // straight to RoPE, so the scores show what the norms hold back.
   std::vector<bool> no_qk_norm;
-  // Head ablation: each listed head's output (its columns of z, [n, d_head]) is set to zero before the output
-  // projection (the projection's bias is kept); every later layer, the maps and hidden states follow.
+  // Head ablation: each listed head's output (its columns of z, [n, d_head]) is replaced before the output
+  // projection, by zeros or by its mean over the positions (AblatedHead::mode; the projection's bias is kept);
+  // every later layer, the maps and hidden states follow. The streamed path (stream_maps) ablates alike.
   std::vector<AblatedHead> ablate;
   // The cancel flag is checked before every layer and every (head, row block) of attention (a cancelled run
   // returns Status::Cancelled()); progress is reported as ("layers", layers done, n_layer) after each block.

@@ -1,6 +1,7 @@
 #include "session/what_ifs.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace attnviz {
 namespace {
@@ -9,11 +10,12 @@ bool NoQkNorm(const model::RunOptions& o, int layer) {
   return layer < (int)o.no_qk_norm.size() && o.no_qk_norm[(size_t)layer];
 }
 
-// The heads of `layer` an option set ablates, sorted (the order they were listed in changes nothing).
-std::vector<int> AblatedHeadsOf(const model::RunOptions& o, int layer) {
-  std::vector<int> heads;
+// The heads of `layer` an option set ablates and how (zero, mean), sorted (the order they were listed in changes
+// nothing).
+std::vector<std::pair<int, int>> AblatedHeadsOf(const model::RunOptions& o, int layer) {
+  std::vector<std::pair<int, int>> heads;
   for (const model::AblatedHead& a : o.ablate)
-    if (a.layer == layer) heads.push_back(a.head);
+    if (a.layer == layer) heads.push_back({a.head, (int)a.mode});
   std::sort(heads.begin(), heads.end());
   heads.erase(std::unique(heads.begin(), heads.end()), heads.end());
   return heads;

@@ -11,7 +11,8 @@ struct ModelWhatIfs {
   bool no_scale = false;     // drop 1/sqrt(d_head)
   float temperature = 1.0f;  // logits / T
   std::vector<int> layers;   // the layers they act on; empty = every layer
-  // Heads whose output is zeroed (RunOptions::ablate; --ablate, the app's "Ablate head"); not limited by `layers`.
+  // Heads whose output is zeroed or replaced by its mean (RunOptions::ablate; --ablate, --ablate-mode, the app's
+  // "Ablate head"); not limited by `layers`.
   std::vector<model::AblatedHead> ablate;
   bool no_softcap = false;  // drop the attention soft cap (gemma2; RunOptions::no_softcap)
   bool no_qk_norm = false;  // skip the q/k norms (RunOptions::no_qk_norm; models with q/k norms only)

@@ -26,10 +26,11 @@ _attnviz_value() {
     --colormap) COMPREPLY=($(compgen -W "viridis magma cividis gray" -- "$cur")) ;;
     --color-scale) COMPREPLY=($(compgen -W "linear log" -- "$cur")) ;;
     --range) COMPREPLY=($(compgen -W "fixed auto" -- "$cur")) ;;
+    --ablate-mode) COMPREPLY=($(compgen -W "zero mean" -- "$cur")) ;;
     --heads) [ "$cmd" = export ] && COMPREPLY=($(compgen -W "all" -- "$cur")) ;;
     --text|--query-text|--line|--d-model|--dk|--dv|--temperature|--softcap|--seed|--seeds|--dks|--random-tokens|--head|\
     --cell-size|--width|--title|--frames|--bench-frames|--layers|--layer|\
-    --predict|--ablate|--neuron)
+    --predict|--ablate|--neuron|--logit-lens)
       COMPREPLY=() ;;
     *) return 1 ;;
   esac

@@ -116,7 +116,7 @@ TEST(CliKoreanModel, UsageErrorsInKorean) {
   EXPECT_NE(r.err.find("--model DIR 이 필요합니다"), std::string::npos) << r.err;
   r = Cli({"--lang", "ko", "model", "--model", "tiny", "--text", "a b", "--json"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("--json 은 --roles, --predict, --neuron 또는 --ablate-scan 과 함께 씁니다"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--json 은 --roles, --predict, --neuron, --ablate-scan, --token-loss 또는 --logit-lens 와 함께 씁니다"), std::string::npos) << r.err;
   r = Cli({"--lang", "ko", "model", "--model", "tiny", "--text", "a b", "--no-scale", "--layers", "7"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--layers: 7 은(는) 범위를 벗어났습니다: 허용 범위 0..1"), std::string::npos) << r.err;

@@ -135,6 +135,18 @@ TEST(LayerCollector, TapsSeeEachLayerOnceInOrderAndTheirErrorStopsTheRun) {
 
 class Resumed : public ::testing::TestWithParam<bool> {};
 
+TEST(FirstChangedLayer, AnAblatedHeadsModeIsAChangeAtItsLayer) {
+  // Zero and mean ablation of one head are different runs: a session must not reuse the one's layers for the other.
+  const Opened o = OpenFixture("gpt2");
+  ASSERT_TRUE(o.folder);
+  const model::ModelConfig& c = o.folder->model->config();
+  model::RunOptions zero, mean;
+  zero.ablate = {{1, 2, model::AblateMode::kZero}};
+  mean.ablate = {{1, 2, model::AblateMode::kMean}};
+  EXPECT_EQ(FirstChangedLayer(c, zero, mean), 1);
+  EXPECT_EQ(FirstChangedLayer(c, mean, mean), c.n_layer);
+}
+
 TEST_P(Resumed, ARunResumedFromAnEarlierOnesLayersEqualsAFullRun) {
   const bool stream = GetParam();
   const Opened o = OpenFixture("gpt2");

@@ -32,7 +32,8 @@ constexpr const char* kEnglish[] = {
     "{0}: {1} is out of range: allowed 0..{2} (the model has {3} heads)",
     // attnviz-cli model (app/cli/cli_model.cpp)
     "--model DIR is required (or --model tiny, the bundled model)",
-    "--json goes with --roles, --predict, --neuron or --ablate-scan (their output as JSON)",
+    "--json goes with --roles, --predict, --neuron, --ablate-scan, --token-loss or --logit-lens (their output as "
+    "JSON)",
     "a cross item (QUERY ||| KEY/VALUE) needs the sandbox: models read one text",
     "no layer given",
     "--figure needs --layer L and --head H (the head of the layer to draw)",
@@ -56,6 +57,8 @@ constexpr const char* kEnglish[] = {
     "--layers names the layers the what-ifs act on, and none is given: add --no-scale, --no-softcap, --temperature T "
     "or --no-qk-norm, or leave "
     "--layers out (--ablate L:H names its own layers)",
+    // issue 41 (app/cli/cli_model.cpp)
+    "--ablate-mode goes with --ablate L:H,... (the heads whose output it replaces)",
 };
 constexpr int kAppCount = (int)AppMsgId::kCount - (int)MsgId::kAppFirst;
 static_assert(std::size(kEnglish) == (size_t)kAppCount, "app_messages.cpp: one English template per AppMsgId");

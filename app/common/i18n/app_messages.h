@@ -57,6 +57,8 @@ enum class AppMsgId : int {
   kGgufFileForSandbox,        // {0} the file, {1} the command (compute, sweep, export)
   kGgufFileNeedsOption,       // {0} the file
   kLayersNeedWhatIf,
+  // issue 41 (app/cli/cli_model.cpp)
+  kAblateModeNeedsAblate,
   kCount
 };
 

@@ -332,6 +332,8 @@ constexpr MessageEntry kMessagesKo[] = {
     {MsgId::kLayerRange, "층 {0}은(는) 범위를 벗어났습니다: 허용 0..{1} (모델의 층은 {2}개)"},
     {MsgId::kHeadRange, "층 {1}의 헤드 {0}은(는) 범위를 벗어났습니다: 허용 0..{2} (모델의 헤드는 {3}개)"},
     {MsgId::kSpmCharacterNotInVocab, "글의 문자 {0}이(가) 어휘에 없고, 그것을 쓸 바이트 토큰 {1}도 미지 토큰도 없습니다 (llama.cpp도 이런 글에서 멈춥니다)"},
+    {MsgId::kTokenLossMaskedLm, "토큰별 손실은 다음 토큰 각각의 손실인데, 이 {0} 모델은 마스크 언어 모델입니다: 다음 토큰이 아니라 [MASK] 토큰을 예측합니다 (로짓 렌즈와 top-k 예측은 이 모델에도 됩니다)"},
+    {MsgId::kTokenLossTooShort, "토큰별 손실에는 토큰이 2개 이상 있어야 합니다 (첫 토큰 다음 토큰 각각의 손실); 글의 토큰은 {0}개입니다"},
 };
 // The programs' own messages (i18n/app_messages.h), in AppMsgId order.
 struct AppMessageEntry {
@@ -358,7 +360,7 @@ constexpr AppMessageEntry kAppMessagesKo[] = {
     {AppMsgId::kModelLayerOutOfRange, "{0}: {1} 은(는) 범위를 벗어났습니다: 허용 범위 0..{2} (모델의 층은 {3}개입니다)"},
     {AppMsgId::kModelHeadOutOfRange, "{0}: {1} 은(는) 범위를 벗어났습니다: 허용 범위 0..{2} (모델의 헤드는 {3}개입니다)"},
     {AppMsgId::kModelRequired, "--model DIR 이 필요합니다 (또는 함께 들어 있는 모델, --model tiny)"},
-    {AppMsgId::kJsonNeedsRoles, "--json 은 --roles, --predict, --neuron 또는 --ablate-scan 과 함께 씁니다 (출력을 JSON으로)"},
+    {AppMsgId::kJsonNeedsRoles, "--json 은 --roles, --predict, --neuron, --ablate-scan, --token-loss 또는 --logit-lens 와 함께 씁니다 (출력을 JSON으로)"},
     {AppMsgId::kCrossNeedsSandbox, "크로스 항목 (쿼리 ||| 키/값)은 샌드박스에서만 씁니다: 모델은 문장 하나를 읽습니다"},
     {AppMsgId::kNoLayerGiven, "층이 하나도 없습니다"},
     {AppMsgId::kFigureNeedsLayerHead, "--figure 에는 --layer L 과 --head H 가 필요합니다 (그릴 층의 헤드)"},
@@ -376,6 +378,7 @@ constexpr AppMessageEntry kAppMessagesKo[] = {
     {AppMsgId::kGgufFileForSandbox, "{0}: GGUF 모델 파일입니다; attnviz-cli {1} 은(는) 모델이 아니라 샌드박스 층을 실행합니다: attnviz-cli model --model {0} 을(를) 실행하십시오"},
     {AppMsgId::kGgufFileNeedsOption, "뜻밖의 인자 '{0}': GGUF 모델 파일은 --model 옵션으로 줍니다: --model {0}"},
     {AppMsgId::kLayersNeedWhatIf, "--layers 는 가정 실험이 작용할 층을 고르는데, 가정 실험이 하나도 없습니다: --no-scale, --no-softcap, --temperature T, --no-qk-norm 중 하나를 더하거나 --layers 를 빼십시오 (--ablate L:H 는 제 층을 스스로 정합니다)"},
+    {AppMsgId::kAblateModeNeedsAblate, "--ablate-mode 는 --ablate L:H,... 와 함께 씁니다 (출력을 바꿀 헤드)"},
 };
 static_assert(std::size(kAppMessagesKo) == (size_t)((int)AppMsgId::kCount - (int)MsgId::kAppFirst),
               "messages_ko.cpp: one Korean template per AppMsgId");
