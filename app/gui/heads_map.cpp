@@ -130,12 +130,17 @@ ImTextureID RenderMapView(PanelContext& ctx, HeatmapRenderer& renderer, const Ma
   MapState& ms = f.ms;
   const MapWindow& w = ms.window;
   const PoolKind pool = ctx.views.heads.pool;
+  // The tensors' address alone cannot tell a new result: a new run's tensors of the same sizes may sit where the
+  // last run's were freed (the scale-flipped twin does, as its run publishes the maps before the twin). The shown
+  // result's generation can.
   const void* source_id = t.pyramid ? (const void*)t.pyramid.get() : (const void*)t.probs.get();
+  const uint64_t generation = ctx.shown->generation;
   if (!ctx.bench_hide_maps &&
-      (ms.source != source_id || ms.composed_window != w || ms.px_w != f.px_w || ms.px_h != f.px_h ||
-       ms.kind != pool || ms.view.values.empty())) {
+      (ms.source != source_id || ms.source_generation != generation || ms.composed_window != w ||
+       ms.px_w != f.px_w || ms.px_h != f.px_h || ms.kind != pool || ms.view.values.empty())) {
     ms.view = ComposeView(f.source, m.head, w, f.px_w, f.px_h, pool);
     ms.source = source_id;
+    ms.source_generation = generation;
     ms.composed_window = w;
     ms.px_w = f.px_w, ms.px_h = f.px_h;
     ms.kind = pool;
