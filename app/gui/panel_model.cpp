@@ -73,7 +73,6 @@ void DrawTokens(PanelContext& ctx, const ModelResult& result) {
         const ImVec2 at(ImGui::GetItemRectMin().x + pad.x, ImGui::GetItemRectMin().y + pad.y);
         ImGui::GetWindowDrawList()->AddText(at, ImGui::GetColorU32(ImGuiCol_Text), chip.label.c_str());
         ctx.dump.RecordItem("model.token." + std::to_string(g), std::to_string(position));
-        ctx.dump.LabelLast(chip.label);
         ImGui::PopID();
         if (chip.special) ImGui::PopStyleColor();
         if (ImGui::IsItemHovered()) {

@@ -25,10 +25,6 @@ class WidgetDump {
   // "visible###stable_id": ImGui's id stays the same in every language; the visible text is recorded as the
   // "label" of the item RecordItem records next, if it is that widget.
   std::string Label(const std::string& visible, const char* stable_id);
-  // The visible text of the widget recorded last (one whose text is drawn beside ImGui's id, not in it).
-  void LabelLast(const std::string& visible) {
-    if (enabled_ && !widgets_.empty()) widgets_.back().label = visible;
-  }
   // A top-level field (JSON fragment).
   void SetField(const std::string& key, const std::string& value_json);
   // Seconds since the process started, written at the top level beside the frame number ("t_s").
