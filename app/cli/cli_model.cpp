@@ -38,6 +38,7 @@
 #include "options.h"
 #include "base/memory_budget.h"
 #include "base/parse_number.h"
+#include "tokenize/shown_text.h"
 
 namespace attnviz {
 namespace {
@@ -402,10 +403,11 @@ std::string PieceJson(const tokenize::Tokenizer& t, int id) {
   return p ? JsonString(*p) : std::string("null");
 }
 
-// The same for the text table: quoted, or said to have none.
+// The text table's: what the id reads as, quoted and written as the app writes a token ("·Pluto", not the
+// vocabulary's "\u0120Pluto"), or said to have none.
 std::string PieceText(const tokenize::Tokenizer& t, int id) {
-  auto p = t.IdToPiece(id);
-  return p ? JsonString(*p) : Trf(Str::kCliNoPiece, {std::to_string(id)});
+  auto p = t.IdToDisplay(id);
+  return p ? "\"" + ShownText(*p) + "\"" : Trf(Str::kCliNoPiece, {std::to_string(id)});
 }
 
 std::string PredictionsJson(const model::Predictions& p, const std::vector<tokenize::Token>& tokens,
@@ -441,7 +443,7 @@ std::string PredictionsText(const model::Predictions& p, const std::vector<token
   }
   for (const model::PositionTop& pos : p.positions) {
     std::snprintf(buf, sizeof buf, "%4d ", pos.index);
-    out += buf + JsonString(tokens[(size_t)pos.index].display) + " ->";
+    out += buf + ("\"" + ShownText(tokens[(size_t)pos.index].display) + "\"") + " ->";
     for (const model::TokenProb& t : pos.top) {
       std::snprintf(buf, sizeof buf, " %.4f", t.prob);
       out += " " + PieceText(tok, t.id) + buf;
@@ -555,8 +557,8 @@ std::string NeuronJson(const model::NeuronView& v) {
 std::string NeuronText(const model::NeuronView& v, const std::vector<tokenize::Token>& tokens) {
   char buf[160];
   std::string out = "layer " + std::to_string(v.layer) + " head " + std::to_string(v.head) + ": query " +
-                    std::to_string(v.i) + " " + JsonString(tokens[(size_t)v.i].display) + ", key " +
-                    std::to_string(v.j) + " " + JsonString(tokens[(size_t)v.j].display) + "\n";
+                    std::to_string(v.i) + " " + ("\"" + ShownText(tokens[(size_t)v.i].display) + "\"") + ", key " +
+                    std::to_string(v.j) + " " + ("\"" + ShownText(tokens[(size_t)v.j].display) + "\"") + "\n";
   // The columns in the order the run makes them: the projections, the q/k norms, RoPE, the product.
   std::vector<std::pair<const char*, const std::vector<float>*>> columns;
   if (v.qk_norm) columns.insert(columns.end(), {{"q_before_norm", &v.q_before_norm}, {"k_before_norm", &v.k_before_norm}});

@@ -239,6 +239,9 @@ void DrawOverviewPanel(PanelContext& ctx);
 // Overview panels.
 // The top next tokens at `position` of the latest model result, one per line ("" when it has none there).
 std::string PredictionLines(const AppResults& results, int position);
+// A token chip's tooltip: per token of tokens[first, first + count), its id and its text as ShownText writes it
+// ("id 274  ·c", never the vocabulary's "Ġc"), and "special token" for one.
+std::string TokenTipLines(const std::vector<tokenize::Token>& tokens, size_t first, size_t count);
 // The query row labels left of a model map (labels_min..labels_max, rows from first_row, row_height pixels each):
 // hovering one shows that token's top next tokens.
 void DrawRowLabelPredictions(PanelContext& ctx, ImVec2 labels_min, ImVec2 labels_max, int first_row, float row_height);

@@ -10,6 +10,7 @@
 #include "io/json.h"
 #include "panel_util.h"
 #include "unicode_slots.h"
+#include "tokenize/shown_text.h"
 
 namespace attnviz {
 
@@ -100,7 +101,7 @@ LabelsDrawn DrawTokenLabels(PanelContext& ctx, const MapDraw& m, const MapFrame&
   LabelsDrawn drawn{"[", "["};
   if (m.key_labels && layout.label_top > 0 && f.cell_shown * step < f.map_size.x + 1.0f) {
     for (int j = (w.c0 + step - 1) / step * step; j < w.c1; j += step) {
-      std::string label = Ellipsize(ToImGui(t.kv_tokens[(size_t)j].display), layout.label_top - 4.0f, size);
+      std::string label = Ellipsize(ToImGui(ShownText(t.kv_tokens[(size_t)j].display)), layout.label_top - 4.0f, size);
       float x = f.map_min.x + ((float)(j - w.c0) + 0.5f) * f.cell_x - size * 0.5f;
       AddTextVertical(dl, ImVec2(x, f.map_min.y - 3.0f), dim_color, label, size);
       if (drawn.keys.size() < 400) drawn.keys += (drawn.keys.size() > 1 ? ", " : "") + std::to_string(j);
@@ -109,7 +110,7 @@ LabelsDrawn DrawTokenLabels(PanelContext& ctx, const MapDraw& m, const MapFrame&
   drawn.keys += "]";
   if (m.query_labels && layout.label_left > 0 && f.cell_shown * step < f.map_size.y + 1.0f) {
     for (int i = (w.r0 + step - 1) / step * step; i < w.r1; i += step) {
-      std::string label = Ellipsize(ToImGui(t.query_tokens[(size_t)i].display), layout.label_left - 6.0f, size);
+      std::string label = Ellipsize(ToImGui(ShownText(t.query_tokens[(size_t)i].display)), layout.label_left - 6.0f, size);
       float lw = TextWidth(label, size);
       float y = f.map_min.y + ((float)(i - w.r0) + 0.5f) * f.cell_y - size * 0.5f;
       dl->AddText(ImGui::GetFont(), size, ImVec2(f.map_min.x - 4.0f - lw, y), dim_color, label.c_str());
@@ -130,12 +131,17 @@ ImTextureID RenderMapView(PanelContext& ctx, HeatmapRenderer& renderer, const Ma
   MapState& ms = f.ms;
   const MapWindow& w = ms.window;
   const PoolKind pool = ctx.views.heads.pool;
+  // The tensors' address alone cannot tell a new result: a new run's tensors of the same sizes may sit where the
+  // last run's were freed (the scale-flipped twin does, as its run publishes the maps before the twin). The shown
+  // result's generation can.
   const void* source_id = t.pyramid ? (const void*)t.pyramid.get() : (const void*)t.probs.get();
+  const uint64_t generation = ctx.shown->generation;
   if (!ctx.bench_hide_maps &&
-      (ms.source != source_id || ms.composed_window != w || ms.px_w != f.px_w || ms.px_h != f.px_h ||
-       ms.kind != pool || ms.view.values.empty())) {
+      (ms.source != source_id || ms.source_generation != generation || ms.composed_window != w ||
+       ms.px_w != f.px_w || ms.px_h != f.px_h || ms.kind != pool || ms.view.values.empty())) {
     ms.view = ComposeView(f.source, m.head, w, f.px_w, f.px_h, pool);
     ms.source = source_id;
+    ms.source_generation = generation;
     ms.composed_window = w;
     ms.px_w = f.px_w, ms.px_h = f.px_h;
     ms.kind = pool;

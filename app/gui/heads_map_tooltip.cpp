@@ -12,6 +12,7 @@
 #include "panel_util.h"
 #include "sandbox/score.h"
 #include "unicode_slots.h"
+#include "tokenize/shown_text.h"
 
 namespace attnviz {
 
@@ -80,8 +81,8 @@ void DrawCellTooltip(PanelContext& ctx, const MapDraw& m, const MapFrame& f) {
   const ExactCell cell = ExactAt(f.source, m.extras ? m.extras->scores.get() : nullptr, m.head, i, j);  // exact at any zoom
   ImGui::BeginTooltip();
   ImGui::TextUnformatted(Trf(Str::kTipHead, {std::to_string(m.head)}).c_str());
-  ImGui::TextUnformatted(Trf(Str::kTipQuery, {std::to_string(i), ToImGui(t.query_tokens[(size_t)i].display)}).c_str());
-  ImGui::TextUnformatted(Trf(Str::kTipKey, {std::to_string(j), ToImGui(t.kv_tokens[(size_t)j].display)}).c_str());
+  ImGui::TextUnformatted(Trf(Str::kTipQuery, {std::to_string(i), ToImGui(ShownText(t.query_tokens[(size_t)i].display))}).c_str());
+  ImGui::TextUnformatted(Trf(Str::kTipKey, {std::to_string(j), ToImGui(ShownText(t.kv_tokens[(size_t)j].display))}).c_str());
   WeightLines(ctx, t, cell, i, j);
   if (!std::isnan(cell.score)) LogitLines(ctx, t, cell.score);  // NaN: not kept (a model layer keeps its probs only)
   if (m.head < (int)t.metrics.size() && i < (int)t.metrics[(size_t)m.head].rows.size()) {

@@ -16,7 +16,8 @@ struct MapState {
   int n_q = 0, n_k = 0;  // the map size the window was made for (a new size resets it)
   // The composed view and what it was composed from.
   ViewImage view;
-  const void* source = nullptr;  // the tensors' pyramid (changes with every result step)
+  const void* source = nullptr;  // the tensors' pyramid, or their probs
+  uint64_t source_generation = 0;  // Shown::generation of the result composed (an address may be reused)
   MapWindow composed_window;
   int px_w = 0, px_h = 0;
   PoolKind kind = PoolKind::kMax;

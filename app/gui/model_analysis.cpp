@@ -81,7 +81,7 @@ UiMessage MapKindRefusal(const ModelResult& r, MapKind kind) {
 std::vector<int> DisplayPositions(const ModelResult& r, bool hide_special) {
   std::vector<int> keep;
   for (size_t i = 0; i < r.tokens.size(); ++i)
-    if (!(hide_special && !r.streamed) || !r.tokens[i].special) keep.push_back((int)i);
+    if (!(hide_special && !r.streamed) || !HiddenAsSpecial(r.tokens[i])) keep.push_back((int)i);
   if (keep.empty())  // nothing but special tokens: all of them (NonSpecialPositions does the same)
     for (size_t i = 0; i < r.tokens.size(); ++i) keep.push_back((int)i);
   return keep;

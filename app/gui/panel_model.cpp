@@ -8,8 +8,10 @@
 #include "app.h"
 #include "base/memory_budget.h"
 #include "io/json.h"
+#include "maps/layer_cut.h"
 #include "i18n/localized.h"
 #include "panel_util.h"
+#include "tokenize/shown_text.h"
 #include "widgets.h"
 
 namespace attnviz {
@@ -28,11 +30,9 @@ void LayOutChips(const ModelResult& result, float width, TokenChips* c) {
   float x = 0;  // where the last chip ends, from the content's left
   for (const tokenize::TokenGroup& group : tokenize::JoinBytePieces(result.tokens)) {
     TokenChips::Chip chip;
-    chip.label = group.display;
-    for (char& ch : chip.label)
-      if (ch == '\n') ch = ' ';
-    if (chip.label.empty()) chip.label = "\xE2\x90\xA3";  // a visible space
-    chip.first = group.first, chip.count = group.count, chip.special = result.tokens[group.first].special;
+    chip.label = ShownText(group.display);
+    if (chip.label.empty()) chip.label = "\xE2\x90\xA3";  // a visible nothing
+    chip.first = group.first, chip.count = group.count, chip.special = HiddenAsSpecial(result.tokens[group.first]);
     joined += (joined.empty() ? "" : " | ") + chip.label;
     const float w = ImGui::CalcTextSize(chip.label.c_str()).x + 8.0f;
     if (!c->chips.empty() && x + 3.0f + w < width) {
@@ -64,17 +64,20 @@ void DrawTokens(PanelContext& ctx, const ModelResult& result) {
         ImGui::PushID((int)g);
         // The group's last token is where the model's guess for what follows the group is read.
         const int position = (int)(chip.first + chip.count - 1);
-        if (ImGui::Button(chip.label.c_str())) ctx.views.model.pinned_position = position;
+        // The label is drawn, not given to Button: ImGui would take a WordPiece's "##ing" for an id ("##" hides
+        // what follows) and draw an empty chip.
+        const ImVec2 pad = ImGui::GetStyle().FramePadding;
+        const ImVec2 text_size = ImGui::CalcTextSize(chip.label.c_str(), nullptr, false);
+        if (ImGui::Button("##chip", ImVec2(text_size.x + 2 * pad.x, text_size.y + 2 * pad.y)))
+          ctx.views.model.pinned_position = position;
+        const ImVec2 at(ImGui::GetItemRectMin().x + pad.x, ImGui::GetItemRectMin().y + pad.y);
+        ImGui::GetWindowDrawList()->AddText(at, ImGui::GetColorU32(ImGuiCol_Text), chip.label.c_str());
         ctx.dump.RecordItem("model.token." + std::to_string(g), std::to_string(position));
         ImGui::PopID();
         if (chip.special) ImGui::PopStyleColor();
         if (ImGui::IsItemHovered()) {
-          std::string tip;
-          for (size_t k = 0; k < chip.count; ++k) {
-            const tokenize::Token& t = result.tokens[chip.first + k];
-            tip += (k ? "\n" : "") + std::string("id ") + std::to_string(t.id) + "  " + EscapeInvalidUtf8(t.piece) +
-                   (t.special ? std::string("  ") + Tr(Str::kSpecialToken) : std::string());
-          }
+          std::string tip = TokenTipLines(result.tokens, chip.first, chip.count);
+          ctx.NeedGlyphs(tip);
           if (const std::string guesses = PredictionLines(ctx.results, position); !guesses.empty()) {
             tip += "\n\n" + guesses;
             ctx.NeedGlyphs(guesses);  // the vocabulary's pieces may need glyphs the text did not
@@ -187,6 +190,16 @@ void DrawModelPanel(PanelContext& ctx) {
     DrawLossLine(ctx);
     DrawAblationControls(ctx);
     if (!ctx.results.model_error.empty()) ErrorText(ctx.results.model_error.Render());
+    // A text too long for the model: run its first max_positions tokens instead (the text is cut where a token ends).
+    if (ctx.results.model_error.Says(MsgId::kTextTooLongForModel) ||
+        ctx.results.model_error.Says(MsgId::kTextTooManyBytesForModel)) {
+      if (const std::shared_ptr<const ModelFolder> folder = ctx.verbs.ModelFolderOpen()) {
+        const std::string most = std::to_string(folder->model->config().max_positions);
+        if (widget::Button(dump, Trf(Str::kUseFirstTokens, {most}).c_str(), "model.use_first_tokens")) {
+          if (auto cut = TextOfFirstTokens(*folder, s.kv_text); cut.ok()) s.kv_text = *cut;
+        }
+      }
+    }
     float fraction = 0;
     const std::string progress = ModelProgressText(ctx.verbs.ModelRunProgress(), &fraction);
     if (!progress.empty()) {

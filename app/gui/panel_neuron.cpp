@@ -15,6 +15,7 @@
 #include "model_analysis.h"
 #include "panel_util.h"
 #include "unicode_slots.h"
+#include "tokenize/shown_text.h"
 
 namespace attnviz {
 namespace {
@@ -109,7 +110,7 @@ void DrawNeuronPanel(PanelContext& ctx) {
     return;
   }
   const model::NeuronView& n = *v.view;
-  auto token = [&](int p) { return p < (int)r->tokens.size() ? ToImGui(r->tokens[(size_t)p].display) : std::string(); };
+  auto token = [&](int p) { return p < (int)r->tokens.size() ? ToImGui(ShownText(r->tokens[(size_t)p].display)) : std::string(); };
   ImGui::TextWrapped("%s", Trf(Str::kNeuronWhat, {std::to_string(n.layer), std::to_string(n.head), std::to_string(n.i),
                                                   token(n.i), std::to_string(n.j), token(n.j)}).c_str());
   DimText(Tr(Str::kNeuronExplain));

@@ -278,6 +278,13 @@ void DrawOverviewLayer(PanelContext& ctx, HeatmapRenderer& renderer, OverviewFra
 void DrawOverviewContent(PanelContext& ctx, HeatmapRenderer& renderer) {
   std::shared_ptr<const ModelFolder> folder = ctx.verbs.ModelFolderOpen();
   const std::shared_ptr<const ModelResult>& result = ctx.results.model;
+  // A refused text (too long for the model's positions, ...): the refusal, not the last text's maps nor a wait for
+  // maps nothing is computing.
+  if (folder && !ctx.results.model_error.empty()) {
+    ErrorText(ctx.results.model_error.Render());
+    ctx.dump.SetField("overview_refusal", JsonString(ctx.results.model_error.Render()));
+    return;
+  }
   if (!folder || !result || !result->status.ok() || result->n_layer() == 0) {
     DimText(Tr(folder ? Str::kComputingFirstMaps : Str::kOpenModelForOverview));
     return;

@@ -4,8 +4,10 @@
 
 #include "app.h"
 #include "io/json.h"
+#include "maps/layer_cut.h"
 #include "model/predict.h"
 #include "panel_util.h"
+#include "tokenize/shown_text.h"
 
 namespace attnviz {
 namespace {
@@ -30,12 +32,22 @@ std::string PredictionLines(const AppResults& results, int position) {
   const bool next = model::PredictsNextToken(folder.model->config());
   std::string lines = Trf(next ? Str::kPredictNextTip : Str::kPredictMaskTip, {std::to_string(position)});
   for (const model::TokenProb& t : top->top) {
-    // What the token reads as (" the"), quoted so its spaces show, not its vocabulary piece ("Ġthe", which
-    // attnviz-cli's "token" gives).
+    // What the token reads as ("·the", as attnviz-cli's table writes it), not its vocabulary piece ("Ġthe", which
+    // attnviz-cli's JSON "token" gives).
     const std::optional<std::string> text = folder.tokenizer->IdToDisplay(t.id);
-    lines += "\n  " + FormatNumber(t.prob, "%.3g") + "  " + JsonString(text ? *text : std::to_string(t.id));
+    lines += "\n  " + FormatNumber(t.prob, "%.3g") + "  " + (text ? "\"" + ShownText(*text) + "\"" : std::to_string(t.id));
   }
   return lines;
+}
+
+std::string TokenTipLines(const std::vector<tokenize::Token>& tokens, size_t first, size_t count) {
+  std::string tip;
+  for (size_t k = 0; k < count && first + k < tokens.size(); ++k) {
+    const tokenize::Token& t = tokens[first + k];
+    tip += (k ? "\n" : "") + std::string("id ") + std::to_string(t.id) + "  " + ShownText(t.display) +
+           (t.special ? std::string("  ") + Tr(Str::kSpecialToken) : std::string());
+  }
+  return tip;
 }
 
 void DrawRowLabelPredictions(PanelContext& ctx, ImVec2 labels_min, ImVec2 labels_max, int first_row, float row_height) {
@@ -50,7 +62,7 @@ void DrawRowLabelPredictions(PanelContext& ctx, ImVec2 labels_min, ImVec2 labels
   if (ctx.settings.model_hide_special && !r->streamed) {
     position = -1;
     for (size_t i = 0, shown = 0; i < r->tokens.size() && position < 0; ++i)
-      if (!r->tokens[i].special && (int)shown++ == row) position = (int)i;
+      if (!HiddenAsSpecial(r->tokens[i]) && (int)shown++ == row) position = (int)i;
   }
   const std::string lines = PredictionLines(ctx.results, position);
   if (lines.empty()) return;

@@ -11,6 +11,11 @@
 #include "unicode_slots.h"
 
 namespace attnviz {
+namespace {
+// Enter ends the edit (what is typed applies at once) and Ctrl+Enter writes a newline: a newline Enter left at the
+// end of the text would be a model's last token ("\n").
+constexpr ImGuiInputTextFlags kSentenceBoxFlags = ImGuiInputTextFlags_CtrlEnterForNewLine;
+}  // namespace
 
 void DrawSentencesPanel(SandboxPanelContext& ctx) {
   ctx.layout.PlacePanel(0.0f, 0.59f, 0.258f, 0.41f);
@@ -26,13 +31,13 @@ void DrawSentencesPanel(SandboxPanelContext& ctx) {
 
   if (cross) {
     ImGui::TextUnformatted(Tr(Str::kQuerySentence));
-    InputTextMultilineAnyUnicode("##query", &ctx.settings.query_text, ImVec2(width, line * 2.6f));
+    InputTextMultilineAnyUnicode("##query", &ctx.settings.query_text, ImVec2(width, line * 2.6f), kSentenceBoxFlags);
     dump.RecordItem("sentences.query_text", JsonString(ctx.settings.query_text));
     ImGui::TextUnformatted(Tr(Str::kKvSentence));
   } else {
     ImGui::TextUnformatted(Tr(Str::kSentence));
   }
-  InputTextMultilineAnyUnicode("##kv", &ctx.settings.kv_text, ImVec2(width, line * 2.6f));
+  InputTextMultilineAnyUnicode("##kv", &ctx.settings.kv_text, ImVec2(width, line * 2.6f), kSentenceBoxFlags);
   dump.RecordItem("sentences.kv_text", JsonString(ctx.settings.kv_text));
   if (ctx.shown.maps) {
     const LayerMaps& t = *ctx.shown.maps;

@@ -22,10 +22,11 @@ namespace {
 // head serves n_head / n_kv_head query heads.
 void DrawModelShapes(PanelContext& ctx, const ModelFolder& folder) {
   const model::ModelConfig& c = folder.model->config();
-  const int n = ctx.results.model ? (int)ctx.results.model->tokens.size() : 0;
+  // n: the tokens of the run shown; "n" while there is none (a text refused, a run not back yet), never 0.
+  const int n = ctx.results.model && ctx.results.model_error.empty() ? (int)ctx.results.model->tokens.size() : -1;
   auto shape = [](std::initializer_list<int> dims) {
     std::string s = "[";
-    for (int d : dims) s += (s.size() > 1 ? ", " : "") + std::to_string(d);
+    for (int d : dims) s += (s.size() > 1 ? ", " : "") + (d < 0 ? std::string("n") : std::to_string(d));
     return s + "]";
   };
   const std::string q = shape({c.n_head, n, c.d_head}), kv = shape({c.n_kv_head, n, c.d_head});

@@ -47,7 +47,7 @@ struct ExportPanelView {
 // submits only the lines in sight). What they were laid out for is kept beside them, to know when to lay out again.
 struct TokenChips {
   struct Chip {
-    std::string label;     // the group's characters (newlines as spaces, a visible space when empty)
+    std::string label;     // the group's characters as ShownText writes them ("·Pluto", "##ing", "\\n")
     size_t first = 0, count = 0;  // the group's tokens
     bool special = false;
   };

@@ -40,10 +40,14 @@ SharedTensor CutColumns(const Tensor& scale, const std::vector<int>& keep) {
 
 }  // namespace
 
+bool IsMaskToken(const Token& token) { return token.piece == "[MASK]" || token.piece == "<mask>"; }
+
+bool HiddenAsSpecial(const Token& token) { return token.special && !IsMaskToken(token); }
+
 std::vector<int> NonSpecialPositions(const TokenList& tokens) {
   std::vector<int> keep;
   for (size_t i = 0; i < tokens.size(); ++i)
-    if (!tokens[i].special) keep.push_back((int)i);
+    if (!HiddenAsSpecial(tokens[i])) keep.push_back((int)i);
   if (keep.empty())
     for (size_t i = 0; i < tokens.size(); ++i) keep.push_back((int)i);
   return keep;

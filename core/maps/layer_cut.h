@@ -10,8 +10,14 @@
 
 namespace attnviz {
 
-// The positions of `tokens` that are not special ones; all of them when that leaves none (a map of nothing shows
-// nothing about the model).
+// The mask token ("[MASK]", roberta's "<mask>"): where a masked LM predicts.
+bool IsMaskToken(const Token& token);
+// What "hide special tokens" hides: a special token ([CLS], [SEP], <s>, ...), but never the mask token, which is what
+// a masked LM's predictions are at.
+bool HiddenAsSpecial(const Token& token);
+
+// The positions of `tokens` that "hide special tokens" keeps (not HiddenAsSpecial); all of them when that leaves none
+// (a map of nothing shows nothing about the model).
 std::vector<int> NonSpecialPositions(const TokenList& tokens);
 
 // `maps` at the positions `keep` (ascending, each < n): probs [n_head, n, n] -> [n_head, m, m], q [n_head, n, d] and

@@ -1,5 +1,8 @@
 #include "session/loaded_model.h"
 
+#include <algorithm>
+
+#include "maps/layer_cut.h"
 #include "sandbox/text.h"
 
 namespace attnviz {
@@ -32,6 +35,36 @@ Result<std::vector<tokenize::Token>> TokenizeForModel(const ModelFolder& folder,
   return tokens;
 }
 
+Result<std::string> TextOfFirstTokens(const ModelFolder& folder, const std::string& text) {
+  auto whole = TokenizeForModel(folder, text);
+  if (whole.ok()) return text;
+  const std::vector<MessagePart>& why = whole.status().parts();
+  if (why.empty() || (why[0].id != MsgId::kTextTooLongForModel && why[0].id != MsgId::kTextTooManyBytesForModel))
+    return whole.status();  // refused for something a shorter text would not mend
+  const model::ModelConfig& c = folder.model->config();
+  // No token spans more than kMaxBytesPerToken bytes: past that many bytes per position there is nothing to keep.
+  std::string head = text.substr(0, std::min(text.size(), (size_t)c.max_positions * kMaxBytesPerToken));
+  size_t lead = head.size();  // a character the cut split is left out whole
+  while (lead > 0 && ((unsigned char)head[lead - 1] & 0xC0) == 0x80) --lead;
+  if (lead > 0) {
+    const unsigned char b = (unsigned char)head[lead - 1];
+    const size_t need = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
+    if (head.size() - (lead - 1) < need) head.resize(lead - 1);
+  }
+  // The tokens the post-processor adds ([CLS] ... [SEP], <s>) take positions too.
+  auto bare = folder.tokenizer->Encode("a", false), dressed = folder.tokenizer->Encode("a", true);
+  const int added = bare.ok() && dressed.ok() ? (int)dressed->size() - (int)bare->size() : 0;
+  auto tokens = folder.tokenizer->Encode(head, false, (size_t)c.max_positions);
+  if (!tokens) return tokens.status();
+  // Cut after token `keep - 1`; a cut text may tokenize into a few more tokens at its end: then one fewer.
+  const int most = std::min((int)tokens->size(), c.max_positions - added);
+  for (int keep = most; keep > 0 && keep > most - 16; --keep) {
+    const std::string cut = head.substr(0, (*tokens)[(size_t)keep - 1].byte_end);
+    if (!cut.empty() && TokenizeForModel(folder, cut).ok()) return cut;
+  }
+  return whole.status();
+}
+
 std::vector<int> TokenIds(const std::vector<tokenize::Token>& tokens) {
   std::vector<int> ids;
   ids.reserve(tokens.size());
@@ -42,7 +75,7 @@ std::vector<int> TokenIds(const std::vector<tokenize::Token>& tokens) {
 std::vector<int> MaskPositions(const std::vector<tokenize::Token>& tokens) {
   std::vector<int> at;
   for (size_t i = 0; i < tokens.size(); ++i)
-    if (tokens[i].piece == "[MASK]" || tokens[i].piece == "<mask>") at.push_back((int)i);
+    if (IsMaskToken(tokens[i])) at.push_back((int)i);
   return at;
 }
 

@@ -28,6 +28,10 @@ inline constexpr size_t kMaxBytesPerToken = 64;
 // max_positions * kMaxBytesPerToken bytes before tokenizing), and control characters, as the sandbox does.
 Result<std::vector<tokenize::Token>> TokenizeForModel(const ModelFolder& folder, const std::string& text);
 std::vector<int> TokenIds(const std::vector<tokenize::Token>& tokens);
+// The longest start of `text`, cut where a token ends, that TokenizeForModel takes: what "use the first
+// max_positions tokens" runs for a text too long for the model (the special tokens the tokenizer adds counted).
+// `text` itself when it fits; an error when no start of it does.
+Result<std::string> TextOfFirstTokens(const ModelFolder& folder, const std::string& text);
 // The positions of the mask token ("[MASK]", roberta's "<mask>"): where a masked-LM head (bert) predicts.
 std::vector<int> MaskPositions(const std::vector<tokenize::Token>& tokens);
 

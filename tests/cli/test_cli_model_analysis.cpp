@@ -287,6 +287,19 @@ INSTANTIATE_TEST_SUITE_P(Models, CliAnalysis,
                                            "gemma3_text"),
                          [](const auto& info) { return info.param; });
 
+// The --predict table writes a token as the app does (tokenize/shown_text.h): bytes read back, a leading space as
+// "·" ("·cat"), never the vocabulary's "Ġcat" (raw, or as \u0120) nor U+FFFD; the JSON keeps the pieces.
+TEST(CliAnalysisGpt2, PredictTableWritesTokensAsTheAppDoes) {
+  const std::string dir = kE2e + "/gpt2";
+  CliResult r = Cli({"model", "--model", dir, "--text", "The cat sat on the mat", "--predict", "5"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* raw : {"\xC4\xA0", "\\u0120", "\xEF\xBF\xBD"}) EXPECT_EQ(r.out.find(raw), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"\xC2\xB7"), std::string::npos) << r.out;  // a token with its leading space
+  CliResult j = Cli({"model", "--model", dir, "--text", "The cat sat on the mat", "--predict", "5", "--json"});
+  ASSERT_EQ(j.code, 0) << j.err;
+  EXPECT_NE(j.out.find("\xC4\xA0"), std::string::npos) << j.out;  // the vocabulary's pieces, as before
+}
+
 // BERT's masked-LM head on its own WordPiece tokenizer: the top-k at the [MASK] token only, no loss.
 TEST(CliAnalysisBert, TopKAtTheMaskToken) {
   const json want = ReadJson(kE2e + "/bert/analysis.json")["mask"];

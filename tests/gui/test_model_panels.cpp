@@ -541,6 +541,96 @@ TEST_F(ModelPanelTest, WhatIfsRecomputeAndSpecialTokensHide) {
   EXPECT_TRUE(app.results.config_error.empty());
 }
 
+// A token chip's tooltip and the predictions write a token as ShownText does: "id 274  ·cat", never the vocabulary's
+// "Ġcat" (a glyph the font lacks: U+FFFD on screen).
+TEST_F(ModelPanelTest, TokenTooltipsAndPredictionsShowALeadingSpaceNotItsPiece) {
+  App& app = MakeApp("The cat sat on the mat.");
+  Frames(4);
+  ASSERT_TRUE(app.results.model && app.results.model->complete());
+  const std::vector<tokenize::Token>& tokens = app.results.model->tokens;
+  ASSERT_GT(tokens.size(), 2u);
+  ASSERT_EQ(tokens[1].display[0], ' ');
+  const std::string tip = TokenTipLines(tokens, 1, 1);
+  EXPECT_EQ(tip, "id " + std::to_string(tokens[1].id) + "  \xC2\xB7" + tokens[1].display.substr(1)) << tip;
+  std::string guesses;
+  for (int p = 0; p < (int)tokens.size(); ++p) guesses += PredictionLines(app.results, p);
+  ASSERT_FALSE(guesses.empty());
+  for (const char* raw : {"\xC4\xA0", "\xEF\xBF\xBD"}) EXPECT_EQ(guesses.find(raw), std::string::npos) << guesses;
+}
+
+// BERT: "hide special tokens" hides [CLS] and [SEP] but keeps [MASK] (where the masked LM predicts), the status line
+// says the layer's d_k (never d_k=0), and a WordPiece "##" piece's chip shows its text (ImGui took "##" for an id).
+TEST_F(ModelPanelTest, BertHidesClsAndSepKeepsMaskAndShowsWordPieceChips) {
+  model_dir_ = std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/models_e2e/bert";
+  App& app = MakeApp("the cat [MASK] on the mat");
+  for (int i = 0; i < 300 && !(app.results.model && app.results.model->complete()); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    Frame();
+  }
+  Frames(2);
+  ASSERT_TRUE(app.results.model && app.results.model->complete()) << app.results.model_error;
+  bool some_word_piece = false;
+  for (size_t g = 0; g < app.views.model.chips.chips.size(); ++g) {
+    const TokenChips::Chip& chip = app.views.model.chips.chips[g];
+    const WidgetDump::Widget* w = app.dump.Find("model.token." + std::to_string(g));
+    EXPECT_FALSE(chip.label.empty());
+    if (!w) continue;  // a line out of sight is not submitted
+    if (app.results.model->tokens[chip.first].piece.rfind("##", 0) == 0) {
+      some_word_piece = true;
+      EXPECT_EQ(chip.label.rfind("##", 0), 0u) << chip.label;
+      EXPECT_GT(w->x1 - w->x0, ImGui::CalcTextSize(chip.label.c_str(), nullptr, false).x) << "the chip fits its text";
+    }
+  }
+  EXPECT_TRUE(some_word_piece) << "\"cat\" is c ##a ##t in the fixture's vocabulary";
+  app.settings.model_hide_special = true;
+  Frames(3);
+  ASSERT_TRUE(app.results.shown && app.results.shown->maps);
+  const LayerMaps& maps = *app.results.shown->maps;
+  bool mask = false, cls_or_sep = false;
+  for (size_t i = 0; i < maps.kv_tokens.size(); ++i) {
+    mask |= maps.kv_tokens[i].piece == "[MASK]";
+    cls_or_sep |= maps.kv_tokens[i].piece == "[CLS]" || maps.kv_tokens[i].piece == "[SEP]";
+  }
+  EXPECT_TRUE(mask) << "[MASK] is hidden with the special tokens";
+  EXPECT_FALSE(cls_or_sep);
+  const std::string summary = app.dump.Field("heads_summary");
+  EXPECT_NE(summary.find("d_k="), std::string::npos) << summary;
+  EXPECT_EQ(summary.find("d_k=0"), std::string::npos) << summary;
+}
+
+// A text over the model's positions: the Model panel's refusal, the Overview shows it (not "computing the first
+// maps" with nothing running), Shapes writes n (not 0), and "use the first 64 tokens" cuts the text and runs it.
+TEST_F(ModelPanelTest, ATextOverThePositionsIsRefusedEverywhereAndItsFirstTokensRun) {
+  std::string text;
+  for (int i = 0; i < 100; ++i) text += "the cat ";
+  App& app = MakeApp(text);
+  Frames(4);
+  ASSERT_FALSE(app.results.model_error.empty());
+  EXPECT_TRUE(app.results.model_error.Says(MsgId::kTextTooLongForModel)) << app.results.model_error;
+  EXPECT_EQ(app.dump.Field("overview_refusal"), JsonString(app.results.model_error.Render()));
+  const WidgetDump::Widget* x = app.dump.Find("shapes.model.x");
+  ASSERT_NE(x, nullptr);
+  EXPECT_EQ(x->value_json.find("[0,"), std::string::npos) << x->value_json;
+  EXPECT_NE(x->value_json.find("[n,"), std::string::npos) << x->value_json;
+  ASSERT_NE(app.dump.Find("model.use_first_tokens"), nullptr);
+  EXPECT_NE(app.dump.Find("model.use_first_tokens")->label.find("64"), std::string::npos);
+  // What the button sets (the headless click does not reach it below the panel's fold).
+  const auto cut = TextOfFirstTokens(*app.models->folder(), text);
+  ASSERT_TRUE(cut.ok()) << cut.status().message();
+  app.settings.kv_text = *cut;
+  for (int i = 0; i < 300 && !(app.results.model && app.results.model->complete()); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    Frame();
+  }
+  Frames(2);
+  EXPECT_TRUE(app.results.model_error.empty()) << app.results.model_error;
+  ASSERT_TRUE(app.results.model && app.results.model->complete());
+  EXPECT_EQ(app.results.model->tokens.size(), 64u);
+  EXPECT_EQ(text.rfind(app.settings.kv_text, 0), 0u) << "the text's start";
+  EXPECT_EQ(app.dump.Field("overview_refusal"), "");
+  EXPECT_EQ(app.dump.Find("model.use_first_tokens"), nullptr);
+}
+
 TEST_F(ModelPanelTest, EveryHeadHasARoleAndTheFilterDimsTheOthers) {
   App& app = MakeApp("a b c d e f a b c d e f");
   Frames(4);

@@ -23,10 +23,14 @@ class CountingRenderer : public HeatmapRenderer {
  public:
   ImTextureID Render(const HeatmapKey& key, const HeatmapImage& image, int, int) override {
     ++calls[key];
+    versions[key] = image.data_version;
+    values[key].assign(image.probs, image.probs + (size_t)image.n_q * (size_t)image.n_k);
     return (ImTextureID)(intptr_t)1;
   }
   std::string error() const override { return ""; }
   std::map<HeatmapKey, int> calls;
+  std::map<HeatmapKey, uint64_t> versions;         // the last image's data_version, per key
+  std::map<HeatmapKey, std::vector<float>> values;  // the last image's texels, per key
 };
 
 // Verbs that record the calls a panel makes; the reads answer "nothing running".
@@ -161,6 +165,58 @@ TEST_F(PanelContextTest, SinksAreNamedWithTheLogScaleOneClickAway) {
   const std::string line = dump.Field("overview_sinks");
   EXPECT_NE(line.find(std::to_string(all.sinks) + " of " + std::to_string(all.heads) + " heads"), std::string::npos)
       << line;
+
+// Redoing lesson (d) after d_k was changed by hand: the new run's scale-flipped twin may sit where the old twin was
+// freed (the same tensor address, the same sizes) with other numbers. The scaled side's texture is handed the new
+// numbers under its key with a new data version, so the GL renderer uploads and redraws it.
+TEST_F(PanelContextTest, SideBySideRedrawsATwinWhoseNumbersChangedAtTheSameAddress) {
+  settings.config.scale = false;  // lesson (d): the result unscaled, its twin scaled
+  settings.side_by_side = true;
+  settings.selected_head = 1;
+  const std::string text = "I go home.";
+  auto tensors_of = [&](int d_k, bool scale) {
+    AttentionConfig c = settings.config;
+    c.d_k = d_k;
+    c.scale = scale;
+    Pipeline pipeline;
+    EXPECT_TRUE(pipeline.SetText(text).ok());
+    EXPECT_TRUE(pipeline.SetConfig(c).ok());
+    EXPECT_TRUE(pipeline.Run(Stage::kOutput).ok());
+    return pipeline.tensors();
+  };
+  auto twin = std::make_shared<AttentionTensors>(tensors_of(512, true));
+  auto show = [&](int d_k) {
+    ComputeRequest request;
+    request.kv_text = text;
+    request.config = settings.config;
+    request.config.d_k = d_k;
+    const auto run = MakeSandboxRun(++generation, request, Status::Ok(),
+                                    std::make_shared<const AttentionTensors>(tensors_of(d_k, false)), twin, 0);
+    results.shown = ShownSandbox(*run, generation);
+  };
+  auto plane = [](const AttentionTensors& t, int h) {
+    const size_t n = (size_t)t.n_q() * (size_t)t.n_k();
+    return std::vector<float>(t.probs->data.begin() + (long)(h * n), t.probs->data.begin() + (long)((h + 1) * n));
+  };
+  const HeatmapKey scaled{MapView::kScaledSide, 0, 1, 1};  // the twin is the scaled side
+  auto draw = Drawing(DrawHeadsPanel);
+  show(512);
+  Frames(draw, 2);
+  ASSERT_NE(dump.Find("heads.scaled"), nullptr);
+  ASSERT_GT(renderer.calls[scaled], 0);
+  EXPECT_EQ(renderer.values[scaled], plane(*twin, 1));
+  const uint64_t first_version = renderer.versions[scaled];
+
+  // d_k by hand, then the lesson again: the new twin's numbers where the old twin's were.
+  const AttentionTensors redone = tensors_of(16, true);
+  ASSERT_NE(plane(redone, 1), plane(*twin, 1));
+  const_cast<Tensor&>(*twin->probs).data = redone.probs->data;
+  twin->multiplier = redone.multiplier;
+  twin->d_qk = redone.d_qk;
+  show(16);
+  Frames(draw, 2);
+  EXPECT_EQ(renderer.values[scaled], plane(redone, 1)) << "the scaled side still draws the old twin";
+  EXPECT_NE(renderer.versions[scaled], first_version);
 }
 
 TEST_F(PanelContextTest, ExportPanelsButtonCallsTheExportVerb) {

@@ -104,6 +104,40 @@ TEST_F(SandboxPanelContextTest, SentencesPanelShowsTheTextAndItsOpenButtonCallsT
   EXPECT_EQ(selected, (std::vector<int>{0, 1}));
 }
 
+// Enter in the Sentence box ends the edit (the text is already applied as typed) and adds no newline, which a model's
+// tokenizer would keep as a last "\n" token; Ctrl+Enter writes a newline.
+TEST_F(SandboxPanelContextTest, EnterInTheSentenceBoxAddsNoNewlineAndCtrlEnterDoes) {
+  settings.kv_text = "the cat sat";
+  ImGuiIO& io = ImGui::GetIO();
+  io.KeyMap[ImGuiKey_Enter] = 257;  // GLFW_KEY_ENTER
+  io.KeyMap[ImGuiKey_End] = 269;    // GLFW_KEY_END
+  auto draw = Drawing(DrawSentencesPanel);
+  Frames(draw, 2);
+  auto press = [&](int key, bool ctrl) {
+    io.KeyCtrl = ctrl;
+    io.KeysDown[key] = true;
+    Frame(draw);
+    io.KeysDown[key] = false;
+    io.KeyCtrl = false;
+    Frame(draw);
+  };
+  Click(draw, "sentences.kv_text");
+  ASSERT_TRUE(ImGui::IsAnyItemActive());
+  press(269, false);  // End
+  io.AddInputCharacter('!');
+  Frame(draw);
+  press(257, false);  // Enter
+  EXPECT_EQ(settings.kv_text, "the cat sat!");
+  EXPECT_FALSE(ImGui::IsAnyItemActive()) << "Enter ends the edit";
+  Click(draw, "sentences.kv_text");
+  press(269, false);
+  press(257, true);  // Ctrl+Enter
+  io.AddInputCharacter('a');
+  Frame(draw);
+  Frame(draw);
+  EXPECT_EQ(settings.kv_text, "the cat sat!\na");
+}
+
 TEST_F(SandboxPanelContextTest, SentencesPanelInCrossModeShowsTheQuerySentence) {
   settings.config.mode = AttentionMode::kCross;
   settings.query_text = "Ich gehe";

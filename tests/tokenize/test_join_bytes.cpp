@@ -1,6 +1,7 @@
 // Token::bytes / display and JoinBytePieces: byte-level tokens that cut a character are grouped back into it.
 #include <gtest/gtest.h>
 
+#include "tokenize/shown_text.h"
 #include "tokenize_test_util.h"
 
 namespace attnviz::tokenize {
@@ -85,6 +86,32 @@ TEST(TokenDisplay, ByteLevelMetaspaceAndByteFallbackPiecesReadBack) {
   auto groups = JoinBytePieces(*l);
   ASSERT_EQ(groups.size(), 3u);
   EXPECT_EQ(groups[2].display, "나");
+}
+
+// One way a token is written for a person: a leading space shows ("·Pluto"), Ġ/Ċ are read back to their bytes, a
+// newline is written "\n", and a loose byte of a cut character is <0xNN>, never U+FFFD.
+TEST(TokenDisplay, ShownTextMakesLeadingSpacesAndLooseBytesVisible) {
+  auto gpt2 = LoadTokenizer(kFixtures + "/gpt2");
+  ASSERT_TRUE(gpt2.ok());
+  auto t = (*gpt2)->Encode("Hello world\n");
+  ASSERT_TRUE(t.ok());
+  ASSERT_EQ(t->size(), 3u);
+  EXPECT_EQ(ShownText((*t)[0].display), "Hello");
+  EXPECT_EQ(ShownText((*t)[1].display), "\xC2\xB7world");  // "·world", from "Ġworld"
+  EXPECT_EQ(ShownText((*t)[2].display), "\\n");            // from "Ċ"
+  auto id = (*gpt2)->IdToDisplay((*t)[1].id);
+  ASSERT_TRUE(id);
+  EXPECT_EQ(ShownText(*id), ShownText((*t)[1].display));
+  EXPECT_EQ(ShownText("  a b"), "\xC2\xB7\xC2\xB7" "a b");  // inner spaces stay spaces
+  EXPECT_EQ(ShownText(" \xEB"), "\xC2\xB7<0xEB>");      // a cut character's first byte
+  EXPECT_EQ(ShownText("\x01"), "<0x01>");
+  auto korean = (*gpt2)->Encode("나는 사과를");
+  ASSERT_TRUE(korean.ok());
+  for (const auto& token : *korean) {
+    const std::string shown = ShownText(token.display);
+    EXPECT_EQ(shown.find("\xEF\xBF\xBD"), std::string::npos) << shown;  // U+FFFD
+    EXPECT_EQ(shown.find("\xC4\xA0"), std::string::npos) << shown;      // Ġ
+  }
 }
 
 }  // namespace

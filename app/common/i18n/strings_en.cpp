@@ -203,6 +203,7 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kHeadRoleLine, "Layer {0}, head {1}: {2} {3}. {4}"},
     {Str::kTokensAsModelSees, "{0} tokens, as the model sees them ({1} s):"},
     {Str::kSpecialToken, "(special)"},
+    {Str::kUseFirstTokens, "use the first {0} tokens"},
     // ---- Overview
     {Str::kComputingFirstMaps, "computing the first maps\xE2\x80\xA6"},
     {Str::kOpenModelForOverview, "Open a trained model in the Model panel to see every layer and head here."},

@@ -203,6 +203,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kHeadRoleLine, "층 {0}, 헤드 {1}: {2} {3}. {4}"},
     {Str::kTokensAsModelSees, "모델이 보는 토큰 {0}개 ({1} 초):"},
     {Str::kSpecialToken, "(특수)"},
+    {Str::kUseFirstTokens, "처음 {0}토큰만 씁니다"},
     // ---- Overview
     {Str::kComputingFirstMaps, "첫 맵들을 계산하고 있습니다…"},
     {Str::kOpenModelForOverview, "모델 패널에서 학습된 모델을 열면 여기에 모든 층과 헤드가 보입니다."},

@@ -23,6 +23,10 @@ class UiMessage {
   static UiMessage Joined(std::vector<UiMessage> items, std::string separator);
 
   bool empty() const { return kind_ == Kind::kEmpty; }
+  // An engine message whose outermost part is `id` (e.g. a text refused as too long for the model).
+  bool Says(MsgId id) const {
+    return kind_ == Kind::kStatus && !status_.parts().empty() && status_.parts()[0].id == id;
+  }
   void clear() { *this = UiMessage(); }
   // The text in the current language, or in `lang`; "" when empty.
   std::string Render() const;

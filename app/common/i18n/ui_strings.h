@@ -57,7 +57,7 @@ enum class Str : int {
   // ---- Model
   kSourceSandbox, kSourceModel, kModelFolderHint, kBundledTiny, kOpeningModel, kDropModelHint, kGgufWhatWasRead, kLayer,
   kHideSpecial, kWhatIf, kNoScaling, kOnLayers, kOnLayersHint, kRunning, kHeadRoleLine, kTokensAsModelSees,
-  kSpecialToken,
+  kSpecialToken, kUseFirstTokens,
   // ---- Overview
   kComputingFirstMaps, kOpenModelForOverview, kGroupedQueryOverview, kRoleFilter, kRoleFilterHint, kOverviewTip,
   // ---- Lessons (a)-(g): title, text, what the button does, the question to answer by playing
