@@ -165,6 +165,7 @@ TEST_F(PanelContextTest, SinksAreNamedWithTheLogScaleOneClickAway) {
   const std::string line = dump.Field("overview_sinks");
   EXPECT_NE(line.find(std::to_string(all.sinks) + " of " + std::to_string(all.heads) + " heads"), std::string::npos)
       << line;
+}
 
 // Redoing lesson (d) after d_k was changed by hand: the new run's scale-flipped twin may sit where the old twin was
 // freed (the same tensor address, the same sizes) with other numbers. The scaled side's texture is handed the new
