@@ -72,7 +72,7 @@ struct Loaded {
   std::vector<int> ids;
   ModelRun run;
   const float* Hidden(int layer) const {
-    return run.hidden.data() + (size_t)layer * ids.size() * model->config().d_model;
+    return run.hidden.data.data() + (size_t)layer * ids.size() * model->config().d_model;
   }
 };
 
@@ -121,7 +121,7 @@ TEST_P(Lens, LogitLensMatchesTorch) {
   ASSERT_TRUE(l.model);
   const ModelConfig& c = l.model->config();
   const int k = l.want["k"].get<int>();
-  auto lens = LogitLens(*l.model, l.run.hidden.data(), l.ids, k);
+  auto lens = LogitLens(*l.model, l.run.hidden.data.data(), l.ids, k);
   ASSERT_TRUE(lens.ok()) << lens.message();
   ASSERT_EQ(lens->size(), (size_t)c.n_layer + 1);
   ASSERT_EQ(l.want["lens"].size(), lens->size());
@@ -176,14 +176,14 @@ TEST_P(Lens, MeanAblationMatchesTorch) {
   ASSERT_EQ(l.want["mean_ablate"]["spec"], "0:1");
   auto want = ReadNpy(FixtureDir(name) + "/mean_ablate_hidden.npy");
   ASSERT_TRUE(want.ok()) << want.message();
-  ASSERT_EQ(l.run.hidden.shape(), want->shape);
-  EXPECT_LE(MaxDiff(l.run.hidden.data(), want->data.data(), want->size()), kTol) << name;
+  ASSERT_EQ(l.run.hidden.shape, want->shape);
+  EXPECT_LE(MaxDiff(l.run.hidden.data.data(), want->data.data(), want->size()), kTol) << name;
   // Not the plain run, not zero ablation (guards against an ignored mode).
   auto plain = ReadNpy(FixtureDir(name) + "/hidden.npy");
   auto zero = ReadNpy(FixtureDir(name) + "/ablate_hidden.npy");
   ASSERT_TRUE(plain.ok() && zero.ok());
-  EXPECT_GT(MaxDiff(l.run.hidden.data(), plain->data.data(), plain->size()), 1e-3) << name;
-  EXPECT_GT(MaxDiff(l.run.hidden.data(), zero->data.data(), zero->size()), 1e-3) << name;
+  EXPECT_GT(MaxDiff(l.run.hidden.data.data(), plain->data.data(), plain->size()), 1e-3) << name;
+  EXPECT_GT(MaxDiff(l.run.hidden.data.data(), zero->data.data(), zero->size()), 1e-3) << name;
   if (!l.want["next_token"].get<bool>()) return;
   // The what-if run's losses.
   auto losses = TokenLosses(*l.model, l.Hidden(l.model->config().n_layer), l.ids);
@@ -228,12 +228,12 @@ TEST(LensMeanAblation, AHeadWhoseOutputIsConstantIsUnchanged) {
   for (int h = 0; h < c.n_head; ++h) o.ablate.push_back({0, h, AblateMode::kMean});
   auto mean = RunModel(**model, ids, o);
   ASSERT_TRUE(mean.ok()) << mean.message();
-  EXPECT_LE(MaxDiff(mean->hidden.data(), plain->hidden.data(), plain->hidden.size()), 1e-5);
+  EXPECT_LE(MaxDiff(mean->hidden.data.data(), plain->hidden.data.data(), plain->hidden.size()), 1e-5);
   // Zero ablation of the same heads does change the stream (the test can tell the two apart).
   for (AblatedHead& a : o.ablate) a.mode = AblateMode::kZero;
   auto zero = RunModel(**model, ids, o);
   ASSERT_TRUE(zero.ok()) << zero.message();
-  EXPECT_GT(MaxDiff(zero->hidden.data(), plain->hidden.data(), plain->hidden.size()), 1e-3);
+  EXPECT_GT(MaxDiff(zero->hidden.data.data(), plain->hidden.data.data(), plain->hidden.size()), 1e-3);
 }
 
 TEST(LensChecks, RefusalsNameTheProblemAndTheRange) {
@@ -243,7 +243,7 @@ TEST(LensChecks, RefusalsNameTheProblemAndTheRange) {
   const std::vector<int> ids = {1, 2, 3};
   auto run = RunModel(**model, ids);
   ASSERT_TRUE(run.ok()) << run.message();
-  const float* last = run->hidden.data() + (size_t)c.n_layer * ids.size() * c.d_model;
+  const float* last = run->hidden.data.data() + (size_t)c.n_layer * ids.size() * c.d_model;
   // Fewer than 2 tokens: no next token to take the loss of.
   auto one = TokenLosses(**model, last, {1});
   ASSERT_FALSE(one.ok());
@@ -251,7 +251,7 @@ TEST(LensChecks, RefusalsNameTheProblemAndTheRange) {
   EXPECT_THAT(one.message(), HasSubstr("has 1"));
   // k outside 1..vocab, a layer outside 0..n_layer.
   for (int k : {0, 101}) {
-    auto bad = LogitLens(**model, run->hidden.data(), ids, k);
+    auto bad = LogitLens(**model, run->hidden.data.data(), ids, k);
     ASSERT_FALSE(bad.ok()) << k;
     EXPECT_THAT(bad.message(), HasSubstr("allowed 1..100")) << k;
   }
@@ -262,7 +262,7 @@ TEST(LensChecks, RefusalsNameTheProblemAndTheRange) {
   std::atomic<bool> cancel{true};
   RunControl control;
   control.cancel = &cancel;
-  auto cancelled = LogitLens(**model, run->hidden.data(), ids, 1, control);
+  auto cancelled = LogitLens(**model, run->hidden.data.data(), ids, 1, control);
   ASSERT_FALSE(cancelled.ok());
   EXPECT_TRUE(cancelled.status().cancelled());
   // The whole lens's top-k over the memory limit: refused before anything is made, with the estimate and the
@@ -270,8 +270,8 @@ TEST(LensChecks, RefusalsNameTheProblemAndTheRange) {
   const double need = LogitLensBytes(c, ids.size(), 100);
   EXPECT_GT(need, LogitLensBytes(c, ids.size(), 1));
   ::setenv("ATTNVIZ_MEMORY_LIMIT", std::to_string((size_t)need - 1).c_str(), 1);
-  auto over = LogitLens(**model, run->hidden.data(), ids, 100);
-  auto under = LogitLens(**model, run->hidden.data(), ids, 50);
+  auto over = LogitLens(**model, run->hidden.data.data(), ids, 100);
+  auto under = LogitLens(**model, run->hidden.data.data(), ids, 50);
   ::unsetenv("ATTNVIZ_MEMORY_LIMIT");
   ASSERT_FALSE(over.ok());
   EXPECT_THAT(over.message(), HasSubstr("logit lens"));
