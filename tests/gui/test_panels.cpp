@@ -116,6 +116,16 @@ TEST_F(PanelTest, AProgressTextTooWideForItsBarWrapsBelowIt) {
   }
 }
 
+// The app's style hides what is behind a tooltip or a menu: every popup colour is opaque (the dark theme's PopupBg
+// is 94% opaque, so a tooltip over a panel's text showed that text through it).
+TEST(AppStyleTest, TooltipsAndMenusAreOpaque) {
+  ImGuiStyle style;
+  ApplyAppStyle(&style);
+  EXPECT_EQ(style.Colors[ImGuiCol_PopupBg].w, 1.0f);
+  EXPECT_EQ(style.WindowRounding, 3.0f);  // the rest of the app's look is kept
+  EXPECT_EQ(style.FramePadding.x, 5.0f);
+}
+
 TEST_F(PanelTest, A100KbWordLabelDoesNotHangTheFrame) {
   std::string word(100000, 'w');
   App& app = MakeApp("I " + word + " go");
