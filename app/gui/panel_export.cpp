@@ -285,7 +285,9 @@ void DrawExportPanel(PanelContext& ctx) {
   if (plot && s.export_format > ExportFormat::kCsv) s.export_format = ExportFormat::kPng;
 
   ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.72f);
-  widget::InputText(dump, Str::kFolder, "export.folder", &s.export_dir);
+  std::string& default_dir = ctx.views.export_panel.default_dir;
+  if (default_dir.empty()) default_dir = DefaultExportDir();
+  widget::InputTextWithHint(dump, Str::kFolder, "export.folder", default_dir.c_str(), &s.export_dir);
   widget::InputText(dump, Str::kFile, "export.file", &file_name);
   // Figure options, as attnviz-cli export's --title, --size, --dpi and --annotate.
   const bool figure = s.export_format == ExportFormat::kPng || s.export_format == ExportFormat::kSvg;
@@ -318,7 +320,7 @@ void DrawExportPanel(PanelContext& ctx) {
     if (Result<FigureSize> size = ParseFigureSize(s.export_size); !size) ErrorText(Localized(size));
 #endif
   if (clicked && !busy) {
-    std::string dir = s.export_dir.empty() ? "." : ExpandHome(s.export_dir);
+    std::string dir = s.export_dir.empty() ? default_dir : ExpandHome(s.export_dir);
     std::string path = file_name.empty() || file_name[0] == '/' ? file_name : dir + "/" + file_name;
     UiMessage refusal = path.empty() ? UiMessage(Str::kNoFileName) : UiMessage(MakeDirs(dir));
     std::function<Status()> job = refusal.empty() ? MakeExportJob(ctx, path, &refusal) : nullptr;

@@ -39,6 +39,7 @@ struct ExportPanelView {
   bool ok = false;
   std::string path_written;
   std::string file_name, last_default;  // the file field, and the default name it was last filled with
+  std::string default_dir;              // DefaultExportDir(), found once: the folder when the field is empty
 };
 
 // The Model panel's path field, the ablated heads (a what-if sent with every model request, not saved) and the

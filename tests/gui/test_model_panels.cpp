@@ -832,7 +832,8 @@ TEST_F(ModelPanelTest, HeadExportIsTheCliModelFigure) {
   EXPECT_NE(from_app->find(">" + title + "</text>"), std::string::npos) << title;
   const std::string cli_svg = dir_ + "/cli-head.svg";
   cli_test::CliResult r = cli_test::Cli({"--lang", "en", "model", "--model", model_dir_, "--text", text, "--figure",
-                                         cli_svg, "--layer", "1", "--head", "2", "--no-scale", "--layers", "0"});
+                                         cli_svg, "--layer", "1", "--head", "2", "--no-scale", "--layers", "0",
+                                         "--dpi", "300"});  // the panel's default dpi
   ASSERT_EQ(r.code, 0) << r.err;
   Result<std::string> from_cli = ReadFile(cli_svg);
   ASSERT_TRUE(from_cli.ok()) << cli_svg;

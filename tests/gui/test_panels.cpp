@@ -278,6 +278,78 @@ TEST_F(PanelTest, CrossModeStartsFromTheUsersOwnSentence) {
   EXPECT_EQ(app.settings.query_text, "The cat sat down.");
 }
 
+// Sets an environment variable for one test and puts the old value back.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    had_ = std::getenv(name) != nullptr;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (had_) setenv(name_, old_.c_str(), 1);
+    else unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::string old_;
+  bool had_ = false;
+};
+
+// The Export panel's defaults fit a paper's figure and the machine: 300 dpi, and the user's pictures folder (never
+// the folder the app was started from); a saved folder and dpi are the user's and kept.
+TEST(SettingsTest, ExportDefaultsAreThePicturesFolderAnd300Dpi) {
+  EXPECT_EQ(AppSettings().export_dpi, 300);
+  EXPECT_EQ(AppSettings().export_dir, "");  // DefaultExportDir()
+  const std::string home = TempDir();
+  ScopedEnv home_env("HOME", home);
+  ScopedEnv config_env("XDG_CONFIG_HOME", home + "/config");
+  EXPECT_EQ(DefaultExportDir(), home);  // no pictures folder: $HOME
+  std::filesystem::create_directories(home + "/Pictures");
+  EXPECT_EQ(DefaultExportDir(), home + "/Pictures");
+  std::filesystem::create_directories(home + "/config");
+  ASSERT_TRUE(WriteFileAtomic(home + "/config/user-dirs.dirs",
+                              "# written by xdg-user-dirs-update\nXDG_DESKTOP_DIR=\"$HOME/Desktop\"\n"
+                              "XDG_PICTURES_DIR=\"$HOME/Bilder\"\n").ok());
+  EXPECT_EQ(DefaultExportDir(), home + "/Pictures");  // Bilder does not exist (yet)
+  std::filesystem::create_directories(home + "/Bilder");
+  EXPECT_EQ(DefaultExportDir(), home + "/Bilder");
+  EXPECT_EQ(PicturesDirFromUserDirs("XDG_PICTURES_DIR=\"/srv/pics\"\n", "/h"), "/srv/pics");
+  EXPECT_EQ(PicturesDirFromUserDirs("XDG_PICTURES_DIR=\"$HOME/\"\n", "/h"), "");  // disabled
+  EXPECT_EQ(PicturesDirFromUserDirs("# XDG_PICTURES_DIR=\"$HOME/x\"\n", "/h"), "");
+  EXPECT_EQ(PicturesDirFromUserDirs("XDG_PICTURES_DIR=\"$HOME/My \\\"Pics\\\"\"\n", "/h"), "/h/My \"Pics\"");
+  // Saved settings keep what the user had, even the old defaults.
+  Result<AppSettings> saved = ParseSettings("export_dir = .\nexport_dpi = 96\n");
+  ASSERT_TRUE(saved.ok()) << saved.message();
+  EXPECT_EQ(saved->export_dir, ".");
+  EXPECT_EQ(saved->export_dpi, 96);
+  Result<AppSettings> round = ParseSettings(SerializeSettings(AppSettings()));
+  ASSERT_TRUE(round.ok()) << round.message();
+  EXPECT_EQ(round->export_dir, "");
+  EXPECT_EQ(round->export_dpi, 300);
+}
+
+// With no folder set, the Export button writes into the pictures folder, not the working folder, and the folder
+// field shows that folder as its hint.
+TEST_F(PanelTest, ExportWithNoFolderWritesToThePicturesFolder) {
+  const std::string home = TempDir();
+  ScopedEnv home_env("HOME", home);
+  ScopedEnv config_env("XDG_CONFIG_HOME", home + "/config");
+  std::filesystem::create_directories(home + "/Pictures");
+  App& app = MakeApp();
+  EXPECT_EQ(app.settings.export_dir, "");
+  Frames(3);
+  Click("export.format_csv");
+  Export();
+#ifdef ATTNVIZ_HAVE_FIGURE
+  ASSERT_TRUE(app.views.export_panel.ok) << app.views.export_panel.message;
+  EXPECT_EQ(app.views.export_panel.path_written.rfind(home + "/Pictures/attnviz-", 0), 0u)
+      << app.views.export_panel.path_written;
+  EXPECT_TRUE(IsRegularFile(app.views.export_panel.path_written));
+#endif
+}
+
 TEST_F(PanelTest, ExportButtonWritesThroughTheFigureLibrary) {
   App& app = MakeApp();
   std::string dir = TempDir();
