@@ -108,9 +108,11 @@ int RunExport(const std::vector<std::string>& args) {
   if (Status s = pipeline.Run(Stage::kSoftmax); !s) return UsageError("export", Localized(s));
   if (options.title.empty()) options.title = LocalizedTitle(DefaultHeatmapTitle(pipeline.config(), options));
   options.words = LocalizedFigureWords();  // axes and legend in --lang's language, as the title
-  if (Status s = ExportHeatmap(pipeline.tensors(), pipeline.config(), options); !s)
+  ExportNotes notes;
+  if (Status s = ExportHeatmap(pipeline.tensors(), pipeline.config(), options, nullptr, &notes); !s)
     return UsageError("export", Localized(s));
   std::printf("%s\n", Trf(Str::kCliWrote, {options.out_path}).c_str());
+  PrintFigureNotes(notes);
   return 0;
 }
 

@@ -313,7 +313,10 @@ Status WriteModelFigure(const model::ModelConfig& c, LayerMaps maps, int n_token
   options.head = figure->head;
   if (options.title.empty()) options.title = LocalizedTitle(figure->title);
   options.words = LocalizedFigureWords();
-  return ExportHeatmap(figure->maps, nullptr, options);
+  ExportNotes notes;
+  Status written = ExportHeatmap(figure->maps, nullptr, options, nullptr, &notes);
+  if (written) PrintFigureNotes(notes);
+  return written;
 }
 
 // What attnviz-cli model writes of each layer as it passes (the collector's taps): the dump's hidden.npy and one

@@ -67,7 +67,23 @@ std::string DefaultFileName(const PanelContext& ctx) {
   return "attnviz.png";
 }
 
+using CellNote = ExportPanelView::CellNote;
+
+// The settings a figure's note is for: it is shown only while they hold.
+std::string NoteKey(const AppSettings& s, const std::string& file_name) {
+  return s.export_dir + "|" + file_name + "|" + s.export_size + "|" + std::to_string(s.export_dpi) + "|" +
+         std::to_string((int)s.export_target) + "|" + std::to_string(s.selected_head) + "|" +
+         std::to_string(s.model_layer) + "|" + (s.export_annotate ? "a" : "");
+}
+
 #ifdef ATTNVIZ_HAVE_FIGURE
+// What the figure written could not do as asked, kept for the panel (the job runs off the UI thread; the note is
+// read once it is done).
+void Keep(const ExportNotes& notes, CellNote* note) {
+  note->cell = notes.cell;
+  note->annotate_needs_cell = notes.annotate_needs_cell;
+}
+
 // The figure options the panel sets (title, size, dpi, annotate, colours), as attnviz-cli export's.
 Result<HeatmapExportOptions> PanelOptions(const AppSettings& s, const std::string& path) {
   HeatmapExportOptions o;
@@ -94,7 +110,8 @@ Result<HeatmapExportOptions> PanelOptions(const AppSettings& s, const std::strin
 // special tokens left out when they are hidden there): the figure `attnviz-cli model --figure --layer L --head H`
 // writes (MakeModelHeadFigure, app/common/model_figure.h), its title naming the model, the layer, the mask and the
 // what-ifs.
-std::function<Status()> ModelHeadsJob(PanelContext& ctx, HeatmapExportOptions o, MapKind kind, UiMessage* refusal) {
+std::function<Status()> ModelHeadsJob(PanelContext& ctx, HeatmapExportOptions o, MapKind kind,
+                                      std::shared_ptr<CellNote> note, UiMessage* refusal) {
   const AppSettings& s = ctx.settings;
   std::shared_ptr<const Shown> shown = ctx.shown;
   std::shared_ptr<const ModelResult> model = shown ? shown->model : nullptr;
@@ -147,8 +164,11 @@ std::function<Status()> ModelHeadsJob(PanelContext& ctx, HeatmapExportOptions o,
                      std::to_string(window->c1 - 1);
   }
   if (o.title.empty()) o.title = LocalizedTitle(figure->title);  // in the UI's language, as attnviz-cli --lang
-  return [head_figure = std::move(*figure), o, window] {
-    return ExportHeatmap(head_figure.maps, nullptr, o, window.get());
+  return [head_figure = std::move(*figure), o, window, note] {
+    ExportNotes notes;
+    Status st = ExportHeatmap(head_figure.maps, nullptr, o, window.get(), &notes);
+    Keep(notes, note.get());
+    return st;
   };
 }
 #endif
@@ -156,7 +176,8 @@ std::function<Status()> ModelHeadsJob(PanelContext& ctx, HeatmapExportOptions o,
 // Builds the export job on the UI thread (what to write, from which immutable result) and returns
 // it to run on a background thread: a large figure can take longer than a frame. Nothing to export: no job, and
 // `refusal` says why.
-std::function<Status()> MakeExportJob(PanelContext& ctx, const std::string& path, UiMessage* refusal) {
+std::function<Status()> MakeExportJob(PanelContext& ctx, const std::string& path, std::shared_ptr<CellNote> note,
+                                      UiMessage* refusal) {
 #ifdef ATTNVIZ_HAVE_FIGURE
   const AppSettings& s = ctx.settings;
   if (s.export_target == ExportTarget::kSaturationPlot) {
@@ -204,9 +225,14 @@ std::function<Status()> MakeExportJob(PanelContext& ctx, const std::string& path
     if (o.title.empty())
       o.title = Trf(Str::kExportOverviewTitle, {c.model_type, std::to_string(c.n_layer), std::to_string(c.n_head)});
     const bool hide = s.model_hide_special;
-    return [model, o, hide, kind] { return ExportHeatmap(StackedHeads(KindStack(*model, kind, hide)), nullptr, o); };
+    return [model, o, hide, kind, note] {
+      ExportNotes notes;
+      Status st = ExportHeatmap(StackedHeads(KindStack(*model, kind, hide)), nullptr, o, nullptr, &notes);
+      Keep(notes, note.get());
+      return st;
+    };
   }
-  if (s.source == Source::kModel) return ModelHeadsJob(ctx, o, kind, refusal);
+  if (s.source == Source::kModel) return ModelHeadsJob(ctx, o, kind, note, refusal);
   std::shared_ptr<const SandboxExtras> result = ctx.shown ? ctx.shown->sandbox : nullptr;
   if (!result) {
     *refusal = UiMessage(Str::kExportNothingComputed);
@@ -230,10 +256,16 @@ std::function<Status()> MakeExportJob(PanelContext& ctx, const std::string& path
   // The automatic title in the UI's language, as attnviz-cli --lang writes it (a long input's window keeps
   // the engine's title, which names the window).
   if (o.title.empty() && !window) o.title = LocalizedTitle(DefaultHeatmapTitle(result->config, o));
-  return [result, o, window] { return ExportHeatmap(*result->numbers, result->config, o, window.get()); };
+  return [result, o, window, note] {
+    ExportNotes notes;
+    Status st = ExportHeatmap(*result->numbers, result->config, o, window.get(), &notes);
+    Keep(notes, note.get());
+    return st;
+  };
 #else
   (void)ctx;
   (void)path;
+  (void)note;
   *refusal = UiMessage(Str::kExportNoFigureLibrary);
   return nullptr;
 #endif
@@ -304,6 +336,15 @@ void DrawExportPanel(PanelContext& ctx) {
         s.export_dpi = std::clamp(s.export_dpi, 10, 2400);
       ImGui::SameLine();
       widget::Checkbox(dump, Str::kExportAnnotate, "export.annotate", &s.export_annotate);
+      // The last figure of these settings had cells too small for the numbers: say so, with the size they need.
+      const CellNote& note = ctx.views.export_panel.note;
+      std::string too_small;
+      if (s.export_annotate && note.annotate_needs_cell > 0 && note.key == NoteKey(s, file_name)) {
+        too_small = Trf(Str::kExportAnnotateTooSmall,
+                        {std::to_string(note.cell), std::to_string(note.annotate_needs_cell)});
+        ErrorText(too_small);
+      }
+      dump.RecordItem("export.annotate_note", JsonString(too_small));
     }
   }
   ImGui::PopItemWidth();
@@ -323,8 +364,11 @@ void DrawExportPanel(PanelContext& ctx) {
     std::string dir = s.export_dir.empty() ? default_dir : ExpandHome(s.export_dir);
     std::string path = file_name.empty() || file_name[0] == '/' ? file_name : dir + "/" + file_name;
     UiMessage refusal = path.empty() ? UiMessage(Str::kNoFileName) : UiMessage(MakeDirs(dir));
-    std::function<Status()> job = refusal.empty() ? MakeExportJob(ctx, path, &refusal) : nullptr;
+    auto note = std::make_shared<CellNote>();
+    note->key = NoteKey(s, file_name);
+    std::function<Status()> job = refusal.empty() ? MakeExportJob(ctx, path, note, &refusal) : nullptr;
     if (job) {
+      ctx.views.export_panel.pending = note;
       ctx.verbs.StartExport(path, std::move(job));
     } else {
       ctx.views.export_panel.ok = false;

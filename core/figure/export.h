@@ -79,15 +79,23 @@ inline Result<HeatmapSpec> MakeHeatmapSpec(const LayerMaps& maps, const Attentio
   return MakeHeatmapSpec(maps, &config, options);
 }
 
+// What a figure export did not do as asked, for the caller to tell (the file is written all the same).
+struct ExportNotes {
+  int cell = 0;                 // pixels per cell of the figure written (png/svg; 0: not a figure)
+  int annotate_needs_cell = 0;  // > 0: annotate was asked but the cells were too small: the cell size that prints
+                                // the weights
+};
+
 // Checks the options against the tensors (head range, empty tensors, format) and writes the file.
 // Long inputs (tensors.pooled, no full map kept): the maps are recomputed exactly from q and k; .npy is
 // streamed (any heads); other formats are refused above 2^24 cells, and `window` (may be null: the whole
 // map) cuts the map to the query rows and keys shown, e.g. the app's zoomed-in view for a figure.
+// notes (may be null): what the figure could not do as asked (cells too small for annotate).
 Status ExportHeatmap(const LayerMaps& maps, const AttentionConfig* config, const HeatmapExportOptions& options,
-                     const MapWindow* window = nullptr);
+                     const MapWindow* window = nullptr, ExportNotes* notes = nullptr);
 inline Status ExportHeatmap(const LayerMaps& maps, const AttentionConfig& config, const HeatmapExportOptions& options,
-                            const MapWindow* window = nullptr) {
-  return ExportHeatmap(maps, &config, options, window);
+                            const MapWindow* window = nullptr, ExportNotes* notes = nullptr) {
+  return ExportHeatmap(maps, &config, options, window, notes);
 }
 
 // The saturation figure (PNG or SVG from the extension): mean max weight, normalized entropy and

@@ -48,6 +48,21 @@ Grid GridFor(int n) {
   return g;
 }
 
+// The font size of the weights printed in cells of `cell` pixels (u: pixels per layout unit), or 0 when "0.00" at
+// a readable size (7 units or more) does not fit.
+float AnnotateFont(const FontSet& fonts, int cell, float u) {
+  const float f = std::min(12.0f * u, std::floor(cell * 0.34f));
+  const float need = fonts.TextWidth("0.00", f) + 4 * u;
+  return f >= 7 * u && need <= cell ? f : 0;
+}
+
+// The smallest cell (pixels) the weights are printed in.
+int AnnotateMinCell(const FontSet& fonts, float u) {
+  int cell = std::max(1, (int)std::floor(7 * u / 0.34f));
+  while (cell < 100000 && AnnotateFont(fonts, cell, u) <= 0) ++cell;
+  return cell;
+}
+
 // The layout for a given cell size; a figure smaller than min_width x min_height is grown to it
 // (content centred). Every length but the cells is a layout unit times L.unit (dpi / 96).
 HeatmapLayout LayoutWithCell(const FontSet& fonts, const HeatmapSpec& spec, int cell, float min_width,
@@ -157,9 +172,8 @@ HeatmapLayout LayoutWithCell(const FontSet& fonts, const HeatmapSpec& spec, int 
                      (grid_top + grid_bottom) / 2};
 
   if (spec.annotate) {
-    float f = std::min(12.0f * u, std::floor(cell * 0.34f));
-    float need = fonts.TextWidth("0.00", f) + 4 * u;
-    if (f >= 7 * u && need <= cell) L.annotate_font = f;
+    L.annotate_font = AnnotateFont(fonts, cell, u);
+    if (L.annotate_font <= 0) L.annotate_needs_cell = AnnotateMinCell(fonts, u);
   }
   return L;
 }
@@ -419,7 +433,7 @@ void DrawHeatmap(const HeatmapSpec& spec, const HeatmapLayout& L, Painter* paint
   }
 }
 
-Result<std::string> RenderHeatmap(const HeatmapSpec& spec_in, const std::string& format) {
+Result<std::string> RenderHeatmap(const HeatmapSpec& spec_in, const std::string& format, HeatmapLayout* layout_out) {
   Result<std::shared_ptr<const FontSet>> fonts = FontSet::Default();
   if (!fonts.ok()) return fonts.status();
   HeatmapSpec spec = spec_in;
@@ -433,6 +447,7 @@ Result<std::string> RenderHeatmap(const HeatmapSpec& spec_in, const std::string&
   }
   Result<HeatmapLayout> layout = LayoutHeatmap(**fonts, spec);
   if (!layout.ok()) return layout.status();
+  if (layout_out) *layout_out = *layout;
   if (format == "svg") {
     SvgPainter svg(layout->width, layout->height, *fonts);
     if (spec.physical) svg.SetPhysicalSize(layout->width / spec.dpi, layout->height / spec.dpi);

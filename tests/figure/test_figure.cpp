@@ -449,6 +449,23 @@ TEST_F(FigureTest, CellSizeWidthAnnotateAndTitle) {
     for (int x = 5; x < 55; ++x) text_pixels += test::ColorDistance(r.image.At((int)c.x + x, (int)c.y + y), bg) > 80;
   EXPECT_GT(text_pixels, 20);
 
+  // Cells too small for the numbers: none printed, and the notes name the cell size that prints them.
+  ExportNotes notes;
+  o.cell_size = 12;
+  ASSERT_TRUE(ExportHeatmap(t, MakeConfig(), o, nullptr, &notes).ok());
+  EXPECT_EQ(notes.cell, 12);
+  EXPECT_GT(notes.annotate_needs_cell, 12);
+  const int needed = notes.annotate_needs_cell;
+  o.cell_size = needed - 1;
+  ASSERT_TRUE(ExportPng(t, o, &r));
+  EXPECT_EQ(r.layout.annotate_font, 0);
+  EXPECT_EQ(r.layout.annotate_needs_cell, needed);
+  o.cell_size = needed;
+  ASSERT_TRUE(ExportHeatmap(t, MakeConfig(), o, nullptr, &notes).ok());
+  EXPECT_EQ(notes.annotate_needs_cell, 0);
+  ASSERT_TRUE(ExportPng(t, o, &r));
+  EXPECT_GT(r.layout.annotate_font, 0);
+
   o.cell_size = 0;
   o.annotate = false;
   o.width = 20;  // far too small

@@ -350,6 +350,42 @@ TEST_F(PanelTest, ExportWithNoFolderWritesToThePicturesFolder) {
 #endif
 }
 
+// "annotate" on a figure whose cells are too small for the numbers: next to the checkbox the panel says so, with the
+// cell size they need; a size that gives cells that large prints them and the note goes.
+TEST_F(PanelTest, AnnotateSaysWhenTheCellsAreTooSmallForTheNumbers) {
+  std::string text;
+  for (int i = 0; i < 60; ++i) text += "w" + std::to_string(i) + " ";
+  App& app = MakeApp(text);
+  app.settings.export_dir = TempDir();
+  app.settings.export_annotate = true;
+  Frames(3);
+  ASSERT_NE(app.dump.Find("export.annotate_note"), nullptr);
+  EXPECT_EQ(app.dump.Find("export.annotate_note")->value_json, "\"\"");  // nothing known before an export
+#ifdef ATTNVIZ_HAVE_FIGURE
+  Export();
+  ASSERT_TRUE(app.views.export_panel.ok) << app.views.export_panel.message;
+  const ExportPanelView::CellNote note = app.views.export_panel.note;
+  EXPECT_GT(note.cell, 0);
+  EXPECT_GT(note.annotate_needs_cell, note.cell);
+  EXPECT_EQ(app.dump.Find("export.annotate_note")->value_json,
+            JsonString("cells too small for the numbers: " + std::to_string(note.cell) + " px, they need " +
+                       std::to_string(note.annotate_needs_cell) + " px"));
+  // Off: no note. Another size: the note was for the old one.
+  app.settings.export_annotate = false;
+  Frames(1);
+  EXPECT_EQ(app.dump.Find("export.annotate_note")->value_json, "\"\"");
+  app.settings.export_annotate = true;
+  app.settings.export_size = "40x40in";
+  Frames(1);
+  EXPECT_EQ(app.dump.Find("export.annotate_note")->value_json, "\"\"");
+  app.settings.export_dpi = 96;  // 40 in at 96 dpi: 3840 px for 60 tokens, cells of about 55 px
+  Export();
+  ASSERT_TRUE(app.views.export_panel.ok) << app.views.export_panel.message;
+  EXPECT_EQ(app.views.export_panel.note.annotate_needs_cell, 0);
+  EXPECT_EQ(app.dump.Find("export.annotate_note")->value_json, "\"\"");
+#endif
+}
+
 TEST_F(PanelTest, ExportButtonWritesThroughTheFigureLibrary) {
   App& app = MakeApp();
   std::string dir = TempDir();

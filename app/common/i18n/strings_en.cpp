@@ -183,6 +183,7 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kExportSizeTip, "empty: automatic; or width x height in in, cm or mm (3.3x3in, 8x7cm)"},
     {Str::kExportDpi, "dpi"},
     {Str::kExportAnnotate, "annotate"},
+    {Str::kExportAnnotateTooSmall, "cells too small for the numbers: {0} px, they need {1} px"},
     // ---- Model
     {Str::kSourceSandbox, "Sandbox (random layer, every knob)"},
     {Str::kSourceModel, "Trained model"},
@@ -391,6 +392,7 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kCliPlotExtension, "--plot {0}: unknown extension '{1}': allowed .png, .svg"},
     {Str::kCliNoFigureLibrary, "--plot: this build has no figure library"},
     {Str::kCliWrote, "wrote {0}"},
+    {Str::kCliAnnotateTooSmall, "note: --annotate printed no weights: the cells are {0} px and the numbers need {1} px cells (a larger --size, fewer tokens, or --cell-size {1})"},
     {Str::kCliWroteRows, "wrote {0} ({1} rows)"},
     {Str::kCliDumpWritten, "dump written to {0}/"},
     {Str::kCliModelPerHead, "{0} tokens; per head: mean max attention / mean entropy (nats)"},

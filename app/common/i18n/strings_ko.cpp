@@ -183,6 +183,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kExportSizeTip, "비우면 자동; 또는 가로x세로 (in, cm, mm 단위, 예: 3.3x3in, 8x7cm)"},
     {Str::kExportDpi, "dpi"},
     {Str::kExportAnnotate, "수치 표시"},
+    {Str::kExportAnnotateTooSmall, "셀이 수치를 넣기에 너무 작습니다: {0} px이며 {1} px이 필요합니다"},
     // ---- Model
     {Str::kSourceSandbox, "샌드박스 (무작위 층, 모든 설정)"},
     {Str::kSourceModel, "학습된 모델"},
@@ -383,6 +384,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kCliPlotExtension, "--plot {0}: 알 수 없는 확장자 '{1}': 허용 .png, .svg"},
     {Str::kCliNoFigureLibrary, "--plot: 이 빌드에는 그림 라이브러리가 없습니다"},
     {Str::kCliWrote, "저장했습니다: {0}"},
+    {Str::kCliAnnotateTooSmall, "참고: --annotate가 수치를 표시하지 않았습니다: 셀이 {0} px이며 수치에는 {1} px 셀이 필요합니다 (더 큰 --size, 더 적은 토큰, 또는 --cell-size {1})"},
     {Str::kCliWroteRows, "저장했습니다: {0} ({1}행)"},
     {Str::kCliDumpWritten, "덤프를 저장했습니다: {0}/"},
     {Str::kCliModelPerHead, "토큰 {0}개; 헤드마다: 평균 최대 어텐션 / 평균 엔트로피 (nats)"},

@@ -53,7 +53,7 @@ enum class Str : int {
   // ---- Export
   kExportHead, kExportHeads, kExportSaturation, kExportOverview, kFolder, kFile, kExportHeadHint, kExportButton,
   kExporting, kExportingPath, kWrote, kExportFailed, kNoFileName, kExportTitle, kExportTitleHint, kExportSize,
-  kExportSizeTip, kExportDpi, kExportAnnotate,
+  kExportSizeTip, kExportDpi, kExportAnnotate, kExportAnnotateTooSmall,
   // ---- Model
   kSourceSandbox, kSourceModel, kModelFolderHint, kBundledTiny, kOpeningModel, kDropModelHint, kGgufWhatWasRead, kLayer,
   kHideSpecial, kWhatIf, kNoScaling, kOnLayers, kOnLayersHint, kRunning, kHeadRoleLine, kTokensAsModelSees,
@@ -95,7 +95,7 @@ enum class Str : int {
   kSettingsLineProblem, kSettingsConfigProblem, kSettingsCorruptMoved, kSettingsCorruptStuck, kAppUnknownOption, kAppBadLesson,
   kCliHeadAndHeads, kCliOneSizeOption, kCliRandomAndText, kCliNoOut, kCliUnknownRange, kCliHeadOutOfRange,
   kCliPlotExtension, kCliNoFigureLibrary,
-  kCliWrote, kCliWroteRows, kCliDumpWritten, kCliModelPerHead, kCliPooled, kCliPredictLoss, kCliPredictMasked, kCliPredictOneToken, kCliNeuronMasked, kCliNoPiece, kModelDescribeLayers,
+  kCliWrote, kCliAnnotateTooSmall, kCliWroteRows, kCliDumpWritten, kCliModelPerHead, kCliPooled, kCliPredictLoss, kCliPredictMasked, kCliPredictOneToken, kCliNeuronMasked, kCliNoPiece, kModelDescribeLayers,
   kModelDescribeKvHeads, kModelDescribeSizes, kModelDescribeLinear, kModelDescribeLlama3, kModelDescribeFreqFactors, kModelDescribeWindow,
   kStepRawSource, kNoteRawSource, kCliComputeSummary,
   // ---- the settings file's syntax and values (state.cpp)
