@@ -1047,6 +1047,18 @@ TEST_F(ModelPanelTest, AblatingAHeadFromItsMenuShowsTheLossChange) {
   ASSERT_TRUE(app.ShownScan());
   EXPECT_EQ(app.ShownScan()->ranked.size(), 12u);
   EXPECT_NE(app.dump.Field("ablation_scan").find("\"top\": [["), std::string::npos) << app.dump.Field("ablation_scan");
+  // Coloured by the scan, the Overview has a legend: the bar's ends are the signed loss changes the tint stands for.
+  EXPECT_EQ(app.dump.Find("overview.delta_legend"), nullptr);  // not coloured yet
+  app.views.model.color_by_delta = true;
+  Frames(2);
+  ASSERT_NE(app.dump.Find("overview.delta_legend"), nullptr);
+  const double m = app.ShownScan()->max_abs_delta;
+  EXPECT_GT(m, 0);
+  EXPECT_EQ(app.dump.Find("overview.delta_legend")->value_json,
+            "{\"lo\": " + JsonNumber(-m) + ", \"hi\": " + JsonNumber(m) + "}");
+  app.views.model.color_by_delta = false;
+  Frames(1);
+  EXPECT_EQ(app.dump.Find("overview.delta_legend"), nullptr);
   app.settings.kv_text = "A dog ran.";
   Frames(4);
   EXPECT_FALSE(app.ShownScan());

@@ -500,6 +500,7 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kScanOtherWhatIfs, "scanned with other what-ifs than the ones set now"},
     {Str::kOverviewAblatedTip, "ablated (right-click to restore)"},
     {Str::kOverviewDeltaTip, "ablating it: Δ loss {0} nats"},
+    {Str::kOverviewDeltaLegend, "colour: the loss change (nats) when the head is ablated; blue: it falls, red: it rises"},
     // ---- the neuron view and the other map kinds
     {Str::kMapKindLabel, "Map:"},
     {Str::kMapKindAttention, "Attention"},

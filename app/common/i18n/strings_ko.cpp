@@ -492,6 +492,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kScanOtherWhatIfs, "지금과 다른 가정 실험 설정으로 검사했습니다"},
     {Str::kOverviewAblatedTip, "제거됨 (오른쪽 클릭으로 복원)"},
     {Str::kOverviewDeltaTip, "제거하면: Δ 손실 {0} nats"},
+    {Str::kOverviewDeltaLegend, "색: 헤드를 제거했을 때의 손실 변화(nats)입니다. 파랑은 감소, 빨강은 증가를 뜻합니다"},
     // ---- the neuron view and the other map kinds
     {Str::kMapKindLabel, "맵:"},
     {Str::kMapKindAttention, "어텐션"},

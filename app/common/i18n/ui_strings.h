@@ -116,7 +116,7 @@ enum class Str : int {
   kModelPredictingOf, kNoLmHead, kPredictNextTip, kPredictMaskTip, kPredictNoMask, kPredictHowTo, kPredictPinned,
   kLossLine, kLossChange, kLossBaselineUnknown, kLossExplain, kLossMasked, kAblateHead, kRestoreHead, kAblatedHeads,
   kRestoreAll, kScanButton, kScanCancel, kScanProgress, kScanRefused, kScanBase, kScanPartial, kScanColLayer, kScanColHead,
-  kScanColLoss, kScanColDelta, kScanColorOverview, kScanOtherWhatIfs, kOverviewAblatedTip, kOverviewDeltaTip,
+  kScanColLoss, kScanColDelta, kScanColorOverview, kScanOtherWhatIfs, kOverviewAblatedTip, kOverviewDeltaTip, kOverviewDeltaLegend,
   // ---- the neuron view and the other map kinds (rollout, value-weighted)
   kMapKindLabel, kMapKindAttention, kMapKindRollout, kMapKindValueWeighted, kRolloutExplain, kValueWeightedExplain,
   kRolloutPooled, kRolloutRefusedMemory, kValueWeightedMaking, kRolloutMaking, kModelRolloutOf, kValueWeightedOverviewStreamed,
