@@ -69,6 +69,28 @@ std::string DefaultFileName(const PanelContext& ctx) {
 
 using CellNote = ExportPanelView::CellNote;
 
+// The first of "name-2.ext", "name-3.ext", ... in the folder of `path` ("name.ext") that is not there; a name that
+// already ends in "-N" counts on from N ("name-2.png" -> "name-3.png").
+std::string NextFreePath(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  const size_t name_at = slash == std::string::npos ? 0 : slash + 1;
+  size_t dot = path.find_last_of('.');
+  if (dot == std::string::npos || dot <= name_at) dot = path.size();
+  std::string stem = path.substr(0, dot);
+  const std::string ext = path.substr(dot);
+  long long n = 2;
+  const size_t dash = stem.find_last_of('-');
+  if (dash != std::string::npos && dash + 1 > name_at && dash + 1 < stem.size() && stem.size() - dash - 1 <= 9 &&
+      stem.find_first_not_of("0123456789", dash + 1) == std::string::npos) {
+    n = std::stoll(stem.substr(dash + 1)) + 1;
+    stem.resize(dash);
+  }
+  for (;; ++n) {
+    const std::string candidate = stem + "-" + std::to_string(n) + ext;
+    if (!PathExists(candidate) || n > 1000000) return candidate;
+  }
+}
+
 // The settings a figure's note is for: it is shown only while they hold.
 std::string NoteKey(const AppSettings& s, const std::string& file_name) {
   return s.export_dir + "|" + file_name + "|" + s.export_size + "|" + std::to_string(s.export_dpi) + "|" +
@@ -349,9 +371,30 @@ void DrawExportPanel(PanelContext& ctx) {
   }
   ImGui::PopItemWidth();
   bool busy = ctx.verbs.Exporting();
+  const std::string dir = s.export_dir.empty() ? default_dir : ExpandHome(s.export_dir);
+  std::string path = file_name.empty() || file_name[0] == '/' ? file_name : dir + "/" + file_name;
+  // A file already there is never replaced unasked: the panel says so, the button says "Overwrite", and a second
+  // button writes to the next free name (name-2.png) instead.
+  const bool exists = !busy && !path.empty() && PathExists(path);
+  std::string next_path;
+  if (exists) {
+    next_path = NextFreePath(path);
+    ErrorText(Trf(Str::kExportFileExists, {file_name}));
+  }
+  dump.RecordItem("export.exists", BoolJson(exists));
   if (busy) ImGui::BeginDisabled();
-  bool clicked = widget::Button(dump, busy ? Str::kExporting : Str::kExportButton, "export.button");
+  bool clicked = widget::Button(dump, busy ? Str::kExporting : exists ? Str::kExportOverwrite : Str::kExportButton,
+                                "export.button");
   if (busy) ImGui::EndDisabled();
+  if (exists) {
+    ImGui::SameLine();
+    const std::string next_name = next_path.substr(next_path.find_last_of('/') + 1);
+    const std::string save_as = Trf(Str::kExportSaveAsNext, {next_name});
+    if (widget::Button(dump, save_as.c_str(), "export.next_name")) {
+      clicked = true;
+      path = next_path;
+    }
+  }
   if (s.export_target == ExportTarget::kCurrentHead) {
     ImGui::SameLine();
     DimText(Trf(Str::kExportHeadHint, {std::to_string(s.selected_head)}));
@@ -361,8 +404,6 @@ void DrawExportPanel(PanelContext& ctx) {
     if (Result<FigureSize> size = ParseFigureSize(s.export_size); !size) ErrorText(Localized(size));
 #endif
   if (clicked && !busy) {
-    std::string dir = s.export_dir.empty() ? default_dir : ExpandHome(s.export_dir);
-    std::string path = file_name.empty() || file_name[0] == '/' ? file_name : dir + "/" + file_name;
     UiMessage refusal = path.empty() ? UiMessage(Str::kNoFileName) : UiMessage(MakeDirs(dir));
     auto note = std::make_shared<CellNote>();
     note->key = NoteKey(s, file_name);

@@ -386,6 +386,51 @@ TEST_F(PanelTest, AnnotateSaysWhenTheCellsAreTooSmallForTheNumbers) {
 #endif
 }
 
+// A second export to a file that is there never replaces it silently: the panel says it exists, the button says
+// "Overwrite", and "Save as name-2.csv" writes the next free name instead, leaving the first file as it was.
+TEST_F(PanelTest, ExportToAnExistingFileOffersOverwriteOrTheNextFreeName) {
+  App& app = MakeApp();
+  const std::string dir = TempDir();
+  app.settings.export_dir = dir;
+  Frames(3);
+  Click("export.format_csv");
+  EXPECT_EQ(app.dump.Find("export.exists")->value_json, "false");
+  EXPECT_EQ(app.dump.Find("export.next_name"), nullptr);
+  Export();
+#ifdef ATTNVIZ_HAVE_FIGURE
+  ASSERT_TRUE(app.views.export_panel.ok) << app.views.export_panel.message;
+  const std::string first = app.views.export_panel.path_written;
+  const std::string name = app.views.export_panel.file_name;
+  ASSERT_EQ(first, dir + "/" + name);
+  ASSERT_TRUE(WriteFileAtomic(first, "the user's own edit\n").ok());
+  Frames(1);
+  EXPECT_EQ(app.dump.Find("export.exists")->value_json, "true");
+  EXPECT_NE(app.dump.Find("export.button")->label.find("Overwrite"), std::string::npos)
+      << app.dump.Find("export.button")->label;
+  const std::string stem = name.substr(0, name.size() - 4);
+  ASSERT_NE(app.dump.Find("export.next_name"), nullptr);
+  EXPECT_NE(app.dump.Find("export.next_name")->label.find("Save as " + stem + "-2.csv"), std::string::npos)
+      << app.dump.Find("export.next_name")->label;
+  // The next free name: the first file is kept.
+  Click("export.next_name");
+  for (int i = 0; i < 500 && app.exporting(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    Frame();
+  }
+  Frame();
+  ASSERT_TRUE(app.views.export_panel.ok) << app.views.export_panel.message;
+  EXPECT_EQ(app.views.export_panel.path_written, dir + "/" + stem + "-2.csv");
+  EXPECT_EQ(*ReadFile(first), "the user's own edit\n");
+  EXPECT_NE(ReadFile(dir + "/" + stem + "-2.csv")->find("home"), std::string::npos);
+  EXPECT_NE(app.dump.Find("export.next_name")->label.find(stem + "-3.csv"), std::string::npos);
+  // Overwrite, asked for: the first file is replaced.
+  Export();
+  ASSERT_TRUE(app.views.export_panel.ok) << app.views.export_panel.message;
+  EXPECT_EQ(app.views.export_panel.path_written, first);
+  EXPECT_NE(ReadFile(first)->find("home"), std::string::npos);
+#endif
+}
+
 TEST_F(PanelTest, ExportButtonWritesThroughTheFigureLibrary) {
   App& app = MakeApp();
   std::string dir = TempDir();

@@ -184,6 +184,9 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kExportDpi, "dpi"},
     {Str::kExportAnnotate, "annotate"},
     {Str::kExportAnnotateTooSmall, "cells too small for the numbers: {0} px, they need {1} px"},
+    {Str::kExportFileExists, "{0} already exists"},
+    {Str::kExportOverwrite, "Overwrite"},
+    {Str::kExportSaveAsNext, "Save as {0}"},
     // ---- Model
     {Str::kSourceSandbox, "Sandbox (random layer, every knob)"},
     {Str::kSourceModel, "Trained model"},

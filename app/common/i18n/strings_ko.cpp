@@ -184,6 +184,9 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kExportDpi, "dpi"},
     {Str::kExportAnnotate, "수치 표시"},
     {Str::kExportAnnotateTooSmall, "셀이 수치를 넣기에 너무 작습니다: {0} px이며 {1} px이 필요합니다"},
+    {Str::kExportFileExists, "{0} 파일이 이미 있습니다"},
+    {Str::kExportOverwrite, "덮어쓰기"},
+    {Str::kExportSaveAsNext, "{0}(으)로 저장"},
     // ---- Model
     {Str::kSourceSandbox, "샌드박스 (무작위 층, 모든 설정)"},
     {Str::kSourceModel, "학습된 모델"},

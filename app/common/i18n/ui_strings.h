@@ -53,7 +53,8 @@ enum class Str : int {
   // ---- Export
   kExportHead, kExportHeads, kExportSaturation, kExportOverview, kFolder, kFile, kExportHeadHint, kExportButton,
   kExporting, kExportingPath, kWrote, kExportFailed, kNoFileName, kExportTitle, kExportTitleHint, kExportSize,
-  kExportSizeTip, kExportDpi, kExportAnnotate, kExportAnnotateTooSmall,
+  kExportSizeTip, kExportDpi, kExportAnnotate, kExportAnnotateTooSmall, kExportFileExists,
+  kExportOverwrite, kExportSaveAsNext,
   // ---- Model
   kSourceSandbox, kSourceModel, kModelFolderHint, kBundledTiny, kOpeningModel, kDropModelHint, kGgufWhatWasRead, kLayer,
   kHideSpecial, kWhatIf, kNoScaling, kOnLayers, kOnLayersHint, kRunning, kHeadRoleLine, kTokensAsModelSees,
