@@ -69,6 +69,9 @@ std::string DefaultFileName(const PanelContext& ctx) {
 
 using CellNote = ExportPanelView::CellNote;
 
+// A picture (PNG, SVG, PDF) rather than the numbers (CSV, NPY, JSON).
+bool IsFigureFormat(ExportFormat f) { return f == ExportFormat::kPng || f == ExportFormat::kSvg || f == ExportFormat::kPdf; }
+
 // The first of "name-2.ext", "name-3.ext", ... in the folder of `path` ("name.ext") that is not there; a name that
 // already ends in "-N" counts on from N ("name-2.png" -> "name-3.png").
 std::string NextFreePath(const std::string& path) {
@@ -179,7 +182,7 @@ std::function<Status()> ModelHeadsJob(PanelContext& ctx, HeatmapExportOptions o,
   // the title says which.
   std::shared_ptr<const MapWindow> window;
   if (figure->maps.pooled && s.export_target == ExportTarget::kCurrentHead &&
-      (s.export_format == ExportFormat::kPng || s.export_format == ExportFormat::kSvg)) {
+      IsFigureFormat(s.export_format)) {
     window = std::make_shared<MapWindow>(ctx.views.heads.ShownWindow(o.head, figure->maps.n_q(), figure->maps.n_k()));
     figure->title += kTitleDot + std::string("queries ") + std::to_string(window->r0) + "-" +
                      std::to_string(window->r1 - 1) + ", keys " + std::to_string(window->c0) + "-" +
@@ -265,7 +268,7 @@ std::function<Status()> MakeExportJob(PanelContext& ctx, const std::string& path
   if (s.export_target == ExportTarget::kCurrentHead) {
     o.head = s.selected_head;
     const AttentionTensors& t = *result->numbers;
-    if (t.pooled && (s.export_format == ExportFormat::kPng || s.export_format == ExportFormat::kSvg))
+    if (t.pooled && IsFigureFormat(s.export_format))
       window = std::make_shared<MapWindow>(ctx.views.heads.ShownWindow(o.head, t.n_q(), t.n_k()));
   } else {
     o.all_heads = true;
@@ -344,7 +347,7 @@ void DrawExportPanel(PanelContext& ctx) {
   widget::InputTextWithHint(dump, Str::kFolder, "export.folder", default_dir.c_str(), &s.export_dir);
   widget::InputText(dump, Str::kFile, "export.file", &file_name);
   // Figure options, as attnviz-cli export's --title, --size, --dpi and --annotate.
-  const bool figure = s.export_format == ExportFormat::kPng || s.export_format == ExportFormat::kSvg;
+  const bool figure = IsFigureFormat(s.export_format);
   if (figure) {
     widget::InputTextWithHint(dump, Str::kExportTitle, "export.title", Tr(Str::kExportTitleHint), &s.export_title);
     if (!plot) {  // one row: size, dpi, annotate

@@ -36,6 +36,7 @@ const char* ToString(ExportFormat format) {
   switch (format) {
     case ExportFormat::kPng: return "png";
     case ExportFormat::kSvg: return "svg";
+    case ExportFormat::kPdf: return "pdf";
     case ExportFormat::kCsv: return "csv";
     case ExportFormat::kNpy: return "npy";
     case ExportFormat::kJson: return "json";

@@ -13,7 +13,7 @@
 namespace attnviz {
 
 enum class ExportTarget { kCurrentHead = 0, kVisibleHeads, kSaturationPlot, kOverview };  // kOverview: a model's layers x heads
-enum class ExportFormat { kPng = 0, kSvg, kCsv, kNpy, kJson };
+enum class ExportFormat { kPng = 0, kSvg, kPdf, kCsv, kNpy, kJson };  // saved by name (ToString)
 const char* ToString(ExportTarget target);
 const char* ToString(ExportFormat format);  // "png", ...
 

@@ -19,7 +19,7 @@ namespace attnviz {
 
 namespace {
 
-const char* kFormats[] = {"png", "svg", "csv", "npy", "json"};
+const char* kFormats[] = {"png", "svg", "pdf", "csv", "npy", "json"};
 
 std::string Lower(std::string s) {
   for (char& c : s) c = (char)std::tolower((unsigned char)c);
@@ -327,7 +327,7 @@ Status ExportLongHeatmap(const LayerMaps& t, const AttentionConfig* config, Heat
   const MapWindow w = window ? *window : MapWindow{0, (int)n_q, 0, (int)n_k};
   // A one-head CSV names no head, and a figure of one head draws only that head: neither needs the other heads'
   // planes (a 2047 x 2047 head of a 9-head layer is 4.2 M cells, not 37.7 M).
-  const bool compact = heads.size() == 1 && (format == "csv" || ((format == "png" || format == "svg") && !o.all_heads));
+  const bool compact = heads.size() == 1 && (format == "csv" || ((format == "png" || format == "svg" || format == "pdf") && !o.all_heads));
   const size_t cells = (compact ? 1 : (size_t)t.n_head()) * w.rows() * w.cols();
   if (cells > kExactExportCells)
     return Status::Error(MsgId::kLongExportTooLarge, {"." + format, std::to_string(n_q), std::to_string(n_k),
@@ -385,7 +385,7 @@ Status ExportHeatmap(const LayerMaps& tensors, const AttentionConfig* config, co
 Status WriteSaturationPlot(const std::string& path, const std::vector<SweepPoint>& points, const std::string& title,
                            int current_d_k, const SaturationWords& words) {
   std::string ext = FileExtension(path);
-  if (ext != ".png" && ext != ".svg")
+  if (ext != ".png" && ext != ".svg" && ext != ".pdf")
     return Status::Error(MsgId::kPlotUnknownExtension, {path, ext});
   Result<std::string> bytes = RenderSaturation(points, title, current_d_k, ext.substr(1), words);
   if (!bytes.ok()) return bytes.status();

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "figure/canvas.h"
+#include "figure/pdf.h"
 #include "figure/svg.h"
 #include "sandbox/text.h"
 
@@ -438,10 +439,10 @@ Result<std::string> RenderHeatmap(const HeatmapSpec& spec_in, const std::string&
   if (!fonts.ok()) return fonts.status();
   HeatmapSpec spec = spec_in;
   const long long cells = (long long)spec.heads.size() * spec.n_q * spec.n_k;
-  if (format == "svg") {
+  if (format == "svg" || format == "pdf") {
     // Large maps embed their cells as one image (a 1024-token head: 0.7 MB, not 65 MB of <rect>s); the
     // bound keeps an SVG a document a viewer opens (the image itself grows with the cells).
-    if (cells > kMaxSvgCells)
+    if (format == "svg" && cells > kMaxSvgCells)
       return Status::Error(MsgId::kSvgTooManyCells, {std::to_string(cells), std::to_string(kMaxSvgCells)});
     spec.cells_as_image = cells > kSvgImageAboveCells;
   }
@@ -453,6 +454,12 @@ Result<std::string> RenderHeatmap(const HeatmapSpec& spec_in, const std::string&
     if (spec.physical) svg.SetPhysicalSize(layout->width / spec.dpi, layout->height / spec.dpi);
     DrawHeatmap(spec, *layout, &svg);
     return svg.Finish();
+  }
+  if (format == "pdf") {
+    PdfPainter pdf(layout->width, layout->height, spec.dpi, *fonts);
+    pdf.SetTitle(spec.title);
+    DrawHeatmap(spec, *layout, &pdf);
+    return pdf.Finish();
   }
   if (format == "png") {
     constexpr long long kMaxPixels = 16384LL * 16384LL;
@@ -467,7 +474,7 @@ Result<std::string> RenderHeatmap(const HeatmapSpec& spec_in, const std::string&
     DrawHeatmap(spec, *layout, &canvas);
     return canvas.EncodePng(spec.dpi);
   }
-  return Status::Error("heatmap figure format '" + format + "' is not supported: allowed png|svg");
+  return Status::Error("heatmap figure format '" + format + "' is not supported: allowed png|svg|pdf");
 }
 
 }  // namespace attnviz

@@ -684,13 +684,13 @@ TEST_F(FigureTest, BadPathsAndFormatsLeaveNoFile) {
     o.out_path = dir_ + "/" + name;
     Status s = ExportHeatmap(t, MakeConfig(), o);
     ASSERT_FALSE(s.ok()) << name;
-    EXPECT_NE(s.message().find(".png .svg .csv .npy .json"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find(".png .svg .pdf .csv .npy .json"), std::string::npos) << s.message();
   }
   o.out_path = dir_ + "/x.png";
   o.format = "bmp";
   Status s = ExportHeatmap(t, MakeConfig(), o);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("png|svg|csv|npy|json"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("png|svg|pdf|csv|npy|json"), std::string::npos) << s.message();
   o.format = "";
   // A folder that does not exist, and a "folder" that is a file.
   ASSERT_TRUE(WriteFileAtomic(dir_ + "/file", "x").ok());

@@ -99,6 +99,13 @@ TEST_F(AppFigureTest, ExportPanelWritesTheSameBytesAsTheCli) {
   std::string svg = AppExport();
   EXPECT_NE(svg.find(">masked</text>"), std::string::npos);
   EXPECT_EQ(svg, CliExport("export", {"--heads", "0,2-3", "--dpi", "300"}, "--out", "cli-heads.svg"));
+  // PDF: the same bytes as attnviz-cli export's .pdf.
+  Click("export.format_pdf");
+  EXPECT_EQ(app.views.export_panel.file_name, "attnviz-heads-0-2-3-dk32-scaled-causal-seed3.pdf");
+  std::string pdf = AppExport();
+  EXPECT_EQ(pdf.rfind("%PDF-1.4\n", 0), 0u);
+  EXPECT_TRUE(pdf == CliExport("export", {"--heads", "0,2-3", "--dpi", "300"}, "--out", "cli-heads.pdf"))
+      << "the app's PDF is not attnviz-cli export's";
 
   // The panel's title, size, dpi and annotate = --title --size --dpi --annotate.
   Click("export.target_head");
@@ -137,6 +144,9 @@ TEST_F(AppFigureTest, ExportPanelWritesTheSameBytesAsTheCli) {
   Click("export.format_png");
   std::string plot = AppExport();
   EXPECT_EQ(plot, CliExport("sweep", {}, "--plot", "cli-sweep.png"));
+  Click("export.format_pdf");
+  plot = AppExport();
+  EXPECT_TRUE(plot == CliExport("sweep", {}, "--plot", "cli-sweep.pdf")) << "the app's saturation PDF is not the CLI's";
 }
 
 TEST_F(AppFigureTest, UnmaskedAndCausalDefaultNamesDiffer) {

@@ -838,6 +838,22 @@ TEST_F(ModelPanelTest, HeadExportIsTheCliModelFigure) {
   Result<std::string> from_cli = ReadFile(cli_svg);
   ASSERT_TRUE(from_cli.ok()) << cli_svg;
   EXPECT_TRUE(*from_app == *from_cli) << "the app's figure is not attnviz-cli model --figure's";
+  // As PDF too.
+  app.settings.export_format = ExportFormat::kPdf;
+  Frames(2);
+  Export();
+  ASSERT_TRUE(app.views.export_panel.ok) << app.views.export_panel.message;
+  from_app = ReadFile(app.views.export_panel.path_written);
+  ASSERT_TRUE(from_app.ok()) << app.views.export_panel.path_written;
+  const std::string cli_pdf = dir_ + "/cli-head.pdf";
+  r = cli_test::Cli({"--lang", "en", "model", "--model", model_dir_, "--text", text, "--figure", cli_pdf, "--layer", "1",
+                     "--head", "2", "--no-scale", "--layers", "0", "--dpi", "300"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  from_cli = ReadFile(cli_pdf);
+  ASSERT_TRUE(from_cli.ok()) << cli_pdf;
+  EXPECT_EQ(from_app->rfind("%PDF-1.4\n", 0), 0u);
+  EXPECT_TRUE(*from_app == *from_cli) << "the app's PDF is not attnviz-cli model --figure's";
+  app.settings.export_format = ExportFormat::kSvg;
 
   // The visible heads (head 1 hidden): the same words, "3 heads".
   app.settings.export_target = ExportTarget::kVisibleHeads;

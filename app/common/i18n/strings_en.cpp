@@ -392,7 +392,7 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kCliNoOut, "no output file: give --out FILE"},
     {Str::kCliUnknownRange, "--range: unknown range '{0}': allowed fixed|auto"},
     {Str::kCliHeadOutOfRange, "--head {0} is out of range: allowed 0..{1} (--heads {2})"},
-    {Str::kCliPlotExtension, "--plot {0}: unknown extension '{1}': allowed .png, .svg"},
+    {Str::kCliPlotExtension, "--plot {0}: unknown extension '{1}': allowed .png, .svg, .pdf"},
     {Str::kCliNoFigureLibrary, "--plot: this build has no figure library"},
     {Str::kCliWrote, "wrote {0}"},
     {Str::kCliAnnotateTooSmall, "note: --annotate printed no weights: the cells are {0} px and the numbers need {1} px cells (a larger --size, fewer tokens, or --cell-size {1})"},

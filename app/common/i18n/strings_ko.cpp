@@ -384,7 +384,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kCliNoOut, "출력 파일이 없습니다: --out FILE로 정하십시오"},
     {Str::kCliUnknownRange, "--range: 알 수 없는 범위 '{0}': 허용 fixed|auto"},
     {Str::kCliHeadOutOfRange, "--head {0}: 범위를 벗어났습니다 (허용 범위 0..{1}, --heads {2})"},
-    {Str::kCliPlotExtension, "--plot {0}: 알 수 없는 확장자 '{1}': 허용 .png, .svg"},
+    {Str::kCliPlotExtension, "--plot {0}: 알 수 없는 확장자 '{1}': 허용 .png, .svg, .pdf"},
     {Str::kCliNoFigureLibrary, "--plot: 이 빌드에는 그림 라이브러리가 없습니다"},
     {Str::kCliWrote, "저장했습니다: {0}"},
     {Str::kCliAnnotateTooSmall, "참고: --annotate가 수치를 표시하지 않았습니다: 셀이 {0} px이며 수치에는 {1} px 셀이 필요합니다 (더 큰 --size, 더 적은 토큰, 또는 --cell-size {1})"},
