@@ -72,23 +72,17 @@ using CellNote = ExportPanelView::CellNote;
 // A picture (PNG, SVG, PDF) rather than the numbers (CSV, NPY, JSON).
 bool IsFigureFormat(ExportFormat f) { return f == ExportFormat::kPng || f == ExportFormat::kSvg || f == ExportFormat::kPdf; }
 
-// The first of "name-2.ext", "name-3.ext", ... in the folder of `path` ("name.ext") that is not there; a name that
-// already ends in "-N" counts on from N ("name-2.png" -> "name-3.png").
+// The first of "name-2.ext", "name-3.ext", ... in the folder of `path` ("name.ext") that is not there. A name's own
+// last "-N" is never counted on: "attnviz-heads-0-2-3.png" names heads 0, 2 and 3, and becomes
+// "attnviz-heads-0-2-3-2.png", not the name of heads 0, 2 and 4.
 std::string NextFreePath(const std::string& path) {
   const size_t slash = path.find_last_of('/');
   const size_t name_at = slash == std::string::npos ? 0 : slash + 1;
   size_t dot = path.find_last_of('.');
   if (dot == std::string::npos || dot <= name_at) dot = path.size();
-  std::string stem = path.substr(0, dot);
+  const std::string stem = path.substr(0, dot);
   const std::string ext = path.substr(dot);
-  long long n = 2;
-  const size_t dash = stem.find_last_of('-');
-  if (dash != std::string::npos && dash + 1 > name_at && dash + 1 < stem.size() && stem.size() - dash - 1 <= 9 &&
-      stem.find_first_not_of("0123456789", dash + 1) == std::string::npos) {
-    n = std::stoll(stem.substr(dash + 1)) + 1;
-    stem.resize(dash);
-  }
-  for (;; ++n) {
+  for (long long n = 2;; ++n) {
     const std::string candidate = stem + "-" + std::to_string(n) + ext;
     if (!PathExists(candidate) || n > 1000000) return candidate;
   }
@@ -379,12 +373,7 @@ void DrawExportPanel(PanelContext& ctx) {
   // A file already there is never replaced unasked: the panel says so, the button says "Overwrite", and a second
   // button writes to the next free name (name-2.png) instead.
   const bool exists = !busy && !path.empty() && PathExists(path);
-  std::string next_path;
-  if (exists) {
-    next_path = NextFreePath(path);
-    ErrorText(Trf(Str::kExportFileExists, {file_name}));
-  }
-  dump.RecordItem("export.exists", BoolJson(exists));
+  const std::string next_path = exists ? NextFreePath(path) : "";
   if (busy) ImGui::BeginDisabled();
   bool clicked = widget::Button(dump, busy ? Str::kExporting : exists ? Str::kExportOverwrite : Str::kExportButton,
                                 "export.button");
@@ -402,6 +391,8 @@ void DrawExportPanel(PanelContext& ctx) {
     ImGui::SameLine();
     DimText(Trf(Str::kExportHeadHint, {std::to_string(s.selected_head)}));
   }
+  if (exists) ErrorText(Trf(Str::kExportFileExists, {file_name}));  // below the buttons, so they never move
+  dump.RecordItem("export.exists", BoolJson(exists));
 #ifdef ATTNVIZ_HAVE_FIGURE
   if (figure && !plot && !s.export_size.empty())  // below the button, so the button never moves
     if (Result<FigureSize> size = ParseFigureSize(s.export_size); !size) ErrorText(Localized(size));
