@@ -7,7 +7,7 @@ PACKAGES=(
   libgtest-dev libbenchmark-dev
   fonts-dejavu-core fonts-nanum fonts-symbola fontconfig
   xvfb xauth xdotool x11-xserver-utils xclip libgl1-mesa-dri libglx-mesa0 libgl-dev mesa-utils
-  libxml2-utils python3
+  libxml2-utils poppler-utils python3
   nlohmann-json3-dev libpcre2-dev libutf8proc-dev libsentencepiece-dev
   desktop-file-utils appstream help2man librsvg2-bin man-db dpkg-dev
   clang libclang-rt-14-dev libomp-14-dev

@@ -19,8 +19,8 @@ const char* kExportHelp =
     "Runs one attention layer and writes a head's attention map as a figure or as data.\n"
     "Export:\n"
     "  --out FILE             output file; the format comes from its extension:\n"
-    "                         .png .svg (figure), .csv .npy .json (weights)\n"
-    "  --format F             png|svg|csv|npy|json, overriding the extension\n"
+    "                         .png .svg .pdf (figure), .csv .npy .json (weights)\n"
+    "  --format F             png|svg|pdf|csv|npy|json, overriding the extension\n"
     "  --head N               the head to export, 0-based (default 0)\n"
     "  --heads all|LIST       every head, or a list with ranges (0,2,5  0-3,7): a grid of maps\n"
     "                         sharing one colorbar (figures), [heads, n_q, n_k] (npy), blocks (csv, json)\n"
@@ -108,9 +108,11 @@ int RunExport(const std::vector<std::string>& args) {
   if (Status s = pipeline.Run(Stage::kSoftmax); !s) return UsageError("export", Localized(s));
   if (options.title.empty()) options.title = LocalizedTitle(DefaultHeatmapTitle(pipeline.config(), options));
   options.words = LocalizedFigureWords();  // axes and legend in --lang's language, as the title
-  if (Status s = ExportHeatmap(pipeline.tensors(), pipeline.config(), options); !s)
+  ExportNotes notes;
+  if (Status s = ExportHeatmap(pipeline.tensors(), pipeline.config(), options, nullptr, &notes); !s)
     return UsageError("export", Localized(s));
   std::printf("%s\n", Trf(Str::kCliWrote, {options.out_path}).c_str());
+  PrintFigureNotes(notes);
   return 0;
 }
 

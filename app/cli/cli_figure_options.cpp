@@ -1,5 +1,7 @@
 #include "cli_figure_options.h"
 
+#include <cstdio>
+
 #include "cli_util.h"
 #include "i18n/app_messages.h"
 #include "color/colormap.h"
@@ -67,6 +69,13 @@ Status CheckFigureOptions(const HeatmapExportOptions& options) {
   if ((options.cell_size > 0) + (options.width > 0) + options.size.set() > 1)
     return Status::Error(Tr(Str::kCliOneSizeOption));
   return Status::Ok();
+}
+
+void PrintFigureNotes(const ExportNotes& notes) {
+  if (notes.annotate_needs_cell > 0)
+    std::fprintf(stderr, "%s\n",
+                 Trf(Str::kCliAnnotateTooSmall, {std::to_string(notes.cell), std::to_string(notes.annotate_needs_cell)})
+                     .c_str());
 }
 
 }  // namespace attnviz

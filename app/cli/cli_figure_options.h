@@ -19,5 +19,8 @@ inline constexpr size_t kMaxTitleChars = 1000;
 bool ParseFigureOption(const std::vector<std::string>& args, size_t* i, HeatmapExportOptions* options, Status* error);
 // The checks across them, once all are parsed: at most one of --cell-size, --width and --size.
 Status CheckFigureOptions(const HeatmapExportOptions& options);
+// Tells on stderr what the figure written could not do as asked (--annotate with cells too small for the weights:
+// the cell size they need), in --lang's language. Nothing when all was done.
+void PrintFigureNotes(const ExportNotes& notes);
 
 }  // namespace attnviz

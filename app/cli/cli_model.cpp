@@ -2,7 +2,7 @@
 //   attnviz-cli model --model DIR|FILE.gguf|tiny (--text TEXT | --text-file FILE [--line N]) [--tokens] [--dump OUT]
 //                     [--roles [--json]] [--no-scale] [--no-softcap] [--temperature T] [--no-qk-norm]
 //                     [--layers L1,L2,...]
-//                     [--figure OUT.png|.svg --layer L --head H [figure options]]
+//                     [--figure OUT.png|.svg|.pdf --layer L --head H [figure options]]
 //                     [--predict K] [--ablate L:H,... [--ablate-mode zero|mean]] [--neuron L:H:I:J]
 //                     [--token-loss] [--logit-lens K] [--kind K,...] [--rollout] [--value-norm] [--json]
 // --dump streams attention.npy one layer at a time: a full map of every layer is never held. Head roles
@@ -94,7 +94,7 @@ const char* kModelHelp =
     "                         [n_layer, nb, nb], blocks of f tokens, f and nb in OUT/rollout.json\n"
     "  --value-norm           with --dump: OUT/value_norm.npy [n_layer, n_head, n, n], each weight times the\n"
     "                         size of what the key's value adds (||v_j W_o^h||)\n"
-    "  --figure OUT           write the heatmap of one head as OUT.png or OUT.svg, as the app's Export does;\n"
+    "  --figure OUT           write the heatmap of one head as OUT.png, OUT.svg or OUT.pdf, as the app's Export does;\n"
     "                         the title names the model, layer, head, mask (causal, causal with a sliding\n"
     "                         window, bidirectional) and the what-ifs\n"
     "  --layer L, --head H    with --figure (both needed): the layer and the head drawn, 0-based\n"
@@ -215,7 +215,7 @@ Status CheckArgs(const ModelArgs& args) {
   if (a->figure_layer < 0 || a->figure_head < 0) return AppError(AppMsgId::kFigureNeedsLayerHead, {});
   const std::string ext = FileExtension(a->figure.out_path);
   if (ext.empty()) return AppError(AppMsgId::kFigureNoExtension, {a->figure.out_path});
-  if (ext != ".png" && ext != ".svg") return AppError(AppMsgId::kFigureExtension, {a->figure.out_path, ext});
+  if (ext != ".png" && ext != ".svg" && ext != ".pdf") return AppError(AppMsgId::kFigureExtension, {a->figure.out_path, ext});
   return CheckFigureOptions(a->figure);
 }
 
@@ -356,7 +356,10 @@ Status WriteModelFigure(const model::ModelConfig& c, LayerMaps maps, int n_token
   options.head = figure->head;
   if (options.title.empty()) options.title = LocalizedTitle(figure->title);
   options.words = LocalizedFigureWords();
-  return ExportHeatmap(figure->maps, nullptr, options);
+  ExportNotes notes;
+  Status written = ExportHeatmap(figure->maps, nullptr, options, nullptr, &notes);
+  if (written) PrintFigureNotes(notes);
+  return written;
 }
 
 // What attnviz-cli model writes of each layer as it passes (the collector's taps): the dump's hidden.npy and one

@@ -20,7 +20,7 @@ const char* kSweepHelp =
     "Runs the layer at d_k = 1, 2, 4 ... 4096, scaled and unscaled, averaged over seeds, and writes\n"
     "mean max weight, entropy, normalized entropy, effective keys, softmax-gradient size and logit std.\n"
     "  --out FILE.csv         write the table there (default: print it)\n"
-    "  --plot FILE.png|.svg   draw the saturation figure\n"
+    "  --plot FILE.png|.svg|.pdf  draw the saturation figure\n"
     "  --seeds N              seeds averaged per point, 1..64 (default 2, 1 above 1024 query rows:\n"
     "                         the app's sweep, StandardSweepOptions)\n"
     "  --dks LIST             comma-separated d_k values, each 1..4096 (default 1,2,4,...,4096)\n"
@@ -89,7 +89,7 @@ int RunSweep(const std::vector<std::string>& args) {
   if (Status s = PreparePipeline(options, &pipeline); !s) return UsageError("sweep", Localized(s));
   if (!plot_path.empty()) {
     std::string ext = FileExtension(plot_path);
-    if (ext != ".png" && ext != ".svg")
+    if (ext != ".png" && ext != ".svg" && ext != ".pdf")
       return UsageError("sweep", Trf(Str::kCliPlotExtension, {plot_path, ext}));
   }
   AttentionConfig base = pipeline.config();

@@ -375,6 +375,9 @@ void App::Update() {
     views.export_panel.ok = st.ok();
     views.export_panel.path_written = st.ok() ? export_job_path_ : "";
     views.export_panel.message = st.ok() ? UiMessage(Str::kWrote, {export_job_path_}) : UiMessage(Str::kExportFailed, {st});
+    views.export_panel.note = st.ok() && views.export_panel.pending ? *views.export_panel.pending
+                                                                    : ExportPanelView::CellNote();
+    views.export_panel.pending.reset();
   }
   for (const std::string& path : pending_drops) {
     if (IsModelFolder(path)) {  // a dropped model folder or .gguf file opens as a model

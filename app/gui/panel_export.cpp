@@ -67,7 +67,42 @@ std::string DefaultFileName(const PanelContext& ctx) {
   return "attnviz.png";
 }
 
+using CellNote = ExportPanelView::CellNote;
+
+// A picture (PNG, SVG, PDF) rather than the numbers (CSV, NPY, JSON).
+bool IsFigureFormat(ExportFormat f) { return f == ExportFormat::kPng || f == ExportFormat::kSvg || f == ExportFormat::kPdf; }
+
+// The first of "name-2.ext", "name-3.ext", ... in the folder of `path` ("name.ext") that is not there. A name's own
+// last "-N" is never counted on: "attnviz-heads-0-2-3.png" names heads 0, 2 and 3, and becomes
+// "attnviz-heads-0-2-3-2.png", not the name of heads 0, 2 and 4.
+std::string NextFreePath(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  const size_t name_at = slash == std::string::npos ? 0 : slash + 1;
+  size_t dot = path.find_last_of('.');
+  if (dot == std::string::npos || dot <= name_at) dot = path.size();
+  const std::string stem = path.substr(0, dot);
+  const std::string ext = path.substr(dot);
+  for (long long n = 2;; ++n) {
+    const std::string candidate = stem + "-" + std::to_string(n) + ext;
+    if (!PathExists(candidate) || n > 1000000) return candidate;
+  }
+}
+
+// The settings a figure's note is for: it is shown only while they hold.
+std::string NoteKey(const AppSettings& s, const std::string& file_name) {
+  return s.export_dir + "|" + file_name + "|" + s.export_size + "|" + std::to_string(s.export_dpi) + "|" +
+         std::to_string((int)s.export_target) + "|" + std::to_string(s.selected_head) + "|" +
+         std::to_string(s.model_layer) + "|" + (s.export_annotate ? "a" : "");
+}
+
 #ifdef ATTNVIZ_HAVE_FIGURE
+// What the figure written could not do as asked, kept for the panel (the job runs off the UI thread; the note is
+// read once it is done).
+void Keep(const ExportNotes& notes, CellNote* note) {
+  note->cell = notes.cell;
+  note->annotate_needs_cell = notes.annotate_needs_cell;
+}
+
 // The figure options the panel sets (title, size, dpi, annotate, colours), as attnviz-cli export's.
 Result<HeatmapExportOptions> PanelOptions(const AppSettings& s, const std::string& path) {
   HeatmapExportOptions o;
@@ -94,7 +129,8 @@ Result<HeatmapExportOptions> PanelOptions(const AppSettings& s, const std::strin
 // special tokens left out when they are hidden there): the figure `attnviz-cli model --figure --layer L --head H`
 // writes (MakeModelHeadFigure, app/common/model_figure.h), its title naming the model, the layer, the mask and the
 // what-ifs.
-std::function<Status()> ModelHeadsJob(PanelContext& ctx, HeatmapExportOptions o, MapKind kind, UiMessage* refusal) {
+std::function<Status()> ModelHeadsJob(PanelContext& ctx, HeatmapExportOptions o, MapKind kind,
+                                      std::shared_ptr<CellNote> note, UiMessage* refusal) {
   const AppSettings& s = ctx.settings;
   std::shared_ptr<const Shown> shown = ctx.shown;
   std::shared_ptr<const ModelResult> model = shown ? shown->model : nullptr;
@@ -140,15 +176,18 @@ std::function<Status()> ModelHeadsJob(PanelContext& ctx, HeatmapExportOptions o,
   // the title says which.
   std::shared_ptr<const MapWindow> window;
   if (figure->maps.pooled && s.export_target == ExportTarget::kCurrentHead &&
-      (s.export_format == ExportFormat::kPng || s.export_format == ExportFormat::kSvg)) {
+      IsFigureFormat(s.export_format)) {
     window = std::make_shared<MapWindow>(ctx.views.heads.ShownWindow(o.head, figure->maps.n_q(), figure->maps.n_k()));
     figure->title += kTitleDot + std::string("queries ") + std::to_string(window->r0) + "-" +
                      std::to_string(window->r1 - 1) + ", keys " + std::to_string(window->c0) + "-" +
                      std::to_string(window->c1 - 1);
   }
   if (o.title.empty()) o.title = LocalizedTitle(figure->title);  // in the UI's language, as attnviz-cli --lang
-  return [head_figure = std::move(*figure), o, window] {
-    return ExportHeatmap(head_figure.maps, nullptr, o, window.get());
+  return [head_figure = std::move(*figure), o, window, note] {
+    ExportNotes notes;
+    Status st = ExportHeatmap(head_figure.maps, nullptr, o, window.get(), &notes);
+    Keep(notes, note.get());
+    return st;
   };
 }
 #endif
@@ -156,7 +195,8 @@ std::function<Status()> ModelHeadsJob(PanelContext& ctx, HeatmapExportOptions o,
 // Builds the export job on the UI thread (what to write, from which immutable result) and returns
 // it to run on a background thread: a large figure can take longer than a frame. Nothing to export: no job, and
 // `refusal` says why.
-std::function<Status()> MakeExportJob(PanelContext& ctx, const std::string& path, UiMessage* refusal) {
+std::function<Status()> MakeExportJob(PanelContext& ctx, const std::string& path, std::shared_ptr<CellNote> note,
+                                      UiMessage* refusal) {
 #ifdef ATTNVIZ_HAVE_FIGURE
   const AppSettings& s = ctx.settings;
   if (s.export_target == ExportTarget::kSaturationPlot) {
@@ -204,9 +244,14 @@ std::function<Status()> MakeExportJob(PanelContext& ctx, const std::string& path
     if (o.title.empty())
       o.title = Trf(Str::kExportOverviewTitle, {c.model_type, std::to_string(c.n_layer), std::to_string(c.n_head)});
     const bool hide = s.model_hide_special;
-    return [model, o, hide, kind] { return ExportHeatmap(StackedHeads(KindStack(*model, kind, hide)), nullptr, o); };
+    return [model, o, hide, kind, note] {
+      ExportNotes notes;
+      Status st = ExportHeatmap(StackedHeads(KindStack(*model, kind, hide)), nullptr, o, nullptr, &notes);
+      Keep(notes, note.get());
+      return st;
+    };
   }
-  if (s.source == Source::kModel) return ModelHeadsJob(ctx, o, kind, refusal);
+  if (s.source == Source::kModel) return ModelHeadsJob(ctx, o, kind, note, refusal);
   std::shared_ptr<const SandboxExtras> result = ctx.shown ? ctx.shown->sandbox : nullptr;
   if (!result) {
     *refusal = UiMessage(Str::kExportNothingComputed);
@@ -217,7 +262,7 @@ std::function<Status()> MakeExportJob(PanelContext& ctx, const std::string& path
   if (s.export_target == ExportTarget::kCurrentHead) {
     o.head = s.selected_head;
     const AttentionTensors& t = *result->numbers;
-    if (t.pooled && (s.export_format == ExportFormat::kPng || s.export_format == ExportFormat::kSvg))
+    if (t.pooled && IsFigureFormat(s.export_format))
       window = std::make_shared<MapWindow>(ctx.views.heads.ShownWindow(o.head, t.n_q(), t.n_k()));
   } else {
     o.all_heads = true;
@@ -230,10 +275,16 @@ std::function<Status()> MakeExportJob(PanelContext& ctx, const std::string& path
   // The automatic title in the UI's language, as attnviz-cli --lang writes it (a long input's window keeps
   // the engine's title, which names the window).
   if (o.title.empty() && !window) o.title = LocalizedTitle(DefaultHeatmapTitle(result->config, o));
-  return [result, o, window] { return ExportHeatmap(*result->numbers, result->config, o, window.get()); };
+  return [result, o, window, note] {
+    ExportNotes notes;
+    Status st = ExportHeatmap(*result->numbers, result->config, o, window.get(), &notes);
+    Keep(notes, note.get());
+    return st;
+  };
 #else
   (void)ctx;
   (void)path;
+  (void)note;
   *refusal = UiMessage(Str::kExportNoFigureLibrary);
   return nullptr;
 #endif
@@ -285,10 +336,12 @@ void DrawExportPanel(PanelContext& ctx) {
   if (plot && s.export_format > ExportFormat::kCsv) s.export_format = ExportFormat::kPng;
 
   ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.72f);
-  widget::InputText(dump, Str::kFolder, "export.folder", &s.export_dir);
+  std::string& default_dir = ctx.views.export_panel.default_dir;
+  if (default_dir.empty()) default_dir = DefaultExportDir();
+  widget::InputTextWithHint(dump, Str::kFolder, "export.folder", default_dir.c_str(), &s.export_dir);
   widget::InputText(dump, Str::kFile, "export.file", &file_name);
   // Figure options, as attnviz-cli export's --title, --size, --dpi and --annotate.
-  const bool figure = s.export_format == ExportFormat::kPng || s.export_format == ExportFormat::kSvg;
+  const bool figure = IsFigureFormat(s.export_format);
   if (figure) {
     widget::InputTextWithHint(dump, Str::kExportTitle, "export.title", Tr(Str::kExportTitleHint), &s.export_title);
     if (!plot) {  // one row: size, dpi, annotate
@@ -302,27 +355,55 @@ void DrawExportPanel(PanelContext& ctx) {
         s.export_dpi = std::clamp(s.export_dpi, 10, 2400);
       ImGui::SameLine();
       widget::Checkbox(dump, Str::kExportAnnotate, "export.annotate", &s.export_annotate);
+      // The last figure of these settings had cells too small for the numbers: say so, with the size they need.
+      const CellNote& note = ctx.views.export_panel.note;
+      std::string too_small;
+      if (s.export_annotate && note.annotate_needs_cell > 0 && note.key == NoteKey(s, file_name)) {
+        too_small = Trf(Str::kExportAnnotateTooSmall,
+                        {std::to_string(note.cell), std::to_string(note.annotate_needs_cell)});
+        ErrorText(too_small);
+      }
+      dump.RecordItem("export.annotate_note", JsonString(too_small));
     }
   }
   ImGui::PopItemWidth();
   bool busy = ctx.verbs.Exporting();
+  const std::string dir = s.export_dir.empty() ? default_dir : ExpandHome(s.export_dir);
+  std::string path = file_name.empty() || file_name[0] == '/' ? file_name : dir + "/" + file_name;
+  // A file already there is never replaced unasked: the panel says so, the button says "Overwrite", and a second
+  // button writes to the next free name (name-2.png) instead.
+  const bool exists = !busy && !path.empty() && PathExists(path);
+  const std::string next_path = exists ? NextFreePath(path) : "";
   if (busy) ImGui::BeginDisabled();
-  bool clicked = widget::Button(dump, busy ? Str::kExporting : Str::kExportButton, "export.button");
+  bool clicked = widget::Button(dump, busy ? Str::kExporting : exists ? Str::kExportOverwrite : Str::kExportButton,
+                                "export.button");
   if (busy) ImGui::EndDisabled();
+  if (exists) {
+    ImGui::SameLine();
+    const std::string next_name = next_path.substr(next_path.find_last_of('/') + 1);
+    const std::string save_as = Trf(Str::kExportSaveAsNext, {next_name});
+    if (widget::Button(dump, save_as.c_str(), "export.next_name")) {
+      clicked = true;
+      path = next_path;
+    }
+  }
   if (s.export_target == ExportTarget::kCurrentHead) {
     ImGui::SameLine();
     DimText(Trf(Str::kExportHeadHint, {std::to_string(s.selected_head)}));
   }
+  if (exists) ErrorText(Trf(Str::kExportFileExists, {file_name}));  // below the buttons, so they never move
+  dump.RecordItem("export.exists", BoolJson(exists));
 #ifdef ATTNVIZ_HAVE_FIGURE
   if (figure && !plot && !s.export_size.empty())  // below the button, so the button never moves
     if (Result<FigureSize> size = ParseFigureSize(s.export_size); !size) ErrorText(Localized(size));
 #endif
   if (clicked && !busy) {
-    std::string dir = s.export_dir.empty() ? "." : ExpandHome(s.export_dir);
-    std::string path = file_name.empty() || file_name[0] == '/' ? file_name : dir + "/" + file_name;
     UiMessage refusal = path.empty() ? UiMessage(Str::kNoFileName) : UiMessage(MakeDirs(dir));
-    std::function<Status()> job = refusal.empty() ? MakeExportJob(ctx, path, &refusal) : nullptr;
+    auto note = std::make_shared<CellNote>();
+    note->key = NoteKey(s, file_name);
+    std::function<Status()> job = refusal.empty() ? MakeExportJob(ctx, path, note, &refusal) : nullptr;
     if (job) {
+      ctx.views.export_panel.pending = note;
       ctx.verbs.StartExport(path, std::move(job));
     } else {
       ctx.views.export_panel.ok = false;

@@ -195,6 +195,36 @@ void DrawCellMarks(const OverviewFrame& f, const CellMarks& marks, int l, int h,
   }
 }
 
+// Under the grid, while the cells are tinted by a scan: what the tint means. A bar from blue (the loss falls most
+// without the head) through no tint (0) to red (it rises most), its ends the signed delta loss they stand for
+// (the tint's scale is the largest |delta|, so the ends are -max and +max), and what is measured.
+void DrawDeltaLegend(PanelContext& ctx, const OverviewFrame& f) {
+  const double m = f.scan->max_abs_delta;
+  if (!(m > 0)) return;
+  const float h = ImGui::GetTextLineHeight();
+  const float w = std::max(120.0f, std::min(ImGui::GetContentRegionAvail().x * 0.5f, 260.0f));
+  const std::string lo = FormatNumber(-m, "%+.4f"), hi = FormatNumber(m, "%+.4f");
+  ImGui::TextUnformatted(lo.c_str());
+  ImGui::SameLine();
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImGui::Dummy(ImVec2(w, h));
+  const float mid = p0.x + w * 0.5f;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const int a = (int)kDeltaAlpha;
+  // Over the panel's background as the tint is over a map: blue fading out, then red fading in.
+  dl->AddRectFilledMultiColor(p0, ImVec2(mid, p0.y + h), IM_COL32(40, 90, 230, a), IM_COL32(40, 90, 230, 0),
+                              IM_COL32(40, 90, 230, 0), IM_COL32(40, 90, 230, a));
+  dl->AddRectFilledMultiColor(ImVec2(mid, p0.y), ImVec2(p0.x + w, p0.y + h), IM_COL32(230, 40, 30, 0),
+                              IM_COL32(230, 40, 30, a), IM_COL32(230, 40, 30, a), IM_COL32(230, 40, 30, 0));
+  dl->AddRect(p0, ImVec2(p0.x + w, p0.y + h), ImGui::GetColorU32(kDimColor));
+  dl->AddLine(ImVec2(mid, p0.y), ImVec2(mid, p0.y + h), ImGui::GetColorU32(kDimColor));
+  ctx.dump.RecordItem("overview.delta_legend",
+                      "{\"lo\": " + JsonNumber(-m) + ", \"hi\": " + JsonNumber(m) + "}");
+  ImGui::SameLine();
+  ImGui::TextUnformatted(hi.c_str());
+  DimText(Tr(Str::kOverviewDeltaLegend));
+}
+
 // The hovered cell's figures, roles, delta loss and ablation.
 void CellTooltip(const OverviewFrame& f, const CellMarks& marks, const LayerMaps& t, int l, int h) {
   const model::HeadRoles& roles = f.result->roles;
@@ -320,6 +350,7 @@ void DrawOverviewContent(PanelContext& ctx, HeatmapRenderer& renderer) {
   for (int l = 0; l < f.n_layer; ++l) DrawOverviewLayer(ctx, renderer, f, l);
   ImGui::SetCursorScreenPos(ImVec2(f.origin.x, f.origin.y + f.label_h + (float)f.n_layer * (f.cell + f.gap)));
   ImGui::Dummy(ImVec2(1, 1));
+  if (f.scan) DrawDeltaLegend(ctx, f);
   ctx.views.overview.Drew(result->generation, result->layers_done, f.n_layer);
   ctx.dump.SetField("overview", "{\"n_layer\": " + std::to_string(f.n_layer) +
                                     ", \"layers_shown\": " + std::to_string(result->layers_done) +

@@ -39,6 +39,16 @@ struct ExportPanelView {
   bool ok = false;
   std::string path_written;
   std::string file_name, last_default;  // the file field, and the default name it was last filled with
+  std::string default_dir;              // DefaultExportDir(), found once: the folder when the field is empty
+  // What the last figure could not do as asked: annotate with cells too small (the cell size, and the size the
+  // weights need). The export job fills `pending` off the UI thread; App::Update moves it to `note` when the job is
+  // done. `key`: the settings it was for (the note is shown only while they hold).
+  struct CellNote {
+    int cell = 0, annotate_needs_cell = 0;
+    std::string key;
+  };
+  std::shared_ptr<CellNote> pending;
+  CellNote note;
 };
 
 // The Model panel's path field, the ablated heads (a what-if sent with every model request, not saved) and the

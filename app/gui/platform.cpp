@@ -17,6 +17,7 @@
 
 #include "io/file_io.h"
 #include "unicode_slots.h"
+#include "widgets.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <dlfcn.h>
@@ -97,12 +98,8 @@ Status Platform::Init(const char* title, const WindowRect& rect) {
   io.ConfigWindowsMoveFromTitleBarOnly = true;
   // An idle window draws nothing (frame_pacer.h): a blinking caret would cost a frame every half second.
   io.ConfigInputTextCursorBlink = false;
-  ImGui::StyleColorsDark();
   ImGuiStyle& style = ImGui::GetStyle();
-  style.WindowRounding = 3.0f;
-  style.FrameRounding = 2.0f;
-  style.ItemSpacing = ImVec2(6, 4);
-  style.FramePadding = ImVec2(5, 2);
+  ApplyAppStyle(&style);
   base_style_ = style;
   style.ScaleAllSizes(content_scale_);
   ImGui_ImplGlfw_InitForOpenGL(window_, true);

@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "io/file_io.h"
+#include "options.h"
 #include "sandbox/text.h"
 #include "i18n/ui_strings.h"
 
@@ -35,6 +36,7 @@ const char* ToString(ExportFormat format) {
   switch (format) {
     case ExportFormat::kPng: return "png";
     case ExportFormat::kSvg: return "svg";
+    case ExportFormat::kPdf: return "pdf";
     case ExportFormat::kCsv: return "csv";
     case ExportFormat::kNpy: return "npy";
     case ExportFormat::kJson: return "json";
@@ -336,6 +338,49 @@ std::string ConfigDir() {
   if (xdg && *xdg) return std::string(xdg) + "/attnviz";
   const char* home = std::getenv("HOME");
   return std::string(home && *home ? home : ".") + "/.config/attnviz";
+}
+
+std::string PicturesDirFromUserDirs(const std::string& text, const std::string& home) {
+  std::string found;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t start = line.find_first_not_of(" \t");
+    if (start == std::string::npos || line[start] == '#') continue;
+    const std::string key = "XDG_PICTURES_DIR=";
+    if (line.compare(start, key.size(), key) != 0) continue;
+    std::string value = line.substr(start + key.size());
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\t' || value.back() == '\r')) value.pop_back();
+    if (value.size() < 2 || value.front() != '"' || value.back() != '"') continue;
+    value = value.substr(1, value.size() - 2);
+    std::string unescaped;  // the file escapes '"', '\\', '$' and '`' with a backslash
+    for (size_t i = 0; i < value.size(); ++i) {
+      if (value[i] == '\\' && i + 1 < value.size()) ++i;
+      unescaped += value[i];
+    }
+    if (unescaped.rfind("$HOME", 0) == 0 && (unescaped.size() == 5 || unescaped[5] == '/')) {
+      std::string rest = unescaped.substr(5);
+      while (!rest.empty() && rest.back() == '/') rest.pop_back();
+      found = rest.empty() ? "" : home + rest;  // "$HOME/" means the folder is disabled
+    } else if (!unescaped.empty() && unescaped[0] == '/') {
+      found = unescaped;
+    } else {
+      found.clear();  // the spec allows only these two forms
+    }
+  }
+  return found;
+}
+
+std::string DefaultExportDir() {
+  std::string home = ExpandHome("~");
+  if (home.empty() || home[0] != '/') home = "/tmp";
+  const char* xdg = std::getenv("XDG_CONFIG_HOME");
+  const std::string config = xdg && *xdg ? std::string(xdg) : home + "/.config";
+  if (Result<std::string> text = ReadFile(config + "/user-dirs.dirs"); text.ok()) {
+    const std::string pictures = PicturesDirFromUserDirs(*text, home);
+    if (!pictures.empty() && IsFolder(pictures)) return pictures;
+  }
+  if (IsFolder(home + "/Pictures")) return home + "/Pictures";
+  return home;
 }
 
 namespace {

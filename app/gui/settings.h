@@ -13,7 +13,7 @@
 namespace attnviz {
 
 enum class ExportTarget { kCurrentHead = 0, kVisibleHeads, kSaturationPlot, kOverview };  // kOverview: a model's layers x heads
-enum class ExportFormat { kPng = 0, kSvg, kCsv, kNpy, kJson };
+enum class ExportFormat { kPng = 0, kSvg, kPdf, kCsv, kNpy, kJson };  // saved by name (ToString)
 const char* ToString(ExportTarget target);
 const char* ToString(ExportFormat format);  // "png", ...
 
@@ -43,10 +43,10 @@ struct AppSettings {
   // Export.
   ExportTarget export_target = ExportTarget::kCurrentHead;
   ExportFormat export_format = ExportFormat::kPng;
-  std::string export_dir = ".";
+  std::string export_dir;                  // "" = DefaultExportDir(), the user's pictures folder
   std::string export_title;                // "" = the automatic title (FigureTitle)
   std::string export_size;                 // "" = automatic, else e.g. "3.3x3in" or "8x7cm"
-  int export_dpi = 96;                     // pixels per inch (text in points scales with it)
+  int export_dpi = 300;                    // pixels per inch (text in points scales with it): a paper's figure
   bool export_annotate = false;            // weights printed in the cells
 
   // Trained model (the Model panel).
@@ -91,6 +91,14 @@ Result<AppSettings> ParseSettings(const std::string& text, std::vector<UiMessage
 
 // $XDG_CONFIG_HOME/attnviz (or $HOME/.config/attnviz).
 std::string ConfigDir();
+
+// The folder the Export panel writes to when none is set: the user's pictures folder (XDG_PICTURES_DIR from
+// $XDG_CONFIG_HOME/user-dirs.dirs, else ~/Pictures) when it exists, else $HOME (the password file's home when $HOME
+// is unset, else /tmp). Never the process's working folder: the app may have been started from anywhere.
+std::string DefaultExportDir();
+// XDG_PICTURES_DIR's folder in a user-dirs.dirs text ("$HOME/Pictures" or "/abs/path", quoted), `home` put for
+// $HOME; "" when the text sets none (or sets it to $HOME itself, which xdg-user-dirs reads as "no such folder").
+std::string PicturesDirFromUserDirs(const std::string& user_dirs_text, const std::string& home);
 
 struct LoadedSettings {
   AppSettings settings;        // defaults when the file is missing, unreadable or corrupt

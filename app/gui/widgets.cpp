@@ -131,3 +131,16 @@ bool InputTextWithHint(WidgetDump& dump, const Label& label, const char* name, c
 }
 
 }  // namespace attnviz::widget
+
+namespace attnviz {
+
+void ApplyAppStyle(ImGuiStyle* style) {
+  ImGui::StyleColorsDark(style);
+  style->WindowRounding = 3.0f;
+  style->FrameRounding = 2.0f;
+  style->ItemSpacing = ImVec2(6, 4);
+  style->FramePadding = ImVec2(5, 2);
+  style->Colors[ImGuiCol_PopupBg].w = 1.0f;  // tooltips, menus and combo lists hide what is behind them
+}
+
+}  // namespace attnviz

@@ -74,3 +74,11 @@ bool Combo(WidgetDump& dump, const Label& label, const char* name, T* value, con
 void ProgressBar(WidgetDump& dump, const char* name, float fraction, float width, const std::string& text);
 
 }  // namespace attnviz::widget
+
+namespace attnviz {
+
+// The app's ImGui style at content scale 1: the dark colours, small rounding and spacing, and opaque popups and
+// tooltips (the dark theme's PopupBg is 94% opaque: a tooltip over a panel's text let that text show through).
+void ApplyAppStyle(ImGuiStyle* style);
+
+}  // namespace attnviz

@@ -236,6 +236,7 @@ enum class MsgId : int {
   kNoExtension,               // {0} path
   kUnknownExtension,          // {0} path, {1} extension
   kPlotUnknownExtension,      // {0} path, {1} extension
+  kPdfNoGlyph,                // {0} the character, {1} U+XXXX, {2} the text it is in
   // ---- reading files and options: ReadFile (file_io.cpp; {kind} is ReadFile's `what`, e.g. "sentence file",
   // shown in the UI's language by messages_ko.cpp), the dump folder, --heads lists (figure/export.cpp),
   // colormaps (colormap.cpp), fonts (figure/font.cpp)

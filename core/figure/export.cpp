@@ -19,7 +19,7 @@ namespace attnviz {
 
 namespace {
 
-const char* kFormats[] = {"png", "svg", "csv", "npy", "json"};
+const char* kFormats[] = {"png", "svg", "pdf", "csv", "npy", "json"};
 
 std::string Lower(std::string s) {
   for (char& c : s) c = (char)std::tolower((unsigned char)c);
@@ -305,7 +305,7 @@ namespace {
 // the other formats hold their cells, at most kExactExportCells, and a figure draws every cell, so a figure
 // of a long map is of a window (the app's zoomed-in view).
 Status ExportLongHeatmap(const LayerMaps& t, const AttentionConfig* config, HeatmapExportOptions o,
-                         const std::string& format, const MapWindow* window) {
+                         const std::string& format, const MapWindow* window, ExportNotes* notes) {
   const std::vector<int> heads = ChosenHeads(t, o);
   for (int h : heads)
     if (h < 0 || h >= t.n_head())
@@ -327,7 +327,7 @@ Status ExportLongHeatmap(const LayerMaps& t, const AttentionConfig* config, Heat
   const MapWindow w = window ? *window : MapWindow{0, (int)n_q, 0, (int)n_k};
   // A one-head CSV names no head, and a figure of one head draws only that head: neither needs the other heads'
   // planes (a 2047 x 2047 head of a 9-head layer is 4.2 M cells, not 37.7 M).
-  const bool compact = heads.size() == 1 && (format == "csv" || ((format == "png" || format == "svg") && !o.all_heads));
+  const bool compact = heads.size() == 1 && (format == "csv" || ((format == "png" || format == "svg" || format == "pdf") && !o.all_heads));
   const size_t cells = (compact ? 1 : (size_t)t.n_head()) * w.rows() * w.cols();
   if (cells > kExactExportCells)
     return Status::Error(MsgId::kLongExportTooLarge, {"." + format, std::to_string(n_q), std::to_string(n_k),
@@ -338,17 +338,18 @@ Status ExportLongHeatmap(const LayerMaps& t, const AttentionConfig* config, Heat
                            std::to_string(w.c0) + "-" + std::to_string(w.c1 - 1);
   }
   if (compact) o.head = 0;
-  return ExportHeatmap(ExactMaps(t, heads, w, compact), config, o);
+  return ExportHeatmap(ExactMaps(t, heads, w, compact), config, o, nullptr, notes);
 }
 
 }  // namespace
 
 Status ExportHeatmap(const LayerMaps& tensors, const AttentionConfig* config, const HeatmapExportOptions& options,
-                     const MapWindow* window) {
+                     const MapWindow* window, ExportNotes* notes) {
+  if (notes) *notes = ExportNotes();
   if (options.out_path.empty()) return Status::Error(MsgId::kNoOutputFile, {});
   Result<std::string> format = ResolveExportFormat(options);
   if (!format.ok()) return format.status();
-  if (tensors.pooled) return ExportLongHeatmap(tensors, config, options, *format, window);
+  if (tensors.pooled) return ExportLongHeatmap(tensors, config, options, *format, window, notes);
   Result<HeatmapSpec> spec = MakeHeatmapSpec(tensors, config, options);
   if (!spec.ok()) return spec.status();
   const std::vector<int>& heads = spec->heads;
@@ -369,8 +370,13 @@ Status ExportHeatmap(const LayerMaps& tensors, const AttentionConfig* config, co
     if (options.all_heads) shape.insert(shape.begin(), heads.size());
     bytes = EncodeNpy(data.data(), shape);
   } else {
-    Result<std::string> rendered = RenderHeatmap(*spec, *format);
+    HeatmapLayout layout;
+    Result<std::string> rendered = RenderHeatmap(*spec, *format, &layout);
     if (!rendered.ok()) return rendered.status();
+    if (notes) {
+      notes->cell = layout.cell;
+      notes->annotate_needs_cell = layout.annotate_needs_cell;
+    }
     bytes = std::move(*rendered);
   }
   return WriteFileAtomic(options.out_path, bytes);
@@ -379,7 +385,7 @@ Status ExportHeatmap(const LayerMaps& tensors, const AttentionConfig* config, co
 Status WriteSaturationPlot(const std::string& path, const std::vector<SweepPoint>& points, const std::string& title,
                            int current_d_k, const SaturationWords& words) {
   std::string ext = FileExtension(path);
-  if (ext != ".png" && ext != ".svg")
+  if (ext != ".png" && ext != ".svg" && ext != ".pdf")
     return Status::Error(MsgId::kPlotUnknownExtension, {path, ext});
   Result<std::string> bytes = RenderSaturation(points, title, current_d_k, ext.substr(1), words);
   if (!bytes.ok()) return bytes.status();

@@ -5,6 +5,7 @@
 // Formats (taken from the extension of out_path unless `format` is set):
 //   png  heatmap figure, raster (stb_truetype text, DejaVu Sans + NanumGothic per glyph)
 //   svg  the same layout as vector: cells as <rect>, labels as UTF-8 <text>
+//   pdf  the same layout as one PDF 1.4 page (figure/pdf.h): vector cells, Helvetica text, byte-stable
 //   csv  one row per query token, header = "index:token" per key, unique when tokens repeat
 //        (query,0:the,1:cat,2:saw,3:the); all heads = blocks "head,query,..."
 //   npy  float32 [n_q, n_k] for one head, [n_head, n_q, n_k] for all heads (or the chosen subset)
@@ -31,7 +32,7 @@ struct FigureSize {
 
 struct HeatmapExportOptions {
   std::string out_path;
-  std::string format;      // "png" | "svg" | "csv" | "npy" | "json"; "" = from the extension of out_path
+  std::string format;      // "png" | "svg" | "pdf" | "csv" | "npy" | "json"; "" = from the extension of out_path
   int head = 0;            // the head drawn when !all_heads (0-based)
   bool all_heads = false;  // a grid of heads sharing one colorbar (or every head in csv/npy/json)
   std::vector<int> heads;  // with all_heads: an optional subset (e.g. the app's visible heads); empty = all
@@ -79,18 +80,26 @@ inline Result<HeatmapSpec> MakeHeatmapSpec(const LayerMaps& maps, const Attentio
   return MakeHeatmapSpec(maps, &config, options);
 }
 
+// What a figure export did not do as asked, for the caller to tell (the file is written all the same).
+struct ExportNotes {
+  int cell = 0;                 // pixels per cell of the figure written (png/svg; 0: not a figure)
+  int annotate_needs_cell = 0;  // > 0: annotate was asked but the cells were too small: the cell size that prints
+                                // the weights
+};
+
 // Checks the options against the tensors (head range, empty tensors, format) and writes the file.
 // Long inputs (tensors.pooled, no full map kept): the maps are recomputed exactly from q and k; .npy is
 // streamed (any heads); other formats are refused above 2^24 cells, and `window` (may be null: the whole
 // map) cuts the map to the query rows and keys shown, e.g. the app's zoomed-in view for a figure.
+// notes (may be null): what the figure could not do as asked (cells too small for annotate).
 Status ExportHeatmap(const LayerMaps& maps, const AttentionConfig* config, const HeatmapExportOptions& options,
-                     const MapWindow* window = nullptr);
+                     const MapWindow* window = nullptr, ExportNotes* notes = nullptr);
 inline Status ExportHeatmap(const LayerMaps& maps, const AttentionConfig& config, const HeatmapExportOptions& options,
-                            const MapWindow* window = nullptr) {
-  return ExportHeatmap(maps, &config, options, window);
+                            const MapWindow* window = nullptr, ExportNotes* notes = nullptr) {
+  return ExportHeatmap(maps, &config, options, window, notes);
 }
 
-// The saturation figure (PNG or SVG from the extension): mean max weight, normalized entropy and
+// The saturation figure (PNG, SVG or PDF from the extension): mean max weight, normalized entropy and
 // softmax-gradient size against d_k (log2 axis), scaled and unscaled lines, axis labels, legend.
 // current_d_k > 0 draws a vertical marker at that d_k. words: the legend and axes (English by default; the caller
 // names a score that is never divided by sqrt(d_k) there, and gives its language's words).

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "figure/canvas.h"
+#include "figure/pdf.h"
 #include "figure/svg.h"
 #include "sandbox/text.h"
 
@@ -46,6 +47,21 @@ Grid GridFor(int n) {
   g.cols = std::max(1, std::min(g.cols, n));
   g.rows = (n + g.cols - 1) / g.cols;
   return g;
+}
+
+// The font size of the weights printed in cells of `cell` pixels (u: pixels per layout unit), or 0 when "0.00" at
+// a readable size (7 units or more) does not fit.
+float AnnotateFont(const FontSet& fonts, int cell, float u) {
+  const float f = std::min(12.0f * u, std::floor(cell * 0.34f));
+  const float need = fonts.TextWidth("0.00", f) + 4 * u;
+  return f >= 7 * u && need <= cell ? f : 0;
+}
+
+// The smallest cell (pixels) the weights are printed in.
+int AnnotateMinCell(const FontSet& fonts, float u) {
+  int cell = std::max(1, (int)std::floor(7 * u / 0.34f));
+  while (cell < 100000 && AnnotateFont(fonts, cell, u) <= 0) ++cell;
+  return cell;
 }
 
 // The layout for a given cell size; a figure smaller than min_width x min_height is grown to it
@@ -157,9 +173,8 @@ HeatmapLayout LayoutWithCell(const FontSet& fonts, const HeatmapSpec& spec, int 
                      (grid_top + grid_bottom) / 2};
 
   if (spec.annotate) {
-    float f = std::min(12.0f * u, std::floor(cell * 0.34f));
-    float need = fonts.TextWidth("0.00", f) + 4 * u;
-    if (f >= 7 * u && need <= cell) L.annotate_font = f;
+    L.annotate_font = AnnotateFont(fonts, cell, u);
+    if (L.annotate_font <= 0) L.annotate_needs_cell = AnnotateMinCell(fonts, u);
   }
   return L;
 }
@@ -419,25 +434,32 @@ void DrawHeatmap(const HeatmapSpec& spec, const HeatmapLayout& L, Painter* paint
   }
 }
 
-Result<std::string> RenderHeatmap(const HeatmapSpec& spec_in, const std::string& format) {
+Result<std::string> RenderHeatmap(const HeatmapSpec& spec_in, const std::string& format, HeatmapLayout* layout_out) {
   Result<std::shared_ptr<const FontSet>> fonts = FontSet::Default();
   if (!fonts.ok()) return fonts.status();
   HeatmapSpec spec = spec_in;
   const long long cells = (long long)spec.heads.size() * spec.n_q * spec.n_k;
-  if (format == "svg") {
+  if (format == "svg" || format == "pdf") {
     // Large maps embed their cells as one image (a 1024-token head: 0.7 MB, not 65 MB of <rect>s); the
     // bound keeps an SVG a document a viewer opens (the image itself grows with the cells).
-    if (cells > kMaxSvgCells)
+    if (format == "svg" && cells > kMaxSvgCells)
       return Status::Error(MsgId::kSvgTooManyCells, {std::to_string(cells), std::to_string(kMaxSvgCells)});
     spec.cells_as_image = cells > kSvgImageAboveCells;
   }
   Result<HeatmapLayout> layout = LayoutHeatmap(**fonts, spec);
   if (!layout.ok()) return layout.status();
+  if (layout_out) *layout_out = *layout;
   if (format == "svg") {
     SvgPainter svg(layout->width, layout->height, *fonts);
     if (spec.physical) svg.SetPhysicalSize(layout->width / spec.dpi, layout->height / spec.dpi);
     DrawHeatmap(spec, *layout, &svg);
     return svg.Finish();
+  }
+  if (format == "pdf") {
+    PdfPainter pdf(layout->width, layout->height, spec.dpi, *fonts);
+    pdf.SetTitle(spec.title);
+    DrawHeatmap(spec, *layout, &pdf);
+    return pdf.Finish();
   }
   if (format == "png") {
     constexpr long long kMaxPixels = 16384LL * 16384LL;
@@ -452,7 +474,7 @@ Result<std::string> RenderHeatmap(const HeatmapSpec& spec_in, const std::string&
     DrawHeatmap(spec, *layout, &canvas);
     return canvas.EncodePng(spec.dpi);
   }
-  return Status::Error("heatmap figure format '" + format + "' is not supported: allowed png|svg");
+  return Status::Error("heatmap figure format '" + format + "' is not supported: allowed png|svg|pdf");
 }
 
 }  // namespace attnviz

@@ -66,6 +66,7 @@ struct HeatmapLayout {
   int label_stride = 1;     // every label_stride-th token is labelled (1 = all)
   float title_font = 15, label_font = 12, axis_font = 12, tick_font = 11, panel_font = 12;
   float annotate_font = 0;  // 0 = cells too small to annotate (or not asked)
+  int annotate_needs_cell = 0;  // annotate asked, cells too small: the smallest cell (pixels) the weights fit in
   std::vector<std::string> row_text, col_text;  // labels after ellipsis shortening
   std::string title_text;                       // the title as drawn (shrunk or shortened to a given width)
   bool title_sets_width = false;  // the figure grew to its title: the title, not the maps, decides the width
@@ -102,7 +103,8 @@ std::vector<unsigned char> CellImage(const HeatmapSpec& spec, int head);
 constexpr long long kSvgImageAboveCells = 128LL * 128;
 constexpr long long kMaxSvgCells = 1LL << 20;
 
-// Renders the figure to PNG or SVG bytes (format "png" or "svg").
-Result<std::string> RenderHeatmap(const HeatmapSpec& spec, const std::string& format);
+// Renders the figure to PNG or SVG bytes (format "png" or "svg"). layout_out (may be null): the layout drawn.
+Result<std::string> RenderHeatmap(const HeatmapSpec& spec, const std::string& format,
+                                  HeatmapLayout* layout_out = nullptr);
 
 }  // namespace attnviz

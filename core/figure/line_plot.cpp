@@ -7,6 +7,7 @@
 
 #include "figure/canvas.h"
 #include "figure/font.h"
+#include "figure/pdf.h"
 #include "figure/svg.h"
 
 namespace attnviz {
@@ -200,12 +201,18 @@ Result<std::string> RenderSaturation(const std::vector<SweepPoint>& points, cons
     DrawSaturation(*layout, title, current_d_k, &svg);
     return svg.Finish();
   }
+  if (format == "pdf") {
+    PdfPainter pdf(layout->width, layout->height, 96, *fonts);  // pixels at 96 dpi, as the PNG's pHYs
+    pdf.SetTitle(title);
+    DrawSaturation(*layout, title, current_d_k, &pdf);
+    return pdf.Finish();
+  }
   if (format == "png") {
     Canvas canvas(layout->width, layout->height, *fonts);
     DrawSaturation(*layout, title, current_d_k, &canvas);
     return canvas.EncodePng(96);  // its sizes are pixels at 96 dpi, as the heatmap's default (pHYs)
   }
-  return Status::Error("saturation plot format '" + format + "' is not supported: allowed png|svg");
+  return Status::Error("saturation plot format '" + format + "' is not supported: allowed png|svg|pdf");
 }
 
 }  // namespace attnviz

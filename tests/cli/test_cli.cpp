@@ -167,7 +167,7 @@ TEST(CliSweep, TableShowsUnscaledSaturation) {
   EXPECT_LT(at(1024, 1), 0.2);
   EXPECT_GT(at(1024, 0), at(4, 0));
   ExpectUsageError({"sweep", "--random-tokens", "8", "--dks", "1,0"}, "--dks: 0 is out of range: allowed 1..4096");
-  ExpectUsageError({"sweep", "--random-tokens", "8", "--plot", dir + "/p.gif"}, "allowed .png, .svg");
+  ExpectUsageError({"sweep", "--random-tokens", "8", "--plot", dir + "/p.gif"}, "allowed .png, .svg, .pdf");
   fs::remove_all(dir);
 }
 

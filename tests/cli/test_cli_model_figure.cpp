@@ -369,19 +369,19 @@ TEST(CliModelFigureErrors, RefusedWithExitCode2AndAReason) {
   refused({"--figure", png}, "--figure needs --layer L and --head H");
   refused({"--figure", png, "--head", "0"}, "--figure needs --layer L and --head H");
   refused({"--figure", png, "--layer", "0"}, "--figure needs --layer L and --head H");
-  refused({"--figure", f.Out("x.pdf"), "--layer", "0", "--head", "0"},
-          f.Out("x.pdf") + ": unknown figure extension '.pdf': allowed .png .svg");
-  refused({"--figure", f.Out("x"), "--layer", "0", "--head", "0"}, f.Out("x") + ": no file extension: a figure is .png or .svg");
-  refused({"--head", "1"}, "--head goes with --figure OUT.png|OUT.svg");
-  refused({"--layer", "1"}, "--layer goes with --figure OUT.png|OUT.svg");
-  refused({"--dpi", "300"}, "--dpi goes with --figure OUT.png|OUT.svg");
+  refused({"--figure", f.Out("x.bmp"), "--layer", "0", "--head", "0"},
+          f.Out("x.bmp") + ": unknown figure extension '.bmp': allowed .png .svg .pdf");
+  refused({"--figure", f.Out("x"), "--layer", "0", "--head", "0"}, f.Out("x") + ": no file extension: a figure is .png, .svg or .pdf");
+  refused({"--head", "1"}, "--head goes with --figure OUT.png|OUT.svg|OUT.pdf");
+  refused({"--layer", "1"}, "--layer goes with --figure OUT.png|OUT.svg|OUT.pdf");
+  refused({"--dpi", "300"}, "--dpi goes with --figure OUT.png|OUT.svg|OUT.pdf");
   refused({"--figure", png, "--layer", "0", "--head", "0", "--size", "3x3"}, "--size");
   refused({"--figure", png, "--layer", "0", "--head", "0", "--size", "3x3in", "--width", "400"},
           "give one of --cell-size, --width and --size, not several");
   refused({"--figure", png, "--layer", "0", "--head", "0", "--colormap", "jet"}, "--colormap");
   refused({"--figure", png, "--layer", "x", "--head", "0"}, "'x' is not a whole number");
   EXPECT_FALSE(fs::exists(png)) << "no figure from a refused command";
-  EXPECT_FALSE(fs::exists(f.Out("x.pdf")));
+  EXPECT_FALSE(fs::exists(f.Out("x.bmp")));
 
   // In Korean: the same reasons, with the model's numbers.
   CliResult ko = Cli({"--lang", "ko", "model", "--model", f.dir(), "--text", f.text(), "--figure", png, "--layer", "7",
@@ -391,7 +391,7 @@ TEST(CliModelFigureErrors, RefusedWithExitCode2AndAReason) {
   EXPECT_NE(ko.err.find("--layer: 7 은(는) 범위를 벗어났습니다: 허용 범위 0..1 (모델의 층은 2개입니다)"), std::string::npos) << ko.err;
   ko = Cli({"--lang", "ko", "model", "--model", f.dir(), "--text", f.text(), "--head", "1"});
   EXPECT_EQ(ko.code, 2);
-  EXPECT_NE(ko.err.find("--head 은(는) --figure OUT.png|OUT.svg 와 함께 씁니다"), std::string::npos) << ko.err;
+  EXPECT_NE(ko.err.find("--head 은(는) --figure OUT.png|OUT.svg|OUT.pdf 와 함께 씁니다"), std::string::npos) << ko.err;
 }
 
 TEST(CliModelFigureErrors, HelpNamesTheFigureOptions) {

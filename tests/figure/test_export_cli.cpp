@@ -97,6 +97,31 @@ TEST_F(ExportCliTest, PngMatchesTheEngineWeights) {
   EXPECT_GT(test::InkPixels(image, layout->panels[0].col_label_strip), 100);
 }
 
+// --annotate with cells too small for the weights: the figure is written, and a note on stderr says so with the cell
+// size the numbers need; at that --cell-size they are printed and there is no note.
+TEST_F(ExportCliTest, AnnotateOnCellsTooSmallSaysWhatCellItNeeds) {
+  std::string text;
+  for (int i = 0; i < 60; ++i) text += "w" + std::to_string(i) + " ";
+  const std::string png = dir_ + "/small.png";
+  test::RunResult r = Cli({"--lang", "en", "export", "--text", text, "--annotate", "--out", png});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(test::FileExists(png));
+  const std::string note = "note: --annotate printed no weights: the cells are ";
+  ASSERT_EQ(r.err.rfind(note, 0), 0u) << r.err;
+  int cell = 0, needed_px = 0;
+  ASSERT_EQ(std::sscanf(r.err.c_str() + note.size(), "%d px and the numbers need %d px cells", &cell, &needed_px), 2)
+      << r.err;
+  EXPECT_GT(cell, 0);
+  EXPECT_GT(needed_px, cell) << r.err;
+  const std::string needed = std::to_string(needed_px);
+  r = Cli({"--lang", "en", "export", "--text", text, "--annotate", "--cell-size", needed, "--out", png});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  // In Korean too.
+  r = Cli({"--lang", "ko", "export", "--text", text, "--annotate", "--out", png});
+  EXPECT_NE(r.err.find("참고: --annotate가 수치를 표시하지 않았습니다"), std::string::npos) << r.err;
+}
+
 TEST_F(ExportCliTest, KoreanSingleHeadAndAllHeadsSvg) {
   std::string png = dir_ + "/ko.png";
   test::RunResult r = Cli({"export", "--text", kKorean, "--colormap", "magma", "--color-scale", "log", "--range",

@@ -449,6 +449,23 @@ TEST_F(FigureTest, CellSizeWidthAnnotateAndTitle) {
     for (int x = 5; x < 55; ++x) text_pixels += test::ColorDistance(r.image.At((int)c.x + x, (int)c.y + y), bg) > 80;
   EXPECT_GT(text_pixels, 20);
 
+  // Cells too small for the numbers: none printed, and the notes name the cell size that prints them.
+  ExportNotes notes;
+  o.cell_size = 12;
+  ASSERT_TRUE(ExportHeatmap(t, MakeConfig(), o, nullptr, &notes).ok());
+  EXPECT_EQ(notes.cell, 12);
+  EXPECT_GT(notes.annotate_needs_cell, 12);
+  const int needed = notes.annotate_needs_cell;
+  o.cell_size = needed - 1;
+  ASSERT_TRUE(ExportPng(t, o, &r));
+  EXPECT_EQ(r.layout.annotate_font, 0);
+  EXPECT_EQ(r.layout.annotate_needs_cell, needed);
+  o.cell_size = needed;
+  ASSERT_TRUE(ExportHeatmap(t, MakeConfig(), o, nullptr, &notes).ok());
+  EXPECT_EQ(notes.annotate_needs_cell, 0);
+  ASSERT_TRUE(ExportPng(t, o, &r));
+  EXPECT_GT(r.layout.annotate_font, 0);
+
   o.cell_size = 0;
   o.annotate = false;
   o.width = 20;  // far too small
@@ -667,13 +684,13 @@ TEST_F(FigureTest, BadPathsAndFormatsLeaveNoFile) {
     o.out_path = dir_ + "/" + name;
     Status s = ExportHeatmap(t, MakeConfig(), o);
     ASSERT_FALSE(s.ok()) << name;
-    EXPECT_NE(s.message().find(".png .svg .csv .npy .json"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find(".png .svg .pdf .csv .npy .json"), std::string::npos) << s.message();
   }
   o.out_path = dir_ + "/x.png";
   o.format = "bmp";
   Status s = ExportHeatmap(t, MakeConfig(), o);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("png|svg|csv|npy|json"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("png|svg|pdf|csv|npy|json"), std::string::npos) << s.message();
   o.format = "";
   // A folder that does not exist, and a "folder" that is a file.
   ASSERT_TRUE(WriteFileAtomic(dir_ + "/file", "x").ok());

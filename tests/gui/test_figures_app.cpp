@@ -86,7 +86,9 @@ TEST_F(AppFigureTest, ExportPanelWritesTheSameBytesAsTheCli) {
   EXPECT_EQ(app.views.export_panel.file_name, "attnviz-head1-dk32-scaled-causal-seed3.png");
   std::string png = AppExport();
   ASSERT_FALSE(png.empty());
-  EXPECT_EQ(png, CliExport("export", {"--head", "1"}, "--out", "cli-head1.png"));
+  // The panel's default dpi is 300 (a paper's figure); the CLI's stays 96 unless told.
+  EXPECT_EQ(app.settings.export_dpi, 300);
+  EXPECT_EQ(png, CliExport("export", {"--head", "1", "--dpi", "300"}, "--out", "cli-head1.png"));
 
   // Visible heads (head 1 hidden) = --heads 0,2,3; SVG this time.
   Click("export.target_heads");
@@ -96,7 +98,14 @@ TEST_F(AppFigureTest, ExportPanelWritesTheSameBytesAsTheCli) {
   EXPECT_EQ(app.views.export_panel.file_name, "attnviz-heads-0-2-3-dk32-scaled-causal-seed3.svg");
   std::string svg = AppExport();
   EXPECT_NE(svg.find(">masked</text>"), std::string::npos);
-  EXPECT_EQ(svg, CliExport("export", {"--heads", "0,2-3"}, "--out", "cli-heads.svg"));
+  EXPECT_EQ(svg, CliExport("export", {"--heads", "0,2-3", "--dpi", "300"}, "--out", "cli-heads.svg"));
+  // PDF: the same bytes as attnviz-cli export's .pdf.
+  Click("export.format_pdf");
+  EXPECT_EQ(app.views.export_panel.file_name, "attnviz-heads-0-2-3-dk32-scaled-causal-seed3.pdf");
+  std::string pdf = AppExport();
+  EXPECT_EQ(pdf.rfind("%PDF-1.4\n", 0), 0u);
+  EXPECT_TRUE(pdf == CliExport("export", {"--heads", "0,2-3", "--dpi", "300"}, "--out", "cli-heads.pdf"))
+      << "the app's PDF is not attnviz-cli export's";
 
   // The panel's title, size, dpi and annotate = --title --size --dpi --annotate.
   Click("export.target_head");
@@ -135,6 +144,9 @@ TEST_F(AppFigureTest, ExportPanelWritesTheSameBytesAsTheCli) {
   Click("export.format_png");
   std::string plot = AppExport();
   EXPECT_EQ(plot, CliExport("sweep", {}, "--plot", "cli-sweep.png"));
+  Click("export.format_pdf");
+  plot = AppExport();
+  EXPECT_TRUE(plot == CliExport("sweep", {}, "--plot", "cli-sweep.pdf")) << "the app's saturation PDF is not the CLI's";
 }
 
 TEST_F(AppFigureTest, UnmaskedAndCausalDefaultNamesDiffer) {

@@ -922,11 +922,28 @@ TEST_F(ModelPanelTest, HeadExportIsTheCliModelFigure) {
   EXPECT_NE(from_app->find(">" + title + "</text>"), std::string::npos) << title;
   const std::string cli_svg = dir_ + "/cli-head.svg";
   cli_test::CliResult r = cli_test::Cli({"--lang", "en", "model", "--model", model_dir_, "--text", text, "--figure",
-                                         cli_svg, "--layer", "1", "--head", "2", "--no-scale", "--layers", "0"});
+                                         cli_svg, "--layer", "1", "--head", "2", "--no-scale", "--layers", "0",
+                                         "--dpi", "300"});  // the panel's default dpi
   ASSERT_EQ(r.code, 0) << r.err;
   Result<std::string> from_cli = ReadFile(cli_svg);
   ASSERT_TRUE(from_cli.ok()) << cli_svg;
   EXPECT_TRUE(*from_app == *from_cli) << "the app's figure is not attnviz-cli model --figure's";
+  // As PDF too.
+  app.settings.export_format = ExportFormat::kPdf;
+  Frames(2);
+  Export();
+  ASSERT_TRUE(app.views.export_panel.ok) << app.views.export_panel.message;
+  from_app = ReadFile(app.views.export_panel.path_written);
+  ASSERT_TRUE(from_app.ok()) << app.views.export_panel.path_written;
+  const std::string cli_pdf = dir_ + "/cli-head.pdf";
+  r = cli_test::Cli({"--lang", "en", "model", "--model", model_dir_, "--text", text, "--figure", cli_pdf, "--layer", "1",
+                     "--head", "2", "--no-scale", "--layers", "0", "--dpi", "300"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  from_cli = ReadFile(cli_pdf);
+  ASSERT_TRUE(from_cli.ok()) << cli_pdf;
+  EXPECT_EQ(from_app->rfind("%PDF-1.4\n", 0), 0u);
+  EXPECT_TRUE(*from_app == *from_cli) << "the app's PDF is not attnviz-cli model --figure's";
+  app.settings.export_format = ExportFormat::kSvg;
 
   // The visible heads (head 1 hidden): the same words, "3 heads".
   app.settings.export_target = ExportTarget::kVisibleHeads;
@@ -1136,6 +1153,18 @@ TEST_F(ModelPanelTest, AblatingAHeadFromItsMenuShowsTheLossChange) {
   ASSERT_TRUE(app.ShownScan());
   EXPECT_EQ(app.ShownScan()->ranked.size(), 12u);
   EXPECT_NE(app.dump.Field("ablation_scan").find("\"top\": [["), std::string::npos) << app.dump.Field("ablation_scan");
+  // Coloured by the scan, the Overview has a legend: the bar's ends are the signed loss changes the tint stands for.
+  EXPECT_EQ(app.dump.Find("overview.delta_legend"), nullptr);  // not coloured yet
+  app.views.model.color_by_delta = true;
+  Frames(2);
+  ASSERT_NE(app.dump.Find("overview.delta_legend"), nullptr);
+  const double m = app.ShownScan()->max_abs_delta;
+  EXPECT_GT(m, 0);
+  EXPECT_EQ(app.dump.Find("overview.delta_legend")->value_json,
+            "{\"lo\": " + JsonNumber(-m) + ", \"hi\": " + JsonNumber(m) + "}");
+  app.views.model.color_by_delta = false;
+  Frames(1);
+  EXPECT_EQ(app.dump.Find("overview.delta_legend"), nullptr);
   app.settings.kv_text = "A dog ran.";
   Frames(4);
   EXPECT_FALSE(app.ShownScan());

@@ -116,6 +116,16 @@ TEST_F(PanelTest, AProgressTextTooWideForItsBarWrapsBelowIt) {
   }
 }
 
+// The app's style hides what is behind a tooltip or a menu: every popup colour is opaque (the dark theme's PopupBg
+// is 94% opaque, so a tooltip over a panel's text showed that text through it).
+TEST(AppStyleTest, TooltipsAndMenusAreOpaque) {
+  ImGuiStyle style;
+  ApplyAppStyle(&style);
+  EXPECT_EQ(style.Colors[ImGuiCol_PopupBg].w, 1.0f);
+  EXPECT_EQ(style.WindowRounding, 3.0f);  // the rest of the app's look is kept
+  EXPECT_EQ(style.FramePadding.x, 5.0f);
+}
+
 TEST_F(PanelTest, A100KbWordLabelDoesNotHangTheFrame) {
   std::string word(100000, 'w');
   App& app = MakeApp("I " + word + " go");
@@ -266,6 +276,159 @@ TEST_F(PanelTest, CrossModeStartsFromTheUsersOwnSentence) {
   app.settings.kv_text = "A dog ran.";
   Click("controls.mode_cross");
   EXPECT_EQ(app.settings.query_text, "The cat sat down.");
+}
+
+// Sets an environment variable for one test and puts the old value back.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    had_ = std::getenv(name) != nullptr;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (had_) setenv(name_, old_.c_str(), 1);
+    else unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::string old_;
+  bool had_ = false;
+};
+
+// The Export panel's defaults fit a paper's figure and the machine: 300 dpi, and the user's pictures folder (never
+// the folder the app was started from); a saved folder and dpi are the user's and kept.
+TEST(SettingsTest, ExportDefaultsAreThePicturesFolderAnd300Dpi) {
+  EXPECT_EQ(AppSettings().export_dpi, 300);
+  EXPECT_EQ(AppSettings().export_dir, "");  // DefaultExportDir()
+  const std::string home = TempDir();
+  ScopedEnv home_env("HOME", home);
+  ScopedEnv config_env("XDG_CONFIG_HOME", home + "/config");
+  EXPECT_EQ(DefaultExportDir(), home);  // no pictures folder: $HOME
+  std::filesystem::create_directories(home + "/Pictures");
+  EXPECT_EQ(DefaultExportDir(), home + "/Pictures");
+  std::filesystem::create_directories(home + "/config");
+  ASSERT_TRUE(WriteFileAtomic(home + "/config/user-dirs.dirs",
+                              "# written by xdg-user-dirs-update\nXDG_DESKTOP_DIR=\"$HOME/Desktop\"\n"
+                              "XDG_PICTURES_DIR=\"$HOME/Bilder\"\n").ok());
+  EXPECT_EQ(DefaultExportDir(), home + "/Pictures");  // Bilder does not exist (yet)
+  std::filesystem::create_directories(home + "/Bilder");
+  EXPECT_EQ(DefaultExportDir(), home + "/Bilder");
+  EXPECT_EQ(PicturesDirFromUserDirs("XDG_PICTURES_DIR=\"/srv/pics\"\n", "/h"), "/srv/pics");
+  EXPECT_EQ(PicturesDirFromUserDirs("XDG_PICTURES_DIR=\"$HOME/\"\n", "/h"), "");  // disabled
+  EXPECT_EQ(PicturesDirFromUserDirs("# XDG_PICTURES_DIR=\"$HOME/x\"\n", "/h"), "");
+  EXPECT_EQ(PicturesDirFromUserDirs("XDG_PICTURES_DIR=\"$HOME/My \\\"Pics\\\"\"\n", "/h"), "/h/My \"Pics\"");
+  // Saved settings keep what the user had, even the old defaults.
+  Result<AppSettings> saved = ParseSettings("export_dir = .\nexport_dpi = 96\n");
+  ASSERT_TRUE(saved.ok()) << saved.message();
+  EXPECT_EQ(saved->export_dir, ".");
+  EXPECT_EQ(saved->export_dpi, 96);
+  Result<AppSettings> round = ParseSettings(SerializeSettings(AppSettings()));
+  ASSERT_TRUE(round.ok()) << round.message();
+  EXPECT_EQ(round->export_dir, "");
+  EXPECT_EQ(round->export_dpi, 300);
+}
+
+// With no folder set, the Export button writes into the pictures folder, not the working folder, and the folder
+// field shows that folder as its hint.
+TEST_F(PanelTest, ExportWithNoFolderWritesToThePicturesFolder) {
+  const std::string home = TempDir();
+  ScopedEnv home_env("HOME", home);
+  ScopedEnv config_env("XDG_CONFIG_HOME", home + "/config");
+  std::filesystem::create_directories(home + "/Pictures");
+  App& app = MakeApp();
+  EXPECT_EQ(app.settings.export_dir, "");
+  Frames(3);
+  Click("export.format_csv");
+  Export();
+#ifdef ATTNVIZ_HAVE_FIGURE
+  ASSERT_TRUE(app.views.export_panel.ok) << app.views.export_panel.message;
+  EXPECT_EQ(app.views.export_panel.path_written.rfind(home + "/Pictures/attnviz-", 0), 0u)
+      << app.views.export_panel.path_written;
+  EXPECT_TRUE(IsRegularFile(app.views.export_panel.path_written));
+#endif
+}
+
+// "annotate" on a figure whose cells are too small for the numbers: next to the checkbox the panel says so, with the
+// cell size they need; a size that gives cells that large prints them and the note goes.
+TEST_F(PanelTest, AnnotateSaysWhenTheCellsAreTooSmallForTheNumbers) {
+  std::string text;
+  for (int i = 0; i < 60; ++i) text += "w" + std::to_string(i) + " ";
+  App& app = MakeApp(text);
+  app.settings.export_dir = TempDir();
+  app.settings.export_annotate = true;
+  Frames(3);
+  ASSERT_NE(app.dump.Find("export.annotate_note"), nullptr);
+  EXPECT_EQ(app.dump.Find("export.annotate_note")->value_json, "\"\"");  // nothing known before an export
+#ifdef ATTNVIZ_HAVE_FIGURE
+  Export();
+  ASSERT_TRUE(app.views.export_panel.ok) << app.views.export_panel.message;
+  const ExportPanelView::CellNote note = app.views.export_panel.note;
+  EXPECT_GT(note.cell, 0);
+  EXPECT_GT(note.annotate_needs_cell, note.cell);
+  EXPECT_EQ(app.dump.Find("export.annotate_note")->value_json,
+            JsonString("cells too small for the numbers: " + std::to_string(note.cell) + " px, they need " +
+                       std::to_string(note.annotate_needs_cell) + " px"));
+  // Off: no note. Another size: the note was for the old one.
+  app.settings.export_annotate = false;
+  Frames(1);
+  EXPECT_EQ(app.dump.Find("export.annotate_note")->value_json, "\"\"");
+  app.settings.export_annotate = true;
+  app.settings.export_size = "40x40in";
+  Frames(1);
+  EXPECT_EQ(app.dump.Find("export.annotate_note")->value_json, "\"\"");
+  app.settings.export_dpi = 96;  // 40 in at 96 dpi: 3840 px for 60 tokens, cells of about 55 px
+  Export();
+  ASSERT_TRUE(app.views.export_panel.ok) << app.views.export_panel.message;
+  EXPECT_EQ(app.views.export_panel.note.annotate_needs_cell, 0);
+  EXPECT_EQ(app.dump.Find("export.annotate_note")->value_json, "\"\"");
+#endif
+}
+
+// A second export to a file that is there never replaces it silently: the panel says it exists, the button says
+// "Overwrite", and "Save as name-2.csv" writes the next free name instead, leaving the first file as it was.
+TEST_F(PanelTest, ExportToAnExistingFileOffersOverwriteOrTheNextFreeName) {
+  App& app = MakeApp();
+  const std::string dir = TempDir();
+  app.settings.export_dir = dir;
+  Frames(3);
+  Click("export.format_csv");
+  EXPECT_EQ(app.dump.Find("export.exists")->value_json, "false");
+  EXPECT_EQ(app.dump.Find("export.next_name"), nullptr);
+  Export();
+#ifdef ATTNVIZ_HAVE_FIGURE
+  ASSERT_TRUE(app.views.export_panel.ok) << app.views.export_panel.message;
+  const std::string first = app.views.export_panel.path_written;
+  const std::string name = app.views.export_panel.file_name;
+  ASSERT_EQ(first, dir + "/" + name);
+  ASSERT_TRUE(WriteFileAtomic(first, "the user's own edit\n").ok());
+  Frames(1);
+  EXPECT_EQ(app.dump.Find("export.exists")->value_json, "true");
+  EXPECT_NE(app.dump.Find("export.button")->label.find("Overwrite"), std::string::npos)
+      << app.dump.Find("export.button")->label;
+  const std::string stem = name.substr(0, name.size() - 4);
+  ASSERT_NE(app.dump.Find("export.next_name"), nullptr);
+  EXPECT_NE(app.dump.Find("export.next_name")->label.find("Save as " + stem + "-2.csv"), std::string::npos)
+      << app.dump.Find("export.next_name")->label;
+  // The next free name: the first file is kept.
+  Click("export.next_name");
+  for (int i = 0; i < 500 && app.exporting(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    Frame();
+  }
+  Frame();
+  ASSERT_TRUE(app.views.export_panel.ok) << app.views.export_panel.message;
+  EXPECT_EQ(app.views.export_panel.path_written, dir + "/" + stem + "-2.csv");
+  EXPECT_EQ(*ReadFile(first), "the user's own edit\n");
+  EXPECT_NE(ReadFile(dir + "/" + stem + "-2.csv")->find("home"), std::string::npos);
+  EXPECT_NE(app.dump.Find("export.next_name")->label.find(stem + "-3.csv"), std::string::npos);
+  // Overwrite, asked for: the first file is replaced.
+  Export();
+  ASSERT_TRUE(app.views.export_panel.ok) << app.views.export_panel.message;
+  EXPECT_EQ(app.views.export_panel.path_written, first);
+  EXPECT_NE(ReadFile(first)->find("home"), std::string::npos);
+#endif
 }
 
 TEST_F(PanelTest, ExportButtonWritesThroughTheFigureLibrary) {

@@ -53,7 +53,8 @@ enum class Str : int {
   // ---- Export
   kExportHead, kExportHeads, kExportSaturation, kExportOverview, kFolder, kFile, kExportHeadHint, kExportButton,
   kExporting, kExportingPath, kWrote, kExportFailed, kNoFileName, kExportTitle, kExportTitleHint, kExportSize,
-  kExportSizeTip, kExportDpi, kExportAnnotate,
+  kExportSizeTip, kExportDpi, kExportAnnotate, kExportAnnotateTooSmall, kExportFileExists,
+  kExportOverwrite, kExportSaveAsNext,
   // ---- Model
   kSourceSandbox, kSourceModel, kModelFolderHint, kBundledTiny, kOpeningModel, kDropModelHint, kGgufWhatWasRead, kLayer,
   kHideSpecial, kWhatIf, kNoScaling, kOnLayers, kOnLayersHint, kRunning, kHeadRoleLine, kTokensAsModelSees,
@@ -95,7 +96,7 @@ enum class Str : int {
   kSettingsLineProblem, kSettingsConfigProblem, kSettingsCorruptMoved, kSettingsCorruptStuck, kAppUnknownOption, kAppBadLesson,
   kCliHeadAndHeads, kCliOneSizeOption, kCliRandomAndText, kCliNoOut, kCliUnknownRange, kCliHeadOutOfRange,
   kCliPlotExtension, kCliNoFigureLibrary,
-  kCliWrote, kCliWroteRows, kCliDumpWritten, kCliModelPerHead, kCliPooled, kCliPredictLoss, kCliPredictMasked, kCliPredictOneToken, kCliNeuronMasked, kCliNoPiece, kModelDescribeLayers,
+  kCliWrote, kCliAnnotateTooSmall, kCliWroteRows, kCliDumpWritten, kCliModelPerHead, kCliPooled, kCliPredictLoss, kCliPredictMasked, kCliPredictOneToken, kCliNeuronMasked, kCliNoPiece, kModelDescribeLayers,
   kModelDescribeKvHeads, kModelDescribeSizes, kModelDescribeLinear, kModelDescribeLlama3, kModelDescribeFreqFactors, kModelDescribeWindow,
   kStepRawSource, kNoteRawSource, kCliComputeSummary,
   // ---- the settings file's syntax and values (state.cpp)
@@ -116,7 +117,7 @@ enum class Str : int {
   kModelPredictingOf, kNoLmHead, kPredictNextTip, kPredictMaskTip, kPredictNoMask, kPredictHowTo, kPredictPinned,
   kLossLine, kLossChange, kLossBaselineUnknown, kLossExplain, kLossMasked, kAblateHead, kRestoreHead, kAblatedHeads,
   kRestoreAll, kScanButton, kScanCancel, kScanProgress, kScanRefused, kScanBase, kScanPartial, kScanColLayer, kScanColHead,
-  kScanColLoss, kScanColDelta, kScanColorOverview, kScanOtherWhatIfs, kOverviewAblatedTip, kOverviewDeltaTip,
+  kScanColLoss, kScanColDelta, kScanColorOverview, kScanOtherWhatIfs, kOverviewAblatedTip, kOverviewDeltaTip, kOverviewDeltaLegend,
   // ---- the neuron view and the other map kinds (rollout, value-weighted)
   kMapKindLabel, kMapKindAttention, kMapKindRollout, kMapKindValueWeighted, kRolloutExplain, kValueWeightedExplain,
   kRolloutPooled, kRolloutRefusedMemory, kValueWeightedMaking, kRolloutMaking, kModelRolloutOf, kValueWeightedOverviewStreamed,
