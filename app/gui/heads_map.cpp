@@ -8,6 +8,7 @@
 
 #include "heads_map.h"
 #include "io/json.h"
+#include "maps/axis_labels.h"
 #include "panel_util.h"
 #include "unicode_slots.h"
 #include "tokenize/shown_text.h"
@@ -100,8 +101,11 @@ LabelsDrawn DrawTokenLabels(PanelContext& ctx, const MapDraw& m, const MapFrame&
   const int step = LabelStep(f.cell_shown, size);
   LabelsDrawn drawn{"[", "["};
   if (m.key_labels && layout.label_top > 0 && f.cell_shown * step < f.map_size.x + 1.0f) {
-    for (int j = (w.c0 + step - 1) / step * step; j < w.c1; j += step) {
-      std::string label = Ellipsize(ToImGui(ShownText(t.kv_tokens[(size_t)j].display)), layout.label_top - 4.0f, size);
+    const std::vector<Token>& keys = t.kv_tokens;
+    for (const AxisLabel& a : ThinnedAxisLabels([&](int j) { return ShownText(keys[(size_t)j].display); },
+                                                WordStarts(keys), w.c0, w.c1, step)) {
+      const int j = a.index;
+      std::string label = Ellipsize(ToImGui(a.text), layout.label_top - 4.0f, size);
       float x = f.map_min.x + ((float)(j - w.c0) + 0.5f) * f.cell_x - size * 0.5f;
       AddTextVertical(dl, ImVec2(x, f.map_min.y - 3.0f), dim_color, label, size);
       if (drawn.keys.size() < 400) drawn.keys += (drawn.keys.size() > 1 ? ", " : "") + std::to_string(j);
@@ -109,8 +113,11 @@ LabelsDrawn DrawTokenLabels(PanelContext& ctx, const MapDraw& m, const MapFrame&
   }
   drawn.keys += "]";
   if (m.query_labels && layout.label_left > 0 && f.cell_shown * step < f.map_size.y + 1.0f) {
-    for (int i = (w.r0 + step - 1) / step * step; i < w.r1; i += step) {
-      std::string label = Ellipsize(ToImGui(ShownText(t.query_tokens[(size_t)i].display)), layout.label_left - 6.0f, size);
+    const std::vector<Token>& queries = t.query_tokens;
+    for (const AxisLabel& a : ThinnedAxisLabels([&](int i) { return ShownText(queries[(size_t)i].display); },
+                                                WordStarts(queries), w.r0, w.r1, step)) {
+      const int i = a.index;
+      std::string label = Ellipsize(ToImGui(a.text), layout.label_left - 6.0f, size);
       float lw = TextWidth(label, size);
       float y = f.map_min.y + ((float)(i - w.r0) + 0.5f) * f.cell_y - size * 0.5f;
       dl->AddText(ImGui::GetFont(), size, ImVec2(f.map_min.x - 4.0f - lw, y), dim_color, label.c_str());

@@ -260,8 +260,11 @@ Result<HeatmapSpec> MakeHeatmapSpec(const LayerMaps& tensors, const AttentionCon
   spec.n_q = n_q;
   spec.n_k = n_k;
   spec.heads = heads;
+  if ((int)options.panel_names.size() == spec.n_head) spec.panel_names = options.panel_names;
   spec.query_labels = TokenTexts(tensors.query_tokens);
   spec.key_labels = TokenTexts(tensors.kv_tokens);
+  spec.query_word_starts = WordStarts(tensors.query_tokens);
+  spec.key_word_starts = WordStarts(tensors.kv_tokens);
   spec.title = !options.title.empty() ? options.title
                : config            ? DefaultHeatmapTitle(*config, options)
                : options.all_heads ? std::to_string(heads.size()) + " heads"

@@ -36,6 +36,8 @@ struct HeatmapExportOptions {
   int head = 0;            // the head drawn when !all_heads (0-based)
   bool all_heads = false;  // a grid of heads sharing one colorbar (or every head in csv/npy/json)
   std::vector<int> heads;  // with all_heads: an optional subset (e.g. the app's visible heads); empty = all
+  std::vector<std::string> panel_names;  // with all_heads: each map's name by head index ("L1 H0" for a model's
+                                         // stacked layers); empty = "head h"
   Colormap colormap = Colormap::kViridis;
   ColorScale color_scale = ColorScale::kLinear;
   bool auto_range = false;  // false: fixed [0, 1]; true: min..max of the heads drawn

@@ -84,16 +84,16 @@ HeatmapLayout LayoutWithCell(const FontSet& fonts, const HeatmapSpec& spec, int 
   L.label_font = u * std::min(12.0f, std::max(8.0f, std::floor(cell / u * 0.8f)));
   L.label_stride = std::max(1, (int)std::ceil(L.label_font * 1.2f / cell));
   float max_label = L.label_font * 9.5f;
-  L.row_text.clear();
-  L.col_text.clear();
+  L.row_labels = ThinnedAxisLabels(spec.query_labels, spec.query_word_starts, 0, spec.n_q, L.label_stride);
+  L.col_labels = ThinnedAxisLabels(spec.key_labels, spec.key_word_starts, 0, spec.n_k, L.label_stride);
   float row_w = 0, col_w = 0;
-  for (int i = 0; i < spec.n_q; ++i) {
-    L.row_text.push_back(fonts.Ellipsize(spec.query_labels[i], L.label_font, max_label));
-    if (i % L.label_stride == 0) row_w = std::max(row_w, fonts.TextWidth(L.row_text.back(), L.label_font));
+  for (AxisLabel& a : L.row_labels) {
+    a.text = fonts.Ellipsize(a.text, L.label_font, max_label);
+    row_w = std::max(row_w, fonts.TextWidth(a.text, L.label_font));
   }
-  for (int j = 0; j < spec.n_k; ++j) {
-    L.col_text.push_back(fonts.Ellipsize(spec.key_labels[j], L.label_font, max_label));
-    if (j % L.label_stride == 0) col_w = std::max(col_w, fonts.TextWidth(L.col_text.back(), L.label_font));
+  for (AxisLabel& a : L.col_labels) {
+    a.text = fonts.Ellipsize(a.text, L.label_font, max_label);
+    col_w = std::max(col_w, fonts.TextWidth(a.text, L.label_font));
   }
   float row_strip = std::ceil(row_w + tick_len + tick_gap);
   float col_strip = std::ceil(col_w + tick_len + tick_gap);
@@ -389,21 +389,26 @@ void DrawHeatmap(const HeatmapSpec& spec, const HeatmapLayout& L, Painter* paint
     painter->StrokeRect({panel.cells.x - 0.5f * lw, panel.cells.y - 0.5f * lw, panel.cells.w + lw, panel.cells.h + lw}, kInk, lw);
     if (grid) {
       TextStyle pt{L.panel_font, kInk, HAlign::kCenter, VAlign::kBottom, 0};
-      painter->Text(panel.cells.x + panel.cells.w / 2, panel.cells.y - 4 * u, spec.words.head + std::to_string(panel.head), pt);
+      painter->Text(panel.cells.x + panel.cells.w / 2, panel.cells.y - 4 * u, 
+                    spec.panel_names.empty() ? spec.words.head + std::to_string(panel.head)
+                                             : spec.panel_names[(size_t)panel.head],
+                    pt);
     }
     if (panel.row_labels) {
-      for (int i = 0; i < spec.n_q; i += L.label_stride) {
+      for (const AxisLabel& a : L.row_labels) {
+        const int i = a.index;
         float cy = panel.cells.y + (i + 0.5f) * L.cell;
         painter->Line({panel.cells.x - lw - tick_len, cy}, {panel.cells.x - lw, cy}, kTickColor, lw);
-        painter->Text(panel.cells.x - lw - tick_len - tick_gap, cy, L.row_text[i], label);
+        painter->Text(panel.cells.x - lw - tick_len - tick_gap, cy, a.text, label);
       }
     }
     if (panel.col_labels) {
-      for (int j = 0; j < spec.n_k; j += L.label_stride) {
+      for (const AxisLabel& a : L.col_labels) {
+        const int j = a.index;
         float cx = panel.cells.x + (j + 0.5f) * L.cell;
         float y0 = panel.cells.bottom() + lw;
         painter->Line({cx, y0}, {cx, y0 + tick_len}, kTickColor, lw);
-        painter->Text(cx, y0 + tick_len + tick_gap, L.col_text[j], col_label);
+        painter->Text(cx, y0 + tick_len + tick_gap, a.text, col_label);
       }
     }
   }

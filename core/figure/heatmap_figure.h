@@ -20,6 +20,7 @@
 #include "figure/figure_words.h"
 #include "figure/font.h"
 #include "figure/painter.h"
+#include "maps/axis_labels.h"
 #include "base/status.h"
 
 namespace attnviz {
@@ -28,8 +29,11 @@ struct HeatmapSpec {
   const float* probs = nullptr;    // [n_head, n_q, n_k], row-major
   int n_head = 0, n_q = 0, n_k = 0;
   std::vector<int> heads;  // heads to draw (one = a single map; several = a grid, each titled "head h")
+  std::vector<std::string> panel_names;  // n_head or empty: the grid's titles by head index instead of "head h"
   std::vector<std::string> query_labels;  // n_q
   std::vector<std::string> key_labels;    // n_k
+  // Which labels begin a word (maps/axis_labels.h WordStarts): a thinned axis names words there. Empty: every one.
+  std::vector<bool> query_word_starts, key_word_starts;  // n_q, n_k
   std::string title;
   FigureWords words;
   Colormap colormap = Colormap::kViridis;
@@ -67,7 +71,7 @@ struct HeatmapLayout {
   float title_font = 15, label_font = 12, axis_font = 12, tick_font = 11, panel_font = 12;
   float annotate_font = 0;  // 0 = cells too small to annotate (or not asked)
   int annotate_needs_cell = 0;  // annotate asked, cells too small: the smallest cell (pixels) the weights fit in
-  std::vector<std::string> row_text, col_text;  // labels after ellipsis shortening
+  std::vector<AxisLabel> row_labels, col_labels;  // the labels drawn (every label_stride-th token at most), shortened
   std::string title_text;                       // the title as drawn (shrunk or shortened to a given width)
   bool title_sets_width = false;  // the figure grew to its title: the title, not the maps, decides the width
   std::vector<HeatmapPanel> panels;

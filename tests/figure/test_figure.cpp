@@ -481,10 +481,12 @@ TEST_F(FigureTest, LongTokensAreShortenedWithAnEllipsis) {
   ASSERT_TRUE(spec.ok());
   auto layout = LayoutHeatmap(*FontSet::Default().value(), *spec);
   ASSERT_TRUE(layout.ok());
-  const std::string& label = layout->col_text[3];
+  ASSERT_EQ(layout->label_stride, 1);
+  ASSERT_EQ(layout->col_labels.size(), t.kv_tokens.size());
+  const std::string& label = layout->col_labels[3].text;
   EXPECT_LT(label.size(), t.kv_tokens[3].display.size());
   EXPECT_EQ(label.substr(label.size() - 3), "\u2026");
-  EXPECT_EQ(layout->col_text[0], "I");
+  EXPECT_EQ(layout->col_labels[0].text, "I");
 }
 
 TEST_F(FigureTest, ManyTokensLabelEveryFewRows) {
@@ -503,6 +505,32 @@ TEST_F(FigureTest, ManyTokensLabelEveryFewRows) {
   EXPECT_GT(r.layout.label_stride, 1);
   EXPECT_LT(r.image.width, 1100);
   ExpectCellColors(r);
+}
+
+// A thinned axis of a text cut into fragments (" c|at s|at m|at" ...) names whole words at word starts.
+TEST_F(FigureTest, AThinnedAxisNamesWordsNotFragments) {
+  std::vector<std::string> pieces;
+  for (int i = 0; i < 100; ++i) {
+    pieces.push_back(" " + std::string(1, (char)('b' + i % 20)));
+    pieces.push_back("at");
+  }
+  AttentionTensors t;
+  t.query_tokens = t.kv_tokens = Tokens(pieces);
+  auto probs = std::make_shared<Tensor>();
+  probs->Resize({1, 200, 200});
+  for (size_t i = 0; i < probs->data.size(); ++i) probs->data[i] = 1.0f / 200;
+  t.probs = probs;
+  auto spec = MakeHeatmapSpec(t, MakeConfig(), HeatmapExportOptions{});
+  ASSERT_TRUE(spec.ok());
+  auto layout = LayoutHeatmap(*FontSet::Default().value(), *spec);
+  ASSERT_TRUE(layout.ok());
+  ASSERT_GT(layout->label_stride, 1);
+  ASSERT_FALSE(layout->col_labels.empty());
+  for (const AxisLabel& a : layout->col_labels) {
+    EXPECT_EQ(a.index % 2, 0) << "a label on the fragment at " << a.index;
+    EXPECT_EQ(a.text.substr(a.text.size() - 2), "at") << a.text;
+    EXPECT_GE(a.text.size(), 3u) << a.text;
+  }
 }
 
 // ---------- SVG ----------
