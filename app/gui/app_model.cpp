@@ -8,6 +8,7 @@
 #include "io/file_io.h"
 #include "i18n/app_messages.h"
 #include "i18n/localized.h"
+#include "lessons.h"
 #include "model_analysis.h"
 #include "model_folder.h"
 
@@ -45,6 +46,10 @@ void App::OpenModel(const std::string& dir_or_name) {
   }
   views.model.path_input = dir;
   settings.model_dir = dir;
+  // The bundled model on the sandbox's short default sentence shows noise: it opens on a sentence said twice
+  // instead, where its induction heads have something to do (the Model panel says why).
+  if (dir == bundled_model_dir && (settings.kv_text.empty() || settings.kv_text == AppSettings().kv_text))
+    settings.kv_text = kRepeatedSentence;
   results.model_error.clear();
   scans->Cancel();  // a scan of the old model is of no use now
   models->Open(dir);

@@ -8,6 +8,7 @@
 #include "app.h"
 #include "base/memory_budget.h"
 #include "io/json.h"
+#include "lessons.h"
 #include "maps/layer_cut.h"
 #include "i18n/localized.h"
 #include "panel_util.h"
@@ -157,6 +158,9 @@ void DrawModelPanel(PanelContext& ctx) {
         folder->dir + ": " + LocalizedModelDescribe(folder->model->config()) + " \xC2\xB7 " + LocalizedTokenizerDescribe(folder->tokenizer->Describe());
     DimText(description);
     dump.SetField("model_description", JsonString(description));
+    const bool bundled_on_repeat = folder->dir == ctx.bundled_model_dir && s.kv_text == kRepeatedSentence;
+    if (bundled_on_repeat) DimText(Tr(Str::kBundledRepeatedWhy));
+    dump.SetField("model_bundled_repeat_note", bundled_on_repeat ? "true" : "false");
     const model::Model& m = *folder->model;
     if (std::string(m.format()) == "GGUF") {  // what was read: the architecture, the tensor types, the file's size
       const std::string read =

@@ -783,6 +783,29 @@ TEST_F(PanelTest, LessonEOpensTheBundledModelAndNamesItsHeads) {
   EXPECT_EQ(app.settings.kv_text, "The cat sat on the mat.");  // lesson (a)'s own, not (e)'s
 }
 
+// `--model tiny` (or the File menu's bundled model) on the sandbox's short default sentence would show noise: the
+// bundled model opens on a sentence said twice and the Model panel says why; a sentence of the user's own stays.
+TEST_F(PanelTest, TheBundledModelOpensOnASentenceSaidTwiceAndSaysWhy) {
+  App& app = MakeApp();
+  Frames(3);
+  ASSERT_FALSE(app.bundled_model_dir.empty()) << "the source tree's assets/models/tiny";
+  ASSERT_EQ(app.settings.kv_text, AppSettings().kv_text);
+  app.OpenModel("tiny");
+  for (int i = 0; i < 400 && !app.results.model; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    Frame();
+  }
+  Frames(3);
+  EXPECT_EQ(app.settings.kv_text, kRepeatedSentence);
+  EXPECT_EQ(app.dump.Field("model_bundled_repeat_note"), "true");
+  // The user's own sentence is theirs: opening the bundled model again keeps it, and the note goes.
+  app.settings.kv_text = "My own words here.";
+  app.OpenModel("tiny");
+  Frames(5);
+  EXPECT_EQ(app.settings.kv_text, "My own words here.");
+  EXPECT_EQ(app.dump.Field("model_bundled_repeat_note"), "false");
+}
+
 // A lesson in any order gives the same picture: what an earlier visit left in the panels (an ablated head, the
 // Rollout map kind that hides the role line, a zoom window, an edited Dictionary, mean pooling, the Overview by delta
 // loss, an open neuron view, a moved Numbers query row) is put back by the lesson.

@@ -192,6 +192,9 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kSourceModel, "Trained model"},
     {Str::kModelFolderHint, "Model folder (config.json, model.safetensors, tokenizer) or .gguf file"},
     {Str::kBundledTiny, "bundled: tiny"},
+    {Str::kBundledRepeatedWhy, "A sentence said twice: the second time, the induction heads of layer 1 look back to the "
+                               "token that followed the same word the first time (lesson (e)). On a short sentence "
+                               "said once, this small model's heads show little but noise."},
     {Str::kOpeningModel, "Opening {0}\xE2\x80\xA6"},
     {Str::kDropModelHint, "Drop a model folder on the window, or give its path. A Hugging Face folder as "
                           "save_pretrained or a clone of a model repository leaves it: GPT-2, BERT, Llama, Qwen2, "
@@ -376,7 +379,8 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kExportNothingComputed, "nothing computed yet"},
     {Str::kExportEveryHeadHidden, "every head is hidden: show at least one to export"},
     {Str::kExportNoFigureLibrary, "this build has no figure library (core/figure): export is unavailable"},
-    {Str::kExportOverviewTitle, "{0} \xC2\xB7 {1} layers \xC3\x97 {2} heads (map k: layer k / {2}, head k % {2})"},
+    {Str::kExportOverviewTitle, "{0} ({1}) \xC2\xB7 {2} layers \xC3\x97 {3} heads"},
+    {Str::kExportPanelLayerHead, "layer {0} head {1}"},
     {Str::kSettingsCannotRead, "Settings file {0} cannot be read ({1})."},
     {Str::kSettingsReadFailed, "Settings file {0}."},
     {Str::kSettingsLeftAlone, " It is left as it is and will not be overwritten; started on defaults."},

@@ -192,6 +192,9 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kSourceModel, "학습된 모델"},
     {Str::kModelFolderHint, "모델 폴더 (config.json, model.safetensors, 토크나이저) 또는 .gguf 파일"},
     {Str::kBundledTiny, "내장: tiny"},
+    {Str::kBundledRepeatedWhy, "같은 문장을 두 번 씁니다. 두 번째에는 층 1의 유도(induction) 헤드가 첫 번째에 같은 "
+                               "단어 다음에 왔던 토큰을 되돌아봅니다(수업 (e)). 한 번만 쓴 짧은 문장에서는 이 작은 "
+                               "모델의 헤드가 잡음에 가까운 것만 보여 줍니다."},
     {Str::kOpeningModel, "{0} 여는 중…"},
     {Str::kDropModelHint, "모델 폴더를 창에 끌어다 놓거나 경로를 입력하십시오. save_pretrained로 저장한 Hugging Face "
                           "폴더나 모델 저장소를 복제한 폴더: GPT-2, BERT, Llama, Qwen2, Mistral. 또는 .gguf 파일 (llama.cpp, "
@@ -368,7 +371,8 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kExportNothingComputed, "아직 계산한 것이 없습니다"},
     {Str::kExportEveryHeadHidden, "모든 헤드가 숨겨져 있습니다: 내보내려면 하나 이상 보이게 하십시오"},
     {Str::kExportNoFigureLibrary, "이 빌드에는 그림 라이브러리가 없어 내보낼 수 없습니다"},
-    {Str::kExportOverviewTitle, "{0} \xC2\xB7 {1}개 층 \xC3\x97 헤드 {2}개 (맵 k: 층 k / {2}, 헤드 k % {2})"},
+    {Str::kExportOverviewTitle, "{0} ({1}) \xC2\xB7 층 {2}개 \xC3\x97 헤드 {3}개"},
+    {Str::kExportPanelLayerHead, "층 {0} 헤드 {1}"},
     {Str::kSettingsCannotRead, "설정 파일을 읽을 수 없습니다: {0} ({1})."},
     {Str::kSettingsReadFailed, "설정 파일 {0}."},
     {Str::kSettingsLeftAlone, " 파일은 그대로 두고 덮어쓰지 않습니다; 기본값으로 시작했습니다."},

@@ -56,7 +56,7 @@ enum class Str : int {
   kExportSizeTip, kExportDpi, kExportAnnotate, kExportAnnotateTooSmall, kExportFileExists,
   kExportOverwrite, kExportSaveAsNext,
   // ---- Model
-  kSourceSandbox, kSourceModel, kModelFolderHint, kBundledTiny, kOpeningModel, kDropModelHint, kGgufWhatWasRead, kLayer,
+  kSourceSandbox, kSourceModel, kModelFolderHint, kBundledTiny, kBundledRepeatedWhy, kOpeningModel, kDropModelHint, kGgufWhatWasRead, kLayer,
   kHideSpecial, kWhatIf, kNoScaling, kOnLayers, kOnLayersHint, kRunning, kHeadRoleLine, kTokensAsModelSees,
   kSpecialToken, kUseFirstTokens,
   // ---- Overview
@@ -92,7 +92,7 @@ enum class Str : int {
   // ---- export panel, settings file, the app's command line, attnviz-cli's input errors and output, a model's
   // description, the Shapes tab's raw sources
   kExportSweepBusy, kExportNoModelResult, kExportOverviewStreamed, kHideSpecialStreamed, kExportNothingComputed, kExportEveryHeadHidden, kExportNoFigureLibrary,
-  kExportOverviewTitle, kSettingsCannotRead, kSettingsReadFailed, kSettingsLeftAlone, kSettingsProblems,
+  kExportOverviewTitle, kExportPanelLayerHead, kSettingsCannotRead, kSettingsReadFailed, kSettingsLeftAlone, kSettingsProblems,
   kSettingsLineProblem, kSettingsConfigProblem, kSettingsCorruptMoved, kSettingsCorruptStuck, kAppUnknownOption, kAppBadLesson,
   kCliHeadAndHeads, kCliOneSizeOption, kCliRandomAndText, kCliNoOut, kCliUnknownRange, kCliHeadOutOfRange,
   kCliPlotExtension, kCliNoFigureLibrary,
