@@ -22,11 +22,17 @@ namespace attnviz {
 
 namespace {
 
+// A model as its files name it: the folder's (or GGUF file's) name, "pythia-70m", never the family alone.
+std::string ModelName(const std::string& dir) {
+  std::string name = dir.substr(dir.find_last_of('/') + 1);
+  if (name.size() > 5 && name.compare(name.size() - 5, 5, ".gguf") == 0) name.resize(name.size() - 5);
+  return name.empty() ? "model" : name;
+}
+
 // A trained model's files: attnviz-<model folder name>-L<layer>-head<h>.<format>, ...-overview.<format>.
 std::string ModelFileName(const PanelContext& ctx) {
   const AppSettings& s = ctx.settings;
-  std::string name = s.model_dir.substr(s.model_dir.find_last_of('/') + 1);
-  if (name.empty()) name = "model";
+  const std::string name = ModelName(s.model_dir);
   std::string base = "attnviz-" + name + "-";
   if (s.model_no_scale) base += "unscaled-";
   if (ctx.results.model && ctx.results.model->request.no_softcap) base += "uncapped-";  // as the run had them
@@ -241,8 +247,13 @@ std::function<Status()> MakeExportJob(PanelContext& ctx, const std::string& path
     }
     o.all_heads = true;
     const model::ModelConfig& c = model->request.folder->model->config();
+    // The maps are the layers' heads stacked: each panel is named by its layer and head, the title by the model's
+    // folder (its name, e.g. "pythia-70m") and family.
+    for (int l = 0; l < c.n_layer; ++l)
+      for (int h = 0; h < c.n_head; ++h) o.panel_names.push_back(Trf(Str::kExportPanelLayerHead, {std::to_string(l), std::to_string(h)}));
     if (o.title.empty())
-      o.title = Trf(Str::kExportOverviewTitle, {c.model_type, std::to_string(c.n_layer), std::to_string(c.n_head)});
+      o.title = Trf(Str::kExportOverviewTitle, {ModelName(model->request.folder->dir), c.model_type, std::to_string(c.n_layer),
+                                                std::to_string(c.n_head)});
     const bool hide = s.model_hide_special;
     return [model, o, hide, kind, note] {
       ExportNotes notes;
