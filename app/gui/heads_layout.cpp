@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "heads_map.h"
+#include "i18n/map_kind_words.h"
 #include "io/json.h"
 #include "panel_util.h"
 #ifdef ATTNVIZ_HAVE_FIGURE
@@ -137,7 +138,14 @@ void DrawColorbar(PanelContext& ctx, ImVec2 top_left, float height, ColorRange r
 }
 
 std::string HeadCaption(const LayerMaps& t, int head, const std::string& prefix) {
-  std::string caption = prefix + Trf(Str::kCaptionHead, {std::to_string(head)});
+  return MapCaption(nullptr, t, head, prefix);
+}
+
+std::string MapCaption(const Shown* shown, const LayerMaps& t, int head, const std::string& prefix) {
+  std::string caption = prefix;
+  if (shown && shown->model) caption += Trf(Str::kCaptionLayer, {std::to_string(shown->layer)}) + " \xC2\xB7 ";
+  if (shown && KindInfo(shown->kind).shows.one_map) return caption + Tr(WordsOf(shown->kind).label);  // no head
+  caption += Trf(Str::kCaptionHead, {std::to_string(head)});
   if (head < (int)t.metrics.size()) {
     const HeadMetrics& m = t.metrics[(size_t)head];
     caption += std::string("  ") + Tr(Str::kCaptionMax) + " " + FormatNumber(m.max_weight, "%.2f") + "  H " + FormatNumber(m.norm_entropy, "%.2f") +

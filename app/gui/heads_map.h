@@ -71,6 +71,9 @@ std::vector<std::string> WrapCaption(const std::string& caption, float width);
 
 // "head 2  max 0.62  H 0.91  ∇ 0.40" after `prefix`.
 std::string HeadCaption(const LayerMaps& t, int head, const std::string& prefix);
+// A map's caption as shown: a model's layer named ("layer 1 · head 2  max 0.62 ..."), a one-map kind by its name
+// ("layer 3 · rollout"), never "head 0"; null `shown`: HeadCaption.
+std::string MapCaption(const Shown* shown, const LayerMaps& t, int head, const std::string& prefix);
 // The label room the tensors' tokens need.
 MapLayout LayoutFor(const LayerMaps& t);
 // `count` maps in `avail` with labels once along the outer edges and room for as many caption lines as the maps'

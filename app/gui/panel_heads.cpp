@@ -182,7 +182,7 @@ void DrawGridView(PanelContext& ctx, HeatmapRenderer& renderer, const LayerMaps&
   MapLayout& layout = a.layout;
   int columns = 1;
   float cell = 1;
-  const std::string widest_caption = HeadCaption(t, heads[0], "");
+  const std::string widest_caption = MapCaption(ctx.shown.get(), t, heads[0], "");
   ChooseGridWithCaptions((int)heads.size(), t, widest_caption, a.maps_avail, &layout, a.gap, &columns, &cell);
   // Tiny cells: labels would be unreadable (hover a cell instead); keep a thin margin.
   if (cell < 3.0f) {
@@ -207,7 +207,7 @@ void DrawGridView(PanelContext& ctx, HeatmapRenderer& renderer, const LayerMaps&
     m.extras = ctx.shown->sandbox_numbers();
     m.head = h;
     m.key = HeatmapKey{MapView::kGrid, 0, h, 0};
-    m.caption = HeadCaption(t, h, "");
+    m.caption = MapCaption(ctx.shown.get(), t, h, "");
     m.dump_name = "heads.map." + std::to_string(h);
     m.selected = h == s.selected_head;
     m.range = range;
@@ -241,14 +241,14 @@ void DrawEnlargedView(PanelContext& ctx, HeatmapRenderer& renderer, const LayerM
   }
   int columns = 1;
   float cell = 1;
-  ChooseGridWithCaptions(1, t, HeadCaption(t, h, "") + "  " + Tr(Str::kClickBackToGrid), a.maps_avail, &a.layout,
+  ChooseGridWithCaptions(1, t, MapCaption(ctx.shown.get(), t, h, "") + "  " + Tr(Str::kClickBackToGrid), a.maps_avail, &a.layout,
                          a.gap, &columns, &cell);
   MapDraw m;
   m.tensors = &t;
   m.extras = ctx.shown->sandbox_numbers();
   m.head = h;
   m.key = HeatmapKey{MapView::kEnlarged, 0, h, 0};
-  m.caption = HeadCaption(t, h, "") + "  " + Tr(Str::kClickBackToGrid);
+  m.caption = MapCaption(ctx.shown.get(), t, h, "") + "  " + Tr(Str::kClickBackToGrid);
   m.dump_name = "heads.enlarged";
   m.range = ctx.verbs.RangeFor({h}, false);
   m.key_labels = m.query_labels = true;
@@ -273,7 +273,7 @@ void DrawSideBySideView(PanelContext& ctx, HeatmapRenderer& renderer, const Sand
   MapLayout& layout = a.layout;
   int columns = 1;
   float cell = 1;
-  ChooseGridWithCaptions(2, t, HeadCaption(t, h, "unscaled: "), a.maps_avail, &layout, a.gap, &columns, &cell);
+  ChooseGridWithCaptions(2, t, MapCaption(ctx.shown.get(), t, h, "unscaled: "), a.maps_avail, &layout, a.gap, &columns, &cell);
   if (columns != 2) {  // side by side, always
     float w = (a.maps_avail.x - layout.label_left - a.gap) / 2.0f / (float)t.n_k();
     float hgt = (a.avail.y - layout.label_top - layout.caption - a.gap) / (float)t.n_q();
@@ -286,7 +286,7 @@ void DrawSideBySideView(PanelContext& ctx, HeatmapRenderer& renderer, const Sand
     m.head = h;
     m.twin = (m.tensors == twin);
     m.key = HeatmapKey{side == 0 ? MapView::kScaledSide : MapView::kUnscaledSide, 0, h, m.twin ? 1 : 0};
-    m.caption = HeadCaption(*m.tensors, h, side == 0 ? "\xC3\xB7\xE2\x88\x9A" "d_k: " : Tr(Str::kUnscaledPrefix));
+    m.caption = MapCaption(ctx.shown.get(), *m.tensors, h, side == 0 ? "\xC3\xB7\xE2\x88\x9A" "d_k: " : Tr(Str::kUnscaledPrefix));
     m.dump_name = side == 0 ? "heads.scaled" : "heads.unscaled";
     m.range = ctx.verbs.RangeFor({h}, m.twin);
     m.key_labels = true;

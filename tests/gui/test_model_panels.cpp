@@ -289,6 +289,25 @@ TEST_F(ModelPanelTest, ARequestSentAsTheOpenFinishesIsNotSentAgain) {
   EXPECT_EQ(app.results.model->generation, 1u) << "the request was sent twice";
 }
 
+// A model map's caption names its layer beside its head; a rollout map, one per layer with the heads mixed, is named
+// by its kind, never "head 0".
+TEST_F(ModelPanelTest, MapCaptionsNameTheLayerAndARolloutIsNoHead) {
+  App& app = MakeApp("The cat sat on the mat. The cat sat on the mat.");
+  Frames(4);
+  ASSERT_TRUE(app.results.model && app.results.model->complete()) << app.results.model_error;
+  app.settings.model_layer = 1;
+  Frames(3);
+  const WidgetDump::Widget* caption = app.dump.Find("heads.map.2.caption");
+  ASSERT_NE(caption, nullptr);
+  EXPECT_NE(caption->value_json.find("layer 1 \xC2\xB7 head 2"), std::string::npos) << caption->value_json;
+  Click("heads.kind_rollout");
+  Frames(3);
+  caption = app.dump.Find("heads.map.0.caption");
+  ASSERT_NE(caption, nullptr);
+  EXPECT_NE(caption->value_json.find("layer 1 \xC2\xB7 "), std::string::npos) << caption->value_json;
+  EXPECT_EQ(caption->value_json.find("head"), std::string::npos) << caption->value_json;
+}
+
 // The run makes its rollout after the last layer (the overview first): while a result says it is pending, the Rollout
 // kind draws nothing in the Overview or the Heads panel (not the attention maps in its place) and says it is being
 // made; once the result with it arrives, both show it.

@@ -121,6 +121,7 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kTipRowMax, "row max weight: {0}"},
     {Str::kTipDrawn, "drawn: {0} of {1}x{2} cells per texel"},
     {Str::kCaptionHead, "head {0}"},
+    {Str::kCaptionLayer, "layer {0}"},
     {Str::kMaskedLegend, "masked"},
     // ---- Saturation
     {Str::kNowDk, "| now: d_k {0}"},

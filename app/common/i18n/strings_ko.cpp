@@ -122,6 +122,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kTipRowMax, "행 최대 가중치: {0}"},
     {Str::kTipDrawn, "그린 방법: 텍셀마다 {1}x{2}칸의 {0}"},
     {Str::kCaptionHead, "헤드 {0}"},
+    {Str::kCaptionLayer, "층 {0}"},
     {Str::kMaskedLegend, "마스크됨"},
     // ---- Saturation
     {Str::kNowDk, "| 지금: d_k {0}"},

@@ -42,7 +42,7 @@ enum class Str : int {
   kDismiss, kComputingStage, kHeadsStatusKeys, kShowingLastGood, kSettingsNotApplied, kShow, kViewGrid,
   kViewEnlarged, kViewSideBySide, kPoolMax, kPoolMean, kEveryHeadHidden, kClickBackToGrid, kComputingOtherScaling,
   kUnscaledPrefix, kTipHead, kTipQuery, kTipKey, kTipMasked, kTipWeight, kTipLogitBefore, kTipLogitAfter, kTipLogitCapped,
-  kUnscaled, kTipRowEntropy, kTipRowMax, kTipDrawn, kCaptionHead, kMaskedLegend,
+  kUnscaled, kTipRowEntropy, kTipRowMax, kTipDrawn, kCaptionHead, kCaptionLayer, kMaskedLegend,
   // ---- Saturation
   kNowDk, kCurveMaxWeight, kCurveEntropy, kCurveGrad, kSweeping, kSweepSummary, kTipScaled, kTipUnscaled, kColHead,
   kColMaxW, kColHNorm, kColGrad, kColLogitSd,
