@@ -910,27 +910,18 @@ TEST_F(ModelPanelTest, OverviewExportsEveryLayerAndHead) {
   // Map 4*2 + 1 is layer 2, head 1.
   const Tensor& layer2 = *app.results.model->layers[2]->probs;
   EXPECT_TRUE(std::equal(layer2.data.begin() + n * n, layer2.data.begin() + 2 * n * n, all->data.begin() + 9 * n * n));
-}
-
-// The overview figure names each map by its layer and head (not "head 9" for layer 2 head 1) and its title names the
-// model's folder beside its family.
-TEST_F(ModelPanelTest, OverviewFigureNamesLayersHeadsAndTheModel) {
-  App& app = MakeApp("The cat sat on the mat.");
-  Frames(4);
-  ASSERT_TRUE(app.results.model);
-  app.settings.export_target = ExportTarget::kOverview;
+  // As a figure, each map is named by its layer and head (not "head 9" for layer 2 head 1) and the title names the
+  // model's folder beside its family.
   app.settings.export_format = ExportFormat::kSvg;
-  app.settings.export_dir = dir_;
   Frames(2);
   Export();
   ASSERT_TRUE(app.views.export_panel.ok) << app.views.export_panel.message;
-  Result<std::string> read = ReadFile(dir_ + "/attnviz-tiny-gpt2-overview.svg");
-  ASSERT_TRUE(read.ok()) << read.message();
-  const std::string& svg = *read;
-  EXPECT_NE(svg.find(">layer 2 head 1<"), std::string::npos);
-  EXPECT_NE(svg.find(">layer 0 head 0<"), std::string::npos);
-  EXPECT_EQ(svg.find(">head 9<"), std::string::npos) << "a stacked map named by its flat index";
-  EXPECT_NE(svg.find("tiny-gpt2 (gpt2)"), std::string::npos);
+  Result<std::string> svg = ReadFile(dir_ + "/attnviz-tiny-gpt2-overview.svg");
+  ASSERT_TRUE(svg.ok()) << svg.message();
+  EXPECT_NE(svg->find(">layer 2 head 1<"), std::string::npos);
+  EXPECT_NE(svg->find(">layer 0 head 0<"), std::string::npos);
+  EXPECT_EQ(svg->find(">head 9<"), std::string::npos) << "a stacked map named by its flat index";
+  EXPECT_NE(svg->find("tiny-gpt2 (gpt2)"), std::string::npos);
 }
 
 // The Export panel's current head of a model is `attnviz-cli model --figure --layer L --head H` with the same
