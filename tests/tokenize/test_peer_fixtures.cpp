@@ -118,7 +118,12 @@ INSTANTIATE_TEST_SUITE_P(
                       FixtureCase{"split_removed", true}, FixtureCase{"split_isolated", true},
                       FixtureCase{"split_merged_previous", true},
                       FixtureCase{"split_merged_next", true}, FixtureCase{"split_contiguous", true},
-                      FixtureCase{"split_invert", true, Coverage::kInOrderOnly}, FixtureCase{"pretokenizers_misc", true, Coverage::kInOrderOnly}),
+                      FixtureCase{"split_invert", true, Coverage::kInOrderOnly}, FixtureCase{"pretokenizers_misc", true, Coverage::kInOrderOnly},
+                      // The newer families' layouts (make_family_fixtures.js).
+                      FixtureCase{"neox_style", true, Coverage::kTiles}, FixtureCase{"qwen3_style", true, Coverage::kTiles},
+                      FixtureCase{"olmo2_style", true, Coverage::kTiles}, FixtureCase{"gemma_style", true},
+                      FixtureCase{"phi3_style", true}, FixtureCase{"t5_style", true},
+                      FixtureCase{"roberta_small", true}),
     [](const ::testing::TestParamInfo<FixtureCase>& info) { return std::string(info.param.folder); });
 
 TEST(PeerFixtures, LoaderPicksTheFormatByFiles) {

@@ -148,3 +148,31 @@ TEST(SentencePiece, UnigramEntryAndUnkIdAreChecked) {
 
 }  // namespace
 }  // namespace attnviz::tokenize
+
+namespace attnviz::tokenize {
+namespace {
+
+// A folder with tokenizer.model and no tokenizer.json (as Gemma and Llama 2 folders can come) opens through
+// LoadTokenizer: the .model, <bos> in front as the file's name says, python3-sentencepiece's ids.
+TEST(SentencePiece, AFolderWithOnlyTokenizerModelOpens) {
+  const std::string dir = std::string(ATTNVIZ_TOKENIZE_FIXTURES) + "/spm_gemma_model";
+  ASSERT_FALSE(std::filesystem::exists(dir + "/tokenizer.json"));
+  auto tokenizer = LoadTokenizer(dir);
+  ASSERT_TRUE(tokenizer.ok()) << tokenizer.message();
+  EXPECT_NE((*tokenizer)->Describe().find("tokenizer.model"), std::string::npos) << (*tokenizer)->Describe();
+  EXPECT_EQ((*tokenizer)->vocab_size(), 90u);
+  const nlohmann::json expected = testing::ReadJsonFile(dir + "/expected.json");
+  ASSERT_GE(expected.size(), 60u);
+  for (const auto& item : expected) {
+    const std::string text = item["text"].get<std::string>();
+    auto tokens = (*tokenizer)->Encode(text);
+    ASSERT_TRUE(tokens.ok()) << tokens.message();
+    EXPECT_EQ(testing::Ids(*tokens), item["ids"].get<std::vector<int>>()) << nlohmann::json(text);
+    auto plain = (*tokenizer)->Encode(text, /*add_special_tokens=*/false);
+    ASSERT_TRUE(plain.ok()) << plain.message();
+    EXPECT_EQ(testing::Ids(*plain), item["ids_no_special"].get<std::vector<int>>()) << nlohmann::json(text);
+  }
+}
+
+}  // namespace
+}  // namespace attnviz::tokenize
