@@ -335,6 +335,9 @@ constexpr MessageEntry kMessagesKo[] = {
     {MsgId::kSpmCharacterNotInVocab, "글의 문자 {0}이(가) 어휘에 없고, 그것을 쓸 바이트 토큰 {1}도 미지 토큰도 없습니다 (llama.cpp도 이런 글에서 멈춥니다)"},
     {MsgId::kTokenLossMaskedLm, "토큰별 손실은 다음 토큰 각각의 손실인데, 이 {0} 모델은 마스크 언어 모델입니다: 다음 토큰이 아니라 [MASK] 토큰을 예측합니다 (로짓 렌즈와 top-k 예측은 이 모델에도 됩니다)"},
     {MsgId::kTokenLossTooShort, "토큰별 손실에는 토큰이 2개 이상 있어야 합니다 (첫 토큰 다음 토큰 각각의 손실); 글의 토큰은 {0}개입니다"},
+    {MsgId::kAttributionPostNorm, "직접 로짓 기여도는 잔차 스트림을 로짓으로 더해지는 부분들로 나누는데, 이 {0} 모델에는 그런 부분이 없습니다: 매 하위 층 뒤에 스트림을 다시 정규화하고(post-norm) 비선형 MLM 헤드로 예측합니다. 다음 토큰을 예측하는 pre-norm 모델(gpt2, llama 계열, gemma, gpt_neox 등)에서 쓸 수 있습니다"},
+    {MsgId::kPatchTokenCounts, "활성값 패칭에는 깨끗한 글과 오염된 글의 토큰 수가 같아야 합니다: 깨끗한 글(--patch-from)은 {0}개, 오염된 글은 {1}개입니다"},
+    {MsgId::kPatchNoDifference, "깨끗한 실행과 오염된 실행의 지표가 같습니다({0}): 패칭 비율 (patched - corrupted) / (clean - corrupted)이 0으로 나누게 됩니다. 두 실행이 구별하는 글이나 토큰 A,B를 고르십시오"},
 };
 // The programs' own messages (i18n/app_messages.h), in AppMsgId order.
 struct AppMessageEntry {
