@@ -383,6 +383,11 @@ constexpr AppMessageEntry kAppMessagesKo[] = {
     {AppMsgId::kGgufFileNeedsOption, "뜻밖의 인자 '{0}': GGUF 모델 파일은 --model 옵션으로 줍니다: --model {0}"},
     {AppMsgId::kLayersNeedWhatIf, "--layers 는 가정 실험이 작용할 층을 고르는데, 가정 실험이 하나도 없습니다: --no-scale, --no-softcap, --temperature T, --no-qk-norm 중 하나를 더하거나 --layers 를 빼십시오 (--ablate L:H 는 제 층을 스스로 정합니다)"},
     {AppMsgId::kAblateModeNeedsAblate, "--ablate-mode 는 --ablate L:H,... 와 함께 씁니다 (출력을 바꿀 헤드)"},
+    {AppMsgId::kTokenNotOne, "{0}: '{1}' 은(는) 어휘의 토큰 하나가 아닙니다 (토큰 {2}개로 나뉩니다). 토큰 하나의 글자나 id 0..{3} 을(를) 주십시오"},
+    {AppMsgId::kAttributeSpec, "--attribute: '{0}' 은(는) POS 나 POS:TOKEN 이 아닙니다 (위치는 0부터, TOKEN 은 토큰의 글자나 id)"},
+    {AppMsgId::kMetricSpec, "--metric: '{0}' 은(는) A,B 가 아닙니다 (토큰 둘, 각각 토큰의 글자나 id)"},
+    {AppMsgId::kPatchNeedsMetric, "--patch-from CLEAN 은 --metric A,B (재는 로짓 차이)와 함께 쓰고, --metric 은 --patch-from 과 함께 씁니다"},
+    {AppMsgId::kWhatIfWithAttribution, "{0} 은(는) 모델을 그대로 실행합니다: what-if(--ablate, --no-scale, --temperature 등)와 함께 쓸 수 없습니다"},
 };
 static_assert(std::size(kAppMessagesKo) == (size_t)((int)AppMsgId::kCount - (int)MsgId::kAppFirst),
               "messages_ko.cpp: one Korean template per AppMsgId");
