@@ -5,6 +5,7 @@
 //                     [--figure OUT.png|.svg|.pdf --layer L --head H [figure options]]
 //                     [--predict K] [--ablate L:H,... [--ablate-mode zero|mean]] [--neuron L:H:I:J]
 //                     [--token-loss] [--logit-lens K] [--kind K,...] [--rollout] [--value-norm] [--json]
+//                     [--attribute POS[:TOKEN]] [--patch-from CLEAN --metric A,B]
 // --dump streams attention.npy one layer at a time: a full map of every layer is never held. Head roles
 // (core/model/roles.h) are scored layer by layer as the run goes. --figure keeps one layer's maps and draws one
 // head as the app's Export does (app/common/model_figure.h). --logit-lens reads each layer's residual stream as
@@ -17,6 +18,7 @@
 
 #include "cli_commands.h"
 #include "cli_figure_options.h"
+#include "cli_model_attrib.h"
 #include "i18n/help_ko.h"
 #include "i18n/app_messages.h"
 #include "i18n/localized.h"
@@ -81,6 +83,17 @@ const char* kModelHelp =
     "                         embeddings; the last: the model's own prediction), the top K tokens (1..vocab)\n"
     "                         per position and the probability of the actual next token (bert: the MLM head\n"
     "                         at every position, no next token)\n"
+    "  --attribute POS[:TOKEN]\n"
+    "                         direct logit attribution at position POS (from 0): how much the embeddings, each\n"
+    "                         head, each attention bias, each MLP and the final norm's bias add to TOKEN's logit\n"
+    "                         (a token's text or id; default: the next token, at the last position the top\n"
+    "                         prediction), through the final norm frozen at the whole stream; gemma2: before\n"
+    "                         its final soft cap. Pre-norm models only; --json: as JSON\n"
+    "  --patch-from CLEAN     activation patching: the text is the corrupted run, CLEAN the clean one (as many\n"
+    "                         tokens); each head's output and the residual stream entering each layer at each\n"
+    "                         position patched from the clean run in turn; prints the share\n"
+    "                         (patched - corrupted) / (clean - corrupted) of --metric; --json: as JSON\n"
+    "  --metric A,B           with --patch-from: logit[A] - logit[B] at the last position (tokens' text or ids)\n"
     "  --ablate-scan          ablate each head once and print the loss it leaves, as CSV: layer, head, loss,\n"
     "                         delta (the loss minus the text's own); --json: as JSON\n"
     "  --neuron L:H:I:J       print how query token I meets key token J in head H of layer L: q, k (for RoPE\n"
@@ -130,6 +143,11 @@ struct ModelArgs {
   bool token_loss = false;              // --token-loss
   bool logit_lens = false;              // --logit-lens K
   int lens_k = 0;                       // checked against the vocabulary once the config is read
+  // Issue 41: direct logit attribution, activation patching (cli_model_attrib.h)
+  std::string attribute;                // --attribute POS[:TOKEN]
+  bool attribute_set = false;
+  std::string patch_from, metric;       // --patch-from CLEAN --metric A,B
+  bool patch_set = false, metric_set = false;
 };
 
 // "L:H" or "L:H:I:J" (count parts) -> numbers >= 0; false when malformed.
@@ -193,7 +211,8 @@ Status ParseAblateList(const std::string& list, std::vector<model::AblatedHead>*
 Status CheckArgs(const ModelArgs& args) {
   const ModelArgs* a = &args;
   if (a->model_dir.empty()) return AppError(AppMsgId::kModelRequired, {});
-  if (a->json && !a->roles && !a->predict_k && !a->neuron && !a->ablate_scan && !a->token_loss && !a->logit_lens)
+  if (a->json && !a->roles && !a->predict_k && !a->neuron && !a->ablate_scan && !a->token_loss && !a->logit_lens &&
+      !a->attribute_set && !a->patch_set)
     return AppError(AppMsgId::kJsonNeedsRoles, {});
   if (a->ablate_mode_set && a->ablated.empty()) return AppError(AppMsgId::kAblateModeNeedsAblate, {});
   {  // one table on stdout at a time
@@ -204,8 +223,14 @@ Status CheckArgs(const ModelArgs& args) {
     if (a->ablate_scan) outputs.push_back("--ablate-scan");
     if (a->token_loss) outputs.push_back("--token-loss");
     if (a->logit_lens) outputs.push_back("--logit-lens");
+    if (a->attribute_set) outputs.push_back("--attribute");
+    if (a->patch_set) outputs.push_back("--patch-from");
     if (outputs.size() > 1) return AppError(AppMsgId::kOneOutputAtATime, {outputs[0], outputs[1]});
   }
+  if (a->patch_set != a->metric_set) return AppError(AppMsgId::kPatchNeedsMetric, {});
+  if ((a->attribute_set || a->patch_set) && (!a->ablated.empty() || a->no_scale || a->no_softcap || a->no_qk_norm ||
+                                             a->temperature_set))
+    return AppError(AppMsgId::kWhatIfWithAttribution, {a->attribute_set ? "--attribute" : "--patch-from"});
   if (!a->kinds.empty() && a->dump_dir.empty())
     return AppError(AppMsgId::kNeedsDump, {a->first_kind_option, a->kinds.front()->dump.file});
   if (a->figure.out_path.empty()) {
@@ -286,6 +311,15 @@ Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help)
         else st = Status::Prefixed(MsgId::kPrefixContext, {"--ablate-mode"},
                                    Status::Error(MsgId::kUnknownName, {"ablation mode", CappedValue(v), "zero, mean"}));
       }
+    } else if (arg == "--attribute") {
+      st = take(&a->attribute);
+      a->attribute_set = true;
+    } else if (arg == "--patch-from") {
+      st = take(&a->patch_from);
+      a->patch_set = true;
+    } else if (arg == "--metric") {
+      st = take(&a->metric);
+      a->metric_set = true;
     } else if (arg == "--token-loss") a->token_loss = true;
     else if (arg == "--logit-lens") {
       std::string v;
@@ -843,6 +877,13 @@ int RunModelCommand(const std::vector<std::string>& args) {
   if (!tokens) return UsageError("model", Localized(tokens));
   if (a.tokens_only) {
     std::fputs(ModelTokensJson(*tokens).c_str(), stdout);
+    return 0;
+  }
+  if (a.attribute_set || a.patch_set) {  // their own runs: the summary's run is not made
+    auto out = a.attribute_set ? AttributionOutput(**folder, *tokens, a.attribute, a.json)
+                               : PatchingOutput(**folder, *tokens, a.patch_from, a.metric, a.json);
+    if (!out) return UsageError("model", Localized(out));
+    std::fputs(out->c_str(), stdout);
     return 0;
   }
   if (Status s = RunOnTokens(a, **folder, *tokens); !s) return UsageError("model", Localized(s));

@@ -4,7 +4,7 @@
 //
 //   attnviz_model_bench [--dir DIR | --arch gpt2|llama|smollm2] [--n 1024] [--reps 3] [--compare TORCH_DIR]
 //                       [--ids-file IDS.json] [--long [--roles-csv FILE]]
-//                       [--no-stream] [--json FILE]
+//                       [--no-stream] [--patching] [--json FILE]
 // --arch llama: a random llama of the same width (12 layers, 12 heads on 4 kv heads, d_ff 2048, llama3 rope)
 // written once to /tmp/attnviz_bench_llama_small.
 // --arch smollm2: a random llama shaped as HuggingFaceTB/SmolLM2-135M (30 layers, d_model 576, 9 query heads on 3
@@ -21,6 +21,10 @@
 //   Q5_0 for the 576-wide rows; norms F32), and DIR/smollm2_f32/, the same weights dequantized as an F32
 //   safetensors folder; then runs both on 64 tokens and prints the largest map difference (0: the same model).
 // --gguf FILE: time that GGUF file (dequantized per layer) instead of a folder.
+// --patching: activation patching of every head (core/model/patching.h, heads only; the corrupted text is the
+//   made-up one with its first token changed, so every head differs) beside 2 x n_layer x n_head forwards, the
+//   cost of patching each head by running a clean and a patched forward from the start (one forward timed, times
+//   that count). Small check: --dir tests/fixtures/models/gpt2 --n 16 --reps 1 --patching.
 // --stream-only: only the runs into a sink that keeps nothing (peak RSS = weights + one layer's maps + workspace).
 #include <omp.h>
 #include <sys/resource.h>
@@ -44,6 +48,7 @@
 #include "maps/pyramid.h"
 #include "session/layer_collector.h"
 #include "model/roles.h"
+#include "model/patching.h"
 #include "model/run.h"
 #include "model/gguf_weights.h"
 #include "io/npy.h"
@@ -443,6 +448,46 @@ double GemmLayerMs(const ModelConfig& c, int n) {
 // The CLI's forward alone (as LongRows' step 2): one warm-up, then `reps` timed; prints "CLI forward: median M ms
 // (runs: ...)". long.sh runs it right before each app run, so each app time has a CLI time of the same minute;
 // run.sh beside PyTorch (issue 22's "CLI's forward with every map made"). json_path: {"median_ms", "runs_ms"}.
+// --patching: PatchActivations over every head against 2 x n_layer x n_head forwards (median of reps each).
+int PatchingRows(const Model& model, const std::vector<int>& ids, int reps, const std::string& json_path) {
+  const ModelConfig& c = model.config();
+  std::vector<int> clean = ids;
+  clean[0] = (clean[0] + 1) % c.vocab;
+  RunOptions o;
+  o.stream_maps = true;  // as the patching's runs: no maps
+  Discard discard;
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  std::vector<double> forward_ms, patch_ms;
+  for (int r = 0; r < reps + 1; ++r) {  // the first of each warms up
+    auto s = std::chrono::steady_clock::now();
+    if (Status st = RunModel(model, ids, o, &discard); !st) return std::fprintf(stderr, "%s\n", st.message().c_str()), 2;
+    const double t = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count();
+    if (r > 0) forward_ms.push_back(t);
+  }
+  PatchingOptions po;
+  po.residual = false;
+  for (int r = 0; r < reps + 1; ++r) {
+    auto s = std::chrono::steady_clock::now();
+    auto p = PatchActivations(model, clean, ids, 1, 2, po);
+    const double t = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count();
+    if (!p) return std::fprintf(stderr, "%s\n", p.message().c_str()), 2;
+    if (r > 0) patch_ms.push_back(t);
+  }
+  const double forward = median(forward_ms), patching = median(patch_ms);
+  const double naive = 2.0 * c.n_layer * c.n_head * forward;
+  std::printf("patching every head (%d x %d) on %zu tokens: median %.1f ms; 2 x %d x %d forwards of %.1f ms: %.1f ms "
+              "(%.2fx)\n", c.n_layer, c.n_head, ids.size(), patching, c.n_layer, c.n_head, forward, naive,
+              naive / patching);
+  if (!json_path.empty())
+    return WriteJson(json_path, {{"model_type", c.model_type}, {"n_layer", c.n_layer}, {"n_head", c.n_head},
+                                 {"n", ids.size()}, {"threads", omp_get_max_threads()}, {"patching_ms", patching},
+                                 {"forward_ms", forward}, {"naive_ms", naive}, {"runs_ms", patch_ms}});
+  return 0;
+}
+
 int CliForwardRows(const Model& model, const std::vector<int>& ids, int reps, const std::string& json_path) {
   Discard discard;
   RunOptions full;
@@ -550,7 +595,7 @@ int LongRows(const Model& model, const ModelConfig& c, const std::vector<int>& i
 int main(int argc, char** argv) {
   std::string dir, compare, arch = "gpt2", json_path, gguf, ids_file, roles_csv;
   int n = 1024, reps = 3;
-  bool stream = true, long_rows = false, stream_only = false, cli_forward_only = false;
+  bool stream = true, long_rows = false, stream_only = false, cli_forward_only = false, patching = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--dir" && i + 1 < argc) dir = argv[++i];
@@ -563,13 +608,14 @@ int main(int argc, char** argv) {
     else if (a == "--long") long_rows = true;
     else if (a == "--stream-only") stream_only = true;
     else if (a == "--cli-forward-only") cli_forward_only = true;
+    else if (a == "--patching") patching = true;
     else if (a == "--gguf" && i + 1 < argc) gguf = argv[++i];
     else if (a == "--ids-file" && i + 1 < argc) ids_file = argv[++i];
     else if (a == "--roles-csv" && i + 1 < argc) roles_csv = argv[++i];
     else if (a == "--make-gguf" && i + 1 < argc) return MakeGguf(argv[++i]);
     else {
       std::fprintf(stderr, "usage: %s [--dir DIR | --arch gpt2|llama|smollm2] [--n 1024] [--reps 3] [--compare DIR] "
-                   "[--no-stream] [--stream-only] [--long [--roles-csv FILE]] [--cli-forward-only] [--gguf FILE] [--make-gguf FILE] "
+                   "[--no-stream] [--stream-only] [--long [--roles-csv FILE]] [--cli-forward-only] [--patching] [--gguf FILE] [--make-gguf FILE] "
                    "[--json FILE] [--ids-file FILE]\n", argv[0]);
       return 2;
     }
@@ -626,6 +672,7 @@ int main(int argc, char** argv) {
     n = (int)ids.size();
   }
   if (long_rows) return LongRows(**model, c, ids, std::max(1, reps), dir, json_path, roles_csv);
+  if (patching) return PatchingRows(**model, ids, std::max(1, reps), json_path);
   if (cli_forward_only) return CliForwardRows(**model, ids, std::max(1, reps), json_path);
   std::vector<double> ms;
   for (int r = 0; r < (stream_only ? 0 : reps + 1); ++r) {  // the first run warms up (page faults of the map, allocations)

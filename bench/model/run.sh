@@ -48,5 +48,12 @@ for c in $CASES; do
       "$OUT/overview_$c.png" | tee "$OUT/overview_$c.txt"
   fi
 done
+# Activation patching of every head (issue 41) on the GPT-2-small shape at 256 tokens, beside 2 x n_layer x n_head
+# forwards (patching each head by two runs from the start).
+case " $CASES " in *" gpt2 "*)
+  echo "-- gpt2, 256 tokens: patching every head --"
+  "${ATTNVIZ_ENV[@]}" "$BUILD/bench/model/attnviz_model_bench" --arch gpt2 --n 256 --reps "$REPS" --patching \
+    --json "$OUT/patching_gpt2.json" ;;
+esac
 echo
 /usr/bin/python3 "$ROOT/bench/model/table.py" "$OUT" | tee "$OUT/table.md"

@@ -345,6 +345,14 @@ constexpr const char* kEnglish[] = {
     "per-token loss is the loss of each next token, and this {0} model is a masked language model: it predicts "
     "[MASK] tokens, not the next one (the logit lens and top-k predictions work on it)",
     "per-token loss needs at least 2 tokens (the loss of each token after the first); the text has {0}",
+    // issue 41: direct logit attribution, activation patching
+    "direct logit attribution splits the residual stream into parts that add up to a logit, and this {0} model "
+    "has none: it renormalizes the stream after every sublayer (post-norm) and predicts through a nonlinear MLM "
+    "head; it works on pre-norm models that predict the next token (gpt2, the llama family, gemma, gpt_neox, ...)",
+    "activation patching needs the clean and the corrupted text to have as many tokens: the clean text "
+    "(--patch-from) has {0}, the corrupted text has {1}",
+    "the clean and the corrupted run give the same metric ({0}): the patched share (patched - corrupted) / "
+    "(clean - corrupted) would divide by zero; choose texts or tokens A,B the two runs tell apart",
 };
 static_assert(std::size(kEnglish) == (size_t)MsgId::kCount, "messages.cpp: one English template per MsgId");
 static_assert((int)MsgId::kCount <= (int)MsgId::kAppFirst, "messages.h: core's ids stay below the programs' own");

@@ -344,6 +344,10 @@ enum class MsgId : int {
   // ---- issue 41: per-token loss, the logit lens (core/model/lens.h)
   kTokenLossMaskedLm,        // {0} model_type
   kTokenLossTooShort,        // {0} tokens
+  // ---- issue 41: direct logit attribution, activation patching (core/model/attribution.h, patching.h)
+  kAttributionPostNorm,      // {0} model_type
+  kPatchTokenCounts,         // {0} clean tokens, {1} corrupted tokens
+  kPatchNoDifference,        // {0} the metric of both runs
   kCount,
   // The first of the programs' own ids (app/common/i18n/app_messages.h); not a message. Above kCount for good.
   kAppFirst = 1000

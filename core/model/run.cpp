@@ -233,6 +233,12 @@ Status Attend(const ModelConfig& c, const BlockParams& b, float multiplier, floa
   if (own_buffer && !sink.probs_masked_zero) ws.probs_mask = mask, ws.probs_n = (size_t)n;
   for (const AblatedHead& a : o.ablate)
     if (a.layer == layer) AblateHead(a.mode, ws.z.data() + (size_t)a.head * dh, n, dh, (size_t)c.q_dim());
+  for (const PatchedHead& p : o.patch)
+    if (p.layer == layer)
+      for (size_t i = 0; i < n; ++i) {
+        const size_t at = i * (size_t)c.q_dim() + (size_t)p.head * dh;
+        std::copy(p.z + at, p.z + at + dh, ws.z.data() + at);
+      }
   const TileDone done = residual->For(ws.xn.data(), (size_t)c.d_model, 0);
   LinearForward(ws.z.data(), c.q_dim(), ws.n, b.o, ws.xn.data(), c.d_model, &done);
   return Status::Ok();
@@ -452,6 +458,15 @@ Status CheckRunInputs(const ModelConfig& c, const std::vector<int>& ids, const R
       return Status::Error(MsgId::kAblateHeadRange, {std::to_string(a.head), std::to_string(a.layer),
                                                      std::to_string(c.n_head - 1), std::to_string(c.n_head)});
   }
+  for (const PatchedHead& p : o.patch) {
+    if (p.layer < 0 || p.layer >= c.n_layer)
+      return Status::Error(MsgId::kLayerRange,
+                           {std::to_string(p.layer), std::to_string(c.n_layer - 1), std::to_string(c.n_layer)});
+    if (p.head < 0 || p.head >= c.n_head)
+      return Status::Error(MsgId::kHeadRange, {std::to_string(p.head), std::to_string(p.layer),
+                                               std::to_string(c.n_head - 1), std::to_string(c.n_head)});
+    if (!p.z) return Status::Error("a patched head needs the other run's z (PatchedHead::z is null)");
+  }
   if (o.first_layer < 0 || o.first_layer > c.n_layer)
     return Status::Error("first_layer " + std::to_string(o.first_layer) + " is outside 0.." + std::to_string(c.n_layer));
   if (o.first_layer > 0 && !o.resume_hidden)
@@ -535,6 +550,7 @@ Status RunWithWorkspace(const Model& model, const std::vector<int>& ids, const R
                                  (size_t)ws.ld_qkv);
       out.v = HeadsView::Columns(ws.qkv.data() + c.q_dim() + c.kv_dim(), (size_t)n, (size_t)c.n_kv_head,
                                  (size_t)c.d_head, (size_t)ws.ld_qkv);
+      out.z = HeadsView::Columns(ws.z.data(), (size_t)n, (size_t)c.n_head, (size_t)c.d_head, (size_t)c.q_dim());
       if (c.recipe.qk_norm != BlockRecipe::QkNorm::kNone) {
         const size_t width = (size_t)(c.q_dim() + c.kv_dim());
         out.q_before_norm = HeadsView::Columns(ws.qk_raw.data(), (size_t)n, (size_t)c.n_head, (size_t)c.d_head, width);

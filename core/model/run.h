@@ -39,6 +39,13 @@ struct AblatedHead {
   bool operator!=(const AblatedHead& o) const { return !(*this == o); }
 };
 
+// Activation patching (core/model/patching.h): one head's output (its columns of z, [n, d_head], before the output
+// projection) replaced at every position by the same head's output in another run over as many tokens.
+struct PatchedHead {
+  int layer = 0, head = 0;
+  const float* z = nullptr;  // [n, q_dim]: the other run's z of this layer (LayerOutput::z); the head's columns are read
+};
+
 struct RunOptions {
   // What-ifs, per layer ([n_layer] or empty = none): drop the 1/sqrt(d_head) scaling; divide logits by T (> 0).
   std::vector<bool> no_scale;
@@ -53,6 +60,9 @@ struct RunOptions {
   // projection, by zeros or by its mean over the positions (AblatedHead::mode; the projection's bias is kept);
   // every later layer, the maps and hidden states follow. The streamed path (stream_maps) ablates alike.
   std::vector<AblatedHead> ablate;
+  // Patched heads (after any ablation of the same layer): each listed head's z columns are copied from
+  // PatchedHead::z before the output projection; every later layer follows.
+  std::vector<PatchedHead> patch;
   // The cancel flag is checked before every layer and every (head, row block) of attention (a cancelled run
   // returns Status::Cancelled()); progress is reported as ("layers", layers done, n_layer) after each block.
   RunControl control;
@@ -79,6 +89,9 @@ struct LayerOutput {
   // run's workspace (valid during OnLayer only), and the logit multiplier of this layer.
   HeadsView q, k;
   HeadsView v;  // [n_kv_head, n, d_head], the values (a view into the workspace, valid during OnLayer only)
+  // z [n_head, n, d_head]: each head's attention-weighted values as the output projection read them (ablated and
+  // patched heads as replaced), columns of the workspace's [n, q_dim] buffer (valid during OnLayer only).
+  HeadsView z;
   // q/k-norm families (BlockRecipe::qk_norm): q [n_head, n, d_head] and k [n_kv_head, n, d_head] as the projections
   // made them, before the norms (and RoPE); data null otherwise.
   HeadsView q_before_norm, k_before_norm;

@@ -59,6 +59,13 @@ constexpr const char* kEnglish[] = {
     "--layers out (--ablate L:H names its own layers)",
     // issue 41 (app/cli/cli_model.cpp)
     "--ablate-mode goes with --ablate L:H,... (the heads whose output it replaces)",
+    // issue 41: attribution and patching (app/cli/cli_model_attrib.cpp)
+    "{0}: '{1}' is not one token of the vocabulary (it encodes as {2} tokens); give one token's text or its id "
+    "0..{3}",
+    "--attribute: '{0}' is not POS or POS:TOKEN (a position from 0; TOKEN a token's text or id)",
+    "--metric: '{0}' is not A,B (two tokens, each a token's text or id)",
+    "--patch-from CLEAN goes with --metric A,B (the logit difference it measures), and --metric with --patch-from",
+    "{0} runs the model as it is: the what-ifs (--ablate, --no-scale, --temperature, ...) do not go with it",
 };
 constexpr int kAppCount = (int)AppMsgId::kCount - (int)MsgId::kAppFirst;
 static_assert(std::size(kEnglish) == (size_t)kAppCount, "app_messages.cpp: one English template per AppMsgId");

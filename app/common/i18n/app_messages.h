@@ -59,6 +59,12 @@ enum class AppMsgId : int {
   kLayersNeedWhatIf,
   // issue 41 (app/cli/cli_model.cpp)
   kAblateModeNeedsAblate,
+  // issue 41: attribution and patching (app/cli/cli_model_attrib.cpp)
+  kTokenNotOne,               // {0} option, {1} the text, {2} tokens it encodes as, {3} the last id
+  kAttributeSpec,             // {0} the value
+  kMetricSpec,                // {0} the value
+  kPatchNeedsMetric,
+  kWhatIfWithAttribution,     // {0} option
   kCount
 };
 

@@ -1,0 +1,27 @@
+// attnviz-cli model --attribute POS[:TOKEN] and --patch-from CLEAN --metric A,B (issue 41): direct logit attribution
+// and activation patching (core/model/attribution.h, patching.h) as JSON or a text table.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "session/loaded_model.h"
+#include "tokenize/token.h"
+
+namespace attnviz {
+
+// A token given on the command line: digits are an id (0..vocab-1); anything else is a token's text, one token of
+// the vocabulary as the tokenizer encodes it alone (no special tokens added). option: named in the refusal.
+Result<int> ResolveTokenArg(const ModelFolder& folder, const std::string& text, const char* option);
+
+// spec: "POS" or "POS:TOKEN". Returns the table (JSON {"position", "target": {"id", "token"}, "logit",
+// ["capped_logit",] "components": [{"kind", "layer", "head", "value"}]} or a text table).
+Result<std::string> AttributionOutput(const ModelFolder& folder, const std::vector<tokenize::Token>& tokens,
+                                      const std::string& spec, bool json);
+
+// The given text's tokens are the corrupted run; clean_text is tokenized alike. metric: "A,B".
+// Returns JSON {"clean", "corrupted", "heads": [[...] per layer], "residual": [[...] per layer 0..n_layer]} or text.
+Result<std::string> PatchingOutput(const ModelFolder& folder, const std::vector<tokenize::Token>& tokens,
+                                   const std::string& clean_text, const std::string& metric, bool json);
+
+}  // namespace attnviz
