@@ -348,7 +348,7 @@ constexpr const char* kEnglish[] = {
     // issue 41: direct logit attribution, activation patching
     "direct logit attribution splits the residual stream into parts that add up to a logit, and this {0} model "
     "has none: it renormalizes the stream after every sublayer (post-norm) and predicts through a nonlinear MLM "
-    "head; it works on pre-norm models that predict the next token (gpt2, the llama family, gemma, gpt_neox, ...)",
+    "head; it works on pre-norm models that predict the next token",
     "activation patching needs the clean and the corrupted text to have as many tokens: the clean text "
     "(--patch-from) has {0}, the corrupted text has {1}",
     "the clean and the corrupted run give the same metric ({0}): the patched share (patched - corrupted) / "

@@ -47,7 +47,7 @@ inline const std::vector<std::pair<std::string, std::vector<std::string>>>& Kept
                 "q5_K", "q6_K", "tokenizer.ggml.model", "tokenizer.ggml.pre", "rope_freqs.weight", "lm_head.weight",
                 "cls.predictions", "ne", "attn_logit_softcapping", "final_logit_softcapping", "full_attention", "sliding_attention", "layer_types", "num_hidden_layers", "q_norm", "k_norm", "text_config", "query_pre_attn_scalar"}},
       {"command line", {"compute", "sweep", "export", "ablate", "FILE", "DIR", "OUT", "TEXT", "LIST", "NAME", "PX",
-                        "WxH", "MODEL_DIR", "FILE.gguf", "FILE.csv", "FILE.png", "OUT.png", "OUT.svg", "OUT.pdf", "A-B", "a..g",
+                        "WxH", "MODEL_DIR", "FILE.gguf", "FILE.csv", "FILE.png", "OUT.png", "OUT.svg", "OUT.pdf", "A-B", "a..g", "POS", "TOKEN", "CLEAN",
                         "1e-06..1e", "3.3x3in", "8x7cm", "8.4x7.6cm", "all", "fixed", "auto", "none", "causal",
                         "fused", "separate", "embedding", "length", "position", "onehot", "dot", "scaled-dot",
                         "additive", "cosine", "neg-distance", "en", "ko", "layer", "heads", "loss", "delta",

@@ -335,9 +335,9 @@ constexpr MessageEntry kMessagesKo[] = {
     {MsgId::kSpmCharacterNotInVocab, "글의 문자 {0}이(가) 어휘에 없고, 그것을 쓸 바이트 토큰 {1}도 미지 토큰도 없습니다 (llama.cpp도 이런 글에서 멈춥니다)"},
     {MsgId::kTokenLossMaskedLm, "토큰별 손실은 다음 토큰 각각의 손실인데, 이 {0} 모델은 마스크 언어 모델입니다: 다음 토큰이 아니라 [MASK] 토큰을 예측합니다 (로짓 렌즈와 top-k 예측은 이 모델에도 됩니다)"},
     {MsgId::kTokenLossTooShort, "토큰별 손실에는 토큰이 2개 이상 있어야 합니다 (첫 토큰 다음 토큰 각각의 손실); 글의 토큰은 {0}개입니다"},
-    {MsgId::kAttributionPostNorm, "직접 로짓 기여도는 잔차 스트림을 로짓으로 더해지는 부분들로 나누는데, 이 {0} 모델에는 그런 부분이 없습니다: 매 하위 층 뒤에 스트림을 다시 정규화하고(post-norm) 비선형 MLM 헤드로 예측합니다. 다음 토큰을 예측하는 pre-norm 모델(gpt2, llama 계열, gemma, gpt_neox 등)에서 쓸 수 있습니다"},
+    {MsgId::kAttributionPostNorm, "직접 로짓 기여도는 잔차 스트림을 로짓으로 더해지는 부분들로 나누는데, 이 {0} 모델에는 그런 부분이 없습니다: 매 하위 층 뒤에 스트림을 다시 정규화하고 비선형 마스크 언어 모델 헤드로 예측합니다. 정규화가 하위 층 앞에 있고 다음 토큰을 예측하는 모델에서 쓸 수 있습니다"},
     {MsgId::kPatchTokenCounts, "활성값 패칭에는 깨끗한 글과 오염된 글의 토큰 수가 같아야 합니다: 깨끗한 글(--patch-from)은 {0}개, 오염된 글은 {1}개입니다"},
-    {MsgId::kPatchNoDifference, "깨끗한 실행과 오염된 실행의 지표가 같습니다({0}): 패칭 비율 (patched - corrupted) / (clean - corrupted)이 0으로 나누게 됩니다. 두 실행이 구별하는 글이나 토큰 A,B를 고르십시오"},
+    {MsgId::kPatchNoDifference, "깨끗한 실행과 오염된 실행의 지표가 같습니다({0}): 패칭 비율 (패칭 - 오염) / (깨끗 - 오염)이 0으로 나누게 됩니다. 두 실행이 구별하는 글이나 토큰 A,B를 고르십시오"},
 };
 // The programs' own messages (i18n/app_messages.h), in AppMsgId order.
 struct AppMessageEntry {
@@ -386,8 +386,8 @@ constexpr AppMessageEntry kAppMessagesKo[] = {
     {AppMsgId::kTokenNotOne, "{0}: '{1}' 은(는) 어휘의 토큰 하나가 아닙니다 (토큰 {2}개로 나뉩니다). 토큰 하나의 글자나 id 0..{3} 을(를) 주십시오"},
     {AppMsgId::kAttributeSpec, "--attribute: '{0}' 은(는) POS 나 POS:TOKEN 이 아닙니다 (위치는 0부터, TOKEN 은 토큰의 글자나 id)"},
     {AppMsgId::kMetricSpec, "--metric: '{0}' 은(는) A,B 가 아닙니다 (토큰 둘, 각각 토큰의 글자나 id)"},
-    {AppMsgId::kPatchNeedsMetric, "--patch-from CLEAN 은 --metric A,B (재는 로짓 차이)와 함께 쓰고, --metric 은 --patch-from 과 함께 씁니다"},
-    {AppMsgId::kWhatIfWithAttribution, "{0} 은(는) 모델을 그대로 실행합니다: what-if(--ablate, --no-scale, --temperature 등)와 함께 쓸 수 없습니다"},
+    {AppMsgId::kPatchNeedsMetric, "--patch-from 은 --metric A,B (재는 로짓 차이)와 함께 쓰고, --metric 은 --patch-from 과 함께 씁니다"},
+    {AppMsgId::kWhatIfWithAttribution, "{0} 은(는) 모델을 그대로 실행합니다: 가정 실험(--ablate, --no-scale, --temperature 등)와 함께 쓸 수 없습니다"},
 };
 static_assert(std::size(kAppMessagesKo) == (size_t)((int)AppMsgId::kCount - (int)MsgId::kAppFirst),
               "messages_ko.cpp: one Korean template per AppMsgId");
