@@ -25,14 +25,10 @@ using attnviz::cli_test::Cli;
 using attnviz::cli_test::CliResult;
 using nlohmann::json;
 
-const std::string kModels = std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/models";
 const std::string kE2e = std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/models_e2e";
 constexpr double kTol = 1e-4;
 
-json ReadJson(const std::string& path) {
-  std::ifstream f(path);
-  return json::parse(f);
-}
+using attnviz::testing::ReadJsonFile;
 
 double MaxDiff(const std::vector<float>& a, const std::vector<float>& b) {
   double worst = 0;
@@ -40,31 +36,26 @@ double MaxDiff(const std::vector<float>& a, const std::vector<float>& b) {
   return worst;
 }
 
-// A copy of tests/fixtures/models/<name> with a tokenizer that reads "t<id>" as id <id>; removed at the end.
+// A copy of tests/fixtures/models/<name> with a tokenizer that reads "t<id>" as id <id>, and torch's numbers for it.
 class Fixture {
  public:
-  explicit Fixture(const std::string& name)
-      : dir_((fs::temp_directory_path() / ("attnviz_cli_analysis_" + name + "_" + std::to_string(::getpid()))).string()) {
-    fs::remove_all(dir_);
-    fs::copy(kModels + "/" + name, dir_, fs::copy_options::recursive);
-    const json config = ReadJson(dir_ + "/config.json");
-    attnviz::testing::WriteWordLevelTokenizer(dir_, config["vocab_size"].get<int>());
-    analysis_ = ReadJson(dir_ + "/analysis.json");
+  explicit Fixture(const std::string& name) : copy_(name, "analysis") {
+    analysis_ = copy_.Read("analysis.json");
     for (int id : analysis_["ids"]) text_ += (text_.empty() ? "t" : " t") + std::to_string(id);
   }
-  ~Fixture() { fs::remove_all(dir_); }
-  const std::string& dir() const { return dir_; }
+  const std::string& dir() const { return copy_.dir(); }
   const std::string& text() const { return text_; }
   const json& analysis() const { return analysis_; }
-  std::string Out(const std::string& name) const { return dir_ + "/" + name; }
+  std::string Out(const std::string& name) const { return copy_.dir() + "/" + name; }
   CliResult Run(std::vector<std::string> extra) const {
-    std::vector<std::string> args = {"model", "--model", dir_, "--text", text_};
+    std::vector<std::string> args = {"model", "--model", copy_.dir(), "--text", text_};
     args.insert(args.end(), extra.begin(), extra.end());
     return Cli(args);
   }
 
  private:
-  std::string dir_, text_;
+  attnviz::testing::WordLevelModelCopy copy_;
+  std::string text_;
   json analysis_;
 };
 
@@ -186,7 +177,7 @@ TEST_P(CliAnalysis, RolloutAndValueNormDumpsMatchTorch) {
 // repeated 17 times: 1122 tokens.
 TEST(CliAnalysisLong, RolloutIsPooledAndValueNormsStreamAboveTheRolloutLimit) {
   Fixture f("llama");
-  json config = ReadJson(f.dir() + "/config.json");
+  json config = ReadJsonFile(f.dir() + "/config.json");
   config["max_position_embeddings"] = 4096;
   std::ofstream(f.dir() + "/config.json") << config.dump();
   std::string text;
@@ -201,7 +192,7 @@ TEST(CliAnalysisLong, RolloutIsPooledAndValueNormsStreamAboveTheRolloutLimit) {
   const size_t L = attention->shape[0], H = attention->shape[1], n = attention->shape[2];
   ASSERT_EQ(n, 17 * f.analysis()["ids"].size());
   const size_t fac = 2, nb = (n + fac - 1) / fac;
-  const json described = ReadJson(out + "/rollout.json");
+  const json described = ReadJsonFile(out + "/rollout.json");
   EXPECT_EQ(described["tokens"], n);
   EXPECT_EQ(described["tokens_per_cell"], fac);
   EXPECT_EQ(described["cells"], nb);
@@ -302,7 +293,7 @@ TEST(CliAnalysisGpt2, PredictTableWritesTokensAsTheAppDoes) {
 
 // BERT's masked-LM head on its own WordPiece tokenizer: the top-k at the [MASK] token only, no loss.
 TEST(CliAnalysisBert, TopKAtTheMaskToken) {
-  const json want = ReadJson(kE2e + "/bert/analysis.json")["mask"];
+  const json want = ReadJsonFile(kE2e + "/bert/analysis.json")["mask"];
   const std::string dir = kE2e + "/bert";
   CliResult tok = Cli({"model", "--model", dir, "--text", want["text"], "--tokens"});
   ASSERT_EQ(tok.code, 0) << tok.err;
@@ -324,8 +315,8 @@ class CliAnalysisRoberta : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CliAnalysisRoberta, TopKAtEveryMaskToken) {
   const std::string dir = kE2e + "/" + GetParam();
-  const json want = ReadJson(dir + "/analysis.json")["predict"]["positions"];
-  const json c = ReadJson(dir + "/case.json")[0];
+  const json want = ReadJsonFile(dir + "/analysis.json")["predict"]["positions"];
+  const json c = ReadJsonFile(dir + "/case.json")[0];
   CliResult r = Cli({"model", "--model", dir, "--text", c["text"], "--predict", "5", "--json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const json got = json::parse(r.out);

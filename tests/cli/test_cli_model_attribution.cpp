@@ -23,13 +23,8 @@ using attnviz::cli_test::Cli;
 using attnviz::cli_test::CliResult;
 using nlohmann::json;
 
-const std::string kModels = std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/models";
 constexpr double kTol = 1e-4;
 
-json ReadJson(const std::string& path) {
-  std::ifstream f(path);
-  return json::parse(f);
-}
 
 std::string TextOf(const json& ids) {
   std::string text;
@@ -37,26 +32,21 @@ std::string TextOf(const json& ids) {
   return text;
 }
 
-// A copy of tests/fixtures/models/<name> with a tokenizer that reads "t<id>" as id <id>; removed at the end.
+// A copy of tests/fixtures/models/<name> with a tokenizer that reads "t<id>" as id <id>, and torch's numbers for it.
 class Fixture {
  public:
-  explicit Fixture(const std::string& name)
-      : dir_((fs::temp_directory_path() / ("attnviz_cli_attr_" + name + "_" + std::to_string(::getpid()))).string()) {
-    fs::remove_all(dir_);
-    fs::copy(kModels + "/" + name, dir_, fs::copy_options::recursive);
-    attnviz::testing::WriteWordLevelTokenizer(dir_, ReadJson(dir_ + "/config.json")["vocab_size"].get<int>());
-    if (fs::exists(dir_ + "/attribution.json")) want_ = ReadJson(dir_ + "/attribution.json");  // bert: none
+  explicit Fixture(const std::string& name) : copy_(name, "attr") {
+    if (copy_.Has("attribution.json")) want_ = copy_.Read("attribution.json");  // bert: none
   }
-  ~Fixture() { fs::remove_all(dir_); }
   const json& want() const { return want_; }
   CliResult Run(const std::string& text, std::vector<std::string> extra) const {
-    std::vector<std::string> args = {"model", "--model", dir_, "--text", text};
+    std::vector<std::string> args = {"model", "--model", copy_.dir(), "--text", text};
     args.insert(args.end(), extra.begin(), extra.end());
     return Cli(args, "");
   }
 
  private:
-  std::string dir_;
+  attnviz::testing::WordLevelModelCopy copy_;
   json want_;
 };
 

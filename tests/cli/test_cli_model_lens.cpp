@@ -23,36 +23,27 @@ using attnviz::cli_test::Cli;
 using attnviz::cli_test::CliResult;
 using nlohmann::json;
 
-const std::string kModels = std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/models";
 constexpr double kTol = 1e-4;
 
-json ReadJson(const std::string& path) {
-  std::ifstream f(path);
-  return json::parse(f);
-}
 
-// A copy of tests/fixtures/models/<name> with a tokenizer that reads "t<id>" as id <id>; removed at the end.
+// A copy of tests/fixtures/models/<name> with a tokenizer that reads "t<id>" as id <id>, and torch's numbers for it.
 class Fixture {
  public:
-  explicit Fixture(const std::string& name)
-      : dir_((fs::temp_directory_path() / ("attnviz_cli_lens_" + name + "_" + std::to_string(::getpid()))).string()) {
-    fs::remove_all(dir_);
-    fs::copy(kModels + "/" + name, dir_, fs::copy_options::recursive);
-    attnviz::testing::WriteWordLevelTokenizer(dir_, ReadJson(dir_ + "/config.json")["vocab_size"].get<int>());
-    lens_ = ReadJson(dir_ + "/lens.json");
+  explicit Fixture(const std::string& name) : copy_(name, "lens") {
+    lens_ = copy_.Read("lens.json");
     for (int id : lens_["ids"]) text_ += (text_.empty() ? "t" : " t") + std::to_string(id);
   }
-  ~Fixture() { fs::remove_all(dir_); }
   const json& lens() const { return lens_; }
   // `text`: another text than the fixture's ids; `env`: variables set for the run ("NAME=value ").
   CliResult Run(std::vector<std::string> extra, const std::string& text = "", const std::string& env = "") const {
-    std::vector<std::string> args = {"model", "--model", dir_, "--text", text.empty() ? text_ : text};
+    std::vector<std::string> args = {"model", "--model", copy_.dir(), "--text", text.empty() ? text_ : text};
     args.insert(args.end(), extra.begin(), extra.end());
     return Cli(args, env);
   }
 
  private:
-  std::string dir_, text_;
+  attnviz::testing::WordLevelModelCopy copy_;
+  std::string text_;
   json lens_;
 };
 
@@ -141,7 +132,9 @@ TEST_P(CliLens, LogitLensJsonMatchesTorch) {
       // next_prob: absent at the last position and for a masked LM.
       ASSERT_EQ(p.contains("next_prob"), w.contains("next_prob")) << what;
       EXPECT_EQ(p.contains("next_prob"), want["next_token"].get<bool>() && i + 1 < n) << what;
-      if (w.contains("next_prob")) EXPECT_NEAR(p["next_prob"].get<double>(), w["next_prob"].get<double>(), kTol) << what;
+      if (w.contains("next_prob")) {
+        EXPECT_NEAR(p["next_prob"].get<double>(), w["next_prob"].get<double>(), kTol) << what;
+      }
     }
   }
   // The text form: per layer its line, then one line per position.
