@@ -252,6 +252,7 @@ void DequantizeRows(GgmlType type, const uint8_t* src, int64_t row_len, int64_t 
   ATTNVIZ_CHECK_SHAPE(GgmlTypeDequantizable(type), "ggml type ", GgmlTypeName(type));
   ATTNVIZ_CHECK_SHAPE(row_len > 0 && n_rows >= 0, "rows [", n_rows, ", ", row_len, "]");
   const int64_t n = row_len * n_rows;  // rows are whole blocks, so the rows are one run of blocks
+  if (n == 0) return;                   // !! no rows: the buffers may be null, which memcpy forbids
   switch (type) {
     case GgmlType::kF32: std::memcpy(dst, src, (size_t)n * 4); return;
     case GgmlType::kF16:
