@@ -22,6 +22,7 @@
 #include "settings.h"
 #include "sandbox/text.h"
 #include "session/ablation_scan.h"
+#include "session/lens_job.h"
 #include "session/sandbox_session.h"
 #include "i18n/ui_message.h"
 #include "i18n/ui_strings.h"
@@ -106,6 +107,12 @@ class App {
   // The last scan when it is of the shown model result's folder and text, else null.
   std::shared_ptr<const AblationScanResult> ShownScan() const;
   std::unique_ptr<AblationScanJob> scans;
+  // ---- The logit lens (app_lens.cpp): of the shown model result's request, over a window of positions, on its own
+  // background job; asked for by the Overview while it shows the lens, started again only when that changes.
+  void RequestLens(int first, int count);
+  // The last lens read when it is of the shown model result's request, else null.
+  std::shared_ptr<const LensResult> ShownLens() const;
+  std::unique_ptr<LensJob> lenses;
   std::string bundled_model_dir;                    // the bundled model's folder, "" when not shipped
   // The heads drawn in the grid (visible and < n_head of the shown result).
   std::vector<int> VisibleHeads() const;
@@ -181,6 +188,8 @@ class App {
   std::shared_ptr<const attnviz::Shown> sandbox_shown_;  // the sandbox's last result, kept while a model is shown
   ModelRequest last_model_request_;
   bool model_submitted_ = false;
+  LensRequest last_lens_request_;  // what RequestLens last started (app_lens.cpp)
+  bool lens_submitted_ = false;
   uint64_t seen_open_generation_ = 0;
   struct LayerView {
     uint64_t generation = 0;

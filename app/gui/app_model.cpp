@@ -21,6 +21,9 @@ void App::InitModels() {
     if (void (*wake)() = wake_ui.load()) wake();
   });
   scans = std::make_unique<AblationScanJob>();
+  lenses = std::make_unique<LensJob>([this] {
+    if (void (*wake)() = wake_ui.load()) wake();
+  });
   if (Result<std::string> bundled = ResolveModelDir(kBundledModelName)) bundled_model_dir = *bundled;
   if (char* resolved = bundled_model_dir.empty() ? nullptr : realpath(bundled_model_dir.c_str(), nullptr)) {
     bundled_model_dir = resolved;  // as OpenModel keeps it, so the lessons can tell it is open
@@ -52,6 +55,7 @@ void App::OpenModel(const std::string& dir_or_name) {
     settings.kv_text = kRepeatedSentence;
   results.model_error.clear();
   scans->Cancel();  // a scan of the old model is of no use now
+  lenses->Cancel();
   models->Open(dir);
   SetSource(Source::kModel);
 }
@@ -84,7 +88,7 @@ void App::SubmitModelIfChanged() {
   r.whatif_layers = *layers;
   const model::ModelConfig& c = folder->model->config();
   for (const model::AblatedHead& a : views.model.ablated)  // heads of another model's shape are dropped
-    if (a.layer < c.n_layer && a.head < c.n_head) r.ablated.push_back(a);
+    if (a.layer < c.n_layer && a.head < c.n_head) r.ablated.push_back({a.layer, a.head, views.model.ablate_mode});
   if (!model_submitted_ || r != last_model_request_) {
     if (!r.SameText(last_model_request_)) scans->Cancel();  // a scan of the old text or model is of no use now
     models->Submit(r);

@@ -44,6 +44,11 @@ class AppVerbs final : public PanelVerbs {
   std::shared_ptr<const LayerMaps> OverviewLayer(int layer, bool hide_special) override {
     return app_.OverviewLayer(layer, hide_special);
   }
+  void RequestLens(int first, int count) override { app_.RequestLens(first, count); }
+  void CancelLens() override { app_.lenses->Cancel(); }
+  std::shared_ptr<const LensResult> ShownLens() const override { return app_.ShownLens(); }
+  bool LensBusy() const override { return app_.lenses->busy(); }
+  JobProgress LensProgress() const override { return app_.lenses->progress(); }
 
  private:
   App& app_;

@@ -91,6 +91,15 @@ void DrawAblationControls(PanelContext& ctx) {
     }
     same_line_if_fits(Tr(Str::kRestoreAll));
     if (widget::SmallButton(dump, Str::kRestoreAll, "model.restore_all")) ctx.verbs.RestoreAllHeads();
+    // Zero ablation removes the head; mean ablation keeps what it writes on average and removes only what it
+    // writes at this position (its output replaced by its mean over the text's positions).
+    int mode = (int)ctx.views.model.ablate_mode;
+    ImGui::TextUnformatted(Tr(Str::kAblateModeLabel));
+    SameLineIfRadioFits(Tr(Str::kAblateModeZero));
+    widget::RadioButton(dump, Str::kAblateModeZero, "model.ablate_zero", &mode, (int)model::AblateMode::kZero);
+    SameLineIfRadioFits(Tr(Str::kAblateModeMean));
+    widget::RadioButton(dump, Str::kAblateModeMean, "model.ablate_mean", &mode, (int)model::AblateMode::kMean);
+    ctx.views.model.ablate_mode = (model::AblateMode)mode;
   }
   dump.SetField("ablated", ablated_json + "]");
 

@@ -16,6 +16,7 @@
 #include "shown.h"
 #include "i18n/ui_message.h"
 #include "session/ablation_scan.h"
+#include "session/lens_job.h"
 #include "session/sandbox_session.h"
 #include "widgets_dump.h"
 
@@ -75,6 +76,13 @@ class PanelVerbs {
   // Layer `layer` of the latest model result as the Overview draws it, of the map kind the Heads panel picked (null
   // while it is not there or still to be made).
   virtual std::shared_ptr<const LayerMaps> OverviewLayer(int layer, bool hide_special) = 0;
+  // ---- The logit lens (lens_job.h) of the shown model result's request over positions [first, first + count):
+  // started when that differs from the last one asked for; the last lens read of it (null while none is).
+  virtual void RequestLens(int first, int count) = 0;
+  virtual void CancelLens() = 0;
+  virtual std::shared_ptr<const LensResult> ShownLens() const = 0;
+  virtual bool LensBusy() const = 0;
+  virtual JobProgress LensProgress() const = 0;
 };
 
 // The tabs of the Shapes · learn window beside its Shapes tab (and the shown lesson's words beside them), drawn into

@@ -367,7 +367,18 @@ void DrawOverviewContent(PanelContext& ctx, HeatmapRenderer& renderer) {
 
 void DrawOverviewPanel(PanelContext& ctx) {
   ctx.layout.PlacePanel(0.719f, 0.0f, 0.281f, 0.65f);  // where the sandbox's Saturation panel sits
-  if (ImGui::Begin(WindowTitle(Str::kWinOverview, "Overview").c_str())) DrawOverviewContent(ctx, *ctx.renderer);
+  if (ImGui::Begin(WindowTitle(Str::kWinOverview, "Overview").c_str())) {
+    // Maps or the logit lens: two views of the same run.
+    if (ctx.verbs.ModelFolderOpen()) {
+      int view = ctx.views.overview.lens ? 1 : 0;
+      widget::RadioButton(ctx.dump, Str::kOverviewShowMaps, "overview.show_maps", &view, 0);
+      ImGui::SameLine();
+      widget::RadioButton(ctx.dump, Str::kOverviewShowLens, "overview.show_lens", &view, 1);
+      ctx.views.overview.lens = view == 1;
+    }
+    if (ctx.views.overview.lens && ctx.verbs.ModelFolderOpen()) DrawLensView(ctx);
+    else DrawOverviewContent(ctx, *ctx.renderer);
+  }
   ImGui::End();
 }
 

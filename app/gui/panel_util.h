@@ -33,6 +33,15 @@ inline void DimText(const std::string& text) {
   ImGui::PopStyleColor();
 }
 
+// SameLine() when a radio button labelled `label` still fits on the current line of the window, else a new line: a
+// row of choices flows onto more lines in a narrow panel instead of running past its edge.
+inline void SameLineIfRadioFits(const char* label) {
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float w = ImGui::GetFrameHeight() + style.ItemInnerSpacing.x + ImGui::CalcTextSize(label, nullptr, true).x;
+  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  if (ImGui::GetItemRectMax().x + style.ItemSpacing.x + w <= right) ImGui::SameLine();
+}
+
 inline std::string BoolJson(bool b) { return b ? "true" : "false"; }
 
 // The d_q = d_k refusal (in any language: the symbols are kept). The Controls panel shows it beside the source and

@@ -69,10 +69,15 @@ struct TokenChips {
   std::string joined_json;         // "a | b | ..." as a JSON string (the widgets dump's model_tokens)
 };
 
+// What the Model panel's chips are coloured by (token_loss.h).
+enum class ChipColor { kNone, kLoss, kLossChange };
+
 struct ModelPanelView {
   TokenChips chips;
+  ChipColor chip_color = ChipColor::kNone;
   std::string path_input;
   std::vector<model::AblatedHead> ablated;
+  model::AblateMode ablate_mode = model::AblateMode::kZero;  // what every ablated head outputs (sent with them)
   int pinned_position = -1;      // the token position whose predictions stay shown; -1 = none
   bool color_by_delta = false;   // the Overview's cells coloured by the ablation scan's delta loss
 };
@@ -122,6 +127,8 @@ void DrawNeuronPanel(PanelContext& ctx);
 void OpenNeuronView(PanelContext& ctx, int head, int display_i, int display_j);
 // The Heads panel's map kind choice in model mode (panel_map_kind.cpp).
 void DrawMapKindChoice(PanelContext& ctx);
+// The Overview's logit lens, drawn in place of its maps (panel_lens.cpp).
+void DrawLensView(PanelContext& ctx);
 // A map kind's name in the UI (the kinds themselves: core/session/map_kind.h MapKinds()).
 
 // When the Overview first drew a model run's first layer and its every layer, in the app's t_s (seconds since the
@@ -132,9 +139,14 @@ struct OverviewPanelView {
   uint64_t generation = ~uint64_t(0);  // the model result (ModelResult::generation) the times are of
   double first_layer_t_s = -1, all_layers_t_s = -1;  // -1: not drawn yet
   bool first_layer_drawn = false, all_layers_drawn = false;  // drawn by the frame being made, stamped when written
+  bool lens = false;   // the panel shows the logit lens (panel_lens.cpp) instead of the maps
+  int lens_first = 0;  // the lens window's first position
   // The panel drew result `generation` with `layers_shown` of `n_layer` layers (a new result starts again).
   void Drew(uint64_t result_generation, int layers_shown, int n_layer) {
-    if (result_generation != generation) *this = OverviewPanelView{result_generation};
+    if (result_generation != generation) {
+      generation = result_generation;
+      first_layer_t_s = all_layers_t_s = -1;
+    }
     first_layer_drawn = first_layer_t_s < 0 && layers_shown >= 1;
     all_layers_drawn = all_layers_t_s < 0 && layers_shown >= n_layer;
   }

@@ -234,9 +234,12 @@ std::shared_ptr<ModelResult> ModelSession::Run(const ModelRequest& request, cons
   {
     std::lock_guard<std::mutex> lock(baseline_mutex_);
     if (result->predictions && result->predictions->has_loss && request.plain())
-      baseline_ = Baseline{request.folder, request.text, result->predictions->loss};
-    if (baseline_ && baseline_->folder == request.folder && baseline_->text == request.text)
+      baseline_ = Baseline{request.folder, request.text, result->predictions->loss,
+                           std::make_shared<const std::vector<double>>(result->predictions->next_log_prob)};
+    if (baseline_ && baseline_->folder == request.folder && baseline_->text == request.text) {
       result->baseline_loss = baseline_->loss;
+      result->baseline_next_log_prob = baseline_->next_log_prob;
+    }
   }
   result->seconds = SecondsSince(t0);
   return result;

@@ -130,6 +130,9 @@ struct ModelResult : CollectedLayers {
   // The loss of the same folder and text with no what-ifs and no ablations (request.plain()), once such a run
   // finished in this session; unset before that.
   std::optional<double> baseline_loss;
+  // That plain run's log p(next token) per position (Predictions::next_log_prob, [n - 1]): the per-token change a
+  // what-if makes (the app's token-loss view); null when baseline_loss is unset.
+  std::shared_ptr<const std::vector<double>> baseline_next_log_prob;
   bool complete() const { return status.ok() && layers_done == n_layer(); }
 };
 
@@ -206,6 +209,7 @@ class ModelSession {
     std::shared_ptr<const ModelFolder> folder;
     std::string text;
     double loss = 0;
+    std::shared_ptr<const std::vector<double>> next_log_prob;
   };
   mutable std::mutex baseline_mutex_;
   std::optional<Baseline> baseline_;

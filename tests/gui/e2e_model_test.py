@@ -416,7 +416,13 @@ class ModelE2E(unittest.TestCase):
     def reveal(self, s, name, container="panel.Model", timeout=20):
         """Turns the wheel over `container` (down or up, by where `name` is) until the app reports `name` visible."""
         deadline = time.time() + timeout
-        while not s.widget(name).get("visible", True):
+
+        def in_sight():  # visible and whole, clear of the container's bottom edge (its padding takes no clicks)
+            top, bottom = s.widget(name)["rect"][1], s.widget(name)["rect"][3]
+            y0, y1 = s.widget(container)["rect"][1], s.widget(container)["rect"][3]
+            return s.widget(name).get("visible", True) and y0 <= top and bottom <= y1 - 10
+
+        while not in_sight():
             if time.time() > deadline:
                 raise AssertionError(name + " never scrolled into view")
             above = s.widget(name)["rect"][1] < s.widget(container)["rect"][1]

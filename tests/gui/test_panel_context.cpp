@@ -62,6 +62,12 @@ class RecordingVerbs : public PanelVerbs {
   ColorRange RangeFor(const std::vector<int>&, bool) const override { return ColorRange{}; }
   std::shared_ptr<const AblationScanResult> ShownScan() const override { return nullptr; }
   std::shared_ptr<const LayerMaps> OverviewLayer(int, bool) override { return nullptr; }
+  void RequestLens(int first, int count) override { lens_requests.push_back({first, count}); }
+  void CancelLens() override {}
+  std::shared_ptr<const LensResult> ShownLens() const override { return nullptr; }
+  bool LensBusy() const override { return false; }
+  JobProgress LensProgress() const override { return {}; }
+  std::vector<std::pair<int, int>> lens_requests;
 
   std::vector<int> cycled;
   std::vector<Source> sources;

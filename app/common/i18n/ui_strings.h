@@ -128,6 +128,12 @@ enum class Str : int {
   kNoSoftcap, kNoQkNorm, kNeuronQkNormNote, kNeuronRowQBeforeNorm, kNeuronRowKBeforeNorm, kNeuronScaleFrom,
   kNeuronSoftcapped, kModelDescribeLayerWindow, kModelDescribeQkNormHead, kModelDescribeQkNormWhole,
   kModelDescribeScalar, kModelDescribeSoftcaps, kModelDescribeLocalRope,
+  // The Model panel's token-loss colours, the Overview's logit lens, the ablation mode.
+  kOverviewShowMaps, kOverviewShowLens, kChipColorLabel, kChipColorNone, kChipColorLoss, kChipColorDelta,
+  kTokenLossExplain, kTokenLossDeltaExplain, kTokenLossMasked, kTokenLossShort, kTokenLossLegend,
+  kTokenLossDeltaLegend, kTokenLossTip, kTokenLossTipDelta, kTokenLossFirstTip, kLensExplain, kLensMaskedNote,
+  kLensWindow, kLensFirst, kLensProgress, kLensCancelled, kLensTip, kLensTipNext, kLensLegend, kLensLegendTop,
+  kAblateModeLabel, kAblateModeZero, kAblateModeMean,
   kCount
 };
 

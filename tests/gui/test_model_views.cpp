@@ -1,0 +1,206 @@
+// What the model computes, as the app shows it (no GL): the tokens coloured by their loss and by its change under an
+// ablation (app/gui/token_loss.*, the Model panel), zero or mean ablation chosen in the panel, and the Overview's
+// logit lens (app/gui/panel_lens.cpp over core/session/lens_job.*). The model is the torch-checked GPT-2 fixture of
+// tests/fixtures/models_e2e/gpt2 (3 layers x 4 heads).
+#include <gtest/gtest.h>
+#include <imgui.h>
+
+#include <chrono>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "app.h"
+#include "app_driver.h"
+#include "token_loss.h"
+
+namespace attnviz {
+namespace {
+
+using nlohmann::json;
+
+class NoRenderer : public HeatmapRenderer {
+ public:
+  ImTextureID Render(const HeatmapKey&, const HeatmapImage&, int, int) override { return (ImTextureID)(intptr_t)1; }
+  std::string error() const override { return ""; }
+};
+
+const char* kTwice = "The cat sat on the mat and the dog sat on the log. The cat sat on the mat and the dog sat on the log.";
+
+class ModelViewsTest : public AppDriver<NoRenderer> {
+ protected:
+  App& MakeApp(const std::string& text) {
+    AppOptions options;
+    options.input.text = text;
+    options.input.model_dir = std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/models_e2e/gpt2";
+    options.widgets_json_path = "(memory)";
+    app_ = std::make_unique<App>(AppSettings(), options, nullptr);
+    return *app_;
+  }
+  json Field(const std::string& name) {
+    const std::string text = app_->dump.Field(name);
+    EXPECT_FALSE(text.empty()) << "no dump field " << name;
+    return text.empty() ? json() : json::parse(text);
+  }
+  // Frames until the lens job is idle, then two more to show its result.
+  void WaitForLens() {
+    for (int i = 0; i < 400 && app_->lenses->busy(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      Frame();
+    }
+    Frames(2);
+  }
+};
+
+// The chips' losses add up to the text's loss (its mean over the n - 1 predicted tokens); the first token has none;
+// after an ablation, the chips' changes add up to the loss's change.
+TEST_F(ModelViewsTest, ChipsColouredByLossSumToTheTextsLossAndTheirChangesToTheAblations) {
+  App& app = MakeApp(kTwice);
+  ImGui::GetIO().DisplaySize = ImVec2(1280, 2400);  // a tall screen: the Model panel's chips in sight, no scrolling
+  Frames(4);
+  // The panel is narrow: a row of choices wraps inside it, never past its right edge.
+  ASSERT_NE(app.dump.Find("panel.Model"), nullptr);
+  const float right = app.dump.Find("panel.Model")->x1;
+  for (const char* name : {"model.chip_color_none", "model.chip_color_loss", "model.chip_color_delta"}) {
+    ASSERT_NE(app.dump.Find(name), nullptr) << name;
+    EXPECT_LT(app.dump.Find(name)->x1, right) << name;
+  }
+  ASSERT_TRUE(app.results.model && app.results.model->predictions && app.results.model->predictions->has_loss);
+  const size_t n = app.results.model->tokens.size();
+  const double plain = app.results.model->predictions->loss;
+  EXPECT_EQ(app.dump.Find("model.chip_color_none")->value_json, "true");  // plain chips until asked
+  Click("model.chip_color_loss");
+  Frames(1);
+  json loss = Field("token_loss");
+  ASSERT_EQ(loss["mode"], "loss");
+  ASSERT_EQ(loss["chips"].size(), app.views.model.chips.chips.size());
+  EXPECT_TRUE(loss["chips"][0].is_null());  // the first token is predicted from nothing
+  double sum = 0, largest = 0;
+  for (size_t g = 1; g < loss["chips"].size(); ++g) {
+    ASSERT_TRUE(loss["chips"][g].is_number()) << g;
+    sum += loss["chips"][g].get<double>();
+    largest = std::max(largest, loss["chips"][g].get<double>());
+  }
+  EXPECT_NEAR(sum, plain * (double)(n - 1), 1e-6 * (double)n);
+  EXPECT_DOUBLE_EQ(loss["scale"].get<double>(), largest);
+  // Zero ablation of a head: its loss changes; the chips' changes sum to it.
+  app.SetHeadAblated(2, 1, true);
+  Frames(4);
+  Click("model.chip_color_delta");
+  Frames(1);
+  ASSERT_TRUE(app.results.model->predictions && app.results.model->baseline_loss);
+  const double zeroed = app.results.model->predictions->loss;
+  ASSERT_NE(zeroed, plain);
+  json delta = Field("token_loss");
+  ASSERT_EQ(delta["mode"], "change");
+  double change = 0;
+  for (size_t g = 1; g < delta["deltas"].size(); ++g) change += delta["deltas"][g].get<double>();
+  EXPECT_NEAR(change, (zeroed - plain) * (double)(n - 1), 1e-6 * (double)n);
+  EXPECT_GT(delta["scale"].get<double>(), 0.0);
+  // Mean ablation, chosen in the panel: the ablated heads' request says so and the loss is another one.
+  EXPECT_EQ(app.dump.Find("model.ablate_zero")->value_json, "true");  // zero unless asked
+  Click("model.ablate_mean");
+  Frames(4);
+  ASSERT_EQ(app.results.model->request.ablated.size(), 1u);
+  EXPECT_EQ(app.results.model->request.ablated[0].mode, model::AblateMode::kMean);
+  ASSERT_TRUE(app.results.model->predictions);
+  EXPECT_NE(app.results.model->predictions->loss, zeroed);
+  EXPECT_NE(app.results.model->predictions->loss, plain);
+}
+
+// ChipLosses over chips of several tokens: each chip sums its tokens' losses; token 0 alone has none.
+TEST(TokenLoss, AChipSumsItsTokensLossesAndTheFirstHasNone) {
+  ModelResult result;
+  auto p = std::make_shared<model::Predictions>();
+  p->next_log_prob = {-1.0, -2.0, -0.5, -0.25};  // tokens 1..4
+  result.predictions = p;
+  result.baseline_next_log_prob = std::make_shared<const std::vector<double>>(std::vector<double>{-1.0, -1.0, -1.0, -1.0});
+  std::vector<TokenChips::Chip> chips(3);
+  chips[0].first = 0, chips[0].count = 1;
+  chips[1].first = 1, chips[1].count = 2;
+  chips[2].first = 3, chips[2].count = 2;
+  const std::vector<ChipLoss> got = ChipLosses(result, chips);
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_FALSE(got[0].has);
+  EXPECT_TRUE(got[1].has && got[2].has);
+  EXPECT_DOUBLE_EQ(got[1].loss, 3.0);
+  EXPECT_DOUBLE_EQ(got[2].loss, 0.75);
+  EXPECT_DOUBLE_EQ(got[1].delta(), 1.0);
+  EXPECT_DOUBLE_EQ(got[2].delta(), -1.25);
+  EXPECT_DOUBLE_EQ(ChipLossScale(got, ChipColor::kLoss), 3.0);
+  EXPECT_DOUBLE_EQ(ChipLossScale(got, ChipColor::kLossChange), 1.25);
+  result.predictions = nullptr;  // predictions still to come: nothing to colour by
+  EXPECT_TRUE(ChipLosses(result, chips).empty());
+}
+
+// The Overview's lens: a row per layer read (the embeddings first, the model's own output last), a column per
+// position; the last row is the run's own prediction (its p(next token) = exp(next_log_prob)); the hover names the
+// layer, the position and its top tokens. A long text is read a window at a time, moved by its slider.
+TEST_F(ModelViewsTest, TheLensGridsLastRowIsTheModelsOwnPredictionAndItsWindowMoves) {
+  App& app = MakeApp(kTwice);
+  Frames(4);
+  ASSERT_TRUE(app.results.model && app.results.model->predictions);
+  const int n = (int)app.results.model->tokens.size();
+  ASSERT_LE(n, kLensWindow);
+  Click("overview.show_lens");
+  WaitForLens();
+  ASSERT_EQ(app.dump.Find("overview.map.0.0"), nullptr) << "the maps make way for the lens";
+  json lens = Field("lens");
+  EXPECT_EQ(lens["first"], 0);
+  EXPECT_EQ(lens["count"], n);
+  ASSERT_EQ(lens["cells"].size(), 4u);  // embeddings + 3 blocks
+  const std::vector<double>& lp = app.results.model->predictions->next_log_prob;
+  const json& last = lens["cells"][3];
+  ASSERT_EQ(last.size(), (size_t)n);
+  for (int i = 0; i + 1 < n; ++i) EXPECT_NEAR(last[i][1].get<double>(), std::exp(lp[i]), 1e-5) << i;
+  // The top token of the last row is the run's own top prediction where the panel shows one.
+  const auto& tops = app.results.model->predictions->positions;
+  for (const auto& t : tops)
+    if (!t.top.empty() && t.index < n) EXPECT_EQ(last[t.index][0].get<int>(), t.top[0].id) << t.index;
+  // Hover the cell of layer 1 at position 3: its tooltip is recorded as hovered.
+  const WidgetDump::Widget* cell = app.dump.Find("lens.cell.1.3");
+  ASSERT_NE(cell, nullptr);
+  ImGui::GetIO().MousePos = ImVec2((cell->x0 + cell->x1) * 0.5f, (cell->y0 + cell->y1) * 0.5f);
+  Frames(2);
+  EXPECT_TRUE(app.dump.Find("lens.cell.1.3")->hovered);
+  EXPECT_FALSE(app.dump.Find("lens.cell.1.4")->hovered);
+  ImGui::GetIO().MousePos = ImVec2(-1, -1);
+  // An ablation changes the lens's last row, never the rows before the ablated layer.
+  app.SetHeadAblated(2, 1, true);
+  Frames(4);
+  WaitForLens();
+  json ablated = Field("lens");
+  EXPECT_EQ(ablated["cells"][1], lens["cells"][1]);
+  EXPECT_EQ(ablated["cells"][2], lens["cells"][2]);
+  EXPECT_NE(ablated["cells"][3], lens["cells"][3]);
+  // Back to the maps.
+  Click("overview.show_maps");
+  Frames(1);
+  EXPECT_NE(app.dump.Find("overview.map.0.0"), nullptr);
+}
+
+TEST_F(ModelViewsTest, ALongTextsLensReadsAWindowThatTheSliderMoves) {
+  std::string text;
+  for (int i = 0; i < 2; ++i) text += kTwice, text += " ";  // 80 tokens: over a window, within the 96 positions
+  App& app = MakeApp(text);
+  Frames(4);
+  ASSERT_TRUE(app.results.model);
+  const int n = (int)app.results.model->tokens.size();
+  ASSERT_GT(n, kLensWindow);
+  Click("overview.show_lens");
+  WaitForLens();
+  json lens = Field("lens");
+  EXPECT_EQ(lens["count"], kLensWindow);
+  EXPECT_EQ(lens["n"], n);
+  ASSERT_NE(app.dump.Find("lens.first"), nullptr);
+  app.views.overview.lens_first = n;  // past the end: clipped to the last window
+  Frames(1);
+  WaitForLens();
+  lens = Field("lens");
+  EXPECT_EQ(lens["first"], n - kLensWindow);
+  EXPECT_NE(app.dump.Find("lens.cell.3." + std::to_string(n - 1)), nullptr);
+  EXPECT_EQ(app.dump.Find("lens.cell.3.0"), nullptr);
+}
+
+}  // namespace
+}  // namespace attnviz
