@@ -108,6 +108,25 @@ void DrawLensGrid(PanelContext& ctx, const ModelFolder& folder, const ModelResul
                                 ", \"n\": " + std::to_string(lens.n) + ", \"cells\": [" + dump_rows + "]}");
 }
 
+// "0 [colour bar] 1  p(actual next token)": what a cell's colour means, in the colour map the cells use.
+void DrawLensLegend(Colormap colormap, const std::string& what) {
+  ImGui::TextUnformatted("0");
+  ImGui::SameLine();
+  const float h = ImGui::GetTextLineHeight(), w = 100.0f;
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImGui::Dummy(ImVec2(w, h));
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const int steps = 25;
+  for (int i = 0; i < steps; ++i) {
+    unsigned char rgb[3];
+    MapColor(colormap, (i + 0.5f) / steps, rgb);
+    dl->AddRectFilled(ImVec2(p0.x + w * i / steps, p0.y), ImVec2(p0.x + w * (i + 1) / steps, p0.y + h),
+                      IM_COL32(rgb[0], rgb[1], rgb[2], 255));
+  }
+  ImGui::SameLine();
+  ImGui::TextUnformatted(("1  " + what).c_str());
+}
+
 }  // namespace
 
 void DrawLensView(PanelContext& ctx) {
@@ -157,7 +176,7 @@ void DrawLensView(PanelContext& ctx) {
     return;
   }
   if (!lens || lens->layers.empty()) return;
-  DimText(model::PredictsNextToken(c) ? Tr(Str::kLensLegend) : Tr(Str::kLensLegendTop));
+  DrawLensLegend(ctx.settings.colormap, model::PredictsNextToken(c) ? Tr(Str::kLensLegend) : Tr(Str::kLensLegendTop));
   DrawLensGrid(ctx, *folder, *result, *lens);
 }
 
