@@ -353,6 +353,8 @@ constexpr const char* kEnglish[] = {
     "(--patch-from) has {0}, the corrupted text has {1}",
     "the clean and the corrupted run give the same metric ({0}): the patched share (patched - corrupted) / "
     "(clean - corrupted) would divide by zero; choose texts or tokens A,B the two runs tell apart",
+    // GGUF files of the newer families
+    "'{0}' is set, and attnviz does not build what it describes",
 };
 static_assert(std::size(kEnglish) == (size_t)MsgId::kCount, "messages.cpp: one English template per MsgId");
 static_assert((int)MsgId::kCount <= (int)MsgId::kAppFirst, "messages.h: core's ids stay below the programs' own");

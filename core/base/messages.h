@@ -348,6 +348,8 @@ enum class MsgId : int {
   kAttributionPostNorm,      // {0} model_type
   kPatchTokenCounts,         // {0} clean tokens, {1} corrupted tokens
   kPatchNoDifference,        // {0} the metric of both runs
+  // ---- GGUF files of the newer families (core/model/arch/*.cpp GgufArchitecture::read_keys)
+  kGgufNotBuilt,             // {0} key or tensor
   kCount,
   // The first of the programs' own ids (app/common/i18n/app_messages.h); not a message. Above kCount for good.
   kAppFirst = 1000

@@ -110,7 +110,8 @@ std::string DetectPrefix(const TensorStore& store, const std::string& probe, std
 Result<ModelParams> BindParams(const ModelConfig& config, TensorStore* store) {
   Binder b(store);
   ModelParams p;
-  const Family* family = FamilyFor(config.model_type);
+  // A GGUF file's config names its architecture (gptneox), the family its reader found.
+  const Family* family = config.family.empty() ? FamilyFor(config.model_type) : FamilyNamed(config.family);
   if (!family) return Status::Error(MsgId::kConfigModelType, {CappedValue(config.model_type), SupportedModelTypes()});
   const Status s = family->bind(config, b, &p);
   if (!s) return Status::Prefixed(MsgId::kPrefixCheckpoint, {config.model_type}, s);

@@ -24,63 +24,68 @@ std::string Num(double v) {
   return b;
 }
 
-// Reads the keys of one file with errors that name the file, the key, the value and the allowed range.
-class GgufKeys {
- public:
-  explicit GgufKeys(const GgufFile& f) : f_(f) {}
+}  // namespace
 
-  Status Int(const std::string& key, int lo, int hi, int* out, const int* fallback = nullptr) const {
-    const GgufValue* v = f_.Find(key);
-    if (!v) {
-      if (fallback) {
-        *out = *fallback;
-        return Status::Ok();
-      }
-      return Status::ErrorAt(f_.path(), MsgId::kGgufMissingKey, {key});
-    }
-    if (!v->is_integer())
-      return Status::ErrorAt(f_.path(), MsgId::kGgufKeyType, {key, GgufValueTypeName(v->type), "an integer"});
-    const bool negative = v->type == GgufValueType::kI8 || v->type == GgufValueType::kI16 ||
-                          v->type == GgufValueType::kI32 || v->type == GgufValueType::kI64;
-    const std::string shown = negative ? std::to_string(v->i) : std::to_string(v->u);
-    if ((negative && (v->i < lo || v->i > hi)) || (!negative && v->u > (uint64_t)hi) || (!negative && (int64_t)v->u < lo))
-      return Status::ErrorAt(f_.path(), MsgId::kGgufKeyRange, {key, shown, std::to_string(lo), std::to_string(hi)});
-    *out = negative ? (int)v->i : (int)v->u;
-    return Status::Ok();
-  }
-  Status IntOr(const std::string& key, int lo, int hi, int fallback, int* out) const {
-    return Int(key, lo, hi, out, &fallback);
-  }
-  Status Double(const std::string& key, double lo, double hi, double fallback, double* out) const {
-    const GgufValue* v = f_.Find(key);
-    if (!v) {
-      *out = fallback;
+Status GgufKeys::Int(const std::string& key, int lo, int hi, int* out, const int* fallback) const {
+  const GgufValue* v = f_.Find(key);
+  if (!v) {
+    if (fallback) {
+      *out = *fallback;
       return Status::Ok();
     }
-    if (!v->is_number())
-      return Status::ErrorAt(f_.path(), MsgId::kGgufKeyType, {key, GgufValueTypeName(v->type), "a number"});
-    const double x = v->number();
-    if (!std::isfinite(x) || x < lo || x > hi)
-      return Status::ErrorAt(f_.path(), MsgId::kGgufKeyRange, {key, Num(x), Num(lo), Num(hi)});
-    *out = x;
-    return Status::Ok();
+    return Status::ErrorAt(f_.path(), MsgId::kGgufMissingKey, {key});
   }
-  // *out = the string, or "" when the key is absent.
-  Status String(const std::string& key, std::string* out) const {
-    const GgufValue* v = f_.Find(key);
-    if (!v) {
-      out->clear();
-      return Status::Ok();
-    }
-    if (v->type != GgufValueType::kString)
-      return Status::ErrorAt(f_.path(), MsgId::kGgufKeyType, {key, GgufValueTypeName(v->type), "string"});
-    *out = v->s;
-    return Status::Ok();
-  }
+  if (!v->is_integer())
+    return Status::ErrorAt(f_.path(), MsgId::kGgufKeyType, {key, GgufValueTypeName(v->type), "an integer"});
+  const bool negative = v->type == GgufValueType::kI8 || v->type == GgufValueType::kI16 ||
+                        v->type == GgufValueType::kI32 || v->type == GgufValueType::kI64;
+  const std::string shown = negative ? std::to_string(v->i) : std::to_string(v->u);
+  if ((negative && (v->i < lo || v->i > hi)) || (!negative && v->u > (uint64_t)hi) || (!negative && (int64_t)v->u < lo))
+    return Status::ErrorAt(f_.path(), MsgId::kGgufKeyRange, {key, shown, std::to_string(lo), std::to_string(hi)});
+  *out = negative ? (int)v->i : (int)v->u;
+  return Status::Ok();
+}
 
- private:
-  const GgufFile& f_;
-};
+Status GgufKeys::Double(const std::string& key, double lo, double hi, double fallback, double* out) const {
+  const GgufValue* v = f_.Find(key);
+  if (!v) {
+    *out = fallback;
+    return Status::Ok();
+  }
+  if (!v->is_number())
+    return Status::ErrorAt(f_.path(), MsgId::kGgufKeyType, {key, GgufValueTypeName(v->type), "a number"});
+  const double x = v->number();
+  if (!std::isfinite(x) || x < lo || x > hi)
+    return Status::ErrorAt(f_.path(), MsgId::kGgufKeyRange, {key, Num(x), Num(lo), Num(hi)});
+  *out = x;
+  return Status::Ok();
+}
+
+Status GgufKeys::String(const std::string& key, std::string* out) const {
+  const GgufValue* v = f_.Find(key);
+  if (!v) {
+    out->clear();
+    return Status::Ok();
+  }
+  if (v->type != GgufValueType::kString)
+    return Status::ErrorAt(f_.path(), MsgId::kGgufKeyType, {key, GgufValueTypeName(v->type), "string"});
+  *out = v->s;
+  return Status::Ok();
+}
+
+Status GgufKeys::Bool(const std::string& key, bool fallback, bool* out) const {
+  const GgufValue* v = f_.Find(key);
+  if (!v) {
+    *out = fallback;
+    return Status::Ok();
+  }
+  if (v->type != GgufValueType::kBool)
+    return Status::ErrorAt(f_.path(), MsgId::kGgufKeyType, {key, GgufValueTypeName(v->type), "a bool"});
+  *out = v->u != 0;
+  return Status::Ok();
+}
+
+namespace {
 
 #define GGUF_TRY(expr)                      \
   do {                                      \
@@ -153,8 +158,11 @@ Result<ModelConfig> GgufModelConfig(const GgufFile& f) {
   if (value_length != c.d_head)
     return Status::ErrorAt(f.path(), MsgId::kGgufKeysDiffer, {a + ".attention.value_length", std::to_string(value_length),
                                                                a + ".attention.key_length", std::to_string(c.d_head)});
+  const GgufArchitecture& arch = *GgufArchitectureFor(a);
   GGUF_TRY(k.IntOr(a + ".rope.dimension_count", 1, kMaxWidth, c.d_head, &rope_dims));
-  if (rope_dims != c.d_head)
+  // Partial rotary (gptneox, phi3): the first rope_dims of each head turn, an even count of at least 2.
+  if (arch.partial_rotary && rope_dims < c.d_head && rope_dims >= 2 && rope_dims % 2 == 0) c.rotary_dim = rope_dims;
+  else if (rope_dims != c.d_head)
     return Status::ErrorAt(f.path(), MsgId::kGgufKeysDiffer, {a + ".rope.dimension_count", std::to_string(rope_dims),
                                                                "the head width", std::to_string(c.d_head)});
   if (c.d_head % 2 != 0) return Status::ErrorAt(f.path(), MsgId::kConfigHeadDimOdd, {std::to_string(c.d_head)});
@@ -174,14 +182,15 @@ Result<ModelConfig> GgufModelConfig(const GgufFile& f) {
   if (emb_rows == 0 && !f.Find(a + ".vocab_size"))
     return Status::ErrorAt(f.path(), MsgId::kGgufTensorMissing, {"token_embd.weight", f.path()});
   GGUF_TRY(k.IntOr(a + ".vocab_size", 1, kMaxVocab, emb_rows, &c.vocab));
-  const GgufArchitecture& arch = *GgufArchitectureFor(a);
   if (arch.reads_sliding_window)
     GGUF_TRY(k.IntOr(a + ".attention.sliding_window", 0, kMaxPositions, 0, &c.sliding_window));
   // What the tensors say.
-  c.qkv_bias = arch.qkv_bias || f.FindTensor("blk.0.attn_q.bias");
+  c.qkv_bias = arch.qkv_bias || f.FindTensor("blk.0.attn_q.bias") || f.FindTensor("blk.0.attn_qkv.bias");
   c.o_bias = f.FindTensor("blk.0.attn_output.bias") != nullptr;
   c.mlp_bias = f.FindTensor("blk.0.ffn_up.bias") != nullptr;
   c.tie_word_embeddings = f.FindTensor("output.weight") == nullptr;
+  // The architecture's own keys (and what it refuses), last: they may change what the common ones set.
+  if (arch.read_keys) GGUF_TRY(arch.read_keys(f, k, &c));
   return c;
 }
 

@@ -150,19 +150,23 @@ class GgufLoader {
   // Tensor `gguf` with ne `want` as `hf`; `permute_heads` > 0: undo the q/k row permutation over that many heads.
   // `layer` >= 0 and `slot`: a block's matrix, dequantized per layer when not F32 in place (and a source is given);
   // kTokenEmbedding / kLmHead: the token embedding / untied LM head, their rows dequantized as asked.
+  // What a resident tensor needs beside a permutation: nothing; minus 1 (gemma's norms, written as 1 + w); or its
+  // q | k | v rows put back in the folder's [n_head, 3, d_head] order (gptneox; `c` gives the heads).
+  enum class Edit { kNone, kMinusOne, kQkvPerHead };
+
   Status Add(const std::string& gguf, const std::vector<int64_t>& want, const std::string& hf, int permute_heads = 0,
-             int layer = kResident, Slot slot = Slot::kQ) {
+             int layer = kResident, Slot slot = Slot::kQ, Edit edit = Edit::kNone, const ModelConfig* c = nullptr) {
     const GgufTensor* t = f_->FindTensor(gguf);
     if (!t) return Status::ErrorAt(f_->path(), MsgId::kGgufTensorMissing, {gguf, f_->path()});
     if (t->ne != want)
       return Status::Error(MsgId::kGgufTensorShape, {gguf, f_->path(), NeString(t->ne), NeString(want)});
     std::vector<int64_t> shape = t->torch_shape();
-    if (t->type == GgmlType::kF32 && permute_heads == 0) {
+    if (t->type == GgmlType::kF32 && permute_heads == 0 && edit == Edit::kNone) {
       store_->AddInPlace(hf, std::move(shape), reinterpret_cast<const float*>(f_->Bytes(*t)), f_->path(),
                          GgmlTypeName(t->type), t->end - t->begin);
       return Status::Ok();
     }
-    if (source_ && layer != kResident) {
+    if (source_ && layer != kResident && edit == Edit::kNone) {
       // Checked once here, a block of rows at a time (the type dequantizable, every value finite); no copy kept.
       if (Status s = CheckRows(*t); !s) return s;
       store_->AddDeferred(hf, std::move(shape), f_->path(), GgmlTypeName(t->type), t->end - t->begin);
@@ -180,6 +184,18 @@ class GgufLoader {
       const int64_t n = bias ? cols : rows, width = bias ? 1 : cols;
       std::vector<float> out(values.size());
       UnpermuteRows(values.data(), permute_heads, (int)(n / permute_heads), width, out.data());
+      values.swap(out);
+    }
+    if (edit == Edit::kMinusOne)
+      for (float& v : values) v -= 1.0f;
+    if (edit == Edit::kQkvPerHead) {
+      // q | k | v (convert_hf_to_gguf's GPTNeoXModel order) -> [n_head, 3, d_head] rows, as query_key_value has them
+      const int64_t width = t->ne.size() == 1 ? 1 : t->ne[0], dh = c->d_head, part = (int64_t)c->n_head * dh;
+      std::vector<float> out(values.size());
+      for (int64_t hd = 0; hd < c->n_head; ++hd)
+        for (int64_t p = 0; p < 3; ++p)
+          std::memcpy(out.data() + ((hd * 3 + p) * dh) * width, values.data() + (p * part + hd * dh) * width,
+                      (size_t)(dh * width) * sizeof(float));
       values.swap(out);
     }
     store_->AddFloats(hf, std::move(shape), std::move(values), f_->path(), GgmlTypeName(t->type));
@@ -212,48 +228,98 @@ class GgufLoader {
   std::vector<float> buffer_;
 };
 
+// The ne {in, out} of a block tensor's weight (its bias: {out}) by role; norms are {d} (q/k norms {d_head} or the
+// whole projection's width).
+std::vector<int64_t> RoleNe(const ModelConfig& c, GgufTensorName::Role role) {
+  using R = GgufTensorName::Role;
+  const int64_t d = c.d_model, q = c.q_dim(), kv = c.kv_dim(), ff = c.d_ff;
+  const bool per_head = c.recipe.qk_norm == BlockRecipe::QkNorm::kPerHead;
+  switch (role) {
+    case R::kNorm: return {d};
+    case R::kQNorm: return {per_head ? (int64_t)c.d_head : q};
+    case R::kKNorm: return {per_head ? (int64_t)c.d_head : kv};
+    case R::kQ: return {d, q};
+    case R::kK: case R::kV: return {d, kv};
+    case R::kO: return {q, d};
+    case R::kGate: case R::kUp: return {d, ff};
+    case R::kDown: return {ff, d};
+    case R::kQkv: return {d, q + 2 * kv};
+    case R::kGateUp: return {d, 2 * ff};
+  }
+  return {};
+}
+
+// Whether a block tensor of that role has a bias under the config.
+bool RoleBias(const ModelConfig& c, GgufTensorName::Role role) {
+  using R = GgufTensorName::Role;
+  switch (role) {
+    case R::kNorm: return c.recipe.norm == BlockRecipe::Norm::kLayerNorm;
+    case R::kQNorm: case R::kKNorm: return false;
+    case R::kQ: case R::kK: case R::kV: case R::kQkv: return c.qkv_bias;
+    case R::kO: return c.o_bias;
+    case R::kGate: case R::kUp: case R::kDown: case R::kGateUp: return c.mlp_bias;
+  }
+  return false;
+}
+
+bool RoleSlot(GgufTensorName::Role role, Slot* slot) {
+  using R = GgufTensorName::Role;
+  switch (role) {
+    case R::kQ: *slot = Slot::kQ; return true;
+    case R::kK: *slot = Slot::kK; return true;
+    case R::kV: *slot = Slot::kV; return true;
+    case R::kO: *slot = Slot::kO; return true;
+    case R::kGate: *slot = Slot::kGate; return true;
+    case R::kUp: *slot = Slot::kUp; return true;
+    case R::kDown: *slot = Slot::kDown; return true;
+    default: return false;  // norms, and the fused matrices (bound as views or re-ordered copies: kept resident)
+  }
+}
+
 Result<std::shared_ptr<TensorStore>> MakeStore(std::shared_ptr<const GgufFile> file, const ModelConfig& c,
                                                GgufLayerSource* source) {
+  using R = GgufTensorName::Role;
   auto store = std::make_shared<TensorStore>();
   store->Keep(file);
   store->SetSourceBytes(file->file_size());
   GgufLoader g(file, store.get(), source);
   const GgufArchitecture* arch = GgufArchitectureFor(c.model_type);
-  const bool permuted = arch && arch->qk_rows_permuted;
-  const int64_t d = c.d_model, q = c.q_dim(), kv = c.kv_dim(), ff = c.d_ff;
+  if (!arch) return Status::ErrorAt(file->path(), MsgId::kGgufArch, {CappedValue(c.model_type), SupportedModelTypes(true)});
+  const bool permuted = arch->qk_rows_permuted;
+  const std::vector<GgufTensorName> block = arch->block.empty() ? LlamaGgufBlock() : arch->block;
+  const GgufLoader::Edit plus_one = arch->norms_plus_one ? GgufLoader::Edit::kMinusOne : GgufLoader::Edit::kNone;
+  const int64_t d = c.d_model;
 #define GGUF_ADD(...)                                      \
   do {                                                     \
     if (Status s_ = g.Add(__VA_ARGS__); !s_) return s_;    \
   } while (0)
-  GGUF_ADD("token_embd.weight", {d, c.vocab}, "model.embed_tokens.weight", 0, GgufLoader::kTokenEmbedding);
+  GGUF_ADD("token_embd.weight", {d, c.vocab}, arch->hf_embedding + ".weight", 0, GgufLoader::kTokenEmbedding);
   // Tied and deferred: the LM head is the same quantized rows (the binder's lm_head.w = tok_emb is null then).
   if (source && c.tie_word_embeddings) source->SetLmHead(source->token_embedding());
   for (int l = 0; l < c.n_layer; ++l) {
-    const std::string b = "blk." + std::to_string(l) + ".", h = "model.layers." + std::to_string(l) + ".";
-    GGUF_ADD(b + "attn_norm.weight", {d}, h + "input_layernorm.weight");
-    GGUF_ADD(b + "attn_q.weight", {d, q}, h + "self_attn.q_proj.weight", permuted ? c.n_head : 0, l, Slot::kQ);
-    GGUF_ADD(b + "attn_k.weight", {d, kv}, h + "self_attn.k_proj.weight", permuted ? c.n_kv_head : 0, l, Slot::kK);
-    GGUF_ADD(b + "attn_v.weight", {d, kv}, h + "self_attn.v_proj.weight", 0, l, Slot::kV);
-    if (c.qkv_bias) {  // biases and norms: [d] or [q] floats, kept resident
-      GGUF_ADD(b + "attn_q.bias", {q}, h + "self_attn.q_proj.bias", permuted ? c.n_head : 0);
-      GGUF_ADD(b + "attn_k.bias", {kv}, h + "self_attn.k_proj.bias", permuted ? c.n_kv_head : 0);
-      GGUF_ADD(b + "attn_v.bias", {kv}, h + "self_attn.v_proj.bias");
-    }
-    GGUF_ADD(b + "attn_output.weight", {q, d}, h + "self_attn.o_proj.weight", 0, l, Slot::kO);
-    if (c.o_bias) GGUF_ADD(b + "attn_output.bias", {d}, h + "self_attn.o_proj.bias");
-    GGUF_ADD(b + "ffn_norm.weight", {d}, h + "post_attention_layernorm.weight");
-    GGUF_ADD(b + "ffn_gate.weight", {d, ff}, h + "mlp.gate_proj.weight", 0, l, Slot::kGate);
-    GGUF_ADD(b + "ffn_up.weight", {d, ff}, h + "mlp.up_proj.weight", 0, l, Slot::kUp);
-    GGUF_ADD(b + "ffn_down.weight", {ff, d}, h + "mlp.down_proj.weight", 0, l, Slot::kDown);
-    if (c.mlp_bias) {
-      GGUF_ADD(b + "ffn_gate.bias", {ff}, h + "mlp.gate_proj.bias");
-      GGUF_ADD(b + "ffn_up.bias", {ff}, h + "mlp.up_proj.bias");
-      GGUF_ADD(b + "ffn_down.bias", {d}, h + "mlp.down_proj.bias");
+    const std::string b = "blk." + std::to_string(l) + ".", h = arch->hf_layers + std::to_string(l) + ".";
+    for (const GgufTensorName& t : block) {
+      const std::vector<int64_t> ne = RoleNe(c, t.role);
+      const bool norm = t.role == R::kNorm || t.role == R::kQNorm || t.role == R::kKNorm;
+      int heads = 0;  // q/k rows to unpermute over that many heads
+      if (permuted && t.role == R::kQ) heads = c.n_head;
+      if (permuted && t.role == R::kK) heads = c.n_kv_head;
+      GgufLoader::Edit edit = norm ? plus_one : GgufLoader::Edit::kNone;
+      if (t.role == R::kQkv && arch->qkv_per_head) edit = GgufLoader::Edit::kQkvPerHead;
+      Slot slot = Slot::kQ;
+      const bool deferred = RoleSlot(t.role, &slot);
+      GGUF_ADD(b + t.gguf + ".weight", ne, h + t.hf + ".weight", heads, deferred ? l : GgufLoader::kResident, slot,
+               edit, &c);
+      if (RoleBias(c, t.role))  // biases: [out] floats, kept resident
+        GGUF_ADD(b + t.gguf + ".bias", {ne.back()}, h + t.hf + ".bias", heads, GgufLoader::kResident, Slot::kQ,
+                 edit == GgufLoader::Edit::kQkvPerHead ? edit : GgufLoader::Edit::kNone, &c);
     }
   }
-  GGUF_ADD("output_norm.weight", {d}, "model.norm.weight");
+  GGUF_ADD("output_norm.weight", {d}, arch->hf_final_norm + ".weight", 0, GgufLoader::kResident, Slot::kQ, plus_one);
+  if (c.recipe.norm == BlockRecipe::Norm::kLayerNorm) GGUF_ADD("output_norm.bias", {d}, arch->hf_final_norm + ".bias");
   // The LM head (predict.h): served in chunks of rows when not F32 (never dequantized whole: 2 GB for Llama-3-8B)
-  if (!c.tie_word_embeddings) GGUF_ADD("output.weight", {d, c.vocab}, "lm_head.weight", 0, GgufLoader::kLmHead);
+  if (!c.tie_word_embeddings)
+    GGUF_ADD("output.weight", {d, c.vocab}, arch->hf_lm_head + ".weight", 0, GgufLoader::kLmHead);
 #undef GGUF_ADD
   return store;
 }

@@ -32,7 +32,7 @@ inline const std::vector<std::pair<std::string, std::vector<std::string>>>& Kept
                  "rollout.json", "roles.csv", "heatmap.vert", "heatmap.frag", "share", "shaders"}},
       {"programs", {"attnviz", "attnviz-cli", "tiny", "apt-get", "install", "stb_truetype", "StandardSweepOptions",
                     "SIGUSR1", "ATTNVIZ_FONT_DIR", "ATTNVIZ_MEMORY_LIMIT", "LANG", "LC_ALL", "LC_MESSAGES"}},
-      {"models", {"GPT-2", "BERT", "Llama", "Qwen2", "Mistral", "Qwen3", "OLMo", "Gemma", "gpt2", "bert", "llama", "qwen2", "mistral", "gpt_neox", "phi3",
+      {"models", {"GPT-2", "BERT", "Llama", "Qwen2", "Mistral", "Qwen3", "OLMo", "Gemma", "gpt2", "bert", "llama", "qwen2", "mistral", "gpt_neox", "gptneox", "phi3",
                   "roberta", "xlm-roberta", "llama3",
                   "Hugging", "Face", "save_pretrained", "llama.cpp", "Ollama", "Studio", "BPE", "SentencePiece", "gemma2", "gemma3", "gemma3_text", "qwen3", "olmo2"}},
       {"keys", {"model_type", "hidden_size", "num_attention_heads", "head_dim", "position_embedding_type", "absolute",

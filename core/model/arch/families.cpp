@@ -12,6 +12,21 @@ const std::vector<const Family*>& Families() {
   return families;
 }
 
+const Family* FamilyNamed(const std::string& name) {
+  for (const Family* f : Families())
+    if (name == f->name) return f;
+  return nullptr;
+}
+
+std::vector<GgufTensorName> LlamaGgufBlock() {
+  using R = GgufTensorName::Role;
+  return {{"attn_norm", "input_layernorm", R::kNorm},   {"attn_q", "self_attn.q_proj", R::kQ},
+          {"attn_k", "self_attn.k_proj", R::kK},        {"attn_v", "self_attn.v_proj", R::kV},
+          {"attn_output", "self_attn.o_proj", R::kO},   {"ffn_norm", "post_attention_layernorm", R::kNorm},
+          {"ffn_gate", "mlp.gate_proj", R::kGate},      {"ffn_up", "mlp.up_proj", R::kUp},
+          {"ffn_down", "mlp.down_proj", R::kDown}};
+}
+
 const Family* FamilyFor(const std::string& model_type, bool gguf) {
   for (const Family* f : Families()) {
     if (gguf) {

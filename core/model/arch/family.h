@@ -30,13 +30,46 @@ namespace attnviz::model {
 class Binder;  // binder.h
 class Keys;    // arch/config_keys.h
 
+class GgufFile;  // gguf_file.h
+class GgufKeys;  // gguf_config.h
+
+// One tensor of a GGUF file and the name the family's bind asks for: "blk.N." + gguf + ".weight" (".bias") is read
+// as the family's layer prefix + N + "." + hf + ".weight" (".bias"); its shape and whether it has a bias follow
+// from its role and the config (core/model/gguf_weights.cpp).
+struct GgufTensorName {
+  enum class Role {
+    kNorm,      // [d_model] (+ bias under LayerNorm)
+    kQNorm,     // q_norm: [d_head] (BlockRecipe::QkNorm::kPerHead) or [q_dim] (kWhole)
+    kKNorm,     // k_norm: [d_head] or [kv_dim]
+    kQ, kK, kV, kO, kGate, kUp, kDown,
+    kQkv,       // q | k | v rows in one matrix [q_dim + 2 kv_dim, d_model]
+    kGateUp,    // gate | up rows in one matrix [2 d_ff, d_model]
+  };
+  std::string gguf;
+  std::string hf;
+  Role role;
+};
+
 // What a GGUF file of a family's architecture holds differently from the folder (core/model/gguf_*.cpp read it).
 struct GgufArchitecture {
   std::string name;                   // general.architecture
   bool qk_rows_permuted = true;        // llama.cpp's converter permuted q and k rows per head (GGML's RoPE pairs)
   bool qkv_bias = false;              // q, k and v have biases (else: when blk.0.attn_q.bias is there)
-  bool reads_sliding_window = true;   // <arch>.attention.sliding_window applies
+  bool reads_sliding_window = true;   // <arch>.attention.sliding_window applies to every layer
+  bool norms_plus_one = false;        // the converter wrote every norm weight as w + 1 (gemma): read back as w
+  bool qkv_per_head = false;          // the folder's fused q|k|v rows are [n_head, 3, d_head] (gpt_neox), the file's q|k|v
+  bool partial_rotary = false;        // <arch>.rope.dimension_count may be less than the head width
+  // The block's tensors and the model's (token_embd, output_norm, output) as the family's bind names them; empty:
+  // llama's (kLlamaGgufBlock).
+  std::vector<GgufTensorName> block;
+  std::string hf_layers = "model.layers.", hf_embedding = "model.embed_tokens", hf_final_norm = "model.norm",
+              hf_lm_head = "lm_head";
+  // The keys this architecture reads beyond the common ones (gguf_config.h), after them; may be null.
+  Status (*read_keys)(const GgufFile& f, const GgufKeys& k, ModelConfig* c) = nullptr;
 };
+
+// llama's block as a GGUF file names it (attn_norm, attn_q, ..., ffn_down), which qwen3, gemma and olmo2 extend.
+std::vector<GgufTensorName> LlamaGgufBlock();
 
 struct Family {
   const char* name = "";                 // the family (ModelConfig::family)
@@ -52,6 +85,8 @@ struct Family {
 
 // Every family, in the order messages list them.
 const std::vector<const Family*>& Families();
+// The family whose name (Family::name, ModelConfig::family) is `name`; null when none is.
+const Family* FamilyNamed(const std::string& name);
 // The family that reads `model_type` (config.json) or, with `gguf`, general.architecture; null when none does.
 const Family* FamilyFor(const std::string& model_type, bool gguf = false);
 // A GGUF file's general.architecture as the family knows it; null when no family reads it.

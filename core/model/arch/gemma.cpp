@@ -21,6 +21,7 @@
 #include "model/arch/config_keys.h"
 #include "model/arch/family.h"
 #include "model/binder.h"
+#include "model/gguf_config.h"
 
 namespace attnviz::model {
 namespace {
@@ -143,6 +144,59 @@ BlockRecipe GemmaRecipe() {
   return r;
 }
 
+// 3. A GGUF file (llama.cpp's gemma2, convert_hf_to_gguf.py's Gemma2Model): every norm written as 1 + w (read back
+// as w: the bind adds the 1 again, exactly for any w > -0.5), no output.weight (llama.cpp always ties the LM head),
+// no q/k permutation, keys gemma2.attn_logit_softcapping (llama.cpp's default 50), gemma2.final_logit_softcapping
+// (30), gemma2.attention.sliding_window (4096) on every other layer from the first (sliding_window_pattern 2).
+// !! The file has no query_pre_attn_scalar: llama.cpp scales by 1/sqrt(head width), or 1/sqrt(d_model / heads) for
+//    a 46-layer model (Gemma 2 27B), which is what every released Gemma 2 has; read so, as llama.cpp runs it.
+// Refused: gemma2.rope.freq_base_swa (a second base on the sliding layers) and a sliding_window_pattern that is
+// not a number.
+Status ReadGemma2Gguf(const GgufFile& f, const GgufKeys& k, ModelConfig* c) {
+  const std::string& a = c->model_type;
+  c->activation = Activation::kGeluTanh;
+  c->scale_embeddings = true;
+  c->tie_word_embeddings = true;
+  c->query_pre_attn_scalar = c->n_layer == 46 ? (double)(c->d_model / c->n_head) : (double)c->d_head;
+  ATTNVIZ_TRY(k.Double(a + ".attn_logit_softcapping", 1e-6, 1e9, 50.0, &c->attn_softcap));
+  ATTNVIZ_TRY(k.Double(a + ".final_logit_softcapping", 1e-6, 1e9, 30.0, &c->final_softcap));
+  if (f.Find(a + ".rope.freq_base_swa")) return Status::ErrorAt(f.path(), MsgId::kGgufNotBuilt, {a + ".rope.freq_base_swa"});
+  int window = 0, pattern = 2;
+  ATTNVIZ_TRY(k.IntOr(a + ".attention.sliding_window", 1, kMaxPositions, 4096, &window));
+  const GgufValue* p = f.Find(a + ".attention.sliding_window_pattern");
+  if (p && !p->is_integer())
+    return Status::ErrorAt(f.path(), MsgId::kGgufNotBuilt, {a + ".attention.sliding_window_pattern"});
+  ATTNVIZ_TRY(k.IntOr(a + ".attention.sliding_window_pattern", 0, kMaxLayers, 2, &pattern));
+  // llama.cpp's set_swa_pattern: layer l slides iff the pattern is 0 or l % pattern < pattern - 1.
+  c->sliding_window = 0;
+  c->layer_window.assign((size_t)c->n_layer, 0);
+  for (int l = 0; l < c->n_layer; ++l)
+    if (pattern == 0 || l % pattern < pattern - 1) c->layer_window[(size_t)l] = window;
+  return Status::Ok();
+}
+
+GgufArchitecture Gemma2Gguf() {
+  using R = GgufTensorName::Role;
+  GgufArchitecture a;
+  a.name = "gemma2";
+  a.qk_rows_permuted = false;
+  a.reads_sliding_window = false;
+  a.norms_plus_one = true;
+  a.block = {{"attn_norm", "input_layernorm", R::kNorm},
+             {"attn_q", "self_attn.q_proj", R::kQ},
+             {"attn_k", "self_attn.k_proj", R::kK},
+             {"attn_v", "self_attn.v_proj", R::kV},
+             {"attn_output", "self_attn.o_proj", R::kO},
+             {"post_attention_norm", "post_attention_layernorm", R::kNorm},
+             {"ffn_norm", "pre_feedforward_layernorm", R::kNorm},
+             {"ffn_gate", "mlp.gate_proj", R::kGate},
+             {"ffn_up", "mlp.up_proj", R::kUp},
+             {"ffn_down", "mlp.down_proj", R::kDown},
+             {"post_ffw_norm", "post_feedforward_layernorm", R::kNorm}};
+  a.read_keys = ReadGemma2Gguf;
+  return a;
+}
+
 }  // namespace
 
 const Family& Gemma2Family() {
@@ -153,6 +207,7 @@ const Family& Gemma2Family() {
     f.recipe = GemmaRecipe();
     f.read_config = ParseGemma2;
     f.bind = BindGemma;
+    f.gguf = {Gemma2Gguf()};
     return f;
   }();
   return family;

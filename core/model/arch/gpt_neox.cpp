@@ -16,6 +16,7 @@
 #include "model/arch/config_keys.h"
 #include "model/arch/family.h"
 #include "model/binder.h"
+#include "model/gguf_config.h"
 
 namespace attnviz::model {
 namespace {
@@ -101,6 +102,46 @@ Status BindGptNeox(const ModelConfig& c, Binder& b, ModelParams* p) {
   return BindLmHead(c, b, "embed_out.weight", p);
 }
 
+// 3. A GGUF file (llama.cpp's gptneox, convert_hf_to_gguf.py's GPTNeoXModel): query_key_value written as q | k | v
+// (put back in the [n_head, 3, d_head] order the bind reads), LayerNorms with biases, keys
+// gptneox.rope.dimension_count (the rotary dims), gptneox.use_parallel_residual and
+// gptneox.attention.layer_norm_epsilon (both required, as llama.cpp requires them); no rope base is written
+// (llama.cpp's 10000).
+Status ReadGptNeoxGguf(const GgufFile& f, const GgufKeys& k, ModelConfig* c) {
+  const std::string& a = c->model_type;
+  c->activation = Activation::kGeluErf;  // HF's "gelu" (llama.cpp's ggml_gelu is its tanh form)
+  for (const std::string key : {a + ".use_parallel_residual", a + ".attention.layer_norm_epsilon"})
+    if (!f.Find(key)) return Status::ErrorAt(f.path(), MsgId::kGgufMissingKey, {key});
+  ATTNVIZ_TRY(k.Bool(a + ".use_parallel_residual", true, &c->recipe.parallel_residual));
+  ATTNVIZ_TRY(k.Double(a + ".attention.layer_norm_epsilon", 0, 1, 1e-5, &c->norm_eps));
+  if (c->n_kv_head != c->n_head)
+    return Status::ErrorAt(f.path(), MsgId::kGgufKeysDiffer, {a + ".attention.head_count_kv", std::to_string(c->n_kv_head),
+                                                               a + ".attention.head_count", std::to_string(c->n_head)});
+  return Status::Ok();
+}
+
+GgufArchitecture GptNeoxGguf() {
+  using R = GgufTensorName::Role;
+  GgufArchitecture a;
+  a.name = "gptneox";
+  a.qk_rows_permuted = false;
+  a.reads_sliding_window = false;
+  a.qkv_per_head = true;
+  a.partial_rotary = true;
+  a.block = {{"attn_norm", "input_layernorm", R::kNorm},
+             {"attn_qkv", "attention.query_key_value", R::kQkv},
+             {"attn_output", "attention.dense", R::kO},
+             {"ffn_norm", "post_attention_layernorm", R::kNorm},
+             {"ffn_up", "mlp.dense_h_to_4h", R::kUp},
+             {"ffn_down", "mlp.dense_4h_to_h", R::kDown}};
+  a.hf_layers = "gpt_neox.layers.";
+  a.hf_embedding = "gpt_neox.embed_in";
+  a.hf_final_norm = "gpt_neox.final_layer_norm";
+  a.hf_lm_head = "embed_out";
+  a.read_keys = ReadGptNeoxGguf;
+  return a;
+}
+
 }  // namespace
 
 const Family& GptNeoxFamily() {
@@ -115,6 +156,7 @@ const Family& GptNeoxFamily() {
     f.recipe.mlp_norm_stage = "the MLP's input norm (post_attention_layernorm)";
     f.read_config = ParseGptNeox;
     f.bind = BindGptNeox;
+    f.gguf = {GptNeoxGguf()};
     return f;
   }();
   return family;

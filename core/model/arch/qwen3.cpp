@@ -13,6 +13,7 @@
 #include "model/arch/config_keys.h"
 #include "model/arch/family.h"
 #include "model/binder.h"
+#include "model/gguf_config.h"
 
 namespace attnviz::model {
 namespace {
@@ -69,6 +70,27 @@ Status BindQwen3(const ModelConfig& c, Binder& b, ModelParams* p) {
   return BindLmHead(c, b, "lm_head.weight", p);
 }
 
+// 3. A GGUF file (llama.cpp's qwen3): llama's keys and tensors with blk.N.attn_{q,k}_norm, q and k unpermuted
+// (convert_hf_to_gguf.py's Qwen3Model writes them as they are; llama.cpp turns them NEOX-style). No sliding window
+// (llama.cpp's qwen3 has none). Refused: a reranker's cls.output (its classifier head).
+Status ReadQwen3Gguf(const GgufFile& f, const GgufKeys&, ModelConfig*) {
+  if (f.FindTensor("cls.output.weight")) return Status::ErrorAt(f.path(), MsgId::kGgufNotBuilt, {"cls.output.weight"});
+  return Status::Ok();
+}
+
+GgufArchitecture Qwen3Gguf() {
+  using R = GgufTensorName::Role;
+  GgufArchitecture a;
+  a.name = "qwen3";
+  a.qk_rows_permuted = false;
+  a.reads_sliding_window = false;
+  a.block = LlamaGgufBlock();
+  a.block.insert(a.block.begin() + 5, {{"attn_q_norm", "self_attn.q_norm", R::kQNorm},
+                                       {"attn_k_norm", "self_attn.k_norm", R::kKNorm}});
+  a.read_keys = ReadQwen3Gguf;
+  return a;
+}
+
 }  // namespace
 
 const Family& Qwen3Family() {
@@ -85,6 +107,7 @@ const Family& Qwen3Family() {
     f.recipe.qk_norm_stage = "the per-head q and k norms (self_attn.q_norm, self_attn.k_norm)";
     f.read_config = ParseQwen3;
     f.bind = BindQwen3;
+    f.gguf = {Qwen3Gguf()};
     return f;
   }();
   return family;
