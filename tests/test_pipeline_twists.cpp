@@ -217,7 +217,9 @@ TEST(SandboxTwistsSweep, ACapKeepsTheUnscaledSoftmaxUnsaturatedAndTheQkNormDoesN
   EXPECT_LE(unscaled(*capped).logit_std, 2.0f);
   // Scaled, the q/k norm gives logits of spread ~1 (unit-RMS q and k, divided by sqrt(d_k)).
   for (const SweepPoint& p : *normed)
-    if (p.scaled) EXPECT_NEAR(p.logit_std, 1.0f, 0.35f);
+    if (p.scaled) {
+      EXPECT_NEAR(p.logit_std, 1.0f, 0.35f);
+    }
 }
 
 TEST(SandboxTwistsSweep, SampledRowsKeepTheQkNormAndTheCap) {
