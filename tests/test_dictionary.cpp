@@ -108,12 +108,14 @@ TEST(Dictionary, AQueryMatchingNoKeyGetsTheSoftBlend) {
     ASSERT_TRUE(r.ok());
     for (float w : r->weights) EXPECT_NEAR(w, 1.0f / 3, 1e-6f);
     EXPECT_NEAR(r->blended[0], 2.0f, 1e-5f);
+    EXPECT_EQ(r->tied, (std::vector<int>{0, 1, 2}));  // a three-way tie: no best key
   }
   // Number keys match by closeness: 2.4 lies between 2 and 3, nearer 2.
   auto n = LookUpSoftly(*ParseDictionary("1: 10, 2: 20, 3: 30"), "2.4", 0.5f);
   ASSERT_TRUE(n.ok()) << n.message();
   EXPECT_FALSE(n->words);
   EXPECT_EQ(n->best, 1);
+  EXPECT_EQ(n->tied, std::vector<int>{1});
   EXPECT_GT(n->weights[2], n->weights[0]);
   EXPECT_GT(n->blended[0], 20.0f);
   EXPECT_LT(n->blended[0], 30.0f);

@@ -39,8 +39,13 @@ std::string HeadRoleLine(const AppResults& results, int layer, int head) {
   const model::HeadRoles& roles = results.model->roles;
   if (layer < 0 || head < 0 || layer >= roles.n_layer || head >= roles.n_head) return "";
   const model::RoleScore best = model::StrongestRole(roles.at(layer, head));
-  return Trf(Str::kHeadRoleLine, {std::to_string(layer), std::to_string(head), LocalizedRoleName(best.role),
-                                  FormatNumber(best.score, "%.2f"), LocalizedRoleSentence(best.role)});
+  std::string score = FormatNumber(best.score, "%.2f");
+  // Beside the score, what uniform attention would score on this text: a high "previous-token" on 4 tokens is
+  // mostly chance. Broad has none (uniform attention is the broadest there is).
+  if ((size_t)layer < roles.chance.size() && best.role != model::HeadRole::kBroad)
+    score += " " + Trf(Str::kHeadRoleChance, {FormatNumber(roles.chance[(size_t)layer][best.role], "%.2f")});
+  return Trf(Str::kHeadRoleLine, {std::to_string(layer), std::to_string(head), LocalizedRoleName(best.role), score,
+                                  LocalizedRoleSentence(best.role)});
 }
 
 std::vector<int> PanelContext::VisibleHeads() const { return attnviz::VisibleHeads(settings, results); }

@@ -93,8 +93,19 @@ void DrawDictionaryPanel(SandboxPanelContext& ctx) {
   ImGui::PushStyleColor(ImGuiCol_Text, kOkColor);
   ImGui::TextWrapped("%s", Trf(Str::kDictBlended, {FormatVector(r.blended)}).c_str());
   ImGui::PopStyleColor();
-  const std::string key = "'" + d.rows[(size_t)r.best].first + "'";
-  DimText(Trf(best > 0.99f ? Str::kDictExact : Str::kDictSoft, {key, FormatNumber(best, "%.3f")}));
+  if (r.tied.size() > 1) {  // no best key: name them all and their equal share
+    std::string keys, tied_json;
+    for (size_t t = 0; t < r.tied.size(); ++t) {
+      keys += (t ? ", '" : "'") + d.rows[(size_t)r.tied[t]].first + "'";
+      tied_json += (t ? ", " : "") + std::to_string(r.tied[t]);
+    }
+    DimText(Trf(Str::kDictTie, {std::to_string(r.tied.size()), keys, FormatNumber(best, "%.3f")}));
+    dump.SetField("dictionary_tie", "[" + tied_json + "]");
+  } else {
+    const std::string key = "'" + d.rows[(size_t)r.best].first + "'";
+    DimText(Trf(best > 0.99f ? Str::kDictExact : Str::kDictSoft, {key, FormatNumber(best, "%.3f")}));
+    dump.SetField("dictionary_tie", "[]");
+  }
   dump.SetField("dictionary", "{\"best\": " + std::to_string(r.best) + ", \"best_weight\": " + JsonNumber(best) +
                                   ", \"blended\": [" + [&] {
                                     std::string s;

@@ -167,6 +167,8 @@ Result<DictionaryLookup> LookUpSoftly(const SoftDictionary& d, const std::string
   for (size_t j = 0; j < n; ++j)
     for (size_t c = 0; c < d_v; ++c) out.blended[c] += out.weights[j] * d.values[j][c];
   out.best = (int)(std::max_element(out.weights.begin(), out.weights.end()) - out.weights.begin());
+  for (size_t j = 0; j < n; ++j)
+    if (out.weights[(size_t)out.best] - out.weights[j] <= kTieTolerance) out.tied.push_back((int)j);
   return out;
 }
 

@@ -31,7 +31,11 @@ struct DictionaryLookup {
   std::vector<float> weights;                   // [n_keys] softmax(scores / temperature), sum 1
   std::vector<float> blended;                   // [d_v] sum_j weights[j] * values[j]
   int best = 0;                                 // the key with the largest weight (the first of ties)
+  std::vector<int> tied;                        // every key whose weight equals the best's (within kTieTolerance)
 };
+
+// Weights closer than this to the best one are a tie: no key is "the best" then.
+constexpr float kTieTolerance = 1e-4f;
 
 // Errors name the key or the query and the widths (a score needs d_q = d_k; every value one width).
 // temperature: kMinTemperature..kMaxTemperature. score: any but additive (it needs trained weights);

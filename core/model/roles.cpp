@@ -204,6 +204,34 @@ RoleScores SumRows(const RowRoleParts* rows, int n) {
   return s;
 }
 
+RoleScores UniformRoleScores(const std::vector<int>& ids, bool causal, int window) {
+  const int n = (int)ids.size();
+  const RolePlan plan(ids);
+  std::vector<RowRoleParts> rows((size_t)n);
+  for (int i = 0; i < n; ++i) {
+    // Row i spreads 1/k over the k keys [lo, hi] its mask leaves: ScoreRow's parts of that row, key by key.
+    const int lo = causal && window > 0 ? std::max(0, i - window + 1) : 0, hi = causal ? i : n - 1;
+    const double u = 1.0 / (double)(hi - lo + 1);
+    auto p = [&](int j) { return j >= lo && j <= hi ? u : 0.0; };
+    RowRoleParts& r = rows[(size_t)i];
+    if (i >= 1) r.prev = p(i - 1), r.first = p(0), r.same = p(i);
+    if (plan.first[(size_t)i] < i) {
+      r.has_induction = true;
+      for (int e = plan.first[(size_t)i]; e < i; e = plan.next[(size_t)e]) r.induction += p(e + 1);
+    }
+    for (int d = 2; d <= kLocalWindow; ++d) {
+      if (i - d >= 1) r.local += p(i - d), r.has_local = true;
+      if (!causal && i + d < n) r.local += p(i + d), r.has_local = true;
+    }
+    const int visible = causal ? i + 1 : n;  // as ScoreRow: the entropy of k equal weights over log(visible)
+    if (visible >= 2) {
+      r.broad = std::min(1.0, std::log((double)(hi - lo + 1)) / std::log((double)visible));
+      r.has_broad = true;
+    }
+  }
+  return SumRows(rows.data(), n);
+}
+
 namespace {
 // One head's scores from its whole map P: [n, n]; broad from `figures` ([n] rows) when given, else from P.
 RoleScores ScoreWholeHead(const float* P, int n, const RolePlan& plan, const std::vector<RowMetrics>* figures) {

@@ -116,9 +116,16 @@ struct HeadRoles {
   int n_layer = 0, n_head = 0, n = 0;
   int induction_rows = 0;          // queries whose token occurred earlier (0: the induction scores say nothing)
   std::vector<RoleScores> scores;  // [n_layer * n_head], layer-major
+  std::vector<RoleScores> chance;  // [n_layer] UniformRoleScores under each layer's mask (empty: not made)
   const RoleScores& at(int layer, int head) const { return scores[(size_t)layer * n_head + head]; }
   RoleScores& at(int layer, int head) { return scores[(size_t)layer * n_head + head]; }
 };
+
+// What uniform attention over the keys a mask leaves visible scores on these tokens: the chance level a head's
+// scores are read against (on 4 tokens a head that looks nowhere in particular still scores previous-token 0.36).
+// Equal to ScoreHead of the uniform map under that mask. causal: keys j <= i, the last `window` of them when
+// window > 0; else every key. O(n) plus the earlier occurrences of each row's token.
+RoleScores UniformRoleScores(const std::vector<int>& ids, bool causal, int window);
 
 // An empty table of the right size, filled by ScoreLayer as the layers of a run arrive.
 HeadRoles MakeHeadRoles(int n_layer, int n_head, const std::vector<int>& ids);

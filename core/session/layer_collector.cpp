@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "maps/view.h"
 
@@ -102,6 +103,15 @@ struct LayerCollector::State {
     run.analysis.resize((size_t)n_layer);
     run.resume_inputs.resize((size_t)n_layer);
     run.roles = model::MakeHeadRoles(n_layer, n_head, ids);
+    // The chance level of each layer's scores: one per distinct mask (most families: one for all layers).
+    std::map<int, model::RoleScores> chance_of_window;
+    for (int l = 0; l < n_layer; ++l) {
+      const int window = config.WindowOf(l);
+      auto it = chance_of_window.find(window);
+      if (it == chance_of_window.end())
+        it = chance_of_window.emplace(window, model::UniformRoleScores(ids, !config.recipe.bidirectional, window)).first;
+      run.roles.chance.push_back(it->second);
+    }
     run.streamed = plan.streamed();
     if (plan.rollout && RolloutRefusal(n).ok()) {  // above kRolloutMaxTokens pooled to blocks of rollout_factor tokens
       rollout_factor = RolloutFactor(n);

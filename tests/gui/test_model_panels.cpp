@@ -671,9 +671,15 @@ TEST_F(ModelPanelTest, EveryHeadHasARoleAndTheFilterDimsTheOthers) {
   Frames(2);
   EXPECT_NE(app.dump.Field("overview").find("\"matching\": 0"), std::string::npos) << app.dump.Field("overview");
   EXPECT_NE(app.dump.Find("overview.map.0.0")->value_json.find("\"match\": false"), std::string::npos);
-  // The Model panel says what the selected head does, in one sentence.
+  // The Model panel says what the selected head does, in one sentence, and what uniform attention would score.
   EXPECT_NE(app.dump.Field("model_head_role").find(model::RoleSentence(model::StrongestRole(roles.at(0, 0)).role)),
             std::string::npos);
+  ASSERT_EQ(roles.chance.size(), 3u);
+  const model::HeadRole role00 = model::StrongestRole(roles.at(0, 0)).role;
+  if (role00 != model::HeadRole::kBroad)
+    EXPECT_NE(app.dump.Field("model_head_role").find("(uniform attention would score " +
+                                                     FormatNumber(roles.chance[0][role00], "%.2f") + ")"),
+              std::string::npos) << app.dump.Field("model_head_role");
   // So does the Heads panel, above the enlarged head of the layer it shows.
   EXPECT_TRUE(app.dump.Field("heads_role").empty());  // the grid: no one head to describe
   app.settings.model_layer = 1;

@@ -1289,10 +1289,12 @@ TEST_F(PanelTest, DictionaryTabIsExactWhenColdAndBlendsWhenNothingMatches) {
   Frames(2);
   EXPECT_GT(std::stod(app.dump.Find("dictionary.weight.1")->value_json), 0.999);
   EXPECT_NE(app.dump.Field("dictionary").find("\"blended\": [2]"), std::string::npos) << app.dump.Field("dictionary");
+  EXPECT_EQ(app.dump.Field("dictionary_tie"), "[]");
   app.views.learn.dictionary.query = "z";
   Frames(2);
   for (int i = 0; i < 3; ++i)
     EXPECT_NEAR(std::stod(app.dump.Find("dictionary.weight." + std::to_string(i))->value_json), 1.0 / 3, 1e-4) << i;
+  EXPECT_EQ(app.dump.Field("dictionary_tie"), "[0, 1, 2]");  // a three-way tie names no best key
   app.views.learn.dictionary.query = "b";
   app.views.learn.dictionary.temperature = 100.0f;
   Frames(2);

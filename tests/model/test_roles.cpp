@@ -357,3 +357,36 @@ TEST(Roles, PlanIsLinearInTheTokensAndInductionIsEveryEarlierOccurrence) {
 
 }  // namespace
 }  // namespace attnviz::model
+
+namespace attnviz::model {
+namespace {
+
+// The chance level: UniformRoleScores is ScoreHead of the uniform map under the same mask (causal, a sliding window
+// shorter than the text, bidirectional), on tokens with repeats; on 4 tokens a causal head scores previous-token
+// (1/2 + 1/3 + 1/4) / 3 by chance alone.
+TEST(Roles, UniformScoresAreTheUniformMapsScores) {
+  const std::vector<int> ids = {5, 7, 9, 5, 7, 11, 5, 3, 9, 9, 2, 5};
+  const int n = (int)ids.size();
+  struct Case {
+    bool causal;
+    int window;
+  };
+  for (const Case c : {Case{true, 0}, Case{true, 3}, Case{false, 0}}) {
+    std::vector<float> P((size_t)n * n, 0.0f);
+    for (int i = 0; i < n; ++i) {
+      const int lo = c.causal && c.window > 0 ? std::max(0, i - c.window + 1) : 0, hi = c.causal ? i : n - 1;
+      for (int j = lo; j <= hi; ++j) P[(size_t)i * n + j] = 1.0f / (float)(hi - lo + 1);
+    }
+    const RoleScores want = ScoreHead(P.data(), n, ids);
+    const RoleScores got = UniformRoleScores(ids, c.causal, c.window);
+    for (HeadRole role : AllHeadRoles())
+      EXPECT_NEAR(got[role], want[role], 1e-6) << RoleName(role) << " causal " << c.causal << " window " << c.window;
+  }
+  const RoleScores four = UniformRoleScores({1, 2, 3, 4}, true, 0);
+  EXPECT_NEAR(four[HeadRole::kPreviousToken], (1.0 / 2 + 1.0 / 3 + 1.0 / 4) / 3, 1e-6);
+  EXPECT_NEAR(four[HeadRole::kBroad], 1.0, 1e-6);
+  EXPECT_EQ(four[HeadRole::kInduction], 0.0f);  // no token repeats
+}
+
+}  // namespace
+}  // namespace attnviz::model

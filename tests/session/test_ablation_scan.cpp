@@ -51,7 +51,9 @@ TEST(AblationScanJob, RanksTheHeadsAsCoreScans) {
   for (size_t i = 0; i < ranked.size(); ++i) {
     EXPECT_EQ(got->ranked[i].layer, ranked[i].layer) << i;
     EXPECT_EQ(got->ranked[i].head, ranked[i].head) << i;
-    if (i) EXPECT_GE(got->ranked[i - 1].delta, got->ranked[i].delta) << i;  // largest increase first
+    if (i) {
+      EXPECT_GE(got->ranked[i - 1].delta, got->ranked[i].delta) << i;  // largest increase first
+    }
   }
   EXPECT_EQ(got->Delta(ranked[0].layer, ranked[0].head), ranked[0].delta);
   EXPECT_FALSE(job.progress().running);  // idle

@@ -57,7 +57,7 @@ enum class Str : int {
   kExportOverwrite, kExportSaveAsNext,
   // ---- Model
   kSourceSandbox, kSourceModel, kModelFolderHint, kBundledTiny, kBundledRepeatedWhy, kOpeningModel, kDropModelHint, kGgufWhatWasRead, kLayer,
-  kHideSpecial, kWhatIf, kNoScaling, kOnLayers, kOnLayersHint, kRunning, kHeadRoleLine, kTokensAsModelSees,
+  kHideSpecial, kWhatIf, kNoScaling, kOnLayers, kOnLayersHint, kRunning, kHeadRoleLine, kHeadRoleChance, kTokensAsModelSees,
   kSpecialToken, kUseFirstTokens,
   // ---- Overview
   kComputingFirstMaps, kOpenModelForOverview, kGroupedQueryOverview, kRoleFilter, kRoleFilterHint, kOverviewTip,
@@ -74,7 +74,7 @@ enum class Str : int {
   kLessonHeadAt, kLessonNoSuchHead, kLessonClose,
   // ---- Dictionary view (g)
   kDictIntro, kDictTable, kDictQuery, kDictKey, kDictValue, kDictScore, kDictWeight, kDictBlended, kDictExact,
-  kDictSoft, kDictAddRow, kDictRemoveRow, kDictWords, kDictNumbers,
+  kDictSoft, kDictTie, kDictAddRow, kDictRemoveRow, kDictWords, kDictNumbers,
   // ---- Variance picture (d)
   kVarIntro, kVarDk, kVarHistogram, kVarStd, kVarRow, kVarUnscaled, kVarScaled, kVarMaxWeight,
   // ---- Pipeline as numbers (c, e, g)
