@@ -202,7 +202,7 @@ MapInput HandleMapButton(PanelContext& ctx, const MapDraw& m, const MapFrame& f)
   input.clicked = ImGui::IsItemDeactivated() && !ms.dragged && input.hovered;
   const bool model = ctx.shown->model != nullptr;
   if (model && !m.twin) DrawHeadAblateMenu(ctx, ctx.settings.model_layer, m.head);
-  if (input.clicked && model && f.n_q > 0 && f.n_k > 0)  // the neuron view of that cell
+  if (input.clicked && ClickOpensNeuronView(ctx) && f.n_q > 0 && f.n_k > 0)  // the neuron view of that cell
     ctx.verbs.OpenNeuronView(m.head, RowAt(f, io.MousePos.y), ColAt(f, io.MousePos.x));
   if (ImGui::IsItemDeactivated()) ms.dragging = false, ms.dragged = false;
   return input;
@@ -256,6 +256,10 @@ void RecordMap(PanelContext& ctx, const MapDraw& m, const MapFrame& f, bool hove
 }
 
 }  // namespace
+
+bool ClickOpensNeuronView(const PanelContext& ctx) {
+  return ctx.shown && ctx.shown->model && !KindInfo(ctx.shown->kind).shows.one_map;
+}
 
 bool DrawMap(PanelContext& ctx, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_min, float cell,
              const MapLayout& layout) {

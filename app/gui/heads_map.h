@@ -45,6 +45,10 @@ struct MapFrame {
   MapSource source;        // what the texels and exact values are read from
 };
 
+// A click on a map cell opens that cell's neuron view (a trained model's per-head maps) and does nothing else;
+// elsewhere (the sandbox, a rollout map of a layer) a click moves between the grid and the enlarged head.
+bool ClickOpensNeuronView(const PanelContext& ctx);
+
 // Draws one map with its top-left corner at `map_min`, `cell` pixels a cell, labels outside it
 // (as `layout` allows) and the caption below. Returns true when the map was clicked.
 bool DrawMap(PanelContext& ctx, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_min, float cell,

@@ -217,7 +217,7 @@ void DrawGridView(PanelContext& ctx, HeatmapRenderer& renderer, const LayerMaps&
                    origin.y + layout.label_top + (float)row * step_y);
     if (DrawMap(ctx, renderer, m, map_min, cell, layout)) {
       s.selected_head = h;
-      s.enlarged = true;
+      if (!ClickOpensNeuronView(ctx)) s.enlarged = true;  // one click, one effect (grid/enlarged: the radio buttons)
     }
   }
 }
@@ -241,19 +241,21 @@ void DrawEnlargedView(PanelContext& ctx, HeatmapRenderer& renderer, const LayerM
   }
   int columns = 1;
   float cell = 1;
-  ChooseGridWithCaptions(1, t, MapCaption(ctx.shown.get(), t, h, "") + "  " + Tr(Str::kClickBackToGrid), a.maps_avail, &a.layout,
+  const bool neuron_click = ClickOpensNeuronView(ctx);
+  const std::string click_hint = Tr(neuron_click ? Str::kClickForNeuron : Str::kClickBackToGrid);
+  ChooseGridWithCaptions(1, t, MapCaption(ctx.shown.get(), t, h, "") + "  " + click_hint, a.maps_avail, &a.layout,
                          a.gap, &columns, &cell);
   MapDraw m;
   m.tensors = &t;
   m.extras = ctx.shown->sandbox_numbers();
   m.head = h;
   m.key = HeatmapKey{MapView::kEnlarged, 0, h, 0};
-  m.caption = MapCaption(ctx.shown.get(), t, h, "") + "  " + Tr(Str::kClickBackToGrid);
+  m.caption = MapCaption(ctx.shown.get(), t, h, "") + "  " + click_hint;
   m.dump_name = "heads.enlarged";
   m.range = ctx.verbs.RangeFor({h}, false);
   m.key_labels = m.query_labels = true;
   ImVec2 map_min(a.origin.x + a.layout.label_left, a.origin.y + a.layout.label_top);
-  if (DrawMap(ctx, renderer, m, map_min, cell, a.layout)) s.enlarged = false, s.side_by_side = false;
+  if (DrawMap(ctx, renderer, m, map_min, cell, a.layout) && !neuron_click) s.enlarged = false, s.side_by_side = false;
   DrawColorbar(ctx, ImVec2(map_min.x + (float)t.n_k() * cell + a.gap, map_min.y), (float)t.n_q() * cell, m.range,
                t.mask.HidesAny(t.n_q(), t.n_k()));
 }

@@ -204,3 +204,35 @@ TEST_F(ModelViewsTest, ALongTextsLensReadsAWindowThatTheSliderMoves) {
 
 }  // namespace
 }  // namespace attnviz
+
+namespace attnviz {
+namespace {
+
+// One click, one effect: on a trained model's map a click opens the cell's neuron view and leaves the grid or the
+// enlarged head as it was (the radio buttons move between them); the enlarged caption says what a click does.
+TEST_F(ModelViewsTest, AClickOnAModelsMapOpensTheNeuronViewAndNothingElse) {
+  App& app = MakeApp(kTwice);
+  Frames(4);
+  Click("heads.view_grid");
+  Frames(1);
+  ASSERT_FALSE(app.settings.enlarged);
+  ASSERT_NE(app.dump.Find("heads.map.2"), nullptr);
+  Click("heads.map.2");
+  Frames(1);
+  EXPECT_TRUE(app.views.neuron.open);
+  EXPECT_EQ(app.views.neuron.head, 2);
+  EXPECT_EQ(app.settings.selected_head, 2);
+  EXPECT_FALSE(app.settings.enlarged) << "the click also enlarged the head";
+  app.views.neuron.open = false;
+  Click("heads.view_enlarged");
+  Frames(1);
+  ASSERT_TRUE(app.settings.enlarged);
+  ASSERT_NE(app.dump.Find("heads.enlarged"), nullptr);
+  Click("heads.enlarged");
+  Frames(1);
+  EXPECT_TRUE(app.views.neuron.open);
+  EXPECT_TRUE(app.settings.enlarged) << "the click also went back to the grid";
+}
+
+}  // namespace
+}  // namespace attnviz

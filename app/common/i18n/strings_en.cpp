@@ -106,6 +106,7 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kPoolMean, "mean"},
     {Str::kEveryHeadHidden, "Every head is hidden: tick a box above to show one."},
     {Str::kClickBackToGrid, "(click: back to the grid)"},
+    {Str::kClickForNeuron, "(click a cell: its neuron view)"},
     {Str::kComputingOtherScaling, "computing the other scaling\xE2\x80\xA6"},
     {Str::kUnscaledPrefix, "unscaled: "},
     {Str::kTipHead, "head {0}"},

@@ -107,6 +107,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kPoolMean, "평균"},
     {Str::kEveryHeadHidden, "모든 헤드가 숨겨져 있습니다: 위의 상자를 체크해 하나를 보이십시오."},
     {Str::kClickBackToGrid, "(클릭: 격자로 돌아가기)"},
+    {Str::kClickForNeuron, "(칸 클릭: 그 칸의 뉴런 뷰)"},
     {Str::kComputingOtherScaling, "반대 스케일을 계산 중…"},
     {Str::kUnscaledPrefix, "스케일 없음: "},
     {Str::kTipHead, "헤드 {0}"},

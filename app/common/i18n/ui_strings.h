@@ -40,7 +40,7 @@ enum class Str : int {
   kLoadedSentencesFrom,
   // ---- Heads
   kDismiss, kComputingStage, kHeadsStatusKeys, kShowingLastGood, kSettingsNotApplied, kShow, kViewGrid,
-  kViewEnlarged, kViewSideBySide, kPoolMax, kPoolMean, kEveryHeadHidden, kClickBackToGrid, kComputingOtherScaling,
+  kViewEnlarged, kViewSideBySide, kPoolMax, kPoolMean, kEveryHeadHidden, kClickBackToGrid, kClickForNeuron, kComputingOtherScaling,
   kUnscaledPrefix, kTipHead, kTipQuery, kTipKey, kTipMasked, kTipWeight, kTipLogitBefore, kTipLogitAfter, kTipLogitCapped,
   kUnscaled, kTipRowEntropy, kTipRowMax, kTipDrawn, kCaptionHead, kCaptionLayer, kMaskedLegend,
   // ---- Saturation
