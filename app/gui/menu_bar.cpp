@@ -79,6 +79,15 @@ float DrawMenuBar(SandboxPanelContext& ctx) {
     ImGui::EndMenu();
   }
   dump.RecordItem("menu.view");
+  // Where a newcomer starts: the lessons, one click from the first screen (the Lessons tab brought to the front).
+  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.3f, 1.0f));
+  const bool start = ImGui::MenuItem(Tr(Str::kMenuStartHere));
+  ImGui::PopStyleColor();
+  dump.RecordItem("menu.start_here");
+  if (start) {
+    ctx.learn.tab = LearnTab::kLessons;
+    ctx.learn.tab_requested = 3;
+  }
   ImGui::EndMainMenuBar();
   return height;
 }

@@ -44,13 +44,14 @@ void DrawLessonWords(SandboxPanelContext& ctx, bool with_button) {
   ImGui::TextWrapped("%s", Tr(words.title));
   ImGui::PopStyleColor();
   ctx.dump.RecordItem("lessons.title", JsonString(Tr(words.title)));
-  ImGui::TextWrapped("%s", Tr(words.text));
-  if (ctx.learn.lesson == Lesson::kE) DrawNamedHeads(ctx);
+  // "Show me" under the title, before the words: in sight without scrolling, however long the lesson.
   if (with_button) {
     const std::string show = std::string(Tr(Str::kLessonShow)) + ": " + Tr(words.button);
     if (widget::Button(ctx.dump, show.c_str(), ("lessons.show." + letter).c_str()))
       ctx.verbs.show_lesson(ctx.learn.lesson, LessonPart::kMain);
   }
+  ImGui::TextWrapped("%s", Tr(words.text));
+  if (ctx.learn.lesson == Lesson::kE) DrawNamedHeads(ctx);
   ImGui::PushStyleColor(ImGuiCol_Text, kOkColor);
   ImGui::TextWrapped("%s", Trf(Str::kLessonQuestion, {Tr(words.question)}).c_str());
   ImGui::PopStyleColor();

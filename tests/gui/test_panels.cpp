@@ -1276,6 +1276,38 @@ TEST_F(PanelTest, LessonButtonSetsItsKnobsAndOpensItsTab) {
   EXPECT_EQ(app.dump.Find("shapes.q")->value_json, "\"[2, 7, 16]\"");
 }
 
+// The first screen says where to start: "Start here" on the menu bar brings the Lessons tab to the front.
+TEST_F(PanelTest, StartHereOnTheMenuBarOpensTheLessons) {
+  App& app = MakeApp();
+  Frames(3);
+  ASSERT_NE(app.dump.Find("menu.start_here"), nullptr);
+  EXPECT_EQ(app.dump.Find("lessons.show.a"), nullptr);  // the Shapes tab is open first
+  Click("menu.start_here");
+  Frames(2);
+  EXPECT_EQ(app.views.learn.tab, LearnTab::kLessons);
+  EXPECT_NE(app.dump.Find("lessons.show.a"), nullptr);
+}
+
+// At 1280x800 every lesson's "Show me" is in sight when the lesson is picked, in both languages, the longest
+// (lesson (e)) included: no scrolling to find the button.
+TEST_F(PanelTest, EveryLessonsShowMeIsInSightWithoutScrolling) {
+  for (const char* lang : {"en", "ko"}) {
+    App& app = MakeApp("I go home.", 4, lang);
+    Frames(3);
+    Click("learn.tab.lessons");
+    for (int i = 0; i < kLessonCount; ++i) {
+      const std::string letter(1, LessonLetter((Lesson)i));
+      Click("lessons.pick." + letter);
+      Frames(1);
+      const WidgetDump::Widget* show = app.dump.Find("lessons.show." + letter);
+      ASSERT_NE(show, nullptr) << lang << " " << letter;
+      EXPECT_TRUE(show->visible) << lang << " " << letter;
+      EXPECT_LE(show->y1, 800.0f) << lang << " " << letter;
+    }
+    SetLang(Lang::kEn);
+  }
+}
+
 // Lesson (g)'s Dictionary tab: {'a': 1, 'b': 2, 'c': 3}; at a low temperature 'b' takes all the weight and
 // the answer is 2 (an exact lookup); a key that is not there gets the even blend 2 at any temperature, and
 // 'b' at a high temperature a soft blend.

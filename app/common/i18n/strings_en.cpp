@@ -20,6 +20,7 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kMenuQuit, "Quit"},
     {Str::kMenuView, "View"},
     {Str::kMenuResetLayout, "Reset layout"},
+    {Str::kMenuStartHere, "Start here: lessons (a)-(g)"},
     // ---- shared words
     {Str::kLanguage, "language"},
     {Str::kComputing, "computing\xE2\x80\xA6"},

@@ -21,6 +21,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kMenuQuit, "끝내기"},
     {Str::kMenuView, "보기"},
     {Str::kMenuResetLayout, "배치 초기화"},
+    {Str::kMenuStartHere, "여기서 시작: 수업 (a)-(g)"},
     // ---- shared words
     {Str::kLanguage, "언어"},
     {Str::kComputing, "계산 중…"},

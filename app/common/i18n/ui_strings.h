@@ -26,7 +26,7 @@ enum class Str : int {
   // ---- window titles
   kWinControls, kWinSentences, kWinHeads, kWinShapes, kWinSaturation, kWinExport, kWinModel, kWinOverview,
   // ---- menu bar
-  kMenuFile, kMenuQuit, kMenuView, kMenuResetLayout,
+  kMenuFile, kMenuQuit, kMenuView, kMenuResetLayout, kMenuStartHere,
   // ---- shared words
   kLanguage, kComputing, kNoResultYet, kOpen, kNotApplied, kNa,
   // ---- Controls
