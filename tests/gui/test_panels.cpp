@@ -1276,6 +1276,40 @@ TEST_F(PanelTest, LessonButtonSetsItsKnobsAndOpensItsTab) {
   EXPECT_EQ(app.dump.Find("shapes.q")->value_json, "\"[2, 7, 16]\"");
 }
 
+// Lesson (d) asks at which d_k the Saturation panel's unscaled mean max weight first passes 0.9: that curve has one
+// answer, the same each time the lesson is shown (fixed draws, unlike one map's max weight), and the scaled curve
+// never gets there.
+TEST_F(PanelTest, LessonDsQuestionHasOneAnswerOnTheCurveItNames) {
+  App& app = MakeApp();
+  Frames(3);
+  auto first_past = [&] {
+    app.ShowLesson(Lesson::kD);
+    auto current = [&] {  // the sweep of the lesson's settings, not one still shown from before
+      return app.results.sweep && !app.worker->sweeping() && app.results.sweep->request.base.seed == app.settings.config.seed &&
+             app.results.sweep->request.kv_text == app.settings.kv_text;
+    };
+    for (int i = 0; i < 400 && !current(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      Frame();
+    }
+    EXPECT_TRUE(app.results.sweep);
+    int first = -1;
+    for (const SweepPoint& p : app.results.sweep ? app.results.sweep->points : std::vector<SweepPoint>{}) {
+      if (p.scaled) EXPECT_LT(p.max_weight, 0.9f) << "scaled, d_k " << p.d_k;
+      else if (first < 0 && p.max_weight >= 0.9f) first = p.d_k;
+    }
+    return first;
+  };
+  const int once = first_past();
+  EXPECT_GT(once, 1) << "the unscaled curve never passes 0.9";
+  app.settings.config.seed = 7;  // another draw of the maps, its sweep shown ...
+  for (int i = 0; i < 400 && !(app.results.sweep && app.results.sweep->request.base.seed == 7); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    Frame();
+  }
+  EXPECT_EQ(first_past(), once);  // ... and the lesson's curve gives the same answer
+}
+
 // The first screen says where to start: "Start here" on the menu bar brings the Lessons tab to the front.
 TEST_F(PanelTest, StartHereOnTheMenuBarOpensTheLessons) {
   App& app = MakeApp();

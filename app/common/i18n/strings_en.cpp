@@ -259,7 +259,7 @@ constexpr StringEntry kStringsEnTable[] = {
                         "and its gradient vanishes. Dividing by \xE2\x88\x9A" "d_k brings the spread back to 1 at "
                         "every d_k."},
     {Str::kLessonDButton, "d_k = 512, unscaled next to scaled"},
-    {Str::kLessonDQuestion, "turn scaling off and drag d_k: at which d_k does the max weight pass 0.9?"},
+    {Str::kLessonDQuestion, "on the Saturation panel's orange (unscaled) curve of the mean max weight, at which d_k does it first pass 0.9? (one map's max weight moves with each new draw of the weights; this curve, a mean over fixed draws, is the same every time)"},
     {Str::kLessonDTodayText, "Today's models add two more guards. Qwen3, OLMo 2 and Gemma 3 divide every q and k by its "
                              "RMS before the score (the q/k norm): their lengths are then \xE2\x88\x9A" "d_k whatever "
                              "the input's size, so a logit cannot grow because the hidden states grew; but q\xC2\xB7k "
