@@ -64,6 +64,34 @@ void LogitLines(PanelContext& ctx, const LayerMaps& t, float score_value) {
   }
 }
 
+// A raw feature as the query or the key (word length, position: lesson (f)'s "a key from word length"): the numbers
+// the score compared, q_i and k_j themselves. Returns them for the hover's dump ("" when neither is a raw feature).
+std::string FeatureLines(PanelContext& ctx, const MapDraw& m, int i, int j) {
+  if (!ctx.shown || !ctx.shown->sandbox || !m.extras || !m.extras->q || !m.extras->k) return "";
+  const AttentionConfig& c = ctx.shown->sandbox->config;
+  auto raw = [](FeatureSource f) { return f == FeatureSource::kLength || f == FeatureSource::kPosition; };
+  if (!raw(c.query_from) && !raw(c.key_from)) return "";
+  const Tensor& q = *m.extras->q;
+  const Tensor& k = *m.extras->k;
+  if (q.shape.size() != 3 || k.shape.size() != 3 || m.head >= (int)q.dim(0) || i >= (int)q.dim(1) || j >= (int)k.dim(1) ||
+      q.dim(2) > 4 || k.dim(2) > 4)
+    return "";
+  auto vec = [](const Tensor& t, int head, int row) {
+    std::string s = "[";
+    for (size_t d = 0; d < t.dim(2); ++d)
+      s += (d ? ", " : "") + FormatNumber(t.data[((size_t)head * t.dim(1) + row) * t.dim(2) + d], "%.4g");
+    return s + "]";
+  };
+  auto name = [](FeatureSource f) {
+    return Tr(f == FeatureSource::kLength ? Str::kFeatureLength
+              : f == FeatureSource::kPosition ? Str::kFeaturePosition
+              : f == FeatureSource::kOneHot ? Str::kFeatureOneHot : Str::kFeatureEmbedding);
+  };
+  const std::string qv = vec(q, m.head, i), kv = vec(k, m.head, j);
+  ImGui::TextUnformatted(Trf(Str::kTipQkFeatures, {qv, name(c.query_from), kv, name(c.key_from)}).c_str());
+  return ", \"q\": " + qv + ", \"k\": " + kv;
+}
+
 }  // namespace
 
 void DrawCellTooltip(PanelContext& ctx, const MapDraw& m, const MapFrame& f) {
@@ -84,6 +112,7 @@ void DrawCellTooltip(PanelContext& ctx, const MapDraw& m, const MapFrame& f) {
   ImGui::TextUnformatted(Trf(Str::kTipQuery, {std::to_string(i), ToImGui(ShownText(t.query_tokens[(size_t)i].display))}).c_str());
   ImGui::TextUnformatted(Trf(Str::kTipKey, {std::to_string(j), ToImGui(ShownText(t.kv_tokens[(size_t)j].display))}).c_str());
   WeightLines(ctx, t, cell, i, j);
+  const std::string features = FeatureLines(ctx, m, i, j);
   if (!std::isnan(cell.score)) LogitLines(ctx, t, cell.score);  // NaN: not kept (a model layer keeps its probs only)
   if (m.head < (int)t.metrics.size() && i < (int)t.metrics[(size_t)m.head].rows.size()) {
     const RowMetrics& row = t.metrics[(size_t)m.head].rows[(size_t)i];
@@ -99,7 +128,7 @@ void DrawCellTooltip(PanelContext& ctx, const MapDraw& m, const MapFrame& f) {
   ImGui::EndTooltip();
   ctx.dump.RecordItem(m.dump_name + ".hover", "{\"i\": " + std::to_string(i) + ", \"j\": " + std::to_string(j) +
                                                   ", \"prob\": " + JsonNumber(cell.prob) +
-                                                  ", \"score\": " + JsonNumber(cell.score) + "}");
+                                                  ", \"score\": " + JsonNumber(cell.score) + features + "}");
 }
 
 }  // namespace attnviz

@@ -20,6 +20,7 @@
 #include <chrono>
 
 #include "app.h"
+#include "sandbox/text.h"
 #include "app_driver.h"
 #include "english_words.h"
 #include "io/file_io.h"
@@ -1308,6 +1309,34 @@ TEST_F(PanelTest, LessonDsQuestionHasOneAnswerOnTheCurveItNames) {
     Frame();
   }
   EXPECT_EQ(first_past(), once);  // ... and the lesson's curve gives the same answer
+}
+
+// Lesson (f): a key from word length. Hovering a cell names the two numbers the score compared, the query's and the
+// key's length (in characters), besides the score.
+TEST_F(PanelTest, LessonFsHoverShowsTheTwoLengths) {
+  App& app = MakeApp();
+  Frames(3);
+  app.ShowLesson(Lesson::kF);
+  Frames(4);
+  ASSERT_TRUE(app.results.shown && app.results.shown->maps);
+  const LayerMaps& t = *app.results.shown->maps;
+  app.settings.enlarged = true;
+  app.settings.selected_head = 0;
+  Frames(2);
+  const WidgetDump::Widget* map = app.dump.Find("heads.enlarged");
+  ASSERT_NE(map, nullptr);
+  const int n_q = (int)t.n_q(), n_k = (int)t.n_k(), i = n_q - 1, j = 1;
+  ImGui::GetIO().MousePos = ImVec2(map->x0 + (j + 0.5f) * (map->x1 - map->x0) / n_k,
+                                   map->y0 + (i + 0.5f) * (map->y1 - map->y0) / n_q);
+  Frames(2);
+  const WidgetDump::Widget* hover = app.dump.Find("heads.enlarged.hover");
+  ASSERT_NE(hover, nullptr);
+  auto length = [](const std::string& s) { return std::to_string(DecodeUtf8(s).size()); };
+  EXPECT_NE(hover->value_json.find("\"q\": [" + length(t.query_tokens[(size_t)i].display) + "], \"k\": [" +
+                                   length(t.kv_tokens[(size_t)j].display) + "]"),
+            std::string::npos)
+      << hover->value_json;
+  ImGui::GetIO().MousePos = ImVec2(-1, -1);
 }
 
 // The first screen says where to start: "Start here" on the menu bar brings the Lessons tab to the front.

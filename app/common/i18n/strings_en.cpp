@@ -113,6 +113,7 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kTipHead, "head {0}"},
     {Str::kTipQuery, "query {0}: {1}"},
     {Str::kTipKey, "key {0}: {1}"},
+    {Str::kTipQkFeatures, "q = {0} ({1}), k = {2} ({3})"},
     {Str::kTipMasked, "masked (causal): weight 0"},
     {Str::kTipWeight, "weight: {0}"},
     {Str::kTipLogitBefore, "score {0}: {1}"},

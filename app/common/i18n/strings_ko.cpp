@@ -114,6 +114,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kTipHead, "헤드 {0}"},
     {Str::kTipQuery, "쿼리 {0}: {1}"},
     {Str::kTipKey, "키 {0}: {1}"},
+    {Str::kTipQkFeatures, "q = {0} ({1}), k = {2} ({3})"},
     {Str::kTipMasked, "마스크됨 (인과): 가중치 0"},
     {Str::kTipWeight, "가중치: {0}"},
     {Str::kTipLogitBefore, "점수 {0}: {1}"},

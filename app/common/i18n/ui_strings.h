@@ -41,7 +41,7 @@ enum class Str : int {
   // ---- Heads
   kDismiss, kComputingStage, kHeadsStatusKeys, kShowingLastGood, kSettingsNotApplied, kShow, kViewGrid,
   kViewEnlarged, kViewSideBySide, kPoolMax, kPoolMean, kEveryHeadHidden, kClickBackToGrid, kClickForNeuron, kComputingOtherScaling,
-  kUnscaledPrefix, kTipHead, kTipQuery, kTipKey, kTipMasked, kTipWeight, kTipLogitBefore, kTipLogitAfter, kTipLogitCapped,
+  kUnscaledPrefix, kTipHead, kTipQuery, kTipKey, kTipQkFeatures, kTipMasked, kTipWeight, kTipLogitBefore, kTipLogitAfter, kTipLogitCapped,
   kUnscaled, kTipRowEntropy, kTipRowMax, kTipDrawn, kCaptionHead, kCaptionLayer, kMaskedLegend,
   // ---- Saturation
   kNowDk, kCurveMaxWeight, kCurveEntropy, kCurveGrad, kSweeping, kSweepSummary, kTipScaled, kTipUnscaled, kColHead,
