@@ -24,6 +24,7 @@ void ShowLesson(Lesson lesson, const LessonStage& stage, LessonPart part) {
   learn.tab = setup.tab;
   learn.tab_requested = 3;  // the tab bar takes the request on its next frame
   learn.lesson_beside = true;
+  learn.scroll_to_top = true;
 }
 
 // What would make the same lesson look different each time: a Rollout map kind hides the role line, an ablated head

@@ -206,6 +206,7 @@ void DrawShapesPanel(PanelContext& ctx, const LearnTabDrawers& others) {
   const bool beside = learn.lesson_beside && learn.tab != LearnTab::kLessons;
   if (beside) {
     ImGui::BeginChild("lesson_beside", ImVec2(ImGui::GetContentRegionAvail().x * 0.38f, 0), true);
+    if (learn.scroll_to_top) ImGui::SetScrollY(0.0f);
     if (others.lesson_beside) others.lesson_beside();
     ImGui::EndChild();
     ImGui::SameLine();
@@ -221,6 +222,7 @@ void DrawShapesPanel(PanelContext& ctx, const LearnTabDrawers& others) {
       if (learn.tab_requested > 0 && learn.tab == tab.tab) learn.tab_requested = 0;  // arrived
       if (learn.tab_requested == 0) learn.tab = tab.tab;
       ImGui::BeginChild("tab_body");
+      if (learn.scroll_to_top) ImGui::SetScrollY(0.0f);
       if (tab.draw) tab.draw();
       ImGui::EndChild();
       ImGui::EndTabItem();
@@ -228,6 +230,7 @@ void DrawShapesPanel(PanelContext& ctx, const LearnTabDrawers& others) {
     ImGui::EndTabBar();
   }
   if (beside) ImGui::EndGroup();
+  if (learn.tab_requested == 0) learn.scroll_to_top = false;  // the lesson's tab drew once from its top
   if (learn.tab_requested > 0) --learn.tab_requested;
   ImGui::End();
 }

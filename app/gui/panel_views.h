@@ -105,6 +105,7 @@ struct LearnPanelView {
   int tab_requested = 0;  // frames left to bring `tab` to the front
   Lesson lesson = Lesson::kA;
   bool lesson_beside = false;  // a lesson was shown: its words stay beside the evidence tab until closed
+  bool scroll_to_top = false;  // a lesson was just shown: its words and its tab start at the top, not where the last one was
   DictionaryView dictionary;                     // the Dictionary tab
   std::shared_ptr<const DotVariance> variance;   // the Variance tab's samples (at one d_k)
   // The Variance tab's sampling, off the UI thread (it grows with d_k); valid while it runs.

@@ -1339,6 +1339,32 @@ TEST_F(PanelTest, LessonFsHoverShowsTheTwoLengths) {
   ImGui::GetIO().MousePos = ImVec2(-1, -1);
 }
 
+// A lesson shown after another starts at its top: the words beside the tab are not left scrolled where the last
+// lesson's were.
+TEST_F(PanelTest, AShownLessonStartsAtTheTopNotWhereTheLastOneWasScrolled) {
+  App& app = MakeApp();
+  Frames(3);
+  app.ShowLesson(Lesson::kD);
+  Frames(4);
+  ASSERT_TRUE(app.views.learn.lesson_beside);
+  const WidgetDump::Widget* close = app.dump.Find("lessons.beside.close");
+  ASSERT_NE(close, nullptr);
+  ASSERT_TRUE(close->visible);
+  // The wheel over the words beside the tab, as a reader scrolls down them.
+  const ImVec2 over(close->x0 + 10, close->y1 + 40);
+  for (int i = 0; i < 30 && app.dump.Find("lessons.beside.close")->visible; ++i) {
+    ImGui::GetIO().MousePos = over;
+    ImGui::GetIO().MouseWheel = -1.0f;
+    Frames(2);
+  }
+  ASSERT_FALSE(app.dump.Find("lessons.beside.close")->visible) << "the words did not scroll";
+  ImGui::GetIO().MousePos = ImVec2(-1, -1);
+  app.ShowLesson(Lesson::kA);
+  Frames(4);
+  ASSERT_NE(app.dump.Find("lessons.beside.close"), nullptr);
+  EXPECT_TRUE(app.dump.Find("lessons.beside.close")->visible);
+}
+
 // The first screen says where to start: "Start here" on the menu bar brings the Lessons tab to the front.
 TEST_F(PanelTest, StartHereOnTheMenuBarOpensTheLessons) {
   App& app = MakeApp();
