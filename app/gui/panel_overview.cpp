@@ -20,6 +20,10 @@ namespace attnviz {
 
 namespace {
 
+// The smallest thumbnail the grid shrinks to for the layers to fit the panel's height; many layers get cells as wide
+// as the panel allows (at least this) and the grid scrolls, instead of ~10 px cells beside an empty panel.
+constexpr float kReadableCell = 36.0f;
+
 // The most opaque the delta-loss colour gets (the cell with the largest |delta|), so the map stays readable.
 constexpr float kDeltaAlpha = 130.0f;
 
@@ -84,18 +88,28 @@ void PlaceGrid(OverviewFrame* f) {
   f->group_gap = f->grouped ? 6.0f : 0.0f;
   const int groups = f->grouped ? f->c->n_kv_head : 1;
   const int n_head = f->n_head, n_layer = f->n_layer;
-  f->cell = std::max(4.0f, std::min((avail.x - f->label_w - f->gap * n_head - f->group_gap * groups) / (float)n_head,
-                                    (avail.y - f->label_h - f->gap * n_layer) / (float)n_layer));
+  const float by_width = (avail.x - f->label_w - f->gap * n_head - f->group_gap * groups) / (float)n_head;
+  const float by_height = (avail.y - f->label_h - f->gap * n_layer) / (float)n_layer;
+  f->cell = std::max(4.0f, std::min(by_width, std::max(by_height, kReadableCell)));
   f->origin = ImGui::GetCursorScreenPos();
 }
 
-// "H0 H1 ..." along the top, and under grouped-query attention a line and "kv g" over each group.
-void DrawHeadLabels(const OverviewFrame& f) {
+// "H0 H1 ..." along the top (every k-th head when the cells are narrower than a label, so they never run together),
+// and under grouped-query attention a line and "kv g" over each group.
+void DrawHeadLabels(PanelContext& ctx, const OverviewFrame& f) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImU32 dim = ImGui::GetColorU32(kDimColor);
   const model::ModelConfig& c = *f.c;
+  const float label_w = ImGui::CalcTextSize(("H" + std::to_string(f.n_head - 1)).c_str()).x + 4.0f;
+  const int every = std::max(1, (int)std::ceil(label_w / (f.cell + f.gap)));
   for (int h = 0; h < f.n_head; ++h) {
-    dl->AddText(ImVec2(f.HeadX(h), f.origin.y), dim, ("H" + std::to_string(h)).c_str());
+    if (h % every == 0) {
+      const std::string label = "H" + std::to_string(h);
+      const ImVec2 size = ImGui::CalcTextSize(label.c_str());
+      dl->AddText(ImVec2(f.HeadX(h), f.origin.y), dim, label.c_str());
+      ctx.dump.RecordRect("overview.head_label." + std::to_string(h), f.HeadX(h), f.origin.y, f.HeadX(h) + size.x,
+                          f.origin.y + size.y, false, false);
+    }
     if (f.grouped && h % (c.n_head / c.n_kv_head) == 0) {
       const int g = KvGroupOf(c, h);
       const float x1 = f.HeadX(h + c.n_head / c.n_kv_head - 1) + f.cell;
@@ -337,7 +351,7 @@ void DrawOverviewContent(PanelContext& ctx, HeatmapRenderer& renderer) {
     ctx.dump.SetField("overview_sinks", JsonString(line));
   }
   PlaceGrid(&f);
-  DrawHeadLabels(f);
+  DrawHeadLabels(ctx, f);
   f.hide_special = ctx.settings.model_hide_special;
   // The ablation scan's delta loss per cell, when asked for and the scan is of this text.
   f.scan = ctx.views.model.color_by_delta ? ctx.verbs.ShownScan() : nullptr;

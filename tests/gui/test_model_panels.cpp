@@ -225,6 +225,34 @@ TEST_F(ModelPanelTest, OverviewShowsEveryLayerAndHeadAndAClickOpensIt) {
 }
 
 // The frames a run's layers may put off (FramePacer::Busy): only its middle layers, nothing else that changed.
+// A deep model (30 layers x 9 heads, SmolLM2's shape) at 1280x800: the thumbnails take the panel's width and the
+// grid scrolls, rather than ~10 px cells beside an empty panel; the head labels never run together.
+TEST_F(ModelPanelTest, ADeepModelsOverviewKeepsReadableCellsAndApartHeadLabels) {
+  model_dir_ = WriteTinyGpt2(dir_ + "/deep-gpt2", 30, 9, 18, 2300);
+  App& app = MakeApp("The cat sat on the mat.");
+  Frames(6);
+  ASSERT_TRUE(app.results.model && app.results.model->complete());
+  const WidgetDump::Widget* cell = app.dump.Find("overview.map.0.0");
+  ASSERT_NE(cell, nullptr);
+  EXPECT_GE(cell->x1 - cell->x0, 24.0f);
+  const WidgetDump::Widget* panel = app.dump.Find("panel.Overview");
+  ASSERT_NE(panel, nullptr);
+  EXPECT_LE(app.dump.Find("overview.map.0.8")->x1, panel->x1);  // every head across, none cut off
+  float last_right = -1;
+  int labels = 0;
+  for (int h = 0; h < 9; ++h)
+    if (const WidgetDump::Widget* label = app.dump.Find("overview.head_label." + std::to_string(h))) {
+      EXPECT_GT(label->x0, last_right) << "H" << h << " runs into the label before it";
+      last_right = label->x1;
+      ++labels;
+    }
+  EXPECT_GE(labels, 3);
+  // The grid runs past the panel's foot: the last layer's cells are there, out of sight until scrolled.
+  const WidgetDump::Widget* last = app.dump.Find("overview.map.29.0");
+  ASSERT_NE(last, nullptr);
+  EXPECT_GT(last->y1, panel->y1);
+}
+
 TEST(ShownState, OnlyARunsMiddleLayersMayWaitTheirTurn) {
   int runs[2];
   App::ShownState one{&runs[0], nullptr, nullptr, nullptr, true};
