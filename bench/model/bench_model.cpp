@@ -2,15 +2,21 @@
 // GPT-2-small-shaped checkpoint (12 layers, 12 heads, d_model 768, vocab 50257) written once to
 // /tmp/attnviz_bench_gpt2_small. Compare with: /usr/bin/python3 bench/model/torch_gpt2.py (same folder).
 //
-//   attnviz_model_bench [--dir DIR | --arch gpt2|llama|smollm2] [--n 1024] [--reps 3] [--compare TORCH_DIR]
-//                       [--ids-file IDS.json] [--long [--roles-csv FILE]]
-//                       [--no-stream] [--patching] [--json FILE]
+//   attnviz_model_bench [--dir DIR | --arch gpt2|llama|smollm2|qwen3|gemma2] [--n 1024] [--reps 3]
+//                       [--compare TORCH_DIR] [--ids-file IDS.json] [--long [--roles-csv FILE]]
+//                       [--no-stream] [--cli-forward-only [--gemms]] [--patching] [--json FILE]
 // --arch llama: a random llama of the same width (12 layers, 12 heads on 4 kv heads, d_ff 2048, llama3 rope)
 // written once to /tmp/attnviz_bench_llama_small.
 // --arch smollm2: a random llama shaped as HuggingFaceTB/SmolLM2-135M (30 layers, d_model 576, 9 query heads on 3
 // kv heads, d_ff 1536, vocab 49152, tied embeddings, rope_theta 1e5) written once to /tmp/attnviz_bench_smollm2.
+// --arch qwen3: Qwen3-0.6B's shape (28 layers, hidden 1024, 16 query heads on 8 kv heads of 128, q/k norms, d_ff
+// 3072, rope_theta 1e6, tied) in /tmp/attnviz_bench_qwen3; --arch gemma2: Gemma-2-2B's shape cut to 6 layers (hidden
+// 2304, 8 heads on 4 of 256, d_ff 9216, soft-caps 50 and 30, query_pre_attn_scalar 256, window 4096) in
+// /tmp/attnviz_bench_gemma2. Both with the vocabulary cut to 49152 (the forward never runs the LM head).
 // --json: the timings and the peak RSS (getrusage) against the budget weights + maps + 300 MB, for bench/run.sh.
 // --no-stream: skip the second timing (a sink that keeps nothing).
+// --cli-forward-only: the CLI's forward alone (CliForwardRows); with --gemms, the same GEMMs alone after each timed
+// run too, and the ratio of the two.
 // --long: instead of keeping every map, the app's streamed run (first layer, all layers, peak RSS) beside the CLI's
 // forward (each layer's maps made, not kept) and the same GEMMs alone, for inputs too long to keep (bench/model/long.sh).
 // --ids-file: a JSON array of token ids to run instead of the made-up ones; --roles-csv: the streamed run's head
@@ -197,6 +203,76 @@ bool WriteRandomSmolLM2(const std::string& dir) {
     ts.push_back({h + "mlp.down_proj.weight", {d, ff}, 0.5f / std::sqrt((float)ff), 0});
   }
   ts.push_back({"model.norm.weight", {d}, 0.1f, 1});
+  return WriteRandom(dir, config, ts);
+}
+
+// Qwen/Qwen3-0.6B in shape: 28 layers, hidden 1024, 16 query heads on 8 kv heads, head_dim 128 (q_dim 2048, not
+// hidden), per-head q_norm/k_norm, intermediate 3072, rms_norm_eps 1e-6, rope_theta 1e6, tied embeddings (no lm_head
+// stored), no sliding window (use_sliding_window false, as Qwen3-0.6B's config). The vocabulary is cut from 151936 to
+// SmolLM2's 49152: the forward only gathers 2048 rows of the embeddings and never runs the (tied) LM head.
+bool WriteRandomQwen3(const std::string& dir) {
+  const int n_layer = 28, d = 1024, q = 16 * 128, kv = 8 * 128, dh = 128, ff = 3072, vocab = 49152;
+  const std::string config =
+      "{\"model_type\": \"qwen3\", \"architectures\": [\"Qwen3ForCausalLM\"], \"num_hidden_layers\": 28, "
+      "\"num_attention_heads\": 16, \"num_key_value_heads\": 8, \"head_dim\": 128, \"hidden_size\": 1024, "
+      "\"intermediate_size\": 3072, \"vocab_size\": 49152, \"max_position_embeddings\": 40960, "
+      "\"rms_norm_eps\": 1e-06, \"hidden_act\": \"silu\", \"rope_theta\": 1000000.0, \"rope_scaling\": null, "
+      "\"tie_word_embeddings\": true, \"attention_bias\": false, \"use_sliding_window\": false, "
+      "\"sliding_window\": null, \"max_window_layers\": 28, \"torch_dtype\": \"float32\"}\n";
+  const float s = 1.0f / std::sqrt((float)d);
+  std::vector<RandomTensor> ts = {{"model.embed_tokens.weight", {vocab, d}, 1.0f, 0}};
+  for (int l = 0; l < n_layer; ++l) {
+    const std::string h = "model.layers." + std::to_string(l) + ".";
+    ts.push_back({h + "input_layernorm.weight", {d}, 0.1f, 1});
+    ts.push_back({h + "self_attn.q_proj.weight", {q, d}, 2 * s, 0});
+    ts.push_back({h + "self_attn.k_proj.weight", {kv, d}, 2 * s, 0});
+    ts.push_back({h + "self_attn.v_proj.weight", {kv, d}, s, 0});
+    ts.push_back({h + "self_attn.o_proj.weight", {d, q}, 1.0f / std::sqrt((float)q), 0});
+    // q and k normalized per head: a gain around 1 leaves the scaled scores at about unit spread.
+    ts.push_back({h + "self_attn.q_norm.weight", {dh}, 0.1f, 1});
+    ts.push_back({h + "self_attn.k_norm.weight", {dh}, 0.1f, 1});
+    ts.push_back({h + "post_attention_layernorm.weight", {d}, 0.1f, 1});
+    ts.push_back({h + "mlp.gate_proj.weight", {ff, d}, s, 0});
+    ts.push_back({h + "mlp.up_proj.weight", {ff, d}, s, 0});
+    ts.push_back({h + "mlp.down_proj.weight", {d, ff}, 0.5f / std::sqrt((float)ff), 0});
+  }
+  ts.push_back({"model.norm.weight", {d}, 0.1f, 1});
+  return WriteRandom(dir, config, ts);
+}
+
+// google/gemma-2-2b in shape, cut from 26 layers to 6: hidden 2304, 8 query heads on 4 kv heads, head_dim 256,
+// intermediate 9216 (gated gelu_pytorch_tanh), query_pre_attn_scalar 256, attention soft-cap 50, final soft-cap 30,
+// sliding_window 4096 on the even layers (as the real model; longer than the 2048 tokens run, so every layer sees
+// every earlier key), rope_theta 1e4, four (1 + w) RMSNorms a block (w stored around 0), embeddings times
+// sqrt(2304), tied. The vocabulary is cut from 256000 to 49152 (as --arch qwen3).
+bool WriteRandomGemma2(const std::string& dir) {
+  const int n_layer = 6, d = 2304, q = 8 * 256, kv = 4 * 256, ff = 9216, vocab = 49152;
+  const std::string config =
+      "{\"model_type\": \"gemma2\", \"architectures\": [\"Gemma2ForCausalLM\"], \"num_hidden_layers\": 6, "
+      "\"num_attention_heads\": 8, \"num_key_value_heads\": 4, \"head_dim\": 256, \"hidden_size\": 2304, "
+      "\"intermediate_size\": 9216, \"vocab_size\": 49152, \"max_position_embeddings\": 8192, "
+      "\"rms_norm_eps\": 1e-06, \"hidden_act\": \"gelu_pytorch_tanh\", \"hidden_activation\": \"gelu_pytorch_tanh\", "
+      "\"rope_theta\": 10000.0, \"query_pre_attn_scalar\": 256, \"sliding_window\": 4096, "
+      "\"attn_logit_softcapping\": 50.0, \"final_logit_softcapping\": 30.0, \"tie_word_embeddings\": true, "
+      "\"attention_bias\": false, \"cache_implementation\": \"hybrid\", \"torch_dtype\": \"float32\"}\n";
+  const float s = 1.0f / std::sqrt((float)d);
+  // Embeddings small, as Gemma's are: times sqrt(2304) = 48 they come out near unit size.
+  std::vector<RandomTensor> ts = {{"model.embed_tokens.weight", {vocab, d}, 0.02f, 0}};
+  for (int l = 0; l < n_layer; ++l) {
+    const std::string h = "model.layers." + std::to_string(l) + ".";
+    ts.push_back({h + "input_layernorm.weight", {d}, 0.1f, 0});
+    ts.push_back({h + "self_attn.q_proj.weight", {q, d}, 2 * s, 0});
+    ts.push_back({h + "self_attn.k_proj.weight", {kv, d}, 2 * s, 0});
+    ts.push_back({h + "self_attn.v_proj.weight", {kv, d}, s, 0});
+    ts.push_back({h + "self_attn.o_proj.weight", {d, q}, 1.0f / std::sqrt((float)q), 0});
+    ts.push_back({h + "post_attention_layernorm.weight", {d}, 0.1f, 0});
+    ts.push_back({h + "pre_feedforward_layernorm.weight", {d}, 0.1f, 0});
+    ts.push_back({h + "mlp.gate_proj.weight", {ff, d}, s, 0});
+    ts.push_back({h + "mlp.up_proj.weight", {ff, d}, s, 0});
+    ts.push_back({h + "mlp.down_proj.weight", {d, ff}, 0.5f / std::sqrt((float)ff), 0});
+    ts.push_back({h + "post_feedforward_layernorm.weight", {d}, 0.1f, 0});
+  }
+  ts.push_back({"model.norm.weight", {d}, 0.1f, 0});
   return WriteRandom(dir, config, ts);
 }
 
@@ -488,11 +564,15 @@ int PatchingRows(const Model& model, const std::vector<int>& ids, int reps, cons
   return 0;
 }
 
-int CliForwardRows(const Model& model, const std::vector<int>& ids, int reps, const std::string& json_path) {
+// gemms (--gemms): after each timed run, the same GEMMs alone (GemmFloorMs, as --long's step 3), so that each CLI
+// forward has its floor of the same minute; prints "CLI forward / GEMMs alone: median R (runs: ...)" and adds
+// "gemm_floor_ms", "gemm_runs_ms" and "gemm_ratio" (the median of the runs' ratios) to the JSON.
+int CliForwardRows(const Model& model, const std::vector<int>& ids, int reps, const std::string& json_path,
+                   bool gemms = false) {
   Discard discard;
   RunOptions full;
   full.row_figures = true;
-  std::vector<double> ms;
+  std::vector<double> ms, gemm_ms, ratios;
   for (int r = 0; r < reps + 1; ++r) {
     const auto t = std::chrono::steady_clock::now();
     if (Status s = RunModel(model, ids, full, &discard); !s) {
@@ -500,14 +580,25 @@ int CliForwardRows(const Model& model, const std::vector<int>& ids, int reps, co
       return 2;
     }
     if (r > 0) ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count());
+    if (r > 0 && gemms) {
+      gemm_ms.push_back(GemmFloorMs(model.config(), (int)ids.size()));
+      ratios.push_back(ms.back() / gemm_ms.back());
+    }
   }
-  std::vector<double> sorted = ms;
-  std::sort(sorted.begin(), sorted.end());
-  std::printf("CLI forward: median %.0f ms (runs:", sorted[sorted.size() / 2]);
+  auto median = [](std::vector<double> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; };
+  std::printf("CLI forward: median %.0f ms (runs:", median(ms));
   for (double v : ms) std::printf(" %.0f", v);
   std::printf(")\n");
-  if (!json_path.empty()) return WriteJson(json_path, {{"median_ms", sorted[sorted.size() / 2]}, {"runs_ms", ms}});
-  return 0;
+  if (gemms) {
+    std::printf("GEMMs alone: median %.0f ms; CLI forward / GEMMs alone: median %.2fx (runs:", median(gemm_ms),
+                median(ratios));
+    for (double v : ratios) std::printf(" %.2f", v);
+    std::printf(")\n");
+  }
+  if (json_path.empty()) return 0;
+  nlohmann::json j = {{"median_ms", median(ms)}, {"runs_ms", ms}};
+  if (gemms) j["gemm_floor_ms"] = median(gemm_ms), j["gemm_runs_ms"] = gemm_ms, j["gemm_ratio"] = median(ratios);
+  return WriteJson(json_path, j);
 }
 
 int LongRows(const Model& model, const ModelConfig& c, const std::vector<int>& ids, int reps, const std::string& dir,
@@ -595,7 +686,7 @@ int LongRows(const Model& model, const ModelConfig& c, const std::vector<int>& i
 int main(int argc, char** argv) {
   std::string dir, compare, arch = "gpt2", json_path, gguf, ids_file, roles_csv;
   int n = 1024, reps = 3;
-  bool stream = true, long_rows = false, stream_only = false, cli_forward_only = false, patching = false;
+  bool stream = true, long_rows = false, stream_only = false, cli_forward_only = false, patching = false, gemms = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--dir" && i + 1 < argc) dir = argv[++i];
@@ -608,30 +699,38 @@ int main(int argc, char** argv) {
     else if (a == "--long") long_rows = true;
     else if (a == "--stream-only") stream_only = true;
     else if (a == "--cli-forward-only") cli_forward_only = true;
+    else if (a == "--gemms") gemms = true;
     else if (a == "--patching") patching = true;
     else if (a == "--gguf" && i + 1 < argc) gguf = argv[++i];
     else if (a == "--ids-file" && i + 1 < argc) ids_file = argv[++i];
     else if (a == "--roles-csv" && i + 1 < argc) roles_csv = argv[++i];
     else if (a == "--make-gguf" && i + 1 < argc) return MakeGguf(argv[++i]);
     else {
-      std::fprintf(stderr, "usage: %s [--dir DIR | --arch gpt2|llama|smollm2] [--n 1024] [--reps 3] [--compare DIR] "
-                   "[--no-stream] [--stream-only] [--long [--roles-csv FILE]] [--cli-forward-only] [--patching] [--gguf FILE] [--make-gguf FILE] "
+      std::fprintf(stderr, "usage: %s [--dir DIR | --arch gpt2|llama|smollm2|qwen3|gemma2] [--n 1024] [--reps 3] [--compare DIR] "
+                   "[--no-stream] [--stream-only] [--long [--roles-csv FILE]] [--cli-forward-only [--gemms]] [--patching] [--gguf FILE] [--make-gguf FILE] "
                    "[--json FILE] [--ids-file FILE]\n", argv[0]);
       return 2;
     }
   }
   if (dir.empty() && gguf.empty()) {
-    if (arch != "gpt2" && arch != "llama" && arch != "smollm2") {
-      std::fprintf(stderr, "--arch gpt2, llama or smollm2\n");
+    if (arch != "gpt2" && arch != "llama" && arch != "smollm2" && arch != "qwen3" && arch != "gemma2") {
+      std::fprintf(stderr, "--arch gpt2, llama, smollm2, qwen3 or gemma2\n");
       return 2;
     }
-    dir = arch == "gpt2" ? "/tmp/attnviz_bench_gpt2_small"
-          : arch == "llama" ? "/tmp/attnviz_bench_llama_small" : "/tmp/attnviz_bench_smollm2";
+    dir = arch == "gpt2"      ? "/tmp/attnviz_bench_gpt2_small"
+          : arch == "llama"   ? "/tmp/attnviz_bench_llama_small"
+          : arch == "smollm2" ? "/tmp/attnviz_bench_smollm2"
+          : arch == "qwen3"   ? "/tmp/attnviz_bench_qwen3"
+                              : "/tmp/attnviz_bench_gemma2";
     struct stat st;
     if (::stat((dir + "/model.safetensors").c_str(), &st) != 0) {
       std::printf("writing a random %s checkpoint to %s ...\n", arch.c_str(), dir.c_str());
       std::fflush(stdout);
-      const bool written = arch == "gpt2" ? WriteRandomGpt2(dir) : arch == "llama" ? WriteRandomLlama(dir) : WriteRandomSmolLM2(dir);
+      const bool written = arch == "gpt2"      ? WriteRandomGpt2(dir)
+                           : arch == "llama"   ? WriteRandomLlama(dir)
+                           : arch == "smollm2" ? WriteRandomSmolLM2(dir)
+                           : arch == "qwen3"   ? WriteRandomQwen3(dir)
+                                               : WriteRandomGemma2(dir);
       if (!written) {
         std::fprintf(stderr, "cannot write %s\n", dir.c_str());
         return 2;
@@ -673,7 +772,7 @@ int main(int argc, char** argv) {
   }
   if (long_rows) return LongRows(**model, c, ids, std::max(1, reps), dir, json_path, roles_csv);
   if (patching) return PatchingRows(**model, ids, std::max(1, reps), json_path);
-  if (cli_forward_only) return CliForwardRows(**model, ids, std::max(1, reps), json_path);
+  if (cli_forward_only) return CliForwardRows(**model, ids, std::max(1, reps), json_path, gemms);
   std::vector<double> ms;
   for (int r = 0; r < (stream_only ? 0 : reps + 1); ++r) {  // the first run warms up (page faults of the map, allocations)
     auto s = std::chrono::steady_clock::now();

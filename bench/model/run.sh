@@ -6,6 +6,11 @@
 # Peak RSS of each process (getrusage) against weights + maps + 300 MB, and the time from opening the folder to
 # the overview on screen in the app (bench/model/open_to_overview.sh, under Xvfb).
 # MODEL_REPS timed runs after one warm-up (default 1); MODEL_CASES="gpt2 smollm2" to pick.
+# Two more cases, not run by default (each pair takes minutes: a forward is 20-60 s a side at these widths):
+# MODEL_CASES="qwen3 gemma2": a Qwen3-0.6B-shaped model (28 layers, GQA 16:8 of 128, q/k norms) and a Gemma-2-2B-shaped
+# one cut to 6 layers (GQA 8:4 of 256, soft-caps, (1 + w) norms), both on 2048 tokens: the every-map-kept forward
+# once, then MODEL_PAIRS (default 5) alternated pairs of the CLI's forward (with the same GEMMs alone after it,
+# --gemms) and PyTorch; table.py gives the median of the pairs' ratios and their spread. No app run for these two.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BUILD=${1:-build}
@@ -15,8 +20,11 @@ REPS=${MODEL_REPS:-1}
 CASES=${MODEL_CASES:-gpt2 smollm2}
 mkdir -p "$OUT"
 cmake --build "$BUILD" --target attnviz_model_bench attnviz-cli -j"$(nproc)" >/dev/null
-cmake --build "$BUILD" --target attnviz -j"$(nproc)" >/dev/null 2>&1 || true   # the GUI may be off
-# Every layer's maps kept: 4.5 GiB at 2048 tokens on the SmolLM2 shape, over the 2 GiB default budget.
+case " $CASES " in *" gpt2 "*|*" smollm2 "*)  # only these two open the app
+  cmake --build "$BUILD" --target attnviz -j"$(nproc)" >/dev/null 2>&1 || true ;;  # the GUI may be off
+esac
+# Every layer's maps kept: 4.5 GiB at 2048 tokens on the SmolLM2 shape, 7.5 GiB on the Qwen3 shape, over the 2 GiB
+# default budget.
 export ATTNVIZ_MEMORY_LIMIT=${ATTNVIZ_MEMORY_LIMIT:-12G}
 TORCH_ENV=(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OPENBLAS_NUM_THREADS=2 OMP_NUM_THREADS=2)
 # attnviz's waiting threads sleep, as in attnviz-cli and the app (UsePassiveOpenMpWaits): a little slower than
@@ -27,8 +35,23 @@ for c in $CASES; do
   case $c in
     gpt2)    n=1024 dir=/tmp/attnviz_bench_gpt2_small tok=("$ROOT/tests/fixtures/tokenize/gpt2/vocab.json" "$ROOT/tests/fixtures/tokenize/gpt2/merges.txt") ;;
     smollm2) n=2048 dir=/tmp/attnviz_bench_smollm2 tok=("$ROOT/tests/fixtures/tokenize/llama_style/tokenizer.json") ;;
+    qwen3|gemma2) n=2048 dir=/tmp/attnviz_bench_$c tok=() ;;
     *) echo "unknown case $c"; exit 2 ;;
   esac
+  if [ ${#tok[@]} -eq 0 ]; then  # qwen3, gemma2: alternated pairs, the machine drifts between minutes
+    echo "-- $c, $n tokens: attnviz (native) --"
+    "${ATTNVIZ_ENV[@]}" "$BUILD/bench/model/attnviz_model_bench" --arch "$c" --n "$n" --reps "$REPS" --no-stream \
+      --json "$OUT/native_$c.json"
+    rm -f "$OUT/pair_cli_$c".*.json "$OUT/pair_torch_$c".*.json
+    for i in $(seq 1 "${MODEL_PAIRS:-5}"); do
+      echo "-- $c, $n tokens, pair $i: attnviz (CLI forward, then its GEMMs alone), then PyTorch --"
+      "${ATTNVIZ_ENV[@]}" "$BUILD/bench/model/attnviz_model_bench" --arch "$c" --n "$n" --reps "$REPS" \
+        --cli-forward-only --gemms --json "$OUT/pair_cli_$c.$i.json"
+      "${TORCH_ENV[@]}" /usr/bin/python3 "$ROOT/bench/model/torch_gpt2.py" --dir "$dir" --n "$n" --reps "$REPS" \
+        --threads 2 --json "$OUT/pair_torch_$c.$i.json"
+    done
+    continue
+  fi
   echo "-- $c, $n tokens: attnviz (native) --"
   "${ATTNVIZ_ENV[@]}" "$BUILD/bench/model/attnviz_model_bench" --arch "$c" --n "$n" --reps "$REPS" --no-stream \
     --json "$OUT/native_$c.json"

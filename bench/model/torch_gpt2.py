@@ -1,14 +1,17 @@
 #!/usr/bin/python3
-"""PyTorch's side of the model benchmark: the same GPT-2 (or llama) forward as attnviz_model_bench, every layer's
-attention probs kept (as HF's output_attentions=True: a list of [1, n_head, n, n] tensors) and every hidden state.
+"""PyTorch's side of the model benchmark: the same GPT-2 (or llama, qwen3, gemma2) forward as attnviz_model_bench,
+every layer's attention probs kept (as HF's output_attentions=True: a list of [1, n_head, n, n] tensors) and every
+hidden state.
 
   /usr/bin/python3 bench/model/torch_gpt2.py [--dir /tmp/attnviz_bench_gpt2_small] [--n 1024] [--reps 3] [--threads 2]
   (--dir /tmp/attnviz_bench_llama_small after attnviz_model_bench --arch llama; /tmp/attnviz_bench_smollm2 after
-   --arch smollm2)
+   --arch smollm2; /tmp/attnviz_bench_qwen3 and /tmp/attnviz_bench_gemma2 after --arch qwen3 and --arch gemma2)
   --json FILE: the median, every run and the peak RSS (getrusage) for bench/run.sh
 
-The modules are the HF mirrors of tests/fixtures/models/make_model_fixtures.py, loaded from the same
-model.safetensors (read with numpy from its header), run in float32 under torch.inference_mode().
+The modules are the HF mirrors of tests/fixtures/models/make_model_fixtures.py (gpt2, llama) and
+make_score_fixtures.py (qwen3: q/k norms per head; gemma2: (1 + w) norms, scaled embeddings, query_pre_attn_scalar,
+the attention soft-cap, the sliding-window mask on its sliding layers), loaded from the same model.safetensors (read
+with numpy from its header), run in float32 under torch.inference_mode().
 """
 import argparse
 import json
@@ -84,6 +87,27 @@ def main():
             hidden, probs = [x], []
             for block in model.h:
                 x, p = block(x, whatif)
+                hidden.append(x)
+                probs.append(p)
+            return probs, hidden
+    elif cfg["model_type"] in ("qwen3", "gemma2"):
+        import make_score_fixtures as sf
+        model = sf.ScoreModel(cfg)  # Qwen3Model / Gemma2Model: no lm_head (the forward measured never runs it)
+        state = {k[len("model."):]: v for k, v in state.items() if k.startswith("model.")}
+        whatif = hf.WhatIf(cfg["num_hidden_layers"])
+        types = sf.layer_types(cfg)
+
+        def forward():
+            # ScoreModel.forward, with the lists kept as HF's output_attentions (not stacked into one more copy)
+            x = model.embed_tokens(ids)
+            if cfg["model_type"] == "gemma2":
+                x = x * torch.tensor(cfg["hidden_size"] ** 0.5, dtype=x.dtype)
+            tables = {t: model.rope(t, a.n, x.dtype) for t in sorted(set(types))}
+            hidden, probs = [x], []
+            for layer, t in zip(model.layers, types):
+                x, p = layer(x, *tables[t], whatif)
+                # The fixture module records q, k, v and the scores for its analysis; HF's modules keep none.
+                layer.self_attn.saved = None
                 hidden.append(x)
                 probs.append(p)
             return probs, hidden
