@@ -46,7 +46,25 @@ std::string CellTooltip(const ModelFolder& folder, const ModelResult& result, co
 }
 
 // The grid, in a child window that scrolls sideways when the window's columns do not fit.
+// The words of the grid: the column heads, then each cell's top token, row-major; made when a new lens arrives.
+const std::vector<std::string>& LensTexts(PanelContext& ctx, const ModelFolder& folder, const ModelResult& result,
+                                          const LensResult& lens) {
+  OverviewPanelView& v = ctx.views.overview;
+  if (v.lens_text_generation == lens.generation && !v.lens_text.empty()) return v.lens_text;
+  v.lens_text.clear();
+  for (int c = 0; c < lens.count; ++c) v.lens_text.push_back(TokenText(folder, result.tokens[(size_t)(lens.first + c)].id));
+  for (const model::LensLayer& layer : lens.layers)
+    for (int c = 0; c < lens.count; ++c) {
+      const bool has = c < (int)layer.positions.size() && !layer.positions[(size_t)c].top.empty();
+      v.lens_text.push_back(has ? TokenText(folder, layer.positions[(size_t)c].top[0].id) : "");
+    }
+  for (const std::string& t : v.lens_text) ctx.NeedGlyphs(t);
+  v.lens_text_generation = lens.generation;
+  return v.lens_text;
+}
+
 void DrawLensGrid(PanelContext& ctx, const ModelFolder& folder, const ModelResult& result, const LensResult& lens) {
+  const std::vector<std::string>& text = LensTexts(ctx, folder, result, lens);
   const float line = ImGui::GetTextLineHeight();
   const float label_w = ImGui::CalcTextSize("L00 ").x, cell_h = line + 4.0f;
   const float avail_w = ImGui::GetContentRegionAvail().x;
@@ -60,8 +78,7 @@ void DrawLensGrid(PanelContext& ctx, const ModelFolder& folder, const ModelResul
   const ImU32 dim = ImGui::GetColorU32(kDimColor);
   // Columns: the token at each position; rows: the layer read, the model's own output last (bottom).
   for (int c = 0; c < lens.count; ++c) {
-    const std::string head = TokenText(folder, result.tokens[(size_t)(lens.first + c)].id);
-    ctx.NeedGlyphs(head);
+    const std::string& head = text[(size_t)c];
     dl->PushClipRect(ImVec2(o.x + label_w + c * cell_w, o.y), ImVec2(o.x + label_w + (c + 1) * cell_w - 2, o.y + cell_h), true);
     dl->AddText(ImVec2(o.x + label_w + c * cell_w + 2, o.y + 2), dim, head.c_str());
     dl->PopClipRect();
@@ -79,26 +96,26 @@ void DrawLensGrid(PanelContext& ctx, const ModelFolder& folder, const ModelResul
       unsigned char rgb[3];
       MapColor(ctx.settings.colormap, (float)std::clamp(v, 0.0, 1.0), rgb);
       dl->AddRectFilled(p0, p1, IM_COL32(rgb[0], rgb[1], rgb[2], 255));
-      const std::string top = p.top.empty() ? "" : TokenText(folder, p.top[0].id);
-      ctx.NeedGlyphs(top);
+      const std::string& top = text[(size_t)(lens.count * (r + 1) + c)];
       // Dark text on the light end of the colour map, light text on the dark end.
       const float luma = 0.299f * rgb[0] + 0.587f * rgb[1] + 0.114f * rgb[2];
       dl->PushClipRect(p0, p1, true);
       dl->AddText(ImVec2(p0.x + 2, p0.y + 1), luma > 140 ? IM_COL32(0, 0, 0, 255) : IM_COL32(255, 255, 255, 255),
                   top.c_str());
       dl->PopClipRect();
-      const std::string name = "lens.cell." + std::to_string(layer.layer) + "." + std::to_string(p.index);
       const bool hovered = ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(p0, p1);
       if (hovered) {
         const std::string tip = CellTooltip(folder, result, layer, p);
         ctx.NeedGlyphs(tip);
         ImGui::SetTooltip("%s", tip.c_str());
       }
-      ctx.dump.RecordRect(name, p0.x, p0.y, p1.x, p1.y, false, hovered,
-                          "{\"top\": " + JsonString(top) + ", \"value\": " + JsonNumber(v) + "}");
-      if (ctx.dump.enabled())
+      if (ctx.dump.enabled()) {
+        const std::string name = "lens.cell." + std::to_string(layer.layer) + "." + std::to_string(p.index);
+        ctx.dump.RecordRect(name, p0.x, p0.y, p1.x, p1.y, false, hovered,
+                            "{\"top\": " + JsonString(top) + ", \"value\": " + JsonNumber(v) + "}");
         dump_cells += (c ? ", " : "") + std::string("[") + std::to_string(p.top.empty() ? -1 : p.top[0].id) + ", " +
                       JsonNumber(v) + "]";
+      }
     }
     dump_rows += (r ? ", [" : "[") + dump_cells + "]";
   }

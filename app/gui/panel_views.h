@@ -142,6 +142,10 @@ struct OverviewPanelView {
   bool first_layer_drawn = false, all_layers_drawn = false;  // drawn by the frame being made, stamped when written
   bool lens = false;   // the panel shows the logit lens (panel_lens.cpp) instead of the maps
   int lens_first = 0;  // the lens window's first position
+  // The lens grid's words, made once per lens result (not per cell per frame): the column heads, then each cell's
+  // top token, row-major ([count] + [rows * count]).
+  uint64_t lens_text_generation = ~uint64_t(0);
+  std::vector<std::string> lens_text;
   // The panel drew result `generation` with `layers_shown` of `n_layer` layers (a new result starts again).
   void Drew(uint64_t result_generation, int layers_shown, int n_layer) {
     if (result_generation != generation) {

@@ -152,6 +152,23 @@ bool WriteRandomGpt2(const std::string& dir) {
   return WriteRandom(dir, config, ts);
 }
 
+// One llama-style block's attention projections: q ([q_dim, d]), k and v ([kv_dim, d]) and o ([d, q_dim]).
+void PushAttentionProjections(std::vector<RandomTensor>* ts, const std::string& h, int d, int q_dim, int kv_dim) {
+  const float s = 1.0f / std::sqrt((float)d);
+  ts->push_back({h + "self_attn.q_proj.weight", {q_dim, d}, 2 * s, 0});
+  ts->push_back({h + "self_attn.k_proj.weight", {kv_dim, d}, 2 * s, 0});
+  ts->push_back({h + "self_attn.v_proj.weight", {kv_dim, d}, s, 0});
+  ts->push_back({h + "self_attn.o_proj.weight", {d, q_dim}, 1.0f / std::sqrt((float)q_dim), 0});
+}
+
+// One llama-style block's gated MLP: gate and up ([ff, d]), down ([d, ff]).
+void PushGatedMlp(std::vector<RandomTensor>* ts, const std::string& h, int d, int ff) {
+  const float s = 1.0f / std::sqrt((float)d);
+  ts->push_back({h + "mlp.gate_proj.weight", {ff, d}, s, 0});
+  ts->push_back({h + "mlp.up_proj.weight", {ff, d}, s, 0});
+  ts->push_back({h + "mlp.down_proj.weight", {d, ff}, 0.5f / std::sqrt((float)ff), 0});
+}
+
 // A llama of the same width: 12 layers, 12 query heads on 4 kv heads (GQA), d_ff 2048, vocab 32000, llama3 rope.
 bool WriteRandomLlama(const std::string& dir) {
   const int n_layer = 12, d = 768, kv = 4 * 64, ff = 2048, vocab = 32000;
@@ -161,19 +178,13 @@ bool WriteRandomLlama(const std::string& dir) {
       "\"max_position_embeddings\": 4096, \"rms_norm_eps\": 1e-05, \"hidden_act\": \"silu\", "
       "\"rope_theta\": 500000.0, \"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 8.0, "
       "\"low_freq_factor\": 1.0, \"high_freq_factor\": 4.0, \"original_max_position_embeddings\": 1024}}\n";
-  const float s = 1.0f / std::sqrt((float)d);
   std::vector<RandomTensor> ts = {{"model.embed_tokens.weight", {vocab, d}, 1.0f, 0}};
   for (int l = 0; l < n_layer; ++l) {
     const std::string h = "model.layers." + std::to_string(l) + ".";
     ts.push_back({h + "input_layernorm.weight", {d}, 0.1f, 1});
-    ts.push_back({h + "self_attn.q_proj.weight", {d, d}, 2 * s, 0});
-    ts.push_back({h + "self_attn.k_proj.weight", {kv, d}, 2 * s, 0});
-    ts.push_back({h + "self_attn.v_proj.weight", {kv, d}, s, 0});
-    ts.push_back({h + "self_attn.o_proj.weight", {d, d}, s, 0});
+    PushAttentionProjections(&ts, h, d, d, kv);
     ts.push_back({h + "post_attention_layernorm.weight", {d}, 0.1f, 1});
-    ts.push_back({h + "mlp.gate_proj.weight", {ff, d}, s, 0});
-    ts.push_back({h + "mlp.up_proj.weight", {ff, d}, s, 0});
-    ts.push_back({h + "mlp.down_proj.weight", {d, ff}, 0.5f / std::sqrt((float)ff), 0});
+    PushGatedMlp(&ts, h, d, ff);
   }
   ts.push_back({"model.norm.weight", {d}, 0.1f, 1});
   return WriteRandom(dir, config, ts);
@@ -188,19 +199,13 @@ bool WriteRandomSmolLM2(const std::string& dir) {
       "\"num_attention_heads\": 9, \"num_key_value_heads\": 3, \"hidden_size\": 576, \"intermediate_size\": 1536, "
       "\"vocab_size\": 49152, \"max_position_embeddings\": 8192, \"rms_norm_eps\": 1e-05, \"hidden_act\": \"silu\", "
       "\"rope_theta\": 100000.0, \"tie_word_embeddings\": true, \"attention_bias\": false, \"mlp_bias\": false}\n";
-  const float s = 1.0f / std::sqrt((float)d);
   std::vector<RandomTensor> ts = {{"model.embed_tokens.weight", {vocab, d}, 1.0f, 0}};
   for (int l = 0; l < n_layer; ++l) {
     const std::string h = "model.layers." + std::to_string(l) + ".";
     ts.push_back({h + "input_layernorm.weight", {d}, 0.1f, 1});
-    ts.push_back({h + "self_attn.q_proj.weight", {d, d}, 2 * s, 0});
-    ts.push_back({h + "self_attn.k_proj.weight", {kv, d}, 2 * s, 0});
-    ts.push_back({h + "self_attn.v_proj.weight", {kv, d}, s, 0});
-    ts.push_back({h + "self_attn.o_proj.weight", {d, d}, s, 0});
+    PushAttentionProjections(&ts, h, d, d, kv);
     ts.push_back({h + "post_attention_layernorm.weight", {d}, 0.1f, 1});
-    ts.push_back({h + "mlp.gate_proj.weight", {ff, d}, s, 0});
-    ts.push_back({h + "mlp.up_proj.weight", {ff, d}, s, 0});
-    ts.push_back({h + "mlp.down_proj.weight", {d, ff}, 0.5f / std::sqrt((float)ff), 0});
+    PushGatedMlp(&ts, h, d, ff);
   }
   ts.push_back({"model.norm.weight", {d}, 0.1f, 1});
   return WriteRandom(dir, config, ts);
@@ -219,22 +224,16 @@ bool WriteRandomQwen3(const std::string& dir) {
       "\"rms_norm_eps\": 1e-06, \"hidden_act\": \"silu\", \"rope_theta\": 1000000.0, \"rope_scaling\": null, "
       "\"tie_word_embeddings\": true, \"attention_bias\": false, \"use_sliding_window\": false, "
       "\"sliding_window\": null, \"max_window_layers\": 28, \"torch_dtype\": \"float32\"}\n";
-  const float s = 1.0f / std::sqrt((float)d);
   std::vector<RandomTensor> ts = {{"model.embed_tokens.weight", {vocab, d}, 1.0f, 0}};
   for (int l = 0; l < n_layer; ++l) {
     const std::string h = "model.layers." + std::to_string(l) + ".";
     ts.push_back({h + "input_layernorm.weight", {d}, 0.1f, 1});
-    ts.push_back({h + "self_attn.q_proj.weight", {q, d}, 2 * s, 0});
-    ts.push_back({h + "self_attn.k_proj.weight", {kv, d}, 2 * s, 0});
-    ts.push_back({h + "self_attn.v_proj.weight", {kv, d}, s, 0});
-    ts.push_back({h + "self_attn.o_proj.weight", {d, q}, 1.0f / std::sqrt((float)q), 0});
+    PushAttentionProjections(&ts, h, d, q, kv);
     // q and k normalized per head: a gain around 1 leaves the scaled scores at about unit spread.
     ts.push_back({h + "self_attn.q_norm.weight", {dh}, 0.1f, 1});
     ts.push_back({h + "self_attn.k_norm.weight", {dh}, 0.1f, 1});
     ts.push_back({h + "post_attention_layernorm.weight", {d}, 0.1f, 1});
-    ts.push_back({h + "mlp.gate_proj.weight", {ff, d}, s, 0});
-    ts.push_back({h + "mlp.up_proj.weight", {ff, d}, s, 0});
-    ts.push_back({h + "mlp.down_proj.weight", {d, ff}, 0.5f / std::sqrt((float)ff), 0});
+    PushGatedMlp(&ts, h, d, ff);
   }
   ts.push_back({"model.norm.weight", {d}, 0.1f, 1});
   return WriteRandom(dir, config, ts);
@@ -255,21 +254,15 @@ bool WriteRandomGemma2(const std::string& dir) {
       "\"rope_theta\": 10000.0, \"query_pre_attn_scalar\": 256, \"sliding_window\": 4096, "
       "\"attn_logit_softcapping\": 50.0, \"final_logit_softcapping\": 30.0, \"tie_word_embeddings\": true, "
       "\"attention_bias\": false, \"cache_implementation\": \"hybrid\", \"torch_dtype\": \"float32\"}\n";
-  const float s = 1.0f / std::sqrt((float)d);
   // Embeddings small, as Gemma's are: times sqrt(2304) = 48 they come out near unit size.
   std::vector<RandomTensor> ts = {{"model.embed_tokens.weight", {vocab, d}, 0.02f, 0}};
   for (int l = 0; l < n_layer; ++l) {
     const std::string h = "model.layers." + std::to_string(l) + ".";
     ts.push_back({h + "input_layernorm.weight", {d}, 0.1f, 0});
-    ts.push_back({h + "self_attn.q_proj.weight", {q, d}, 2 * s, 0});
-    ts.push_back({h + "self_attn.k_proj.weight", {kv, d}, 2 * s, 0});
-    ts.push_back({h + "self_attn.v_proj.weight", {kv, d}, s, 0});
-    ts.push_back({h + "self_attn.o_proj.weight", {d, q}, 1.0f / std::sqrt((float)q), 0});
+    PushAttentionProjections(&ts, h, d, q, kv);
     ts.push_back({h + "post_attention_layernorm.weight", {d}, 0.1f, 0});
     ts.push_back({h + "pre_feedforward_layernorm.weight", {d}, 0.1f, 0});
-    ts.push_back({h + "mlp.gate_proj.weight", {ff, d}, s, 0});
-    ts.push_back({h + "mlp.up_proj.weight", {ff, d}, s, 0});
-    ts.push_back({h + "mlp.down_proj.weight", {d, ff}, 0.5f / std::sqrt((float)ff), 0});
+    PushGatedMlp(&ts, h, d, ff);
     ts.push_back({h + "post_feedforward_layernorm.weight", {d}, 0.1f, 0});
   }
   ts.push_back({"model.norm.weight", {d}, 0.1f, 0});

@@ -206,7 +206,15 @@ RoleScores SumRows(const RowRoleParts* rows, int n) {
 
 RoleScores UniformRoleScores(const std::vector<int>& ids, bool causal, int window) {
   const int n = (int)ids.size();
-  const RolePlan plan(ids);
+  // Each token's positions in order: row i's earlier occurrences e whose target e + 1 is visible (e >= lo - 1) are
+  // counted by a binary search, not walked (a text of one repeated token would cost n^2 / 2).
+  std::unordered_map<int, std::vector<int>> positions;
+  std::vector<int> rank((size_t)n);  // i's index among its token's positions
+  for (int i = 0; i < n; ++i) {
+    std::vector<int>& at = positions[ids[(size_t)i]];
+    rank[(size_t)i] = (int)at.size();
+    at.push_back(i);
+  }
   std::vector<RowRoleParts> rows((size_t)n);
   for (int i = 0; i < n; ++i) {
     // Row i spreads 1/k over the k keys [lo, hi] its mask leaves: ScoreRow's parts of that row, key by key.
@@ -215,9 +223,11 @@ RoleScores UniformRoleScores(const std::vector<int>& ids, bool causal, int windo
     auto p = [&](int j) { return j >= lo && j <= hi ? u : 0.0; };
     RowRoleParts& r = rows[(size_t)i];
     if (i >= 1) r.prev = p(i - 1), r.first = p(0), r.same = p(i);
-    if (plan.first[(size_t)i] < i) {
+    if (rank[(size_t)i] > 0) {
+      const std::vector<int>& at = positions[ids[(size_t)i]];
+      const auto begin = std::lower_bound(at.begin(), at.begin() + rank[(size_t)i], lo - 1);
       r.has_induction = true;
-      for (int e = plan.first[(size_t)i]; e < i; e = plan.next[(size_t)e]) r.induction += p(e + 1);
+      r.induction = (double)(at.begin() + rank[(size_t)i] - begin) * u;
     }
     for (int d = 2; d <= kLocalWindow; ++d) {
       if (i - d >= 1) r.local += p(i - d), r.has_local = true;

@@ -124,7 +124,7 @@ struct HeadRoles {
 // What uniform attention over the keys a mask leaves visible scores on these tokens: the chance level a head's
 // scores are read against (on 4 tokens a head that looks nowhere in particular still scores previous-token 0.36).
 // Equal to ScoreHead of the uniform map under that mask. causal: keys j <= i, the last `window` of them when
-// window > 0; else every key. O(n) plus the earlier occurrences of each row's token.
+// window > 0; else every key. O(n log n), whatever the repeats.
 RoleScores UniformRoleScores(const std::vector<int>& ids, bool causal, int window);
 
 // An empty table of the right size, filled by ScoreLayer as the layers of a run arrive.
