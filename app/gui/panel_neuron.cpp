@@ -75,7 +75,6 @@ void OpenNeuronView(PanelContext& ctx, int head, int display_i, int display_j) {
   v.generation = ~uint64_t(0);  // compute it on the next draw
   v.view.reset();
   v.error.clear();
-  if (KindInfo(ctx.views.heads.kind).shows.one_map) v.error = UiMessage(Str::kNeuronNoHead), v.generation = r->generation;
   ImGui::SetWindowFocus(WindowTitle(Str::kWinNeuron, "Neuron").c_str());
 }
 
@@ -85,16 +84,20 @@ void DrawNeuronPanel(PanelContext& ctx) {
     ctx.dump.SetField("neuron", "{\"open\": false}");
     return;
   }
-  ctx.layout.PlacePanel(0.719f, 0.25f, 0.281f, 0.60f);  // over the Overview's lower part, beside the Heads panel
-  ImGui::SetNextWindowBgAlpha(1.0f);  // opaque: it lies over the Overview and Export panels
+  // In the Overview's place, beside the Heads panel it explains; the Export panel below stays in sight.
+  ctx.layout.PlacePanel(0.719f, 0.0f, 0.281f, 0.65f);
+  ImGui::SetNextWindowBgAlpha(1.0f);  // opaque: it lies over the Overview
   if (!ImGui::Begin(WindowTitle(Str::kWinNeuron, "Neuron").c_str(), &v.open)) {
     ImGui::End();
     return;
   }
   WidgetDump& dump = ctx.dump;
   const std::shared_ptr<const ModelResult>& r = ctx.results.model;
+  // A map kind of one map per layer (rollout) has no head's score to take apart: the cell shown before would be
+  // stale beside it.
+  const bool one_map = KindInfo(ctx.views.heads.kind).shows.one_map;
   // A new run (a what-if, another text) shows the same (layer, head, i, j) again once that layer is there.
-  if (r && r->generation != v.generation && r->has_layer(v.layer)) {
+  if (!one_map && r && r->generation != v.generation && r->has_layer(v.layer)) {
     v.generation = r->generation;
     Result<model::NeuronView> made = NeuronOf(*r, v.layer, v.head, v.i, v.j);
     if (made) v.view = std::make_shared<const model::NeuronView>(std::move(*made)), v.error.clear();
@@ -102,10 +105,11 @@ void DrawNeuronPanel(PanelContext& ctx) {
   }
   std::string field = "{\"open\": true, \"layer\": " + std::to_string(v.layer) + ", \"head\": " + std::to_string(v.head) +
                       ", \"i\": " + std::to_string(v.i) + ", \"j\": " + std::to_string(v.j);
-  if (!v.error.empty() || !v.view || !r) {
-    if (!v.error.empty()) ErrorText(v.error.Render());
+  if (one_map || !v.error.empty() || !v.view || !r) {
+    const UiMessage error = one_map ? UiMessage(Str::kNeuronNoHead) : v.error;
+    if (!error.empty()) ErrorText(error.Render());
     else DimText(Tr(Str::kNeuronHint));
-    dump.SetField("neuron", field + ", \"error\": " + JsonString(v.error.Render()) + "}");
+    dump.SetField("neuron", field + ", \"error\": " + JsonString(error.Render()) + "}");
     ImGui::End();
     return;
   }

@@ -43,6 +43,7 @@ struct OverviewFrame {
   ImVec2 origin;
   float label_w = 0, label_h = 0, gap = 3.0f, group_gap = 0, cell = 4.0f;
   int matching = 0;
+  int badges_near_chance = 0;  // badges drawn grey this frame (their legend line shows only then)
   float HeadX(int h) const {
     const int g = grouped ? KvGroupOf(*c, h) : 0;
     return origin.x + label_w + (float)h * (cell + gap) + (float)g * group_gap;
@@ -180,12 +181,15 @@ HeatmapImage ThumbImage(PanelContext& ctx, const OverviewFrame& f, const LayerTh
 // What one cell shows beside its map.
 struct CellMarks {
   model::RoleScore best;
+  float chance = -1;  // what uniform attention scores in best's role on this text (-1: none, as for broad)
   bool have_roles = false, match = true, ablated = false;
+  // A role hardly stronger than chance says little about the head: its badge is drawn grey.
+  bool near_chance() const { return have_roles && chance >= 0 && model::NearChance(best.score, chance); }
 };
 
 // Over the map: dimmed when the filter does not match, tinted by the scan's delta loss (red: the loss rises without
 // this head; blue: it falls), crossed out while ablated, the role badge when the cell has room.
-void DrawCellMarks(const OverviewFrame& f, const CellMarks& marks, int l, int h, ImVec2 p0, ImVec2 p1) {
+void DrawCellMarks(OverviewFrame& f, const CellMarks& marks, int l, int h, ImVec2 p0, ImVec2 p1) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   if (!marks.match) dl->AddRectFilled(p0, p1, IM_COL32(20, 20, 24, 190));
   if (f.scan && f.scan->max_abs_delta > 0) {
@@ -204,8 +208,11 @@ void DrawCellMarks(const OverviewFrame& f, const CellMarks& marks, int l, int h,
     const ImVec2 size = ImGui::CalcTextSize(badge.c_str());
     const float scale = std::min(1.0f, (f.cell - 2) / size.x);
     const float fs = ImGui::GetFontSize() * scale;
+    const bool grey = marks.near_chance();
+    f.badges_near_chance += grey;
     dl->AddRectFilled(ImVec2(p0.x, p1.y - fs - 2), ImVec2(p0.x + size.x * scale + 4, p1.y), IM_COL32(0, 0, 0, 170));
-    dl->AddText(ImGui::GetFont(), fs, ImVec2(p0.x + 2, p1.y - fs - 1), IM_COL32(255, 255, 255, 255), badge.c_str());
+    dl->AddText(ImGui::GetFont(), fs, ImVec2(p0.x + 2, p1.y - fs - 1),
+                grey ? IM_COL32(140, 140, 140, 255) : IM_COL32(255, 255, 255, 255), badge.c_str());
   }
 }
 
@@ -248,8 +255,11 @@ void CellTooltip(const OverviewFrame& f, const CellMarks& marks, const LayerMaps
                          FormatNumber(t.metrics[(size_t)h].max_weight, "%.2f"),
                          FormatNumber(t.metrics[(size_t)h].entropy, "%.2f")});
   if (marks.have_roles) {
-    for (model::HeadRole role : model::AllHeadRoles())
+    for (model::HeadRole role : model::AllHeadRoles()) {
       tip += "\n  " + LocalizedRoleName(role) + " " + FormatNumber(roles.at(l, h)[role], "%.2f");
+      if ((size_t)l < roles.chance.size() && role != model::HeadRole::kBroad)
+        tip += " " + Trf(Str::kHeadRoleChance, {FormatNumber(roles.chance[(size_t)l][role], "%.2f")});
+    }
     tip += "\n" + LocalizedRoleSentence(marks.best.role);
   }
   if (f.scan) tip += "\n" + Trf(Str::kOverviewDeltaTip, {FormatNumber(f.scan->Delta(l, h), "%+.4f")});
@@ -276,7 +286,11 @@ void DrawOverviewCell(PanelContext& ctx, HeatmapRenderer& renderer, OverviewFram
   ImGui::PopID();
   CellMarks marks;
   marks.have_roles = f.roles_fit && KindInfo(f.kind).shows.head_roles;
-  if (marks.have_roles) marks.best = model::StrongestRole(roles.at(l, h));
+  if (marks.have_roles) {
+    marks.best = model::StrongestRole(roles.at(l, h));
+    if ((size_t)l < roles.chance.size() && marks.best.role != model::HeadRole::kBroad)
+      marks.chance = roles.chance[(size_t)l][marks.best.role];
+  }
   marks.match = !f.filter || (marks.have_roles && f.filter->Matches(roles.at(l, h)));
   f.matching += marks.match;
   marks.ablated = ctx.HeadAblated(l, h);
@@ -291,7 +305,9 @@ void DrawOverviewCell(PanelContext& ctx, HeatmapRenderer& renderer, OverviewFram
                       "{\"selected\": " + std::string(selected ? "true" : "false") + ", \"match\": " +
                           (marks.match ? "true" : "false") + ", \"role\": " +
                           JsonString(marks.have_roles ? model::RoleName(marks.best.role) : "") + ", \"score\": " +
-                          JsonNumber(marks.have_roles ? marks.best.score : 0) + ", \"ablated\": " +
+                          JsonNumber(marks.have_roles ? marks.best.score : 0) + ", \"chance\": " +
+                          (marks.chance >= 0 ? JsonNumber(marks.chance) : std::string("null")) +
+                          ", \"near_chance\": " + BoolJson(marks.near_chance()) + ", \"ablated\": " +
                           BoolJson(marks.ablated) + ", \"delta\": " +
                           (f.scan ? JsonNumber(f.scan->Delta(l, h)) : std::string("null")) + "}");
   if (clicked) {
@@ -365,6 +381,10 @@ void DrawOverviewContent(PanelContext& ctx, HeatmapRenderer& renderer) {
   ImGui::SetCursorScreenPos(ImVec2(f.origin.x, f.origin.y + f.label_h + (float)f.n_layer * (f.cell + f.gap)));
   ImGui::Dummy(ImVec2(1, 1));
   if (f.scan) DrawDeltaLegend(ctx, f);
+  if (f.badges_near_chance > 0) {
+    DimText(Tr(Str::kOverviewBadgeChance));
+    ctx.dump.RecordItem("overview.badge_chance_legend", "{\"grey\": " + std::to_string(f.badges_near_chance) + "}");
+  }
   ctx.views.overview.Drew(result->generation, result->layers_done, f.n_layer);
   ctx.dump.SetField("overview", "{\"n_layer\": " + std::to_string(f.n_layer) +
                                     ", \"layers_shown\": " + std::to_string(result->layers_done) +

@@ -204,6 +204,8 @@ RoleScores SumRows(const RowRoleParts* rows, int n) {
   return s;
 }
 
+bool NearChance(float score, float chance) { return score - chance < kNearChanceFraction * (1.0f - chance); }
+
 RoleScores UniformRoleScores(const std::vector<int>& ids, bool causal, int window) {
   const int n = (int)ids.size();
   // Each token's positions in order: row i's earlier occurrences e whose target e + 1 is visible (e >= lo - 1) are

@@ -156,7 +156,9 @@ TEST_F(ModelViewsTest, TheLensGridsLastRowIsTheModelsOwnPredictionAndItsWindowMo
   // The top token of the last row is the run's own top prediction where the panel shows one.
   const auto& tops = app.results.model->predictions->positions;
   for (const auto& t : tops)
-    if (!t.top.empty() && t.index < n) EXPECT_EQ(last[t.index][0].get<int>(), t.top[0].id) << t.index;
+    if (!t.top.empty() && t.index < n) {
+      EXPECT_EQ(last[t.index][0].get<int>(), t.top[0].id) << t.index;
+    }
   // Hover the cell of layer 1 at position 3: its tooltip is recorded as hovered.
   const WidgetDump::Widget* cell = app.dump.Find("lens.cell.1.3");
   ASSERT_NE(cell, nullptr);
@@ -232,6 +234,75 @@ TEST_F(ModelViewsTest, AClickOnAModelsMapOpensTheNeuronViewAndNothingElse) {
   Frames(1);
   EXPECT_TRUE(app.views.neuron.open);
   EXPECT_TRUE(app.settings.enlarged) << "the click also went back to the grid";
+}
+
+// The neuron view takes the Overview's place beside the Heads panel, never over the Export panel; a map kind of one
+// map per layer (rollout) shows why there is no head's score to take apart instead of the cell shown before, and
+// the cell comes back with the attention maps.
+TEST_F(ModelViewsTest, TheNeuronViewLeavesTheExportPanelInSightAndFollowsTheMapKind) {
+  App& app = MakeApp(kTwice);
+  Frames(4);
+  Click("heads.view_grid");
+  Frames(1);
+  ASSERT_NE(app.dump.Find("heads.map.1"), nullptr);
+  Click("heads.map.1");
+  Frames(2);
+  ASSERT_TRUE(app.views.neuron.open);
+  const WidgetDump::Widget* neuron = app.dump.Find("panel.Neuron");
+  const WidgetDump::Widget* exporter = app.dump.Find("panel.Export");
+  ASSERT_NE(neuron, nullptr);
+  ASSERT_NE(exporter, nullptr);
+  const bool overlap = neuron->x0 < exporter->x1 && exporter->x0 < neuron->x1 && neuron->y0 < exporter->y1 &&
+                       exporter->y0 < neuron->y1;
+  EXPECT_FALSE(overlap) << "neuron [" << neuron->x0 << ", " << neuron->y0 << ", " << neuron->x1 << ", " << neuron->y1
+                        << "] export [" << exporter->x0 << ", " << exporter->y0 << ", " << exporter->x1 << ", "
+                        << exporter->y1 << "]";
+  EXPECT_EQ(Field("neuron")["error"], "");
+  EXPECT_TRUE(Field("neuron").contains("score"));
+  Click("heads.kind_rollout");
+  Frames(3);
+  EXPECT_EQ(Field("neuron")["error"], UiMessage(Str::kNeuronNoHead).Render());
+  EXPECT_FALSE(Field("neuron").contains("score")) << "the attention cell stayed beside the rollout maps";
+  Click("heads.kind_attention");
+  Frames(3);
+  EXPECT_EQ(Field("neuron")["error"], "");
+  EXPECT_EQ(Field("neuron")["head"], 1);
+  EXPECT_TRUE(Field("neuron").contains("score"));
+}
+
+// A badge whose strongest role scores near what uniform attention scores on the same text (model::NearChance) is
+// grey (the dump says so, with the chance level it was read against), and a line under the grid says what grey
+// means. On 4 tokens chance is high (previous-token 0.36) and some heads' roles hardly clear it.
+TEST_F(ModelViewsTest, OverviewBadgesAtOrBelowChanceAreGreyAndSaySo) {
+  for (const char* text : {"I go home.", kTwice}) {
+    SCOPED_TRACE(text);
+    App& app = MakeApp(text);
+    Frames(6);
+    const model::HeadRoles& roles = app.results.model->roles;
+    ASSERT_EQ((int)roles.chance.size(), roles.n_layer);
+    int grey = 0, cells = 0;
+    for (int l = 0; l < roles.n_layer; ++l)
+      for (int h = 0; h < roles.n_head; ++h) {
+        const WidgetDump::Widget* cell = app.dump.Find("overview.map." + std::to_string(l) + "." + std::to_string(h));
+        ASSERT_NE(cell, nullptr);
+        const json j = json::parse(cell->value_json);
+        const model::RoleScore best = model::StrongestRole(roles.at(l, h));
+        const bool has_chance = best.role != model::HeadRole::kBroad;
+        ASSERT_EQ(j["chance"].is_null(), !has_chance);
+        const bool near = has_chance && model::NearChance(best.score, roles.chance[(size_t)l][best.role]);
+        EXPECT_EQ(j["near_chance"].get<bool>(), near) << l << "." << h;
+        if (has_chance) {
+          EXPECT_NEAR(j["chance"].get<double>(), roles.chance[(size_t)l][best.role], 1e-6);
+        }
+        grey += near, ++cells;
+      }
+    const bool legend = app.dump.Find("overview.badge_chance_legend") != nullptr;
+    EXPECT_EQ(legend, grey > 0) << grey << " of " << cells << " grey";
+    if (std::string(text) == "I go home.") {
+      EXPECT_GT(grey, 0);
+      EXPECT_LT(grey, cells);
+    }
+  }
 }
 
 }  // namespace

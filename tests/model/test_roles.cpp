@@ -388,5 +388,17 @@ TEST(Roles, UniformScoresAreTheUniformMapsScores) {
   EXPECT_EQ(four[HeadRole::kInduction], 0.0f);  // no token repeats
 }
 
+// Near chance: less than a third of the way from the chance level to 1; the same lead counts for more where chance
+// is high (the distance left to 1 is shorter).
+TEST(Roles, NearChanceIsAThirdOfTheWayFromChanceToOne) {
+  EXPECT_TRUE(NearChance(0.42f, 0.36f));   // 0.06 of 0.64 left
+  EXPECT_FALSE(NearChance(0.64f, 0.36f));  // 0.28 of 0.64
+  EXPECT_TRUE(NearChance(0.36f, 0.36f));
+  EXPECT_TRUE(NearChance(0.2f, 0.36f));    // below it
+  EXPECT_TRUE(NearChance(0.39f, 0.10f));   // 0.29 of 0.90
+  EXPECT_FALSE(NearChance(0.41f, 0.10f));
+  EXPECT_FALSE(NearChance(0.91f, 0.85f));  // 0.06 of 0.15
+}
+
 }  // namespace
 }  // namespace attnviz::model

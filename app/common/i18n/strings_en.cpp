@@ -520,6 +520,7 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kOverviewAblatedTip, "ablated (right-click to restore)"},
     {Str::kOverviewDeltaTip, "ablating it: Δ loss {0} nats"},
     {Str::kOverviewDeltaLegend, "colour: the loss change (nats) when the head is ablated; blue: it falls, red: it rises"},
+    {Str::kOverviewBadgeChance, "grey badge: the head's strongest role is near chance (less than a third of the way from what uniform attention scores on this text to 1)"},
     // ---- the neuron view and the other map kinds
     {Str::kMapKindLabel, "Map:"},
     {Str::kMapKindAttention, "Attention"},

@@ -511,6 +511,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kOverviewAblatedTip, "제거됨 (오른쪽 클릭으로 복원)"},
     {Str::kOverviewDeltaTip, "제거하면: Δ 손실 {0} nats"},
     {Str::kOverviewDeltaLegend, "색: 헤드를 제거했을 때의 손실 변화(nats)입니다. 파랑은 감소, 빨강은 증가를 뜻합니다"},
+    {Str::kOverviewBadgeChance, "회색 배지: 가장 강한 역할의 점수가 우연 수준에 가깝습니다(이 텍스트에서 고르게 나눈 어텐션의 점수에서 1까지의 3분의 1에 못 미칩니다)"},
     // ---- the neuron view and the other map kinds
     {Str::kMapKindLabel, "맵:"},
     {Str::kMapKindAttention, "어텐션"},

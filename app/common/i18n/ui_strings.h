@@ -118,6 +118,7 @@ enum class Str : int {
   kLossLine, kLossChange, kLossBaselineUnknown, kLossExplain, kLossMasked, kAblateHead, kRestoreHead, kAblatedHeads,
   kRestoreAll, kScanButton, kScanCancel, kScanProgress, kScanRefused, kScanBase, kScanPartial, kScanColLayer, kScanColHead,
   kScanColLoss, kScanColDelta, kScanColorOverview, kScanOtherWhatIfs, kOverviewAblatedTip, kOverviewDeltaTip, kOverviewDeltaLegend,
+  kOverviewBadgeChance,
   // ---- the neuron view and the other map kinds (rollout, value-weighted)
   kMapKindLabel, kMapKindAttention, kMapKindRollout, kMapKindValueWeighted, kRolloutExplain, kValueWeightedExplain,
   kRolloutPooled, kRolloutRefusedMemory, kValueWeightedMaking, kRolloutMaking, kModelRolloutOf, kValueWeightedOverviewStreamed,
