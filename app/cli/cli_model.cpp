@@ -96,6 +96,8 @@ const char* kModelHelp =
     "  --metric A,B           with --patch-from: logit[A] - logit[B] at the last position (tokens' text or ids)\n"
     "  --ablate-scan          ablate each head once and print the loss it leaves, as CSV: layer, head, loss,\n"
     "                         delta (the loss minus the text's own); --json: as JSON\n"
+    "  --scan-at POS,...      with --ablate-scan: the loss at these positions only (position i predicts token\n"
+    "                         i + 1; 0..n-2), not the mean over the text\n"
     "  --neuron L:H:I:J       print how query token I meets key token J in head H of layer L: q, k (for RoPE\n"
     "                         models also before the rotation, for q/k-norm models before the norms), q*k\n"
     "                         per dimension, the score, scale, logit\n"
@@ -139,6 +141,8 @@ struct ModelArgs {
   std::vector<const MapKindInfo*> kinds;
   std::string first_kind_option;  // the first --kind or alias given, named when --dump is missing
   bool ablate_scan = false;             // --ablate-scan
+  std::string scan_at;                  // --scan-at POS,... (checked against the tokens in CheckRun)
+  bool scan_at_set = false;
   // Issue 41: the loss of each next token, the logit lens (core/model/lens.h)
   bool token_loss = false;              // --token-loss
   bool logit_lens = false;              // --logit-lens K
@@ -215,6 +219,7 @@ Status CheckArgs(const ModelArgs& args) {
       !a->attribute_set && !a->patch_set)
     return AppError(AppMsgId::kJsonNeedsRoles, {});
   if (a->ablate_mode_set && a->ablated.empty()) return AppError(AppMsgId::kAblateModeNeedsAblate, {});
+  if (a->scan_at_set && !a->ablate_scan) return AppError(AppMsgId::kScanAtNeedsScan, {});
   {  // one table on stdout at a time
     std::vector<std::string> outputs;
     if (a->roles) outputs.push_back("--roles");
@@ -334,8 +339,12 @@ Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help)
       st = take(&v);
       if (st.ok() && !ParseColonInts(v, 4, a->neuron_at)) st = AppError(AppMsgId::kNeuronSpec, {CappedValue(v)});
       a->neuron = true;
-    } else if (arg == "--ablate-scan") a->ablate_scan = true;
-    else if (const MapKindInfo* alias = KindOfAlias(arg)) AddKind(a, alias, arg);
+    } else if (arg == "--ablate-scan") {
+      a->ablate_scan = true;
+    } else if (arg == "--scan-at") {
+      st = take(&a->scan_at);
+      a->scan_at_set = true;
+    } else if (const MapKindInfo* alias = KindOfAlias(arg)) AddKind(a, alias, arg);
     else if (arg == "--kind") {
       std::string list;
       if (Status s = take(&list); !s) return s;
@@ -555,7 +564,10 @@ std::string LensLayerTable(const model::LensLayer& layer, const std::vector<toke
 
 // The scan as CSV (layer, head, loss, delta) or JSON {"base_loss", "heads": [{"layer", "head", "loss", "delta"}]}.
 std::string AblationScanText(const model::AblationScan& scan, int n_head, bool json) {
-  std::string out = json ? "{\"base_loss\": " + JsonNumber(scan.base_loss) + ", \"heads\": [" : "layer,head,loss,delta\n";
+  std::string at;
+  for (int i : scan.loss_at) at += (at.empty() ? "" : ", ") + std::to_string(i);
+  std::string out = json ? "{\"loss_at\": [" + at + "], \"base_loss\": " + JsonNumber(scan.base_loss) + ", \"heads\": ["
+                         : "layer,head,loss,delta\n";
   for (size_t i = 0; i < scan.loss.size(); ++i) {
     const std::string l = std::to_string(i / n_head), h = std::to_string(i % n_head);
     const std::string loss = JsonNumber(scan.loss[i]), delta = JsonNumber(scan.loss[i] - scan.base_loss);
@@ -640,6 +652,7 @@ struct CheckedRun {
   ModelWhatIfs what_ifs;
   model::RunOptions options;
   std::vector<int> predict_at;
+  std::vector<int> scan_at;  // --scan-at: positions 0..n-2
 };
 
 Result<CheckedRun> CheckRun(const ModelArgs& a, const ModelFolder& folder, const std::vector<tokenize::Token>& tokens) {
@@ -698,6 +711,11 @@ Result<CheckedRun> CheckRun(const ModelArgs& a, const ModelFolder& folder, const
                                                                      " of every layer", MemoryText(need),
                                                                      MemoryText((double)MemoryLimitBytes()),
                                                                      std::to_string(tokens.size())}));
+  }
+  if (a.scan_at_set) {  // positions 0..n-2 (the last token predicts nothing), checked before the scan's long run
+    Result<std::vector<int>> at = ParseLayerList(a.scan_at, std::max(1, (int)tokens.size() - 1));
+    if (!at) return Status::Prefixed(MsgId::kPrefixContext, {"--scan-at"}, at.status());
+    run.scan_at = std::move(*at);
   }
   if (a.neuron)
     if (Status s = model::CheckNeuron(c, (int)tokens.size(), a.neuron_at[0], a.neuron_at[1], a.neuron_at[2], a.neuron_at[3]); !s)
@@ -774,7 +792,7 @@ Result<std::string> OutputTable(const ModelArgs& a, const ModelFolder& folder, c
     model::RunOptions scan_options = run.options;
     scan_options.row_figures = false;
     scan_options.caller_bytes = 0;
-    auto scan = model::ScanHeadAblations(*folder.model, ids, scan_options);
+    auto scan = model::ScanHeadAblations(*folder.model, ids, scan_options, run.scan_at);
     if (!scan) return scan.status();
     table = AblationScanText(*scan, folder.model->config().n_head, a.json);
   }

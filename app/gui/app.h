@@ -103,7 +103,7 @@ class App {
   void SetHeadAblated(int layer, int head, bool ablated);
   void RestoreAllHeads() { views.model.ablated.clear(); }
   // Scans the latest model request (its folder, text, what-ifs and ablations) in the background.
-  void StartAblationScan();
+  void StartAblationScan(std::vector<int> loss_at = {});
   // The last scan when it is of the shown model result's folder and text, else null.
   std::shared_ptr<const AblationScanResult> ShownScan() const;
   std::unique_ptr<AblationScanJob> scans;

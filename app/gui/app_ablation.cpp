@@ -14,8 +14,8 @@ void App::SetHeadAblated(int layer, int head, bool ablated) {
   if (ablated) a.push_back({layer, head});
 }
 
-void App::StartAblationScan() {
-  if (model_submitted_) scans->Start(last_model_request_);
+void App::StartAblationScan(std::vector<int> loss_at) {
+  if (model_submitted_) scans->Start(last_model_request_, std::move(loss_at));
 }
 
 std::shared_ptr<const AblationScanResult> App::ShownScan() const {

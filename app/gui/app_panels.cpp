@@ -22,7 +22,7 @@ class AppVerbs final : public PanelVerbs {
   }
   void SetHeadAblated(int layer, int head, bool ablated) override { app_.SetHeadAblated(layer, head, ablated); }
   void RestoreAllHeads() override { app_.RestoreAllHeads(); }
-  void StartAblationScan() override { app_.StartAblationScan(); }
+  void StartAblationScan(std::vector<int> loss_at) override { app_.StartAblationScan(std::move(loss_at)); }
   void CancelAblationScan() override { app_.scans->Stop(); }  // the heads done stay shown
   void StartExport(const std::string& path, std::function<Status()> job) override {
     app_.StartExport(path, std::move(job));

@@ -9,6 +9,7 @@
 #include "i18n/localized.h"
 #include "io/json.h"
 #include "model/predict.h"
+#include "model_folder.h"
 #include "panel_util.h"
 #include "widgets.h"
 
@@ -114,8 +115,17 @@ void DrawAblationControls(PanelContext& ctx) {
     ImGui::ProgressBar(fraction, ImVec2(ImGui::GetContentRegionAvail().x * 0.6f, 0), progress.c_str());
     ImGui::SameLine();
     if (widget::SmallButton(dump, Str::kScanCancel, "model.scan_cancel")) ctx.verbs.CancelAblationScan();
-  } else if (widget::Button(dump, Str::kScanButton, "model.scan")) {
-    ctx.verbs.StartAblationScan();
+  } else {
+    // Where the loss is read: "where does ablating this head hurt" at the tokens that matter, or the mean.
+    const int n = ctx.results.model ? (int)ctx.results.model->tokens.size() : 0;
+    widget::InputTextWithHint(dump, Str::kScanAt, "model.scan_at", Tr(Str::kScanAtHint), &ctx.views.model.scan_at);
+    if (widget::Button(dump, Str::kScanButton, "model.scan")) {
+      Result<std::vector<int>> at = ParseLayerList(ctx.views.model.scan_at, std::max(1, n - 1));
+      ctx.views.model.scan_at_error = at ? UiMessage() : UiMessage(Status::Prefixed(MsgId::kPrefixContext,
+                                                                                      {std::string(Tr(Str::kScanAt))}, at.status()));
+      if (at) ctx.verbs.StartAblationScan(std::move(*at));
+    }
+    if (!ctx.views.model.scan_at_error.empty()) ErrorText(ctx.views.model.scan_at_error.Render());
   }
   std::shared_ptr<const AblationScanResult> scan = ctx.verbs.ShownScan();
   std::string error, top = "[";
@@ -124,6 +134,11 @@ void DrawAblationControls(PanelContext& ctx) {
   } else if (scan && ctx.results.model) {
     if (scan->request != ctx.results.model->request) DimText(Tr(Str::kScanOtherWhatIfs));
     DimText(Trf(Str::kScanBase, {FormatNumber(scan->scan.base_loss, "%.4f")}));
+    if (!scan->scan.loss_at.empty()) {
+      std::string at;
+      for (int i : scan->scan.loss_at) at += (at.empty() ? "" : ", ") + std::to_string(i);
+      DimText(Trf(Str::kScanAtShown, {at}));
+    }
     if (!scan->scan.complete)
       DimText(Trf(Str::kScanPartial, {std::to_string(scan->scan.heads_done), std::to_string(scan->scan.loss.size())}));
     widget::Checkbox(dump, Str::kScanColorOverview, "model.scan_color", &ctx.views.model.color_by_delta);
@@ -134,11 +149,16 @@ void DrawAblationControls(PanelContext& ctx) {
              ", " + JsonNumber(h.delta) + "]";
     }
   }
+  std::string loss_at = "[";
+  if (scan)
+    for (int i : scan->scan.loss_at) loss_at += (loss_at.size() > 1 ? ", " : "") + std::to_string(i);
   dump.SetField("ablation_scan", "{\"busy\": " + BoolJson(ctx.verbs.AblationScanBusy()) + ", \"progress\": " + JsonString(progress) +
                                      ", \"error\": " + JsonString(error) + ", \"base_loss\": " +
                                      (scan && scan->status.ok() ? JsonNumber(scan->scan.base_loss) : "null") +
                                      ", \"heads_done\": " + (scan ? std::to_string(scan->scan.heads_done) : "0") +
                                      ", \"complete\": " + BoolJson(scan && scan->scan.complete) +
+                                     ", \"loss_at\": " + loss_at + "]" +
+                                     ", \"at_error\": " + JsonString(ctx.views.model.scan_at_error.Render()) +
                                      ", \"top\": " + top + "]}");
 }
 

@@ -53,7 +53,8 @@ class PanelVerbs {
   virtual void OpenNeuronView(int head, int display_i, int display_j) = 0;
   virtual void SetHeadAblated(int layer, int head, bool ablated) = 0;
   virtual void RestoreAllHeads() = 0;
-  virtual void StartAblationScan() = 0;
+  // loss_at: the positions whose next-token loss ranks the heads (empty: the mean over every position).
+  virtual void StartAblationScan(std::vector<int> loss_at) = 0;
   virtual void CancelAblationScan() = 0;
   // Runs an export job on a background thread; the App reports "Wrote PATH" or the error.
   virtual void StartExport(const std::string& path, std::function<Status()> job) = 0;

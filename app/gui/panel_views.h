@@ -80,6 +80,8 @@ struct ModelPanelView {
   model::AblateMode ablate_mode = model::AblateMode::kZero;  // what every ablated head outputs (sent with them)
   int pinned_position = -1;      // the token position whose predictions stay shown; -1 = none
   bool color_by_delta = false;   // the Overview's cells coloured by the ablation scan's delta loss
+  std::string scan_at;           // the scan's loss positions as typed ("" = every position)
+  UiMessage scan_at_error;       // why the last Start refused them
 };
 
 // The Dictionary tab's table (seed g): rows of key and value text, a query and a temperature.

@@ -353,6 +353,9 @@ constexpr const char* kEnglish[] = {
     "(--patch-from) has {0}, the corrupted text has {1}",
     "the clean and the corrupted run give the same metric ({0}): the patched share (patched - corrupted) / "
     "(clean - corrupted) would divide by zero; choose texts or tokens A,B the two runs tell apart",
+    "the scan's loss at position {0}: out of range, allowed 0..{1} (position i is the loss of predicting token "
+    "i + 1; the last token predicts nothing)",
+    "the scan's loss at position {0}: the position is given twice",
     // GGUF files of the newer families
     "'{0}' is set, and attnviz does not build what it describes",
 };

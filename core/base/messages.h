@@ -348,6 +348,8 @@ enum class MsgId : int {
   kAttributionPostNorm,      // {0} model_type
   kPatchTokenCounts,         // {0} clean tokens, {1} corrupted tokens
   kPatchNoDifference,        // {0} the metric of both runs
+  kScanPositionRange,        // {0} position, {1} the last position with a next token
+  kScanPositionTwice,        // {0} position
   // ---- GGUF files of the newer families (core/model/arch/*.cpp GgufArchitecture::read_keys)
   kGgufNotBuilt,             // {0} key or tensor
   kCount,

@@ -372,12 +372,32 @@ class HiddenSink : public LayerSink {
 
 }  // namespace
 
-Result<AblationScan> ScanHeadAblations(const Model& model, const std::vector<int>& ids, const RunOptions& base) {
+namespace {
+
+// The mean of -log p(next) over `at` (every position when empty); at: checked by ScanHeadAblations.
+double MeanLossAt(const Predictions& p, const std::vector<int>& at) {
+  if (at.empty()) return p.loss;
+  double sum = 0;
+  for (int i : at) sum -= p.next_log_prob[(size_t)i];
+  return sum / (double)at.size();
+}
+
+}  // namespace
+
+Result<AblationScan> ScanHeadAblations(const Model& model, const std::vector<int>& ids, const RunOptions& base,
+                                       const std::vector<int>& loss_at) {
   const ModelConfig& c = model.config();
   if (!HasLmHead(model)) return Status::Error(MsgId::kNoLmHead, {c.model_type});
   if (!PredictsNextToken(c) || ids.size() < 2)
     return Status::Error("the ablation scan ranks heads by the next-token loss: it needs a model that predicts the "
                          "next token and at least 2 tokens");
+  std::vector<bool> seen(ids.size() - 1, false);
+  for (int i : loss_at) {
+    if (i < 0 || i > (int)ids.size() - 2)
+      return Status::Error(MsgId::kScanPositionRange, {std::to_string(i), std::to_string(ids.size() - 2)});
+    if (seen[(size_t)i]) return Status::Error(MsgId::kScanPositionTwice, {std::to_string(i)});
+    seen[(size_t)i] = true;
+  }
   const size_t per = ids.size() * (size_t)c.d_model;
   const std::vector<int> last = {(int)ids.size() - 1};  // top-k of one position: the loss is what is wanted
   // 1. The base run: every block's residual stream, no maps.
@@ -393,7 +413,8 @@ Result<AblationScan> ScanHeadAblations(const Model& model, const std::vector<int
   auto p = Predict(model, all.hidden.data() + (size_t)c.n_layer * per, ids, 1, last);
   if (!p) return p.status();
   AblationScan scan;
-  scan.base_loss = p->loss;
+  scan.loss_at = loss_at;
+  scan.base_loss = MeanLossAt(*p, loss_at);
   scan.loss.assign(total, std::numeric_limits<double>::quiet_NaN());
   // 2. Each head: resume at its layer from the base stream, with that head ablated too. A cancel keeps the heads
   //    done.
@@ -409,7 +430,7 @@ Result<AblationScan> ScanHeadAblations(const Model& model, const std::vector<int
       if (!s) return s;
       auto q = Predict(model, one.hidden.data() + (size_t)c.n_layer * per, ids, 1, last);
       if (!q) return q.status();
-      scan.loss[(size_t)l * c.n_head + h] = q->loss;
+      scan.loss[(size_t)l * c.n_head + h] = MeanLossAt(*q, loss_at);
       base.control.Report("heads", ++scan.heads_done, total);
     }
   scan.complete = true;

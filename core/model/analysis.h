@@ -134,15 +134,20 @@ class PooledRolloutRows {
 // block. Progress ("heads", done, n_layer * n_head) from the start (the base run is head 0 of them). Cancelled
 // through base.control: during the base run Status::Cancelled(); later the heads done so far come back, the others
 // NaN, with `complete` false (a long scan cancelled keeps what it paid for).
-// Errors: a model that predicts no next token (bert) or has no LM head, fewer than 2 tokens, RunModel's.
+// loss_at: the positions whose next-token loss is averaged (i predicts ids[i + 1], each in 0..n-2, any order, each
+// once): "where does ablating this head hurt" at the tokens chosen; empty: every position (the mean loss).
+// Errors: a model that predicts no next token (bert) or has no LM head, fewer than 2 tokens, a loss_at position out
+// of range or repeated (kScanPositionRange, kScanPositionTwice), RunModel's.
 struct AblationScan {
+  std::vector<int> loss_at;   // as asked (empty: every position)
   double base_loss = 0;       // with base's options only
   std::vector<double> loss;   // [n_layer, n_head]: with that head ablated too; NaN for a head not scanned
   size_t heads_done = 0;      // the heads whose loss is there
   bool complete = false;      // every head scanned (false: cancelled part way)
   bool Done(size_t index) const { return index < loss.size() && !std::isnan(loss[index]); }
 };
-Result<AblationScan> ScanHeadAblations(const Model& model, const std::vector<int>& ids, const RunOptions& base = {});
+Result<AblationScan> ScanHeadAblations(const Model& model, const std::vector<int>& ids, const RunOptions& base = {},
+                                       const std::vector<int>& loss_at = {});
 
 // out: [rows, n] = probs [rows, n] * scale [n] (each column j times scale[j]: one head's value-weighted rows from
 // its norms). out may be probs.

@@ -28,7 +28,7 @@ std::vector<RankedHead> RankHeads(const model::AblationScan& scan, int n_head) {
 
 AblationScanJob::AblationScanJob(std::function<void()> on_change, std::function<void(size_t)> on_head)
     : on_head_(std::move(on_head)),
-      queue_("scanning head ablations", [this](const ModelRequest& r, const Queue::Job& job) { return Scan(r, job); },
+      queue_("scanning head ablations", [this](const ScanRequest& r, const Queue::Job& job) { return Scan(r, job); },
              std::move(on_change)) {}
 
 void AblationScanJob::Cancel() {
@@ -57,7 +57,8 @@ AblationScanProgress AblationScanJob::progress() const {
   return out;
 }
 
-std::shared_ptr<AblationScanResult> AblationScanJob::Scan(const ModelRequest& request, const Queue::Job& job) {
+std::shared_ptr<AblationScanResult> AblationScanJob::Scan(const ScanRequest& scan_request, const Queue::Job& job) {
+  const ModelRequest& request = scan_request;
   if (job.generation() <= cancelled_upto_.load() || job.generation() <= stopped_upto_.load()) return nullptr;
   auto result = std::make_shared<AblationScanResult>();
   result->generation = job.generation();
@@ -76,7 +77,7 @@ std::shared_ptr<AblationScanResult> AblationScanJob::Scan(const ModelRequest& re
       if (progress) progress(stage, done, total);
       if (std::string(stage) == "heads" && done > 0) on_head_(done);
     };
-  auto scan = model::ScanHeadAblations(*folder.model, prepared->ids, options);
+  auto scan = model::ScanHeadAblations(*folder.model, prepared->ids, options, scan_request.loss_at);
   if (scan.status().cancelled()) return nullptr;
   if (!scan) {
     result->status = scan.status();

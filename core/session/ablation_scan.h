@@ -22,9 +22,16 @@ struct RankedHead {
   double loss = 0, delta = 0;
 };
 
+// What a scan runs on: the shown run's request, and where its loss is read (model::ScanHeadAblations's loss_at:
+// positions i predicting token i + 1; empty: the mean over every position). A failed scan's result keeps the
+// ModelRequest part.
+struct ScanRequest : ModelRequest {
+  std::vector<int> loss_at;
+};
+
 struct AblationScanResult {
   uint64_t generation = 0;
-  ModelRequest request;  // the folder, text and what-ifs the scan ran on
+  ModelRequest request;  // the folder, text and what-ifs the scan ran on (scan.loss_at: where it read the loss)
   Status status;
   model::AblationScan scan;       // loss [n_layer * n_head], layer-major (scan.complete false: cancelled part way)
   int n_layer = 0, n_head = 0;
@@ -53,7 +60,9 @@ class AblationScanJob {
   // on_change (tests): called on the job's thread after every submission and finished scan; on_head (tests): after
   // each head of a running scan, with the number done.
   explicit AblationScanJob(std::function<void()> on_change = {}, std::function<void(size_t)> on_head = {});
-  void Start(const ModelRequest& request) { queue_.Submit(request); }
+  void Start(const ModelRequest& request, std::vector<int> loss_at = {}) {
+    queue_.Submit(ScanRequest{request, std::move(loss_at)});
+  }
   // Stops the running scan and drops one still waiting (its run returns at once, never published).
   void Cancel();
   // The user's Cancel: the same, but the heads the running scan finished are published (AblationScan::complete
@@ -68,8 +77,8 @@ class AblationScanJob {
   bool WaitIdle(double seconds) const { return queue_.WaitIdle(seconds); }
 
  private:
-  using Queue = LatestWins<ModelRequest, AblationScanResult>;
-  std::shared_ptr<AblationScanResult> Scan(const ModelRequest& request, const Queue::Job& job);
+  using Queue = LatestWins<ScanRequest, AblationScanResult>;
+  std::shared_ptr<AblationScanResult> Scan(const ScanRequest& scan_request, const Queue::Job& job);
   // A scan of `generation` cut short: shown only when Stop() ended it and no newer request or Cancel() came since.
   bool KeepsPartial(uint64_t generation) const;
   // Scans of this generation or older were cancelled: LatestWins cancels only a running request, and a Start just

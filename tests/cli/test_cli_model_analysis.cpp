@@ -271,6 +271,41 @@ TEST_P(CliAnalysis, AblateScanMatchesTorch) {
   EXPECT_EQ((size_t)std::count(csv.out.begin(), csv.out.end(), '\n'), got["heads"].size() + 1);
 }
 
+// --scan-at: the heads ranked by the loss at those positions, each the mean of --token-loss's losses there (without
+// and with that head ablated); the positions echo in the JSON; a position past n - 2 or --scan-at without
+// --ablate-scan is refused before anything runs.
+TEST(CliScanAt, RanksByTheLossAtTheChosenPositions) {
+  Fixture f("llama");
+  const int n = (int)f.analysis()["ids"].size();
+  const std::string at = "1," + std::to_string(n - 2);
+  CliResult r = f.Run({"--ablate-scan", "--scan-at", at, "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json got = json::parse(r.out);
+  EXPECT_EQ(got["loss_at"], json::array({1, n - 2}));
+  auto mean_at = [&](std::vector<std::string> extra) {
+    extra.insert(extra.end(), {"--token-loss", "--json"});
+    CliResult t = f.Run(extra);
+    EXPECT_EQ(t.code, 0) << t.err;
+    const json p = json::parse(t.out)["positions"];
+    return (p[1]["loss"].get<double>() + p[n - 2]["loss"].get<double>()) / 2;
+  };
+  EXPECT_NEAR(got["base_loss"].get<double>(), mean_at({}), 1e-5);
+  ASSERT_GT(got["heads"].size(), 1u);
+  EXPECT_EQ(got["heads"][1]["layer"], 0);
+  EXPECT_EQ(got["heads"][1]["head"], 1);
+  EXPECT_NEAR(got["heads"][1]["loss"].get<double>(), mean_at({"--ablate", "0:1"}), 1e-5);
+  CliResult whole = f.Run({"--ablate-scan", "--json"});
+  ASSERT_EQ(whole.code, 0) << whole.err;
+  EXPECT_NE(json::parse(whole.out)["base_loss"].get<double>(), got["base_loss"].get<double>());
+  CliResult past = f.Run({"--ablate-scan", "--scan-at", std::to_string(n - 1)});
+  EXPECT_EQ(past.code, 2);
+  EXPECT_NE(past.err.find("--scan-at"), std::string::npos) << past.err;
+  EXPECT_NE(past.err.find(std::to_string(n - 2)), std::string::npos) << past.err;
+  CliResult alone = f.Run({"--scan-at", "1"});
+  EXPECT_EQ(alone.code, 2);
+  EXPECT_NE(alone.err.find("--scan-at goes with --ablate-scan"), std::string::npos) << alone.err;
+}
+
 INSTANTIATE_TEST_SUITE_P(Models, CliAnalysis,
                          ::testing::Values("gpt2", "gpt2_f16", "bert", "bert_legacy", "llama", "qwen2", "mistral_sharded",
                                            "gpt_neox", "gpt_neox_seq_bf16", "phi3", "phi3_partial_f16", "roberta",

@@ -305,5 +305,35 @@ TEST_F(ModelViewsTest, OverviewBadgesAtOrBelowChanceAreGreyAndSaySo) {
   }
 }
 
+// The scan ranks the heads by the loss at the positions typed beside its button: its base loss is the mean of those
+// tokens' own losses in the shown run, the panel says where it read them; a position past n - 2 is refused in the
+// panel (its range named) and starts nothing.
+TEST_F(ModelViewsTest, TheScanReadsTheLossAtThePositionsTyped) {
+  App& app = MakeApp(kTwice);
+  ImGui::GetIO().DisplaySize = ImVec2(1280, 2400);  // a tall screen: the scan's button in sight, no scrolling
+  Frames(4);
+  ASSERT_TRUE(app.results.model && app.results.model->predictions);
+  const std::vector<double>& lp = app.results.model->predictions->next_log_prob;
+  const int n = (int)app.results.model->tokens.size();
+  ASSERT_GT(n, 16);
+  app.views.model.scan_at = "14, 3";
+  Click("model.scan");
+  ASSERT_TRUE(app.scans->WaitIdle(60));
+  Frames(2);
+  ASSERT_TRUE(app.ShownScan());
+  EXPECT_EQ(app.ShownScan()->scan.loss_at, (std::vector<int>{14, 3}));
+  EXPECT_NEAR(app.ShownScan()->scan.base_loss, -(lp[14] + lp[3]) / 2, 1e-6);
+  EXPECT_EQ(Field("ablation_scan")["loss_at"], json::array({14, 3}));
+  EXPECT_EQ(Field("ablation_scan")["at_error"], "");
+  const uint64_t generation = app.ShownScan()->generation;
+  app.views.model.scan_at = std::to_string(n - 1);
+  Click("model.scan");
+  Frames(2);
+  const std::string error = Field("ablation_scan")["at_error"];
+  EXPECT_NE(error.find(std::to_string(n - 2)), std::string::npos) << error;
+  ASSERT_TRUE(app.scans->WaitIdle(10));
+  EXPECT_EQ(app.ShownScan()->generation, generation) << "a refused list started a scan";
+}
+
 }  // namespace
 }  // namespace attnviz

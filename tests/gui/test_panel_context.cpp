@@ -43,7 +43,7 @@ class RecordingVerbs : public PanelVerbs {
   void OpenNeuronView(int, int, int) override {}
   void SetHeadAblated(int, int, bool) override {}
   void RestoreAllHeads() override {}
-  void StartAblationScan() override {}
+  void StartAblationScan(std::vector<int>) override {}
   void CancelAblationScan() override {}
   void StartExport(const std::string& path, std::function<Status()> job) override {
     exports.push_back(path);

@@ -11,6 +11,7 @@
 
 #include "io/npy.h"
 #include "model/analysis.h"
+#include "model/lens.h"
 #include "model/predict.h"
 #include "model/run.h"
 #include "test_util.h"
@@ -367,6 +368,45 @@ TEST(AblationScanCancel, KeepsTheHeadsDoneBeforeTheCancel) {
   cancel = true;  // before the base run: nothing to keep
   auto none = ScanHeadAblations(**model, ids, o);
   EXPECT_TRUE(none.status().cancelled());
+}
+
+// The loss at chosen positions: the base and each head's loss are the mean of those positions' own next-token
+// losses (TokenLosses of the same run), in any order; a position past n - 2 or given twice is refused by name.
+TEST(AblationScanAt, LossAtChosenPositionsIsTheMeanOfTheirTokenLosses) {
+  auto model = LoadModel(FixtureDir("llama"));
+  ASSERT_TRUE(model.ok()) << model.message();
+  const std::vector<int> ids = ReadAnalysis("llama")["ids"].get<std::vector<int>>();
+  const ModelConfig& c = (*model)->config();
+  const int n = (int)ids.size();
+  ASSERT_GE(n, 5);
+  const std::vector<int> at = {n - 2, 1};
+  auto scan = ScanHeadAblations(**model, ids, {}, at);
+  ASSERT_TRUE(scan.ok()) << scan.message();
+  EXPECT_EQ(scan->loss_at, at);
+  auto mean_at = [&](const RunOptions& o) {
+    auto run = RunModel(**model, ids, o);
+    EXPECT_TRUE(run.ok());
+    auto losses = TokenLosses(**model, run->hidden.data.data() + (size_t)c.n_layer * n * c.d_model, ids);
+    EXPECT_TRUE(losses.ok());
+    return ((*losses)[(size_t)at[0]].loss + (*losses)[(size_t)at[1]].loss) / 2;
+  };
+  EXPECT_NEAR(scan->base_loss, mean_at({}), 1e-6);
+  RunOptions last;
+  last.ablate = {{c.n_layer - 1, c.n_head - 1}};
+  EXPECT_NEAR(scan->loss.back(), mean_at(last), 1e-6);
+  RunOptions first;
+  first.ablate = {{0, 0}};
+  EXPECT_NEAR(scan->loss.front(), mean_at(first), 1e-6);
+  auto whole = ScanHeadAblations(**model, ids);
+  ASSERT_TRUE(whole.ok());
+  EXPECT_NE(whole->base_loss, scan->base_loss);  // the positions chosen are not the mean
+  auto past = ScanHeadAblations(**model, ids, {}, {n - 1});
+  ASSERT_FALSE(past.ok());
+  EXPECT_NE(past.message().find("position " + std::to_string(n - 1)), std::string::npos) << past.message();
+  EXPECT_NE(past.message().find("0.." + std::to_string(n - 2)), std::string::npos) << past.message();
+  auto twice = ScanHeadAblations(**model, ids, {}, {1, 1});
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.message().find("twice"), std::string::npos) << twice.message();
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, Analysis, ::testing::ValuesIn(testing::AllFixtures()),

@@ -66,6 +66,7 @@ constexpr const char* kEnglish[] = {
     "--metric: '{0}' is not A,B (two tokens, each a token's text or id)",
     "--patch-from CLEAN goes with --metric A,B (the logit difference it measures), and --metric with --patch-from",
     "{0} runs the model as it is: the what-ifs (--ablate, --no-scale, --temperature, ...) do not go with it",
+    "--scan-at goes with --ablate-scan (the positions whose loss ranks the heads)",
 };
 constexpr int kAppCount = (int)AppMsgId::kCount - (int)MsgId::kAppFirst;
 static_assert(std::size(kEnglish) == (size_t)kAppCount, "app_messages.cpp: one English template per AppMsgId");

@@ -65,6 +65,7 @@ enum class AppMsgId : int {
   kMetricSpec,                // {0} the value
   kPatchNeedsMetric,
   kWhatIfWithAttribution,     // {0} option
+  kScanAtNeedsScan,
   kCount
 };
 

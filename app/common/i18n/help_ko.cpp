@@ -152,6 +152,8 @@ const char* kModelHelpKo =
     "  --metric A,B           --patch-from과 함께: 마지막 위치에서 A의 로짓 - B의 로짓 (토큰의 글자나 id)\n"
     "  --ablate-scan          헤드를 하나씩 제거해 보고 남는 손실을 CSV로 출력합니다: layer, head, loss,\n"
     "                         delta (원래 손실과의 차이); --json: JSON으로\n"
+    "  --scan-at POS,...      --ablate-scan과 함께: 텍스트 전체의 평균이 아니라 이 위치들의 손실만 봅니다\n"
+    "                         (위치 i는 토큰 i + 1을 예측합니다; 0..n-2)\n"
     "  --neuron L:H:I:J       층 L 헤드 H 에서 쿼리 토큰 I 가 키 토큰 J 를 만나는 방식: q, k (RoPE 모델은\n"
     "                         회전 전도, q/k 노름 모델은 노름 전도), 차원마다 q*k, 점수, 스케일, 로짓,\n"
     "                         확률; --json: JSON으로\n"

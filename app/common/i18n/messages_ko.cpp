@@ -339,6 +339,8 @@ constexpr MessageEntry kMessagesKo[] = {
     {MsgId::kAttributionPostNorm, "직접 로짓 기여도는 잔차 스트림을 로짓으로 더해지는 부분들로 나누는데, 이 {0} 모델에는 그런 부분이 없습니다: 매 하위 층 뒤에 스트림을 다시 정규화하고 비선형 마스크 언어 모델 헤드로 예측합니다. 정규화가 하위 층 앞에 있고 다음 토큰을 예측하는 모델에서 쓸 수 있습니다"},
     {MsgId::kPatchTokenCounts, "활성값 패칭에는 깨끗한 글과 오염된 글의 토큰 수가 같아야 합니다: 깨끗한 글(--patch-from)은 {0}개, 오염된 글은 {1}개입니다"},
     {MsgId::kPatchNoDifference, "깨끗한 실행과 오염된 실행의 지표가 같습니다({0}): 패칭 비율 (패칭 - 오염) / (깨끗 - 오염)이 0으로 나누게 됩니다. 두 실행이 구별하는 글이나 토큰 A,B를 고르십시오"},
+    {MsgId::kScanPositionRange, "스캔의 손실 위치 {0}: 범위를 벗어났습니다. 허용 범위는 0..{1}입니다(위치 i는 토큰 i + 1을 예측하는 손실이며, 마지막 토큰은 아무것도 예측하지 않습니다)"},
+    {MsgId::kScanPositionTwice, "스캔의 손실 위치 {0}: 같은 위치가 두 번 주어졌습니다"},
 };
 // The programs' own messages (i18n/app_messages.h), in AppMsgId order.
 struct AppMessageEntry {
@@ -389,6 +391,7 @@ constexpr AppMessageEntry kAppMessagesKo[] = {
     {AppMsgId::kMetricSpec, "--metric: '{0}' 은(는) A,B 가 아닙니다 (토큰 둘, 각각 토큰의 글자나 id)"},
     {AppMsgId::kPatchNeedsMetric, "--patch-from 은 --metric A,B (재는 로짓 차이)와 함께 쓰고, --metric 은 --patch-from 과 함께 씁니다"},
     {AppMsgId::kWhatIfWithAttribution, "{0} 은(는) 모델을 그대로 실행합니다: 가정 실험(--ablate, --no-scale, --temperature 등)와 함께 쓸 수 없습니다"},
+    {AppMsgId::kScanAtNeedsScan, "--scan-at 은 --ablate-scan 과 함께 씁니다 (헤드의 순위를 매기는 손실의 위치)"},
 };
 static_assert(std::size(kAppMessagesKo) == (size_t)((int)AppMsgId::kCount - (int)MsgId::kAppFirst),
               "messages_ko.cpp: one Korean template per AppMsgId");
