@@ -312,7 +312,7 @@ constexpr const char* kEnglish[] = {
     "key '{0}' = {1} is out of range: allowed {2}..{3}",
     "{0} = {1} but {2} = {3}; attnviz needs them equal",
     "{0} = \"{1}\" is not supported; supported: none, linear",
-    "tensor 'rope_freqs.weight' holds {0} at index {1}; a rope frequency factor must be finite and > 0",
+    "tensor '{2}' holds {0} at index {1}; a rope frequency factor must be finite and > 0",
     "tensor '{0}' in {1} has ne {2} but the metadata needs ne {3} (ne[0] = row length)",
     "missing tensor '{0}' in {1}",
     "tokenizer.ggml.model is \"{0}\"; supported: gpt2 (byte-level BPE), llama (SentencePiece BPE)",

@@ -317,7 +317,7 @@ enum class MsgId : int {
   kGgufKeyRange,             // {0} key, {1} value, {2} lo, {3} hi
   kGgufKeysDiffer,           // {0} key, {1} value, {2} key, {3} value
   kGgufRopeScaling,          // {0} key, {1} value
-  kGgufRopeFreqs,            // {0} value, {1} index
+  kGgufRopeFreqs,            // {0} value, {1} index, {2} tensor
   kGgufTensorShape,          // {0} tensor, {1} file, {2} ne, {3} needed ne
   kGgufTensorMissing,        // {0} tensor, {1} file
   kGgufTokenizerModel,       // {0} model

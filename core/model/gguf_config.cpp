@@ -85,6 +85,22 @@ Status GgufKeys::Bool(const std::string& key, bool fallback, bool* out) const {
   return Status::Ok();
 }
 
+Status ReadRopeFactors(const GgufFile& f, const std::string& name, int n, std::vector<double>* out) {
+  out->clear();
+  const GgufTensor* t = f.FindTensor(name);
+  if (!t) return Status::Ok();
+  const std::vector<int64_t> want = {n};
+  if (t->ne != want)
+    return Status::Error(MsgId::kGgufTensorShape, {t->name, f.path(), NeString(t->ne), NeString(want)});
+  std::vector<float> v((size_t)n);
+  if (Status s = DequantizeTensorRows(f, *t, 0, 1, v.data()); !s) return s;
+  for (size_t j = 0; j < v.size(); ++j)
+    if (!std::isfinite(v[j]) || v[j] <= 0)
+      return Status::ErrorAt(f.path(), MsgId::kGgufRopeFreqs, {Num(v[j]), std::to_string(j), name});
+  out->assign(v.begin(), v.end());
+  return Status::Ok();
+}
+
 namespace {
 
 #define GGUF_TRY(expr)                      \
@@ -93,20 +109,9 @@ namespace {
   } while (0)
 
 // rope_freqs.weight [d_head / 2]: llama.cpp's per-frequency divisors (how convert_hf_to_gguf.py stores llama3
-// scaling); each finite and > 0.
+// scaling).
 Status ReadRopeFreqs(const GgufFile& f, int d_head, RopeScaling* r) {
-  const GgufTensor* t = f.FindTensor("rope_freqs.weight");
-  if (!t) return Status::Ok();
-  const std::vector<int64_t> want = {d_head / 2};
-  if (t->ne != want)
-    return Status::Error(MsgId::kGgufTensorShape, {t->name, f.path(), NeString(t->ne), NeString(want)});
-  std::vector<float> v(d_head / 2);
-  if (Status s = DequantizeTensorRows(f, *t, 0, 1, v.data()); !s) return s;
-  for (size_t j = 0; j < v.size(); ++j)
-    if (!std::isfinite(v[j]) || v[j] <= 0)
-      return Status::ErrorAt(f.path(), MsgId::kGgufRopeFreqs, {Num(v[j]), std::to_string(j)});
-  r->freq_factors.assign(v.begin(), v.end());
-  return Status::Ok();
+  return ReadRopeFactors(f, "rope_freqs.weight", d_head / 2, &r->freq_factors);
 }
 
 Status ReadRopeScaling(const GgufFile& f, const GgufKeys& k, const std::string& a, RopeScaling* r) {

@@ -11,7 +11,7 @@
 //   token_embd), ARCH.rope.scaling.type none | linear + ARCH.rope.scaling.factor (or the older
 //   ARCH.rope.scale_linear), ARCH.attention.sliding_window (where GgufArchitecture::reads_sliding_window).
 // Then the architecture's own keys (GgufArchitecture::read_keys in its family's file: gemma2's soft caps, gptneox's
-// parallel residual, phi3's longrope factors, ...). ARCH.rope.dimension_count may be less than the head width where
+// parallel residual, phi3's longrope factors, gemma3's second rope base and sliding pattern, ...). ARCH.rope.dimension_count may be less than the head width where
 // GgufArchitecture::partial_rotary (phi3, gptneox: ModelConfig::rotary_dim).
 // From the tensors: biases (blk.0.attn_q.bias, attn_output.bias, ffn_up.bias), tied embeddings (no output.weight).
 // rope_freqs.weight [head width / 2] (llama.cpp's per-frequency divisors, its form of llama3 scaling) when present.
@@ -41,6 +41,10 @@ class GgufKeys {
  private:
   const GgufFile& f_;
 };
+
+// A tensor of rope frequency divisors, ne {n}, each finite and > 0 (rope_freqs.weight; phi3's rope_factors_long /
+// rope_factors_short.weight); *out is left empty when the file has no such tensor.
+Status ReadRopeFactors(const GgufFile& f, const std::string& name, int n, std::vector<double>* out);
 
 Result<ModelConfig> GgufModelConfig(const GgufFile& file);
 

@@ -311,7 +311,7 @@ constexpr MessageEntry kMessagesKo[] = {
     {MsgId::kGgufKeyRange, "키 '{0}' = {1}은(는) 범위를 벗어났습니다: 허용 범위 {2}..{3}"},
     {MsgId::kGgufKeysDiffer, "{0} = {1}인데 {2} = {3}입니다; attnviz는 둘이 같아야 합니다"},
     {MsgId::kGgufRopeScaling, "{0} = \"{1}\"은(는) 지원하지 않습니다; 지원: none, linear"},
-    {MsgId::kGgufRopeFreqs, "텐서 'rope_freqs.weight'의 {1}번째 값이 {0}입니다; rope 주파수 배율은 유한하고 0보다 커야 합니다"},
+    {MsgId::kGgufRopeFreqs, "텐서 '{2}'의 {1}번째 값이 {0}입니다; rope 주파수 배율은 유한하고 0보다 커야 합니다"},
     {MsgId::kGgufTensorShape, "{1}의 텐서 '{0}'의 ne 가 {2}이지만 메타데이터에 따르면 ne {3}이어야 합니다 (ne[0] = 행 길이)"},
     {MsgId::kGgufTensorMissing, "{1}에 텐서 '{0}'이(가) 없습니다"},
     {MsgId::kGgufTokenizerModel, "tokenizer.ggml.model 이 \"{0}\"입니다; 지원: gpt2 (바이트 수준 BPE), llama (SentencePiece BPE)"},

@@ -144,14 +144,44 @@ BlockRecipe GemmaRecipe() {
   return r;
 }
 
+// <arch>.attention.sliding_window_pattern as llama.cpp's load_swa_pattern reads it: an array of one flag per layer
+// (nonzero: the layer slides; convert_hf_to_gguf.py writes it from layer_types), or a number n (layer l slides iff n
+// is 0 or l % n < n - 1), else `fallback` as n. The sliding layers get `window`; *sliding says which they are.
+Status ReadSwaPattern(const GgufFile& f, const GgufKeys& k, int fallback, int window, ModelConfig* c,
+                      std::vector<bool>* sliding) {
+  const std::string key = c->model_type + ".attention.sliding_window_pattern";
+  sliding->assign((size_t)c->n_layer, false);
+  const GgufValue* p = f.Find(key);
+  if (p && p->type == GgufValueType::kArray) {
+    if (p->items.size() != (size_t)c->n_layer)
+      return Status::ErrorAt(f.path(), MsgId::kGgufKeysDiffer, {key + " (entries)", std::to_string(p->items.size()),
+                                                                 c->model_type + ".block_count", std::to_string(c->n_layer)});
+    for (size_t l = 0; l < p->items.size(); ++l) {
+      const GgufValue& v = p->items[l];
+      if (v.type != GgufValueType::kBool && !v.is_integer())
+        return Status::ErrorAt(f.path(), MsgId::kGgufKeyType, {key, GgufValueTypeName(v.type), "an array of bools"});
+      (*sliding)[l] = v.u != 0 || v.i != 0;
+    }
+  } else {
+    int pattern = fallback;
+    ATTNVIZ_TRY(k.IntOr(key, 0, kMaxLayers, fallback, &pattern));
+    for (int l = 0; l < c->n_layer; ++l) (*sliding)[(size_t)l] = pattern == 0 || l % pattern < pattern - 1;
+  }
+  c->sliding_window = 0;
+  c->layer_window.assign((size_t)c->n_layer, 0);
+  for (int l = 0; l < c->n_layer; ++l)
+    if ((*sliding)[(size_t)l]) c->layer_window[(size_t)l] = window;
+  return Status::Ok();
+}
+
 // 3. A GGUF file (llama.cpp's gemma2, convert_hf_to_gguf.py's Gemma2Model): every norm written as 1 + w (read back
 // as w: the bind adds the 1 again, exactly for any w > -0.5), no output.weight (llama.cpp always ties the LM head),
 // no q/k permutation, keys gemma2.attn_logit_softcapping (llama.cpp's default 50), gemma2.final_logit_softcapping
-// (30), gemma2.attention.sliding_window (4096) on every other layer from the first (sliding_window_pattern 2).
+// (30), gemma2.attention.sliding_window (4096) on the layers the pattern says (ReadSwaPattern; every other layer from
+// the first when absent).
 // !! The file has no query_pre_attn_scalar: llama.cpp scales by 1/sqrt(head width), or 1/sqrt(d_model / heads) for
 //    a 46-layer model (Gemma 2 27B), which is what every released Gemma 2 has; read so, as llama.cpp runs it.
-// Refused: gemma2.rope.freq_base_swa (a second base on the sliding layers) and a sliding_window_pattern that is
-// not a number.
+// Refused: gemma2.rope.freq_base_swa (a second base on the sliding layers).
 Status ReadGemma2Gguf(const GgufFile& f, const GgufKeys& k, ModelConfig* c) {
   const std::string& a = c->model_type;
   c->activation = Activation::kGeluTanh;
@@ -161,18 +191,10 @@ Status ReadGemma2Gguf(const GgufFile& f, const GgufKeys& k, ModelConfig* c) {
   ATTNVIZ_TRY(k.Double(a + ".attn_logit_softcapping", 1e-6, 1e9, 50.0, &c->attn_softcap));
   ATTNVIZ_TRY(k.Double(a + ".final_logit_softcapping", 1e-6, 1e9, 30.0, &c->final_softcap));
   if (f.Find(a + ".rope.freq_base_swa")) return Status::ErrorAt(f.path(), MsgId::kGgufNotBuilt, {a + ".rope.freq_base_swa"});
-  int window = 0, pattern = 2;
+  int window = 0;
   ATTNVIZ_TRY(k.IntOr(a + ".attention.sliding_window", 1, kMaxPositions, 4096, &window));
-  const GgufValue* p = f.Find(a + ".attention.sliding_window_pattern");
-  if (p && !p->is_integer())
-    return Status::ErrorAt(f.path(), MsgId::kGgufNotBuilt, {a + ".attention.sliding_window_pattern"});
-  ATTNVIZ_TRY(k.IntOr(a + ".attention.sliding_window_pattern", 0, kMaxLayers, 2, &pattern));
-  // llama.cpp's set_swa_pattern: layer l slides iff the pattern is 0 or l % pattern < pattern - 1.
-  c->sliding_window = 0;
-  c->layer_window.assign((size_t)c->n_layer, 0);
-  for (int l = 0; l < c->n_layer; ++l)
-    if (pattern == 0 || l % pattern < pattern - 1) c->layer_window[(size_t)l] = window;
-  return Status::Ok();
+  std::vector<bool> sliding;
+  return ReadSwaPattern(f, k, 2, window, c, &sliding);
 }
 
 GgufArchitecture Gemma2Gguf() {
@@ -194,6 +216,42 @@ GgufArchitecture Gemma2Gguf() {
              {"ffn_down", "mlp.down_proj", R::kDown},
              {"post_ffw_norm", "post_feedforward_layernorm", R::kNorm}};
   a.read_keys = ReadGemma2Gguf;
+  return a;
+}
+
+// A GGUF file of gemma3 (llama.cpp's gemma3, convert_hf_to_gguf.py's Gemma3Model): gemma2's tensors with
+// blk.N.attn_q_norm / attn_k_norm [head width] (1 + w like every norm), TextModel's keys (rope.freq_base for the
+// global layers, rope.freq_base_swa for the sliding ones, default 10000; linear rope.scaling.* on the global layers
+// only, as llama.cpp's sliding layers turn unscaled), gemma3.final_logit_softcapping (none when absent),
+// gemma3.attention.sliding_window (absent or 0: no sliding layer, every layer turns by rope.freq_base) and the
+// pattern as llama.cpp reads it (every 6th layer global when absent). The query scaling as gemma2's (no
+// query_pre_attn_scalar in the file): 1/sqrt(head width), or 1/sqrt(d_model / heads) for a 62-layer model (27B).
+// Refused: gemma3.attn_logit_softcapping (Gemma 3 has none; llama.cpp's gemma3 would not apply it).
+Status ReadGemma3Gguf(const GgufFile& f, const GgufKeys& k, ModelConfig* c) {
+  const std::string& a = c->model_type;
+  c->activation = Activation::kGeluTanh;
+  c->scale_embeddings = true;
+  c->query_pre_attn_scalar = c->n_layer == 62 ? (double)(c->d_model / c->n_head) : (double)c->d_head;
+  if (f.Find(a + ".attn_logit_softcapping"))
+    return Status::ErrorAt(f.path(), MsgId::kGgufNotBuilt, {a + ".attn_logit_softcapping"});
+  ATTNVIZ_TRY(k.Double(a + ".final_logit_softcapping", 0, 1e9, 0.0, &c->final_softcap));
+  int window = 0;
+  ATTNVIZ_TRY(k.IntOr(a + ".attention.sliding_window", 0, kMaxPositions, 0, &window));
+  if (window == 0) return Status::Ok();
+  ATTNVIZ_TRY(k.Double(a + ".rope.freq_base_swa", 1e-6, 1e12, 10000.0, &c->rope_local_theta));
+  std::vector<bool> sliding;
+  ATTNVIZ_TRY(ReadSwaPattern(f, k, 6, window, c, &sliding));
+  c->layer_local_rope = sliding;  // the local base on the sliding layers
+  return Status::Ok();
+}
+
+GgufArchitecture Gemma3Gguf() {
+  using R = GgufTensorName::Role;
+  GgufArchitecture a = Gemma2Gguf();
+  a.name = "gemma3";
+  a.block.insert(a.block.begin() + 5, {{"attn_q_norm", "self_attn.q_norm", R::kQNorm},
+                                       {"attn_k_norm", "self_attn.k_norm", R::kKNorm}});
+  a.read_keys = ReadGemma3Gguf;
   return a;
 }
 
@@ -223,6 +281,7 @@ const Family& Gemma3Family() {
     f.recipe.qk_norm_stage = "the per-head q and k norms (self_attn.q_norm, self_attn.k_norm)";
     f.read_config = ParseGemma3;
     f.bind = BindGemma;
+    f.gguf = {Gemma3Gguf()};
     return f;
   }();
   return family;

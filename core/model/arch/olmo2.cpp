@@ -11,6 +11,7 @@
 #include "model/arch/config_keys.h"
 #include "model/arch/family.h"
 #include "model/binder.h"
+#include "model/gguf_config.h"
 
 namespace attnviz::model {
 namespace {
@@ -59,6 +60,39 @@ Status BindOlmo2(const ModelConfig& c, Binder& b, ModelParams* p) {
   return BindLmHead(c, b, "lm_head.weight", p);
 }
 
+// 3. A GGUF file (llama.cpp's olmo2, convert_hf_to_gguf.py's Olmo2Model: TextModel's keys): no attn_norm or ffn_norm,
+// attn_q_norm [q_dim] and attn_k_norm [kv_dim] over the whole projections, post_attention_norm and post_ffw_norm on
+// the sublayers' outputs, q and k unpermuted (llama.cpp turns them NEOX-style).
+// Refused: olmo2.attention.sliding_window above 0 (Olmo 3's sliding layers, which this family does not build).
+Status ReadOlmo2Gguf(const GgufFile& f, const GgufKeys& k, ModelConfig* c) {
+  const std::string key = c->model_type + ".attention.sliding_window";
+  int window = 0;
+  ATTNVIZ_TRY(k.IntOr(key, 0, kMaxPositions, 0, &window));
+  if (window > 0) return Status::ErrorAt(f.path(), MsgId::kGgufNotBuilt, {key});
+  return Status::Ok();
+}
+
+GgufArchitecture Olmo2Gguf() {
+  using R = GgufTensorName::Role;
+  GgufArchitecture a;
+  a.name = "olmo2";
+  a.qk_rows_permuted = false;
+  a.reads_sliding_window = false;
+  a.block = {{"attn_q", "self_attn.q_proj", R::kQ},
+             {"attn_k", "self_attn.k_proj", R::kK},
+             {"attn_v", "self_attn.v_proj", R::kV},
+             {"attn_output", "self_attn.o_proj", R::kO},
+             {"attn_q_norm", "self_attn.q_norm", R::kQNorm},
+             {"attn_k_norm", "self_attn.k_norm", R::kKNorm},
+             {"post_attention_norm", "post_attention_layernorm", R::kNorm},
+             {"ffn_gate", "mlp.gate_proj", R::kGate},
+             {"ffn_up", "mlp.up_proj", R::kUp},
+             {"ffn_down", "mlp.down_proj", R::kDown},
+             {"post_ffw_norm", "post_feedforward_layernorm", R::kNorm}};
+  a.read_keys = ReadOlmo2Gguf;
+  return a;
+}
+
 }  // namespace
 
 const Family& Olmo2Family() {
@@ -77,6 +111,7 @@ const Family& Olmo2Family() {
     f.recipe.qk_norm_stage = "the q and k norms over the whole projections (self_attn.q_norm, self_attn.k_norm)";
     f.read_config = ParseOlmo2;
     f.bind = BindOlmo2;
+    f.gguf = {Olmo2Gguf()};
     return f;
   }();
   return family;

@@ -12,6 +12,7 @@
 #include "model/arch/config_keys.h"
 #include "model/arch/family.h"
 #include "model/binder.h"
+#include "model/gguf_config.h"
 
 namespace attnviz::model {
 namespace {
@@ -64,6 +65,54 @@ Status BindPhi3(const ModelConfig& c, Binder& b, ModelParams* p) {
   return BindLmHead(c, b, "lm_head.weight", p);
 }
 
+// 3. A GGUF file (llama.cpp's phi3, convert_hf_to_gguf.py's Phi3MiniModel): qkv_proj and gate_up_proj kept fused as
+// attn_qkv and ffn_up (gate rows first, as HF's chunk), q and k unpermuted (llama.cpp turns them NEOX-style); keys
+// phi3.rope.dimension_count (partial rotary), phi3.attention.sliding_window (0: none); longrope as the tensors
+// rope_factors_long.weight and rope_factors_short.weight [rotary dims / 2] with
+// phi3.rope.scaling.original_context_length (default: the context length) and phi3.rope.scaling.attn_factor (the
+// converter's sqrt(1 + ln(factor) / ln(original)); default 1, as llama.cpp's).
+// !! llama.cpp disables phi3's sliding window (it warns "Phi SWA is currently disabled"); attnviz applies it, as the
+//    folder's config and HF do. llama.cpp picks the long factors when its context is longer than the original one,
+//    attnviz (as HF) when the text is.
+// Refused: rope_freqs.weight (llama.cpp's phi3 reads none), a rope scaling key beside the factors, one factor tensor
+// without the other.
+Status ReadPhi3Gguf(const GgufFile& f, const GgufKeys& k, ModelConfig* c) {
+  const std::string& a = c->model_type;
+  if (f.FindTensor("rope_freqs.weight")) return Status::ErrorAt(f.path(), MsgId::kGgufNotBuilt, {"rope_freqs.weight"});
+  const char* kLong = "rope_factors_long.weight";
+  const char* kShort = "rope_factors_short.weight";
+  const bool has_long = f.FindTensor(kLong) != nullptr, has_short = f.FindTensor(kShort) != nullptr;
+  if (!has_long && !has_short) return Status::Ok();
+  if (!has_long || !has_short)
+    return Status::ErrorAt(f.path(), MsgId::kGgufTensorMissing, {has_long ? kShort : kLong, f.path()});
+  RopeScaling& r = c->rope_scaling;
+  if (r.kind != RopeScaling::Kind::kNone)
+    return Status::ErrorAt(f.path(), MsgId::kGgufNotBuilt, {a + ".rope.scaling.type"});
+  ATTNVIZ_TRY(ReadRopeFactors(f, kLong, c->rope_dim() / 2, &r.long_factor));
+  ATTNVIZ_TRY(ReadRopeFactors(f, kShort, c->rope_dim() / 2, &r.short_factor));
+  r.kind = RopeScaling::Kind::kLongRope;
+  ATTNVIZ_TRY(k.IntOr(a + ".rope.scaling.original_context_length", 1, kMaxPositions, c->max_positions,
+                      &r.original_max_position_embeddings));
+  r.factor = (double)c->max_positions / r.original_max_position_embeddings;
+  return k.Double(a + ".rope.scaling.attn_factor", 1e-6, 1e6, 1.0, &r.attention_factor);
+}
+
+GgufArchitecture Phi3Gguf() {
+  using R = GgufTensorName::Role;
+  GgufArchitecture a;
+  a.name = "phi3";
+  a.qk_rows_permuted = false;
+  a.partial_rotary = true;
+  a.block = {{"attn_norm", "input_layernorm", R::kNorm},
+             {"attn_qkv", "self_attn.qkv_proj", R::kQkv},
+             {"attn_output", "self_attn.o_proj", R::kO},
+             {"ffn_norm", "post_attention_layernorm", R::kNorm},
+             {"ffn_up", "mlp.gate_up_proj", R::kGateUp},
+             {"ffn_down", "mlp.down_proj", R::kDown}};
+  a.read_keys = ReadPhi3Gguf;
+  return a;
+}
+
 }  // namespace
 
 const Family& Phi3Family() {
@@ -78,6 +127,7 @@ const Family& Phi3Family() {
     f.recipe.mlp_norm_stage = "the MLP's input norm (post_attention_layernorm)";
     f.read_config = ParsePhi3;
     f.bind = BindPhi3;
+    f.gguf = {Phi3Gguf()};
     return f;
   }();
   return family;
