@@ -407,11 +407,14 @@ std::string RetiredGlossaryTerm(const std::string& text) {
   return "";
 }
 
-// A map's cell is 칸, not 셀 (셀프 and 픽셀 are other words).
+// A map's cell is 칸, not 셀 (셀프, 픽셀 and 텍셀 are other words).
 bool HasRetiredCell(const std::string& text) {
   const std::u32string t = DecodeUtf8(text);
-  for (size_t i = 0; i < t.size(); ++i)
-    if (t[i] == U'셀' && !(i + 1 < t.size() && t[i + 1] == U'프') && !(i > 0 && t[i - 1] == U'픽')) return true;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i] != U'셀' || (i + 1 < t.size() && t[i + 1] == U'프')) continue;
+    if (i > 0 && (t[i - 1] == U'픽' || t[i - 1] == U'텍')) continue;
+    return true;
+  }
   return false;
 }
 
@@ -436,7 +439,7 @@ TEST(I18n, KoreanTextsUseTheGlossarysOneWordPerConcept) {
   EXPECT_EQ(RetiredGlossaryTerm("노름 전 q_i"), "노름");
   EXPECT_EQ(RetiredGlossaryTerm("키/밸류 문장; 기본값을 씁니다; 정규화 전 q_i"), "");
   EXPECT_TRUE(HasRetiredCell("셀이 수치를 넣기에 너무 작습니다"));
-  EXPECT_FALSE(HasRetiredCell("셀프 어텐션; 16384x16384 픽셀; 칸마다"));
+  EXPECT_FALSE(HasRetiredCell("셀프 어텐션; 16384x16384 픽셀; 텍셀마다 칸"));
   EXPECT_TRUE(NamesAPanelAsWindow("쿼리와 키의 차원이 다릅니다 (설정 창을 보십시오)"));
   EXPECT_FALSE(NamesAPanelAsWindow("모델 폴더를 창에 끌어다 놓으십시오; 헤드 패널"));
   EXPECT_TRUE(HasNumberBeforeItsNoun("gpt2: 12개 층"));
