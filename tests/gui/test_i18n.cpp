@@ -434,7 +434,16 @@ bool HasNumberBeforeItsNoun(const std::string& text) {
   return false;
 }
 
+// A question or an aside in 해요체 or casual speech ("파일이 잘렸나요?", "...죠"), where 합니다체 asks "잘렸습니까?".
+bool HasCasualQuestion(const std::string& text) {
+  for (const char* casual : {"나요", "까요", "죠"})
+    if (text.find(casual) != std::string::npos) return true;
+  return false;
+}
+
 TEST(I18n, KoreanTextsUseTheGlossarysOneWordPerConcept) {
+  EXPECT_TRUE(HasCasualQuestion("데이터 구역은 8바이트뿐입니다 (파일이 잘렸나요?)"));  // the checks themselves can fail
+  EXPECT_FALSE(HasCasualQuestion("파일이 잘렸습니까? 나는 지금 집으로 갑니다."));
   EXPECT_EQ(RetiredGlossaryTerm("키/값 문장 (열)"), "키/값");  // the checks themselves can fail
   EXPECT_EQ(RetiredGlossaryTerm("노름 전 q_i"), "노름");
   EXPECT_EQ(RetiredGlossaryTerm("키/밸류 문장; 기본값을 씁니다; 정규화 전 q_i"), "");
@@ -450,6 +459,7 @@ TEST(I18n, KoreanTextsUseTheGlossarysOneWordPerConcept) {
     EXPECT_FALSE(HasRetiredCell(text)) << "셀 for 칸: " << text;
     EXPECT_FALSE(NamesAPanelAsWindow(text)) << "창 for 패널: " << text;
     EXPECT_FALSE(HasNumberBeforeItsNoun(text)) << "a number before its noun: " << text;
+    EXPECT_FALSE(HasCasualQuestion(text)) << "not 합니다체: " << text;
   }
   EXPECT_EQ(std::string(Tr(Str::kDictValue, Lang::kKo)), "밸류");
   EXPECT_EQ(std::string(Tr(Str::kWinOverview, Lang::kKo)), "한눈에 보기");

@@ -16,6 +16,7 @@
 //   Overview                 한눈에 보기 (not 개요)    what-if, ablate   가정 실험, (헤드) 제거
 //   induction, previous-token 인덕션 (not 유도, 귀납), 이전 토큰
 //   fused / separate QKV     합친 행렬 / 세 행렬       text, sentence    텍스트 (a model's input), 문장
+//   residual stream          잔차 스트림 (not 잔차 흐름); a count of things: 토큰 {0}개, never {0}토큰
 #include <iterator>
 
 #include "i18n/ui_strings.h"
