@@ -147,7 +147,7 @@ TEST(CliKoreanModel, PerHeadTableDescribesTheModelInKorean) {
   ASSERT_EQ(ko.code, 0) << ko.err;
   for (const char* english : {" layers", "heads x", "byte-level", " tokens", "layer 0:", "layer 1:"})
     EXPECT_EQ(ko.out.find(english), std::string::npos) << english << "\n" << ko.out;
-  for (const char* korean : {"2개 층", "바이트 단위", "토큰 ", "\n층 0:", "\n층 1:"})
+  for (const char* korean : {"층 2개", "바이트 단위", "토큰 ", "\n층 0:", "\n층 1:"})
     EXPECT_NE(ko.out.find(korean), std::string::npos) << korean << "\n" << ko.out;
   const CliResult en = Cli({"model", "--model", "tiny", "--text", "the cat sat"}, "LC_ALL=C; export LC_ALL; ");
   ASSERT_EQ(en.code, 0) << en.err;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -393,6 +394,75 @@ TEST(I18n, KoreanTextsReadAsKorean) {
   }
   EXPECT_EQ(std::string(Tr(Str::kScoreAdditive, Lang::kKo)), "가산");
   EXPECT_EQ(std::string(Tr(Str::kWinNeuron, Lang::kKo)).find("보기"), std::string::npos);
+}
+
+// The whole-text review's glossary (the head of strings_ko.cpp): one word per concept. The retired variant of a
+// unified term, or "" when the text has none.
+std::string RetiredGlossaryTerm(const std::string& text) {
+  // v is 밸류 (값 is a number or a setting's value), the q/k norm is 정규화, the Overview 한눈에 보기, the residual
+  // stream 잔차 스트림, induction 인덕션.
+  for (const char* retired : {"키/값", "키와 값", "값 행", "값 가중", "값 출처", "값의 가중 평균", "가중 평균한 값",
+                              "노름", "개요", "잔차 흐름", "유도"})
+    if (text.find(retired) != std::string::npos) return retired;
+  return "";
+}
+
+// A map's cell is 칸, not 셀 (셀프, 픽셀 and 텍셀 are other words).
+bool HasRetiredCell(const std::string& text) {
+  const std::u32string t = DecodeUtf8(text);
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i] != U'셀' || (i + 1 < t.size() && t[i + 1] == U'프')) continue;
+    if (i > 0 && (t[i - 1] == U'픽' || t[i - 1] == U'텍')) continue;
+    return true;
+  }
+  return false;
+}
+
+// A panel is a 패널 ("설정 패널을 보십시오"); 창 is the program's window only ("창에 끌어다 놓으면").
+bool NamesAPanelAsWindow(const std::string& text) {
+  for (Str title : {Str::kWinControls, Str::kWinSentences, Str::kWinHeads, Str::kWinShapes, Str::kWinSaturation,
+                    Str::kWinExport, Str::kWinModel, Str::kWinOverview, Str::kWinNeuron})
+    if (text.find(std::string(Tr(title, Lang::kKo)) + " 창") != std::string::npos) return true;
+  return false;
+}
+
+// A count reads noun, number, counter: 층 3개, 토큰 512개; not "3개 층" or "512토큰".
+bool HasNumberBeforeItsNoun(const std::string& text) {
+  if (text.find("개 층") != std::string::npos) return true;
+  for (size_t at = text.find("토큰"); at != std::string::npos; at = text.find("토큰", at + 1))
+    if (at > 0 && (std::isdigit((unsigned char)text[at - 1]) || text[at - 1] == '}')) return true;
+  return false;
+}
+
+// A question or an aside in 해요체 or casual speech ("파일이 잘렸나요?", "...죠"), where 합니다체 asks "잘렸습니까?".
+bool HasCasualQuestion(const std::string& text) {
+  for (const char* casual : {"나요", "까요", "죠"})
+    if (text.find(casual) != std::string::npos) return true;
+  return false;
+}
+
+TEST(I18n, KoreanTextsUseTheGlossarysOneWordPerConcept) {
+  EXPECT_TRUE(HasCasualQuestion("데이터 구역은 8바이트뿐입니다 (파일이 잘렸나요?)"));  // the checks themselves can fail
+  EXPECT_FALSE(HasCasualQuestion("파일이 잘렸습니까? 나는 지금 집으로 갑니다."));
+  EXPECT_EQ(RetiredGlossaryTerm("키/값 문장 (열)"), "키/값");  // the checks themselves can fail
+  EXPECT_EQ(RetiredGlossaryTerm("노름 전 q_i"), "노름");
+  EXPECT_EQ(RetiredGlossaryTerm("키/밸류 문장; 기본값을 씁니다; 정규화 전 q_i"), "");
+  EXPECT_TRUE(HasRetiredCell("셀이 수치를 넣기에 너무 작습니다"));
+  EXPECT_FALSE(HasRetiredCell("셀프 어텐션; 16384x16384 픽셀; 텍셀마다 칸"));
+  EXPECT_TRUE(NamesAPanelAsWindow("쿼리와 키의 차원이 다릅니다 (설정 창을 보십시오)"));
+  EXPECT_FALSE(NamesAPanelAsWindow("모델 폴더를 창에 끌어다 놓으십시오; 헤드 패널"));
+  EXPECT_TRUE(HasNumberBeforeItsNoun("gpt2: 12개 층"));
+  EXPECT_TRUE(HasNumberBeforeItsNoun("처음 {0}토큰만"));
+  EXPECT_FALSE(HasNumberBeforeItsNoun("층 12개, 토큰 {0}개, 첫 토큰"));
+  for (const std::string& text : EveryKoreanText()) {
+    EXPECT_EQ(RetiredGlossaryTerm(text), "") << text;
+    EXPECT_FALSE(HasRetiredCell(text)) << "셀 for 칸: " << text;
+    EXPECT_FALSE(NamesAPanelAsWindow(text)) << "창 for 패널: " << text;
+    EXPECT_FALSE(HasNumberBeforeItsNoun(text)) << "a number before its noun: " << text;
+    EXPECT_FALSE(HasCasualQuestion(text)) << "not 합니다체: " << text;
+  }
+  EXPECT_EQ(std::string(Tr(Str::kDictValue, Lang::kKo)), "밸류");
+  EXPECT_EQ(std::string(Tr(Str::kWinOverview, Lang::kKo)), "한눈에 보기");
 }
 
 // Every Korean text a person can meet (the UI table, the engine's and the programs' messages, role names and

@@ -756,7 +756,7 @@ TEST_F(ModelPanelTest, ModelDescriptionInKorean) {
   app.SetLanguage(Lang::kKo);
   Frames(1);
   const std::string korean = app.dump.Field("model_description");
-  EXPECT_NE(korean.find(": gpt2: 3개 층, 헤드 4개 x 4, d_model 16, d_ff "), std::string::npos) << korean;
+  EXPECT_NE(korean.find(": gpt2: 층 3개, 헤드 4개 x 4, d_model 16, d_ff "), std::string::npos) << korean;
   EXPECT_NE(korean.find(", 어휘 2300, 위치 "), std::string::npos) << korean;
   EXPECT_EQ(korean.find("layers"), std::string::npos) << korean;
   SetLang(Lang::kEn);

@@ -1058,8 +1058,8 @@ TEST(SettingsTest, SettingsNoticesInKorean) {
                                      "기본값을 씁니다.");
   ASSERT_TRUE(WriteFileAtomic(path, "this is not a setting\n").ok());
   loaded = LoadSettings(path);
-  EXPECT_EQ(loaded.message.Render(), "설정 파일이 손상되어 있었습니다: " + path + " (1번째 줄: '키 = 값' 꼴이 "
-                                     "아닙니다). 그 파일을 옮겨 두고 (" + path + ".corrupt.1) 기본값으로 시작했습니다.");
+  EXPECT_EQ(loaded.message.Render(), "설정 파일 " + path + ": 손상되어 있었습니다 (1번째 줄: '키 = 값' 꼴이 "
+                                     "아닙니다). " + path + ".corrupt.1(으)로 옮겨 두고 기본값으로 시작했습니다.");
   EXPECT_EQ(loaded.message.Render(Lang::kEn), "Settings file " + path + " was corrupt (line 1: expected 'key = value'); "
                                               "moved it to " + path + ".corrupt.1 and started on defaults.");
   ASSERT_EQ(mkdir((dir + "/folder.txt").c_str(), 0755), 0);

@@ -38,7 +38,7 @@ std::string LocalizedTitle(const std::string& title);
 std::string LocalizedDescribe(const AttentionConfig& config);
 // A feature source's name in the UI ("word length" / "단어 길이").
 const char* FeatureSourceLabel(FeatureSource source);
-// model::ModelConfig::Describe() in the current language ("gpt2: 12개 층, 헤드 12개 x 64, d_model 768, ...");
+// model::ModelConfig::Describe() in the current language ("gpt2: 층 12개, 헤드 12개 x 64, d_model 768, ...");
 // in English the same text as Describe().
 std::string LocalizedModelDescribe(const model::ModelConfig& config);
 // A progress stage as the worker reports it ("attention maps", "other scaling: attention maps") in the current
