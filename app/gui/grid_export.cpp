@@ -6,6 +6,7 @@
 #include "i18n/localized.h"
 #include "io/file_io.h"
 #include "io/json.h"
+#include "signed_grid.h"  // ExactNumber
 #include "tokenize/shown_text.h"
 
 namespace attnviz {
@@ -44,7 +45,7 @@ std::string GridsCsv(const std::vector<ExportGrid>& grids) {
       out += CsvField(r < (int)g.row_labels.size() ? g.row_labels[(size_t)r] : std::to_string(r));
       for (int c = 0; c < g.cols; ++c) {
         const double v = g.values[(size_t)r * g.cols + c];
-        out += "," + (std::isnan(v) ? std::string() : JsonNumber(v));
+        out += "," + (std::isnan(v) ? std::string() : ExactNumber(v));
       }
       out += "\n";
     }

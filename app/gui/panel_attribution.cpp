@@ -104,8 +104,8 @@ void DrawAttributionView(PanelContext& ctx) {
   if (v.attrib_target.empty()) DimText(Trf(Str::kAttribDefaultTarget, {QuotedToken(shown_folder, at.target)}));
   ImGui::PopTextWrapPos();
   ctx.dump.SetField("attribution", "{\"position\": " + std::to_string(at.position) + ", \"target\": " +
-                                       std::to_string(at.target) + ", \"logit\": " + JsonNumber(at.logit) +
-                                       ", \"sum\": " + JsonNumber(g.sum) + ", \"line\": " + JsonString(line) + "}");
+                                       std::to_string(at.target) + ", \"logit\": " + ExactNumber(at.logit) +
+                                       ", \"sum\": " + ExactNumber(g.sum) + ", \"line\": " + JsonString(line) + "}");
   const double range = std::max(g.MaxAbs(), 1e-12);
   DrawDivergingLegend(range, Tr(Str::kAttribLegend));
   const std::vector<double> cells = HeadsAndMlp(g);

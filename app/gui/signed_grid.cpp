@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "io/json.h"
 #include "panel_util.h"
@@ -32,6 +33,16 @@ std::string CellText(double v) {
   return buf;
 }
 }  // namespace
+
+std::string ExactNumber(double v) {
+  if (!std::isfinite(v)) return "null";
+  char buf[40];
+  for (int digits = 15; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
 
 std::string SignedText(double v) {
   if (std::isnan(v)) return "NaN";
@@ -87,8 +98,8 @@ void DrawSignedGrid(PanelContext& ctx, const SignedGrid& g, float max_h) {
       if (ctx.dump.enabled()) {
         const std::string name = g.dump_name + ".cell." + std::to_string(r) + "." + std::to_string(c);
         ctx.dump.RecordRect(name, p0.x, p0.y, p1.x, p1.y, false, hovered,
-                            "{\"value\": " + JsonNumber(v) + (hovered && g.tooltip ? ", \"tip\": " + JsonString(g.tooltip(r, c)) : std::string()) + "}");
-        dump_cells += (c ? ", " : "") + JsonNumber(v);
+                            "{\"value\": " + ExactNumber(v) + (hovered && g.tooltip ? ", \"tip\": " + JsonString(g.tooltip(r, c)) : std::string()) + "}");
+        dump_cells += (c ? ", " : "") + ExactNumber(v);
       }
     }
     dump_rows += (r ? ", [" : "[") + dump_cells + "]";
@@ -96,7 +107,7 @@ void DrawSignedGrid(PanelContext& ctx, const SignedGrid& g, float max_h) {
   ImGui::Dummy(ImVec2(label_w + cell_w * (float)g.cols, cell_h * (float)(g.rows + 1)));
   ImGui::EndChild();
   ctx.dump.SetField(g.dump_name, "{\"rows\": " + std::to_string(g.rows) + ", \"cols\": " + std::to_string(g.cols) +
-                                     ", \"range\": " + JsonNumber(g.range) + ", \"values\": [" + dump_rows + "]}");
+                                     ", \"range\": " + ExactNumber(g.range) + ", \"values\": [" + dump_rows + "]}");
 }
 
 void DrawDivergingLegend(double range, const std::string& what) {

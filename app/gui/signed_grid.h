@@ -31,6 +31,10 @@ void DrawSignedGrid(PanelContext& ctx, const SignedGrid& grid, float max_h = 0);
 // "-R [blue..white..red] +R  what": what a cell's colour means.
 void DrawDivergingLegend(double range, const std::string& what);
 
+// The shortest text that reads back as the same double ("0.1", "-0.58520095093541014"); "null" for NaN and Inf, as
+// JSON has it (JsonNumber keeps 10 digits: a file or dump compared with core's numbers needs all of them).
+std::string ExactNumber(double v);
+
 // The value as a cell's tooltip shows it: signed, 4 significant digits ("+0.1234", "-12.35").
 std::string SignedText(double v);
 
