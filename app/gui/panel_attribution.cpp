@@ -135,7 +135,8 @@ void DrawAttributionView(PanelContext& ctx) {
   row.col_labels = {Tr(Str::kAttribEmbed), Tr(Str::kAttribAttnBias), Tr(Str::kAttribNormBias)};
   for (const std::string& l : row.col_labels) ctx.NeedGlyphs(l);
   row.range = range;
-  row.min_cell_w = 60.0f;
+  row.min_cell_w = 60.0f;  // each part's name fits above its cell
+  for (const std::string& l : row.col_labels) row.min_cell_w = std::max(row.min_cell_w, ImGui::CalcTextSize(l.c_str()).x + 8.0f);
   row.dump_name = "attrib_parts";
   row.tooltip = [&](int, int c) { return Trf(Str::kAttribTipPart, {row.col_labels[(size_t)c], SignedText(parts[c])}); };
   DrawSignedGrid(ctx, row);

@@ -125,7 +125,9 @@ void DrawDivergingLegend(double range, const std::string& what) {
                       IM_COL32(rgb[0], rgb[1], rgb[2], 255));
   }
   ImGui::SameLine();
+  ImGui::PushTextWrapPos(0);  // a narrow panel wraps the words after the bar, never cuts them off
   ImGui::TextUnformatted((SignedText(range) + "  " + what).c_str());
+  ImGui::PopTextWrapPos();
 }
 
 }  // namespace attnviz
