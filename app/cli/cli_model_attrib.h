@@ -5,14 +5,11 @@
 #include <vector>
 
 #include "base/status.h"
+#include "model_folder.h"  // ResolveTokenArg
 #include "session/loaded_model.h"
 #include "tokenize/token.h"
 
 namespace attnviz {
-
-// A token given on the command line: digits are an id (0..vocab-1); anything else is a token's text, one token of
-// the vocabulary as the tokenizer encodes it alone (no special tokens added). option: named in the refusal.
-Result<int> ResolveTokenArg(const ModelFolder& folder, const std::string& text, const char* option);
 
 // spec: "POS" or "POS:TOKEN". Returns the table (JSON {"position", "target": {"id", "token"}, "logit",
 // ["capped_logit",] "components": [{"kind", "layer", "head", "value"}]} or a text table).

@@ -97,4 +97,30 @@ Result<std::vector<int>> ParseLayerList(const std::string& text, int n_layer) {
   return layers;
 }
 
+namespace {
+bool AllDigitsId(const std::string& s) {
+  if (s.empty() || s.size() > 9) return false;
+  for (char ch : s)
+    if (ch < '0' || ch > '9') return false;
+  return true;
+}
+}  // namespace
+
+Result<int> ResolveTokenArg(const ModelFolder& folder, const std::string& text, const char* option) {
+  const int vocab = folder.model->config().vocab;
+  if (AllDigitsId(text)) {
+    const int id = std::stoi(text);
+    if (id >= vocab)
+      return Status::Prefixed(MsgId::kPrefixContext, {option},
+                              Status::Error(MsgId::kOutOfRange, {"token id", text, "0", std::to_string(vocab - 1)}));
+    return id;
+  }
+  auto enc = folder.tokenizer->Encode(text, /*add_special_tokens=*/false);
+  if (!enc) return Status::Prefixed(MsgId::kPrefixContext, {option}, enc.status());
+  if (enc->size() != 1 || (*enc)[0].id < 0 || (*enc)[0].id >= vocab)
+    return AppError(AppMsgId::kTokenNotOne,
+                    {option, CappedValue(text), std::to_string(enc->size()), std::to_string(vocab - 1)});
+  return (*enc)[0].id;
+}
+
 }  // namespace attnviz

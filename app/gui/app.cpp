@@ -433,7 +433,8 @@ bool App::Ready() const {
 
 bool App::Busy() const {
   return results.computing || results.sweeping || exporting() || models->opening() || models->running() ||
-         models->making_exact_rows() || models->making_weighted_overview() || (scans && scans->busy()) || (lenses && lenses->busy()) || fonts.dirty() || !pending_drops.empty() ||
+         models->making_exact_rows() || models->making_weighted_overview() || (scans && scans->busy()) || (lenses && lenses->busy()) ||
+         (attributions && attributions->busy()) || (patchings && patchings->busy()) || fonts.dirty() || !pending_drops.empty() ||
          views.learn.variance_job.valid() ||
          (kind_layers_pending_ && kind_budget_frame_ + 1 >= frame);  // layers left for the next frame (app.h)
 }

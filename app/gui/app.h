@@ -22,7 +22,9 @@
 #include "settings.h"
 #include "sandbox/text.h"
 #include "session/ablation_scan.h"
+#include "session/attribution_job.h"
 #include "session/lens_job.h"
+#include "session/patching_job.h"
 #include "session/sandbox_session.h"
 #include "i18n/ui_message.h"
 #include "i18n/ui_strings.h"
@@ -113,6 +115,15 @@ class App {
   // The last lens read when it is of the shown model result's request, else null.
   std::shared_ptr<const LensResult> ShownLens() const;
   std::unique_ptr<LensJob> lenses;
+  // ---- Direct logit attribution and activation patching (app_attribution.cpp), each on its own background job.
+  // The attribution follows the shown request, the position and the target the Overview asks for (started again
+  // only when they change); a patching scan starts only on its Run button (it reruns the model many times).
+  void RequestAttribution(int position, int target);
+  std::shared_ptr<const AttributionResult> ShownAttribution() const;  // of the shown model result's request
+  void StartPatching(const std::string& clean_text, int token_a, int token_b);
+  std::shared_ptr<const PatchingResult> ShownPatching() const;  // of the shown model's folder
+  std::unique_ptr<AttributionJob> attributions;
+  std::unique_ptr<PatchingJob> patchings;
   std::string bundled_model_dir;                    // the bundled model's folder, "" when not shipped
   // The heads drawn in the grid (visible and < n_head of the shown result).
   std::vector<int> VisibleHeads() const;
@@ -190,6 +201,8 @@ class App {
   bool model_submitted_ = false;
   LensRequest last_lens_request_;  // what RequestLens last started (app_lens.cpp)
   bool lens_submitted_ = false;
+  AttributionRequest last_attribution_request_;  // what RequestAttribution last started (app_attribution.cpp)
+  bool attribution_submitted_ = false;
   uint64_t seen_open_generation_ = 0;
   struct LayerView {
     uint64_t generation = 0;

@@ -24,6 +24,12 @@ void App::InitModels() {
   lenses = std::make_unique<LensJob>([this] {
     if (void (*wake)() = wake_ui.load()) wake();
   });
+  attributions = std::make_unique<AttributionJob>([this] {
+    if (void (*wake)() = wake_ui.load()) wake();
+  });
+  patchings = std::make_unique<PatchingJob>([this] {
+    if (void (*wake)() = wake_ui.load()) wake();
+  });
   if (Result<std::string> bundled = ResolveModelDir(kBundledModelName)) bundled_model_dir = *bundled;
   if (char* resolved = bundled_model_dir.empty() ? nullptr : realpath(bundled_model_dir.c_str(), nullptr)) {
     bundled_model_dir = resolved;  // as OpenModel keeps it, so the lessons can tell it is open
@@ -56,6 +62,8 @@ void App::OpenModel(const std::string& dir_or_name) {
   results.model_error.clear();
   scans->Cancel();  // a scan of the old model is of no use now
   lenses->Cancel();
+  attributions->Cancel();
+  patchings->Cancel();
   models->Open(dir);
   SetSource(Source::kModel);
 }

@@ -49,6 +49,16 @@ class AppVerbs final : public PanelVerbs {
   std::shared_ptr<const LensResult> ShownLens() const override { return app_.ShownLens(); }
   bool LensBusy() const override { return app_.lenses->busy(); }
   JobProgress LensProgress() const override { return app_.lenses->progress(); }
+  void RequestAttribution(int position, int target) override { app_.RequestAttribution(position, target); }
+  std::shared_ptr<const AttributionResult> ShownAttribution() const override { return app_.ShownAttribution(); }
+  bool AttributionBusy() const override { return app_.attributions->busy(); }
+  void StartPatching(const std::string& clean_text, int token_a, int token_b) override {
+    app_.StartPatching(clean_text, token_a, token_b);
+  }
+  void CancelPatching() override { app_.patchings->Cancel(); }
+  std::shared_ptr<const PatchingResult> ShownPatching() const override { return app_.ShownPatching(); }
+  bool PatchingBusy() const override { return app_.patchings->busy(); }
+  JobProgress PatchingProgress() const override { return app_.patchings->progress(); }
 
  private:
   App& app_;

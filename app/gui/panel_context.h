@@ -16,7 +16,9 @@
 #include "shown.h"
 #include "i18n/ui_message.h"
 #include "session/ablation_scan.h"
+#include "session/attribution_job.h"
 #include "session/lens_job.h"
+#include "session/patching_job.h"
 #include "session/sandbox_session.h"
 #include "widgets_dump.h"
 
@@ -84,6 +86,17 @@ class PanelVerbs {
   virtual std::shared_ptr<const LensResult> ShownLens() const = 0;
   virtual bool LensBusy() const = 0;
   virtual JobProgress LensProgress() const = 0;
+  // ---- Direct logit attribution (attribution_job.h) of the shown request at `position` for `target` (-1: the
+  // defaults): started when that differs from the last one asked for; the last result of the shown request.
+  virtual void RequestAttribution(int position, int target) = 0;
+  virtual std::shared_ptr<const AttributionResult> ShownAttribution() const = 0;
+  virtual bool AttributionBusy() const = 0;
+  // ---- Activation patching (patching_job.h): the shown text as the corrupted run, `clean_text` the clean one.
+  virtual void StartPatching(const std::string& clean_text, int token_a, int token_b) = 0;
+  virtual void CancelPatching() = 0;  // the cells done stay shown
+  virtual std::shared_ptr<const PatchingResult> ShownPatching() const = 0;
+  virtual bool PatchingBusy() const = 0;
+  virtual JobProgress PatchingProgress() const = 0;
 };
 
 // The tabs of the Shapes · learn window beside its Shapes tab (and the shown lesson's words beside them), drawn into

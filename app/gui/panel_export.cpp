@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "app.h"
+#include "grid_export.h"
 #include "io/file_io.h"
 #include "io/json.h"
 #include "i18n/localized.h"
@@ -21,6 +22,19 @@
 namespace attnviz {
 
 namespace {
+
+// The Overview's view other than its maps (the lens, the attribution, patching): the Overview target exports its grid.
+bool OverviewShowsGrid(const PanelContext& ctx) {
+  return ctx.settings.source == Source::kModel && ctx.views.overview.view != OverviewPanelView::View::kMaps;
+}
+
+// The Overview's grid view's name, as its radio button says it.
+Str OverviewGridName(const PanelContext& ctx) {
+  using View = OverviewPanelView::View;
+  const View v = ctx.views.overview.view;
+  return v == View::kLens ? Str::kOverviewShowLens
+         : v == View::kAttribution ? Str::kOverviewShowAttribution : Str::kOverviewShowPatching;
+}
 
 // A model as its files name it: the folder's (or GGUF file's) name, "pythia-70m", never the family alone.
 std::string ModelName(const std::string& dir) {
@@ -41,6 +55,11 @@ std::string ModelFileName(const PanelContext& ctx) {
   if (s.model_hide_special) base += "nospecial-";
   if (KindInfo(ctx.views.heads.kind).shows.derived) base += std::string(MapKindName(ctx.views.heads.kind)) + "-";
   const std::string ext = std::string(".") + ToString(s.export_format);
+  if (s.export_target == ExportTarget::kOverview && OverviewShowsGrid(ctx)) {
+    using View = OverviewPanelView::View;
+    const View v = ctx.views.overview.view;
+    return base + (v == View::kLens ? "lens" : v == View::kAttribution ? "attribution" : "patching") + ext;
+  }
   if (s.export_target == ExportTarget::kOverview) return base + "overview" + ext;
   base += "L" + std::to_string(s.model_layer) + "-";
   if (s.export_target == ExportTarget::kVisibleHeads) return base + "heads" + ext;
@@ -226,6 +245,18 @@ std::function<Status()> MakeExportJob(PanelContext& ctx, const std::string& path
   Result<HeatmapExportOptions> options = PanelOptions(s, path);
   if (!options) return [st = options.status()] { return st; };
   HeatmapExportOptions o = *options;
+  // The Overview's lens, attribution or patching grid, when it shows one instead of its maps.
+  if (s.export_target == ExportTarget::kOverview && OverviewShowsGrid(ctx)) {
+    if (s.export_format == ExportFormat::kNpy || s.export_format == ExportFormat::kJson) {
+      *refusal = UiMessage(Str::kExportGridFormats, {Tr(OverviewGridName(ctx))});
+      return nullptr;
+    }
+    std::string title;
+    std::vector<ExportGrid> grids = OverviewGrids(ctx, &title, refusal);
+    if (grids.empty()) return nullptr;
+    if (o.title.empty()) o.title = title;
+    return [grids = std::move(grids), o] { return ExportGrids(grids, o); };
+  }
   // The map kind the Heads panel shows (model_analysis.h), or why this run has none.
   const MapKind kind = ctx.views.heads.kind;
   if (KindHasOwnRange(s.source == Source::kModel, kind)) o.auto_range = true;  // as the Heads panel draws it
@@ -398,6 +429,8 @@ void DrawExportPanel(PanelContext& ctx) {
       path = next_path;
     }
   }
+  if (s.export_target == ExportTarget::kOverview && OverviewShowsGrid(ctx))
+    DimText(Trf(Str::kExportOverviewView, {Tr(OverviewGridName(ctx))}));
   if (s.export_target == ExportTarget::kCurrentHead) {
     ImGui::SameLine();
     DimText(Trf(Str::kExportHeadHint, {std::to_string(s.selected_head)}));

@@ -402,15 +402,31 @@ void DrawOverviewContent(PanelContext& ctx, HeatmapRenderer& renderer) {
 void DrawOverviewPanel(PanelContext& ctx) {
   ctx.layout.PlacePanel(0.719f, 0.0f, 0.281f, 0.65f);  // where the sandbox's Saturation panel sits
   if (ImGui::Begin(WindowTitle(Str::kWinOverview, "Overview").c_str())) {
-    // Maps or the logit lens: two views of the same run.
-    if (ctx.verbs.ModelFolderOpen()) {
-      int view = ctx.views.overview.lens ? 1 : 0;
-      widget::RadioButton(ctx.dump, Str::kOverviewShowMaps, "overview.show_maps", &view, 0);
-      ImGui::SameLine();
-      widget::RadioButton(ctx.dump, Str::kOverviewShowLens, "overview.show_lens", &view, 1);
-      ctx.views.overview.lens = view == 1;
+    // Maps, the logit lens, the logit's attribution or activation patching: four views of the same run.
+    using View = OverviewPanelView::View;
+    View& shown = ctx.views.overview.view;
+    const bool model = ctx.verbs.ModelFolderOpen() != nullptr;
+    if (model) {
+      int view = (int)shown;
+      // A narrow panel wraps the row of choices instead of cutting the last ones off.
+      auto beside = [](Str next) {
+        const float w = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(Tr(next)).x;
+        ImGui::SameLine();
+        if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();
+      };
+      widget::RadioButton(ctx.dump, Str::kOverviewShowMaps, "overview.show_maps", &view, (int)View::kMaps);
+      beside(Str::kOverviewShowLens);
+      widget::RadioButton(ctx.dump, Str::kOverviewShowLens, "overview.show_lens", &view, (int)View::kLens);
+      beside(Str::kOverviewShowAttribution);
+      widget::RadioButton(ctx.dump, Str::kOverviewShowAttribution, "overview.show_attribution", &view,
+                          (int)View::kAttribution);
+      beside(Str::kOverviewShowPatching);
+      widget::RadioButton(ctx.dump, Str::kOverviewShowPatching, "overview.show_patching", &view, (int)View::kPatching);
+      shown = (View)view;
     }
-    if (ctx.views.overview.lens && ctx.verbs.ModelFolderOpen()) DrawLensView(ctx);
+    if (model && shown == View::kLens) DrawLensView(ctx);
+    else if (model && shown == View::kAttribution) DrawAttributionView(ctx);
+    else if (model && shown == View::kPatching) DrawPatchingView(ctx);
     else DrawOverviewContent(ctx, *ctx.renderer);
   }
   ImGui::End();

@@ -132,6 +132,9 @@ void OpenNeuronView(PanelContext& ctx, int head, int display_i, int display_j);
 void DrawMapKindChoice(PanelContext& ctx);
 // The Overview's logit lens, drawn in place of its maps (panel_lens.cpp).
 void DrawLensView(PanelContext& ctx);
+// The Overview's direct logit attribution and activation patching (panel_attribution.cpp, panel_patching.cpp).
+void DrawAttributionView(PanelContext& ctx);
+void DrawPatchingView(PanelContext& ctx);
 // A map kind's name in the UI (the kinds themselves: core/session/map_kind.h MapKinds()).
 
 // When the Overview first drew a model run's first layer and its every layer, in the app's t_s (seconds since the
@@ -142,12 +145,22 @@ struct OverviewPanelView {
   uint64_t generation = ~uint64_t(0);  // the model result (ModelResult::generation) the times are of
   double first_layer_t_s = -1, all_layers_t_s = -1;  // -1: not drawn yet
   bool first_layer_drawn = false, all_layers_drawn = false;  // drawn by the frame being made, stamped when written
-  bool lens = false;   // the panel shows the logit lens (panel_lens.cpp) instead of the maps
+  // What the panel shows: the maps, or instead of them the logit lens (panel_lens.cpp), the direct logit
+  // attribution (panel_attribution.cpp) or activation patching (panel_patching.cpp).
+  enum class View { kMaps, kLens, kAttribution, kPatching };
+  View view = View::kMaps;
   int lens_first = 0;  // the lens window's first position
   // The lens grid's words, made once per lens result (not per cell per frame): the column heads, then each cell's
   // top token, row-major ([count] + [rows * count]).
   uint64_t lens_text_generation = ~uint64_t(0);
   std::vector<std::string> lens_text;
+  // The attribution's position (-1: the last, whatever the text) and the target token as typed ("": the default).
+  int attrib_position = -1;
+  std::string attrib_target;
+  // Patching: the clean text (filled with the shown text the first time, to be edited into the clean one) and the
+  // metric's tokens as typed.
+  std::string patch_clean, patch_a, patch_b;
+  bool patch_clean_filled = false;
   // The panel drew result `generation` with `layers_shown` of `n_layer` layers (a new result starts again).
   void Drew(uint64_t result_generation, int layers_shown, int n_layer) {
     if (result_generation != generation) {

@@ -67,6 +67,14 @@ class RecordingVerbs : public PanelVerbs {
   std::shared_ptr<const LensResult> ShownLens() const override { return nullptr; }
   bool LensBusy() const override { return false; }
   JobProgress LensProgress() const override { return {}; }
+  void RequestAttribution(int, int) override {}
+  std::shared_ptr<const AttributionResult> ShownAttribution() const override { return nullptr; }
+  bool AttributionBusy() const override { return false; }
+  void StartPatching(const std::string&, int, int) override {}
+  void CancelPatching() override {}
+  std::shared_ptr<const PatchingResult> ShownPatching() const override { return nullptr; }
+  bool PatchingBusy() const override { return false; }
+  JobProgress PatchingProgress() const override { return {}; }
   std::vector<std::pair<int, int>> lens_requests;
 
   std::vector<int> cycled;

@@ -135,6 +135,13 @@ enum class Str : int {
   kTokenLossDeltaLegend, kTokenLossTip, kTokenLossTipDelta, kTokenLossFirstTip, kLensExplain, kLensMaskedNote,
   kLensWindow, kLensFirst, kLensProgress, kLensCancelled, kLensTip, kLensTipNext, kLensLegend, kLensLegendTop,
   kAblateModeLabel, kAblateModeZero, kAblateModeMean,
+  // The Overview's attribution and patching (issue 41), and exporting the grid it shows.
+  kOverviewShowAttribution, kOverviewShowPatching, kAttribExplain, kAttribPosition, kAttribTarget, kAttribTargetHint,
+  kAttribDefaultTarget, kAttribSum, kAttribCapped, kAttribEmbed, kAttribAttnBias, kAttribNormBias, kAttribTipHead,
+  kAttribTipPart, kAttribLegend, kAttribBusy, kPatchExplain, kPatchClean, kPatchTokenA, kPatchTokenB, kPatchRun,
+  kPatchNeedsRun, kPatchProgressHeads, kPatchProgressResidual, kPatchPartial, kPatchCounts, kPatchMetric, kPatchStale,
+  kPatchHeads, kPatchResidual, kPatchTipHead, kPatchTipResidual, kPatchNotDone, kPatchLegend, kExportOverviewView,
+  kExportNoGrid, kExportGridFormats,
   kCount
 };
 

@@ -1,0 +1,40 @@
+// The Overview's grids (the logit lens, the logit's attribution, activation patching) as files: CSV always, PNG,
+// SVG and PDF through the heatmap figure the maps are exported with (core/figure/heatmap_figure.h: one panel, rows
+// and columns named, a colour bar). Byte-stable: the same grid and options give the same bytes.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "panel_context.h"
+#ifdef ATTNVIZ_HAVE_FIGURE
+#include "figure/export.h"
+#endif
+
+namespace attnviz {
+
+struct ExportGrid {
+  int rows = 0, cols = 0;
+  std::vector<double> values;  // [rows, cols]; NaN: not computed (an empty CSV cell)
+  std::vector<std::string> row_labels, col_labels;  // [rows], [cols]
+  std::string corner;                      // the CSV header's first cell ("layer")
+  std::string row_axis, col_axis, value_axis;  // the figure's axis and colour bar titles
+  bool symmetric = false;                  // colours over [-max|v|, +max|v|] (signed values); else [lo, hi]
+  double lo = 0, hi = 1;
+};
+
+// One CSV: each grid a header line (corner, then the column labels) and a line per row (its label, then the
+// values in the shortest form that reads back as the same double); grids apart by an empty line.
+std::string GridsCsv(const std::vector<ExportGrid>& grids);
+
+// The grids of the view the Overview shows (lens, attribution, patching) of the shown result; empty with `refusal`
+// set when it has none yet. The title names the model and what the grid is of (in the UI's language).
+std::vector<ExportGrid> OverviewGrids(PanelContext& ctx, std::string* title, UiMessage* refusal);
+
+#ifdef ATTNVIZ_HAVE_FIGURE
+// Writes `grids` to options.out_path as options.format says: csv (every grid), png, svg or pdf (the first grid, with
+// the options' colour map, size, dpi, annotate and title). Errors: another format, the figure's.
+Status ExportGrids(const std::vector<ExportGrid>& grids, const HeatmapExportOptions& options);
+#endif
+
+}  // namespace attnviz
