@@ -660,9 +660,9 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kPatchTipResidual, "층 {0}, 위치 {1} {2}: 차이의 {3}"},
     {Str::kPatchNotDone, "하지 않음"},
     {Str::kPatchLegend, "되돌린 차이의 몫"},
-    {Str::kExportOverviewView, "개요에 보이는 격자: {0}"},
-    {Str::kExportNoGrid, "개요의 {0}에는 아직 내보낼 결과가 없습니다."},
-    {Str::kExportGridFormats, "개요의 {0}은(는) PNG, SVG, PDF, CSV로 내보냅니다."},
+    {Str::kExportOverviewView, "한눈에 보기의 격자: {0}"},
+    {Str::kExportNoGrid, "한눈에 보기의 {0}에는 아직 내보낼 결과가 없습니다."},
+    {Str::kExportGridFormats, "한눈에 보기의 {0}은(는) PNG, SVG, PDF, CSV로 내보냅니다."},
 };
 static_assert(TableIsComplete(kStringsKoTable, std::size(kStringsKoTable)),
               "strings_ko.cpp: every Str id once, in order, none empty");
