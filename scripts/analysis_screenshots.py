@@ -8,6 +8,10 @@ driven with xdotool through the e2e helpers (tests/gui/e2e_test.py), one PNG per
   analysis_neuron.png        the neuron view of a clicked cell
   analysis_rollout.png       the rollout map kind (Heads panel and Overview)
   analysis_value_weighted.png  the value-weighted map kind
+  analysis_token_loss.png    the tokens coloured by their loss change with an induction head ablated
+  analysis_lens.png          the Overview's logit lens, a cell hovered
+  analysis_attribution.png   the Overview's direct logit attribution of the last position
+  analysis_patching.png      activation patching: "mat" against "hat", the heads and the residual stream
 
   python3 scripts/analysis_screenshots.py --app build/attnviz [--source .] [--out assets/readme]
 """
@@ -96,7 +100,45 @@ def main():
             save(s, out, name)
         s.click("heads.kind_attention")
         s.wait_for(lambda w: w["fields"]["map_kind"]["kind"] == "attention", what="attention")
-        # 6. The neuron view (last: its window lies over the Overview): a cell of head 0 of the layer shown, in the grid.
+        # 6. The tokens coloured by their loss change with layer 1's head 2 (an induction head) ablated.
+        helpers.right_click(s, "overview.map.%d.2" % (n_layer - 1))
+        s.wait_for(lambda w: "menu.ablate_head" in w["widgets"], what="the head's menu")
+        s.click("menu.ablate_head")
+        s.wait_for(lambda w: w["fields"]["ablated"] and not w["fields"]["loss"].get("plain") and loss_ready(w),
+                   timeout=120, what="the ablated run")
+        helpers.reveal(s, "model.chip_color_delta")
+        s.click("model.chip_color_delta")
+        s.wait_for(lambda w: w["fields"].get("token_loss", {}).get("mode") == "change", what="chips by loss change")
+        helpers.reveal(s, chips[-1])  # the coloured chips in sight, their legend above them
+        save(s, out, "analysis_token_loss.png")
+        helpers.reveal(s, "model.restore_all")
+        s.click("model.restore_all")
+        s.wait_for(lambda w: w["fields"]["ablated"] == [] and loss_ready(w), timeout=120, what="the plain run again")
+        # 7, 8. The logit lens (a cell hovered: its top 5) and the attribution of the last position.
+        s.click("overview.show_lens")
+        s.wait_for(lambda w: "lens.cell.1.4" in w["widgets"], timeout=60, what="the lens")
+        s.move(*s.center("lens.cell.1.4"))
+        s.wait_for(lambda w: w["widgets"]["lens.cell.1.4"]["hovered"], what="a hovered lens cell")
+        save(s, out, "analysis_lens.png", keep_pointer=True)
+        s.click("overview.show_attribution")
+        s.wait_for(lambda w: "attribution" in w["fields"] and "attrib.cell.1.2" in w["widgets"], timeout=60,
+                   what="the attribution grid")
+        save(s, out, "analysis_attribution.png")
+        # 9. Patching: the shown text says "mat", the clean one "hat"; the metric logit(" m") - logit(" h").
+        s.click("overview.show_maps")
+        s.replace_text("sentences.kv_text", "The cat sat on the mat. The cat sat on the")
+        s.wait_for(lambda w: loss_ready(w) and w["fields"]["model_tokens"].endswith("\u00b7the"), timeout=120, what="the corrupted text's run")
+        s.click("overview.show_patching")
+        s.wait_for(lambda w: "patch.clean" in w["widgets"], what="the patching view")
+        s.replace_text("patch.clean", "The cat sat on the hat. The cat sat on the")
+        s.replace_text("patch.a", " m")
+        s.replace_text("patch.b", " h")
+        s.click("patch.run")
+        s.wait_for(lambda w: "patching" in w["fields"] and "patch.heads.cell.1.2" in w["widgets"]
+                   and "patch.progress" not in w["widgets"], timeout=120, what="the patching result")
+        save(s, out, "analysis_patching.png")
+        s.click("overview.show_maps")
+        # 10. The neuron view (last: its window takes the Overview's place): a cell of head 0 of the layer shown, in the grid.
         s.click("heads.view_grid")
         w = s.wait_frames(2)
         n = w["fields"]["result"]["n_q"]

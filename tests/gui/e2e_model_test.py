@@ -8,6 +8,7 @@ folders of tests/fixtures/models_e2e (gpt2, bert, llama with grouped-query atten
 import json
 import math
 import os
+import re
 import shutil
 import signal
 import sys
@@ -483,6 +484,42 @@ class ModelE2E(unittest.TestCase):
                        and w["fields"]["loss"].get("value") is not None, timeout=120, what="the plain run again")
         self.assertEqual(w["fields"]["loss"]["value"], plain)
 
+
+    def test_loss_colours_lens_and_attribution_on_the_repeated_sentence(self):
+        """The bundled model on a sentence said twice: the chips coloured by the loss change under an ablated
+        induction head (layer 1, head 2) change most in the second saying, where that head predicts the repeat; then
+        the Overview's logit lens and attribution grids draw, and a hovered cell shows its tooltip."""
+        s = self.start("--model", "tiny", "--text", "The cat sat on the mat. The cat sat on the mat.", "--lang", "en")
+        s.wait_for(lambda w: overview_ready(2, 4)(w) and w["fields"].get("loss", {}).get("value") is not None,
+                   timeout=120, what="the bundled model's overview and loss")
+        self.right_click(s, "overview.map.1.2")
+        s.wait_for(lambda w: "menu.ablate_head" in w["widgets"], what="the head's menu")
+        s.click("menu.ablate_head")
+        s.wait_for(lambda w: w["fields"]["ablated"] == [[1, 2]] and not w["fields"]["loss"].get("plain")
+                   and w["fields"]["loss"].get("value") is not None, timeout=120, what="the ablated run")
+        self.reveal(s, "model.chip_color_delta")
+        s.click("model.chip_color_delta")
+        w = s.wait_for(lambda w: w["fields"].get("token_loss", {}).get("mode") == "change", what="chips by loss change")
+        deltas = [d for d in w["fields"]["token_loss"]["deltas"] if d is not None]
+        half = len(deltas) // 2
+        first, second = sum(deltas[:half]) / half, sum(deltas[half:]) / (len(deltas) - half)
+        self.assertGreater(second, first + 0.3, deltas)  # the induction head matters where the text repeats
+        # The logit lens: a grid of (layers + 1) rows; a hovered cell records its hover.
+        s.click("overview.show_lens")
+        w = s.wait_for(lambda w: "lens" in w["fields"] and "lens.cell.2.3" in w["widgets"], timeout=60, what="the lens")
+        s.move(*s.center("lens.cell.2.3"))
+        s.wait_for(lambda w: w["widgets"]["lens.cell.2.3"]["hovered"], what="a hovered lens cell")
+        # Attribution: a layers x (heads + MLP) grid whose cells hover with their signed value.
+        s.click("overview.show_attribution")
+        w = s.wait_for(lambda w: "attribution" in w["fields"] and "attrib.cell.1.2" in w["widgets"], timeout=60,
+                       what="the attribution grid")
+        self.assertEqual(w["fields"]["attrib"]["rows"], 2)
+        s.move(*s.center("attrib.cell.1.2"))
+        w = s.wait_for(lambda w: w["widgets"]["attrib.cell.1.2"]["hovered"]
+                       and "tip" in w["widgets"]["attrib.cell.1.2"]["value"], what="a hovered attribution cell")
+        cell = w["widgets"]["attrib.cell.1.2"]["value"]
+        shown = [float(t) for t in re.findall(r"[+-]\d+(?:\.\d+)?(?:e[+-]?\d+)?", cell["tip"])]
+        self.assertTrue(any(abs(v - cell["value"]) <= 1e-3 * max(1.0, abs(cell["value"])) for v in shown), cell)
 
 def main():
     import argparse
