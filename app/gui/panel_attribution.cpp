@@ -39,16 +39,9 @@ std::vector<double> HeadsAndMlp(const AttributionGrid& g) {
 }  // namespace
 
 void DrawAttributionView(PanelContext& ctx) {
-  const std::shared_ptr<const ModelResult>& result = ctx.results.model;
-  std::shared_ptr<const ModelFolder> folder = ctx.verbs.ModelFolderOpen();
-  if (!folder || !result || !result->complete() || !result->request.folder) {
-    DimText(Tr(folder ? Str::kComputingFirstMaps : Str::kOpenModelForOverview));
-    return;
-  }
+  const ModelResult* result = CompleteRunWithExplanation(ctx, Str::kAttribExplain);
+  if (!result) return;
   const ModelFolder& shown_folder = *result->request.folder;
-  ImGui::PushTextWrapPos(0);
-  DimText(Tr(Str::kAttribExplain));
-  ImGui::PopTextWrapPos();
   if (!result->has_lm_head) {
     DimText(Tr(Str::kNoLmHead));
     return;

@@ -146,18 +146,28 @@ void DrawLensLegend(Colormap colormap, const std::string& what) {
 
 }  // namespace
 
-void DrawLensView(PanelContext& ctx) {
+const ModelResult* CompleteRunWithExplanation(PanelContext& ctx, Str explain) {
   const std::shared_ptr<const ModelResult>& result = ctx.results.model;
   std::shared_ptr<const ModelFolder> folder = ctx.verbs.ModelFolderOpen();
   if (!folder || !result || !result->complete() || !result->request.folder) {
     DimText(Tr(folder ? Str::kComputingFirstMaps : Str::kOpenModelForOverview));
-    return;
+    return nullptr;
   }
-  const model::ModelConfig& c = result->request.folder->model->config();
   ImGui::PushTextWrapPos(0);
-  DimText(Tr(Str::kLensExplain));
-  if (!model::PredictsNextToken(c)) DimText(Trf(Str::kLensMaskedNote, {c.model_type}));
+  DimText(Tr(explain));
   ImGui::PopTextWrapPos();
+  return result.get();
+}
+
+void DrawLensView(PanelContext& ctx) {
+  const ModelResult* result = CompleteRunWithExplanation(ctx, Str::kLensExplain);
+  if (!result) return;
+  const model::ModelConfig& c = result->request.folder->model->config();
+  if (!model::PredictsNextToken(c)) {
+    ImGui::PushTextWrapPos(0);
+    DimText(Trf(Str::kLensMaskedNote, {c.model_type}));
+    ImGui::PopTextWrapPos();
+  }
   if (!result->has_lm_head) {
     DimText(Tr(Str::kNoLmHead));
     return;
@@ -194,7 +204,7 @@ void DrawLensView(PanelContext& ctx) {
   }
   if (!lens || lens->layers.empty()) return;
   DrawLensLegend(ctx.settings.colormap, model::PredictsNextToken(c) ? Tr(Str::kLensLegend) : Tr(Str::kLensLegendTop));
-  DrawLensGrid(ctx, *folder, *result, *lens);
+  DrawLensGrid(ctx, *result->request.folder, *result, *lens);
 }
 
 }  // namespace attnviz

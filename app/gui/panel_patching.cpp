@@ -50,17 +50,10 @@ int ReadToken(const ModelFolder& folder, const std::string& text, Str label, std
 }  // namespace
 
 void DrawPatchingView(PanelContext& ctx) {
-  const std::shared_ptr<const ModelResult>& result = ctx.results.model;
-  std::shared_ptr<const ModelFolder> folder = ctx.verbs.ModelFolderOpen();
-  if (!folder || !result || !result->complete() || !result->request.folder) {
-    DimText(Tr(folder ? Str::kComputingFirstMaps : Str::kOpenModelForOverview));
-    return;
-  }
+  const ModelResult* result = CompleteRunWithExplanation(ctx, Str::kPatchExplain);
+  if (!result) return;
   const ModelFolder& shown_folder = *result->request.folder;
   const model::ModelConfig& c = shown_folder.model->config();
-  ImGui::PushTextWrapPos(0);
-  DimText(Tr(Str::kPatchExplain));
-  ImGui::PopTextWrapPos();
   if (!result->has_lm_head) {
     DimText(Tr(Str::kNoLmHead));
     return;

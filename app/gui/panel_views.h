@@ -20,6 +20,7 @@ namespace attnviz {
 
 class App;
 struct PanelContext;
+struct ModelResult;
 namespace model {
 struct NeuronView;
 }
@@ -132,6 +133,9 @@ void OpenNeuronView(PanelContext& ctx, int head, int display_i, int display_j);
 void DrawMapKindChoice(PanelContext& ctx);
 // The Overview's logit lens, drawn in place of its maps (panel_lens.cpp).
 void DrawLensView(PanelContext& ctx);
+// For a view drawn in the Overview's place (lens, attribution, patching): the shown run once it is complete, after
+// the view's one-sentence explanation; null, with a line saying what is awaited, before.
+const ModelResult* CompleteRunWithExplanation(PanelContext& ctx, Str explain);
 // The Overview's direct logit attribution and activation patching (panel_attribution.cpp, panel_patching.cpp).
 void DrawAttributionView(PanelContext& ctx);
 void DrawPatchingView(PanelContext& ctx);

@@ -529,31 +529,37 @@ int PatchingRows(const Model& model, const std::vector<int>& ids, int reps, cons
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
   };
-  std::vector<double> forward_ms, patch_ms;
-  for (int r = 0; r < reps + 1; ++r) {  // the first of each warms up
-    auto s = std::chrono::steady_clock::now();
-    if (Status st = RunModel(model, ids, o, &discard); !st) return std::fprintf(stderr, "%s\n", st.message().c_str()), 2;
-    const double t = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count();
-    if (r > 0) forward_ms.push_back(t);
-  }
   PatchingOptions po;
   po.residual = false;
+  // Alternated pairs (a forward, then the patching), the first pair a warm-up: the machine's drift between minutes
+  // falls on both sides of each pair's ratio.
+  std::vector<double> forward_ms, patch_ms, ratios;
   for (int r = 0; r < reps + 1; ++r) {
     auto s = std::chrono::steady_clock::now();
+    if (Status st = RunModel(model, ids, o, &discard); !st) return std::fprintf(stderr, "%s\n", st.message().c_str()), 2;
+    const double f = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count();
+    s = std::chrono::steady_clock::now();
     auto p = PatchActivations(model, clean, ids, 1, 2, po);
     const double t = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count();
     if (!p) return std::fprintf(stderr, "%s\n", p.message().c_str()), 2;
-    if (r > 0) patch_ms.push_back(t);
+    if (r == 0) continue;
+    forward_ms.push_back(f);
+    patch_ms.push_back(t);
+    ratios.push_back(2.0 * c.n_layer * c.n_head * f / t);
   }
   const double forward = median(forward_ms), patching = median(patch_ms);
   const double naive = 2.0 * c.n_layer * c.n_head * forward;
-  std::printf("patching every head (%d x %d) on %zu tokens: median %.1f ms; 2 x %d x %d forwards of %.1f ms: %.1f ms "
-              "(%.2fx)\n", c.n_layer, c.n_head, ids.size(), patching, c.n_layer, c.n_head, forward, naive,
-              naive / patching);
+  std::vector<double> sorted = ratios;
+  std::sort(sorted.begin(), sorted.end());
+  std::printf("patching every head (%d x %d) on %zu tokens: median %.1f ms; 2 x %d x %d forwards of %.1f ms: %.1f ms; "
+              "(2 n_layer n_head forwards) / patching, median of %zu pairs: %.2fx (%.2f..%.2f)\n", c.n_layer, c.n_head,
+              ids.size(), patching, c.n_layer, c.n_head, forward, naive, ratios.size(), median(ratios),
+              sorted.front(), sorted.back());
   if (!json_path.empty())
     return WriteJson(json_path, {{"model_type", c.model_type}, {"n_layer", c.n_layer}, {"n_head", c.n_head},
                                  {"n", ids.size()}, {"threads", omp_get_max_threads()}, {"patching_ms", patching},
-                                 {"forward_ms", forward}, {"naive_ms", naive}, {"runs_ms", patch_ms}});
+                                 {"forward_ms", forward}, {"naive_ms", naive}, {"runs_ms", patch_ms},
+                                 {"ratio_median", median(ratios)}, {"ratios", ratios}});
   return 0;
 }
 
