@@ -118,6 +118,9 @@ void DrawAblationControls(PanelContext& ctx) {
   } else {
     // Where the loss is read: "where does ablating this head hurt" at the tokens that matter, or the mean.
     const int n = ctx.results.model ? (int)ctx.results.model->tokens.size() : 0;
+    // The field leaves its label room in the narrow panel (the Korean label is the longer).
+    const float label = ImGui::CalcTextSize(Tr(Str::kScanAt)).x + ImGui::GetStyle().ItemInnerSpacing.x + 4.0f;
+    ImGui::SetNextItemWidth(std::max(60.0f, ImGui::GetContentRegionAvail().x - label));
     widget::InputTextWithHint(dump, Str::kScanAt, "model.scan_at", Tr(Str::kScanAtHint), &ctx.views.model.scan_at);
     if (widget::Button(dump, Str::kScanButton, "model.scan")) {
       Result<std::vector<int>> at = ParseLayerList(ctx.views.model.scan_at, std::max(1, n - 1));
