@@ -65,7 +65,13 @@ void DrawSignedGrid(PanelContext& ctx, const SignedGrid& g, float max_h) {
   const ImVec2 o = ImGui::GetCursorScreenPos();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImU32 dim = ImGui::GetColorU32(kDimColor);
-  for (int c = 0; c < g.cols && c < (int)g.col_labels.size(); ++c) {
+  // Only the columns within the child's width are drawn: a residual grid over a long text has thousands. (The
+  // widget dump, for tests, still lists every cell.)
+  const float view_x0 = ImGui::GetWindowPos().x, view_x1 = view_x0 + ImGui::GetWindowWidth();
+  const int first_col = std::clamp((int)std::floor((view_x0 - o.x - label_w) / cell_w), 0, std::max(0, g.cols - 1));
+  const int last_col = std::clamp((int)std::ceil((view_x1 - o.x - label_w) / cell_w), 0, std::max(0, g.cols - 1));
+  const int loop_begin = ctx.dump.enabled() ? 0 : first_col, loop_end = ctx.dump.enabled() ? g.cols : last_col + 1;
+  for (int c = first_col; c <= last_col && c < (int)g.col_labels.size(); ++c) {
     const float x = o.x + label_w + (float)c * cell_w;
     dl->PushClipRect(ImVec2(x, o.y), ImVec2(x + cell_w - 2, o.y + cell_h), true);
     dl->AddText(ImVec2(x + 2, o.y + 2), dim, g.col_labels[(size_t)c].c_str());
@@ -76,9 +82,16 @@ void DrawSignedGrid(PanelContext& ctx, const SignedGrid& g, float max_h) {
     const float y = o.y + cell_h * (float)(r + 1);
     if (r < (int)g.row_labels.size()) dl->AddText(ImVec2(o.x, y + 2), dim, g.row_labels[(size_t)r].c_str());
     std::string dump_cells;
-    for (int c = 0; c < g.cols; ++c) {
+    for (int c = loop_begin; c < loop_end; ++c) {
       const double v = g.values[(size_t)r * g.cols + c];
       const ImVec2 p0(o.x + label_w + (float)c * cell_w, y), p1(p0.x + cell_w - 2, y + cell_h - 2);
+      const bool in_view = c >= first_col && c <= last_col;
+      if (!in_view) {  // the dump's record only
+        ctx.dump.RecordRect(g.dump_name + ".cell." + std::to_string(r) + "." + std::to_string(c), p0.x, p0.y, p1.x,
+                            p1.y, false, false, "{\"value\": " + ExactNumber(v) + "}", false);
+        dump_cells += (c ? ", " : "") + ExactNumber(v);
+        continue;
+      }
       unsigned char rgb[3];
       DivergingColor(v, g.range, rgb);
       dl->AddRectFilled(p0, p1, IM_COL32(rgb[0], rgb[1], rgb[2], 255));

@@ -267,6 +267,14 @@ TEST_F(AttributionViewsTest, ThePatchingGridsAreCoresScanAndExportAsCsv) {
   ASSERT_EQ(res["rows"], 4);
   ASSERT_EQ(res["cols"], core->n);
   EXPECT_DOUBLE_EQ(res["values"][3][core->n - 1].get<double>(), core->Residual(3, core->n - 1));
+  // The residual grid is wider than the panel: the cells in sight are drawn, the rest only listed in the dump.
+  const WidgetDump::Widget* first = app.dump.Find("patch.residual.cell.0.0");
+  const WidgetDump::Widget* last = app.dump.Find("patch.residual.cell.0." + std::to_string(core->n - 1));
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(last, nullptr);
+  EXPECT_TRUE(first->visible);
+  EXPECT_FALSE(last->visible) << "the last position's cell lies past the panel's right edge";
+  EXPECT_GT(last->x0, app.dump.Find("panel.Overview")->x1);
   Hover("patch.heads.cell.2.1");
   const json tip = json::parse(app.dump.Find("patch.heads.cell.2.1")->value_json);
   EXPECT_NE(tip["tip"].get<std::string>().find(SignedText(core->Head(2, 1))), std::string::npos) << tip["tip"];
