@@ -25,7 +25,7 @@ const char* kExportHelp =
     "  --heads all|LIST       every head, or a list with ranges (0,2,5  0-3,7): a grid of maps\n"
     "                         sharing one colorbar (figures), [heads, n_q, n_k] (npy), blocks (csv, json)\n"
     "                         (--heads N, a plain number, still sets the number of heads)\n"
-    "  --colormap NAME        viridis|magma|cividis|gray (default viridis)\n"
+    "  --colormap NAME        viridis|magma|cividis|gray|blue-white-red (default viridis)\n"
     "  --color-scale S        linear|log (log: log10 with a floor of 1e-4, so 0 maps to the low end)\n"
     "  --range fixed|auto     fixed: weights 0..1 (default); auto: min..max of the heads shown\n"
     "  --cell-size PX         pixels per cell, 1..400 (default: about 440 px per map)\n"

@@ -53,7 +53,8 @@ std::string GridsCsv(const std::vector<ExportGrid>& grids) {
   return out;
 }
 
-std::vector<ExportGrid> OverviewGrids(PanelContext& ctx, std::string* title, UiMessage* refusal) {
+std::vector<ExportGrid> OverviewGrids(PanelContext& ctx, int* figure_grid, UiMessage* refusal) {
+  *figure_grid = 0;
   using View = OverviewPanelView::View;
   const View view = ctx.views.overview.view;
   const std::shared_ptr<const ModelResult>& result = ctx.results.model;
@@ -90,7 +91,8 @@ std::vector<ExportGrid> OverviewGrids(PanelContext& ctx, std::string* title, UiM
         g.values.push_back(v);
       }
     }
-    g.row_axis = "layer", g.col_axis = "position", g.value_axis = Tr(Str::kLensLegend);
+    g.row_axis = Tr(Str::kLayer), g.col_axis = Tr(Str::kAttribPosition), g.value_axis = Tr(Str::kLensLegend);
+    g.title = Trf(Str::kGridTitleLens, {model});
     grids.push_back(std::move(g));
   } else if (view == View::kAttribution) {
     std::shared_ptr<const AttributionResult> a = ctx.verbs.ShownAttribution();
@@ -109,7 +111,7 @@ std::vector<ExportGrid> OverviewGrids(PanelContext& ctx, std::string* title, UiM
       for (int h = 0; h < ag.n_head; ++h) g.values.push_back(ag.Head(l, h));
       g.values.push_back(ag.mlp[(size_t)l]);
     }
-    g.row_axis = "layer", g.col_axis = "head", g.value_axis = Tr(Str::kAttribLegend);
+    g.row_axis = Tr(Str::kLayer), g.col_axis = Tr(Str::kColHead), g.value_axis = Tr(Str::kAttribLegend);
     g.symmetric = true;
     ExportGrid parts;
     parts.rows = 1, parts.cols = 3;
@@ -119,11 +121,11 @@ std::vector<ExportGrid> OverviewGrids(PanelContext& ctx, std::string* title, UiM
     double attn_bias = 0;
     for (double b : ag.attn_bias) attn_bias += b;
     parts.values = {ag.embed, attn_bias, ag.norm_bias};
+    parts.symmetric = true;
+    g.title = parts.title = Trf(Str::kGridTitleAttribution, {model, TokenText(folder, a->attribution.target),
+                                                             std::to_string(a->attribution.position)});
     grids.push_back(std::move(g));
     grids.push_back(std::move(parts));
-    const int pos = a->attribution.position;
-    *title = model + " \u00B7 logit of \"" + TokenText(folder, a->attribution.target) + "\" at position " +
-             std::to_string(pos);
   } else {
     std::shared_ptr<const PatchingResult> p = ctx.verbs.ShownPatching();
     if (!p || !p->status.ok() || p->patching.heads.empty()) {
@@ -137,7 +139,9 @@ std::vector<ExportGrid> OverviewGrids(PanelContext& ctx, std::string* title, UiM
     heads.corner = "layer";
     for (int l = 0; l < pt.n_layer; ++l) heads.row_labels.push_back("L" + std::to_string(l));
     for (int h = 0; h < pt.n_head; ++h) heads.col_labels.push_back("H" + std::to_string(h));
-    heads.row_axis = "layer", heads.col_axis = "head", heads.value_axis = Tr(Str::kPatchLegend);
+    const std::string a_text = TokenText(folder, p->request.token_a), b_text = TokenText(folder, p->request.token_b);
+    heads.row_axis = Tr(Str::kLayer), heads.col_axis = Tr(Str::kColHead), heads.value_axis = Tr(Str::kPatchLegend);
+    heads.title = Trf(Str::kGridTitlePatching, {model, a_text, b_text});
     heads.symmetric = true;
     grids.push_back(std::move(heads));
     if (!pt.residual.empty()) {
@@ -150,25 +154,28 @@ std::vector<ExportGrid> OverviewGrids(PanelContext& ctx, std::string* title, UiM
       for (int i = 0; i < pt.n; ++i)
         res.col_labels.push_back(tokens && i < (int)tokens->size() ? token_label(i, (*tokens)[(size_t)i].id)
                                                                     : std::to_string(i));
+      res.row_axis = Tr(Str::kLayer), res.col_axis = Tr(Str::kAttribPosition), res.value_axis = Tr(Str::kPatchLegend);
+      res.title = Trf(Str::kGridTitlePatchingResidual, {model, a_text, b_text});
       res.symmetric = true;
       grids.push_back(std::move(res));
+      if (ctx.views.overview.patching_figure == OverviewPanelView::PatchingFigure::kResidual) *figure_grid = 1;
     }
-    *title = model + " \u00B7 patching logit[\"" + TokenText(folder, p->request.token_a) + "\"] - logit[\"" +
-             TokenText(folder, p->request.token_b) + "\"]";
   }
-  if (title->empty()) *title = model + " \u00B7 logit lens";
   return grids;
 }
 
 #ifdef ATTNVIZ_HAVE_FIGURE
-Status ExportGrids(const std::vector<ExportGrid>& grids, const HeatmapExportOptions& o) {
+Status ExportGrids(const std::vector<ExportGrid>& grids, const HeatmapExportOptions& o, int figure_grid) {
   Result<std::string> format = ResolveExportFormat(o);
   if (!format) return format.status();
   if (grids.empty()) return Status::Error(MsgId::kNoOutputFile, {});
   if (*format == "csv") return WriteFileAtomic(o.out_path, GridsCsv(grids));
   if (*format != "png" && *format != "svg" && *format != "pdf")
     return Status::Error(MsgId::kPlotUnknownExtension, {o.out_path, "." + *format});
-  const ExportGrid& g = grids[0];
+  if (figure_grid < 0 || figure_grid >= (int)grids.size())
+    return Status::Error(MsgId::kOutOfRange, {"figure grid", std::to_string(figure_grid), "0",
+                                                   std::to_string(grids.size() - 1)});
+  const ExportGrid& g = grids[(size_t)figure_grid];
   std::vector<float> cells(g.values.begin(), g.values.end());  // [1, rows, cols]
   HeatmapSpec spec;
   spec.probs = cells.data();
@@ -176,10 +183,11 @@ Status ExportGrids(const std::vector<ExportGrid>& grids, const HeatmapExportOpti
   spec.heads = {0};
   spec.query_labels = g.row_labels;
   spec.key_labels = g.col_labels;
-  spec.title = o.title;
+  spec.title = o.title.empty() ? g.title : o.title;
   spec.words = o.words;
   spec.words.query = g.row_axis, spec.words.key = g.col_axis, spec.words.weight = g.value_axis;
-  spec.colormap = o.colormap;
+  // Signed grids are blue below 0, white at 0 and red above, as the Overview draws them, whatever map the maps use.
+  spec.colormap = g.symmetric ? Colormap::kBlueWhiteRed : o.colormap;
   if (g.symmetric) {
     double m = 0;
     for (double v : g.values) if (!std::isnan(v)) m = std::max(m, std::fabs(v));

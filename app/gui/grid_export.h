@@ -18,7 +18,8 @@ struct ExportGrid {
   std::vector<double> values;  // [rows, cols]; NaN: not computed (an empty CSV cell)
   std::vector<std::string> row_labels, col_labels;  // [rows], [cols]
   std::string corner;                      // the CSV header's first cell ("layer")
-  std::string row_axis, col_axis, value_axis;  // the figure's axis and colour bar titles
+  std::string row_axis, col_axis, value_axis;  // the figure's axis and colour bar titles (the UI's language)
+  std::string title;                           // the figure's title when the options give none (the UI's language)
   bool symmetric = false;                  // colours over [-max|v|, +max|v|] (signed values); else [lo, hi]
   double lo = 0, hi = 1;
 };
@@ -28,13 +29,15 @@ struct ExportGrid {
 std::string GridsCsv(const std::vector<ExportGrid>& grids);
 
 // The grids of the view the Overview shows (lens, attribution, patching) of the shown result; empty with `refusal`
-// set when it has none yet. The title names the model and what the grid is of (in the UI's language).
-std::vector<ExportGrid> OverviewGrids(PanelContext& ctx, std::string* title, UiMessage* refusal);
+// set when it has none yet. Each grid's title names the model and what it is of. *figure_grid: the grid a PNG,
+// SVG or PDF draws (patching: the heads or the residual stream, as OverviewPanelView::patching_figure says; else 0).
+std::vector<ExportGrid> OverviewGrids(PanelContext& ctx, int* figure_grid, UiMessage* refusal);
 
 #ifdef ATTNVIZ_HAVE_FIGURE
-// Writes `grids` to options.out_path as options.format says: csv (every grid), png, svg or pdf (the first grid, with
-// the options' colour map, size, dpi, annotate and title). Errors: another format, the figure's.
-Status ExportGrids(const std::vector<ExportGrid>& grids, const HeatmapExportOptions& options);
+// Writes `grids` to options.out_path as options.format says: csv (every grid), png, svg or pdf (grid `figure_grid`,
+// with the options' size, dpi, annotate and title, else the grid's title; signed grids in blue-white-red, others
+// in the options' colour map). Errors: another format, a figure_grid out of range, the figure's.
+Status ExportGrids(const std::vector<ExportGrid>& grids, const HeatmapExportOptions& options, int figure_grid = 0);
 #endif
 
 }  // namespace attnviz

@@ -124,7 +124,7 @@ void DrawFeatureKnobs(PanelContext& ctx) {
 void DrawPictureKnobs(PanelContext& ctx) {
   WidgetDump& dump = ctx.dump;
   std::vector<Colormap> colormaps;
-  for (int i = 0; i < kColormapCount; ++i) colormaps.push_back((Colormap)i);
+  for (int i = 0; i < kSequentialColormapCount; ++i) colormaps.push_back((Colormap)i);
   auto colormap_name = [](Colormap m) { return ToString(m); };
   widget::Combo(dump, Str::kColormap, "controls.colormap", &ctx.settings.colormap, colormaps, colormap_name,
                 colormap_name);

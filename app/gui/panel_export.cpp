@@ -58,7 +58,10 @@ std::string ModelFileName(const PanelContext& ctx) {
   if (s.export_target == ExportTarget::kOverview && OverviewShowsGrid(ctx)) {
     using View = OverviewPanelView::View;
     const View v = ctx.views.overview.view;
-    return base + (v == View::kLens ? "lens" : v == View::kAttribution ? "attribution" : "patching") + ext;
+    const bool residual = v == View::kPatching && s.export_format != ExportFormat::kCsv &&
+                          ctx.views.overview.patching_figure == OverviewPanelView::PatchingFigure::kResidual;
+    return base + (v == View::kLens ? "lens" : v == View::kAttribution ? "attribution"
+                   : residual ? "patching-residual" : "patching") + ext;
   }
   if (s.export_target == ExportTarget::kOverview) return base + "overview" + ext;
   base += "L" + std::to_string(s.model_layer) + "-";
@@ -251,11 +254,10 @@ std::function<Status()> MakeExportJob(PanelContext& ctx, const std::string& path
       *refusal = UiMessage(Str::kExportGridFormats, {Tr(OverviewGridName(ctx))});
       return nullptr;
     }
-    std::string title;
-    std::vector<ExportGrid> grids = OverviewGrids(ctx, &title, refusal);
+    int figure_grid = 0;
+    std::vector<ExportGrid> grids = OverviewGrids(ctx, &figure_grid, refusal);
     if (grids.empty()) return nullptr;
-    if (o.title.empty()) o.title = title;
-    return [grids = std::move(grids), o] { return ExportGrids(grids, o); };
+    return [grids = std::move(grids), o, figure_grid] { return ExportGrids(grids, o, figure_grid); };
   }
   // The map kind the Heads panel shows (model_analysis.h), or why this run has none.
   const MapKind kind = ctx.views.heads.kind;
@@ -429,8 +431,21 @@ void DrawExportPanel(PanelContext& ctx) {
       path = next_path;
     }
   }
-  if (s.export_target == ExportTarget::kOverview && OverviewShowsGrid(ctx))
+  if (s.export_target == ExportTarget::kOverview && OverviewShowsGrid(ctx)) {
     DimText(Trf(Str::kExportOverviewView, {Tr(OverviewGridName(ctx))}));
+    // Patching has two grids: the CSV holds both, a figure draws the one chosen here.
+    if (ctx.views.overview.view == OverviewPanelView::View::kPatching && s.export_format != ExportFormat::kCsv) {
+      using Figure = OverviewPanelView::PatchingFigure;
+      Figure& figure = ctx.views.overview.patching_figure;
+      ImGui::TextUnformatted(Tr(Str::kExportGridChoice));
+      ImGui::SameLine();
+      if (widget::RadioButton(dump, Str::kExportGridHeads, "export.patching_heads", figure == Figure::kHeads))
+        figure = Figure::kHeads;
+      ImGui::SameLine();
+      if (widget::RadioButton(dump, Str::kExportGridResidual, "export.patching_residual", figure == Figure::kResidual))
+        figure = Figure::kResidual;
+    }
+  }
   if (s.export_target == ExportTarget::kCurrentHead) {
     ImGui::SameLine();
     DimText(Trf(Str::kExportHeadHint, {std::to_string(s.selected_head)}));

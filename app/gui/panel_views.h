@@ -153,6 +153,10 @@ struct OverviewPanelView {
   // attribution (panel_attribution.cpp) or activation patching (panel_patching.cpp).
   enum class View { kMaps, kLens, kAttribution, kPatching };
   View view = View::kMaps;
+  // Which of patching's two grids a PNG, SVG or PDF export draws (the CSV holds both): the heads, or the residual
+  // stream (ExportGrids' `figure_grid`).
+  enum class PatchingFigure { kHeads, kResidual };
+  PatchingFigure patching_figure = PatchingFigure::kHeads;
   int lens_first = 0;  // the lens window's first position
   // The lens grid's words, made once per lens result (not per cell per frame): the column heads, then each cell's
   // top token, row-major ([count] + [rows * count]).

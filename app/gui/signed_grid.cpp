@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "color/colormap.h"
 #include "io/json.h"
 #include "panel_util.h"
 
@@ -17,12 +18,9 @@ void DivergingColor(double v, double range, unsigned char rgb[3]) {
     rgb[0] = rgb[1] = rgb[2] = 110;
     return;
   }
+  // The exported figures' table (core/color: blue-white-red), so the screen and a PNG agree.
   const double t = range > 0 ? std::clamp(v / range, -1.0, 1.0) : 0.0;
-  // Linear from white to the end colour of the sign: |t| = 1 is the full colour.
-  static const double kBlue[3] = {59, 76, 192}, kRed[3] = {180, 4, 38};
-  const double* end = t < 0 ? kBlue : kRed;
-  const double a = std::fabs(t);
-  for (int k = 0; k < 3; ++k) rgb[k] = (unsigned char)std::lround(255.0 + (end[k] - 255.0) * a);
+  MapColor(Colormap::kBlueWhiteRed, (float)(0.5 * (t + 1.0)), rgb);
 }
 
 namespace {

@@ -20,17 +20,20 @@
 
 namespace attnviz {
 
-enum class Colormap { kViridis, kMagma, kCividis, kGray };
-constexpr int kColormapCount = 4;
+// The first four are sequential (a map's weights, 0..1); blue-white-red is diverging, for signed values drawn over
+// [-max|v|, +max|v|] (the Overview's attribution and patching grids): white at the middle.
+enum class Colormap { kViridis, kMagma, kCividis, kGray, kBlueWhiteRed };
+constexpr int kColormapCount = 5;
+constexpr int kSequentialColormapCount = 4;  // the ones the maps' colour choice offers
 constexpr int kColormapSize = 256;  // entries per table
 
-// "viridis" | "magma" | "cividis" | "gray" (case-sensitive). The error lists the allowed names.
+// "viridis" | "magma" | "cividis" | "gray" | "blue-white-red" (case-sensitive). The error lists the allowed names.
 Result<Colormap> ParseColormap(const std::string& name);
 const char* ToString(Colormap colormap);
-// "viridis|magma|cividis|gray" for help texts.
+// "viridis|magma|cividis|gray|blue-white-red" for help texts.
 const char* ColormapNames();
 
-// The table: kColormapSize * 3 bytes, RGB8, entry 0 = low end (t = 0), entry 255 = high end (t = 1).
+// The table (core/color/colormap_data.cpp, scripts/gen_colormaps.py): kColormapSize * 3 bytes, RGB8, entry 0 = low end (t = 0), entry 255 = high end (t = 1).
 // This is the LUT the app's shader uploads (GL_RGB8, 256x1, linear or nearest filtering).
 const unsigned char* ColormapRgb(Colormap colormap);
 

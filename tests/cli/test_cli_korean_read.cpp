@@ -65,8 +65,8 @@ TEST(CliKoreanRead, BadHeadListsAndColorOptions) {
        "--heads: heads 'x,1': 'x' is not a head number"},
       {"--heads", "0-9", "--heads: 헤드 9 은(는) 범위를 벗어났습니다: 허용 범위 0..3 (n_head = 4)",
        "--heads: head 9 is out of range: allowed 0..3 (n_head = 4)"},
-      {"--colormap", "jet", "--colormap: 알 수 없는 컬러맵 'jet': 허용 viridis|magma|cividis|gray",
-       "--colormap: unknown colormap 'jet': allowed viridis|magma|cividis|gray"},
+      {"--colormap", "jet", "--colormap: 알 수 없는 컬러맵 'jet': 허용 viridis|magma|cividis|gray|blue-white-red",
+       "--colormap: unknown colormap 'jet': allowed viridis|magma|cividis|gray|blue-white-red"},
       {"--color-scale", "sqrt", "--color-scale: 알 수 없는 색 눈금 'sqrt': 허용 linear|log",
        "--color-scale: unknown color scale 'sqrt': allowed linear|log"},
   };

@@ -94,15 +94,27 @@ TEST(ColormapTest, TablesMatchMatplotlib) {
   for (int i = 0; i < 256; ++i) EXPECT_EQ(Lut(Colormap::kGray, i), (Rgb{(unsigned char)i, (unsigned char)i, (unsigned char)i}));
 }
 
+// blue-white-red (signed grids): the ends are the Overview's blue and red, the middle white, each half monotone.
+TEST(ColormapTest, BlueWhiteRedRunsFromBlueThroughWhiteToRed) {
+  EXPECT_EQ(Lut(Colormap::kBlueWhiteRed, 0), (Rgb{59, 76, 192}));
+  EXPECT_EQ(Lut(Colormap::kBlueWhiteRed, 255), (Rgb{180, 4, 38}));
+  for (int i : {127, 128}) {
+    const Rgb c = Lut(Colormap::kBlueWhiteRed, i);
+    EXPECT_GE(std::min({c.r, c.g, c.b}), 253) << i;
+  }
+  for (int i = 1; i < 128; ++i) EXPECT_GE(Lut(Colormap::kBlueWhiteRed, i).r, Lut(Colormap::kBlueWhiteRed, i - 1).r);
+  for (int i = 129; i < 256; ++i) EXPECT_LE(Lut(Colormap::kBlueWhiteRed, i).g, Lut(Colormap::kBlueWhiteRed, i - 1).g);
+}
+
 TEST(ColormapTest, ParseAndNames) {
-  for (Colormap c : {Colormap::kViridis, Colormap::kMagma, Colormap::kCividis, Colormap::kGray}) {
+  for (Colormap c : {Colormap::kViridis, Colormap::kMagma, Colormap::kCividis, Colormap::kGray, Colormap::kBlueWhiteRed}) {
     auto parsed = ParseColormap(ToString(c));
     ASSERT_TRUE(parsed.ok());
     EXPECT_EQ(*parsed, c);
   }
   auto bad = ParseColormap("jet");
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.message().find("viridis|magma|cividis|gray"), std::string::npos) << bad.message();
+  EXPECT_NE(bad.message().find("viridis|magma|cividis|gray|blue-white-red"), std::string::npos) << bad.message();
   EXPECT_FALSE(ParseColorScale("sqrt").ok());
   EXPECT_EQ(*ParseColorScale("log"), ColorScale::kLog);
 }

@@ -295,5 +295,55 @@ TEST_F(AttributionViewsTest, ThePatchingGridsAreCoresScanAndExportAsCsv) {
     for (int p = 0; p < core->n; ++p) EXPECT_DOUBLE_EQ(blocks[1][l][p], core->Residual(l, p)) << l << " " << p;
 }
 
+// A figure of patching draws the grid chosen beside the Export button (the CSV holds both), blue below 0, white at 0
+// and red above as the Overview does (whatever colour map the maps use), with the axis words and title in the UI's
+// language.
+TEST_F(AttributionViewsTest, PatchingFiguresDrawTheChosenGridInBlueWhiteRedInTheUisLanguage) {
+  App& app = MakeApp(kCorrupted);
+  Click("overview.show_patching");
+  Frames(1);
+  app.views.overview.patch_clean = kClean;
+  app.views.overview.patch_a = "7";
+  app.views.overview.patch_b = "11";
+  Frames(1);
+  Click("patch.run");
+  WaitForJobs();
+  app.settings.export_target = ExportTarget::kOverview;
+  app.settings.export_format = ExportFormat::kSvg;
+  app.settings.colormap = Colormap::kMagma;
+  Frames(1);
+  EXPECT_NE(app.views.export_panel.file_name.find("-patching.svg"), std::string::npos) << app.views.export_panel.file_name;
+  Export();
+  ASSERT_TRUE(app.views.export_panel.ok) << app.views.export_panel.message.Render();
+  Result<std::string> heads = ReadFile(app.views.export_panel.path_written);
+  ASSERT_TRUE(heads);
+  // The strongest cell is the full colour of its sign; magma's ends are nowhere.
+  EXPECT_TRUE(heads->find("#b40426") != std::string::npos || heads->find("#3b4cc0") != std::string::npos);
+  EXPECT_EQ(heads->find("#fcfdbf"), std::string::npos);
+  EXPECT_NE(heads->find("patching heads"), std::string::npos);
+  Click("export.patching_residual");
+  Frames(1);
+  EXPECT_NE(app.views.export_panel.file_name.find("-patching-residual.svg"), std::string::npos)
+      << app.views.export_panel.file_name;
+  Export();
+  ASSERT_TRUE(app.views.export_panel.ok) << app.views.export_panel.message.Render();
+  Result<std::string> residual = ReadFile(app.views.export_panel.path_written);
+  ASSERT_TRUE(residual);
+  EXPECT_NE(residual->find("patching the residual stream"), std::string::npos);
+  EXPECT_NE(residual->find(">position<"), std::string::npos);
+  // In Korean: the title and the axes in Korean.
+  app.SetLanguage(Lang::kKo);
+  app.views.export_panel.file_name = "ko.svg";
+  Frames(1);
+  Export();
+  ASSERT_TRUE(app.views.export_panel.ok) << app.views.export_panel.message.Render();
+  Result<std::string> ko = ReadFile(dir_ + "/ko.svg");
+  ASSERT_TRUE(ko);
+  EXPECT_NE(ko->find("잔차 스트림 패칭"), std::string::npos);
+  EXPECT_NE(ko->find(">위치<"), std::string::npos);
+  EXPECT_EQ(ko->find(">position<"), std::string::npos);
+  app.SetLanguage(Lang::kEn);
+}
+
 }  // namespace
 }  // namespace attnviz

@@ -57,7 +57,7 @@ const char* kExportHelpKo =
     "  --heads all|LIST       모든 헤드, 또는 범위를 쓴 목록 (0,2,5  0-3,7): 색 막대 하나를 함께 쓰는 맵 격자\n"
     "                         (그림), [heads, n_q, n_k] (npy), 블록 (csv, json)\n"
     "                         (--heads N 처럼 수 하나면 여전히 헤드 수를 정합니다)\n"
-    "  --colormap NAME        viridis|magma|cividis|gray (기본 viridis)\n"
+    "  --colormap NAME        viridis|magma|cividis|gray|blue-white-red (기본 viridis)\n"
     "  --color-scale S        linear|log (log: 바닥 1e-4 의 log10, 그래서 0은 맨 아래 색)\n"
     "  --range fixed|auto     fixed: 가중치 0..1 (기본); auto: 보이는 헤드의 최소..최대\n"
     "  --cell-size PX         칸 하나의 픽셀, 1..400 (기본: 맵 하나에 약 440 px)\n"

@@ -634,6 +634,13 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kExportOverviewView, "the grid the Overview shows: {0}"},
     {Str::kExportNoGrid, "The Overview's {0} has no result to export yet."},
     {Str::kExportGridFormats, "The Overview's {0} exports as PNG, SVG, PDF or CSV."},
+    {Str::kExportGridChoice, "figure of"},
+    {Str::kExportGridHeads, "the heads (layers x heads)"},
+    {Str::kExportGridResidual, "the residual stream (layers x positions)"},
+    {Str::kGridTitleLens, "{0} \u00B7 logit lens"},
+    {Str::kGridTitleAttribution, "{0} \u00B7 logit of \"{1}\" at position {2}"},
+    {Str::kGridTitlePatching, "{0} \u00B7 patching heads: logit[\"{1}\"] \u2212 logit[\"{2}\"]"},
+    {Str::kGridTitlePatchingResidual, "{0} \u00B7 patching the residual stream: logit[\"{1}\"] \u2212 logit[\"{2}\"]"},
 };
 static_assert(TableIsComplete(kStringsEnTable, std::size(kStringsEnTable)),
               "strings_en.cpp: every Str id once, in order, none empty");

@@ -663,6 +663,13 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kExportOverviewView, "한눈에 보기의 격자: {0}"},
     {Str::kExportNoGrid, "한눈에 보기의 {0}에는 아직 내보낼 결과가 없습니다."},
     {Str::kExportGridFormats, "한눈에 보기의 {0}은(는) PNG, SVG, PDF, CSV로 내보냅니다."},
+    {Str::kExportGridChoice, "그림"},
+    {Str::kExportGridHeads, "헤드 (층 x 헤드)"},
+    {Str::kExportGridResidual, "잔차 스트림 (층 x 위치)"},
+    {Str::kGridTitleLens, "{0} \u00B7 로짓 렌즈"},
+    {Str::kGridTitleAttribution, "{0} \u00B7 위치 {2}에서 \"{1}\"의 로짓"},
+    {Str::kGridTitlePatching, "{0} \u00B7 헤드 패칭: 로짓[\"{1}\"] \u2212 로짓[\"{2}\"]"},
+    {Str::kGridTitlePatchingResidual, "{0} \u00B7 잔차 스트림 패칭: 로짓[\"{1}\"] \u2212 로짓[\"{2}\"]"},
 };
 static_assert(TableIsComplete(kStringsKoTable, std::size(kStringsKoTable)),
               "strings_ko.cpp: every Str id once, in order, none empty");

@@ -141,7 +141,8 @@ enum class Str : int {
   kAttribTipPart, kAttribLegend, kAttribBusy, kPatchExplain, kPatchClean, kPatchTokenA, kPatchTokenB, kPatchRun,
   kPatchNeedsRun, kPatchProgressHeads, kPatchProgressResidual, kPatchPartial, kPatchCounts, kPatchMetric, kPatchStale,
   kPatchHeads, kPatchResidual, kPatchTipHead, kPatchTipResidual, kPatchNotDone, kPatchLegend, kExportOverviewView,
-  kExportNoGrid, kExportGridFormats,
+  kExportNoGrid, kExportGridFormats, kExportGridChoice, kExportGridHeads, kExportGridResidual, kGridTitleLens,
+  kGridTitleAttribution, kGridTitlePatching, kGridTitlePatchingResidual,
   kCount
 };
 
