@@ -9,6 +9,7 @@
 #include "tokenize/bpe_model.h"
 #include "tokenize/model_files.h"
 #include "tokenize/pipeline.h"
+#include "tokenize/seq2seq_tokenizers.h"
 #include "tokenize/value_for_message.h"
 #include "tokenize/wordpiece_model.h"
 
@@ -195,6 +196,8 @@ Result<std::unique_ptr<Tokenizer>> LoadTokenizer(const std::string& model_dir) {
     if (json.ok() || sentencepiece.empty()) return json;
     return LoadSentencePieceTokenizer(sentencepiece, dir + "tokenizer_config.json");
   }
+  // A Marian folder's vocab.json has no merges.txt: its tokenizer for the model's input is the source side.
+  if (PathExists(dir + "source.spm")) return LoadMarianTokenizer(dir, /*target_side=*/false);
   if (PathExists(dir + "vocab.json") || PathExists(dir + "merges.txt")) {
     if (!PathExists(dir + "merges.txt"))
       return Status::ErrorAt(dir + "merges.txt", MsgId::kBpeFileMissing, {"vocab.json"});

@@ -118,6 +118,19 @@ class PipelineTokenizer : public Tokenizer {
     return std::nullopt;
   }
 
+  std::optional<std::string> IdToBytes(int id) const override {
+    if (const std::string* p = parts_.model->vocab().Piece(id)) return BytesOf(*p);
+    for (const auto& t : added_.tokens())
+      if (t.id == id) return t.content;
+    return std::nullopt;
+  }
+
+  bool IsSpecialId(int id) const override {
+    for (const auto& t : added_.tokens())
+      if (t.id == id && t.special) return true;
+    return false;
+  }
+
   std::string Describe() const override {
     return parts_.description + ", " + std::to_string(distinct_ids_) + " tokens";
   }

@@ -40,6 +40,26 @@ class TemplateProcessor : public PostProcessor {
   std::vector<TemplateItem> single_;
 };
 
+class AppendIfAbsentProcessor : public PostProcessor {
+ public:
+  AppendIfAbsentProcessor(int id, std::string piece) : id_(id), piece_(std::move(piece)) {}
+  void Process(std::vector<Token>* tokens, size_t text_bytes) const override {
+    if (!tokens->empty() && tokens->back().id == id_) return;
+    Token t;
+    t.id = id_;
+    t.piece = piece_;
+    t.bytes = piece_;
+    t.display = piece_;
+    t.byte_begin = t.byte_end = tokens->empty() ? 0 : std::min(tokens->back().byte_end, text_bytes);
+    t.special = true;
+    tokens->push_back(std::move(t));
+  }
+
+ private:
+  int id_;
+  std::string piece_;
+};
+
 class NoOpProcessor : public PostProcessor {
  public:
   void Process(std::vector<Token>*, size_t) const override {}
@@ -60,6 +80,9 @@ class ProcessorSequence : public PostProcessor {
 
 std::unique_ptr<PostProcessor> MakeTemplateProcessor(std::vector<TemplateItem> single) {
   return std::make_unique<TemplateProcessor>(std::move(single));
+}
+std::unique_ptr<PostProcessor> MakeAppendIfAbsentProcessor(int id, std::string piece) {
+  return std::make_unique<AppendIfAbsentProcessor>(id, std::move(piece));
 }
 std::unique_ptr<PostProcessor> MakeNoOpProcessor() { return std::make_unique<NoOpProcessor>(); }
 std::unique_ptr<PostProcessor> MakeProcessorSequence(std::vector<std::unique_ptr<PostProcessor>> steps) {

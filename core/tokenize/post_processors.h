@@ -28,6 +28,8 @@ class PostProcessor {
 
 // TemplateProcessing's "single" template; BertProcessing and RobertaProcessing are the template cls $A sep.
 std::unique_ptr<PostProcessor> MakeTemplateProcessor(std::vector<TemplateItem> single);
+// T5Tokenizer's _add_eos_if_not_present: the token appended unless the text's tokens already end with its id.
+std::unique_ptr<PostProcessor> MakeAppendIfAbsentProcessor(int id, std::string piece);
 std::unique_ptr<PostProcessor> MakeNoOpProcessor();
 std::unique_ptr<PostProcessor> MakeProcessorSequence(std::vector<std::unique_ptr<PostProcessor>> steps);
 

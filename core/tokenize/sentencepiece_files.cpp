@@ -4,11 +4,17 @@
 // post-processor's and shows pieces ("▁" as a space, <0xNN> as its byte).
 //   tokenizer.model            Llama, Mistral, Gemma: ids as in the file; <s> added (tokenizer_config.json's
 //                              add_bos_token, default true; add_eos_token, default false)
-//   spiece.model               T5, ALBERT style: ids as in the file; nothing added unless tokenizer_config.json asks
+//   spiece.model               ALBERT style: ids as in the file; nothing added unless tokenizer_config.json asks.
+//                              In a T5 folder (config.json model_type t5, mt5 or umt5, or tokenizer_config.json's
+//                              tokenizer_class T5Tokenizer / MT5Tokenizer): T5Tokenizer's, </s> appended unless the
+//                              text already ends with it, and <extra_id_0>.. (tokenizer_config.json extra_ids, default
+//                              100) as special tokens counted down from the last id
 //   sentencepiece.bpe.model    XLM-RoBERTa (fairseq): <s>=0 <pad>=1 </s>=2 <unk>=3, the file's pieces from id 3 on
 //                              shifted by one, <mask> last; <s> ... </s> added (XLMRobertaTokenizer)
 #include <sentencepiece_processor.h>
 
+#include <algorithm>
+#include <tuple>
 #include <utility>
 
 #include "io/file_io.h"
@@ -85,6 +91,41 @@ Status ReadAddFlags(const std::string& config_path, bool* add_bos, bool* add_eos
   return Status::Ok();
 }
 
+// T5Tokenizer's folder: config.json's model_type or tokenizer_config.json's tokenizer_class says so.
+Result<bool> IsT5Folder(const std::string& model_path, const std::string& config_path) {
+  const std::string dir = model_path.substr(0, model_path.find_last_of('/') + 1);
+  for (const auto& [path, key, names] :
+       {std::tuple{dir + "config.json", "model_type", std::vector<std::string>{"t5", "mt5", "umt5"}},
+        std::tuple{config_path, "tokenizer_class",
+                   std::vector<std::string>{"T5Tokenizer", "T5TokenizerFast", "MT5Tokenizer", "MT5TokenizerFast"}}}) {
+    if (path.empty() || !PathExists(path)) continue;
+    auto json = ReadJsonFile(path);
+    if (!json.ok()) return json.status();
+    if (!json->is_object()) return Status::ErrorAt(path, MsgId::kMustBeJsonObject, {});
+    auto it = json->find(key);
+    if (it != json->end() && it->is_string() && std::find(names.begin(), names.end(), it->get<std::string>()) != names.end())
+      return true;
+  }
+  return false;
+}
+
+// T5Tokenizer's extra_ids (tokenizer_config.json, default 100) and its legacy handling, the only one run here.
+Result<int> T5ExtraIds(const std::string& config_path) {
+  if (config_path.empty() || !PathExists(config_path)) return 100;
+  auto config = ReadJsonFile(config_path);
+  if (!config.ok()) return config.status();
+  if (auto it = config->find("legacy"); it != config->end() && it->is_boolean() && !it->get<bool>())
+    return Status::Error(config_path + ": legacy = false is not supported (T5Tokenizer's non-legacy handling of the "
+                         "text after a special token); the legacy tokenizer is what the folder's model was trained with "
+                         "unless it says otherwise");
+  auto it = config->find("extra_ids");
+  if (it == config->end() || it->is_null()) return 100;
+  auto n = JsonInteger(*it);
+  if (!n || *n < 0 || *n > 10000)
+    return Status::ErrorAt(config_path, MsgId::kOutOfRange, {"extra_ids", it->dump(), "0", "10000"});
+  return int(*n);
+}
+
 TemplateItem SpecialItem(const std::string& piece, int id) {
   TemplateItem item;
   item.special = SpecialTokens{{id}, {piece}};
@@ -123,11 +164,27 @@ Result<std::unique_ptr<Tokenizer>> LoadSentencePieceTokenizer(const std::string&
       if (sp->IsControl(i) || sp->IsUnknown(i)) parts.added_tokens.push_back(Special(sp->IdToPiece(i), i));
     }
   }
+  bool t5 = false;
+  if (name == "spiece.model") {
+    auto is_t5 = IsT5Folder(model_path, config_path);
+    if (!is_t5.ok()) return is_t5.status();
+    t5 = *is_t5;
+  }
+  if (t5) {
+    auto extra_ids = T5ExtraIds(config_path);
+    if (!extra_ids.ok()) return extra_ids.status();
+    // T5Tokenizer: <extra_id_0> is the last id, <extra_id_1> the one before, ...
+    for (int i = 0; i < *extra_ids; ++i)
+      parts.added_tokens.push_back(Special("<extra_id_" + std::to_string(i) + ">", n + *extra_ids - 1 - i));
+  }
   auto vocab = Vocab::FromPairs(std::move(pairs), model_path);
   if (!vocab.ok()) return vocab.status();
 
   std::vector<TemplateItem> single;
-  if (fairseq) {
+  if (t5) {
+    if (sp->eos_id() < 0) return Status::ErrorAt(model_path, MsgId::kNotInVocab, {"</s>"});
+    parts.post_processor = MakeAppendIfAbsentProcessor(sp->eos_id(), sp->IdToPiece(sp->eos_id()));
+  } else if (fairseq) {
     single = {SpecialItem("<s>", 0), TemplateItem{true, {}}, SpecialItem("</s>", 2)};
   } else {
     bool add_bos = name == "tokenizer.model", add_eos = false;
@@ -139,7 +196,7 @@ Result<std::unique_ptr<Tokenizer>> LoadSentencePieceTokenizer(const std::string&
   if (single.size() > 1) parts.post_processor = MakeTemplateProcessor(std::move(single));
   parts.display.byte_fallback = true;
   parts.display.space_marker = U'\u2581';
-  parts.description = "SentencePiece " + name + (fairseq ? " (fairseq ids)" : "");
+  parts.description = "SentencePiece " + name + (fairseq ? " (fairseq ids)" : t5 ? " (T5)" : "");
   parts.model = std::make_unique<SentencePieceModel>(std::move(sp), std::move(vocab.value()), fairseq);
   return MakePipelineTokenizer(std::move(parts));
 }

@@ -11,6 +11,8 @@
 //                               files: <s> ... </s>)
 //   vocab.txt                   BERT WordPiece (+ tokenizer_config.json: do_lower_case, default true;
 //                               strip_accents; tokenize_chinese_chars); [CLS] ... [SEP] added
+//   source.spm (+ vocab.json)  Marian (opus-mt): the source side of marian_files.h's pair (an encoder-decoder
+//                               folder's both sides and its decoder: seq2seq_tokenizers.h)
 //   tokenizer.model, spiece.model, sentencepiece.bpe.model
 //                               SentencePiece, run by libsentencepiece (sentencepiece_files.cpp: which special
 //                               tokens each adds; sentencepiece.bpe.model has XLM-RoBERTa's fairseq ids). Also
@@ -46,6 +48,12 @@ class Tokenizer {
   // byte) with any byte that is not a whole character shown as <0xNN>; a special token's own text. Nothing for an
   // id no token has.
   virtual std::optional<std::string> IdToDisplay(int id) const = 0;
+  // The raw bytes an id stands for, as Token::bytes ("▁the" -> " the", "<0xEB>" -> the byte, a special token's own
+  // text); nothing for an id no token has.
+  virtual std::optional<std::string> IdToBytes(int id) const = 0;
+  // A special token's id (post-processor tokens, added tokens marked special): decode(skip_special_tokens=True)
+  // leaves these out.
+  virtual bool IsSpecialId(int id) const = 0;
   // What was loaded, for a person: e.g. "tokenizer.json: BPE (byte-level), 50257 tokens".
   virtual std::string Describe() const = 0;
 };

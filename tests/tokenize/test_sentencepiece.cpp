@@ -127,6 +127,45 @@ TEST(SentencePiece, ModelFileStandsInForATokenizerJsonThatCannotBeRun) {
   }
 }
 
+// spiece.model is T5Tokenizer's only in a T5 folder (config.json model_type, or tokenizer_config.json's
+// tokenizer_class): </s> appended unless the text ends with it, <extra_id_N> counted down from the last id.
+TEST(SentencePiece, SpieceModelIsT5TokenizerInAT5Folder) {
+  const nlohmann::json expected = ReadJson(kFixtures + "/t5/expected.json")["encode"];
+  const std::string text = expected[0]["text"].get<std::string>();
+  std::vector<int> ids = expected[0]["ids"].get<std::vector<int>>();
+  ASSERT_EQ(ids.back(), 1);
+
+  testing::TempDir plain;
+  std::filesystem::copy_file(kFixtures + "/t5/spiece.model", plain.path() + "/spiece.model");
+  auto albert_style = LoadTokenizer(plain.path());
+  ASSERT_TRUE(albert_style.ok()) << albert_style.message();
+  EXPECT_EQ(Ids(*(*albert_style)->Encode(text)), std::vector<int>(ids.begin(), ids.end() - 1));  // nothing added
+  EXPECT_EQ((*albert_style)->vocab_size(), 120u);
+
+  plain.Write("tokenizer_config.json", R"({"tokenizer_class": "T5Tokenizer"})");
+  auto t5 = LoadTokenizer(plain.path());
+  ASSERT_TRUE(t5.ok()) << t5.message();
+  EXPECT_NE((*t5)->Describe().find("T5"), std::string::npos) << (*t5)->Describe();
+  EXPECT_EQ(Ids(*(*t5)->Encode(text)), ids);
+  EXPECT_EQ(Ids(*(*t5)->Encode(text + "</s>")), ids);  // not twice
+  EXPECT_EQ(Ids(*(*t5)->Encode(text, /*add_special_tokens=*/false)), std::vector<int>(ids.begin(), ids.end() - 1));
+  EXPECT_EQ((*t5)->vocab_size(), 220u);  // T5Tokenizer's default 100 extra ids
+  EXPECT_EQ((*t5)->IdToPiece(219), "<extra_id_0>");
+  EXPECT_EQ((*t5)->IdToPiece(120), "<extra_id_99>");
+
+  plain.Write("tokenizer_config.json", R"({"tokenizer_class": "T5Tokenizer", "legacy": false})");
+  auto non_legacy = LoadTokenizer(plain.path());
+  ASSERT_FALSE(non_legacy.ok());
+  EXPECT_NE(non_legacy.message().find("tokenizer_config.json"), std::string::npos) << non_legacy.message();
+  EXPECT_NE(non_legacy.message().find("legacy"), std::string::npos) << non_legacy.message();
+
+  plain.Write("tokenizer_config.json", R"({"extra_ids": -2})");
+  plain.Write("config.json", R"({"model_type": "mt5"})");
+  auto bad_extra = LoadTokenizer(plain.path());
+  ASSERT_FALSE(bad_extra.ok());
+  EXPECT_NE(bad_extra.message().find("extra_ids"), std::string::npos) << bad_extra.message();
+}
+
 TEST(SentencePiece, NotAModelFileIsNamed) {
   auto tokenizer = LoadSentencePieceTokenizer(kFixtures + "/sentences.json", "");
   ASSERT_FALSE(tokenizer.ok());
