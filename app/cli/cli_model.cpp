@@ -32,6 +32,7 @@
 #include "model/predict.h"
 #include "model/roles.h"
 #include "model/run.h"
+#include "model/seq2seq.h"
 #include "model_figure.h"
 #include "model_folder.h"
 #include "session/layer_collector.h"
@@ -49,6 +50,8 @@ const char* kModelHelp =
     "usage: attnviz-cli model --model DIR|FILE.gguf|tiny (--text TEXT | --text-file FILE [--line N]) [options]\n"
     "Runs a trained model (a Hugging Face folder: config.json, model.safetensors, tokenizer files; or a .gguf\n"
     "file with its tokenizer) on the text and prints, per layer, each head's mean max attention and entropy.\n"
+    "An encoder-decoder folder (bart, mbart, marian, t5, mt5) takes its own options: attnviz-cli model --model DIR\n"
+    "--help shows them.\n"
     "  --model DIR|FILE.gguf|tiny\n"
     "                         the model folder ({model_types}), or a .gguf file\n"
     "                         ({gguf_types}; F32, F16, BF16 or quantized); tiny = the bundled model\n"
@@ -325,6 +328,8 @@ Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help)
     } else if (arg == "--metric") {
       st = take(&a->metric);
       a->metric_set = true;
+    } else if (arg == "--target-text" || arg == "--generate" || arg == "--stack") {
+      st = AppError(AppMsgId::kSeq2SeqOnly, {arg, CappedValue(a->model_dir.empty() ? std::string("--model") : a->model_dir)});
     } else if (arg == "--token-loss") a->token_loss = true;
     else if (arg == "--logit-lens") {
       std::string v;
@@ -874,9 +879,25 @@ Status RunOnTokens(const ModelArgs& a, const ModelFolder& folder, const std::vec
   return Status::Ok();
 }
 
+// The folder --model names when it is an encoder-decoder one (model::IsEncoderDecoderFolder), else "". The other
+// options' values are stepped over as the parsers read them.
+std::string EncoderDecoderFolder(const std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] != "--model") {
+      if (OptionTakesValue(args[i])) ++i;
+      continue;
+    }
+    if (i + 1 >= args.size()) return "";
+    auto dir = ResolveModelDir(ExpandHome(args[i + 1]));
+    return dir && model::IsEncoderDecoderFolder(*dir) ? *dir : "";
+  }
+  return "";
+}
+
 }  // namespace
 
 int RunModelCommand(const std::vector<std::string>& args) {
+  if (!EncoderDecoderFolder(args).empty()) return RunSeq2SeqCommand(args);
   ModelArgs a;
   bool help = false;
   if (Status s = ParseArgs(args, &a, &help); !s) return UsageError("model", Localized(s));

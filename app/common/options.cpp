@@ -31,7 +31,7 @@ bool OptionTakesValue(const std::string& option) {
       // attnviz-cli compute, export, sweep, model and the figure options (cli_figure_options.h)
       "--dump", "--out", "--format", "--head", "--plot", "--seeds", "--dks", "--random-tokens", "--model", "--layers",
       "--predict", "--ablate", "--ablate-mode", "--logit-lens", "--attribute", "--patch-from", "--metric", "--neuron", "--kind",
-      "--scan-at", "--figure", "--layer", "--colormap", "--color-scale", "--range", "--cell-size", "--width", "--title", "--size",
+      "--scan-at", "--target-text", "--generate", "--stack", "--figure", "--layer", "--colormap", "--color-scale", "--range", "--cell-size", "--width", "--title", "--size",
       "--dpi",
       // attnviz (app/gui/app.cpp ParseAppOptions)
       "--shader-dir", "--screenshot", "--frames", "--widgets-json", "--snapshot-path", "--bench-frames", "--lang"};

@@ -67,6 +67,16 @@ constexpr const char* kEnglish[] = {
     "--patch-from CLEAN goes with --metric A,B (the logit difference it measures), and --metric with --patch-from",
     "{0} runs the model as it is: the what-ifs (--ablate, --no-scale, --temperature, ...) do not go with it",
     "--scan-at goes with --ablate-scan (the positions whose loss ranks the heads)",
+    "{0} is an encoder-decoder model: it reads a source and a target; give the target with --target-text TEXT, or "
+    "make it with --generate N",
+    "--target-text and --generate exclude each other (the target is given or generated)",
+    "--ablate: '{0}' is not S:L:H (the stack encoder, decoder or cross, then the layer and the head, from 0; "
+    "several: encoder:0:1,cross:1:0)",
+    "{0} is not built for encoder-decoder models; they take --tokens, --dump, --predict, --token-loss, "
+    "--generate, --ablate S:L:H and --figure with --stack",
+    "--figure of an encoder-decoder model needs --stack encoder|decoder|cross, --layer L and --head H",
+    "{0} made no tokens",
+    "{0} is for encoder-decoder models (bart, mbart, marian, t5, mt5); {1} is not one",
 };
 constexpr int kAppCount = (int)AppMsgId::kCount - (int)MsgId::kAppFirst;
 static_assert(std::size(kEnglish) == (size_t)kAppCount, "app_messages.cpp: one English template per AppMsgId");

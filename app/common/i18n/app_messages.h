@@ -66,6 +66,14 @@ enum class AppMsgId : int {
   kPatchNeedsMetric,
   kWhatIfWithAttribution,     // {0} option
   kScanAtNeedsScan,
+  // encoder-decoder models (app/cli/cli_seq2seq.cpp)
+  kSeq2SeqNeedsTarget,        // {0} the model folder
+  kSeq2SeqTargetOrGenerate,
+  kSeq2SeqAblateSpec,         // {0} the item
+  kSeq2SeqOptionUnbuilt,      // {0} the option
+  kSeq2SeqFigureNeedsStack,
+  kSeq2SeqEmptySide,          // {0} the option whose text made no tokens
+  kSeq2SeqOnly,               // {0} the option, {1} the model folder
   kCount
 };
 

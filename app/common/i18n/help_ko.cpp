@@ -105,6 +105,8 @@ const char* kModelHelpKo =
     "사용법: attnviz-cli model --model DIR|FILE.gguf|tiny (--text 문장 | --text-file FILE [--line N]) [옵션]\n"
     "학습된 모델 (Hugging Face 폴더: config.json, model.safetensors, 토크나이저 파일; 또는 토크나이저가 든\n"
     ".gguf 파일)을 문장에 돌리고, 층마다 각 헤드의 평균 최대 어텐션과 엔트로피를 출력합니다.\n"
+    "인코더-디코더 폴더 (bart, mbart, marian, t5, mt5)는 옵션이 따로 있습니다: attnviz-cli model --model DIR\n"
+    "--help 가 보여 줍니다.\n"
     "  --model DIR|FILE.gguf|tiny\n"
     "                         모델 폴더 ({model_types}), 또는 .gguf 파일\n"
     "                         ({gguf_types}; F32, F16, BF16 또는 양자화); tiny = 함께 들어 있는 모델\n"
@@ -196,6 +198,36 @@ const char* kAppOptionsKo =
     "  --version             버전을 출력하고 끝냅니다\n"
     "키: 왼쪽/오른쪽 화살표는 헤드를 넘기고, S 는 sqrt(d_k) 스케일을 켜고 끄며, Ctrl+Q 는 끝냅니다.\n";
 
+const char* kSeq2SeqHelpKo =
+    "사용법: attnviz-cli model --model DIR --text SOURCE (--target-text TARGET | --generate N) [옵션]\n"
+    "인코더-디코더 모델(bart, mbart, marian, t5, mt5의 Hugging Face 폴더)을 원문과 그 대상 텍스트로 실행하고,\n"
+    "스택과 층마다 각 헤드의 평균 최대 어텐션을 출력합니다. 디코더는 디코더 시작 토큰을 읽고, 이어서 대상 텍스트의\n"
+    "토큰을 문장 끝 토큰 없이 읽습니다 (레이블: 문장 끝 토큰까지 포함한 대상 텍스트의 토큰).\n"
+    "  --model DIR            모델 폴더\n"
+    "  --text SOURCE          원문 (인코더의 텍스트); --text-file FILE [--line N]: 문장 파일에서\n"
+    "  --target-text TARGET   대상 텍스트 (디코더의 텍스트), 디코더의 토크나이저가 나누는 대로\n"
+    "  --generate N           탐욕적 디코딩으로 만든 대상 텍스트, 새 토큰 최대 N개 (문장 끝에서 멈춤);\n"
+    "                         텍스트로, --json 이면 {\"ids\", \"text\"} 로 출력합니다\n"
+    "  --tokens               {\"source\": {\"ids\", \"tokens\"}, \"target\": {\"ids\", \"tokens\"}} 를 출력하고 끝냅니다\n"
+    "                         (대상은 디코더가 읽는 대로, 디코더 시작 토큰부터)\n"
+    "  --dump OUT             OUT/tokens.json, encoder_attention.npy [n_enc_layer, n_head, n_src, n_src],\n"
+    "                         decoder_attention.npy [n_dec_layer, n_head, n_tgt, n_tgt], cross_attention.npy\n"
+    "                         [n_dec_layer, n_head, n_tgt, n_src], encoder_hidden.npy [n_enc_layer + 1, n_src,\n"
+    "                         d_model], decoder_hidden.npy [n_dec_layer + 1, n_tgt, d_model] (마지막 정규화 전)을 씁니다\n"
+    "  --predict K            디코더의 위치마다 상위 K개 토큰과 레이블의 평균 손실 (nats); --json: JSON으로\n"
+    "  --token-loss           레이블마다 손실 (nats)과 확률, 디코더의 위치 순서로\n"
+    "  --json                 --predict, --token-loss, --generate 와 함께: JSON으로\n"
+    "  --ablate S:L:H,...     가정 실험: 스택 S (encoder, decoder, cross)의 층 L 헤드 H 의 출력을 출력 투영 전에\n"
+    "                         0으로 만듭니다; 뒤의 모든 층과 예측이 따라 바뀝니다\n"
+    "  --ablate-mode zero|mean\n"
+    "                         --ablate 와 함께: zero (기본) 또는 위치들에 대한 그 헤드의 평균\n"
+    "  --figure OUT           헤드 하나의 맵을 OUT.png, OUT.svg, OUT.pdf 로 씁니다; 제목이 스택을 말합니다\n"
+    "  --stack S, --layer L, --head H\n"
+    "                         --figure 와 함께 (모두 필요): encoder, decoder, cross; 층과 헤드, 0부터\n"
+    "  --size WxH, --dpi N, --title TEXT, --colormap NAME, --color-scale S, --range fixed|auto,\n"
+    "  --cell-size PX, --width PX, --annotate\n"
+    "                         --figure 와 함께: attnviz-cli export --help 와 같습니다\n";
+
 }  // namespace
 
 const char* HelpText(Help help, const char* english) {
@@ -207,6 +239,7 @@ const char* HelpText(Help help, const char* english) {
     case Help::kSweep: return kSweepHelpKo;
     case Help::kExport: return kExportHelpKo;
     case Help::kModel: return kModelHelpKo;
+    case Help::kSeq2Seq: return kSeq2SeqHelpKo;
     case Help::kAppHead: return kAppHeadKo;
     case Help::kAppOptions: return kAppOptionsKo;
   }

@@ -6,7 +6,7 @@
 namespace attnviz {
 
 // kAppHead: attnviz --help's first lines; kAppOptions: its own options after the shared kInputOptions.
-enum class Help { kUsage, kCompute, kInputOptions, kSweep, kExport, kModel, kAppHead, kAppOptions };
+enum class Help { kUsage, kCompute, kInputOptions, kSweep, kExport, kModel, kSeq2Seq, kAppHead, kAppOptions };
 // The Korean text of `help` under --lang ko, else `english`.
 const char* HelpText(Help help, const char* english);
 // `text` with {model_types} and {gguf_types} replaced by the supported lists (core/model/arch/family.h) and

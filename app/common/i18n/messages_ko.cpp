@@ -392,6 +392,13 @@ constexpr AppMessageEntry kAppMessagesKo[] = {
     {AppMsgId::kPatchNeedsMetric, "--patch-from 은 --metric A,B (재는 로짓 차이)와 함께 쓰고, --metric 은 --patch-from 과 함께 씁니다"},
     {AppMsgId::kWhatIfWithAttribution, "{0} 은(는) 모델을 그대로 실행합니다: 가정 실험(--ablate, --no-scale, --temperature 등)과 함께 쓸 수 없습니다"},
     {AppMsgId::kScanAtNeedsScan, "--scan-at 은 --ablate-scan 과 함께 씁니다 (헤드의 순위를 매기는 손실의 위치)"},
+    {AppMsgId::kSeq2SeqNeedsTarget, "{0} 은(는) 인코더-디코더 모델입니다: 원문과 대상 텍스트를 읽습니다; 대상 텍스트를 --target-text TEXT 로 주거나 --generate N 으로 만드십시오"},
+    {AppMsgId::kSeq2SeqTargetOrGenerate, "--target-text 와 --generate 는 함께 쓸 수 없습니다 (대상 텍스트는 주거나 만듭니다)"},
+    {AppMsgId::kSeq2SeqAblateSpec, "--ablate: '{0}' 은(는) S:L:H 가 아닙니다 (스택 encoder, decoder, cross, 이어서 층과 헤드, 0부터; 여러 개: encoder:0:1,cross:1:0)"},
+    {AppMsgId::kSeq2SeqOptionUnbuilt, "{0} 은(는) 인코더-디코더 모델에는 아직 없습니다; --tokens, --dump, --predict, --token-loss, --generate, --ablate S:L:H, --figure 와 --stack 을 쓸 수 있습니다"},
+    {AppMsgId::kSeq2SeqFigureNeedsStack, "인코더-디코더 모델의 --figure 에는 --stack encoder|decoder|cross, --layer L, --head H 가 필요합니다"},
+    {AppMsgId::kSeq2SeqEmptySide, "{0} 에서 토큰이 나오지 않았습니다"},
+    {AppMsgId::kSeq2SeqOnly, "{0} 은(는) 인코더-디코더 모델(bart, mbart, marian, t5, mt5)에 씁니다; {1} 은(는) 그런 모델이 아닙니다"},
 };
 static_assert(std::size(kAppMessagesKo) == (size_t)((int)AppMsgId::kCount - (int)MsgId::kAppFirst),
               "messages_ko.cpp: one Korean template per AppMsgId");

@@ -641,6 +641,13 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kGridTitleAttribution, "{0} \u00B7 logit of \"{1}\" at position {2}"},
     {Str::kGridTitlePatching, "{0} \u00B7 patching heads: logit[\"{1}\"] \u2212 logit[\"{2}\"]"},
     {Str::kGridTitlePatchingResidual, "{0} \u00B7 patching the residual stream: logit[\"{1}\"] \u2212 logit[\"{2}\"]"},
+    {Str::kSeq2SeqEncoderAttention, "encoder self-attention"},
+    {Str::kSeq2SeqDecoderAttention, "decoder self-attention (causal)"},
+    {Str::kSeq2SeqCrossAttention, "cross-attention"},
+    {Str::kCliSeq2SeqLayerLine, "{0}, layer {1}: each head's mean max weight {2}"},
+    {Str::kSeq2SeqFigureTitle, "{0} \u00B7 {1} \u00B7 layer {2} \u00B7 head {3}"},
+    {Str::kSeq2SeqTargetAxis, "target token (query)"},
+    {Str::kSeq2SeqSourceAxis, "source token (key)"},
 };
 static_assert(TableIsComplete(kStringsEnTable, std::size(kStringsEnTable)),
               "strings_en.cpp: every Str id once, in order, none empty");

@@ -670,6 +670,13 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kGridTitleAttribution, "{0} \u00B7 위치 {2}에서 \"{1}\"의 로짓"},
     {Str::kGridTitlePatching, "{0} \u00B7 헤드 패칭: 로짓[\"{1}\"] \u2212 로짓[\"{2}\"]"},
     {Str::kGridTitlePatchingResidual, "{0} \u00B7 잔차 스트림 패칭: 로짓[\"{1}\"] \u2212 로짓[\"{2}\"]"},
+    {Str::kSeq2SeqEncoderAttention, "인코더 셀프 어텐션"},
+    {Str::kSeq2SeqDecoderAttention, "디코더 셀프 어텐션 (인과)"},
+    {Str::kSeq2SeqCrossAttention, "크로스 어텐션"},
+    {Str::kCliSeq2SeqLayerLine, "{0}, 층 {1}: 헤드마다 평균 최대 가중치 {2}"},
+    {Str::kSeq2SeqFigureTitle, "{0} \u00B7 {1} \u00B7 층 {2} \u00B7 헤드 {3}"},
+    {Str::kSeq2SeqTargetAxis, "대상 토큰 (쿼리)"},
+    {Str::kSeq2SeqSourceAxis, "원문 토큰 (키)"},
 };
 static_assert(TableIsComplete(kStringsKoTable, std::size(kStringsKoTable)),
               "strings_ko.cpp: every Str id once, in order, none empty");

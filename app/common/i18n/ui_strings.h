@@ -143,6 +143,9 @@ enum class Str : int {
   kPatchHeads, kPatchResidual, kPatchTipHead, kPatchTipResidual, kPatchNotDone, kPatchLegend, kExportOverviewView,
   kExportNoGrid, kExportGridFormats, kExportGridChoice, kExportGridHeads, kExportGridResidual, kGridTitleLens,
   kGridTitleAttribution, kGridTitlePatching, kGridTitlePatchingResidual,
+  // Encoder-decoder models (issue 40).
+  kSeq2SeqEncoderAttention, kSeq2SeqDecoderAttention, kSeq2SeqCrossAttention, kCliSeq2SeqLayerLine,
+  kSeq2SeqFigureTitle, kSeq2SeqTargetAxis, kSeq2SeqSourceAxis,
   kCount
 };
 
