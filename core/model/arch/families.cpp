@@ -46,6 +46,24 @@ const GgufArchitecture* GgufArchitectureFor(const std::string& architecture) {
   return nullptr;
 }
 
+const std::vector<const Seq2SeqFamily*>& Seq2SeqFamilies() {
+  static const std::vector<const Seq2SeqFamily*> families = {&BartFamily(), &MarianFamily(), &T5Family()};
+  return families;
+}
+
+const Seq2SeqFamily* Seq2SeqFamilyFor(const std::string& model_type) {
+  for (const Seq2SeqFamily* f : Seq2SeqFamilies())
+    if (std::find(f->model_types.begin(), f->model_types.end(), model_type) != f->model_types.end()) return f;
+  return nullptr;
+}
+
+std::string SupportedSeq2SeqModelTypes() {
+  std::string out;
+  for (const Seq2SeqFamily* f : Seq2SeqFamilies())
+    for (const std::string& t : f->model_types) out += (out.empty() ? "" : ", ") + t;
+  return out;
+}
+
 std::string SupportedModelTypes(bool gguf) {
   std::string out;
   for (const Family* f : Families()) {
@@ -54,6 +72,7 @@ std::string SupportedModelTypes(bool gguf) {
     else
       for (const std::string& t : f->model_types) out += (out.empty() ? "" : ", ") + t;
   }
+  if (!gguf) out += ", " + SupportedSeq2SeqModelTypes();  // opened by LoadSeq2SeqModel (seq2seq.h)
   return out;
 }
 

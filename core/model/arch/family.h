@@ -15,6 +15,13 @@
 //   gemma2  gemma2                (arch/gemma.cpp) four (1 + w) RMSNorms a block, scaled embeddings,
 //                                 query_pre_attn_scalar, attention and final soft caps, alternating sliding layers
 //   gemma3  gemma3_text           (arch/gemma.cpp) gemma2's block with per-head q/k norms, layer_types, two RoPE bases
+// Encoder-decoder families (Seq2SeqFamily below; core/model/seq2seq.h loads them, LoadModel refuses them by name):
+//   bart    bart, mbart           learned positions (offset 2), layernorm_embedding, post-norm (mbart: pre-norm and a
+//                                 final norm per stack), q scaled, final_logits_bias
+//   marian  marian                sinusoidal positions, scaled embeddings, post-norm, final_logits_bias, separate
+//                                 decoder embeddings when share_encoder_decoder_embeddings is false
+//   t5      t5, mt5               relative position buckets (first layer's bias shared), RMS norms, no scaling,
+//                                 relu or gated-gelu MLP, tied lm_head rescaled by d_model^-0.5
 // What no family builds is refused by name with the reason (arch/refused.cpp: RefuseUnbuilt).
 #pragma once
 #include <nlohmann/json_fwd.hpp>
@@ -91,7 +98,8 @@ const Family* FamilyNamed(const std::string& name);
 const Family* FamilyFor(const std::string& model_type, bool gguf = false);
 // A GGUF file's general.architecture as the family knows it; null when no family reads it.
 const GgufArchitecture* GgufArchitectureFor(const std::string& architecture);
-// "gpt2, bert, llama, qwen2, mistral" (every model_type), or with `gguf` the GGUF architectures.
+// "gpt2, bert, llama, qwen2, mistral, ..., bart, ..., t5, mt5" (every model_type, the encoder-decoder ones last), or
+// with `gguf` the GGUF architectures.
 std::string SupportedModelTypes(bool gguf = false);
 // The model_types whose families have q/k norms (BlockRecipe::qk_norm), as SupportedModelTypes lists them.
 std::string QkNormModelTypes();
@@ -108,6 +116,27 @@ const Family& Phi3Family();
 // "linear_attention", num_local_experts / num_experts > 1): the message naming it and why; else Ok.
 Status RefuseUnbuilt(const nlohmann::json& j, const std::string& model_type, const std::string& where);
 const Family& RobertaFamily();
+
+struct Seq2SeqConfig;  // seq2seq.h
+struct Seq2SeqParams;
+
+// An encoder-decoder family in one file (arch/bart.cpp, marian.cpp, t5.cpp): its config.json keys and its tensors.
+struct Seq2SeqFamily {
+  const char* name = "";
+  std::vector<std::string> model_types;
+  // config.json -> *c (model_type already set).
+  Status (*read_config)(const Keys& k, const nlohmann::json& j, Seq2SeqConfig* c) = nullptr;
+  // The checkpoint's tensors -> params, each shape checked against the config.
+  Status (*bind)(const Seq2SeqConfig& c, Binder& b, Seq2SeqParams* p) = nullptr;
+};
+const std::vector<const Seq2SeqFamily*>& Seq2SeqFamilies();
+// The encoder-decoder family that reads `model_type`; null when none does.
+const Seq2SeqFamily* Seq2SeqFamilyFor(const std::string& model_type);
+// "bart, mbart, marian, t5, mt5" (SupportedModelTypes lists them after the others).
+std::string SupportedSeq2SeqModelTypes();
+const Seq2SeqFamily& BartFamily();
+const Seq2SeqFamily& MarianFamily();
+const Seq2SeqFamily& T5Family();
 const Family& Qwen3Family();
 const Family& Olmo2Family();
 const Family& Gemma2Family();
