@@ -16,6 +16,7 @@
 #include "cli_util.h"
 #include "figure/export.h"
 #include "i18n/app_messages.h"
+#include "i18n/help_ko.h"
 #include "i18n/localized.h"
 #include "io/file_io.h"
 #include "io/json.h"
@@ -526,7 +527,7 @@ int RunSeq2SeqCommand(const std::vector<std::string>& args) {
   bool help = false;
   if (Status s = ParseSeq2SeqArgs(args, &a, &help); !s) return UsageError("model", Localized(s));
   if (help) {
-    std::printf("%s", HelpText(Help::kSeq2Seq, kSeq2SeqHelp).c_str());
+    std::printf("%s", HelpText(Help::kSeq2Seq, kSeq2SeqHelp));
     return 0;
   }
   if (Status s = Run(a); !s) return UsageError("model", Localized(s));

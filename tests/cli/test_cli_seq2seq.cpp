@@ -1,0 +1,194 @@
+// attnviz-cli model on encoder-decoder folders end to end: the real binary on every case of tests/fixtures/seq2seq
+// (bart, marian with shared and with separate embeddings, t5 v1.0 and v1.1), from the texts through the folders'
+// own tokenizers, against the float64 references of make_seq2seq_fixtures.py: the ids (--tokens), the five dumps,
+// the loss of the labels and of an ablated head per stack, greedy generation, a figure of each stack; then the
+// refusals, each one line naming the problem.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli_runner.h"
+#include "io/file_io.h"
+#include "io/npy.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using attnviz::cli_test::Cli;
+using attnviz::cli_test::CliResult;
+using nlohmann::json;
+
+const std::string kCases = std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/seq2seq";
+
+json ReadJson(const std::string& path) {
+  auto text = attnviz::ReadFile(path);
+  EXPECT_TRUE(text) << path;
+  return text ? json::parse(*text) : json();
+}
+
+class Seq2SeqCli : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    dir_ = kCases + "/" + GetParam();
+    tokens_ = ReadJson(dir_ + "/reference/tokens.json");
+    out_ = (fs::temp_directory_path() / ("attnviz-s2s-" + GetParam() + "-" + std::to_string(::getpid()))).string();
+    fs::remove_all(out_);
+    fs::create_directories(out_);
+  }
+  void TearDown() override { fs::remove_all(out_); }
+  CliResult Run(std::vector<std::string> extra, bool with_target = true) const {
+    std::vector<std::string> args = {"model", "--model", dir_, "--text", tokens_["source_text"].get<std::string>()};
+    if (with_target) {
+      args.push_back("--target-text");
+      args.push_back(tokens_["target_text"].get<std::string>());
+    }
+    args.insert(args.end(), extra.begin(), extra.end());
+    return Cli(args);
+  }
+  std::string dir_, out_;
+  json tokens_;
+};
+
+TEST_P(Seq2SeqCli, TokensAreTheReferenceTokenizersIdsWithTheDecoderStartFirst) {
+  const CliResult r = Run({"--tokens"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json t = json::parse(r.out);
+  EXPECT_EQ(t["source"]["ids"], tokens_["source_ids"]);
+  EXPECT_EQ(t["target"]["ids"], tokens_["decoder_input_ids"]);
+  EXPECT_EQ(t["source"]["ids"].size(), t["source"]["tokens"].size());
+  EXPECT_EQ(t["target"]["ids"].size(), t["target"]["tokens"].size());
+}
+
+TEST_P(Seq2SeqCli, TheDumpHoldsTheThreeStacksOfMapsAndBothStreamsAsTheReference) {
+  const CliResult r = Run({"--dump", out_ + "/d"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const size_t n_src = tokens_["source_ids"].size(), n_tgt = tokens_["decoder_input_ids"].size();
+  for (const char* name : {"encoder_attention", "decoder_attention", "cross_attention", "encoder_hidden",
+                           "decoder_hidden"}) {
+    auto ours = attnviz::ReadNpy(out_ + "/d/" + name + ".npy");
+    auto ref = attnviz::ReadNpy(dir_ + "/reference/" + name + ".npy");
+    ASSERT_TRUE(ours && ref) << name;
+    ASSERT_EQ(ours->shape, ref->shape) << name;
+    const bool maps = std::string(name).find("attention") != std::string::npos;
+    double worst = 0, scale = 1;
+    for (size_t i = 0; i < ref->data.size(); ++i) {
+      worst = std::max(worst, (double)std::fabs(ours->data[i] - ref->data[i]));
+      scale = std::max(scale, (double)std::fabs(ref->data[i]));
+    }
+    EXPECT_LT(worst, maps ? 2e-5 : 1e-5 * scale) << name;
+  }
+  // Rows: target tokens; columns: source tokens.
+  auto cross = attnviz::ReadNpy(out_ + "/d/cross_attention.npy");
+  ASSERT_TRUE(cross);
+  EXPECT_EQ(cross->dim(2), n_tgt);
+  EXPECT_EQ(cross->dim(3), n_src);
+  const json dumped = ReadJson(out_ + "/d/tokens.json");
+  EXPECT_EQ(dumped["target"]["ids"], tokens_["decoder_input_ids"]);
+}
+
+TEST_P(Seq2SeqCli, TheTokenLossIsTheReferencesAndAnAblatedHeadOfEachStackChangesItAsThere) {
+  const json loss = ReadJson(dir_ + "/reference/loss.json");
+  const CliResult r = Run({"--token-loss", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json ours = json::parse(r.out);
+  ASSERT_EQ(ours["positions"].size(), loss["token_loss"].size());
+  for (size_t i = 0; i < loss["token_loss"].size(); ++i) {
+    EXPECT_NEAR(ours["positions"][i]["loss"].get<double>(), loss["token_loss"][i].get<double>(), 1e-4) << i;
+    EXPECT_EQ(ours["positions"][i]["next_id"], tokens_["labels"][i]) << i;
+  }
+  EXPECT_NEAR(ours["loss"].get<double>(), loss["mean_loss"].get<double>(), 1e-4);
+  for (const json& a : loss["ablations"]) {
+    const std::string spec = a["stack"].get<std::string>() + ":" + std::to_string(a["layer"].get<int>()) + ":" +
+                             std::to_string(a["head"].get<int>());
+    const CliResult ab = Run({"--token-loss", "--json", "--ablate", spec});
+    ASSERT_EQ(ab.code, 0) << ab.err;
+    const json ablated = json::parse(ab.out);
+    EXPECT_NEAR(ablated["loss"].get<double>(), a["mean_loss"].get<double>(), 1e-4) << spec;
+    double changed = 0;
+    for (size_t i = 0; i < a["token_loss"].size(); ++i) {
+      const double l = ablated["positions"][i]["loss"].get<double>();
+      EXPECT_NEAR(l, a["token_loss"][i].get<double>(), 1e-4) << spec << " at " << i;
+      changed = std::max(changed, std::fabs(l - loss["token_loss"][i].get<double>()));
+    }
+    EXPECT_GT(changed, 1e-3) << spec << ": the ablation changed no position's loss";
+  }
+}
+
+TEST_P(Seq2SeqCli, PredictionsRankTheLabelAsItsLossSays) {
+  const CliResult r = Run({"--predict", "3", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json p = json::parse(r.out);
+  ASSERT_EQ(p["positions"].size(), tokens_["decoder_input_ids"].size());
+  for (const json& pos : p["positions"]) {
+    ASSERT_EQ(pos["top"].size(), 3u);
+    EXPECT_GE(pos["top"][0]["prob"].get<double>(), pos["top"][1]["prob"].get<double>());
+  }
+  EXPECT_NEAR(p["loss"].get<double>(), ReadJson(dir_ + "/reference/loss.json")["mean_loss"].get<double>(), 1e-4);
+}
+
+TEST_P(Seq2SeqCli, GreedyGenerationGivesTheReferencesIds) {
+  const json gen = ReadJson(dir_ + "/reference/generate.json");
+  const CliResult r = Run({"--generate", std::to_string(gen["max_new_tokens"].get<int>()), "--json"}, false);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json ours = json::parse(r.out);
+  EXPECT_EQ(ours["ids"], gen["ids"]);
+  EXPECT_TRUE(ours["text"].is_string());
+  // The maps of the generated target: the decoder reads the start token, then every new token but the last.
+  const CliResult t = Run({"--generate", std::to_string(gen["max_new_tokens"].get<int>()), "--tokens"}, false);
+  ASSERT_EQ(t.code, 0) << t.err;
+  const json ids = json::parse(t.out)["target"]["ids"];
+  ASSERT_EQ(ids.size(), gen["ids"].size());
+  EXPECT_EQ(ids[0], tokens_["decoder_input_ids"][0]);
+  for (size_t i = 1; i < ids.size(); ++i) EXPECT_EQ(ids[i], gen["ids"][i - 1]);
+}
+
+TEST_P(Seq2SeqCli, AFigureOfEachStackNamesTheStackInItsTitle) {
+  for (const char* stack : {"encoder", "decoder", "cross"}) {
+    const std::string path = out_ + "/" + stack + ".svg";
+    const CliResult r = Run({"--figure", path, "--stack", stack, "--layer", "1", "--head", "1"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto svg = attnviz::ReadFile(path);
+    ASSERT_TRUE(svg);
+    const std::string words = std::string(stack) == "encoder" ? "encoder self-attention"
+                              : std::string(stack) == "decoder" ? "decoder self-attention (causal)" : "cross-attention";
+    EXPECT_NE(svg->find(words + " \u00B7 layer 1 \u00B7 head 1"), std::string::npos) << stack;
+    EXPECT_EQ(svg->find("source token") != std::string::npos, std::string(stack) != "decoder") << stack;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, Seq2SeqCli, ::testing::Values("bart", "marian", "marian_separate", "t5", "t5_v11"));
+
+CliResult RunMarian(std::vector<std::string> extra) {
+  std::vector<std::string> args = {"model", "--model", kCases + "/marian", "--text", "June 7"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return Cli(args);
+}
+
+void ExpectRefusal(const CliResult& r, const std::string& says) {
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(Seq2SeqCliRefusals, EachNamesTheProblem) {
+  ExpectRefusal(RunMarian({}), "--target-text TEXT, or make it with --generate N");
+  ExpectRefusal(RunMarian({"--target-text", "x", "--generate", "3"}), "--target-text and --generate exclude each other");
+  ExpectRefusal(RunMarian({"--generate", "3", "--ablate", "middle:0:1"}), "'middle:0:1' is not S:L:H");
+  ExpectRefusal(RunMarian({"--generate", "3", "--ablate", "cross:7:0"}), "--ablate layer");
+  ExpectRefusal(RunMarian({"--generate", "3", "--figure", "/tmp/x.png", "--layer", "0", "--head", "0"}),
+                "--stack encoder|decoder|cross");
+  ExpectRefusal(RunMarian({"--generate", "3", "--figure", "/tmp/x.png", "--stack", "cross", "--layer", "0", "--head", "9"}),
+                "--head");
+  ExpectRefusal(RunMarian({"--generate", "3", "--logit-lens", "3"}), "--logit-lens is not built for encoder-decoder");
+  ExpectRefusal(RunMarian({"--generate", "3", "--stack", "sideways"}), "sideways");
+  // The encoder-decoder options on a decoder-only model.
+  ExpectRefusal(Cli({"model", "--model", "tiny", "--text", "a b", "--target-text", "c"}),
+                "--target-text is for encoder-decoder models");
+}
+
+}  // namespace
