@@ -1,0 +1,206 @@
+// core/model/seq2seq_run.*: every fixture case (tests/fixtures/seq2seq, float64 references written from
+// transformers' modeling_bart/mbart/marian/t5.py) run natively: the three kinds of maps, both residual streams, the
+// logits, the per-position loss, one ablated head per stack, and greedy generation.
+#include "model/seq2seq_run.h"
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "io/npy.h"
+#include "test_util.h"
+
+namespace attnviz::model {
+namespace {
+
+using ::testing::HasSubstr;
+using json = nlohmann::json;
+
+std::string CaseDir(const std::string& name) { return std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/seq2seq/" + name; }
+
+json ReadJson(const std::string& path) {
+  std::ifstream f(path);
+  return json::parse(f);
+}
+
+Tensor Reference(const std::string& name, const std::string& file) {
+  auto t = ReadNpy(CaseDir(name) + "/reference/" + file);
+  EXPECT_TRUE(t.ok()) << t.message();
+  return t.ok() ? *t : Tensor{};
+}
+
+struct Case {
+  std::shared_ptr<const Seq2SeqModel> model;
+  std::vector<int> src, tgt, labels;
+  json loss;
+};
+
+Case Load(const std::string& name) {
+  Case c;
+  auto m = LoadSeq2SeqModel(CaseDir(name));
+  EXPECT_TRUE(m.ok()) << m.message();
+  if (m.ok()) c.model = *m;
+  const json tokens = ReadJson(CaseDir(name) + "/reference/tokens.json");
+  c.src = tokens["source_ids"].get<std::vector<int>>();
+  c.tgt = tokens["decoder_input_ids"].get<std::vector<int>>();
+  c.labels = tokens["labels"].get<std::vector<int>>();
+  c.loss = ReadJson(CaseDir(name) + "/reference/loss.json");
+  return c;
+}
+
+// |a - b| <= tol everywhere, same shape; the message names the first cell that is not.
+void ExpectNear(const Tensor& got, const Tensor& want, double tol, const std::string& what) {
+  ASSERT_EQ(got.shape, want.shape) << what;
+  double worst = 0;
+  size_t at = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double diff = std::abs((double)got.data[i] - (double)want.data[i]);
+    if (diff > worst) worst = diff, at = i;
+  }
+  EXPECT_LE(worst, tol) << what << ": worst at flat index " << at << ": " << got.data[at] << " vs " << want.data[at];
+}
+
+// A tolerance relative to the reference's largest magnitude (hidden states and logits grow with the layers).
+double Scale(const Tensor& t) {
+  double m = 0;
+  for (float v : t.data) m = std::max(m, (double)std::abs(v));
+  return std::max(1.0, m);
+}
+
+class Seq2SeqFixture : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Seq2SeqFixture, MapsHiddenStatesAndLogitsMatchTheReference) {
+  const std::string name = GetParam();
+  Case c = Load(name);
+  ASSERT_TRUE(c.model);
+  auto run = RunSeq2Seq(*c.model, c.src, c.tgt);
+  ASSERT_TRUE(run.ok()) << run.message();
+  ExpectNear(run->encoder_probs, Reference(name, "encoder_attention.npy"), 2e-5, name + " encoder probs");
+  ExpectNear(run->decoder_probs, Reference(name, "decoder_attention.npy"), 2e-5, name + " decoder probs");
+  ExpectNear(run->cross_probs, Reference(name, "cross_attention.npy"), 2e-5, name + " cross probs");
+  const Tensor eh = Reference(name, "encoder_hidden.npy"), dh = Reference(name, "decoder_hidden.npy");
+  ExpectNear(run->encoder_hidden, eh, 1e-5 * Scale(eh), name + " encoder hidden");
+  ExpectNear(run->decoder_hidden, dh, 1e-5 * Scale(dh), name + " decoder hidden");
+  const int n_tgt = (int)c.tgt.size(), n_dec = c.model->config().decoder.n_layer;
+  const float* last = run->decoder_hidden.data.data() + (size_t)n_dec * n_tgt * c.model->config().d_model;
+  auto logits = Seq2SeqLogits(*c.model, last, n_tgt);
+  ASSERT_TRUE(logits.ok()) << logits.message();
+  const Tensor want = Reference(name, "logits.npy");
+  ExpectNear(*logits, want, 2e-5 * Scale(want), name + " logits");
+  // Some positions only: the same rows (to rounding: the product is tiled by its row count).
+  auto two = Seq2SeqLogits(*c.model, last, n_tgt, {n_tgt - 1, 0});
+  ASSERT_TRUE(two.ok());
+  const size_t v = (size_t)c.model->config().decoder_vocab;
+  for (size_t j = 0; j < v; ++j) {
+    EXPECT_NEAR(two->data[j], logits->data[(size_t)(n_tgt - 1) * v + j], 1e-5);
+    EXPECT_NEAR(two->data[v + j], logits->data[j], 1e-5);
+  }
+}
+
+TEST_P(Seq2SeqFixture, RowsSumToOneAndMaskedEntriesAreExactlyZero) {
+  const std::string name = GetParam();
+  Case c = Load(name);
+  ASSERT_TRUE(c.model);
+  auto run = RunSeq2Seq(*c.model, c.src, c.tgt);
+  ASSERT_TRUE(run.ok()) << run.message();
+  for (const Tensor* t : {&run->encoder_probs, &run->decoder_probs, &run->cross_probs}) {
+    const size_t rows = t->dim(0) * t->dim(1) * t->dim(2), cols = t->dim(3);
+    for (size_t r = 0; r < rows; ++r) {
+      double sum = 0;
+      for (size_t j = 0; j < cols; ++j) sum += t->data[r * cols + j];
+      ASSERT_NEAR(sum, 1.0, 1e-5) << name << " row " << r;
+    }
+  }
+  const size_t t = c.tgt.size();
+  const Tensor& d = run->decoder_probs;
+  for (size_t m = 0; m < d.dim(0) * d.dim(1); ++m) {
+    ASSERT_TRUE(IsLowerTriangular(d.data.data() + m * t * t, (int)t)) << name << " decoder map " << m;
+    for (size_t i = 0; i < t; ++i) ASSERT_GT(d.data[m * t * t + i * t + i], 0.0f);  // the diagonal is seen
+  }
+}
+
+TEST_P(Seq2SeqFixture, TokenLossAndOneAblatedHeadPerStackMatchTheReference) {
+  const std::string name = GetParam();
+  Case c = Load(name);
+  ASSERT_TRUE(c.model);
+  auto loss_of = [&](const Seq2SeqRunOptions& o) {
+    auto run = RunSeq2Seq(*c.model, c.src, c.tgt, o);
+    EXPECT_TRUE(run.ok()) << run.message();
+    const int n_tgt = (int)c.tgt.size(), n_dec = c.model->config().decoder.n_layer;
+    auto loss = Seq2SeqTokenLoss(*c.model,
+                                 run->decoder_hidden.data.data() + (size_t)n_dec * n_tgt * c.model->config().d_model,
+                                 n_tgt, c.labels);
+    EXPECT_TRUE(loss.ok()) << loss.message();
+    return *loss;
+  };
+  auto expect_loss = [&](const std::vector<double>& got, const json& want, const std::string& what) {
+    const auto w = want["token_loss"].get<std::vector<double>>();
+    ASSERT_EQ(got.size(), w.size()) << what;
+    for (size_t i = 0; i < w.size(); ++i) EXPECT_NEAR(got[i], w[i], 1e-4) << what << " position " << i;
+    EXPECT_NEAR(MeanLoss(got), want["mean_loss"].get<double>(), 1e-4) << what;
+  };
+  const std::vector<double> clean = loss_of({});
+  expect_loss(clean, c.loss, name + " loss");
+  ASSERT_EQ(c.loss["ablations"].size(), 3u);
+  for (const json& a : c.loss["ablations"]) {
+    Seq2SeqRunOptions o;
+    const std::string stack = a["stack"];
+    o.ablate.push_back({stack == "encoder" ? Seq2SeqStack::kEncoder
+                        : stack == "decoder" ? Seq2SeqStack::kDecoder : Seq2SeqStack::kCross,
+                        a["layer"].get<int>(), a["head"].get<int>(), AblateMode::kZero});
+    const std::vector<double> ablated = loss_of(o);
+    expect_loss(ablated, a, name + " ablating " + stack);
+    double moved = 0;
+    for (size_t i = 0; i < clean.size(); ++i) moved = std::max(moved, std::abs(ablated[i] - clean[i]));
+    EXPECT_GT(moved, 1e-3) << name << " " << stack << ": the ablation changes some token's loss";
+  }
+}
+
+TEST_P(Seq2SeqFixture, GreedyGenerationGivesTheReferenceIdsWithTheirMapRows) {
+  const std::string name = GetParam();
+  Case c = Load(name);
+  ASSERT_TRUE(c.model);
+  const json want = ReadJson(CaseDir(name) + "/reference/generate.json");
+  GreedyOptions g;
+  g.max_new_tokens = want["max_new_tokens"].get<int>();
+  std::vector<GeneratedToken> made;
+  auto r = GreedyGenerate(*c.model, c.src, g, [&](const GeneratedToken& t) {
+    made.push_back(t);
+    return Status::Ok();
+  });
+  ASSERT_TRUE(r.ok()) << r.message();
+  const auto ids = want["ids"].get<std::vector<int>>();
+  EXPECT_EQ(r->ids, ids) << name;
+  EXPECT_EQ(r->stopped_at_eos, !ids.empty() && ids.back() == c.model->config().eos_id);
+  ASSERT_EQ(made.size(), r->ids.size());
+  // The rows handed over are the rows of a full run over the generated tokens (start + all but the last).
+  std::vector<int> tgt = {c.model->config().decoder_start_id};
+  tgt.insert(tgt.end(), r->ids.begin(), r->ids.end() - 1);
+  auto run = RunSeq2Seq(*c.model, c.src, tgt);
+  ASSERT_TRUE(run.ok()) << run.message();
+  const Seq2SeqStackConfig& s = c.model->config().decoder;
+  const size_t t = tgt.size(), n_src = c.src.size();
+  for (size_t step = 0; step < made.size(); ++step) {
+    EXPECT_EQ(made[step].step, (int)step);
+    EXPECT_EQ(made[step].id, r->ids[step]);
+    EXPECT_LE(made[step].log_prob, 0.0);
+    ASSERT_EQ(made[step].self_rows.shape, (std::vector<size_t>{(size_t)s.n_layer, (size_t)s.n_head, step + 1}));
+    for (int l = 0; l < s.n_layer; ++l)
+      for (int h = 0; h < s.n_head; ++h) {
+        for (size_t j = 0; j <= step; ++j)
+          ASSERT_NEAR(made[step].self_rows.data[((size_t)l * s.n_head + h) * (step + 1) + j],
+                      run->decoder_probs.data[(((size_t)l * s.n_head + h) * t + step) * t + j], 1e-5)
+              << name << " step " << step;
+        for (size_t j = 0; j < n_src; ++j)
+          ASSERT_NEAR(made[step].cross_rows.data[((size_t)l * s.n_head + h) * n_src + j],
+                      run->cross_probs.data[(((size_t)l * s.n_head + h) * t + step) * n_src + j], 1e-5)
+              << name << " step " << step;
+      }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, Seq2SeqFixture,
+                         ::testing::Values("bart", "mbart", "marian", "marian_separate", "t5", "t5_v11"));
+
+}  // namespace
+}  // namespace attnviz::model
