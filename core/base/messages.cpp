@@ -74,6 +74,11 @@ constexpr const char* kEnglish[] = {
     "model's folder, whose config.json has model_type \"gemma3_text\" (supported: {0})",
     "layer_types[{0}] is \"{1}\": allowed sliding_attention, full_attention",
     "layer_types has {0} entries; num_hidden_layers is {1} (one entry per layer)",
+    "model_type \"{0}\" is an encoder-decoder model (an encoder, and a decoder with cross-attention): open it as an "
+    "encoder-decoder model ({1})",
+    "model_type \"{0}\" is not an encoder-decoder model (encoder-decoder: {1})",
+    "model_type \"umt5\" is not supported: each of its layers has a relative position bias of its own (t5 and mt5 "
+    "share the first layer's) (supported: {0})",
     "cannot stat: {0}",
     "not a regular file (refusing to map a device, FIFO or folder)",
     "cannot mmap {0} bytes: {1}",

@@ -83,6 +83,9 @@ enum class MsgId : int {
   kConfigGemma3Multimodal,    // {0} the supported model types
   kConfigLayerType,           // {0} index, {1} value
   kConfigLayerTypesCount,     // {0} entries, {1} num_hidden_layers
+  kConfigEncoderDecoder,      // {0} model_type, {1} the encoder-decoder model types (core/model/seq2seq.h opens them)
+  kConfigNotEncoderDecoder,   // {0} model_type, {1} the encoder-decoder model types
+  kConfigRefusedUmt5,         // {0} the supported model types
   kCannotStat,                // {0} reason
   kNotRegularToMap,
   kCannotMmap,                // {0} bytes, {1} reason

@@ -102,10 +102,7 @@ Result<ModelConfig> ParseModelConfig(const std::string& text, const std::string&
   if (Status refused = RefuseUnbuilt(j, c.model_type, where); !refused) return refused;
   // bart, marian, t5, ...: a model of two stacks, which LoadSeq2SeqModel (seq2seq.h) opens.
   if (Seq2SeqFamilyFor(c.model_type))
-    return Status::Prefixed(MsgId::kPrefixContext, {where},
-                            Status::Error("model_type \"" + c.model_type +
-                                          "\" is an encoder-decoder model (an encoder and a decoder with "
-                                          "cross-attention): open it as an encoder-decoder model"));
+    return Status::ErrorAt(where, MsgId::kConfigEncoderDecoder, {c.model_type, SupportedSeq2SeqModelTypes()});
   const Family* family = FamilyFor(c.model_type);
   if (!family) return Status::ErrorAt(where, MsgId::kConfigModelType, {CappedValue(c.model_type), SupportedModelTypes()});
   c.family = family->name;

@@ -88,9 +88,7 @@ namespace {
 Status CheckTokenIds(const Seq2SeqConfig& c, const std::string& where) {
   auto in = [&](const char* key, int id, int size, bool required) -> Status {
     if ((id < 0 && !required) || (id >= 0 && id < size)) return Status::Ok();
-    return Status::Prefixed(MsgId::kPrefixContext, {where},
-                            Status::Error("\"" + std::string(key) + "\" is " + std::to_string(id) + "; allowed: 0.." +
-                                          std::to_string(size - 1) + " (the vocabulary's ids)"));
+    return Status::ErrorAt(where, MsgId::kConfigNotInt, {key, std::to_string(id), "0", std::to_string(size - 1)});
   };
   ATTNVIZ_TRY(in("pad_token_id", c.pad_id, c.vocab, false));
   ATTNVIZ_TRY(in("bos_token_id", c.bos_id, c.decoder_vocab, false));
@@ -133,13 +131,8 @@ Result<Seq2SeqConfig> ParseSeq2SeqConfig(const std::string& text, const std::str
   c.model_type = mt->get<std::string>();
   if (Status refused = RefuseUnbuilt(j, c.model_type, where); !refused) return refused;
   const Seq2SeqFamily* family = Seq2SeqFamilyFor(c.model_type);
-  if (!family) {
-    const std::string also = FamilyFor(c.model_type) ? " (a decoder-only or encoder-only model: open it as one)" : "";
-    return Status::Prefixed(MsgId::kPrefixContext, {where},
-                            Status::Error("model_type \"" + CappedValue(c.model_type) +
-                                          "\" is not an encoder-decoder model this program builds" + also +
-                                          " (encoder-decoder: " + SupportedSeq2SeqModelTypes() + ")"));
-  }
+  if (!family)
+    return Status::ErrorAt(where, MsgId::kConfigNotEncoderDecoder, {CappedValue(c.model_type), SupportedSeq2SeqModelTypes()});
   c.family = family->name;
   const Keys k(j, where);
   ATTNVIZ_TRY(family->read_config(k, j, &c));

@@ -66,9 +66,9 @@ TEST(ModelConfig, ANumberBeyondDoubleRangeIsAnErrorNotAnAbort) {
 }
 
 TEST(ModelConfig, UnknownModelTypeIsRefusedByName) {
-  auto c = Parse(R"({"model_type": "t5", "num_layers": 2})");
+  auto c = Parse(R"({"model_type": "xlnet", "num_layers": 2})");
   ASSERT_FALSE(c.ok());
-  EXPECT_THAT(c.message(), HasSubstr("model_type \"t5\" is not supported"));
+  EXPECT_THAT(c.message(), HasSubstr("model_type \"xlnet\" is not supported"));
   EXPECT_THAT(c.message(), HasSubstr("gpt2, bert, llama, qwen2, mistral"));
   EXPECT_THAT(Parse(R"({"n_layer": 2})").message(), HasSubstr("missing \"model_type\""));
 }

@@ -83,6 +83,11 @@ constexpr MessageEntry kMessagesKo[] = {
                                      "config.json의 model_type이 \"gemma3_text\"인 텍스트 모델 폴더를 지정해야 합니다 (지원: {0})"},
     {MsgId::kConfigLayerType, "layer_types[{0}]의 값 \"{1}\"은(는) 쓸 수 없습니다; 허용: sliding_attention, full_attention"},
     {MsgId::kConfigLayerTypesCount, "layer_types의 항목이 {0}개입니다; num_hidden_layers {1}개와 같아야 합니다 (층마다 하나)"},
+    {MsgId::kConfigEncoderDecoder, "model_type \"{0}\"은(는) 인코더-디코더 모델입니다 (인코더, 그리고 교차 어텐션이 있는 "
+                                   "디코더): 인코더-디코더 모델로 열어야 합니다 ({1})"},
+    {MsgId::kConfigNotEncoderDecoder, "model_type \"{0}\"은(는) 인코더-디코더 모델이 아닙니다 (인코더-디코더: {1})"},
+    {MsgId::kConfigRefusedUmt5, "model_type \"umt5\"은(는) 지원하지 않습니다: 층마다 상대 위치 편향을 따로 가집니다 "
+                                "(t5와 mt5는 첫 층의 것을 함께 씁니다) (지원: {0})"},
     {MsgId::kConfigRefusedLinearAttention, "{0} \"{1}\"은(는) 지원하지 않습니다: 선형 어텐션 층(그릴 softmax 맵이 없음)은 "
                                            "구현되지 않았습니다 (지원: {2})"},
     {MsgId::kCannotStat, "파일 정보를 읽을 수 없습니다: {0}"},

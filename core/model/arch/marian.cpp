@@ -22,11 +22,9 @@ Status ParseMarian(const Keys& k, const json&, Seq2SeqConfig* c) {
   ATTNVIZ_TRY(ParseBartStyle(k, BartStyleDefaults{58101, 58100, -1, 0, 58100}, c));
   ATTNVIZ_TRY(k.Bool("share_encoder_decoder_embeddings", true, &c->shared_embeddings));
   ATTNVIZ_TRY(k.IntOr("decoder_vocab_size", 1, kMaxVocab, c->vocab, &c->decoder_vocab));
-  if (c->shared_embeddings && c->decoder_vocab != c->vocab)
-    return Status::Prefixed(MsgId::kPrefixContext, {k.where()},
-                            Status::Error("decoder_vocab_size " + std::to_string(c->decoder_vocab) +
-                                          " differs from vocab_size " + std::to_string(c->vocab) +
-                                          " but share_encoder_decoder_embeddings is true (one table for both)"));
+  if (c->shared_embeddings && c->decoder_vocab != c->vocab)  // one table for both
+    return Status::ErrorAt(k.where(), MsgId::kConfigNotInt, {"decoder_vocab_size", std::to_string(c->decoder_vocab),
+                                                             std::to_string(c->vocab), std::to_string(c->vocab)});
   // decoder_start_token_id: MarianConfig's default is the pad token.
   if (c->pad_id >= 0) ATTNVIZ_TRY(k.IntOr("decoder_start_token_id", 0, kMaxVocab, c->pad_id, &c->decoder_start_id));
   c->positions = PositionKind::kSinusoidal;

@@ -49,10 +49,7 @@ Status RefuseUnbuilt(const json& j, const std::string& model_type, const std::st
   if (model_type == "gemma3") return Status::ErrorAt(where, MsgId::kConfigGemma3Multimodal, {SupportedModelTypes()});
   // t5's code with a relative position bias in every layer (t5 and mt5 share their first layer's): not built.
   if (model_type == "umt5")
-    return Status::Prefixed(MsgId::kPrefixContext, {where},
-                            Status::Error("model_type \"umt5\" is not supported: each of its layers has a relative "
-                                          "position bias of its own (t5 and mt5 share the first layer's) (supported: " +
-                                          SupportedModelTypes() + ")"));
+    return Status::ErrorAt(where, MsgId::kConfigRefusedUmt5, {SupportedModelTypes()});
   for (const Unbuilt& u : kUnbuilt)  // a family that comes to read one of them wins
     if (model_type == u.model_type && !FamilyFor(model_type))
       return Status::ErrorAt(where, u.why, {"model_type", model_type, SupportedModelTypes()});
