@@ -90,9 +90,10 @@ Result<std::unique_ptr<sentencepiece::SentencePieceProcessor>> ReadSpm(const std
   return sp;
 }
 
-// One side: its .spm, its table (and the file it came from), <unk>'s id in it (a piece the table lacks).
+// One side: its .spm (and its path), its table (and the file it came from), <unk>'s id in it (a piece the table lacks).
 struct MarianSide {
   std::unique_ptr<sentencepiece::SentencePieceProcessor> sp;
+  std::string spm_path;
   Vocab vocab;
   std::string vocab_path;
   int unk_id = 0;
@@ -100,7 +101,8 @@ struct MarianSide {
 
 Result<MarianSide> LoadSide(const std::string& dir, const MarianConfig& config, bool target_side) {
   MarianSide side;
-  auto sp = ReadSpm(dir + (target_side ? "target.spm" : "source.spm"));
+  side.spm_path = dir + (target_side ? "target.spm" : "source.spm");
+  auto sp = ReadSpm(side.spm_path);
   if (!sp.ok()) return sp.status();
   side.sp = std::move(sp.value());
   side.vocab_path = dir + (target_side && config.separate_vocabs ? "target_vocab.json" : "vocab.json");
@@ -178,7 +180,7 @@ class MarianDecoder : public TextDecoder {
     // 2. target.spm joins them (a piece it does not know keeps its text); 3. "▁" left over is a space.
     std::string text;
     if (auto s = target_.sp->Decode(pieces, &text); !s.ok())
-      return Status::ErrorAt(target_.vocab_path, MsgId::kSentencePieceModel, {s.ToString()});
+      return Status::ErrorAt(target_.spm_path, MsgId::kSentencePieceModel, {s.ToString()});
     std::string spaced;
     const std::string marker = "\xE2\x96\x81";
     size_t pos = 0, hit;

@@ -47,6 +47,27 @@ TEST(Seq2SeqTokenizers, T5FolderAppendsEosAsT5TokenizerDoes) {
   EXPECT_NE(out_of_range.message().find("0..122"), std::string::npos) << out_of_range.message();
 }
 
+// A T5 folder with tokenizer.json (T5TokenizerFast's: Unigram, "$A </s>"): LoadTokenizer's pipeline on both sides;
+// the decoder drops </s> and the leading "▁".
+TEST(Seq2SeqTokenizers, T5FolderWithTokenizerJson) {
+  testing::TempDir temp;
+  std::filesystem::copy_file(kFixtures + "/t5_style/tokenizer.json", temp.path() + "/tokenizer.json");
+  temp.Write("config.json", R"({"model_type": "t5"})");
+  auto pair = LoadSeq2SeqTokenizers(temp.path());
+  ASSERT_TRUE(pair.ok()) << pair.message();
+  EXPECT_EQ(pair->source.get(), pair->target.get());
+  const nlohmann::json expected = testing::ReadJsonFile(kFixtures + "/t5_style/expected.json");
+  for (const auto& item : expected) {
+    auto tokens = pair->target->Encode(item["text"].get<std::string>());
+    ASSERT_TRUE(tokens.ok()) << tokens.message();
+    EXPECT_EQ(Ids(*tokens), item["ids"].get<std::vector<int>>()) << item["text"];
+  }
+  ASSERT_EQ(expected[0]["text"], "Hello world");
+  auto text = pair->decoder->Decode(expected[0]["ids"].get<std::vector<int>>());
+  ASSERT_TRUE(text.ok()) << text.message();
+  EXPECT_EQ(*text, "Hello world");
+}
+
 // BART's vocab.json + merges.txt (RoBERTa's files): <s> ... </s> on both sides; the decoder gives the text back.
 TEST(Seq2SeqTokenizers, BartFolderIsRobertaStyleBothWays) {
   testing::TempDir temp;
