@@ -66,6 +66,13 @@ enum class AppMsgId : int {
   kPatchNeedsMetric,
   kWhatIfWithAttribution,     // {0} option
   kScanAtNeedsScan,
+  // issue 42: sizes checked before the run, --pool (app/cli/cli_model.cpp, cli_figure_fit.cpp)
+  kFigureRefusedBeforeRun,    // {0} tokens, {1} what fits ("--cell-size 2, --pool 3")
+  kFigureRefusedNothingFits,  // {0} tokens
+  kPoolValue,                 // {0} the value
+  kPoolPastTokens,            // {0} the factor, {1} tokens
+  kPoolModeNeedsPool,
+  kDumpPastDisk,              // {0} the files' size, {1} the folder, {2} free there, {3} tokens, {4} the most that fit
   kCount
 };
 

@@ -392,6 +392,12 @@ constexpr AppMessageEntry kAppMessagesKo[] = {
     {AppMsgId::kPatchNeedsMetric, "--patch-from 은 --metric A,B (재는 로짓 차이)와 함께 쓰고, --metric 은 --patch-from 과 함께 씁니다"},
     {AppMsgId::kWhatIfWithAttribution, "{0} 은(는) 모델을 그대로 실행합니다: 가정 실험(--ablate, --no-scale, --temperature 등)과 함께 쓸 수 없습니다"},
     {AppMsgId::kScanAtNeedsScan, "--scan-at 은 --ablate-scan 과 함께 씁니다 (헤드의 순위를 매기는 손실의 위치)"},
+    {AppMsgId::kFigureRefusedBeforeRun, "토큰 {0}개의 --figure 는 실행 전에 거절됩니다 (맞는 설정: {1}): "},
+    {AppMsgId::kFigureRefusedNothingFits, "토큰 {0}개의 --figure 는 실행 전에 거절됩니다: "},
+    {AppMsgId::kPoolValue, "--pool: '{0}' 은(는) 풀링 배수가 아닙니다: 정수 1..65536 (칸 한 변의 토큰 수; 1: 풀링 없음) 또는 auto (그림이 맞는 가장 작은 배수)를 주십시오"},
+    {AppMsgId::kPoolPastTokens, "--pool {0} 이(가) 텍스트의 토큰 {1}개보다 큽니다: 최대 {1}"},
+    {AppMsgId::kPoolModeNeedsPool, "--pool-mode 는 --pool F|auto 와 함께 씁니다 (그 풀링의 방식)"},
+    {AppMsgId::kDumpPastDisk, "--dump: 파일이 {0} 을(를) 차지하는데 {1} 에는 {2} 가 비어 있습니다 (실행 전에 확인): 이 토큰 {3}개 중 최대 {4}개가 들어갑니다. 아니면 공간이 더 있는 디스크의 폴더를 주십시오"},
 };
 static_assert(std::size(kAppMessagesKo) == (size_t)((int)AppMsgId::kCount - (int)MsgId::kAppFirst),
               "messages_ko.cpp: one Korean template per AppMsgId");

@@ -634,6 +634,8 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kExportOverviewView, "the grid the Overview shows: {0}"},
     {Str::kExportNoGrid, "The Overview's {0} has no result to export yet."},
     {Str::kExportGridFormats, "The Overview's {0} exports as PNG, SVG, PDF or CSV."},
+    {Str::kTitleMaxPooled, "max-pooled {0}x{0}"},
+    {Str::kTitleMeanPooled, "mean-pooled {0}x{0}"},
 };
 static_assert(TableIsComplete(kStringsEnTable, std::size(kStringsEnTable)),
               "strings_en.cpp: every Str id once, in order, none empty");

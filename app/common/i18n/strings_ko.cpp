@@ -663,6 +663,8 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kExportOverviewView, "한눈에 보기의 격자: {0}"},
     {Str::kExportNoGrid, "한눈에 보기의 {0}에는 아직 내보낼 결과가 없습니다."},
     {Str::kExportGridFormats, "한눈에 보기의 {0}은(는) PNG, SVG, PDF, CSV로 내보냅니다."},
+    {Str::kTitleMaxPooled, "{0}x{0} 최대 풀링"},
+    {Str::kTitleMeanPooled, "{0}x{0} 평균 풀링"},
 };
 static_assert(TableIsComplete(kStringsKoTable, std::size(kStringsKoTable)),
               "strings_ko.cpp: every Str id once, in order, none empty");

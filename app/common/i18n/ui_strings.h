@@ -142,6 +142,8 @@ enum class Str : int {
   kPatchNeedsRun, kPatchProgressHeads, kPatchProgressResidual, kPatchPartial, kPatchCounts, kPatchMetric, kPatchStale,
   kPatchHeads, kPatchResidual, kPatchTipHead, kPatchTipResidual, kPatchNotDone, kPatchLegend, kExportOverviewView,
   kExportNoGrid, kExportGridFormats,
+  // attnviz-cli model --figure --pool (a long map pooled)
+  kTitleMaxPooled, kTitleMeanPooled,
   kCount
 };
 
