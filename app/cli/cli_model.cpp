@@ -18,7 +18,7 @@
 #include <sstream>
 
 #include "cli_commands.h"
-#include "cli_figure_fit.h"
+#include "cli_model_preflight.h"
 #include "cli_figure_options.h"
 #include "cli_model_attrib.h"
 #include "i18n/help_ko.h"
@@ -681,35 +681,6 @@ std::string NeuronText(const model::NeuronView& v, const std::vector<tokenize::T
 // The bytes of --logit-lens's output per token it names: {"id": 12345, "token": "...", "prob": 0.123...}.
 constexpr double kLensBytesPerToken = 80;
 
-// The bytes --dump writes over n tokens: hidden.npy, attention.npy and each --kind's .npy (their headers,
-// tokens.json and roles.csv are small beside them: a generous 1 KiB a token and 64 KiB).
-double DumpBytes(const ModelArgs& a, const model::ModelConfig& c, int n) {
-  double floats = ((double)c.n_layer + 1) * n * c.d_model;
-  std::vector<const MapKindInfo*> written = {&AttentionKind()};
-  written.insert(written.end(), a.kinds.begin(), a.kinds.end());
-  for (const MapKindInfo* kind : written) {
-    double cells = 1;
-    for (size_t d : kind->dump.shape(c, n)) cells *= (double)d;
-    floats += cells;
-  }
-  return floats * sizeof(float) + 1024.0 * n + 65536.0;
-}
-
-// --dump: the files fit the disk the folder is on, checked before the run (a dump of 8000 tokens is tens of GB:
-// a full disk is otherwise found only after the layers that filled it). Unknown free space is not refused.
-Status CheckDumpRoom(const ModelArgs& a, const model::ModelConfig& c, int n) {
-  const double free = FreeDiskBytes(a.dump_dir), need = DumpBytes(a, c, n);
-  if (free < 0 || need <= free) return Status::Ok();
-  int fits = 0;  // the most tokens whose files fit, by halving (the bytes grow with n)
-  for (int lo = 1, hi = n - 1; lo <= hi;) {
-    const int mid = lo + (hi - lo) / 2;
-    if (DumpBytes(a, c, mid) <= free) fits = mid, lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return AppError(AppMsgId::kDumpPastDisk, {MemoryText(need), a.dump_dir, MemoryText(free), std::to_string(n),
-                                            std::to_string(fits)});
-}
-
 // The run the arguments ask for, checked before anything runs: the what-ifs on the layers --layers names (all when
 // absent), where --predict predicts (bert: at its [MASK] tokens), --neuron, --token-loss and --logit-lens (a model
 // that can give them, k in range, the lens's output within the memory limit), the kinds and the figure in range.
@@ -813,7 +784,7 @@ Result<CheckedRun> CheckRun(const ModelArgs& a, const ModelFolder& folder, const
   for (const MapKindInfo* kind : a.kinds)  // a kind the run cannot make is refused before anything runs
     if (Status s = kind->refusal((int)tokens.size()); !s) return s;
   if (!a.dump_dir.empty())
-    if (Status s = CheckDumpRoom(a, c, (int)tokens.size()); !s) return s;
+    if (Status s = CheckDumpRoom(a.dump_dir, c, a.kinds, (int)tokens.size()); !s) return s;
   const bool figure = !a.figure.out_path.empty();
   if (figure && a.figure_layer >= c.n_layer)
     return AppError(AppMsgId::kModelLayerOutOfRange, {"--layer", std::to_string(a.figure_layer),

@@ -66,7 +66,7 @@ enum class AppMsgId : int {
   kPatchNeedsMetric,
   kWhatIfWithAttribution,     // {0} option
   kScanAtNeedsScan,
-  // issue 42: sizes checked before the run, --pool (app/cli/cli_model.cpp, cli_figure_fit.cpp)
+  // issue 42: sizes checked before the run, --pool (app/cli/cli_model.cpp, cli_model_preflight.cpp)
   kFigureRefusedBeforeRun,    // {0} tokens, {1} what fits ("--cell-size 2, --pool 3")
   kFigureRefusedNothingFits,  // {0} tokens
   kPoolValue,                 // {0} the value

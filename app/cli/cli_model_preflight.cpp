@@ -1,5 +1,7 @@
-#include "cli_figure_fit.h"
+#include "cli_model_preflight.h"
 
+#include "base/memory_budget.h"
+#include "cli_util.h"
 #include "i18n/app_messages.h"
 #include "maps/pooled_map.h"
 
@@ -68,6 +70,32 @@ Result<int> CheckModelFigureFits(const LayerMaps& axes, int pool,
   const std::string tokens = std::to_string(n);
   if (fits.empty()) return AppPrefixed(AppMsgId::kFigureRefusedNothingFits, {tokens}, refused);
   return AppPrefixed(AppMsgId::kFigureRefusedBeforeRun, {tokens, fits}, refused);
+}
+
+double DumpBytes(const model::ModelConfig& c, const std::vector<const MapKindInfo*>& kinds, int n) {
+  double floats = ((double)c.n_layer + 1) * n * c.d_model;
+  std::vector<const MapKindInfo*> written = {&AttentionKind()};
+  written.insert(written.end(), kinds.begin(), kinds.end());
+  for (const MapKindInfo* kind : written) {
+    double cells = 1;
+    for (size_t d : kind->dump.shape(c, n)) cells *= (double)d;
+    floats += cells;
+  }
+  return floats * sizeof(float) + 1024.0 * n + 65536.0;
+}
+
+Status CheckDumpRoom(const std::string& dir, const model::ModelConfig& c, const std::vector<const MapKindInfo*>& kinds,
+                     int n) {
+  const double free = FreeDiskBytes(dir), need = DumpBytes(c, kinds, n);
+  if (free < 0 || need <= free) return Status::Ok();
+  int fits = 0;  // the most tokens whose files fit, by halving (the bytes grow with n)
+  for (int lo = 1, hi = n - 1; lo <= hi;) {
+    const int mid = lo + (hi - lo) / 2;
+    if (DumpBytes(c, kinds, mid) <= free) fits = mid, lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return AppError(AppMsgId::kDumpPastDisk,
+                  {MemoryText(need), dir, MemoryText(free), std::to_string(n), std::to_string(fits)});
 }
 
 }  // namespace attnviz
