@@ -14,9 +14,11 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "cli_commands.h"
+#include "cli_model_preflight.h"
 #include "cli_figure_options.h"
 #include "cli_model_attrib.h"
 #include "i18n/help_ko.h"
@@ -38,7 +40,9 @@
 #include "session/layer_collector.h"
 #include "session/map_kind.h"
 #include "io/npy.h"
+#include "maps/pooled_map.h"
 #include "options.h"
+#include "base/check.h"
 #include "base/memory_budget.h"
 #include "base/parse_number.h"
 #include "tokenize/shown_text.h"
@@ -115,7 +119,13 @@ const char* kModelHelp =
     "  --figure OUT           write the heatmap of one head as OUT.png, OUT.svg or OUT.pdf, as the app's Export does;\n"
     "                         the title names the model, layer, head, mask (causal, causal with a sliding\n"
     "                         window, bidirectional) and the what-ifs\n"
-    "  --layer L, --head H    with --figure (both needed): the layer and the head drawn, 0-based\n"
+    "  --layer L, --head H    with --figure (both needed): the layer and the head drawn, 0-based; a figure alone\n"
+    "                         (no --dump, --roles or table) stops the run after layer L (the summary lists 0..L)\n"
+    "  --pool F|auto          with --figure: draw F x F tokens as one cell (a long text on a page's column: 8000\n"
+    "                         tokens at --pool 8 are 1000 cells a side); auto: the smallest F that fits the\n"
+    "                         figure's size; the title says \"max-pooled 8x8\"\n"
+    "  --pool-mode max|mean   with --pool: a cell is the largest weight of its block (max, the default: a lone\n"
+    "                         spike stays visible) or their mean (masked cells counting 0)\n"
     "  --size WxH, --dpi N, --title TEXT, --colormap NAME, --color-scale S, --range fixed|auto,\n"
     "  --cell-size PX, --width PX, --annotate\n"
     "                         with --figure: as in attnviz-cli export --help\n";
@@ -131,6 +141,12 @@ struct ModelArgs {
   HeatmapExportOptions figure;
   int figure_layer = -1, figure_head = -1;
   std::string first_figure_option;  // the first figure option given, named when --figure is missing
+  // --pool F|auto, --pool-mode max|mean: the figure's cells pooled F x F (1: not pooled; kPoolAuto: the smallest F
+  // whose figure fits)
+  int pool = 1;
+  bool pool_set = false;
+  PoolKind pool_mode = PoolKind::kMax;
+  bool pool_mode_set = false;
   // What the model does with its attention (issue 23)
   int predict_k = 0;                    // --predict K (0: not given)
   std::string ablate;                   // --ablate L:H,...
@@ -246,6 +262,7 @@ Status CheckArgs(const ModelArgs& args) {
     return Status::Ok();
   }
   if (a->figure_layer < 0 || a->figure_head < 0) return AppError(AppMsgId::kFigureNeedsLayerHead, {});
+  if (a->pool_mode_set && !a->pool_set) return AppError(AppMsgId::kPoolModeNeedsPool, {});
   const std::string ext = FileExtension(a->figure.out_path);
   if (ext.empty()) return AppError(AppMsgId::kFigureNoExtension, {a->figure.out_path});
   if (ext != ".png" && ext != ".svg" && ext != ".pdf") return AppError(AppMsgId::kFigureExtension, {a->figure.out_path, ext});
@@ -357,6 +374,22 @@ Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help)
     }
     else if (arg == "--figure") {
       st = take_path(&a->figure.out_path);
+    } else if (arg == "--pool" || arg == "--pool-mode") {
+      std::string v;
+      st = take(&v);
+      if (st.ok() && arg == "--pool") {
+        a->pool_set = true;
+        auto f = v == "auto" ? Result<int>(kPoolAuto) : ParseIntValue("--pool", v, 1, kMaxPool);
+        if (f) a->pool = *f;
+        else st = AppError(AppMsgId::kPoolValue, {CappedValue(v)});
+      } else if (st.ok()) {
+        a->pool_mode_set = true;
+        if (v == "max") a->pool_mode = PoolKind::kMax;
+        else if (v == "mean") a->pool_mode = PoolKind::kMean;
+        else st = Status::Prefixed(MsgId::kPrefixContext, {"--pool-mode"},
+                                   Status::Error(MsgId::kUnknownName, {"pool mode", CappedValue(v), "max, mean"}));
+      }
+      if (a->first_figure_option.empty()) a->first_figure_option = arg;
     } else if (arg == "--layer" || arg == "--head") {
       std::string v;
       st = take(&v);
@@ -394,12 +427,15 @@ std::string ModelTokensJson(const std::vector<tokenize::Token>& tokens) {
          JsonStringArray(display) + "}\n";
 }
 
-// The figure of one head of the kept layer (its maps as the collector kept them), through the app's own path
-// (MakeModelHeadFigure), to options.out_path.
+// The figure of one head of the kept layer (its maps as the collector kept them, or the head alone pooled f x f
+// as the run passed it), through the app's own path (MakeModelHeadFigure), to options.out_path.
 Status WriteModelFigure(const model::ModelConfig& c, LayerMaps maps, int n_tokens, int layer, int head,
-                        const ModelWhatIfs& what_ifs, HeatmapExportOptions options) {
+                        const ModelWhatIfs& what_ifs, HeatmapExportOptions options, int pool = 1,
+                        PoolKind pool_mode = PoolKind::kMax) {
   maps.metrics.clear();  // the figure draws the weights alone
-  Result<ModelHeadFigure> figure = MakeModelHeadFigure(c, maps, n_tokens, layer, head, what_ifs);
+  Result<ModelHeadFigure> figure =
+      MakeModelHeadFigure(c, maps, n_tokens, layer, head, what_ifs, MapKind::kAttention, pool,
+                          pool > 1 ? std::optional<PoolKind>(pool_mode) : std::nullopt);
   if (!figure) return figure.status();
   options.head = figure->head;
   if (options.title.empty()) options.title = LocalizedTitle(figure->title);
@@ -658,7 +694,32 @@ struct CheckedRun {
   model::RunOptions options;
   std::vector<int> predict_at;
   std::vector<int> scan_at;  // --scan-at: positions 0..n-2
+  int figure_pool = 1;       // --figure: tokens a side of a cell (--pool, auto resolved; 1: not pooled)
 };
+
+// The figure's options at pooling factor f, the title and words as the file will have them (MakeModelHeadFigure's
+// title, in --lang's language): what the check before the run lays out.
+HeatmapExportOptions FigureOptionsAt(const ModelArgs& a, const model::ModelConfig& c, int n, const ModelWhatIfs& w,
+                                     int f) {
+  HeatmapExportOptions o = a.figure;
+  if (o.title.empty()) {
+    const std::string heads = ModelFigureHeads(MapKind::kAttention, "head " + std::to_string(a.figure_head), f,
+                                               f > 1 ? std::optional<PoolKind>(a.pool_mode) : std::nullopt);
+    o.title = LocalizedTitle(ModelFigureTitle(c, n, a.figure_layer, heads, w));
+  }
+  o.words = LocalizedFigureWords();
+  return o;
+}
+
+// The last layer the outputs asked for read: --figure of layer L alone (and --neuron's layer) needs no later one,
+// so the run stops there; every other output (the dump, roles, predictions, losses, the lens, the scan) reads
+// every layer (-1).
+int LastLayerNeeded(const ModelArgs& a) {
+  if (a.figure.out_path.empty() || !a.dump_dir.empty() || a.roles || a.predict_k || a.token_loss || a.logit_lens ||
+      a.ablate_scan)
+    return -1;
+  return std::max(a.figure_layer, a.neuron ? a.neuron_at[0] : 0);
+}
 
 Result<CheckedRun> CheckRun(const ModelArgs& a, const ModelFolder& folder, const std::vector<tokenize::Token>& tokens) {
   const model::ModelConfig& c = folder.model->config();
@@ -727,6 +788,8 @@ Result<CheckedRun> CheckRun(const ModelArgs& a, const ModelFolder& folder, const
       return Status::Prefixed(MsgId::kPrefixContext, {"--neuron"}, s);
   for (const MapKindInfo* kind : a.kinds)  // a kind the run cannot make is refused before anything runs
     if (Status s = kind->refusal((int)tokens.size()); !s) return s;
+  if (!a.dump_dir.empty())
+    if (Status s = CheckDumpRoom(a.dump_dir, c, a.kinds, (int)tokens.size()); !s) return s;
   const bool figure = !a.figure.out_path.empty();
   if (figure && a.figure_layer >= c.n_layer)
     return AppError(AppMsgId::kModelLayerOutOfRange, {"--layer", std::to_string(a.figure_layer),
@@ -734,6 +797,16 @@ Result<CheckedRun> CheckRun(const ModelArgs& a, const ModelFolder& folder, const
   if (figure && a.figure_head >= c.n_head)
     return AppError(AppMsgId::kModelHeadOutOfRange, {"--head", std::to_string(a.figure_head),
                                                      std::to_string(c.n_head - 1), std::to_string(c.n_head)});
+  if (figure) {  // the figure laid out from the tokens before the run: refused now, with what fits, or its factor
+    const int n = (int)tokens.size();
+    if (a.pool > n) return AppError(AppMsgId::kPoolPastTokens, {std::to_string(a.pool), std::to_string(n)});
+    const LayerMaps axes = ModelLayerMaps(c, TokenList(tokens), nullptr, a.figure_layer, run.options);
+    Result<int> pool = CheckModelFigureFits(
+        axes, a.pool, [&](int f) { return FigureOptionsAt(a, c, n, run.what_ifs, f); });
+    if (!pool) return pool.status();
+    run.figure_pool = *pool;
+  }
+  run.options.last_layer = LastLayerNeeded(a);
   return run;
 }
 
@@ -757,11 +830,13 @@ Status OpenDump(const ModelArgs& a, const model::ModelConfig& c, const std::vect
   return Status::Ok();
 }
 
-// The one collector (core/session), keeping nothing but the figure's layer: the taps stream the rest out.
-CollectPlan CliPlan(const ModelArgs& a, const model::ModelConfig& c, int n, model::RunOptions* options) {
+// The one collector (core/session), keeping nothing but the figure's layer (a pooled figure: not even that, its
+// head is pooled as the layer passes, FigurePlane): the taps stream the rest out.
+CollectPlan CliPlan(const ModelArgs& a, const model::ModelConfig& c, int n, int figure_pool,
+                    model::RunOptions* options) {
   CollectPlan plan;
   plan.maps = CollectPlan::Maps::kNone;
-  plan.keep_layer = a.figure.out_path.empty() ? -1 : a.figure_layer;
+  plan.keep_layer = a.figure.out_path.empty() || figure_pool > 1 ? -1 : a.figure_layer;
   plan.thumbnails = plan.neuron_qk = plan.resume_points = plan.rollout = plan.value_norms = false;
   plan.rollout_with_layers = true;
   double scratch_bytes = 0;
@@ -769,8 +844,20 @@ CollectPlan CliPlan(const ModelArgs& a, const model::ModelConfig& c, int n, mode
     kind->collect(&plan);
     scratch_bytes = std::max(scratch_bytes, kind->dump.scratch_bytes(n));
   }
-  options->caller_bytes = (size_t)(CollectedBytes(c, n, plan) + scratch_bytes);
+  const double pooled_side = figure_pool > 1 ? (double)PooledSide(n, figure_pool) : 0;
+  options->caller_bytes = (size_t)(CollectedBytes(c, n, plan) + scratch_bytes + pooled_side * pooled_side * sizeof(float));
   return plan;
+}
+
+// A pooled figure's head of its layer as the run passes it, [1, nb, nb]: the map pooled f x f (maps/pooled_map.h),
+// so no whole layer is kept for it.
+SharedTensor FigurePlane(const model::LayerOutput& out, int head, int f, PoolKind mode) {
+  ATTNVIZ_CHECK_SHAPE(out.probs && head < out.n_head, "the figure's layer ", out.layer, " has no map of head ", head);
+  const int nb = PooledSide(out.n, f);
+  auto plane = std::make_shared<Tensor>();
+  plane->Resize({1, (size_t)nb, (size_t)nb});
+  PoolMapPlane(out.probs + (size_t)head * out.n * out.n, out.n, out.n, f, mode, plane->data.data());
+  return plane;
 }
 
 // What stdout holds instead of the summary: --predict, --neuron, --token-loss, --logit-lens (the layers the run's
@@ -797,6 +884,7 @@ Result<std::string> OutputTable(const ModelArgs& a, const ModelFolder& folder, c
     model::RunOptions scan_options = run.options;
     scan_options.row_figures = false;
     scan_options.caller_bytes = 0;
+    scan_options.last_layer = -1;
     auto scan = model::ScanHeadAblations(*folder.model, ids, scan_options, run.scan_at);
     if (!scan) return scan.status();
     table = AblationScanText(*scan, folder.model->config().n_head, a.json);
@@ -852,21 +940,29 @@ Status RunOnTokens(const ModelArgs& a, const ModelFolder& folder, const std::vec
         if (Status s = hidden.Append(h, (size_t)rows * d); !s) return s;
       return lens_at(h, 0);
     };
+  SharedTensor figure_plane;  // a pooled figure's head, [1, nb, nb]
   layer_taps.layer = [&](const model::LayerOutput& out, const LayerMaps&, const LayerAnalysis& analysis) -> Status {
+    if (figure && run->figure_pool > 1 && out.layer == a.figure_layer)
+      figure_plane = FigurePlane(out, a.figure_head, run->figure_pool, a.pool_mode);
     if (Status s = taps.OnLayer(out, analysis); !s) return s;
     return lens_at(out.hidden, out.layer + 1);
   };
-  const CollectPlan plan = CliPlan(a, c, (int)n, &run->options);
+  const CollectPlan plan = CliPlan(a, c, (int)n, run->figure_pool, &run->options);
   LayerCollector collector(*folder.model, run->options, tokens, plan, layer_taps);
   if (Status s = model::RunModel(*folder.model, ids, run->options, &collector); !s) return s;
   const model::HeadRoles& roles = collector.collected().roles;
   Result<std::string> table = OutputTable(a, folder, tokens, *run, collector, taps, lens);  // 4.
   if (!table) return table.status();
-  if (figure)
-    if (Status s = WriteModelFigure(c, *collector.collected().layers[(size_t)a.figure_layer], (int)n, a.figure_layer,
-                                    a.figure_head, run->what_ifs, a.figure);
+  if (figure) {
+    const LayerMaps maps = run->figure_pool > 1
+                               ? PooledAxes(ModelLayerMaps(c, TokenList(tokens), figure_plane, a.figure_layer, run->options),
+                                            run->figure_pool)
+                               : *collector.collected().layers[(size_t)a.figure_layer];
+    if (Status s = WriteModelFigure(c, maps, (int)n, a.figure_layer, a.figure_head, run->what_ifs, a.figure,
+                                    run->figure_pool, a.pool_mode);
         !s)
       return s;
+  }
   const bool table_only = a.roles || !table->empty();  // stdout holds the table only, so it pipes into other tools
   if (a.roles) std::fputs((a.json ? model::HeadRolesJson(roles) : model::HeadRolesCsv(roles)).c_str(), stdout);
   else if (!table->empty()) std::fputs(table->c_str(), stdout);

@@ -1,5 +1,8 @@
 #include "cli_util.h"
 
+#include <sys/statvfs.h>
+
+#include <cerrno>
 #include <cstdio>
 
 #include "i18n/app_messages.h"
@@ -17,6 +20,20 @@ Status RefuseModelFolder(const InputOptions& options, const std::string& subcomm
   if (IsGgufFile(options.model_dir))
     return AppError(AppMsgId::kGgufFileForSandbox, {CappedValue(options.model_dir), subcommand});
   return AppError(AppMsgId::kModelFolderForSandbox, {CappedValue(options.model_dir), subcommand});
+}
+
+double FreeDiskBytes(const std::string& path) {
+  std::string at = path.empty() ? "." : path;
+  for (int up = 0; up < 256; ++up) {
+    struct statvfs fs;
+    if (::statvfs(at.c_str(), &fs) == 0) return (double)fs.f_bavail * (double)fs.f_frsize;
+    if (errno != ENOENT && errno != ENOTDIR) return -1;
+    while (at.size() > 1 && at.back() == '/') at.pop_back();
+    const size_t slash = at.rfind('/');
+    if (slash == std::string::npos) at = ".";
+    else at = slash == 0 ? "/" : at.substr(0, slash);
+  }
+  return -1;
 }
 
 std::string TokensJson(const std::vector<Token>& tokens) {

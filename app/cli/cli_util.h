@@ -16,6 +16,9 @@ int UsageError(const std::string& subcommand, const std::string& message);
 // A model folder given as a plain argument (options.h ParsePositional) to a sandbox command (compute, sweep,
 // export): refused with the model command that runs it, never ignored for the random sandbox layer.
 Status RefuseModelFolder(const InputOptions& options, const std::string& subcommand);
+// The bytes an ordinary user may still write on the disk that holds `path` (or its nearest existing parent folder,
+// when it is yet to be made); < 0 when that cannot be told.
+double FreeDiskBytes(const std::string& path);
 // [{"text": "I", "begin": 0, "end": 1}, ...]
 std::string TokensJson(const std::vector<Token>& tokens);
 // Per-head metrics and their mean, with per-row figures.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "maps/pooled_map.h"
 #include "i18n/app_messages.h"
 
 namespace attnviz {
@@ -46,16 +47,20 @@ std::string ModelFigureTitle(const model::ModelConfig& c, int n, int layer, cons
   return title;
 }
 
-std::string ModelFigureHeads(MapKind kind, const std::string& heads, int pooled_factor) {
+std::string ModelFigureHeads(MapKind kind, const std::string& heads, int pooled_factor,
+                             std::optional<PoolKind> pooling) {
   const KindShows& shows = KindInfo(kind).shows;
   std::string out = shows.one_map ? std::string(shows.title) : heads;  // one map: no heads to name
   if (!shows.one_map && *shows.title) out += kTitleDot + std::string(shows.title);
-  if (pooled_factor > 1) out += kTitleDot + std::to_string(pooled_factor) + " tokens per cell";  // LocalizedTitle
+  if (pooled_factor > 1)  // LocalizedTitle says either in the UI's language
+    out += kTitleDot + (pooling ? PooledTitle(*pooling, pooled_factor)
+                                : std::to_string(pooled_factor) + " tokens per cell");
   return out;
 }
 
 Result<ModelHeadFigure> MakeModelHeadFigure(const model::ModelConfig& c, const LayerMaps& maps, int n_tokens, int layer,
-                                            int head, const ModelWhatIfs& w, MapKind kind, int pooled_factor) {
+                                            int head, const ModelWhatIfs& w, MapKind kind, int pooled_factor,
+                                            std::optional<PoolKind> pooling) {
   if (layer < 0 || layer >= c.n_layer)
     return AppError(AppMsgId::kModelLayerOutOfRange,
                          {"layer", std::to_string(layer), std::to_string(c.n_layer - 1), std::to_string(c.n_layer)});
@@ -68,16 +73,20 @@ Result<ModelHeadFigure> MakeModelHeadFigure(const model::ModelConfig& c, const L
   // !! A pooled layer keeps no whole map: its probs are empty and ExportHeatmap recomputes cells from q and k.
   const bool recomputable = maps.pooled && !maps.q->empty() && !maps.k->empty() && shows.exact_from_qk &&
                             (int)n == n_tokens && maps.q->dim(0) == (size_t)n_head;
-  const bool whole = !maps.pooled && maps.probs->shape == std::vector<size_t>{(size_t)n_head, n, n} &&
+  // The drawn head alone: [1, n, n] of a layer with more heads.
+  const bool head_alone = n_head > 1 && !maps.pooled && maps.probs->shape == std::vector<size_t>{1, n, n};
+  const bool whole = !maps.pooled &&
+                     (maps.probs->shape == std::vector<size_t>{(size_t)n_head, n, n} || head_alone) &&
                      (pooled_factor > 1 ? (int)n == (n_tokens + pooled_factor - 1) / pooled_factor : (int)n <= n_tokens);
   if (!(recomputable || whole) || maps.query_tokens.size() != n)
     return Status::Error("layer " + std::to_string(layer) + ": the maps are not [" + std::to_string(n_head) +
                          ", n, n] for its " + std::to_string(n) + " tokens");
   ModelHeadFigure figure;
   figure.maps = maps;
-  figure.head = head;
-  figure.title = ModelFigureTitle(c, n_tokens, layer, ModelFigureHeads(kind, "head " + std::to_string(head), pooled_factor),
-                                  w, pooled_factor == 1 && (int)n < n_tokens);
+  figure.head = head_alone ? 0 : head;
+  figure.title = ModelFigureTitle(c, n_tokens, layer,
+                                  ModelFigureHeads(kind, "head " + std::to_string(head), pooled_factor, pooling), w,
+                                  pooled_factor == 1 && (int)n < n_tokens);
   return figure;
 }
 

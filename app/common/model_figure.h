@@ -4,11 +4,13 @@
 // same figure for the same settings. The mask is the layer's, model::AttentionMask(config, layer) (core/model/config.h), the one place
 // that decides it.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "sandbox/config.h"
 #include "maps/layer_maps.h"
+#include "maps/pyramid.h"
 #include "attention/mask.h"
 #include "model/config.h"
 #include "model/run.h"
@@ -44,13 +46,17 @@ struct ModelHeadFigure {
 // and columns may have been left out, then the title says so), or a long input's pooled maps with q and k to
 // recompute them from (every token; ExportHeatmap then writes exact cells); a rollout is one map, [1, n, n] (or a
 // pooled rollout's blocks, [1, nb, nb], with pooled_factor tokens per cell). n_tokens: the run's tokens.
+// The drawn head alone, [1, n, n] or pooled [1, nb, nb], is taken too (attnviz-cli keeps no other head): the
+// figure's head is then 0, its title still names `head`.
+// pooling: how pooled_factor pooled the cells, for the title ("max-pooled 8x8" rather than "8 tokens per cell").
 // The title names the kind: "head 2 · value-weighted", "rollout". Errors: the layer or head out of the model's
 // range, maps of any other shape.
 Result<ModelHeadFigure> MakeModelHeadFigure(const model::ModelConfig& c, const LayerMaps& maps, int n_tokens, int layer,
                                             int head, const ModelWhatIfs& w, MapKind kind = MapKind::kAttention,
-                                            int pooled_factor = 1);
+                                            int pooled_factor = 1, std::optional<PoolKind> pooling = std::nullopt);
 // The heads segment of a model figure's title: "head 2", "3 heads", with " · value-weighted" after it, or
-// "rollout" (one map: the heads averaged), " · 8 tokens per cell" when pooled.
-std::string ModelFigureHeads(MapKind kind, const std::string& heads, int pooled_factor = 1);
+// "rollout" (one map: the heads averaged), " · 8 tokens per cell" when pooled (" · max-pooled 8x8" with pooling).
+std::string ModelFigureHeads(MapKind kind, const std::string& heads, int pooled_factor = 1,
+                             std::optional<PoolKind> pooling = std::nullopt);
 
 }  // namespace attnviz

@@ -32,7 +32,7 @@ bool OptionTakesValue(const std::string& option) {
       "--dump", "--out", "--format", "--head", "--plot", "--seeds", "--dks", "--random-tokens", "--model", "--layers",
       "--predict", "--ablate", "--ablate-mode", "--logit-lens", "--attribute", "--patch-from", "--metric", "--neuron", "--kind",
       "--scan-at", "--target-text", "--generate", "--stack", "--figure", "--layer", "--colormap", "--color-scale", "--range", "--cell-size", "--width", "--title", "--size",
-      "--dpi",
+      "--dpi", "--pool", "--pool-mode",
       // attnviz (app/gui/app.cpp ParseAppOptions)
       "--shader-dir", "--screenshot", "--frames", "--widgets-json", "--snapshot-path", "--bench-frames", "--lang"};
   for (const char* v : kValued)

@@ -43,13 +43,14 @@ std::string CsvField(const std::string& s) {
   return out + "\"";
 }
 
-std::vector<int> ChosenHeads(const LayerMaps& t, const HeatmapExportOptions& o) {
+std::vector<int> ChosenHeads(int n_head, const HeatmapExportOptions& o) {
   if (!o.all_heads) return {o.head};
   if (!o.heads.empty()) return o.heads;
-  std::vector<int> all(t.n_head());
-  for (int h = 0; h < t.n_head(); ++h) all[h] = h;
+  std::vector<int> all(n_head);
+  for (int h = 0; h < n_head; ++h) all[h] = h;
   return all;
 }
+std::vector<int> ChosenHeads(const LayerMaps& t, const HeatmapExportOptions& o) { return ChosenHeads(t.n_head(), o); }
 
 // The config (from the one field table) plus what it implies. The multiplier is for the width q and k had:
 // a raw feature source (one-hot, length) has its own width, not the configured d_k.
@@ -235,17 +236,17 @@ Result<FigureSize> ParseFigureSize(const std::string& text) {
   return size;
 }
 
-Result<HeatmapSpec> MakeHeatmapSpec(const LayerMaps& tensors, const AttentionConfig* config,
-                                    const HeatmapExportOptions& options) {
-  if (tensors.probs->shape.size() != 3 || tensors.n_head() <= 0 || tensors.n_q() <= 0 || tensors.n_k() <= 0)
-    return Status::Error(MsgId::kNothingToExport, {});
-  if ((int)tensors.query_tokens.size() != tensors.n_q() || (int)tensors.kv_tokens.size() != tensors.n_k())
-    return Status::Error("nothing to export: the tokens do not match the attention map");
-  std::vector<int> heads = ChosenHeads(tensors, options);
+namespace {
+
+// Everything of the figure's spec but its weights (probs and an automatic range): the figure of maps
+// [n_head, n_q, n_k] over these tokens under `mask`, as far as it is known before the weights are made.
+Result<HeatmapSpec> SpecWithoutWeights(const TokenList& query_tokens, const TokenList& kv_tokens, const Mask& mask,
+                                       int n_head, const AttentionConfig* config, const HeatmapExportOptions& options) {
+  const int n_q = (int)query_tokens.size(), n_k = (int)kv_tokens.size();
+  std::vector<int> heads = ChosenHeads(n_head, options);
   for (int h : heads)
-    if (h < 0 || h >= tensors.n_head())
-      return Status::Error(MsgId::kHeadOutOfRange,
-                           {std::to_string(h), std::to_string(tensors.n_head() - 1), std::to_string(tensors.n_head())});
+    if (h < 0 || h >= n_head)
+      return Status::Error(MsgId::kHeadOutOfRange, {std::to_string(h), std::to_string(n_head - 1), std::to_string(n_head)});
   if (options.cell_size < 0 || options.cell_size > 400)
     return Status::Error(MsgId::kCellSizeRange, {std::to_string(options.cell_size)});
   if (options.width < 0 || options.width > 16384)
@@ -253,40 +254,25 @@ Result<HeatmapSpec> MakeHeatmapSpec(const LayerMaps& tensors, const AttentionCon
   const float dpi = options.dpi > 0 ? options.dpi : HeatmapSpec::kDefaultDpi;
   if (dpi < kMinDpi || dpi > kMaxDpi)
     return Status::Error(MsgId::kDpiRange, {Exact(options.dpi)});
-  const int n_q = tensors.n_q(), n_k = tensors.n_k();
   HeatmapSpec spec;
-  spec.probs = tensors.probs->data.data();
-  spec.n_head = tensors.n_head();
+  spec.n_head = n_head;
   spec.n_q = n_q;
   spec.n_k = n_k;
   spec.heads = heads;
   if ((int)options.panel_names.size() == spec.n_head) spec.panel_names = options.panel_names;
-  spec.query_labels = TokenTexts(tensors.query_tokens);
-  spec.key_labels = TokenTexts(tensors.kv_tokens);
-  spec.query_word_starts = WordStarts(tensors.query_tokens);
-  spec.key_word_starts = WordStarts(tensors.kv_tokens);
+  spec.query_labels = TokenTexts(query_tokens);
+  spec.key_labels = TokenTexts(kv_tokens);
+  spec.query_word_starts = WordStarts(query_tokens);
+  spec.key_word_starts = WordStarts(kv_tokens);
   spec.title = !options.title.empty() ? options.title
                : config            ? DefaultHeatmapTitle(*config, options)
                : options.all_heads ? std::to_string(heads.size()) + " heads"
                                    : "head " + std::to_string(options.head);
   spec.words = options.words;
-  spec.mask = tensors.mask;
+  spec.mask = mask;
   spec.colormap = options.colormap;
   spec.scale = options.color_scale;
   spec.range = ColorRange{0.0f, 1.0f};
-  if (options.auto_range) {
-    ColorRange r{1e30f, -1e30f};
-    for (int h : heads)
-      for (int i = 0; i < n_q; ++i) {  // masked cells (exact zeros) are not weights: left out of the range
-        const int begin = spec.mask.Begin(i), visible = spec.mask.Visible(i, n_k);
-        if (visible <= 0) continue;  // a cut row whose keys are all masked
-        ColorRange hr = AutoRange(tensors.probs->data.data() + ((size_t)h * n_q + i) * n_k + begin, (size_t)visible);
-        r.lo = std::min(r.lo, hr.lo);
-        r.hi = std::max(r.hi, hr.hi);
-      }
-    if (!(r.hi > r.lo)) r.hi = r.lo + 1e-6f;
-    spec.range = r;
-  }
   spec.cell_size = options.cell_size;
   spec.width = options.width;
   spec.dpi = dpi;
@@ -299,6 +285,53 @@ Result<HeatmapSpec> MakeHeatmapSpec(const LayerMaps& tensors, const AttentionCon
   }
   spec.annotate = options.annotate;
   return spec;
+}
+
+}  // namespace
+
+Result<HeatmapSpec> MakeHeatmapSpec(const LayerMaps& tensors, const AttentionConfig* config,
+                                    const HeatmapExportOptions& options) {
+  if (tensors.probs->shape.size() != 3 || tensors.n_head() <= 0 || tensors.n_q() <= 0 || tensors.n_k() <= 0)
+    return Status::Error(MsgId::kNothingToExport, {});
+  if ((int)tensors.query_tokens.size() != tensors.n_q() || (int)tensors.kv_tokens.size() != tensors.n_k())
+    return Status::Error("nothing to export: the tokens do not match the attention map");
+  Result<HeatmapSpec> spec =
+      SpecWithoutWeights(tensors.query_tokens, tensors.kv_tokens, tensors.mask, tensors.n_head(), config, options);
+  if (!spec.ok()) return spec;
+  const int n_q = tensors.n_q(), n_k = tensors.n_k();
+  spec->probs = tensors.probs->data.data();
+  if (options.auto_range) {
+    ColorRange r{1e30f, -1e30f};
+    for (int h : spec->heads)
+      for (int i = 0; i < n_q; ++i) {  // masked cells (exact zeros) are not weights: left out of the range
+        const int begin = spec->mask.Begin(i), visible = spec->mask.Visible(i, n_k);
+        if (visible <= 0) continue;  // a cut row whose keys are all masked
+        ColorRange hr = AutoRange(tensors.probs->data.data() + ((size_t)h * n_q + i) * n_k + begin, (size_t)visible);
+        r.lo = std::min(r.lo, hr.lo);
+        r.hi = std::max(r.hi, hr.hi);
+      }
+    if (!(r.hi > r.lo)) r.hi = r.lo + 1e-6f;
+    spec->range = r;
+  }
+  return spec;
+}
+
+Status CheckHeatmapFigure(const TokenList& query_tokens, const TokenList& kv_tokens, const Mask& mask, int n_head,
+                          const HeatmapExportOptions& options, HeatmapLayout* layout_out) {
+  Result<std::string> format = ResolveExportFormat(options);
+  if (!format.ok()) return format.status();
+  if (*format != "png" && *format != "svg" && *format != "pdf") return Status::Ok();
+  if (n_head <= 0 || query_tokens.empty() || kv_tokens.empty()) return Status::Error(MsgId::kNothingToExport, {});
+  Result<HeatmapSpec> spec = SpecWithoutWeights(query_tokens, kv_tokens, mask, n_head, nullptr, options);
+  if (!spec.ok()) return spec.status();
+  static const float kNoWeight = 0;
+  spec->probs = &kNoWeight;  // !! never read: the layout is made of the sizes and the labels
+  Result<std::shared_ptr<const FontSet>> fonts = FontSet::Default();
+  if (!fonts.ok()) return fonts.status();
+  Result<HeatmapLayout> layout = LayoutForFormat(**fonts, &*spec, *format);
+  if (!layout.ok()) return layout.status();
+  if (layout_out) *layout_out = std::move(*layout);
+  return Status::Ok();
 }
 
 namespace {

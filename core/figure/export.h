@@ -82,6 +82,14 @@ inline Result<HeatmapSpec> MakeHeatmapSpec(const LayerMaps& maps, const Attentio
   return MakeHeatmapSpec(maps, &config, options);
 }
 
+// Whether ExportHeatmap would write the figure (png, svg, pdf; other formats: Ok) of maps [n_head, n_q, n_k] over
+// these tokens under `mask` with these options (options.head, the title and words as they will be), checked from
+// the sizes alone, before anything makes the weights: the same spec, layout and refusals (LayoutForFormat: the
+// PNG's pixels, the SVG's cells, a --size too small for the cells). layout (may be null): the layout it would draw.
+// !! The colour range is taken as fixed [0, 1]: an automatic range's tick labels may be a few pixels wider.
+Status CheckHeatmapFigure(const TokenList& query_tokens, const TokenList& kv_tokens, const Mask& mask, int n_head,
+                          const HeatmapExportOptions& options, HeatmapLayout* layout = nullptr);
+
 // What a figure export did not do as asked, for the caller to tell (the file is written all the same).
 struct ExportNotes {
   int cell = 0;                 // pixels per cell of the figure written (png/svg; 0: not a figure)

@@ -439,19 +439,32 @@ void DrawHeatmap(const HeatmapSpec& spec, const HeatmapLayout& L, Painter* paint
   }
 }
 
-Result<std::string> RenderHeatmap(const HeatmapSpec& spec_in, const std::string& format, HeatmapLayout* layout_out) {
-  Result<std::shared_ptr<const FontSet>> fonts = FontSet::Default();
-  if (!fonts.ok()) return fonts.status();
-  HeatmapSpec spec = spec_in;
-  const long long cells = (long long)spec.heads.size() * spec.n_q * spec.n_k;
+Result<HeatmapLayout> LayoutForFormat(const FontSet& fonts, HeatmapSpec* spec, const std::string& format) {
+  const long long cells = (long long)spec->heads.size() * spec->n_q * spec->n_k;
   if (format == "svg" || format == "pdf") {
     // Large maps embed their cells as one image (a 1024-token head: 0.7 MB, not 65 MB of <rect>s); the
     // bound keeps an SVG a document a viewer opens (the image itself grows with the cells).
     if (format == "svg" && cells > kMaxSvgCells)
       return Status::Error(MsgId::kSvgTooManyCells, {std::to_string(cells), std::to_string(kMaxSvgCells)});
-    spec.cells_as_image = cells > kSvgImageAboveCells;
+    spec->cells_as_image = cells > kSvgImageAboveCells;
   }
-  Result<HeatmapLayout> layout = LayoutHeatmap(**fonts, spec);
+  Result<HeatmapLayout> layout = LayoutHeatmap(fonts, *spec);
+  if (!layout.ok()) return layout.status();
+  if (format == "png" && (long long)layout->width * layout->height > kMaxPngPixels) {
+    // A smaller cell cannot help when the title is what makes the figure this wide.
+    if (layout->title_sets_width)
+      return Status::Error(MsgId::kTitleTooWide, {std::to_string(DecodeUtf8(spec->title).size()),
+                                                  std::to_string(layout->width), std::to_string(layout->height)});
+    return Status::Error(MsgId::kPngTooLarge, {std::to_string(layout->width), std::to_string(layout->height)});
+  }
+  return layout;
+}
+
+Result<std::string> RenderHeatmap(const HeatmapSpec& spec_in, const std::string& format, HeatmapLayout* layout_out) {
+  Result<std::shared_ptr<const FontSet>> fonts = FontSet::Default();
+  if (!fonts.ok()) return fonts.status();
+  HeatmapSpec spec = spec_in;
+  Result<HeatmapLayout> layout = LayoutForFormat(**fonts, &spec, format);
   if (!layout.ok()) return layout.status();
   if (layout_out) *layout_out = *layout;
   if (format == "svg") {
@@ -467,14 +480,6 @@ Result<std::string> RenderHeatmap(const HeatmapSpec& spec_in, const std::string&
     return pdf.Finish();
   }
   if (format == "png") {
-    constexpr long long kMaxPixels = 16384LL * 16384LL;
-    if ((long long)layout->width * layout->height > kMaxPixels) {
-      // A smaller cell cannot help when the title is what makes the figure this wide.
-      if (layout->title_sets_width)
-        return Status::Error(MsgId::kTitleTooWide, {std::to_string(DecodeUtf8(spec.title).size()),
-                                                    std::to_string(layout->width), std::to_string(layout->height)});
-      return Status::Error(MsgId::kPngTooLarge, {std::to_string(layout->width), std::to_string(layout->height)});
-    }
     Canvas canvas(layout->width, layout->height, *fonts);
     DrawHeatmap(spec, *layout, &canvas);
     return canvas.EncodePng(spec.dpi);

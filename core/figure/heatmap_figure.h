@@ -107,6 +107,15 @@ std::vector<unsigned char> CellImage(const HeatmapSpec& spec, int head);
 constexpr long long kSvgImageAboveCells = 128LL * 128;
 constexpr long long kMaxSvgCells = 1LL << 20;
 
+// A PNG holds at most this many pixels (16384 x 16384).
+constexpr long long kMaxPngPixels = 16384LL * 16384LL;
+
+// The layout RenderHeatmap draws in `format` ("png", "svg", "pdf"), with its refusals: an SVG of more than
+// kMaxSvgCells cells, a size too small for the cells (LayoutHeatmap), a PNG past kMaxPngPixels (or a title that
+// widens it past them). Reads no weight (spec->probs only needs to be set), so a caller can check a figure before
+// anything makes its weights. Sets spec->cells_as_image for a large SVG or PDF.
+Result<HeatmapLayout> LayoutForFormat(const FontSet& fonts, HeatmapSpec* spec, const std::string& format);
+
 // Renders the figure to PNG or SVG bytes (format "png" or "svg"). layout_out (may be null): the layout drawn.
 Result<std::string> RenderHeatmap(const HeatmapSpec& spec, const std::string& format,
                                   HeatmapLayout* layout_out = nullptr);

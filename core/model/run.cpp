@@ -471,6 +471,9 @@ Status CheckRunInputs(const ModelConfig& c, const std::vector<int>& ids, const R
     return Status::Error("first_layer " + std::to_string(o.first_layer) + " is outside 0.." + std::to_string(c.n_layer));
   if (o.first_layer > 0 && !o.resume_hidden)
     return Status::Error("first_layer > 0 needs resume_hidden (the residual stream before that layer)");
+  if (o.last_layer != -1 && (o.last_layer < o.first_layer || o.last_layer >= c.n_layer))
+    return Status::Error("last_layer " + std::to_string(o.last_layer) + " is outside " + std::to_string(o.first_layer) +
+                         ".." + std::to_string(c.n_layer - 1) + " (first_layer..the last layer; -1: every layer)");
   return Status::Ok();
 }
 
@@ -525,8 +528,9 @@ Status RunWithWorkspace(const Model& model, const std::vector<int>& ids, const R
     if (sink)
       if (Status s = sink->OnEmbeddings(ws.x.data(), n, d); !s) return s;
   }
-  // 3. Blocks.
-  for (int l = o.first_layer; l < c.n_layer; ++l) {
+  // 3. Blocks, up to last_layer when set (a caller that needs no later layer).
+  const int end = o.last_layer >= 0 ? o.last_layer + 1 : c.n_layer;
+  for (int l = o.first_layer; l < end; ++l) {
     if (Cancelled(o)) return Status::Cancelled();
     float* probs = sink && !o.stream_maps ? sink->ProbsBuffer(l) : nullptr;
     if (!probs && !(o.stream_maps && sink)) {
@@ -562,7 +566,7 @@ Status RunWithWorkspace(const Model& model, const std::vector<int>& ids, const R
       out.weights = &b;  // still layer l's: the scratch is refilled only by the next BlockWeights
       if (Status s = sink->OnLayer(out); !s) return s;
     }
-    o.control.Report("layers", (size_t)l + 1, (size_t)c.n_layer);
+    o.control.Report("layers", (size_t)l + 1, (size_t)end);
   }
   return Status::Ok();
 }
@@ -646,6 +650,8 @@ Result<ModelRun> RunModel(const Model& model, const std::vector<int>& ids, const
     return Status::Error("resuming needs a LayerSink (RunModel with a sink); this overload runs every layer");
   if (options.stream_maps)
     return Status::Error("stream_maps needs a LayerSink (RunModel with a sink); this overload keeps every map");
+  if (options.last_layer >= 0)
+    return Status::Error("last_layer needs a LayerSink (RunModel with a sink); this overload keeps every layer");
   const size_t n = ids.size();
   if (Status s = CheckRunMemory(c, n, /*collect=*/true, options); !s) return s;
   ModelRun run;

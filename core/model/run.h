@@ -73,6 +73,10 @@ struct RunOptions {
   // same ids whose options agree below first_layer). OnEmbeddings is then not called.
   int first_layer = 0;
   const float* resume_hidden = nullptr;
+  // Stop after block last_layer (-1: run to the last block): a caller that needs only the layers up to L (a figure
+  // of layer L) skips the rest. The blocks run are the same bits as a full run's; later blocks are not computed,
+  // the sink sees no OnLayer for them, and progress counts to last_layer + 1. The streamed path stops alike.
+  int last_layer = -1;
   // Long inputs: no [n_head, n, n] map is made; each (head, block of query rows) of a layer's probs goes to
   // LayerSink::OnBlock while it is in cache (pyramids, role scores), and LayerOutput::probs is null. Exact rows
   // come back from LayerOutput::q and k (AttendRows: the same bits as the pass).

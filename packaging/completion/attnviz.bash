@@ -27,6 +27,8 @@ _attnviz_value() {
     --color-scale) COMPREPLY=($(compgen -W "linear log" -- "$cur")) ;;
     --range) COMPREPLY=($(compgen -W "fixed auto" -- "$cur")) ;;
     --ablate-mode) COMPREPLY=($(compgen -W "zero mean" -- "$cur")) ;;
+    --pool) COMPREPLY=($(compgen -W "auto" -- "$cur")) ;;
+    --pool-mode) COMPREPLY=($(compgen -W "max mean" -- "$cur")) ;;
     --heads) [ "$cmd" = export ] && COMPREPLY=($(compgen -W "all" -- "$cur")) ;;
     --text|--query-text|--line|--d-model|--dk|--dv|--temperature|--softcap|--seed|--seeds|--dks|--random-tokens|--head|\
     --cell-size|--width|--title|--frames|--bench-frames|--layers|--layer|\

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -399,9 +400,242 @@ TEST(CliModelFigureErrors, HelpNamesTheFigureOptions) {
     CliResult help = Cli({"--lang", lang, "model", "--help"});
     EXPECT_EQ(help.code, 0);
     for (const char* option : {"--figure OUT", "--layer L, --head H", "--size WxH", "--dpi N", "--title TEXT",
-                               "--colormap NAME", "--color-scale S"})
+                               "--colormap NAME", "--color-scale S", "--pool F|auto", "--pool-mode max|mean"})
       EXPECT_NE(help.out.find(option), std::string::npos) << lang << ": " << option;
   }
+}
+
+// ---------------------------------------------------------------------------------------------- long inputs (issue 42)
+
+// --pool 3: each cell of the figure is the max (or the mean over the cells it covers, masked ones as 0) of a 3 x 3
+// block of probs.npy's map, a block whose every cell is masked is grey, the axes name the blocks, and the title
+// says how the cells were pooled.
+TEST_P(CliModelFigure, PooledCellsAreTheBlocksOfProbsNpy) {
+  Fixture f(GetParam());
+  const int layer = f.n_layer() - 1, head = f.n_head() - 1, n = f.n(), pool = 3, nb = (n + pool - 1) / pool;
+  auto probs = attnviz::ReadNpy(f.dir() + "/probs.npy");
+  ASSERT_TRUE(probs.ok()) << probs.message();
+  const float* map = probs->data.data() + ((size_t)layer * f.n_head() + head) * n * n;
+  for (const std::string mode : {"max", "mean"}) {
+    SCOPED_TRACE(mode);
+    const std::string svg = f.Out("pooled-" + mode + ".svg");
+    CliResult r = Cli({"--lang", "en", "model", "--model", f.dir(), "--text", f.text(), "--figure", svg, "--layer",
+                       std::to_string(layer), "--head", std::to_string(head), "--pool", std::to_string(pool),
+                       "--pool-mode", mode});
+    ASSERT_EQ(r.code, 0) << r.err;
+    ASSERT_TRUE(XmlParses(svg));
+    const std::string bytes = attnviz::ReadFile(svg).value();
+    const std::string title = f.model_type() + kDot + "layer " + std::to_string(layer) + kDot + "head " +
+                              std::to_string(head) + kDot + mode + "-pooled 3x3" + kDot + f.MaskWords();
+    EXPECT_NE(bytes.find(">" + title + "</text>"), std::string::npos) << title;
+    EXPECT_NE(bytes.find(">0-2</text>"), std::string::npos) << "the axes name the blocks";
+    // The head alone was kept: its cells are the figure's only group (head 0 of the one map kept).
+    const std::vector<std::string> fills = SvgCellFills(bytes, 0);
+    ASSERT_EQ(fills.size(), (size_t)nb * nb);
+    int masked = 0;
+    for (int bi = 0; bi < nb; ++bi)
+      for (int bj = 0; bj < nb; ++bj) {
+        double m = 0, sum = 0;
+        int cells = 0;
+        bool all_masked = true;
+        for (int i = bi * pool; i < std::min(n, (bi + 1) * pool); ++i)
+          for (int j = bj * pool; j < std::min(n, (bj + 1) * pool); ++j) {
+            const float w = map[(size_t)i * n + j];
+            m = std::max(m, (double)w), sum += w, ++cells;
+            all_masked = all_masked && f.Masked(i, j);
+          }
+        const std::string& got = fills[(size_t)bi * nb + bj];
+        if (all_masked) {
+          const unsigned char grey[3] = {attnviz::kMaskedFill.r, attnviz::kMaskedFill.g, attnviz::kMaskedFill.b};
+          EXPECT_EQ(got, Hex(grey)) << bi << "," << bj;
+          ++masked;
+          continue;
+        }
+        const double want = mode == "max" ? m : sum / cells;
+        std::vector<std::string> allowed;
+        for (double d : {-kTol, 0.0, kTol}) {
+          unsigned char rgb[3];
+          attnviz::MapColor(attnviz::Colormap::kViridis, (float)std::clamp(want + d, 0.0, 1.0), rgb);
+          allowed.push_back(Hex(rgb));
+        }
+        EXPECT_NE(std::find(allowed.begin(), allowed.end(), got), allowed.end())
+            << "block " << bi << "," << bj << ": " << got << " for " << want;
+      }
+    if (f.model_type() != "bert") EXPECT_GE(masked, nb * (nb - 1) / 2) << "the blocks after the diagonal are masked";
+    else EXPECT_EQ(masked, 0);
+  }
+  if (GetParam() != "gpt2") return;
+  // In Korean, the title's pooling too.
+  CliResult ko = Cli({"--lang", "ko", "model", "--model", f.dir(), "--text", f.text(), "--figure", f.Out("ko.svg"),
+                      "--layer", "0", "--head", "0", "--pool", "3"});
+  ASSERT_EQ(ko.code, 0) << ko.err;
+  EXPECT_NE(attnviz::ReadFile(f.Out("ko.svg")).value().find(" \u00B7 3x3 최대 풀링 \u00B7 "), std::string::npos);
+}
+
+// The bundled model over 162 tokens: long enough for a figure past 16384 pixels at --cell-size 200.
+std::string LongText() {
+  std::string text;
+  for (int i = 0; i < 18; ++i) text += (i ? " " : "") + std::string("the cat sat on the mat");
+  return text;
+}
+
+// Under a memory limit too small for any run (ATTNVIZ_MEMORY_LIMIT), a command is refused by the run's own memory
+// check, unless something refused it before the run.
+const std::string kNoRunFits = "ATTNVIZ_MEMORY_LIMIT=64K ";
+
+CliResult Tiny(std::vector<std::string> extra, const std::string& prefix = "") {
+  std::vector<std::string> args = {"--lang", "en", "model", "--model", "tiny", "--text", LongText()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return Cli(args, prefix);
+}
+
+int PngWidth(const std::string& path, int* height) {
+  int w = 0, channels = 0;
+  unsigned char* pixels = stbi_load(path.c_str(), &w, height, &channels, 3);
+  if (!pixels) return 0;
+  stbi_image_free(pixels);
+  return w;
+}
+
+// A figure too large is refused before the run (not after every layer), naming the tokens, the reason and what
+// fits; what it names does fit, and one step past it does not.
+TEST(CliModelFigureFit, TooLargeIsRefusedBeforeTheRunWithWhatFits) {
+  const std::string dir = (fs::temp_directory_path() / ("attnviz_cli_fit_" + std::to_string(::getpid()))).string();
+  fs::create_directories(dir);
+  const std::string png = dir + "/fig.png";
+  // The limit stops every run: a figure that fits is refused by the run's memory check.
+  CliResult r = Tiny({"--figure", png, "--layer", "0", "--head", "1", "--cell-size", "10"}, kNoRunFits);
+  ASSERT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("of memory, more than the limit"), std::string::npos) << r.err;
+  // Too large: the figure's reason, so it came before the run.
+  r = Tiny({"--figure", png, "--layer", "0", "--head", "1", "--cell-size", "200"}, kNoRunFits);
+  ASSERT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--figure of 162 tokens, refused before the run (what fits: --cell-size "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("): the figure would be "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("pixels, more than 16384x16384"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_FALSE(fs::exists(png));
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.err, m, std::regex("what fits: --cell-size ([0-9]+), --pool ([0-9]+)\\)"))) << r.err;
+  const int cell = std::stoi(m[1]), pool = std::stoi(m[2]);
+  EXPECT_GE(cell, 1);
+  EXPECT_LT(cell, 200);
+  EXPECT_GE(pool, 2);
+  // What it named fits: it passes the check and reaches the run (refused there by the limit; a 16000-pixel PNG is
+  // not worth writing here: its layout is the one the file is drawn with, FitsAt / LayoutForFormat); one step past
+  // it is refused before the run.
+  auto reaches_the_run = [&](std::vector<std::string> extra) {
+    CliResult got = Tiny(extra, kNoRunFits);
+    return got.code == 2 && got.err.find("of memory, more than the limit") != std::string::npos;
+  };
+  auto refused_before = [&](std::vector<std::string> extra) {
+    CliResult got = Tiny(extra, kNoRunFits);
+    return got.code == 2 && got.err.find("refused before the run") != std::string::npos;
+  };
+  const std::vector<std::string> figure = {"--figure", png, "--layer", "0", "--head", "1"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = figure;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  EXPECT_TRUE(reaches_the_run(with({"--cell-size", std::to_string(cell)})));
+  EXPECT_TRUE(refused_before(with({"--cell-size", std::to_string(cell + 1)})));
+  EXPECT_TRUE(reaches_the_run(with({"--cell-size", "200", "--pool", std::to_string(pool)})));
+  if (pool > 2) EXPECT_TRUE(refused_before(with({"--cell-size", "200", "--pool", std::to_string(pool - 1)})));
+  // The advice at its word: that figure is written (a smaller one: --cell-size 20 at the advised pool's share).
+  r = Tiny(with({"--cell-size", "20", "--pool", std::to_string(pool)}));
+  ASSERT_EQ(r.code, 0) << r.err;
+  int h = 0;
+  const int w = PngWidth(png, &h);
+  EXPECT_GT(w, (162 + pool - 1) / pool * 20);
+  EXPECT_LT(w, 162 * 20) << "pooled cells";
+  // An SVG of too many cells, and a size too small for the tokens: refused before the run as well.
+  r = Tiny({"--figure", dir + "/fig.svg", "--layer", "0", "--head", "1", "--size", "2x2in", "--dpi", "96"}, kNoRunFits);
+  ASSERT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--figure of 162 tokens, refused before the run (what fits: --pool "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("is too small for this figure at 96 dpi"), std::string::npos) << r.err;
+  // In Korean.
+  r = Cli({"--lang", "ko", "model", "--model", "tiny", "--text", LongText(), "--figure", png, "--layer", "0", "--head",
+           "1", "--cell-size", "200"}, kNoRunFits);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("토큰 162개의 --figure 는 실행 전에 거절됩니다 (맞는 설정: --cell-size "), std::string::npos) << r.err;
+  fs::remove_all(dir);
+}
+
+// --pool auto: the smallest factor whose figure fits the size asked, the factor the refusal named.
+TEST(CliModelFigureFit, PoolAutoPicksTheSmallestFactorThatFits) {
+  const std::string dir = (fs::temp_directory_path() / ("attnviz_cli_auto_" + std::to_string(::getpid()))).string();
+  fs::create_directories(dir);
+  // (3 x 3 in: room for the whole title; a smaller figure shortens it.)
+  CliResult r = Tiny({"--figure", dir + "/a.svg", "--layer", "1", "--head", "2", "--size", "3x3in", "--pool-mode",
+                      "mean", "--pool", "1"});
+  ASSERT_EQ(r.code, 2);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.err, m, std::regex("what fits: --pool ([0-9]+)\\)"))) << r.err;
+  const std::string pool = m[1];
+  r = Tiny({"--figure", dir + "/a.svg", "--layer", "1", "--head", "2", "--size", "3x3in", "--pool", "auto",
+            "--pool-mode", "mean"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(attnviz::ReadFile(dir + "/a.svg").value().find(kDot + std::string("mean-pooled ") + pool + "x" + pool + kDot),
+            std::string::npos) << "pooled " << pool;
+  // A figure that fits as it is: auto does not pool.
+  r = Tiny({"--figure", dir + "/b.svg", "--layer", "1", "--head", "2", "--pool", "auto"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(attnviz::ReadFile(dir + "/b.svg").value().find("pooled"), std::string::npos);
+  // PNG at the size asked.
+  r = Tiny({"--figure", dir + "/c.png", "--layer", "1", "--head", "2", "--size", "2x2in", "--dpi", "96", "--pool", "auto"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  int h = 0;
+  EXPECT_EQ(PngWidth(dir + "/c.png", &h), 192);
+  EXPECT_EQ(h, 192);
+  // Refusals of the options themselves.
+  EXPECT_TRUE(attnviz::cli_test::Refused(Tiny({"--figure", dir + "/d.png", "--layer", "0", "--head", "0", "--pool", "x"}),
+                                         "--pool: 'x' is not a pooling factor"));
+  EXPECT_TRUE(attnviz::cli_test::Refused(Tiny({"--figure", dir + "/d.png", "--layer", "0", "--head", "0", "--pool", "163"}),
+                                         "--pool 163 is more than the text's 162 tokens: at most 162"));
+  EXPECT_TRUE(attnviz::cli_test::Refused(Tiny({"--figure", dir + "/d.png", "--layer", "0", "--head", "0", "--pool-mode", "max"}),
+                                         "--pool-mode goes with --pool F|auto"));
+  EXPECT_TRUE(attnviz::cli_test::Refused(Tiny({"--figure", dir + "/d.png", "--layer", "0", "--head", "0", "--pool", "2",
+                                               "--pool-mode", "median"}),
+                                         "--pool-mode: pool mode 'median' is unknown: allowed max, mean"));
+  EXPECT_TRUE(attnviz::cli_test::Refused(Tiny({"--pool", "2"}), "--pool goes with --figure"));
+  EXPECT_FALSE(fs::exists(dir + "/d.png"));
+  fs::remove_all(dir);
+}
+
+// --figure --layer 0 alone runs layer 0 only: the summary lists it and no later layer. With an output that reads
+// every layer (--roles) every layer runs, and the figure is the same file byte for byte.
+TEST(CliModelFigureFit, AFigureAloneStopsTheRunAfterItsLayer) {
+  Fixture f("gpt2");  // 2 layers
+  CliResult alone = Cli({"--lang", "en", "model", "--model", f.dir(), "--text", f.text(), "--figure", f.Out("alone.svg"),
+                         "--layer", "0", "--head", "2"});
+  ASSERT_EQ(alone.code, 0) << alone.err;
+  EXPECT_NE(alone.out.find("layer 0:"), std::string::npos) << alone.out;
+  EXPECT_EQ(alone.out.find("layer 1:"), std::string::npos) << "layer 1 ran: " << alone.out;
+  CliResult roles = Cli({"--lang", "en", "model", "--model", f.dir(), "--text", f.text(), "--figure", f.Out("roles.svg"),
+                         "--layer", "0", "--head", "2", "--roles"});
+  ASSERT_EQ(roles.code, 0) << roles.err;
+  EXPECT_NE(roles.out.find("\n1,3,"), std::string::npos) << "the roles of layer 1's last head: " << roles.out;
+  EXPECT_TRUE(attnviz::ReadFile(f.Out("alone.svg")).value() == attnviz::ReadFile(f.Out("roles.svg")).value());
+  // A pooled figure stops alike.
+  CliResult pooled = Cli({"--lang", "en", "model", "--model", f.dir(), "--text", f.text(), "--figure",
+                          f.Out("pooled.svg"), "--layer", "0", "--head", "2", "--pool", "2"});
+  ASSERT_EQ(pooled.code, 0) << pooled.err;
+  EXPECT_EQ(pooled.out.find("layer 1:"), std::string::npos) << pooled.out;
+}
+
+// --dump whose files would not fit the disk is refused before the run (a run of thousands of tokens would fill the
+// disk first). /proc: a file system with no free blocks.
+TEST(CliModelFigureFit, ADumpPastTheFreeDiskIsRefusedBeforeTheRun) {
+  CliResult r = Tiny({"--dump", "/proc/attnviz_no_room/dump"}, kNoRunFits);
+  ASSERT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--dump: the files would take "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" and /proc/attnviz_no_room/dump has 0 bytes free (checked before the run): at most 0 of these "
+                       "162 tokens fit there"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out, "");
 }
 
 }  // namespace

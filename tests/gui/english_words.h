@@ -52,7 +52,7 @@ inline const std::vector<std::pair<std::string, std::vector<std::string>>>& Kept
                         "fused", "separate", "embedding", "length", "position", "onehot", "dot", "scaled-dot",
                         "additive", "cosine", "neg-distance", "en", "ko", "layer", "heads", "loss", "delta",
                         "previous_token", "induction", "first_token", "same_token", "local", "broad", "strongest",
-                        "strongest_score", "attention", "rollout", "value_weighted", "zero", "mean"}},
+                        "strongest_score", "attention", "rollout", "value_weighted", "zero", "mean", "max"}},
       {"colormaps", {"viridis", "magma", "inferno", "plasma", "cividis", "gray", "turbo", "blue-white-red"}},
       {"tokens", {"CLS", "SEP", "BOS", "MASK"}},
       {"citations", {"Abnar", "Zuidema", "Kobayashi", "et", "al"}},

@@ -175,6 +175,52 @@ TEST_P(Fixture, ResumingFromALayerGivesTheSameDownstream) {
   for (size_t i = 0; i < sink.hidden.size(); ++i) ASSERT_EQ(sink.hidden[i], want->hidden.data[(size_t)L * n * d + i]);
 }
 
+// last_layer: the run stops after that block. The layers it runs are bit-equal to a full run's (plain and streamed),
+// no later layer reaches the sink, and progress counts to last_layer + 1.
+TEST_P(Fixture, StoppingAfterALayerKeepsItsLayersBitEqualAndRunsNoLater) {
+  const std::string name = GetParam();
+  auto model = LoadModel(FixtureDir(name));
+  ASSERT_TRUE(model.ok());
+  const Case c = ReadCase(name);
+  const int L = (*model)->config().n_layer;
+  auto all = RunModel(**model, c.ids, c.whatif);
+  ASSERT_TRUE(all.ok());
+  struct Sink : LayerSink {
+    const ModelRun* want;
+    bool streamed = false;
+    int layers = 0, blocks_past = 0, last = -1;
+    void OnBlock(int layer, const RowBlock&) override {
+      if (layer > last) ++blocks_past;  // a streamed pass past the last layer
+    }
+    Status OnLayer(const LayerOutput& o) override {
+      const size_t per = (size_t)o.n_head * o.n * o.n, nd = (size_t)o.n * o.d_model;
+      EXPECT_EQ(layers, o.layer);
+      EXPECT_LE(o.layer, last);
+      if (!streamed)
+        for (size_t i = 0; i < per; ++i) EXPECT_EQ(o.probs[i], want->probs.data[o.layer * per + i]) << o.layer;
+      for (size_t i = 0; i < nd; ++i) EXPECT_EQ(o.hidden[i], want->hidden.data[(o.layer + 1) * nd + i]) << o.layer;
+      ++layers;
+      return Status::Ok();
+    }
+  };
+  for (bool streamed : {false, true})
+    for (int last = 0; last < L; ++last) {
+      SCOPED_TRACE(std::string(streamed ? "streamed" : "whole maps") + ", last_layer " + std::to_string(last));
+      Sink sink;
+      sink.want = &*all, sink.streamed = streamed, sink.last = last;
+      RunOptions o = c.whatif;
+      o.last_layer = last;
+      o.stream_maps = streamed;
+      size_t progress_total = 0, progress_calls = 0;
+      o.control.progress = [&](const char*, size_t, size_t total) { progress_total = total, ++progress_calls; };
+      ASSERT_TRUE(RunModel(**model, c.ids, o, &sink).ok());
+      EXPECT_EQ(sink.layers, last + 1) << "layers after last_layer are not computed";
+      EXPECT_EQ(sink.blocks_past, 0);
+      EXPECT_EQ(progress_total, (size_t)last + 1);
+      EXPECT_EQ(progress_calls, (size_t)last + 1);
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Models, Fixture, ::testing::ValuesIn(testing::AllFixtures()),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
 
@@ -211,6 +257,16 @@ TEST(Run, InputChecks) {
   RunOptions r;
   r.first_layer = 1;
   EXPECT_THAT(RunModel(**model, {1, 2}, r).message(), HasSubstr("needs resume_hidden"));
+  struct Sink : LayerSink {
+    Status OnLayer(const LayerOutput&) override { return Status::Ok(); }
+  } sink;
+  RunOptions last;
+  last.last_layer = 2;  // gpt2 has layers 0..1
+  EXPECT_THAT(RunModel(**model, {1, 2}, last, &sink).message(), HasSubstr("last_layer 2 is outside 0..1"));
+  last.last_layer = -2;
+  EXPECT_THAT(RunModel(**model, {1, 2}, last, &sink).message(), HasSubstr("last_layer -2 is outside 0..1"));
+  last.last_layer = 0;
+  EXPECT_THAT(RunModel(**model, {1, 2}, last).message(), HasSubstr("last_layer needs a LayerSink"));
 }
 
 TEST(Run, CancelledRunSaysSo) {

@@ -77,6 +77,14 @@ constexpr const char* kEnglish[] = {
     "--figure of an encoder-decoder model needs --stack encoder|decoder|cross, --layer L and --head H",
     "{0} made no tokens",
     "{0} is for encoder-decoder models (bart, mbart, marian, t5, mt5); {1} is not one",
+    "--figure of {0} tokens, refused before the run (what fits: {1}): ",
+    "--figure of {0} tokens, refused before the run: ",
+    "--pool: '{0}' is not a pooling factor: give a whole number 1..65536 (tokens a side of a cell; 1: not "
+    "pooled) or auto (the smallest factor whose figure fits)",
+    "--pool {0} is more than the text's {1} tokens: at most {1}",
+    "--pool-mode goes with --pool F|auto (the pooling it names)",
+    "--dump: the files would take {0} and {1} has {2} free (checked before the run): at most {4} of these {3} "
+    "tokens fit there, or give a folder on a disk with more room",
 };
 constexpr int kAppCount = (int)AppMsgId::kCount - (int)MsgId::kAppFirst;
 static_assert(std::size(kEnglish) == (size_t)kAppCount, "app_messages.cpp: one English template per AppMsgId");

@@ -74,6 +74,13 @@ enum class AppMsgId : int {
   kSeq2SeqFigureNeedsStack,
   kSeq2SeqEmptySide,          // {0} the option whose text made no tokens
   kSeq2SeqOnly,               // {0} the option, {1} the model folder
+  // issue 42: sizes checked before the run, --pool (app/cli/cli_model.cpp, cli_model_preflight.cpp)
+  kFigureRefusedBeforeRun,    // {0} tokens, {1} what fits ("--cell-size 2, --pool 3")
+  kFigureRefusedNothingFits,  // {0} tokens
+  kPoolValue,                 // {0} the value
+  kPoolPastTokens,            // {0} the factor, {1} tokens
+  kPoolModeNeedsPool,
+  kDumpPastDisk,              // {0} the files' size, {1} the folder, {2} free there, {3} tokens, {4} the most that fit
   kCount
 };
 

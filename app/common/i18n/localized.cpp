@@ -67,6 +67,12 @@ std::string LocalizedSegment(const std::string& seg) {
   if (seg == "rollout") return Tr(Str::kTitleRollout);
   if (seg == "value-weighted") return Tr(Str::kTitleValueWeighted);
   if (EndsWith(seg, " tokens per cell")) return Trf(Str::kTitleTokensPerCell, {seg.substr(0, seg.size() - 16)});
+  for (const auto& [prefix, str] : {std::pair<std::string, Str>{"max-pooled ", Str::kTitleMaxPooled},
+                                    {"mean-pooled ", Str::kTitleMeanPooled}})  // PooledTitle: "max-pooled 8x8"
+    if (seg.rfind(prefix, 0) == 0) {
+      const std::string sides = seg.substr(prefix.size());
+      return Trf(str, {sides.substr(0, sides.find('x'))});
+    }
   if (EndsWith(seg, " on every layer"))
     return Trf(Str::kTitleOnEveryLayer, {LocalizedWhatIfs(seg.substr(0, seg.size() - 15))});
   if (const size_t on = seg.find(" on layers "); on != std::string::npos)

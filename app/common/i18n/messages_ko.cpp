@@ -404,6 +404,12 @@ constexpr AppMessageEntry kAppMessagesKo[] = {
     {AppMsgId::kSeq2SeqFigureNeedsStack, "인코더-디코더 모델의 --figure 에는 --stack encoder|decoder|cross, --layer L, --head H 가 필요합니다"},
     {AppMsgId::kSeq2SeqEmptySide, "{0} 에서 토큰이 나오지 않았습니다"},
     {AppMsgId::kSeq2SeqOnly, "{0} 은(는) 인코더-디코더 모델(bart, mbart, marian, t5, mt5)에 씁니다; {1} 은(는) 그런 모델이 아닙니다"},
+    {AppMsgId::kFigureRefusedBeforeRun, "토큰 {0}개의 --figure 는 실행 전에 거절됩니다 (맞는 설정: {1}): "},
+    {AppMsgId::kFigureRefusedNothingFits, "토큰 {0}개의 --figure 는 실행 전에 거절됩니다: "},
+    {AppMsgId::kPoolValue, "--pool: '{0}' 은(는) 풀링 배수가 아닙니다: 정수 1..65536 (칸 한 변의 토큰 수; 1: 풀링 없음) 또는 auto (그림이 맞는 가장 작은 배수)를 주십시오"},
+    {AppMsgId::kPoolPastTokens, "--pool {0} 이(가) 텍스트의 토큰 {1}개보다 큽니다: 최대 {1}"},
+    {AppMsgId::kPoolModeNeedsPool, "--pool-mode 는 --pool F|auto 와 함께 씁니다 (그 풀링의 방식)"},
+    {AppMsgId::kDumpPastDisk, "--dump: 파일이 {0} 을(를) 차지하는데 {1} 에는 빈 공간이 {2} 있습니다 (실행 전에 확인): 이 토큰 {3}개 중 최대 {4}개가 들어갑니다. 아니면 공간이 더 있는 디스크의 폴더를 주십시오"},
 };
 static_assert(std::size(kAppMessagesKo) == (size_t)((int)AppMsgId::kCount - (int)MsgId::kAppFirst),
               "messages_ko.cpp: one Korean template per AppMsgId");

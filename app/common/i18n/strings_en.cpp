@@ -648,6 +648,8 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kSeq2SeqFigureTitle, "{0} \u00B7 {1} \u00B7 layer {2} \u00B7 head {3}"},
     {Str::kSeq2SeqTargetAxis, "target token (query)"},
     {Str::kSeq2SeqSourceAxis, "source token (key)"},
+    {Str::kTitleMaxPooled, "max-pooled {0}x{0}"},
+    {Str::kTitleMeanPooled, "mean-pooled {0}x{0}"},
 };
 static_assert(TableIsComplete(kStringsEnTable, std::size(kStringsEnTable)),
               "strings_en.cpp: every Str id once, in order, none empty");

@@ -677,6 +677,8 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kSeq2SeqFigureTitle, "{0} \u00B7 {1} \u00B7 층 {2} \u00B7 헤드 {3}"},
     {Str::kSeq2SeqTargetAxis, "대상 토큰 (쿼리)"},
     {Str::kSeq2SeqSourceAxis, "원문 토큰 (키)"},
+    {Str::kTitleMaxPooled, "{0}x{0} 최대 풀링"},
+    {Str::kTitleMeanPooled, "{0}x{0} 평균 풀링"},
 };
 static_assert(TableIsComplete(kStringsKoTable, std::size(kStringsKoTable)),
               "strings_ko.cpp: every Str id once, in order, none empty");

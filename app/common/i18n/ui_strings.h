@@ -146,6 +146,8 @@ enum class Str : int {
   // Encoder-decoder models (issue 40).
   kSeq2SeqEncoderAttention, kSeq2SeqDecoderAttention, kSeq2SeqCrossAttention, kCliSeq2SeqLayerLine,
   kSeq2SeqFigureTitle, kSeq2SeqTargetAxis, kSeq2SeqSourceAxis,
+  // attnviz-cli model --figure --pool (a long map pooled)
+  kTitleMaxPooled, kTitleMeanPooled,
   kCount
 };
 
