@@ -32,8 +32,13 @@ the translation loss alone; nothing supervises it.
 Speed: the linear layers run as 1x1 convolutions (oneDNN), since this machine's BLAS is the reference one; about
 0.22 s a step on 2 shared cores, 3500 steps in about 13 minutes.
 
-Reproducible: seed 1234 for everything, torch.use_deterministic_algorithms(True), one thread, a fixed number of
-steps; the same machine and torch give the same bytes (training.json's and training.log's timings aside).
+Seeded, but not bit-reproducible: seed 1234 for everything, torch.use_deterministic_algorithms(True), one thread,
+a fixed number of steps. The tokenizers, vocab.json, the data and the held-out set come out byte-identical on every
+run. The weights do not always: of three full runs here two gave identical logs, the third's loss drifted in the
+4th decimal from step ~500 (float32 rounding somewhere in torch/oneDNN; not pinned down: buffer alignment does not
+change the convolutions' or numpy's results) and ended with the same accuracy (1.000) but L1H2 (0.881) as the best
+aligning head instead of L1H3 (0.910). The fixture is tied to the committed weights: tests take the best head from
+it, never a hard-coded one.
 
 Outputs:
   assets/models/tiny-seq2seq/{config.json, model.safetensors, source.spm, target.spm, vocab.json,
@@ -891,7 +896,8 @@ numbers below.
 `make tiny-seq2seq` (= `/usr/bin/python3 scripts/train_tiny_seq2seq.py`; Debian's python3-torch 1.13,
 python3-numpy, python3-sentencepiece). Seed {summary['seed']}, deterministic algorithms, {summary['threads']} thread,
 {summary['steps']} steps of {summary['batch']} fresh examples, learning rate {summary['lr']} (cosine, {summary['warmup']} warm-up
-steps), dropout {cfg['dropout']}; on the same machine and torch the same bytes. Measured here: {summary['train_seconds']} s of
+steps), dropout {cfg['dropout']}. Seeded but not bit-reproducible (the script's docstring says how far a rerun drifts: the
+same accuracy, possibly another best head). Measured here: {summary['train_seconds']} s of
 training, {summary['total_seconds']} s in all, on 2 cores shared with other builds (final loss {summary['final_loss']}).
 Tokenizers: source.spm a SentencePiece unigram model of {spm.SentencePieceProcessor(model_proto=open(os.path.join(out_dir, 'source.spm'), 'rb').read()).get_piece_size()} pieces (digits split one per piece)
 learned on training sources; target.spm a character model (each digit and "-" one piece, no dummy prefix).

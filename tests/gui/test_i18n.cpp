@@ -467,10 +467,10 @@ TEST(I18n, KoreanTextsUseTheGlossarysOneWordPerConcept) {
 
 // Every Korean text a person can meet (the UI table, the engine's and the programs' messages, role names and
 // sentences, progress stages, the help texts) holds to the one list of what stays in Latin letters, word by word: a
-// stray "max" inside an otherwise Korean sentence fails here, where KoreanTableIsKoreanWhereEnglishHasWords passes any
+// stray "min" inside an otherwise Korean sentence fails here, where KoreanTableIsKoreanWhereEnglishHasWords passes any
 // entry with some Hangul.
 TEST(I18n, KoreanTextsCarryNoEnglishWordOutsideTheKeptNames) {
-  EXPECT_EQ(EnglishWords("평균 max 가중치"), std::vector<std::string>{"max"});  // the check itself can fail
+  EXPECT_EQ(EnglishWords("평균 min 가중치"), std::vector<std::string>{"min"});  // the check itself can fail
   const std::vector<std::string> texts = EveryKoreanText();
   std::map<std::string, std::string> found;  // word -> the first text it is in
   for (const std::string& text : texts)

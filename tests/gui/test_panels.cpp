@@ -898,7 +898,7 @@ TEST_F(PanelTest, FileMenuOpensALessonWhoseWordsStayBesideItsEvidence) {
 // purpose (english_words.h, the list docs/app.md's "What stays in English under --lang ko" gives): every panel, every
 // learn tab, every lesson.
 TEST_F(PanelTest, KoreanLabelsCarryNoEnglishWordOutsideTheKeptNames) {
-  EXPECT_EQ(EnglishWords("쿼리 max d_k"), std::vector<std::string>{"max"});  // the check itself can fail
+  EXPECT_EQ(EnglishWords("쿼리 min d_k"), std::vector<std::string>{"min"});  // the check itself can fail
   App& app = MakeApp("I go home.", 4, "ko");
   Frames(3);
   std::map<std::string, std::string> seen;  // name -> label, over every view visited
