@@ -54,7 +54,7 @@ const char* kModelHelp =
     "usage: attnviz-cli model --model DIR|FILE.gguf|tiny (--text TEXT | --text-file FILE [--line N]) [options]\n"
     "Runs a trained model (a Hugging Face folder: config.json, model.safetensors, tokenizer files; or a .gguf\n"
     "file with its tokenizer) on the text and prints, per layer, each head's mean max attention and entropy.\n"
-    "An encoder-decoder folder (bart, mbart, marian, t5, mt5) takes its own options: attnviz-cli model --model DIR\n"
+    "An encoder-decoder folder ({seq2seq_types}) takes its own options: attnviz-cli model --model DIR\n"
     "--help shows them.\n"
     "  --model DIR|FILE.gguf|tiny\n"
     "                         the model folder ({model_types}), or a .gguf file\n"
@@ -346,7 +346,8 @@ Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help)
       st = take(&a->metric);
       a->metric_set = true;
     } else if (arg == "--target-text" || arg == "--generate" || arg == "--stack") {
-      st = AppError(AppMsgId::kSeq2SeqOnly, {arg, CappedValue(a->model_dir.empty() ? std::string("--model") : a->model_dir)});
+      st = AppError(AppMsgId::kSeq2SeqOnly, {arg, CappedValue(a->model_dir.empty() ? std::string("--model") : a->model_dir),
+                                             model::SupportedSeq2SeqModelTypes()});
     } else if (arg == "--token-loss") a->token_loss = true;
     else if (arg == "--logit-lens") {
       std::string v;

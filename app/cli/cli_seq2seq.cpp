@@ -36,7 +36,7 @@ using model::Seq2SeqStack;
 
 const char* kSeq2SeqHelp =
     "usage: attnviz-cli model --model DIR --text SOURCE (--target-text TARGET | --generate N) [options]\n"
-    "Runs an encoder-decoder model (bart, mbart, marian, t5, mt5: a Hugging Face folder) on a source text and its\n"
+    "Runs an encoder-decoder model ({seq2seq_types}: a Hugging Face folder) on a source text and its\n"
     "target, and prints, per stack and layer, each head's mean max attention. The decoder reads the decoder start\n"
     "token, then the target's tokens without the end-of-sequence token (the labels: the target's tokens with it).\n"
     "  --model DIR            the model folder\n"
@@ -527,7 +527,7 @@ int RunSeq2SeqCommand(const std::vector<std::string>& args) {
   bool help = false;
   if (Status s = ParseSeq2SeqArgs(args, &a, &help); !s) return UsageError("model", Localized(s));
   if (help) {
-    std::printf("%s", HelpText(Help::kSeq2Seq, kSeq2SeqHelp));
+    std::printf("%s", WithModelTypes(HelpText(Help::kSeq2Seq, kSeq2SeqHelp)).c_str());
     return 0;
   }
   if (Status s = Run(a); !s) return UsageError("model", Localized(s));

@@ -76,7 +76,7 @@ constexpr const char* kEnglish[] = {
     "--generate, --ablate S:L:H and --figure with --stack",
     "--figure of an encoder-decoder model needs --stack encoder|decoder|cross, --layer L and --head H",
     "{0} made no tokens",
-    "{0} is for encoder-decoder models (bart, mbart, marian, t5, mt5); {1} is not one",
+    "{0} is for encoder-decoder models ({2}); {1} is not one",
     "--figure of {0} tokens, refused before the run (what fits: {1}): ",
     "--figure of {0} tokens, refused before the run: ",
     "--pool: '{0}' is not a pooling factor: give a whole number 1..65536 (tokens a side of a cell; 1: not "

@@ -73,7 +73,7 @@ enum class AppMsgId : int {
   kSeq2SeqOptionUnbuilt,      // {0} the option
   kSeq2SeqFigureNeedsStack,
   kSeq2SeqEmptySide,          // {0} the option whose text made no tokens
-  kSeq2SeqOnly,               // {0} the option, {1} the model folder
+  kSeq2SeqOnly,               // {0} the option, {1} the model folder, {2} the encoder-decoder model types
   // issue 42: sizes checked before the run, --pool (app/cli/cli_model.cpp, cli_model_preflight.cpp)
   kFigureRefusedBeforeRun,    // {0} tokens, {1} what fits ("--cell-size 2, --pool 3")
   kFigureRefusedNothingFits,  // {0} tokens

@@ -105,7 +105,7 @@ const char* kModelHelpKo =
     "사용법: attnviz-cli model --model DIR|FILE.gguf|tiny (--text 문장 | --text-file FILE [--line N]) [옵션]\n"
     "학습된 모델 (Hugging Face 폴더: config.json, model.safetensors, 토크나이저 파일; 또는 토크나이저가 든\n"
     ".gguf 파일)을 문장에 돌리고, 층마다 각 헤드의 평균 최대 어텐션과 엔트로피를 출력합니다.\n"
-    "인코더-디코더 폴더 (bart, mbart, marian, t5, mt5)는 옵션이 따로 있습니다: attnviz-cli model --model DIR\n"
+    "인코더-디코더 폴더 ({seq2seq_types})는 옵션이 따로 있습니다: attnviz-cli model --model DIR\n"
     "--help 가 보여 줍니다.\n"
     "  --model DIR|FILE.gguf|tiny\n"
     "                         모델 폴더 ({model_types}), 또는 .gguf 파일\n"
@@ -206,7 +206,7 @@ const char* kAppOptionsKo =
 
 const char* kSeq2SeqHelpKo =
     "사용법: attnviz-cli model --model DIR --text SOURCE (--target-text TARGET | --generate N) [옵션]\n"
-    "인코더-디코더 모델(bart, mbart, marian, t5, mt5의 Hugging Face 폴더)을 원문과 그 대상 텍스트로 실행하고,\n"
+    "인코더-디코더 모델({seq2seq_types}의 Hugging Face 폴더)을 원문과 그 대상 텍스트로 실행하고,\n"
     "스택과 층마다 각 헤드의 평균 최대 어텐션을 출력합니다. 디코더는 디코더 시작 토큰을 읽고, 이어서 대상 텍스트의\n"
     "토큰을 문장 끝 토큰 없이 읽습니다 (레이블: 문장 끝 토큰까지 포함한 대상 텍스트의 토큰).\n"
     "  --model DIR            모델 폴더\n"
@@ -256,6 +256,7 @@ std::string WithModelTypes(std::string text) {
   for (const auto& [key, value] : {std::pair<std::string, std::string>{"{model_types}", model::SupportedModelTypes()},
                                    {"{gguf_types}", model::SupportedModelTypes(/*gguf=*/true)},
                                    {"{qk_norm_types}", model::QkNormModelTypes()},
+                                   {"{seq2seq_types}", model::SupportedSeq2SeqModelTypes()},
                                    {"{map_kinds}", MapKindNames()}})
     for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size()))
       text.replace(at, key.size(), value);

@@ -403,7 +403,7 @@ constexpr AppMessageEntry kAppMessagesKo[] = {
     {AppMsgId::kSeq2SeqOptionUnbuilt, "{0} 은(는) 인코더-디코더 모델에는 아직 없습니다; --tokens, --dump, --predict, --token-loss, --generate, --ablate S:L:H, --figure 와 --stack 을 쓸 수 있습니다"},
     {AppMsgId::kSeq2SeqFigureNeedsStack, "인코더-디코더 모델의 --figure 에는 --stack encoder|decoder|cross, --layer L, --head H 가 필요합니다"},
     {AppMsgId::kSeq2SeqEmptySide, "{0} 에서 토큰이 나오지 않았습니다"},
-    {AppMsgId::kSeq2SeqOnly, "{0} 은(는) 인코더-디코더 모델(bart, mbart, marian, t5, mt5)에 씁니다; {1} 은(는) 그런 모델이 아닙니다"},
+    {AppMsgId::kSeq2SeqOnly, "{0} 은(는) 인코더-디코더 모델({2})에 씁니다; {1} 은(는) 그런 모델이 아닙니다"},
     {AppMsgId::kFigureRefusedBeforeRun, "토큰 {0}개의 --figure 는 실행 전에 거절됩니다 (맞는 설정: {1}): "},
     {AppMsgId::kFigureRefusedNothingFits, "토큰 {0}개의 --figure 는 실행 전에 거절됩니다: "},
     {AppMsgId::kPoolValue, "--pool: '{0}' 은(는) 풀링 배수가 아닙니다: 정수 1..65536 (칸 한 변의 토큰 수; 1: 풀링 없음) 또는 auto (그림이 맞는 가장 작은 배수)를 주십시오"},
