@@ -146,6 +146,8 @@ enum class Str : int {
   // Encoder-decoder models (issue 40).
   kSeq2SeqEncoderAttention, kSeq2SeqDecoderAttention, kSeq2SeqCrossAttention, kCliSeq2SeqLayerLine,
   kSeq2SeqFigureTitle, kSeq2SeqTargetAxis, kSeq2SeqSourceAxis,
+  // The app on encoder-decoder models.
+  kSeq2SeqSourceText, kSeq2SeqTargetText, kSeq2SeqTranslate, kSeq2SeqTranslateHint, kSeq2SeqTranslating, kSeq2SeqGenerated, kSeq2SeqTokensLine, kSeq2SeqOverviewHint, kSeq2SeqShownStack, kSeq2SeqShapesTitle, kSeq2SeqShapesQ, kSeq2SeqShapesKv, kSeq2SeqShapesProbs, kSeq2SeqEncoderSide, kSeq2SeqDecoderSide, kSeq2SeqCrossLengths, kSeq2SeqOpening,
   kCount
 };
 
