@@ -188,6 +188,25 @@ TEST_F(Seq2SeqAppTest, TranslateMakesTheReferenceIds) {
   EXPECT_EQ(app.results.seq2seq->request.target_text, app.views.seq2seq.target_text);
 }
 
+// A decoder-only folder opened after the encoder-decoder one shows as before (its own Model panel and Overview);
+// dropping the encoder-decoder folder on the window opens it again.
+TEST_F(Seq2SeqAppTest, DecoderOnlyAfterwardsAndADroppedFolder) {
+  App& app = MakeApp();
+  ASSERT_TRUE(app.Seq2SeqShown());
+  app.OpenModel(std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/models_e2e/gpt2");
+  Frames(6);
+  EXPECT_FALSE(app.Seq2SeqShown());
+  ASSERT_TRUE(app.results.model && app.results.model->status.ok());
+  EXPECT_NE(app.dump.Find("overview.map.0.0"), nullptr);  // the decoder-only Overview
+  EXPECT_EQ(app.dump.Find("overview.cross"), nullptr);
+  app.pending_drops.push_back(FixtureDir());
+  WaitForRun();
+  EXPECT_TRUE(app.Seq2SeqShown());
+  EXPECT_EQ(app.results.model, nullptr);
+  EXPECT_NE(app.dump.Find("overview.cross"), nullptr);
+  EXPECT_EQ(app.dump.Find("overview.map.0.0"), nullptr);
+}
+
 // Generation steps: step k's decoder and cross stacks hold k + 1 rows, equal to the rows of the run over the whole
 // generated target (the decoder is causal: later tokens change no earlier row).
 TEST(Seq2SeqSession, GenerationStepsCarryEachNewTokensRows) {
