@@ -336,7 +336,8 @@ void App::SubmitIfChanged() {
   // Cross mode starts from the user's own sentence (queries = keys/values), not an unrelated one.
   if (settings.config.mode == AttentionMode::kCross && settings.query_text.empty()) settings.query_text = settings.kv_text;
   if (settings.source == Source::kModel) {  // the sandbox worker rests while a model is results.shown
-    SubmitModelIfChanged();
+    if (Seq2SeqShown()) SubmitSeq2SeqIfChanged();
+    else SubmitModelIfChanged();
     return;
   }
   Status valid = Validate(settings.config);
@@ -414,7 +415,8 @@ void App::Update() {
     fonts.AddText(text);
     checked_text_ = text;
   }
-  UpdateModel();
+  if (Seq2SeqShown()) UpdateSeq2Seq();
+  else UpdateModel();
   SubmitIfChanged();
   results.computing = worker->computing();
   results.sweeping = worker->sweeping();
@@ -422,6 +424,8 @@ void App::Update() {
 
 bool App::Ready() const {
   if (fonts.dirty()) return false;
+  if (Seq2SeqShown())
+    return !seq2seqs->busy() && ((results.seq2seq && results.seq2seq->complete()) || !results.seq2seq_error.empty());
   if (settings.source == Source::kModel) {
     if (models->opening() || models->running() || models->making_exact_rows() || models->making_weighted_overview())
       return false;
@@ -435,7 +439,7 @@ bool App::Busy() const {
   return results.computing || results.sweeping || exporting() || models->opening() || models->running() ||
          models->making_exact_rows() || models->making_weighted_overview() || (scans && scans->busy()) || (lenses && lenses->busy()) ||
          (attributions && attributions->busy()) || (patchings && patchings->busy()) || fonts.dirty() || !pending_drops.empty() ||
-         views.learn.variance_job.valid() ||
+         views.learn.variance_job.valid() || (seq2seqs && seq2seqs->busy()) ||
          (kind_layers_pending_ && kind_budget_frame_ + 1 >= frame);  // layers left for the next frame (app.h)
 }
 
@@ -481,17 +485,19 @@ void App::Draw(HeatmapRenderer& renderer) {
     // The sandbox's panels, or in their places the trained model's (Model for Controls, Overview for
     // Saturation); Sentences, Heads, Shapes and Export serve both.
     const bool model = settings.source == Source::kModel;
-    with_context(model ? DrawModelPanel : DrawControlsPanel, nullptr);
+    const bool seq2seq = Seq2SeqShown();  // an encoder-decoder model: its own Model panel and Overview
+    with_context(seq2seq ? DrawSeq2SeqModelPanel : model ? DrawModelPanel : DrawControlsPanel, nullptr);
     with_sandbox_context(DrawSentencesPanel);
     with_context(DrawHeadsPanel, &renderer);
     {
       PanelContext ctx = PanelContextFor(nullptr);
       DrawShapesPanel(ctx, LearnTabs());
     }
-    if (model) with_context(DrawOverviewPanel, &renderer);
+    if (seq2seq) with_context(DrawSeq2SeqOverviewPanel, &renderer);
+    else if (model) with_context(DrawOverviewPanel, &renderer);
     else with_sandbox_context(DrawSaturationPanel);
     with_context(DrawExportPanel, nullptr);
-    if (model) with_context(DrawNeuronPanel, nullptr);
+    if (model && !seq2seq) with_context(DrawNeuronPanel, nullptr);
   }
   layout.KeepPanelsInside(dump.enabled() ? &dump : nullptr);
   // What the panels changed goes to the worker now, so this frame's dump already says "computing".

@@ -26,6 +26,7 @@
 #include "session/lens_job.h"
 #include "session/patching_job.h"
 #include "session/sandbox_session.h"
+#include "session/seq2seq_session.h"
 #include "i18n/ui_message.h"
 #include "i18n/ui_strings.h"
 #include "widgets_dump.h"
@@ -125,6 +126,12 @@ class App {
   std::unique_ptr<AttributionJob> attributions;
   std::unique_ptr<PatchingJob> patchings;
   std::string bundled_model_dir;                    // the bundled model's folder, "" when not shipped
+  // ---- Encoder-decoder models (app_seq2seq.cpp): a t5/bart/marian folder opens on its own session; the Model
+  // panel edits the target and asks for a translation, the Overview shows the three stacks, the Heads panel the
+  // stack, layer and head picked there (results.shown of that stack's layer).
+  std::unique_ptr<Seq2SeqSession> seq2seqs;
+  static constexpr int kTranslateMaxTokens = 64;  // the Translate button's greedy generation
+  bool Seq2SeqShown() const { return results.seq2seq_mode(settings); }
   // The heads drawn in the grid (visible and < n_head of the shown result).
   std::vector<int> VisibleHeads() const;
   // The colour range for a map of `heads` of the shown result (fixed [0,1] or auto over them).
@@ -194,6 +201,18 @@ class App {
   void InitModels();         // app_model.cpp: the session, the bundled model, --model / restored folder
   void UpdateModel();        // app_model.cpp: opened folders, results, the Heads panel's layer view
   void SubmitModelIfChanged();
+  void OpenSeq2Seq(const std::string& dir);  // app_seq2seq.cpp
+  void SubmitSeq2SeqIfChanged();
+  void UpdateSeq2Seq();
+  Seq2SeqRequest last_seq2seq_request_;
+  bool seq2seq_submitted_ = false;
+  uint64_t seq2seq_generation_applied_ = 0;  // the last generation whose text went into the target field
+  struct Seq2SeqView {
+    const void* result = nullptr;
+    int stack = -1, layer = -1;
+    bool operator==(const Seq2SeqView& o) const { return result == o.result && stack == o.stack && layer == o.layer; }
+  };
+  Seq2SeqView seq2seq_view_;  // what results.shown was last made of
   std::unique_ptr<PanelVerbs> verbs_;  // what PanelContextFor hands the panels
   std::unique_ptr<SandboxVerbs> sandbox_verbs_;  // what SandboxPanelContextFor hands them
   std::shared_ptr<const attnviz::Shown> sandbox_shown_;  // the sandbox's last result, kept while a model is shown
@@ -257,6 +276,10 @@ void DrawDictionaryPanel(App& app);
 void DrawVariancePanel(App& app);
 void DrawModelPanel(PanelContext& ctx);
 void DrawOverviewPanel(PanelContext& ctx);
+// The Model panel, the Overview and the Shapes tab on an encoder-decoder model (panel_seq2seq.cpp).
+void DrawSeq2SeqModelPanel(PanelContext& ctx);
+void DrawSeq2SeqOverviewPanel(PanelContext& ctx);
+void DrawSeq2SeqShapes(PanelContext& ctx);
 // Predictions and head ablation (panel_predictions.cpp, panel_ablation.cpp), drawn inside the Model, Heads and
 // Overview panels.
 // The top next tokens at `position` of the latest model result, one per line ("" when it has none there).

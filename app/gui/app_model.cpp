@@ -11,6 +11,7 @@
 #include "lessons.h"
 #include "model_analysis.h"
 #include "model_folder.h"
+#include "model/seq2seq.h"
 
 namespace attnviz {
 
@@ -18,6 +19,9 @@ bool App::IsModelFolder(const std::string& path) { return IsModelPath(path); }
 
 void App::InitModels() {
   models = std::make_unique<ModelSession>(OpenModelFolder, [this] {
+    if (void (*wake)() = wake_ui.load()) wake();
+  });
+  seq2seqs = std::make_unique<Seq2SeqSession>([this] {
     if (void (*wake)() = wake_ui.load()) wake();
   });
   scans = std::make_unique<AblationScanJob>();
@@ -55,6 +59,8 @@ void App::OpenModel(const std::string& dir_or_name) {
   }
   views.model.path_input = dir;
   settings.model_dir = dir;
+  if (model::IsEncoderDecoderFolder(dir)) return OpenSeq2Seq(dir);  // t5, bart, marian: app_seq2seq.cpp
+  results.seq2seq_dir.clear();
   // The bundled model on the sandbox's short default sentence shows noise: it opens on a sentence said twice
   // instead, where its induction heads have something to do (the Model panel says why).
   if (dir == bundled_model_dir && (settings.kv_text.empty() || settings.kv_text == AppSettings().kv_text))

@@ -144,6 +144,14 @@ std::string HeadCaption(const LayerMaps& t, int head, const std::string& prefix)
 std::string MapCaption(const Shown* shown, const LayerMaps& t, int head, const std::string& prefix) {
   std::string caption = prefix;
   if (shown && shown->model) caption += Trf(Str::kCaptionLayer, {std::to_string(shown->layer)}) + " \xC2\xB7 ";
+  // An encoder-decoder model's layer (app_seq2seq.cpp: neither a model run nor the sandbox): its stack named too.
+  if (const LayerStack* st = shown && !shown->model && !shown->sandbox ? shown->shown_stack() : nullptr;
+      st && st->kind != StackKind::kSelf) {
+    const Str stack = st->kind == StackKind::kEncoder   ? Str::kSeq2SeqEncoderAttention
+                      : st->kind == StackKind::kDecoder ? Str::kSeq2SeqDecoderAttention
+                                                        : Str::kSeq2SeqCrossAttention;
+    caption += std::string(Tr(stack)) + " \xC2\xB7 " + Trf(Str::kCaptionLayer, {std::to_string(shown->layer)}) + " \xC2\xB7 ";
+  }
   if (shown && KindInfo(shown->kind).shows.one_map) return caption + Tr(WordsOf(shown->kind).label);  // no head
   caption += Trf(Str::kCaptionHead, {std::to_string(head)});
   if (head < (int)t.metrics.size()) {

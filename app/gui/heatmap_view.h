@@ -15,7 +15,10 @@ namespace attnviz {
 
 // Names one map on screen, so the renderer keeps one texture for it. Built only here: a new kind of
 // map gets a MapView, never a number range of its own.
-enum class MapView : uint8_t { kGrid, kEnlarged, kScaledSide, kUnscaledSide, kOverview };
+// kEncoderOverview, kDecoderOverview, kCrossOverview: an encoder-decoder model's three Overview grids.
+enum class MapView : uint8_t {
+  kGrid, kEnlarged, kScaledSide, kUnscaledSide, kOverview, kEncoderOverview, kDecoderOverview, kCrossOverview
+};
 struct HeatmapKey {
   MapView view = MapView::kGrid;
   int layer = 0;    // 0 in the sandbox (one layer)

@@ -20,6 +20,7 @@
 #include "session/lens_job.h"
 #include "session/patching_job.h"
 #include "session/sandbox_session.h"
+#include "session/seq2seq_session.h"
 #include "widgets_dump.h"
 
 namespace attnviz {
@@ -39,6 +40,14 @@ struct AppResults {
   UiMessage compute_error;  // the last run's error (text or config), empty when it worked
   std::shared_ptr<const ModelResult> model;     // the last successful model run (or its latest step)
   UiMessage model_error;                        // the last model run's error
+  // An encoder-decoder folder open (seq2seq_session.h): its folder ("" when a decoder-only model or the sandbox is
+  // the source), the last result (a generation's latest step while it runs), its error and the run's progress.
+  std::string seq2seq_dir;
+  std::shared_ptr<const Seq2SeqResult> seq2seq;
+  UiMessage seq2seq_error;
+  JobProgress seq2seq_progress;
+  bool seq2seq_busy = false;
+  bool seq2seq_mode(const AppSettings& s) const { return s.source == Source::kModel && !seq2seq_dir.empty(); }
 };
 
 // What a panel may ask of the App: the verbs that start or change work, and what it reads of the App's background

@@ -185,6 +185,7 @@ void DrawShapesPanel(PanelContext& ctx, const LearnTabDrawers& others) {
   }
   auto shapes = [&ctx] {
     if (ctx.settings.source != Source::kModel) return DrawSandboxShapes(ctx);
+    if (ctx.results.seq2seq_mode(ctx.settings)) return DrawSeq2SeqShapes(ctx);
     if (std::shared_ptr<const ModelFolder> folder = ctx.verbs.ModelFolderOpen()) DrawModelShapes(ctx, *folder);
     else ImGui::TextUnformatted(Tr(Str::kNoModelOpen));
   };

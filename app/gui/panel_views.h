@@ -186,6 +186,15 @@ struct OverviewPanelView {
   }
 };
 
+// The Model panel on an encoder-decoder model: the target text, the Translate button's request and its outcome, and
+// which of the three stacks (seq2seq_session.h Seq2SeqStackIndex) the Heads panel shows.
+struct Seq2SeqPanelView {
+  std::string target_text;       // the decoder's text (forced)
+  int stack = 2;                 // kEncoderStack, kDecoderStack, kCrossStack: cross-attention first
+  bool translate = false;        // Translate was pressed: the App starts a generation on its next submit
+  std::vector<int> generated_ids;  // the last finished generation's new ids (ending with eos when it stopped there)
+};
+
 struct PanelViews {
   SentencesPanelView sentences;
   ExportPanelView export_panel;
@@ -194,6 +203,7 @@ struct PanelViews {
   HeadsPanelView heads;  // the Heads panel's zoom windows and composed views
   NeuronPanelView neuron;
   OverviewPanelView overview;
+  Seq2SeqPanelView seq2seq;
 };
 
 }  // namespace attnviz

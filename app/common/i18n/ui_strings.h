@@ -148,6 +148,11 @@ enum class Str : int {
   kSeq2SeqFigureTitle, kSeq2SeqTargetAxis, kSeq2SeqSourceAxis,
   // attnviz-cli model --figure --pool (a long map pooled)
   kTitleMaxPooled, kTitleMeanPooled,
+  // The app on encoder-decoder models.
+  kSeq2SeqSourceText, kSeq2SeqTargetText, kSeq2SeqTranslate, kSeq2SeqTranslateHint, kSeq2SeqTranslating,
+  kSeq2SeqGenerated, kSeq2SeqTokensLine, kSeq2SeqOverviewHint, kSeq2SeqShownStack, kSeq2SeqShapesTitle,
+  kSeq2SeqShapesQ, kSeq2SeqShapesKv, kSeq2SeqShapesProbs, kSeq2SeqEncoderSide, kSeq2SeqDecoderSide,
+  kSeq2SeqCrossLengths, kSeq2SeqOpening,
   kCount
 };
 

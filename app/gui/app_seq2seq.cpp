@@ -1,0 +1,102 @@
+// The App on an encoder-decoder folder (t5, bart, marian): opening it on the Seq2SeqSession (seq2seq_session.h),
+// submitting the source and target texts (or a Translate: greedy generation), and presenting the stack, layer and
+// head picked in the Overview as `results.shown`, which the Heads panel draws with that stack's token labels.
+#include <algorithm>
+
+#include "app.h"
+
+namespace attnviz {
+
+void App::OpenSeq2Seq(const std::string& dir) {
+  results.seq2seq_dir = dir;
+  results.seq2seq = nullptr;
+  results.seq2seq_error.clear();
+  results.model = nullptr;  // the decoder-only panels' result: none while an encoder-decoder model is shown
+  results.model_error.clear();
+  scans->Cancel();
+  lenses->Cancel();
+  attributions->Cancel();
+  patchings->Cancel();
+  views.seq2seq.generated_ids.clear();
+  seq2seq_view_ = Seq2SeqView{};
+  SetSource(Source::kModel);
+}
+
+void App::SubmitSeq2SeqIfChanged() {
+  Seq2SeqRequest r;
+  r.dir = results.seq2seq_dir;
+  r.source_text = settings.kv_text;
+  r.target_text = views.seq2seq.target_text;
+  if (views.seq2seq.translate) {  // the Translate button: the target made by greedy generation
+    views.seq2seq.translate = false;
+    r.target_text.clear();
+    r.generate = kTranslateMaxTokens;
+    seq2seqs->Submit(r);
+    last_seq2seq_request_ = r;
+    seq2seq_submitted_ = true;
+    return;
+  }
+  // A generation running: only another folder or source stops it (its text becomes the target when it ends).
+  if (seq2seq_submitted_ && last_seq2seq_request_.generate > 0 && seq2seqs->busy() &&
+      r.dir == last_seq2seq_request_.dir && r.source_text == last_seq2seq_request_.source_text)
+    return;
+  if (!seq2seq_submitted_ || r != last_seq2seq_request_) {
+    seq2seqs->Submit(r);
+    last_seq2seq_request_ = r;
+    seq2seq_submitted_ = true;
+  }
+}
+
+void App::UpdateSeq2Seq() {
+  results.model = nullptr;
+  results.seq2seq_busy = seq2seqs->busy();
+  results.seq2seq_progress = seq2seqs->progress();
+  // 1. The latest result (or a generation's latest step).
+  std::shared_ptr<const Seq2SeqResult> now = seq2seqs->latest();
+  if (now && now != results.seq2seq && now->request.dir == results.seq2seq_dir &&
+      (!results.seq2seq || now->generation >= results.seq2seq->generation)) {
+    if (now->status.ok()) {
+      const bool first_of_folder = !results.seq2seq;
+      results.seq2seq = now;
+      results.seq2seq_error.clear();
+      std::string text;
+      for (const tokenize::Token& t : now->source_tokens) text += t.display;
+      for (const tokenize::Token& t : now->decoder_tokens) text += t.display;
+      fonts.AddText(text + now->generated_text);
+      if (first_of_folder) settings.AddRecentModel(now->request.dir);
+      // A finished generation: its text is the target from now on (the next submit runs it forced).
+      if (now->request.generate > 0 && !now->generating && now->generation != seq2seq_generation_applied_) {
+        seq2seq_generation_applied_ = now->generation;
+        views.seq2seq.target_text = now->generated_text;
+        views.seq2seq.generated_ids = now->generated_ids;
+      }
+    } else if (!now->status.cancelled()) {
+      results.seq2seq_error = now->status;
+    }
+  }
+  // 2. What the Heads panel shows: the picked layer of the picked stack.
+  if (!results.seq2seq || !results.seq2seq->stacks) {
+    results.shown = nullptr;
+    return;
+  }
+  const std::vector<LayerStack>& stacks = *results.seq2seq->stacks;
+  const int stack = std::clamp(views.seq2seq.stack, 0, (int)stacks.size() - 1);
+  const LayerStack& st = stacks[(size_t)stack];
+  const int layer = std::clamp(settings.model_layer, 0, std::max(0, st.n_layer() - 1));
+  const Seq2SeqView view{results.seq2seq.get(), stack, layer};
+  if (view == seq2seq_view_ && results.shown) return;
+  seq2seq_view_ = view;
+  if (!st.layer(layer)) {
+    results.shown = nullptr;
+    return;
+  }
+  auto shown = std::make_shared<attnviz::Shown>();
+  shown->generation = ++view_generation_;
+  shown->stacks = results.seq2seq->stacks;
+  shown->stack = stack;
+  shown->layer = layer;
+  shown->maps = st.layers[(size_t)layer];
+  results.shown = std::move(shown);
+}
+
+}  // namespace attnviz

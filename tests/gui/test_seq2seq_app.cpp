@@ -1,0 +1,263 @@
+// An encoder-decoder model in the app (no GL): the Marian fixture of tests/fixtures/seq2seq/marian opens instead of
+// being refused; with its reference source and target the Overview has the three grids (layers x heads, each of its
+// stack's n_q x n_k); a click on a cross-attention head shows it in the Heads panel with target tokens on the rows
+// and source tokens on the columns, and a hovered cell's weight is core's RunSeq2Seq cross_probs (and the float64
+// reference's); the Shapes tab gives q from the decoder and k, v from the encoder; Translate makes
+// reference/generate.json's ids. The session's generation steps (seq2seq_session.h) carry each new token's rows,
+// the same rows as the run over the finished target.
+#include <gtest/gtest.h>
+#include <imgui.h>
+
+#include <chrono>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "app.h"
+#include "app_driver.h"
+#include "io/file_io.h"
+#include "io/npy.h"
+#include "model/seq2seq_run.h"
+
+namespace attnviz {
+namespace {
+
+using nlohmann::json;
+
+class NoRenderer : public HeatmapRenderer {
+ public:
+  ImTextureID Render(const HeatmapKey&, const HeatmapImage&, int, int) override { return (ImTextureID)(intptr_t)1; }
+  std::string error() const override { return ""; }
+};
+
+std::string FixtureDir() { return std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/seq2seq/marian"; }
+
+json ReadJson(const std::string& path) {
+  auto text = ReadFile(path);
+  EXPECT_TRUE(text) << path;
+  return text ? json::parse(*text) : json();
+}
+
+std::vector<int> IdsOf(const TokenList& tokens) {
+  std::vector<int> ids;
+  for (const tokenize::Token& t : tokens) ids.push_back(t.id);
+  return ids;
+}
+
+class Seq2SeqAppTest : public AppDriver<NoRenderer> {
+ protected:
+  App& MakeApp() {
+    ImGui::GetIO().DisplaySize = ImVec2(1600, 1200);
+    reference_ = ReadJson(FixtureDir() + "/reference/tokens.json");
+    AppOptions options;
+    options.input.text = reference_["source_text"].get<std::string>();
+    options.input.model_dir = FixtureDir();
+    options.widgets_json_path = "(memory)";
+    options.no_settings = true;
+    app_ = std::make_unique<App>(AppSettings(), options, nullptr);
+    WaitForRun();
+    return *app_;
+  }
+  // Frames until the encoder-decoder session is idle and its result shown.
+  void WaitForRun() {
+    for (int i = 0; i < 3000 && (app_->seq2seqs->busy() || i < 2); ++i) {
+      app_->seq2seqs->WaitIdle(0.05);
+      Frame();
+    }
+    Frames(3);
+  }
+  json Item(const std::string& name) {
+    const WidgetDump::Widget* w = app_->dump.Find(name);
+    EXPECT_NE(w, nullptr) << name;
+    return w ? json::parse(w->value_json) : json();
+  }
+  json reference_;
+};
+
+// The folder opens (no refusal), the target typed runs it, and the Overview has the three grids of the right sizes.
+TEST_F(Seq2SeqAppTest, OverviewShowsTheThreeStacks) {
+  App& app = MakeApp();
+  ASSERT_TRUE(app.Seq2SeqShown()) << app.results.seq2seq_error.Render();
+  app.views.seq2seq.target_text = reference_["target_text"].get<std::string>();  // typed into the Target field
+  WaitForRun();
+  ASSERT_TRUE(app.results.seq2seq && app.results.seq2seq->complete()) << app.results.seq2seq_error.Render();
+  const model::Seq2SeqConfig& c = app.results.seq2seq->folder->model->config();
+  const int n_src = (int)reference_["source_ids"].size(), n_tgt = (int)reference_["decoder_input_ids"].size();
+  EXPECT_EQ(IdsOf(app.results.seq2seq->source_tokens), reference_["source_ids"].get<std::vector<int>>());
+  const struct {
+    const char* name;
+    int n_layer, n_head, n_q, n_k;
+  } grids[] = {{"overview.encoder", c.encoder.n_layer, c.encoder.n_head, n_src, n_src},
+               {"overview.decoder", c.decoder.n_layer, c.decoder.n_head, n_tgt, n_tgt},
+               {"overview.cross", c.decoder.n_layer, c.decoder.n_head, n_tgt, n_src}};
+  for (const auto& g : grids) {
+    const json item = Item(g.name);
+    EXPECT_EQ(item["n_layer"], g.n_layer) << g.name;
+    EXPECT_EQ(item["n_head"], g.n_head) << g.name;
+    EXPECT_EQ(item["n_q"], g.n_q) << g.name;
+    EXPECT_EQ(item["n_k"], g.n_k) << g.name;
+    for (int l = 0; l < g.n_layer; ++l)
+      for (int h = 0; h < g.n_head; ++h)
+        EXPECT_NE(app.dump.Find(std::string(g.name) + "." + std::to_string(l) + "." + std::to_string(h)), nullptr);
+    EXPECT_EQ(app.dump.Find(std::string(g.name) + "." + std::to_string(g.n_layer) + ".0"), nullptr);
+  }
+  EXPECT_EQ(app.dump.Field("seq2seq_error"), "\"\"");
+}
+
+// A cross head clicked: the Heads panel's axes are target x source tokens, a hovered cell's weight is core's, and the
+// Shapes tab says q [n_tgt x d_head] from the decoder, k and v [n_src x d_head] from the encoder.
+TEST_F(Seq2SeqAppTest, CrossHeadInTheHeadsPanelAndShapes) {
+  App& app = MakeApp();
+  app.views.seq2seq.target_text = reference_["target_text"].get<std::string>();
+  WaitForRun();
+  ASSERT_TRUE(app.results.seq2seq && app.results.seq2seq->complete());
+  const model::Seq2SeqConfig& c = app.results.seq2seq->folder->model->config();
+  const int layer = c.decoder.n_layer - 1, head = c.decoder.n_head - 1;
+  Click("overview.cross." + std::to_string(layer) + "." + std::to_string(head));
+  Frames(2);
+  ASSERT_TRUE(app.results.shown && app.results.shown->maps);
+  EXPECT_EQ(app.results.shown->stack, (int)kCrossStack);
+  EXPECT_EQ(app.results.shown->layer, layer);
+  EXPECT_EQ(app.settings.selected_head, head);
+  const LayerMaps& t = *app.results.shown->maps;
+  const std::vector<int> source_ids = reference_["source_ids"].get<std::vector<int>>();
+  const std::vector<int> decoder_ids = reference_["decoder_input_ids"].get<std::vector<int>>();
+  EXPECT_EQ(IdsOf(t.query_tokens), decoder_ids);  // rows: target tokens
+  EXPECT_EQ(IdsOf(t.kv_tokens), source_ids);      // columns: source tokens
+  const json result = json::parse(app.dump.Field("result"));
+  EXPECT_EQ(result["n_q"], (int)decoder_ids.size());
+  EXPECT_EQ(result["n_k"], (int)source_ids.size());
+
+  // Hover the enlarged head's middle cell: its tokens and weight.
+  const WidgetDump::Widget* map = app.dump.Find("heads.enlarged");
+  ASSERT_NE(map, nullptr);
+  ImGui::GetIO().MousePos = ImVec2((map->x0 + map->x1) * 0.5f, (map->y0 + map->y1) * 0.5f);
+  Frames(2);
+  const json hover = Item("heads.enlarged.hover");
+  const int i = hover["i"], j = hover["j"];
+  auto run = model::RunSeq2Seq(*app.results.seq2seq->folder->model, source_ids, decoder_ids);
+  ASSERT_TRUE(run) << run.message();
+  const size_t n_src = source_ids.size(), n_tgt = decoder_ids.size();
+  const float core = run->cross_probs.data[(((size_t)layer * c.decoder.n_head + head) * n_tgt + i) * n_src + j];
+  EXPECT_FLOAT_EQ(hover["prob"].get<float>(), core);
+  auto reference = ReadNpy(FixtureDir() + "/reference/cross_attention.npy");
+  ASSERT_TRUE(reference) << reference.message();
+  EXPECT_NEAR(hover["prob"].get<double>(),
+              reference->data[(((size_t)layer * c.decoder.n_head + head) * n_tgt + i) * n_src + j], 1e-5);
+
+  // The Shapes tab.
+  const json shapes = json::parse(app.dump.Field("seq2seq_shapes"));
+  EXPECT_EQ(shapes["stack"], "cross");
+  EXPECT_EQ(shapes["q"], json::array({(int)n_tgt, c.decoder.d_head}));
+  EXPECT_EQ(shapes["k"], json::array({(int)n_src, c.decoder.d_head}));
+  EXPECT_EQ(shapes["v"], json::array({(int)n_src, c.decoder.d_head}));
+  EXPECT_EQ(shapes["q_from"], "decoder");
+  EXPECT_EQ(shapes["kv_from"], "encoder");
+
+  // An encoder head: source x source.
+  Click("overview.encoder.0.0");
+  Frames(2);
+  ASSERT_TRUE(app.results.shown && app.results.shown->maps);
+  EXPECT_EQ(IdsOf(app.results.shown->maps->query_tokens), source_ids);
+  EXPECT_EQ(IdsOf(app.results.shown->maps->kv_tokens), source_ids);
+  EXPECT_EQ(json::parse(app.dump.Field("seq2seq_shapes"))["q_from"], "encoder");
+  // A decoder head: target x target, causal (above the diagonal exactly 0).
+  Click("overview.decoder.0.0");
+  Frames(2);
+  ASSERT_TRUE(app.results.shown && app.results.shown->maps);
+  const LayerMaps& d = *app.results.shown->maps;
+  EXPECT_EQ(IdsOf(d.query_tokens), decoder_ids);
+  EXPECT_EQ(IdsOf(d.kv_tokens), decoder_ids);
+  EXPECT_TRUE(d.mask.causal());
+  EXPECT_EQ(d.probs->data[1], 0.0f);  // head 0, row 0, column 1
+}
+
+// Translate: greedy generation makes the reference's ids, and its text becomes the target.
+TEST_F(Seq2SeqAppTest, TranslateMakesTheReferenceIds) {
+  App& app = MakeApp();
+  const json generate = ReadJson(FixtureDir() + "/reference/generate.json");
+  Click("model.translate");
+  WaitForRun();
+  WaitForRun();  // the forced run of the generated text that follows
+  const std::vector<int> expected = generate["ids"].get<std::vector<int>>();
+  ASSERT_LT(expected.size(), (size_t)generate["max_new_tokens"].get<int>());  // it stopped at eos: 64 makes the same
+  EXPECT_EQ(app.views.seq2seq.generated_ids, expected);
+  EXPECT_EQ(json::parse(app.dump.Field("seq2seq_generated_ids")).get<std::vector<int>>(), expected);
+  ASSERT_TRUE(app.results.seq2seq && app.results.seq2seq->complete());
+  EXPECT_EQ(app.results.seq2seq->request.generate, 0);  // the generated text, run as the target
+  EXPECT_EQ(app.results.seq2seq->request.target_text, app.views.seq2seq.target_text);
+}
+
+// A decoder-only folder opened after the encoder-decoder one shows as before (its own Model panel and Overview);
+// dropping the encoder-decoder folder on the window opens it again.
+TEST_F(Seq2SeqAppTest, DecoderOnlyAfterwardsAndADroppedFolder) {
+  App& app = MakeApp();
+  ASSERT_TRUE(app.Seq2SeqShown());
+  app.OpenModel(std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/models_e2e/gpt2");
+  Frames(6);
+  EXPECT_FALSE(app.Seq2SeqShown());
+  ASSERT_TRUE(app.results.model && app.results.model->status.ok());
+  EXPECT_NE(app.dump.Find("overview.map.0.0"), nullptr);  // the decoder-only Overview
+  EXPECT_EQ(app.dump.Find("overview.cross"), nullptr);
+  app.pending_drops.push_back(FixtureDir());
+  WaitForRun();
+  EXPECT_TRUE(app.Seq2SeqShown());
+  EXPECT_EQ(app.results.model, nullptr);
+  EXPECT_NE(app.dump.Find("overview.cross"), nullptr);
+  EXPECT_EQ(app.dump.Find("overview.map.0.0"), nullptr);
+}
+
+// Generation steps: step k's decoder and cross stacks hold k + 1 rows, equal to the rows of the run over the whole
+// generated target (the decoder is causal: later tokens change no earlier row).
+TEST(Seq2SeqSession, GenerationStepsCarryEachNewTokensRows) {
+  const json tokens = ReadJson(FixtureDir() + "/reference/tokens.json");
+  Seq2SeqRequest r;
+  r.dir = FixtureDir();
+  r.source_text = tokens["source_text"].get<std::string>();
+  r.generate = 64;
+  std::vector<std::shared_ptr<Seq2SeqResult>> steps;
+  std::shared_ptr<const Seq2SeqFolder> cache;
+  auto done = RunSeq2SeqRequest(r, RunControl(), &cache, [&](std::shared_ptr<Seq2SeqResult> s) { steps.push_back(s); });
+  ASSERT_TRUE(done->status.ok()) << done->status.message();
+  ASSERT_EQ(steps.size(), done->generated_ids.size());
+  const int n_src = (int)done->source_tokens.size();
+  for (size_t k = 0; k < steps.size(); ++k) {
+    EXPECT_TRUE(steps[k]->generating);
+    EXPECT_EQ(steps[k]->generated_ids.size(), k + 1);
+    for (int s : {(int)kDecoderStack, (int)kCrossStack}) {
+      const LayerStack& step = (*steps[k]->stacks)[(size_t)s];
+      const LayerStack& whole = (*done->stacks)[(size_t)s];
+      ASSERT_EQ(step.n_layer(), whole.n_layer());
+      for (int l = 0; l < step.n_layer(); ++l) {
+        const Tensor& a = *step.layer(l)->probs;
+        const Tensor& b = *whole.layer(l)->probs;
+        ASSERT_EQ(a.dim(1), k + 1);
+        const size_t n_k = s == kCrossStack ? (size_t)n_src : k + 1;
+        ASSERT_EQ(a.dim(2), n_k);
+        for (size_t h = 0; h < a.dim(0); ++h)
+          for (size_t i = 0; i <= k; ++i)
+            for (size_t j = 0; j < n_k; ++j)
+              EXPECT_NEAR(a.data[(h * (k + 1) + i) * n_k + j], b.data[(h * b.dim(1) + i) * b.dim(2) + j], 1e-5)
+                  << "step " << k << " stack " << s << " layer " << l << " head " << h << " cell " << i << "," << j;
+      }
+    }
+  }
+  // The final result's decoder reads the start token and the generated ids but the last.
+  ASSERT_EQ(done->decoder_tokens.size(), done->generated_ids.size());
+  for (size_t i = 1; i < done->decoder_tokens.size(); ++i)
+    EXPECT_EQ(done->decoder_tokens[i].id, done->generated_ids[i - 1]);
+}
+
+// A folder that is not one: the session says why, naming the file.
+TEST(Seq2SeqSession, MissingFolderIsRefusedByName) {
+  Seq2SeqRequest r;
+  r.dir = "/nonexistent/seq2seq";
+  r.source_text = "x";
+  std::shared_ptr<const Seq2SeqFolder> cache;
+  auto done = RunSeq2SeqRequest(r, RunControl(), &cache, {});
+  EXPECT_FALSE(done->status.ok());
+  EXPECT_NE(done->status.message().find("/nonexistent/seq2seq"), std::string::npos) << done->status.message();
+}
+
+}  // namespace
+}  // namespace attnviz
