@@ -39,7 +39,9 @@ const char* kSeq2SeqHelp =
     "Runs an encoder-decoder model ({seq2seq_types}: a Hugging Face folder) on a source text and its\n"
     "target, and prints, per stack and layer, each head's mean max attention. The decoder reads the decoder start\n"
     "token, then the target's tokens without the end-of-sequence token (the labels: the target's tokens with it).\n"
-    "  --model DIR            the model folder\n"
+    "  --model DIR|tiny-seq2seq\n"
+    "                         the model folder; tiny-seq2seq = the bundled model (dates in English or Korean\n"
+    "                         written as ISO 8601: --text \"the first of December 2026\" --generate 12)\n"
     "  --text SOURCE          the source text (the encoder's); --text-file FILE [--line N]: from a sentence file\n"
     "  --target-text TARGET   the target text (the decoder's), as its tokenizer makes it\n"
     "  --generate N           the target made by greedy decoding, at most N new tokens (stopping at the end of\n"
@@ -481,11 +483,13 @@ Result<std::string> GenerationOutput(const Seq2SeqArgs& a, const Seq2SeqInput& i
 Status Run(const Seq2SeqArgs& a) {
   Result<SentenceItem> item = ResolveInputText(a.input);
   if (!item) return item.status();
-  auto model = model::LoadSeq2SeqModel(a.model_dir);
+  auto dir = ResolveModelDir(a.model_dir);  // "tiny-seq2seq": the bundled model
+  if (!dir) return dir.status();
+  auto model = model::LoadSeq2SeqModel(*dir);
   if (!model) return model.status();
   const model::Seq2SeqModel& m = **model;
   if (Status s = CheckRanges(a, m.config()); !s) return s;
-  auto tok = tokenize::LoadSeq2SeqTokenizers(a.model_dir);
+  auto tok = tokenize::LoadSeq2SeqTokenizers(*dir);
   if (!tok) return tok.status();
   auto in = PrepareInput(a, item->kv_text, m, *tok);
   if (!in) return in.status();

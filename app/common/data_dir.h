@@ -20,6 +20,7 @@ struct DataDir {
   std::string shaders() const { return Path("shaders"); }
   std::string samples() const { return Path("assets/sentences.txt"); }
   std::string bundled_model() const { return Path("assets/models/tiny"); }  // may not exist
+  std::string bundled_seq2seq_model() const { return Path("assets/models/tiny-seq2seq"); }  // may not exist
 };
 
 // Looked up once per process (thread-safe): first <exe dir>/<relative share dir> (ATTNVIZ_DATA_RELATIVE,

@@ -23,9 +23,9 @@ namespace attnviz {
 
 Result<std::string> ResolveModelDir(const std::string& name_or_dir) {
   if (name_or_dir.empty()) return AppError(AppMsgId::kModelEmpty, {});
-  if (name_or_dir != kBundledModelName) return name_or_dir;
+  if (name_or_dir != kBundledModelName && name_or_dir != kBundledSeq2SeqName) return name_or_dir;
   const DataDir& data = FindDataDir();
-  const std::string dir = data.bundled_model();
+  const std::string dir = name_or_dir == kBundledModelName ? data.bundled_model() : data.bundled_seq2seq_model();
   if (dir.empty())
     return AppError(AppMsgId::kBundledNoDataDir, {data.searched});
   if (!PathExists(dir + "/config.json"))

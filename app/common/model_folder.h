@@ -18,6 +18,8 @@ namespace attnviz {
 // returned unchanged. Errors: "tiny" when no data folder holds the bundled model (the message lists where it
 // looked); an empty name.
 inline constexpr const char* kBundledModelName = "tiny";
+// "tiny-seq2seq": the bundled encoder-decoder model (dates in English or Korean -> ISO 8601), found the same way.
+inline constexpr const char* kBundledSeq2SeqName = "tiny-seq2seq";
 Result<std::string> ResolveModelDir(const std::string& name_or_dir);
 
 // A folder with config.json, or a GGUF file (IsGgufFile): what the app opens as a model when it is dropped or given.
