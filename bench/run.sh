@@ -83,6 +83,12 @@ fi
 
 if [ "${MODEL_BENCH:-1}" != 0 ]; then
   echo
+  echo "== Encoder-decoder: Marian opus-mt shape, 512 source tokens, attnviz vs PyTorch 1.13 in pairs (bench/model/seq2seq.sh) =="
+  bash "$ROOT/bench/model/seq2seq.sh" "$BUILD"
+fi
+
+if [ "${MODEL_BENCH:-1}" != 0 ]; then
+  echo
   echo "== The model's forward on one thread and two, idle and beside a busy core (bench/model/busy_core.sh) =="
   bash "$ROOT/bench/model/busy_core.sh" "$BUILD"
 fi
