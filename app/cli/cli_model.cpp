@@ -331,10 +331,9 @@ Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help)
       st = take(&v);
       if (st.ok()) {
         a->ablate_mode_set = true;
-        if (v == "zero") a->ablate_mode = model::AblateMode::kZero;
-        else if (v == "mean") a->ablate_mode = model::AblateMode::kMean;
-        else st = Status::Prefixed(MsgId::kPrefixContext, {"--ablate-mode"},
-                                   Status::Error(MsgId::kUnknownName, {"ablation mode", CappedValue(v), "zero, mean"}));
+        auto mode = ParseAblateMode(v);
+        if (mode) a->ablate_mode = *mode;
+        else st = mode.status();
       }
     } else if (arg == "--attribute") {
       st = take(&a->attribute);

@@ -26,6 +26,7 @@
 #include "model/seq2seq_run.h"
 #include "model_folder.h"
 #include "options.h"
+#include "session/loaded_model.h"  // TokenIds, TokenOfId
 #include "tokenize/seq2seq_tokenizers.h"
 #include "tokenize/shown_text.h"
 
@@ -155,10 +156,9 @@ Status ParseSeq2SeqArgs(const std::vector<std::string>& args, Seq2SeqArgs* a, bo
       st = take(&v);
       if (st.ok()) {
         a->ablate_mode_set = true;
-        if (v == "zero") a->ablate_mode = model::AblateMode::kZero;
-        else if (v == "mean") a->ablate_mode = model::AblateMode::kMean;
-        else st = Status::Prefixed(MsgId::kPrefixContext, {"--ablate-mode"},
-                                   Status::Error(MsgId::kUnknownName, {"ablation mode", CappedValue(v), "zero, mean"}));
+        auto mode = ParseAblateMode(v);
+        if (mode) a->ablate_mode = *mode;
+        else st = mode.status();
       }
     } else if (arg == "--figure") {
       auto v = TakePathValue(args, &i);
@@ -207,23 +207,6 @@ Status ParseSeq2SeqArgs(const std::vector<std::string>& args, Seq2SeqArgs* a, bo
   if (ext.empty()) return AppError(AppMsgId::kFigureNoExtension, {a->figure.out_path});
   if (ext != ".png" && ext != ".svg" && ext != ".pdf") return AppError(AppMsgId::kFigureExtension, {a->figure.out_path, ext});
   return CheckFigureOptions(a->figure);
-}
-
-// A token of `tokenizer` for an id the run reads (the decoder start token, a generated one).
-Token TokenOfId(const tokenize::Tokenizer& tokenizer, int id) {
-  Token t;
-  t.id = id;
-  t.piece = tokenizer.IdToPiece(id).value_or("#" + std::to_string(id));
-  t.bytes = tokenizer.IdToBytes(id).value_or(t.piece);
-  t.display = tokenizer.IdToDisplay(id).value_or(t.piece);
-  t.special = tokenizer.IsSpecialId(id);
-  return t;
-}
-
-std::vector<int> IdsOf(const std::vector<Token>& tokens) {
-  std::vector<int> ids;
-  for (const Token& t : tokens) ids.push_back(t.id);
-  return ids;
 }
 
 // {"ids": [...], "tokens": [pieces]}
@@ -281,7 +264,7 @@ Result<Seq2SeqInput> PrepareInput(const Seq2SeqArgs& a, const std::string& sourc
     model::GreedyOptions g;
     g.max_new_tokens = a.generate;
     g.run.ablate = a.ablated;
-    auto result = model::GreedyGenerate(m, IdsOf(in.source), g);
+    auto result = model::GreedyGenerate(m, TokenIds(in.source), g);
     if (!result) return result.status();
     in.generated = result->ids;
     in.generated_set = true;
@@ -289,7 +272,7 @@ Result<Seq2SeqInput> PrepareInput(const Seq2SeqArgs& a, const std::string& sourc
   } else {
     auto target = tok.target->Encode(a.target_text);
     if (!target) return Status::Prefixed(MsgId::kPrefixContext, {"--target-text"}, target.status());
-    in.labels = IdsOf(*target);
+    in.labels = TokenIds(*target);
   }
   if (in.labels.empty()) return AppError(AppMsgId::kSeq2SeqEmptySide, {"--target-text"});
   // shift_right: the start token, then every label but the last (the end of sequence the decoder never reads).
@@ -499,7 +482,7 @@ Status Run(const Seq2SeqArgs& a) {
   }
   model::Seq2SeqRunOptions options;
   options.ablate = a.ablated;
-  auto run = model::RunSeq2Seq(m, IdsOf(in->source), IdsOf(in->decoder), options);
+  auto run = model::RunSeq2Seq(m, TokenIds(in->source), TokenIds(in->decoder), options);
   if (!run) return run.status();
   std::string table;
   if (a.predict_k || a.token_loss) {

@@ -73,4 +73,11 @@ std::string MetricsJson(const AttentionTensors& t, const AttentionConfig& config
   return out + "  ]\n}\n";
 }
 
+Result<model::AblateMode> ParseAblateMode(const std::string& value) {
+  if (value == "zero") return model::AblateMode::kZero;
+  if (value == "mean") return model::AblateMode::kMean;
+  return Status::Prefixed(MsgId::kPrefixContext, {"--ablate-mode"},
+                          Status::Error(MsgId::kUnknownName, {"ablation mode", CappedValue(value), "zero, mean"}));
+}
+
 }  // namespace attnviz

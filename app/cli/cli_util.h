@@ -7,6 +7,7 @@
 #include "attention/metrics.h"
 #include "sandbox/pipeline.h"
 #include "i18n/ui_strings.h"  // messages and figure titles in the --lang language
+#include "model/run.h"  // AblateMode
 #include "options.h"
 
 namespace attnviz {
@@ -19,6 +20,8 @@ Status RefuseModelFolder(const InputOptions& options, const std::string& subcomm
 // The bytes an ordinary user may still write on the disk that holds `path` (or its nearest existing parent folder,
 // when it is yet to be made); < 0 when that cannot be told.
 double FreeDiskBytes(const std::string& path);
+// --ablate-mode zero|mean (model, encoder-decoder models alike); the error names the option and the allowed names.
+Result<model::AblateMode> ParseAblateMode(const std::string& value);
 // [{"text": "I", "begin": 0, "end": 1}, ...]
 std::string TokensJson(const std::vector<Token>& tokens);
 // Per-head metrics and their mean, with per-row figures.

@@ -65,6 +65,16 @@ Result<std::string> TextOfFirstTokens(const ModelFolder& folder, const std::stri
   return whole.status();
 }
 
+tokenize::Token TokenOfId(const tokenize::Tokenizer& tokenizer, int id) {
+  tokenize::Token t;
+  t.id = id;
+  t.piece = tokenizer.IdToPiece(id).value_or("#" + std::to_string(id));
+  t.bytes = tokenizer.IdToBytes(id).value_or(t.piece);
+  t.display = tokenizer.IdToDisplay(id).value_or(t.piece);
+  t.special = tokenizer.IsSpecialId(id);
+  return t;
+}
+
 std::vector<int> TokenIds(const std::vector<tokenize::Token>& tokens) {
   std::vector<int> ids;
   ids.reserve(tokens.size());

@@ -28,6 +28,9 @@ inline constexpr size_t kMaxBytesPerToken = 64;
 // max_positions * kMaxBytesPerToken bytes before tokenizing), and control characters, as the sandbox does.
 Result<std::vector<tokenize::Token>> TokenizeForModel(const ModelFolder& folder, const std::string& text);
 std::vector<int> TokenIds(const std::vector<tokenize::Token>& tokens);
+// The token an id stands for, as the tokenizer would show it (piece, bytes, display, special): a token the run reads
+// without having tokenized a text (a decoder start token, a generated one). An id with no piece reads "#<id>".
+tokenize::Token TokenOfId(const tokenize::Tokenizer& tokenizer, int id);
 // The longest start of `text`, cut where a token ends, that TokenizeForModel takes: what "use the first
 // max_positions tokens" runs for a text too long for the model (the special tokens the tokenizer adds counted).
 // `text` itself when it fits; an error when no start of it does.

@@ -9,28 +9,13 @@
 
 #include "attention/metrics.h"
 #include "model/seq2seq_run.h"
+#include "session/loaded_model.h"  // TokenIds, TokenOfId
 
 namespace attnviz {
 namespace {
 
 using model::Seq2SeqStack;
 using tokenize::Token;
-
-Token TokenOfId(const tokenize::Tokenizer& tokenizer, int id) {
-  Token t;
-  t.id = id;
-  t.piece = tokenizer.IdToPiece(id).value_or("#" + std::to_string(id));
-  t.bytes = tokenizer.IdToBytes(id).value_or(t.piece);
-  t.display = tokenizer.IdToDisplay(id).value_or(t.piece);
-  t.special = tokenizer.IsSpecialId(id);
-  return t;
-}
-
-std::vector<int> IdsOf(const std::vector<Token>& tokens) {
-  std::vector<int> ids;
-  for (const Token& t : tokens) ids.push_back(t.id);
-  return ids;
-}
 
 // Each head's row figures from its probs, and its logit mean and std from `logits` when given.
 //   probs: [n_head, n_q, n_k]; logits: [n_head, n_q, n_k] or null (then the logit figures are 0)
@@ -183,7 +168,7 @@ Result<std::shared_ptr<const std::vector<LayerStack>>> RunStacks(const model::Se
   StackSink sink(m.config(), TokenList(source), TokenList(decoder));
   model::Seq2SeqRunOptions options;
   options.control = control;
-  if (Status st = model::RunSeq2Seq(m, IdsOf(source), IdsOf(decoder), options, &sink); !st) return st;
+  if (Status st = model::RunSeq2Seq(m, TokenIds(source), TokenIds(decoder), options, &sink); !st) return st;
   return sink.Stacks();
 }
 
@@ -236,7 +221,7 @@ std::shared_ptr<Seq2SeqResult> RunSeq2SeqRequest(
     model::GreedyOptions g;
     g.max_new_tokens = request.generate;
     g.run.control = control;
-    auto made = model::GreedyGenerate(m, IdsOf(result->source_tokens), g, [&](const model::GeneratedToken& t) {
+    auto made = model::GreedyGenerate(m, TokenIds(result->source_tokens), g, [&](const model::GeneratedToken& t) {
       growing.Add(t);
       if (publish) {  // this token's rows, beside those made before
         auto step = std::make_shared<Seq2SeqResult>(*result);
@@ -261,7 +246,7 @@ std::shared_ptr<Seq2SeqResult> RunSeq2SeqRequest(
   } else {
     auto target = tok.target->Encode(request.target_text);
     if (!target) return fail(target.status());
-    result->labels = IdsOf(*target);
+    result->labels = TokenIds(*target);
     result->decoder_tokens.push_back(start);
     for (size_t i = 0; i + 1 < target->size(); ++i) result->decoder_tokens.push_back((*target)[i]);
   }
