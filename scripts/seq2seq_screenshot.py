@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""The screenshot of docs/app.md ("Encoder-decoder models"): the real app on the Marian fixture
-(tests/fixtures/seq2seq/marian) under Xvfb, its reference source and target typed in, a cross-attention head clicked,
-the three stacks of maps in the Overview.
+"""The screenshots of docs/app.md ("Encoder-decoder models") and docs/models.md (the bundled encoder-decoder model):
+the real app under Xvfb showing the three stacks of maps in the Overview and a cross-attention head clicked --
+model_seq2seq_stacks.png on the Marian fixture (tests/fixtures/seq2seq/marian, its reference source and target typed
+in), model_tiny_seq2seq_stacks.png on the bundled tiny-seq2seq ("March 3, 1999", Translate, layer 1 head 3).
 
   python3 scripts/seq2seq_screenshot.py --app build/attnviz [--source .] [--out assets/readme]
 """
@@ -41,6 +42,20 @@ def main():
         s.wait_for(lambda w: w["fields"].get("seq2seq_shapes", {}).get("stack") == "cross", what="a cross head shown")
         s.wait_idle()
         save(s, out, "model_seq2seq_stacks.png")
+    finally:
+        s.close()
+    s = e2e_test.AppSession(["--model", "tiny-seq2seq", "--text", "March 3, 1999", "--lang", "en"])
+    try:
+        s.wait_for(lambda w: "overview.cross" in w["widgets"], timeout=120, what="the three stacks")
+        s.wait_idle()
+        s.click("model.translate")
+        s.wait_for(lambda w: len(w["fields"].get("seq2seq_generated_ids", [])) > 0, timeout=120, what="the translation")
+        s.wait_for(lambda w: w["widgets"]["overview.cross"]["value"]["n_q"] == 11, timeout=120,
+                   what="the run of the translation")
+        s.click("overview.cross.1.3")
+        s.wait_for(lambda w: w["fields"].get("seq2seq_shapes", {}).get("stack") == "cross", what="a cross head shown")
+        s.wait_idle()
+        save(s, out, "model_tiny_seq2seq_stacks.png")
     finally:
         s.close()
 
