@@ -384,62 +384,54 @@ std::string PieceTextOf(const tokenize::Tokenizer& t, int id) {
   return p ? "\"" + ShownText(*p) + "\"" : Trf(Str::kCliNoPiece, {std::to_string(id)});
 }
 
-// --predict K and --token-loss over the decoder positions: position i reads decoder[0..i] and predicts labels[i].
+// --predict K and --token-loss over the decoder positions: position i reads decoder[0..i] and predicts labels[i]
+// (core's Seq2SeqTokenLoss and Seq2SeqTopTokens; this only writes them out).
 Result<std::string> DecoderTable(const Seq2SeqArgs& a, const model::Seq2SeqModel& m, const Seq2SeqInput& in,
                                  const model::Seq2SeqRun& run, const tokenize::Tokenizer& target) {
   const int n_tgt = (int)in.decoder.size();
   const float* last = run.decoder_hidden.data.data() + (run.decoder_hidden.dim(0) - 1) * n_tgt * run.decoder_hidden.dim(2);
-  auto logits = model::Seq2SeqLogits(m, last, n_tgt);
-  if (!logits) return logits.status();
-  const int vocab = (int)logits->dim(1);
-  double loss_sum = 0;
-  std::string out;
+  auto losses = model::Seq2SeqTokenLoss(m, last, n_tgt, in.labels);
+  if (!losses) return losses.status();
+  std::vector<model::PositionTop> tops;
+  if (a.predict_k) {
+    auto t = model::Seq2SeqTopTokens(m, last, n_tgt, a.predict_k);
+    if (!t) return t.status();
+    tops = std::move(*t);
+  }
+  const double mean = model::MeanLoss(*losses);
   char buf[96];
   std::vector<std::string> rows;
   for (int i = 0; i < n_tgt; ++i) {
-    const float* z = logits->data.data() + (size_t)i * vocab;
-    const double mx = *std::max_element(z, z + vocab);
-    double sum = 0;
-    for (int v = 0; v < vocab; ++v) sum += std::exp((double)z[v] - mx);
-    const double log_z = mx + std::log(sum);
+    const double loss = (*losses)[(size_t)i];
     const int label = in.labels[(size_t)i];
-    const double loss = log_z - z[label];
-    loss_sum += loss;
     std::string row;
-    if (a.token_loss) {
-      if (a.json)
-        row = "{\"index\": " + std::to_string(i) + ", \"next_id\": " + std::to_string(label) + ", \"next_token\": " +
-              PieceJsonOf(target, label) + ", \"loss\": " + JsonNumber(loss) + ", \"prob\": " + JsonNumber(std::exp(-loss)) + "}";
-      else {
-        std::snprintf(buf, sizeof buf, "%4d ", i);
-        row = buf + ("\"" + ShownText(in.decoder[(size_t)i].display) + "\"") + " -> " + PieceTextOf(target, label);
-        std::snprintf(buf, sizeof buf, "  loss %.4f  p %.4g", loss, std::exp(-loss));
-        row += buf;
+    if (a.token_loss && a.json) {
+      row = "{\"index\": " + std::to_string(i) + ", \"next_id\": " + std::to_string(label) + ", \"next_token\": " +
+            PieceJsonOf(target, label) + ", \"loss\": " + JsonNumber(loss) + ", \"prob\": " + JsonNumber(std::exp(-loss)) + "}";
+    } else if (a.token_loss) {
+      std::snprintf(buf, sizeof buf, "%4d ", i);
+      row = buf + ("\"" + ShownText(in.decoder[(size_t)i].display) + "\"") + " -> " + PieceTextOf(target, label);
+      std::snprintf(buf, sizeof buf, "  loss %.4f  p %.4g", loss, std::exp(-loss));
+      row += buf;
+    } else if (a.json) {
+      row = "{\"index\": " + std::to_string(i) + ", \"token\": " + JsonString(in.decoder[(size_t)i].piece) + ", \"top\": [";
+      for (size_t t = 0; t < tops[(size_t)i].top.size(); ++t) {
+        const model::TokenProb& p = tops[(size_t)i].top[t];
+        row += std::string(t ? ", " : "") + "{\"id\": " + std::to_string(p.id) + ", \"token\": " + PieceJsonOf(target, p.id) +
+               ", \"prob\": " + JsonNumber(p.prob) + "}";
       }
+      row += "]}";
     } else {
-      std::vector<int> order((size_t)vocab);
-      for (int v = 0; v < vocab; ++v) order[(size_t)v] = v;
-      const int k = std::min(a.predict_k, vocab);
-      std::partial_sort(order.begin(), order.begin() + k, order.end(),
-                        [&](int x, int y) { return z[x] > z[y] || (z[x] == z[y] && x < y); });
-      if (a.json) {
-        row = "{\"index\": " + std::to_string(i) + ", \"token\": " + JsonString(in.decoder[(size_t)i].piece) + ", \"top\": [";
-        for (int t = 0; t < k; ++t)
-          row += std::string(t ? ", " : "") + "{\"id\": " + std::to_string(order[(size_t)t]) + ", \"token\": " +
-                 PieceJsonOf(target, order[(size_t)t]) + ", \"prob\": " + JsonNumber(std::exp(z[order[(size_t)t]] - log_z)) + "}";
-        row += "]}";
-      } else {
-        std::snprintf(buf, sizeof buf, "%4d ", i);
-        row = buf + ("\"" + ShownText(in.decoder[(size_t)i].display) + "\"") + " ->";
-        for (int t = 0; t < k; ++t) {
-          std::snprintf(buf, sizeof buf, " %.3f", std::exp(z[order[(size_t)t]] - log_z));
-          row += " " + PieceTextOf(target, order[(size_t)t]) + buf;
-        }
+      std::snprintf(buf, sizeof buf, "%4d ", i);
+      row = buf + ("\"" + ShownText(in.decoder[(size_t)i].display) + "\"") + " ->";
+      for (const model::TokenProb& p : tops[(size_t)i].top) {
+        std::snprintf(buf, sizeof buf, " %.3f", p.prob);
+        row += " " + PieceTextOf(target, p.id) + buf;
       }
     }
     rows.push_back(row);
   }
-  const double mean = loss_sum / n_tgt;
+  std::string out;
   if (a.json) {
     out = "{\"loss\": " + JsonNumber(mean) + (a.predict_k ? ", \"perplexity\": " + JsonNumber(std::exp(mean)) : "") +
           ", \"positions\": [";

@@ -549,6 +549,22 @@ Result<std::vector<double>> Seq2SeqTokenLoss(const Seq2SeqModel& model, const fl
   return loss;
 }
 
+Result<std::vector<PositionTop>> Seq2SeqTopTokens(const Seq2SeqModel& model, const float* decoder_last, int n_tgt,
+                                                  int k) {
+  const int vocab = model.config().decoder_vocab;
+  if (k < 1 || k > vocab) return Status::Error(MsgId::kTopKRange, {std::to_string(k), std::to_string(vocab)});
+  auto logits = Seq2SeqLogits(model, decoder_last, n_tgt);
+  if (!logits) return logits.status();
+  std::vector<PositionTop> out((size_t)n_tgt);
+  for (int i = 0; i < n_tgt; ++i) {
+    const float* row = logits->data.data() + (size_t)i * vocab;
+    const double log_z = LogSumExp(row, vocab);
+    out[(size_t)i].index = i;
+    for (int t : TopKIndices(row, vocab, k)) out[(size_t)i].top.push_back({t, std::exp((double)row[t] - log_z)});
+  }
+  return out;
+}
+
 double MeanLoss(const std::vector<double>& token_loss) {
   double sum = 0;
   int count = 0;

@@ -20,6 +20,7 @@
 #include "base/run_control.h"
 #include "base/status.h"
 #include "base/tensor.h"
+#include "model/predict.h"  // PositionTop
 #include "model/run.h"  // AblateMode
 #include "model/seq2seq.h"
 
@@ -108,6 +109,11 @@ Result<std::vector<double>> Seq2SeqTokenLoss(const Seq2SeqModel& model, const fl
                                              const std::vector<int>& labels);
 // The mean over the positions whose label is not -100 (NaN when there are none).
 double MeanLoss(const std::vector<double>& token_loss);
+// The k most probable tokens (1 <= k <= decoder_vocab) at every decoder position, most probable first (ties: the
+// lower id), with their probabilities (softmax in double), as predict.h's PositionTop (index: the decoder position).
+//   decoder_last: [n_tgt, d_model] -> [n_tgt]
+Result<std::vector<PositionTop>> Seq2SeqTopTokens(const Seq2SeqModel& model, const float* decoder_last, int n_tgt,
+                                                  int k);
 
 // One generated token and its rows of the maps, as GreedyGenerate hands them over.
 struct GeneratedToken {

@@ -3,6 +3,7 @@
 // logits, the per-position loss, one ablated head per stack, and greedy generation.
 #include "model/seq2seq_run.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -154,6 +155,38 @@ TEST_P(Seq2SeqFixture, TokenLossAndOneAblatedHeadPerStackMatchTheReference) {
     for (size_t i = 0; i < clean.size(); ++i) moved = std::max(moved, std::abs(ablated[i] - clean[i]));
     EXPECT_GT(moved, 1e-3) << name << " " << stack << ": the ablation changes some token's loss";
   }
+}
+
+// The top tokens at each decoder position: the reference's logits ranked, their softmax probabilities; the label's
+// probability is exp(-its loss).
+TEST_P(Seq2SeqFixture, TopTokensAreTheReferenceLogitsRanked) {
+  Case c = Load(GetParam());
+  ASSERT_TRUE(c.model);
+  auto run = RunSeq2Seq(*c.model, c.src, c.tgt);
+  ASSERT_TRUE(run.ok()) << run.message();
+  const int n_tgt = (int)c.tgt.size(), vocab = c.model->config().decoder_vocab;
+  const float* last = run->decoder_hidden.data.data() + (run->decoder_hidden.dim(0) - 1) * n_tgt * run->decoder_hidden.dim(2);
+  auto top = Seq2SeqTopTokens(*c.model, last, n_tgt, vocab);  // every token: the label is among them
+  ASSERT_TRUE(top.ok()) << top.message();
+  auto ref = ReadNpy(CaseDir(GetParam()) + "/reference/logits.npy");
+  ASSERT_TRUE(ref.ok()) << ref.message();
+  auto loss = Seq2SeqTokenLoss(*c.model, last, n_tgt, c.labels);
+  ASSERT_TRUE(loss.ok());
+  for (int i = 0; i < n_tgt; ++i) {
+    const auto& t = (*top)[(size_t)i].top;
+    ASSERT_EQ((int)t.size(), vocab);
+    const float* want = ref->data.data() + (size_t)i * vocab;
+    EXPECT_EQ(t[0].id, (int)(std::max_element(want, want + vocab) - want)) << "position " << i;
+    double sum = 0;
+    for (size_t r = 0; r < t.size(); ++r) {
+      sum += t[r].prob;
+      if (r) EXPECT_GE(t[r - 1].prob, t[r].prob);
+      if (t[r].id == c.labels[(size_t)i]) EXPECT_NEAR(t[r].prob, std::exp(-(*loss)[(size_t)i]), 1e-9);
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-9);
+  }
+  EXPECT_FALSE(Seq2SeqTopTokens(*c.model, last, n_tgt, 0).ok());
+  EXPECT_FALSE(Seq2SeqTopTokens(*c.model, last, n_tgt, vocab + 1).ok());
 }
 
 TEST_P(Seq2SeqFixture, GreedyGenerationGivesTheReferenceIdsWithTheirMapRows) {
