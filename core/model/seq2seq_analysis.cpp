@@ -126,6 +126,8 @@ class ValueNormSink : public Seq2SeqSink {
   Status OnLayer(const Seq2SeqLayerOutput& out) override {
     Tensor& t = out.stack == Seq2SeqStack::kEncoder ? maps_->encoder
                 : out.stack == Seq2SeqStack::kDecoder ? maps_->decoder : maps_->cross;
+    if (t.size() < (size_t)(out.layer + 1) * out.n_head * out.n_q * out.n_k)  // sized before the run: never
+      return Status::Error(std::string("value norms: no room for the ") + Seq2SeqStackName(out.stack) + " maps");
     Seq2SeqValueNorms(out, t.data.data() + (size_t)out.layer * out.n_head * out.n_q * out.n_k);
     return Status::Ok();
   }

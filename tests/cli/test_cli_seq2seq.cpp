@@ -260,6 +260,16 @@ TEST_P(Seq2SeqScanCli, EveryHeadsLossIsTheReferencesAsCsvAndAtPositionsAsJson) {
     EXPECT_EQ(ours["heads"][i]["stack"], heads[i]["stack"]);
     EXPECT_NEAR(ours["heads"][i]["loss"].get<double>(), heads[i]["loss_at"].get<double>(), 1e-4) << i;
   }
+  // Mean ablation: the same base, other losses (a head's mean over the positions is not zero).
+  const CliResult mean = Run({"--ablate-scan", "--ablate-mode", "mean", "--json"});
+  ASSERT_EQ(mean.code, 0) << mean.err;
+  const json m = json::parse(mean.out);
+  EXPECT_NEAR(m["base_loss"].get<double>(), want["base_loss"].get<double>(), 1e-4);
+  ASSERT_EQ(m["heads"].size(), heads.size());
+  double moved = 0;
+  for (size_t i = 0; i < heads.size(); ++i)
+    moved = std::max(moved, std::fabs(m["heads"][i]["loss"].get<double>() - heads[i]["loss"].get<double>()));
+  EXPECT_GT(moved, 1e-3);
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, Seq2SeqScanCli, ::testing::Values("bart", "t5"));
