@@ -201,3 +201,85 @@ TEST(Metrics, JacobianNormKeepsItsDigitsWhenTheRowSaturates) {
   const float uniform[4] = {0.25f, 0.25f, 0.25f, 0.25f};  // sum p^2 - 2 sum p^3 + (sum p^2)^2 = 3/16
   EXPECT_NEAR(SoftmaxJacobianNorm(uniform, 4), std::sqrt(3.0 / 16.0), 1e-6);
 }
+
+// Probs that are no softmax of any logits at hand (hand-made rows, junk in the masked cells): the figures are the
+// definitions over each row's visible keys, and the logit figures are over the visible logits or 0 without them.
+TEST(Metrics, ProbFiguresMatchTheirDefinitionsOverTheVisibleKeysOnly) {
+  const size_t n_head = 2, n_q = 3, n_k = 4;
+  // probs: [n_head, n_q, n_k]. Causal: rows sum to 1 over keys 0..i, then junk a causal figure must not read.
+  const std::vector<float> causal = {1.0f, 0.7f, 0.2f, 0.1f,  0.6f, 0.4f, 0.9f, 0.9f,  0.5f, 0.25f, 0.25f, 0.8f,
+                                     1.0f, 0.3f, 0.3f, 0.3f,  0.1f, 0.9f, 0.5f, 0.5f,  0.2f, 0.3f, 0.5f, 0.6f};
+  const std::vector<float> full = {0.1f, 0.2f, 0.3f, 0.4f,  0.25f, 0.25f, 0.25f, 0.25f,  0.0f, 1.0f, 0.0f, 0.0f,
+                                   0.5f, 0.5f, 0.0f, 0.0f,  0.7f, 0.1f, 0.1f, 0.1f,  0.05f, 0.15f, 0.6f, 0.2f};
+  std::vector<float> logits(causal.size());
+  for (size_t i = 0; i < logits.size(); ++i) logits[i] = std::sin(1.7f * (float)i) * 3.0f;
+  for (const auto& [mask, probs] : {std::pair{Mask::Causal(), causal}, std::pair{Mask::Bidirectional(), full}}) {
+    for (const bool with_logits : {true, false}) {
+      std::vector<HeadMetrics> heads;
+      ComputeProbMetrics(probs.data(), with_logits ? logits.data() : nullptr, n_head, n_q, n_k, mask, &heads);
+      ASSERT_EQ(heads.size(), n_head);
+      for (size_t h = 0; h < n_head; ++h) {
+        ASSERT_EQ(heads[h].rows.size(), n_q);
+        double mean_entropy = 0, mean_max = 0, l_sum = 0, l_sq = 0, l_count = 0;
+        for (size_t i = 0; i < n_q; ++i) {
+          const int visible = mask.Visible((int)i, (int)n_k);
+          const float* p = probs.data() + (h * n_q + i) * n_k;
+          const float* l = logits.data() + (h * n_q + i) * n_k;
+          double entropy = 0, pmax = 0, fro = 0;
+          for (int j = 0; j < visible; ++j) {
+            if (p[j] > 0) entropy -= p[j] * std::log((double)p[j]);
+            pmax = std::max(pmax, (double)p[j]);
+            l_sum += l[j], l_sq += (double)l[j] * l[j], ++l_count;
+            for (int k = 0; k < visible; ++k) {
+              const double jk = (j == k ? p[j] : 0.0) - (double)p[j] * p[k];
+              fro += jk * jk;
+            }
+          }
+          const RowMetrics& r = heads[h].rows[i];
+          EXPECT_NEAR(r.entropy, entropy, 1e-6) << "head " << h << " row " << i;
+          EXPECT_NEAR(r.norm_entropy, visible > 1 ? entropy / std::log((double)visible) : 0.0, 1e-6);
+          EXPECT_NEAR(r.max_weight, pmax, 1e-7) << "head " << h << " row " << i;
+          EXPECT_NEAR(r.effective_keys, std::exp(entropy), 1e-5);
+          EXPECT_NEAR(r.grad_norm, std::sqrt(fro), 1e-6) << "head " << h << " row " << i;
+          mean_entropy += entropy / n_q, mean_max += pmax / n_q;
+        }
+        EXPECT_NEAR(heads[h].entropy, mean_entropy, 1e-6);
+        EXPECT_NEAR(heads[h].max_weight, mean_max, 1e-6);
+        const double l_mean = with_logits ? l_sum / l_count : 0.0;
+        const double l_std = with_logits ? std::sqrt(l_sq / l_count - l_mean * l_mean) : 0.0;
+        EXPECT_NEAR(heads[h].logit_mean, l_mean, 1e-5);
+        EXPECT_NEAR(heads[h].logit_std, l_std, 1e-5);
+      }
+    }
+  }
+  // A causal row 0 sees one key: entropy 0 whatever the junk after it.
+  std::vector<HeadMetrics> heads;
+  ComputeProbMetrics(causal.data(), nullptr, n_head, n_q, n_k, Mask::Causal(), &heads);
+  EXPECT_EQ(heads[0].rows[0].entropy, 0.0f);
+  EXPECT_EQ(heads[0].rows[0].max_weight, 1.0f);
+}
+
+// On softmax rows both routes give the same figures (ComputeMetrics reads the logits, ComputeProbMetrics not).
+TEST(Metrics, ProbFiguresOfSoftmaxRowsEqualTheLogitRoute) {
+  Tensor logits, probs;
+  const size_t n_head = 2, n = 9;
+  logits.Resize({n_head, n, n});
+  for (size_t i = 0; i < logits.size(); ++i) logits.data[i] = std::cos(0.37f * (float)i) * 4.0f;
+  for (MaskKind kind : {MaskKind::kNone, MaskKind::kCausal}) {
+    Softmax(logits, kind, &probs);
+    std::vector<HeadMetrics> from_logits, from_probs;
+    ComputeMetrics(logits, probs, kind, &from_logits);
+    ComputeProbMetrics(probs.data.data(), logits.data.data(), n_head, n, n, kind, &from_probs);
+    ASSERT_EQ(from_probs.size(), n_head);
+    for (size_t h = 0; h < n_head; ++h) {
+      for (size_t i = 0; i < n; ++i) {
+        const RowMetrics &a = from_probs[h].rows[i], &b = from_logits[h].rows[i];
+        EXPECT_NEAR(a.entropy, b.entropy, 1e-5) << "head " << h << " row " << i;
+        EXPECT_EQ(a.max_weight, b.max_weight) << "head " << h << " row " << i;
+        EXPECT_EQ(a.grad_norm, b.grad_norm) << "head " << h << " row " << i;
+      }
+      EXPECT_EQ(from_probs[h].logit_mean, from_logits[h].logit_mean);
+      EXPECT_EQ(from_probs[h].logit_std, from_logits[h].logit_std);
+    }
+  }
+}

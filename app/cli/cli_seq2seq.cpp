@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "attention/metrics.h"
 #include "cli_commands.h"
 #include "cli_figure_options.h"
 #include "cli_seq2seq_analysis.h"
@@ -315,20 +316,6 @@ Result<Seq2SeqInput> PrepareInput(const Seq2SeqArgs& a, const std::string& sourc
   return in;
 }
 
-// The mean over rows of each head's largest weight, per head of one layer: probs [n_head, n_q, n_k].
-std::vector<double> MeanMaxPerHead(const float* probs, int n_head, int n_q, int n_k) {
-  std::vector<double> out((size_t)n_head, 0.0);
-  for (int h = 0; h < n_head; ++h) {
-    double sum = 0;
-    for (int i = 0; i < n_q; ++i) {
-      const float* row = probs + ((size_t)h * n_q + i) * n_k;
-      sum += *std::max_element(row, row + n_k);
-    }
-    out[(size_t)h] = sum / n_q;
-  }
-  return out;
-}
-
 const char* StackWords(Seq2SeqStack s) {
   return s == Seq2SeqStack::kEncoder ? Tr(Str::kSeq2SeqEncoderAttention)
          : s == Seq2SeqStack::kDecoder ? Tr(Str::kSeq2SeqDecoderAttention) : Tr(Str::kSeq2SeqCrossAttention);
@@ -343,12 +330,15 @@ std::string Summary(const model::Seq2SeqRun& run) {
   for (Seq2SeqStack s : {Seq2SeqStack::kEncoder, Seq2SeqStack::kDecoder, Seq2SeqStack::kCross}) {
     const Tensor& p = ProbsOf(run, s);
     const int n_layer = (int)p.dim(0), n_head = (int)p.dim(1), n_q = (int)p.dim(2), n_k = (int)p.dim(3);
+    const Mask mask = s == Seq2SeqStack::kDecoder ? Mask::Causal() : Mask::Bidirectional();
     for (int l = 0; l < n_layer; ++l) {
-      const std::vector<double> m = MeanMaxPerHead(p.data.data() + (size_t)l * n_head * n_q * n_k, n_head, n_q, n_k);
+      // Each head's mean over rows of its largest weight.
+      std::vector<HeadMetrics> m;
+      ComputeProbMetrics(p.data.data() + (size_t)l * n_head * n_q * n_k, nullptr, n_head, n_q, n_k, mask, &m);
       std::string heads;
       char buf[32];
-      for (double v : m) {
-        std::snprintf(buf, sizeof buf, "%s%.3f", heads.empty() ? "" : " ", v);
+      for (const HeadMetrics& h : m) {
+        std::snprintf(buf, sizeof buf, "%s%.3f", heads.empty() ? "" : " ", (double)h.max_weight);
         heads += buf;
       }
       out += Trf(Str::kCliSeq2SeqLayerLine, {StackWords(s), std::to_string(l), heads}) + "\n";

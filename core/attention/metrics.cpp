@@ -1,6 +1,7 @@
 #include "attention/metrics.h"
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -33,6 +34,54 @@ RowMetrics RowFigures(const float* logits_row, const float* probs_row, size_t vi
   r.effective_keys = (float)std::exp(entropy);
   r.grad_norm = SoftmaxJacobianNorm(probs_row, visible);
   return r;
+}
+
+// Row figures from the probs of one row alone: H = -sum p log p (in double), max = max_j p_j.
+RowMetrics ProbRowFigures(const float* probs_row, size_t visible) {
+  double entropy = 0;
+  float peak = 0;
+  for (size_t j = 0; j < visible; ++j) {
+    const float p = probs_row[j];
+    if (p > 0) entropy -= (double)p * std::log((double)p);
+    peak = std::max(peak, p);
+  }
+  RowMetrics r;
+  r.entropy = (float)entropy;
+  r.norm_entropy = visible > 1 ? (float)(entropy / std::log((double)visible)) : 0.0f;
+  r.max_weight = peak;
+  r.effective_keys = (float)std::exp(entropy);
+  r.grad_norm = SoftmaxJacobianNorm(probs_row, visible);
+  return r;
+}
+
+// Each head's row figures over the visible keys of its rows (from logits and probs when rows_from_logits, else from
+// the probs alone) and its means; its logit mean and std from the visible logits (0 when logits is null).
+//   logits, probs: [n_head, n_q, n_k] (logits may be null unless rows_from_logits)
+void HeadFigures(const float* logits, const float* probs, size_t n_head, size_t n_q, size_t n_k, const Mask& mask,
+                 bool rows_from_logits, std::vector<HeadMetrics>* heads) {
+  heads->resize(n_head);
+#pragma omp parallel for schedule(static) if (n_head > 1 && n_q * n_k > 4096)
+  for (long long h = 0; h < (long long)n_head; ++h) {
+    HeadMetrics& hm = (*heads)[h];
+    hm.rows.resize(n_q);
+    double l_sum = 0, l_sq = 0;
+    size_t l_count = 0;
+    for (size_t i = 0; i < n_q; ++i) {
+      // The row's visible keys [begin, begin + visible): the figures are over them only.
+      const size_t begin = (size_t)mask.Begin((int)i), visible = (size_t)mask.Visible((int)i, (int)n_k);
+      const size_t at = (h * n_q + i) * n_k + begin;
+      const float* w = probs + at;
+      hm.rows[i] = rows_from_logits ? RowFigures(logits + at, w, visible) : ProbRowFigures(w, visible);
+      if (!logits) continue;
+      const float* l = logits + at;
+      for (size_t j = 0; j < visible; ++j) {
+        l_sum += l[j];
+        l_sq += (double)l[j] * l[j];
+      }
+      l_count += visible;
+    }
+    SummarizeHead(l_sum, l_sq, l_count, &hm);
+  }
 }
 
 }  // namespace
@@ -74,28 +123,13 @@ float SoftmaxJacobianNorm(const float* probs_row, size_t visible) {
 }
 
 void ComputeMetrics(const Tensor& logits, const Tensor& probs, const Mask& mask, std::vector<HeadMetrics>* heads) {
-  const size_t n_head = logits.dim(0), n_q = logits.dim(1), n_k = logits.dim(2);
-  heads->resize(n_head);
-#pragma omp parallel for schedule(static) if (n_head > 1 && n_q * n_k > 4096)
-  for (long long h = 0; h < (long long)n_head; ++h) {
-    HeadMetrics& hm = (*heads)[h];
-    hm.rows.resize(n_q);
-    double l_sum = 0, l_sq = 0;
-    size_t l_count = 0;
-    for (size_t i = 0; i < n_q; ++i) {
-      // The row's visible keys [begin, begin + visible): the figures are over them only.
-      const size_t begin = (size_t)mask.Begin((int)i), visible = (size_t)mask.Visible((int)i, (int)n_k);
-      const float* l = logits.data.data() + (h * n_q + i) * n_k + begin;
-      const float* w = probs.data.data() + (h * n_q + i) * n_k + begin;
-      hm.rows[i] = RowFigures(l, w, visible);
-      for (size_t j = 0; j < visible; ++j) {
-        l_sum += l[j];
-        l_sq += (double)l[j] * l[j];
-      }
-      l_count += visible;
-    }
-    SummarizeHead(l_sum, l_sq, l_count, &hm);
-  }
+  HeadFigures(logits.data.data(), probs.data.data(), logits.dim(0), logits.dim(1), logits.dim(2), mask,
+              /*rows_from_logits=*/true, heads);
+}
+
+void ComputeProbMetrics(const float* probs, const float* logits, size_t n_head, size_t n_q, size_t n_k,
+                        const Mask& mask, std::vector<HeadMetrics>* heads) {
+  HeadFigures(logits, probs, n_head, n_q, n_k, mask, /*rows_from_logits=*/false, heads);
 }
 
 void SummarizeHead(double logit_sum, double logit_sq, size_t logit_count, HeadMetrics* hm) {

@@ -24,6 +24,12 @@ struct HeadMetrics {
 
 // logits, probs: [n_head, n_q, n_k]. heads: resized to n_head.
 void ComputeMetrics(const Tensor& logits, const Tensor& probs, const Mask& mask, std::vector<HeadMetrics>* heads);
+// The same figures from the probs alone, for maps whose rows are not a softmax of the logits at hand (or have none):
+// entropy = -sum p log p over the row's visible keys. `logits` (may be null) only gives each head's logit mean and
+// std (0 when null).
+//   probs: [n_head, n_q, n_k]; logits: [n_head, n_q, n_k] or null. heads: resized to n_head.
+void ComputeProbMetrics(const float* probs, const float* logits, size_t n_head, size_t n_q, size_t n_k,
+                        const Mask& mask, std::vector<HeadMetrics>* heads);
 // Fills the head's means from hm->rows, and its logit mean and std from the running sums of the
 // visible logits (sum, sum of squares, count).
 void SummarizeHead(double logit_sum, double logit_sq, size_t logit_count, HeadMetrics* hm);

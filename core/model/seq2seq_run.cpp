@@ -73,14 +73,17 @@ void Embed(const Seq2SeqConfig& c, const Seq2SeqStackParams& p, const int* ids, 
   if (c.embed_norm) LayerNormForward(x, n, c.d_model, p.emb_norm, (float)c.norm_eps, x);
 }
 
-// t5's bias: [n_head, n_q, n_k] = relative_bias[bucket(key - query), head] for queries at positions pos0..pos0+n_q-1.
-void PositionBias(const Seq2SeqConfig& c, const float* relative_bias, int n_head, bool bidirectional, int n_q, int n_k,
-                  int pos0, float* bias) {
+// t5's bias: [n_head, n_q, n_k] = relative_bias[bucket(key - query), head] for queries at positions pos0..pos0+n_q-1,
+// written into `bias`; returns it (null, nothing written, when the stack's positions are not relative ones).
+const float* PositionBias(const Seq2SeqConfig& c, const float* relative_bias, int n_head, bool bidirectional, int n_q,
+                          int n_k, int pos0, float* bias) {
+  if (c.positions != PositionKind::kRelative) return nullptr;
   for (int i = 0; i < n_q; ++i)
     for (int j = 0; j < n_k; ++j) {
       const int b = RelativePositionBucket(j - (pos0 + i), bidirectional, c.num_buckets, c.max_distance);
       for (int h = 0; h < n_head; ++h) bias[((size_t)h * n_q + i) * n_k + j] = relative_bias[(size_t)b * n_head + h];
     }
+  return bias;
 }
 
 // (2) attention of every head:
@@ -160,44 +163,45 @@ const float* SublayerInput(const Seq2SeqConfig& c, const Norm& norm, const float
   return in;
 }
 
-// (3) self-attention of rows x [n_q, d_model] at positions pos0..pos0+n_q-1: their k, v written into kv rows
-// pos0.. (generation: the cache), attention over kv rows 0..pos0+n_q-1 (causal in the decoder), probs
-// [n_head, n_q, pos0 + n_q], the output projection and the residual into x.
-Status SelfAttention(const Seq2SeqConfig& c, const Seq2SeqStackConfig& s, const AttentionParams& a, Seq2SeqStack stack,
-                     int layer, int n_q, int pos0, const float* bias, float* probs, KeysValues* kv,
-                     const Seq2SeqRunOptions& o, StackWork& w) {
+// (3) an attention sublayer of rows x [n_q, d_model] at positions pos0..pos0+n_q-1: self-attention (stack kEncoder,
+// kDecoder) or the decoder's cross-attention over the encoder output (kCross).
+//   kv: k, v [n_k, inner]; self-attention writes its rows' k, v at rows pos0.. (generation: the cache) and reads
+//       rows 0..pos0+n_q-1 (n_k = pos0 + n_q); cross-attention reads the encoder output's (n_k = n_src)
+//   bias: [n_head, n_q, n_k] or null; probs: [n_head, n_q, n_k]
+//   1. in = norm(x) (pre-norm), else x
+//   2. q [n_q, inner] = in W_q (self: k, v = in W_k, in W_v into kv)
+//   3. probs, z [n_q, inner] = AttendAll (causal in the decoder's self-attention)
+//   4. the ablated heads' columns of z replaced
+//   5. x = the residual of x and z W_o
+Status Attention(const Seq2SeqConfig& c, const AttentionParams& a, Seq2SeqStack stack, int layer, int n_q, int pos0,
+                 int n_k, const float* bias, KeysValues* kv, float* probs, const Seq2SeqRunOptions& o, StackWork& w) {
+  const Seq2SeqStackConfig& s = c.Stack(stack);
+  const bool cross = stack == Seq2SeqStack::kCross;
   const int d = c.d_model, inner = s.inner();
+  float* q = cross ? w.cq.data() : w.q.data();
+  float* z = cross ? w.cz.data() : w.z.data();
+  // 1.
   bool ok = true;
   const float* in = SublayerInput(c, a.norm, w.x.data(), n_q, w.in.data(), &ok);
-  if (!ok) return NotFinite(stack, layer, "the attention's input norm");
-  LinearForward(in, d, n_q, a.q, w.q.data(), inner);
-  LinearForward(in, d, n_q, a.k, kv->k.data() + (size_t)pos0 * inner, inner);
-  LinearForward(in, d, n_q, a.v, kv->v.data() + (size_t)pos0 * inner, inner);
-  AttendAll(w.q.data(), kv->k.data(), kv->v.data(), n_q, pos0 + n_q, s.n_head, s.d_head, Multiplier(c, s), bias,
-            stack == Seq2SeqStack::kDecoder, pos0, probs, w.z.data());
-  Ablate(o, stack, layer, w.z.data(), n_q, s.d_head, inner);
-  LinearForward(w.z.data(), inner, n_q, a.o, w.y.data(), d);
-  return Residual(c, a.norm, w.x.data(), w.y.data(), n_q, stack, layer, "the attention output");
+  if (!ok) return NotFinite(stack, layer, cross ? "the cross-attention's input norm" : "the attention's input norm");
+  // 2.
+  LinearForward(in, d, n_q, a.q, q, inner);
+  if (!cross) {
+    LinearForward(in, d, n_q, a.k, kv->k.data() + (size_t)pos0 * inner, inner);
+    LinearForward(in, d, n_q, a.v, kv->v.data() + (size_t)pos0 * inner, inner);
+  }
+  // 3.
+  AttendAll(q, kv->k.data(), kv->v.data(), n_q, n_k, s.n_head, s.d_head, Multiplier(c, s), bias,
+            stack == Seq2SeqStack::kDecoder, pos0, probs, z);
+  // 4.
+  Ablate(o, stack, layer, z, n_q, s.d_head, inner);
+  // 5.
+  LinearForward(z, inner, n_q, a.o, w.y.data(), d);
+  return Residual(c, a.norm, w.x.data(), w.y.data(), n_q, stack, layer,
+                  cross ? "the cross-attention output" : "the attention output");
 }
 
-// (4) cross-attention of the decoder rows x [n_q, d_model] over the encoder output's keys and values cross
-// [n_src, inner] (every key, no bias): probs [n_head, n_q, n_src].
-Status CrossAttention(const Seq2SeqConfig& c, const AttentionParams& a, int layer, int n_q, int n_src,
-                      const KeysValues& cross, float* probs, const Seq2SeqRunOptions& o, StackWork& w) {
-  const Seq2SeqStackConfig& s = c.decoder;
-  const int d = c.d_model, inner = s.inner();
-  bool ok = true;
-  const float* in = SublayerInput(c, a.norm, w.x.data(), n_q, w.in.data(), &ok);
-  if (!ok) return NotFinite(Seq2SeqStack::kDecoder, layer, "the cross-attention's input norm");
-  LinearForward(in, d, n_q, a.q, w.cq.data(), inner);
-  AttendAll(w.cq.data(), cross.k.data(), cross.v.data(), n_q, n_src, s.n_head, s.d_head, Multiplier(c, s), nullptr,
-            false, 0, probs, w.cz.data());
-  Ablate(o, Seq2SeqStack::kCross, layer, w.cz.data(), n_q, s.d_head, inner);
-  LinearForward(w.cz.data(), inner, n_q, a.o, w.y.data(), d);
-  return Residual(c, a.norm, w.x.data(), w.y.data(), n_q, Seq2SeqStack::kDecoder, layer, "the cross-attention output");
-}
-
-// (5) the MLP of rows x [n, d_model]: down(act(up in)), or t5's gated down(act(wi_0 in) * wi_1 in).
+// (4) the MLP of rows x [n, d_model]: down(act(up in)), or t5's gated down(act(wi_0 in) * wi_1 in).
 Status Mlp(const Seq2SeqConfig& c, const Seq2SeqStackConfig& s, const MlpParams& m, Seq2SeqStack stack, int layer,
            int n, StackWork& w) {
   const int d = c.d_model;
@@ -230,57 +234,98 @@ void SizeWork(const Seq2SeqConfig& c, const Seq2SeqStackConfig& s, int n, int n_
   if (c.positions == PositionKind::kRelative) w.bias.resize((size_t)s.n_head * rows * n_k);
 }
 
+// (5) one layer of rows x [n_q, d_model] at positions pos0..: self-attention, the decoder's cross-attention (cross
+// non-null), MLP.
+//   kv: the layer's self keys and values (as Attention); cross: the encoder output's [n_src, inner] (decoder)
+//   probs: [n_head, n_q, pos0 + n_q]; cross_probs: [n_head, n_q, n_src] (decoder)
+Status Layer(const Seq2SeqConfig& c, const Seq2SeqLayerParams& lp, Seq2SeqStack stack, int layer, int n_q, int pos0,
+             const float* bias, KeysValues* kv, KeysValues* cross, int n_src, float* probs, float* cross_probs,
+             const Seq2SeqRunOptions& o, StackWork& w) {
+  ATTNVIZ_RETURN_IF_ERROR(Attention(c, lp.self_attn, stack, layer, n_q, pos0, pos0 + n_q, bias, kv, probs, o, w));
+  if (cross)
+    ATTNVIZ_RETURN_IF_ERROR(
+        Attention(c, lp.cross_attn, Seq2SeqStack::kCross, layer, n_q, pos0, n_src, nullptr, cross, cross_probs, o, w));
+  return Mlp(c, c.Stack(stack), lp.mlp, stack, layer, n_q, w);
+}
+
 HeadsView Columns(const float* base, int n, const Seq2SeqStackConfig& s) {
   return HeadsView::Columns(base, (size_t)n, (size_t)s.n_head, (size_t)s.d_head, (size_t)s.inner());
+}
+
+// What the sink sees of one attention sublayer after its layer: q, z [n_q, inner] (self: w.q, w.z; cross: w.cq,
+// w.cz), kv [n_k, inner], probs [n_head, n_q, n_k], bias as Attention read it, the layer's output x [n_q, d_model].
+Seq2SeqLayerOutput SublayerOutput(const Seq2SeqConfig& c, const Seq2SeqLayerParams& lp, Seq2SeqStack stack, int layer,
+                                  int n_q, int n_k, const float* probs, const KeysValues& kv, const float* bias,
+                                  const StackWork& w) {
+  const Seq2SeqStackConfig& s = c.Stack(stack);
+  const bool cross = stack == Seq2SeqStack::kCross;
+  Seq2SeqLayerOutput out;
+  out.stack = stack, out.layer = layer, out.n_layer = s.n_layer, out.n_head = s.n_head;
+  out.d_head = s.d_head, out.d_model = c.d_model, out.n_q = n_q, out.n_k = n_k;
+  out.probs = probs, out.hidden = w.x.data(), out.weights = &lp;
+  out.q = Columns(cross ? w.cq.data() : w.q.data(), n_q, s), out.z = Columns(cross ? w.cz.data() : w.z.data(), n_q, s);
+  out.k = Columns(kv.k.data(), n_k, s), out.v = Columns(kv.v.data(), n_k, s);
+  out.multiplier = Multiplier(c, s);
+  out.position_bias = bias;
+  return out;
+}
+
+// Where sublayer (stack, layer) writes its probs: the sink's buffer, else the run's scratch.
+float* ProbsTarget(Seq2SeqSink* sink, Seq2SeqStack stack, int layer, Floats& scratch) {
+  float* probs = sink ? sink->ProbsBuffer(stack, layer) : nullptr;
+  return probs ? probs : scratch.data();
+}
+
+// Steps 1-2 (kEncoder) or 4-5 (kDecoder): one stack over ids [n] -> its residual stream w.x [n, d_model]; each layer
+// handed to the sink (the decoder's kDecoder then kCross).
+//   cross: [n_dec_layer] the encoder output's keys and values [n_src, inner] (decoder); null in the encoder
+Status RunStack(const Seq2SeqModel& model, Seq2SeqStack stack, const std::vector<int>& ids,
+                std::vector<KeysValues>* cross, int n_src, const Seq2SeqRunOptions& o, Seq2SeqSink* sink,
+                StackWork& w) {
+  const Seq2SeqConfig& c = model.config();
+  const bool decoder = stack == Seq2SeqStack::kDecoder;
+  const Seq2SeqStackConfig& s = c.Stack(stack);
+  const Seq2SeqStackParams& p = decoder ? model.params().decoder : model.params().encoder;
+  const int n = (int)ids.size(), d = c.d_model;
+  SizeWork(c, s, n, n, n_src, decoder, w);
+  KeysValues kv;
+  kv.k.resize((size_t)n * s.inner()), kv.v.resize((size_t)n * s.inner());
+  // 1. / 4. Embeddings (and t5's position bias, which every layer adds)
+  Embed(c, p, ids.data(), n, 0, w.x.data());
+  if (FirstNotFinite(w.x.data(), w.x.size()) != w.x.size()) return NotFinite(stack, -1, "the embeddings");
+  if (sink) ATTNVIZ_RETURN_IF_ERROR(sink->OnEmbeddings(stack, w.x.data(), n, d));
+  const float* bias = PositionBias(c, p.relative_bias, s.n_head, /*bidirectional=*/!decoder, n, n, 0, w.bias.data());
+  // 2. / 5. Layers: self-attention (causal in the decoder), the decoder's cross-attention, MLP
+  for (int l = 0; l < s.n_layer; ++l) {
+    if (o.control.cancelled()) return Status::Cancelled();
+    const Seq2SeqLayerParams& lp = p.layers[(size_t)l];
+    float* probs = ProbsTarget(sink, stack, l, w.probs);
+    float* cross_probs = decoder ? ProbsTarget(sink, Seq2SeqStack::kCross, l, w.cross_probs) : nullptr;
+    KeysValues* layer_cross = decoder ? &(*cross)[(size_t)l] : nullptr;
+    ATTNVIZ_RETURN_IF_ERROR(Layer(c, lp, stack, l, n, 0, bias, &kv, layer_cross, n_src, probs, cross_probs, o, w));
+    if (sink) {
+      ATTNVIZ_RETURN_IF_ERROR(sink->OnLayer(SublayerOutput(c, lp, stack, l, n, n, probs, kv, bias, w)));
+      if (decoder)
+        ATTNVIZ_RETURN_IF_ERROR(
+            sink->OnLayer(SublayerOutput(c, lp, Seq2SeqStack::kCross, l, n, n_src, cross_probs, *layer_cross, nullptr, w)));
+    }
+    o.control.Report(decoder ? "decoder layers" : "encoder layers", (size_t)l + 1, (size_t)s.n_layer);
+  }
+  return Status::Ok();
 }
 
 // Steps 1-3: the encoder over src -> enc_out [n_src, d_model] (after its final norm where it has one).
 Status RunEncoder(const Seq2SeqModel& model, const std::vector<int>& src, const Seq2SeqRunOptions& o,
                   Seq2SeqSink* sink, Floats* enc_out) {
   const Seq2SeqConfig& c = model.config();
-  const Seq2SeqStackConfig& s = c.encoder;
-  const Seq2SeqStackParams& p = model.params().encoder;
-  const int n = (int)src.size(), d = c.d_model;
+  const int n = (int)src.size();
   StackWork w;
-  SizeWork(c, s, n, n, 0, false, w);
-  KeysValues kv;
-  kv.k.resize((size_t)n * s.inner()), kv.v.resize((size_t)n * s.inner());
-  // 1. Embeddings
-  Embed(c, p, src.data(), n, 0, w.x.data());
-  if (FirstNotFinite(w.x.data(), w.x.size()) != w.x.size())
-    return NotFinite(Seq2SeqStack::kEncoder, -1, "the embeddings");
-  if (sink) ATTNVIZ_RETURN_IF_ERROR(sink->OnEmbeddings(Seq2SeqStack::kEncoder, w.x.data(), n, d));
-  const float* bias = nullptr;
-  if (c.positions == PositionKind::kRelative) {
-    PositionBias(c, p.relative_bias, s.n_head, /*bidirectional=*/true, n, n, 0, w.bias.data());
-    bias = w.bias.data();
-  }
-  // 2. Layers
-  for (int l = 0; l < s.n_layer; ++l) {
-    if (o.control.cancelled()) return Status::Cancelled();
-    const Seq2SeqLayerParams& lp = p.layers[(size_t)l];
-    float* probs = sink ? sink->ProbsBuffer(Seq2SeqStack::kEncoder, l) : nullptr;
-    if (!probs) probs = w.probs.data();
-    ATTNVIZ_RETURN_IF_ERROR(SelfAttention(c, s, lp.self_attn, Seq2SeqStack::kEncoder, l, n, 0, bias, probs, &kv, o, w));
-    ATTNVIZ_RETURN_IF_ERROR(Mlp(c, s, lp.mlp, Seq2SeqStack::kEncoder, l, n, w));
-    if (sink) {
-      Seq2SeqLayerOutput out;
-      out.stack = Seq2SeqStack::kEncoder, out.layer = l, out.n_layer = s.n_layer, out.n_head = s.n_head;
-      out.d_head = s.d_head, out.d_model = d, out.n_q = n, out.n_k = n;
-      out.probs = probs, out.hidden = w.x.data(), out.weights = &lp;
-      out.q = Columns(w.q.data(), n, s), out.k = Columns(kv.k.data(), n, s), out.v = Columns(kv.v.data(), n, s);
-      out.z = Columns(w.z.data(), n, s);
-      out.multiplier = Multiplier(c, s);
-      out.position_bias = bias;
-      ATTNVIZ_RETURN_IF_ERROR(sink->OnLayer(out));
-    }
-    o.control.Report("encoder layers", (size_t)l + 1, (size_t)s.n_layer);
-  }
+  ATTNVIZ_RETURN_IF_ERROR(RunStack(model, Seq2SeqStack::kEncoder, src, nullptr, 0, o, sink, w));
   // 3. The encoder output
   enc_out->assign(w.x.begin(), w.x.end());
-  if (c.final_norms && !NormRows(c, w.x.data(), n, p.final_norm, enc_out->data()))
-    return NotFinite(Seq2SeqStack::kEncoder, s.n_layer - 1, "the encoder's final norm");
-  if (sink) ATTNVIZ_RETURN_IF_ERROR(sink->OnEncoderOutput(enc_out->data(), n, d));
+  if (c.final_norms && !NormRows(c, w.x.data(), n, model.params().encoder.final_norm, enc_out->data()))
+    return NotFinite(Seq2SeqStack::kEncoder, c.encoder.n_layer - 1, "the encoder's final norm");
+  if (sink) ATTNVIZ_RETURN_IF_ERROR(sink->OnEncoderOutput(enc_out->data(), n, c.d_model));
   return Status::Ok();
 }
 
@@ -301,54 +346,9 @@ std::vector<KeysValues> CrossKeysValues(const Seq2SeqModel& model, const Floats&
 // Steps 4-5: the decoder over tgt, reading enc_out [n_src, d_model].
 Status RunDecoder(const Seq2SeqModel& model, const Floats& enc_out, int n_src, const std::vector<int>& tgt,
                   const Seq2SeqRunOptions& o, Seq2SeqSink* sink) {
-  const Seq2SeqConfig& c = model.config();
-  const Seq2SeqStackConfig& s = c.decoder;
-  const Seq2SeqStackParams& p = model.params().decoder;
-  const int n = (int)tgt.size(), d = c.d_model;
+  std::vector<KeysValues> cross = CrossKeysValues(model, enc_out, n_src);
   StackWork w;
-  SizeWork(c, s, n, n, n_src, true, w);
-  KeysValues kv;
-  kv.k.resize((size_t)n * s.inner()), kv.v.resize((size_t)n * s.inner());
-  const std::vector<KeysValues> cross = CrossKeysValues(model, enc_out, n_src);
-  // 4. Embeddings
-  Embed(c, p, tgt.data(), n, 0, w.x.data());
-  if (FirstNotFinite(w.x.data(), w.x.size()) != w.x.size())
-    return NotFinite(Seq2SeqStack::kDecoder, -1, "the embeddings");
-  if (sink) ATTNVIZ_RETURN_IF_ERROR(sink->OnEmbeddings(Seq2SeqStack::kDecoder, w.x.data(), n, d));
-  const float* bias = nullptr;
-  if (c.positions == PositionKind::kRelative) {
-    PositionBias(c, p.relative_bias, s.n_head, /*bidirectional=*/false, n, n, 0, w.bias.data());
-    bias = w.bias.data();
-  }
-  // 5. Layers: causal self-attention, cross-attention, MLP
-  for (int l = 0; l < s.n_layer; ++l) {
-    if (o.control.cancelled()) return Status::Cancelled();
-    const Seq2SeqLayerParams& lp = p.layers[(size_t)l];
-    float* probs = sink ? sink->ProbsBuffer(Seq2SeqStack::kDecoder, l) : nullptr;
-    if (!probs) probs = w.probs.data();
-    float* cross_probs = sink ? sink->ProbsBuffer(Seq2SeqStack::kCross, l) : nullptr;
-    if (!cross_probs) cross_probs = w.cross_probs.data();
-    ATTNVIZ_RETURN_IF_ERROR(SelfAttention(c, s, lp.self_attn, Seq2SeqStack::kDecoder, l, n, 0, bias, probs, &kv, o, w));
-    ATTNVIZ_RETURN_IF_ERROR(CrossAttention(c, lp.cross_attn, l, n, n_src, cross[(size_t)l], cross_probs, o, w));
-    ATTNVIZ_RETURN_IF_ERROR(Mlp(c, s, lp.mlp, Seq2SeqStack::kDecoder, l, n, w));
-    if (sink) {
-      Seq2SeqLayerOutput out;
-      out.stack = Seq2SeqStack::kDecoder, out.layer = l, out.n_layer = s.n_layer, out.n_head = s.n_head;
-      out.d_head = s.d_head, out.d_model = d, out.n_q = n, out.n_k = n;
-      out.probs = probs, out.hidden = w.x.data(), out.weights = &lp;
-      out.q = Columns(w.q.data(), n, s), out.k = Columns(kv.k.data(), n, s), out.v = Columns(kv.v.data(), n, s);
-      out.z = Columns(w.z.data(), n, s);
-      out.multiplier = Multiplier(c, s);
-      out.position_bias = bias;
-      ATTNVIZ_RETURN_IF_ERROR(sink->OnLayer(out));
-      out.stack = Seq2SeqStack::kCross, out.n_k = n_src, out.probs = cross_probs, out.position_bias = nullptr;
-      out.q = Columns(w.cq.data(), n, s), out.z = Columns(w.cz.data(), n, s);
-      out.k = Columns(cross[(size_t)l].k.data(), n_src, s), out.v = Columns(cross[(size_t)l].v.data(), n_src, s);
-      ATTNVIZ_RETURN_IF_ERROR(sink->OnLayer(out));
-    }
-    o.control.Report("decoder layers", (size_t)l + 1, (size_t)s.n_layer);
-  }
-  return Status::Ok();
+  return RunStack(model, Seq2SeqStack::kDecoder, tgt, &cross, n_src, o, sink, w);
 }
 
 Status CheckIds(const char* what, const std::vector<int>& ids, int vocab, const char* vocab_key, int max_positions) {
@@ -603,7 +603,7 @@ Result<GreedyResult> GreedyGenerate(const Seq2SeqModel& model, const std::vector
     // 1. The encoder once, and every decoder layer's cross keys and values of its output.
     Floats enc_out;
     ATTNVIZ_RETURN_IF_ERROR(RunEncoder(model, src, o, nullptr, &enc_out));
-    const std::vector<KeysValues> cross = CrossKeysValues(model, enc_out, n_src);
+    std::vector<KeysValues> cross = CrossKeysValues(model, enc_out, n_src);
     // 2. The decoder one position at a time; each layer's self keys and values kept as they are made.
     std::vector<KeysValues> cache((size_t)s.n_layer);
     for (KeysValues& kv : cache) kv.k.resize((size_t)n_max * s.inner()), kv.v.resize((size_t)n_max * s.inner());
@@ -619,19 +619,14 @@ Result<GreedyResult> GreedyGenerate(const Seq2SeqModel& model, const std::vector
       made.self_rows.Resize({(size_t)s.n_layer, (size_t)s.n_head, (size_t)t + 1});
       made.cross_rows.Resize({(size_t)s.n_layer, (size_t)s.n_head, (size_t)n_src});
       Embed(c, model.params().decoder, &token, 1, t, w.x.data());
-      const float* bias = nullptr;
-      if (c.positions == PositionKind::kRelative) {
-        PositionBias(c, model.params().decoder.relative_bias, s.n_head, false, 1, t + 1, t, w.bias.data());
-        bias = w.bias.data();
-      }
+      const float* bias =
+          PositionBias(c, model.params().decoder.relative_bias, s.n_head, /*bidirectional=*/false, 1, t + 1, t,
+                       w.bias.data());
       for (int l = 0; l < s.n_layer; ++l) {
-        const Seq2SeqLayerParams& lp = model.params().decoder.layers[(size_t)l];
         float* self_row = made.self_rows.data.data() + (size_t)l * s.n_head * (t + 1);  // [n_head, 1, t + 1]
         float* cross_row = made.cross_rows.data.data() + (size_t)l * s.n_head * n_src;  // [n_head, 1, n_src]
-        ATTNVIZ_RETURN_IF_ERROR(
-            SelfAttention(c, s, lp.self_attn, Seq2SeqStack::kDecoder, l, 1, t, bias, self_row, &cache[(size_t)l], o, w));
-        ATTNVIZ_RETURN_IF_ERROR(CrossAttention(c, lp.cross_attn, l, 1, n_src, cross[(size_t)l], cross_row, o, w));
-        ATTNVIZ_RETURN_IF_ERROR(Mlp(c, s, lp.mlp, Seq2SeqStack::kDecoder, l, 1, w));
+        ATTNVIZ_RETURN_IF_ERROR(Layer(c, model.params().decoder.layers[(size_t)l], Seq2SeqStack::kDecoder, l, 1, t,
+                                      bias, &cache[(size_t)l], &cross[(size_t)l], n_src, self_row, cross_row, o, w));
       }
       // 3. The argmax of this position's logits (ties: the lower id), suppressed ids skipped.
       last.assign(w.x.begin(), w.x.begin() + c.d_model);

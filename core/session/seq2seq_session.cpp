@@ -6,7 +6,6 @@
 #include "session/seq2seq_session.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "attention/metrics.h"
 #include "model/seq2seq_run.h"
@@ -19,39 +18,6 @@ namespace {
 using model::Seq2SeqStack;
 using tokenize::Token;
 
-// Each head's row figures from its probs, and its logit mean and std from `logits` when given.
-//   probs: [n_head, n_q, n_k]; logits: [n_head, n_q, n_k] or null (then the logit figures are 0)
-std::vector<HeadMetrics> MetricsOf(const float* probs, const float* logits, int n_head, int n_q, int n_k,
-                                   bool causal) {
-  std::vector<HeadMetrics> heads((size_t)n_head);
-  for (int h = 0; h < n_head; ++h) {
-    HeadMetrics& hm = heads[(size_t)h];
-    hm.rows.resize((size_t)n_q);
-    double sum = 0, sq = 0;
-    size_t count = 0;
-    for (int i = 0; i < n_q; ++i) {
-      const size_t at = ((size_t)h * n_q + i) * n_k;
-      const int visible = causal ? std::min(i + 1, n_k) : n_k;
-      RowMetrics& r = hm.rows[(size_t)i];
-      double entropy = 0;
-      float peak = 0;
-      for (int j = 0; j < visible; ++j) {
-        const float p = probs[at + j];
-        if (p > 0) entropy -= (double)p * std::log((double)p);
-        peak = std::max(peak, p);
-        if (logits) sum += logits[at + j], sq += (double)logits[at + j] * logits[at + j], ++count;
-      }
-      r.entropy = (float)entropy;
-      r.norm_entropy = visible > 1 ? (float)(entropy / std::log((double)visible)) : 0.0f;
-      r.max_weight = peak;
-      r.effective_keys = (float)std::exp(entropy);
-      r.grad_norm = SoftmaxJacobianNorm(probs + at, (size_t)visible);
-    }
-    SummarizeHead(sum, sq, count, &hm);
-  }
-  return heads;
-}
-
 StackKind KindOf(Seq2SeqStack s) {
   return s == Seq2SeqStack::kEncoder ? StackKind::kEncoder
          : s == Seq2SeqStack::kDecoder ? StackKind::kDecoder : StackKind::kCross;
@@ -61,13 +27,14 @@ StackKind KindOf(Seq2SeqStack s) {
 std::shared_ptr<const LayerMaps> LayerOf(Tensor probs, const Tensor& logits, const TokenList& rows,
                                          const TokenList& columns, Seq2SeqStack stack, int d_head, float multiplier) {
   auto maps = std::make_shared<LayerMaps>();
-  const int n_head = (int)probs.dim(0), n_q = (int)probs.dim(1), n_k = (int)probs.dim(2);
-  const bool causal = stack == Seq2SeqStack::kDecoder;
-  maps->metrics = MetricsOf(probs.data.data(), logits.empty() ? nullptr : logits.data.data(), n_head, n_q, n_k, causal);
+  const size_t n_head = probs.dim(0), n_q = probs.dim(1), n_k = probs.dim(2);
+  const Mask mask = stack == Seq2SeqStack::kDecoder ? Mask::Causal() : Mask::Bidirectional();
+  ComputeProbMetrics(probs.data.data(), logits.empty() ? nullptr : logits.data.data(), n_head, n_q, n_k, mask,
+                     &maps->metrics);
   maps->probs = std::make_shared<const Tensor>(std::move(probs));
   maps->query_tokens = rows;
   maps->kv_tokens = columns;
-  maps->mask = causal ? Mask::Causal() : Mask::Bidirectional();
+  maps->mask = mask;
   maps->d_qk = d_head;
   maps->multiplier = multiplier;
   maps->scaled = multiplier != 1.0f;

@@ -12,6 +12,7 @@
 //                lm_head.weight (untied), final_logits_bias [1, vocab].
 #include "model/arch/bart_body.h"
 #include "model/arch/family.h"
+#include "model/arch/seq2seq_bind.h"
 
 namespace attnviz::model {
 
@@ -49,19 +50,16 @@ Status ParseBartStyle(const Keys& k, const BartStyleDefaults& d, Seq2SeqConfig* 
 }
 
 namespace {
+
 Status BindAttention(const Seq2SeqConfig& c, const Seq2SeqStackConfig& s, Binder& b, const std::string& name,
                      AttentionParams* a) {
-  const int d = c.d_model, inner = s.inner();
-  ATTNVIZ_TRY(b.LinearOutIn(name + ".q_proj", d, inner, true, &a->q));
-  ATTNVIZ_TRY(b.LinearOutIn(name + ".k_proj", d, inner, true, &a->k));
-  ATTNVIZ_TRY(b.LinearOutIn(name + ".v_proj", d, inner, true, &a->v));
-  ATTNVIZ_TRY(b.LinearOutIn(name + ".out_proj", inner, d, true, &a->o));
-  return b.LayerNorm(name + "_layer_norm", d, &a->norm);
+  ATTNVIZ_TRY(BindAttentionProjections(c, s, b, name, {".q_proj", ".k_proj", ".v_proj", ".out_proj"}, a));
+  return b.LayerNorm(name + "_layer_norm", c.d_model, &a->norm);
 }
-}  // namespace
 
-Status BindBartStyleLayers(const Seq2SeqConfig& c, Binder& b, const std::string& stack, bool decoder,
-                           Seq2SeqStackParams* p) {
+// One stack's layers under `stack` ("model.encoder." / "model.decoder."): layers.N.{self_attn.{q,k,v,out}_proj,
+// self_attn_layer_norm, [encoder_attn.{q,k,v,out}_proj, encoder_attn_layer_norm,] fc1, fc2, final_layer_norm}.
+Status BindLayers(const Seq2SeqConfig& c, Binder& b, const std::string& stack, bool decoder, Seq2SeqStackParams* p) {
   const Seq2SeqStackConfig& s = decoder ? c.decoder : c.encoder;
   const int d = c.d_model;
   p->layers.resize((size_t)s.n_layer);
@@ -77,7 +75,18 @@ Status BindBartStyleLayers(const Seq2SeqConfig& c, Binder& b, const std::string&
   return Status::Ok();
 }
 
-Status BindFinalLogitsBias(const Seq2SeqConfig& c, Binder& b, Seq2SeqParams* p) {
+}  // namespace
+
+Status BindBartStyle(const Seq2SeqConfig& c, Binder& b, Seq2SeqParams* p, const BartStyleEmbeddings& embeddings) {
+  const std::string pre = DetectPrefix(b.store(), "encoder.layers.0.fc1.weight", {"model.", ""});
+  for (const bool decoder : {false, true}) {
+    const std::string stack = pre + (decoder ? "decoder." : "encoder.");
+    Seq2SeqStackParams& s = decoder ? p->decoder : p->encoder;
+    ATTNVIZ_TRY(embeddings(pre, stack, decoder, &s));
+    ATTNVIZ_TRY(BindLayers(c, b, stack, decoder, &s));
+    if (c.final_norms) ATTNVIZ_TRY(b.LayerNorm(stack + "layer_norm", c.d_model, &s.final_norm));
+  }
+  ATTNVIZ_TRY(BindSeq2SeqLmHead(c, b, p));
   if (!b.store().Has("final_logits_bias")) return Status::Ok();
   return b.Get("final_logits_bias", {1, c.decoder_vocab}, &p->final_logits_bias);
 }
@@ -96,24 +105,16 @@ Status ParseBart(const Keys& k, const json&, Seq2SeqConfig* c) {
   return Status::Ok();
 }
 
-// 2. Tensor names -> params
+// 2. Tensor names -> params: the one shared token table (tied: any of its names may be the one stored), the learned
+// positions, layernorm_embedding.
 Status BindBart(const Seq2SeqConfig& c, Binder& b, Seq2SeqParams* p) {
-  const std::string pre = DetectPrefix(b.store(), "encoder.layers.0.fc1.weight", {"model.", ""});
   const int d = c.d_model;
-  for (const bool decoder : {false, true}) {
-    const std::string stack = pre + (decoder ? "decoder." : "encoder.");
-    Seq2SeqStackParams& s = decoder ? p->decoder : p->encoder;
-    // The one shared table (tied: any of its names may be the one stored).
+  return BindBartStyle(c, b, p, [&](const std::string& pre, const std::string& stack, bool, Seq2SeqStackParams* s) {
     ATTNVIZ_TRY(b.Get({pre + "shared.weight", stack + "embed_tokens.weight", "model.shared.weight"}, {c.vocab, d},
-                      &s.tok_emb));
-    ATTNVIZ_TRY(b.Get(stack + "embed_positions.weight", {c.max_positions + c.position_offset, d}, &s.pos_emb));
-    ATTNVIZ_TRY(b.LayerNorm(stack + "layernorm_embedding", d, &s.emb_norm));
-    ATTNVIZ_TRY(BindBartStyleLayers(c, b, stack, decoder, &s));
-    if (c.final_norms) ATTNVIZ_TRY(b.LayerNorm(stack + "layer_norm", d, &s.final_norm));
-  }
-  if (c.tie_word_embeddings) p->lm_head = p->decoder.tok_emb;
-  else ATTNVIZ_TRY(b.Get("lm_head.weight", {c.decoder_vocab, d}, &p->lm_head));
-  return BindFinalLogitsBias(c, b, p);
+                      &s->tok_emb));
+    ATTNVIZ_TRY(b.Get(stack + "embed_positions.weight", {c.max_positions + c.position_offset, d}, &s->pos_emb));
+    return b.LayerNorm(stack + "layernorm_embedding", d, &s->emb_norm);
+  });
 }
 
 }  // namespace

@@ -50,24 +50,17 @@ std::vector<float> SinusoidTable(int n_pos, int d) {
   return t;
 }
 
-// 2. Tensor names -> params
+// 2. Tensor names -> params: each stack's token table (one shared, or the decoder's own), the computed positions.
 Status BindMarian(const Seq2SeqConfig& c, Binder& b, Seq2SeqParams* p) {
-  const std::string pre = DetectPrefix(b.store(), "encoder.layers.0.fc1.weight", {"model.", ""});
   const int d = c.d_model;
   const float* positions = b.Keep(SinusoidTable(c.max_positions, d));
-  for (const bool decoder : {false, true}) {
-    const std::string stack = pre + (decoder ? "decoder." : "encoder.");
-    Seq2SeqStackParams& s = decoder ? p->decoder : p->encoder;
+  return BindBartStyle(c, b, p, [&](const std::string& pre, const std::string& stack, bool decoder,
+                                    Seq2SeqStackParams* s) {
+    s->pos_emb = positions;
     if (c.shared_embeddings)
-      ATTNVIZ_TRY(b.Get({pre + "shared.weight", stack + "embed_tokens.weight"}, {c.vocab, d}, &s.tok_emb));
-    else
-      ATTNVIZ_TRY(b.Get(stack + "embed_tokens.weight", {decoder ? c.decoder_vocab : c.vocab, d}, &s.tok_emb));
-    s.pos_emb = positions;
-    ATTNVIZ_TRY(BindBartStyleLayers(c, b, stack, decoder, &s));
-  }
-  if (c.tie_word_embeddings) p->lm_head = p->decoder.tok_emb;
-  else ATTNVIZ_TRY(b.Get("lm_head.weight", {c.decoder_vocab, d}, &p->lm_head));
-  return BindFinalLogitsBias(c, b, p);
+      return b.Get({pre + "shared.weight", stack + "embed_tokens.weight"}, {c.vocab, d}, &s->tok_emb);
+    return b.Get(stack + "embed_tokens.weight", {decoder ? c.decoder_vocab : c.vocab, d}, &s->tok_emb);
+  });
 }
 
 }  // namespace

@@ -15,8 +15,11 @@
 //                decoder layer.1.EncDecAttention.{q,k,v,o} + layer.1.layer_norm, the MLP layer (encoder 1, decoder 2):
 //                DenseReluDense.{wi | wi_0, wi_1, wo} + layer_norm, {encoder,decoder}.final_layer_norm, lm_head.weight.
 // umt5 (a bias in every layer) is refused by name (arch/refused.cpp).
+#include <array>
+
 #include "model/arch/config_keys.h"
 #include "model/arch/family.h"
+#include "model/arch/seq2seq_bind.h"
 #include "model/binder.h"
 #include "model/seq2seq.h"
 
@@ -79,15 +82,6 @@ Status ParseT5(const Keys& k, const json&, Seq2SeqConfig* c) {
   return Status::Ok();
 }
 
-Status BindAttention(const Seq2SeqConfig& c, const Seq2SeqStackConfig& s, Binder& b, const std::string& name,
-                     AttentionParams* a) {
-  const int d = c.d_model, inner = s.inner();
-  ATTNVIZ_TRY(b.LinearOutIn(name + ".q", d, inner, false, &a->q));
-  ATTNVIZ_TRY(b.LinearOutIn(name + ".k", d, inner, false, &a->k));
-  ATTNVIZ_TRY(b.LinearOutIn(name + ".v", d, inner, false, &a->v));
-  return b.LinearOutIn(name + ".o", inner, d, false, &a->o);
-}
-
 Status BindMlp(const Seq2SeqConfig& c, const Seq2SeqStackConfig& s, Binder& b, const std::string& layer, MlpParams* m) {
   const int d = c.d_model;
   const std::string ff = layer + "DenseReluDense.";
@@ -102,6 +96,8 @@ Status BindMlp(const Seq2SeqConfig& c, const Seq2SeqStackConfig& s, Binder& b, c
 }
 
 // 2. Tensor names -> params
+constexpr std::array<const char*, 4> kProjections = {".q", ".k", ".v", ".o"};
+
 Status BindT5(const Seq2SeqConfig& c, Binder& b, Seq2SeqParams* p) {
   const int d = c.d_model;
   for (const bool decoder : {false, true}) {
@@ -116,19 +112,17 @@ Status BindT5(const Seq2SeqConfig& c, Binder& b, Seq2SeqParams* p) {
     for (int l = 0; l < sc.n_layer; ++l) {
       const std::string h = stack + "block." + std::to_string(l) + ".layer.";
       Seq2SeqLayerParams& lp = s.layers[(size_t)l];
-      ATTNVIZ_TRY(BindAttention(c, sc, b, h + "0.SelfAttention", &lp.self_attn));
+      ATTNVIZ_TRY(BindAttentionProjections(c, sc, b, h + "0.SelfAttention", kProjections, &lp.self_attn));
       ATTNVIZ_TRY(b.RmsNorm(h + "0.layer_norm", d, &lp.self_attn.norm));
       if (decoder) {
-        ATTNVIZ_TRY(BindAttention(c, sc, b, h + "1.EncDecAttention", &lp.cross_attn));
+        ATTNVIZ_TRY(BindAttentionProjections(c, sc, b, h + "1.EncDecAttention", kProjections, &lp.cross_attn));
         ATTNVIZ_TRY(b.RmsNorm(h + "1.layer_norm", d, &lp.cross_attn.norm));
       }
       ATTNVIZ_TRY(BindMlp(c, sc, b, h + (decoder ? "2." : "1."), &lp.mlp));
     }
     ATTNVIZ_TRY(b.RmsNorm(stack + "final_layer_norm", d, &s.final_norm));
   }
-  if (c.tie_word_embeddings) p->lm_head = p->decoder.tok_emb;
-  else ATTNVIZ_TRY(b.Get("lm_head.weight", {c.decoder_vocab, d}, &p->lm_head));
-  return Status::Ok();
+  return BindSeq2SeqLmHead(c, b, p);
 }
 
 }  // namespace
