@@ -34,7 +34,8 @@ size_t PrefixState::Bytes() const {
 
 double PrefixStateBytes(const ModelConfig& c, size_t n) {
   const double ld_qkv = c.q_dim() + 2.0 * c.kv_dim();
-  return ((c.n_layer + 1.0) * n * c.d_model + (double)c.n_layer * n * ld_qkv) * sizeof(float);
+  const double rows = (double)n + kPrefixSpareRows;
+  return ((c.n_layer + 1.0) * rows * c.d_model + (double)c.n_layer * rows * ld_qkv) * sizeof(float);
 }
 
 size_t CommonPrefix(const std::vector<int>& a, const std::vector<int>& b) {

@@ -47,7 +47,9 @@ struct PrefixState {
   size_t Bytes() const;
 };
 
-// The bytes a state holds for n tokens (counted in RunMemoryBytes when a run keeps one).
+// Rows a state has room for past its text (a run reserves them): appending that many moves no kept row.
+constexpr size_t kPrefixSpareRows = 64;
+// The bytes a state holds for n tokens, its spare rows too (counted in RunMemoryBytes when a run keeps one).
 double PrefixStateBytes(const ModelConfig& c, size_t n);
 
 // How many leading ids two sequences share.

@@ -565,8 +565,13 @@ Status RunWithWorkspace(const Model& model, const std::vector<int>& ids, const R
     } else {
       kept->ids.resize((size_t)plan.rows);
     }
-    for (auto& h : kept->hidden) h.resize((size_t)n * d);
-    for (auto& q : kept->qkv) q.resize((size_t)n * ws.ld_qkv);
+    // Room for a few more rows (typing adds a token or two a run): a longer text then moves no kept row.
+    auto grow = [n](std::vector<float>& rows, size_t width) {
+      if (rows.capacity() < (size_t)n * width) rows.reserve(((size_t)n + kPrefixSpareRows) * width);
+      rows.resize((size_t)n * width);
+    };
+    for (auto& h : kept->hidden) grow(h, (size_t)d);
+    for (auto& q : kept->qkv) grow(q, (size_t)ws.ld_qkv);
     ws.r0 = plan.rows;
   }
   const size_t kept_floats = (size_t)ws.r0 * d, kept_qkv = (size_t)ws.r0 * ws.ld_qkv;
