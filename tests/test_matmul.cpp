@@ -136,3 +136,40 @@ TEST(MatMulTiled, InsideAParallelRegionEachThreadGetsItsOwnProduct) {
 
 }  // namespace
 }  // namespace attnviz
+
+namespace attnviz {
+namespace {
+
+// The rows [s, n) of a product, run alone with first_row = s, are the bits of the product over [0, n) when s is a
+// multiple of kMatMulRowGroup and neither product has a 1-row last tile the other has not (the rule a causal run
+// continuing from a kept prefix follows, core/model/prefix_cache.h). Starting at any row instead changes some rows:
+// the rule is needed, not a precaution.
+TEST(MatMulTiled, RowsAfterAGroupStartAreTheLongerProductsBits) {
+  const size_t n = 1100;
+  size_t naive_differ = 0;
+  for (const size_t depth : {16, 64, 576}) {
+    for (const size_t cols : {3, 64, 576}) {
+      for (const WeightLayout layout : {WeightLayout::kInOut, WeightLayout::kOutIn}) {
+        const std::vector<float> x = RandomFloats(n * depth, 11), w = RandomFloats(depth * cols, 12);
+        const size_t ldw = layout == WeightLayout::kInOut ? cols : depth;
+        std::vector<float> full(n * cols), part(n * cols);
+        MatMulTiled(x.data(), depth, n, depth, w.data(), ldw, layout, cols, full.data(), cols);
+        for (const size_t s : {16, 496, 512, 528, 1040, 1088}) {
+          SCOPED_TRACE("depth " + std::to_string(depth) + " cols " + std::to_string(cols) + " from row " +
+                       std::to_string(s));
+          MatMulTiled(x.data() + s * depth, depth, n - s, depth, w.data(), ldw, layout, cols, part.data(), cols,
+                      nullptr, nullptr, s);
+          ASSERT_EQ(0, std::memcmp(part.data(), full.data() + s * cols, (n - s) * cols * sizeof(float)));
+        }
+        for (const size_t p : {1, 1093, 1099}) {  // not a group start: a product cut elsewhere
+          MatMulTiled(x.data() + p * depth, depth, n - p, depth, w.data(), ldw, layout, cols, part.data(), cols);
+          naive_differ += std::memcmp(part.data(), full.data() + p * cols, (n - p) * cols * sizeof(float)) != 0;
+        }
+      }
+    }
+  }
+  EXPECT_GT(naive_differ, 0u) << "rows cut anywhere kept their bits here: the test no longer shows why the rule is";
+}
+
+}  // namespace
+}  // namespace attnviz

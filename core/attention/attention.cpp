@@ -239,8 +239,34 @@ struct MapBuffers {
 // those before its first row's window), unless full_scores asks for every score. A score's bits depend only on
 // its tile, never on the mask or on which maps are kept, so every path gives the same bits; z adds the tiles'
 // products in order (a skipped tile's probs are all 0: adding its product would add exact zeros).
+// The last tile, when n_k cuts it short, runs as a whole tile too, on copies of its keys and values padded with
+// zero rows (KeyTilePad): Eigen's column and depth blocking follow a product's width, so a score or a z row would
+// otherwise change its last bits with n_k, and a causal run continuing from a kept prefix (core/model/
+// prefix_cache.h) could not keep rows made when the text was shorter or longer.
 // The products always run on one thread (inside a team, or in AttendRows' team of its own).
 constexpr size_t kKeyTile = 256;
+// The last key tile's keys and values, each head's [kKeyTile, d] rows with zero rows past n_k (empty when n_k is a
+// multiple of kKeyTile: no tile is cut short).
+struct KeyTilePad {
+  size_t tile = (size_t)-1;  // the tile it stands for
+  std::vector<float> k, v;   // [n_kv, kKeyTile, d_k], [n_kv, kKeyTile, d_v]
+};
+void PadRows(const HeadsView& x, size_t first, std::vector<float>* out) {
+  out->assign(x.n_head * kKeyTile * x.d, 0.0f);
+  for (size_t g = 0; g < x.n_head; ++g)
+    for (size_t j = first; j < x.n; ++j) {
+      const float* row = x.data + g * x.head_stride + j * x.row_stride;
+      std::copy(row, row + x.d, out->data() + (g * kKeyTile + (j - first)) * x.d);
+    }
+}
+KeyTilePad PadLastTile(const HeadsView& k, const HeadsView& v, size_t n_k, bool scores, bool mix) {
+  KeyTilePad pad;
+  if (n_k % kKeyTile == 0) return pad;
+  pad.tile = n_k / kKeyTile;
+  if (scores) PadRows(k, pad.tile * kKeyTile, &pad.k);
+  if (mix) PadRows(v, pad.tile * kKeyTile, &pad.v);
+  return pad;
+}
 struct BlockArgs {
   unsigned steps;
   HeadsView q, k, v;
@@ -252,6 +278,7 @@ struct BlockArgs {
   bool full_scores;
   const HeadsOut* z;
   bool masked_zero;  // the probs map's masked cells hold 0 already (AttendSink::probs_masked_zero)
+  const KeyTilePad* pad;
 };
 inline void RunBlock(const BlockArgs& a, size_t h, size_t r0, Eigen::Index rows, float* scores_block,
                      float* logits_block, size_t logits_stride, float* probs_block, RowPass* passes) {
@@ -264,13 +291,22 @@ inline void RunBlock(const BlockArgs& a, size_t h, size_t r0, Eigen::Index rows,
   using Strided = Eigen::Map<RowMatrix, 0, Eigen::OuterStride<>>;
   using ConstStrided = Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>>;
   const Eigen::OuterStride<> row_stride((Eigen::Index)n_k);
+  const Eigen::Index tile = (Eigen::Index)kKeyTile;
+  thread_local RowMatrix padded;  // [rows, kKeyTile]: the cut tile's scores, or its probs padded with zeros
   if (a.steps & kStepScores) {  // (2) scores [rows, keys] = q [rows, d_k] . k^T [d_k, keys]
     const auto Q = a.q.Head(h).middleRows((Eigen::Index)r0, rows);
     const auto K = a.k.Head(g);
     for (size_t t = a.full_scores ? 0 : t0; t < (a.full_scores ? n_tiles : t1); ++t) {
       const size_t c0 = t * kKeyTile, c1 = tile_end(t);
-      Strided(scores_block + c0, rows, (Eigen::Index)(c1 - c0), row_stride).noalias() =
-          Q * K.middleRows((Eigen::Index)c0, (Eigen::Index)(c1 - c0)).transpose();
+      Strided out(scores_block + c0, rows, (Eigen::Index)(c1 - c0), row_stride);
+      if (t == a.pad->tile) {  // a whole tile's product, of which the first c1 - c0 columns are kept
+        const Eigen::Map<const RowMatrix> k_pad(a.pad->k.data() + g * kKeyTile * a.k.d, tile, (Eigen::Index)a.k.d);
+        padded.resize(rows, tile);
+        padded.noalias() = Q * k_pad.transpose();
+        out = padded.leftCols((Eigen::Index)(c1 - c0));
+      } else {
+        out.noalias() = Q * K.middleRows((Eigen::Index)c0, (Eigen::Index)(c1 - c0)).transpose();
+      }
     }
   }
   if (a.steps & kStepSoftmax) {  // (3)+(4) and the row figures, row by row, over each row's visible keys
@@ -298,8 +334,15 @@ inline void RunBlock(const BlockArgs& a, size_t h, size_t r0, Eigen::Index rows,
     Z.setZero();
     for (size_t t = t0; t < t1; ++t) {
       const size_t c0 = t * kKeyTile, c1 = tile_end(t);
-      Z.noalias() += ConstStrided(probs_block + c0, rows, (Eigen::Index)(c1 - c0), row_stride) *
-                     a.v.Head(g).middleRows((Eigen::Index)c0, (Eigen::Index)(c1 - c0));
+      const ConstStrided p(probs_block + c0, rows, (Eigen::Index)(c1 - c0), row_stride);
+      if (t == a.pad->tile) {  // probs padded with zeros times the padded values: a whole tile's product
+        const Eigen::Map<const RowMatrix> v_pad(a.pad->v.data() + g * kKeyTile * a.v.d, tile, (Eigen::Index)a.v.d);
+        padded.setZero(rows, tile);
+        padded.leftCols((Eigen::Index)(c1 - c0)) = p;
+        Z.noalias() += padded * v_pad;
+      } else {
+        Z.noalias() += p * a.v.Head(g).middleRows((Eigen::Index)c0, (Eigen::Index)(c1 - c0));
+      }
     }
   }
 }
@@ -341,7 +384,8 @@ inline void RunBlock(const BlockArgs& a, size_t h, size_t r0, Eigen::Index rows,
   // Every key's score when a scores or logits map is kept (the Shapes tab shows them) or the sink needs them.
   const bool full_scores = maps.scores || maps.logits || (sink && sink->full_scores);
   const bool masked_zero = sink && sink->probs_masked_zero && maps.probs;  // a whole map, never a scratch block
-  const BlockArgs args{steps, q, k, v, group, multiplier, softcap, mask, n_q, n_k, full_scores, z, masked_zero};
+  const KeyTilePad pad = PadLastTile(k, v, n_k, steps & kStepScores, steps & kStepMix);
+  const BlockArgs args{steps, q, k, v, group, multiplier, softcap, mask, n_q, n_k, full_scores, z, masked_zero, &pad};
   const std::atomic<bool>* cancel = sink ? sink->cancel : nullptr;
   std::atomic<bool> cancelled{false};
 #pragma omp parallel if (parallel)
@@ -362,6 +406,7 @@ inline void RunBlock(const BlockArgs& a, size_t h, size_t r0, Eigen::Index rows,
       // Heaviest blocks first: under a causal mask the last rows see the most keys.
       const size_t h = (size_t)item % n_head, r0 = (blocks - 1 - (size_t)item / n_head) * block;
       const Eigen::Index rows = (Eigen::Index)std::min(block, n_q - r0);
+      if (sink && r0 + (size_t)rows <= sink->first_row) continue;  // kept rows of a prefix
       const size_t off = (h * n_q + r0) * n_k;
       float* scores_block = maps.scores ? maps.scores + off : scratch_scores.data();
       float* logits_block = maps.logits ? maps.logits + off : nullptr;
@@ -579,8 +624,9 @@ void AttendRows(const Tensor& q, const Tensor& k, float multiplier, const Mask& 
   if (rows_out == 0) return;
   const size_t block = AttendBlockRows(n_k);
   const size_t b0 = (size_t)r0 / block, b1 = ((size_t)r1 + block - 1) / block;
+  const KeyTilePad pad = PadLastTile(kv, HeadsView{}, n_k, /*scores=*/true, /*mix=*/false);
   const BlockArgs args{kStepScores | kStepLogits | kStepSoftmax, qv, kv, HeadsView{}, n_head / kv.n_head, multiplier,
-                       softcap, mask, n_q, n_k, scores != nullptr, nullptr, false};
+                       softcap, mask, n_q, n_k, scores != nullptr, nullptr, false, &pad};
   // A team of two, so Eigen never threads a product here either (it does not inside a team): the same
   // one-thread product, with the same blocking, as in the full pass.
 #pragma omp parallel num_threads(2)

@@ -131,6 +131,9 @@ struct AttendSink {
   bool probs_masked_zero = false;
   std::atomic<size_t>* blocks_done = nullptr;
   const std::atomic<bool>* cancel = nullptr;
+  // Blocks of rows wholly before this query row are skipped (a causal run continuing from a kept prefix: its maps'
+  // and z's earlier rows stay as they are). Row figures then cover only the rows run.
+  size_t first_row = 0;
 };
 // Blocks a pass over n_head heads of n_q rows is cut into (progress totals).
 inline size_t AttendBlockCount(size_t n_head, size_t n_q, size_t n_k) {

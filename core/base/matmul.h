@@ -26,9 +26,19 @@ enum class WeightLayout {
 // [r0, r0 + rows) x columns [c0, c0 + width) of y are final. The layers put their element-wise steps there (the
 // activation, the residual add, the finiteness checks): no pass of their own over y, and no extra wake-up of the
 // team (with passive waits each parallel region costs a sleeping core's wake-up).
+// first_row: the row of a longer product that x's row 0 is (a causal run continuing from a kept prefix computes
+// rows [first_row, n) only): tiles are cut where first_row + r is a multiple of kMatMulTileRows, as the longer
+// product cuts them. tile_done's r0 stays relative to x.
+// !! Row bits: rows of a tile's whole packets (Eigen's float packet: 4, 8 or 16) are the same bits wherever the tile
+// starts and however many rows it has; its last rows % packet (the remainder kernels) and a 1-row tile (GEMV) sum in
+// another order. So a row computed in a product over [s, n) matches the product over [0, n) when s is a multiple of
+// kMatMulRowGroup and the tile holding n - 1 has more than one row in both or in neither (PrefixRowStart,
+// core/model/prefix_cache.h; tests/test_matmul.cpp checks it).
 using TileDone = std::function<void(size_t r0, size_t rows, size_t c0, size_t width)>;
 constexpr size_t kMatMulTileRows = 512, kMatMulTileCols = 512;
+constexpr size_t kMatMulRowGroup = 16;  // a multiple of every float packet size Eigen uses (SSE 4, AVX 8, AVX-512 16)
 void MatMulTiled(const float* x, size_t ldx, size_t n, size_t depth, const float* w, size_t ldw, WeightLayout layout,
-                 size_t cols, float* y, size_t ldy, const float* bias = nullptr, const TileDone* tile_done = nullptr);
+                 size_t cols, float* y, size_t ldy, const float* bias = nullptr, const TileDone* tile_done = nullptr,
+                 size_t first_row = 0);
 
 }  // namespace attnviz

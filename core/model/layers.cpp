@@ -56,7 +56,8 @@ float LaneSum(const float* v, int d, float center) {
 
 }  // namespace
 
-void LinearForward(const float* x, int ldx, int n, const Linear& l, float* y, int ldy, const TileDone* tile_done) {
+void LinearForward(const float* x, int ldx, int n, const Linear& l, float* y, int ldy, const TileDone* tile_done,
+                   size_t first_row) {
   ATTNVIZ_CHECK_SHAPE(n >= 0 && l.w && l.in > 0 && l.out > 0 && ldx >= l.in && ldy >= l.out, "x [", n, ", ", l.in, "] (ld ", ldx,
                       ") -> y [", n, ", ", l.out, "] (ld ", ldy, ")", l.w ? "" : ", no weight");
   ATTNVIZ_CHECK_SHAPE(l.ld >= (l.in_out ? l.out : l.in), "weight ", l.in_out ? "[in, out] [" : "[out, in] [",
@@ -64,7 +65,7 @@ void LinearForward(const float* x, int ldx, int n, const Linear& l, float* y, in
   // The product (the engine's one tiled GEMM: core/base/matmul.h), and the bias added to each tile after it.
   MatMulTiled(x, (size_t)ldx, (size_t)n, (size_t)l.in, l.w, (size_t)l.ld,
               l.in_out ? WeightLayout::kInOut : WeightLayout::kOutIn,  // !! Conv1D: [in, out]; nn.Linear: [out, in]
-              (size_t)l.out, y, (size_t)ldy, l.b, tile_done);
+              (size_t)l.out, y, (size_t)ldy, l.b, tile_done, first_row);
 }
 
 // The norms sum in float, in Eigen's vector lanes (as torch's CPU kernels do): sums in double do not vectorize as

@@ -14,9 +14,10 @@
 namespace attnviz::model {
 
 // y: [n, out] (row stride ldy >= out) = x [n, in] (row stride ldx) . W (+ b), W as stored in `l`.
-// tile_done: each tile's own steps, on its thread, right after it (core/base/matmul.h).
+// tile_done: each tile's own steps, on its thread, right after it; first_row: the row of a longer product that x's
+// row 0 is, whose tiles are kept (core/base/matmul.h).
 void LinearForward(const float* x, int ldx, int n, const Linear& l, float* y, int ldy,
-                   const TileDone* tile_done = nullptr);
+                   const TileDone* tile_done = nullptr, size_t first_row = 0);
 
 // y: [n, d] = (x - mean) / sqrt(var + eps) * w + b per row (biased variance, as torch.nn.LayerNorm). y may be x.
 // Returns whether every output is finite (each row checked as it is written).

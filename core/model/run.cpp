@@ -12,6 +12,7 @@
 
 #include "model/arch/family.h"
 #include "model/layers.h"
+#include "model/prefix_cache.h"
 #include "model/rope.h"
 #include "attention/attention.h"
 #include "attention/metrics.h"
@@ -29,6 +30,10 @@ constexpr int kMlpRows = 1024;
 // The buffers of one run, sized once.
 struct Workspace {
   int n = 0, ld_qkv = 0;
+  // Rows before r0 come from a kept prefix (RunOptions::prefix): every step runs on rows [r0, n) only, and
+  // kept_qkv [r0, ld_qkv] (the layer's kept q | k | v rows) fills ws.qkv's rows before r0 for the attention.
+  int r0 = 0;
+  const float* kept_qkv = nullptr;
   AlignedFloats x;      // [n, d_model] the residual stream
   AlignedFloats xn;     // [n, d_model] normed input of a sublayer / sublayer output
   AlignedFloats qkv;    // [n, q_dim + 2 kv_dim]: q | k | v columns
@@ -111,23 +116,25 @@ void Embed(const Model& model, const std::vector<int>& ids, Workspace& ws) {
   if (c.recipe.embed_norm) LayerNormForward(ws.x.data(), n, d, p.emb_norm, (float)c.norm_eps, ws.x.data());
 }
 
-// q | k | v of `in` [n, d_model] into ws.qkv.
+// q | k | v of `in` [n - r0, d_model] (rows r0.. of the block's input) into ws.qkv's rows r0..
 void ProjectQkv(const ModelConfig& c, const BlockParams& b, const float* in, Workspace& ws) {
-  const int n = ws.n, d = c.d_model;
+  const int n = ws.n - ws.r0, d = c.d_model;
+  const size_t r0 = (size_t)ws.r0;
+  float* qkv = ws.qkv.data() + r0 * ws.ld_qkv;
   // gpt2: q, k, v are adjacent column blocks of one Conv1D weight: one GEMM for the three.
   if (b.q.in_out && b.k.w == b.q.w + b.q.out && b.v.w == b.k.w + b.k.out && b.q.ld == ws.ld_qkv &&
       b.k.b == b.q.b + b.q.out && b.v.b == b.k.b + b.k.out) {
     Linear fused = b.q;
     fused.out = b.q.out + b.k.out + b.v.out;
-    LinearForward(in, d, n, fused, ws.qkv.data(), ws.ld_qkv);
+    LinearForward(in, d, n, fused, qkv, ws.ld_qkv, nullptr, r0);
     return;
   }
   // !! Row blocks of one nn.Linear (phi3's qkv_proj, gpt_neox's de-interleaved query_key_value) run as three
   // products, as separate q/k/v weights do: a model gives the same bits whether its file stores them fused or not
   // (a GGUF file's attn_q/k/v may lie next to each other as well).
-  LinearForward(in, d, n, b.q, ws.qkv.data(), ws.ld_qkv);
-  LinearForward(in, d, n, b.k, ws.qkv.data() + c.q_dim(), ws.ld_qkv);
-  LinearForward(in, d, n, b.v, ws.qkv.data() + c.q_dim() + c.kv_dim(), ws.ld_qkv);
+  LinearForward(in, d, n, b.q, qkv, ws.ld_qkv, nullptr, r0);
+  LinearForward(in, d, n, b.k, qkv + c.q_dim(), ws.ld_qkv, nullptr, r0);
+  LinearForward(in, d, n, b.v, qkv + c.q_dim() + c.kv_dim(), ws.ld_qkv, nullptr, r0);
 }
 
 // The family's norm (LayerNorm or RMSNorm) of `rows` rows; false when an output is not finite.
@@ -144,16 +151,17 @@ bool QkNormForward(const ModelConfig& c, const BlockParams& b, Workspace& ws) {
   const bool per_head = c.recipe.qk_norm == BlockRecipe::QkNorm::kPerHead;
   const float eps = (float)c.norm_eps;
   const size_t ld = (size_t)ws.ld_qkv;
-  float* q = ws.qkv.data();
+  float* q = ws.qkv.data() + (size_t)ws.r0 * ld;
   float* k = q + c.q_dim();
-  return RmsNormSpans(q, ws.n, per_head ? c.n_head : 1, per_head ? c.d_head : c.q_dim(), ld, b.q_norm, eps) &&
-         RmsNormSpans(k, ws.n, per_head ? c.n_kv_head : 1, per_head ? c.d_head : c.kv_dim(), ld, b.k_norm, eps);
+  const int rows = ws.n - ws.r0;
+  return RmsNormSpans(q, rows, per_head ? c.n_head : 1, per_head ? c.d_head : c.q_dim(), ld, b.q_norm, eps) &&
+         RmsNormSpans(k, rows, per_head ? c.n_kv_head : 1, per_head ? c.d_head : c.kv_dim(), ld, b.k_norm, eps);
 }
 
 // q | k columns of ws.qkv [n, ld_qkv] -> ws.qk_raw [n, q_dim + kv_dim] (the neuron view's q and k before the norms).
 void KeepQkBeforeNorm(const ModelConfig& c, Workspace& ws) {
   const size_t width = (size_t)(c.q_dim() + c.kv_dim());
-  for (int i = 0; i < ws.n; ++i) {
+  for (int i = ws.r0; i < ws.n; ++i) {
     const float* row = ws.qkv.data() + (size_t)i * ws.ld_qkv;
     std::copy(row, row + width, ws.qk_raw.data() + (size_t)i * width);
   }
@@ -166,10 +174,12 @@ void KeepQkBeforeNorm(const ModelConfig& c, Workspace& ws) {
 //     their q and k are the same bits. An error names the stage whose output is not finite.
 Status QkvSteps(const ModelConfig& c, const BlockParams& b, const float* input, Workspace& ws, int layer,
                 bool qk_norm) {
-  const float* from = input;
+  const size_t skip = (size_t)ws.r0 * c.d_model;  // rows of a kept prefix
+  const float* from = input + skip;
   if (!c.recipe.post_norm && c.recipe.input_norms) {
-    if (!NormForward(c, input, ws.n, b.attn_norm, ws.xn.data())) return NotFinite(layer, c.recipe.attn_norm_stage);
-    from = ws.xn.data();
+    if (!NormForward(c, from, ws.n - ws.r0, b.attn_norm, ws.xn.data() + skip))
+      return NotFinite(layer, c.recipe.attn_norm_stage);
+    from = ws.xn.data() + skip;
   }
   ProjectQkv(c, b, from, ws);
   if (c.recipe.qk_norm != BlockRecipe::QkNorm::kNone) {
@@ -181,9 +191,12 @@ Status QkvSteps(const ModelConfig& c, const BlockParams& b, const float* input, 
     const bool local = c.LocalRope(layer);  // gemma3's sliding layers turn by the local base
     const float* cos = local ? ws.cos_local.data() : ws.cos.data();
     const float* sin = local ? ws.sin_local.data() : ws.sin.data();
-    ApplyRope(ws.qkv.data(), ws.ld_qkv, ws.n, c.n_head, c.d_head, rot, cos, sin);
-    ApplyRope(ws.qkv.data() + c.q_dim(), ws.ld_qkv, ws.n, c.n_kv_head, c.d_head, rot, cos, sin);
+    const size_t r0 = (size_t)ws.r0, at = r0 * ws.ld_qkv, table = r0 * (size_t)(rot / 2);
+    ApplyRope(ws.qkv.data() + at, ws.ld_qkv, ws.n - ws.r0, c.n_head, c.d_head, rot, cos + table, sin + table);
+    ApplyRope(ws.qkv.data() + at + c.q_dim(), ws.ld_qkv, ws.n - ws.r0, c.n_kv_head, c.d_head, rot, cos + table,
+              sin + table);
   }
+  if (ws.kept_qkv) std::copy(ws.kept_qkv, ws.kept_qkv + (size_t)ws.r0 * ws.ld_qkv, ws.qkv.begin());
   return Status::Ok();
 }
 
@@ -221,6 +234,7 @@ Status Attend(const ModelConfig& c, const BlockParams& b, float multiplier, floa
   const HeadsOut z = HeadsOut::Columns(ws.z.data(), n, (size_t)c.n_head, dh, (size_t)c.q_dim());
   AttendSink sink;
   sink.cancel = o.control.cancel;
+  sink.first_row = (size_t)ws.r0;
   const Mask mask = AttentionMask(c, layer);
   // The workspace's own buffer, laid out for this run's maps (RunWithWorkspace): its masked cells hold 0 when the
   // layer before had the same mask; else this layer writes them and its mask is the buffer's from here.
@@ -232,15 +246,19 @@ Status Attend(const ModelConfig& c, const BlockParams& b, float multiplier, floa
     return Status::Cancelled();
   if (own_buffer && !sink.probs_masked_zero) ws.probs_mask = mask, ws.probs_n = (size_t)n;
   for (const AblatedHead& a : o.ablate)
-    if (a.layer == layer) AblateHead(a.mode, ws.z.data() + (size_t)a.head * dh, n, dh, (size_t)c.q_dim());
+    if (a.layer == layer)  // (a prefix is kept under zero ablation only: its rows are the run's)
+      AblateHead(a.mode, ws.z.data() + (size_t)ws.r0 * c.q_dim() + (size_t)a.head * dh, n - (size_t)ws.r0, dh,
+                 (size_t)c.q_dim());
   for (const PatchedHead& p : o.patch)
     if (p.layer == layer)
       for (size_t i = 0; i < n; ++i) {
         const size_t at = i * (size_t)c.q_dim() + (size_t)p.head * dh;
         std::copy(p.z + at, p.z + at + dh, ws.z.data() + at);
       }
-  const TileDone done = residual->For(ws.xn.data(), (size_t)c.d_model, 0);
-  LinearForward(ws.z.data(), c.q_dim(), ws.n, b.o, ws.xn.data(), c.d_model, &done);
+  const size_t r0 = (size_t)ws.r0;
+  float* y = ws.xn.data() + r0 * c.d_model;
+  const TileDone done = residual->For(y, (size_t)c.d_model, r0);
+  LinearForward(ws.z.data() + r0 * c.q_dim(), c.q_dim(), ws.n - ws.r0, b.o, y, c.d_model, &done, r0);
   return Status::Ok();
 }
 
@@ -250,23 +268,25 @@ Status Attend(const ModelConfig& c, const BlockParams& b, float multiplier, floa
 //     product, the residual each tile of down.
 void Mlp(const ModelConfig& c, const BlockParams& b, Workspace& ws, Residual* residual) {
   const size_t ff = (size_t)c.d_ff;
-  for (int r0 = 0; r0 < ws.n; r0 += kMlpRows) {
-    const int rows = std::min(kMlpRows, ws.n - r0);
+  // Chunks cut at multiples of kMlpRows (from ws.r0 after a kept prefix: a first chunk that is cut short).
+  for (int r0 = ws.r0; r0 < ws.n; r0 = (r0 / kMlpRows + 1) * kMlpRows) {
+    const int rows = std::min((r0 / kMlpRows + 1) * kMlpRows, ws.n) - r0;
+    const size_t first = (size_t)r0;
     float* xn = ws.xn.data() + (size_t)r0 * c.d_model;  // [rows, d_model]
     const TileDone down_done = residual->For(xn, (size_t)c.d_model, (size_t)r0);
     if (b.gate.w) {  // llama: down(act(gate(x)) * up(x))
-      LinearForward(xn, c.d_model, rows, b.up, ws.ff.data(), c.d_ff);
+      LinearForward(xn, c.d_model, rows, b.up, ws.ff.data(), c.d_ff, nullptr, first);
       const TileDone gated = [&](size_t t0, size_t t_rows, size_t c0, size_t width) {
         GatedTile(c.activation, ws.ff2.data() + t0 * ff + c0, ws.ff.data() + t0 * ff + c0, t_rows, width, ff);
       };
-      LinearForward(xn, c.d_model, rows, b.gate, ws.ff2.data(), c.d_ff, &gated);
-      LinearForward(ws.ff2.data(), c.d_ff, rows, b.down, xn, c.d_model, &down_done);
+      LinearForward(xn, c.d_model, rows, b.gate, ws.ff2.data(), c.d_ff, &gated, first);
+      LinearForward(ws.ff2.data(), c.d_ff, rows, b.down, xn, c.d_model, &down_done, first);
     } else {  // gpt2, bert: down(act(up(x)))
       const TileDone activated = [&](size_t t0, size_t t_rows, size_t c0, size_t width) {
         ActivateTile(c.activation, ws.ff.data() + t0 * ff + c0, t_rows, width, ff);
       };
-      LinearForward(xn, c.d_model, rows, b.up, ws.ff.data(), c.d_ff, &activated);
-      LinearForward(ws.ff.data(), c.d_ff, rows, b.down, xn, c.d_model, &down_done);
+      LinearForward(xn, c.d_model, rows, b.up, ws.ff.data(), c.d_ff, &activated, first);
+      LinearForward(ws.ff.data(), c.d_ff, rows, b.down, xn, c.d_model, &down_done, first);
     }
   }
 }
@@ -282,7 +302,8 @@ Status ParallelBlockStages(const ModelConfig& c, const BlockParams& b, float mul
   Residual attn{ws.x.data(), /*into_x=*/false, /*check_sum=*/false};                       // 4.
   if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o, sink, layer, &attn); !s) return s;
   if (attn.out_bad) return NotFinite(layer, "the attention output");
-  if (!NormForward(c, ws.x.data(), ws.n, b.mlp_norm, ws.x.data())) return NotFinite(layer, c.recipe.mlp_norm_stage);  // 5.
+  float* x_rows = ws.x.data() + (size_t)ws.r0 * c.d_model;
+  if (!NormForward(c, x_rows, ws.n - ws.r0, b.mlp_norm, x_rows)) return NotFinite(layer, c.recipe.mlp_norm_stage);  // 5.
   std::swap(ws.x, ws.xn);
   Residual mlp{ws.x.data(), /*into_x=*/true, /*check_sum=*/true};  // 6.
   Mlp(c, b, ws, &mlp);
@@ -294,10 +315,10 @@ Status ParallelBlockStages(const ModelConfig& c, const BlockParams& b, float mul
 // x += out_norm(y): y [n, d_model] a sublayer's output in ws.xn, normed in place, then added to the residual stream
 // ws.x, which is checked. An error names the norm or the stream.
 Status AddNormedOutput(const ModelConfig& c, const Norm& norm, const char* stage, Workspace& ws, int layer) {
-  const size_t count = (size_t)ws.n * c.d_model;
-  if (!NormForward(c, ws.xn.data(), ws.n, norm, ws.xn.data())) return NotFinite(layer, stage);
-  float* x = ws.x.data();
-  const float* y = ws.xn.data();
+  const size_t skip = (size_t)ws.r0 * c.d_model, count = (size_t)ws.n * c.d_model - skip;
+  if (!NormForward(c, ws.xn.data() + skip, ws.n - ws.r0, norm, ws.xn.data() + skip)) return NotFinite(layer, stage);
+  float* x = ws.x.data() + skip;
+  const float* y = ws.xn.data() + skip;
   for (size_t t = 0; t < count; ++t) x[t] += y[t];
   return CheckFinite(x, count, layer, "the residual stream");
 }
@@ -308,16 +329,18 @@ Status AddNormedOutput(const ModelConfig& c, const Norm& norm, const char* stage
 Status OutputNormBlockStages(const ModelConfig& c, const BlockParams& b, float multiplier, float* probs,
                              std::vector<HeadMetrics>* metrics, Workspace& ws, const RunOptions& o, LayerSink* sink,
                              int layer) {
-  const size_t count = (size_t)ws.n * c.d_model;
+  const size_t skip = (size_t)ws.r0 * c.d_model;  // rows of a kept prefix
   if (Status s = QkvSteps(c, b, ws.x.data(), ws, layer, QkNormOn(o, layer)); !s) return s;  // 1-3.
   Residual attn{ws.x.data(), /*into_x=*/true, /*check_sum=*/false, /*add=*/false};           // 4.
   if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o, sink, layer, &attn); !s) return s;
   if (attn.out_bad) return NotFinite(layer, "the attention output");
   if (Status s = AddNormedOutput(c, b.attn_out_norm, c.recipe.attn_out_norm_stage, ws, layer); !s) return s;
   if (c.recipe.input_norms) {  // 5.
-    if (!NormForward(c, ws.x.data(), ws.n, b.mlp_norm, ws.xn.data())) return NotFinite(layer, c.recipe.mlp_norm_stage);
+    if (!NormForward(c, ws.x.data() + skip, ws.n - ws.r0, b.mlp_norm, ws.xn.data() + skip))
+      return NotFinite(layer, c.recipe.mlp_norm_stage);
   } else {
-    std::copy(ws.x.begin(), ws.x.begin() + (ptrdiff_t)count, ws.xn.begin());
+    std::copy(ws.x.begin() + (ptrdiff_t)skip, ws.x.begin() + (ptrdiff_t)((size_t)ws.n * c.d_model),
+              ws.xn.begin() + (ptrdiff_t)skip);
   }
   Residual mlp{ws.x.data(), /*into_x=*/true, /*check_sum=*/false, /*add=*/false};  // 6.
   Mlp(c, b, ws, &mlp);
@@ -336,21 +359,23 @@ Status BlockStages(const ModelConfig& c, const BlockParams& b, float multiplier,
                    int layer) {
   if (c.recipe.parallel_residual) return ParallelBlockStages(c, b, multiplier, probs, metrics, ws, o, sink, layer);
   if (c.recipe.output_norms) return OutputNormBlockStages(c, b, multiplier, probs, metrics, ws, o, sink, layer);
-  const int n = ws.n;
+  const int n = ws.n - ws.r0;  // rows run (after a kept prefix)
+  const size_t skip = (size_t)ws.r0 * c.d_model;
   const bool pre = !c.recipe.post_norm;
   float* x = ws.x.data();
   float* xn = ws.xn.data();
   if (Status s = QkvSteps(c, b, x, ws, layer, QkNormOn(o, layer)); !s) return s;  // 1-3.
-  Residual attn{x, /*into_x=*/pre, /*check_sum=*/false};                           // 4.
+  x += skip, xn += skip;
+  Residual attn{ws.x.data(), /*into_x=*/pre, /*check_sum=*/false};                 // 4.
   if (Status s = Attend(c, b, multiplier, probs, metrics, ws, o, sink, layer, &attn); !s) return s;
   if (attn.out_bad) return NotFinite(layer, "the attention output");
   if (pre) {
     if (!NormForward(c, x, n, b.mlp_norm, xn)) return NotFinite(layer, c.recipe.mlp_norm_stage);  // 5. (a sum that broke shows here)
   } else {
     if (!NormForward(c, xn, n, b.attn_norm, x)) return NotFinite(layer, c.recipe.attn_norm_stage);
-    std::copy(ws.x.begin(), ws.x.begin() + (size_t)n * c.d_model, ws.xn.begin());
+    std::copy(x, x + (size_t)n * c.d_model, xn);
   }
-  Residual mlp{x, /*into_x=*/pre, /*check_sum=*/pre};  // 6.
+  Residual mlp{ws.x.data(), /*into_x=*/pre, /*check_sum=*/pre};  // 6.
   Mlp(c, b, ws, &mlp);
   if (mlp.out_bad) return NotFinite(layer, "the MLP output");
   if (pre && mlp.sum_bad) return NotFinite(layer, "the residual stream");
@@ -381,7 +406,8 @@ double RunMemoryBytes(const ModelConfig& c, size_t n, bool collect, const RunOpt
                   + nd * c.d_head * (c.layer_local_rope.empty() ? 1 : 2)  // rope cos, sin (and the local base's)
                   + (double)c.layer_scratch_floats;          // one layer's weights dequantized (model.h)
   if (collect) floats += (double)c.n_layer * c.n_head * nd * nd + (c.n_layer + 1.0) * nd * c.d_model;
-  return floats * f + (double)o.caller_bytes;
+  const double kept = o.prefix ? PrefixStateBytes(c, n) : 0.0;
+  return floats * f + kept + (double)o.caller_bytes;
 }
 
 float AttentionMultiplier(const ModelConfig& c, int layer, const RunOptions& o) {
@@ -519,12 +545,43 @@ Status RunWithWorkspace(const Model& model, const std::vector<int>& ids, const R
   if (c.recipe.gated_mlp) ws.ff2.resize((size_t)std::min(n, kMlpRows) * c.d_ff);
   if (c.recipe.qk_norm != BlockRecipe::QkNorm::kNone) ws.qk_raw.resize((size_t)n * (c.q_dim() + c.kv_dim()));
   if (c.recipe.rope) RopeTablesOfRun(c, n, ws);
+  // 1b. A kept prefix: the rows it gives, the state laid out for n rows (its valid rows are those shared until the
+  //     run is done, so a cancelled run leaves it usable).
+  PrefixState* kept = sink ? o.prefix : nullptr;
+  ws.r0 = 0, ws.kept_qkv = nullptr;
+  struct ResetRows {
+    Workspace& ws;
+    ~ResetRows() { ws.r0 = 0, ws.kept_qkv = nullptr; }  // LayerQk and later runs start at row 0
+  } reset_rows{ws};
+  if (kept) {
+    const PrefixPlan plan = PlanPrefixReuse(c, *kept, ids, o);
+    kept->reused_rows = plan.rows, kept->refused = plan.refused;
+    if (plan.rows == 0) {
+      kept->Clear();
+      kept->what_ifs = SignatureOf(o);
+      kept->made_n = n;
+      kept->hidden.resize((size_t)c.n_layer + 1);
+      kept->qkv.resize((size_t)c.n_layer);
+    } else {
+      kept->ids.resize((size_t)plan.rows);
+    }
+    // Room for a few more rows (typing adds a token or two a run): a longer text then moves no kept row.
+    auto grow = [n](std::vector<float>& rows, size_t width) {
+      if (rows.capacity() < (size_t)n * width) rows.reserve(((size_t)n + kPrefixSpareRows) * width);
+      rows.resize((size_t)n * width);
+    };
+    for (auto& h : kept->hidden) grow(h, (size_t)d);
+    for (auto& q : kept->qkv) grow(q, (size_t)ws.ld_qkv);
+    ws.r0 = plan.rows;
+  }
+  const size_t kept_floats = (size_t)ws.r0 * d, kept_qkv = (size_t)ws.r0 * ws.ld_qkv;
   // 2. Embeddings (or the resumed residual stream).
   if (o.first_layer > 0 || o.resume_hidden) {
     std::copy(o.resume_hidden, o.resume_hidden + (size_t)n * d, ws.x.begin());
   } else {
     Embed(model, ids, ws);
     if (Status s = CheckFinite(ws.x.data(), (size_t)n * d, -1, "the embeddings"); !s) return s;
+    if (kept) std::copy(ws.x.begin() + (ptrdiff_t)kept_floats, ws.x.end(), kept->hidden[0].begin() + (ptrdiff_t)kept_floats);
     if (sink)
       if (Status s = sink->OnEmbeddings(ws.x.data(), n, d); !s) return s;
   }
@@ -543,7 +600,16 @@ Status RunWithWorkspace(const Model& model, const std::vector<int>& ids, const R
     }
     std::vector<HeadMetrics>* metrics = o.row_figures ? &ws.metrics : nullptr;
     const BlockParams& b = model.BlockWeights(l, &ws.weights);  // resident, or layer l dequantized into ws.weights
+    if (kept) ws.kept_qkv = kept->qkv[(size_t)l].data();
     if (Status s = Block(c, b, AttentionMultiplier(c, l, o), probs, metrics, ws, o, sink, l); !s) return s;
+    if (kept) {  // the new rows kept, the kept rows shown
+      std::copy(ws.x.begin() + (ptrdiff_t)kept_floats, ws.x.begin() + (ptrdiff_t)((size_t)n * d),
+                kept->hidden[(size_t)l + 1].begin() + (ptrdiff_t)kept_floats);
+      std::copy(ws.qkv.begin() + (ptrdiff_t)kept_qkv, ws.qkv.begin() + (ptrdiff_t)((size_t)n * ws.ld_qkv),
+                kept->qkv[(size_t)l].begin() + (ptrdiff_t)kept_qkv);
+      std::copy(kept->hidden[(size_t)l + 1].begin(), kept->hidden[(size_t)l + 1].begin() + (ptrdiff_t)kept_floats,
+                ws.x.begin());
+    }
     if (sink) {
       LayerOutput out;
       out.layer = l, out.n_layer = c.n_layer, out.n_head = c.n_head, out.n = n, out.d_model = d;
@@ -567,6 +633,10 @@ Status RunWithWorkspace(const Model& model, const std::vector<int>& ids, const R
       if (Status s = sink->OnLayer(out); !s) return s;
     }
     o.control.Report("layers", (size_t)l + 1, (size_t)end);
+  }
+  if (kept) {
+    if (end == c.n_layer && o.first_layer == 0) kept->ids = ids, kept->made_n = n;
+    else kept->Clear();  // some layers were not run: nothing is known for every layer
   }
   return Status::Ok();
 }
@@ -652,6 +722,8 @@ Result<ModelRun> RunModel(const Model& model, const std::vector<int>& ids, const
     return Status::Error("stream_maps needs a LayerSink (RunModel with a sink); this overload keeps every map");
   if (options.last_layer >= 0)
     return Status::Error("last_layer needs a LayerSink (RunModel with a sink); this overload keeps every layer");
+  if (options.prefix)
+    return Status::Error("a kept prefix needs a LayerSink (RunModel with a sink) whose maps hold the kept rows");
   const size_t n = ids.size();
   if (Status s = CheckRunMemory(c, n, /*collect=*/true, options); !s) return s;
   ModelRun run;

@@ -46,6 +46,8 @@ struct PatchedHead {
   const float* z = nullptr;  // [n, q_dim]: the other run's z of this layer (LayerOutput::z); the head's columns are read
 };
 
+struct PrefixState;  // model/prefix_cache.h
+
 struct RunOptions {
   // What-ifs, per layer ([n_layer] or empty = none): drop the 1/sqrt(d_head) scaling; divide logits by T (> 0).
   std::vector<bool> no_scale;
@@ -83,6 +85,15 @@ struct RunOptions {
   bool stream_maps = false;
   // Bytes the caller holds for this run's output (e.g. a copy of one layer's maps), counted in the memory budget.
   size_t caller_bytes = 0;
+  // Causal prefix reuse (model/prefix_cache.h; needs a sink): the run keeps every layer's residual stream and
+  // q | k | v in *prefix (counted in the memory budget), and when it holds rows of a prefix of `ids` under the same
+  // what-ifs, rows [0, s) are taken from it (s = PlanPrefixReuse(...).rows, also left in prefix->reused_rows; why
+  // none were taken in prefix->refused): every layer computes rows [s, n) only, with the same bits as a full run.
+  // The sink then sees full layers: hidden [n, d_model] with the kept rows; ProbsBuffer(l) must already hold rows
+  // [0, s) of the maps (MovePrefixRows from the previous run's; a null buffer: the scratch's rows before s are not
+  // this run's), stream_maps hands over the blocks of rows [s, n) only, and q_before_norm's and z's rows before s
+  // are not made.
+  PrefixState* prefix = nullptr;
 };
 
 struct LayerOutput {
