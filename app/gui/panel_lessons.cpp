@@ -55,17 +55,26 @@ void DrawLessonWords(SandboxPanelContext& ctx, bool with_button) {
   ImGui::PushStyleColor(ImGuiCol_Text, kOkColor);
   ImGui::TextWrapped("%s", Trf(Str::kLessonQuestion, {Tr(words.question)}).c_str());
   ImGui::PopStyleColor();
-  if (!words.has_today) return;
+  if (!words.second) return;
+  const LessonPartWords& second = *words.second;
   ImGui::Separator();
-  ImGui::TextWrapped("%s", Tr(words.today_text));
-  ctx.dump.RecordItem("lessons.today_text", JsonString(Tr(words.today_text)));
+  ImGui::TextWrapped("%s", Tr(second.text));
+  ctx.dump.RecordItem("lessons.second_text", JsonString(Tr(second.text)));
   if (with_button) {
-    const std::string show = std::string(Tr(Str::kLessonShow)) + ": " + Tr(words.today_button);
-    if (widget::Button(ctx.dump, show.c_str(), ("lessons.show." + letter + ".today").c_str()))
-      ctx.verbs.show_lesson(ctx.learn.lesson, LessonPart::kToday);
+    // (b)'s second part runs the bundled encoder-decoder model: without it, the button says why it is off.
+    const bool missing = ctx.learn.lesson == Lesson::kB && ctx.bundled_seq2seq_dir.empty();
+    if (missing) ImGui::BeginDisabled();
+    const std::string show = std::string(Tr(Str::kLessonShow)) + ": " + Tr(second.button);
+    if (widget::Button(ctx.dump, show.c_str(), ("lessons.show." + letter + ".second").c_str()))
+      ctx.verbs.show_lesson(ctx.learn.lesson, LessonPart::kSecond);
+    if (missing) {
+      ImGui::EndDisabled();
+      ErrorText(Tr(Str::kLessonNoBundledSeq2Seq));
+    }
+    ctx.dump.RecordItem("lessons.second_missing", JsonString(missing ? Tr(Str::kLessonNoBundledSeq2Seq) : ""));
   }
   ImGui::PushStyleColor(ImGuiCol_Text, kOkColor);
-  ImGui::TextWrapped("%s", Trf(Str::kLessonQuestion, {Tr(words.today_question)}).c_str());
+  ImGui::TextWrapped("%s", Trf(Str::kLessonQuestion, {Tr(second.question)}).c_str());
   ImGui::PopStyleColor();
 }
 

@@ -153,6 +153,8 @@ enum class Str : int {
   kSeq2SeqGenerated, kSeq2SeqTokensLine, kSeq2SeqOverviewHint, kSeq2SeqShownStack, kSeq2SeqShapesTitle,
   kSeq2SeqShapesQ, kSeq2SeqShapesKv, kSeq2SeqShapesProbs, kSeq2SeqEncoderSide, kSeq2SeqDecoderSide,
   kSeq2SeqCrossLengths, kSeq2SeqOpening,
+  // Lesson (b)'s second part: the bundled encoder-decoder model with trained weights.
+  kLessonBTrainedText, kLessonBTrainedButton, kLessonBTrainedQuestion, kLessonNoBundledSeq2Seq,
   kCount
 };
 
