@@ -9,7 +9,6 @@ helpers (Xvfb, widgets JSON, clicks, typing, snapshots) are e2e_test.py's.
 """
 import os
 import shutil
-import signal
 import struct
 import subprocess
 import sys
@@ -113,8 +112,9 @@ class Seq2SeqE2E(unittest.TestCase):
 
         def want(i, j):
             return values[((1 * n_head + 3) * n_q + i) * n_k + j]
-        # The strongest cell of the row that writes the month's last digit, and a weak one in another row.
-        row = 7
+        # The strongest cell of the row that writes the month's last digit (row i writes the target's character i),
+        # and a weak one in another row.
+        row = 6
         strongest = max(range(n_k), key=lambda j: want(row, j))
         for i, j in ((row, strongest), (1, (strongest + 1) % n_k)):
             hover = self.hover_cell(s, "heads.enlarged", n_q, n_k, i, j)
@@ -130,10 +130,14 @@ class Seq2SeqE2E(unittest.TestCase):
         """Translate pressed as soon as the button is drawn, while the folder is still opening and running: the
         press is kept, and the translation arrives."""
         s = self.start("--model", "tiny-seq2seq", "--text", DATE, "--lang", "en", wait_ready=False)
-        s.wait_for(lambda w: "model.translate" in w["widgets"], timeout=60, what="the Translate button")
+        w = s.wait_for(lambda w: "model.translate" in w["widgets"], timeout=60, what="the Translate button")
+        while_opening = w["widgets"]["model.translate"]["rect"]
         s._find_window()
         s.click("model.translate")
-        s.wait_for(translated(ISO), timeout=120, what="the translation asked for while opening")
+        w = s.wait_for(translated(ISO), timeout=120, what="the translation asked for while opening")
+        # The folder's description arrived below the button: it stayed where the press found it.
+        self.assertEqual(w["widgets"]["model.translate"]["rect"], while_opening)
+        self.assertTrue(w["fields"]["model_description"])
 
     def test_lesson_b_trained_weights(self):
         """Lesson (b)'s second part: its button opens the bundled encoder-decoder model on a date, translates it,
@@ -155,23 +159,11 @@ class Seq2SeqE2E(unittest.TestCase):
         self.assertNotEqual(w["fields"]["seq2seq_shapes"]["q"][0], w["fields"]["seq2seq_shapes"]["k"][0])
         self.assertIn("trained weights", w["widgets"]["lessons.second_text"]["value"])  # beside the Shapes tab
         s.wait_frames(2)
+        image = s.snapshot()
+        self.assertGreater(colour_spread(region(image, s.widget("heads.enlarged")["rect"], inset=2)), 2)
         if e2e_test.KEEP:
             shutil.copy(s.snapshot_path, os.path.join(s.tmp, "lesson_b_trained.ppm"))
 
 
-def main():
-    import argparse
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--app", required=True)
-    parser.add_argument("--source", default=os.path.join(os.path.dirname(__file__), "..", ".."))
-    parser.add_argument("--keep", action="store_true", help="keep temp dirs (screenshots, logs)")
-    args, rest = parser.parse_known_args()
-    e2e_test.APP = os.path.abspath(args.app)
-    e2e_test.SOURCE = os.path.abspath(args.source)
-    e2e_test.KEEP = args.keep
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    sys.exit(e2e_test.run_tests(rest))
-
-
 if __name__ == "__main__":
-    main()
+    e2e_test.main()  # --app, --source, --keep; runs this module's tests

@@ -75,11 +75,15 @@ TEST_F(LessonSeq2SeqAppTest, LessonBSecondPartTranslatesADateAndShowsCrossLayer1
   EXPECT_EQ(maps.n_k(), (int)r.source_tokens.size());
   EXPECT_NE(maps.n_q(), maps.n_k());
   EXPECT_NE(app.dump.Field("seq2seq_shapes").find("\"stack\": \"cross\""), std::string::npos);
-  // Trained weights: each row writing a field's digit looks at that field's source words. Row i writes the target's
-  // character i ("1999-03-03"): rows 0-3 the year, 5-6 the month, 8-9 the day.
+  // Trained weights: each row writing a field's digit looks at that field's source words. Row i reads decoder token i
+  // and writes the target's character i ("1999-03-03"): rows 0-3 the year's digits, each on the source's same digit;
+  // rows 5-6 the month's, on "March"; row 9 the day's 3, on the source's 3 (not the year's digits).
   auto column_text = [&](int row) { return r.source_tokens[(size_t)ArgmaxColumn(maps, 3, row)].display; };
-  for (int row : {0, 1, 2, 3}) EXPECT_NE(column_text(row).find("9"), std::string::npos) << row << ": " << column_text(row);
-  for (int row : {5, 6}) EXPECT_NE(column_text(row).find("Mar"), std::string::npos) << row << ": " << column_text(row);
+  const std::string iso = "1999-03-03";
+  for (int row : {0, 1, 2, 3}) EXPECT_EQ(column_text(row), iso.substr((size_t)row, 1)) << row;
+  for (int row : {5, 6}) EXPECT_NE(column_text(row).find("March"), std::string::npos) << row << ": " << column_text(row);
+  EXPECT_EQ(column_text(9), "3");
+  EXPECT_LT(ArgmaxColumn(maps, 3, 9), ArgmaxColumn(maps, 3, 0));  // the day's 3 comes before the year in the source
   // The lesson's words beside the Shapes tab, which says n_q and n_k.
   EXPECT_EQ(app.views.learn.tab, LearnTab::kShapes);
   EXPECT_TRUE(app.views.learn.lesson_beside);
