@@ -28,6 +28,7 @@ void ShowLesson(Lesson lesson, const LessonStage& stage, LessonPart part) {
     stage.set_source(setup.settings.source);
   }
   learn.lesson = lesson;
+  learn.part = part;
   learn.tab = setup.tab;
   learn.tab_requested = 3;  // the tab bar takes the request on its next frame
   learn.lesson_beside = true;

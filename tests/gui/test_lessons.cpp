@@ -383,6 +383,7 @@ TEST(ShowLesson, LessonBSecondPartOpensTheEncoderDecoderAndAsksForATranslation) 
   EXPECT_EQ(stage.settings.model_layer, 1);
   EXPECT_EQ(stage.settings.selected_head, 3);
   EXPECT_EQ(stage.views.learn.lesson, Lesson::kB);
+  EXPECT_EQ(stage.views.learn.part, LessonPart::kSecond);  // its words first beside the evidence
   EXPECT_EQ(stage.views.learn.tab, LearnTab::kShapes);
   EXPECT_TRUE(stage.views.learn.lesson_beside);
 

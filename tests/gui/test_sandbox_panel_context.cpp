@@ -212,6 +212,26 @@ TEST_F(SandboxPanelContextTest, LessonBSecondPartButtonIsOffWithAReasonWithoutTh
   EXPECT_EQ(shown_lessons.back(), Lesson::kD);
 }
 
+// Beside the evidence, the part taken comes first under the title: (b)'s trained-weights words sit above its main
+// part's when that part was shown, below them otherwise.
+TEST_F(SandboxPanelContextTest, BesideTheEvidenceThePartTakenComesFirst) {
+  views.learn.lesson = Lesson::kB;
+  views.learn.lesson_beside = true;
+  auto draw = DrawingTab(DrawLessonBeside);
+  auto second_text_top = [&](LessonPart part) {
+    views.learn.part = part;
+    Frames(draw, 2);
+    const WidgetDump::Widget* title = dump.Find("lessons.title");
+    const WidgetDump::Widget* second = dump.Find("lessons.second_text");
+    EXPECT_TRUE(title && second);
+    return title && second ? second->y0 - title->y1 : -1.0f;
+  };
+  const float after_main = second_text_top(LessonPart::kMain), first = second_text_top(LessonPart::kSecond);
+  EXPECT_GT(after_main, 40.0f);  // the main part's words and question in between
+  EXPECT_LT(first, 10.0f);        // right under the title
+  EXPECT_EQ(dump.Find("lessons.show.b.second"), nullptr);  // beside: no buttons
+}
+
 TEST_F(SandboxPanelContextTest, LessonENamesTheHeadsOfTheShownRolesAndTheBesideColumnCloses) {
   settings.source = Source::kModel;
   roles.n_layer = 2;
