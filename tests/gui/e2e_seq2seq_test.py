@@ -139,30 +139,41 @@ class Seq2SeqE2E(unittest.TestCase):
         self.assertEqual(w["widgets"]["model.translate"]["rect"], while_opening)
         self.assertTrue(w["fields"]["model_description"])
 
-    def test_lesson_b_trained_weights(self):
-        """Lesson (b)'s second part: its button opens the bundled encoder-decoder model on a date, translates it,
-        and shows cross-attention layer 1 head 3 in the Heads panel, the lesson's words beside the Shapes tab."""
-        s = self.start("--lang", "en")
+    def take_lesson_b_trained_part(self, lang, date):
+        """Lesson (b)'s second part under --lang LANG: its button opens the bundled encoder-decoder model on DATE,
+        translates it, and shows cross-attention layer 1 head 3 in the Heads panel, the part's words beside the
+        Shapes tab. Returns the session."""
+        s = self.start("--lang", lang)
         s.click("learn.tab.lessons")
         s.wait_for(lambda w: "lessons.pick.b" in w["widgets"], what="the Lessons tab")
         s.click("lessons.pick.b")
         s.wait_for(lambda w: "lessons.show.b.second" in w["widgets"], what="lesson (b)'s second part")
         s.scroll_into_view("lessons.show.b.second", "panel.Shapes")
         s.click("lessons.show.b.second")
-        w = s.wait_for(translated(ISO), timeout=120, what="the lesson's translation")
+        s.wait_for(translated(ISO), timeout=120, what="the lesson's translation")
         w = s.wait_for(lambda w: w["fields"].get("seq2seq_shapes", {}).get("stack") == "cross"
                        and "heads.enlarged" in w["widgets"], what="the cross stack in the Heads panel")
-        self.assertEqual(w["widgets"]["model.source_text"]["value"], DATE)
+        self.assertEqual(w["widgets"]["model.source_text"]["value"], date)
         self.assertEqual(w["fields"]["seq2seq_shapes"]["layer"], 1)
         self.assertEqual(w["fields"]["selected_head"], 3)
         self.assertTrue(w["widgets"]["overview.cross.1.3"]["value"]["selected"])
         self.assertNotEqual(w["fields"]["seq2seq_shapes"]["q"][0], w["fields"]["seq2seq_shapes"]["k"][0])
-        self.assertIn("trained weights", w["widgets"]["lessons.second_text"]["value"])  # beside the Shapes tab
         s.wait_frames(2)
         image = s.snapshot()
         self.assertGreater(colour_spread(region(image, s.widget("heads.enlarged")["rect"], inset=2)), 2)
         if e2e_test.KEEP:
-            shutil.copy(s.snapshot_path, os.path.join(s.tmp, "lesson_b_trained.ppm"))
+            shutil.copy(s.snapshot_path, os.path.join(s.tmp, "lesson_b_trained_%s.ppm" % lang))
+        return s
+
+    def test_lesson_b_trained_weights(self):
+        """Lesson (b)'s part with trained weights, in English: "March 3, 1999" -> 1999-03-03."""
+        s = self.take_lesson_b_trained_part("en", DATE)
+        self.assertIn("trained weights", s.widget("lessons.second_text")["value"])  # beside the Shapes tab
+
+    def test_lesson_b_trained_weights_korean(self):
+        """The same part in the Korean UI: a Korean date, and the part's words in Korean beside the Shapes tab."""
+        s = self.take_lesson_b_trained_part("ko", "1999년 3월 3일")
+        self.assertIn("학습된 가중치", s.widget("lessons.second_text")["value"])
 
 
 if __name__ == "__main__":
