@@ -68,19 +68,6 @@ class Seq2SeqE2E(unittest.TestCase):
         self.addCleanup(session.close)
         return session
 
-    def hover_cell(self, s, name, n_q, n_k, i, j):
-        """Moves the pointer to cell (i, j) of map `name` (n_q x n_k, whole window) until its hover is there."""
-        def at(w):
-            hover = w["widgets"].get(name + ".hover")
-            return hover and (hover["value"]["i"], hover["value"]["j"]) == (i, j)
-        for _ in range(20):
-            x0, y0, x1, y1 = s.wait_frames(2)["widgets"][name]["rect"]
-            s.move(x0 + (j + 0.5) * (x1 - x0) / n_k, y0 + (i + 0.5) * (y1 - y0) / n_q)
-            w = s.wait_frames(2)
-            if at(w):
-                return w["widgets"][name + ".hover"]["value"]
-        raise AssertionError("no hover of %s at %d,%d" % (name, i, j))
-
     def test_tiny_seq2seq_type_date_translate_click_cross_head_and_hover(self):
         """--model tiny-seq2seq: a date typed into the Source field, Translate, the ISO date in the Target field; a
         click on cross-attention layer 1 head 3 shows it in the Heads panel (rows: target tokens, columns: source
@@ -117,7 +104,7 @@ class Seq2SeqE2E(unittest.TestCase):
         row = 6
         strongest = max(range(n_k), key=lambda j: want(row, j))
         for i, j in ((row, strongest), (1, (strongest + 1) % n_k)):
-            hover = self.hover_cell(s, "heads.enlarged", n_q, n_k, i, j)
+            hover = e2e_test.hover_cell(s, "heads.enlarged", n_q, n_k, i, j)
             self.assertAlmostEqual(hover["prob"], want(i, j), delta=1e-5, msg=(i, j, hover))
         self.assertGreater(want(row, strongest), 0.5)
         s.wait_frames(2)
