@@ -21,6 +21,7 @@
 #include "cli_model_preflight.h"
 #include "cli_figure_options.h"
 #include "cli_model_attrib.h"
+#include "cli_neuron_text.h"
 #include "i18n/help_ko.h"
 #include "i18n/app_messages.h"
 #include "i18n/localized.h"
@@ -172,21 +173,6 @@ struct ModelArgs {
   std::string patch_from, metric;       // --patch-from CLEAN --metric A,B
   bool patch_set = false, metric_set = false;
 };
-
-// "L:H" or "L:H:I:J" (count parts) -> numbers >= 0; false when malformed.
-bool ParseColonInts(const std::string& text, size_t count, int* out) {
-  size_t start = 0;
-  for (size_t p = 0; p < count; ++p) {
-    const size_t end = p + 1 < count ? text.find(':', start) : text.size();
-    if (end == std::string::npos) return false;
-    const std::string part = text.substr(start, end - start);
-    auto v = ParseIntValue("", part, 0, 1 << 30);
-    if (!v) return false;
-    out[p] = *v;
-    start = end + 1;
-  }
-  return true;
-}
 
 // The kind an older flag stands for (--rollout, --value-norm); null for any other argument.
 const MapKindInfo* KindOfAlias(const std::string& arg) {
@@ -621,68 +607,6 @@ std::string AblationScanText(const model::AblationScan& scan, int n_head, bool j
   return json ? out + "]}\n" : out;
 }
 
-std::string FloatsJson(const std::vector<float>& v) {
-  std::string out = "[";
-  for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + JsonNumber(v[i]);
-  return out + "]";
-}
-
-std::string NeuronJson(const model::NeuronView& v) {
-  std::string out = "{\"layer\": " + std::to_string(v.layer) + ", \"head\": " + std::to_string(v.head) +
-                    ", \"i\": " + std::to_string(v.i) + ", \"j\": " + std::to_string(v.j) +
-                    ", \"masked\": " + (v.masked ? "true" : "false") + ",\n \"q\": " + FloatsJson(v.q) +
-                    ",\n \"k\": " + FloatsJson(v.k) + ",\n \"product\": " + FloatsJson(v.product);
-  if (v.qk_norm)
-    out += ",\n \"q_before_norm\": " + FloatsJson(v.q_before_norm) + ",\n \"k_before_norm\": " +
-           FloatsJson(v.k_before_norm);
-  if (v.rope)
-    out += ",\n \"q_before_rope\": " + FloatsJson(v.q_before_rope) + ",\n \"k_before_rope\": " +
-           FloatsJson(v.k_before_rope);
-  return out + ",\n \"score\": " + JsonNumber(v.score) + ", \"scale\": " + JsonNumber(v.scale) +
-         ", \"scale_source\": " + JsonString(v.scale_source) + ", \"uncapped_logit\": " + JsonNumber(v.uncapped_logit) +
-         ", \"softcap\": " + JsonNumber(v.softcap) + ", \"logit\": " + JsonNumber(v.logit) +
-         ", \"prob\": " + JsonNumber(v.prob) + "}\n";
-}
-
-std::string NeuronText(const model::NeuronView& v, const std::vector<tokenize::Token>& tokens) {
-  char buf[160];
-  std::string out = "layer " + std::to_string(v.layer) + " head " + std::to_string(v.head) + ": query " +
-                    std::to_string(v.i) + " " + ("\"" + ShownText(tokens[(size_t)v.i].display) + "\"") + ", key " +
-                    std::to_string(v.j) + " " + ("\"" + ShownText(tokens[(size_t)v.j].display) + "\"") + "\n";
-  // The columns in the order the run makes them: the projections, the q/k norms, RoPE, the product.
-  std::vector<std::pair<const char*, const std::vector<float>*>> columns;
-  if (v.qk_norm) columns.insert(columns.end(), {{"q_before_norm", &v.q_before_norm}, {"k_before_norm", &v.k_before_norm}});
-  if (v.rope) columns.insert(columns.end(), {{"q_before_rope", &v.q_before_rope}, {"k_before_rope", &v.k_before_rope}});
-  columns.insert(columns.end(), {{"q", &v.q}, {"k", &v.k}, {"q * k", &v.product}});
-  out += "   t";
-  for (const auto& column : columns) {
-    std::snprintf(buf, sizeof buf, " %14s", column.first);
-    out += buf;
-  }
-  out += "\n";
-  for (size_t t = 0; t < v.q.size(); ++t) {
-    std::snprintf(buf, sizeof buf, "%4zu", t);
-    out += buf;
-    for (const auto& column : columns) {
-      std::snprintf(buf, sizeof buf, " %14.6g", (*column.second)[t]);
-      out += buf;
-    }
-    out += "\n";
-  }
-  if (v.softcap > 0)  // gemma2: the cap after the scale
-    std::snprintf(buf, sizeof buf,
-                  "score %.6g x scale %.6g (%s) = %.6g; soft cap %.6g * tanh(%.6g / %.6g) = logit %.6g; "
-                  "probability %.6g\n",
-                  v.score, v.scale, v.scale_source, v.uncapped_logit, v.softcap, v.uncapped_logit, v.softcap, v.logit,
-                  v.prob);
-  else
-    std::snprintf(buf, sizeof buf, "score %.6g x scale %.6g (%s) = logit %.6g; probability %.6g\n", v.score, v.scale,
-                  v.scale_source, v.logit, v.prob);
-  out += buf;
-  if (v.masked) out += Trf(Str::kCliNeuronMasked, {std::to_string(v.i), std::to_string(v.j)}) + "\n";
-  return out;
-}
-
 // The bytes of --logit-lens's output per token it names: {"id": 12345, "token": "...", "prob": 0.123...}.
 constexpr double kLensBytesPerToken = 80;
 
@@ -873,7 +797,7 @@ Result<std::string> OutputTable(const ModelArgs& a, const ModelFolder& folder, c
     const tokenize::Tokenizer& tok = *folder.tokenizer;
     table = a.json ? PredictionsJson(*pred, tokens, tok) : PredictionsText(*pred, tokens, tok, a.predict_k);
   }
-  if (a.neuron) table = a.json ? NeuronJson(taps.neuron) : NeuronText(taps.neuron, tokens);
+  if (a.neuron) table = a.json ? NeuronJson(taps.neuron) : NeuronText(taps.neuron, tokens, tokens);
   if (a.token_loss) {  // from the run's last stream: under a what-if, the what-if's losses
     auto losses = model::TokenLosses(*folder.model, collector.last_hidden().data(), ids);
     if (!losses) return losses.status();

@@ -13,6 +13,7 @@
 
 #include "cli_commands.h"
 #include "cli_figure_options.h"
+#include "cli_seq2seq_analysis.h"
 #include "cli_util.h"
 #include "figure/export.h"
 #include "i18n/app_messages.h"
@@ -53,17 +54,34 @@ const char* kSeq2SeqHelp =
     "                         decoder_attention.npy [n_dec_layer, n_head, n_tgt, n_tgt], cross_attention.npy\n"
     "                         [n_dec_layer, n_head, n_tgt, n_src], encoder_hidden.npy [n_enc_layer + 1, n_src,\n"
     "                         d_model], decoder_hidden.npy [n_dec_layer + 1, n_tgt, d_model] (before final norms)\n"
+    "  --rollout              with --dump: OUT/encoder_rollout.npy [n_enc_layer, n_src, n_src] and\n"
+    "                         OUT/decoder_rollout.npy [n_dec_layer, n_tgt, n_tgt], attention rollout (heads\n"
+    "                         averaged, plus the identity, multiplied through the layers); none for\n"
+    "                         cross-attention, whose rows and columns are different tokens\n"
+    "  --value-norm           with --dump: OUT/encoder_value_norm.npy, decoder_value_norm.npy,\n"
+    "                         cross_value_norm.npy (shaped as the attention files), each weight times the size of\n"
+    "                         what the key's value adds (||v_j W_o^h||; cross: v from the encoder output)\n"
+    "  --neuron L:H:I:J       with --stack S: how query token I meets key token J in head H of layer L of stack S\n"
+    "                         (cross: I a target token, J a source token): q, k, q*k per dimension, the score,\n"
+    "                         scale, position bias (t5), logit and probability; --json: as JSON\n"
+    "  --ablate-scan          ablate each head of each stack once and print the loss of the labels it leaves, as\n"
+    "                         CSV: stack, layer, head, loss, delta (the loss minus the target's own); --json: as\n"
+    "                         JSON\n"
+    "  --scan-at POS,...      with --ablate-scan: the loss at these decoder positions only (position i predicts\n"
+    "                         label i; 0..n_tgt-1), not the mean over the target\n"
     "  --predict K            the top K tokens at every decoder position and the mean loss of the labels (nats);\n"
     "                         --json: as JSON\n"
     "  --token-loss           the loss (nats) and probability of each label, decoder position by position\n"
-    "  --json                 with --predict, --token-loss or --generate: as JSON\n"
+    "  --json                 with --predict, --token-loss, --generate, --neuron or --ablate-scan: as JSON\n"
     "  --ablate S:L:H,...     what-if: head H of layer L of stack S (encoder, decoder or cross) outputs zero\n"
     "                         before the output projection; every later layer and the predictions follow\n"
     "  --ablate-mode zero|mean\n"
-    "                         with --ablate: zero (the default), or the head's mean over the positions\n"
+    "                         with --ablate or --ablate-scan: zero (the default), or the head's mean over the\n"
+    "                         positions\n"
     "  --figure OUT           write one head's map as OUT.png, OUT.svg or OUT.pdf; the title names the stack\n"
     "  --stack S, --layer L, --head H\n"
-    "                         with --figure (all needed): encoder, decoder or cross; the layer and head, 0-based\n"
+    "                         with --figure (all needed): encoder, decoder or cross; the layer and head, 0-based;\n"
+    "                         --stack also with --neuron\n"
     "  --size WxH, --dpi N, --title TEXT, --colormap NAME, --color-scale S, --range fixed|auto,\n"
     "  --cell-size PX, --width PX, --annotate\n"
     "                         with --figure: as in attnviz-cli export --help\n";
@@ -80,6 +98,7 @@ struct Seq2SeqArgs {
   HeatmapExportOptions figure;
   std::string first_figure_option;
   int stack = -1, layer = -1, head = -1;  // --stack, --layer, --head (-1: not given)
+  Seq2SeqAnalysisOptions analysis;        // --neuron, --rollout, --value-norm, --ablate-scan, --scan-at
 };
 
 Result<Seq2SeqStack> ParseStack(const std::string& name) {
@@ -172,17 +191,16 @@ Status ParseSeq2SeqArgs(const std::vector<std::string>& args, Seq2SeqArgs* a, bo
         if (s) a->stack = (int)*s;
         else st = Status::Prefixed(MsgId::kPrefixContext, {"--stack"}, s.status());
       }
-      if (a->first_figure_option.empty()) a->first_figure_option = arg;
     } else if (arg == "--layer" || arg == "--head") {
       st = take_int(arg.c_str(), 0, 1 << 20, arg == "--layer" ? &a->layer : &a->head);
       if (a->first_figure_option.empty()) a->first_figure_option = arg;
     } else if (ParseFigureOption(args, &i, &a->figure, &st)) {
       if (a->first_figure_option.empty()) a->first_figure_option = arg;
+    } else if (ParseSeq2SeqAnalysisOption(args, &i, &a->analysis, &st)) {
     } else if (!arg.empty() && arg[0] == '-' && OptionTakesValue(arg)) {
       // An option of the decoder-only models' (--roles, --logit-lens, ...): not built for encoder-decoder ones.
       st = AppError(AppMsgId::kSeq2SeqOptionUnbuilt, {arg});
-    } else if (arg == "--roles" || arg == "--no-scale" || arg == "--no-softcap" || arg == "--no-qk-norm" ||
-               arg == "--ablate-scan" || arg == "--rollout" || arg == "--value-norm") {
+    } else if (arg == "--roles" || arg == "--no-scale" || arg == "--no-softcap" || arg == "--no-qk-norm") {
       st = AppError(AppMsgId::kSeq2SeqOptionUnbuilt, {arg});
     } else if (!arg.empty() && arg[0] != '-') {
       st = AppError(AppMsgId::kStrayArgument, {CappedValue(arg), "model"});
@@ -194,12 +212,24 @@ Status ParseSeq2SeqArgs(const std::vector<std::string>& args, Seq2SeqArgs* a, bo
   if (*help) return Status::Ok();
   if (a->target_set && a->generate) return AppError(AppMsgId::kSeq2SeqTargetOrGenerate, {});
   if (!a->target_set && !a->generate) return AppError(AppMsgId::kSeq2SeqNeedsTarget, {a->model_dir});
-  if (a->ablate_mode_set && a->ablated.empty()) return AppError(AppMsgId::kAblateModeNeedsAblate, {});
-  if (a->predict_k && a->token_loss) return AppError(AppMsgId::kOneOutputAtATime, {"--predict", "--token-loss"});
-  if (a->json && !a->predict_k && !a->token_loss && !a->generate) return AppError(AppMsgId::kJsonNeedsRoles, {});
+  const Seq2SeqAnalysisOptions& an = a->analysis;
+  if (a->ablate_mode_set && a->ablated.empty() && !an.ablate_scan)
+    return AppError(AppMsgId::kAblateModeNeedsAblate, {});
+  {  // one table on stdout at a time
+    std::vector<const char*> outputs;
+    if (a->predict_k) outputs.push_back("--predict");
+    if (a->token_loss) outputs.push_back("--token-loss");
+    if (an.neuron) outputs.push_back("--neuron");
+    if (an.ablate_scan) outputs.push_back("--ablate-scan");
+    if (outputs.size() > 1) return AppError(AppMsgId::kOneOutputAtATime, {outputs[0], outputs[1]});
+  }
+  if (a->json && !a->predict_k && !a->token_loss && !a->generate && !an.neuron && !an.ablate_scan)
+    return AppError(AppMsgId::kJsonNeedsRoles, {});
+  if (Status s = CheckSeq2SeqAnalysisOptions(an, !a->dump_dir.empty(), a->stack); !s) return s;
   for (model::Seq2SeqAblatedHead& h : a->ablated) h.mode = a->ablate_mode;
   if (a->figure.out_path.empty()) {
     if (!a->first_figure_option.empty()) return AppError(AppMsgId::kOptionNeedsFigure, {a->first_figure_option});
+    if (a->stack >= 0 && !an.neuron) return AppError(AppMsgId::kOptionNeedsFigure, {"--stack"});
     return Status::Ok();
   }
   if (a->stack < 0 || a->layer < 0 || a->head < 0) return AppError(AppMsgId::kSeq2SeqFigureNeedsStack, {});
@@ -361,7 +391,8 @@ Status WriteFigure(const Seq2SeqArgs& a, const model::Seq2SeqModel& m, const Seq
   return written;
 }
 
-Status WriteDump(const std::string& dir, const Seq2SeqInput& in, const model::Seq2SeqRun& run) {
+Status WriteDump(const std::string& dir, const Seq2SeqInput& in, const model::Seq2SeqRun& run,
+                 const Seq2SeqAnalysisOptions& analysis, const Seq2SeqAnalysisInput& analysis_input) {
   DumpFolder dump;
   if (Status s = dump.Begin(dir); !s) return s;
   if (Status s = WriteFileAtomic(dump.Path("tokens.json"), TokensJson(in.source, in.decoder)); !s) return s;
@@ -371,6 +402,7 @@ Status WriteDump(const std::string& dir, const Seq2SeqInput& in, const model::Se
       {"decoder_hidden.npy", &run.decoder_hidden}};
   for (const auto& [name, tensor] : files)
     if (Status s = WriteNpy(dump.Path(name), *tensor); !s) return s;
+  if (Status s = WriteSeq2SeqAnalysisDumps(analysis, analysis_input, run, &dump); !s) return s;
   return dump.Commit();
 }
 
@@ -476,8 +508,15 @@ Status Run(const Seq2SeqArgs& a) {
   options.ablate = a.ablated;
   auto run = model::RunSeq2Seq(m, TokenIds(in->source), TokenIds(in->decoder), options);
   if (!run) return run.status();
+  Seq2SeqAnalysisInput analysis{&m, TokenIds(in->source), TokenIds(in->decoder), in->labels, a.ablated,
+                                &in->source, &in->decoder};
   std::string table;
-  if (a.predict_k || a.token_loss) {
+  if (a.analysis.neuron || a.analysis.ablate_scan) {
+    auto t = a.analysis.neuron ? Seq2SeqNeuronOutput(a.analysis, a.stack, a.json, analysis)
+                               : Seq2SeqScanOutput(a.analysis, a.json, a.ablate_mode, analysis);
+    if (!t) return t.status();
+    table = *t;
+  } else if (a.predict_k || a.token_loss) {
     auto t = DecoderTable(a, m, *in, *run, *tok->target);
     if (!t) return t.status();
     table = *t;
@@ -488,7 +527,7 @@ Status Run(const Seq2SeqArgs& a) {
   }
   FILE* notes = table.empty() ? stdout : stderr;
   if (!a.dump_dir.empty()) {
-    if (Status s = WriteDump(a.dump_dir, *in, *run); !s) return s;
+    if (Status s = WriteDump(a.dump_dir, *in, *run, a.analysis, analysis); !s) return s;
     std::fprintf(notes, "%s\n", Trf(Str::kCliDumpWritten, {a.dump_dir}).c_str());
   }
   if (!a.figure.out_path.empty()) {

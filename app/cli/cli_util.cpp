@@ -80,4 +80,18 @@ Result<model::AblateMode> ParseAblateMode(const std::string& value) {
                           Status::Error(MsgId::kUnknownName, {"ablation mode", CappedValue(value), "zero, mean"}));
 }
 
+bool ParseColonInts(const std::string& text, size_t count, int* out) {
+  size_t start = 0;
+  for (size_t p = 0; p < count; ++p) {
+    const size_t end = p + 1 < count ? text.find(':', start) : text.size();
+    if (end == std::string::npos) return false;
+    const std::string part = text.substr(start, end - start);
+    auto v = ParseIntValue("", part, 0, 1 << 30);
+    if (!v) return false;
+    out[p] = *v;
+    start = end + 1;
+  }
+  return true;
+}
+
 }  // namespace attnviz

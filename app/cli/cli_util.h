@@ -22,6 +22,8 @@ Status RefuseModelFolder(const InputOptions& options, const std::string& subcomm
 double FreeDiskBytes(const std::string& path);
 // --ablate-mode zero|mean (model, encoder-decoder models alike); the error names the option and the allowed names.
 Result<model::AblateMode> ParseAblateMode(const std::string& value);
+// "L:H" or "L:H:I:J" (count parts) -> numbers >= 0 into out[count]; false when malformed.
+bool ParseColonInts(const std::string& text, size_t count, int* out);
 // [{"text": "I", "begin": 0, "end": 1}, ...]
 std::string TokensJson(const std::vector<Token>& tokens);
 // Per-head metrics and their mean, with per-row figures.

@@ -293,10 +293,20 @@ std::string TokenTipLines(const std::vector<tokenize::Token>& tokens, size_t fir
 void DrawRowLabelPredictions(PanelContext& ctx, ImVec2 labels_min, ImVec2 labels_max, int first_row, float row_height);
 // Under the what-ifs: the loss (and before -> after), the explanation, or why there is none.
 void DrawLossLine(PanelContext& ctx);
+// An encoder-decoder result's top tokens at decoder position `position` ("" when it has none there).
+std::string Seq2SeqPredictionLines(const Seq2SeqResult& result, int position);
+// The target's mean loss, and with ablations its change against the model without them.
+void DrawSeq2SeqLossLine(PanelContext& ctx);
 // Under the loss: the ablated heads with "restore all", the scan's button, progress, Cancel and ranking table.
 void DrawAblationControls(PanelContext& ctx);
 // The right-click menu of a head's map (the last item): "Ablate head L H" / "Restore head L H".
 void DrawHeadAblateMenu(PanelContext& ctx, int layer, int head);
+// The same for a head of one stack of an encoder-decoder model (Seq2SeqStackIndex), and that model's list of
+// ablated heads with their restore buttons and the mode (views.seq2seq.ablated, sent with every forced run).
+void DrawSeq2SeqHeadAblateMenu(PanelContext& ctx, int stack, int layer, int head);
+void DrawSeq2SeqAblationControls(PanelContext& ctx);
+bool Seq2SeqHeadAblated(const Seq2SeqPanelView& view, int stack, int layer, int head);
+void SetSeq2SeqHeadAblated(Seq2SeqPanelView* view, int stack, int layer, int head, bool ablated);
 // The language combo (English / 한국어), drawn in the Controls and Model panels.
 void DrawLanguageSwitch(PanelContext& ctx);
 void DrawLanguageSwitch(App& app);

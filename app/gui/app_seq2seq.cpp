@@ -1,6 +1,7 @@
 // The App on an encoder-decoder folder (t5, bart, marian): opening it on the Seq2SeqSession (seq2seq_session.h),
-// submitting the source and target texts (or a Translate: greedy generation), and presenting the stack, layer and
-// head picked in the Overview as `results.shown`, which the Heads panel draws with that stack's token labels.
+// submitting the source and target texts with the ablated heads (or a Translate: greedy generation of the model as
+// trained), and presenting the stack, layer and head picked in the Overview as `results.shown`, which the Heads panel
+// draws with that stack's token labels.
 #include <algorithm>
 
 #include "app.h"
@@ -18,6 +19,8 @@ void App::OpenSeq2Seq(const std::string& dir) {
   attributions->Cancel();
   patchings->Cancel();
   views.seq2seq.generated_ids.clear();
+  views.seq2seq.ablated.clear();
+  views.seq2seq.pinned_position = -1;
   seq2seq_view_ = Seq2SeqView{};
   SetSource(Source::kModel);
 }
@@ -27,7 +30,7 @@ void App::SubmitSeq2SeqIfChanged() {
   r.dir = results.seq2seq_dir;
   r.source_text = settings.kv_text;
   r.target_text = views.seq2seq.target_text;
-  if (views.seq2seq.translate) {  // the Translate button: the target made by greedy generation
+  if (views.seq2seq.translate) {  // the Translate button: the model's own target, made by greedy generation
     views.seq2seq.translate = false;
     r.target_text.clear();
     r.generate = kTranslateMaxTokens;
@@ -35,6 +38,10 @@ void App::SubmitSeq2SeqIfChanged() {
     last_seq2seq_request_ = r;
     seq2seq_submitted_ = true;
     return;
+  }
+  for (model::Seq2SeqAblatedHead a : views.seq2seq.ablated) {  // every head in the mode chosen
+    a.mode = views.seq2seq.ablate_mode;
+    r.ablate.push_back(a);
   }
   // A generation running: only another folder or source stops it (its text becomes the target when it ends).
   if (seq2seq_submitted_ && last_seq2seq_request_.generate > 0 && seq2seqs->busy() &&

@@ -202,6 +202,8 @@ MapInput HandleMapButton(PanelContext& ctx, const MapDraw& m, const MapFrame& f)
   input.clicked = ImGui::IsItemDeactivated() && !ms.dragged && input.hovered;
   const bool model = ctx.shown->model != nullptr;
   if (model && !m.twin) DrawHeadAblateMenu(ctx, ctx.settings.model_layer, m.head);
+  else if (!m.twin && ctx.results.seq2seq_mode(ctx.settings))  // an encoder-decoder head of the stack shown
+    DrawSeq2SeqHeadAblateMenu(ctx, ctx.shown->stack, ctx.shown->layer, m.head);
   if (input.clicked && ClickOpensNeuronView(ctx) && f.n_q > 0 && f.n_k > 0)  // the neuron view of that cell
     ctx.verbs.OpenNeuronView(m.head, RowAt(f, io.MousePos.y), ColAt(f, io.MousePos.x));
   if (ImGui::IsItemDeactivated()) ms.dragging = false, ms.dragged = false;

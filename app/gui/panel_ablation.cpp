@@ -1,9 +1,11 @@
 // Head ablation in the app: the right-click menu on a head's map (Heads and Overview panels), the list of ablated
-// heads with "restore all", and "ablate each head once": its button, progress and Cancel, and the heads ranked by
-// how much their ablation raises the loss (the Overview can colour its cells by that).
+// heads with "restore all" (an encoder-decoder model's too, its heads of any stack), and "ablate each head once": its
+// button, progress and Cancel, and the heads ranked by how much their ablation raises the loss (the Overview can
+// colour its cells by that).
 #include <imgui.h>
 
 #include <algorithm>
+#include <functional>
 
 #include "app.h"
 #include "i18n/localized.h"
@@ -56,52 +58,132 @@ void DrawScanTable(PanelContext& ctx, const AblationScanResult& scan) {
   ImGui::EndTable();
 }
 
+// A head's right-click menu: its one item, `label()` (made only while the menu is open); true when chosen.
+bool AblateMenuItem(PanelContext& ctx, const std::function<std::string()>& label) {
+  if (!ImGui::BeginPopupContextItem("##ablate_menu")) return false;
+  const std::string text = label();
+  const bool chosen = ImGui::MenuItem(text.c_str());
+  ctx.dump.RecordItem("menu.ablate_head", JsonString(text));
+  ImGui::EndPopup();
+  return chosen;
+}
+
+// One ablated head in the list: its button's label and what its tooltip says a click does.
+struct AblatedEntry {
+  std::string name, restore_tip;
+};
+constexpr int kRestoreAllHeads = -2;
+
+// The ablated heads, one button each that restores it (model.restore.<i>), "restore all" (model.restore_all) and
+// the mode (model.ablate_zero, model.ablate_mean). Returns the index of the head to restore, kRestoreAllHeads or -1.
+int DrawAblatedList(PanelContext& ctx, const std::vector<AblatedEntry>& heads, model::AblateMode* mode) {
+  if (heads.empty()) return -1;
+  WidgetDump& dump = ctx.dump;
+  int restore = -1;
+  ImGui::TextWrapped("%s", Tr(Str::kAblatedHeads));
+  // The buttons flow onto more lines as the panel's width allows (many heads may be ablated).
+  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  auto same_line_if_fits = [&](const std::string& label) {
+    const float w = ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
+    if (ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + w < right) ImGui::SameLine();
+  };
+  for (size_t i = 0; i < heads.size(); ++i) {
+    // One button per head restores it (the label names it; the tooltip says what a click does).
+    const std::string label = heads[i].name + " \xC3\x97";
+    if (i) same_line_if_fits(label);
+    if (ImGui::SmallButton((label + "##restore" + std::to_string(i)).c_str())) restore = (int)i;
+    dump.RecordItem("model.restore." + std::to_string(i), JsonString(heads[i].name));
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", heads[i].restore_tip.c_str());
+  }
+  same_line_if_fits(Tr(Str::kRestoreAll));
+  if (widget::SmallButton(dump, Str::kRestoreAll, "model.restore_all")) restore = kRestoreAllHeads;
+  // Zero ablation removes the head; mean ablation keeps what it writes on average and removes only what it
+  // writes at this position (its output replaced by its mean over the text's positions).
+  int m = (int)*mode;
+  ImGui::TextUnformatted(Tr(Str::kAblateModeLabel));
+  SameLineIfRadioFits(Tr(Str::kAblateModeZero));
+  widget::RadioButton(dump, Str::kAblateModeZero, "model.ablate_zero", &m, (int)model::AblateMode::kZero);
+  SameLineIfRadioFits(Tr(Str::kAblateModeMean));
+  widget::RadioButton(dump, Str::kAblateModeMean, "model.ablate_mean", &m, (int)model::AblateMode::kMean);
+  *mode = (model::AblateMode)m;
+  return restore;
+}
+
+// An encoder-decoder stack's name in the ablation's words ("encoder", "decoder", "cross-attention").
+std::string StackWord(int stack) {
+  return Tr(stack == kEncoderStack ? Str::kSeq2SeqEncoderSide
+            : stack == kDecoderStack ? Str::kSeq2SeqDecoderSide : Str::kSeq2SeqCrossSide);
+}
+
+std::vector<std::string> Seq2SeqHeadArgs(int stack, int layer, int head) {
+  return {StackWord(stack), std::to_string(layer), std::to_string(head)};
+}
+
 }  // namespace
 
 void DrawHeadAblateMenu(PanelContext& ctx, int layer, int head) {
-  if (!ImGui::BeginPopupContextItem("##ablate_menu")) return;
   const bool ablated = ctx.HeadAblated(layer, head);
-  const std::string label = Trf(ablated ? Str::kRestoreHead : Str::kAblateHead, {std::to_string(layer), std::to_string(head)});
-  const bool chosen = ImGui::MenuItem(label.c_str());
-  ctx.dump.RecordItem("menu.ablate_head", JsonString(label));
-  if (chosen) ctx.verbs.SetHeadAblated(layer, head, !ablated);
-  ImGui::EndPopup();
+  if (AblateMenuItem(ctx, [&] {
+        return Trf(ablated ? Str::kRestoreHead : Str::kAblateHead, {std::to_string(layer), std::to_string(head)});
+      }))
+    ctx.verbs.SetHeadAblated(layer, head, !ablated);
+}
+
+bool Seq2SeqHeadAblated(const Seq2SeqPanelView& view, int stack, int layer, int head) {
+  for (const model::Seq2SeqAblatedHead& a : view.ablated)
+    if ((int)a.stack == stack && a.layer == layer && a.head == head) return true;
+  return false;
+}
+
+void SetSeq2SeqHeadAblated(Seq2SeqPanelView* view, int stack, int layer, int head, bool ablated) {
+  std::vector<model::Seq2SeqAblatedHead>& a = view->ablated;
+  a.erase(std::remove_if(a.begin(), a.end(),
+                         [&](const model::Seq2SeqAblatedHead& h) {
+                           return (int)h.stack == stack && h.layer == layer && h.head == head;
+                         }),
+          a.end());
+  if (ablated) a.push_back({(model::Seq2SeqStack)stack, layer, head, view->ablate_mode});
+}
+
+void DrawSeq2SeqHeadAblateMenu(PanelContext& ctx, int stack, int layer, int head) {
+  const bool ablated = Seq2SeqHeadAblated(ctx.views.seq2seq, stack, layer, head);
+  if (AblateMenuItem(ctx, [&] {
+        return Trf(ablated ? Str::kSeq2SeqRestoreHead : Str::kSeq2SeqAblateHead, Seq2SeqHeadArgs(stack, layer, head));
+      }))
+    SetSeq2SeqHeadAblated(&ctx.views.seq2seq, stack, layer, head, !ablated);
+}
+
+void DrawSeq2SeqAblationControls(PanelContext& ctx) {
+  Seq2SeqPanelView& v = ctx.views.seq2seq;
+  std::vector<AblatedEntry> entries;
+  std::string json = "[";
+  for (const model::Seq2SeqAblatedHead& a : v.ablated) {
+    const int s = (int)a.stack;
+    entries.push_back({StackWord(s) + " " + HeadName(a.layer, a.head),
+                       Trf(Str::kSeq2SeqRestoreHead, Seq2SeqHeadArgs(s, a.layer, a.head))});
+    json += (json.size() > 1 ? ", [" : "[") + std::to_string(s) + ", " + std::to_string(a.layer) + ", " +
+            std::to_string(a.head) + "]";
+  }
+  const int restore = DrawAblatedList(ctx, entries, &v.ablate_mode);
+  if (restore == kRestoreAllHeads) v.ablated.clear();
+  else if (restore >= 0) v.ablated.erase(v.ablated.begin() + restore);
+  ctx.dump.SetField("seq2seq_ablated", json + "]");
 }
 
 void DrawAblationControls(PanelContext& ctx) {
   WidgetDump& dump = ctx.dump;
-  std::vector<model::AblatedHead>& ablated = ctx.views.model.ablated;
+  const std::vector<model::AblatedHead>& ablated = ctx.views.model.ablated;
   std::string ablated_json = "[";
-  if (!ablated.empty()) {
-    ImGui::TextWrapped("%s", Tr(Str::kAblatedHeads));
-    // The buttons flow onto more lines as the panel's width allows (many heads may be ablated).
-    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
-    auto same_line_if_fits = [&](const std::string& label) {
-      const float w = ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
-      if (ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + w < right) ImGui::SameLine();
-    };
-    for (size_t i = 0; i < ablated.size(); ++i) {
-      const model::AblatedHead a = ablated[i];
-      ablated_json += (i ? ", [" : "[") + std::to_string(a.layer) + ", " + std::to_string(a.head) + "]";
-      // One button per head restores it (the label names it; the tooltip says what a click does).
-      const std::string label = HeadName(a.layer, a.head) + " \xC3\x97";
-      if (i) same_line_if_fits(label);
-      if (ImGui::SmallButton((label + "##restore" + std::to_string(i)).c_str())) ctx.verbs.SetHeadAblated(a.layer, a.head, false);
-      if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("%s", Trf(Str::kRestoreHead, {std::to_string(a.layer), std::to_string(a.head)}).c_str());
-    }
-    same_line_if_fits(Tr(Str::kRestoreAll));
-    if (widget::SmallButton(dump, Str::kRestoreAll, "model.restore_all")) ctx.verbs.RestoreAllHeads();
-    // Zero ablation removes the head; mean ablation keeps what it writes on average and removes only what it
-    // writes at this position (its output replaced by its mean over the text's positions).
-    int mode = (int)ctx.views.model.ablate_mode;
-    ImGui::TextUnformatted(Tr(Str::kAblateModeLabel));
-    SameLineIfRadioFits(Tr(Str::kAblateModeZero));
-    widget::RadioButton(dump, Str::kAblateModeZero, "model.ablate_zero", &mode, (int)model::AblateMode::kZero);
-    SameLineIfRadioFits(Tr(Str::kAblateModeMean));
-    widget::RadioButton(dump, Str::kAblateModeMean, "model.ablate_mean", &mode, (int)model::AblateMode::kMean);
-    ctx.views.model.ablate_mode = (model::AblateMode)mode;
+  std::vector<AblatedEntry> entries;
+  for (size_t i = 0; i < ablated.size(); ++i) {
+    const model::AblatedHead a = ablated[i];
+    ablated_json += (i ? ", [" : "[") + std::to_string(a.layer) + ", " + std::to_string(a.head) + "]";
+    entries.push_back(
+        {HeadName(a.layer, a.head), Trf(Str::kRestoreHead, {std::to_string(a.layer), std::to_string(a.head)})});
   }
+  const int restore = DrawAblatedList(ctx, entries, &ctx.views.model.ablate_mode);
+  if (restore == kRestoreAllHeads) ctx.verbs.RestoreAllHeads();
+  else if (restore >= 0) ctx.verbs.SetHeadAblated(ablated[(size_t)restore].layer, ablated[(size_t)restore].head, false);
   dump.SetField("ablated", ablated_json + "]");
 
   std::shared_ptr<const ModelFolder> folder = ctx.verbs.ModelFolderOpen();

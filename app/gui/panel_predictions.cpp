@@ -1,6 +1,9 @@
 // What the model predicts, in the Model panel: each token's top next tokens (a tooltip on its chip, pinned by a
-// click) and the text's mean next-token loss under the what-ifs, beside the loss of the model as trained.
+// click) and the text's mean next-token loss under the what-ifs, beside the loss of the model as trained; for an
+// encoder-decoder model the top tokens at each decoder position and the target's mean loss under the ablations.
 #include <imgui.h>
+
+#include <cmath>
 
 #include "app.h"
 #include "io/json.h"
@@ -21,6 +24,22 @@ const model::PositionTop* FindPosition(const model::Predictions& p, int index) {
 // The loss with its formatting in one place (the line, the change and the dump read alike).
 std::string Nats(double loss) { return FormatNumber(loss, "%.4f"); }
 
+// One line per top token: its probability and what it reads as ("·the", as attnviz-cli's table writes it), not its
+// vocabulary piece ("Ġthe", which attnviz-cli's JSON "token" gives); its id when the tokenizer has no text for it.
+std::string TopTokenLines(const model::PositionTop& top, const tokenize::Tokenizer& tokenizer) {
+  std::string lines;
+  for (const model::TokenProb& t : top.top) {
+    const std::optional<std::string> text = tokenizer.IdToDisplay(t.id);
+    lines += "\n  " + FormatNumber(t.prob, "%.3g") + "  " + (text ? "\"" + ShownText(*text) + "\"" : std::to_string(t.id));
+  }
+  return lines;
+}
+
+// "loss X nats, perplexity Y".
+std::string LossLine(double loss, double perplexity) {
+  return Trf(Str::kLossLine, {Nats(loss), FormatNumber(perplexity, "%.4g")});
+}
+
 }  // namespace
 
 std::string PredictionLines(const AppResults& results, int position) {
@@ -30,14 +49,14 @@ std::string PredictionLines(const AppResults& results, int position) {
   if (!top) return "";
   const ModelFolder& folder = *r->request.folder;
   const bool next = model::PredictsNextToken(folder.model->config());
-  std::string lines = Trf(next ? Str::kPredictNextTip : Str::kPredictMaskTip, {std::to_string(position)});
-  for (const model::TokenProb& t : top->top) {
-    // What the token reads as ("·the", as attnviz-cli's table writes it), not its vocabulary piece ("Ġthe", which
-    // attnviz-cli's JSON "token" gives).
-    const std::optional<std::string> text = folder.tokenizer->IdToDisplay(t.id);
-    lines += "\n  " + FormatNumber(t.prob, "%.3g") + "  " + (text ? "\"" + ShownText(*text) + "\"" : std::to_string(t.id));
-  }
-  return lines;
+  return Trf(next ? Str::kPredictNextTip : Str::kPredictMaskTip, {std::to_string(position)}) +
+         TopTokenLines(*top, *folder.tokenizer);
+}
+
+std::string Seq2SeqPredictionLines(const Seq2SeqResult& r, int position) {
+  if (!r.folder || position < 0 || (size_t)position >= r.top.size()) return "";
+  return Trf(Str::kSeq2SeqPredictTip, {std::to_string(position)}) +
+         TopTokenLines(r.top[(size_t)position], *r.folder->tokenizers.target);
 }
 
 std::string TokenTipLines(const std::vector<tokenize::Token>& tokens, size_t first, size_t count) {
@@ -84,7 +103,7 @@ void DrawLossLine(PanelContext& ctx) {
       const model::Predictions& p = *r->predictions;
       value = JsonNumber(p.loss);
       if (r->baseline_loss) baseline = JsonNumber(*r->baseline_loss);
-      ImGui::TextWrapped("%s", Trf(Str::kLossLine, {Nats(p.loss), FormatNumber(p.perplexity, "%.4g")}).c_str());
+      ImGui::TextWrapped("%s", LossLine(p.loss, p.perplexity).c_str());
       if (!r->request.plain()) {  // what the what-ifs and ablations did to it
         if (r->baseline_loss) ImGui::TextWrapped("%s", Trf(Str::kLossChange, {Nats(*r->baseline_loss), Nats(p.loss)}).c_str());
         else DimText(Tr(Str::kLossBaselineUnknown));
@@ -95,6 +114,25 @@ void DrawLossLine(PanelContext& ctx) {
   dump.SetField("loss", "{\"value\": " + value + ", \"baseline\": " + baseline +
                             ", \"has_lm_head\": " + BoolJson(r && r->has_lm_head) +
                             ", \"plain\": " + BoolJson(r && r->request.plain()) + "}");
+}
+
+void DrawSeq2SeqLossLine(PanelContext& ctx) {
+  const Seq2SeqResult* r = ctx.results.seq2seq.get();
+  std::string value = "null", baseline = "null";
+  const bool plain = !r || r->request.ablate.empty();
+  if (r && r->complete() && !r->token_loss.empty()) {
+    value = JsonNumber(r->loss);
+    ImGui::TextWrapped("%s", LossLine(r->loss, std::exp(r->loss)).c_str());
+    if (!plain) {  // what the ablations did to it
+      baseline = JsonNumber(r->base_loss);
+      ImGui::TextWrapped("%s", Trf(Str::kSeq2SeqLossChange, {FormatNumber(r->loss - r->base_loss, "%+.4f"),
+                                                             Nats(r->base_loss)})
+                                   .c_str());
+    }
+    DimText(Tr(Str::kSeq2SeqLossExplain));
+  }
+  ctx.dump.SetField("loss", "{\"value\": " + value + ", \"baseline\": " + baseline +
+                                ", \"has_lm_head\": true, \"plain\": " + BoolJson(plain) + "}");
 }
 
 }  // namespace attnviz

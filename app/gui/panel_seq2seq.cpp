@@ -1,8 +1,11 @@
 // The panels of an encoder-decoder model (t5, bart, marian; app_seq2seq.cpp runs it):
-//   Model     the folder, the source and target texts, Translate (greedy generation), the tokens and progress
+//   Model     the folder, the source and target texts, Translate (greedy generation), the tokens and progress, the
+//             target's mean loss (and its change under the ablated heads, listed with their restore buttons), the
+//             target's tokens coloured by their loss with the top tokens at each decoder position
 //   Overview  three grids of thumbnails, layers x heads: encoder self-attention [n_src x n_src], decoder
 //             self-attention (causal) [n_tgt x n_tgt], cross-attention [n_tgt x n_src]; a click shows that head of
-//             that stack in the Heads panel (which draws results.shown, with the stack's token labels)
+//             that stack in the Heads panel (which draws results.shown, with the stack's token labels), a right-click
+//             ablates it
 //   Shapes    the shown stack's q, k, v and probs with their lengths (cross: q from the decoder, k and v from the
 //             encoder)
 #include <imgui.h>
@@ -12,6 +15,7 @@
 #include "app.h"
 #include "io/json.h"
 #include "panel_util.h"
+#include "token_chips.h"
 #include "unicode_slots.h"
 #include "widgets.h"
 
@@ -69,9 +73,16 @@ void DrawStackGrid(PanelContext& ctx, HeatmapRenderer& renderer, const Seq2SeqRe
       else ImGui::Dummy(ImVec2(cell, cell));
       const bool clicked = ImGui::IsItemClicked();
       const bool hovered = ImGui::IsItemHovered();
+      DrawSeq2SeqHeadAblateMenu(ctx, s, l, h);
       ImGui::PopID();
       const bool selected =
           ctx.views.seq2seq.stack == s && l == ctx.settings.model_layer && h == ctx.settings.selected_head;
+      const bool ablated = Seq2SeqHeadAblated(ctx.views.seq2seq, s, l, h);
+      if (ablated) {  // dimmed and crossed out, as the decoder-only Overview marks an ablated head
+        dl->AddRectFilled(p0, p1, IM_COL32(0, 0, 0, 150));
+        dl->AddLine(p0, p1, IM_COL32(255, 80, 60, 255), 2.0f);
+        dl->AddLine(ImVec2(p0.x, p1.y), ImVec2(p1.x, p0.y), IM_COL32(255, 80, 60, 255), 2.0f);
+      }
       if (selected)
         dl->AddRect(ImVec2(p0.x - 1, p0.y - 1), ImVec2(p1.x + 1, p1.y + 1),
                     ImGui::GetColorU32(ImVec4(1.0f, 0.85f, 0.3f, 1.0f)), 0, 0, 2.0f);
@@ -80,7 +91,7 @@ void DrawStackGrid(PanelContext& ctx, HeatmapRenderer& renderer, const Seq2SeqRe
                                  " \xC2\xB7 " + Trf(Str::kTipHead, {std::to_string(h)}))
                                     .c_str());
       ctx.dump.RecordRect(name + "." + std::to_string(l) + "." + std::to_string(h), p0.x, p0.y, p1.x, p1.y, false,
-                          hovered, "{\"selected\": " + BoolJson(selected) + "}");
+                          hovered, "{\"selected\": " + BoolJson(selected) + ", \"ablated\": " + BoolJson(ablated) + "}");
       if (clicked) {
         ctx.views.seq2seq.stack = s;
         ctx.settings.model_layer = l;
@@ -91,6 +102,29 @@ void DrawStackGrid(PanelContext& ctx, HeatmapRenderer& renderer, const Seq2SeqRe
   }
   ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + label_h + (float)st.n_layer() * (cell + gap) + gap));
   ImGui::Dummy(ImVec2(1, 1));
+}
+
+// The target's tokens as chips (token_chips.h): each coloured by the loss of predicting it at its decoder position
+// (or that loss's change under the ablations), its tooltip and pin giving the top tokens at that position.
+void DrawTargetChips(PanelContext& ctx, const Seq2SeqResult& r) {
+  ImGui::Separator();
+  ImGui::TextWrapped("%s", Tr(Str::kSeq2SeqTargetTokens));
+  ChipText text;
+  text.owner = r.folder.get();
+  text.text = IdList(r.labels);
+  text.tokens = &r.label_tokens;
+  text.can_color = !r.token_loss.empty();
+  text.losses.loss = r.token_loss;
+  text.losses.base = r.request.ablate.empty() ? r.token_loss : r.base_token_loss;  // a plain run is its own base
+  text.explain = Str::kSeq2SeqTokenLossExplain;
+  text.delta_explain = Str::kSeq2SeqTokenLossDeltaExplain;
+  text.tip_delta = Str::kSeq2SeqTokenLossTipDelta;
+  text.predictions_after = false;
+  text.predictions = [&r](int position) { return Seq2SeqPredictionLines(r, position); };
+  text.has_predictions = !r.top.empty();
+  text.prediction_positions = r.top.size();
+  Seq2SeqPanelView& v = ctx.views.seq2seq;
+  DrawTokenChips(ctx, text, {&v.chips, &v.chip_color, &v.pinned_position});
 }
 
 }  // namespace
@@ -167,6 +201,10 @@ void DrawSeq2SeqModelPanel(PanelContext& ctx) {
     DimText(Trf(Str::kSeq2SeqShownStack, {Tr(kStackTitles[stack]), std::to_string(s.model_layer)}));
     ImGui::SetNextItemWidth(width * 0.6f);
     widget::SliderInt(dump, Str::kLayer, "model.layer", &s.model_layer, 0, std::max(0, n_layer - 1));
+    DrawSeq2SeqLossLine(ctx);
+    DrawSeq2SeqAblationControls(ctx);
+    if (!ctx.views.seq2seq.ablated.empty()) DimText(Tr(Str::kSeq2SeqTranslateUnablated));
+    if (r->complete() && !r->label_tokens.empty()) DrawTargetChips(ctx, *r);
   }
   ImGui::End();
 }

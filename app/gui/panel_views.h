@@ -14,6 +14,7 @@
 #include "lessons/dot_variance.h"
 #include "lessons/pipeline_numbers.h"
 #include "model/run.h"
+#include "model/seq2seq_run.h"  // Seq2SeqAblatedHead
 #include "sandbox/text.h"
 
 namespace attnviz {
@@ -62,7 +63,7 @@ struct TokenChips {
     size_t first = 0, count = 0;  // the group's tokens
     bool special = false;
   };
-  const void* folder = nullptr;  // ModelRequest::folder.get() and text the chips are of
+  const void* folder = nullptr;  // ChipText::owner and text (token_chips.h): what the chips are of
   std::string text;
   float width = 0, font_size = 0;  // the panel's content width and the font they were measured with
   std::vector<Chip> chips;
@@ -194,6 +195,13 @@ struct Seq2SeqPanelView {
   int stack = 2;                 // kEncoderStack, kDecoderStack, kCrossStack: cross-attention first
   bool translate = false;        // Translate was pressed: the App starts a generation on its next submit
   std::vector<int> generated_ids;  // the last finished generation's new ids (ending with eos when it stopped there)
+  // Heads of any stack ablated in the forced runs (Translate runs the model as trained), and how.
+  std::vector<model::Seq2SeqAblatedHead> ablated;
+  model::AblateMode ablate_mode = model::AblateMode::kZero;
+  // The target's tokens as chips (token_chips.h): their layout, what they are coloured by, the pinned position.
+  TokenChips chips;
+  ChipColor chip_color = ChipColor::kNone;
+  int pinned_position = -1;
 };
 
 struct PanelViews {

@@ -42,6 +42,18 @@ Status CheckNeuron(const ModelConfig& c, int n, int layer, int head, int i, int 
   return Status::Ok();
 }
 
+void SetNeuronProduct(const float* q, const float* k, int d_head, NeuronView* v) {
+  v->q.assign(q, q + d_head);
+  v->k.assign(k, k + d_head);
+  v->product.resize((size_t)d_head);
+  double score = 0;
+  for (int t = 0; t < d_head; ++t) {
+    v->product[(size_t)t] = q[t] * k[t];
+    score += (double)q[t] * k[t];
+  }
+  v->score = score;
+}
+
 NeuronView Neuron(const ModelConfig& c, const LayerOutput& out, int head, int i, int j) {
   const int n = out.n, dh = c.d_head, group = c.n_head / c.n_kv_head;
   ATTNVIZ_CHECK_SHAPE(head >= 0 && head < c.n_head && i >= 0 && i < n && j >= 0 && j < n, "head ", head, " of ",
@@ -54,15 +66,8 @@ NeuronView Neuron(const ModelConfig& c, const LayerOutput& out, int head, int i,
   // 1. q_i, k_j (after RoPE) and their product, summed in double.
   const float* q = RowOf(out.q, (size_t)head, (size_t)i);
   const float* k = RowOf(out.k, (size_t)(head / group), (size_t)j);
-  v.q.assign(q, q + dh);
-  v.k.assign(k, k + dh);
-  v.product.resize((size_t)dh);
-  double score = 0;
-  for (int t = 0; t < dh; ++t) {
-    v.product[(size_t)t] = q[t] * k[t];
-    score += (double)q[t] * k[t];
-  }
-  v.score = score;
+  SetNeuronProduct(q, k, dh, &v);
+  const double score = v.score;
   v.scale = out.multiplier;
   v.scale_source = !c.scale_attn ? "none" : c.query_pre_attn_scalar > 0 ? "query_pre_attn_scalar" : "head_dim";
   v.softcap = out.softcap;
@@ -326,13 +331,22 @@ void ValueNormScales(const Model& model, const LayerOutput& out, float* norms_ou
   // LayerOutput made without a run dequantizes the layer once more.
   WeightScratch scratch;
   const Linear& o = out.weights ? out.weights->o : model.BlockWeights(out.layer, &scratch).o;
-  const int n = out.n, dh = c.d_head, d = c.d_model, group = c.n_head / c.n_kv_head;
+  const int n = out.n, dh = c.d_head, d = c.d_model;
   ATTNVIZ_CHECK_SHAPE(o.w && o.in == c.q_dim() && o.out == d && (int)out.v.d == dh, "W_o [", o.out, ", ", o.in,
                       "] vs [", d, ", ", c.q_dim(), "], v width ", out.v.d, " vs d_head ", dh);
+  HeadValueNorms(o, out.v, n, c.n_head, norms_out);
+}
+
+void HeadValueNorms(const Linear& o, const HeadsView& v_heads, int n, int n_head, float* norms_out) {
+  const int dh = (int)v_heads.d, d = o.out, group = n_head / std::max<int>(1, (int)v_heads.n_head);
+  ATTNVIZ_CHECK_SHAPE(o.w && o.in == n_head * dh && v_heads.data && (int)v_heads.n >= n && n_head % group == 0 &&
+                          (int)v_heads.n_head * group == n_head,
+                      "W_o [", o.out, ", ", o.in, "] vs ", n_head, " heads x ", dh, ", v [", v_heads.n_head, ", ",
+                      v_heads.n, ", ", dh, "] for ", n, " keys");
   // Heads are independent (each writes its own row of norms_out); each head's products are too small for Eigen
   // to thread.
-#pragma omp parallel for schedule(dynamic) if ((double)c.n_head * n * dh * dh > 1e6)
-  for (int h = 0; h < c.n_head; ++h) {
+#pragma omp parallel for schedule(dynamic) if ((double)n_head * n * dh * dh > 1e6)
+  for (int h = 0; h < n_head; ++h) {
     // 1. G = W_o^h W_o^h^T [d_head, d_head]: ||v_j W_o^h||^2 = v_j G v_j^T, so the [n, d_model] product v^h W_o^h is
     //    never made (d_head^2 a key instead of d_head * d_model: 12x less at GPT-2's 64 and 768). In float, as the
     //    forward (the tests hold the norms to torch's).
@@ -344,8 +358,8 @@ void ValueNormScales(const Model& model, const LayerOutput& out, float* norms_ou
       g.noalias() = ConstMat(o.w + (size_t)h * dh, d, dh, Eigen::OuterStride<>(o.ld)).transpose() *
                     ConstMat(o.w + (size_t)h * dh, d, dh, Eigen::OuterStride<>(o.ld));
     // 2. v^h G, then each key's quadratic form (clamped at 0: G is positive semidefinite, rounding is not).
-    const auto v = ConstMat(RowOf(out.v, (size_t)(h / group), 0), n, dh,
-                            Eigen::OuterStride<>((Eigen::Index)out.v.row_stride));  // [n, d_head]
+    const auto v = ConstMat(RowOf(v_heads, (size_t)(h / group), 0), n, dh,
+                            Eigen::OuterStride<>((Eigen::Index)v_heads.row_stride));  // [n, d_head]
     const RowMat vg = v * g;
     for (int j = 0; j < n; ++j)
       norms_out[(size_t)h * n + j] = std::sqrt(std::max(0.0f, vg.row(j).dot(v.row(j))));

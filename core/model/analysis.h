@@ -53,6 +53,9 @@ struct NeuronView {
 // The neuron view's arguments against the model and the text: layer, head, i, j each in range (the message
 // names which and the range).
 Status CheckNeuron(const ModelConfig& c, int n, int layer, int head, int i, int j);
+// The view's first steps from q_i and k_j [d_head]: v->q, v->k their copies, v->product the elementwise product,
+// v->score its sum (in double).
+void SetNeuronProduct(const float* q, const float* k, int d_head, NeuronView* v);
 // From the LayerOutput of out.layer (its q, k, multiplier; probs when kept, else recomputed from q and k).
 NeuronView Neuron(const ModelConfig& c, const LayerOutput& out, int head, int i, int j);
 
@@ -159,5 +162,9 @@ void ValueNorms(const Model& model, const LayerOutput& out, float* value_norm);
 // the run's bound block, or Model::BlockWeights when null). The value-weighted
 // map of any block of rows is then probs[h, i, j] * norms[h, j] (streamed maps: multiply in LayerSink::OnBlock).
 void ValueNormScales(const Model& model, const LayerOutput& out, float* norms);
+// The same from any attention's parts (ValueNormScales and the encoder-decoder stacks' seq2seq_analysis.h):
+// norms: [n_head, n] = || v_j^(kv of h) W_o^h ||, where o is the output projection [d_model] <- [n_head * d_head]
+// and v: [n_kv_head, >= n, d_head] (head h reads kv head h / (n_head / n_kv_head)).
+void HeadValueNorms(const Linear& o, const HeadsView& v, int n, int n_head, float* norms);
 
 }  // namespace attnviz::model

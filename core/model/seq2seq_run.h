@@ -33,6 +33,10 @@ struct Seq2SeqAblatedHead {
   Seq2SeqStack stack = Seq2SeqStack::kEncoder;
   int layer = 0, head = 0;
   AblateMode mode = AblateMode::kZero;
+  bool operator==(const Seq2SeqAblatedHead& o) const {
+    return stack == o.stack && layer == o.layer && head == o.head && mode == o.mode;
+  }
+  bool operator!=(const Seq2SeqAblatedHead& o) const { return !(*this == o); }
 };
 
 struct Seq2SeqRunOptions {

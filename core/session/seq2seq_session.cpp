@@ -1,7 +1,8 @@
 // The encoder-decoder session (seq2seq_session.h). Steps of a request:
 //   1. open the folder (kept while later requests name it), 2. tokenize the source, 3. the target: forced (its
 //   tokenizer's ids, shift_right) or generated (GreedyGenerate, each token's rows published as a step), 4. the whole
-//   run over source and decoder ids, kept as three stacks of LayerMaps.
+//   run over source and decoder ids (under the request's ablations), kept as three stacks of LayerMaps, 5. each decoder
+//   position's loss of its label and top tokens, and with ablations the losses of a run without them.
 #include "session/seq2seq_session.h"
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include "attention/metrics.h"
 #include "model/seq2seq_run.h"
 #include "session/loaded_model.h"  // TokenIds, TokenOfId
+#include "session/model_session.h"  // kPredictTopK
 
 namespace attnviz {
 namespace {
@@ -72,8 +74,23 @@ std::shared_ptr<const LayerMaps> LayerOf(Tensor probs, const Tensor& logits, con
   return maps;
 }
 
-// Keeps every attention sublayer of a run as LayerMaps, with its logits q.k * multiplier (+ t5's bias).
-class StackSink : public model::Seq2SeqSink {
+// Keeps the decoder's last residual stream [n_tgt, d_model]: what the LM head reads.
+class DecoderLastSink : public model::Seq2SeqSink {
+ public:
+  Status OnLayer(const model::Seq2SeqLayerOutput& out) override {
+    if (out.stack == Seq2SeqStack::kDecoder && out.layer == out.n_layer - 1)
+      last_.assign(out.hidden, out.hidden + (size_t)out.n_q * (size_t)out.d_model);
+    return Status::Ok();
+  }
+  const std::vector<float>& last() const { return last_; }
+
+ private:
+  std::vector<float> last_;
+};
+
+// Keeps every attention sublayer of a run as LayerMaps, with its logits q.k * multiplier (+ t5's bias), and the
+// decoder's last residual stream.
+class StackSink : public DecoderLastSink {
  public:
   StackSink(const model::Seq2SeqConfig& c, TokenList source, TokenList decoder)
       : source_(std::move(source)), decoder_(std::move(decoder)) {
@@ -82,6 +99,7 @@ class StackSink : public model::Seq2SeqSink {
     layers_[2].resize((size_t)c.decoder.n_layer);
   }
   Status OnLayer(const model::Seq2SeqLayerOutput& out) override {
+    DecoderLastSink::OnLayer(out);
     const size_t n_head = (size_t)out.n_head, n_q = (size_t)out.n_q, n_k = (size_t)out.n_k;
     Tensor probs, logits;
     probs.Resize({n_head, n_q, n_k});
@@ -161,15 +179,42 @@ class GrowingStacks {
   std::vector<Tensor> self_rows_, cross_rows_;
 };
 
+// A run's three stacks; `decoder_last` (may be null) receives the decoder's last residual stream [n_tgt, d_model].
 Result<std::shared_ptr<const std::vector<LayerStack>>> RunStacks(const model::Seq2SeqModel& m,
                                                                    const std::vector<Token>& source,
                                                                    const std::vector<Token>& decoder,
-                                                                   const RunControl& control) {
+                                                                   const model::Seq2SeqRunOptions& options,
+                                                                   std::vector<float>* decoder_last = nullptr) {
   StackSink sink(m.config(), TokenList(source), TokenList(decoder));
-  model::Seq2SeqRunOptions options;
-  options.control = control;
   if (Status st = model::RunSeq2Seq(m, TokenIds(source), TokenIds(decoder), options, &sink); !st) return st;
+  if (decoder_last) *decoder_last = sink.last();
   return sink.Stacks();
+}
+
+// 5. The losses and top tokens of a complete run (decoder_last [n_tgt, d_model]), and with ablations the losses of
+// a run without them (its maps not kept).
+Status AddLosses(const model::Seq2SeqModel& m, const std::vector<float>& decoder_last, const RunControl& control,
+                 Seq2SeqResult* r) {
+  const int n_tgt = (int)r->labels.size();
+  auto loss = model::Seq2SeqTokenLoss(m, decoder_last.data(), n_tgt, r->labels);
+  if (!loss) return loss.status();
+  r->token_loss = std::move(*loss);
+  r->loss = r->base_loss = model::MeanLoss(r->token_loss);
+  auto top = model::Seq2SeqTopTokens(m, decoder_last.data(), n_tgt,
+                                     std::min(kPredictTopK, m.config().decoder_vocab));
+  if (!top) return top.status();
+  r->top = std::move(*top);
+  if (r->request.ablate.empty()) return Status::Ok();
+  DecoderLastSink base;
+  model::Seq2SeqRunOptions plain;
+  plain.control = control;
+  if (Status st = model::RunSeq2Seq(m, TokenIds(r->source_tokens), TokenIds(r->decoder_tokens), plain, &base); !st)
+    return st;
+  auto base_loss = model::Seq2SeqTokenLoss(m, base.last().data(), n_tgt, r->labels);
+  if (!base_loss) return base_loss.status();
+  r->base_token_loss = std::move(*base_loss);
+  r->base_loss = model::MeanLoss(r->base_token_loss);
+  return Status::Ok();
 }
 
 }  // namespace
@@ -212,15 +257,18 @@ std::shared_ptr<Seq2SeqResult> RunSeq2SeqRequest(
   if (result->source_tokens.empty()) return fail(Status::Error("the source text makes no tokens"));
   const Token start = TokenOfId(*tok.target, c.decoder_start_id);
   // 3. The target: the labels, and the decoder's tokens (shift_right: the start token, every label but the last).
+  model::Seq2SeqRunOptions options;
+  options.ablate = request.ablate;
+  options.control = control;
   if (request.generate > 0) {
     // The encoder's maps (and the first decoder row) from a run over the start token alone.
-    auto first = RunStacks(m, result->source_tokens, {start}, control);
+    auto first = RunStacks(m, result->source_tokens, {start}, options);
     if (!first) return fail(first.status());
     GrowingStacks growing(c, *first);
     std::vector<Token> decoder{start};
     model::GreedyOptions g;
     g.max_new_tokens = request.generate;
-    g.run.control = control;
+    g.run = options;
     auto made = model::GreedyGenerate(m, TokenIds(result->source_tokens), g, [&](const model::GeneratedToken& t) {
       growing.Add(t);
       if (publish) {  // this token's rows, beside those made before
@@ -247,6 +295,7 @@ std::shared_ptr<Seq2SeqResult> RunSeq2SeqRequest(
     auto target = tok.target->Encode(request.target_text);
     if (!target) return fail(target.status());
     result->labels = TokenIds(*target);
+    result->label_tokens = *target;
     result->decoder_tokens.push_back(start);
     for (size_t i = 0; i + 1 < target->size(); ++i) result->decoder_tokens.push_back((*target)[i]);
   }
@@ -254,10 +303,14 @@ std::shared_ptr<Seq2SeqResult> RunSeq2SeqRequest(
     result->decoder_tokens.push_back(start);
     for (size_t i = 0; i + 1 < result->labels.size(); ++i)
       result->decoder_tokens.push_back(TokenOfId(*tok.target, result->labels[i]));
+    for (int id : result->labels) result->label_tokens.push_back(TokenOfId(*tok.target, id));
   }
   // 4. The whole run.
-  auto stacks = RunStacks(m, result->source_tokens, result->decoder_tokens, control);
+  std::vector<float> decoder_last;
+  auto stacks = RunStacks(m, result->source_tokens, result->decoder_tokens, options, &decoder_last);
   if (!stacks) return fail(stacks.status());
+  // 5. Its losses and top tokens.
+  if (Status st = AddLosses(m, decoder_last, control, result.get()); !st) return fail(st);
   result->stacks = *stacks;
   return result;
 }

@@ -18,7 +18,9 @@
 
 #include "base/status.h"
 #include "maps/layer_stack.h"
+#include "model/predict.h"  // PositionTop
 #include "model/seq2seq.h"
+#include "model/seq2seq_run.h"  // Seq2SeqAblatedHead
 #include "session/latest_wins.h"
 #include "tokenize/seq2seq_tokenizers.h"
 
@@ -39,8 +41,11 @@ struct Seq2SeqRequest {
   std::string source_text;  // the encoder's text
   std::string target_text;  // the decoder's text (forced); ignored when generating
   int generate = 0;         // > 0: the target made by greedy decoding, at most this many new tokens
+  // Heads of any stack ablated in every run of the request (GreedyGenerate's decoder takes kZero only).
+  std::vector<model::Seq2SeqAblatedHead> ablate;
   bool operator==(const Seq2SeqRequest& o) const {
-    return dir == o.dir && source_text == o.source_text && target_text == o.target_text && generate == o.generate;
+    return dir == o.dir && source_text == o.source_text && target_text == o.target_text && generate == o.generate &&
+           ablate == o.ablate;
   }
   bool operator!=(const Seq2SeqRequest& o) const { return !(*this == o); }
 };
@@ -56,6 +61,17 @@ struct Seq2SeqResult {
   std::vector<tokenize::Token> source_tokens;   // n_src, as the source tokenizer made them (</s> appended)
   std::vector<tokenize::Token> decoder_tokens;  // n_tgt: the start token, then the target's tokens but the last
   std::vector<int> labels;                      // n_tgt: what each decoder position predicts (the target's ids)
+  std::vector<tokenize::Token> label_tokens;    // n_tgt: the labels as tokens (the target's, eos last)
+  // With a complete run (else empty): each decoder position's loss of its label, -log p in nats
+  // (model::Seq2SeqTokenLoss), their mean, and the kPredictTopK (model_session.h) most probable tokens there, as
+  // many as a decoder-only run keeps (model::Seq2SeqTopTokens).
+  std::vector<double> token_loss;          // [n_tgt]
+  double loss = 0;
+  std::vector<model::PositionTop> top;     // [n_tgt]
+  // With ablations in the request: the same losses of the model as trained (one more run, without them); else
+  // base_token_loss is empty and base_loss equals loss.
+  std::vector<double> base_token_loss;     // [n_tgt]
+  double base_loss = 0;
   // [3]: encoder, decoder, cross (Seq2SeqStackIndex); each layer's probs [n_head, n_q, n_k], metrics, mask.
   std::shared_ptr<const std::vector<LayerStack>> stacks;
   // A generation: the new ids so far (ending with eos when it stopped there), their text, and whether it is done.
@@ -65,7 +81,8 @@ struct Seq2SeqResult {
   bool complete() const { return status.ok() && !generating && stacks != nullptr; }
 };
 
-// Runs one request: opens the folder when it differs from the last one, tokenizes, runs or generates.
+// Runs one request: opens the folder when it differs from the last one, tokenizes, runs or generates, and reads the
+// losses and top tokens of the complete run.
 // Generation steps are handed to `publish` (may be empty). Cancelled: Status::Cancelled().
 std::shared_ptr<Seq2SeqResult> RunSeq2SeqRequest(const Seq2SeqRequest& request, const RunControl& control,
                                                  std::shared_ptr<const Seq2SeqFolder>* cache,

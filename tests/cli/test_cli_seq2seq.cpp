@@ -161,7 +161,118 @@ TEST_P(Seq2SeqCli, AFigureOfEachStackNamesTheStackInItsTitle) {
   }
 }
 
+// The largest |ours - reference| over a .npy pair, relative to max(1, the reference's largest magnitude).
+double WorstRelative(const std::string& ours_path, const std::string& ref_path) {
+  auto ours = attnviz::ReadNpy(ours_path);
+  auto ref = attnviz::ReadNpy(ref_path);
+  EXPECT_TRUE(ours && ref) << ours_path;
+  if (!ours || !ref) return INFINITY;
+  EXPECT_EQ(ours->shape, ref->shape) << ours_path;
+  if (ours->shape != ref->shape) return INFINITY;
+  double worst = 0, scale = 1;
+  for (size_t i = 0; i < ref->data.size(); ++i) {
+    worst = std::max(worst, (double)std::fabs(ours->data[i] - ref->data[i]));
+    scale = std::max(scale, (double)std::fabs(ref->data[i]));
+  }
+  return worst / scale;
+}
+
+TEST_P(Seq2SeqCli, RolloutAndValueNormDumpsAreTheReferencesPerStack) {
+  const CliResult r = Run({"--dump", out_ + "/d", "--rollout", "--value-norm"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* name : {"encoder_rollout", "decoder_rollout", "encoder_value_norm", "decoder_value_norm",
+                           "cross_value_norm"})
+    EXPECT_LT(WorstRelative(out_ + "/d/" + name + ".npy", dir_ + "/reference/" + name + ".npy"), 5e-5) << name;
+  EXPECT_FALSE(fs::exists(out_ + "/d/cross_rollout.npy")) << "cross-attention has no rollout";
+  // Rows of a rollout sum to 1.
+  auto ro = attnviz::ReadNpy(out_ + "/d/decoder_rollout.npy");
+  ASSERT_TRUE(ro);
+  const size_t n = ro->dim(2);
+  for (size_t row = 0; row < ro->dim(0) * n; ++row) {
+    double sum = 0;
+    for (size_t j = 0; j < n; ++j) sum += ro->data[row * n + j];
+    EXPECT_NEAR(sum, 1.0, 1e-5) << row;
+  }
+}
+
+TEST_P(Seq2SeqCli, NeuronViewsAreTheReferencesPerStack) {
+  const json views = ReadJson(dir_ + "/reference/neuron.json");
+  for (const json& w : views) {
+    const std::string spec = std::to_string(w["layer"].get<int>()) + ":" + std::to_string(w["head"].get<int>()) + ":" +
+                             std::to_string(w["i"].get<int>()) + ":" + std::to_string(w["j"].get<int>());
+    const std::string stack = w["stack"];
+    const CliResult r = Run({"--neuron", spec, "--stack", stack, "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const json v = json::parse(r.out);
+    EXPECT_EQ(v["stack"], stack);
+    EXPECT_EQ(v["masked"], w["masked"]) << stack << " " << spec;
+    ASSERT_EQ(v["q"].size(), w["q"].size());
+    for (size_t t = 0; t < w["q"].size(); ++t) {
+      EXPECT_NEAR(v["q"][t].get<double>(), w["q"][t].get<double>(), 1e-4) << stack << " " << spec << " q " << t;
+      EXPECT_NEAR(v["k"][t].get<double>(), w["k"][t].get<double>(), 1e-4) << stack << " " << spec << " k " << t;
+    }
+    const double logit = w["logit"];
+    EXPECT_NEAR(v["logit"].get<double>(), logit, 1e-4 * std::max(1.0, std::fabs(logit))) << stack << " " << spec;
+    EXPECT_NEAR(v["prob"].get<double>(), w["prob"].get<double>(), 2e-5) << stack << " " << spec;
+    EXPECT_EQ(v["position_bias"].is_null(), w["position_bias"].is_null()) << stack << " " << spec;
+    if (w["masked"].get<bool>()) EXPECT_EQ(v["prob"].get<double>(), 0.0);
+  }
+  // The table names the stack and, for t5's self-attention, the bias step.
+  const json& enc = views[0];
+  const CliResult t = Run({"--neuron", "0:0:1:2", "--stack", enc["stack"].get<std::string>()});
+  ASSERT_EQ(t.code, 0) << t.err;
+  EXPECT_EQ(t.out.rfind("encoder layer 0 head 0: query 1", 0), 0u) << t.out;
+  EXPECT_EQ(t.out.find("+ position bias") != std::string::npos, !enc["position_bias"].is_null()) << t.out;
+}
+
 INSTANTIATE_TEST_SUITE_P(Cases, Seq2SeqCli, ::testing::Values("bart", "marian", "marian_separate", "t5", "t5_v11"));
+
+class Seq2SeqScanCli : public Seq2SeqCli {};
+
+TEST_P(Seq2SeqScanCli, EveryHeadsLossIsTheReferencesAsCsvAndAtPositionsAsJson) {
+  const json want = ReadJson(dir_ + "/reference/scan.json");
+  const json& heads = want["heads"];
+  const CliResult csv = Run({"--ablate-scan"});
+  ASSERT_EQ(csv.code, 0) << csv.err;
+  std::vector<std::string> lines;
+  for (size_t start = 0, end; (end = csv.out.find('\n', start)) != std::string::npos; start = end + 1)
+    lines.push_back(csv.out.substr(start, end - start));
+  ASSERT_EQ(lines.size(), heads.size() + 1);
+  EXPECT_EQ(lines[0], "stack,layer,head,loss,delta");
+  for (size_t i = 0; i < heads.size(); ++i) {
+    const std::string prefix = heads[i]["stack"].get<std::string>() + "," + std::to_string(heads[i]["layer"].get<int>()) +
+                               "," + std::to_string(heads[i]["head"].get<int>()) + ",";
+    ASSERT_EQ(lines[i + 1].rfind(prefix, 0), 0u) << lines[i + 1];
+    const std::string rest = lines[i + 1].substr(prefix.size());
+    EXPECT_NEAR(std::stod(rest.substr(0, rest.find(','))), heads[i]["loss"].get<double>(), 1e-4) << prefix;
+    EXPECT_NEAR(std::stod(rest.substr(rest.find(',') + 1)),
+                heads[i]["loss"].get<double>() - want["base_loss"].get<double>(), 1e-4) << prefix;
+  }
+  std::string at;
+  for (const json& p : want["loss_at"]) at += (at.empty() ? "" : ",") + std::to_string(p.get<int>());
+  const CliResult js = Run({"--ablate-scan", "--scan-at", at, "--json"});
+  ASSERT_EQ(js.code, 0) << js.err;
+  const json ours = json::parse(js.out);
+  EXPECT_EQ(ours["loss_at"], want["loss_at"]);
+  EXPECT_NEAR(ours["base_loss"].get<double>(), want["base_loss_at"].get<double>(), 1e-4);
+  ASSERT_EQ(ours["heads"].size(), heads.size());
+  for (size_t i = 0; i < heads.size(); ++i) {
+    EXPECT_EQ(ours["heads"][i]["stack"], heads[i]["stack"]);
+    EXPECT_NEAR(ours["heads"][i]["loss"].get<double>(), heads[i]["loss_at"].get<double>(), 1e-4) << i;
+  }
+  // Mean ablation: the same base, other losses (a head's mean over the positions is not zero).
+  const CliResult mean = Run({"--ablate-scan", "--ablate-mode", "mean", "--json"});
+  ASSERT_EQ(mean.code, 0) << mean.err;
+  const json m = json::parse(mean.out);
+  EXPECT_NEAR(m["base_loss"].get<double>(), want["base_loss"].get<double>(), 1e-4);
+  ASSERT_EQ(m["heads"].size(), heads.size());
+  double moved = 0;
+  for (size_t i = 0; i < heads.size(); ++i)
+    moved = std::max(moved, std::fabs(m["heads"][i]["loss"].get<double>() - heads[i]["loss"].get<double>()));
+  EXPECT_GT(moved, 1e-3);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, Seq2SeqScanCli, ::testing::Values("bart", "t5"));
 
 CliResult RunMarian(std::vector<std::string> extra) {
   std::vector<std::string> args = {"model", "--model", kCases + "/marian", "--text", "June 7"};
@@ -186,6 +297,17 @@ TEST(Seq2SeqCliRefusals, EachNamesTheProblem) {
                 "--head");
   ExpectRefusal(RunMarian({"--generate", "3", "--logit-lens", "3"}), "--logit-lens is not built for encoder-decoder");
   ExpectRefusal(RunMarian({"--generate", "3", "--stack", "sideways"}), "sideways");
+  ExpectRefusal(RunMarian({"--generate", "3", "--neuron", "0:0:0:0"}), "--neuron of an encoder-decoder model needs --stack");
+  ExpectRefusal(RunMarian({"--generate", "3", "--neuron", "0:0:0:99", "--stack", "cross"}),
+                "--neuron: cross key j 99 is out of range: allowed 0..");
+  ExpectRefusal(RunMarian({"--generate", "3", "--neuron", "5:0:0:0", "--stack", "decoder"}),
+                "--neuron: decoder layer 5 is out of range");
+  ExpectRefusal(RunMarian({"--generate", "3", "--rollout"}), "--rollout writes OUT/encoder_rollout.npy: give --dump OUT");
+  ExpectRefusal(RunMarian({"--generate", "3", "--scan-at", "1"}), "--scan-at");
+  ExpectRefusal(RunMarian({"--generate", "3", "--ablate-scan", "--scan-at", "99"}), "--scan-at");
+  ExpectRefusal(RunMarian({"--generate", "3", "--ablate-scan", "--neuron", "0:0:0:0", "--stack", "cross"}),
+                "--neuron and --ablate-scan both print to stdout");
+  ExpectRefusal(RunMarian({"--generate", "3", "--stack", "cross"}), "--stack goes with --figure");
   // The encoder-decoder options on a decoder-only model.
   ExpectRefusal(Cli({"model", "--model", "tiny", "--text", "a b", "--target-text", "c"}),
                 "--target-text is for encoder-decoder models");

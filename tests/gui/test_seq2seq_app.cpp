@@ -4,7 +4,11 @@
 // and source tokens on the columns, and a hovered cell's weight is core's RunSeq2Seq cross_probs (and the float64
 // reference's); the Shapes tab gives q from the decoder and k, v from the encoder; Translate makes
 // reference/generate.json's ids. The session's generation steps (seq2seq_session.h) carry each new token's rows,
-// the same rows as the run over the finished target.
+// the same rows as the run over the finished target. Predictions, loss and ablation: the target's chips carry
+// core's Seq2SeqTokenLoss (and the reference's loss.json), the loss line its mean, a pinned chip the top tokens of
+// Seq2SeqTopTokens at its decoder position; a head of each stack ablated from its Overview cell's menu gives the
+// loss RunSeq2Seq gives with that ablation (and the reference's), the per-token change against the base run, and
+// restoring it gives the base loss back.
 #include <gtest/gtest.h>
 #include <imgui.h>
 
@@ -15,6 +19,7 @@
 
 #include "app.h"
 #include "app_driver.h"
+#include "headless_imgui.h"
 #include "io/file_io.h"
 #include "io/npy.h"
 #include "model/seq2seq_run.h"
@@ -44,10 +49,15 @@ std::vector<int> IdsOf(const TokenList& tokens) {
   return ids;
 }
 
+model::Seq2SeqStack StackNamed(const std::string& name) {
+  return name == "encoder" ? model::Seq2SeqStack::kEncoder
+         : name == "decoder" ? model::Seq2SeqStack::kDecoder : model::Seq2SeqStack::kCross;
+}
+
 class Seq2SeqAppTest : public AppDriver<NoRenderer> {
  protected:
-  App& MakeApp() {
-    ImGui::GetIO().DisplaySize = ImVec2(1600, 1200);
+  App& MakeApp(float height = 1200) {
+    ImGui::GetIO().DisplaySize = ImVec2(1600, height);
     reference_ = ReadJson(FixtureDir() + "/reference/tokens.json");
     AppOptions options;
     options.input.text = reference_["source_text"].get<std::string>();
@@ -71,7 +81,46 @@ class Seq2SeqAppTest : public AppDriver<NoRenderer> {
     EXPECT_NE(w, nullptr) << name;
     return w ? json::parse(w->value_json) : json();
   }
-  json reference_;
+  // The app with the reference's target too, its forced run shown; loss_ holds the reference's losses. The window
+  // is tall enough for the Model panel to show the target's chips under the ablated heads without scrolling.
+  App& MakeAppWithTarget() {
+    App& app = MakeApp(2400);
+    loss_ = ReadJson(FixtureDir() + "/reference/loss.json");
+    app.views.seq2seq.target_text = reference_["target_text"].get<std::string>();
+    WaitForRun();
+    EXPECT_TRUE(app.results.seq2seq && app.results.seq2seq->complete()) << app.results.seq2seq_error.Render();
+    EXPECT_EQ(IdsOf(app.results.seq2seq->label_tokens), reference_["labels"].get<std::vector<int>>());
+    return app;
+  }
+  // Core's per-position loss of the labels, run on its own with `ablate`.
+  std::vector<double> CoreLoss(const std::vector<model::Seq2SeqAblatedHead>& ablate) {
+    const model::Seq2SeqModel& m = *app_->results.seq2seq->folder->model;
+    const std::vector<int> source = reference_["source_ids"], decoder = reference_["decoder_input_ids"],
+                           labels = reference_["labels"];
+    model::Seq2SeqRunOptions options;
+    options.ablate = ablate;
+    auto run = model::RunSeq2Seq(m, source, decoder, options);
+    EXPECT_TRUE(run.ok()) << run.message();
+    const int n_tgt = (int)decoder.size();
+    auto loss = model::Seq2SeqTokenLoss(
+        m, run->decoder_hidden.data.data() + (size_t)m.config().decoder.n_layer * n_tgt * m.config().d_model, n_tgt,
+        labels);
+    EXPECT_TRUE(loss.ok()) << loss.message();
+    return loss.ok() ? *loss : std::vector<double>();
+  }
+  json Field(const std::string& name) { return json::parse(app_->dump.Field(name)); }
+  // The chips' values of the token_loss field ("chips" or "deltas") against per-token values summed per chip.
+  void ExpectChips(const std::string& key, const std::vector<double>& per_token, const std::string& what) {
+    const json field = Field("token_loss");
+    const TokenChips& chips = app_->views.seq2seq.chips;
+    ASSERT_EQ(field[key].size(), chips.chips.size()) << what;
+    for (size_t g = 0; g < chips.chips.size(); ++g) {
+      double want = 0;
+      for (size_t t = chips.chips[g].first; t < chips.chips[g].first + chips.chips[g].count; ++t) want += per_token[t];
+      EXPECT_NEAR(field[key][g].get<double>(), want, 1e-6 * std::max(1.0, std::abs(want))) << what << " chip " << g;
+    }
+  }
+  json reference_, loss_;
 };
 
 // The folder opens (no refusal), the target typed runs it, and the Overview has the three grids of the right sizes.
@@ -205,6 +254,158 @@ TEST_F(Seq2SeqAppTest, DecoderOnlyAfterwardsAndADroppedFolder) {
   EXPECT_EQ(app.results.model, nullptr);
   EXPECT_NE(app.dump.Find("overview.cross"), nullptr);
   EXPECT_EQ(app.dump.Find("overview.map.0.0"), nullptr);
+}
+
+// The target's chips coloured by loss: core's Seq2SeqTokenLoss of the labels and the reference's; the loss line its
+// mean; a clicked chip pins the top tokens at its decoder position, Seq2SeqTopTokens' there.
+TEST_F(Seq2SeqAppTest, TargetTokenLossesAndPredictionsAreCores) {
+  App& app = MakeAppWithTarget();
+  const Seq2SeqResult& r = *app.results.seq2seq;
+  const std::vector<double> core = CoreLoss({});
+  const std::vector<double> reference = loss_["token_loss"];
+  ASSERT_EQ(r.token_loss.size(), reference.size());
+  ASSERT_EQ(core.size(), reference.size());
+  for (size_t i = 0; i < core.size(); ++i) {
+    EXPECT_NEAR(r.token_loss[i], core[i], 1e-9) << "position " << i;
+    EXPECT_NEAR(r.token_loss[i], reference[i], 1e-4) << "position " << i;
+  }
+  EXPECT_TRUE(r.base_token_loss.empty());  // no ablation: the run is the model as trained
+  EXPECT_EQ(r.base_loss, r.loss);
+
+  Click("model.chip_color_loss");
+  Frames(2);
+  ASSERT_EQ(Field("token_loss")["mode"], "loss");
+  ExpectChips("chips", core, "loss");
+  const json line = Field("loss");
+  EXPECT_NEAR(line["value"].get<double>(), model::MeanLoss(core), 1e-6);
+  EXPECT_NEAR(line["value"].get<double>(), loss_["mean_loss"].get<double>(), 1e-4);
+  EXPECT_TRUE(line["baseline"].is_null());
+  EXPECT_TRUE(line["plain"].get<bool>());
+
+  // The predictions at the third chip's decoder position: core's top tokens there, most probable first.
+  const TokenChips& chips = app.views.seq2seq.chips;
+  ASSERT_GT(chips.chips.size(), 3u);
+  Click("model.token.2");
+  Frames(2);
+  const int position = (int)chips.chips[2].first;
+  EXPECT_EQ(app.views.seq2seq.pinned_position, position);
+  const json predictions = Field("predictions");
+  EXPECT_EQ(predictions["positions"], (int)reference.size());
+  const std::string pinned = predictions["pinned_text"];
+  EXPECT_NE(pinned.find(Trf(Str::kSeq2SeqPredictTip, {std::to_string(position)})), std::string::npos) << pinned;
+  const model::Seq2SeqModel& m = *r.folder->model;
+  const std::vector<int> source = reference_["source_ids"], decoder = reference_["decoder_input_ids"];
+  auto run = model::RunSeq2Seq(m, source, decoder);
+  ASSERT_TRUE(run.ok());
+  const int n_tgt = (int)decoder.size();
+  auto top = model::Seq2SeqTopTokens(
+      m, run->decoder_hidden.data.data() + (size_t)m.config().decoder.n_layer * n_tgt * m.config().d_model, n_tgt,
+      kPredictTopK);
+  ASSERT_TRUE(top.ok()) << top.message();
+  ASSERT_EQ(r.top.size(), (size_t)n_tgt);
+  for (int i = 0; i < n_tgt; ++i) {
+    ASSERT_EQ(r.top[(size_t)i].top.size(), (size_t)kPredictTopK);
+    for (int k = 0; k < kPredictTopK; ++k) {
+      EXPECT_EQ(r.top[(size_t)i].top[(size_t)k].id, (*top)[(size_t)i].top[(size_t)k].id) << i << " " << k;
+      EXPECT_NEAR(r.top[(size_t)i].top[(size_t)k].prob, (*top)[(size_t)i].top[(size_t)k].prob, 1e-12);
+    }
+  }
+  // Each of the pinned position's top tokens is a line with its probability.
+  const model::TokenProb& best = r.top[(size_t)position].top[0];
+  EXPECT_NE(pinned.find(FormatNumber(best.prob, "%.3g")), std::string::npos) << pinned;
+}
+
+// One head of each stack, ablated from its Overview cell's menu: the loss is RunSeq2Seq's with that head ablated
+// (and the reference's), the base the plain run's, each chip's change the difference; restoring the head gives the
+// base loss back. Mean ablation, chosen in the panel, is another run again.
+TEST_F(Seq2SeqAppTest, AblatingAHeadOfAnyStackFromItsMenuAndRestoringIt) {
+  App& app = MakeAppWithTarget();
+  const std::vector<double> plain = CoreLoss({});
+  const double plain_mean = app.results.seq2seq->loss;
+  ASSERT_EQ(loss_["ablations"].size(), 3u);
+  for (const json& a : loss_["ablations"]) {
+    const std::string stack = a["stack"].get<std::string>();
+    const int layer = a["layer"].get<int>(), head = a["head"].get<int>();
+    const std::string cell = "overview." + stack + "." + std::to_string(layer) + "." + std::to_string(head);
+    Click(cell, kRightButton);
+    ASSERT_NE(app.dump.Find("menu.ablate_head"), nullptr) << "no context menu on " << cell;
+    const std::string label = json::parse(app.dump.Find("menu.ablate_head")->value_json);
+    EXPECT_NE(label.find("L" + std::to_string(layer) + " H" + std::to_string(head)), std::string::npos) << label;
+    Click("menu.ablate_head");
+    WaitForRun();
+    const Seq2SeqResult& r = *app.results.seq2seq;
+    const model::Seq2SeqAblatedHead want{StackNamed(stack), layer, head, model::AblateMode::kZero};
+    ASSERT_EQ(r.request.ablate, std::vector<model::Seq2SeqAblatedHead>{want}) << stack;
+    const std::vector<double> core = CoreLoss({want});
+    const std::vector<double> reference = a["token_loss"];
+    ASSERT_EQ(r.token_loss.size(), core.size());
+    for (size_t i = 0; i < core.size(); ++i) {
+      EXPECT_NEAR(r.token_loss[i], core[i], 1e-9) << stack << " position " << i;
+      EXPECT_NEAR(r.token_loss[i], reference[i], 1e-4) << stack << " position " << i;
+      EXPECT_NEAR(r.base_token_loss[i], plain[i], 1e-9) << stack << " position " << i;
+    }
+    EXPECT_NEAR(r.loss, a["mean_loss"].get<double>(), 1e-4) << stack;
+    EXPECT_NE(r.loss, plain_mean) << stack;
+    EXPECT_EQ(r.base_loss, plain_mean) << stack;
+    const json line = Field("loss");
+    EXPECT_NEAR(line["value"].get<double>(), model::MeanLoss(core), 1e-6) << stack;
+    EXPECT_NEAR(line["baseline"].get<double>(), plain_mean, 1e-6) << stack;
+    EXPECT_FALSE(line["plain"].get<bool>());
+    EXPECT_NE(app.dump.Find(cell)->value_json.find("\"ablated\": true"), std::string::npos) << stack;
+    EXPECT_EQ(Field("seq2seq_ablated"), json::array({json::array({(int)StackNamed(stack), layer, head})}));
+    // Each chip's change: the ablated run's loss minus the base's.
+    Click("model.chip_color_delta");
+    Frames(2);
+    std::vector<double> delta(core.size());
+    for (size_t i = 0; i < core.size(); ++i) delta[i] = core[i] - plain[i];
+    ExpectChips("deltas", delta, stack + " change");
+    // Restoring it through its button: the base run again.
+    Click("model.restore.0");
+    WaitForRun();
+    EXPECT_TRUE(app.results.seq2seq->request.ablate.empty()) << stack;
+    EXPECT_EQ(app.results.seq2seq->loss, plain_mean) << stack;
+    EXPECT_TRUE(app.results.seq2seq->base_token_loss.empty());
+    EXPECT_TRUE(Field("loss")["baseline"].is_null());
+    EXPECT_EQ(app.dump.Find(cell)->value_json.find("\"ablated\": true"), std::string::npos) << stack;
+  }
+
+  // Mean ablation of the encoder's head, then "restore all".
+  const json& a = loss_["ablations"][0];
+  const std::string cell = "overview.encoder." + std::to_string(a["layer"].get<int>()) + "." +
+                           std::to_string(a["head"].get<int>());
+  Click(cell, kRightButton);
+  Click("menu.ablate_head");
+  WaitForRun();
+  EXPECT_EQ(app.dump.Find("model.ablate_zero")->value_json, "true");  // zero unless asked
+  Click("model.ablate_mean");
+  WaitForRun();
+  const model::Seq2SeqAblatedHead mean{model::Seq2SeqStack::kEncoder, a["layer"].get<int>(), a["head"].get<int>(),
+                                       model::AblateMode::kMean};
+  ASSERT_EQ(app.results.seq2seq->request.ablate, std::vector<model::Seq2SeqAblatedHead>{mean});
+  const std::vector<double> core = CoreLoss({mean});
+  EXPECT_NEAR(app.results.seq2seq->loss, model::MeanLoss(core), 1e-9);
+  EXPECT_NE(app.results.seq2seq->loss, a["mean_loss"].get<double>());
+  Click("model.restore_all");
+  WaitForRun();
+  EXPECT_TRUE(app.results.seq2seq->request.ablate.empty());
+  EXPECT_EQ(app.results.seq2seq->loss, plain_mean);
+}
+
+// The Heads panel's map of a shown encoder-decoder head has the same menu, naming the stack.
+TEST_F(Seq2SeqAppTest, TheHeadsPanelsMapOffersTheShownStacksHead) {
+  App& app = MakeAppWithTarget();
+  Click("overview.cross.1.1");
+  Frames(2);
+  app.settings.enlarged = false;
+  Frames(2);
+  Click("heads.map.1", kRightButton);
+  ASSERT_NE(app.dump.Find("menu.ablate_head"), nullptr) << "no context menu on the Heads panel's map";
+  const std::string label = json::parse(app.dump.Find("menu.ablate_head")->value_json);
+  EXPECT_EQ(label, Trf(Str::kSeq2SeqAblateHead, {Tr(Str::kSeq2SeqCrossSide), "1", "1"}));
+  Click("menu.ablate_head");
+  WaitForRun();
+  const model::Seq2SeqAblatedHead want{model::Seq2SeqStack::kCross, 1, 1, model::AblateMode::kZero};
+  EXPECT_EQ(app.results.seq2seq->request.ablate, std::vector<model::Seq2SeqAblatedHead>{want});
 }
 
 // Generation steps: step k's decoder and cross stacks hold k + 1 rows, equal to the rows of the run over the whole

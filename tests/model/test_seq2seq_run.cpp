@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/npy.h"
+#include "seq2seq_test_util.h"
 #include "test_util.h"
 
 namespace attnviz::model {
@@ -16,57 +17,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using json = nlohmann::json;
-
-std::string CaseDir(const std::string& name) { return std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/seq2seq/" + name; }
-
-json ReadJson(const std::string& path) {
-  std::ifstream f(path);
-  return json::parse(f);
-}
-
-Tensor Reference(const std::string& name, const std::string& file) {
-  auto t = ReadNpy(CaseDir(name) + "/reference/" + file);
-  EXPECT_TRUE(t.ok()) << t.message();
-  return t.ok() ? *t : Tensor{};
-}
-
-struct Case {
-  std::shared_ptr<const Seq2SeqModel> model;
-  std::vector<int> src, tgt, labels;
-  json loss;
-};
-
-Case Load(const std::string& name) {
-  Case c;
-  auto m = LoadSeq2SeqModel(CaseDir(name));
-  EXPECT_TRUE(m.ok()) << m.message();
-  if (m.ok()) c.model = *m;
-  const json tokens = ReadJson(CaseDir(name) + "/reference/tokens.json");
-  c.src = tokens["source_ids"].get<std::vector<int>>();
-  c.tgt = tokens["decoder_input_ids"].get<std::vector<int>>();
-  c.labels = tokens["labels"].get<std::vector<int>>();
-  c.loss = ReadJson(CaseDir(name) + "/reference/loss.json");
-  return c;
-}
-
-// |a - b| <= tol everywhere, same shape; the message names the first cell that is not.
-void ExpectNear(const Tensor& got, const Tensor& want, double tol, const std::string& what) {
-  ASSERT_EQ(got.shape, want.shape) << what;
-  double worst = 0;
-  size_t at = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    const double diff = std::abs((double)got.data[i] - (double)want.data[i]);
-    if (diff > worst) worst = diff, at = i;
-  }
-  EXPECT_LE(worst, tol) << what << ": worst at flat index " << at << ": " << got.data[at] << " vs " << want.data[at];
-}
-
-// A tolerance relative to the reference's largest magnitude (hidden states and logits grow with the layers).
-double Scale(const Tensor& t) {
-  double m = 0;
-  for (float v : t.data) m = std::max(m, (double)std::abs(v));
-  return std::max(1.0, m);
-}
+using namespace seq2seq_cases;
 
 class Seq2SeqFixture : public ::testing::TestWithParam<std::string> {};
 
@@ -124,16 +75,7 @@ TEST_P(Seq2SeqFixture, TokenLossAndOneAblatedHeadPerStackMatchTheReference) {
   const std::string name = GetParam();
   Case c = Load(name);
   ASSERT_TRUE(c.model);
-  auto loss_of = [&](const Seq2SeqRunOptions& o) {
-    auto run = RunSeq2Seq(*c.model, c.src, c.tgt, o);
-    EXPECT_TRUE(run.ok()) << run.message();
-    const int n_tgt = (int)c.tgt.size(), n_dec = c.model->config().decoder.n_layer;
-    auto loss = Seq2SeqTokenLoss(*c.model,
-                                 run->decoder_hidden.data.data() + (size_t)n_dec * n_tgt * c.model->config().d_model,
-                                 n_tgt, c.labels);
-    EXPECT_TRUE(loss.ok()) << loss.message();
-    return *loss;
-  };
+  auto loss_of = [&](const Seq2SeqRunOptions& o) { return TokenLossOf(c, o); };
   auto expect_loss = [&](const std::vector<double>& got, const json& want, const std::string& what) {
     const auto w = want["token_loss"].get<std::vector<double>>();
     ASSERT_EQ(got.size(), w.size()) << what;

@@ -72,8 +72,8 @@ constexpr const char* kEnglish[] = {
     "--target-text and --generate exclude each other (the target is given or generated)",
     "--ablate: '{0}' is not S:L:H (the stack encoder, decoder or cross, then the layer and the head, from 0; "
     "several: encoder:0:1,cross:1:0)",
-    "{0} is not built for encoder-decoder models; they take --tokens, --dump, --predict, --token-loss, "
-    "--generate, --ablate S:L:H and --figure with --stack",
+    "{0} is not built for encoder-decoder models; they take --tokens, --dump (with --rollout, --value-norm), "
+    "--predict, --token-loss, --generate, --ablate S:L:H, --ablate-scan, --neuron and --figure with --stack",
     "--figure of an encoder-decoder model needs --stack encoder|decoder|cross, --layer L and --head H",
     "{0} made no tokens",
     "{0} is for encoder-decoder models ({2}); {1} is not one",
@@ -85,6 +85,7 @@ constexpr const char* kEnglish[] = {
     "--pool-mode goes with --pool F|auto (the pooling it names)",
     "--dump: the files would take {0} and {1} has {2} free (checked before the run): at most {4} of these {3} "
     "tokens fit there, or give a folder on a disk with more room",
+    "--neuron of an encoder-decoder model needs --stack encoder|decoder|cross (the attention its layer and head are of)",
 };
 constexpr int kAppCount = (int)AppMsgId::kCount - (int)MsgId::kAppFirst;
 static_assert(std::size(kEnglish) == (size_t)kAppCount, "app_messages.cpp: one English template per AppMsgId");

@@ -81,6 +81,8 @@ enum class AppMsgId : int {
   kPoolPastTokens,            // {0} the factor, {1} tokens
   kPoolModeNeedsPool,
   kDumpPastDisk,              // {0} the files' size, {1} the folder, {2} free there, {3} tokens, {4} the most that fit
+  // issue 40: the analyses of encoder-decoder models (app/cli/cli_seq2seq_analysis.cpp)
+  kSeq2SeqNeuronNeedsStack,
   kCount
 };
 

@@ -400,7 +400,7 @@ constexpr AppMessageEntry kAppMessagesKo[] = {
     {AppMsgId::kSeq2SeqNeedsTarget, "{0} 은(는) 인코더-디코더 모델입니다: 원문과 대상 텍스트를 읽습니다; 대상 텍스트를 --target-text TEXT 로 주거나 --generate N 으로 만드십시오"},
     {AppMsgId::kSeq2SeqTargetOrGenerate, "--target-text 와 --generate 는 함께 쓸 수 없습니다 (대상 텍스트는 주거나 만듭니다)"},
     {AppMsgId::kSeq2SeqAblateSpec, "--ablate: '{0}' 은(는) S:L:H 가 아닙니다 (스택 encoder, decoder, cross, 이어서 층과 헤드, 0부터; 여러 개: encoder:0:1,cross:1:0)"},
-    {AppMsgId::kSeq2SeqOptionUnbuilt, "{0} 은(는) 인코더-디코더 모델에는 아직 없습니다; --tokens, --dump, --predict, --token-loss, --generate, --ablate S:L:H, --figure 와 --stack 을 쓸 수 있습니다"},
+    {AppMsgId::kSeq2SeqOptionUnbuilt, "{0} 은(는) 인코더-디코더 모델에는 아직 없습니다; --tokens, --dump (--rollout, --value-norm 과 함께), --predict, --token-loss, --generate, --ablate S:L:H, --ablate-scan, --neuron, --figure 와 --stack 을 쓸 수 있습니다"},
     {AppMsgId::kSeq2SeqFigureNeedsStack, "인코더-디코더 모델의 --figure 에는 --stack encoder|decoder|cross, --layer L, --head H 가 필요합니다"},
     {AppMsgId::kSeq2SeqEmptySide, "{0} 에서 토큰이 나오지 않았습니다"},
     {AppMsgId::kSeq2SeqOnly, "{0} 은(는) 인코더-디코더 모델({2})에 씁니다; {1} 은(는) 그런 모델이 아닙니다"},
@@ -410,6 +410,7 @@ constexpr AppMessageEntry kAppMessagesKo[] = {
     {AppMsgId::kPoolPastTokens, "--pool {0} 이(가) 텍스트의 토큰 {1}개보다 큽니다: 최대 {1}"},
     {AppMsgId::kPoolModeNeedsPool, "--pool-mode 는 --pool F|auto 와 함께 씁니다 (그 풀링의 방식)"},
     {AppMsgId::kDumpPastDisk, "--dump: 파일이 {0} 을(를) 차지하는데 {1} 에는 빈 공간이 {2} 있습니다 (실행 전에 확인): 이 토큰 {3}개 중 최대 {4}개가 들어갑니다. 아니면 공간이 더 있는 디스크의 폴더를 주십시오"},
+    {AppMsgId::kSeq2SeqNeuronNeedsStack, "인코더-디코더 모델의 --neuron 에는 --stack encoder|decoder|cross 가 필요합니다 (층과 헤드가 속한 어텐션)"},
 };
 static_assert(std::size(kAppMessagesKo) == (size_t)((int)AppMsgId::kCount - (int)MsgId::kAppFirst),
               "messages_ko.cpp: one Korean template per AppMsgId");

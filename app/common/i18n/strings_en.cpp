@@ -667,6 +667,17 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kSeq2SeqDecoderSide, "decoder"},
     {Str::kSeq2SeqCrossLengths, "n_q = {0} target tokens, n_k = {1} source tokens: n_q and n_k differ in general"},
     {Str::kSeq2SeqOpening, "Opening and running {0} ..."},
+    {Str::kSeq2SeqCrossSide, "cross-attention"},
+    {Str::kSeq2SeqAblateHead, "Ablate {0} head L{1} H{2}"},
+    {Str::kSeq2SeqRestoreHead, "Restore {0} head L{1} H{2}"},
+    {Str::kSeq2SeqLossChange, "{0} nats vs. without the ablations ({1} nats)"},
+    {Str::kSeq2SeqLossExplain, "mean loss of the target: how surprised the decoder is by each target token, given the source and the target tokens before it"},
+    {Str::kSeq2SeqTokenLossExplain, "Token loss: each target token is coloured by -log p, the loss (nats) of predicting it at its decoder position from the source and the target tokens before it; the bright ones surprised the model."},
+    {Str::kSeq2SeqTokenLossDeltaExplain, "Loss change: each target token's loss with the ablations minus its loss without them; red where they hurt the prediction of that token, blue where they help."},
+    {Str::kSeq2SeqTokenLossTipDelta, "without the ablations: loss {0} nats, p = {1}\nchange {2} nats"},
+    {Str::kSeq2SeqPredictTip, "at decoder position {0}, in this token's place, the model expects:"},
+    {Str::kSeq2SeqTargetTokens, "The target's tokens, each predicted at its decoder position (hover: its loss and the model's top tokens there; click to pin them):"},
+    {Str::kSeq2SeqTranslateUnablated, "Translate runs the model as trained; the ablations apply to the run of its text that follows."},
     {Str::kLessonBTrainedText, "With trained weights: the bundled translation model (an encoder-decoder) writes a date "
                                "written out as ISO 8601 (\"March 3, 1999\" -> 1999-03-03). The encoder-decoder "
                                "attention inside the decoder takes its queries from the target (the decoder's tokens) "

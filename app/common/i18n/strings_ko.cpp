@@ -696,6 +696,17 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kSeq2SeqDecoderSide, "디코더"},
     {Str::kSeq2SeqCrossLengths, "n_q = 대상 토큰 {0}개, n_k = 원문 토큰 {1}개: 일반적으로 n_q와 n_k는 다릅니다"},
     {Str::kSeq2SeqOpening, "{0} 을(를) 열고 실행하는 중입니다 ..."},
+    {Str::kSeq2SeqCrossSide, "크로스 어텐션"},
+    {Str::kSeq2SeqAblateHead, "{0} 헤드 L{1} H{2} 제거"},
+    {Str::kSeq2SeqRestoreHead, "{0} 헤드 L{1} H{2} 복원"},
+    {Str::kSeq2SeqLossChange, "헤드 제거 전({1} nats)보다 {0} nats"},
+    {Str::kSeq2SeqLossExplain, "대상의 평균 손실: 원문과 앞의 대상 토큰들이 주어졌을 때 디코더가 각 대상 토큰에 얼마나 놀라는지를 나타냅니다"},
+    {Str::kSeq2SeqTokenLossExplain, "토큰 손실: 각 대상 토큰은 디코더 위치에서 원문과 앞의 대상 토큰들로 그 토큰을 예측할 때의 손실(확률의 음의 로그, nats)로 칠해지므로, 밝은 토큰은 모델이 놀란 곳입니다."},
+    {Str::kSeq2SeqTokenLossDeltaExplain, "손실 변화: 헤드를 제거했을 때의 각 대상 토큰 손실에서 제거하지 않았을 때의 손실을 뺀 값입니다. 빨간색은 그 토큰의 예측이 나빠진 곳, 파란색은 좋아진 곳입니다."},
+    {Str::kSeq2SeqTokenLossTipDelta, "헤드 제거 없이: 손실 {0} nats, p = {1}\n변화 {2} nats"},
+    {Str::kSeq2SeqPredictTip, "디코더 위치 {0}에서, 이 토큰 자리에 모델이 예상하는 토큰:"},
+    {Str::kSeq2SeqTargetTokens, "대상 토큰들, 각각 자기 디코더 위치에서 예측됩니다 (마우스를 올리면 손실과 그 위치에서 모델이 예상한 토큰, 클릭하면 아래에 고정):"},
+    {Str::kSeq2SeqTranslateUnablated, "번역은 학습된 그대로의 모델로 실행하며, 헤드 제거는 그 뒤에 이어지는 결과 텍스트의 실행에 적용됩니다."},
     {Str::kLessonBTrainedText, "학습된 가중치로: 내장된 번역 모델(인코더-디코더)은 글로 풀어 쓴 날짜를 "
                                "1999-03-03 꼴로 옮깁니다 (\"1999년 3월 3일\" → 1999-03-03). 디코더 안에 있는 "
                                "인코더-디코더 간 어텐션은 쿼리를 대상(디코더의 토큰)에서, 키와 밸류를 짝으로 원문에 "

@@ -153,6 +153,10 @@ enum class Str : int {
   kSeq2SeqGenerated, kSeq2SeqTokensLine, kSeq2SeqOverviewHint, kSeq2SeqShownStack, kSeq2SeqShapesTitle,
   kSeq2SeqShapesQ, kSeq2SeqShapesKv, kSeq2SeqShapesProbs, kSeq2SeqEncoderSide, kSeq2SeqDecoderSide,
   kSeq2SeqCrossLengths, kSeq2SeqOpening,
+  // Predictions, loss and head ablation on encoder-decoder models.
+  kSeq2SeqCrossSide, kSeq2SeqAblateHead, kSeq2SeqRestoreHead, kSeq2SeqLossChange, kSeq2SeqLossExplain,
+  kSeq2SeqTokenLossExplain, kSeq2SeqTokenLossDeltaExplain, kSeq2SeqTokenLossTipDelta, kSeq2SeqPredictTip,
+  kSeq2SeqTargetTokens, kSeq2SeqTranslateUnablated,
   // Lesson (b)'s second part: the bundled encoder-decoder model with trained weights.
   kLessonBTrainedText, kLessonBTrainedButton, kLessonBTrainedQuestion, kLessonNoBundledSeq2Seq,
   kCount
