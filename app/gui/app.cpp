@@ -237,6 +237,7 @@ void App::ShowLesson(Lesson lesson, LessonPart part) {
   stage.bundled_model_dir = bundled_model_dir;
   std::shared_ptr<const ModelFolder> open = models->folder();
   stage.bundled_model_open = open && open->dir == bundled_model_dir && !models->opening();
+  stage.bundled_seq2seq_dir = bundled_seq2seq_dir;
   stage.open_model = [this](const std::string& dir) { OpenModel(dir); };
   stage.set_source = [this](Source source) { SetSource(source); };
   attnviz::ShowLesson(lesson, stage, part);

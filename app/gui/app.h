@@ -126,6 +126,7 @@ class App {
   std::unique_ptr<AttributionJob> attributions;
   std::unique_ptr<PatchingJob> patchings;
   std::string bundled_model_dir;                    // the bundled model's folder, "" when not shipped
+  std::string bundled_seq2seq_dir;  // the bundled encoder-decoder model's folder (tiny-seq2seq), "" when not shipped
   // ---- Encoder-decoder models (app_seq2seq.cpp): a t5/bart/marian folder opens on its own session; the Model
   // panel edits the target and asks for a translation, the Overview shows the three stacks, the Heads panel the
   // stack, layer and head picked there (results.shown of that stack's layer).

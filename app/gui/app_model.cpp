@@ -34,11 +34,16 @@ void App::InitModels() {
   patchings = std::make_unique<PatchingJob>([this] {
     if (void (*wake)() = wake_ui.load()) wake();
   });
-  if (Result<std::string> bundled = ResolveModelDir(kBundledModelName)) bundled_model_dir = *bundled;
-  if (char* resolved = bundled_model_dir.empty() ? nullptr : realpath(bundled_model_dir.c_str(), nullptr)) {
-    bundled_model_dir = resolved;  // as OpenModel keeps it, so the lessons can tell it is open
+  // As OpenModel keeps a folder (real path), so the lessons can tell it is open; "" when not shipped.
+  auto bundled = [](const char* name) {
+    Result<std::string> dir = ResolveModelDir(name);
+    char* resolved = dir ? realpath(dir->c_str(), nullptr) : nullptr;
+    const std::string path = resolved ? resolved : "";
     std::free(resolved);
-  }
+    return path;
+  };
+  bundled_model_dir = bundled(kBundledModelName);
+  bundled_seq2seq_dir = bundled(kBundledSeq2SeqName);
   views.model.path_input = settings.model_dir;
   if (!options.input.model_dir.empty()) {
     OpenModel(options.input.model_dir);  // `attnviz MODEL_DIR` or --model

@@ -102,6 +102,7 @@ SandboxPanelContext App::SandboxPanelContextFor() {
   s.computing = results.computing;
   s.sweeping = results.sweeping;
   c.bundled_model_dir = bundled_model_dir;
+  c.bundled_seq2seq_dir = bundled_seq2seq_dir;
   return c;
 }
 

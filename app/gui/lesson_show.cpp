@@ -5,7 +5,8 @@ namespace attnviz {
 void ShowLesson(Lesson lesson, const LessonStage& stage, LessonPart part) {
   AppSettings& settings = stage.settings;
   LearnPanelView& learn = stage.views.learn;
-  const LessonSetup setup = ApplyLesson(lesson, settings, !stage.bundled_model_dir.empty(), part);
+  const LessonSetup setup = ApplyLesson(
+      lesson, settings, BundledModels{!stage.bundled_model_dir.empty(), !stage.bundled_seq2seq_dir.empty()}, part);
   ResetViewsForLesson(stage.views);
   const Source was = settings.source;
   settings = setup.settings;
@@ -16,11 +17,18 @@ void ShowLesson(Lesson lesson, const LessonStage& stage, LessonPart part) {
     } else {
       stage.open_model(stage.bundled_model_dir);
     }
+  } else if (setup.bundled_seq2seq) {
+    stage.open_model(stage.bundled_seq2seq_dir);  // open, or run again on the lesson's source when open
+    Seq2SeqPanelView& seq2seq = stage.views.seq2seq;
+    seq2seq.stack = setup.seq2seq_stack;
+    seq2seq.target_text.clear();
+    seq2seq.translate = true;  // the App generates the target on its next submit, once the folder is open
   } else if (was != settings.source) {
     settings.source = was;  // set_source switches from what was shown
     stage.set_source(setup.settings.source);
   }
   learn.lesson = lesson;
+  learn.part = part;
   learn.tab = setup.tab;
   learn.tab_requested = 3;  // the tab bar takes the request on its next frame
   learn.lesson_beside = true;

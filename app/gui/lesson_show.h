@@ -1,6 +1,7 @@
 // Showing a lesson (the Lessons tab's button, the File menu, --lesson): ApplyLesson's settings (lessons.h), the
 // panels' view state back to its defaults, the tab with the answer brought to the front, the lesson's words beside
-// it, and for lesson (e) the bundled model opened or shown. It drives the app only through what it is given: the
+// it, for lesson (e) the bundled model opened or shown, and for lesson (b)'s second part the bundled encoder-decoder
+// model opened and asked to translate, its cross-attention stack picked. It drives the app only through what it is given: the
 // settings and view state it sets, and the verbs it calls (the App's, app.cpp; a test's, to see them called).
 #pragma once
 #include <functional>
@@ -18,6 +19,7 @@ struct LessonStage {
   PanelViews& views;
   std::string bundled_model_dir;    // "" when not shipped: lesson (e) runs on the sandbox
   bool bundled_model_open = false;  // the bundled model is open and not opening again: (e) shows it as it is
+  std::string bundled_seq2seq_dir;  // "" when not shipped: (b)'s second part shows the main part's picture
   std::function<void(const std::string& dir_or_name)> open_model;
   std::function<void(Source source)> set_source;  // switches what is shown (the settings' source with it)
 };

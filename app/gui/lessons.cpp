@@ -8,13 +8,15 @@ namespace attnviz {
 
 LessonWords WordsOf(Lesson lesson) {
   static const LessonWords kWords[kLessonCount] = {
-      {Str::kLessonATitle, Str::kLessonAText, Str::kLessonAButton, Str::kLessonAQuestion},
-      {Str::kLessonBTitle, Str::kLessonBText, Str::kLessonBButton, Str::kLessonBQuestion},
-      {Str::kLessonCTitle, Str::kLessonCText, Str::kLessonCButton, Str::kLessonCQuestion},
-      {Str::kLessonDTitle, Str::kLessonDText, Str::kLessonDButton, Str::kLessonDQuestion, true},
-      {Str::kLessonETitle, Str::kLessonEText, Str::kLessonEButton, Str::kLessonEQuestion},
-      {Str::kLessonFTitle, Str::kLessonFText, Str::kLessonFButton, Str::kLessonFQuestion},
-      {Str::kLessonGTitle, Str::kLessonGText, Str::kLessonGButton, Str::kLessonGQuestion},
+      {Str::kLessonATitle, Str::kLessonAText, Str::kLessonAButton, Str::kLessonAQuestion, std::nullopt},
+      {Str::kLessonBTitle, Str::kLessonBText, Str::kLessonBButton, Str::kLessonBQuestion,
+       LessonPartWords{Str::kLessonBTrainedText, Str::kLessonBTrainedButton, Str::kLessonBTrainedQuestion}},
+      {Str::kLessonCTitle, Str::kLessonCText, Str::kLessonCButton, Str::kLessonCQuestion, std::nullopt},
+      {Str::kLessonDTitle, Str::kLessonDText, Str::kLessonDButton, Str::kLessonDQuestion,
+       LessonPartWords{Str::kLessonDTodayText, Str::kLessonDTodayButton, Str::kLessonDTodayQuestion}},
+      {Str::kLessonETitle, Str::kLessonEText, Str::kLessonEButton, Str::kLessonEQuestion, std::nullopt},
+      {Str::kLessonFTitle, Str::kLessonFText, Str::kLessonFButton, Str::kLessonFQuestion, std::nullopt},
+      {Str::kLessonGTitle, Str::kLessonGText, Str::kLessonGButton, Str::kLessonGQuestion, std::nullopt},
   };
   return kWords[(int)lesson];
 }
@@ -34,6 +36,12 @@ const char* const kRepeatedSentence =
 
 namespace {
 constexpr int kBundledInductionLayer = 1;  // the bundled model's layer 1 holds its induction heads (its README)
+// The bundled encoder-decoder model's cross-attention head that aligns each output field (year, month, day) with the
+// source words it comes from (docs/models.md "The bundled encoder-decoder model").
+constexpr int kBundledAlignLayer = 1, kBundledAlignHead = 3;
+// The date it translates, written out in the UI's language: "1999-03-03" either way.
+const char* const kDateText = "March 3, 1999";
+const char* const kDateTextKo = "1999년 3월 3일";
 const char* const kCrossKvText = "I go home.";
 // The translation's queries in the UI's language: a Korean student reads a Korean sentence attending to English.
 const char* const kCrossQueryText = "Ich gehe jetzt nach Hause.";
@@ -53,7 +61,7 @@ std::vector<NamedHead> HeadsWithRole(const model::HeadRoles& roles, model::HeadR
   return heads;
 }
 
-LessonSetup ApplyLesson(Lesson lesson, const AppSettings& before, bool has_bundled_model, LessonPart part) {
+LessonSetup ApplyLesson(Lesson lesson, const AppSettings& before, BundledModels bundled, LessonPart part) {
   // Start from the defaults and carry over only what is not a knob.
   LessonSetup setup{AppSettings(), LearnTab::kLessons};
   AppSettings& s = setup.settings;
@@ -75,7 +83,8 @@ LessonSetup ApplyLesson(Lesson lesson, const AppSettings& before, bool has_bundl
   s.window_w = before.window_w;
   s.window_h = before.window_h;
   const bool lesson_text = before.kv_text == kRepeatedSentence || before.kv_text == kCrossKvText ||
-                           before.kv_text == kShapesSentence || before.query_text == kCrossQueryText ||
+                           before.kv_text == kShapesSentence || before.kv_text == kDateText ||
+                           before.kv_text == kDateTextKo || before.query_text == kCrossQueryText ||
                            before.query_text == kCrossQueryTextKo;
   const bool users_text = !lesson_text && before.kv_text != AppSettings().kv_text;
   if (!lesson_text) {
@@ -91,7 +100,18 @@ LessonSetup ApplyLesson(Lesson lesson, const AppSettings& before, bool has_bundl
       if (!users_text) s.kv_text = kShapesSentence;
       setup.tab = LearnTab::kShapes;
       break;
-    case Lesson::kB:  // 6 queries read 4 key/value pairs
+    case Lesson::kB:  // 6 queries read 4 key/value pairs (second part: a trained model's target reads its source)
+      if (part == LessonPart::kSecond && bundled.seq2seq) {
+        s.source = Source::kModel;
+        s.kv_text = CurrentLang() == Lang::kKo ? kDateTextKo : kDateText;
+        s.model_layer = kBundledAlignLayer;
+        s.selected_head = kBundledAlignHead;
+        s.enlarged = true;
+        setup.bundled_seq2seq = true;
+        setup.seq2seq_stack = kCrossStack;
+        setup.tab = LearnTab::kShapes;  // its q, k, v and probs shapes: n_q target tokens, n_k source tokens
+        break;
+      }
       c.mode = AttentionMode::kCross;
       c.mask = MaskKind::kNone;  // a causal mask is self-attention's (query i sees keys 0..i of its sentence)
       s.kv_text = kCrossKvText;
@@ -106,14 +126,14 @@ LessonSetup ApplyLesson(Lesson lesson, const AppSettings& before, bool has_bundl
       setup.tab = LearnTab::kNumbers;
       break;
     case Lesson::kD:  // wide d_k without the 1/sqrt(d_k): the softmax saturates (today: unless a soft cap bounds it)
-      c.d_k = part == LessonPart::kToday ? kMaxHeadDim : 512;
+      c.d_k = part == LessonPart::kSecond ? kMaxHeadDim : 512;
       c.scale = false;
-      if (part == LessonPart::kToday) c.softcap = kDefaultSoftcap;
+      if (part == LessonPart::kSecond) c.softcap = kDefaultSoftcap;
       s.side_by_side = true;
       setup.tab = LearnTab::kVariance;
       break;
     case Lesson::kE:  // many heads, each its own map: a trained model's induction heads
-      if (has_bundled_model) {
+      if (bundled.decoder_only) {
         s.source = Source::kModel;
         s.kv_text = kRepeatedSentence;
         s.model_layer = kBundledInductionLayer;

@@ -37,13 +37,13 @@ void DrawNamedHeads(SandboxPanelContext& ctx) {
   ctx.dump.RecordItem("lessons.named_heads", "{" + json + "}");
 }
 
-void DrawLessonWords(SandboxPanelContext& ctx, bool with_button) {
-  const LessonWords words = WordsOf(ctx.learn.lesson);
-  const std::string letter(1, LessonLetter(ctx.learn.lesson));
-  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.3f, 1.0f));
-  ImGui::TextWrapped("%s", Tr(words.title));
+void DrawQuestion(const Str question) {
+  ImGui::PushStyleColor(ImGuiCol_Text, kOkColor);
+  ImGui::TextWrapped("%s", Trf(Str::kLessonQuestion, {Tr(question)}).c_str());
   ImGui::PopStyleColor();
-  ctx.dump.RecordItem("lessons.title", JsonString(Tr(words.title)));
+}
+
+void DrawMainPart(SandboxPanelContext& ctx, const LessonWords& words, const std::string& letter, bool with_button) {
   // "Show me" under the title, before the words: in sight without scrolling, however long the lesson.
   if (with_button) {
     const std::string show = std::string(Tr(Str::kLessonShow)) + ": " + Tr(words.button);
@@ -52,21 +52,47 @@ void DrawLessonWords(SandboxPanelContext& ctx, bool with_button) {
   }
   ImGui::TextWrapped("%s", Tr(words.text));
   if (ctx.learn.lesson == Lesson::kE) DrawNamedHeads(ctx);
-  ImGui::PushStyleColor(ImGuiCol_Text, kOkColor);
-  ImGui::TextWrapped("%s", Trf(Str::kLessonQuestion, {Tr(words.question)}).c_str());
-  ImGui::PopStyleColor();
-  if (!words.has_today) return;
-  ImGui::Separator();
-  ImGui::TextWrapped("%s", Tr(words.today_text));
-  ctx.dump.RecordItem("lessons.today_text", JsonString(Tr(words.today_text)));
+  DrawQuestion(words.question);
+}
+
+void DrawSecondPart(SandboxPanelContext& ctx, const LessonPartWords& second, const std::string& letter,
+                    bool with_button) {
+  ImGui::TextWrapped("%s", Tr(second.text));
+  ctx.dump.RecordItem("lessons.second_text", JsonString(Tr(second.text)));
   if (with_button) {
-    const std::string show = std::string(Tr(Str::kLessonShow)) + ": " + Tr(words.today_button);
-    if (widget::Button(ctx.dump, show.c_str(), ("lessons.show." + letter + ".today").c_str()))
-      ctx.verbs.show_lesson(ctx.learn.lesson, LessonPart::kToday);
+    // (b)'s second part runs the bundled encoder-decoder model: without it, the button says why it is off.
+    const bool missing = ctx.learn.lesson == Lesson::kB && ctx.bundled_seq2seq_dir.empty();
+    if (missing) ImGui::BeginDisabled();
+    const std::string show = std::string(Tr(Str::kLessonShow)) + ": " + Tr(second.button);
+    if (widget::Button(ctx.dump, show.c_str(), ("lessons.show." + letter + ".second").c_str()))
+      ctx.verbs.show_lesson(ctx.learn.lesson, LessonPart::kSecond);
+    if (missing) {
+      ImGui::EndDisabled();
+      ErrorText(Tr(Str::kLessonNoBundledSeq2Seq));
+    }
+    ctx.dump.RecordItem("lessons.second_missing", JsonString(missing ? Tr(Str::kLessonNoBundledSeq2Seq) : ""));
   }
-  ImGui::PushStyleColor(ImGuiCol_Text, kOkColor);
-  ImGui::TextWrapped("%s", Trf(Str::kLessonQuestion, {Tr(words.today_question)}).c_str());
+  DrawQuestion(second.question);
+}
+
+// The Lessons tab (with the buttons) shows the parts in order; beside the evidence (no buttons) the part taken comes
+// first, under the title, so its words sit next to its picture without scrolling.
+void DrawLessonWords(SandboxPanelContext& ctx, bool with_button) {
+  const LessonWords words = WordsOf(ctx.learn.lesson);
+  const std::string letter(1, LessonLetter(ctx.learn.lesson));
+  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.3f, 1.0f));
+  ImGui::TextWrapped("%s", Tr(words.title));
   ImGui::PopStyleColor();
+  ctx.dump.RecordItem("lessons.title", JsonString(Tr(words.title)));
+  const bool second_first = !with_button && words.second && ctx.learn.part == LessonPart::kSecond;
+  if (second_first) {
+    DrawSecondPart(ctx, *words.second, letter, with_button);
+    ImGui::Separator();
+  }
+  DrawMainPart(ctx, words, letter, with_button);
+  if (!words.second || second_first) return;
+  ImGui::Separator();
+  DrawSecondPart(ctx, *words.second, letter, with_button);
 }
 
 }  // namespace
@@ -80,7 +106,10 @@ void DrawLessonsPanel(SandboxPanelContext& ctx) {
     const std::string letter(1, LessonLetter((Lesson)i));
     const bool current = (int)ctx.learn.lesson == i;
     if (current) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
-    if (ImGui::SmallButton(("(" + letter + ")##lesson").c_str()) && !current) ctx.learn.lesson = (Lesson)i;
+    if (ImGui::SmallButton(("(" + letter + ")##lesson").c_str()) && !current) {
+      ctx.learn.lesson = (Lesson)i;
+      ctx.learn.part = LessonPart::kMain;  // another lesson's words: from its first part
+    }
     if (current) ImGui::PopStyleColor();
     dump.RecordItem("lessons.pick." + letter, BoolJson(current));
   }

@@ -156,13 +156,6 @@ void DrawSeq2SeqModelPanel(PanelContext& ctx) {
   if ((enter || open) && !ctx.views.model.path_input.empty()) ctx.verbs.OpenModel(ctx.views.model.path_input);
 
   const std::shared_ptr<const Seq2SeqResult>& r = ctx.results.seq2seq;
-  if (r && r->folder) {
-    const std::string description = r->folder->dir + ": " + r->folder->model->config().Describe();
-    DimText(description);
-    dump.SetField("model_description", JsonString(description));
-  } else if (ctx.results.seq2seq_busy) {
-    DimText(Trf(Str::kSeq2SeqOpening, {ctx.results.seq2seq_dir}));
-  }
   ImGui::Separator();
   const float line = ImGui::GetTextLineHeight();
   ImGui::TextUnformatted(Tr(Str::kSeq2SeqSourceText));
@@ -187,6 +180,15 @@ void DrawSeq2SeqModelPanel(PanelContext& ctx) {
                         Trf(Str::kSeq2SeqTranslating, {std::to_string(r->generated_ids.size())}));
   } else if (p.active) {
     widget::ProgressBar(dump, "model.progress", (float)p.fraction, width, Trf(Str::kRunning, {p.stage}));
+  }
+  // The folder's description (several lines) comes once the folder is open: below Translate, so the button stays
+  // where it was drawn while the folder opened, and a press then lands on it.
+  if (r && r->folder) {
+    const std::string description = r->folder->dir + ": " + r->folder->model->config().Describe();
+    DimText(description);
+    dump.SetField("model_description", JsonString(description));
+  } else if (ctx.results.seq2seq_busy) {
+    DimText(Trf(Str::kSeq2SeqOpening, {ctx.results.seq2seq_dir}));
   }
   if (r && r->stacks) {
     ImGui::Separator();

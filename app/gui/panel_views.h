@@ -108,6 +108,7 @@ struct LearnPanelView {
   LearnTab tab = LearnTab::kShapes;
   int tab_requested = 0;  // frames left to bring `tab` to the front
   Lesson lesson = Lesson::kA;
+  LessonPart part = LessonPart::kMain;  // the part last shown: its words come first beside the evidence
   bool lesson_beside = false;  // a lesson was shown: its words stay beside the evidence tab until closed
   bool scroll_to_top = false;  // a lesson was just shown: its words and its tab start at the top, not where the last one was
   DictionaryView dictionary;                     // the Dictionary tab

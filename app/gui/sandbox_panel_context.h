@@ -65,6 +65,7 @@ struct SandboxPanelContext {
   const SandboxVerbs& verbs;
   SandboxShown shown;
   std::string bundled_model_dir;   // the bundled model's folder, "" when not shipped (the menu offers it)
+  std::string bundled_seq2seq_dir;  // the bundled encoder-decoder model's folder, "" when not shipped (lesson (b))
 
   // The width q and k share, as the shown run has it (attnviz::QueryKeyWidth of the settings; one-hot: the run's).
   int QueryKeyWidth() const;

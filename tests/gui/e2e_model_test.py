@@ -138,19 +138,8 @@ class ModelE2E(unittest.TestCase):
             shutil.copy(s.snapshot_path, os.path.join(s.tmp, "overview_gpt2.ppm"))
 
     def hover_cell(self, s, name, n, i, j):
-        """Moves the pointer to display cell (i, j) of map `name` (n x n, whole window) and returns its hover. The map's
-        rect is read again until the hover is there: a layout change (a sentence above the maps comes or goes) may
-        reach the widgets JSON a frame late."""
-        def at(w):
-            hover = w["widgets"].get(name + ".hover")
-            return hover and (hover["value"]["i"], hover["value"]["j"]) == (i, j)
-        for _ in range(20):
-            x0, y0, x1, y1 = s.wait_frames(2)["widgets"][name]["rect"]
-            s.move(x0 + (j + 0.5) * (x1 - x0) / n, y0 + (i + 0.5) * (y1 - y0) / n)
-            w = s.wait_frames(2)
-            if at(w):
-                return w["widgets"][name + ".hover"]["value"]
-        raise AssertionError("no hover of %s at %d,%d" % (name, i, j))
+        """Display cell (i, j) of map `name` (n x n, whole window) hovered: its hover (e2e_test.hover_cell)."""
+        return e2e_test.hover_cell(s, name, n, n, i, j)
 
     def press_here(self, s):
         """A click where the pointer is, held for two frames as a person's is."""

@@ -450,6 +450,22 @@ class AppSession:
 
 
 # ---------------------------------------------------------------------- images
+def hover_cell(s, name, n_q, n_k, i, j):
+    """Moves the pointer to display cell (i, j) of map `name` (n_q x n_k, whole window) and returns its hover. The
+    map's rect is read again until the hover is there: a layout change (a sentence above the maps comes or goes) may
+    reach the widgets JSON a frame late."""
+    def at(w):
+        hover = w["widgets"].get(name + ".hover")
+        return hover and (hover["value"]["i"], hover["value"]["j"]) == (i, j)
+    for _ in range(20):
+        x0, y0, x1, y1 = s.wait_frames(2)["widgets"][name]["rect"]
+        s.move(x0 + (j + 0.5) * (x1 - x0) / n_k, y0 + (i + 0.5) * (y1 - y0) / n_q)
+        w = s.wait_frames(2)
+        if at(w):
+            return w["widgets"][name + ".hover"]["value"]
+    raise AssertionError("no hover of %s at %d,%d" % (name, i, j))
+
+
 def read_ppm(path):
     with open(path, "rb") as f:
         data = f.read()

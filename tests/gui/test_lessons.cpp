@@ -41,17 +41,23 @@ TEST(Lessons, EachButtonGivesValidSettingsWithEveryOtherKnobAtItsDefault) {
 }
 
 // The learner trial: after (f), (a) showed q and k one wide; after (d), (e) showed unscaled heads. Every lesson
-// taken after every other gives the picture it gives from the defaults.
+// (either part) taken after every other gives the picture it gives from the defaults.
 TEST(Lessons, AnyOrderGivesTheSamePicture) {
-  for (bool bundled : {true, false})
-    for (int i = 0; i < kLessonCount; ++i) {
-      const std::string fresh = SerializeSettings(ApplyLesson((Lesson)i, AppSettings(), bundled).settings);
-      for (int before = 0; before < kLessonCount; ++before) {
-        const AppSettings after_other = ApplyLesson((Lesson)before, AppSettings(), bundled).settings;
-        EXPECT_EQ(SerializeSettings(ApplyLesson((Lesson)i, after_other, bundled).settings), fresh)
-            << "lesson " << (char)('a' + i) << " after " << (char)('a' + before) << (bundled ? "" : " (no model)");
+  const LessonPart parts[] = {LessonPart::kMain, LessonPart::kSecond};
+  for (bool shipped : {true, false}) {
+    const BundledModels bundled{shipped, shipped};
+    for (int i = 0; i < kLessonCount; ++i)
+      for (LessonPart part : parts) {
+        const std::string fresh = SerializeSettings(ApplyLesson((Lesson)i, AppSettings(), bundled, part).settings);
+        for (int before = 0; before < kLessonCount; ++before)
+          for (LessonPart before_part : parts) {
+            const AppSettings after_other = ApplyLesson((Lesson)before, AppSettings(), bundled, before_part).settings;
+            EXPECT_EQ(SerializeSettings(ApplyLesson((Lesson)i, after_other, bundled, part).settings), fresh)
+                << "lesson " << (char)('a' + i) << (int)part << " after " << (char)('a' + before) << (int)before_part
+                << (shipped ? "" : " (no bundled models)");
+          }
       }
-    }
+  }
 }
 
 TEST(Lessons, TheUsersOwnTextAndFilesAreKept) {
@@ -126,6 +132,74 @@ TEST(Lessons, B_InKoreanTheQueriesAreKorean) {
   EXPECT_EQ(ApplyLesson(Lesson::kA, after).settings.query_text, "");
 }
 
+// (b)'s second part, with trained weights (seeds 000 and 002: encoder-decoder attention in translation): the bundled
+// encoder-decoder model translates a date written out, and the Heads panel shows cross-attention layer 1 head 3,
+// whose rows (target tokens) look at the source tokens they translate; the Shapes tab beside it says n_q != n_k.
+TEST(Lessons, B_SecondPartTranslatesADateOnTheBundledEncoderDecoder) {
+  AppSettings before = Changed();
+  before.kv_text = "My own sentence.";  // the lesson names its source text
+  const LessonSetup s = ApplyLesson(Lesson::kB, before, {}, LessonPart::kSecond);
+  EXPECT_TRUE(s.bundled_seq2seq);
+  EXPECT_FALSE(s.bundled_model);
+  EXPECT_EQ(s.settings.source, Source::kModel);
+  EXPECT_EQ(s.settings.kv_text, "March 3, 1999");
+  EXPECT_EQ(s.seq2seq_stack, kCrossStack);
+  EXPECT_EQ(s.settings.model_layer, 1);
+  EXPECT_EQ(s.settings.selected_head, 3);
+  EXPECT_TRUE(s.settings.enlarged);
+  EXPECT_EQ(s.tab, LearnTab::kShapes);
+  EXPECT_EQ(s.settings.config.seed, 0u);  // every knob it does not name at its default
+  EXPECT_EQ(s.settings.colormap, Colormap::kMagma);
+  // The main part stays the sandbox's cross mode with random weights.
+  const LessonSetup main = ApplyLesson(Lesson::kB, before);
+  EXPECT_FALSE(main.bundled_seq2seq);
+  EXPECT_EQ(main.settings.source, Source::kSandbox);
+  EXPECT_EQ(main.settings.config.mode, AttentionMode::kCross);
+  // Another lesson after it does not inherit the date.
+  EXPECT_EQ(ApplyLesson(Lesson::kA, s.settings).settings.kv_text, "The cat sat on the mat.");
+}
+
+TEST(Lessons, B_SecondPartInKoreanTranslatesAKoreanDate) {
+  SetLang(Lang::kKo);
+  const LessonSetup s = ApplyLesson(Lesson::kB, AppSettings(), {}, LessonPart::kSecond);
+  SetLang(Lang::kEn);
+  EXPECT_EQ(s.settings.kv_text, "1999년 3월 3일");
+  EXPECT_EQ(ApplyLesson(Lesson::kA, s.settings).settings.kv_text, "The cat sat on the mat.");
+}
+
+// Without the bundled encoder-decoder model the part's button is off (panel_lessons.cpp); asked anyway, it gives the
+// main part's picture rather than a model that is not there.
+TEST(Lessons, B_SecondPartWithoutTheBundledEncoderDecoderIsTheMainPart) {
+  const LessonSetup s = ApplyLesson(Lesson::kB, AppSettings(), BundledModels{true, false}, LessonPart::kSecond);
+  EXPECT_FALSE(s.bundled_seq2seq);
+  EXPECT_EQ(SerializeSettings(s.settings), SerializeSettings(ApplyLesson(Lesson::kB, AppSettings()).settings));
+}
+
+// Two lessons have a second part, (b) with trained weights and (d) today's guards; each has its own words.
+TEST(Lessons, OnlyBAndDHaveASecondPartWithItsOwnWords) {
+  for (int i = 0; i < kLessonCount; ++i) {
+    const LessonWords w = WordsOf((Lesson)i);
+    const bool expected = (Lesson)i == Lesson::kB || (Lesson)i == Lesson::kD;
+    ASSERT_EQ(w.second.has_value(), expected) << LessonLetter((Lesson)i);
+    if (!expected) continue;
+    for (Lang lang : {Lang::kEn, Lang::kKo}) {
+      EXPECT_GT(std::string(Tr(w.second->text, lang)).size(), 100u) << LessonLetter((Lesson)i);
+      EXPECT_NE(std::string(Tr(w.second->text, lang)), Tr(w.text, lang));
+      EXPECT_NE(std::string(Tr(w.second->question, lang)).find('?'), std::string::npos);
+    }
+  }
+  // (b)'s words say what the picture shows: rows are target tokens, columns source tokens, n_q != n_k, keys and
+  // values in pairs from the encoder.
+  const std::string en = Tr(WordsOf(Lesson::kB).second->text, Lang::kEn);
+  for (const char* said : {"trained weights", "one row per target token", "one column per source token", "n_q != n_k",
+                           "in pairs", "encoder", "layer 1, head 3"})
+    EXPECT_NE(en.find(said), std::string::npos) << said;
+  const std::string ko = Tr(WordsOf(Lesson::kB).second->text, Lang::kKo);
+  for (const char* said : {"학습된 가중치", "대상 토큰마다 행 하나", "원문 토큰마다 열 하나", "n_q != n_k", "짝으로",
+                           "층 1", "헤드 3"})
+    EXPECT_NE(ko.find(said), std::string::npos) << said;
+}
+
 TEST(Lessons, C_FusedFourHeadsAndTheNumbersTab) {
   AppSettings before;
   before.config.qkv = QkvLayout::kSeparate;
@@ -151,26 +225,24 @@ TEST(Lessons, D_WideDkUnscaledBesideScaled) {
 }
 
 // (d)'s second part: today's answer, a soft cap on the widest unscaled d_k; the main part again takes it away.
-TEST(Lessons, D_TodayASoftCapOnTheWidestUnscaledDk) {
+TEST(Lessons, D_SecondPartASoftCapOnTheWidestUnscaledDk) {
   AppSettings before;
   before.config.qk_norm = true;  // a knob the part does not name: back to its default
-  LessonSetup s = ApplyLesson(Lesson::kD, before, true, LessonPart::kToday);
+  LessonSetup s = ApplyLesson(Lesson::kD, before, {}, LessonPart::kSecond);
   EXPECT_EQ(s.settings.config.head_dim_k(), kMaxHeadDim);
   EXPECT_FALSE(s.settings.config.scale);
   EXPECT_EQ(s.settings.config.softcap, kDefaultSoftcap);
   EXPECT_FALSE(s.settings.config.qk_norm);
   EXPECT_TRUE(s.settings.side_by_side);
   EXPECT_EQ(s.tab, LearnTab::kVariance);
-  EXPECT_TRUE(WordsOf(Lesson::kD).has_today);
-  for (int i = 0; i < kLessonCount; ++i)
-    if (i != (int)Lesson::kD) EXPECT_FALSE(WordsOf((Lesson)i).has_today) << LessonLetter((Lesson)i);
+  EXPECT_FALSE(s.bundled_seq2seq);
   EXPECT_EQ(ApplyLesson(Lesson::kD, s.settings).settings.config.softcap, 0.0f);
 }
 
 TEST(Lessons, E_TheBundledModelOnARepeatedSentenceAtItsInductionLayer) {
   AppSettings before = Changed();
   before.enlarged = true;
-  LessonSetup m = ApplyLesson(Lesson::kE, before, true);
+  LessonSetup m = ApplyLesson(Lesson::kE, before);
   EXPECT_TRUE(m.bundled_model);
   EXPECT_EQ(m.settings.source, Source::kModel);
   EXPECT_EQ(m.settings.model_layer, 1);
@@ -185,7 +257,7 @@ TEST(Lessons, E_TheBundledModelOnARepeatedSentenceAtItsInductionLayer) {
 TEST(Lessons, E_WithoutABundledModelEightSandboxHeads) {
   AppSettings before = Changed();
   before.enlarged = true;
-  LessonSetup s = ApplyLesson(Lesson::kE, before, false);
+  LessonSetup s = ApplyLesson(Lesson::kE, before, BundledModels{false, true});
   EXPECT_FALSE(s.bundled_model);
   EXPECT_EQ(s.settings.source, Source::kSandbox);
   EXPECT_EQ(s.settings.config.n_head, 8);
@@ -259,9 +331,10 @@ struct RecordedStage {
   PanelViews views;
   std::vector<std::string> opened;
   std::vector<Source> sources;
-  LessonStage Stage(const std::string& bundled_dir, bool bundled_open) {
+  LessonStage Stage(const std::string& bundled_dir, bool bundled_open, const std::string& seq2seq_dir = "") {
     LessonStage stage{settings, views};
     stage.bundled_model_dir = bundled_dir;
+    stage.bundled_seq2seq_dir = seq2seq_dir;
     stage.bundled_model_open = bundled_open;
     stage.open_model = [this](const std::string& dir) { opened.push_back(dir); };
     stage.set_source = [this](Source source) {
@@ -292,6 +365,34 @@ TEST(ShowLesson, LessonEOpensTheBundledModelOrShowsItWhenOpen) {
   EXPECT_TRUE(none.opened.empty());
   EXPECT_TRUE(none.sources.empty());
   EXPECT_EQ(none.settings.config.n_head, 8);
+}
+
+// (b)'s second part opens the bundled encoder-decoder model (the App does the opening), asks for a translation of
+// the lesson's source and picks the cross-attention stack, whatever the Overview showed before.
+TEST(ShowLesson, LessonBSecondPartOpensTheEncoderDecoderAndAsksForATranslation) {
+  RecordedStage stage;
+  stage.views.seq2seq.stack = kEncoderStack;
+  stage.views.seq2seq.target_text = "an old target";
+  ShowLesson(Lesson::kB, stage.Stage("/share/tiny", false, "/share/tiny-seq2seq"), LessonPart::kSecond);
+  EXPECT_EQ(stage.opened, std::vector<std::string>{"/share/tiny-seq2seq"});
+  EXPECT_EQ(stage.settings.source, Source::kModel);
+  EXPECT_EQ(stage.settings.kv_text, "March 3, 1999");
+  EXPECT_EQ(stage.views.seq2seq.stack, kCrossStack);
+  EXPECT_TRUE(stage.views.seq2seq.translate);
+  EXPECT_EQ(stage.views.seq2seq.target_text, "");
+  EXPECT_EQ(stage.settings.model_layer, 1);
+  EXPECT_EQ(stage.settings.selected_head, 3);
+  EXPECT_EQ(stage.views.learn.lesson, Lesson::kB);
+  EXPECT_EQ(stage.views.learn.part, LessonPart::kSecond);  // its words first beside the evidence
+  EXPECT_EQ(stage.views.learn.tab, LearnTab::kShapes);
+  EXPECT_TRUE(stage.views.learn.lesson_beside);
+
+  RecordedStage none;  // not shipped: the main part's sandbox picture, nothing opened, no translation asked
+  ShowLesson(Lesson::kB, none.Stage("/share/tiny", false, ""), LessonPart::kSecond);
+  EXPECT_TRUE(none.opened.empty());
+  EXPECT_FALSE(none.views.seq2seq.translate);
+  EXPECT_EQ(none.settings.config.mode, AttentionMode::kCross);
+  EXPECT_EQ(none.settings.source, Source::kSandbox);
 }
 
 TEST(ShowLesson, ASandboxLessonSwitchesFromAModelAndResetsTheViews) {

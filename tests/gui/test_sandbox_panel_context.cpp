@@ -30,7 +30,10 @@ class SandboxPanelContextTest : public PanelFixture {
       return Status::Ok();
     };
     verbs.select_sentence = [this](int index) { selected.push_back(index); };
-    verbs.show_lesson = [this](Lesson lesson, LessonPart) { shown_lessons.push_back(lesson); };
+    verbs.show_lesson = [this](Lesson lesson, LessonPart part) {
+      shown_lessons.push_back(lesson);
+      shown_parts.push_back(part);
+    };
     verbs.open_model = [this](const std::string& dir) { opened_models.push_back(dir); };
     verbs.set_source = [this](Source source) { sources.push_back(source); };
     verbs.set_language = [this](Lang lang) { langs.push_back(lang); };
@@ -44,6 +47,7 @@ class SandboxPanelContextTest : public PanelFixture {
     c.shown.sweep = results.sweep.get();
     c.shown.roles = roles.n_layer > 0 ? &roles : nullptr;
     c.bundled_model_dir = bundled_model_dir;
+    c.bundled_seq2seq_dir = bundled_seq2seq_dir;
     return c;
   }
   // `draw_panel` drawn from a fresh context each frame, as the App draws it.
@@ -71,11 +75,12 @@ class SandboxPanelContextTest : public PanelFixture {
 
   SandboxVerbs verbs;
   model::HeadRoles roles;
-  std::string bundled_model_dir;
+  std::string bundled_model_dir, bundled_seq2seq_dir;
   std::vector<SentenceItem> sentences_in_file;
   std::vector<std::string> opened_files, opened_models;
   std::vector<int> selected;
   std::vector<Lesson> shown_lessons;
+  std::vector<LessonPart> shown_parts;
   std::vector<Source> sources;
   std::vector<Lang> langs;
   int quits = 0;
@@ -177,6 +182,54 @@ TEST_F(SandboxPanelContextTest, LessonsPanelPicksALessonAndItsButtonCallsShowLes
   EXPECT_TRUE(shown_lessons.empty());  // picking only shows the words
   Click(draw, "lessons.show.c");
   EXPECT_EQ(shown_lessons, std::vector<Lesson>{Lesson::kC});
+}
+
+// Lesson (b)'s second part runs the bundled encoder-decoder model: its button takes the second part when the model is
+// shipped, and is off with the reason said when it is not.
+TEST_F(SandboxPanelContextTest, LessonBSecondPartButtonIsOffWithAReasonWithoutTheBundledEncoderDecoder) {
+  views.learn.lesson = Lesson::kB;
+  auto draw = DrawingTab(DrawLessonsPanel);
+  bundled_seq2seq_dir = "/share/attnviz/tiny-seq2seq";
+  Frames(draw, 2);
+  EXPECT_EQ(Value("lessons.second_text"), JsonString(Tr(Str::kLessonBTrainedText)));
+  EXPECT_EQ(Value("lessons.second_missing"), JsonString(""));
+  Click(draw, "lessons.show.b.second");
+  EXPECT_EQ(shown_lessons, std::vector<Lesson>{Lesson::kB});
+  EXPECT_EQ(shown_parts, std::vector<LessonPart>{LessonPart::kSecond});
+  Click(draw, "lessons.show.b");
+  EXPECT_EQ(shown_parts, (std::vector<LessonPart>{LessonPart::kSecond, LessonPart::kMain}));
+
+  bundled_seq2seq_dir.clear();
+  Frames(draw, 2);
+  EXPECT_EQ(Value("lessons.second_missing"), JsonString(Tr(Str::kLessonNoBundledSeq2Seq)));
+  Click(draw, "lessons.show.b.second");
+  EXPECT_EQ(shown_parts.size(), 2u);  // off: the click does nothing
+  // Lesson (d)'s second part needs no model: its button stays on.
+  Click(draw, "lessons.pick.d");
+  EXPECT_EQ(Value("lessons.second_missing"), JsonString(""));
+  Click(draw, "lessons.show.d.second");
+  EXPECT_EQ(shown_parts.back(), LessonPart::kSecond);
+  EXPECT_EQ(shown_lessons.back(), Lesson::kD);
+}
+
+// Beside the evidence, the part taken comes first under the title: (b)'s trained-weights words sit above its main
+// part's when that part was shown, below them otherwise.
+TEST_F(SandboxPanelContextTest, BesideTheEvidenceThePartTakenComesFirst) {
+  views.learn.lesson = Lesson::kB;
+  views.learn.lesson_beside = true;
+  auto draw = DrawingTab(DrawLessonBeside);
+  auto second_text_top = [&](LessonPart part) {
+    views.learn.part = part;
+    Frames(draw, 2);
+    const WidgetDump::Widget* title = dump.Find("lessons.title");
+    const WidgetDump::Widget* second = dump.Find("lessons.second_text");
+    EXPECT_TRUE(title && second);
+    return title && second ? second->y0 - title->y1 : -1.0f;
+  };
+  const float after_main = second_text_top(LessonPart::kMain), first = second_text_top(LessonPart::kSecond);
+  EXPECT_GT(after_main, 40.0f);  // the main part's words and question in between
+  EXPECT_LT(first, 10.0f);        // right under the title
+  EXPECT_EQ(dump.Find("lessons.show.b.second"), nullptr);  // beside: no buttons
 }
 
 TEST_F(SandboxPanelContextTest, LessonENamesTheHeadsOfTheShownRolesAndTheBesideColumnCloses) {

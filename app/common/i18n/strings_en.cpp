@@ -678,6 +678,23 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kSeq2SeqPredictTip, "at decoder position {0}, in this token's place, the model expects:"},
     {Str::kSeq2SeqTargetTokens, "The target's tokens, each predicted at its decoder position (hover: its loss and the model's top tokens there; click to pin them):"},
     {Str::kSeq2SeqTranslateUnablated, "Translate runs the model as trained; the ablations apply to the run of its text that follows."},
+    {Str::kLessonBTrainedText, "With trained weights: the bundled translation model (an encoder-decoder) writes a date "
+                               "written out as ISO 8601 (\"March 3, 1999\" -> 1999-03-03). The encoder-decoder "
+                               "attention inside the decoder takes its queries from the target (the decoder's tokens) "
+                               "and its keys and values, in pairs, from the encoder's output over the source. So probs "
+                               "has one row per target token and one column per source token: only the numbers of "
+                               "rows and columns differ (n_q != n_k), and k and v both keep the source's length. "
+                               "Nobody told it where to look, yet with trained weights each target token attends to "
+                               "the source tokens it translates: in cross-attention layer 1, head 3, the rows that "
+                               "write the year look at the year, the rows that write the month at the month's word, "
+                               "the day's rows at the day."},
+    {Str::kLessonBTrainedButton, "the bundled translation model on a date, cross-attention layer 1 head 3"},
+    {Str::kLessonBTrainedQuestion, "which source token does the row that writes the month's digits attend to? Change "
+                                   "the date in the Source field and press Translate: does that row follow the "
+                                   "month? How many rows and columns does probs have, and which is the number of "
+                                   "keys and values?"},
+    {Str::kLessonNoBundledSeq2Seq, "needs the bundled translation model (assets/models/tiny-seq2seq), which is not "
+                                   "installed"},
 };
 static_assert(TableIsComplete(kStringsEnTable, std::size(kStringsEnTable)),
               "strings_en.cpp: every Str id once, in order, none empty");

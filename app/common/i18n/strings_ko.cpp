@@ -707,6 +707,20 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kSeq2SeqPredictTip, "디코더 위치 {0}에서, 이 토큰 자리에 모델이 예상하는 토큰:"},
     {Str::kSeq2SeqTargetTokens, "대상 토큰들, 각각 자기 디코더 위치에서 예측됩니다 (마우스를 올리면 손실과 그 위치에서 모델이 예상한 토큰, 클릭하면 아래에 고정):"},
     {Str::kSeq2SeqTranslateUnablated, "번역은 학습된 그대로의 모델로 실행하며, 헤드 제거는 그 뒤에 이어지는 결과 텍스트의 실행에 적용됩니다."},
+    {Str::kLessonBTrainedText, "학습된 가중치로: 내장된 번역 모델(인코더-디코더)은 글로 풀어 쓴 날짜를 "
+                               "1999-03-03 꼴로 옮깁니다 (\"1999년 3월 3일\" → 1999-03-03). 디코더 안에 있는 "
+                               "인코더-디코더 간 어텐션은 쿼리를 대상(디코더의 토큰)에서, 키와 밸류를 짝으로 원문에 "
+                               "대한 인코더의 출력에서 가져옵니다. 그래서 probs는 대상 토큰마다 행 하나, 원문 "
+                               "토큰마다 열 하나입니다: 행과 열의 개수만 다를 뿐 계산은 그대로 되고 (n_q != n_k), "
+                               "k와 v의 길이는 둘 다 원문의 길이입니다. 어디를 보라고 알려 준 적이 없는데도, 학습된 "
+                               "가중치에서는 대상 토큰마다 자기가 옮기는 원문 토큰을 봅니다: 크로스 어텐션 층 1, "
+                               "헤드 3에서 연도를 쓰는 행은 원문의 연도를, 월을 쓰는 행은 월을, 일을 쓰는 행은 일을 "
+                               "봅니다."},
+    {Str::kLessonBTrainedButton, "내장 번역 모델, 날짜 하나, 크로스 어텐션 층 1 헤드 3"},
+    {Str::kLessonBTrainedQuestion, "월의 숫자를 쓰는 행은 어느 원문 토큰에 가중치를 둡니까? 원문의 날짜를 바꾸고 "
+                                   "번역을 누르십시오: 그 행이 월을 따라갑니까? probs의 행과 열은 몇 개이고, 그중 "
+                                   "키와 밸류의 개수는 어느 쪽입니까?"},
+    {Str::kLessonNoBundledSeq2Seq, "내장 번역 모델이 설치되어 있지 않아 이 부분을 보여 줄 수 없습니다"},
 };
 static_assert(TableIsComplete(kStringsKoTable, std::size(kStringsKoTable)),
               "strings_ko.cpp: every Str id once, in order, none empty");

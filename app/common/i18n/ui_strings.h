@@ -157,6 +157,8 @@ enum class Str : int {
   kSeq2SeqCrossSide, kSeq2SeqAblateHead, kSeq2SeqRestoreHead, kSeq2SeqLossChange, kSeq2SeqLossExplain,
   kSeq2SeqTokenLossExplain, kSeq2SeqTokenLossDeltaExplain, kSeq2SeqTokenLossTipDelta, kSeq2SeqPredictTip,
   kSeq2SeqTargetTokens, kSeq2SeqTranslateUnablated,
+  // Lesson (b)'s second part: the bundled encoder-decoder model with trained weights.
+  kLessonBTrainedText, kLessonBTrainedButton, kLessonBTrainedQuestion, kLessonNoBundledSeq2Seq,
   kCount
 };
 
