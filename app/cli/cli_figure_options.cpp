@@ -65,6 +65,30 @@ bool ParseFigureOption(const std::vector<std::string>& args, size_t* i, HeatmapE
   return true;
 }
 
+bool ParsePoolOption(const std::vector<std::string>& args, size_t* i, PoolChoice* pool, Status* error) {
+  const std::string& a = args[*i];
+  *error = Status::Ok();
+  if (a != "--pool" && a != "--pool-mode") return false;
+  auto v = TakeValue(args, i);
+  if (!v) {
+    *error = v.status();
+    return true;
+  }
+  if (a == "--pool") {
+    pool->set = true;
+    auto f = *v == "auto" ? Result<int>(kPoolAuto) : ParseIntValue("--pool", *v, 1, kMaxPool);
+    if (f) pool->factor = *f;
+    else *error = AppError(AppMsgId::kPoolValue, {CappedValue(*v)});
+  } else {
+    pool->mode_set = true;
+    if (*v == "max") pool->mode = PoolKind::kMax;
+    else if (*v == "mean") pool->mode = PoolKind::kMean;
+    else *error = Status::Prefixed(MsgId::kPrefixContext, {"--pool-mode"},
+                                   Status::Error(MsgId::kUnknownName, {"pool mode", CappedValue(*v), "max, mean"}));
+  }
+  return true;
+}
+
 Status CheckFigureOptions(const HeatmapExportOptions& options) {
   if ((options.cell_size > 0) + (options.width > 0) + options.size.set() > 1)
     return Status::Error(Tr(Str::kCliOneSizeOption));

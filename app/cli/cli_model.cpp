@@ -142,12 +142,7 @@ struct ModelArgs {
   HeatmapExportOptions figure;
   int figure_layer = -1, figure_head = -1;
   std::string first_figure_option;  // the first figure option given, named when --figure is missing
-  // --pool F|auto, --pool-mode max|mean: the figure's cells pooled F x F (1: not pooled; kPoolAuto: the smallest F
-  // whose figure fits)
-  int pool = 1;
-  bool pool_set = false;
-  PoolKind pool_mode = PoolKind::kMax;
-  bool pool_mode_set = false;
+  PoolChoice pool;  // --pool F|auto, --pool-mode max|mean
   // What the model does with its attention (issue 23)
   int predict_k = 0;                    // --predict K (0: not given)
   std::string ablate;                   // --ablate L:H,...
@@ -248,7 +243,7 @@ Status CheckArgs(const ModelArgs& args) {
     return Status::Ok();
   }
   if (a->figure_layer < 0 || a->figure_head < 0) return AppError(AppMsgId::kFigureNeedsLayerHead, {});
-  if (a->pool_mode_set && !a->pool_set) return AppError(AppMsgId::kPoolModeNeedsPool, {});
+  if (a->pool.mode_set && !a->pool.set) return AppError(AppMsgId::kPoolModeNeedsPool, {});
   const std::string ext = FileExtension(a->figure.out_path);
   if (ext.empty()) return AppError(AppMsgId::kFigureNoExtension, {a->figure.out_path});
   if (ext != ".png" && ext != ".svg" && ext != ".pdf") return AppError(AppMsgId::kFigureExtension, {a->figure.out_path, ext});
@@ -360,21 +355,7 @@ Status ParseArgs(const std::vector<std::string>& args, ModelArgs* a, bool* help)
     }
     else if (arg == "--figure") {
       st = take_path(&a->figure.out_path);
-    } else if (arg == "--pool" || arg == "--pool-mode") {
-      std::string v;
-      st = take(&v);
-      if (st.ok() && arg == "--pool") {
-        a->pool_set = true;
-        auto f = v == "auto" ? Result<int>(kPoolAuto) : ParseIntValue("--pool", v, 1, kMaxPool);
-        if (f) a->pool = *f;
-        else st = AppError(AppMsgId::kPoolValue, {CappedValue(v)});
-      } else if (st.ok()) {
-        a->pool_mode_set = true;
-        if (v == "max") a->pool_mode = PoolKind::kMax;
-        else if (v == "mean") a->pool_mode = PoolKind::kMean;
-        else st = Status::Prefixed(MsgId::kPrefixContext, {"--pool-mode"},
-                                   Status::Error(MsgId::kUnknownName, {"pool mode", CappedValue(v), "max, mean"}));
-      }
+    } else if (ParsePoolOption(args, &i, &a->pool, &st)) {
       if (a->first_figure_option.empty()) a->first_figure_option = arg;
     } else if (arg == "--layer" || arg == "--head") {
       std::string v;
@@ -628,7 +609,7 @@ HeatmapExportOptions FigureOptionsAt(const ModelArgs& a, const model::ModelConfi
   HeatmapExportOptions o = a.figure;
   if (o.title.empty()) {
     const std::string heads = ModelFigureHeads(MapKind::kAttention, "head " + std::to_string(a.figure_head), f,
-                                               f > 1 ? std::optional<PoolKind>(a.pool_mode) : std::nullopt);
+                                               f > 1 ? std::optional<PoolKind>(a.pool.mode) : std::nullopt);
     o.title = LocalizedTitle(ModelFigureTitle(c, n, a.figure_layer, heads, w));
   }
   o.words = LocalizedFigureWords();
@@ -723,10 +704,10 @@ Result<CheckedRun> CheckRun(const ModelArgs& a, const ModelFolder& folder, const
                                                      std::to_string(c.n_head - 1), std::to_string(c.n_head)});
   if (figure) {  // the figure laid out from the tokens before the run: refused now, with what fits, or its factor
     const int n = (int)tokens.size();
-    if (a.pool > n) return AppError(AppMsgId::kPoolPastTokens, {std::to_string(a.pool), std::to_string(n)});
+    if (a.pool.factor > n) return AppError(AppMsgId::kPoolPastTokens, {std::to_string(a.pool.factor), std::to_string(n)});
     const LayerMaps axes = ModelLayerMaps(c, TokenList(tokens), nullptr, a.figure_layer, run.options);
     Result<int> pool = CheckModelFigureFits(
-        axes, a.pool, [&](int f) { return FigureOptionsAt(a, c, n, run.what_ifs, f); });
+        axes, a.pool.factor, [&](int f) { return FigureOptionsAt(a, c, n, run.what_ifs, f); });
     if (!pool) return pool.status();
     run.figure_pool = *pool;
   }
@@ -867,7 +848,7 @@ Status RunOnTokens(const ModelArgs& a, const ModelFolder& folder, const std::vec
   SharedTensor figure_plane;  // a pooled figure's head, [1, nb, nb]
   layer_taps.layer = [&](const model::LayerOutput& out, const LayerMaps&, const LayerAnalysis& analysis) -> Status {
     if (figure && run->figure_pool > 1 && out.layer == a.figure_layer)
-      figure_plane = FigurePlane(out, a.figure_head, run->figure_pool, a.pool_mode);
+      figure_plane = FigurePlane(out, a.figure_head, run->figure_pool, a.pool.mode);
     if (Status s = taps.OnLayer(out, analysis); !s) return s;
     return lens_at(out.hidden, out.layer + 1);
   };
@@ -883,7 +864,7 @@ Status RunOnTokens(const ModelArgs& a, const ModelFolder& folder, const std::vec
                                             run->figure_pool)
                                : *collector.collected().layers[(size_t)a.figure_layer];
     if (Status s = WriteModelFigure(c, maps, (int)n, a.figure_layer, a.figure_head, run->what_ifs, a.figure,
-                                    run->figure_pool, a.pool_mode);
+                                    run->figure_pool, a.pool.mode);
         !s)
       return s;
   }

@@ -1,5 +1,7 @@
 #include "cli_model_preflight.h"
 
+#include <algorithm>
+
 #include "base/memory_budget.h"
 #include "cli_util.h"
 #include "i18n/app_messages.h"
@@ -11,7 +13,7 @@ LayerMaps PooledAxes(const LayerMaps& axes, int f) {
   if (f <= 1) return axes;
   LayerMaps pooled = axes;
   pooled.query_tokens = TokenList(BlockTokens((int)axes.query_tokens.size(), f));
-  pooled.kv_tokens = pooled.query_tokens;
+  pooled.kv_tokens = TokenList(BlockTokens((int)axes.kv_tokens.size(), f));
   pooled.mask = PooledMask(axes.mask, f);
   return pooled;
 }
@@ -44,7 +46,7 @@ int SmallestFittingPool(const LayerMaps& axes, int lo, int hi, const std::functi
 
 Result<int> CheckModelFigureFits(const LayerMaps& axes, int pool,
                                  const std::function<HeatmapExportOptions(int f)>& options_at) {
-  const int n = (int)axes.query_tokens.size();
+  const int n = (int)std::max(axes.query_tokens.size(), axes.kv_tokens.size());  // a pooled side needs f <= n
   if (pool == kPoolAuto) {  // as asked when it fits, else the smallest factor that does
     if (FitsAt(axes, 1, options_at).ok()) return 1;
     if (const int f = SmallestFittingPool(axes, 2, n, options_at); f > 0) return f;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "cli_figure_options.h"  // kPoolAuto
 #include "figure/export.h"
 #include "maps/layer_maps.h"
 #include "model/config.h"
@@ -20,11 +21,7 @@
 
 namespace attnviz {
 
-// --pool auto: the smallest factor whose figure fits.
-inline constexpr int kPoolAuto = 0;
-inline constexpr int kMaxPool = 65536;
-
-// The map's axes at factor f (1: axes itself; else BlockTokens and PooledMask) with one head drawn.
+// The map's axes at factor f (1: axes itself; else each side's BlockTokens and PooledMask) with one head drawn.
 LayerMaps PooledAxes(const LayerMaps& axes, int f);
 
 // The factor to draw at: `pool` (1: not pooled, or F) when its figure fits, else the refusal naming the tokens, the

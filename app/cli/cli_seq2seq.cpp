@@ -12,8 +12,10 @@
 #include <memory>
 
 #include "attention/metrics.h"
+#include "base/title_words.h"
 #include "cli_commands.h"
 #include "cli_figure_options.h"
+#include "cli_model_preflight.h"  // CheckModelFigureFits, PooledAxes
 #include "cli_seq2seq_analysis.h"
 #include "cli_util.h"
 #include "figure/export.h"
@@ -23,6 +25,7 @@
 #include "io/file_io.h"
 #include "io/json.h"
 #include "io/npy.h"
+#include "maps/pooled_map.h"
 #include "model/arch/family.h"
 #include "model/seq2seq.h"
 #include "model/seq2seq_run.h"
@@ -85,7 +88,10 @@ const char* kSeq2SeqHelp =
     "                         --stack also with --neuron\n"
     "  --size WxH, --dpi N, --title TEXT, --colormap NAME, --color-scale S, --range fixed|auto,\n"
     "  --cell-size PX, --width PX, --annotate\n"
-    "                         with --figure: as in attnviz-cli export --help\n";
+    "                         with --figure: as in attnviz-cli export --help\n"
+    "  --pool F|auto, --pool-mode max|mean\n"
+    "                         with --figure: F x F tokens as one cell, as in attnviz-cli model --help (a long\n"
+    "                         source on a page's column); auto: the smallest F that fits\n";
 
 struct Seq2SeqArgs {
   std::string model_dir, dump_dir, target_text;
@@ -97,6 +103,7 @@ struct Seq2SeqArgs {
   model::AblateMode ablate_mode = model::AblateMode::kZero;
   bool ablate_mode_set = false;
   HeatmapExportOptions figure;
+  PoolChoice pool;  // --pool F|auto, --pool-mode max|mean
   std::string first_figure_option;
   int stack = -1, layer = -1, head = -1;  // --stack, --layer, --head (-1: not given)
   Seq2SeqAnalysisOptions analysis;        // --neuron, --rollout, --value-norm, --ablate-scan, --scan-at
@@ -195,7 +202,7 @@ Status ParseSeq2SeqArgs(const std::vector<std::string>& args, Seq2SeqArgs* a, bo
     } else if (arg == "--layer" || arg == "--head") {
       st = take_int(arg.c_str(), 0, 1 << 20, arg == "--layer" ? &a->layer : &a->head);
       if (a->first_figure_option.empty()) a->first_figure_option = arg;
-    } else if (ParseFigureOption(args, &i, &a->figure, &st)) {
+    } else if (ParseFigureOption(args, &i, &a->figure, &st) || ParsePoolOption(args, &i, &a->pool, &st)) {
       if (a->first_figure_option.empty()) a->first_figure_option = arg;
     } else if (ParseSeq2SeqAnalysisOption(args, &i, &a->analysis, &st)) {
     } else if (!arg.empty() && arg[0] == '-' && OptionTakesValue(arg)) {
@@ -216,6 +223,7 @@ Status ParseSeq2SeqArgs(const std::vector<std::string>& args, Seq2SeqArgs* a, bo
   const Seq2SeqAnalysisOptions& an = a->analysis;
   if (a->ablate_mode_set && a->ablated.empty() && !an.ablate_scan)
     return AppError(AppMsgId::kAblateModeNeedsAblate, {});
+  if (a->pool.mode_set && !a->pool.set) return AppError(AppMsgId::kPoolModeNeedsPool, {});
   {  // one table on stdout at a time
     std::vector<const char*> outputs;
     if (a->predict_k) outputs.push_back("--predict");
@@ -354,29 +362,60 @@ std::string ModelName(const std::string& dir) {
   return name.empty() ? "model" : name;
 }
 
-Status WriteFigure(const Seq2SeqArgs& a, const model::Seq2SeqModel& m, const Seq2SeqInput& in,
-                   const model::Seq2SeqRun& run) {
+// The figure's axes: rows the stack's queries (encoder: source tokens; decoder, cross: decoder tokens), columns its
+// keys (encoder, cross: source tokens; decoder: decoder tokens), the stack's mask; no maps.
+LayerMaps FigureAxes(Seq2SeqStack s, const Seq2SeqInput& in) {
+  LayerMaps axes;
+  axes.query_tokens = TokenList(s == Seq2SeqStack::kEncoder ? in.source : in.decoder);
+  axes.kv_tokens = TokenList(s == Seq2SeqStack::kDecoder ? in.decoder : in.source);
+  axes.mask = s == Seq2SeqStack::kDecoder ? Mask::Causal() : Mask::Bidirectional();
+  return axes;
+}
+
+// The figure's options at pooling factor f: the title naming the stack (and the pooling), the axes' words.
+HeatmapExportOptions FigureOptionsAt(const Seq2SeqArgs& a, const model::Seq2SeqModel& m, int f) {
   const Seq2SeqStack s = (Seq2SeqStack)a.stack;
-  const Tensor& p = ProbsOf(run, s);
-  const size_t n_head = p.dim(1), n_q = p.dim(2), n_k = p.dim(3);
-  auto layer = std::make_shared<Tensor>();
-  layer->Resize({n_head, n_q, n_k});
-  std::copy_n(p.data.data() + (size_t)a.layer * n_head * n_q * n_k, n_head * n_q * n_k, layer->data.data());
-  LayerMaps maps;
-  maps.query_tokens = TokenList(s == Seq2SeqStack::kEncoder ? in.source : in.decoder);
-  maps.kv_tokens = TokenList(s == Seq2SeqStack::kDecoder ? in.decoder : in.source);
-  maps.probs = layer;
-  maps.mask = s == Seq2SeqStack::kDecoder ? Mask::Causal() : Mask::Bidirectional();
   HeatmapExportOptions o = a.figure;
-  o.head = a.head;
-  if (o.title.empty())
+  o.head = f > 1 ? 0 : a.head;  // a pooled figure draws the one plane it pooled
+  if (o.title.empty()) {
     o.title = Trf(Str::kSeq2SeqFigureTitle, {ModelName(m.dir()), StackWords(s), std::to_string(a.layer),
                                              std::to_string(a.head)});
+    if (f > 1) o.title += kTitleDot + LocalizedTitle(PooledTitle(a.pool.mode, f));
+  }
   o.words = LocalizedFigureWords();
   if (s != Seq2SeqStack::kEncoder) o.words.query = Tr(Str::kSeq2SeqTargetAxis);
   if (s != Seq2SeqStack::kDecoder) o.words.key = Tr(Str::kSeq2SeqSourceAxis);
+  return o;
+}
+
+// --figure before the run: the factor to draw at (--pool, auto resolved), or the refusal saying what would fit.
+Result<int> CheckFigure(const Seq2SeqArgs& a, const model::Seq2SeqModel& m, const Seq2SeqInput& in) {
+  const LayerMaps axes = FigureAxes((Seq2SeqStack)a.stack, in);
+  const int longest = (int)std::max(axes.query_tokens.size(), axes.kv_tokens.size());
+  if (a.pool.factor > longest)
+    return AppError(AppMsgId::kPoolPastTokens, {std::to_string(a.pool.factor), std::to_string(longest)});
+  return CheckModelFigureFits(axes, a.pool.factor, [&](int f) { return FigureOptionsAt(a, m, f); });
+}
+
+// One head's map of the run (pooled f x f when f > 1: maps/pooled_map.h).
+Status WriteFigure(const Seq2SeqArgs& a, const model::Seq2SeqModel& m, const Seq2SeqInput& in,
+                   const model::Seq2SeqRun& run, int f) {
+  const Seq2SeqStack s = (Seq2SeqStack)a.stack;
+  const Tensor& p = ProbsOf(run, s);
+  const size_t n_head = p.dim(1), n_q = p.dim(2), n_k = p.dim(3);
+  const float* layer_probs = p.data.data() + (size_t)a.layer * n_head * n_q * n_k;
+  LayerMaps maps = PooledAxes(FigureAxes(s, in), f);
+  auto shown = std::make_shared<Tensor>();
+  if (f > 1) {
+    shown->Resize({1, (size_t)PooledSide((int)n_q, f), (size_t)PooledSide((int)n_k, f)});
+    PoolMapPlane(layer_probs + (size_t)a.head * n_q * n_k, (int)n_q, (int)n_k, f, a.pool.mode, shown->data.data());
+  } else {
+    shown->Resize({n_head, n_q, n_k});
+    std::copy_n(layer_probs, n_head * n_q * n_k, shown->data.data());
+  }
+  maps.probs = shown;
   ExportNotes notes;
-  Status written = ExportHeatmap(maps, nullptr, o, nullptr, &notes);
+  Status written = ExportHeatmap(maps, nullptr, FigureOptionsAt(a, m, f), nullptr, &notes);
   if (written) PrintFigureNotes(notes);
   return written;
 }
@@ -494,6 +533,12 @@ Status Run(const Seq2SeqArgs& a) {
     std::fputs(TokensJson(in->source, in->decoder).c_str(), stdout);
     return Status::Ok();
   }
+  int figure_pool = 1;
+  if (!a.figure.out_path.empty()) {  // refused before the run, with what would fit
+    Result<int> f = CheckFigure(a, m, *in);
+    if (!f) return f.status();
+    figure_pool = *f;
+  }
   model::Seq2SeqRunOptions options;
   options.ablate = a.ablated;
   auto run = model::RunSeq2Seq(m, TokenIds(in->source), TokenIds(in->decoder), options);
@@ -521,7 +566,7 @@ Status Run(const Seq2SeqArgs& a) {
     std::fprintf(notes, "%s\n", Trf(Str::kCliDumpWritten, {a.dump_dir}).c_str());
   }
   if (!a.figure.out_path.empty()) {
-    if (Status s = WriteFigure(a, m, *in, *run); !s) return s;
+    if (Status s = WriteFigure(a, m, *in, *run, figure_pool); !s) return s;
     std::fprintf(notes, "%s\n", Trf(Str::kCliWrote, {a.figure.out_path}).c_str());
   }
   std::fputs(table.empty() ? Summary(*run).c_str() : table.c_str(), stdout);

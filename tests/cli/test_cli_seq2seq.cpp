@@ -161,6 +161,32 @@ TEST_P(Seq2SeqCli, AFigureOfEachStackNamesTheStackInItsTitle) {
   }
 }
 
+// A long source on a page's column: the map pooled (maps/pooled_map.h), the title naming how, each axis in blocks.
+TEST_P(Seq2SeqCli, APooledCrossFigureNamesItsPoolingAndLabelsBlocksOnBothAxes) {
+  const std::string path = out_ + "/cross_pooled.svg";
+  const CliResult r = Run({"--figure", path, "--stack", "cross", "--layer", "1", "--head", "1", "--pool", "2",
+                           "--pool-mode", "mean"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto svg = attnviz::ReadFile(path);
+  ASSERT_TRUE(svg);
+  EXPECT_NE(svg->find("cross-attention \u00B7 layer 1 \u00B7 head 1 \u00B7 mean-pooled 2x2"), std::string::npos);
+  // Blocks of two tokens on each side: the source's and the target's first block, and each side's last.
+  const size_t n_src = tokens_["source_ids"].size(), n_tgt = tokens_["decoder_input_ids"].size();
+  auto last_block = [](size_t n) {
+    const size_t first = (n - 1) / 2 * 2;
+    return first + 1 < n ? std::to_string(first) + "-" + std::to_string(first + 1) : std::to_string(first);
+  };
+  EXPECT_NE(svg->find(">0-1<"), std::string::npos);
+  EXPECT_NE(svg->find(">" + last_block(n_src) + "<"), std::string::npos) << n_src;
+  EXPECT_NE(svg->find(">" + last_block(n_tgt) + "<"), std::string::npos) << n_tgt;
+  // A factor past the longer side is refused before the run, naming it.
+  const CliResult past = Run({"--figure", path, "--stack", "cross", "--layer", "0", "--head", "0", "--pool",
+                              std::to_string(std::max(n_src, n_tgt) + 1)});
+  EXPECT_EQ(past.code, 2);
+  EXPECT_NE(past.err.find("more than the text's " + std::to_string(std::max(n_src, n_tgt)) + " tokens"),
+            std::string::npos) << past.err;
+}
+
 // The largest |ours - reference| over a .npy pair, relative to max(1, the reference's largest magnitude).
 double WorstRelative(const std::string& ours_path, const std::string& ref_path) {
   auto ours = attnviz::ReadNpy(ours_path);
@@ -308,6 +334,8 @@ TEST(Seq2SeqCliRefusals, EachNamesTheProblem) {
   ExpectRefusal(RunMarian({"--generate", "3", "--ablate-scan", "--neuron", "0:0:0:0", "--stack", "cross"}),
                 "--neuron and --ablate-scan both print to stdout");
   ExpectRefusal(RunMarian({"--generate", "3", "--stack", "cross"}), "--stack goes with --figure");
+  ExpectRefusal(RunMarian({"--generate", "3", "--figure", "/tmp/x.png", "--stack", "cross", "--layer", "0", "--head",
+                           "0", "--pool-mode", "mean"}), "--pool-mode goes with --pool");
   // The encoder-decoder options on a decoder-only model.
   ExpectRefusal(Cli({"model", "--model", "tiny", "--text", "a b", "--target-text", "c"}),
                 "--target-text is for encoder-decoder models");

@@ -248,7 +248,10 @@ const char* kSeq2SeqHelpKo =
     "                         --stack 은 --neuron 과도 함께\n"
     "  --size WxH, --dpi N, --title TEXT, --colormap NAME, --color-scale S, --range fixed|auto,\n"
     "  --cell-size PX, --width PX, --annotate\n"
-    "                         --figure 와 함께: attnviz-cli export --help 와 같습니다\n";
+    "                         --figure 와 함께: attnviz-cli export --help 와 같습니다\n"
+    "  --pool F|auto, --pool-mode max|mean\n"
+    "                         --figure 와 함께: 토큰 F x F 를 한 칸으로, attnviz-cli model --help 와 같습니다\n"
+    "                         (긴 원문을 논문의 단 하나에); auto: 그림의 크기에 맞는 가장 작은 F\n";
 
 }  // namespace
 
