@@ -157,6 +157,9 @@ enum class Str : int {
   kSeq2SeqCrossSide, kSeq2SeqAblateHead, kSeq2SeqRestoreHead, kSeq2SeqLossChange, kSeq2SeqLossExplain,
   kSeq2SeqTokenLossExplain, kSeq2SeqTokenLossDeltaExplain, kSeq2SeqTokenLossTipDelta, kSeq2SeqPredictTip,
   kSeq2SeqTargetTokens, kSeq2SeqTranslateUnablated,
+  // The neuron view, map kinds and the scan on encoder-decoder models.
+  kNeuronPositionBias, kSeq2SeqRolloutNoCross, kSeq2SeqKindMaking, kSeq2SeqScanProgress, kSeq2SeqScanDone,
+  kSeq2SeqScanStop,
   kCount
 };
 
