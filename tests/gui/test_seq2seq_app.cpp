@@ -607,10 +607,10 @@ TEST_F(Seq2SeqAppTest, ScanOfEveryHeadIsCoresAndTheReferences) {
     SCOPED_TRACE(name);
     case_ = name;
     App& app = MakeAppWithTarget();
-    const Seq2SeqResult& run = *app.results.seq2seq;
-    const RunIds ids = IdsOfRun(run);
     Click("model.scan");
     WaitForAnalyses();
+    const Seq2SeqResult& run = *app.results.seq2seq;
+    const RunIds ids = IdsOfRun(run);
     ASSERT_TRUE(app.results.seq2seq_scan);
     const model::Seq2SeqAblationScan& scan = app.results.seq2seq_scan->scan;
     auto core = model::ScanSeq2SeqHeadAblations(*run.folder->model, ids.source, ids.decoder, run.labels);

@@ -707,7 +707,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kSeq2SeqPredictTip, "디코더 위치 {0}에서, 이 토큰 자리에 모델이 예상하는 토큰:"},
     {Str::kSeq2SeqTargetTokens, "대상 토큰들, 각각 자기 디코더 위치에서 예측됩니다 (마우스를 올리면 손실과 그 위치에서 모델이 예상한 토큰, 클릭하면 아래에 고정):"},
     {Str::kSeq2SeqTranslateUnablated, "번역은 학습된 그대로의 모델로 실행하며, 헤드 제거는 그 뒤에 이어지는 결과 텍스트의 실행에 적용됩니다."},
-    {Str::kNeuronPositionBias, "위치 편향 = {0} (이 스택의 상대 위치 항, 점수 \xC3\x97 스케일에 더해짐)"},
+    {Str::kNeuronPositionBias, "위치 편향 = {0} (이 스택의 상대 위치 항이며, 점수 \xC3\x97 스케일에 더해집니다)"},
     {Str::kSeq2SeqRolloutNoCross, "롤아웃은 인코더와 디코더의 셀프 어텐션에만 정의됩니다: 크로스 어텐션 맵의 행(타깃 토큰)과 열(소스 토큰)은 서로 다른 토큰이라 맵을 이어 곱할 수 없습니다. 어텐션 맵을 보여 줍니다."},
     {Str::kSeq2SeqKindMaking, "이 실행의 맵을 만드는 중\xE2\x80\xA6"},
     {Str::kSeq2SeqScanProgress, "헤드 {1}개 중 {0}번째"},
