@@ -94,7 +94,8 @@ void App::UpdateSeq2Seq() {
     return;
   }
   const int stack = std::clamp(views.seq2seq.stack, 0, (int)results.seq2seq->stacks->size() - 1);
-  const bool kind_made = results.seq2seq_kind && Seq2SeqKindRefusal(views.heads.kind, stack).ok();
+  const bool kind_made = results.seq2seq_kind && results.seq2seq_kind->status.ok() &&
+                         Seq2SeqKindRefusal(views.heads.kind, stack).ok();
   const std::shared_ptr<const std::vector<LayerStack>>& shown_stacks =
       kind_made ? results.seq2seq_kind->stacks : results.seq2seq->stacks;
   const std::vector<LayerStack>& stacks = *shown_stacks;
@@ -134,7 +135,7 @@ void App::UpdateSeq2SeqAnalyses() {
     seq2seq_jobs->Kind(seq2seq_kind_asked_ = Seq2SeqKindRequest{run, kind});
   std::shared_ptr<const Seq2SeqKindResult> made = seq2seq_jobs->kind();
   results.seq2seq_kind_busy = seq2seq_jobs->kind_busy();
-  results.seq2seq_kind = made && made->status.ok() && made->request.run == run && made->request.kind == kind &&
+  results.seq2seq_kind = made && made->request.run == run && made->request.kind == kind &&
                                  kind != MapKind::kAttention
                              ? made
                              : nullptr;

@@ -49,7 +49,7 @@ struct AppResults {
   JobProgress seq2seq_progress;
   bool seq2seq_busy = false;
   // Its analyses (seq2seq_jobs.h), each of the result shown: the neuron view asked for (null until made), the map
-  // kind's stacks (null: attention, refused or being made) and the scan (a partial one after Stop), its progress.
+  // kind's stacks (null: attention or being made; a failed one carries its status) and the scan (a partial one after Stop), its progress.
   std::shared_ptr<const Seq2SeqNeuronResult> seq2seq_neuron;
   std::shared_ptr<const Seq2SeqKindResult> seq2seq_kind;
   bool seq2seq_kind_busy = false;

@@ -4,6 +4,7 @@
 #include <imgui.h>
 
 #include "app.h"
+#include "i18n/localized.h"
 #include "i18n/map_kind_words.h"
 #include "io/json.h"
 #include "model_analysis.h"
@@ -19,8 +20,11 @@ void DrawSeq2SeqKindState(PanelContext& ctx) {
   const MapKind kind = ctx.views.heads.kind;
   if (WordsOf(kind).explain != Str::kCount) DimText(Tr(WordsOf(kind).explain));
   const bool refused = !Seq2SeqKindRefusal(kind, ctx.views.seq2seq.stack).ok();
-  const std::string refusal = refused ? Tr(Str::kSeq2SeqRolloutNoCross) : std::string();
-  if (refused) ErrorText(refusal);
+  const Seq2SeqKindResult* made = ctx.results.seq2seq_kind.get();
+  const std::string refusal = refused                            ? Tr(Str::kSeq2SeqRolloutNoCross)
+                              : made && !made->status.ok() ? Localized(made->status)
+                                                           : std::string();
+  if (!refusal.empty()) ErrorText(refusal);
   const bool making = !refused && kind != MapKind::kAttention && !ctx.results.seq2seq_kind;
   if (making) DimText(Tr(Str::kSeq2SeqKindMaking));
   ctx.dump.SetField("map_kind", "{\"kind\": " + JsonString(MapKindName(kind)) + ", \"refusal\": " +
