@@ -82,7 +82,7 @@ ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
 ASAN_TESTS ?= .
 ASAN_TARGETS ?= all
-TSAN_TESTS ?= SandboxSession|AblationScan|LatestWins|ModelSession|Pipeline|Sweep|ExactRows|View\.|Run\.
+TSAN_TESTS ?= SandboxSession|AblationScan|LatestWins|ModelSession|Pipeline|Sweep|ExactRows|View\.|Run\.|Seq2SeqAnalysisJobs|Seq2SeqSessionAnalysis
 SANITIZER_ENV = ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:strict_string_checks=1:handle_abort=1 \
   LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitize/lsan.supp:print_suppressions=0 \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \

@@ -292,7 +292,7 @@ void App::CycleHead(int direction) {
 }
 
 ColorRange App::RangeFor(const std::vector<int>& heads, bool twin) const {
-  const bool weighted = results.shown && KindHasOwnRange(results.shown->model != nullptr, results.shown->kind);
+  const bool weighted = results.shown && KindHasOwnRange(results.shown->model != nullptr || Seq2SeqShown(), results.shown->kind);
   if ((!settings.auto_range && !weighted) || !results.shown || !results.shown->maps) return ColorRange{};
   const SandboxExtras* sandbox = results.shown->sandbox.get();
   const LayerMaps& t = twin && sandbox && sandbox->twin ? *sandbox->twin : *results.shown->maps;
@@ -441,6 +441,7 @@ bool App::Busy() const {
          models->making_exact_rows() || models->making_weighted_overview() || (scans && scans->busy()) || (lenses && lenses->busy()) ||
          (attributions && attributions->busy()) || (patchings && patchings->busy()) || fonts.dirty() || !pending_drops.empty() ||
          views.learn.variance_job.valid() || (seq2seqs && seq2seqs->busy()) ||
+         (seq2seq_jobs && (seq2seq_jobs->neuron_busy() || seq2seq_jobs->kind_busy() || seq2seq_jobs->scan_busy())) ||
          (kind_layers_pending_ && kind_budget_frame_ + 1 >= frame);  // layers left for the next frame (app.h)
 }
 
@@ -498,7 +499,7 @@ void App::Draw(HeatmapRenderer& renderer) {
     else if (model) with_context(DrawOverviewPanel, &renderer);
     else with_sandbox_context(DrawSaturationPanel);
     with_context(DrawExportPanel, nullptr);
-    if (model && !seq2seq) with_context(DrawNeuronPanel, nullptr);
+    if (model) with_context(DrawNeuronPanel, nullptr);
   }
   layout.KeepPanelsInside(dump.enabled() ? &dump : nullptr);
   // What the panels changed goes to the worker now, so this frame's dump already says "computing".

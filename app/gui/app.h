@@ -131,6 +131,7 @@ class App {
   // panel edits the target and asks for a translation, the Overview shows the three stacks, the Heads panel the
   // stack, layer and head picked there (results.shown of that stack's layer).
   std::unique_ptr<Seq2SeqSession> seq2seqs;
+  std::unique_ptr<Seq2SeqAnalysisJobs> seq2seq_jobs;  // the neuron view, map kinds and scan of its runs
   static constexpr int kTranslateMaxTokens = 64;  // the Translate button's greedy generation
   bool Seq2SeqShown() const { return results.seq2seq_mode(settings); }
   // The heads drawn in the grid (visible and < n_head of the shown result).
@@ -205,11 +206,14 @@ class App {
   void OpenSeq2Seq(const std::string& dir);  // app_seq2seq.cpp
   void SubmitSeq2SeqIfChanged();
   void UpdateSeq2Seq();
+  void UpdateSeq2SeqAnalyses();  // the neuron view, map kind and scan asked for the result shown
+  Seq2SeqNeuronRequest seq2seq_neuron_asked_;
+  Seq2SeqKindRequest seq2seq_kind_asked_;
   Seq2SeqRequest last_seq2seq_request_;
   bool seq2seq_submitted_ = false;
   uint64_t seq2seq_generation_applied_ = 0;  // the last generation whose text went into the target field
   struct Seq2SeqView {
-    const void* result = nullptr;
+    const void* result = nullptr;  // the stacks shown (the run's, or its map kind's)
     int stack = -1, layer = -1;
     bool operator==(const Seq2SeqView& o) const { return result == o.result && stack == o.stack && layer == o.layer; }
   };
@@ -305,6 +309,8 @@ void DrawHeadAblateMenu(PanelContext& ctx, int layer, int head);
 // ablated heads with their restore buttons and the mode (views.seq2seq.ablated, sent with every forced run).
 void DrawSeq2SeqHeadAblateMenu(PanelContext& ctx, int stack, int layer, int head);
 void DrawSeq2SeqAblationControls(PanelContext& ctx);
+// "Ablate each head once" over every head of every stack: its button, progress and Stop, and what it found.
+void DrawSeq2SeqScanControls(PanelContext& ctx);
 bool Seq2SeqHeadAblated(const Seq2SeqPanelView& view, int stack, int layer, int head);
 void SetSeq2SeqHeadAblated(Seq2SeqPanelView* view, int stack, int layer, int head, bool ablated);
 // The language combo (English / 한국어), drawn in the Controls and Model panels.

@@ -1,8 +1,10 @@
 // The App on an encoder-decoder folder (t5, bart, marian): opening it on the Seq2SeqSession (seq2seq_session.h),
 // submitting the source and target texts with the ablated heads (or a Translate: greedy generation of the model as
 // trained), and presenting the stack, layer and head picked in the Overview as `results.shown`, which the Heads panel
-// draws with that stack's token labels.
+// draws with that stack's token labels (or the map kind's maps of it), and the analyses of the result shown
+// (seq2seq_jobs.h): the neuron view of a clicked cell, the map kind's stacks, the scan.
 #include <algorithm>
+#include <utility>
 
 #include "app.h"
 
@@ -21,6 +23,10 @@ void App::OpenSeq2Seq(const std::string& dir) {
   views.seq2seq.generated_ids.clear();
   views.seq2seq.ablated.clear();
   views.seq2seq.pinned_position = -1;
+  seq2seq_jobs->CancelAll();
+  seq2seq_neuron_asked_ = {};
+  seq2seq_kind_asked_ = {};
+  views.neuron.open = false;
   seq2seq_view_ = Seq2SeqView{};
   SetSource(Source::kModel);
 }
@@ -81,16 +87,21 @@ void App::UpdateSeq2Seq() {
       results.seq2seq_error = now->status;
     }
   }
-  // 2. What the Heads panel shows: the picked layer of the picked stack.
+  UpdateSeq2SeqAnalyses();
+  // 2. What the Heads panel shows: the picked layer of the picked stack, of the map kind when it is made.
   if (!results.seq2seq || !results.seq2seq->stacks) {
     results.shown = nullptr;
     return;
   }
-  const std::vector<LayerStack>& stacks = *results.seq2seq->stacks;
-  const int stack = std::clamp(views.seq2seq.stack, 0, (int)stacks.size() - 1);
+  const int stack = std::clamp(views.seq2seq.stack, 0, (int)results.seq2seq->stacks->size() - 1);
+  const bool kind_made = results.seq2seq_kind && results.seq2seq_kind->status.ok() &&
+                         Seq2SeqKindRefusal(views.heads.kind, stack).ok();
+  const std::shared_ptr<const std::vector<LayerStack>>& shown_stacks =
+      kind_made ? results.seq2seq_kind->stacks : results.seq2seq->stacks;
+  const std::vector<LayerStack>& stacks = *shown_stacks;
   const LayerStack& st = stacks[(size_t)stack];
   const int layer = std::clamp(settings.model_layer, 0, std::max(0, st.n_layer() - 1));
-  const Seq2SeqView view{results.seq2seq.get(), stack, layer};
+  const Seq2SeqView view{&stacks, stack, layer};
   if (view == seq2seq_view_ && results.shown) return;
   seq2seq_view_ = view;
   if (!st.layer(layer)) {
@@ -99,11 +110,42 @@ void App::UpdateSeq2Seq() {
   }
   auto shown = std::make_shared<attnviz::Shown>();
   shown->generation = ++view_generation_;
-  shown->stacks = results.seq2seq->stacks;
+  shown->stacks = shown_stacks;
+  shown->kind = kind_made ? views.heads.kind : MapKind::kAttention;
   shown->stack = stack;
   shown->layer = layer;
   shown->maps = st.layers[(size_t)layer];
   results.shown = std::move(shown);
+}
+
+void App::UpdateSeq2SeqAnalyses() {
+  const std::shared_ptr<const Seq2SeqResult>& run = results.seq2seq;
+  const bool complete = run && run->complete();
+  // The neuron view of the cell clicked last, again for each new run.
+  const NeuronPanelView& n = views.neuron;
+  if (complete && n.open) {
+    const Seq2SeqNeuronRequest want{run, n.stack, n.layer, n.head, n.i, n.j};
+    if (!want.Same(seq2seq_neuron_asked_)) seq2seq_jobs->Neuron(seq2seq_neuron_asked_ = want);
+  }
+  std::shared_ptr<const Seq2SeqNeuronResult> neuron = seq2seq_jobs->neuron();
+  results.seq2seq_neuron = neuron && neuron->request.Same(seq2seq_neuron_asked_) ? neuron : nullptr;
+  // The map kind's stacks, made once per run and kind.
+  const MapKind kind = views.heads.kind;
+  if (complete && kind != MapKind::kAttention && (seq2seq_kind_asked_.run != run || seq2seq_kind_asked_.kind != kind))
+    seq2seq_jobs->Kind(seq2seq_kind_asked_ = Seq2SeqKindRequest{run, kind});
+  std::shared_ptr<const Seq2SeqKindResult> made = seq2seq_jobs->kind();
+  results.seq2seq_kind_busy = seq2seq_jobs->kind_busy();
+  results.seq2seq_kind = made && made->request.run == run && made->request.kind == kind &&
+                                 kind != MapKind::kAttention
+                             ? made
+                             : nullptr;
+  // The scan: started and stopped from the Model panel; shown while its request is the result's.
+  if (std::exchange(views.seq2seq.scan_start, false) && complete) seq2seq_jobs->Scan(Seq2SeqScanRequest{run});
+  if (std::exchange(views.seq2seq.scan_stop, false)) seq2seq_jobs->StopScan();
+  std::shared_ptr<const Seq2SeqScanResult> scan = seq2seq_jobs->scan();
+  results.seq2seq_scan = scan && scan->request.run && run && scan->request.run->request == run->request ? scan : nullptr;
+  results.seq2seq_scan_busy = seq2seq_jobs->scan_busy();
+  results.seq2seq_scan_progress = seq2seq_jobs->scan_progress();
 }
 
 }  // namespace attnviz

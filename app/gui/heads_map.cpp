@@ -260,7 +260,8 @@ void RecordMap(PanelContext& ctx, const MapDraw& m, const MapFrame& f, bool hove
 }  // namespace
 
 bool ClickOpensNeuronView(const PanelContext& ctx) {
-  return ctx.shown && ctx.shown->model && !KindInfo(ctx.shown->kind).shows.one_map;
+  return ctx.shown && (ctx.shown->model || ctx.results.seq2seq_mode(ctx.settings)) &&
+         !KindInfo(ctx.shown->kind).shows.one_map;
 }
 
 bool DrawMap(PanelContext& ctx, HeatmapRenderer& renderer, const MapDraw& m, ImVec2 map_min, float cell,

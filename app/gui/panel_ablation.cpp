@@ -5,6 +5,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 #include "app.h"
@@ -168,6 +169,41 @@ void DrawSeq2SeqAblationControls(PanelContext& ctx) {
   if (restore == kRestoreAllHeads) v.ablated.clear();
   else if (restore >= 0) v.ablated.erase(v.ablated.begin() + restore);
   ctx.dump.SetField("seq2seq_ablated", json + "]");
+  DrawSeq2SeqScanControls(ctx);
+}
+
+void DrawSeq2SeqScanControls(PanelContext& ctx) {
+  WidgetDump& dump = ctx.dump;
+  Seq2SeqPanelView& v = ctx.views.seq2seq;
+  const AppResults& r = ctx.results;
+  const JobProgress& p = r.seq2seq_scan_progress;
+  std::string progress;
+  if (r.seq2seq_scan_busy) {  // every head of every stack, one run each: "head n of N", Stop keeps those done
+    progress = Trf(Str::kSeq2SeqScanProgress, {std::to_string(std::min(p.done + 1, std::max<size_t>(p.total, 1))),
+                                               std::to_string(p.total)});
+    ImGui::ProgressBar((float)p.fraction, ImVec2(ImGui::GetContentRegionAvail().x * 0.6f, 0), progress.c_str());
+    ImGui::SameLine();
+    if (widget::SmallButton(dump, Str::kSeq2SeqScanStop, "model.scan_stop")) v.scan_stop = true;
+  } else if (r.seq2seq && r.seq2seq->complete() && widget::Button(dump, Str::kScanButton, "model.scan")) {
+    v.scan_start = true;
+  }
+  const Seq2SeqScanResult* scan = r.seq2seq_scan.get();
+  std::string error, losses = "[";
+  if (scan && !scan->status.ok()) {
+    ErrorText(error = Localized(scan->status));
+  } else if (scan) {
+    DimText(Trf(Str::kSeq2SeqScanDone, {std::to_string(scan->scan.heads_done), std::to_string(scan->scan.heads.size()),
+                                        FormatNumber(scan->scan.base_loss, "%.4f")}));
+    widget::Checkbox(dump, Str::kScanColorOverview, "model.scan_color", &v.color_by_delta);
+    for (const model::Seq2SeqHeadLoss& h : scan->scan.heads)
+      losses += (losses.size() > 1 ? ", " : "") + (std::isnan(h.loss) ? std::string("null") : JsonNumber(h.loss));
+  }
+  dump.SetField("seq2seq_scan", "{\"busy\": " + BoolJson(r.seq2seq_scan_busy) + ", \"progress\": " +
+                                    JsonString(progress) + ", \"error\": " + JsonString(error) + ", \"base_loss\": " +
+                                    (scan && scan->status.ok() ? JsonNumber(scan->scan.base_loss) : "null") +
+                                    ", \"heads_done\": " + (scan ? std::to_string(scan->scan.heads_done) : "0") +
+                                    ", \"complete\": " + BoolJson(scan && scan->scan.complete) +
+                                    ", \"loss\": " + losses + "]}");
 }
 
 void DrawAblationControls(PanelContext& ctx) {

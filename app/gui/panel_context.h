@@ -20,6 +20,7 @@
 #include "session/lens_job.h"
 #include "session/patching_job.h"
 #include "session/sandbox_session.h"
+#include "session/seq2seq_jobs.h"
 #include "session/seq2seq_session.h"
 #include "widgets_dump.h"
 
@@ -47,6 +48,14 @@ struct AppResults {
   UiMessage seq2seq_error;
   JobProgress seq2seq_progress;
   bool seq2seq_busy = false;
+  // Its analyses (seq2seq_jobs.h), each of the result shown: the neuron view asked for (null until made), the map
+  // kind's stacks (null: attention or being made; a failed one carries its status) and the scan (a partial one after Stop), its progress.
+  std::shared_ptr<const Seq2SeqNeuronResult> seq2seq_neuron;
+  std::shared_ptr<const Seq2SeqKindResult> seq2seq_kind;
+  bool seq2seq_kind_busy = false;
+  std::shared_ptr<const Seq2SeqScanResult> seq2seq_scan;
+  JobProgress seq2seq_scan_progress;
+  bool seq2seq_scan_busy = false;
   bool seq2seq_mode(const AppSettings& s) const { return s.source == Source::kModel && !seq2seq_dir.empty(); }
 };
 

@@ -152,7 +152,8 @@ void DrawMapChoices(PanelContext& ctx, const LayerMaps& t) {
   if (widget::RadioButton(dump, Str::kPoolMax, "heads.pool_max", pool == PoolKind::kMax)) pool = PoolKind::kMax;
   ImGui::SameLine();
   if (widget::RadioButton(dump, Str::kPoolMean, "heads.pool_mean", pool == PoolKind::kMean)) pool = PoolKind::kMean;
-  if (ctx.shown->model) DrawMapKindChoice(ctx);  // attention, rollout or value-weighted maps
+  if (ctx.shown->model || ctx.results.seq2seq_mode(ctx.settings))
+    DrawMapKindChoice(ctx);  // attention, rollout or value-weighted maps
 }
 
 // Where the maps go: the panel's free region, less the colorbar on the right.

@@ -4,6 +4,7 @@
 #include <imgui.h>
 
 #include "app.h"
+#include "i18n/localized.h"
 #include "i18n/map_kind_words.h"
 #include "io/json.h"
 #include "model_analysis.h"
@@ -11,17 +12,43 @@
 #include "widgets.h"
 
 namespace attnviz {
+namespace {
+
+// Under an encoder-decoder model's choice: what the kind means, why the shown stack has none of it, or that its
+// maps are being made.
+void DrawSeq2SeqKindState(PanelContext& ctx) {
+  const MapKind kind = ctx.views.heads.kind;
+  if (WordsOf(kind).explain != Str::kCount) DimText(Tr(WordsOf(kind).explain));
+  const bool refused = !Seq2SeqKindRefusal(kind, ctx.views.seq2seq.stack).ok();
+  const Seq2SeqKindResult* made = ctx.results.seq2seq_kind.get();
+  const std::string refusal = refused                            ? Tr(Str::kSeq2SeqRolloutNoCross)
+                              : made && !made->status.ok() ? Localized(made->status)
+                                                           : std::string();
+  if (!refusal.empty()) ErrorText(refusal);
+  const bool making = !refused && kind != MapKind::kAttention && !ctx.results.seq2seq_kind;
+  if (making) DimText(Tr(Str::kSeq2SeqKindMaking));
+  ctx.dump.SetField("map_kind", "{\"kind\": " + JsonString(MapKindName(kind)) + ", \"refusal\": " +
+                                    JsonString(refusal) + ", \"making\": " + BoolJson(making) + ", \"pooled\": \"\"}");
+}
+
+}  // namespace
 
 void DrawMapKindChoice(PanelContext& ctx) {
   WidgetDump& dump = ctx.dump;
   MapKind& kind = ctx.views.heads.kind;
+  // An encoder-decoder model: a kind its shown stack has none of is disabled (seq2seq_jobs.h Seq2SeqKindRefusal).
+  const bool seq2seq = ctx.results.seq2seq_mode(ctx.settings);
   ImGui::TextUnformatted(Tr(Str::kMapKindLabel));
   for (const MapKindInfo* choice : MapKinds()) {  // the registry's kinds, in its order (core/session/map_kind.h)
     ImGui::SameLine();
     const std::string widget_name = std::string("heads.kind_") + choice->name;
+    const bool disabled = seq2seq && !Seq2SeqKindRefusal(choice->kind, ctx.views.seq2seq.stack).ok();
+    ImGui::BeginDisabled(disabled);
     if (widget::RadioButton(dump, WordsOf(choice->kind).label, widget_name.c_str(), kind == choice->kind))
       kind = choice->kind;
+    ImGui::EndDisabled();
   }
+  if (seq2seq) return DrawSeq2SeqKindState(ctx);
   const KindShows& shows = KindInfo(kind).shows;
   if (WordsOf(kind).explain != Str::kCount) DimText(Tr(WordsOf(kind).explain));
   // A long input's rollout is pooled into blocks (model_analysis.h RolloutFactor): say to how many tokens a cell.

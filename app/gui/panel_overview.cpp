@@ -24,9 +24,6 @@ namespace {
 // as the panel allows (at least this) and the grid scrolls, instead of ~10 px cells beside an empty panel.
 constexpr float kReadableCell = 36.0f;
 
-// The most opaque the delta-loss colour gets (the cell with the largest |delta|), so the map stays readable.
-constexpr float kDeltaAlpha = 130.0f;
-
 // What every cell of this frame reads: the run, its model's shape, the grid's geometry and the role filter.
 struct OverviewFrame {
   const ModelResult* result = nullptr;
@@ -192,11 +189,7 @@ struct CellMarks {
 void DrawCellMarks(OverviewFrame& f, const CellMarks& marks, int l, int h, ImVec2 p0, ImVec2 p1) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   if (!marks.match) dl->AddRectFilled(p0, p1, IM_COL32(20, 20, 24, 190));
-  if (f.scan && f.scan->max_abs_delta > 0) {
-    const double d = f.scan->Delta(l, h) / f.scan->max_abs_delta;
-    const int alpha = (int)(kDeltaAlpha * std::min(1.0, std::abs(d)));
-    dl->AddRectFilled(p0, p1, d >= 0 ? IM_COL32(230, 40, 30, alpha) : IM_COL32(40, 90, 230, alpha));
-  }
+  if (f.scan && f.scan->max_abs_delta > 0) DrawDeltaTint(f.scan->Delta(l, h) / f.scan->max_abs_delta, p0, p1);
   if (marks.ablated) {  // dimmed and crossed out: this head outputs zero in the run shown
     dl->AddRectFilled(p0, p1, IM_COL32(0, 0, 0, 150));
     dl->AddLine(p0, p1, IM_COL32(255, 80, 60, 255), 2.0f);

@@ -11,6 +11,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "app.h"
 #include "io/json.h"
@@ -78,6 +79,10 @@ void DrawStackGrid(PanelContext& ctx, HeatmapRenderer& renderer, const Seq2SeqRe
       const bool selected =
           ctx.views.seq2seq.stack == s && l == ctx.settings.model_layer && h == ctx.settings.selected_head;
       const bool ablated = Seq2SeqHeadAblated(ctx.views.seq2seq, s, l, h);
+      const double delta = ctx.results.seq2seq_scan ? ctx.results.seq2seq_scan->Delta(s, l, h) : NAN;
+      // Tinted by the scan's loss change as the decoder-only Overview's cells; a head not scanned (NaN) stays as is.
+      if (ctx.views.seq2seq.color_by_delta && !std::isnan(delta) && ctx.results.seq2seq_scan->max_abs_delta > 0)
+        DrawDeltaTint(delta / ctx.results.seq2seq_scan->max_abs_delta, p0, p1);
       if (ablated) {  // dimmed and crossed out, as the decoder-only Overview marks an ablated head
         dl->AddRectFilled(p0, p1, IM_COL32(0, 0, 0, 150));
         dl->AddLine(p0, p1, IM_COL32(255, 80, 60, 255), 2.0f);
@@ -91,7 +96,8 @@ void DrawStackGrid(PanelContext& ctx, HeatmapRenderer& renderer, const Seq2SeqRe
                                  " \xC2\xB7 " + Trf(Str::kTipHead, {std::to_string(h)}))
                                     .c_str());
       ctx.dump.RecordRect(name + "." + std::to_string(l) + "." + std::to_string(h), p0.x, p0.y, p1.x, p1.y, false,
-                          hovered, "{\"selected\": " + BoolJson(selected) + ", \"ablated\": " + BoolJson(ablated) + "}");
+                          hovered, "{\"selected\": " + BoolJson(selected) + ", \"ablated\": " + BoolJson(ablated) +
+                              ", \"delta\": " + (std::isnan(delta) ? std::string("null") : JsonNumber(delta)) + "}");
       if (clicked) {
         ctx.views.seq2seq.stack = s;
         ctx.settings.model_layer = l;

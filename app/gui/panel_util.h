@@ -2,6 +2,8 @@
 #pragma once
 #include <imgui.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "layout.h"
@@ -43,6 +45,15 @@ inline void SameLineIfRadioFits(const char* label) {
 }
 
 inline std::string BoolJson(bool b) { return b ? "true" : "false"; }
+
+// The most opaque the delta-loss colour gets (the cell with the largest |delta|), so the map stays readable.
+constexpr float kDeltaAlpha = 130.0f;
+// A scan's tint over a cell: d = delta / the largest |delta|; red where the loss rises without the head, blue where
+// it falls.
+inline void DrawDeltaTint(double d, ImVec2 p0, ImVec2 p1) {
+  const int alpha = (int)(kDeltaAlpha * std::min(1.0, std::abs(d)));
+  ImGui::GetWindowDrawList()->AddRectFilled(p0, p1, d >= 0 ? IM_COL32(230, 40, 30, alpha) : IM_COL32(40, 90, 230, alpha));
+}
 
 // The d_q = d_k refusal (in any language: the symbols are kept). The Controls panel shows it beside the source and
 // score combos that cause it; the other panels leave it out or point there, so it is on screen once.

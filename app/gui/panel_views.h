@@ -122,6 +122,7 @@ struct LearnPanelView {
 // display indices mapped back past hidden special tokens), and the view computed for the model result it names.
 struct NeuronPanelView {
   bool open = false;
+  int stack = 0;  // an encoder-decoder model's (Seq2SeqStackIndex)
   int layer = 0, head = 0, i = 0, j = 0;
   uint64_t generation = ~uint64_t(0);          // the model result `view` was computed from (a new run: again)
   std::shared_ptr<const model::NeuronView> view;
@@ -202,6 +203,10 @@ struct Seq2SeqPanelView {
   TokenChips chips;
   ChipColor chip_color = ChipColor::kNone;
   int pinned_position = -1;
+  // "Ablate each head once": asked for (the App starts it on its next update) or stopped (the heads done kept), and
+  // whether the Overview's cells are tinted by its loss changes.
+  bool scan_start = false, scan_stop = false;
+  bool color_by_delta = true;
 };
 
 struct PanelViews {

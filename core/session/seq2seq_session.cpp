@@ -18,13 +18,14 @@ namespace {
 using model::Seq2SeqStack;
 using tokenize::Token;
 
-StackKind KindOf(Seq2SeqStack s) {
+}  // namespace
+
+StackKind Seq2SeqStackKind(Seq2SeqStack s) {
   return s == Seq2SeqStack::kEncoder ? StackKind::kEncoder
          : s == Seq2SeqStack::kDecoder ? StackKind::kDecoder : StackKind::kCross;
 }
 
-// One layer's LayerMaps. probs, logits: [n_head, n_q, n_k] (logits may be empty).
-std::shared_ptr<const LayerMaps> LayerOf(Tensor probs, const Tensor& logits, const TokenList& rows,
+std::shared_ptr<const LayerMaps> Seq2SeqLayerMaps(Tensor probs, const Tensor& logits, const TokenList& rows,
                                          const TokenList& columns, Seq2SeqStack stack, int d_head, float multiplier) {
   auto maps = std::make_shared<LayerMaps>();
   const size_t n_head = probs.dim(0), n_q = probs.dim(1), n_k = probs.dim(2);
@@ -40,6 +41,8 @@ std::shared_ptr<const LayerMaps> LayerOf(Tensor probs, const Tensor& logits, con
   maps->scaled = multiplier != 1.0f;
   return maps;
 }
+
+namespace {
 
 // Keeps the decoder's last residual stream [n_tgt, d_model]: what the LM head reads.
 class DecoderLastSink : public model::Seq2SeqSink {
@@ -80,14 +83,14 @@ class StackSink : public DecoderLastSink {
     const bool rows_are_source = out.stack == Seq2SeqStack::kEncoder;
     const bool columns_are_source = out.stack != Seq2SeqStack::kDecoder;
     layers_[(int)out.stack][(size_t)out.layer] =
-        LayerOf(std::move(probs), logits, rows_are_source ? source_ : decoder_, columns_are_source ? source_ : decoder_,
+        Seq2SeqLayerMaps(std::move(probs), logits, rows_are_source ? source_ : decoder_, columns_are_source ? source_ : decoder_,
                 out.stack, out.d_head, out.multiplier);
     return Status::Ok();
   }
   std::shared_ptr<const std::vector<LayerStack>> Stacks() {
     auto stacks = std::make_shared<std::vector<LayerStack>>();
     for (Seq2SeqStack s : {Seq2SeqStack::kEncoder, Seq2SeqStack::kDecoder, Seq2SeqStack::kCross})
-      stacks->push_back(StackOfLayers(layers_[(int)s], KindOf(s)));
+      stacks->push_back(StackOfLayers(layers_[(int)s], Seq2SeqStackKind(s)));
     return stacks;
   }
   // The multiplier of each decoder layer's self- and cross-attention (what generation steps keep).
@@ -130,9 +133,9 @@ class GrowingStacks {
         }
       const LayerMaps* first_self = (*first_)[kDecoderStack].layer(l);
       const LayerMaps* first_cross = (*first_)[kCrossStack].layer(l);
-      self_layers.push_back(LayerOf(std::move(self), Tensor(), decoder, decoder, Seq2SeqStack::kDecoder,
+      self_layers.push_back(Seq2SeqLayerMaps(std::move(self), Tensor(), decoder, decoder, Seq2SeqStack::kDecoder,
                                     c_.decoder.d_head, first_self ? first_self->multiplier : 1.0f));
-      cross_layers.push_back(LayerOf(std::move(cross), Tensor(), decoder, source, Seq2SeqStack::kCross,
+      cross_layers.push_back(Seq2SeqLayerMaps(std::move(cross), Tensor(), decoder, source, Seq2SeqStack::kCross,
                                      c_.decoder.d_head, first_cross ? first_cross->multiplier : 1.0f));
     }
     stacks->push_back(StackOfLayers(std::move(self_layers), StackKind::kDecoder));

@@ -81,6 +81,13 @@ struct Seq2SeqResult {
   bool complete() const { return status.ok() && !generating && stacks != nullptr; }
 };
 
+// One layer of a stack as LayerMaps: its maps, each head's row figures (and logit figures when `logits` is not
+// empty), the stack's mask. probs, logits: [n_head, n_q, n_k]; rows: n_q tokens, columns: n_k tokens.
+std::shared_ptr<const LayerMaps> Seq2SeqLayerMaps(Tensor probs, const Tensor& logits, const TokenList& rows,
+                                                  const TokenList& columns, model::Seq2SeqStack stack, int d_head,
+                                                  float multiplier);
+StackKind Seq2SeqStackKind(model::Seq2SeqStack stack);
+
 // Runs one request: opens the folder when it differs from the last one, tokenizes, runs or generates, and reads the
 // losses and top tokens of the complete run.
 // Generation steps are handed to `publish` (may be empty). Cancelled: Status::Cancelled().

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <imgui.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -22,7 +23,10 @@
 #include "headless_imgui.h"
 #include "io/file_io.h"
 #include "io/npy.h"
+#include "model/seq2seq_analysis.h"
 #include "model/seq2seq_run.h"
+#include "tokenize/shown_text.h"
+#include "unicode_slots.h"
 
 namespace attnviz {
 namespace {
@@ -35,7 +39,10 @@ class NoRenderer : public HeatmapRenderer {
   std::string error() const override { return ""; }
 };
 
-std::string FixtureDir() { return std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/seq2seq/marian"; }
+std::string CaseDir(const std::string& name) {
+  return std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/seq2seq/" + name;
+}
+std::string FixtureDir() { return CaseDir("marian"); }
 
 json ReadJson(const std::string& path) {
   auto text = ReadFile(path);
@@ -56,6 +63,7 @@ model::Seq2SeqStack StackNamed(const std::string& name) {
 
 class Seq2SeqAppTest : public AppDriver<NoRenderer> {
  protected:
+  std::string FixtureDir() const { return CaseDir(case_); }
   App& MakeApp(float height = 1200) {
     ImGui::GetIO().DisplaySize = ImVec2(1600, height);
     reference_ = ReadJson(FixtureDir() + "/reference/tokens.json");
@@ -120,8 +128,48 @@ class Seq2SeqAppTest : public AppDriver<NoRenderer> {
       EXPECT_NEAR(field[key][g].get<double>(), want, 1e-6 * std::max(1.0, std::abs(want))) << what << " chip " << g;
     }
   }
+  // Frames until the analyses asked of the shown run (the neuron view, a map kind, the scan) are made.
+  void WaitForAnalyses() {
+    for (int i = 0; i < 3000; ++i) {
+      const bool busy = app_->seq2seq_jobs->neuron_busy() || app_->seq2seq_jobs->kind_busy() ||
+                        app_->seq2seq_jobs->scan_busy();
+      if (!busy && i >= 2) break;
+      app_->seq2seq_jobs->WaitIdle(0.05);
+      Frame();
+    }
+    Frames(3);
+  }
+  // Shows head `head` of layer `layer` of `stack` ("encoder", "decoder", "cross") in the Heads panel.
+  // The neuron view lies over the Overview: closed first, as a person closes it to reach the grids.
+  void ShowHead(const std::string& stack, int layer, int head) {
+    app_->views.neuron.open = false;
+    Frames(2);
+    Click("overview." + stack + "." + std::to_string(layer) + "." + std::to_string(head));
+    Frames(2);
+  }
+  std::string case_ = "marian";  // the fixture case (tests/fixtures/seq2seq/<case_>)
   json reference_, loss_;
 };
+
+// Core's inputs of the shown run: its source and decoder ids.
+struct RunIds {
+  std::vector<int> source, decoder;
+};
+RunIds IdsOfRun(const Seq2SeqResult& r) { return {IdsOf(TokenList(r.source_tokens)), IdsOf(TokenList(r.decoder_tokens))}; }
+
+// A number as the widgets dump writes it (JsonNumber: 9 significant digits) against the value it was made of.
+void ExpectDumped(const json& dumped, double value, const std::string& what) {
+  ASSERT_TRUE(dumped.is_number()) << what << ": " << dumped.dump();
+  EXPECT_NEAR(dumped.get<double>(), value, 1e-8 * std::max(1.0, std::abs(value))) << what;
+}
+
+// A reference array's values as doubles, checked against `want` (core's floats) and the app's.
+void ExpectClose(const std::vector<float>& app, const std::vector<double>& reference, double tolerance,
+                 const std::string& what) {
+  ASSERT_EQ(app.size(), reference.size()) << what;
+  for (size_t t = 0; t < app.size(); ++t)
+    EXPECT_NEAR(app[t], reference[t], tolerance * std::max(1.0, std::abs(reference[t]))) << what << " [" << t << "]";
+}
 
 // The folder opens (no refusal), the target typed runs it, and the Overview has the three grids of the right sizes.
 TEST_F(Seq2SeqAppTest, OverviewShowsTheThreeStacks) {
@@ -406,6 +454,233 @@ TEST_F(Seq2SeqAppTest, TheHeadsPanelsMapOffersTheShownStacksHead) {
   WaitForRun();
   const model::Seq2SeqAblatedHead want{model::Seq2SeqStack::kCross, 1, 1, model::AblateMode::kZero};
   EXPECT_EQ(app.results.seq2seq->request.ablate, std::vector<model::Seq2SeqAblatedHead>{want});
+}
+
+// The neuron view of a cell of each stack (t5: its position bias step too): a click on the Heads panel's map opens
+// it for that cell; its numbers are core's Seq2SeqNeuron (RunSeq2SeqNeuron) and the float64 reference's.
+TEST_F(Seq2SeqAppTest, NeuronViewOfEachStackIsCoresAndTheReferences) {
+  for (const char* name : {"t5", "bart"}) {
+    SCOPED_TRACE(name);
+    case_ = name;
+    App& app = MakeAppWithTarget();
+    const Seq2SeqResult& run = *app.results.seq2seq;
+    const RunIds ids = IdsOfRun(run);
+    // A click on the enlarged map's middle cell opens the view there, in the shown stack.
+    ShowHead("cross", 0, 0);
+    const WidgetDump::Widget* map = app.dump.Find("heads.enlarged");
+    ASSERT_NE(map, nullptr);
+    ImGui::GetIO().MousePos = ImVec2((map->x0 + map->x1) * 0.5f, (map->y0 + map->y1) * 0.5f);
+    Frames(2);
+    const json hover = Item("heads.enlarged.hover");
+    Click("heads.enlarged");
+    WaitForAnalyses();
+    json field = Field("neuron");
+    EXPECT_EQ(field["open"], true);
+    EXPECT_EQ(field["stack"], (int)kCrossStack);
+    EXPECT_EQ(field["i"], hover["i"]);
+    EXPECT_EQ(field["j"], hover["j"]);
+    EXPECT_NEAR(field["prob"].get<double>(), hover["prob"].get<double>(), 1e-6);
+
+    for (const json& want : ReadJson(FixtureDir() + "/reference/neuron.json")) {
+      const std::string stack = want["stack"];
+      const int layer = want["layer"], head = want["head"], i = want["i"], j = want["j"];
+      SCOPED_TRACE(stack);
+      ShowHead(stack, layer, head);
+      app.PanelContextFor(nullptr).verbs.OpenNeuronView(head, i, j);
+      WaitForAnalyses();
+      field = Field("neuron");
+      ASSERT_TRUE(app.results.seq2seq_neuron) << field.dump();
+      EXPECT_EQ(field["stack"], (int)StackNamed(stack));
+      EXPECT_EQ(field["layer"], layer);
+      EXPECT_EQ(field["i"], i);
+      EXPECT_EQ(field["j"], j);
+      auto core = model::RunSeq2SeqNeuron(*run.folder->model, ids.source, ids.decoder, {}, StackNamed(stack), layer,
+                                          head, i, j);
+      ASSERT_TRUE(core) << core.message();
+      const model::Seq2SeqNeuronView& shown = app.results.seq2seq_neuron->view;
+      EXPECT_EQ(shown.view.q, core->view.q);
+      EXPECT_EQ(shown.view.k, core->view.k);
+      EXPECT_EQ(shown.view.product, core->view.product);
+      for (const char* key : {"score", "scale", "logit", "prob"}) {
+        const double reference = want[key].get<double>();
+        EXPECT_NEAR(field[key].get<double>(), reference, 1e-4 * std::max(1.0, std::abs(reference))) << key;
+      }
+      ExpectDumped(field["score"], core->view.score, "score");
+      ExpectDumped(field["logit"], core->view.logit, "logit");
+      ExpectDumped(field["prob"], core->view.prob, "prob");
+      ExpectClose(shown.view.q, want["q"].get<std::vector<double>>(), 1e-4, "q");
+      ExpectClose(shown.view.k, want["k"].get<std::vector<double>>(), 1e-4, "k");
+      ExpectClose(shown.view.product, want["product"].get<std::vector<double>>(), 1e-4, "product");
+      const bool has_bias = want.contains("position_bias") && !want["position_bias"].is_null();
+      EXPECT_EQ(field["position_bias"].is_null(), !has_bias);
+      EXPECT_EQ(core->has_position_bias, has_bias);
+      if (has_bias) {
+        EXPECT_TRUE(core->has_position_bias);
+        ExpectDumped(field["position_bias"], core->position_bias, "position bias");
+        EXPECT_NEAR(field["position_bias"].get<double>(), want["position_bias"].get<double>(), 1e-4);
+      }
+      // The row and column tokens are the stack's: cross rows are target tokens, columns source tokens.
+      const TokenList& columns = StackNamed(stack) == model::Seq2SeqStack::kDecoder ? TokenList(run.decoder_tokens)
+                                                                                     : TokenList(run.source_tokens);
+      EXPECT_EQ(field["key"].get<std::string>(), ToImGui(ShownText(columns[(size_t)j].display)));
+    }
+  }
+}
+
+// The map kinds of each stack: value-weighted maps are core's Seq2SeqValueNorms (and the references'), rollout of
+// the encoder and the decoder is core's Seq2SeqRollout (and the references'); cross-attention has no rollout: the
+// choice is disabled with the reason shown, and the attention maps stay.
+TEST_F(Seq2SeqAppTest, MapKindsOfEachStackAreCoresAndTheReferences) {
+  case_ = "bart";
+  App& app = MakeAppWithTarget();
+  const Seq2SeqResult& run = *app.results.seq2seq;
+  const RunIds ids = IdsOfRun(run);
+  auto core = model::RunSeq2SeqValueNorms(*run.folder->model, ids.source, ids.decoder);
+  ASSERT_TRUE(core) << core.message();
+  const Tensor* core_maps[3] = {&core->encoder, &core->decoder, &core->cross};
+  const char* stacks[3] = {"encoder", "decoder", "cross"};
+  Click("heads.kind_value_weighted");
+  for (int s = 0; s < 3; ++s) {
+    SCOPED_TRACE(stacks[s]);
+    const Tensor& want = *core_maps[s];
+    const int layer = (int)want.dim(0) - 1, head = (int)want.dim(1) - 1;
+    ShowHead(stacks[s], layer, head);
+    WaitForAnalyses();
+    ASSERT_TRUE(app.results.shown && app.results.shown->maps);
+    EXPECT_EQ(app.results.shown->kind, MapKind::kValueWeighted);
+    const Tensor& shown = *app.results.shown->maps->probs;
+    const size_t plane = want.dim(2) * want.dim(3);
+    ASSERT_EQ(shown.size(), want.dim(1) * plane);
+    auto reference = ReadNpy(FixtureDir() + "/reference/" + stacks[s] + "_value_norm.npy");
+    ASSERT_TRUE(reference) << reference.message();
+    for (size_t t = 0; t < shown.size(); ++t) {
+      const size_t at = (size_t)layer * want.dim(1) * plane + t;
+      EXPECT_EQ(shown.data[t], want.data[at]) << t;
+      EXPECT_NEAR(shown.data[t], reference->data[at], 1e-4 * std::max(1.0f, std::abs(reference->data[at]))) << t;
+    }
+    EXPECT_EQ(Field("map_kind")["refusal"], "");
+  }
+  for (int s : {0, 1}) {
+    SCOPED_TRACE(stacks[s]);
+    const LayerStack& st = (*run.stacks)[(size_t)s];
+    const int layer = st.n_layer() - 1;
+    ShowHead(stacks[s], layer, 0);
+    Click("heads.kind_rollout");  // offered: a self-attention stack is shown
+    WaitForAnalyses();
+    ASSERT_TRUE(app.results.shown && app.results.shown->maps);
+    EXPECT_EQ(app.results.shown->kind, MapKind::kRollout);
+    Tensor probs;
+    const size_t per_layer = st.layer(0)->probs->size();
+    probs.Resize({(size_t)st.n_layer(), (size_t)st.layer(0)->n_head(), (size_t)st.n_q(), (size_t)st.n_k()});
+    for (int l = 0; l < st.n_layer(); ++l)
+      std::copy(st.layer(l)->probs->data.begin(), st.layer(l)->probs->data.end(), probs.data.begin() + l * per_layer);
+    auto want = model::Seq2SeqRollout((model::Seq2SeqStack)s, probs);
+    ASSERT_TRUE(want) << want.message();
+    auto reference = ReadNpy(FixtureDir() + "/reference/" + stacks[s] + "_rollout.npy");
+    ASSERT_TRUE(reference) << reference.message();
+    const Tensor& shown = *app.results.shown->maps->probs;
+    const size_t plane = (size_t)st.n_q() * st.n_k();
+    ASSERT_EQ(shown.size(), plane);  // one map for the layer
+    for (size_t t = 0; t < plane; ++t) {
+      EXPECT_EQ(shown.data[t], want->data[(size_t)layer * plane + t]) << t;
+      EXPECT_NEAR(shown.data[t], reference->data[(size_t)layer * plane + t], 1e-5) << t;
+    }
+  }
+  // Cross-attention: rollout refused with its reason, the attention maps shown, the choice disabled.
+  ShowHead("cross", 0, 0);
+  WaitForAnalyses();
+  Click("heads.kind_value_weighted");
+  Click("heads.kind_rollout");  // disabled: the click changes nothing
+  EXPECT_EQ(app.views.heads.kind, MapKind::kValueWeighted);
+  app.views.heads.kind = MapKind::kRollout;  // as the kind chosen on another stack stays when a cross head is shown
+  WaitForAnalyses();
+  EXPECT_EQ(Field("map_kind")["refusal"], Tr(Str::kSeq2SeqRolloutNoCross));
+  ASSERT_TRUE(app.results.shown && app.results.shown->maps);
+  EXPECT_EQ(app.results.shown->kind, MapKind::kAttention);
+  EXPECT_EQ(app.results.shown->maps->probs, (*run.stacks)[kCrossStack].layer(0)->probs);
+}
+
+// "Ablate each head once" over every head of every stack: the per-head losses are core's scan and the reference's
+// scan.json; the Overview's cells carry each head's loss change.
+TEST_F(Seq2SeqAppTest, ScanOfEveryHeadIsCoresAndTheReferences) {
+  for (const char* name : {"t5", "bart"}) {
+    SCOPED_TRACE(name);
+    case_ = name;
+    App& app = MakeAppWithTarget();
+    Click("model.scan");
+    WaitForAnalyses();
+    const Seq2SeqResult& run = *app.results.seq2seq;
+    const RunIds ids = IdsOfRun(run);
+    ASSERT_TRUE(app.results.seq2seq_scan);
+    const model::Seq2SeqAblationScan& scan = app.results.seq2seq_scan->scan;
+    auto core = model::ScanSeq2SeqHeadAblations(*run.folder->model, ids.source, ids.decoder, run.labels);
+    ASSERT_TRUE(core) << core.message();
+    const json want = ReadJson(FixtureDir() + "/reference/scan.json");
+    EXPECT_TRUE(scan.complete);
+    ASSERT_EQ(scan.heads.size(), want["heads"].size());
+    ASSERT_EQ(scan.heads.size(), core->heads.size());
+    EXPECT_DOUBLE_EQ(scan.base_loss, core->base_loss);
+    EXPECT_NEAR(scan.base_loss, want["base_loss"].get<double>(), 1e-4);
+    const json field = Field("seq2seq_scan");
+    EXPECT_EQ(field["heads_done"], (int)scan.heads.size());
+    for (size_t k = 0; k < scan.heads.size(); ++k) {
+      const model::Seq2SeqHeadLoss& h = scan.heads[k];
+      const json& w = want["heads"][k];
+      ASSERT_EQ((int)h.stack, (int)StackNamed(w["stack"]));
+      ASSERT_EQ(h.layer, w["layer"].get<int>());
+      ASSERT_EQ(h.head, w["head"].get<int>());
+      EXPECT_DOUBLE_EQ(h.loss, core->heads[k].loss) << k;
+      EXPECT_NEAR(h.loss, w["loss"].get<double>(), 1e-4) << k;
+      ExpectDumped(field["loss"][k], h.loss, "dumped loss " + std::to_string(k));
+      const std::string cell = "overview." + w["stack"].get<std::string>() + "." + std::to_string(h.layer) + "." +
+                               std::to_string(h.head);
+      ASSERT_NE(app.dump.Find(cell), nullptr) << cell;
+      EXPECT_NEAR(Item(cell)["delta"].get<double>(), h.loss - scan.base_loss, 1e-9) << cell;
+    }
+  }
+}
+
+// Stop during the scan keeps the heads done (the others blank), each still core's; the line says how many of all.
+TEST_F(Seq2SeqAppTest, StoppingTheScanKeepsTheHeadsDone) {
+  App& app = MakeAppWithTarget();
+  // The scan waits after its third head until the test has clicked Stop (a person's click lands mid-scan).
+  std::atomic<bool> stopped{false};
+  app.seq2seq_jobs = std::make_unique<Seq2SeqAnalysisJobs>(std::function<void()>(), [&stopped](size_t done) {
+    for (int i = 0; done == 3 && !stopped.load() && i < 20000; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  });
+  Click("model.scan");
+  for (int i = 0; i < 2000 && app.results.seq2seq_scan_progress.done < 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    Frame();
+  }
+  EXPECT_NE(Field("seq2seq_scan")["progress"].get<std::string>().find("4"), std::string::npos)
+      << Field("seq2seq_scan").dump();  // "head 4 of N": the head waiting
+  Click("model.scan_stop");
+  stopped.store(true);
+  WaitForAnalyses();
+  ASSERT_TRUE(app.results.seq2seq_scan);
+  const model::Seq2SeqAblationScan& scan = app.results.seq2seq_scan->scan;
+  EXPECT_FALSE(scan.complete);
+  EXPECT_EQ(scan.heads_done, 3u);
+  const Seq2SeqResult& run = *app.results.seq2seq;
+  const RunIds ids = IdsOfRun(run);
+  auto core = model::ScanSeq2SeqHeadAblations(*run.folder->model, ids.source, ids.decoder, run.labels);
+  ASSERT_TRUE(core) << core.message();
+  for (size_t k = 0; k < scan.heads.size(); ++k) {
+    if (k < 3) EXPECT_DOUBLE_EQ(scan.heads[k].loss, core->heads[k].loss) << k;
+    else EXPECT_TRUE(std::isnan(scan.heads[k].loss)) << k;
+  }
+  const json field = Field("seq2seq_scan");
+  EXPECT_EQ(field["heads_done"], 3);
+  EXPECT_FALSE(field["complete"].get<bool>());
+  EXPECT_TRUE(field["loss"][3].is_null());
+  EXPECT_TRUE(Item("overview.encoder.0.0")["delta"].is_number());
+  // Every head blank past the third: the encoder's fourth head onwards.
+  const model::Seq2SeqHeadLoss& blank = scan.heads[3];
+  const char* names[3] = {"encoder", "decoder", "cross"};
+  EXPECT_TRUE(Item(std::string("overview.") + names[(int)blank.stack] + "." + std::to_string(blank.layer) + "." +
+                   std::to_string(blank.head))["delta"]
+                  .is_null());
 }
 
 // Generation steps: step k's decoder and cross stacks hold k + 1 rows, equal to the rows of the run over the whole

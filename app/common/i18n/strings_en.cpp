@@ -695,6 +695,12 @@ constexpr StringEntry kStringsEnTable[] = {
                                    "keys and values?"},
     {Str::kLessonNoBundledSeq2Seq, "needs the bundled translation model (assets/models/tiny-seq2seq), which is not "
                                    "installed"},
+    {Str::kNeuronPositionBias, "position bias = {0} (this stack's relative-position term, added to score \xC3\x97 scale)"},
+    {Str::kSeq2SeqRolloutNoCross, "Rollout is defined for the encoder's and the decoder's self-attention only: a cross-attention map's rows (target tokens) and columns (source tokens) are different tokens, so its maps do not chain. The attention maps are shown."},
+    {Str::kSeq2SeqKindMaking, "Making these maps for this run\xE2\x80\xA6"},
+    {Str::kSeq2SeqScanProgress, "head {0} of {1}"},
+    {Str::kSeq2SeqScanDone, "{0} of {1} heads scanned; base loss {2}"},
+    {Str::kSeq2SeqScanStop, "Stop (keep the heads done)"},
 };
 static_assert(TableIsComplete(kStringsEnTable, std::size(kStringsEnTable)),
               "strings_en.cpp: every Str id once, in order, none empty");

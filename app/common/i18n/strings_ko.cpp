@@ -721,6 +721,12 @@ constexpr StringEntry kStringsKoTable[] = {
                                    "번역을 누르십시오: 그 행이 월을 따라갑니까? probs의 행과 열은 몇 개이고, 그중 "
                                    "키와 밸류의 개수는 어느 쪽입니까?"},
     {Str::kLessonNoBundledSeq2Seq, "내장 번역 모델이 설치되어 있지 않아 이 부분을 보여 줄 수 없습니다"},
+    {Str::kNeuronPositionBias, "위치 편향 = {0} (이 스택의 상대 위치 항이며, 점수 \xC3\x97 스케일에 더해집니다)"},
+    {Str::kSeq2SeqRolloutNoCross, "롤아웃은 인코더와 디코더의 셀프 어텐션에만 정의됩니다: 크로스 어텐션 맵의 행(타깃 토큰)과 열(소스 토큰)은 서로 다른 토큰이라 맵을 이어 곱할 수 없습니다. 어텐션 맵을 보여 줍니다."},
+    {Str::kSeq2SeqKindMaking, "이 실행의 맵을 만드는 중\xE2\x80\xA6"},
+    {Str::kSeq2SeqScanProgress, "헤드 {1}개 중 {0}번째"},
+    {Str::kSeq2SeqScanDone, "헤드 {1}개 중 {0}개 살펴봄; 기준 손실 {2}"},
+    {Str::kSeq2SeqScanStop, "멈추기 (끝난 헤드는 유지)"},
 };
 static_assert(TableIsComplete(kStringsKoTable, std::size(kStringsKoTable)),
               "strings_ko.cpp: every Str id once, in order, none empty");

@@ -159,6 +159,9 @@ enum class Str : int {
   kSeq2SeqTargetTokens, kSeq2SeqTranslateUnablated,
   // Lesson (b)'s second part: the bundled encoder-decoder model with trained weights.
   kLessonBTrainedText, kLessonBTrainedButton, kLessonBTrainedQuestion, kLessonNoBundledSeq2Seq,
+  // The neuron view, map kinds and the scan on encoder-decoder models.
+  kNeuronPositionBias, kSeq2SeqRolloutNoCross, kSeq2SeqKindMaking, kSeq2SeqScanProgress, kSeq2SeqScanDone,
+  kSeq2SeqScanStop,
   kCount
 };
 
