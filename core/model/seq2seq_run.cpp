@@ -139,6 +139,18 @@ void Ablate(const Seq2SeqRunOptions& o, Seq2SeqStack stack, int layer, float* z,
   }
 }
 
+// Patched heads of (stack, layer): their columns of z [n, inner] from the other run's; patched rows of the stream
+// x [n, d_model] entering `layer`.
+void Patch(const Seq2SeqRunOptions& o, Seq2SeqStack stack, int layer, float* z, int n, int dh, int inner) {
+  for (const Seq2SeqPatchedHead& p : o.patch)
+    if (p.stack == stack && p.layer == layer)
+      for (int i = 0; i < n; ++i) std::copy_n(p.z + (size_t)i * inner + (size_t)p.head * dh, dh, z + (size_t)i * inner + (size_t)p.head * dh);
+}
+void PatchRows(const Seq2SeqRunOptions& o, Seq2SeqStack stack, int layer, float* x, int d) {
+  for (const Seq2SeqPatchedRow& p : o.patch_rows)
+    if (p.stack == stack && p.layer == layer) std::copy_n(p.row, d, x + (size_t)p.position * d);
+}
+
 // The end of a sublayer: y = its output [n, d_model]; pre-norm x += y, post-norm x = norm(x + y).
 Status Residual(const Seq2SeqConfig& c, const Norm& norm, float* x, float* y, int n, Seq2SeqStack stack, int layer,
                 const char* stage) {
@@ -176,6 +188,7 @@ Status SelfAttention(const Seq2SeqConfig& c, const Seq2SeqStackConfig& s, const 
   AttendAll(w.q.data(), kv->k.data(), kv->v.data(), n_q, pos0 + n_q, s.n_head, s.d_head, Multiplier(c, s), bias,
             stack == Seq2SeqStack::kDecoder, pos0, probs, w.z.data());
   Ablate(o, stack, layer, w.z.data(), n_q, s.d_head, inner);
+  Patch(o, stack, layer, w.z.data(), n_q, s.d_head, inner);
   LinearForward(w.z.data(), inner, n_q, a.o, w.y.data(), d);
   return Residual(c, a.norm, w.x.data(), w.y.data(), n_q, stack, layer, "the attention output");
 }
@@ -193,6 +206,7 @@ Status CrossAttention(const Seq2SeqConfig& c, const AttentionParams& a, int laye
   AttendAll(w.cq.data(), cross.k.data(), cross.v.data(), n_q, n_src, s.n_head, s.d_head, Multiplier(c, s), nullptr,
             false, 0, probs, w.cz.data());
   Ablate(o, Seq2SeqStack::kCross, layer, w.cz.data(), n_q, s.d_head, inner);
+  Patch(o, Seq2SeqStack::kCross, layer, w.cz.data(), n_q, s.d_head, inner);
   LinearForward(w.cz.data(), inner, n_q, a.o, w.y.data(), d);
   return Residual(c, a.norm, w.x.data(), w.y.data(), n_q, Seq2SeqStack::kDecoder, layer, "the cross-attention output");
 }
@@ -259,6 +273,7 @@ Status RunEncoder(const Seq2SeqModel& model, const std::vector<int>& src, const 
   for (int l = 0; l < s.n_layer; ++l) {
     if (o.control.cancelled()) return Status::Cancelled();
     const Seq2SeqLayerParams& lp = p.layers[(size_t)l];
+    PatchRows(o, Seq2SeqStack::kEncoder, l, w.x.data(), d);
     float* probs = sink ? sink->ProbsBuffer(Seq2SeqStack::kEncoder, l) : nullptr;
     if (!probs) probs = w.probs.data();
     ATTNVIZ_RETURN_IF_ERROR(SelfAttention(c, s, lp.self_attn, Seq2SeqStack::kEncoder, l, n, 0, bias, probs, &kv, o, w));
@@ -277,6 +292,7 @@ Status RunEncoder(const Seq2SeqModel& model, const std::vector<int>& src, const 
     o.control.Report("encoder layers", (size_t)l + 1, (size_t)s.n_layer);
   }
   // 3. The encoder output
+  PatchRows(o, Seq2SeqStack::kEncoder, s.n_layer, w.x.data(), d);
   enc_out->assign(w.x.begin(), w.x.end());
   if (c.final_norms && !NormRows(c, w.x.data(), n, p.final_norm, enc_out->data()))
     return NotFinite(Seq2SeqStack::kEncoder, s.n_layer - 1, "the encoder's final norm");
@@ -324,6 +340,7 @@ Status RunDecoder(const Seq2SeqModel& model, const Floats& enc_out, int n_src, c
   for (int l = 0; l < s.n_layer; ++l) {
     if (o.control.cancelled()) return Status::Cancelled();
     const Seq2SeqLayerParams& lp = p.layers[(size_t)l];
+    PatchRows(o, Seq2SeqStack::kDecoder, l, w.x.data(), d);
     float* probs = sink ? sink->ProbsBuffer(Seq2SeqStack::kDecoder, l) : nullptr;
     if (!probs) probs = w.probs.data();
     float* cross_probs = sink ? sink->ProbsBuffer(Seq2SeqStack::kCross, l) : nullptr;
@@ -348,6 +365,7 @@ Status RunDecoder(const Seq2SeqModel& model, const Floats& enc_out, int n_src, c
     }
     o.control.Report("decoder layers", (size_t)l + 1, (size_t)s.n_layer);
   }
+  PatchRows(o, Seq2SeqStack::kDecoder, s.n_layer, w.x.data(), d);
   return Status::Ok();
 }
 
@@ -375,6 +393,14 @@ Status CheckAblations(const Seq2SeqConfig& c, const Seq2SeqRunOptions& o) {
       return Status::Error("ablated " + stack + " head " + std::to_string(a.head) + " of layer " +
                            std::to_string(a.layer) + " is out of range: allowed 0.." + std::to_string(s.n_head - 1));
   }
+  for (const Seq2SeqPatchedHead& p : o.patch)
+    if (p.layer < 0 || p.layer >= c.Stack(p.stack).n_layer || p.head < 0 || p.head >= c.Stack(p.stack).n_head || !p.z)
+      return Status::Error(std::string("patched ") + Seq2SeqStackName(p.stack) + " head " + std::to_string(p.layer) + ":" +
+                           std::to_string(p.head) + " is out of range or has no z");
+  for (const Seq2SeqPatchedRow& p : o.patch_rows)
+    if (p.stack == Seq2SeqStack::kCross || p.layer < 0 || p.layer > c.Stack(p.stack).n_layer || p.position < 0 || !p.row)
+      return Status::Error(std::string("patched ") + Seq2SeqStackName(p.stack) + " row of layer " +
+                           std::to_string(p.layer) + " is out of range or has no values");
   return Status::Ok();
 }
 
@@ -390,6 +416,9 @@ Status CheckRun(const Seq2SeqConfig& c, const std::vector<int>& src, const std::
   ATTNVIZ_RETURN_IF_ERROR(CheckIds("source tokens", src, c.vocab, "vocab_size", c.max_positions));
   ATTNVIZ_RETURN_IF_ERROR(CheckIds("decoder tokens", tgt, c.decoder_vocab,
                                    c.decoder_vocab != c.vocab ? "decoder_vocab_size" : "vocab_size", c.max_positions));
+  for (const Seq2SeqPatchedRow& p : o.patch_rows)
+    if ((size_t)p.position >= (p.stack == Seq2SeqStack::kEncoder ? src : tgt).size())
+      return Status::Error("patched row " + std::to_string(p.position) + " is past the stack's tokens");
   return CheckAblations(c, o);
 }
 
@@ -584,6 +613,7 @@ Result<GreedyResult> GreedyGenerate(const Seq2SeqModel& model, const std::vector
                                               std::to_string(c.max_positions > 0 ? c.max_positions : 1 << 20)});
   ATTNVIZ_RETURN_IF_ERROR(CheckIds("source tokens", src, c.vocab, "vocab_size", c.max_positions));
   ATTNVIZ_RETURN_IF_ERROR(CheckAblations(c, o));
+  if (!o.patch.empty() || !o.patch_rows.empty()) return Status::Error("generation does not patch activations");
   for (const Seq2SeqAblatedHead& a : o.ablate)
     if (a.stack != Seq2SeqStack::kEncoder && a.mode == AblateMode::kMean)
       return Status::Error(std::string("a mean ablation of a ") + Seq2SeqStackName(a.stack) +
