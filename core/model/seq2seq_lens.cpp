@@ -4,7 +4,6 @@
 #include <new>
 #include <string>
 
-#include "base/memory_budget.h"
 #include "model/seq2seq_run.h"
 
 namespace attnviz::model {
@@ -17,11 +16,7 @@ Result<std::vector<LensLayer>> Seq2SeqLogitLens(const Seq2SeqModel& model, const
   // 0. Checks: k first (a k past the vocabulary is the message to see, not its memory), then what the lens keeps.
   if (k < 1 || k > c.decoder_vocab)
     return Status::Error(MsgId::kTopKRange, {std::to_string(k), std::to_string(c.decoder_vocab)});
-  const double need = ((double)L + 1) * (double)n * ((double)sizeof(LensPosition) + (double)k * sizeof(TokenProb));
-  if (need > (double)MemoryLimitBytes())
-    return Status::Error(MsgId::kAnalysisMemory, {"the logit lens's top " + std::to_string(k) + " of every layer",
-                                                  MemoryText(need), MemoryText((double)MemoryLimitBytes()),
-                                                  std::to_string(n)});
+  if (Status s = LogitLensMemory(L, n, k); !s) return s;
   std::vector<LensLayer> out;
   try {
     // 1. Layer by layer, decoder_hidden[l]: [n_tgt, d_model] through the LM head: the top k and p(label).
