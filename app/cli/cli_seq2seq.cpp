@@ -215,7 +215,7 @@ Status ParseSeq2SeqArgs(const std::vector<std::string>& args, Seq2SeqArgs* a, bo
     } else if (ParseSeq2SeqAnalysisOption(args, &i, &a->analysis, &st)) {
     } else if (ParseSeq2SeqLensOption(args, &i, &a->lens, &st)) {
     } else if (!arg.empty() && arg[0] == '-' && OptionTakesValue(arg)) {
-      // An option of the decoder-only models' (--roles, --logit-lens, ...): not built for encoder-decoder ones.
+      // An option of the decoder-only models' (--roles, --kind, ...): not built for encoder-decoder ones.
       st = AppError(AppMsgId::kSeq2SeqOptionUnbuilt, {arg});
     } else if (arg == "--roles" || arg == "--no-scale" || arg == "--no-softcap" || arg == "--no-qk-norm") {
       st = AppError(AppMsgId::kSeq2SeqOptionUnbuilt, {arg});
