@@ -538,38 +538,6 @@ std::string TokenLossTable(const std::vector<model::TokenLoss>& losses, const st
   return json ? out + "]}\n" : out;
 }
 
-// One layer of --logit-lens: JSON {"layer", "positions": [{"index", "top": [{"id", "token", "prob"}], "next_prob"}]}
-// ("next_prob" only where there is a next token to predict), or text: the layer's line, then one position a line.
-std::string LensLayerTable(const model::LensLayer& layer, const std::vector<tokenize::Token>& tokens,
-                           const tokenize::Tokenizer& tok, bool json) {
-  char buf[64];
-  std::string out = json ? "{\"layer\": " + std::to_string(layer.layer) + ", \"positions\": ["
-                         : std::string(Tr(Str::kLayer)) + " " + std::to_string(layer.layer) + ":\n";
-  for (size_t i = 0; i < layer.positions.size(); ++i) {
-    const model::LensPosition& p = layer.positions[i];
-    if (json) {
-      out += std::string(i ? ",\n   " : "\n   ") + "{\"index\": " + std::to_string(p.index) + ", \"top\": [";
-      for (size_t t = 0; t < p.top.size(); ++t)
-        out += std::string(t ? ", " : "") + "{\"id\": " + std::to_string(p.top[t].id) + ", \"token\": " +
-               PieceJson(tok, p.top[t].id) + ", \"prob\": " + JsonNumber(p.top[t].prob) + "}";
-      out += "]" + (p.has_next ? ", \"next_prob\": " + JsonNumber(p.next_prob) : std::string()) + "}";
-    } else {
-      std::snprintf(buf, sizeof buf, "%4d ", p.index);
-      out += buf + JsonString(tokens[(size_t)p.index].display) + " ->";
-      for (const model::TokenProb& t : p.top) {
-        std::snprintf(buf, sizeof buf, " %.4f", t.prob);
-        out += " " + PieceText(tok, t.id) + buf;
-      }
-      if (p.has_next) {
-        std::snprintf(buf, sizeof buf, "  (next %.4g)", p.next_prob);
-        out += buf;
-      }
-      out += "\n";
-    }
-  }
-  return json ? out + "]}" : out;
-}
-
 // The scan as CSV (layer, head, loss, delta) or JSON {"base_loss", "heads": [{"layer", "head", "loss", "delta"}]}.
 std::string AblationScanText(const model::AblationScan& scan, int n_head, bool json) {
   std::string at;

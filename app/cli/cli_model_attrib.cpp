@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "i18n/app_messages.h"
+#include "i18n/localized.h"
 #include "io/json.h"
 #include "model/attribution.h"
 #include "model/patching.h"
@@ -34,7 +35,59 @@ std::string Fixed(const char* format, double v) {
   return buf;
 }
 
+// The text table's: what the id reads as, quoted as the app writes a token, or said to have none.
+std::string PieceTextOf(const tokenize::Tokenizer& t, int id) {
+  auto p = t.IdToDisplay(id);
+  return p ? "\"" + ShownText(*p) + "\"" : Trf(Str::kCliNoPiece, {std::to_string(id)});
+}
+
 }  // namespace
+
+// One layer of --logit-lens: JSON {"layer", "positions": [{"index", "top": [{"id", "token", "prob"}], "next_prob"}]}
+// ("next_prob" only where there is a next token to predict), or text: the layer's line, then one position a line.
+std::string LensLayerTable(const model::LensLayer& layer, const std::vector<tokenize::Token>& tokens,
+                           const tokenize::Tokenizer& tok, bool json) {
+  char buf[64];
+  std::string out = json ? "{\"layer\": " + std::to_string(layer.layer) + ", \"positions\": ["
+                         : std::string(Tr(Str::kLayer)) + " " + std::to_string(layer.layer) + ":\n";
+  for (size_t i = 0; i < layer.positions.size(); ++i) {
+    const model::LensPosition& p = layer.positions[i];
+    if (json) {
+      out += std::string(i ? ",\n   " : "\n   ") + "{\"index\": " + std::to_string(p.index) + ", \"top\": [";
+      for (size_t t = 0; t < p.top.size(); ++t)
+        out += std::string(t ? ", " : "") + "{\"id\": " + std::to_string(p.top[t].id) + ", \"token\": " +
+               PieceJsonOf(tok, p.top[t].id) + ", \"prob\": " + JsonNumber(p.top[t].prob) + "}";
+      out += "]" + (p.has_next ? ", \"next_prob\": " + JsonNumber(p.next_prob) : std::string()) + "}";
+    } else {
+      std::snprintf(buf, sizeof buf, "%4d ", p.index);
+      out += buf + JsonString(tokens[(size_t)p.index].display) + " ->";
+      for (const model::TokenProb& t : p.top) {
+        std::snprintf(buf, sizeof buf, " %.4f", t.prob);
+        out += " " + PieceTextOf(tok, t.id) + buf;
+      }
+      if (p.has_next) {
+        std::snprintf(buf, sizeof buf, "  (next %.4g)", p.next_prob);
+        out += buf;
+      }
+      out += "\n";
+    }
+  }
+  return json ? out + "]}" : out;
+}
+
+std::string PatchGrid(const std::vector<double>& cells, int rows, int cols, bool json) {
+  std::string out = json ? "[" : "";
+  for (int r = 0; r < rows; ++r) {
+    if (json) out += std::string(r ? ",\n  " : "\n  ") + "[";
+    else out += Fixed("%5.0f", r) + " ";
+    for (int k = 0; k < cols; ++k) {
+      const double v = cells[(size_t)r * cols + k];
+      out += json ? (k ? ", " : "") + JsonNumber(v) : Fixed(" %7.3f", v);
+    }
+    out += json ? "]" : "\n";
+  }
+  return json ? out + "]" : out;
+}
 
 Result<std::string> AttributionOutput(const ModelFolder& folder, const std::vector<tokenize::Token>& tokens,
                                       const std::string& spec, bool json) {
@@ -104,30 +157,17 @@ Result<std::string> PatchingOutput(const ModelFolder& folder, const std::vector<
   auto p = model::PatchActivations(*folder.model, TokenIds(*clean), TokenIds(tokens), *a, *b);
   if (!p) return Status::Prefixed(MsgId::kPrefixContext, {"--patch-from"}, p.status());
   // 3. JSON, or two tables (rows: layers; columns: heads, positions).
-  auto grid = [&](const std::vector<double>& cells, int rows, int cols, bool as_json) {
-    std::string out = as_json ? "[" : "";
-    for (int r = 0; r < rows; ++r) {
-      if (as_json) out += std::string(r ? ",\n  " : "\n  ") + "[";
-      else out += Fixed("%5.0f", r) + " ";
-      for (int k = 0; k < cols; ++k) {
-        const double v = cells[(size_t)r * cols + k];
-        out += as_json ? (k ? ", " : "") + JsonNumber(v) : Fixed(" %7.3f", v);
-      }
-      out += as_json ? "]" : "\n";
-    }
-    return as_json ? out + "]" : out;
-  };
   if (json)
     return "{\"clean\": " + JsonNumber(p->clean) + ", \"corrupted\": " + JsonNumber(p->corrupted) + ",\n \"heads\": " +
-           grid(p->heads, p->n_layer, p->n_head, true) + ",\n \"residual\": " +
-           grid(p->residual, p->n_layer + 1, p->n, true) + "}\n";
+           PatchGrid(p->heads, p->n_layer, p->n_head, true) + ",\n \"residual\": " +
+           PatchGrid(p->residual, p->n_layer + 1, p->n, true) + "}\n";
   const tokenize::Tokenizer& tok = *folder.tokenizer;
   std::string out = "metric logit[" + DisplayOf(tok, *a) + "] - logit[" + DisplayOf(tok, *b) + "] at the last position: clean " +
                     Fixed("%.4f", p->clean) + ", corrupted " + Fixed("%.4f", p->corrupted) + "\n";
   out += "share (patched - corrupted) / (clean - corrupted), heads (rows: layers, columns: heads):\n";
-  out += grid(p->heads, p->n_layer, p->n_head, false);
+  out += PatchGrid(p->heads, p->n_layer, p->n_head, false);
   out += "residual stream entering each layer (rows: layers 0..n_layer, columns: positions):\n";
-  out += grid(p->residual, p->n_layer + 1, p->n, false);
+  out += PatchGrid(p->residual, p->n_layer + 1, p->n, false);
   return out;
 }
 

@@ -17,6 +17,7 @@
 #include "cli_figure_options.h"
 #include "cli_model_preflight.h"  // CheckModelFigureFits, PooledAxes
 #include "cli_seq2seq_analysis.h"
+#include "cli_seq2seq_lens.h"
 #include "cli_util.h"
 #include "figure/export.h"
 #include "i18n/app_messages.h"
@@ -76,7 +77,21 @@ const char* kSeq2SeqHelp =
     "  --predict K            the top K tokens at every decoder position and the mean loss of the labels (nats);\n"
     "                         --json: as JSON\n"
     "  --token-loss           the loss (nats) and probability of each label, decoder position by position\n"
-    "  --json                 with --predict, --token-loss, --generate, --neuron or --ablate-scan: as JSON\n"
+    "  --logit-lens K         the logit lens on the decoder: the final norm and the LM head applied to the decoder's\n"
+    "                         stream after every layer (0: the embeddings; the last: the model's own predictions):\n"
+    "                         the top K tokens and the probability of the label at each decoder position\n"
+    "  --attribute POS[:TOKEN]\n"
+    "                         direct logit attribution at decoder position POS: how much the embeddings, each\n"
+    "                         decoder self-attention and cross-attention head, the output biases, each MLP and the\n"
+    "                         final norm's bias add to TOKEN's logit (default: the label there); pre-norm models only\n"
+    "  --patch-from CLEAN     activation patching: --text is the corrupted source, CLEAN the clean one (as many\n"
+    "                         tokens), the same target; each head of each stack and each residual position of both\n"
+    "                         streams patched from the clean run in turn; prints the share\n"
+    "                         (patched - corrupted) / (clean - corrupted) of --metric\n"
+    "  --metric A,B           with --patch-from: logit[A] - logit[B] at the last decoder position (target tokens'\n"
+    "                         text or ids)\n"
+    "  --json                 with --predict, --token-loss, --generate, --neuron, --ablate-scan, --logit-lens,\n"
+    "                         --attribute or --patch-from: as JSON\n"
     "  --ablate S:L:H,...     what-if: head H of layer L of stack S (encoder, decoder or cross) outputs zero\n"
     "                         before the output projection; every later layer and the predictions follow\n"
     "  --ablate-mode zero|mean\n"
@@ -107,6 +122,7 @@ struct Seq2SeqArgs {
   std::string first_figure_option;
   int stack = -1, layer = -1, head = -1;  // --stack, --layer, --head (-1: not given)
   Seq2SeqAnalysisOptions analysis;        // --neuron, --rollout, --value-norm, --ablate-scan, --scan-at
+  Seq2SeqLensOptions lens;                // --logit-lens, --attribute, --patch-from, --metric
 };
 
 Result<Seq2SeqStack> ParseStack(const std::string& name) {
@@ -205,8 +221,9 @@ Status ParseSeq2SeqArgs(const std::vector<std::string>& args, Seq2SeqArgs* a, bo
     } else if (ParseFigureOption(args, &i, &a->figure, &st) || ParsePoolOption(args, &i, &a->pool, &st)) {
       if (a->first_figure_option.empty()) a->first_figure_option = arg;
     } else if (ParseSeq2SeqAnalysisOption(args, &i, &a->analysis, &st)) {
+    } else if (ParseSeq2SeqLensOption(args, &i, &a->lens, &st)) {
     } else if (!arg.empty() && arg[0] == '-' && OptionTakesValue(arg)) {
-      // An option of the decoder-only models' (--roles, --logit-lens, ...): not built for encoder-decoder ones.
+      // An option of the decoder-only models' (--roles, --kind, ...): not built for encoder-decoder ones.
       st = AppError(AppMsgId::kSeq2SeqOptionUnbuilt, {arg});
     } else if (arg == "--roles" || arg == "--no-scale" || arg == "--no-softcap" || arg == "--no-qk-norm") {
       st = AppError(AppMsgId::kSeq2SeqOptionUnbuilt, {arg});
@@ -230,10 +247,12 @@ Status ParseSeq2SeqArgs(const std::vector<std::string>& args, Seq2SeqArgs* a, bo
     if (a->token_loss) outputs.push_back("--token-loss");
     if (an.neuron) outputs.push_back("--neuron");
     if (an.ablate_scan) outputs.push_back("--ablate-scan");
+    if (a->lens.Any()) outputs.push_back(a->lens.Name());
     if (outputs.size() > 1) return AppError(AppMsgId::kOneOutputAtATime, {outputs[0], outputs[1]});
   }
-  if (a->json && !a->predict_k && !a->token_loss && !a->generate && !an.neuron && !an.ablate_scan)
+  if (a->json && !a->predict_k && !a->token_loss && !a->generate && !an.neuron && !an.ablate_scan && !a->lens.Any())
     return AppError(AppMsgId::kJsonNeedsRoles, {});
+  if (Status s = CheckSeq2SeqLensOptions(a->lens, !a->ablated.empty()); !s) return s;
   if (Status s = CheckSeq2SeqAnalysisOptions(an, !a->dump_dir.empty(), a->stack); !s) return s;
   for (model::Seq2SeqAblatedHead& h : a->ablated) h.mode = a->ablate_mode;
   if (a->figure.out_path.empty()) {
@@ -546,7 +565,11 @@ Status Run(const Seq2SeqArgs& a) {
   Seq2SeqAnalysisInput analysis{&m, TokenIds(in->source), TokenIds(in->decoder), in->labels, a.ablated,
                                 &in->source, &in->decoder};
   std::string table;
-  if (a.analysis.neuron || a.analysis.ablate_scan) {
+  if (a.lens.Any()) {
+    auto t = Seq2SeqLensOutput(a.lens, a.json, analysis, *run, *tok);
+    if (!t) return t.status();
+    table = *t;
+  } else if (a.analysis.neuron || a.analysis.ablate_scan) {
     auto t = a.analysis.neuron ? Seq2SeqNeuronOutput(a.analysis, a.stack, a.json, analysis)
                                : Seq2SeqScanOutput(a.analysis, a.json, a.ablate_mode, analysis);
     if (!t) return t.status();

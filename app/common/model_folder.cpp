@@ -107,7 +107,10 @@ bool AllDigitsId(const std::string& s) {
 }  // namespace
 
 Result<int> ResolveTokenArg(const ModelFolder& folder, const std::string& text, const char* option) {
-  const int vocab = folder.model->config().vocab;
+  return ResolveTokenArg(*folder.tokenizer, folder.model->config().vocab, text, option);
+}
+
+Result<int> ResolveTokenArg(const tokenize::Tokenizer& tokenizer, int vocab, const std::string& text, const char* option) {
   if (AllDigitsId(text)) {
     const int id = std::stoi(text);
     if (id >= vocab)
@@ -115,7 +118,7 @@ Result<int> ResolveTokenArg(const ModelFolder& folder, const std::string& text, 
                               Status::Error(MsgId::kOutOfRange, {"token id", text, "0", std::to_string(vocab - 1)}));
     return id;
   }
-  auto enc = folder.tokenizer->Encode(text, /*add_special_tokens=*/false);
+  auto enc = tokenizer.Encode(text, /*add_special_tokens=*/false);
   if (!enc) return Status::Prefixed(MsgId::kPrefixContext, {option}, enc.status());
   if (enc->size() != 1 || (*enc)[0].id < 0 || (*enc)[0].id >= vocab)
     return AppError(AppMsgId::kTokenNotOne,

@@ -38,5 +38,7 @@ Result<std::vector<int>> ParseLayerList(const std::string& text, int n_layer);
 // A token given on the command line or typed into the app: digits are an id (0..vocab-1); anything else is a token's text, one token of
 // the vocabulary as the tokenizer encodes it alone (no special tokens added). option: named in the refusal.
 Result<int> ResolveTokenArg(const ModelFolder& folder, const std::string& text, const char* option);
+// The same with a tokenizer and its vocabulary size (an encoder-decoder model's target side).
+Result<int> ResolveTokenArg(const tokenize::Tokenizer& tokenizer, int vocab, const std::string& text, const char* option);
 
 }  // namespace attnviz

@@ -60,31 +60,6 @@ double Dot(const float* a, const float* b, size_t d) {
   return s;
 }
 
-// A norm frozen at `full` [d] (the sum its parts add up to): part -> (part - mean(part) [LayerNorm]) * scale, with
-// scale [d] = w / std(full) (LayerNorm) or w / rms(full) (RMSNorm); its bias (LayerNorm) stays one part of its own.
-struct FrozenNorm {
-  bool center = false;
-  Doubles scale;  // [d]
-
-  FrozenNorm(const ModelConfig& c, const Doubles& full, const Norm& norm) : center(!IsRms(c)), scale(full.size()) {
-    const size_t d = full.size();
-    double mean = 0, sq = 0;
-    for (double v : full) mean += v;
-    mean /= (double)d;
-    for (double v : full) sq += center ? (v - mean) * (v - mean) : v * v;
-    const double inv = 1.0 / std::sqrt(sq / (double)d + (double)(float)c.norm_eps);
-    for (size_t j = 0; j < d; ++j) scale[j] = (double)norm.w[j] * inv;
-  }
-  void Apply(Doubles* part) const {
-    double mean = 0;
-    if (center) {
-      for (double v : *part) mean += v;
-      mean /= (double)part->size();
-    }
-    for (size_t j = 0; j < part->size(); ++j) (*part)[j] = ((*part)[j] - mean) * scale[j];
-  }
-};
-
 // Each part of the stream at one position, collected layer by layer as the run passes (a per-layer model's weights
 // are bound only during OnLayer).
 class PartsSink : public LayerSink {
@@ -116,16 +91,7 @@ class PartsSink : public LayerSink {
     const size_t first = parts.size();
     for (int h = 0; h < c_.n_head; ++h) {
       const float* z = out.z.data + (size_t)h * out.z.head_stride + pos_ * out.z.row_stride;  // [d_head]
-      Doubles v(d, 0.0);
-      for (size_t t = 0; t < dh; ++t) {
-        const size_t in = (size_t)h * dh + t;
-        const double zt = z[t];
-        if (o.in_out)
-          for (size_t j = 0; j < d; ++j) v[j] += zt * o.w[in * (size_t)o.ld + j];
-        else
-          for (size_t j = 0; j < d; ++j) v[j] += zt * o.w[j * (size_t)o.ld + in];
-      }
-      parts.push_back({ComponentKind::kHead, l, h, std::move(v)});
+      parts.push_back({ComponentKind::kHead, l, h, HeadOutputPart(o, z, h, (int)dh, (int)d)});
     }
     if (o.b) parts.push_back({ComponentKind::kAttnBias, l, -1, Doubles(o.b, o.b + d)});
     // 2. Output norms: frozen at the whole attention output, each part normed linearly (a LayerNorm's bias joins
@@ -134,7 +100,7 @@ class PartsSink : public LayerSink {
       Doubles y(d, 0.0);
       for (size_t p = first; p < parts.size(); ++p)
         for (size_t j = 0; j < d; ++j) y[j] += parts[p].v[j];
-      const FrozenNorm frozen(c_, y, b.attn_out_norm);
+      const FrozenNorm frozen(IsRms(c_), c_.norm_eps, y, b.attn_out_norm);
       for (size_t p = first; p < parts.size(); ++p) frozen.Apply(&parts[p].v);
       if (b.attn_out_norm.b) {
         if (parts.back().kind != ComponentKind::kAttnBias) parts.push_back({ComponentKind::kAttnBias, l, -1, Doubles(d, 0.0)});
@@ -180,6 +146,39 @@ class PartsSink : public LayerSink {
 };
 
 }  // namespace
+
+FrozenNorm::FrozenNorm(bool rms, double eps, const Doubles& full, const Norm& norm) : center(!rms), scale(full.size()) {
+  const size_t d = full.size();
+  double mean = 0, sq = 0;
+  for (double v : full) mean += v;
+  mean /= (double)d;
+  for (double v : full) sq += center ? (v - mean) * (v - mean) : v * v;
+  const double inv = 1.0 / std::sqrt(sq / (double)d + (double)(float)eps);  // eps as the float kernels add it
+  for (size_t j = 0; j < d; ++j) scale[j] = (double)norm.w[j] * inv;
+}
+
+void FrozenNorm::Apply(Doubles* part) const {
+  double mean = 0;
+  if (center) {
+    for (double v : *part) mean += v;
+    mean /= (double)part->size();
+  }
+  for (size_t j = 0; j < part->size(); ++j) (*part)[j] = ((*part)[j] - mean) * scale[j];
+}
+
+Doubles HeadOutputPart(const Linear& o, const float* z, int head, int d_head, int d_model) {
+  const size_t d = (size_t)d_model, dh = (size_t)d_head;
+  Doubles v(d, 0.0);
+  for (size_t t = 0; t < dh; ++t) {
+    const size_t in = (size_t)head * dh + t;
+    const double zt = z[t];
+    if (o.in_out)
+      for (size_t j = 0; j < d; ++j) v[j] += zt * o.w[in * (size_t)o.ld + j];
+    else
+      for (size_t j = 0; j < d; ++j) v[j] += zt * o.w[j * (size_t)o.ld + in];
+  }
+  return v;
+}
 
 const char* ComponentKindName(ComponentKind kind) {
   switch (kind) {
@@ -262,7 +261,7 @@ Result<LogitAttribution> AttributeLogit(const Model& model, const std::vector<in
     std::vector<float> head;
     HeadRows(model, *t, 1, &head);
     const Norm& fn = model.params().final_norm;
-    const FrozenNorm frozen(c, Doubles(last, last + d), fn);
+    const FrozenNorm frozen(IsRms(c), c.norm_eps, Doubles(last, last + d), fn);
     auto value = [&](Doubles v) {
       frozen.Apply(&v);
       double s = 0;

@@ -67,6 +67,19 @@ Result<int> DefaultAttributionTarget(const Model& model, const float* row, const
 Result<LogitAttribution> AttributeLogit(const Model& model, const std::vector<int>& ids, int position, int target = -1,
                                         RunOptions options = {});
 
+// A norm frozen at `full` [d] (the sum its parts add up to): part -> (part - mean(part) [LayerNorm]) * scale, with
+// scale [d] = w / std(full) (LayerNorm) or w / rms(full) (RMSNorm); its bias (LayerNorm) stays one part of its own.
+struct FrozenNorm {
+  bool center = false;
+  std::vector<double> scale;  // [d]
+  FrozenNorm(bool rms, double eps, const std::vector<double>& full, const Norm& norm);
+  void Apply(std::vector<double>* part) const;  // part: [d]
+};
+
+// Head `head`'s part of an attention output: z [d_head] through its d_head input rows of the projection o
+// (nn.Linear [d_model, inner] or Conv1D [inner, d_model]) -> [d_model], in double.
+std::vector<double> HeadOutputPart(const Linear& o, const float* z, int head, int d_head, int d_model);
+
 // The logits of `tokens` from one row of the stream after the last block (row: [d_model], no final norm): the final
 // norm (masked LMs: the MLM transform), the head rows of those tokens (+ bias), the final soft cap. In double after
 // the norm. Errors: no LM head, a token out of the vocabulary.

@@ -54,8 +54,20 @@ Result<LensLayer> LogitLensLayer(const Model& model, const float* hidden, int la
   return out;
 }
 
-double LogitLensBytes(const ModelConfig& c, size_t n, int k) {
-  return ((double)c.n_layer + 1) * (double)n * ((double)sizeof(LensPosition) + (double)k * sizeof(TokenProb));
+namespace {
+double LensBytes(int n_layer, size_t n, int k) {
+  return ((double)n_layer + 1) * (double)n * ((double)sizeof(LensPosition) + (double)k * sizeof(TokenProb));
+}
+}  // namespace
+
+double LogitLensBytes(const ModelConfig& c, size_t n, int k) { return LensBytes(c.n_layer, n, k); }
+
+Status LogitLensMemory(int n_layer, size_t n, int k) {
+  const double need = LensBytes(n_layer, n, k);
+  if (need <= (double)MemoryLimitBytes()) return Status::Ok();
+  return Status::Error(MsgId::kAnalysisMemory, {"the logit lens's top " + std::to_string(k) + " of every layer",
+                                                MemoryText(need), MemoryText((double)MemoryLimitBytes()),
+                                                std::to_string(n)});
 }
 
 Result<std::vector<LensLayer>> LogitLens(const Model& model, const float* hidden, const std::vector<int>& ids, int k,
@@ -65,11 +77,7 @@ Result<std::vector<LensLayer>> LogitLens(const Model& model, const float* hidden
   // 0. What the lens keeps, refused before anything is made (k is checked first: a k past the vocabulary is the
   //    message to see, not its memory).
   if (k < 1 || k > c.vocab) return Status::Error(MsgId::kTopKRange, {std::to_string(k), std::to_string(c.vocab)});
-  const double need = LogitLensBytes(c, n, k);
-  if (need > (double)MemoryLimitBytes())
-    return Status::Error(MsgId::kAnalysisMemory, {"the logit lens's top " + std::to_string(k) + " of every layer",
-                                                  MemoryText(need), MemoryText((double)MemoryLimitBytes()),
-                                                  std::to_string(n)});
+  if (Status s = LogitLensMemory(c.n_layer, n, k); !s) return s;
   // 1. Layer by layer, hidden[l]: [n, d_model].
   std::vector<LensLayer> out;
   try {

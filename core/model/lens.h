@@ -58,6 +58,8 @@ Result<LensLayer> LogitLensLayer(const Model& model, const float* hidden, int la
 
 // The bytes the whole lens keeps: (n_layer + 1) x n positions of k tokens each.
 double LogitLensBytes(const ModelConfig& c, size_t n, int k);
+// kAnalysisMemory when a lens of n_layer + 1 layers over n positions keeping k tokens each is over the limit.
+Status LogitLensMemory(int n_layer, size_t n, int k);
 
 // Every layer. hidden: [n_layer + 1, n, d_model] (ModelRun::hidden). Returns [n_layer + 1] layers, 0 first.
 // Errors: LogitLensLayer's, and LogitLensBytes over MemoryLimitBytes() (kAnalysisMemory, before anything is made).

@@ -142,6 +142,18 @@ void Ablate(const Seq2SeqRunOptions& o, Seq2SeqStack stack, int layer, float* z,
   }
 }
 
+// Patched heads of (stack, layer): their columns of z [n, inner] from the other run's; patched rows of the stream
+// x [n, d_model] entering `layer`.
+void Patch(const Seq2SeqRunOptions& o, Seq2SeqStack stack, int layer, float* z, int n, int dh, int inner) {
+  for (const Seq2SeqPatchedHead& p : o.patch)
+    if (p.stack == stack && p.layer == layer)
+      for (int i = 0; i < n; ++i) std::copy_n(p.z + (size_t)i * inner + (size_t)p.head * dh, dh, z + (size_t)i * inner + (size_t)p.head * dh);
+}
+void PatchRows(const Seq2SeqRunOptions& o, Seq2SeqStack stack, int layer, float* x, int d) {
+  for (const Seq2SeqPatchedRow& p : o.patch_rows)
+    if (p.stack == stack && p.layer == layer) std::copy_n(p.row, d, x + (size_t)p.position * d);
+}
+
 // The end of a sublayer: y = its output [n, d_model]; pre-norm x += y, post-norm x = norm(x + y).
 Status Residual(const Seq2SeqConfig& c, const Norm& norm, float* x, float* y, int n, Seq2SeqStack stack, int layer,
                 const char* stage) {
@@ -171,7 +183,7 @@ const float* SublayerInput(const Seq2SeqConfig& c, const Norm& norm, const float
 //   1. in = norm(x) (pre-norm), else x
 //   2. q [n_q, inner] = in W_q (self: k, v = in W_k, in W_v into kv)
 //   3. probs, z [n_q, inner] = AttendAll (causal in the decoder's self-attention)
-//   4. the ablated heads' columns of z replaced
+//   4. the ablated heads' columns of z replaced, then the patched heads' (from another run's z)
 //   5. x = the residual of x and z W_o
 Status Attention(const Seq2SeqConfig& c, const AttentionParams& a, Seq2SeqStack stack, int layer, int n_q, int pos0,
                  int n_k, const float* bias, KeysValues* kv, float* probs, const Seq2SeqRunOptions& o, StackWork& w) {
@@ -195,6 +207,7 @@ Status Attention(const Seq2SeqConfig& c, const AttentionParams& a, Seq2SeqStack 
             stack == Seq2SeqStack::kDecoder, pos0, probs, z);
   // 4.
   Ablate(o, stack, layer, z, n_q, s.d_head, inner);
+  Patch(o, stack, layer, z, n_q, s.d_head, inner);
   // 5.
   LinearForward(z, inner, n_q, a.o, w.y.data(), d);
   return Residual(c, a.norm, w.x.data(), w.y.data(), n_q, stack, layer,
@@ -299,6 +312,7 @@ Status RunStack(const Seq2SeqModel& model, Seq2SeqStack stack, const std::vector
   for (int l = 0; l < s.n_layer; ++l) {
     if (o.control.cancelled()) return Status::Cancelled();
     const Seq2SeqLayerParams& lp = p.layers[(size_t)l];
+    PatchRows(o, stack, l, w.x.data(), d);
     float* probs = ProbsTarget(sink, stack, l, w.probs);
     float* cross_probs = decoder ? ProbsTarget(sink, Seq2SeqStack::kCross, l, w.cross_probs) : nullptr;
     KeysValues* layer_cross = decoder ? &(*cross)[(size_t)l] : nullptr;
@@ -322,6 +336,7 @@ Status RunEncoder(const Seq2SeqModel& model, const std::vector<int>& src, const 
   StackWork w;
   ATTNVIZ_RETURN_IF_ERROR(RunStack(model, Seq2SeqStack::kEncoder, src, nullptr, 0, o, sink, w));
   // 3. The encoder output
+  PatchRows(o, Seq2SeqStack::kEncoder, c.encoder.n_layer, w.x.data(), c.d_model);
   enc_out->assign(w.x.begin(), w.x.end());
   if (c.final_norms && !NormRows(c, w.x.data(), n, model.params().encoder.final_norm, enc_out->data()))
     return NotFinite(Seq2SeqStack::kEncoder, c.encoder.n_layer - 1, "the encoder's final norm");
@@ -348,7 +363,9 @@ Status RunDecoder(const Seq2SeqModel& model, const Floats& enc_out, int n_src, c
                   const Seq2SeqRunOptions& o, Seq2SeqSink* sink) {
   std::vector<KeysValues> cross = CrossKeysValues(model, enc_out, n_src);
   StackWork w;
-  return RunStack(model, Seq2SeqStack::kDecoder, tgt, &cross, n_src, o, sink, w);
+  ATTNVIZ_RETURN_IF_ERROR(RunStack(model, Seq2SeqStack::kDecoder, tgt, &cross, n_src, o, sink, w));
+  PatchRows(o, Seq2SeqStack::kDecoder, model.config().decoder.n_layer, w.x.data(), model.config().d_model);
+  return Status::Ok();
 }
 
 Status CheckIds(const char* what, const std::vector<int>& ids, int vocab, const char* vocab_key, int max_positions) {
@@ -375,6 +392,14 @@ Status CheckAblations(const Seq2SeqConfig& c, const Seq2SeqRunOptions& o) {
       return Status::Error("ablated " + stack + " head " + std::to_string(a.head) + " of layer " +
                            std::to_string(a.layer) + " is out of range: allowed 0.." + std::to_string(s.n_head - 1));
   }
+  for (const Seq2SeqPatchedHead& p : o.patch)
+    if (p.layer < 0 || p.layer >= c.Stack(p.stack).n_layer || p.head < 0 || p.head >= c.Stack(p.stack).n_head || !p.z)
+      return Status::Error(std::string("patched ") + Seq2SeqStackName(p.stack) + " head " + std::to_string(p.layer) + ":" +
+                           std::to_string(p.head) + " is out of range or has no z");
+  for (const Seq2SeqPatchedRow& p : o.patch_rows)
+    if (p.stack == Seq2SeqStack::kCross || p.layer < 0 || p.layer > c.Stack(p.stack).n_layer || p.position < 0 || !p.row)
+      return Status::Error(std::string("patched ") + Seq2SeqStackName(p.stack) + " row of layer " +
+                           std::to_string(p.layer) + " is out of range or has no values");
   return Status::Ok();
 }
 
@@ -390,6 +415,9 @@ Status CheckRun(const Seq2SeqConfig& c, const std::vector<int>& src, const std::
   ATTNVIZ_RETURN_IF_ERROR(CheckIds("source tokens", src, c.vocab, "vocab_size", c.max_positions));
   ATTNVIZ_RETURN_IF_ERROR(CheckIds("decoder tokens", tgt, c.decoder_vocab,
                                    c.decoder_vocab != c.vocab ? "decoder_vocab_size" : "vocab_size", c.max_positions));
+  for (const Seq2SeqPatchedRow& p : o.patch_rows)
+    if ((size_t)p.position >= (p.stack == Seq2SeqStack::kEncoder ? src : tgt).size())
+      return Status::Error("patched row " + std::to_string(p.position) + " is past the stack's tokens");
   return CheckAblations(c, o);
 }
 
@@ -584,6 +612,7 @@ Result<GreedyResult> GreedyGenerate(const Seq2SeqModel& model, const std::vector
                                               std::to_string(c.max_positions > 0 ? c.max_positions : 1 << 20)});
   ATTNVIZ_RETURN_IF_ERROR(CheckIds("source tokens", src, c.vocab, "vocab_size", c.max_positions));
   ATTNVIZ_RETURN_IF_ERROR(CheckAblations(c, o));
+  if (!o.patch.empty() || !o.patch_rows.empty()) return Status::Error("generation does not patch activations");
   for (const Seq2SeqAblatedHead& a : o.ablate)
     if (a.stack != Seq2SeqStack::kEncoder && a.mode == AblateMode::kMean)
       return Status::Error(std::string("a mean ablation of a ") + Seq2SeqStackName(a.stack) +

@@ -39,8 +39,24 @@ struct Seq2SeqAblatedHead {
   bool operator!=(const Seq2SeqAblatedHead& o) const { return !(*this == o); }
 };
 
+// Activation patching (seq2seq_patching.h): one head's z columns taken from another run's z of that sublayer
+// (after any ablation), or one row of a stack's residual stream replaced before `layer` runs (layer == n_layer:
+// after the last layer, before the final norm). Not in GreedyGenerate.
+struct Seq2SeqPatchedHead {
+  Seq2SeqStack stack = Seq2SeqStack::kEncoder;
+  int layer = 0, head = 0;
+  const float* z = nullptr;  // [n_q, inner] the other run's z of (stack, layer)
+};
+struct Seq2SeqPatchedRow {
+  Seq2SeqStack stack = Seq2SeqStack::kEncoder;  // kEncoder or kDecoder
+  int layer = 0, position = 0;
+  const float* row = nullptr;  // [d_model]
+};
+
 struct Seq2SeqRunOptions {
   std::vector<Seq2SeqAblatedHead> ablate;
+  std::vector<Seq2SeqPatchedHead> patch;
+  std::vector<Seq2SeqPatchedRow> patch_rows;
   // Cancel is checked before every layer; progress is ("encoder layers", done, n) and ("decoder layers", done, n).
   RunControl control;
   size_t caller_bytes = 0;  // bytes the caller holds for this run's output, counted in the memory budget

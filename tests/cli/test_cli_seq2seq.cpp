@@ -300,6 +300,101 @@ TEST_P(Seq2SeqScanCli, EveryHeadsLossIsTheReferencesAsCsvAndAtPositionsAsJson) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, Seq2SeqScanCli, ::testing::Values("bart", "t5"));
 
+// The decoder's logit lens: each layer's top token and the label's probability as the reference's LM head on that
+// layer's stream gives them (reference/lens_logits.npy); the last layer is the model's own prediction.
+class Seq2SeqLensCli : public Seq2SeqCli {};
+
+TEST_P(Seq2SeqLensCli, EveryLayersTopAndLabelProbabilityAreTheReferences) {
+  auto want = attnviz::ReadNpy(dir_ + "/reference/lens_logits.npy");  // [n_dec_layer + 1, n_tgt, vocab]
+  ASSERT_TRUE(want) << want.message();
+  const CliResult r = Run({"--logit-lens", "2", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json lens = json::parse(r.out);
+  const size_t layers = want->dim(0), n_tgt = want->dim(1), vocab = want->dim(2);
+  ASSERT_EQ(lens["layers"].size(), layers);
+  const std::vector<int> labels = tokens_["labels"].get<std::vector<int>>();
+  for (size_t l = 0; l < layers; ++l) {
+    EXPECT_EQ(lens["layers"][l]["layer"].get<size_t>(), l);
+    ASSERT_EQ(lens["layers"][l]["positions"].size(), n_tgt);
+    for (size_t i = 0; i < n_tgt; ++i) {
+      const float* row = want->data.data() + (l * n_tgt + i) * vocab;
+      double mx = row[0], sum = 0;
+      for (size_t j = 0; j < vocab; ++j) mx = std::max(mx, (double)row[j]);
+      for (size_t j = 0; j < vocab; ++j) sum += std::exp(row[j] - mx);
+      const json& p = lens["layers"][l]["positions"][i];
+      const int top = p["top"][0]["id"];
+      EXPECT_NEAR(p["top"][0]["prob"].get<double>(), std::exp(row[top] - mx) / sum, 2e-5) << l << " " << i;
+      EXPECT_GE(row[top], mx - 1e-4) << l << " " << i;
+      EXPECT_NEAR(p["next_prob"].get<double>(), std::exp(row[labels[i]] - mx) / sum, 2e-5) << l << " " << i;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, Seq2SeqLensCli, ::testing::Values("bart", "t5", "t5_v11"));
+
+// Direct logit attribution at a decoder position: the reference's components (reference/attribution.json), the
+// heads naming their stack, adding up to the logit.
+class Seq2SeqAttributionCli : public Seq2SeqCli {};
+
+TEST_P(Seq2SeqAttributionCli, ComponentsAreTheReferencesAndAddUpToTheLogit) {
+  const json want = ReadJson(dir_ + "/reference/attribution.json");
+  const std::string spec = std::to_string(want["position"].get<int>()) + ":" + std::to_string(want["target"].get<int>());
+  const CliResult r = Run({"--attribute", spec, "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json a = json::parse(r.out);
+  EXPECT_EQ(a["target"]["id"], want["target"]);
+  const double logit = want["logit"];
+  EXPECT_NEAR(a["logit"].get<double>(), logit, 1e-4 * std::max(1.0, std::fabs(logit)));
+  ASSERT_EQ(a["components"].size(), want["components"].size());
+  double sum = 0;
+  for (size_t i = 0; i < want["components"].size(); ++i) {
+    const json &got = a["components"][i], &w = want["components"][i];
+    EXPECT_EQ(got["kind"], w["kind"]) << i;
+    EXPECT_EQ(got["layer"], w["layer"]) << i;
+    EXPECT_EQ(got["head"], w["head"]) << i;
+    EXPECT_EQ(got.contains("stack"), w.contains("stack")) << i;
+    if (w.contains("stack")) {
+      EXPECT_EQ(got["stack"], w["stack"]) << i;
+    }
+    EXPECT_NEAR(got["value"].get<double>(), w["value"].get<double>(), 1e-4 * std::max(1.0, std::fabs(logit))) << i;
+    sum += got["value"].get<double>();
+  }
+  EXPECT_NEAR(sum, a["logit"].get<double>(), 1e-3 * std::max(1.0, std::fabs(logit)));
+  // Without a token: the label at the position.
+  const CliResult d = Run({"--attribute", std::to_string(want["position"].get<int>()), "--json"});
+  ASSERT_EQ(d.code, 0) << d.err;
+  EXPECT_EQ(json::parse(d.out)["target"]["id"], tokens_["labels"][want["position"].get<size_t>()]);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, Seq2SeqAttributionCli, ::testing::Values("t5", "t5_v11"));
+
+// Activation patching from the command line: the clean source swaps two words of the corrupted one (as many
+// tokens). The decoder's last stream at the last position is the clean metric (1); what never sees the source
+// (the decoder's embeddings, its first self-attention) is 0; every grid has its stack's shape.
+TEST(Seq2SeqPatchingCli, GridsHaveTheStacksShapesAndTheFixedPoints) {
+  const std::string dir = kCases + "/t5_v11";
+  const CliResult r = Cli({"model", "--model", dir, "--text",
+                           "summarize: The train leaves the station at noon, and the meeting starts at nine.",
+                           "--target-text", "The meeting starts at noon.", "--patch-from",
+                           "summarize: The train leaves the station at nine, and the meeting starts at noon.",
+                           "--metric", "7,5", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json p = json::parse(r.out);
+  EXPECT_NE(p["clean"].get<double>(), p["corrupted"].get<double>());
+  const json cfg = ReadJson(dir + "/config.json");
+  const size_t n_enc = cfg["num_layers"], n_dec = cfg["num_decoder_layers"], heads = cfg["num_heads"];
+  ASSERT_EQ(p["encoder_heads"].size(), n_enc);
+  ASSERT_EQ(p["decoder_heads"].size(), n_dec);
+  ASSERT_EQ(p["cross_heads"].size(), n_dec);
+  EXPECT_EQ(p["cross_heads"][0].size(), heads);
+  ASSERT_EQ(p["encoder_residual"].size(), n_enc + 1);
+  ASSERT_EQ(p["decoder_residual"].size(), n_dec + 1);
+  const json& last = p["decoder_residual"][n_dec];
+  EXPECT_DOUBLE_EQ(last[last.size() - 1].get<double>(), 1.0);
+  for (const json& v : p["decoder_residual"][0]) EXPECT_EQ(v.get<double>(), 0.0);
+  for (const json& v : p["decoder_heads"][0]) EXPECT_EQ(v.get<double>(), 0.0);
+}
+
 CliResult RunMarian(std::vector<std::string> extra) {
   std::vector<std::string> args = {"model", "--model", kCases + "/marian", "--text", "June 7"};
   args.insert(args.end(), extra.begin(), extra.end());
@@ -321,7 +416,18 @@ TEST(Seq2SeqCliRefusals, EachNamesTheProblem) {
                 "--stack encoder|decoder|cross");
   ExpectRefusal(RunMarian({"--generate", "3", "--figure", "/tmp/x.png", "--stack", "cross", "--layer", "0", "--head", "9"}),
                 "--head");
-  ExpectRefusal(RunMarian({"--generate", "3", "--logit-lens", "3"}), "--logit-lens is not built for encoder-decoder");
+  ExpectRefusal(RunMarian({"--generate", "3", "--roles"}), "--roles is not built for encoder-decoder");
+  // Issue 41's views: attribution needs a pre-norm model; patching needs --metric, equal source lengths, no what-if.
+  ExpectRefusal(RunMarian({"--generate", "3", "--attribute", "0"}), "post-norm");
+  ExpectRefusal(RunMarian({"--generate", "3", "--attribute", "x"}), "--attribute");
+  ExpectRefusal(RunMarian({"--generate", "3", "--patch-from", "June 8"}), "--metric");
+  ExpectRefusal(RunMarian({"--generate", "3", "--patch-from", "the 8th of June", "--metric", "0,1"}),
+                "as many tokens");
+  ExpectRefusal(RunMarian({"--generate", "3", "--patch-from", "June 7", "--metric", "0,1"}), "same metric");
+  ExpectRefusal(RunMarian({"--generate", "3", "--patch-from", "June 8", "--metric", "0,1", "--ablate", "cross:0:0"}),
+                "--patch-from");
+  ExpectRefusal(RunMarian({"--generate", "3", "--logit-lens", "2", "--attribute", "0"}), "--logit-lens");
+  ExpectRefusal(RunMarian({"--generate", "3", "--logit-lens", "0"}), "--logit-lens");
   ExpectRefusal(RunMarian({"--generate", "3", "--stack", "sideways"}), "sideways");
   ExpectRefusal(RunMarian({"--generate", "3", "--neuron", "0:0:0:0"}), "--neuron of an encoder-decoder model needs --stack");
   ExpectRefusal(RunMarian({"--generate", "3", "--neuron", "0:0:0:99", "--stack", "cross"}),

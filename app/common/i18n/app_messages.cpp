@@ -73,7 +73,8 @@ constexpr const char* kEnglish[] = {
     "--ablate: '{0}' is not S:L:H (the stack encoder, decoder or cross, then the layer and the head, from 0; "
     "several: encoder:0:1,cross:1:0)",
     "{0} is not built for encoder-decoder models; they take --tokens, --dump (with --rollout, --value-norm), "
-    "--predict, --token-loss, --generate, --ablate S:L:H, --ablate-scan, --neuron and --figure with --stack",
+    "--predict, --token-loss, --generate, --ablate S:L:H, --ablate-scan, --neuron, --logit-lens, --attribute, "
+    "--patch-from with --metric and --figure with --stack",
     "--figure of an encoder-decoder model needs --stack encoder|decoder|cross, --layer L and --head H",
     "{0} made no tokens",
     "{0} is for encoder-decoder models ({2}); {1} is not one",

@@ -400,7 +400,7 @@ constexpr AppMessageEntry kAppMessagesKo[] = {
     {AppMsgId::kSeq2SeqNeedsTarget, "{0} 은(는) 인코더-디코더 모델입니다: 원문과 대상 텍스트를 읽습니다; 대상 텍스트를 --target-text TEXT 로 주거나 --generate N 으로 만드십시오"},
     {AppMsgId::kSeq2SeqTargetOrGenerate, "--target-text 와 --generate 는 함께 쓸 수 없습니다 (대상 텍스트는 주거나 만듭니다)"},
     {AppMsgId::kSeq2SeqAblateSpec, "--ablate: '{0}' 은(는) S:L:H 가 아닙니다 (스택 encoder, decoder, cross, 이어서 층과 헤드, 0부터; 여러 개: encoder:0:1,cross:1:0)"},
-    {AppMsgId::kSeq2SeqOptionUnbuilt, "{0} 은(는) 인코더-디코더 모델에는 아직 없습니다; --tokens, --dump (--rollout, --value-norm 과 함께), --predict, --token-loss, --generate, --ablate S:L:H, --ablate-scan, --neuron, --figure 와 --stack 을 쓸 수 있습니다"},
+    {AppMsgId::kSeq2SeqOptionUnbuilt, "{0} 은(는) 인코더-디코더 모델에는 아직 없습니다; --tokens, --dump (--rollout, --value-norm 과 함께), --predict, --token-loss, --generate, --ablate S:L:H, --ablate-scan, --neuron, --logit-lens, --attribute, --patch-from 과 --metric, --figure 와 --stack 을 쓸 수 있습니다"},
     {AppMsgId::kSeq2SeqFigureNeedsStack, "인코더-디코더 모델의 --figure 에는 --stack encoder|decoder|cross, --layer L, --head H 가 필요합니다"},
     {AppMsgId::kSeq2SeqEmptySide, "{0} 에서 토큰이 나오지 않았습니다"},
     {AppMsgId::kSeq2SeqOnly, "{0} 은(는) 인코더-디코더 모델({2})에 씁니다; {1} 은(는) 그런 모델이 아닙니다"},
