@@ -212,6 +212,9 @@ class App {
   Seq2SeqRequest last_seq2seq_request_;
   bool seq2seq_submitted_ = false;
   uint64_t seq2seq_generation_applied_ = 0;  // the last generation whose text went into the target field
+  // The queue's number of the Translate submitted and not yet ended in the UI (its text applied, its error shown,
+  // or it ended without a result); 0 when none. Until then only another folder or source is submitted.
+  uint64_t seq2seq_generate_pending_ = 0;
   struct Seq2SeqView {
     const void* result = nullptr;  // the stacks shown (the run's, or its map kind's)
     int stack = -1, layer = -1;

@@ -40,7 +40,7 @@ void App::SubmitSeq2SeqIfChanged() {
     views.seq2seq.translate = false;
     r.target_text.clear();
     r.generate = kTranslateMaxTokens;
-    seq2seqs->Submit(r);
+    seq2seq_generate_pending_ = seq2seqs->Submit(r);
     last_seq2seq_request_ = r;
     seq2seq_submitted_ = true;
     return;
@@ -49,11 +49,14 @@ void App::SubmitSeq2SeqIfChanged() {
     a.mode = views.seq2seq.ablate_mode;
     r.ablate.push_back(a);
   }
-  // A generation running: only another folder or source stops it (its text becomes the target when it ends).
-  if (seq2seq_submitted_ && last_seq2seq_request_.generate > 0 && seq2seqs->busy() &&
-      r.dir == last_seq2seq_request_.dir && r.source_text == last_seq2seq_request_.source_text)
+  // A generation not yet ended in the UI: only another folder or source stops it (its text becomes the target when
+  // UpdateSeq2Seq sees it end). !! Not the queue's busy(): between the worker finishing and the UI applying its text,
+  // the queue is idle and the target still empty, and a forced run of the empty target would replace the text.
+  if (seq2seq_generate_pending_ && r.dir == last_seq2seq_request_.dir &&
+      r.source_text == last_seq2seq_request_.source_text)
     return;
   if (!seq2seq_submitted_ || r != last_seq2seq_request_) {
+    seq2seq_generate_pending_ = 0;
     seq2seqs->Submit(r);
     last_seq2seq_request_ = r;
     seq2seq_submitted_ = true;
@@ -62,10 +65,16 @@ void App::SubmitSeq2SeqIfChanged() {
 
 void App::UpdateSeq2Seq() {
   results.model = nullptr;
+  // busy() before latest(): the worker publishes a result before it counts the run finished, so an idle queue seen
+  // here means `now` below is that run's result or a newer one.
   results.seq2seq_busy = seq2seqs->busy();
   results.seq2seq_progress = seq2seqs->progress();
   // 1. The latest result (or a generation's latest step).
   std::shared_ptr<const Seq2SeqResult> now = seq2seqs->latest();
+  // The pending Translate ended: its last step is here, or the queue is idle without it (cancelled).
+  if (seq2seq_generate_pending_ &&
+      (now && now->generation >= seq2seq_generate_pending_ ? !now->generating : !results.seq2seq_busy))
+    seq2seq_generate_pending_ = 0;
   if (now && now != results.seq2seq && now->request.dir == results.seq2seq_dir &&
       (!results.seq2seq || now->generation >= results.seq2seq->generation)) {
     if (now->status.ok()) {

@@ -285,6 +285,24 @@ TEST_F(Seq2SeqAppTest, TranslateMakesTheReferenceIds) {
   EXPECT_EQ(app.results.seq2seq->request.target_text, app.views.seq2seq.target_text);
 }
 
+// A Translate whose run ends before a frame has applied its text (the worker finished between the frame's look at the
+// result and its submit) still becomes the target: the forced run of the still-empty target never replaces it.
+TEST_F(Seq2SeqAppTest, TranslateEndedBeforeAFrameSawItStillBecomesTheTarget) {
+  App& app = MakeApp();
+  const std::vector<int> expected = ReadJson(FixtureDir() + "/reference/generate.json")["ids"];
+  app.views.seq2seq.translate = true;
+  app.SubmitIfChanged();  // the Translate
+  ASSERT_TRUE(app.seq2seqs->WaitIdle(120));
+  app.SubmitIfChanged();  // the next frame's submit, before its Update has seen the generation end
+  WaitForRun();
+  WaitForRun();  // the forced run of the generated text that follows
+  EXPECT_EQ(app.views.seq2seq.generated_ids, expected);
+  ASSERT_TRUE(app.results.seq2seq && app.results.seq2seq->complete());
+  EXPECT_EQ(app.results.seq2seq->request.generate, 0);
+  EXPECT_FALSE(app.views.seq2seq.target_text.empty());
+  EXPECT_EQ(app.results.seq2seq->request.target_text, app.views.seq2seq.target_text);
+}
+
 // A decoder-only folder opened after the encoder-decoder one shows as before (its own Model panel and Overview);
 // dropping the encoder-decoder folder on the window opens it again.
 TEST_F(Seq2SeqAppTest, DecoderOnlyAfterwardsAndADroppedFolder) {
