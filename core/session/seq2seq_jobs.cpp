@@ -5,22 +5,12 @@
 #include <string>
 
 #include "session/loaded_model.h"  // TokenIds
+#include "session/seq2seq_job_result.h"
 
 namespace attnviz {
 namespace {
 
 using model::Seq2SeqStack;
-
-model::Seq2SeqRunOptions OptionsOf(const Seq2SeqResult& run, const RunControl& control) {
-  model::Seq2SeqRunOptions options;
-  options.ablate = run.request.ablate;
-  options.control = control;
-  return options;
-}
-
-Status CheckComplete(const Seq2SeqResult& run) {
-  return run.complete() && run.folder ? Status::Ok() : Status::Error("the encoder-decoder run is not complete yet");
-}
 
 // Stack `s` of `like` with each layer's maps replaced: maps [n_layer, n_map, n_q, n_k] (n_map: the heads, or 1).
 LayerStack StackLike(const LayerStack& like, Seq2SeqStack s, const Tensor& maps) {
@@ -62,7 +52,7 @@ Status Seq2SeqKindRefusal(MapKind kind, int stack) {
 
 Result<std::shared_ptr<const std::vector<LayerStack>>> Seq2SeqKindStacks(const Seq2SeqResult& run, MapKind kind,
                                                                          const RunControl& control) {
-  if (Status st = CheckComplete(run); !st) return st;
+  if (Status st = CheckSeq2SeqComplete(run); !st) return st;
   const std::vector<LayerStack>& stacks = *run.stacks;
   if (kind == MapKind::kAttention) return run.stacks;
   auto out = std::make_shared<std::vector<LayerStack>>();
@@ -81,7 +71,7 @@ Result<std::shared_ptr<const std::vector<LayerStack>>> Seq2SeqKindStacks(const S
   }
   const model::Seq2SeqModel& m = *run.folder->model;
   auto norms = model::RunSeq2SeqValueNorms(m, TokenIds(run.source_tokens), TokenIds(run.decoder_tokens),
-                                           OptionsOf(run, control));
+                                           Seq2SeqRunOptionsOf(run, control));
   if (!norms) return norms.status();
   out->push_back(StackLike(stacks[kEncoderStack], Seq2SeqStack::kEncoder, norms->encoder));
   out->push_back(StackLike(stacks[kDecoderStack], Seq2SeqStack::kDecoder, norms->decoder));
@@ -91,16 +81,16 @@ Result<std::shared_ptr<const std::vector<LayerStack>>> Seq2SeqKindStacks(const S
 
 Result<model::Seq2SeqNeuronView> Seq2SeqNeuronOf(const Seq2SeqResult& run, int stack, int layer, int head, int i,
                                                  int j, const RunControl& control) {
-  if (Status st = CheckComplete(run); !st) return st;
+  if (Status st = CheckSeq2SeqComplete(run); !st) return st;
   if (stack < 0 || stack > 2) return Status::Error("stack " + std::to_string(stack) + " is not 0..2");
   return model::RunSeq2SeqNeuron(*run.folder->model, TokenIds(run.source_tokens), TokenIds(run.decoder_tokens),
-                                 OptionsOf(run, control), (Seq2SeqStack)stack, layer, head, i, j);
+                                 Seq2SeqRunOptionsOf(run, control), (Seq2SeqStack)stack, layer, head, i, j);
 }
 
 Result<model::Seq2SeqAblationScan> Seq2SeqScanOf(const Seq2SeqResult& run, const RunControl& control) {
-  if (Status st = CheckComplete(run); !st) return st;
+  if (Status st = CheckSeq2SeqComplete(run); !st) return st;
   return model::ScanSeq2SeqHeadAblations(*run.folder->model, TokenIds(run.source_tokens), TokenIds(run.decoder_tokens),
-                                         run.labels, OptionsOf(run, control));
+                                         run.labels, Seq2SeqRunOptionsOf(run, control));
 }
 
 double Seq2SeqScanResult::Delta(int stack, int layer, int head) const {
@@ -109,34 +99,18 @@ double Seq2SeqScanResult::Delta(int stack, int layer, int head) const {
   return NAN;
 }
 
-namespace {
-
-// A job's outcome for request `r`: the result's `field` holds what `make` made of r.run, or its status says why not.
-template <typename Out, typename Request, typename Value, typename Make>
-std::shared_ptr<Out> JobResult(const Request& r, uint64_t generation, Value Out::*field, Make make) {
-  auto out = std::make_shared<Out>();
-  out->generation = generation;
-  out->request = r;
-  Result<Value> made = r.run ? make(*r.run) : Result<Value>(Status::Error("no encoder-decoder run to analyse"));
-  if (made) (*out).*field = std::move(*made);
-  else out->status = made.status();
-  return out;
-}
-
-}  // namespace
-
 Seq2SeqAnalysisJobs::Seq2SeqAnalysisJobs(std::function<void()> on_change, std::function<void(size_t)> on_head)
     : on_head_(std::move(on_head)),
       neurons_("computing the neuron view",
                [](const Seq2SeqNeuronRequest& r, const LatestWins<Seq2SeqNeuronRequest, Seq2SeqNeuronResult>::Job& job) {
-                 return JobResult(r, job.generation(), &Seq2SeqNeuronResult::view, [&](const Seq2SeqResult& run) {
+                 return Seq2SeqJobResult(r, job.generation(), &Seq2SeqNeuronResult::view, [&](const Seq2SeqResult& run) {
                    return Seq2SeqNeuronOf(run, r.stack, r.layer, r.head, r.i, r.j, job.Control());
                  });
                },
                on_change),
       kinds_("computing the map kind",
              [](const Seq2SeqKindRequest& r, const LatestWins<Seq2SeqKindRequest, Seq2SeqKindResult>::Job& job) {
-               return JobResult(r, job.generation(), &Seq2SeqKindResult::stacks, [&](const Seq2SeqResult& run) {
+               return Seq2SeqJobResult(r, job.generation(), &Seq2SeqKindResult::stacks, [&](const Seq2SeqResult& run) {
                  return Seq2SeqKindStacks(run, r.kind, job.Control());
                });
              },
@@ -152,7 +126,7 @@ Seq2SeqAnalysisJobs::Seq2SeqAnalysisJobs(std::function<void()> on_change, std::f
                 progress(stage, done, total);
                 if (std::string(stage) == "heads" && done > 0) on_head_(done);
               };
-            auto out = JobResult(r, job.generation(), &Seq2SeqScanResult::scan,
+            auto out = Seq2SeqJobResult(r, job.generation(), &Seq2SeqScanResult::scan,
                                  [&](const Seq2SeqResult& run) { return Seq2SeqScanOf(run, control); });
             if (out->status.cancelled()) return nullptr;
             if (!out->status.ok()) return out;
