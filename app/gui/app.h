@@ -132,6 +132,7 @@ class App {
   // stack, layer and head picked there (results.shown of that stack's layer).
   std::unique_ptr<Seq2SeqSession> seq2seqs;
   std::unique_ptr<Seq2SeqAnalysisJobs> seq2seq_jobs;  // the neuron view, map kinds and scan of its runs
+  std::unique_ptr<Seq2SeqReadoutJobs> seq2seq_readouts;  // its decoder's lens, attribution and patching
   static constexpr int kTranslateMaxTokens = 64;  // the Translate button's greedy generation
   bool Seq2SeqShown() const { return results.seq2seq_mode(settings); }
   // The heads drawn in the grid (visible and < n_head of the shown result).
@@ -207,8 +208,11 @@ class App {
   void SubmitSeq2SeqIfChanged();
   void UpdateSeq2Seq();
   void UpdateSeq2SeqAnalyses();  // the neuron view, map kind and scan asked for the result shown
+  void UpdateSeq2SeqReadouts();  // the lens, attribution and patching asked for the result shown
   Seq2SeqNeuronRequest seq2seq_neuron_asked_;
   Seq2SeqKindRequest seq2seq_kind_asked_;
+  Seq2SeqLensRequest seq2seq_lens_asked_;
+  Seq2SeqAttributionRequest seq2seq_attribution_asked_;
   Seq2SeqRequest last_seq2seq_request_;
   bool seq2seq_submitted_ = false;
   uint64_t seq2seq_generation_applied_ = 0;  // the last generation whose text went into the target field
@@ -287,6 +291,13 @@ void DrawOverviewPanel(PanelContext& ctx);
 // The Model panel, the Overview and the Shapes tab on an encoder-decoder model (panel_seq2seq.cpp).
 void DrawSeq2SeqModelPanel(PanelContext& ctx);
 void DrawSeq2SeqOverviewPanel(PanelContext& ctx);
+// The row of the Overview's views (maps, lens, attribution, patching; panel_overview.cpp): sets and returns the one
+// chosen.
+OverviewPanelView::View DrawOverviewViewChoice(PanelContext& ctx);
+// The Overview's readouts of an encoder-decoder run in place of its grids (panel_seq2seq_readouts.cpp).
+void DrawSeq2SeqLensView(PanelContext& ctx);
+void DrawSeq2SeqAttributionView(PanelContext& ctx);
+void DrawSeq2SeqPatchingView(PanelContext& ctx);
 void DrawSeq2SeqShapes(PanelContext& ctx);
 // Predictions and head ablation (panel_predictions.cpp, panel_ablation.cpp), drawn inside the Model, Heads and
 // Overview panels.

@@ -27,6 +27,9 @@ void App::InitModels() {
   seq2seq_jobs = std::make_unique<Seq2SeqAnalysisJobs>([this] {
     if (void (*wake)() = wake_ui.load()) wake();
   });
+  seq2seq_readouts = std::make_unique<Seq2SeqReadoutJobs>([this] {
+    if (void (*wake)() = wake_ui.load()) wake();
+  });
   scans = std::make_unique<AblationScanJob>();
   lenses = std::make_unique<LensJob>([this] {
     if (void (*wake)() = wake_ui.load()) wake();

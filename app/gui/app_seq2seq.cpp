@@ -24,8 +24,11 @@ void App::OpenSeq2Seq(const std::string& dir) {
   views.seq2seq.ablated.clear();
   views.seq2seq.pinned_position = -1;
   seq2seq_jobs->CancelAll();
+  seq2seq_readouts->CancelAll();
   seq2seq_neuron_asked_ = {};
   seq2seq_kind_asked_ = {};
+  seq2seq_lens_asked_ = {};
+  seq2seq_attribution_asked_ = {};
   views.neuron.open = false;
   seq2seq_view_ = Seq2SeqView{};
   SetSource(Source::kModel);
@@ -155,6 +158,35 @@ void App::UpdateSeq2SeqAnalyses() {
   results.seq2seq_scan = scan && scan->request.run && run && scan->request.run->request == run->request ? scan : nullptr;
   results.seq2seq_scan_busy = seq2seq_jobs->scan_busy();
   results.seq2seq_scan_progress = seq2seq_jobs->scan_progress();
+  UpdateSeq2SeqReadouts();
+}
+
+void App::UpdateSeq2SeqReadouts() {
+  const std::shared_ptr<const Seq2SeqResult>& run = results.seq2seq;
+  const bool complete = run && run->complete();
+  Seq2SeqPanelView& v = views.seq2seq;
+  // The lens and the attribution: asked by the Overview each frame it shows them, made once per run (and request).
+  if (std::exchange(v.lens_wanted, false) && complete && seq2seq_lens_asked_.run != run)
+    seq2seq_readouts->Lens(seq2seq_lens_asked_ = Seq2SeqLensRequest{run});
+  std::shared_ptr<const Seq2SeqLensResult> lens = seq2seq_readouts->lens();
+  results.seq2seq_lens = lens && lens->request.run == run ? lens : nullptr;
+  results.seq2seq_lens_busy = seq2seq_readouts->lens_busy();
+  results.seq2seq_lens_progress = seq2seq_readouts->lens_progress();
+  if (std::exchange(v.attribution_wanted, false) && complete) {
+    const Seq2SeqAttributionRequest want{run, v.attrib_position, v.attrib_target};
+    if (!want.Same(seq2seq_attribution_asked_)) seq2seq_readouts->Attribution(seq2seq_attribution_asked_ = want);
+  }
+  std::shared_ptr<const Seq2SeqAttributionResult> a = seq2seq_readouts->attribution();
+  results.seq2seq_attribution = a && a->request.Same(seq2seq_attribution_asked_) && a->request.run == run ? a : nullptr;
+  results.seq2seq_attribution_busy = seq2seq_readouts->attribution_busy();
+  // Patching: started and stopped by the Overview's buttons; shown while it is of the folder shown.
+  if (std::exchange(v.patch_start, false) && complete && v.patch_a >= 0 && v.patch_b >= 0)
+    seq2seq_readouts->Patching(Seq2SeqPatchingRequest{run, views.overview.patch_clean, v.patch_a, v.patch_b});
+  if (std::exchange(v.patch_stop, false)) seq2seq_readouts->StopPatching();
+  std::shared_ptr<const Seq2SeqPatchingResult> p = seq2seq_readouts->patching();
+  results.seq2seq_patching = p && p->request.run && run && p->request.run->folder == run->folder ? p : nullptr;
+  results.seq2seq_patching_busy = seq2seq_readouts->patching_busy();
+  results.seq2seq_patching_progress = seq2seq_readouts->patching_progress();
 }
 
 }  // namespace attnviz

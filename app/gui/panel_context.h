@@ -21,6 +21,7 @@
 #include "session/patching_job.h"
 #include "session/sandbox_session.h"
 #include "session/seq2seq_jobs.h"
+#include "session/seq2seq_readouts.h"
 #include "session/seq2seq_session.h"
 #include "widgets_dump.h"
 
@@ -56,6 +57,16 @@ struct AppResults {
   std::shared_ptr<const Seq2SeqScanResult> seq2seq_scan;
   JobProgress seq2seq_scan_progress;
   bool seq2seq_scan_busy = false;
+  // What it computes (seq2seq_readouts.h): the decoder's logit lens and the attribution of the result shown (null
+  // until made), the last patching of the folder shown (a partial one after Stop), and their work in progress.
+  std::shared_ptr<const Seq2SeqLensResult> seq2seq_lens;
+  JobProgress seq2seq_lens_progress;
+  bool seq2seq_lens_busy = false;
+  std::shared_ptr<const Seq2SeqAttributionResult> seq2seq_attribution;
+  bool seq2seq_attribution_busy = false;
+  std::shared_ptr<const Seq2SeqPatchingResult> seq2seq_patching;
+  JobProgress seq2seq_patching_progress;
+  bool seq2seq_patching_busy = false;
   bool seq2seq_mode(const AppSettings& s) const { return s.source == Source::kModel && !seq2seq_dir.empty(); }
 };
 

@@ -392,31 +392,33 @@ void DrawOverviewContent(PanelContext& ctx, HeatmapRenderer& renderer) {
 
 }  // namespace
 
+OverviewPanelView::View DrawOverviewViewChoice(PanelContext& ctx) {
+  using View = OverviewPanelView::View;
+  int view = (int)ctx.views.overview.view;
+  // A narrow panel wraps the row of choices instead of cutting the last ones off.
+  auto beside = [](Str next) {
+    const float w = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(Tr(next)).x;
+    ImGui::SameLine();
+    if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();
+  };
+  widget::RadioButton(ctx.dump, Str::kOverviewShowMaps, "overview.show_maps", &view, (int)View::kMaps);
+  beside(Str::kOverviewShowLens);
+  widget::RadioButton(ctx.dump, Str::kOverviewShowLens, "overview.show_lens", &view, (int)View::kLens);
+  beside(Str::kOverviewShowAttribution);
+  widget::RadioButton(ctx.dump, Str::kOverviewShowAttribution, "overview.show_attribution", &view,
+                      (int)View::kAttribution);
+  beside(Str::kOverviewShowPatching);
+  widget::RadioButton(ctx.dump, Str::kOverviewShowPatching, "overview.show_patching", &view, (int)View::kPatching);
+  return ctx.views.overview.view = (View)view;
+}
+
 void DrawOverviewPanel(PanelContext& ctx) {
   ctx.layout.PlacePanel(0.719f, 0.0f, 0.281f, 0.65f);  // where the sandbox's Saturation panel sits
   if (ImGui::Begin(WindowTitle(Str::kWinOverview, "Overview").c_str())) {
     // Maps, the logit lens, the logit's attribution or activation patching: four views of the same run.
     using View = OverviewPanelView::View;
-    View& shown = ctx.views.overview.view;
     const bool model = ctx.verbs.ModelFolderOpen() != nullptr;
-    if (model) {
-      int view = (int)shown;
-      // A narrow panel wraps the row of choices instead of cutting the last ones off.
-      auto beside = [](Str next) {
-        const float w = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(Tr(next)).x;
-        ImGui::SameLine();
-        if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();
-      };
-      widget::RadioButton(ctx.dump, Str::kOverviewShowMaps, "overview.show_maps", &view, (int)View::kMaps);
-      beside(Str::kOverviewShowLens);
-      widget::RadioButton(ctx.dump, Str::kOverviewShowLens, "overview.show_lens", &view, (int)View::kLens);
-      beside(Str::kOverviewShowAttribution);
-      widget::RadioButton(ctx.dump, Str::kOverviewShowAttribution, "overview.show_attribution", &view,
-                          (int)View::kAttribution);
-      beside(Str::kOverviewShowPatching);
-      widget::RadioButton(ctx.dump, Str::kOverviewShowPatching, "overview.show_patching", &view, (int)View::kPatching);
-      shown = (View)view;
-    }
+    const View shown = model ? DrawOverviewViewChoice(ctx) : ctx.views.overview.view;
     if (model && shown == View::kLens) DrawLensView(ctx);
     else if (model && shown == View::kAttribution) DrawAttributionView(ctx);
     else if (model && shown == View::kPatching) DrawPatchingView(ctx);

@@ -223,6 +223,16 @@ void DrawSeq2SeqOverviewPanel(PanelContext& ctx) {
   }
   const std::shared_ptr<const Seq2SeqResult>& r = ctx.results.seq2seq;
   if (!ctx.results.seq2seq_error.empty()) ErrorText(ctx.results.seq2seq_error.Render());
+  // The three stacks' grids, or what the run computes in their place (panel_seq2seq_readouts.cpp).
+  using View = OverviewPanelView::View;
+  const View view = DrawOverviewViewChoice(ctx);
+  if (view != View::kMaps) {
+    if (view == View::kLens) DrawSeq2SeqLensView(ctx);
+    else if (view == View::kAttribution) DrawSeq2SeqAttributionView(ctx);
+    else DrawSeq2SeqPatchingView(ctx);
+    ImGui::End();
+    return;
+  }
   if (!r || !r->stacks || !ctx.renderer) {
     DimText(Tr(Str::kComputingFirstMaps));
     ImGui::End();

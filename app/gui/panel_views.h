@@ -163,6 +163,7 @@ struct OverviewPanelView {
   int lens_first = 0;  // the lens window's first position
   // The lens grid's words, made once per lens result (not per cell per frame): the column heads, then each cell's
   // top token, row-major ([count] + [rows * count]).
+  const void* lens_text_of = nullptr;  // the lens (LensGridInput::made_by) the words are of
   uint64_t lens_text_generation = ~uint64_t(0);
   std::vector<std::string> lens_text;
   // The attribution's position (-1: the last, whatever the text) and the target token as typed ("": the default).
@@ -207,6 +208,14 @@ struct Seq2SeqPanelView {
   // whether the Overview's cells are tinted by its loss changes.
   bool scan_start = false, scan_stop = false;
   bool color_by_delta = true;
+  // The Overview's readouts (panel_seq2seq_readouts.cpp), asked each frame they are shown (the App starts a job
+  // when the run or the request changed): the lens; the attribution at `attrib_position` of `attrib_target` (-1: the
+  // last position; its label); patching started (of the shown run, from `patch_clean` with tokens A, B) or stopped
+  // (the cells done kept).
+  bool lens_wanted = false, attribution_wanted = false;
+  int attrib_position = -1, attrib_target = -1;
+  bool patch_start = false, patch_stop = false;
+  int patch_a = -1, patch_b = -1;
 };
 
 struct PanelViews {

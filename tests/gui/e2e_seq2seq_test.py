@@ -7,6 +7,7 @@ helpers (Xvfb, widgets JSON, clicks, typing, snapshots) are e2e_test.py's.
 
   python3 tests/gui/e2e_seq2seq_test.py --app build/attnviz --source . [--keep] [Seq2SeqE2E.test_name ...]
 """
+import json
 import os
 import shutil
 import struct
@@ -125,6 +126,51 @@ class Seq2SeqE2E(unittest.TestCase):
         # The folder's description arrived below the button: it stayed where the press found it.
         self.assertEqual(w["widgets"]["model.translate"]["rect"], while_opening)
         self.assertTrue(w["fields"]["model_description"])
+
+    def test_lens_and_patching_of_the_translation(self):
+        """After Translate: the Overview's Lens shows the decoder's layers by decoder positions, a cell's value the
+        probability attnviz-cli's --logit-lens gives the target's next character there, and its hover lists the
+        top tokens; Patching from another date of as many tokens draws the grids of the three stacks and both
+        streams, the metric read at the last decoder position."""
+        s = self.start("--model", "tiny-seq2seq", "--text", DATE, "--lang", "en")
+        s.wait_for(lambda w: "model.translate" in w["widgets"] and w["fields"].get("ready"), timeout=120,
+                   what="the bundled model's first run")
+        s.click("model.translate")
+        s.wait_for(translated(ISO), timeout=120, what="the translation")
+        s.click("overview.show_lens")
+        w = s.wait_for(lambda w: w["fields"].get("lens", {}).get("count") == len(ISO) + 1, timeout=120,
+                       what="the lens grid over the decoder positions")
+        cells = w["fields"]["lens"]["cells"]
+        cli = os.path.join(os.path.dirname(e2e_test.APP), "attnviz-cli")
+        out = subprocess.run([cli, "model", "--model", model_dir(), "--text", DATE, "--target-text", ISO,
+                              "--logit-lens", "5", "--json"], check=True, capture_output=True, timeout=120)
+        layers = json.loads(out.stdout)["layers"]
+        self.assertEqual(len(cells), len(layers))
+        for layer in (0, len(layers) - 1):
+            for i in (0, 4):
+                want = layers[layer]["positions"][i]
+                self.assertEqual(cells[layer][i][0], want["top"][0]["id"], (layer, i))
+                self.assertAlmostEqual(cells[layer][i][1], want["next_prob"], delta=1e-5, msg=(layer, i))
+        last = len(layers) - 1
+        s.move(*s.center("lens.cell.%d.4" % last))
+        w = s.wait_for(lambda w: w["widgets"].get("lens.cell.%d.4" % last, {}).get("hovered"), what="a hovered cell")
+        # Patching: another date (as many tokens); A and B are ids 3 and 4 (a number names an id).
+        s.click("overview.show_patching")
+        s.wait_for(lambda w: "patch.clean" in w["widgets"], what="the patching inputs")
+        s.replace_text("patch.clean", "March 4, 1999")
+        s.replace_text("patch.a", "3")
+        s.replace_text("patch.b", "4")
+        s.wait_for(lambda w: w["widgets"]["patch.b"]["value"] == "4" and not w["fields"].get("patch_token_error"),
+                   what="the metric's tokens")
+        s.click("patch.run")
+        w = s.wait_for(lambda w: w["fields"].get("patching", {}).get("complete"), timeout=120, what="the patching")
+        for name in ("patch.encoder_heads", "patch.decoder_heads", "patch.cross_heads", "patch.encoder_residual",
+                     "patch.decoder_residual"):
+            self.assertIn(name, w["fields"])
+        self.assertEqual(w["fields"]["patch.decoder_residual"]["cols"], len(ISO) + 1)
+        if e2e_test.KEEP:
+            s.snapshot()
+            shutil.copy(s.snapshot_path, os.path.join(s.tmp, "tiny_seq2seq_patching.ppm"))
 
     def take_lesson_b_trained_part(self, lang, date):
         """Lesson (b)'s second part under --lang LANG: its button opens the bundled encoder-decoder model on DATE,

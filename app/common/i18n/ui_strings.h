@@ -162,6 +162,10 @@ enum class Str : int {
   // The neuron view, map kinds and the scan on encoder-decoder models.
   kNeuronPositionBias, kSeq2SeqRolloutNoCross, kSeq2SeqKindMaking, kSeq2SeqScanProgress, kSeq2SeqScanDone,
   kSeq2SeqScanStop,
+  // The logit lens, attribution and patching on encoder-decoder models.
+  kSeq2SeqLensExplain, kSeq2SeqAttribExplain, kSeq2SeqAttribTipHead, kSeq2SeqAttribPostNorm, kSeq2SeqPatchExplain,
+  kSeq2SeqPatchClean, kSeq2SeqPatchCounts, kSeq2SeqPatchMetric, kSeq2SeqPatchHeads, kSeq2SeqPatchResidual,
+  kSeq2SeqPatchTipHead, kSeq2SeqPatchTipResidual, kSeq2SeqPatchProgress,
   kCount
 };
 
