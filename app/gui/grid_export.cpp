@@ -25,13 +25,13 @@ std::string CsvField(const std::string& s) {
   return out + "\"";
 }
 
+}  // namespace
+
 std::string ModelName(const std::string& dir) {
   std::string name = dir.substr(dir.find_last_of('/') + 1);
   if (name.size() > 5 && name.compare(name.size() - 5, 5, ".gguf") == 0) name.resize(name.size() - 5);
   return name.empty() ? "model" : name;
 }
-
-}  // namespace
 
 std::string GridsCsv(const std::vector<ExportGrid>& grids) {
   std::string out;
@@ -55,6 +55,7 @@ std::string GridsCsv(const std::vector<ExportGrid>& grids) {
 
 std::vector<ExportGrid> OverviewGrids(PanelContext& ctx, int* figure_grid, UiMessage* refusal) {
   *figure_grid = 0;
+  if (ctx.results.seq2seq_mode(ctx.settings)) return Seq2SeqOverviewGrids(ctx, figure_grid, refusal);
   using View = OverviewPanelView::View;
   const View view = ctx.views.overview.view;
   const std::shared_ptr<const ModelResult>& result = ctx.results.model;

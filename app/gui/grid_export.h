@@ -32,6 +32,12 @@ std::string GridsCsv(const std::vector<ExportGrid>& grids);
 // set when it has none yet. Each grid's title names the model and what it is of. *figure_grid: the grid a PNG,
 // SVG or PDF draws (patching: the heads or the residual stream, as OverviewPanelView::patching_figure says; else 0).
 std::vector<ExportGrid> OverviewGrids(PanelContext& ctx, int* figure_grid, UiMessage* refusal);
+// The same of an encoder-decoder run (grid_export_seq2seq.cpp): the decoder's lens; the attribution's heads grid
+// (decoder heads D, cross heads X, the MLP) and its parts; patching's five grids (the heads of each stack, the
+// encoder's and the decoder's residual stream), whose figure draws the cross-attention heads or the encoder's stream.
+std::vector<ExportGrid> Seq2SeqOverviewGrids(PanelContext& ctx, int* figure_grid, UiMessage* refusal);
+// A model folder's name in a title ("tiny", "gpt2" of gpt2.gguf).
+std::string ModelName(const std::string& dir);
 
 #ifdef ATTNVIZ_HAVE_FIGURE
 // Writes `grids` to options.out_path as options.format says: csv (every grid), png, svg or pdf (grid `figure_grid`,

@@ -8,6 +8,9 @@
 #include <imgui.h>
 
 #include <chrono>
+#include <filesystem>
+#include <sstream>
+#include <unistd.h>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -47,8 +50,53 @@ json ReadJson(const std::string& path) {
 constexpr const char* kCleanSource =
     "summarize: The train leaves the station at noon, and the meeting starts at nine.";
 
+// The numbers of a CSV of grids, row by row of each block (its header line and the row labels left out).
+std::vector<std::vector<std::vector<double>>> CsvBlocks(const std::string& csv) {
+  std::vector<std::vector<std::vector<double>>> blocks(1);
+  std::istringstream in(csv);
+  std::string line;
+  bool header = true;
+  while (std::getline(in, line)) {
+    if (line.empty()) {
+      blocks.emplace_back();
+      header = true;
+    } else if (header) {
+      header = false;
+    } else {
+      std::vector<double> row;
+      std::istringstream fields(line);
+      std::string field;
+      std::getline(fields, field, ',');
+      while (std::getline(fields, field, ',')) row.push_back(field.empty() ? std::nan("") : std::stod(field));
+      blocks.back().push_back(row);
+    }
+  }
+  return blocks;
+}
+
 class Seq2SeqReadoutsAppTest : public AppDriver<NoRenderer> {
  protected:
+  void SetUp() override {
+    AppDriver<NoRenderer>::SetUp();
+    dir_ = (std::filesystem::temp_directory_path() / ("attnviz-s2s-readouts-" + std::to_string(::getpid()))).string();
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override {
+    AppDriver<NoRenderer>::TearDown();
+    std::filesystem::remove_all(dir_);
+  }
+  // The Overview's grids as a CSV through the Export panel: its blocks of numbers.
+  std::vector<std::vector<std::vector<double>>> ExportCsv() {
+    app_->settings.export_dir = dir_;
+    app_->settings.export_target = ExportTarget::kOverview;
+    app_->settings.export_format = ExportFormat::kCsv;
+    Frames(1);
+    Export();
+    EXPECT_TRUE(app_->views.export_panel.ok) << app_->views.export_panel.message.Render();
+    Result<std::string> csv = ReadFile(app_->views.export_panel.path_written);
+    EXPECT_TRUE(csv);
+    return csv ? CsvBlocks(*csv) : std::vector<std::vector<std::vector<double>>>();
+  }
   App& MakeApp(const std::string& name = "t5") {
     ImGui::GetIO().DisplaySize = ImVec2(1600, 1400);
     tokens_ = ReadJson(CaseDir(name) + "/reference/tokens.json");
@@ -93,6 +141,7 @@ class Seq2SeqReadoutsAppTest : public AppDriver<NoRenderer> {
     Frames(2);
   }
   json tokens_;
+  std::string dir_;
 };
 
 TEST_F(Seq2SeqReadoutsAppTest, TheLensGridIsTheReferencesPerDecoderLayerAndPosition) {
@@ -121,6 +170,14 @@ TEST_F(Seq2SeqReadoutsAppTest, TheLensGridIsTheReferencesPerDecoderLayerAndPosit
   Hover("lens.cell.1.2");
   const WidgetDump::Widget* cell = app.dump.Find("lens.cell.1.2");
   ASSERT_TRUE(cell && cell->hovered);
+  ImGui::GetIO().MousePos = ImVec2(-1, -1);
+  // Export: the grid's values.
+  const auto blocks = ExportCsv();
+  ASSERT_EQ(blocks.size(), 1u);
+  ASSERT_EQ((int)blocks[0].size(), L1);
+  for (int l = 0; l < L1; ++l)
+    for (int i = 0; i < n_tgt; ++i)
+      EXPECT_DOUBLE_EQ(blocks[0][l][i], app.results.seq2seq_lens->layers[(size_t)l].positions[(size_t)i].next_prob);
 }
 
 TEST_F(Seq2SeqReadoutsAppTest, TheAttributionGridIsCoresDecoderAndCrossHeadsAndHoverShowsTheValue) {
@@ -226,6 +283,50 @@ TEST_F(Seq2SeqReadoutsAppTest, PatchingGridsAreCoresAndOtherLengthsAreRefused) {
   const std::string error = Field("patch_error");
   EXPECT_NE(error.find(std::to_string(short_clean->size())), std::string::npos) << error;
   EXPECT_NE(error.find(std::to_string(run.source_tokens.size())), std::string::npos) << error;
+}
+
+TEST_F(Seq2SeqReadoutsAppTest, PatchingExportsItsFiveGridsAsCsv) {
+  App& app = MakeApp();
+  Click("overview.show_patching");
+  Frames(1);
+  const Seq2SeqResult& run = *app.results.seq2seq;
+  const int a = run.labels[3], b = run.labels[5];
+  app.views.overview.patch_clean = kCleanSource;
+  app.views.overview.patch_a = std::to_string(a);
+  app.views.overview.patch_b = std::to_string(b);
+  Frames(1);
+  Click("patch.run");
+  WaitForReadouts();
+  auto clean = run.folder->tokenizers.source->Encode(kCleanSource);
+  ASSERT_TRUE(clean.ok());
+  auto core = model::Seq2SeqPatchActivations(*run.folder->model, TokenIds(*clean), TokenIds(run.source_tokens),
+                                             TokenIds(run.decoder_tokens), a, b);
+  ASSERT_TRUE(core.ok()) << core.message();
+  const auto blocks = ExportCsv();
+  ASSERT_EQ(blocks.size(), 5u);
+  const std::vector<double>* want[5] = {&core->encoder_heads, &core->decoder_heads, &core->cross_heads,
+                                        &core->encoder_residual, &core->decoder_residual};
+  for (int k = 0; k < 5; ++k) {
+    std::vector<double> got;
+    for (const auto& row : blocks[(size_t)k]) got.insert(got.end(), row.begin(), row.end());
+    ASSERT_EQ(got.size(), want[k]->size()) << "grid " << k;
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_DOUBLE_EQ(got[i], (*want[k])[i]) << "grid " << k << " " << i;
+  }
+  // A figure: the cross-attention heads, or the encoder's stream as chosen; different images.
+  app.settings.export_format = ExportFormat::kPng;
+  Frames(1);
+  Export();
+  ASSERT_TRUE(app.views.export_panel.ok) << app.views.export_panel.message.Render();
+  Result<std::string> heads_png = ReadFile(app.views.export_panel.path_written);
+  app.views.overview.patching_figure = OverviewPanelView::PatchingFigure::kResidual;
+  Frames(1);
+  Export();
+  ASSERT_TRUE(app.views.export_panel.ok) << app.views.export_panel.message.Render();
+  Result<std::string> stream_png = ReadFile(app.views.export_panel.path_written);
+  ASSERT_TRUE(heads_png && stream_png);
+  EXPECT_EQ(heads_png->substr(0, 4), "\x89PNG");
+  EXPECT_EQ(stream_png->substr(0, 4), "\x89PNG");
+  EXPECT_NE(*heads_png, *stream_png);
 }
 
 }  // namespace
