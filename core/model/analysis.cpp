@@ -3,6 +3,7 @@
 #include <Eigen/Core>
 #include <omp.h>
 #include <algorithm>
+#include <numeric>
 #include <limits>
 #include <cmath>
 #include <string>
@@ -384,6 +385,33 @@ class HiddenSink : public LayerSink {
   std::vector<float> hidden;
 };
 
+// The base run of the scan: HiddenSink's streams, and what each head writes (ScanHeadAblations' order).
+class ScanBaseSink : public HiddenSink {
+ public:
+  ScanBaseSink(const Model& model, size_t per)
+      : HiddenSink(per, model.config().n_layer), model_(model),
+        output_norm((size_t)model.config().n_layer * model.config().n_head, 0.0) {}
+  Status OnLayer(const LayerOutput& out) override {
+    if (Status s = HiddenSink::OnLayer(out); !s) return s;
+    if (!out.z.data) return Status::Ok();  // no z: the order stays layer-major
+    WeightScratch scratch;
+    const Linear& o = out.weights ? out.weights->o : model_.BlockWeights(out.layer, &scratch).o;
+    norms_.resize((size_t)out.n_head * out.n);
+    HeadValueNorms(o, out.z, out.n, out.n_head, norms_.data());  // ||z_h,i W_o^h||: z as n_head "value" heads
+    for (int h = 0; h < out.n_head; ++h) {
+      double sum = 0;
+      for (int i = 0; i < out.n; ++i) sum += norms_[(size_t)h * out.n + i];
+      output_norm[(size_t)out.layer * out.n_head + h] = sum;
+    }
+    return Status::Ok();
+  }
+  const Model& model_;
+  std::vector<double> output_norm;  // [n_layer, n_head]
+
+ private:
+  std::vector<float> norms_;
+};
+
 }  // namespace
 
 namespace {
@@ -419,7 +447,7 @@ Result<AblationScan> ScanHeadAblations(const Model& model, const std::vector<int
   o.stream_maps = true;
   o.first_layer = 0, o.resume_hidden = nullptr;
   o.caller_bytes += (c.n_layer + 1.0) * per * sizeof(float);
-  HiddenSink all(per, c.n_layer);
+  ScanBaseSink all(model, per);
   const size_t total = (size_t)c.n_layer * c.n_head;
   o.control.progress = nullptr;  // the scan counts heads, never the layers of its runs
   base.control.Report("heads", 0, total);
@@ -430,23 +458,28 @@ Result<AblationScan> ScanHeadAblations(const Model& model, const std::vector<int
   scan.loss_at = loss_at;
   scan.base_loss = MeanLossAt(*p, loss_at);
   scan.loss.assign(total, std::numeric_limits<double>::quiet_NaN());
-  // 2. Each head: resume at its layer from the base stream, with that head ablated too. A cancel keeps the heads
-  //    done.
+  scan.output_norm = all.output_norm;
+  scan.order.resize(total);
+  std::iota(scan.order.begin(), scan.order.end(), 0);
+  std::stable_sort(scan.order.begin(), scan.order.end(),
+                   [&](int a, int b) { return scan.output_norm[(size_t)a] > scan.output_norm[(size_t)b]; });
+  // 2. Each head, the largest writers first: resume at its layer from the base stream, with that head ablated too.
+  //    A cancel keeps the heads done.
   HiddenSink one(per, c.n_layer);
-  for (int l = 0; l < c.n_layer; ++l)
-    for (int h = 0; h < c.n_head; ++h) {
-      RunOptions a = o;
-      a.ablate.push_back({l, h});
-      a.first_layer = l;
-      a.resume_hidden = all.hidden.data() + (size_t)l * per;
-      const Status s = RunModel(model, ids, a, &one);
-      if (s.cancelled()) return scan;
-      if (!s) return s;
-      auto q = Predict(model, one.hidden.data() + (size_t)c.n_layer * per, ids, 1, last);
-      if (!q) return q.status();
-      scan.loss[(size_t)l * c.n_head + h] = MeanLossAt(*q, loss_at);
-      base.control.Report("heads", ++scan.heads_done, total);
-    }
+  for (const int index : scan.order) {
+    const int l = index / c.n_head, h = index % c.n_head;
+    RunOptions a = o;
+    a.ablate.push_back({l, h});
+    a.first_layer = l;
+    a.resume_hidden = all.hidden.data() + (size_t)l * per;
+    const Status s = RunModel(model, ids, a, &one);
+    if (s.cancelled()) return scan;
+    if (!s) return s;
+    auto q = Predict(model, one.hidden.data() + (size_t)c.n_layer * per, ids, 1, last);
+    if (!q) return q.status();
+    scan.loss[(size_t)index] = MeanLossAt(*q, loss_at);
+    base.control.Report("heads", ++scan.heads_done, total);
+  }
   scan.complete = true;
   return scan;
 }

@@ -134,7 +134,9 @@ class PooledRolloutRows {
 // "Ablate each head once": the mean next-token loss (predict.h) of the text with each head ablated in turn, on top
 // of base's what-ifs (and its own ablations). One base run keeps the residual stream after every block (no maps:
 // stream_maps), then each (layer, head) run resumes at its layer from there, so a head of the last layer costs one
-// block. Progress ("heads", done, n_layer * n_head) from the start (the base run is head 0 of them). Cancelled
+// block. The heads run in the order that shows the most useful first: by what each writes into the residual stream
+// in the base run, sum over positions i of ||z_h,i W_o^h|| (largest first; ties: layer-major), since ablating a head
+// changes the loss only through what it writes; a scan cut short keeps the heads that write the most. Progress ("heads", done, n_layer * n_head) from the start (the base run is head 0 of them). Cancelled
 // through base.control: during the base run Status::Cancelled(); later the heads done so far come back, the others
 // NaN, with `complete` false (a long scan cancelled keeps what it paid for).
 // loss_at: the positions whose next-token loss is averaged (i predicts ids[i + 1], each in 0..n-2, any order, each
@@ -145,7 +147,9 @@ struct AblationScan {
   std::vector<int> loss_at;   // as asked (empty: every position)
   double base_loss = 0;       // with base's options only
   std::vector<double> loss;   // [n_layer, n_head]: with that head ablated too; NaN for a head not scanned
-  size_t heads_done = 0;      // the heads whose loss is there
+  std::vector<double> output_norm;  // [n_layer, n_head]: sum over positions of ||z_h,i W_o^h|| in the base run
+  std::vector<int> order;     // [n_layer * n_head]: the heads (layer * n_head + head) in the order they run
+  size_t heads_done = 0;      // the heads whose loss is there (order[0 .. heads_done))
   bool complete = false;      // every head scanned (false: cancelled part way)
   bool Done(size_t index) const { return index < loss.size() && !std::isnan(loss[index]); }
 };

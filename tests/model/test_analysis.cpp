@@ -357,9 +357,12 @@ TEST(AblationScanCancel, KeepsTheHeadsDoneBeforeTheCancel) {
   EXPECT_EQ(part->heads_done, keep);
   EXPECT_EQ(part->base_loss, whole->base_loss);
   ASSERT_EQ(part->loss.size(), whole->loss.size());
+  EXPECT_EQ(part->order, whole->order);
+  std::vector<bool> first(part->loss.size(), false);  // the first `keep` heads of the order
+  for (size_t k = 0; k < keep; ++k) first[(size_t)part->order[k]] = true;
   for (size_t i = 0; i < part->loss.size(); ++i) {
-    EXPECT_EQ(part->Done(i), i < keep) << i;
-    if (i < keep) {
+    EXPECT_EQ(part->Done(i), first[i]) << i;
+    if (first[i]) {
       EXPECT_EQ(part->loss[i], whole->loss[i]) << i;
     } else {
       EXPECT_TRUE(std::isnan(part->loss[i])) << i;
@@ -368,6 +371,59 @@ TEST(AblationScanCancel, KeepsTheHeadsDoneBeforeTheCancel) {
   cancel = true;  // before the base run: nothing to keep
   auto none = ScanHeadAblations(**model, ids, o);
   EXPECT_TRUE(none.status().cancelled());
+}
+
+// The scan's order: every head once, by what it writes into the residual stream in the base run (sum over
+// positions of ||z_h,i W_o^h||, computed here in double from a run's z and W_o), largest first.
+TEST(AblationScanOrder, HeadsRunLargestWriterFirst) {
+  auto model = LoadModel(FixtureDir("llama"));
+  ASSERT_TRUE(model.ok()) << model.message();
+  const std::vector<int> ids = ReadAnalysis("llama")["ids"].get<std::vector<int>>();
+  const ModelConfig& c = (*model)->config();
+  auto scan = ScanHeadAblations(**model, ids);
+  ASSERT_TRUE(scan.ok()) << scan.message();
+  const size_t total = (size_t)c.n_layer * c.n_head;
+  ASSERT_EQ(scan->order.size(), total);
+  ASSERT_EQ(scan->output_norm.size(), total);
+  std::vector<int> sorted = scan->order;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 0; i < total; ++i) EXPECT_EQ(sorted[i], (int)i);  // each head once
+  for (size_t k = 1; k < total; ++k)
+    EXPECT_GE(scan->output_norm[(size_t)scan->order[k - 1]], scan->output_norm[(size_t)scan->order[k]]) << k;
+  // The norms from z and W_o of a plain run, in double.
+  struct ZSink : LayerSink {
+    const Model* m = nullptr;
+    std::vector<double> want;
+    Status OnLayer(const LayerOutput& out) override {
+      const Linear& o = out.weights->o;
+      const int dh = (int)out.z.d;
+      for (int h = 0; h < out.n_head; ++h) {
+        double sum = 0;
+        for (int i = 0; i < out.n; ++i) {
+          const float* z = out.z.data + (size_t)i * out.z.row_stride + (size_t)h * out.z.head_stride;
+          double sq = 0;
+          for (int r = 0; r < o.out; ++r) {
+            double y = 0;
+            for (int t = 0; t < dh; ++t) {
+              const size_t col = (size_t)h * dh + t;
+              y += (double)z[t] * (o.in_out ? o.w[col * o.ld + r] : o.w[(size_t)r * o.ld + col]);
+            }
+            sq += y * y;
+          }
+          sum += std::sqrt(sq);
+        }
+        want[(size_t)out.layer * out.n_head + h] = sum;
+      }
+      return Status::Ok();
+    }
+  } sink;
+  sink.want.assign(total, 0.0);
+  ASSERT_TRUE(RunModel(**model, ids, {}, &sink).ok());
+  for (size_t i = 0; i < total; ++i)
+    EXPECT_NEAR(scan->output_norm[i], sink.want[i], 1e-4 * std::max(1.0, sink.want[i])) << i;
+  // The norms tell heads apart: the order is not the layer-major one by accident of equal values.
+  EXPECT_GT(*std::max_element(sink.want.begin(), sink.want.end()),
+            1.01 * *std::min_element(sink.want.begin(), sink.want.end()));
 }
 
 // The loss at chosen positions: the base and each head's loss are the mean of those positions' own next-token
