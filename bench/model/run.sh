@@ -33,6 +33,7 @@ ATTNVIZ_ENV=(env OMP_WAIT_POLICY=passive)
 
 for c in $CASES; do
   case $c in
+    prefix|scan) continue ;;  # below
     gpt2)    n=1024 dir=/tmp/attnviz_bench_gpt2_small tok=("$ROOT/tests/fixtures/tokenize/gpt2/vocab.json" "$ROOT/tests/fixtures/tokenize/gpt2/merges.txt") ;;
     smollm2) n=2048 dir=/tmp/attnviz_bench_smollm2 tok=("$ROOT/tests/fixtures/tokenize/llama_style/tokenizer.json") ;;
     qwen3|gemma2) n=2048 dir=/tmp/attnviz_bench_$c tok=() ;;
@@ -77,6 +78,22 @@ case " $CASES " in *" gpt2 "*)
   echo "-- gpt2, 256 tokens: patching every head --"
   "${ATTNVIZ_ENV[@]}" "$BUILD/bench/model/attnviz_model_bench" --arch gpt2 --n 256 --reps "$REPS" --patching \
     --json "$OUT/patching_gpt2.json" ;;
+esac
+# Issue 42's targets, each a ratio to the full run in the same process (alternated pairs, the median and the range;
+# not in the default cases: each takes minutes): MODEL_CASES="... prefix scan".
+case " $CASES " in *" prefix "*)  # append one word to 2000 tokens of the SmolLM2 shape
+  echo "-- smollm2, 2000 tokens + 2: prefix reuse --"
+  cmake --build "$BUILD" --target attnviz_prefix_bench -j"$(nproc)" >/dev/null
+  "${ATTNVIZ_ENV[@]}" "$BUILD/bench/model/attnviz_model_bench" --arch smollm2 --n 16 --reps 1 >/dev/null
+  "${ATTNVIZ_ENV[@]}" "$BUILD/bench/model/attnviz_prefix_bench" --n 2000 --append 2 --pairs "${MODEL_PAIRS:-5}" \
+    | tee "$OUT/prefix_smollm2.txt" ;;
+esac
+case " $CASES " in *" scan "*)  # the ablation scan of every head of GPT-2 small at 512 tokens
+  echo "-- gpt2, 512 tokens: ablate each head once --"
+  cmake --build "$BUILD" --target attnviz_scan_bench -j"$(nproc)" >/dev/null
+  "${ATTNVIZ_ENV[@]}" "$BUILD/bench/model/attnviz_model_bench" --arch gpt2 --n 16 --reps 1 >/dev/null
+  "${ATTNVIZ_ENV[@]}" "$BUILD/bench/model/attnviz_scan_bench" --n 512 --pairs "${MODEL_PAIRS:-5}" \
+    | tee "$OUT/scan_gpt2.txt" ;;
 esac
 echo
 /usr/bin/python3 "$ROOT/bench/model/table.py" "$OUT" | tee "$OUT/table.md"

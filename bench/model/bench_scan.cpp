@@ -1,0 +1,85 @@
+// "Ablate each head once" timed (model::ScanHeadAblations, core/model/analysis.h): the scan of every head of a
+// GPT-2-small-shaped checkpoint against the full forward it stands for, in the same process. Each pair times one
+// scan and one full run over the same ids (maps streamed into a sink that keeps nothing, as the scan's runs do);
+// the ratio is scan / (n_layer x n_head x full run): what the scan costs in "one full forward per head" units. The
+// first pair is a warm-up; prints the median ratio of the pairs and their range. No timed assertion: docs/speed.md
+// keeps the numbers.
+//
+//   attnviz_scan_bench [--dir DIR] [--n 512] [--pairs 5]
+// DIR defaults to /tmp/attnviz_bench_gpt2_small, the random GPT-2-small-shaped checkpoint that
+// `attnviz_model_bench --arch gpt2` writes.
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "model/analysis.h"
+#include "model/model.h"
+#include "model/run.h"
+
+using namespace attnviz;
+using namespace attnviz::model;
+
+namespace {
+
+struct Discard : LayerSink {
+  Status OnLayer(const LayerOutput&) override { return Status::Ok(); }
+};
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+double MsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string dir = "/tmp/attnviz_bench_gpt2_small";
+  int n = 512, pairs = 5;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--dir" && i + 1 < argc) dir = argv[++i];
+    else if (a == "--n" && i + 1 < argc) n = std::atoi(argv[++i]);
+    else if (a == "--pairs" && i + 1 < argc) pairs = std::atoi(argv[++i]);
+    else return std::fprintf(stderr, "usage: %s [--dir DIR] [--n 512] [--pairs 5]\n", argv[0]), 2;
+  }
+  if (n < 2 || pairs < 1) return std::fprintf(stderr, "--n takes 2 or more, --pairs 1 or more\n"), 2;
+  auto model = LoadModel(dir);
+  if (!model)
+    return std::fprintf(stderr, "%s\n(make the default checkpoint with: attnviz_model_bench --arch gpt2 --n 16 "
+                                "--reps 1)\n", model.message().c_str()), 2;
+  const ModelConfig& c = (*model)->config();
+  std::vector<int> ids((size_t)n);
+  for (int i = 0; i < n; ++i) ids[(size_t)i] = (int)((i * 7919L) % c.vocab);
+  RunOptions full;
+  full.stream_maps = true;
+  const double heads = (double)c.n_layer * c.n_head;
+  std::vector<double> scan_ms, full_ms, ratios;
+  for (int r = 0; r < pairs + 1; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    auto scan = ScanHeadAblations(**model, ids);
+    const double s = MsSince(t0);
+    if (!scan) return std::fprintf(stderr, "%s\n", scan.message().c_str()), 2;
+    Discard discard;
+    t0 = std::chrono::steady_clock::now();
+    if (Status st = RunModel(**model, ids, full, &discard); !st) return std::fprintf(stderr, "%s\n", st.message().c_str()), 2;
+    const double f = MsSince(t0);
+    if (r == 0) continue;  // warm-up
+    scan_ms.push_back(s), full_ms.push_back(f), ratios.push_back(s / (heads * f));
+  }
+  std::vector<double> sorted = ratios;
+  std::sort(sorted.begin(), sorted.end());
+  std::printf("%s\n%d OpenMP threads; %d tokens; %d heads\n"
+              "scan: median %.1f s; full run: median %.1f ms; scan / (heads x full run), median of %d pairs: %.3f "
+              "(%.3f..%.3f)\n",
+              (*model)->Describe().c_str(), omp_get_max_threads(), n, (int)heads, Median(scan_ms) / 1000.0,
+              Median(full_ms), pairs, Median(ratios), sorted.front(), sorted.back());
+  return 0;
+}
