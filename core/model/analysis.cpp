@@ -416,12 +416,15 @@ class ScanBaseSink : public HiddenSink {
 
 namespace {
 
-// The mean of -log p(next) over `at` (every position when empty); at: checked by ScanHeadAblations.
-double MeanLossAt(const Predictions& p, const std::vector<int>& at) {
-  if (at.empty()) return p.loss;
+// The loss of a scan's run: the mean of -log p(next) over the positions ScanHeadAblations reads (NextLogProbsAt:
+// the LM head over those rows only), summed in their order.
+Result<double> ScanLoss(const Model& model, const float* last_hidden, const std::vector<int>& ids,
+                        const std::vector<int>& at) {
+  auto log_p = NextLogProbsAt(model, last_hidden, ids, at);
+  if (!log_p) return log_p.status();
   double sum = 0;
-  for (int i : at) sum -= p.next_log_prob[(size_t)i];
-  return sum / (double)at.size();
+  for (double lp : *log_p) sum -= lp;
+  return sum / (double)log_p->size();
 }
 
 }  // namespace
@@ -441,7 +444,6 @@ Result<AblationScan> ScanHeadAblations(const Model& model, const std::vector<int
     seen[(size_t)i] = true;
   }
   const size_t per = ids.size() * (size_t)c.d_model;
-  const std::vector<int> last = {(int)ids.size() - 1};  // top-k of one position: the loss is what is wanted
   // 1. The base run: every block's residual stream, no maps.
   RunOptions o = base;
   o.stream_maps = true;
@@ -452,11 +454,11 @@ Result<AblationScan> ScanHeadAblations(const Model& model, const std::vector<int
   o.control.progress = nullptr;  // the scan counts heads, never the layers of its runs
   base.control.Report("heads", 0, total);
   if (Status s = RunModel(model, ids, o, &all); !s) return s;
-  auto p = Predict(model, all.hidden.data() + (size_t)c.n_layer * per, ids, 1, last);
-  if (!p) return p.status();
+  auto base_loss = ScanLoss(model, all.hidden.data() + (size_t)c.n_layer * per, ids, loss_at);
+  if (!base_loss) return base_loss.status();
   AblationScan scan;
   scan.loss_at = loss_at;
-  scan.base_loss = MeanLossAt(*p, loss_at);
+  scan.base_loss = *base_loss;
   scan.loss.assign(total, std::numeric_limits<double>::quiet_NaN());
   scan.output_norm = all.output_norm;
   scan.order.resize(total);
@@ -475,9 +477,9 @@ Result<AblationScan> ScanHeadAblations(const Model& model, const std::vector<int
     const Status s = RunModel(model, ids, a, &one);
     if (s.cancelled()) return scan;
     if (!s) return s;
-    auto q = Predict(model, one.hidden.data() + (size_t)c.n_layer * per, ids, 1, last);
-    if (!q) return q.status();
-    scan.loss[(size_t)index] = MeanLossAt(*q, loss_at);
+    auto loss = ScanLoss(model, one.hidden.data() + (size_t)c.n_layer * per, ids, loss_at);
+    if (!loss) return loss.status();
+    scan.loss[(size_t)index] = *loss;
     base.control.Report("heads", ++scan.heads_done, total);
   }
   scan.complete = true;

@@ -20,6 +20,58 @@ constexpr size_t kHeadFloats = (size_t)1 << 22;
 // TopKIndices keeps a sorted list of the k best up to this k (the app asks for 5), and sorts the row above it.
 constexpr int kScanTopK = 32;
 
+// The logits of `rows` rows of the last block's stream: the final norm (bert: the MLM transform), the LM head a chunk
+// of kHeadFloats at a time, the final soft cap.
+//   x: [rows, d_model]   normed: [>= rows, d_model] scratch   head_rows: a deferred head's chunk   logits: [rows, vocab]
+void LogitsOfRows(const Model& model, const float* x, int rows, float* normed, std::vector<float>* head_rows,
+                  float* logits) {
+  const ModelConfig& c = model.config();
+  const ModelParams& p = model.params();
+  const LmHead& head = p.lm_head;
+  const int d = c.d_model, vocab = c.vocab;
+  const int chunk = (int)std::min<size_t>((size_t)vocab, std::max<size_t>(1, kHeadFloats / (size_t)d));
+  // 1. The final norm (bert: the MLM transform).
+  if (c.recipe.masked_lm) {
+    LinearForward(x, d, rows, head.transform, normed, d);
+    ActivateInPlace(c.activation, normed, (size_t)rows * d);
+    LayerNormForward(normed, rows, d, head.transform_norm, (float)c.norm_eps, normed);
+  } else if (c.recipe.norm == BlockRecipe::Norm::kRms) {
+    RmsNormForward(x, rows, d, p.final_norm, (float)c.norm_eps, normed);
+  } else {
+    LayerNormForward(x, rows, d, p.final_norm, (float)c.norm_eps, normed);
+  }
+  // 2. Logits [rows, vocab], a chunk of vocab rows of the head ([chunk, d_model] as nn.Linear) at a time.
+  if (!head.w) head_rows->resize((size_t)chunk * d);
+  for (int v0 = 0; v0 < vocab; v0 += chunk) {
+    const int cv = std::min(chunk, vocab - v0);
+    Linear lm;
+    lm.in = d, lm.out = cv, lm.ld = d;
+    lm.b = head.b ? head.b + v0 : nullptr;
+    if (head.w) {
+      lm.w = head.w + (size_t)v0 * d;
+    } else {
+      model.LmHeadRows(v0, cv, head_rows->data());
+      lm.w = head_rows->data();
+    }
+    LinearForward(normed, d, rows, lm, logits + v0, vocab);
+  }
+  // 3. The final soft cap (gemma2 final_logit_softcapping): logits = cap * tanh(logits / cap), before the softmax,
+  //    so the predictions and the loss both see it.
+  if (c.final_softcap > 0) {
+    const float cap = (float)c.final_softcap;
+    for (size_t j = 0; j < (size_t)rows * vocab; ++j) logits[j] = cap * std::tanh(logits[j] / cap);
+  }
+}
+
+// log softmax's normalizer of one row of logits, in double.
+double LogZ(const float* row, int vocab) {
+  double mx = -INFINITY;
+  for (int v = 0; v < vocab; ++v) mx = std::max(mx, (double)row[v]);
+  double sum = 0;
+  for (int v = 0; v < vocab; ++v) sum += std::exp((double)row[v] - mx);
+  return mx + std::log(sum);
+}
+
 }  // namespace
 
 std::vector<int> TopKIndices(const float* values, int count, int k) {
@@ -52,8 +104,6 @@ bool PredictsNextToken(const ModelConfig& c) { return !c.recipe.masked_lm; }
 Result<Predictions> Predict(const Model& model, const float* last_hidden, const std::vector<int>& ids, int k,
                             const std::vector<int>& positions, const RunControl& control) {
   const ModelConfig& c = model.config();
-  const ModelParams& p = model.params();
-  const LmHead& head = p.lm_head;
   const int n = (int)ids.size(), d = c.d_model, vocab = c.vocab;
   // 0. Checks.
   if (!model.has_lm_head()) return Status::Error(MsgId::kNoLmHead, {c.model_type});
@@ -74,8 +124,7 @@ Result<Predictions> Predict(const Model& model, const float* last_hidden, const 
   Predictions out;
   double loss_sum = 0;
   std::vector<float> normed((size_t)kRows * d), logits((size_t)kRows * vocab);
-  const int chunk = (int)std::min<size_t>((size_t)vocab, std::max<size_t>(1, kHeadFloats / (size_t)d));
-  std::vector<float> head_rows(head.w ? 0 : (size_t)chunk * d);  // [chunk, d_model]: a deferred head's rows
+  std::vector<float> head_rows;  // [chunk, d_model]: a deferred head's rows
   for (int r0 = 0; r0 < n; r0 += kRows) {
     if (control.cancelled()) return Status::Cancelled();
     control.Report("predict", (size_t)r0, (size_t)n);
@@ -84,37 +133,8 @@ Result<Predictions> Predict(const Model& model, const float* last_hidden, const 
     bool any = next_token;
     for (int i = r0; i < r0 + rows; ++i) any |= wanted[(size_t)i] != 0;
     if (!any) continue;
-    const float* x = last_hidden + (size_t)r0 * d;
-    // 1. The final norm (bert: the MLM transform).
-    if (c.recipe.masked_lm) {
-      LinearForward(x, d, rows, head.transform, normed.data(), d);
-      ActivateInPlace(c.activation, normed.data(), (size_t)rows * d);
-      LayerNormForward(normed.data(), rows, d, head.transform_norm, (float)c.norm_eps, normed.data());
-    } else if (c.recipe.norm == BlockRecipe::Norm::kRms) {
-      RmsNormForward(x, rows, d, p.final_norm, (float)c.norm_eps, normed.data());
-    } else {
-      LayerNormForward(x, rows, d, p.final_norm, (float)c.norm_eps, normed.data());
-    }
-    // 2. Logits [rows, vocab], a chunk of vocab rows of the head ([chunk, d_model] as nn.Linear) at a time.
-    for (int v0 = 0; v0 < vocab; v0 += chunk) {
-      const int cv = std::min(chunk, vocab - v0);
-      Linear lm;
-      lm.in = d, lm.out = cv, lm.ld = d;
-      lm.b = head.b ? head.b + v0 : nullptr;
-      if (head.w) {
-        lm.w = head.w + (size_t)v0 * d;
-      } else {
-        model.LmHeadRows(v0, cv, head_rows.data());
-        lm.w = head_rows.data();
-      }
-      LinearForward(normed.data(), d, rows, lm, logits.data() + v0, vocab);
-    }
-    // 2b. The final soft cap (gemma2 final_logit_softcapping): logits = cap * tanh(logits / cap), before the softmax,
-    //     so the predictions and the loss both see it.
-    if (c.final_softcap > 0) {
-      const float cap = (float)c.final_softcap;
-      for (size_t j = 0; j < (size_t)rows * vocab; ++j) logits[j] = cap * std::tanh(logits[j] / cap);
-    }
+    // 1. The logits of the block's rows.
+    LogitsOfRows(model, last_hidden + (size_t)r0 * d, rows, normed.data(), &head_rows, logits.data());
     // 3. Per row: log-softmax (double), the top k, the next token's log-probability. Rows in parallel; the loss is
     //    summed in row order after them (the same bits on any number of threads).
     if (const size_t bad = FirstNotFinite(logits.data(), (size_t)rows * vocab); bad < (size_t)rows * vocab)
@@ -126,11 +146,7 @@ Result<Predictions> Predict(const Model& model, const float* last_hidden, const 
     for (int r = 0; r < rows; ++r) {
       const int i = r0 + r;
       const float* row = logits.data() + (size_t)r * vocab;
-      double mx = -INFINITY;
-      for (int v = 0; v < vocab; ++v) mx = std::max(mx, (double)row[v]);
-      double sum = 0;
-      for (int v = 0; v < vocab; ++v) sum += std::exp((double)row[v] - mx);
-      const double log_z = mx + std::log(sum);
+      const double log_z = LogZ(row, vocab);
       if (next_token && i + 1 < n) next_log_prob[(size_t)r] = (double)row[ids[(size_t)i + 1]] - log_z;
       if (!wanted[(size_t)i]) continue;
       PositionTop& top = tops[(size_t)r];
@@ -160,6 +176,47 @@ Result<Predictions> Predict(const Model& model, const float* last_hidden, const 
     out.has_loss = true;
     out.loss = loss_sum / (n - 1);
     out.perplexity = std::exp(out.loss);
+  }
+  return out;
+}
+
+Result<std::vector<double>> NextLogProbsAt(const Model& model, const float* last_hidden, const std::vector<int>& ids,
+                                           const std::vector<int>& at, const RunControl& control) {
+  const ModelConfig& c = model.config();
+  const int n = (int)ids.size(), d = c.d_model, vocab = c.vocab;
+  // 0. Checks.
+  if (!model.has_lm_head()) return Status::Error(MsgId::kNoLmHead, {c.model_type});
+  if (!PredictsNextToken(c)) return Status::Error("a masked LM predicts no next token");
+  if (n < 2 || !last_hidden) return Status::Error("no next token to predict: fewer than 2 tokens");
+  for (int i : at)
+    if (i < 0 || i > n - 2)
+      return Status::Error(MsgId::kPositionRange, {"position", std::to_string(i), std::to_string(n - 2),
+                                                   std::to_string(n - 1)});
+  for (int i = 0; i < n; ++i)
+    if (ids[i] < 0 || ids[i] >= vocab)
+      return Status::Error("token " + std::to_string(i) + " has id " + std::to_string(ids[i]) + "; allowed: 0.." +
+                           std::to_string(vocab - 1));
+  std::vector<int> rows_at = at;
+  if (rows_at.empty())
+    for (int i = 0; i + 1 < n; ++i) rows_at.push_back(i);
+  // 1. Blocks of kRows of the asked rows, gathered: their logits, then each row's log p(next) in parallel.
+  std::vector<double> out(rows_at.size());
+  std::vector<float> x((size_t)kRows * d), normed((size_t)kRows * d), logits((size_t)kRows * vocab), head_rows;
+  for (size_t r0 = 0; r0 < rows_at.size(); r0 += kRows) {
+    if (control.cancelled()) return Status::Cancelled();
+    const int rows = (int)std::min<size_t>(kRows, rows_at.size() - r0);
+    for (int r = 0; r < rows; ++r)
+      std::copy(last_hidden + (size_t)rows_at[r0 + r] * d, last_hidden + (size_t)(rows_at[r0 + r] + 1) * d,
+                x.begin() + (size_t)r * d);
+    LogitsOfRows(model, x.data(), rows, normed.data(), &head_rows, logits.data());
+    if (const size_t bad = FirstNotFinite(logits.data(), (size_t)rows * vocab); bad < (size_t)rows * vocab)
+      return Status::Error("position " + std::to_string(rows_at[r0 + bad / vocab]) + ": the logit of token " +
+                           std::to_string(bad % vocab) + " is not a finite number");
+#pragma omp parallel for schedule(dynamic) if (rows > 1)
+    for (int r = 0; r < rows; ++r) {
+      const float* row = logits.data() + (size_t)r * vocab;
+      out[r0 + r] = (double)row[ids[(size_t)rows_at[r0 + r] + 1]] - LogZ(row, vocab);
+    }
   }
   return out;
 }

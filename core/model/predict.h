@@ -61,4 +61,13 @@ std::vector<int> TopKIndices(const float* values, int count, int k);
 Result<Predictions> Predict(const Model& model, const float* last_hidden, const std::vector<int>& ids, int k,
                             const std::vector<int>& positions = {}, const RunControl& control = {});
 
+// log p(ids[i + 1]) at each position i of `at` (each in 0..n-2; empty: every position 0..n-2), in at's order: the
+// final norm and the LM head over those rows only, so a loss read at a few positions costs a few rows of logits
+// instead of n x vocab (the ablation scan's --scan-at). Within float rounding of Predict's next_log_prob there (its
+// rows are multiplied in other blocks). last_hidden: [n, d_model], the last block's stream.
+// Errors: no LM head, a masked LM, fewer than 2 tokens, a position out of range, an id out of range, a logit not
+// finite; Status::Cancelled() between blocks of rows.
+Result<std::vector<double>> NextLogProbsAt(const Model& model, const float* last_hidden, const std::vector<int>& ids,
+                                           const std::vector<int>& at, const RunControl& control = {});
+
 }  // namespace attnviz::model

@@ -465,6 +465,42 @@ TEST(AblationScanAt, LossAtChosenPositionsIsTheMeanOfTheirTokenLosses) {
   EXPECT_NE(twice.message().find("twice"), std::string::npos) << twice.message();
 }
 
+// The scan's loss rows (NextLogProbsAt: the LM head over the asked rows only) are Predict's next-token
+// log-probabilities at those rows, in the order asked, for every family (soft caps, tied and separate heads);
+// positions past n - 2 are refused with the range; a masked LM has none.
+TEST_P(Analysis, NextLogProbsAtArePredictsAtThoseRows) {
+  const std::string name = GetParam();
+  auto model = LoadModel(FixtureDir(name));
+  ASSERT_TRUE(model.ok()) << model.message();
+  const std::vector<int> ids = ReadAnalysis(name)["ids"].get<std::vector<int>>();
+  const ModelConfig& c = (*model)->config();
+  const int n = (int)ids.size();
+  auto run = RunModel(**model, ids);
+  ASSERT_TRUE(run.ok()) << run.message();
+  const float* last = run->hidden.data.data() + (size_t)c.n_layer * n * c.d_model;
+  const std::vector<int> at = {n - 2, 0, n / 2};
+  auto got = NextLogProbsAt(**model, last, ids, at);
+  if (!PredictsNextToken(c) || !HasLmHead(**model)) {
+    EXPECT_FALSE(got.ok());
+    return;
+  }
+  ASSERT_TRUE(got.ok()) << got.message();
+  auto want = Predict(**model, last, ids, 1);
+  ASSERT_TRUE(want.ok()) << want.message();
+  ASSERT_EQ(got->size(), at.size());
+  for (size_t k = 0; k < at.size(); ++k)
+    EXPECT_NEAR((*got)[k], want->next_log_prob[(size_t)at[k]], 1e-5 * std::max(1.0, std::abs((*got)[k]))) << at[k];
+  auto every = NextLogProbsAt(**model, last, ids, {});
+  ASSERT_TRUE(every.ok());
+  ASSERT_EQ(every->size(), (size_t)n - 1);
+  double sum = 0;
+  for (double lp : *every) sum -= lp;
+  EXPECT_NEAR(sum / (n - 1), want->loss, 1e-5 * std::max(1.0, want->loss));
+  auto past = NextLogProbsAt(**model, last, ids, {n - 1});
+  ASSERT_FALSE(past.ok());
+  EXPECT_NE(past.message().find(std::to_string(n - 2)), std::string::npos) << past.message();
+}
+
 INSTANTIATE_TEST_SUITE_P(Models, Analysis, ::testing::ValuesIn(testing::AllFixtures()),
                          [](const auto& info) { return info.param; });
 
