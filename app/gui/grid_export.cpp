@@ -53,6 +53,28 @@ std::string GridsCsv(const std::vector<ExportGrid>& grids) {
   return out;
 }
 
+ExportGrid LensExportGrid(const std::vector<model::LensLayer>& layers, std::vector<std::string> col_labels,
+                          const std::string& model) {
+  ExportGrid g;
+  g.rows = (int)layers.size(), g.cols = (int)col_labels.size();
+  g.corner = "layer";
+  g.col_labels = std::move(col_labels);
+  for (const model::LensLayer& layer : layers) {
+    g.row_labels.push_back(layer.layer == 0 ? "emb" : "L" + std::to_string(layer.layer));
+    for (int c = 0; c < g.cols; ++c) {
+      double v = std::nan("");
+      if (c < (int)layer.positions.size()) {
+        const model::LensPosition& p = layer.positions[(size_t)c];
+        v = p.has_next ? p.next_prob : p.top.empty() ? 0.0 : p.top[0].prob;
+      }
+      g.values.push_back(v);
+    }
+  }
+  g.row_axis = Tr(Str::kLayer), g.col_axis = Tr(Str::kAttribPosition), g.value_axis = Tr(Str::kLensLegend);
+  g.title = Trf(Str::kGridTitleLens, {model});
+  return g;
+}
+
 std::vector<ExportGrid> OverviewGrids(PanelContext& ctx, int* figure_grid, UiMessage* refusal) {
   *figure_grid = 0;
   if (ctx.results.seq2seq_mode(ctx.settings)) return Seq2SeqOverviewGrids(ctx, figure_grid, refusal);
@@ -76,24 +98,10 @@ std::vector<ExportGrid> OverviewGrids(PanelContext& ctx, int* figure_grid, UiMes
       *refusal = UiMessage(Str::kExportNoGrid, {Tr(name)});
       return grids;
     }
-    ExportGrid g;
-    g.rows = (int)lens->layers.size(), g.cols = lens->count;
-    g.corner = "layer";
+    std::vector<std::string> columns;
     for (int c = 0; c < lens->count; ++c)
-      g.col_labels.push_back(token_label(lens->first + c, result->tokens[(size_t)(lens->first + c)].id));
-    for (const model::LensLayer& layer : lens->layers) {
-      g.row_labels.push_back(layer.layer == 0 ? "emb" : "L" + std::to_string(layer.layer));
-      for (int c = 0; c < lens->count; ++c) {
-        double v = std::nan("");
-        if (c < (int)layer.positions.size()) {
-          const model::LensPosition& p = layer.positions[(size_t)c];
-          v = p.has_next ? p.next_prob : p.top.empty() ? 0.0 : p.top[0].prob;
-        }
-        g.values.push_back(v);
-      }
-    }
-    g.row_axis = Tr(Str::kLayer), g.col_axis = Tr(Str::kAttribPosition), g.value_axis = Tr(Str::kLensLegend);
-    g.title = Trf(Str::kGridTitleLens, {model});
+      columns.push_back(token_label(lens->first + c, result->tokens[(size_t)(lens->first + c)].id));
+    ExportGrid g = LensExportGrid(lens->layers, std::move(columns), model);
     grids.push_back(std::move(g));
   } else if (view == View::kAttribution) {
     std::shared_ptr<const AttributionResult> a = ctx.verbs.ShownAttribution();

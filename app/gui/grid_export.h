@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "model/lens.h"
 #include "panel_context.h"
 #ifdef ATTNVIZ_HAVE_FIGURE
 #include "figure/export.h"
@@ -36,6 +37,10 @@ std::vector<ExportGrid> OverviewGrids(PanelContext& ctx, int* figure_grid, UiMes
 // (decoder heads D, cross heads X, the MLP) and its parts; patching's five grids (the heads of each stack, the
 // encoder's and the decoder's residual stream), whose figure draws the cross-attention heads or the encoder's stream.
 std::vector<ExportGrid> Seq2SeqOverviewGrids(PanelContext& ctx, int* figure_grid, UiMessage* refusal);
+// The logit lens as a grid: a row per layer read (0: "emb"), a column per position (col_labels), each cell p(the
+// position's next token) where there is one, else its top token's probability; NaN where a layer has no cell.
+ExportGrid LensExportGrid(const std::vector<model::LensLayer>& layers, std::vector<std::string> col_labels,
+                          const std::string& model);
 // A model folder's name in a title ("tiny", "gpt2" of gpt2.gguf).
 std::string ModelName(const std::string& dir);
 

@@ -12,11 +12,6 @@ namespace {
 using model::ComponentKind;
 using model::Seq2SeqStack;
 
-std::string TargetText(const Seq2SeqFolder& folder, int id) {
-  const std::optional<std::string> text = folder.tokenizers.target->IdToDisplay(id);
-  return text ? ShownText(*text) : "#" + std::to_string(id);
-}
-
 // Column labels "index:token" of a stack's tokens.
 std::vector<std::string> PositionLabels(const std::vector<tokenize::Token>& tokens) {
   std::vector<std::string> out;
@@ -48,23 +43,7 @@ std::vector<ExportGrid> Seq2SeqOverviewGrids(PanelContext& ctx, int* figure_grid
   if (view == View::kLens) {
     const std::shared_ptr<const Seq2SeqLensResult>& lens = ctx.results.seq2seq_lens;
     if (!lens || !lens->status.ok() || lens->layers.empty()) return grids;
-    ExportGrid g;
-    g.rows = (int)lens->layers.size(), g.cols = (int)run->decoder_tokens.size();
-    g.corner = "layer";
-    g.col_labels = PositionLabels(run->decoder_tokens);
-    for (const model::LensLayer& layer : lens->layers) {
-      g.row_labels.push_back(layer.layer == 0 ? "emb" : "L" + std::to_string(layer.layer));
-      for (int c = 0; c < g.cols; ++c) {
-        double v = std::nan("");
-        if (c < (int)layer.positions.size()) {
-          const model::LensPosition& p = layer.positions[(size_t)c];
-          v = p.has_next ? p.next_prob : p.top.empty() ? 0.0 : p.top[0].prob;
-        }
-        g.values.push_back(v);
-      }
-    }
-    g.row_axis = Tr(Str::kLayer), g.col_axis = Tr(Str::kAttribPosition), g.value_axis = Tr(Str::kLensLegend);
-    g.title = Trf(Str::kGridTitleLens, {model});
+    ExportGrid g = LensExportGrid(lens->layers, PositionLabels(run->decoder_tokens), model);
     grids.push_back(std::move(g));
   } else if (view == View::kAttribution) {
     const std::shared_ptr<const Seq2SeqAttributionResult>& a = ctx.results.seq2seq_attribution;
@@ -94,7 +73,7 @@ std::vector<ExportGrid> Seq2SeqOverviewGrids(PanelContext& ctx, int* figure_grid
     }
     g.row_axis = Tr(Str::kLayer), g.col_axis = Tr(Str::kColHead), g.value_axis = Tr(Str::kAttribLegend);
     g.symmetric = parts.symmetric = true;
-    g.title = parts.title = Trf(Str::kGridTitleAttribution, {model, TargetText(folder, a->attribution.target),
+    g.title = parts.title = Trf(Str::kGridTitleAttribution, {model, TargetTokenText(folder, a->attribution.target),
                                                              std::to_string(a->attribution.position)});
     grids.push_back(std::move(g));
     grids.push_back(std::move(parts));
@@ -102,7 +81,7 @@ std::vector<ExportGrid> Seq2SeqOverviewGrids(PanelContext& ctx, int* figure_grid
     const std::shared_ptr<const Seq2SeqPatchingResult>& p = ctx.results.seq2seq_patching;
     if (!p || !p->status.ok() || !p->request.run) return grids;
     const model::Seq2SeqPatching& pt = p->patching;
-    const std::string a_text = TargetText(folder, p->request.token_a), b_text = TargetText(folder, p->request.token_b);
+    const std::string a_text = TargetTokenText(folder, p->request.token_a), b_text = TargetTokenText(folder, p->request.token_b);
     const Str stack_titles[3] = {Str::kSeq2SeqEncoderAttention, Str::kSeq2SeqDecoderAttention,
                                  Str::kSeq2SeqCrossAttention};
     const std::vector<double>* heads[3] = {&pt.encoder_heads, &pt.decoder_heads, &pt.cross_heads};

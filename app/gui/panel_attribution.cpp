@@ -38,6 +38,22 @@ std::vector<double> HeadsAndMlp(const AttributionGrid& g) {
 
 }  // namespace
 
+void DrawAttributionParts(PanelContext& ctx, const double (&parts)[3], double range) {
+  SignedGrid row;
+  row.rows = 1, row.cols = 3;
+  row.values = parts;
+  row.row_labels = {""};
+  row.col_labels = {Tr(Str::kAttribEmbed), Tr(Str::kAttribAttnBias), Tr(Str::kAttribNormBias)};
+  for (const std::string& l : row.col_labels) ctx.NeedGlyphs(l);
+  row.range = range;
+  row.min_cell_w = 60.0f;  // each part's name fits above its cell
+  for (const std::string& l : row.col_labels)
+    row.min_cell_w = std::max(row.min_cell_w, ImGui::CalcTextSize(l.c_str()).x + 8.0f);
+  row.dump_name = "attrib_parts";
+  row.tooltip = [&](int, int c) { return Trf(Str::kAttribTipPart, {row.col_labels[(size_t)c], SignedText(parts[c])}); };
+  DrawSignedGrid(ctx, row);
+}
+
 void DrawAttributionView(PanelContext& ctx) {
   const ModelResult* result = CompleteRunWithExplanation(ctx, Str::kAttribExplain);
   if (!result) return;
@@ -121,18 +137,7 @@ void DrawAttributionView(PanelContext& ctx) {
   double attn_bias = 0;
   for (double b : g.attn_bias) attn_bias += b;
   const double parts[3] = {g.embed, attn_bias, g.norm_bias};
-  SignedGrid row;
-  row.rows = 1, row.cols = 3;
-  row.values = parts;
-  row.row_labels = {""};
-  row.col_labels = {Tr(Str::kAttribEmbed), Tr(Str::kAttribAttnBias), Tr(Str::kAttribNormBias)};
-  for (const std::string& l : row.col_labels) ctx.NeedGlyphs(l);
-  row.range = range;
-  row.min_cell_w = 60.0f;  // each part's name fits above its cell
-  for (const std::string& l : row.col_labels) row.min_cell_w = std::max(row.min_cell_w, ImGui::CalcTextSize(l.c_str()).x + 8.0f);
-  row.dump_name = "attrib_parts";
-  row.tooltip = [&](int, int c) { return Trf(Str::kAttribTipPart, {row.col_labels[(size_t)c], SignedText(parts[c])}); };
-  DrawSignedGrid(ctx, row);
+  DrawAttributionParts(ctx, parts, range);
 }
 
 }  // namespace attnviz

@@ -49,6 +49,36 @@ int ReadToken(const ModelFolder& folder, const std::string& text, Str label, std
 
 }  // namespace
 
+PatchInputs DrawPatchInputs(PanelContext& ctx, Str clean_label, const std::string& shown, bool busy,
+                            const JobProgress& progress, const std::string& progress_text,
+                            const std::function<int(const std::string&, Str, std::string*)>& read_token) {
+  OverviewPanelView& v = ctx.views.overview;
+  if (!v.patch_clean_filled) v.patch_clean = shown, v.patch_clean_filled = true;
+  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.7f);
+  widget::InputText(ctx.dump, clean_label, "patch.clean", &v.patch_clean);
+  const float token_w = ImGui::GetFontSize() * 6.0f;
+  ImGui::SetNextItemWidth(token_w);
+  widget::InputText(ctx.dump, Str::kPatchTokenA, "patch.a", &v.patch_a);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(token_w);
+  widget::InputText(ctx.dump, Str::kPatchTokenB, "patch.b", &v.patch_b);
+  PatchInputs in;
+  in.a = read_token(v.patch_a, Str::kPatchTokenA, &in.error);
+  in.b = in.error.empty() ? read_token(v.patch_b, Str::kPatchTokenB, &in.error) : -1;
+  const bool ready = in.error.empty() && in.a >= 0 && in.b >= 0 && !v.patch_clean.empty();
+  if (!ready || busy) ImGui::BeginDisabled();
+  in.run = widget::Button(ctx.dump, Str::kPatchRun, "patch.run") && ready && !busy;
+  if (!ready || busy) ImGui::EndDisabled();
+  if (busy) {
+    ImGui::SameLine();
+    widget::ProgressBar(ctx.dump, "patch.progress", (float)progress.fraction, ImGui::GetContentRegionAvail().x * 0.6f,
+                        progress_text);
+    ImGui::SameLine();
+    in.cancel = widget::SmallButton(ctx.dump, Str::kScanCancel, "patch.cancel");
+  }
+  return in;
+}
+
 void DrawPatchingView(PanelContext& ctx) {
   const ModelResult* result = CompleteRunWithExplanation(ctx, Str::kPatchExplain);
   if (!result) return;
@@ -60,32 +90,15 @@ void DrawPatchingView(PanelContext& ctx) {
   }
   // 1. The clean text (the shown one to start from) and the metric's tokens.
   OverviewPanelView& v = ctx.views.overview;
-  if (!v.patch_clean_filled) v.patch_clean = result->request.text, v.patch_clean_filled = true;
-  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.7f);
-  widget::InputText(ctx.dump, Str::kPatchClean, "patch.clean", &v.patch_clean);
-  const float token_w = ImGui::GetFontSize() * 6.0f;
-  ImGui::SetNextItemWidth(token_w);
-  widget::InputText(ctx.dump, Str::kPatchTokenA, "patch.a", &v.patch_a);
-  ImGui::SameLine();
-  ImGui::SetNextItemWidth(token_w);
-  widget::InputText(ctx.dump, Str::kPatchTokenB, "patch.b", &v.patch_b);
-  std::string error;
-  const int a = ReadToken(shown_folder, v.patch_a, Str::kPatchTokenA, &error);
-  const int b = error.empty() ? ReadToken(shown_folder, v.patch_b, Str::kPatchTokenB, &error) : -1;
-  const bool ready = error.empty() && a >= 0 && b >= 0 && !v.patch_clean.empty();
   const bool busy = ctx.verbs.PatchingBusy();
-  if (!ready || busy) ImGui::BeginDisabled();
-  const bool run = widget::Button(ctx.dump, Str::kPatchRun, "patch.run");
-  if (!ready || busy) ImGui::EndDisabled();
-  if (run && ready && !busy) ctx.verbs.StartPatching(v.patch_clean, a, b);
-  if (busy) {
-    ImGui::SameLine();
-    const JobProgress p = ctx.verbs.PatchingProgress();
-    widget::ProgressBar(ctx.dump, "patch.progress", (float)p.fraction, ImGui::GetContentRegionAvail().x * 0.6f,
-                        ProgressText(p, c.n_layer, c.n_head));
-    ImGui::SameLine();
-    if (widget::SmallButton(ctx.dump, Str::kScanCancel, "patch.cancel")) ctx.verbs.CancelPatching();
-  }
+  const JobProgress progress = busy ? ctx.verbs.PatchingProgress() : JobProgress();
+  const PatchInputs in = DrawPatchInputs(
+      ctx, Str::kPatchClean, result->request.text, busy, progress, ProgressText(progress, c.n_layer, c.n_head),
+      [&](const std::string& text, Str label, std::string* error) { return ReadToken(shown_folder, text, label, error); });
+  const int a = in.a, b = in.b;
+  const std::string& error = in.error;
+  if (in.run) ctx.verbs.StartPatching(v.patch_clean, a, b);
+  if (in.cancel) ctx.verbs.CancelPatching();
   ImGui::PushTextWrapPos(0);
   if (!error.empty()) ErrorText(error);
   ctx.dump.SetField("patch_token_error", JsonString(error));

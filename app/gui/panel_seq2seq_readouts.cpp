@@ -27,12 +27,6 @@ namespace {
 using model::ComponentKind;
 using model::Seq2SeqStack;
 
-// A target-vocabulary id as a cell or a tooltip shows it, or its id when the vocabulary has no text for it.
-std::string TargetText(const Seq2SeqFolder& folder, int id) {
-  const std::optional<std::string> text = folder.tokenizers.target->IdToDisplay(id);
-  return text ? ShownText(*text) : "#" + std::to_string(id);
-}
-
 // The complete run shown, after the view's one-sentence explanation; null, with what is awaited, before.
 const Seq2SeqResult* CompleteSeq2SeqRun(PanelContext& ctx, Str explain) {
   const std::shared_ptr<const Seq2SeqResult>& r = ctx.results.seq2seq;
@@ -87,7 +81,7 @@ void DrawSeq2SeqLensView(PanelContext& ctx) {
   in.layers = &lens->layers;
   in.count = in.n = (int)r->decoder_tokens.size();
   in.made_by = lens.get(), in.generation = lens->generation;
-  in.token = [&](int id) { return TargetText(folder, id); };
+  in.token = [&](int id) { return TargetTokenText(folder, id); };
   in.at = [&](int position) { return ShownText(r->decoder_tokens[(size_t)position].display); };
   in.next = [&](int position) {
     return position < (int)r->label_tokens.size() ? ShownText(r->label_tokens[(size_t)position].display)
@@ -140,7 +134,7 @@ void DrawSeq2SeqAttributionView(PanelContext& ctx) {
   }
   const int pos = std::clamp(at.position, 0, n - 1);
   const std::string line =
-      Trf(Str::kAttribSum, {"\"" + TargetText(folder, at.target) + "\"", std::to_string(at.position),
+      Trf(Str::kAttribSum, {"\"" + TargetTokenText(folder, at.target) + "\"", std::to_string(at.position),
                             "\"" + ShownText(r->decoder_tokens[(size_t)pos].display) + "\"",
                             FormatNumber(at.logit, "%.4f"), FormatNumber(sum, "%.4f")});
   ctx.NeedGlyphs(line);
@@ -172,21 +166,7 @@ void DrawSeq2SeqAttributionView(PanelContext& ctx) {
   DrawSignedGrid(ctx, grid, ImGui::GetContentRegionAvail().y - line_h * 3);
   // 4. The parts of no head: the embeddings, every attention bias together, the final norm's bias.
   const double parts[3] = {embed, attn_bias, norm_bias};
-  SignedGrid row;
-  row.rows = 1, row.cols = 3;
-  row.values = parts;
-  row.row_labels = {""};
-  row.col_labels = {Tr(Str::kAttribEmbed), Tr(Str::kAttribAttnBias), Tr(Str::kAttribNormBias)};
-  for (const std::string& l : row.col_labels) ctx.NeedGlyphs(l);
-  row.range = range;
-  row.min_cell_w = 60.0f;
-  for (const std::string& l : row.col_labels)
-    row.min_cell_w = std::max(row.min_cell_w, ImGui::CalcTextSize(l.c_str()).x + 8.0f);
-  row.dump_name = "attrib_parts";
-  row.tooltip = [&](int, int col) {
-    return Trf(Str::kAttribTipPart, {row.col_labels[(size_t)col], SignedText(parts[col])});
-  };
-  DrawSignedGrid(ctx, row);
+  DrawAttributionParts(ctx, parts, range);
 }
 
 void DrawSeq2SeqPatchingView(PanelContext& ctx) {
@@ -196,34 +176,16 @@ void DrawSeq2SeqPatchingView(PanelContext& ctx) {
   // 1. The clean source (the shown one to start from) and the metric's tokens.
   OverviewPanelView& v = ctx.views.overview;
   Seq2SeqPanelView& s = ctx.views.seq2seq;
-  if (!v.patch_clean_filled) v.patch_clean = r->request.source_text, v.patch_clean_filled = true;
-  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.7f);
-  widget::InputText(ctx.dump, Str::kSeq2SeqPatchClean, "patch.clean", &v.patch_clean);
-  const float token_w = ImGui::GetFontSize() * 6.0f;
-  ImGui::SetNextItemWidth(token_w);
-  widget::InputText(ctx.dump, Str::kPatchTokenA, "patch.a", &v.patch_a);
-  ImGui::SameLine();
-  ImGui::SetNextItemWidth(token_w);
-  widget::InputText(ctx.dump, Str::kPatchTokenB, "patch.b", &v.patch_b);
-  std::string error;
-  const int a = ReadTargetToken(folder, v.patch_a, Str::kPatchTokenA, &error);
-  const int b = error.empty() ? ReadTargetToken(folder, v.patch_b, Str::kPatchTokenB, &error) : -1;
-  const bool ready = error.empty() && a >= 0 && b >= 0 && !v.patch_clean.empty();
   const bool busy = ctx.results.seq2seq_patching_busy;
-  if (!ready || busy) ImGui::BeginDisabled();
-  if (widget::Button(ctx.dump, Str::kPatchRun, "patch.run") && ready && !busy) {
-    s.patch_start = true;
-    s.patch_a = a, s.patch_b = b;
-  }
-  if (!ready || busy) ImGui::EndDisabled();
-  if (busy) {
-    ImGui::SameLine();
-    const JobProgress& p = ctx.results.seq2seq_patching_progress;
-    widget::ProgressBar(ctx.dump, "patch.progress", (float)p.fraction, ImGui::GetContentRegionAvail().x * 0.6f,
-                        Trf(Str::kSeq2SeqPatchProgress, {std::to_string(p.done), std::to_string(p.total)}));
-    ImGui::SameLine();
-    if (widget::SmallButton(ctx.dump, Str::kScanCancel, "patch.cancel")) s.patch_stop = true;
-  }
+  const JobProgress& progress = ctx.results.seq2seq_patching_progress;
+  const PatchInputs in = DrawPatchInputs(
+      ctx, Str::kSeq2SeqPatchClean, r->request.source_text, busy, progress,
+      Trf(Str::kSeq2SeqPatchProgress, {std::to_string(progress.done), std::to_string(progress.total)}),
+      [&](const std::string& text, Str label, std::string* error) { return ReadTargetToken(folder, text, label, error); });
+  const int a = in.a, b = in.b;
+  const std::string& error = in.error;
+  if (in.run) s.patch_start = true, s.patch_a = a, s.patch_b = b;
+  if (in.cancel) s.patch_stop = true;
   ctx.dump.SetField("patch_token_error", JsonString(error));
   if (!error.empty()) ErrorLine(ctx, "patch_error", error);
   // 2. The last patching of this folder, or why it was refused.
@@ -248,8 +210,8 @@ void DrawSeq2SeqPatchingView(PanelContext& ctx) {
   const model::Seq2SeqPatching& p = shown->patching;
   if (!p.complete && !busy) DimText(Trf(Str::kPatchPartial, {std::to_string(p.done), std::to_string(p.total)}));
   const std::string metric =
-      Trf(Str::kSeq2SeqPatchMetric, {"\"" + TargetText(folder, req.token_a) + "\"",
-                                     "\"" + TargetText(folder, req.token_b) + "\"", FormatNumber(p.clean, "%.4f"),
+      Trf(Str::kSeq2SeqPatchMetric, {"\"" + TargetTokenText(folder, req.token_a) + "\"",
+                                     "\"" + TargetTokenText(folder, req.token_b) + "\"", FormatNumber(p.clean, "%.4f"),
                                      FormatNumber(p.corrupted, "%.4f")});
   ctx.NeedGlyphs(metric);
   ImGui::TextUnformatted(metric.c_str());

@@ -2,6 +2,7 @@
 // (AppResults): what is typed, picked or shown there. One struct per panel, all owned by the App; never saved.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <future>
 #include <memory>
 #include <string>
@@ -141,7 +142,21 @@ void DrawLensView(PanelContext& ctx);
 const ModelResult* CompleteRunWithExplanation(PanelContext& ctx, Str explain);
 // The Overview's direct logit attribution and activation patching (panel_attribution.cpp, panel_patching.cpp).
 void DrawAttributionView(PanelContext& ctx);
+// The attribution's parts of no head in one row below its grid: the embeddings, the attention biases together, the
+// final norm's bias; colours over +-range (the grid's).
+void DrawAttributionParts(PanelContext& ctx, const double (&parts)[3], double range);
 void DrawPatchingView(PanelContext& ctx);
+// The patching view's inputs (both model kinds): the clean text (`shown` the first time, to be edited into the clean
+// one), the metric's tokens A and B as `read_token` reads them (an id, or -1 with *error set; empty text: -1, no
+// error), Run (disabled until both read and while busy) and, while busy, the progress and Cancel.
+struct PatchInputs {
+  int a = -1, b = -1;
+  std::string error;
+  bool run = false, cancel = false;  // pressed this frame
+};
+PatchInputs DrawPatchInputs(PanelContext& ctx, Str clean_label, const std::string& shown, bool busy,
+                            const JobProgress& progress, const std::string& progress_text,
+                            const std::function<int(const std::string&, Str, std::string*)>& read_token);
 // A map kind's name in the UI (the kinds themselves: core/session/map_kind.h MapKinds()).
 
 // When the Overview first drew a model run's first layer and its every layer, in the app's t_s (seconds since the

@@ -20,20 +20,16 @@
 #include "model/model.h"
 #include "model/prefix_cache.h"
 #include "model/run.h"
+#include "pair_timing.h"
 
 using namespace attnviz;
 using namespace attnviz::model;
 
+using bench::Discard;
+using bench::Median;
+using bench::MsSince;
+
 namespace {
-
-struct Discard : LayerSink {
-  Status OnLayer(const LayerOutput&) override { return Status::Ok(); }
-};
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 // Milliseconds of one run over ids (into a sink that keeps nothing); negative on an error (printed).
 double TimedRun(const Model& model, const std::vector<int>& ids, const RunOptions& o) {
@@ -41,7 +37,7 @@ double TimedRun(const Model& model, const std::vector<int>& ids, const RunOption
   const auto start = std::chrono::steady_clock::now();
   const Status s = RunModel(model, ids, o, &discard);
   if (!s) return std::fprintf(stderr, "%s\n", s.message().c_str()), -1.0;
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return MsSince(start);
 }
 
 }  // namespace

@@ -19,26 +19,14 @@
 #include "model/analysis.h"
 #include "model/model.h"
 #include "model/run.h"
+#include "pair_timing.h"
 
 using namespace attnviz;
 using namespace attnviz::model;
 
-namespace {
-
-struct Discard : LayerSink {
-  Status OnLayer(const LayerOutput&) override { return Status::Ok(); }
-};
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-double MsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
-
-}  // namespace
+using bench::Discard;
+using bench::Median;
+using bench::MsSince;
 
 int main(int argc, char** argv) {
   std::string dir = "/tmp/attnviz_bench_gpt2_small";

@@ -11,6 +11,7 @@
 #include "model/seq2seq_run.h"
 #include "session/loaded_model.h"  // TokenIds, TokenOfId
 #include "session/model_session.h"  // kPredictTopK
+#include "tokenize/shown_text.h"
 
 namespace attnviz {
 namespace {
@@ -188,6 +189,11 @@ Status AddLosses(const model::Seq2SeqModel& m, const std::vector<float>& decoder
 }
 
 }  // namespace
+
+std::string TargetTokenText(const Seq2SeqFolder& folder, int id) {
+  const std::optional<std::string> text = folder.tokenizers.target->IdToDisplay(id);
+  return text ? ShownText(*text) : "#" + std::to_string(id);
+}
 
 Result<std::shared_ptr<const Seq2SeqFolder>> OpenSeq2SeqFolder(const std::string& dir) {
   auto folder = std::make_shared<Seq2SeqFolder>();

@@ -34,6 +34,8 @@ struct Seq2SeqFolder {
 };
 // Loads `dir` (errors name the file, as LoadSeq2SeqModel and LoadSeq2SeqTokenizers say them).
 Result<std::shared_ptr<const Seq2SeqFolder>> OpenSeq2SeqFolder(const std::string& dir);
+// A target-vocabulary id as the panels and figures show it ("·the"), or "#id" when the vocabulary has no text.
+std::string TargetTokenText(const Seq2SeqFolder& folder, int id);
 
 // What the user asks of an encoder-decoder model.
 struct Seq2SeqRequest {

@@ -140,6 +140,22 @@ class Seq2SeqReadoutsAppTest : public AppDriver<NoRenderer> {
     ImGui::GetIO().MousePos = ImVec2((w->x0 + w->x1) * 0.5f, (w->y0 + w->y1) * 0.5f);
     Frames(2);
   }
+  // Patching from kCleanSource with A, B the labels at decoder positions 3 and 5, run from the panel; core's scan of
+  // the same ids (what the panel should show).
+  Result<model::Seq2SeqPatching> RunPatchingFromTheCleanSource() {
+    const Seq2SeqResult& run = *app_->results.seq2seq;
+    const int a = run.labels[3], b = run.labels[5];
+    app_->views.overview.patch_clean = kCleanSource;
+    app_->views.overview.patch_a = std::to_string(a);
+    app_->views.overview.patch_b = std::to_string(b);
+    Frames(1);
+    Click("patch.run");
+    WaitForReadouts();
+    auto clean = run.folder->tokenizers.source->Encode(kCleanSource);
+    if (!clean) return clean.status();
+    return model::Seq2SeqPatchActivations(*run.folder->model, TokenIds(*clean), TokenIds(run.source_tokens),
+                                          TokenIds(run.decoder_tokens), a, b);
+  }
   json tokens_;
   std::string dir_;
 };
@@ -202,7 +218,9 @@ TEST_F(Seq2SeqReadoutsAppTest, TheAttributionGridIsCoresDecoderAndCrossHeadsAndH
       EXPECT_DOUBLE_EQ(grid["values"][c.layer][col].get<double>(), c.value) << c.layer << " " << col;
       ++heads;
     }
-    if (c.kind == model::ComponentKind::kMlp) EXPECT_DOUBLE_EQ(grid["values"][c.layer][2 * H].get<double>(), c.value);
+    if (c.kind == model::ComponentKind::kMlp) {
+      EXPECT_DOUBLE_EQ(grid["values"][c.layer][2 * H].get<double>(), c.value);
+    }
   }
   EXPECT_EQ(heads, 2 * L * H);
   const json line = Field("attribution");
@@ -245,17 +263,7 @@ TEST_F(Seq2SeqReadoutsAppTest, PatchingGridsAreCoresAndOtherLengthsAreRefused) {
   Frames(1);
   EXPECT_EQ(app.views.overview.patch_clean, tokens_["source_text"].get<std::string>());  // to edit into the clean one
   const Seq2SeqResult& run = *app.results.seq2seq;
-  const int a = run.labels[3], b = run.labels[5];
-  app.views.overview.patch_clean = kCleanSource;
-  app.views.overview.patch_a = std::to_string(a);
-  app.views.overview.patch_b = std::to_string(b);
-  Frames(1);
-  Click("patch.run");
-  WaitForReadouts();
-  auto clean = run.folder->tokenizers.source->Encode(kCleanSource);
-  ASSERT_TRUE(clean.ok());
-  auto core = model::Seq2SeqPatchActivations(*run.folder->model, TokenIds(*clean), TokenIds(run.source_tokens),
-                                             TokenIds(run.decoder_tokens), a, b);
+  auto core = RunPatchingFromTheCleanSource();
   ASSERT_TRUE(core.ok()) << core.message();
   const json line = Field("patching");
   EXPECT_EQ(line["complete"], true);
@@ -289,18 +297,7 @@ TEST_F(Seq2SeqReadoutsAppTest, PatchingExportsItsFiveGridsAsCsv) {
   App& app = MakeApp();
   Click("overview.show_patching");
   Frames(1);
-  const Seq2SeqResult& run = *app.results.seq2seq;
-  const int a = run.labels[3], b = run.labels[5];
-  app.views.overview.patch_clean = kCleanSource;
-  app.views.overview.patch_a = std::to_string(a);
-  app.views.overview.patch_b = std::to_string(b);
-  Frames(1);
-  Click("patch.run");
-  WaitForReadouts();
-  auto clean = run.folder->tokenizers.source->Encode(kCleanSource);
-  ASSERT_TRUE(clean.ok());
-  auto core = model::Seq2SeqPatchActivations(*run.folder->model, TokenIds(*clean), TokenIds(run.source_tokens),
-                                             TokenIds(run.decoder_tokens), a, b);
+  auto core = RunPatchingFromTheCleanSource();
   ASSERT_TRUE(core.ok()) << core.message();
   const auto blocks = ExportCsv();
   ASSERT_EQ(blocks.size(), 5u);
