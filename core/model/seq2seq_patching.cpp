@@ -23,9 +23,11 @@ class CacheSink : public Seq2SeqSink {
     z[0].resize((size_t)c.encoder.n_layer * n_src * c.encoder.inner());
     z[1].resize((size_t)c.decoder.n_layer * n_tgt * c.decoder.inner());
     z[2].resize(z[1].size());
+    encoder_output.resize(n_src * d);
   }
   Floats hidden[2];  // encoder, decoder
   Floats z[3];       // encoder, decoder, cross
+  Floats encoder_output;  // [n_src, d_model]
   size_t N(Seq2SeqStack s) const { return s == Seq2SeqStack::kEncoder ? n_src_ : n_tgt_; }
   size_t Inner(Seq2SeqStack s) const { return (size_t)c_.Stack(s).inner(); }
   const float* Hidden(Seq2SeqStack s, int layer) const { return HiddenOf(s).data() + HiddenAt(s, layer); }
@@ -33,6 +35,10 @@ class CacheSink : public Seq2SeqSink {
 
   Status OnEmbeddings(Seq2SeqStack s, const float* h, int n, int d) override {
     std::copy(h, h + (size_t)n * d, HiddenOf(s).begin());
+    return Status::Ok();
+  }
+  Status OnEncoderOutput(const float* h, int n, int d) override {
+    std::copy_n(h, (size_t)n * d, encoder_output.begin());
     return Status::Ok();
   }
   Status OnLayer(const Seq2SeqLayerOutput& out) override {
@@ -101,7 +107,7 @@ Result<Seq2SeqPatching> Seq2SeqPatchActivations(const Seq2SeqModel& model, const
     // 1. Both runs, cached whole; their metrics.
     CacheSink clean(c, n_src, n_tgt), corrupted(c, n_src, n_tgt);
     base.caller_bytes = 2 * (clean.hidden[0].size() + clean.hidden[1].size() + clean.z[0].size() +
-                             clean.z[1].size() + clean.z[2].size()) * sizeof(float);
+                             clean.z[1].size() + clean.z[2].size() + clean.encoder_output.size()) * sizeof(float);
     if (Status s = RunSeq2Seq(model, clean_source, decoder_ids, base, &clean); !s) return s;
     if (Status s = RunSeq2Seq(model, corrupted_source, decoder_ids, base, &corrupted); !s) return s;
     const int L_dec = c.decoder.n_layer;
@@ -124,8 +130,13 @@ Result<Seq2SeqPatching> Seq2SeqPatchActivations(const Seq2SeqModel& model, const
                 out.encoder_residual.size() + out.decoder_residual.size();
     control.Report("patching", 0, out.total);
     LastRowSink rerun(c);
-    // One rerun with `o`'s patch: its share of the way from corrupted to clean. Cancelled: false.
-    auto rerun_with = [&](const Seq2SeqRunOptions& o, double* cell) -> Result<bool> {
+    // One rerun with `o`'s patch, resumed at (stack, layer) from the corrupted run (an encoder resume runs the rest
+    // of the encoder and the whole decoder; a decoder one reads the corrupted encoder output): its share of the way
+    // from corrupted to clean. Cancelled: false.
+    auto rerun_with = [&](Seq2SeqRunOptions o, Seq2SeqStack stack, int layer, double* cell) -> Result<bool> {
+      if (stack == kCross) stack = kDec;
+      o.resume = {stack, layer, corrupted.Hidden(stack, layer),
+                  stack == kDec ? corrupted.encoder_output.data() : nullptr};
       const Status s = RunSeq2Seq(model, corrupted_source, decoder_ids, o, &rerun);
       if (s.cancelled()) return false;
       if (!s) return s;
@@ -154,7 +165,7 @@ Result<Seq2SeqPatching> Seq2SeqPatchActivations(const Seq2SeqModel& model, const
           } else {
             Seq2SeqRunOptions o = base;
             o.patch = {{stack, l, h, clean.Z(stack, l)}};
-            auto ran = rerun_with(o, &cell);
+            auto ran = rerun_with(o, stack, l, &cell);
             if (!ran) return ran.status();
             if (!*ran) return out;
           }
@@ -181,7 +192,7 @@ Result<Seq2SeqPatching> Seq2SeqPatchActivations(const Seq2SeqModel& model, const
           } else {
             Seq2SeqRunOptions o = base;
             o.patch_rows = {{stack, l, (int)p, from}};
-            auto ran = rerun_with(o, &cell);
+            auto ran = rerun_with(o, stack, l, &cell);
             if (!ran) return ran.status();
             if (!*ran) return out;
           }

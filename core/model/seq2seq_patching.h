@@ -14,7 +14,9 @@
 //             the output projection) at every query position (Seq2SeqRunOptions::patch)
 //   residual  the stream entering layer l (l = n_layer: after the last layer, before the final norm) at one
 //             position p, of the encoder and of the decoder (whose stream differs only through cross-attention)
-// Each rerun is a whole run of the corrupted input with the patch. An activation whose clean and corrupted values
+// Each rerun resumes at the patched layer from the corrupted run's stream there (Seq2SeqRunOptions::resume): a
+// patch in the encoder runs the rest of the encoder and the whole decoder, one in the decoder (or cross-attention)
+// reads the corrupted encoder output and runs the decoder from that layer. An activation whose clean and corrupted values
 // are the same bits (the decoder's embeddings, its first self-attention) is not rerun: its share is exactly 0.
 //
 // Long work: the options' cancel flag stops it between reruns (and within one); progress is ("patching", reruns

@@ -303,13 +303,18 @@ Status RunStack(const Seq2SeqModel& model, Seq2SeqStack stack, const std::vector
   SizeWork(c, s, n, n, n_src, decoder, w);
   KeysValues kv;
   kv.k.resize((size_t)n * s.inner()), kv.v.resize((size_t)n * s.inner());
-  // 1. / 4. Embeddings (and t5's position bias, which every layer adds)
-  Embed(c, p, ids.data(), n, 0, w.x.data());
-  if (FirstNotFinite(w.x.data(), w.x.size()) != w.x.size()) return NotFinite(stack, -1, "the embeddings");
-  if (sink) ATTNVIZ_RETURN_IF_ERROR(sink->OnEmbeddings(stack, w.x.data(), n, d));
+  // 1. / 4. Embeddings, or the resumed stream (and t5's position bias, which every layer adds)
+  const bool resumed = o.resume.hidden && o.resume.stack == stack;
+  if (resumed) {
+    std::copy_n(o.resume.hidden, (size_t)n * d, w.x.begin());
+  } else {
+    Embed(c, p, ids.data(), n, 0, w.x.data());
+    if (FirstNotFinite(w.x.data(), w.x.size()) != w.x.size()) return NotFinite(stack, -1, "the embeddings");
+    if (sink) ATTNVIZ_RETURN_IF_ERROR(sink->OnEmbeddings(stack, w.x.data(), n, d));
+  }
   const float* bias = PositionBias(c, p.relative_bias, s.n_head, /*bidirectional=*/!decoder, n, n, 0, w.bias.data());
   // 2. / 5. Layers: self-attention (causal in the decoder), the decoder's cross-attention, MLP
-  for (int l = 0; l < s.n_layer; ++l) {
+  for (int l = resumed ? o.resume.layer : 0; l < s.n_layer; ++l) {
     if (o.control.cancelled()) return Status::Cancelled();
     const Seq2SeqLayerParams& lp = p.layers[(size_t)l];
     PatchRows(o, stack, l, w.x.data(), d);
@@ -396,6 +401,12 @@ Status CheckAblations(const Seq2SeqConfig& c, const Seq2SeqRunOptions& o) {
     if (p.layer < 0 || p.layer >= c.Stack(p.stack).n_layer || p.head < 0 || p.head >= c.Stack(p.stack).n_head || !p.z)
       return Status::Error(std::string("patched ") + Seq2SeqStackName(p.stack) + " head " + std::to_string(p.layer) + ":" +
                            std::to_string(p.head) + " is out of range or has no z");
+  const Seq2SeqResume& r = o.resume;
+  if (r.hidden && (r.stack == Seq2SeqStack::kCross || r.layer < 0 || r.layer > c.Stack(r.stack).n_layer ||
+                   (r.stack == Seq2SeqStack::kDecoder && !r.encoder_output)))
+    return Status::Error(std::string("resuming the ") + Seq2SeqStackName(r.stack) + " at layer " +
+                         std::to_string(r.layer) + ": allowed the encoder or decoder, layers 0.." +
+                         std::to_string(c.Stack(r.stack).n_layer) + ", a decoder resume with the encoder output");
   for (const Seq2SeqPatchedRow& p : o.patch_rows)
     if (p.stack == Seq2SeqStack::kCross || p.layer < 0 || p.layer > c.Stack(p.stack).n_layer || p.position < 0 || !p.row)
       return Status::Error(std::string("patched ") + Seq2SeqStackName(p.stack) + " row of layer " +
@@ -501,7 +512,10 @@ Status RunSeq2Seq(const Seq2SeqModel& model, const std::vector<int>& src, const 
   ATTNVIZ_RETURN_IF_ERROR(CheckMemory(c, src.size(), tgt.size(), /*collect=*/false, o));
   try {
     Floats enc_out;
-    ATTNVIZ_RETURN_IF_ERROR(RunEncoder(model, src, o, sink, &enc_out));
+    if (o.resume.hidden && o.resume.stack == Seq2SeqStack::kDecoder)
+      enc_out.assign(o.resume.encoder_output, o.resume.encoder_output + src.size() * (size_t)c.d_model);
+    else
+      ATTNVIZ_RETURN_IF_ERROR(RunEncoder(model, src, o, sink, &enc_out));
     const Status s = RunDecoder(model, enc_out, (int)src.size(), tgt, o, sink);
     if (Status unchanged = MappedFilesUnchanged(); !unchanged) return unchanged;
     return s;
@@ -612,7 +626,8 @@ Result<GreedyResult> GreedyGenerate(const Seq2SeqModel& model, const std::vector
                                               std::to_string(c.max_positions > 0 ? c.max_positions : 1 << 20)});
   ATTNVIZ_RETURN_IF_ERROR(CheckIds("source tokens", src, c.vocab, "vocab_size", c.max_positions));
   ATTNVIZ_RETURN_IF_ERROR(CheckAblations(c, o));
-  if (!o.patch.empty() || !o.patch_rows.empty()) return Status::Error("generation does not patch activations");
+  if (!o.patch.empty() || !o.patch_rows.empty() || o.resume.hidden)
+    return Status::Error("generation does not patch activations nor resume a run");
   for (const Seq2SeqAblatedHead& a : o.ablate)
     if (a.stack != Seq2SeqStack::kEncoder && a.mode == AblateMode::kMean)
       return Status::Error(std::string("a mean ablation of a ") + Seq2SeqStackName(a.stack) +

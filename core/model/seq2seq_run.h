@@ -53,10 +53,23 @@ struct Seq2SeqPatchedRow {
   const float* row = nullptr;  // [d_model]
 };
 
+// Resuming a run part way (patching reuses what comes before its patch): `stack` starts at layer `layer` from
+// `hidden` [n, d_model], that stack's stream entering the layer in an earlier run of the same ids (Seq2SeqRun's
+// encoder_hidden[layer] / decoder_hidden[layer]); a decoder resume also reads that run's `encoder_output`
+// [n_src, d_model] and runs no encoder. The layers before are not run nor handed to the sink (no OnEmbeddings, no
+// OnEncoderOutput when the encoder is skipped); what runs is bit-equal to the same layers of a whole run.
+struct Seq2SeqResume {
+  Seq2SeqStack stack = Seq2SeqStack::kEncoder;  // kEncoder or kDecoder
+  int layer = 0;                                // 0..n_layer of the stack (n_layer: none of its layers run)
+  const float* hidden = nullptr;                // [n, d_model]; null: no resume
+  const float* encoder_output = nullptr;        // [n_src, d_model]; a decoder resume only
+};
+
 struct Seq2SeqRunOptions {
   std::vector<Seq2SeqAblatedHead> ablate;
   std::vector<Seq2SeqPatchedHead> patch;
   std::vector<Seq2SeqPatchedRow> patch_rows;
+  Seq2SeqResume resume;
   // Cancel is checked before every layer; progress is ("encoder layers", done, n) and ("decoder layers", done, n).
   RunControl control;
   size_t caller_bytes = 0;  // bytes the caller holds for this run's output, counted in the memory budget

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -172,6 +173,62 @@ TEST_P(Seq2SeqFixture, GreedyGenerationGivesTheReferenceIdsWithTheirMapRows) {
               << name << " step " << step;
       }
   }
+}
+
+// Resumed at every layer of each stack from a whole run's stream (and, in the decoder, its encoder output): the
+// layers that run are bit-equal to the whole run's (maps and streams), the ones before are not handed over.
+TEST_P(Seq2SeqFixture, AResumedRunIsBitEqualToTheWholeRunFromThere) {
+  const std::string name = GetParam();
+  Case c = Load(name);
+  ASSERT_TRUE(c.model);
+  const Seq2SeqConfig& cfg = c.model->config();
+  auto whole = RunSeq2Seq(*c.model, c.src, c.tgt);
+  ASSERT_TRUE(whole.ok()) << whole.message();
+  const size_t d = (size_t)cfg.d_model, n_src = c.src.size(), n_tgt = c.tgt.size();
+  for (Seq2SeqStack stack : {Seq2SeqStack::kEncoder, Seq2SeqStack::kDecoder}) {
+    const bool dec = stack == Seq2SeqStack::kDecoder;
+    const int L = cfg.Stack(stack).n_layer;
+    const size_t n = dec ? n_tgt : n_src;
+    const Tensor& hidden = dec ? whole->decoder_hidden : whole->encoder_hidden;
+    for (int l = 0; l <= L; ++l) {
+      Seq2SeqRunOptions o;
+      o.resume = {stack, l, hidden.data.data() + (size_t)l * n * d, dec ? whole->encoder_output.data.data() : nullptr};
+      auto part = RunSeq2Seq(*c.model, c.src, c.tgt, o);
+      ASSERT_TRUE(part.ok()) << part.message();
+      const std::string at = name + " " + Seq2SeqStackName(stack) + " resumed at " + std::to_string(l);
+      auto same = [&](const Tensor& got, const Tensor& want, size_t from_layer, const char* what) {
+        const size_t per = want.data.size() / want.dim(0), from = from_layer * per;
+        EXPECT_EQ(0, std::memcmp(got.data.data() + from, want.data.data() + from, (want.data.size() - from) * sizeof(float)))
+            << at << ": " << what;
+      };
+      // The resumed stack from layer l on (its stream from entry l + 1: entry l was handed in, not over).
+      same(dec ? part->decoder_probs : part->encoder_probs, dec ? whole->decoder_probs : whole->encoder_probs, l,
+           "self-attention maps");
+      same(dec ? part->decoder_hidden : part->encoder_hidden, hidden, l + 1, "stream");
+      if (dec) same(part->cross_probs, whole->cross_probs, l, "cross-attention maps");
+      if (!dec) {  // an encoder resume runs the whole decoder
+        same(part->encoder_output, whole->encoder_output, 0, "encoder output");
+        same(part->decoder_hidden, whole->decoder_hidden, 0, "decoder stream");
+        same(part->cross_probs, whole->cross_probs, 0, "cross-attention maps");
+      }
+      // The layers before were not run: what a collecting run holds there is still zero.
+      const Tensor& probs = dec ? part->decoder_probs : part->encoder_probs;
+      const size_t per = probs.data.size() / probs.dim(0);
+      EXPECT_TRUE(std::all_of(probs.data.begin(), probs.data.begin() + (ptrdiff_t)(l * per), [](float v) { return v == 0; }))
+          << at;
+    }
+  }
+  // Out of range, the cross stack, a decoder resume without the encoder output: refused, naming the allowed range.
+  Seq2SeqRunOptions bad;
+  bad.resume = {Seq2SeqStack::kDecoder, cfg.decoder.n_layer + 1, whole->decoder_hidden.data.data(),
+                whole->encoder_output.data.data()};
+  auto refused = RunSeq2Seq(*c.model, c.src, c.tgt, bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.message(), HasSubstr("layers 0.." + std::to_string(cfg.decoder.n_layer)));
+  bad.resume = {Seq2SeqStack::kDecoder, 0, whole->decoder_hidden.data.data(), nullptr};
+  EXPECT_FALSE(RunSeq2Seq(*c.model, c.src, c.tgt, bad).ok());
+  bad.resume = {Seq2SeqStack::kCross, 0, whole->decoder_hidden.data.data(), whole->encoder_output.data.data()};
+  EXPECT_FALSE(RunSeq2Seq(*c.model, c.src, c.tgt, bad).ok());
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, Seq2SeqFixture,
