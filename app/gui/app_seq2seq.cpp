@@ -152,7 +152,7 @@ void App::UpdateSeq2SeqAnalyses() {
                              ? made
                              : nullptr;
   // The scan: started and stopped from the Model panel; shown while its request is the result's.
-  if (std::exchange(views.seq2seq.scan_start, false) && complete) seq2seq_jobs->Scan(Seq2SeqScanRequest{run});
+  if (std::exchange(views.seq2seq.scan_start, false) && complete) seq2seq_jobs->Scan(Seq2SeqScanRequest{run, views.seq2seq.scan_loss_at});
   if (std::exchange(views.seq2seq.scan_stop, false)) seq2seq_jobs->StopScan();
   std::shared_ptr<const Seq2SeqScanResult> scan = seq2seq_jobs->scan();
   results.seq2seq_scan = scan && scan->request.run && run && scan->request.run->request == run->request ? scan : nullptr;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <optional>
 
 #include "app.h"
 #include "i18n/localized.h"
@@ -24,6 +25,31 @@ constexpr int kScanTableRows = 8;
 constexpr size_t kScanDumpTop = 5;
 
 std::string HeadName(int layer, int head) { return "L" + std::to_string(layer) + " H" + std::to_string(head); }
+
+// The scan's "loss at positions" field and its Start button, either model kind: the positions parsed (each in
+// 0..n_positions-1) when Start was pressed and they parse; else nothing (a refusal kept in *error, naming the field).
+std::optional<std::vector<int>> DrawScanStart(WidgetDump& dump, std::string* at_text, UiMessage* error,
+                                              int n_positions) {
+  // The field leaves its label room in the narrow panel (the Korean label is the longer).
+  const float label = ImGui::CalcTextSize(Tr(Str::kScanAt)).x + ImGui::GetStyle().ItemInnerSpacing.x + 4.0f;
+  ImGui::SetNextItemWidth(std::max(60.0f, ImGui::GetContentRegionAvail().x - label));
+  widget::InputTextWithHint(dump, Str::kScanAt, "model.scan_at", Tr(Str::kScanAtHint), at_text);
+  std::optional<std::vector<int>> start;
+  if (widget::Button(dump, Str::kScanButton, "model.scan")) {
+    Result<std::vector<int>> at = ParseLayerList(*at_text, std::max(1, n_positions));
+    *error = at ? UiMessage() : UiMessage(Status::Prefixed(MsgId::kPrefixContext, {std::string(Tr(Str::kScanAt))}, at.status()));
+    if (at) start = std::move(*at);
+  }
+  if (!error->empty()) ErrorText(error->Render());
+  return start;
+}
+
+// "a, b, c" of the positions a scan read its loss at.
+std::string PositionsText(const std::vector<int>& at) {
+  std::string text;
+  for (int i : at) text += (text.empty() ? "" : ", ") + std::to_string(i);
+  return text;
+}
 
 void DrawScanTable(PanelContext& ctx, const AblationScanResult& scan) {
   const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY;
@@ -184,8 +210,10 @@ void DrawSeq2SeqScanControls(PanelContext& ctx) {
     ImGui::ProgressBar((float)p.fraction, ImVec2(ImGui::GetContentRegionAvail().x * 0.6f, 0), progress.c_str());
     ImGui::SameLine();
     if (widget::SmallButton(dump, Str::kSeq2SeqScanStop, "model.scan_stop")) v.scan_stop = true;
-  } else if (r.seq2seq && r.seq2seq->complete() && widget::Button(dump, Str::kScanButton, "model.scan")) {
-    v.scan_start = true;
+  } else if (r.seq2seq && r.seq2seq->complete()) {
+    // The loss read at chosen decoder positions (each predicts the target's token there), or their mean.
+    if (auto at = DrawScanStart(dump, &v.scan_at, &v.scan_at_error, (int)r.seq2seq->labels.size()))
+      v.scan_start = true, v.scan_loss_at = std::move(*at);
   }
   const Seq2SeqScanResult* scan = r.seq2seq_scan.get();
   std::string error, losses = "[";
@@ -194,6 +222,7 @@ void DrawSeq2SeqScanControls(PanelContext& ctx) {
   } else if (scan) {
     DimText(Trf(Str::kSeq2SeqScanDone, {std::to_string(scan->scan.heads_done), std::to_string(scan->scan.heads.size()),
                                         FormatNumber(scan->scan.base_loss, "%.4f")}));
+    if (!scan->scan.loss_at.empty()) DimText(Trf(Str::kSeq2SeqScanAtShown, {PositionsText(scan->scan.loss_at)}));
     widget::Checkbox(dump, Str::kScanColorOverview, "model.scan_color", &v.color_by_delta);
     for (const model::Seq2SeqHeadLoss& h : scan->scan.heads)
       losses += (losses.size() > 1 ? ", " : "") + (std::isnan(h.loss) ? std::string("null") : JsonNumber(h.loss));
@@ -203,6 +232,8 @@ void DrawSeq2SeqScanControls(PanelContext& ctx) {
                                     (scan && scan->status.ok() ? JsonNumber(scan->scan.base_loss) : "null") +
                                     ", \"heads_done\": " + (scan ? std::to_string(scan->scan.heads_done) : "0") +
                                     ", \"complete\": " + BoolJson(scan && scan->scan.complete) +
+                                    ", \"loss_at\": [" + (scan ? PositionsText(scan->scan.loss_at) : "") + "]" +
+                                    ", \"at_error\": " + JsonString(v.scan_at_error.Render()) +
                                     ", \"loss\": " + losses + "]}");
 }
 
@@ -234,19 +265,11 @@ void DrawAblationControls(PanelContext& ctx) {
     ImGui::SameLine();
     if (widget::SmallButton(dump, Str::kScanCancel, "model.scan_cancel")) ctx.verbs.CancelAblationScan();
   } else {
-    // Where the loss is read: "where does ablating this head hurt" at the tokens that matter, or the mean.
+    // Where the loss is read: "where does ablating this head hurt" at the tokens that matter, or the mean (the
+    // last position predicts nothing of the text).
     const int n = ctx.results.model ? (int)ctx.results.model->tokens.size() : 0;
-    // The field leaves its label room in the narrow panel (the Korean label is the longer).
-    const float label = ImGui::CalcTextSize(Tr(Str::kScanAt)).x + ImGui::GetStyle().ItemInnerSpacing.x + 4.0f;
-    ImGui::SetNextItemWidth(std::max(60.0f, ImGui::GetContentRegionAvail().x - label));
-    widget::InputTextWithHint(dump, Str::kScanAt, "model.scan_at", Tr(Str::kScanAtHint), &ctx.views.model.scan_at);
-    if (widget::Button(dump, Str::kScanButton, "model.scan")) {
-      Result<std::vector<int>> at = ParseLayerList(ctx.views.model.scan_at, std::max(1, n - 1));
-      ctx.views.model.scan_at_error = at ? UiMessage() : UiMessage(Status::Prefixed(MsgId::kPrefixContext,
-                                                                                      {std::string(Tr(Str::kScanAt))}, at.status()));
-      if (at) ctx.verbs.StartAblationScan(std::move(*at));
-    }
-    if (!ctx.views.model.scan_at_error.empty()) ErrorText(ctx.views.model.scan_at_error.Render());
+    if (auto at = DrawScanStart(dump, &ctx.views.model.scan_at, &ctx.views.model.scan_at_error, n - 1))
+      ctx.verbs.StartAblationScan(std::move(*at));
   }
   std::shared_ptr<const AblationScanResult> scan = ctx.verbs.ShownScan();
   std::string error, top = "[";
@@ -255,11 +278,7 @@ void DrawAblationControls(PanelContext& ctx) {
   } else if (scan && ctx.results.model) {
     if (scan->request != ctx.results.model->request) DimText(Tr(Str::kScanOtherWhatIfs));
     DimText(Trf(Str::kScanBase, {FormatNumber(scan->scan.base_loss, "%.4f")}));
-    if (!scan->scan.loss_at.empty()) {
-      std::string at;
-      for (int i : scan->scan.loss_at) at += (at.empty() ? "" : ", ") + std::to_string(i);
-      DimText(Trf(Str::kScanAtShown, {at}));
-    }
+    if (!scan->scan.loss_at.empty()) DimText(Trf(Str::kScanAtShown, {PositionsText(scan->scan.loss_at)}));
     if (!scan->scan.complete)
       DimText(Trf(Str::kScanPartial, {std::to_string(scan->scan.heads_done), std::to_string(scan->scan.loss.size())}));
     widget::Checkbox(dump, Str::kScanColorOverview, "model.scan_color", &ctx.views.model.color_by_delta);
@@ -270,9 +289,7 @@ void DrawAblationControls(PanelContext& ctx) {
              ", " + JsonNumber(h.delta) + "]";
     }
   }
-  std::string loss_at = "[";
-  if (scan)
-    for (int i : scan->scan.loss_at) loss_at += (loss_at.size() > 1 ? ", " : "") + std::to_string(i);
+  const std::string loss_at = "[" + (scan ? PositionsText(scan->scan.loss_at) : "");
   dump.SetField("ablation_scan", "{\"busy\": " + BoolJson(ctx.verbs.AblationScanBusy()) + ", \"progress\": " + JsonString(progress) +
                                      ", \"error\": " + JsonString(error) + ", \"base_loss\": " +
                                      (scan && scan->status.ok() ? JsonNumber(scan->scan.base_loss) : "null") +

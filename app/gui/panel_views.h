@@ -223,6 +223,10 @@ struct Seq2SeqPanelView {
   // whether the Overview's cells are tinted by its loss changes.
   bool scan_start = false, scan_stop = false;
   bool color_by_delta = true;
+  std::string scan_at;            // the scan's loss positions as typed ("" = every decoder position)
+  UiMessage scan_at_error;        // why the last Start refused them
+  std::vector<int> scan_loss_at;  // what the last Start asked for
+
   // The Overview's readouts (panel_seq2seq_readouts.cpp), asked each frame they are shown (the App starts a job
   // when the run or the request changed): the lens; the attribution at `attrib_position` of `attrib_target` (-1: the
   // last position; its label); patching started (of the shown run, from `patch_clean` with tokens A, B) or stopped

@@ -87,10 +87,12 @@ Result<model::Seq2SeqNeuronView> Seq2SeqNeuronOf(const Seq2SeqResult& run, int s
                                  Seq2SeqRunOptionsOf(run, control), (Seq2SeqStack)stack, layer, head, i, j);
 }
 
-Result<model::Seq2SeqAblationScan> Seq2SeqScanOf(const Seq2SeqResult& run, const RunControl& control) {
+Result<model::Seq2SeqAblationScan> Seq2SeqScanOf(const Seq2SeqResult& run, const std::vector<int>& loss_at,
+                                                 const RunControl& control) {
   if (Status st = CheckSeq2SeqComplete(run); !st) return st;
   return model::ScanSeq2SeqHeadAblations(*run.folder->model, TokenIds(run.source_tokens), TokenIds(run.decoder_tokens),
-                                         run.labels, Seq2SeqRunOptionsOf(run, control));
+                                         run.labels, Seq2SeqRunOptionsOf(run, control), model::AblateMode::kZero,
+                                         loss_at);
 }
 
 double Seq2SeqScanResult::Delta(int stack, int layer, int head) const {
@@ -127,7 +129,7 @@ Seq2SeqAnalysisJobs::Seq2SeqAnalysisJobs(std::function<void()> on_change, std::f
                 if (std::string(stage) == "heads" && done > 0) on_head_(done);
               };
             auto out = Seq2SeqJobResult(r, job.generation(), &Seq2SeqScanResult::scan,
-                                 [&](const Seq2SeqResult& run) { return Seq2SeqScanOf(run, control); });
+                                 [&](const Seq2SeqResult& run) { return Seq2SeqScanOf(run, r.loss_at, control); });
             if (out->status.cancelled()) return nullptr;
             if (!out->status.ok()) return out;
             // Cut short: kept after StopScan(), unless CancelAll() or a newer scan came since.

@@ -31,8 +31,10 @@ Result<std::shared_ptr<const std::vector<LayerStack>>> Seq2SeqKindStacks(const S
 // The neuron view of (stack, layer, head, i, j) of `run` (complete), under its ablations.
 Result<model::Seq2SeqNeuronView> Seq2SeqNeuronOf(const Seq2SeqResult& run, int stack, int layer, int head, int i,
                                                  int j, const RunControl& control = {});
-// The scan of `run` (complete): its labels' mean loss, run.request.ablate as the base, zero ablation.
-Result<model::Seq2SeqAblationScan> Seq2SeqScanOf(const Seq2SeqResult& run, const RunControl& control = {});
+// The scan of `run` (complete): its labels' loss (the mean over loss_at's decoder positions; empty: all),
+// run.request.ablate as the base, zero ablation.
+Result<model::Seq2SeqAblationScan> Seq2SeqScanOf(const Seq2SeqResult& run, const std::vector<int>& loss_at = {},
+                                                 const RunControl& control = {});
 
 struct Seq2SeqNeuronRequest {
   std::shared_ptr<const Seq2SeqResult> run;
@@ -61,6 +63,7 @@ struct Seq2SeqKindResult {
 
 struct Seq2SeqScanRequest {
   std::shared_ptr<const Seq2SeqResult> run;
+  std::vector<int> loss_at;  // decoder positions whose loss is averaged (empty: every position)
 };
 struct Seq2SeqScanResult {
   uint64_t generation = 0;

@@ -658,6 +658,46 @@ TEST_F(Seq2SeqAppTest, ScanOfEveryHeadIsCoresAndTheReferences) {
   }
 }
 
+// "loss at positions" on an encoder-decoder model: the scan reads the loss at the decoder positions typed (each
+// predicting the target's token there), the same as core's scan with those positions and the mean of the base run's
+// per-position loss there; a position past the decoder's is refused in the panel (its range named), nothing started.
+TEST_F(Seq2SeqAppTest, TheScanReadsTheLossAtTheDecoderPositionsTyped) {
+  App& app = MakeAppWithTarget();
+  const Seq2SeqResult& run = *app.results.seq2seq;
+  const int n_tgt = (int)run.labels.size();
+  ASSERT_GE(n_tgt, 3);
+  app.views.seq2seq.scan_at = std::to_string(n_tgt - 1) + ", 1";
+  Click("model.scan");
+  WaitForAnalyses();
+  ASSERT_TRUE(app.results.seq2seq_scan);
+  const model::Seq2SeqAblationScan& scan = app.results.seq2seq_scan->scan;
+  const std::vector<int> at = {n_tgt - 1, 1};
+  EXPECT_EQ(scan.loss_at, at);
+  const RunIds ids = IdsOfRun(run);
+  auto core = model::ScanSeq2SeqHeadAblations(*run.folder->model, ids.source, ids.decoder, run.labels, {},
+                                              model::AblateMode::kZero, at);
+  ASSERT_TRUE(core) << core.message();
+  ASSERT_EQ(scan.heads.size(), core->heads.size());
+  EXPECT_DOUBLE_EQ(scan.base_loss, core->base_loss);
+  for (size_t k = 0; k < scan.heads.size(); ++k) EXPECT_DOUBLE_EQ(scan.heads[k].loss, core->heads[k].loss) << k;
+  auto mean = model::ScanSeq2SeqHeadAblations(*run.folder->model, ids.source, ids.decoder, run.labels);
+  ASSERT_TRUE(mean);
+  EXPECT_NE(scan.base_loss, mean->base_loss);  // not the mean over every position
+  EXPECT_NEAR(scan.base_loss, (run.token_loss[(size_t)n_tgt - 1] + run.token_loss[1]) / 2, 1e-6);
+  json field = Field("seq2seq_scan");
+  EXPECT_EQ(field["loss_at"], json::array({n_tgt - 1, 1}));
+  EXPECT_EQ(field["at_error"], "");
+  const uint64_t generation = app.results.seq2seq_scan->generation;
+  app.views.seq2seq.scan_at = std::to_string(n_tgt);
+  Click("model.scan");
+  WaitForAnalyses();
+  field = Field("seq2seq_scan");
+  const std::string error = field["at_error"];
+  EXPECT_NE(error.find(std::to_string(n_tgt - 1)), std::string::npos) << error;
+  ASSERT_TRUE(app.results.seq2seq_scan);
+  EXPECT_EQ(app.results.seq2seq_scan->generation, generation) << "a refused list started a scan";
+}
+
 // Stop during the scan keeps the heads done (the others blank), each still core's; the line says how many of all.
 TEST_F(Seq2SeqAppTest, StoppingTheScanKeepsTheHeadsDone) {
   App& app = MakeAppWithTarget();

@@ -700,6 +700,7 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kSeq2SeqKindMaking, "Making these maps for this run\xE2\x80\xA6"},
     {Str::kSeq2SeqScanProgress, "head {0} of {1}"},
     {Str::kSeq2SeqScanDone, "{0} of {1} heads scanned; base loss {2}"},
+    {Str::kSeq2SeqScanAtShown, "the loss is read at decoder positions {0} only (position i predicts target token i)"},
     {Str::kSeq2SeqScanStop, "Stop (keep the heads done)"},
     {Str::kSeq2SeqLensExplain, "Logit lens of the decoder: each cell is the target token the model would write if the decoder stopped after that layer (rows: decoder layers, 0 = its embeddings; columns: decoder positions), its colour the probability it gives the target's next token."},
     {Str::kSeq2SeqAttribExplain, "Direct logit attribution at a decoder position: how much each decoder self-attention head (D), each cross-attention head (X: the only way the source reaches the output), each layer's MLP, the embeddings and the biases add to one target token's logit (red raises it, blue lowers it); the parts sum to the logit."},

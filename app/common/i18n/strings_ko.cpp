@@ -726,6 +726,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kSeq2SeqKindMaking, "이 실행의 맵을 만드는 중\xE2\x80\xA6"},
     {Str::kSeq2SeqScanProgress, "헤드 {1}개 중 {0}번째"},
     {Str::kSeq2SeqScanDone, "헤드 {1}개 중 {0}개 살펴봄; 기준 손실 {2}"},
+    {Str::kSeq2SeqScanAtShown, "손실은 디코더 위치 {0}에서만 읽습니다(위치 i는 목표 토큰 i를 예측합니다)"},
     {Str::kSeq2SeqScanStop, "멈추기 (끝난 헤드는 유지)"},
     {Str::kSeq2SeqLensExplain, "디코더의 로짓 렌즈: 각 칸은 디코더가 그 층에서 멈췄다면 모델이 쓸 타깃 토큰이며(행: 디코더 층, 0 = 임베딩, 열: 디코더 위치), 색은 타깃의 다음 토큰에 준 확률입니다."},
     {Str::kSeq2SeqAttribExplain, "디코더 위치 하나의 직접 로짓 기여: 디코더 셀프 어텐션 헤드(D), 크로스 어텐션 헤드(X: 소스가 출력에 닿는 유일한 길), 각 층의 피드포워드 블록, 임베딩과 바이어스가 타깃 토큰 하나의 로짓에 얼마나 더하는지 보여 줍니다(빨강은 올리고 파랑은 내림). 모두 더하면 로짓입니다."},

@@ -160,7 +160,7 @@ enum class Str : int {
   // Lesson (b)'s second part: the bundled encoder-decoder model with trained weights.
   kLessonBTrainedText, kLessonBTrainedButton, kLessonBTrainedQuestion, kLessonNoBundledSeq2Seq,
   // The neuron view, map kinds and the scan on encoder-decoder models.
-  kNeuronPositionBias, kSeq2SeqRolloutNoCross, kSeq2SeqKindMaking, kSeq2SeqScanProgress, kSeq2SeqScanDone,
+  kNeuronPositionBias, kSeq2SeqRolloutNoCross, kSeq2SeqKindMaking, kSeq2SeqScanProgress, kSeq2SeqScanDone, kSeq2SeqScanAtShown,
   kSeq2SeqScanStop,
   // The logit lens, attribution and patching on encoder-decoder models.
   kSeq2SeqLensExplain, kSeq2SeqAttribExplain, kSeq2SeqAttribTipHead, kSeq2SeqAttribPostNorm, kSeq2SeqPatchExplain,
