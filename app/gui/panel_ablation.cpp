@@ -51,30 +51,49 @@ std::string PositionsText(const std::vector<int>& at) {
   return text;
 }
 
-void DrawScanTable(PanelContext& ctx, const AblationScanResult& scan) {
+// An encoder-decoder stack's name in the ablation's words ("encoder", "decoder", "cross-attention").
+std::string StackWord(int stack) {
+  return Tr(stack == kEncoderStack ? Str::kSeq2SeqEncoderSide
+            : stack == kDecoderStack ? Str::kSeq2SeqDecoderSide : Str::kSeq2SeqCrossSide);
+}
+
+// The scanned heads ranked, largest loss change first (an encoder-decoder model's with their stack); a row's click
+// opens that head in the Heads panel, as its Overview cell's does, and its right-click menu ablates it.
+void DrawScanTable(PanelContext& ctx, const std::vector<RankedHead>& ranked) {
+  const bool stacks = !ranked.empty() && ranked.front().stack >= 0;
   const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY;
   const float height = ImGui::GetTextLineHeightWithSpacing() * (kScanTableRows + 1);
-  if (!ImGui::BeginTable("##ablation_scan", 4, flags, ImVec2(0, height))) return;
+  if (!ImGui::BeginTable("##ablation_scan", stacks ? 5 : 4, flags, ImVec2(0, height))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
+  if (stacks) ImGui::TableSetupColumn(Tr(Str::kScanColStack));
   for (Str column : {Str::kScanColLayer, Str::kScanColHead, Str::kScanColLoss, Str::kScanColDelta})
     ImGui::TableSetupColumn(Tr(column));
   ImGui::TableHeadersRow();
   ImGuiListClipper clipper;
-  clipper.Begin((int)scan.ranked.size());
+  clipper.Begin((int)ranked.size());
   while (clipper.Step())
     for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
-      const RankedHead& h = scan.ranked[(size_t)i];
+      const RankedHead& h = ranked[(size_t)i];
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::PushID(i);
-      // A click on a row opens that head in the Heads panel, as a click on its Overview cell does.
-      if (ImGui::Selectable(std::to_string(h.layer).c_str(), false, ImGuiSelectableFlags_SpanAllColumns)) {
+      const std::string first = stacks ? StackWord(h.stack) : std::to_string(h.layer);
+      if (ImGui::Selectable(first.c_str(), false, ImGuiSelectableFlags_SpanAllColumns)) {
+        if (stacks) ctx.views.seq2seq.stack = h.stack;
         ctx.settings.model_layer = h.layer;
         ctx.settings.selected_head = h.head;
         ctx.settings.enlarged = true;
       }
-      DrawHeadAblateMenu(ctx, h.layer, h.head);
+      ctx.dump.RecordItem("model.scan_row." + std::to_string(i), "[" + std::to_string(h.stack) + ", " +
+                                                                     std::to_string(h.layer) + ", " +
+                                                                     std::to_string(h.head) + "]");
+      if (stacks) DrawSeq2SeqHeadAblateMenu(ctx, h.stack, h.layer, h.head);
+      else DrawHeadAblateMenu(ctx, h.layer, h.head);
       ImGui::PopID();
+      if (stacks) {
+        ImGui::TableNextColumn();
+        ImGui::Text("%d", h.layer);
+      }
       ImGui::TableNextColumn();
       ImGui::Text("%d", h.head);
       ImGui::TableNextColumn();
@@ -134,12 +153,6 @@ int DrawAblatedList(PanelContext& ctx, const std::vector<AblatedEntry>& heads, m
   widget::RadioButton(dump, Str::kAblateModeMean, "model.ablate_mean", &m, (int)model::AblateMode::kMean);
   *mode = (model::AblateMode)m;
   return restore;
-}
-
-// An encoder-decoder stack's name in the ablation's words ("encoder", "decoder", "cross-attention").
-std::string StackWord(int stack) {
-  return Tr(stack == kEncoderStack ? Str::kSeq2SeqEncoderSide
-            : stack == kDecoderStack ? Str::kSeq2SeqDecoderSide : Str::kSeq2SeqCrossSide);
 }
 
 std::vector<std::string> Seq2SeqHeadArgs(int stack, int layer, int head) {
@@ -224,6 +237,7 @@ void DrawSeq2SeqScanControls(PanelContext& ctx) {
                                         FormatNumber(scan->scan.base_loss, "%.4f")}));
     if (!scan->scan.loss_at.empty()) DimText(Trf(Str::kSeq2SeqScanAtShown, {PositionsText(scan->scan.loss_at)}));
     widget::Checkbox(dump, Str::kScanColorOverview, "model.scan_color", &v.color_by_delta);
+    DrawScanTable(ctx, scan->ranked);
     for (const model::Seq2SeqHeadLoss& h : scan->scan.heads)
       losses += (losses.size() > 1 ? ", " : "") + (std::isnan(h.loss) ? std::string("null") : JsonNumber(h.loss));
   }
@@ -282,7 +296,7 @@ void DrawAblationControls(PanelContext& ctx) {
     if (!scan->scan.complete)
       DimText(Trf(Str::kScanPartial, {std::to_string(scan->scan.heads_done), std::to_string(scan->scan.loss.size())}));
     widget::Checkbox(dump, Str::kScanColorOverview, "model.scan_color", &ctx.views.model.color_by_delta);
-    DrawScanTable(ctx, *scan);
+    DrawScanTable(ctx, scan->ranked);
     for (size_t i = 0; i < std::min(kScanDumpTop, scan->ranked.size()); ++i) {
       const RankedHead& h = scan->ranked[i];
       top += (i ? ", [" : "[") + std::to_string(h.layer) + ", " + std::to_string(h.head) + ", " + JsonNumber(h.loss) +

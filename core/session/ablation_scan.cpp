@@ -21,7 +21,7 @@ std::vector<RankedHead> RankHeads(const model::AblationScan& scan, int n_head) {
   std::vector<RankedHead> ranked;
   for (size_t i = 0; i < scan.loss.size(); ++i)
     if (scan.Done(i))
-      ranked.push_back({(int)(i / n_head), (int)(i % n_head), scan.loss[i], scan.loss[i] - scan.base_loss});
+      ranked.push_back({-1, (int)(i / n_head), (int)(i % n_head), scan.loss[i], scan.loss[i] - scan.base_loss});
   std::stable_sort(ranked.begin(), ranked.end(), [](const RankedHead& a, const RankedHead& b) { return a.delta > b.delta; });
   return ranked;
 }

@@ -13,14 +13,9 @@
 #include "model/analysis.h"
 #include "session/latest_wins.h"
 #include "session/model_session.h"
+#include "session/ranked_head.h"
 
 namespace attnviz {
-
-// One head of the scan: the loss with it ablated (on top of the request's what-ifs) and delta = loss - base_loss.
-struct RankedHead {
-  int layer = 0, head = 0;
-  double loss = 0, delta = 0;
-};
 
 // What a scan runs on: the shown run's request, and where its loss is read (model::ScanHeadAblations's loss_at:
 // positions i predicting token i + 1; empty: the mean over every position). A failed scan's result keeps the

@@ -138,7 +138,10 @@ Seq2SeqAnalysisJobs::Seq2SeqAnalysisJobs(std::function<void()> on_change, std::f
             if (!out->scan.complete && (out->scan.heads_done == 0 || !keeps)) return nullptr;
             for (const model::Seq2SeqHeadLoss& h : out->scan.heads)
               if (!std::isnan(h.loss))
-                out->max_abs_delta = std::max(out->max_abs_delta, std::abs(h.loss - out->scan.base_loss));
+                out->ranked.push_back({(int)h.stack, h.layer, h.head, h.loss, h.loss - out->scan.base_loss});
+            std::stable_sort(out->ranked.begin(), out->ranked.end(),
+                             [](const RankedHead& a, const RankedHead& b) { return a.delta > b.delta; });
+            for (const RankedHead& h : out->ranked) out->max_abs_delta = std::max(out->max_abs_delta, std::abs(h.delta));
             return out;
           },
           std::move(on_change)) {}

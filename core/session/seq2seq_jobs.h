@@ -16,6 +16,7 @@
 
 #include "model/seq2seq_analysis.h"
 #include "session/map_kind.h"
+#include "session/ranked_head.h"
 #include "session/seq2seq_session.h"
 
 namespace attnviz {
@@ -71,6 +72,7 @@ struct Seq2SeqScanResult {
   Status status;
   model::Seq2SeqAblationScan scan;
   double max_abs_delta = 0;  // for colouring the Overview
+  std::vector<RankedHead> ranked;  // the heads scanned, largest loss change first (ties: scan order)
   // The loss change of (stack, layer, head) against the base loss; NaN when not scanned.
   double Delta(int stack, int layer, int head) const;
 };

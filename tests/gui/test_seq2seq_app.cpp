@@ -684,6 +684,22 @@ TEST_F(Seq2SeqAppTest, TheScanReadsTheLossAtTheDecoderPositionsTyped) {
   ASSERT_TRUE(mean);
   EXPECT_NE(scan.base_loss, mean->base_loss);  // not the mean over every position
   EXPECT_NEAR(scan.base_loss, (run.token_loss[(size_t)n_tgt - 1] + run.token_loss[1]) / 2, 1e-6);
+  // Ranked by the loss change at those positions, largest first; the first row's click shows that head.
+  const std::vector<RankedHead>& ranked = app.results.seq2seq_scan->ranked;
+  ASSERT_EQ(ranked.size(), scan.heads.size());
+  for (size_t k = 1; k < ranked.size(); ++k) EXPECT_GE(ranked[k - 1].delta, ranked[k].delta) << k;
+  const auto top = std::max_element(scan.heads.begin(), scan.heads.end(), [](const auto& a, const auto& b) {
+    return a.loss < b.loss;
+  });
+  EXPECT_EQ(ranked[0].stack, (int)top->stack);
+  EXPECT_EQ(ranked[0].layer, top->layer);
+  EXPECT_EQ(ranked[0].head, top->head);
+  EXPECT_DOUBLE_EQ(ranked[0].delta, top->loss - scan.base_loss);
+  EXPECT_EQ(Item("model.scan_row.0"), json::array({ranked[0].stack, ranked[0].layer, ranked[0].head}));
+  Click("model.scan_row.0");
+  EXPECT_EQ(app.views.seq2seq.stack, ranked[0].stack);
+  EXPECT_EQ(app.settings.model_layer, ranked[0].layer);
+  EXPECT_EQ(app.settings.selected_head, ranked[0].head);
   json field = Field("seq2seq_scan");
   EXPECT_EQ(field["loss_at"], json::array({n_tgt - 1, 1}));
   EXPECT_EQ(field["at_error"], "");

@@ -514,6 +514,7 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kScanAtHint, "all (or e.g. 12, 14)"},
     {Str::kScanAtShown, "the loss is read at positions {0} only (position i predicts token i + 1)"},
     {Str::kScanPartial, "cancelled: {0} of {1} heads scanned, ranked below; the others are blank in the Overview"},
+    {Str::kScanColStack, "stack"},
     {Str::kScanColLayer, "layer"},
     {Str::kScanColHead, "head"},
     {Str::kScanColLoss, "loss"},

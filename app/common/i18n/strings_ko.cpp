@@ -531,6 +531,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kScanAtHint, "전체 (또는 예: 12, 14)"},
     {Str::kScanAtShown, "손실은 위치 {0}에서만 읽습니다(위치 i는 토큰 i + 1을 예측합니다)"},
     {Str::kScanPartial, "취소됨: 헤드 {1}개 중 {0}개를 살펴본 순위가 아래에 있고, 나머지는 한눈에 보기에서 비어 있습니다"},
+    {Str::kScanColStack, "스택"},
     {Str::kScanColLayer, "층"},
     {Str::kScanColHead, "헤드"},
     {Str::kScanColLoss, "손실"},

@@ -116,7 +116,7 @@ enum class Str : int {
   // ---- predictions, loss and head ablation in the app (gui-predict)
   kModelPredictingOf, kNoLmHead, kPredictNextTip, kPredictMaskTip, kPredictNoMask, kPredictHowTo, kPredictPinned,
   kLossLine, kLossChange, kLossBaselineUnknown, kLossExplain, kLossMasked, kAblateHead, kRestoreHead, kAblatedHeads,
-  kRestoreAll, kScanButton, kScanCancel, kScanProgress, kScanRefused, kScanBase, kScanAt, kScanAtHint, kScanAtShown, kScanPartial, kScanColLayer, kScanColHead,
+  kRestoreAll, kScanButton, kScanCancel, kScanProgress, kScanRefused, kScanBase, kScanAt, kScanAtHint, kScanAtShown, kScanPartial, kScanColStack, kScanColLayer, kScanColHead,
   kScanColLoss, kScanColDelta, kScanColorOverview, kScanOtherWhatIfs, kOverviewAblatedTip, kOverviewDeltaTip, kOverviewDeltaLegend,
   kOverviewBadgeChance,
   // ---- the neuron view and the other map kinds (rollout, value-weighted)
