@@ -97,9 +97,9 @@ void DrawScanTable(PanelContext& ctx, const std::vector<RankedHead>& ranked) {
       ImGui::TableNextColumn();
       ImGui::Text("%d", h.head);
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(FormatNumber(h.loss, "%.4f").c_str());
+      ImGui::TextUnformatted(FormatNumber(h.loss, "%.4g").c_str());
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(FormatNumber(h.delta, "%+.4f").c_str());
+      ImGui::TextUnformatted(FormatNumber(h.delta, "%+.3g").c_str());
     }
   ImGui::EndTable();
 }
@@ -234,7 +234,7 @@ void DrawSeq2SeqScanControls(PanelContext& ctx) {
     ErrorText(error = Localized(scan->status));
   } else if (scan) {
     DimText(Trf(Str::kSeq2SeqScanDone, {std::to_string(scan->scan.heads_done), std::to_string(scan->scan.heads.size()),
-                                        FormatNumber(scan->scan.base_loss, "%.4f")}));
+                                        FormatNumber(scan->scan.base_loss, "%.4g")}));
     if (!scan->scan.loss_at.empty()) DimText(Trf(Str::kSeq2SeqScanAtShown, {PositionsText(scan->scan.loss_at)}));
     widget::Checkbox(dump, Str::kScanColorOverview, "model.scan_color", &v.color_by_delta);
     DrawScanTable(ctx, scan->ranked);
@@ -291,7 +291,7 @@ void DrawAblationControls(PanelContext& ctx) {
     ErrorText(error = Localized(scan->status));
   } else if (scan && ctx.results.model) {
     if (scan->request != ctx.results.model->request) DimText(Tr(Str::kScanOtherWhatIfs));
-    DimText(Trf(Str::kScanBase, {FormatNumber(scan->scan.base_loss, "%.4f")}));
+    DimText(Trf(Str::kScanBase, {FormatNumber(scan->scan.base_loss, "%.4g")}));
     if (!scan->scan.loss_at.empty()) DimText(Trf(Str::kScanAtShown, {PositionsText(scan->scan.loss_at)}));
     if (!scan->scan.complete)
       DimText(Trf(Str::kScanPartial, {std::to_string(scan->scan.heads_done), std::to_string(scan->scan.loss.size())}));
