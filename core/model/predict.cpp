@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <string>
 
 #include "base/finite.h"
@@ -70,6 +71,29 @@ double LogZ(const float* row, int vocab) {
   double sum = 0;
   for (int v = 0; v < vocab; ++v) sum += std::exp((double)row[v] - mx);
   return mx + std::log(sum);
+}
+
+// The logits of the rows `rows_at` of last_hidden [n, d_model], kRows gathered at a time: each block's
+// logits [rows, vocab] handed to on_block(first index into rows_at, rows, logits). Errors: a logit not finite, an
+// on_block error; Status::Cancelled() between blocks.
+Status ForGatheredRows(const Model& model, const float* last_hidden, const std::vector<int>& rows_at,
+                       const RunControl& control,
+                       const std::function<Status(size_t r0, int rows, const float* logits)>& on_block) {
+  const int d = model.config().d_model, vocab = model.config().vocab;
+  std::vector<float> x((size_t)kRows * d), normed((size_t)kRows * d), logits((size_t)kRows * vocab), head_rows;
+  for (size_t r0 = 0; r0 < rows_at.size(); r0 += kRows) {
+    if (control.cancelled()) return Status::Cancelled();
+    const int rows = (int)std::min<size_t>(kRows, rows_at.size() - r0);
+    for (int r = 0; r < rows; ++r)
+      std::copy(last_hidden + (size_t)rows_at[r0 + r] * d, last_hidden + (size_t)(rows_at[r0 + r] + 1) * d,
+                x.begin() + (size_t)r * d);
+    LogitsOfRows(model, x.data(), rows, normed.data(), &head_rows, logits.data());
+    if (const size_t bad = FirstNotFinite(logits.data(), (size_t)rows * vocab); bad < (size_t)rows * vocab)
+      return Status::Error("position " + std::to_string(rows_at[r0 + bad / vocab]) + ": the logit of token " +
+                           std::to_string(bad % vocab) + " is not a finite number");
+    if (Status st = on_block(r0, rows, logits.data()); !st) return st;
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -183,7 +207,7 @@ Result<Predictions> Predict(const Model& model, const float* last_hidden, const 
 Result<std::vector<double>> NextLogProbsAt(const Model& model, const float* last_hidden, const std::vector<int>& ids,
                                            const std::vector<int>& at, const RunControl& control) {
   const ModelConfig& c = model.config();
-  const int n = (int)ids.size(), d = c.d_model, vocab = c.vocab;
+  const int n = (int)ids.size(), vocab = c.vocab;
   // 0. Checks.
   if (!model.has_lm_head()) return Status::Error(MsgId::kNoLmHead, {c.model_type});
   if (!PredictsNextToken(c)) return Status::Error("a masked LM predicts no next token");
@@ -201,23 +225,44 @@ Result<std::vector<double>> NextLogProbsAt(const Model& model, const float* last
     for (int i = 0; i + 1 < n; ++i) rows_at.push_back(i);
   // 1. Blocks of kRows of the asked rows, gathered: their logits, then each row's log p(next) in parallel.
   std::vector<double> out(rows_at.size());
-  std::vector<float> x((size_t)kRows * d), normed((size_t)kRows * d), logits((size_t)kRows * vocab), head_rows;
-  for (size_t r0 = 0; r0 < rows_at.size(); r0 += kRows) {
-    if (control.cancelled()) return Status::Cancelled();
-    const int rows = (int)std::min<size_t>(kRows, rows_at.size() - r0);
-    for (int r = 0; r < rows; ++r)
-      std::copy(last_hidden + (size_t)rows_at[r0 + r] * d, last_hidden + (size_t)(rows_at[r0 + r] + 1) * d,
-                x.begin() + (size_t)r * d);
-    LogitsOfRows(model, x.data(), rows, normed.data(), &head_rows, logits.data());
-    if (const size_t bad = FirstNotFinite(logits.data(), (size_t)rows * vocab); bad < (size_t)rows * vocab)
-      return Status::Error("position " + std::to_string(rows_at[r0 + bad / vocab]) + ": the logit of token " +
-                           std::to_string(bad % vocab) + " is not a finite number");
+  const Status gathered = ForGatheredRows(model, last_hidden, rows_at, control, [&](size_t r0, int rows, const float* logits) {
 #pragma omp parallel for schedule(dynamic) if (rows > 1)
     for (int r = 0; r < rows; ++r) {
-      const float* row = logits.data() + (size_t)r * vocab;
+      const float* row = logits + (size_t)r * vocab;
       out[r0 + r] = (double)row[ids[(size_t)rows_at[r0 + r] + 1]] - LogZ(row, vocab);
     }
-  }
+    return Status::Ok();
+  });
+  if (!gathered) return gathered;
+  return out;
+}
+
+Result<std::vector<PositionTop>> TopTokensAt(const Model& model, const float* last_hidden, int n, int k,
+                                             const std::vector<int>& at, const RunControl& control) {
+  const ModelConfig& c = model.config();
+  const int vocab = c.vocab;
+  // 0. Checks.
+  if (!model.has_lm_head()) return Status::Error(MsgId::kNoLmHead, {c.model_type});
+  if (k < 1 || k > vocab) return Status::Error(MsgId::kTopKRange, {std::to_string(k), std::to_string(vocab)});
+  if (at.empty() || !last_hidden) return Status::Error("no position to predict at");
+  for (int i : at)
+    if (i < 0 || i >= n)
+      return Status::Error(MsgId::kPositionRange, {"position", std::to_string(i), std::to_string(n - 1),
+                                                   std::to_string(n)});
+  // 1. The asked rows' logits, gathered; each row's top k (as Predict: log-softmax in double, ties to the lower id).
+  std::vector<PositionTop> out(at.size());
+  const Status gathered = ForGatheredRows(model, last_hidden, at, control, [&](size_t r0, int rows, const float* logits) {
+#pragma omp parallel for schedule(dynamic) if (rows > 1)
+    for (int r = 0; r < rows; ++r) {
+      const float* row = logits + (size_t)r * vocab;
+      const double log_z = LogZ(row, vocab);
+      PositionTop& top = out[r0 + (size_t)r];
+      top.index = at[r0 + (size_t)r];
+      for (int t : TopKIndices(row, vocab, k)) top.top.push_back({t, std::exp((double)row[t] - log_z)});
+    }
+    return Status::Ok();
+  });
+  if (!gathered) return gathered;
   return out;
 }
 

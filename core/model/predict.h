@@ -70,4 +70,13 @@ Result<Predictions> Predict(const Model& model, const float* last_hidden, const 
 Result<std::vector<double>> NextLogProbsAt(const Model& model, const float* last_hidden, const std::vector<int>& ids,
                                            const std::vector<int>& at, const RunControl& control = {});
 
+// The top k tokens at each position of `at` (each in 0..n-1, at least one), in at's order: the final norm and the
+// LM head over those rows only, what a hovered token shows at once while Predict's n x vocab logits are still to
+// come. The same ids as Predict's positions there, probabilities within float rounding (its rows are multiplied in
+// other blocks). last_hidden: [n, d_model], the last block's stream.
+// Errors: no LM head, k outside 1..vocab, no position or one out of range, a logit not finite; Status::Cancelled()
+// between blocks of rows.
+Result<std::vector<PositionTop>> TopTokensAt(const Model& model, const float* last_hidden, int n, int k,
+                                             const std::vector<int>& at, const RunControl& control = {});
+
 }  // namespace attnviz::model

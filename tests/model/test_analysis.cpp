@@ -501,6 +501,45 @@ TEST_P(Analysis, NextLogProbsAtArePredictsAtThoseRows) {
   EXPECT_NE(past.message().find(std::to_string(n - 2)), std::string::npos) << past.message();
 }
 
+// The top tokens of a few rows alone (what a hovered token shows before the whole Predict): Predict's there, every
+// family (bert's masked-LM head too, at any position).
+TEST_P(Analysis, TopTokensAtArePredictsAtThoseRows) {
+  const std::string name = GetParam();
+  auto model = LoadModel(FixtureDir(name));
+  ASSERT_TRUE(model.ok()) << model.message();
+  const std::vector<int> ids = ReadAnalysis(name)["ids"].get<std::vector<int>>();
+  const ModelConfig& c = (*model)->config();
+  const int n = (int)ids.size(), k = std::min(5, c.vocab);
+  auto run = RunModel(**model, ids);
+  ASSERT_TRUE(run.ok()) << run.message();
+  const float* last = run->hidden.data.data() + (size_t)c.n_layer * n * c.d_model;
+  const std::vector<int> at = {n - 1, 0, n / 2};
+  auto got = TopTokensAt(**model, last, n, k, at);
+  if (!HasLmHead(**model)) {
+    EXPECT_FALSE(got.ok());
+    return;
+  }
+  ASSERT_TRUE(got.ok()) << got.message();
+  auto want = Predict(**model, last, ids, k, at);
+  ASSERT_TRUE(want.ok()) << want.message();
+  ASSERT_EQ(got->size(), at.size());
+  ASSERT_EQ(want->positions.size(), at.size());
+  for (size_t p = 0; p < at.size(); ++p) {
+    const PositionTop &g = (*got)[p], &w = want->positions[p];
+    EXPECT_EQ(g.index, at[p]);
+    ASSERT_EQ(g.top.size(), w.top.size()) << at[p];
+    for (size_t t = 0; t < g.top.size(); ++t) {
+      // Rows multiplied in other blocks: near-equal probabilities may swap; each id's probability agrees.
+      EXPECT_NEAR(g.top[t].prob, w.top[t].prob, 1e-5) << name << " position " << at[p] << " rank " << t;
+      if (t + 1 < g.top.size() && w.top[t].prob - w.top[t + 1].prob > 1e-5) EXPECT_EQ(g.top[t].id, w.top[t].id);
+    }
+  }
+  auto past = TopTokensAt(**model, last, n, k, {n});
+  ASSERT_FALSE(past.ok());
+  EXPECT_NE(past.message().find(std::to_string(n - 1)), std::string::npos) << past.message();
+  EXPECT_FALSE(TopTokensAt(**model, last, n, k, {}).ok());
+}
+
 INSTANTIATE_TEST_SUITE_P(Models, Analysis, ::testing::ValuesIn(testing::AllFixtures()),
                          [](const auto& info) { return info.param; });
 
