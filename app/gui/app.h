@@ -246,7 +246,8 @@ class App {
   };
   LayerView shown_layer_;
   void AskExactRowsWhenNeeded(const LayerView& view, bool rollout_shown);  // app_model.cpp
-  std::shared_ptr<const ExactRows> applied_exact_rows_;  // the last q, k made for a shown streamed layer
+  std::shared_ptr<const ExactRows> applied_exact_rows_;
+  TopTokensRequest top_asked_;  // the positions of a result whose top tokens were last asked (MakeTopTokens)  // the last q, k made for a shown streamed layer
   LayerView exact_rows_asked_;  // the shown layer whose q and k were last asked for (MakeExactRows)
   uint64_t weighted_overview_asked_ = 0;  // the model result (generation) the value-weighted overview was asked for
   // Per layer of the current run (null until made), for hide_special: made once as each layer arrives.
@@ -301,8 +302,9 @@ void DrawSeq2SeqPatchingView(PanelContext& ctx);
 void DrawSeq2SeqShapes(PanelContext& ctx);
 // Predictions and head ablation (panel_predictions.cpp, panel_ablation.cpp), drawn inside the Model, Heads and
 // Overview panels.
-// The top next tokens at `position` of the latest model result, one per line ("" when it has none there).
-std::string PredictionLines(const AppResults& results, int position);
+// The top next tokens at `position` of the latest model result, one per line ("" when it has none there): from its
+// predictions, or before they come from results.model_top (each position asked is added to *wanted).
+std::string PredictionLines(const AppResults& results, int position, std::vector<int>* wanted = nullptr);
 // A token chip's tooltip: per token of tokens[first, first + count), its id and its text as ShownText writes it
 // ("id 274  ·c", never the vocabulary's "Ġc"), and "special token" for one.
 std::string TokenTipLines(const std::vector<tokenize::Token>& tokens, size_t first, size_t count);

@@ -41,6 +41,9 @@ struct AppResults {
   UiMessage config_error;   // Validate() of the settings being edited
   UiMessage compute_error;  // the last run's error (text or config), empty when it worked
   std::shared_ptr<const ModelResult> model;     // the last successful model run (or its latest step)
+  // The top tokens at the hovered and pinned positions of `model` while its predictions are still to come
+  // (ModelSession::MakeTopTokens); null when none were asked of this result.
+  std::shared_ptr<const TopTokens> model_top;
   UiMessage model_error;                        // the last model run's error
   // An encoder-decoder folder open (seq2seq_session.h): its folder ("" when a decoder-only model or the sandbox is
   // the source), the last result (a generation's latest step while it runs), its error and the run's progress.

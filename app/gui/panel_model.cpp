@@ -42,9 +42,10 @@ void DrawTokens(PanelContext& ctx, const ModelResult& result) {
   }
   if (!result.has_lm_head) text.no_predictions = Tr(Str::kNoLmHead);
   else if (result.predictions && result.predictions->positions.empty()) text.no_predictions = Tr(Str::kPredictNoMask);
-  text.has_predictions = result.predictions != nullptr;
+  // Before the predictions over every position come, a hovered or pinned token's come alone (from the last stream).
+  text.has_predictions = result.predictions != nullptr || (result.last_hidden && model::PredictsNextToken(c));
   text.prediction_positions = result.predictions ? result.predictions->positions.size() : 0;
-  text.predictions = [&ctx](int position) { return PredictionLines(ctx.results, position); };
+  text.predictions = [&ctx](int position) { return PredictionLines(ctx.results, position, &ctx.views.model.top_wanted); };
   ModelPanelView& v = ctx.views.model;
   DrawTokenChips(ctx, text, {&v.chips, &v.chip_color, &v.pinned_position});
 }

@@ -3,6 +3,7 @@
 // encoder-decoder model the top tokens at each decoder position and the target's mean loss under the ablations.
 #include <imgui.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "app.h"
@@ -42,10 +43,20 @@ std::string LossLine(double loss, double perplexity) {
 
 }  // namespace
 
-std::string PredictionLines(const AppResults& results, int position) {
+std::string PredictionLines(const AppResults& results, int position, std::vector<int>* wanted) {
   const ModelResult* r = results.model.get();
-  if (!r || !r->predictions || !r->request.folder) return "";
-  const model::PositionTop* top = FindPosition(*r->predictions, position);
+  if (!r || !r->request.folder) return "";
+  const model::PositionTop* top = nullptr;
+  if (r->predictions) {
+    top = FindPosition(*r->predictions, position);
+  } else if (r->last_hidden && position >= 0 && position < (int)r->tokens.size() &&
+             model::PredictsNextToken(r->request.folder->model->config())) {
+    // The layers are done, the predictions over every position not yet: this position's rows alone.
+    if (wanted && std::find(wanted->begin(), wanted->end(), position) == wanted->end()) wanted->push_back(position);
+    if (results.model_top && results.model_top->request.result.get() == r)
+      for (const model::PositionTop& t : results.model_top->positions)
+        if (t.index == position) top = &t;
+  }
   if (!top) return "";
   const ModelFolder& folder = *r->request.folder;
   const bool next = model::PredictsNextToken(folder.model->config());

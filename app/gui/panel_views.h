@@ -82,6 +82,9 @@ struct ModelPanelView {
   std::vector<model::AblatedHead> ablated;
   model::AblateMode ablate_mode = model::AblateMode::kZero;  // what every ablated head outputs (sent with them)
   int pinned_position = -1;      // the token position whose predictions stay shown; -1 = none
+  // Positions whose top tokens a chip showed this frame while the run's predictions are still to come (the App
+  // asks the session for them: a few rows through the LM head); cleared after each update.
+  std::vector<int> top_wanted;
   bool color_by_delta = false;   // the Overview's cells coloured by the ablation scan's delta loss
   std::string scan_at;           // the scan's loss positions as typed ("" = every position)
   UiMessage scan_at_error;       // why the last Start refused them

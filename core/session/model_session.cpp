@@ -87,6 +87,25 @@ std::shared_ptr<WeightedOverview> MakeWeightedOverviewNow(
   return made;
 }
 
+// ModelSession::MakeTopTokens's job.
+std::shared_ptr<TopTokens> MakeTopTokensNow(const TopTokensRequest& r, const LatestWins<TopTokensRequest, TopTokens>::Job& job) {
+  auto made = std::make_shared<TopTokens>();
+  made->generation = job.generation();
+  made->request = r;
+  const ModelResult& result = *r.result;
+  if (!result.last_hidden || !result.request.folder) {
+    made->status = Status::Error("the run's layers are not done: no last stream to predict from");
+    return made;
+  }
+  const model::Model& model = *result.request.folder->model;
+  auto top = model::TopTokensAt(model, result.last_hidden->data(), (int)result.tokens.size(),
+                                std::min(kPredictTopK, model.config().vocab), r.positions, job.Control());
+  if (top.status().cancelled()) return nullptr;
+  if (top) made->positions = std::move(*top);
+  else made->status = top.status();
+  return made;
+}
+
 }  // namespace
 
 Result<PreparedRun> PrepareModelRun(const ModelFolder& folder, const std::string& text, const ModelWhatIfs& what_ifs) {
@@ -111,7 +130,8 @@ ModelSession::ModelSession(Opener opener, std::function<void()> on_change)
       open_("opening the model",
             [this](const std::string& dir, const OpenQueue::Job& job) { return OpenNow(dir, job); }, on_change),
       exact_("making q and k", MakeExactRowsNow, on_change),
-      weighted_overview_("making the value-weighted overview", MakeWeightedOverviewNow, std::move(on_change)) {}
+      weighted_overview_("making the value-weighted overview", MakeWeightedOverviewNow, on_change),
+      top_tokens_("predicting at a position", MakeTopTokensNow, std::move(on_change)) {}
 
 void ModelSession::Open(const std::string& dir) {
   open_.Submit(dir);
@@ -143,7 +163,7 @@ bool ModelSession::WaitIdle(double seconds) const {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   auto left = [&] { return std::max(0.0, std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count()); };
   return open_.WaitIdle(left()) && runs_.WaitIdle(left()) && exact_.WaitIdle(left()) &&
-         weighted_overview_.WaitIdle(left());
+         weighted_overview_.WaitIdle(left()) && top_tokens_.WaitIdle(left());
 }
 
 std::shared_ptr<OpenedModel> ModelSession::OpenNow(const std::string& dir, const OpenQueue::Job& job) {
@@ -203,6 +223,10 @@ std::shared_ptr<ModelResult> ModelSession::Run(const ModelRequest& request, cons
   if (result->status.cancelled()) return nullptr;
   if (result->status.ok()) {
     collector.CopyInto(result.get());
+    // The last stream, with every layer: a hovered position's top tokens come from it at once (MakeTopTokens),
+    // before the rollout and the predictions over every position.
+    if (model::HasLmHead(*folder.model))
+      result->last_hidden = std::make_shared<const std::vector<float>>(collector.last_hidden());
     if (collector.rollout_pending()) {  // every layer is shown before the rollout is made (and the predictions)
       auto maps_done = std::make_shared<ModelResult>(*result);
       maps_done->seconds = SecondsSince(t0);

@@ -114,6 +114,24 @@ struct WeightedOverview {
   bool complete() const { return status.ok() && layers_done == (int)layers.size(); }
 };
 
+struct ModelResult;
+
+// The top tokens at a few positions of a run whose layers are done, from its last stream (ModelResult::last_hidden;
+// model::TopTokensAt: those rows through the LM head alone), while the run's predictions over every position are
+// still to come: what a hovered or pinned token shows at once.
+struct TopTokensRequest {
+  std::shared_ptr<const ModelResult> result;
+  std::vector<int> positions;
+  bool operator==(const TopTokensRequest& o) const { return result == o.result && positions == o.positions; }
+  bool operator!=(const TopTokensRequest& o) const { return !(*this == o); }
+};
+struct TopTokens {
+  uint64_t generation = 0;
+  TopTokensRequest request;
+  Status status;
+  std::vector<model::PositionTop> positions;  // in request.positions' order
+};
+
 // A run or a step of one: the collected layers (layer_collector.h) and what the session adds.
 struct ModelResult : CollectedLayers {
   uint64_t generation = 0;
@@ -127,6 +145,9 @@ struct ModelResult : CollectedLayers {
   // null while the run goes on or without an LM head.
   bool has_lm_head = false;
   std::shared_ptr<const model::Predictions> predictions;
+  // The residual stream after the last block [n, d_model], once every layer is done (with an LM head): what the
+  // predictions are made of, and the top tokens of a position asked before they are (ModelSession::MakeTopTokens).
+  std::shared_ptr<const std::vector<float>> last_hidden;
   // The loss of the same folder and text with no what-ifs and no ablations (request.plain()), once such a run
   // finished in this session; unset before that.
   std::optional<double> baseline_loss;
@@ -186,6 +207,12 @@ class ModelSession {
   // request wins); weighted_overview() has the layers made so far.
   void MakeWeightedOverview(std::shared_ptr<const ModelResult> result) { weighted_overview_.Submit({std::move(result)}); }
   std::shared_ptr<const WeightedOverview> weighted_overview() const { return weighted_overview_.latest(); }
+  // The top kPredictTopK tokens at `positions` of a result whose last_hidden is there (TopTokens; the latest request
+  // wins): a few rows through the LM head, not waiting for the run's predictions over every position.
+  void MakeTopTokens(std::shared_ptr<const ModelResult> result, std::vector<int> positions) {
+    top_tokens_.Submit({std::move(result), std::move(positions)});
+  }
+  std::shared_ptr<const TopTokens> top_tokens() const { return top_tokens_.latest(); }
   bool making_weighted_overview() const { return weighted_overview_.busy(); }
   void CancelWeightedOverview() { weighted_overview_.CancelRunning(); }  // the layers made so far stay
   // Runs over more cells than this (n_layer * n_head * n * n) stream their maps (tests lower it).
@@ -218,6 +245,7 @@ class ModelSession {
   OpenQueue open_;
   LatestWins<ExactRowsRequest, ExactRows> exact_;
   LatestWins<WeightedOverviewRequest, WeightedOverview> weighted_overview_;
+  LatestWins<TopTokensRequest, TopTokens> top_tokens_;
 };
 
 // A streamed layer keeps its input rather than q and k: q and k of `layer` made again from it (model::LayerQk: the

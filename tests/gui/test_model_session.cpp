@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <unistd.h>
 
 #include "maps/view.h"
@@ -226,6 +227,62 @@ TEST_P(SessionPredictions, ResultCarriesCorePredictEvenWhenStreamed) {
       EXPECT_EQ(*r->baseline_loss, r->predictions->loss);
     }
   }
+}
+
+// Every layer is published with the last stream before the predictions are made, and the top tokens of a few
+// positions come from it alone (MakeTopTokens): the run's own predictions there, before they exist.
+TEST_P(SessionPredictions, TopTokensOfAPositionComeBeforeThePredictions) {
+  std::mutex mutex;
+  std::shared_ptr<const ModelResult> layers_done;  // the first step with every layer and no predictions yet
+  ModelSession* session_seen = nullptr;
+  ModelSession session(OpenModelFolder, [&] {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!session_seen || layers_done) return;
+    std::shared_ptr<const ModelResult> r = session_seen->latest();
+    if (r && r->status.ok() && r->layers_done == r->n_layer() && r->n_layer() > 0 && !r->predictions) layers_done = r;
+  });
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    session_seen = &session;
+  }
+  ModelRequest request;
+  request.folder = Open(session, GetParam());
+  request.text = GetParam() == "bert" ? "the cat [MASK] on the mat." : kShortText;
+  const auto r = RunOnce(session, request);
+  ASSERT_TRUE(r && r->predictions);
+  std::shared_ptr<const ModelResult> step;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    step = layers_done;
+  }
+  ASSERT_TRUE(step) << "no step held every layer before the predictions";
+  ASSERT_TRUE(step->last_hidden);
+  const int n = (int)step->tokens.size();
+  ASSERT_EQ(step->last_hidden->size(), (size_t)n * request.folder->model->config().d_model);
+  const std::vector<int> at = GetParam() == "bert" ? MaskPositions(step->tokens) : std::vector<int>{n - 1, 1};
+  session.MakeTopTokens(step, at);
+  ASSERT_TRUE(session.WaitIdle(30));
+  std::shared_ptr<const TopTokens> top = session.top_tokens();
+  ASSERT_TRUE(top && top->status.ok()) << (top ? top->status.message() : "none");
+  EXPECT_EQ(top->request.result, step);
+  ASSERT_EQ(top->positions.size(), at.size());
+  for (size_t p = 0; p < at.size(); ++p) {
+    const model::PositionTop* want = nullptr;
+    for (const model::PositionTop& t : r->predictions->positions)
+      if (t.index == at[p]) want = &t;
+    ASSERT_TRUE(want) << at[p];
+    EXPECT_EQ(top->positions[p].index, at[p]);
+    ASSERT_EQ(top->positions[p].top.size(), want->top.size());
+    for (size_t t = 0; t < want->top.size(); ++t) EXPECT_NEAR(top->positions[p].top[t].prob, want->top[t].prob, 1e-5);
+    EXPECT_EQ(top->positions[p].top[0].id, want->top[0].id);
+  }
+  // A step without its last stream (a layer still running) says so rather than guessing.
+  auto partial = std::make_shared<ModelResult>(*step);
+  partial->last_hidden = nullptr;
+  session.MakeTopTokens(partial, at);
+  ASSERT_TRUE(session.WaitIdle(30));
+  ASSERT_TRUE(session.top_tokens());
+  EXPECT_FALSE(session.top_tokens()->status.ok());
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, SessionPredictions, ::testing::Values("gpt2", "llama", "bert"));

@@ -204,6 +204,59 @@ TEST_F(ModelViewsTest, ALongTextsLensReadsAWindowThatTheSliderMoves) {
   EXPECT_EQ(app.dump.Find("lens.cell.3.0"), nullptr);
 }
 
+// Between a run's last layer and its predictions over every position, a pinned token's top tokens come alone
+// (ModelSession::MakeTopTokens: its row through the LM head): the same tokens the predictions give there.
+TEST_F(ModelViewsTest, APinnedTokensTopTokensComeBeforeThePredictions) {
+  App& app = MakeApp(kTwice);
+  ImGui::GetIO().DisplaySize = ImVec2(1280, 2400);  // a tall screen: the Model panel's chips in sight, no scrolling
+  Frames(4);
+  ASSERT_TRUE(app.results.model && app.results.model->predictions && app.results.model->last_hidden);
+  const std::shared_ptr<const ModelResult> full = app.results.model;
+  AppResults with_predictions;
+  with_predictions.model = full;
+  const std::string want = PredictionLines(with_predictions, 3);
+  ASSERT_FALSE(want.empty());
+  // The result as the session publishes it after its layers, before its predictions (a later generation, so the
+  // finished run does not replace it).
+  auto before = std::make_shared<ModelResult>(*full);
+  before->predictions = nullptr;
+  before->generation = full->generation + 1000;
+  app.results.model = before;
+  Frames(2);
+  EXPECT_EQ(Field("predictions")["pinned_text"], "");
+  Click("model.token.3");
+  ASSERT_EQ(app.views.model.pinned_position, 3);
+  for (int i = 0; i < 200 && Field("predictions")["pinned_text"].get<std::string>().empty(); ++i) {
+    ASSERT_TRUE(app.models->WaitIdle(10));
+    Frame();
+  }
+  ASSERT_TRUE(app.results.model_top);
+  EXPECT_EQ(app.results.model_top->request.result, app.results.model);
+  EXPECT_EQ(app.results.model_top->request.positions, std::vector<int>{3});
+  // The same tokens in the same order (the probabilities to float rounding: the row multiplied alone).
+  auto tokens_of = [](const std::string& lines) {
+    std::vector<std::string> out;
+    size_t from = 0;
+    for (size_t q = lines.find('"'); q != std::string::npos; q = lines.find('"', from)) {
+      const size_t end = lines.find('"', q + 1);
+      if (end == std::string::npos) break;
+      out.push_back(lines.substr(q + 1, end - q - 1));
+      from = end + 1;
+    }
+    return out;
+  };
+  const std::string got = Field("predictions")["pinned_text"];
+  EXPECT_EQ(tokens_of(got), tokens_of(want)) << got << "\n---\n" << want;
+  EXPECT_EQ(got.substr(0, got.find('\n')), want.substr(0, want.find('\n')));
+  // No row was asked of a result that has its predictions.
+  app.results.model = full;
+  const uint64_t asked = app.results.model_top->generation;
+  Frames(3);
+  ASSERT_TRUE(app.models->WaitIdle(10));
+  EXPECT_EQ(app.models->top_tokens()->generation, asked);
+  EXPECT_EQ(app.results.model_top, nullptr);
+}
+
 }  // namespace
 }  // namespace attnviz
 
