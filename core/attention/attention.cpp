@@ -367,11 +367,12 @@ inline void RunBlock(const BlockArgs& a, size_t h, size_t r0, Eigen::Index rows,
   size_t d = 0;  // GEMM depth/width per head
   if (steps & kStepScores) d = q.d;
   if (steps & kStepMix) d = std::max(d, v.d);
-  std::vector<double> row_logit_sums;
+  std::vector<double> own_logit_sums;
+  std::vector<double>& row_logit_sums = sink && sink->row_logit_sums ? *sink->row_logit_sums : own_logit_sums;
   if (metrics) {
     metrics->resize(n_head);
-    for (HeadMetrics& hm : *metrics) hm.rows.resize(n_q);
-    row_logit_sums.assign(2 * n_head * n_q, 0.0);
+    for (HeadMetrics& hm : *metrics) hm.rows.resize(n_q);  // (rows a kept prefix gave stay)
+    row_logit_sums.resize(2 * n_head * n_q, 0.0);
   }
   const size_t block = BlockRows(n_k), blocks = (n_q + block - 1) / block;
   // Threads when there is enough work. Below the threshold each block's product is also too small

@@ -132,8 +132,13 @@ struct AttendSink {
   std::atomic<size_t>* blocks_done = nullptr;
   const std::atomic<bool>* cancel = nullptr;
   // Blocks of rows wholly before this query row are skipped (a causal run continuing from a kept prefix: its maps'
-  // and z's earlier rows stay as they are). Row figures then cover only the rows run.
+  // and z's earlier rows stay as they are). Row figures then cover only the rows run, unless the kept rows' are
+  // given: metrics' rows before first_row already hold them and row_logit_sums does (below).
   size_t first_row = 0;
+  // [n_head, n_q, 2]: each row's sum and sum of squares of its visible logits (what the head's logit mean and std
+  // add up, in row order). When set, the rows of skipped blocks are read from it and every row run written to it:
+  // a kept prefix's head figures come out with the same bits as a whole pass's.
+  std::vector<double>* row_logit_sums = nullptr;
 };
 // Blocks a pass over n_head heads of n_q rows is cut into (progress totals).
 inline size_t AttendBlockCount(size_t n_head, size_t n_q, size_t n_k) {

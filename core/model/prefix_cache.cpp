@@ -23,19 +23,27 @@ void PrefixState::Clear() {
   made_n = 0;
   hidden.clear();
   qkv.clear();
+  row_figures = false;
+  metrics.clear();
+  row_logit_sums.clear();
 }
 
 size_t PrefixState::Bytes() const {
   size_t floats = 0;
   for (const auto& h : hidden) floats += h.capacity();
   for (const auto& q : qkv) floats += q.capacity();
-  return floats * sizeof(float);
+  size_t figures = 0;
+  for (const auto& layer : metrics)
+    for (const HeadMetrics& h : layer) figures += h.rows.capacity() * sizeof(RowMetrics);
+  for (const auto& sums : row_logit_sums) figures += sums.capacity() * sizeof(double);
+  return floats * sizeof(float) + figures;
 }
 
-double PrefixStateBytes(const ModelConfig& c, size_t n) {
+double PrefixStateBytes(const ModelConfig& c, size_t n, bool row_figures) {
   const double ld_qkv = c.q_dim() + 2.0 * c.kv_dim();
   const double rows = (double)n + kPrefixSpareRows;
-  return ((c.n_layer + 1.0) * rows * c.d_model + (double)c.n_layer * rows * ld_qkv) * sizeof(float);
+  const double figures = row_figures ? (double)c.n_layer * c.n_head * rows * (sizeof(RowMetrics) + 2 * sizeof(double)) : 0;
+  return ((c.n_layer + 1.0) * rows * c.d_model + (double)c.n_layer * rows * ld_qkv) * sizeof(float) + figures;
 }
 
 size_t CommonPrefix(const std::vector<int>& a, const std::vector<int>& b) {
@@ -66,10 +74,10 @@ PrefixPlan PlanPrefixReuse(const ModelConfig& c, const PrefixState& state, const
     if (a.mode == AblateMode::kMean) return refuse("mean ablation: the mean reads every position, later ones too");
   if (!o.patch.empty()) return refuse("patched heads: the other run's rows change with the text");
   if (o.first_layer > 0 || o.resume_hidden) return refuse("resuming at a layer: its input comes from the caller");
-  if (o.row_figures) return refuse("row figures: the head figures sum every row");
   if (state.ids.empty() || state.hidden.size() != (size_t)c.n_layer + 1 || state.qkv.size() != (size_t)c.n_layer)
     return refuse("nothing kept yet");
   if (!(state.what_ifs == SignatureOf(o))) return refuse("the what-ifs differ from the kept rows'");
+  if (o.row_figures && !state.row_figures) return refuse("row figures: the kept rows were made without them");
   const size_t shared = CommonPrefix(state.ids, ids);
   if (shared == 0) return refuse("the text changed at its first token");
   const int s = PrefixRowStart((int)shared, state.made_n, (int)ids.size());

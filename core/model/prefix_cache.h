@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "attention/metrics.h"
 #include "model/config.h"
 #include "model/run.h"
 
@@ -40,6 +41,11 @@ struct PrefixState {
   WhatIfSignature what_ifs;  // the what-ifs the rows were made under
   std::vector<std::vector<float>> hidden;  // [n_layer + 1][n, d_model]: the embeddings, then after each block
   std::vector<std::vector<float>> qkv;     // [n_layer][n, ld_qkv]
+  // With RunOptions::row_figures: each layer's row figures ([n_head] heads of [n] rows) and each row's logit sums
+  // ([n_head, n, 2]: AttendSink::row_logit_sums), so a reused run's head figures are a full run's; empty without.
+  bool row_figures = false;
+  std::vector<std::vector<HeadMetrics>> metrics;       // [n_layer][n_head]
+  std::vector<std::vector<double>> row_logit_sums;     // [n_layer][n_head * n * 2]
   // The last run's use of the state: rows it took from it, and why it took none ("" when it took some).
   int reused_rows = 0;
   std::string refused;
@@ -49,14 +55,16 @@ struct PrefixState {
 
 // Rows a state has room for past its text (a run reserves them): appending that many moves no kept row.
 constexpr size_t kPrefixSpareRows = 64;
-// The bytes a state holds for n tokens, its spare rows too (counted in RunMemoryBytes when a run keeps one).
-double PrefixStateBytes(const ModelConfig& c, size_t n);
+// The bytes a state holds for n tokens, its spare rows too (counted in RunMemoryBytes when a run keeps one), with
+// the row figures when row_figures.
+double PrefixStateBytes(const ModelConfig& c, size_t n, bool row_figures = false);
 
 // How many leading ids two sequences share.
 size_t CommonPrefix(const std::vector<int>& a, const std::vector<int>& b);
 
 // The rows a run over `ids` with options `o` may take from `state` (0: none, `refused` says why: a bidirectional
-// model, mean ablation, patching, resuming at a layer, other what-ifs, nothing shared).
+// model, mean ablation, patching, resuming at a layer, other what-ifs, row figures asked of rows kept without them,
+// nothing shared).
 struct PrefixPlan {
   int rows = 0;
   std::string refused;

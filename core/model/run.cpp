@@ -34,6 +34,9 @@ struct Workspace {
   // kept_qkv [r0, ld_qkv] (the layer's kept q | k | v rows) fills ws.qkv's rows before r0 for the attention.
   int r0 = 0;
   const float* kept_qkv = nullptr;
+  // With a kept prefix and row figures: the layer's row logit sums [n_head, n, 2] (rows before r0 the kept ones'),
+  // read and written by the attention (AttendSink::row_logit_sums).
+  std::vector<double>* row_logit_sums = nullptr;
   AlignedFloats x;      // [n, d_model] the residual stream
   AlignedFloats xn;     // [n, d_model] normed input of a sublayer / sublayer output
   AlignedFloats qkv;    // [n, q_dim + 2 kv_dim]: q | k | v columns
@@ -235,6 +238,7 @@ Status Attend(const ModelConfig& c, const BlockParams& b, float multiplier, floa
   AttendSink sink;
   sink.cancel = o.control.cancel;
   sink.first_row = (size_t)ws.r0;
+  sink.row_logit_sums = metrics ? ws.row_logit_sums : nullptr;
   const Mask mask = AttentionMask(c, layer);
   // The workspace's own buffer, laid out for this run's maps (RunWithWorkspace): its masked cells hold 0 when the
   // layer before had the same mask; else this layer writes them and its mask is the buffer's from here.
@@ -406,7 +410,7 @@ double RunMemoryBytes(const ModelConfig& c, size_t n, bool collect, const RunOpt
                   + nd * c.d_head * (c.layer_local_rope.empty() ? 1 : 2)  // rope cos, sin (and the local base's)
                   + (double)c.layer_scratch_floats;          // one layer's weights dequantized (model.h)
   if (collect) floats += (double)c.n_layer * c.n_head * nd * nd + (c.n_layer + 1.0) * nd * c.d_model;
-  const double kept = o.prefix ? PrefixStateBytes(c, n) : 0.0;
+  const double kept = o.prefix ? PrefixStateBytes(c, n, o.row_figures) : 0.0;
   return floats * f + kept + (double)o.caller_bytes;
 }
 
@@ -548,10 +552,10 @@ Status RunWithWorkspace(const Model& model, const std::vector<int>& ids, const R
   // 1b. A kept prefix: the rows it gives, the state laid out for n rows (its valid rows are those shared until the
   //     run is done, so a cancelled run leaves it usable).
   PrefixState* kept = sink ? o.prefix : nullptr;
-  ws.r0 = 0, ws.kept_qkv = nullptr;
+  ws.r0 = 0, ws.kept_qkv = nullptr, ws.row_logit_sums = nullptr;
   struct ResetRows {
     Workspace& ws;
-    ~ResetRows() { ws.r0 = 0, ws.kept_qkv = nullptr; }  // LayerQk and later runs start at row 0
+    ~ResetRows() { ws.r0 = 0, ws.kept_qkv = nullptr, ws.row_logit_sums = nullptr; }  // LayerQk, later runs: row 0
   } reset_rows{ws};
   if (kept) {
     const PrefixPlan plan = PlanPrefixReuse(c, *kept, ids, o);
@@ -562,8 +566,15 @@ Status RunWithWorkspace(const Model& model, const std::vector<int>& ids, const R
       kept->made_n = n;
       kept->hidden.resize((size_t)c.n_layer + 1);
       kept->qkv.resize((size_t)c.n_layer);
+      kept->row_figures = o.row_figures;
+      kept->metrics.assign(o.row_figures ? (size_t)c.n_layer : 0, {});
+      kept->row_logit_sums.assign(o.row_figures ? (size_t)c.n_layer : 0, {});
     } else {
       kept->ids.resize((size_t)plan.rows);
+      if (!o.row_figures && kept->row_figures) {  // this run makes none: the kept figures would go stale
+        kept->row_figures = false;
+        kept->metrics.clear(), kept->row_logit_sums.clear();
+      }
     }
     // Room for a few more rows (typing adds a token or two a run): a longer text then moves no kept row.
     auto grow = [n](std::vector<float>& rows, size_t width) {
@@ -601,7 +612,24 @@ Status RunWithWorkspace(const Model& model, const std::vector<int>& ids, const R
     std::vector<HeadMetrics>* metrics = o.row_figures ? &ws.metrics : nullptr;
     const BlockParams& b = model.BlockWeights(l, &ws.weights);  // resident, or layer l dequantized into ws.weights
     if (kept) ws.kept_qkv = kept->qkv[(size_t)l].data();
+    std::vector<double> row_sums;  // [n_head, n, 2]
+    if (kept && metrics && kept->row_figures) {
+      // The kept rows' figures and logit sums in the layout of n rows (rows [0, r0) valid, the rest the pass's).
+      const std::vector<double>& old_sums = kept->row_logit_sums[(size_t)l];
+      const size_t heads = (size_t)c.n_head, old_n = heads ? old_sums.size() / (2 * heads) : 0;
+      row_sums.assign(2 * heads * (size_t)n, 0.0);
+      for (size_t h = 0; h < heads && ws.r0 > 0; ++h)
+        std::copy_n(old_sums.begin() + (ptrdiff_t)(2 * h * old_n), 2 * (size_t)ws.r0,
+                    row_sums.begin() + (ptrdiff_t)(2 * h * (size_t)n));
+      if (ws.r0 > 0) ws.metrics = kept->metrics[(size_t)l];  // the pass resizes each head's rows to n, keeping these
+      ws.row_logit_sums = &row_sums;
+    }
     if (Status s = Block(c, b, AttentionMultiplier(c, l, o), probs, metrics, ws, o, sink, l); !s) return s;
+    if (ws.row_logit_sums) {  // the layer's figures kept for the next run
+      kept->metrics[(size_t)l] = ws.metrics;
+      kept->row_logit_sums[(size_t)l] = std::move(row_sums);
+      ws.row_logit_sums = nullptr;
+    }
     if (kept) {  // the new rows kept, the kept rows shown
       std::copy(ws.x.begin() + (ptrdiff_t)kept_floats, ws.x.begin() + (ptrdiff_t)((size_t)n * d),
                 kept->hidden[(size_t)l + 1].begin() + (ptrdiff_t)kept_floats);

@@ -4,7 +4,9 @@
 #include <cmath>
 #include <map>
 
+#include "base/check.h"
 #include "maps/view.h"
+#include "model/prefix_cache.h"
 
 namespace attnviz {
 
@@ -165,6 +167,20 @@ struct LayerCollector::State {
     return thumb;
   }
 
+  // A kept prefix's rows of q and k before their norms [heads, n, d_head] (a reused run does not make them): the
+  // earlier run's.
+  void KeptRowsBeforeNorm(int layer, Tensor* q, Tensor* k) const {
+    if (!kept_from || layer >= (int)kept_from->analysis.size() || !kept_from->analysis[(size_t)layer]) return;
+    const LayerAnalysis& old = *kept_from->analysis[(size_t)layer];
+    for (auto [to, from] : {std::pair<Tensor*, const Tensor*>{q, old.q_before_norm.get()}, {k, old.k_before_norm.get()}}) {
+      if (!from || from->empty() || from->dim(0) != to->dim(0) || from->dim(2) != to->dim(2)) continue;
+      const size_t heads = to->dim(0), width = to->dim(2), rows = std::min<size_t>((size_t)kept_rows, from->dim(1));
+      for (size_t h = 0; h < heads; ++h)
+        std::copy_n(from->data.begin() + (ptrdiff_t)(h * from->dim(1) * width), rows * width,
+                    to->data.begin() + (ptrdiff_t)(h * to->dim(1) * width));
+    }
+  }
+
   // The neuron view's q and k (whole-map runs), the value-norm scales, and what the layer's step of the rollout
   // needs: the run's thread, O(n d_model^2 + n^3) per layer.
   std::shared_ptr<LayerAnalysis> Analyze(const model::LayerOutput& out) {
@@ -177,6 +193,7 @@ struct LayerCollector::State {
       if (out.q_before_norm.data) {
         auto qn = std::make_shared<Tensor>(), kn = std::make_shared<Tensor>();
         model::LayerQkBeforeNormCopy(out, qn.get(), kn.get());
+        KeptRowsBeforeNorm(out.layer, qn.get(), kn.get());
         a->q_before_norm = qn, a->k_before_norm = kn;
       }
     }
@@ -245,6 +262,9 @@ struct LayerCollector::State {
   std::unique_ptr<model::RoleRows> role_rows;
   int kept_factor = 1;
   std::vector<float> last_hidden;  // [n, d_model]
+  // KeepRows: the earlier run whose rows [0, kept_rows) this one keeps.
+  const CollectedLayers* kept_from = nullptr;
+  int kept_rows = 0;
 };
 
 LayerCollector::LayerCollector(const model::Model& m, const model::RunOptions& options,
@@ -294,12 +314,27 @@ Status LayerCollector::OnEmbeddings(const float* hidden, int n, int d) {
   return s.taps.embeddings ? s.taps.embeddings(hidden, n, d) : Status::Ok();
 }
 
+void LayerCollector::KeepRows(const CollectedLayers& earlier, int rows) {
+  State& s = *s_;
+  if (s.plan.streamed() || rows <= 0) return;
+  s.kept_from = &earlier, s.kept_rows = rows;
+}
+
 float* LayerCollector::ProbsBuffer(int layer) {
   State& s = *s_;
   if (!s.keeps_probs(layer)) return nullptr;  // the run's scratch: the taps read it during OnLayer
   auto t = std::make_shared<Tensor>();
   t->Resize({(size_t)s.n_head, (size_t)s.n, (size_t)s.n});
   s.probs[(size_t)layer] = t;
+  // A kept prefix: its rows of the earlier maps, which the run does not write again.
+  const std::shared_ptr<const LayerMaps> before =
+      s.kept_from && layer < s.kept_from->layers_done ? s.kept_from->layers[(size_t)layer] : nullptr;
+  if (before && !before->probs->empty()) {
+    const Tensor& old = *before->probs;  // [n_head, n_old, n_old]
+    ATTNVIZ_CHECK_SHAPE(old.dim(0) == (size_t)s.n_head && old.dim(1) >= (size_t)s.kept_rows,
+                        "kept maps [", old.dim(0), ", ", old.dim(1), "] for ", s.n_head, " heads and ", s.kept_rows, " rows");
+    model::MovePrefixRows(old.data.data(), (size_t)s.n_head, old.dim(1), (size_t)s.n, (size_t)s.kept_rows, t->data.data());
+  }
   return t->data.data();
 }
 

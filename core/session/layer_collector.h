@@ -148,6 +148,11 @@ class LayerCollector : public model::LayerSink {
   // The layers below `first` from an earlier run over the same tokens whose options agree below `first` (shared);
   // the run then resumes at `first` (RunOptions::first_layer, resume_hidden = earlier.resume_inputs[first]).
   void Reuse(const CollectedLayers& earlier, int first);
+  // Rows [0, rows) of an earlier whole-map run over ids sharing them (RunOptions::prefix keeps that many rows,
+  // PrefixPlan::rows): each layer's maps start with those rows (ProbsBuffer; the run writes the rest), and the
+  // rows of q and k before their norms, which a reused run does not make, are taken from it. `earlier` outlives
+  // the run; a streamed plan keeps nothing of it.
+  void KeepRows(const CollectedLayers& earlier, int rows);
 
   Status OnEmbeddings(const float* hidden, int n, int d) override;
   float* ProbsBuffer(int layer) override;

@@ -217,9 +217,24 @@ std::shared_ptr<ModelResult> ModelSession::Run(const ModelRequest& request, cons
     collector.Reuse(*earlier, first);
     options.first_layer = first;
     options.resume_hidden = earlier->resume_inputs[(size_t)first]->data();
+  } else if (!options.stream_maps && !c.recipe.bidirectional) {
+    // A new text: a causal run keeps its rows for the next, and takes those before the change from the last one
+    // when the kept rows are that result's (the maps' rows come from it, the rest from the state).
+    const bool kept_rows_are_earliers = earlier && earlier->complete() && earlier->generation == prefix_generation_ &&
+                                        earlier->request.folder == request.folder;
+    if (!kept_rows_are_earliers) prefix_.Clear();
+    const model::PrefixPlan kept = model::PlanPrefixReuse(c, prefix_, ids, options);
+    if (kept.rows > 0) collector.KeepRows(*earlier, kept.rows);
+    prefix_generation_ = 0;  // until this run has finished every layer
+    options.prefix = &prefix_;
   }
   result->resumed_from = first;
   result->status = model::RunModel(*folder.model, ids, options, &collector);
+  if (options.prefix) {
+    result->prefix_rows = prefix_.reused_rows;
+    result->prefix_refused = prefix_.refused;
+    if (result->status.ok()) prefix_generation_ = result->generation;
+  }
   if (result->status.cancelled()) return nullptr;
   if (result->status.ok()) {
     collector.CopyInto(result.get());

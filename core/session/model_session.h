@@ -20,6 +20,7 @@
 #include "maps/layer_stack.h"
 #include "maps/pyramid.h"
 #include "model/predict.h"
+#include "model/prefix_cache.h"
 #include "session/latest_wins.h"
 #include "session/layer_collector.h"
 #include "session/loaded_model.h"
@@ -139,6 +140,10 @@ struct ModelResult : CollectedLayers {
   Status status;
   TokenList tokens;  // as the model sees them: the one list every layer's maps share
   int resumed_from = 0;  // the first layer this run computed (0: all of them)
+  // Rows kept from the run before (a new text sharing its start: causal prefix reuse, model/prefix_cache.h): every
+  // layer computed only the rows after them; 0 when none were (prefix_refused says why, "" when nothing was tried).
+  int prefix_rows = 0;
+  std::string prefix_refused;
   double seconds = 0;    // since the request started: to this step (the whole run once complete())
   // With the last layer, when the checkpoint has an LM head (has_lm_head): the top kPredictTopK next tokens at
   // every position (bert: at each [MASK], none without one) and the mean next-token loss (model/predict.h);
@@ -240,6 +245,9 @@ class ModelSession {
   };
   mutable std::mutex baseline_mutex_;
   std::optional<Baseline> baseline_;
+  // The rows a causal whole-map run keeps for the next (runs_' thread only), and the result whose maps hold them.
+  model::PrefixState prefix_;
+  uint64_t prefix_generation_ = 0;
   // Declared last: their threads start once the session exists and stop before it goes.
   RunQueue runs_;
   OpenQueue open_;

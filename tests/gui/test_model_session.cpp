@@ -315,6 +315,109 @@ TEST(SessionPredictions, BertWithoutMaskAndACheckpointWithoutLmHead) {
   std::filesystem::remove_all(dir);
 }
 
+// Typing on: a new text sharing its start with the last run's keeps those rows in every layer (a causal model's
+// whole-map run, model/prefix_cache.h) and shows the same maps, row figures, roles, thumbnails, analysis (q and k,
+// before their norms too, value norms), last stream and predictions as a fresh session's run of that text, bit for
+// bit. qwen3 (q/k norms) and gemma2 (soft caps, sliding windows) through a word-per-id tokenizer.
+class SessionPrefixReuse : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SessionPrefixReuse, ANewTextSharingItsStartKeepsThoseRowsAndShowsAFreshRun) {
+  const std::string fixture = GetParam();
+  char pattern[] = "/tmp/attnviz-prefix-session-XXXXXX";
+  const std::string dir = mkdtemp(pattern);
+  const bool e2e = fixture == "gpt2" || fixture == "llama";
+  const std::string folder = e2e ? std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/models_e2e/" + fixture
+                                 : testing::WithWordIdTokenizer(fixture, dir + "/" + fixture);
+  auto words = [](int from, int count) {
+    std::string text;
+    for (int i = 0; i < count; ++i) text += (i ? " w" : "w") + std::to_string((from + i * 7) % 60);
+    return text;
+  };
+  const std::string first = e2e ? std::string(kText) : words(3, 45);  // (the fixtures take 64 positions)
+  const std::string typed = first + (e2e ? " And then the cat slept." : " " + words(11, 3));
+  auto open = [&](ModelSession& session) {
+    session.Open(folder);
+    EXPECT_TRUE(session.WaitIdle(60));
+    return session.folder();
+  };
+  ModelSession typing(OpenModelFolder);
+  ModelRequest request;
+  request.folder = open(typing);
+  ASSERT_TRUE(request.folder) << OpenErrorText(typing);
+  request.text = first;
+  const auto before = RunOnce(typing, request);
+  ASSERT_TRUE(before);
+  EXPECT_EQ(before->prefix_rows, 0);
+  request.text = typed;
+  const auto reused = RunOnce(typing, request);
+  ASSERT_TRUE(reused && !reused->streamed);
+  EXPECT_GE(reused->prefix_rows, 16) << reused->prefix_refused;
+  EXPECT_LT(reused->prefix_rows, (int)reused->tokens.size());
+  ModelSession fresh_session(OpenModelFolder);
+  ModelRequest fresh_request = request;
+  fresh_request.folder = open(fresh_session);
+  const auto fresh = RunOnce(fresh_session, fresh_request);
+  ASSERT_TRUE(fresh);
+  EXPECT_EQ(fresh->prefix_rows, 0);
+  ASSERT_EQ(reused->n_layer(), fresh->n_layer());
+  auto same = [](const SharedTensor& a, const SharedTensor& b) { return (!a && !b) || (a && b && SameBits(*a, *b)); };
+  for (int l = 0; l < fresh->n_layer(); ++l) {
+    SCOPED_TRACE("layer " + std::to_string(l));
+    const LayerMaps &got = *reused->layers[(size_t)l], &want = *fresh->layers[(size_t)l];
+    EXPECT_TRUE(SameBits(*got.probs, *want.probs));
+    ASSERT_EQ(got.metrics.size(), want.metrics.size());
+    for (size_t h = 0; h < want.metrics.size(); ++h) {
+      ASSERT_EQ(got.metrics[h].rows.size(), want.metrics[h].rows.size());
+      EXPECT_EQ(0, std::memcmp(got.metrics[h].rows.data(), want.metrics[h].rows.data(),
+                               want.metrics[h].rows.size() * sizeof(RowMetrics)));
+      EXPECT_EQ(got.metrics[h].logit_mean, want.metrics[h].logit_mean);
+      EXPECT_EQ(got.metrics[h].logit_std, want.metrics[h].logit_std);
+      EXPECT_EQ(got.metrics[h].entropy, want.metrics[h].entropy);
+    }
+    EXPECT_TRUE(same(reused->thumbnails[(size_t)l], fresh->thumbnails[(size_t)l]));
+    const LayerAnalysis &ga = *reused->analysis[(size_t)l], &wa = *fresh->analysis[(size_t)l];
+    EXPECT_TRUE(same(ga.q, wa.q));
+    EXPECT_TRUE(same(ga.k, wa.k));
+    EXPECT_TRUE(same(ga.q_before_norm, wa.q_before_norm));
+    EXPECT_TRUE(same(ga.k_before_norm, wa.k_before_norm));
+    EXPECT_TRUE(same(ga.value_norms, wa.value_norms));
+    EXPECT_TRUE(same(ga.rollout, wa.rollout));
+    for (int h = 0; h < reused->roles.n_head; ++h) {
+      const model::RoleScores &gr = reused->roles.at(l, h), &wr = fresh->roles.at(l, h);
+      EXPECT_EQ(0, std::memcmp(&gr, &wr, sizeof(gr))) << "head " << h << " roles";
+    }
+  }
+  ASSERT_TRUE(reused->last_hidden && fresh->last_hidden);
+  EXPECT_EQ(*reused->last_hidden, *fresh->last_hidden);
+  ASSERT_TRUE(reused->predictions && fresh->predictions);
+  EXPECT_EQ(reused->predictions->loss, fresh->predictions->loss);
+  EXPECT_EQ(reused->predictions->next_log_prob, fresh->predictions->next_log_prob);
+  std::filesystem::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, SessionPrefixReuse, ::testing::Values("gpt2", "llama", "qwen3", "gemma2"));
+
+// A bidirectional model, and a long text whose maps are streamed, run whole as before (nothing kept).
+TEST(SessionPrefixReuse, BidirectionalAndStreamedRunsKeepNothing) {
+  for (bool stream : {false, true}) {
+    for (const char* fixture : {"bert", "gpt2"}) {
+      if (!stream && std::string(fixture) == "gpt2") continue;
+      SCOPED_TRACE(std::string(fixture) + (stream ? " streamed" : ""));
+      ModelSession session(OpenModelFolder);
+      if (stream) session.set_stream_above_cells(0);
+      ModelRequest request;
+      request.folder = Open(session, fixture);
+      request.text = kShortText;
+      ASSERT_TRUE(RunOnce(session, request));
+      request.text = std::string(kShortText) + " And more.";
+      const auto r = RunOnce(session, request);
+      ASSERT_TRUE(r);
+      EXPECT_EQ(r->prefix_rows, 0);
+      EXPECT_EQ(r->prefix_refused, "");
+    }
+  }
+}
+
 TEST(ModelRequestAblation, AblatedHeadsAreAWhatIf) {
   ModelRequest a, b;
   b.ablated = {{1, 2}};

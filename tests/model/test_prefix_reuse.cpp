@@ -51,10 +51,31 @@ struct KeepSink : LayerSink {
   float* ProbsBuffer(int layer) override { return probs.data.data() + (size_t)layer * n_head * n * n; }
   Status OnLayer(const LayerOutput& out) override {
     std::copy(out.hidden, out.hidden + n * d, hidden.data.begin() + (ptrdiff_t)((size_t)(out.layer + 1) * n * d));
+    if (out.metrics) metrics.push_back(*out.metrics);
     if (cancel) cancel->store(true);
     return Status::Ok();
   }
+  std::vector<std::vector<HeadMetrics>> metrics;  // [layers run][n_head] with RunOptions::row_figures
 };
+
+// Every head's row figures and means, bit for bit.
+void ExpectSameFigures(const std::vector<std::vector<HeadMetrics>>& got,
+                       const std::vector<std::vector<HeadMetrics>>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t l = 0; l < want.size(); ++l) {
+    ASSERT_EQ(got[l].size(), want[l].size()) << what;
+    for (size_t h = 0; h < want[l].size(); ++h) {
+      const HeadMetrics &g = got[l][h], &w = want[l][h];
+      const std::string at = what + ": layer " + std::to_string(l) + " head " + std::to_string(h);
+      ASSERT_EQ(g.rows.size(), w.rows.size()) << at;
+      EXPECT_EQ(0, std::memcmp(g.rows.data(), w.rows.data(), w.rows.size() * sizeof(RowMetrics))) << at << " rows";
+      const float gm[] = {g.entropy, g.norm_entropy, g.max_weight, g.effective_keys, g.grad_norm, g.logit_mean, g.logit_std};
+      const float wm[] = {w.entropy, w.norm_entropy, w.max_weight, w.effective_keys, w.grad_norm, w.logit_mean, w.logit_std};
+      EXPECT_EQ(0, std::memcmp(gm, wm, sizeof(gm))) << at << " means (logit mean " << g.logit_mean << " vs "
+                                                   << w.logit_mean << ", std " << g.logit_std << " vs " << w.logit_std << ")";
+    }
+  }
+}
 
 void ExpectBitEqual(const KeepSink& got, const ModelRun& want, const std::string& what) {
   ASSERT_EQ(got.probs.size(), want.probs.size()) << what;
@@ -109,6 +130,37 @@ TEST_P(PrefixReuse, ReusedRunsEqualFullRuns) {
     ASSERT_TRUE(full.ok()) << full.message();
     ExpectBitEqual(sink, *full, "reusing " + std::to_string(kept) + " rows");
     EXPECT_EQ(state.ids, texts[t]);
+  }
+}
+
+// With row figures (the app's runs): each reused run's head figures, rows and means, are a full run's bit for bit
+// (the kept rows' figures and logit sums come from the state), through appends, an edit and a shorter text.
+TEST_P(PrefixReuse, RowFiguresOfReusedRunsEqualFullRuns) {
+  auto model = LoadModel(FixtureDir(GetParam()));
+  ASSERT_TRUE(model.ok()) << model.message();
+  const ModelConfig& c = (*model)->config();
+  const int n0 = (int)std::min<int64_t>(c.max_positions, 200) - 6;
+  std::vector<std::vector<int>> texts;
+  texts.push_back(Ids(c, n0, 1));
+  texts.push_back(texts[0]), texts[1].insert(texts[1].end(), {3, 5, 7});
+  ASSERT_GE(n0, 20) << "a fixture of at least 26 positions";
+  texts.push_back(texts[1]), texts[2][(size_t)n0 - 3] = (texts[2][(size_t)n0 - 3] + 1) % c.vocab;
+  texts.push_back(texts[2]), texts[3].resize((size_t)n0 - 2);
+  RunOptions figures;
+  figures.row_figures = true;
+  PrefixState state;
+  KeepSink sinks[2];
+  for (size_t t = 0; t < texts.size(); ++t) {
+    SCOPED_TRACE("text " + std::to_string(t));
+    KeepSink& sink = sinks[t % 2];
+    sink.metrics.clear();
+    const int kept = RunKept(**model, texts[t], figures, &state, t ? &sinks[(t + 1) % 2] : nullptr, &sink);
+    if (t > 0) EXPECT_GT(kept, 0) << state.refused;
+    KeepSink full;
+    full.Start(c, texts[t].size(), nullptr, 0);
+    ASSERT_TRUE(RunModel(**model, texts[t], figures, &full).ok());
+    ExpectSameFigures(sink.metrics, full.metrics, "reusing " + std::to_string(kept) + " rows");
+    EXPECT_EQ(0, std::memcmp(sink.probs.data.data(), full.probs.data.data(), full.probs.size() * sizeof(float)));
   }
 }
 
@@ -202,9 +254,15 @@ TEST(PrefixReuseRefusals, FallBackToFullRunsSayingWhy) {
   std::vector<int> early = b;
   early[5] = (early[5] + 1) % c.vocab;
   refused(**llama, a, early, {}, "within the first");
-  RunOptions figures;
-  figures.row_figures = true;
-  refused(**llama, a, b, figures, "row figures");
+  {  // rows kept without row figures serve no run that makes them
+    PrefixState state;
+    KeepSink s1, s2;
+    RunKept(**llama, a, {}, &state, nullptr, &s1);
+    RunOptions figures;
+    figures.row_figures = true;
+    EXPECT_EQ(RunKept(**llama, b, figures, &state, &s1, &s2), 0);
+    EXPECT_NE(state.refused.find("row figures"), std::string::npos) << state.refused;
+  }
   auto full_a = RunModel(**llama, b);
   ASSERT_TRUE(full_a.ok());
   RunOptions patch;
