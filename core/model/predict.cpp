@@ -125,8 +125,46 @@ bool HasLmHead(const Model& model) { return model.has_lm_head(); }
 
 bool PredictsNextToken(const ModelConfig& c) { return !c.recipe.masked_lm; }
 
+namespace {
+
+// Predict from block row `first` on (a multiple of kRows), `out` holding the positions and next_log_prob of the
+// rows before it and their loss summed into *loss_sum in row order.
+Result<Predictions> PredictFrom(const Model& model, const float* last_hidden, const std::vector<int>& ids, int k,
+                                const std::vector<int>& positions, const RunControl& control, int first,
+                                Predictions out, double loss_sum);
+
+}  // namespace
+
+Result<Predictions> PredictKeeping(const Model& model, const float* last_hidden, const std::vector<int>& ids, int k,
+                                   const Predictions& earlier, int same_rows, const RunControl& control) {
+  const int n = (int)ids.size(), n_old = (int)earlier.positions.size();
+  // Blocks kept: whole in the earlier run, and every row's next id among the same rows (i + 1 < same_rows).
+  int first = 0;
+  const bool usable = PredictsNextToken(model.config()) && earlier.next_token && n_old >= 2 &&
+                      (int)earlier.next_log_prob.size() == n_old - 1 && same_rows >= 2 && same_rows <= n &&
+                      same_rows <= n_old && !earlier.positions.empty() && (int)earlier.positions[0].top.size() == k;
+  if (usable) first = std::min(((same_rows - 1) / kRows) * kRows, (n_old / kRows) * kRows);
+  Predictions out;
+  double loss_sum = 0;
+  for (int i = 0; i < first; ++i) {
+    if (earlier.positions[(size_t)i].index != i) return Predict(model, last_hidden, ids, k, {}, control);
+    out.positions.push_back(earlier.positions[(size_t)i]);
+    loss_sum -= earlier.next_log_prob[(size_t)i];
+    out.next_log_prob.push_back(earlier.next_log_prob[(size_t)i]);
+  }
+  return PredictFrom(model, last_hidden, ids, k, {}, control, first, std::move(out), loss_sum);
+}
+
 Result<Predictions> Predict(const Model& model, const float* last_hidden, const std::vector<int>& ids, int k,
                             const std::vector<int>& positions, const RunControl& control) {
+  return PredictFrom(model, last_hidden, ids, k, positions, control, 0, Predictions(), 0.0);
+}
+
+namespace {
+
+Result<Predictions> PredictFrom(const Model& model, const float* last_hidden, const std::vector<int>& ids, int k,
+                                const std::vector<int>& positions, const RunControl& control, int first,
+                                Predictions out, double loss_sum) {
   const ModelConfig& c = model.config();
   const int n = (int)ids.size(), d = c.d_model, vocab = c.vocab;
   // 0. Checks.
@@ -145,11 +183,9 @@ Result<Predictions> Predict(const Model& model, const float* last_hidden, const 
     wanted[(size_t)pos] = 1;
   }
   const bool next_token = PredictsNextToken(c);
-  Predictions out;
-  double loss_sum = 0;
   std::vector<float> normed((size_t)kRows * d), logits((size_t)kRows * vocab);
   std::vector<float> head_rows;  // [chunk, d_model]: a deferred head's rows
-  for (int r0 = 0; r0 < n; r0 += kRows) {
+  for (int r0 = first; r0 < n; r0 += kRows) {
     if (control.cancelled()) return Status::Cancelled();
     control.Report("predict", (size_t)r0, (size_t)n);
     const int rows = std::min(kRows, n - r0);
@@ -203,6 +239,8 @@ Result<Predictions> Predict(const Model& model, const float* last_hidden, const 
   }
   return out;
 }
+
+}  // namespace
 
 Result<std::vector<double>> NextLogProbsAt(const Model& model, const float* last_hidden, const std::vector<int>& ids,
                                            const std::vector<int>& at, const RunControl& control) {

@@ -61,6 +61,14 @@ std::vector<int> TopKIndices(const float* values, int count, int k);
 Result<Predictions> Predict(const Model& model, const float* last_hidden, const std::vector<int>& ids, int k,
                             const std::vector<int>& positions = {}, const RunControl& control = {});
 
+// Predict over every position of a causal run that kept the rows of an earlier one (a kept prefix,
+// model/prefix_cache.h): rows [0, same_rows) of last_hidden and ids are the earlier run's bits, `earlier` its
+// Predict over every position with the same k. The blocks of positions wholly before same_rows - 1 that were whole
+// blocks in the earlier run are taken from it (their logits would be the same bits), the rest computed: the same
+// result as Predict, bit for bit, at the cost of the rows after the change.
+Result<Predictions> PredictKeeping(const Model& model, const float* last_hidden, const std::vector<int>& ids, int k,
+                                   const Predictions& earlier, int same_rows, const RunControl& control = {});
+
 // log p(ids[i + 1]) at each position i of `at` (each in 0..n-2; empty: every position 0..n-2), in at's order: the
 // final norm and the LM head over those rows only, so a loss read at a few positions costs a few rows of logits
 // instead of n x vocab (the ablation scan's --scan-at). Within float rounding of Predict's next_log_prob there (its

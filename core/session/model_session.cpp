@@ -260,8 +260,13 @@ std::shared_ptr<ModelResult> ModelSession::Run(const ModelRequest& request, cons
       auto maps_done = std::make_shared<ModelResult>(*result);
       maps_done->seconds = SecondsSince(t0);
       job.Publish(maps_done);
-      auto predicted = model::Predict(*folder.model, collector.last_hidden().data(), ids,
-                                      std::min(kPredictTopK, c.vocab), at, options.control);
+      // A kept prefix: the earlier run's predictions of the blocks before the change are these rows' too.
+      const bool keeps = result->prefix_rows > 0 && at.empty() && earlier && earlier->predictions;
+      auto predicted = keeps ? model::PredictKeeping(*folder.model, collector.last_hidden().data(), ids,
+                                                     std::min(kPredictTopK, c.vocab), *earlier->predictions,
+                                                     result->prefix_rows, options.control)
+                             : model::Predict(*folder.model, collector.last_hidden().data(), ids,
+                                              std::min(kPredictTopK, c.vocab), at, options.control);
       if (predicted.status().cancelled()) return nullptr;
       if (!predicted) result->status = predicted.status();
       else result->predictions = std::make_shared<const model::Predictions>(std::move(*predicted));

@@ -540,6 +540,51 @@ TEST_P(Analysis, TopTokensAtArePredictsAtThoseRows) {
   EXPECT_FALSE(TopTokensAt(**model, last, n, k, {}).ok());
 }
 
+// Predictions after a kept prefix: the earlier run's blocks before the change and the rest computed give Predict's
+// result bit for bit (the last streams made up: 150 rows shared, the earlier text 180 rows, the new one 200).
+TEST_P(Analysis, PredictKeepingIsPredictBitForBit) {
+  const std::string name = GetParam();
+  auto model = LoadModel(FixtureDir(name));
+  ASSERT_TRUE(model.ok()) << model.message();
+  const ModelConfig& c = (*model)->config();
+  if (!HasLmHead(**model)) return;
+  const int n_old = 180, n = 200, same = 150, d = c.d_model, k = std::min(5, c.vocab);
+  std::vector<float> old_hidden((size_t)n_old * d), new_hidden((size_t)n * d);
+  std::vector<int> old_ids((size_t)n_old), new_ids((size_t)n);
+  for (size_t i = 0; i < old_hidden.size(); ++i) old_hidden[i] = (float)std::sin(0.37 * (double)i);
+  for (size_t i = 0; i < new_hidden.size(); ++i)
+    new_hidden[i] = i < (size_t)same * d ? old_hidden[i] : (float)std::cos(0.11 * (double)i);
+  for (int i = 0; i < n_old; ++i) old_ids[(size_t)i] = (i * 31) % c.vocab;
+  for (int i = 0; i < n; ++i) new_ids[(size_t)i] = i < same ? old_ids[(size_t)i] : (i * 17 + 3) % c.vocab;
+  auto earlier = Predict(**model, old_hidden.data(), old_ids, k);
+  ASSERT_TRUE(earlier.ok()) << earlier.message();
+  auto want = Predict(**model, new_hidden.data(), new_ids, k);
+  ASSERT_TRUE(want.ok()) << want.message();
+  auto got = PredictKeeping(**model, new_hidden.data(), new_ids, k, *earlier, same);
+  ASSERT_TRUE(got.ok()) << got.message();
+  EXPECT_EQ(got->loss, want->loss);
+  EXPECT_EQ(got->has_loss, want->has_loss);
+  EXPECT_EQ(got->next_log_prob, want->next_log_prob);
+  ASSERT_EQ(got->positions.size(), want->positions.size());
+  for (size_t p = 0; p < want->positions.size(); ++p) {
+    ASSERT_EQ(got->positions[p].index, want->positions[p].index);
+    ASSERT_EQ(got->positions[p].top.size(), want->positions[p].top.size());
+    for (size_t t = 0; t < want->positions[p].top.size(); ++t) {
+      EXPECT_EQ(got->positions[p].top[t].id, want->positions[p].top[t].id) << p;
+      EXPECT_EQ(got->positions[p].top[t].prob, want->positions[p].top[t].prob) << p;
+    }
+  }
+  // The kept blocks are the earlier run's (a made-up earlier with other probabilities shows through), the rest not.
+  if (PredictsNextToken(c)) {
+    Predictions marked = *earlier;
+    for (PositionTop& t : marked.positions) t.top[0].prob = -1;
+    auto kept = PredictKeeping(**model, new_hidden.data(), new_ids, k, marked, same);
+    ASSERT_TRUE(kept.ok());
+    EXPECT_EQ(kept->positions[127].top[0].prob, -1) << "the blocks before the change are taken";
+    EXPECT_NE(kept->positions[128].top[0].prob, -1) << "the block holding the change is computed";
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Models, Analysis, ::testing::ValuesIn(testing::AllFixtures()),
                          [](const auto& info) { return info.param; });
 
