@@ -225,7 +225,8 @@ def monkey_then_restart(rng, seconds, target, seed, xdg, extra_env=None):
         # The monkey may have left an empty text or one of only whitespace: restored as typed, it has no results
         # but an error that says why ("the text is empty", "... only whitespace"), one reason allowed here. The
         # other: it left model mode on a path it typed that is no model (",", say), which the restored window names
-        # in the Model panel instead of any maps.
+        # in the Model panel instead of any maps. A third: settings the sandbox cannot score (a query made from the
+        # word length, width 1, against keys of width d_k), which the restored window refuses saying why.
         def generation(f):
             return (f.get("result") or {}).get("generation", 0)
         w = s2.wait_for(lambda w: not w["fields"]["computing"] and
@@ -235,6 +236,9 @@ def monkey_then_restart(rng, seconds, target, seed, xdg, extra_env=None):
         f = w["fields"]
         if f.get("model_open_error") and generation(f) < 1:
             print("monkey: restored in model mode on a folder that does not open: %s" % f["model_open_error"])
+        elif (generation(f) < 1 and f["compute_error"] and
+              f["config"].get("query_from") != f["config"].get("key_from")):
+            print("monkey: restored with q and k from features of other widths: %s" % f["compute_error"])
         elif generation(f) < 1 and not (f["kv_text"].strip() == "" and f["compute_error"]):  # empty or only spaces
             raise AssertionError("the restored sentence %r has no results: %s (seed %d)" %
                                  (f["kv_text"], f["compute_error"], seed))
