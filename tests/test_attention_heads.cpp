@@ -3,6 +3,7 @@
 // bidirectional); the sandbox's Tensor entry points and a model's views give the same bits; cancellation.
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -244,6 +245,57 @@ TEST(AttendHeads, AMapWhoseMaskedCellsHoldZeroAlreadyIsWrittenOnlyWhereShown) {
     EXPECT_EQ(z_shown, z_all);
     for (int h = 0; h < s.n_head; ++h)
       for (int i = 0; i < s.n; ++i) ASSERT_EQ(m_shown[h].rows[i].entropy, m_all[h].rows[i].entropy);
+  }
+}
+
+// A kept prefix (AttendSink::first_row): the blocks wholly before it are skipped, or with replay_kept_rows made
+// again for on_block alone: their probs are a whole pass's bits, while their z and row figures stay as the caller
+// left them (a model's kept rows); the block holding first_row and those after it run as ever.
+TEST(AttendHeads, KeptRowsBlocksAreSkippedOrMadeAgainForTheSinkOnly) {
+  const Shape s{300, 2, 1, 8, Mask::Causal()};  // 128-row blocks: rows [0, 256) are two kept blocks
+  const Inputs in = Random(s, 11);
+  const float mult = 1 / std::sqrt(8.0f);
+  std::vector<float> want_probs, want_z;
+  std::vector<HeadMetrics> want_metrics;
+  ASSERT_TRUE(RunKernel(s, in, mult, &want_probs, &want_z, &want_metrics));
+  ASSERT_EQ(AttendBlockRows((size_t)s.n), 128u);
+  const size_t first = 256;
+  for (bool replay : {false, true}) {
+    SCOPED_TRACE(replay ? "made again" : "skipped");
+    std::vector<float> handed((size_t)s.n_head * s.n * s.n, -2.0f);
+    std::vector<int> times((size_t)s.n_head * s.n, 0);
+    AttendSink sink;
+    sink.first_row = first;
+    sink.replay_kept_rows = replay;
+    sink.on_block = [&](const RowBlock& b) {  // blocks of one head hold their own rows
+      for (int r = 0; r < b.rows; ++r) {
+        const size_t row = (size_t)b.head * s.n + (size_t)(b.r0 + r);
+        std::copy_n(b.probs + (size_t)r * b.n_k, s.n, handed.begin() + (ptrdiff_t)(row * s.n));
+        ++times[row];
+      }
+    };
+    std::vector<HeadMetrics> metrics(2);
+    for (HeadMetrics& m : metrics) m.rows.assign((size_t)s.n, RowMetrics{});
+    for (HeadMetrics& m : metrics) m.rows[5].entropy = 42.0f;  // a kept row's figure, left as it is
+    std::vector<float> z((size_t)s.n * s.n_head * s.d_head, 7.0f);
+    const HeadsOut zv = HeadsOut::Columns(z.data(), s.n, s.n_head, s.d_head, (size_t)s.n_head * s.d_head);
+    ASSERT_TRUE(AttendHeads(Q(s, in), K(s, in), V(s, in), mult, s.mask, nullptr, &metrics, &zv, &sink));
+    for (int h = 0; h < s.n_head; ++h)
+      for (int i = 0; i < s.n; ++i) {
+        const size_t row = (size_t)h * s.n + i;
+        const bool kept = (size_t)i < first;
+        ASSERT_EQ(times[row], kept && !replay ? 0 : 1) << "head " << h << " row " << i;
+        if (times[row])
+          ASSERT_EQ(0, std::memcmp(handed.data() + row * s.n, want_probs.data() + row * s.n, s.n * sizeof(float)))
+              << "head " << h << " row " << i;
+        const float* zr = z.data() + (size_t)i * s.n_head * s.d_head + (size_t)h * s.d_head;
+        const float* wz = want_z.data() + (size_t)i * s.n_head * s.d_head + (size_t)h * s.d_head;
+        if (kept) ASSERT_EQ(zr[0], 7.0f) << "a kept row's z is the caller's";
+        else ASSERT_EQ(0, std::memcmp(zr, wz, s.d_head * sizeof(float))) << "head " << h << " row " << i;
+      }
+    EXPECT_EQ(metrics[0].rows[5].entropy, 42.0f);
+    EXPECT_EQ(metrics[1].rows[5].entropy, 42.0f);
+    EXPECT_EQ(0, std::memcmp(&metrics[0].rows[first], &want_metrics[0].rows[first], sizeof(RowMetrics)));
   }
 }
 

@@ -246,8 +246,8 @@ class App {
   };
   LayerView shown_layer_;
   void AskExactRowsWhenNeeded(const LayerView& view, bool rollout_shown);  // app_model.cpp
-  std::shared_ptr<const ExactRows> applied_exact_rows_;
-  TopTokensRequest top_asked_;  // the positions of a result whose top tokens were last asked (MakeTopTokens)  // the last q, k made for a shown streamed layer
+  std::shared_ptr<const ExactRows> applied_exact_rows_;  // the last q, k made for a shown streamed layer
+  TopTokensRequest top_asked_;  // the positions of a result whose top tokens were last asked (MakeTopTokens; weak)
   LayerView exact_rows_asked_;  // the shown layer whose q and k were last asked for (MakeExactRows)
   uint64_t weighted_overview_asked_ = 0;  // the model result (generation) the value-weighted overview was asked for
   // Per layer of the current run (null until made), for hide_special: made once as each layer arrives.

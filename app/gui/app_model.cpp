@@ -192,13 +192,12 @@ void App::UpdateModel() {
   // The top tokens the chips showed before the run's predictions came: asked of the session (a few rows through the
   // LM head), shown while they are this result's.
   std::vector<int> wanted = std::exchange(views.model.top_wanted, {});
-  if (top_asked_.result && top_asked_.result != results.model) top_asked_ = {};  // an older result is not held
   if (!results.model->predictions && results.model->last_hidden && !wanted.empty()) {
     const TopTokensRequest ask{results.model, std::move(wanted)};
-    if (ask != top_asked_) models->MakeTopTokens((top_asked_ = ask).result, ask.positions);
+    if (ask != top_asked_) models->MakeTopTokens(results.model, (top_asked_ = ask).positions);
   }
   std::shared_ptr<const TopTokens> top = models->top_tokens();
-  results.model_top = top && top->status.ok() && top->request.result == results.model ? top : nullptr;
+  results.model_top = top && top->status.ok() && top->request.Of(results.model) ? top : nullptr;
   // The Overview of a complete streamed run in the value-weighted kind: its thumbnails made in the background.
   // Asked once per result; again when a cancelled job left it unfinished. Another kind stops it.
   if (KindInfo(views.heads.kind).shows.needs_pyramid && results.model->streamed && results.model->complete()) {

@@ -53,7 +53,7 @@ std::string PredictionLines(const AppResults& results, int position, std::vector
              model::PredictsNextToken(r->request.folder->model->config())) {
     // The layers are done, the predictions over every position not yet: this position's rows alone.
     if (wanted && std::find(wanted->begin(), wanted->end(), position) == wanted->end()) wanted->push_back(position);
-    if (results.model_top && results.model_top->request.result.get() == r)
+    if (results.model_top && results.model_top->request.Of(results.model))
       for (const model::PositionTop& t : results.model_top->positions)
         if (t.index == position) top = &t;
   }

@@ -387,6 +387,9 @@ inline void RunBlock(const BlockArgs& a, size_t h, size_t r0, Eigen::Index rows,
   const bool masked_zero = sink && sink->probs_masked_zero && maps.probs;  // a whole map, never a scratch block
   const KeyTilePad pad = PadLastTile(k, v, n_k, steps & kStepScores, steps & kStepMix);
   const BlockArgs args{steps, q, k, v, group, multiplier, softcap, mask, n_q, n_k, full_scores, z, masked_zero, &pad};
+  BlockArgs replay = args;  // a kept prefix's block made again for on_block: its probs, not its z
+  replay.steps &= ~(unsigned)kStepMix;
+  const bool replays = sink && sink->replay_kept_rows && sink->on_block;
   const std::atomic<bool>* cancel = sink ? sink->cancel : nullptr;
   std::atomic<bool> cancelled{false};
 #pragma omp parallel if (parallel)
@@ -407,16 +410,17 @@ inline void RunBlock(const BlockArgs& a, size_t h, size_t r0, Eigen::Index rows,
       // Heaviest blocks first: under a causal mask the last rows see the most keys.
       const size_t h = (size_t)item % n_head, r0 = (blocks - 1 - (size_t)item / n_head) * block;
       const Eigen::Index rows = (Eigen::Index)std::min(block, n_q - r0);
-      if (sink && r0 + (size_t)rows <= sink->first_row) continue;  // kept rows of a prefix
+      const bool kept = sink && r0 + (size_t)rows <= sink->first_row;  // kept rows of a prefix
+      if (kept && !replays) continue;
       const size_t off = (h * n_q + r0) * n_k;
       float* scores_block = maps.scores ? maps.scores + off : scratch_scores.data();
       float* logits_block = maps.logits ? maps.logits + off : nullptr;
       float* probs_block = maps.probs ? maps.probs + off : scratch_probs.data();
       if (fill) (*fill)((int)h, r0, (size_t)rows, scores_block);
       // Without a logits map every row's logits go to the same scratch row (stride 0).
-      RunBlock(args, h, r0, rows, scores_block, logits_block ? logits_block : scratch_logits.data(),
+      RunBlock(kept ? replay : args, h, r0, rows, scores_block, logits_block ? logits_block : scratch_logits.data(),
                logits_block ? n_k : 0, probs_block, metrics ? passes.data() : nullptr);
-      if (metrics) {
+      if (metrics && !kept) {
         for (Eigen::Index r = 0; r < rows; ++r) {
           const size_t i = r0 + (size_t)r;
           (*metrics)[h].rows[i] = passes[(size_t)r].metrics;

@@ -91,9 +91,13 @@ struct RunOptions {
   // none were taken in prefix->refused): every layer computes rows [s, n) only, with the same bits as a full run.
   // The sink then sees full layers: hidden [n, d_model] with the kept rows; ProbsBuffer(l) must already hold rows
   // [0, s) of the maps (MovePrefixRows from the previous run's; a null buffer: the scratch's rows before s are not
-  // this run's), stream_maps hands over the blocks of rows [s, n) only, and q_before_norm's and z's rows before s
-  // are not made.
+  // this run's), stream_maps hands over the blocks of rows [s, n) only (unless prefix_blocks), and q_before_norm's
+  // and z's rows before s are not made.
   PrefixState* prefix = nullptr;
+  // With stream_maps and a kept prefix: the blocks of the kept rows go to OnBlock too, their probs made again from
+  // the kept q and k (the scores and softmax only: no z, no row figures, which the state has), so a sink that pools
+  // every row (the app's pyramids, role rows, pooled rollout) sees the whole pass, with a full run's bits.
+  bool prefix_blocks = false;
 };
 
 struct LayerOutput {

@@ -168,13 +168,16 @@ struct LayerCollector::State {
   }
 
   // A kept prefix's rows of q and k before their norms [heads, n, d_head] (a reused run does not make them): the
-  // earlier run's.
+  // earlier run's (the same folder: KeepRows' caller checks it, so other shapes are a programming error).
   void KeptRowsBeforeNorm(int layer, Tensor* q, Tensor* k) const {
     if (!kept_from || layer >= (int)kept_from->analysis.size() || !kept_from->analysis[(size_t)layer]) return;
     const LayerAnalysis& old = *kept_from->analysis[(size_t)layer];
     for (auto [to, from] : {std::pair<Tensor*, const Tensor*>{q, old.q_before_norm.get()}, {k, old.k_before_norm.get()}}) {
-      if (!from || from->empty() || from->dim(0) != to->dim(0) || from->dim(2) != to->dim(2)) continue;
-      const size_t heads = to->dim(0), width = to->dim(2), rows = std::min<size_t>((size_t)kept_rows, from->dim(1));
+      ATTNVIZ_CHECK_SHAPE(from && from->shape.size() == 3 && from->dim(0) == to->dim(0) && from->dim(2) == to->dim(2) &&
+                              from->dim(1) >= (size_t)kept_rows,
+                          "kept rows before the norm ", from ? from->shape : std::vector<size_t>{}, " for ",
+                          to->shape, " and ", kept_rows, " rows");
+      const size_t heads = to->dim(0), width = to->dim(2), rows = (size_t)kept_rows;
       for (size_t h = 0; h < heads; ++h)
         std::copy_n(from->data.begin() + (ptrdiff_t)(h * from->dim(1) * width), rows * width,
                     to->data.begin() + (ptrdiff_t)(h * to->dim(1) * width));
@@ -261,7 +264,7 @@ struct LayerCollector::State {
   Tensor thumb_q, thumb_k;  // q, k of the layer just run, when its thumbnail needs exact rows
   std::unique_ptr<model::RoleRows> role_rows;
   int kept_factor = 1;
-  std::vector<float> last_hidden;  // [n, d_model]
+  std::shared_ptr<const std::vector<float>> last_hidden;  // [n, d_model]; null until the last layer
   // KeepRows: the earlier run whose rows [0, kept_rows) this one keeps.
   const CollectedLayers* kept_from = nullptr;
   int kept_rows = 0;
@@ -382,7 +385,8 @@ Status LayerCollector::OnLayer(const model::LayerOutput& out) {
     else s.pyramid = MapPyramid();  // the last layer's fine levels go before the run's end (its peak memory)
   }
   // The predictions read the residual stream after the last block (it lives in the run's workspace).
-  if (l + 1 == s.run.layers.size()) s.last_hidden.assign(out.hidden, out.hidden + (size_t)s.n * out.d_model);
+  if (l + 1 == s.run.layers.size())
+    s.last_hidden = std::make_shared<const std::vector<float>>(out.hidden, out.hidden + (size_t)s.n * out.d_model);
   std::shared_ptr<LayerAnalysis> analysis = s.Analyze(out);
   if (s.rollout && s.plan.rollout_with_layers) s.RolloutStep(out.layer, out.probs, analysis.get());
   if (s.plan.resume_points && l + 1 < s.run.resume_inputs.size() && (l + 1) % (size_t)s.resume_stride == 0)
@@ -438,6 +442,11 @@ void LayerCollector::CopyInto(CollectedLayers* r) const {
 
 const CollectedLayers& LayerCollector::collected() const { return s_->run; }
 
-const std::vector<float>& LayerCollector::last_hidden() const { return s_->last_hidden; }
+const std::vector<float>& LayerCollector::last_hidden() const {
+  static const std::vector<float> none;
+  return s_->last_hidden ? *s_->last_hidden : none;
+}
+
+std::shared_ptr<const std::vector<float>> LayerCollector::shared_last_hidden() const { return s_->last_hidden; }
 
 }  // namespace attnviz

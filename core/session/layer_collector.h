@@ -170,7 +170,8 @@ class LayerCollector : public model::LayerSink {
   // The layers so far (shared: the maps are never copied), into `r`.
   void CopyInto(CollectedLayers* r) const;
   const CollectedLayers& collected() const;
-  const std::vector<float>& last_hidden() const;  // [n, d_model], after the last block
+  const std::vector<float>& last_hidden() const;  // [n, d_model], after the last block (empty before it)
+  std::shared_ptr<const std::vector<float>> shared_last_hidden() const;  // the same vector, shared (null before)
 
  private:
   struct State;

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <mutex>
 
+#include "base/memory_budget.h"
 #include "maps/pyramid.h"
 #include "model/run.h"
 
@@ -92,7 +93,9 @@ std::shared_ptr<TopTokens> MakeTopTokensNow(const TopTokensRequest& r, const Lat
   auto made = std::make_shared<TopTokens>();
   made->generation = job.generation();
   made->request = r;
-  const ModelResult& result = *r.result;
+  const std::shared_ptr<const ModelResult> held = r.result.lock();
+  if (!held) return nullptr;  // the app has moved on to a newer run: nothing to show
+  const ModelResult& result = *held;
   if (!result.last_hidden || !result.request.folder) {
     made->status = Status::Error("the run's layers are not done: no last stream to predict from");
     return made;
@@ -217,16 +220,29 @@ std::shared_ptr<ModelResult> ModelSession::Run(const ModelRequest& request, cons
     collector.Reuse(*earlier, first);
     options.first_layer = first;
     options.resume_hidden = earlier->resume_inputs[(size_t)first]->data();
-  } else if (!options.stream_maps && !c.recipe.bidirectional) {
+  } else if (!c.recipe.bidirectional) {
     // A new text: a causal run keeps its rows for the next, and takes those before the change from the last one
-    // when the kept rows are that result's (the maps' rows come from it, the rest from the state).
+    // when the kept rows are that result's (whole maps: the maps' rows come from it, the rest from the state; streamed
+    // maps: the kept rows' blocks are made again from the kept q and k, so every pyramid and pooled sum sees the
+    // whole pass), within the memory limit (the state holds every layer's stream and q | k | v).
     const bool kept_rows_are_earliers = earlier && earlier->complete() && earlier->generation == prefix_generation_ &&
                                         earlier->request.folder == request.folder;
     if (!kept_rows_are_earliers) prefix_.Clear();
-    const model::PrefixPlan kept = model::PlanPrefixReuse(c, prefix_, ids, options);
-    if (kept.rows > 0) collector.KeepRows(*earlier, kept.rows);
-    prefix_generation_ = 0;  // until this run has finished every layer
-    options.prefix = &prefix_;
+    model::RunOptions keeping = options;
+    keeping.prefix = &prefix_;
+    if (model::RunMemoryBytes(c, (size_t)n, false, keeping) <= (double)MemoryLimitBytes()) {
+      const model::PrefixPlan kept = model::PlanPrefixReuse(c, prefix_, ids, options);
+      if (kept.rows > 0) collector.KeepRows(*earlier, kept.rows);
+      prefix_generation_ = 0;  // until this run has finished every layer
+      options.prefix = &prefix_;
+      options.prefix_blocks = options.stream_maps;
+    } else {
+      result->prefix_refused = "the rows kept for the next run would not fit the memory limit";
+    }
+  }
+  if (!options.prefix) {  // bidirectional, resumed or over the memory limit: the kept rows would be of no later use
+    prefix_.Clear();
+    prefix_generation_ = 0;
   }
   result->resumed_from = first;
   result->status = model::RunModel(*folder.model, ids, options, &collector);
@@ -235,13 +251,14 @@ std::shared_ptr<ModelResult> ModelSession::Run(const ModelRequest& request, cons
     result->prefix_refused = prefix_.refused;
     if (result->status.ok()) prefix_generation_ = result->generation;
   }
+  kept_prefix_bytes_ = prefix_.Bytes();
   if (result->status.cancelled()) return nullptr;
   if (result->status.ok()) {
     collector.CopyInto(result.get());
     // The last stream, with every layer: a hovered position's top tokens come from it at once (MakeTopTokens),
     // before the rollout and the predictions over every position.
     if (model::HasLmHead(*folder.model))
-      result->last_hidden = std::make_shared<const std::vector<float>>(collector.last_hidden());
+      result->last_hidden = collector.shared_last_hidden();
     if (collector.rollout_pending()) {  // every layer is shown before the rollout is made (and the predictions)
       auto maps_done = std::make_shared<ModelResult>(*result);
       maps_done->seconds = SecondsSince(t0);

@@ -120,10 +120,17 @@ struct ModelResult;
 // The top tokens at a few positions of a run whose layers are done, from its last stream (ModelResult::last_hidden;
 // model::TopTokensAt: those rows through the LM head alone), while the run's predictions over every position are
 // still to come: what a hovered or pinned token shows at once.
+// The result is held weakly: the session's queue keeps its last request, and the answer names it, but neither keeps
+// a shown run's maps alive once the app has moved to a newer run (a gone result is answered with nothing).
 struct TopTokensRequest {
-  std::shared_ptr<const ModelResult> result;
+  std::weak_ptr<const ModelResult> result;
   std::vector<int> positions;
-  bool operator==(const TopTokensRequest& o) const { return result == o.result && positions == o.positions; }
+  bool Of(const std::shared_ptr<const ModelResult>& r) const {  // asked of r (an expired request names none)
+    return r && !result.owner_before(r) && !r.owner_before(result) && !result.expired();
+  }
+  bool operator==(const TopTokensRequest& o) const {
+    return !result.owner_before(o.result) && !o.result.owner_before(result) && positions == o.positions;
+  }
   bool operator!=(const TopTokensRequest& o) const { return !(*this == o); }
 };
 struct TopTokens {
@@ -225,6 +232,8 @@ class ModelSession {
   // The latest run or step of a run (layers_done of n_layer).
   std::shared_ptr<const ModelResult> latest() const { return runs_.latest(); }
   bool running() const { return runs_.busy(); }
+  // The bytes of the rows kept for the next run (prefix reuse), as the last run left them.
+  size_t kept_prefix_bytes() const { return kept_prefix_bytes_; }
   ModelProgress progress() const;
   bool WaitIdle(double seconds) const;  // tests
 
@@ -248,6 +257,7 @@ class ModelSession {
   // The rows a causal whole-map run keeps for the next (runs_' thread only), and the result whose maps hold them.
   model::PrefixState prefix_;
   uint64_t prefix_generation_ = 0;
+  std::atomic<size_t> kept_prefix_bytes_{0};
   // Declared last: their threads start once the session exists and stop before it goes.
   RunQueue runs_;
   OpenQueue open_;

@@ -57,8 +57,11 @@ inline std::string WithWordIdTokenizer(const std::string& fixture, const std::st
   namespace fs = std::filesystem;
   const fs::path from = fs::path(ATTNVIZ_SOURCE_DIR) / "tests/fixtures/models" / fixture;
   fs::create_directories(to);
-  for (const char* f : {"model.safetensors", "config.json"})
-    fs::copy_file(from / f, fs::path(to) / f, fs::copy_options::overwrite_existing);
+  for (const fs::directory_entry& f : fs::directory_iterator(from)) {  // the config and the weights (shards too)
+    const std::string name = f.path().filename().string();
+    if (name == "config.json" || name.find(".safetensors") != std::string::npos)
+      fs::copy_file(f.path(), fs::path(to) / name, fs::copy_options::overwrite_existing);
+  }
   std::ifstream in(from / "config.json");
   const std::string config((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const size_t at = config.find("\"vocab_size\": ");

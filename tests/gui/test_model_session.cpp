@@ -17,6 +17,7 @@
 #include "maps/view.h"
 #include "model/analysis.h"
 #include "model/predict.h"
+#include "model/prefix_cache.h"
 #include "model/run.h"
 #include "model_session_test_util.h"
 
@@ -264,7 +265,7 @@ TEST_P(SessionPredictions, TopTokensOfAPositionComeBeforeThePredictions) {
   ASSERT_TRUE(session.WaitIdle(30));
   std::shared_ptr<const TopTokens> top = session.top_tokens();
   ASSERT_TRUE(top && top->status.ok()) << (top ? top->status.message() : "none");
-  EXPECT_EQ(top->request.result, step);
+  EXPECT_TRUE(top->request.Of(step));
   ASSERT_EQ(top->positions.size(), at.size());
   for (size_t p = 0; p < at.size(); ++p) {
     const model::PositionTop* want = nullptr;
@@ -283,6 +284,12 @@ TEST_P(SessionPredictions, TopTokensOfAPositionComeBeforeThePredictions) {
   ASSERT_TRUE(session.WaitIdle(30));
   ASSERT_TRUE(session.top_tokens());
   EXPECT_FALSE(session.top_tokens()->status.ok());
+  // Neither the queue's last request nor its answer keeps the result asked of (and so its maps) alive.
+  EXPECT_TRUE(session.top_tokens()->request.Of(partial));
+  const std::weak_ptr<const ModelResult> asked = partial;
+  partial.reset();
+  EXPECT_TRUE(asked.expired());
+  EXPECT_FALSE(session.top_tokens()->request.Of(partial));
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, SessionPredictions, ::testing::Values("gpt2", "llama", "bert"));
@@ -320,6 +327,38 @@ TEST(SessionPredictions, BertWithoutMaskAndACheckpointWithoutLmHead) {
 // before their norms too, value norms), last stream and predictions as a fresh session's run of that text, bit for
 // bit. qwen3 (q/k norms) and gemma2 (soft caps, sliding windows) through a word-per-id tokenizer.
 class SessionPrefixReuse : public ::testing::TestWithParam<std::string> {};
+
+// Two pyramids with the same levels, bit for bit.
+bool SamePyramid(const std::shared_ptr<const MapPyramid>& a, const std::shared_ptr<const MapPyramid>& b) {
+  if (!a || !b) return !a && !b;
+  if (a->levels().size() != b->levels().size()) return false;
+  for (size_t i = 0; i < a->levels().size(); ++i) {
+    const PyramidLevel &x = a->levels()[i], &y = b->levels()[i];
+    if (x.factor != y.factor || x.rows != y.rows || x.cols != y.cols || x.max.size() != y.max.size() ||
+        x.mean.size() != y.mean.size() ||
+        std::memcmp(x.max.data(), y.max.data(), x.max.size() * sizeof(float)) != 0 ||
+        std::memcmp(x.mean.data(), y.mean.data(), x.mean.size() * sizeof(float)) != 0)
+      return false;
+  }
+  return true;
+}
+
+// Typing on, as the test above says, in a session whose maps are streamed (every long text's): the kept rows' blocks
+// are made again from the kept q and k, so each layer's pyramid, row figures, thumbnails, value norms, inputs, last
+// stream, roles and predictions are a fresh run's bit for bit; the pooled rollout adds the pass's blocks up in
+// double in the order the threads come in, so it is compared to float rounding.
+// words: the first text's length through a word-per-id tokenizer (the e2e fixtures read kText instead).
+void ExpectStreamedReuseIsAFreshRun(const std::string& fixture, int words = 45);
+
+TEST_P(SessionPrefixReuse, AStreamedTextSharingItsStartKeepsThoseRowsAndShowsAFreshRun) {
+  ExpectStreamedReuseIsAFreshRun(GetParam());
+}
+
+// A text long enough that whole blocks of the pass's rows (128) are kept, and so made again for the pyramids
+// (mistral_sharded: 256 positions, a sliding window of 8).
+TEST(SessionPrefixReuse, AStreamedLongTextMakesItsKeptBlocksAgain) {
+  ExpectStreamedReuseIsAFreshRun("mistral_sharded", 200);
+}
 
 TEST_P(SessionPrefixReuse, ANewTextSharingItsStartKeepsThoseRowsAndShowsAFreshRun) {
   const std::string fixture = GetParam();
@@ -395,27 +434,195 @@ TEST_P(SessionPrefixReuse, ANewTextSharingItsStartKeepsThoseRowsAndShowsAFreshRu
   std::filesystem::remove_all(dir);
 }
 
-INSTANTIATE_TEST_SUITE_P(Families, SessionPrefixReuse, ::testing::Values("gpt2", "llama", "qwen3", "gemma2"));
-
-// A bidirectional model, and a long text whose maps are streamed, run whole as before (nothing kept).
-TEST(SessionPrefixReuse, BidirectionalAndStreamedRunsKeepNothing) {
-  for (bool stream : {false, true}) {
-    for (const char* fixture : {"bert", "gpt2"}) {
-      if (!stream && std::string(fixture) == "gpt2") continue;
-      SCOPED_TRACE(std::string(fixture) + (stream ? " streamed" : ""));
-      ModelSession session(OpenModelFolder);
-      if (stream) session.set_stream_above_cells(0);
-      ModelRequest request;
-      request.folder = Open(session, fixture);
-      request.text = kShortText;
-      ASSERT_TRUE(RunOnce(session, request));
-      request.text = std::string(kShortText) + " And more.";
-      const auto r = RunOnce(session, request);
-      ASSERT_TRUE(r);
-      EXPECT_EQ(r->prefix_rows, 0);
-      EXPECT_EQ(r->prefix_refused, "");
+void ExpectStreamedReuseIsAFreshRun(const std::string& fixture, int first_words) {
+  char pattern[] = "/tmp/attnviz-prefix-streamed-XXXXXX";
+  const std::string dir = mkdtemp(pattern);
+  const bool e2e = fixture == "gpt2" || fixture == "llama";
+  const std::string folder = e2e ? std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/models_e2e/" + fixture
+                                 : testing::WithWordIdTokenizer(fixture, dir + "/" + fixture);
+  auto words = [](int from, int count) {
+    std::string text;
+    for (int i = 0; i < count; ++i) text += (i ? " w" : "w") + std::to_string((from + i * 7) % 60);
+    return text;
+  };
+  const std::string first = e2e ? std::string(kText) : words(3, first_words);
+  const std::string typed = first + (e2e ? " And then the cat slept." : " " + words(11, 3));
+  auto session_with = [&](ModelSession& session) {
+    session.set_stream_above_cells(0);
+    session.Open(folder);
+    EXPECT_TRUE(session.WaitIdle(60));
+    return session.folder();
+  };
+  ModelSession typing(OpenModelFolder);
+  ModelRequest request;
+  request.folder = session_with(typing);
+  ASSERT_TRUE(request.folder) << OpenErrorText(typing);
+  request.text = first;
+  const auto before = RunOnce(typing, request);
+  ASSERT_TRUE(before && before->streamed);
+  EXPECT_EQ(before->prefix_rows, 0);
+  request.text = typed;
+  const auto reused = RunOnce(typing, request);
+  ASSERT_TRUE(reused && reused->streamed);
+  EXPECT_GE(reused->prefix_rows, first_words >= 200 ? 176 : 16) << reused->prefix_refused;
+  EXPECT_LT(reused->prefix_rows, (int)reused->tokens.size());
+  ModelSession fresh_session(OpenModelFolder);
+  ModelRequest fresh_request = request;
+  fresh_request.folder = session_with(fresh_session);
+  const auto fresh = RunOnce(fresh_session, fresh_request);
+  ASSERT_TRUE(fresh && fresh->streamed);
+  ASSERT_EQ(reused->n_layer(), fresh->n_layer());
+  auto same = [](const SharedTensor& a, const SharedTensor& b) { return (!a && !b) || (a && b && SameBits(*a, *b)); };
+  auto near = [](const SharedTensor& a, const SharedTensor& b) {
+    if (!a || !b) return !a && !b;
+    if (a->shape != b->shape) return false;
+    for (size_t i = 0; i < a->size(); ++i)
+      if (std::abs(a->data[i] - b->data[i]) > 1e-6f * (1.0f + std::abs(b->data[i]))) return false;
+    return true;
+  };
+  for (int l = 0; l < fresh->n_layer(); ++l) {
+    SCOPED_TRACE("layer " + std::to_string(l));
+    const LayerMaps &got = *reused->layers[(size_t)l], &want = *fresh->layers[(size_t)l];
+    EXPECT_TRUE(got.pooled && want.pooled);
+    EXPECT_TRUE(SamePyramid(got.pyramid, want.pyramid));
+    ASSERT_EQ(got.metrics.size(), want.metrics.size());
+    for (size_t h = 0; h < want.metrics.size(); ++h) {
+      ASSERT_EQ(got.metrics[h].rows.size(), want.metrics[h].rows.size());
+      EXPECT_EQ(0, std::memcmp(got.metrics[h].rows.data(), want.metrics[h].rows.data(),
+                               want.metrics[h].rows.size() * sizeof(RowMetrics)));
+      EXPECT_EQ(got.metrics[h].logit_mean, want.metrics[h].logit_mean);
+      EXPECT_EQ(got.metrics[h].entropy, want.metrics[h].entropy);
+    }
+    EXPECT_TRUE(same(reused->thumbnails[(size_t)l], fresh->thumbnails[(size_t)l]));
+    const LayerAnalysis &ga = *reused->analysis[(size_t)l], &wa = *fresh->analysis[(size_t)l];
+    EXPECT_TRUE(same(ga.value_norms, wa.value_norms));
+    EXPECT_TRUE(near(ga.rollout, wa.rollout));
+    ASSERT_TRUE(reused->resume_inputs[(size_t)l] && fresh->resume_inputs[(size_t)l]);
+    EXPECT_EQ(*reused->resume_inputs[(size_t)l], *fresh->resume_inputs[(size_t)l]);
+    for (int h = 0; h < reused->roles.n_head; ++h) {
+      const model::RoleScores &gr = reused->roles.at(l, h), &wr = fresh->roles.at(l, h);
+      EXPECT_EQ(0, std::memcmp(&gr, &wr, sizeof(gr))) << "head " << h << " roles";
     }
   }
+  ASSERT_TRUE(reused->last_hidden && fresh->last_hidden);
+  EXPECT_EQ(*reused->last_hidden, *fresh->last_hidden);
+  ASSERT_TRUE(reused->predictions && fresh->predictions);
+  EXPECT_EQ(reused->predictions->loss, fresh->predictions->loss);
+  EXPECT_EQ(reused->predictions->next_log_prob, fresh->predictions->next_log_prob);
+  std::filesystem::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, SessionPrefixReuse, ::testing::Values("gpt2", "llama", "qwen3", "gemma2"));
+
+// A bidirectional model runs whole as before, its maps whole or streamed (nothing kept).
+TEST(SessionPrefixReuse, BidirectionalRunsKeepNothing) {
+  for (bool stream : {false, true}) {
+    SCOPED_TRACE(stream ? "streamed" : "whole");
+    ModelSession session(OpenModelFolder);
+    if (stream) session.set_stream_above_cells(0);
+    ModelRequest request;
+    request.folder = Open(session, "bert");
+    request.text = kShortText;
+    ASSERT_TRUE(RunOnce(session, request));
+    EXPECT_EQ(session.kept_prefix_bytes(), 0u);
+    request.text = std::string(kShortText) + " And more.";
+    const auto r = RunOnce(session, request);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->prefix_rows, 0);
+    EXPECT_EQ(r->prefix_refused, "");
+  }
+}
+
+// The rows a run keeps for the next are let go when a run cannot use them (here a what-if resumed at a layer, after
+// which the next text starts afresh anyway).
+TEST(SessionPrefixReuse, ARunThatKeepsNothingLetsTheKeptRowsGo) {
+  ModelSession session(OpenModelFolder);
+  ModelRequest request;
+  request.folder = Open(session, "gpt2");
+  request.text = kShortText;
+  ASSERT_TRUE(RunOnce(session, request));
+  EXPECT_GT(session.kept_prefix_bytes(), 0u);
+  request.ablated = {{1, 0}};
+  const auto r = RunOnce(session, request);
+  ASSERT_TRUE(r && r->complete());
+  EXPECT_EQ(r->resumed_from, 1);
+  EXPECT_EQ(session.kept_prefix_bytes(), 0u);
+}
+
+// The kept rows count against the memory limit: when the run with them would pass it, the run keeps none, says why,
+// and runs as ever (rather than being refused for the sake of the next one).
+TEST(SessionPrefixReuse, RowsThatWouldPassTheMemoryLimitAreNotKept) {
+  ModelSession session(OpenModelFolder);
+  ModelRequest request;
+  request.folder = Open(session, "gpt2");
+  ASSERT_TRUE(request.folder);
+  const std::string typed = std::string(kText) + " And then the cat slept.";
+  auto prepared = PrepareModelRun(*request.folder, typed, {});
+  ASSERT_TRUE(prepared) << prepared.message();
+  const model::ModelConfig& c = request.folder->model->config();
+  const size_t n = prepared->ids.size();
+  model::RunOptions o;
+  o.row_figures = true;
+  o.caller_bytes = (size_t)CollectedBytes(c, prepared->tokens, CollectPlan::ForSession(false));
+  const double without = model::RunMemoryBytes(c, n, false, o);
+  const double limit = without + model::PrefixStateBytes(c, n, true) / 2;
+  ::setenv("ATTNVIZ_MEMORY_LIMIT", std::to_string((size_t)limit).c_str(), 1);
+  request.text = kText;
+  const auto first = RunOnce(session, request);
+  request.text = typed;
+  const auto r = RunOnce(session, request);
+  ::unsetenv("ATTNVIZ_MEMORY_LIMIT");
+  ASSERT_TRUE(first && r);
+  ASSERT_TRUE(r->complete()) << r->status.message();
+  EXPECT_FALSE(r->streamed);
+  EXPECT_EQ(r->prefix_rows, 0);
+  EXPECT_NE(r->prefix_refused.find("memory limit"), std::string::npos) << r->prefix_refused;
+  EXPECT_EQ(session.kept_prefix_bytes(), 0u);
+  // Under the default limit the same texts keep their rows.
+  request.text = kText;
+  ASSERT_TRUE(RunOnce(session, request));
+  request.text = typed;
+  const auto kept = RunOnce(session, request);
+  ASSERT_TRUE(kept);
+  EXPECT_GT(kept->prefix_rows, 0) << kept->prefix_refused;
+}
+
+// The rows of q and k before their norms that a reused run takes come from a run of the same folder: any other
+// shape is a programming error, stopped with both shapes rather than skipped.
+TEST(SessionPrefixReuseDeathTest, KeptRowsBeforeTheNormsOfAnotherShapeStop) {
+  char pattern[] = "/tmp/attnviz-prefix-death-XXXXXX";
+  const std::string dir = mkdtemp(pattern);
+  std::shared_ptr<const ModelResult> before;
+  {
+    ModelSession session(OpenModelFolder);
+    session.Open(testing::WithWordIdTokenizer("qwen3", dir + "/qwen3"));
+    ASSERT_TRUE(session.WaitIdle(60));
+    ModelRequest request;
+    request.folder = session.folder();
+    ASSERT_TRUE(request.folder);
+    request.text = "w3 w10 w17 w24 w31 w38 w45 w52 w59 w6 w13 w20 w27 w34 w41 w48 w55 w2 w9 w16";
+    before = RunOnce(session, request);
+    ASSERT_TRUE(before && before->complete());
+  }
+  ASSERT_TRUE(before->analysis[0]->q_before_norm && !before->analysis[0]->q_before_norm->empty());
+  CollectedLayers other = *before;
+  auto analysis = std::make_shared<LayerAnalysis>(*other.analysis[0]);
+  auto narrow = std::make_shared<Tensor>();
+  narrow->Resize({1, before->tokens.size(), 3});
+  analysis->q_before_norm = narrow;
+  other.analysis[0] = analysis;
+  const model::Model& model = *before->request.folder->model;
+  model::RunOptions options;
+  options.row_figures = true;
+  const std::vector<int> ids = TokenIds(before->tokens);
+  EXPECT_DEATH(
+      {
+        LayerCollector collector(model, options, before->tokens, CollectPlan::ForSession(false));
+        collector.KeepRows(other, 16);
+        (void)model::RunModel(model, ids, options, &collector);
+      },
+      "kept rows before the norm \\[1, [0-9]+, 3\\]");
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ModelRequestAblation, AblatedHeadsAreAWhatIf) {

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "attention/attention.h"
 #include "base/matmul.h"
 #include "model/prefix_cache.h"
 #include "model/run.h"
@@ -161,6 +162,85 @@ TEST_P(PrefixReuse, RowFiguresOfReusedRunsEqualFullRuns) {
     ASSERT_TRUE(RunModel(**model, texts[t], figures, &full).ok());
     ExpectSameFigures(sink.metrics, full.metrics, "reusing " + std::to_string(kept) + " rows");
     EXPECT_EQ(0, std::memcmp(sink.probs.data.data(), full.probs.data.data(), full.probs.size() * sizeof(float)));
+  }
+}
+
+// Streamed maps (the app's long texts): every block a pass hands over, laid into whole maps, and how often each row
+// came (a consumer that pools every row needs each once).
+struct BlockSink : LayerSink {
+  size_t n_head = 0, n = 0;
+  Tensor probs;                    // [n_layer, n_head, n, n]
+  std::vector<int> times_handed;   // [n_layer, n_head, n]
+  std::vector<std::vector<HeadMetrics>> metrics;
+  void Start(const ModelConfig& c, size_t tokens) {
+    n_head = (size_t)c.n_head, n = tokens;
+    probs.Resize({(size_t)c.n_layer, n_head, n, n});
+    times_handed.assign((size_t)c.n_layer * n_head * n, 0);
+    metrics.clear();
+  }
+  void OnBlock(int layer, const RowBlock& b) override {  // each block covers its own rows: no lock needed
+    for (int r = 0; r < b.rows; ++r) {
+      const size_t row = ((size_t)layer * n_head + (size_t)b.head) * n + (size_t)(b.r0 + r);
+      std::copy_n(b.probs + (size_t)r * b.n_k, n, probs.data.begin() + (ptrdiff_t)(row * n));
+      ++times_handed[row];
+    }
+  }
+  Status OnLayer(const LayerOutput& out) override {
+    if (out.metrics) metrics.push_back(*out.metrics);
+    return Status::Ok();
+  }
+};
+
+// RunOptions::prefix_blocks: a streamed run that keeps a prefix hands over the kept rows' blocks too, made again
+// from the kept q and k, so the maps a consumer pools are a full run's bit for bit and every row comes once (the row
+// figures still from the state); without it only the rows run come.
+TEST_P(PrefixReuse, StreamedReusedRunsHandOverEveryRowWhenAsked) {
+  auto model = LoadModel(FixtureDir(GetParam()));
+  ASSERT_TRUE(model.ok()) << model.message();
+  const ModelConfig& c = (*model)->config();
+  const int n0 = (int)std::min<int64_t>(c.max_positions, 200) - 6;
+  std::vector<int> first = Ids(c, n0, 2), typed = first;
+  typed.insert(typed.end(), {3, 5, 7});
+  for (bool blocks : {true, false}) {
+    SCOPED_TRACE(blocks ? "prefix_blocks" : "the rows run only");
+    RunOptions o;
+    o.stream_maps = true;
+    o.row_figures = true;
+    o.prefix_blocks = blocks;
+    PrefixState state;
+    o.prefix = &state;
+    BlockSink sink;
+    sink.Start(c, first.size());
+    ASSERT_TRUE(RunModel(**model, first, o, &sink).ok());
+    sink.Start(c, typed.size());
+    ASSERT_TRUE(RunModel(**model, typed, o, &sink).ok());
+    const int kept = state.reused_rows;
+    ASSERT_GT(kept, 0) << state.refused;
+    RunOptions whole;
+    whole.row_figures = true;
+    KeepSink full;
+    full.Start(c, typed.size(), nullptr, 0);
+    ASSERT_TRUE(RunModel(**model, typed, whole, &full).ok());
+    ExpectSameFigures(sink.metrics, full.metrics, "streamed, reusing " + std::to_string(kept) + " rows");
+    const size_t n = typed.size();
+    int wrong_count = 0, wrong_bits = 0;
+    for (size_t row = 0; row < sink.times_handed.size(); ++row) {
+      const bool kept_row = (int)(row % n) < kept;
+      // (the block holding the first row run runs whole: up to a block's rows before it come without the flag too)
+      if (blocks ? sink.times_handed[row] != 1
+                 : sink.times_handed[row] > 1 || (!kept_row && sink.times_handed[row] != 1))
+        ++wrong_count;
+      if (sink.times_handed[row] == 1 &&
+          std::memcmp(sink.probs.data.data() + row * n, full.probs.data.data() + row * n, n * sizeof(float)) != 0)
+        ++wrong_bits;
+    }
+    EXPECT_EQ(wrong_count, 0);
+    EXPECT_EQ(wrong_bits, 0);
+    if (!blocks && kept >= (int)AttendBlockRows(n)) {  // (mistral_sharded: whole blocks kept)
+      int missing = 0;
+      for (size_t row = 0; row < sink.times_handed.size(); ++row) missing += sink.times_handed[row] == 0;
+      EXPECT_GT(missing, 0) << "without the flag the kept rows' blocks are not handed over";
+    }
   }
 }
 

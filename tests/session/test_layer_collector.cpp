@@ -133,6 +133,31 @@ TEST(LayerCollector, TapsSeeEachLayerOnceInOrderAndTheirErrorStopsTheRun) {
   EXPECT_EQ(got.layers_done, 1);  // the layer whose tap failed is not kept
 }
 
+// The residual stream after the last block, which the predictions read: the run's own, held once (the session's
+// result shares the collector's vector rather than copying n x d_model floats).
+TEST(LayerCollector, TheLastStreamIsTheRunsAndShared) {
+  const Opened o = OpenFixture("gpt2");
+  ASSERT_TRUE(o.folder);
+  const model::Model& m = *o.folder->model;
+  LayerCollector collector(m, Options(), o.tokens, CollectPlan::ForSession(false));
+  EXPECT_FALSE(collector.shared_last_hidden());
+  EXPECT_TRUE(collector.last_hidden().empty());
+  ASSERT_TRUE(model::RunModel(m, o.ids, Options(), &collector));
+  struct LastSink : model::LayerSink {
+    Status OnLayer(const model::LayerOutput& out) override {
+      last.assign(out.hidden, out.hidden + (size_t)out.n * out.d_model);
+      return Status::Ok();
+    }
+    std::vector<float> last;
+  } plain;
+  ASSERT_TRUE(model::RunModel(m, o.ids, Options(), &plain));
+  const std::shared_ptr<const std::vector<float>> shared = collector.shared_last_hidden();
+  ASSERT_TRUE(shared);
+  EXPECT_EQ(shared->data(), collector.last_hidden().data());
+  EXPECT_EQ(*shared, plain.last);
+  EXPECT_EQ(shared->size(), o.ids.size() * (size_t)m.config().d_model);
+}
+
 class Resumed : public ::testing::TestWithParam<bool> {};
 
 TEST(FirstChangedLayer, AnAblatedHeadsModeIsAChangeAtItsLayer) {
