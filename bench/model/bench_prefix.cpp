@@ -8,9 +8,11 @@
 // DIR defaults to /tmp/attnviz_bench_smollm2, the random SmolLM2-135M-shaped checkpoint that
 // `attnviz_model_bench --arch smollm2` writes. Both runs stream their maps block by block into a sink that keeps
 // nothing (RunOptions::stream_maps, the app's path for long inputs: 30 layers of [9, 2000, 2000] maps are 4.3 GB),
-// so both sides time the forward alone. --session: both runs as the app's session makes a text whose maps it keeps
-// whole (the one collector with the session's plan, row figures; the reused run's maps start with the last run's
-// rows, LayerCollector::KeepRows), e.g. --dir /tmp/attnviz_bench_gpt2_small --n 512.
+// so both sides time the forward alone. --session: both runs as the app's session makes the text (the one
+// collector with the session's plan, row figures, the rollout): maps kept whole under kKeptMapsCells (the reused
+// run's maps start with the last run's rows, LayerCollector::KeepRows; e.g. --dir /tmp/attnviz_bench_gpt2_small
+// --n 512), else streamed into each layer's pyramid (the kept rows' blocks made again, RunOptions::prefix_blocks;
+// the 2000-token default).
 #include <omp.h>
 
 #include <algorithm>
@@ -43,15 +45,16 @@ double TimedRun(const Model& model, const std::vector<int>& ids, const RunOption
   return MsSince(start);
 }
 
-// The same through the session's collector (whole maps, row figures): the run's collected layers in *out; rows kept
-// from `earlier` when the state gives some.
+// The same through the session's collector (its plan: whole maps, or streamed as o says; row figures): the run's
+// collected layers in *out; rows kept from `earlier` when the state gives some.
 double TimedCollectedRun(const Model& model, const std::vector<int>& ids, RunOptions o, const CollectedLayers* earlier,
                          CollectedLayers* out) {
   std::vector<tokenize::Token> tokens(ids.size());
   for (size_t i = 0; i < ids.size(); ++i) tokens[i].id = ids[i];
   o.row_figures = true;
+  o.prefix_blocks = o.stream_maps;
   const auto start = std::chrono::steady_clock::now();
-  LayerCollector collector(model, o, TokenList(std::move(tokens)), CollectPlan::ForSession(false));
+  LayerCollector collector(model, o, TokenList(std::move(tokens)), CollectPlan::ForSession(o.stream_maps));
   if (earlier && o.prefix) {
     const PrefixPlan plan = PlanPrefixReuse(model.config(), *o.prefix, ids, o);
     if (plan.rows > 0) collector.KeepRows(*earlier, plan.rows);
@@ -95,7 +98,8 @@ int main(int argc, char** argv) {
   // 2. Alternated pairs: the state from the old text (untimed), the reused run, then the full run.
   PrefixState state;
   RunOptions keep, full;
-  full.stream_maps = !session;
+  const bool whole_maps = (double)c.n_layer * c.n_head * (n + append) * (n + append) <= kKeptMapsCells;
+  full.stream_maps = !session || !whole_maps;
   keep = full;
   keep.prefix = &state;
   CollectedLayers old_layers, new_layers, full_layers;
@@ -114,9 +118,17 @@ int main(int argc, char** argv) {
     if (kept_rows == 0) return std::fprintf(stderr, "no rows reused: %s\n", state.refused.c_str()), 2;
     const double whole = timed(new_ids, full, false);
     if (session)  // the reused run shows what the full run shows
-      for (size_t l = 0; l < full_layers.layers.size(); ++l)
-        if (new_layers.layers[l]->probs->data != full_layers.layers[l]->probs->data)
-          return std::fprintf(stderr, "layer %zu: the reused run's maps differ from the full run's\n", l), 2;
+      for (size_t l = 0; l < full_layers.layers.size(); ++l) {
+        const LayerMaps &got = *new_layers.layers[l], &want = *full_layers.layers[l];
+        bool same = got.probs->data == want.probs->data && (!got.pyramid) == (!want.pyramid);
+        for (size_t v = 0; same && got.pyramid && v < want.pyramid->levels().size(); ++v) {
+          const PyramidLevel &a = got.pyramid->levels()[v], &b = want.pyramid->levels()[v];
+          same = a.max.size() == b.max.size() &&
+                 std::equal(a.max.data(), a.max.data() + a.max.size(), b.max.data()) &&
+                 std::equal(a.mean.data(), a.mean.data() + a.mean.size(), b.mean.data());
+        }
+        if (!same) return std::fprintf(stderr, "layer %zu: the reused run's maps differ from the full run's\n", l), 2;
+      }
     if (reused < 0 || whole < 0) return 2;
     if (r == 0) continue;  // warm-up
     reused_ms.push_back(reused), full_ms.push_back(whole), ratios.push_back(reused / whole);
@@ -127,7 +139,8 @@ int main(int argc, char** argv) {
               "reused run: median %.1f ms; full run: median %.1f ms; reused / full, median of %d pairs: %.3f "
               "(%.3f..%.3f)\n",
               (*model)->Describe().c_str(), omp_get_max_threads(), n, append, kept_rows,
-              (int)new_ids.size() - kept_rows, session ? "; as the session (whole maps, row figures, the collector)" : "", Median(reused_ms), Median(full_ms), pairs, Median(ratios),
+              (int)new_ids.size() - kept_rows, !session ? "" : whole_maps ? "; as the session (whole maps, row figures, the collector)"
+                             : "; as the session (streamed maps, row figures, the collector)", Median(reused_ms), Median(full_ms), pairs, Median(ratios),
               sorted.front(), sorted.back());
   return 0;
 }

@@ -33,7 +33,7 @@ ATTNVIZ_ENV=(env OMP_WAIT_POLICY=passive)
 
 for c in $CASES; do
   case $c in
-    prefix|scan|whatif) continue ;;  # below
+    prefix|prefix_session|scan|whatif) continue ;;  # below
     gpt2)    n=1024 dir=/tmp/attnviz_bench_gpt2_small tok=("$ROOT/tests/fixtures/tokenize/gpt2/vocab.json" "$ROOT/tests/fixtures/tokenize/gpt2/merges.txt") ;;
     smollm2) n=2048 dir=/tmp/attnviz_bench_smollm2 tok=("$ROOT/tests/fixtures/tokenize/llama_style/tokenizer.json") ;;
     qwen3|gemma2) n=2048 dir=/tmp/attnviz_bench_$c tok=() ;;
@@ -80,7 +80,7 @@ case " $CASES " in *" gpt2 "*)
     --json "$OUT/patching_gpt2.json" ;;
 esac
 # Issue 42's targets, each a ratio to the full run in the same process (alternated pairs, the median and the range;
-# not in the default cases: each takes minutes): MODEL_CASES="... prefix scan whatif".
+# not in the default cases: each takes minutes): MODEL_CASES="... prefix prefix_session scan whatif".
 # pair_case NAME ARCH TITLE BENCH ARGS...: the random ARCH checkpoint, then BENCH's alternated pairs into NAME_ARCH.txt.
 pair_case() {
   local name=$1 arch=$2 title=$3 bench=$4
@@ -92,6 +92,8 @@ pair_case() {
   "${ATTNVIZ_ENV[@]}" "$BUILD/bench/model/$bench" "$@" --pairs "${MODEL_PAIRS:-5}" | tee "$OUT/${name}_$arch.txt"
 }
 pair_case prefix smollm2 "smollm2, 2000 tokens + 2: prefix reuse" attnviz_prefix_bench --n 2000 --append 2
+pair_case prefix_session smollm2 "smollm2, 2000 tokens + 2: prefix reuse as the session makes it (streamed maps)" \
+  attnviz_prefix_bench --n 2000 --append 2 --session
 pair_case whatif smollm2 "smollm2, 2000 tokens: a what-if on the last quarter of the layers" attnviz_whatif_bench --n 2000
 pair_case scan gpt2 "gpt2, 512 tokens: ablate each head once" attnviz_scan_bench --n 512
 echo
