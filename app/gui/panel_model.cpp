@@ -161,8 +161,13 @@ void DrawModelPanel(PanelContext& ctx) {
         ImGui::TextWrapped("%s", line.c_str());
         dump.SetField("model_head_role", JsonString(line));
       }
-      ImGui::TextUnformatted(
-          Trf(Str::kTokensAsModelSees, {std::to_string(r.tokens.size()), FormatNumber(r.seconds, "%.2f")}).c_str());
+      // A new text sharing its start with the last one's: how many rows every layer took from it (prefix reuse).
+      const std::string tokens_line =
+          r.prefix_rows > 0 ? Trf(Str::kTokensKeptFromLast, {std::to_string(r.tokens.size()),
+                                                              FormatNumber(r.seconds, "%.2f"), std::to_string(r.prefix_rows)})
+                            : Trf(Str::kTokensAsModelSees, {std::to_string(r.tokens.size()), FormatNumber(r.seconds, "%.2f")});
+      ImGui::TextUnformatted(tokens_line.c_str());
+      dump.SetField("model_tokens_line", JsonString(tokens_line));
       DrawTokens(ctx, r);
     }
   }

@@ -265,6 +265,34 @@ namespace {
 
 // One click, one effect: on a trained model's map a click opens the cell's neuron view and leaves the grid or the
 // enlarged head as it was (the radio buttons move between them); the enlarged caption says what a click does.
+// Typing on at the end of the text: the run keeps the rows the texts share, and the Model panel says how many.
+TEST_F(ModelViewsTest, TypingOnSaysHowManyTokensWereKeptFromTheLastText) {
+  App& app = MakeApp(kTwice);
+  ImGui::GetIO().DisplaySize = ImVec2(1280, 2400);
+  Frames(4);
+  ASSERT_TRUE(app.models->WaitIdle(30));
+  Frames(2);
+  ASSERT_TRUE(app.results.model && app.results.model->complete());
+  const std::string first = Field("model_tokens_line");
+  EXPECT_NE(first.find("tokens, as the model sees them"), std::string::npos) << first;
+  EXPECT_EQ(first.find("kept"), std::string::npos) << first;
+  app.settings.kv_text = std::string(kTwice) + " And then the cat slept.";
+  for (int i = 0; i < 300 && !(app.results.model && app.results.model->complete() &&
+                               app.results.model->request.text == app.settings.kv_text);
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    Frame();
+  }
+  Frames(2);
+  const ModelResult& r = *app.results.model;
+  ASSERT_EQ(r.request.text, app.settings.kv_text);
+  ASSERT_GE(r.prefix_rows, 16) << r.prefix_refused;
+  const std::string line = Field("model_tokens_line");
+  EXPECT_NE(line.find("the first " + std::to_string(r.prefix_rows) + " kept from the last text"), std::string::npos)
+      << line;
+  EXPECT_EQ(line.find(std::to_string(r.tokens.size()) + " tokens"), 0u) << line;
+}
+
 TEST_F(ModelViewsTest, AClickOnAModelsMapOpensTheNeuronViewAndNothingElse) {
   App& app = MakeApp(kTwice);
   Frames(4);

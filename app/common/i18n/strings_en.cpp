@@ -214,6 +214,7 @@ constexpr StringEntry kStringsEnTable[] = {
     {Str::kHeadRoleLine, "Layer {0}, head {1}: {2} {3}. {4}"},
     {Str::kHeadRoleChance, "(uniform attention would score {0})"},
     {Str::kTokensAsModelSees, "{0} tokens, as the model sees them ({1} s):"},
+    {Str::kTokensKeptFromLast, "{0} tokens, as the model sees them ({1} s; the first {2} kept from the last text):"},
     {Str::kSpecialToken, "(special)"},
     {Str::kUseFirstTokens, "use the first {0} tokens"},
     // ---- Overview

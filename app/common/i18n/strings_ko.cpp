@@ -232,6 +232,7 @@ constexpr StringEntry kStringsKoTable[] = {
     {Str::kHeadRoleLine, "층 {0}, 헤드 {1}: {2} {3}. {4}"},
     {Str::kHeadRoleChance, "(고르게 나눈 어텐션이라면 {0})"},
     {Str::kTokensAsModelSees, "모델이 보는 토큰 {0}개 ({1}초):"},
+    {Str::kTokensKeptFromLast, "모델이 보는 토큰 {0}개 ({1}초, 앞의 {2}개는 직전 글의 계산 그대로):"},
     {Str::kSpecialToken, "(특수)"},
     {Str::kUseFirstTokens, "앞 토큰 {0}개만 쓰기"},
     // ---- Overview

@@ -57,7 +57,7 @@ enum class Str : int {
   kExportOverwrite, kExportSaveAsNext,
   // ---- Model
   kSourceSandbox, kSourceModel, kModelFolderHint, kBundledTiny, kBundledRepeatedWhy, kOpeningModel, kDropModelHint, kGgufWhatWasRead, kLayer,
-  kHideSpecial, kWhatIf, kNoScaling, kOnLayers, kOnLayersHint, kRunning, kHeadRoleLine, kHeadRoleChance, kTokensAsModelSees,
+  kHideSpecial, kWhatIf, kNoScaling, kOnLayers, kOnLayersHint, kRunning, kHeadRoleLine, kHeadRoleChance, kTokensAsModelSees, kTokensKeptFromLast,
   kSpecialToken, kUseFirstTokens,
   // ---- Overview
   kComputingFirstMaps, kOpenModelForOverview, kGroupedQueryOverview, kRoleFilter, kRoleFilterHint, kOverviewTip,
