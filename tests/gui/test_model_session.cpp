@@ -322,12 +322,6 @@ TEST(SessionPredictions, BertWithoutMaskAndACheckpointWithoutLmHead) {
   std::filesystem::remove_all(dir);
 }
 
-// Typing on: a new text sharing its start with the last run's keeps those rows in every layer (a causal model's
-// whole-map run, model/prefix_cache.h) and shows the same maps, row figures, roles, thumbnails, analysis (q and k,
-// before their norms too, value norms), last stream and predictions as a fresh session's run of that text, bit for
-// bit. qwen3 (q/k norms) and gemma2 (soft caps, sliding windows) through a word-per-id tokenizer.
-class SessionPrefixReuse : public ::testing::TestWithParam<std::string> {};
-
 // Two pyramids with the same levels, bit for bit.
 bool SamePyramid(const std::shared_ptr<const MapPyramid>& a, const std::shared_ptr<const MapPyramid>& b) {
   if (!a || !b) return !a && !b;
@@ -343,38 +337,28 @@ bool SamePyramid(const std::shared_ptr<const MapPyramid>& a, const std::shared_p
   return true;
 }
 
-// Typing on, as the test above says, in a session whose maps are streamed (every long text's): the kept rows' blocks
-// are made again from the kept q and k, so each layer's pyramid, row figures, thumbnails, value norms, inputs, last
-// stream, roles and predictions are a fresh run's bit for bit; the pooled rollout adds the pass's blocks up in
-// double in the order the threads come in, so it is compared to float rounding.
-// words: the first text's length through a word-per-id tokenizer (the e2e fixtures read kText instead).
-void ExpectStreamedReuseIsAFreshRun(const std::string& fixture, int words = 45);
-
-TEST_P(SessionPrefixReuse, AStreamedTextSharingItsStartKeepsThoseRowsAndShowsAFreshRun) {
-  ExpectStreamedReuseIsAFreshRun(GetParam());
-}
-
-// A text long enough that whole blocks of the pass's rows (128) are kept, and so made again for the pyramids
-// (mistral_sharded: 256 positions, a sliding window of 8).
-TEST(SessionPrefixReuse, AStreamedLongTextMakesItsKeptBlocksAgain) {
-  ExpectStreamedReuseIsAFreshRun("mistral_sharded", 200);
-}
-
-TEST_P(SessionPrefixReuse, ANewTextSharingItsStartKeepsThoseRowsAndShowsAFreshRun) {
-  const std::string fixture = GetParam();
+// Typing on: a new text sharing its start with the last run's keeps those rows in every layer (a causal model's run,
+// model/prefix_cache.h) and shows the same layers as a fresh session's run of that text: maps (whole, or each
+// streamed layer's pyramid), row figures, roles, thumbnails, analysis (q and k, before their norms too, value norms,
+// a streamed layer's input), last stream and predictions, bit for bit. A streamed run makes the kept rows' blocks
+// again from the kept q and k; its pooled rollout adds the pass's blocks up in double in the order the threads come
+// in, so it is compared to float rounding. words: the first text's length through a word-per-id tokenizer (qwen3:
+// q/k norms; gemma2: soft caps, sliding windows; the e2e fixtures gpt2 and llama read kText instead).
+void ExpectReuseIsAFreshRun(const std::string& fixture, bool stream, int words = 45) {
   char pattern[] = "/tmp/attnviz-prefix-session-XXXXXX";
   const std::string dir = mkdtemp(pattern);
   const bool e2e = fixture == "gpt2" || fixture == "llama";
   const std::string folder = e2e ? std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/models_e2e/" + fixture
                                  : testing::WithWordIdTokenizer(fixture, dir + "/" + fixture);
-  auto words = [](int from, int count) {
+  auto word_text = [](int from, int count) {
     std::string text;
     for (int i = 0; i < count; ++i) text += (i ? " w" : "w") + std::to_string((from + i * 7) % 60);
     return text;
   };
-  const std::string first = e2e ? std::string(kText) : words(3, 45);  // (the fixtures take 64 positions)
-  const std::string typed = first + (e2e ? " And then the cat slept." : " " + words(11, 3));
+  const std::string first = e2e ? std::string(kText) : word_text(3, words);  // (most fixtures take 64 positions)
+  const std::string typed = first + (e2e ? " And then the cat slept." : " " + word_text(11, 3));
   auto open = [&](ModelSession& session) {
+    if (stream) session.set_stream_above_cells(0);
     session.Open(folder);
     EXPECT_TRUE(session.WaitIdle(60));
     return session.folder();
@@ -389,8 +373,9 @@ TEST_P(SessionPrefixReuse, ANewTextSharingItsStartKeepsThoseRowsAndShowsAFreshRu
   EXPECT_EQ(before->prefix_rows, 0);
   request.text = typed;
   const auto reused = RunOnce(typing, request);
-  ASSERT_TRUE(reused && !reused->streamed);
-  EXPECT_GE(reused->prefix_rows, 16) << reused->prefix_refused;
+  ASSERT_TRUE(reused);
+  EXPECT_EQ(reused->streamed, stream);
+  EXPECT_GE(reused->prefix_rows, words >= 200 ? 176 : 16) << reused->prefix_refused;
   EXPECT_LT(reused->prefix_rows, (int)reused->tokens.size());
   ModelSession fresh_session(OpenModelFolder);
   ModelRequest fresh_request = request;
@@ -400,10 +385,19 @@ TEST_P(SessionPrefixReuse, ANewTextSharingItsStartKeepsThoseRowsAndShowsAFreshRu
   EXPECT_EQ(fresh->prefix_rows, 0);
   ASSERT_EQ(reused->n_layer(), fresh->n_layer());
   auto same = [](const SharedTensor& a, const SharedTensor& b) { return (!a && !b) || (a && b && SameBits(*a, *b)); };
+  auto near = [](const SharedTensor& a, const SharedTensor& b) {
+    if (!a || !b) return !a && !b;
+    if (a->shape != b->shape) return false;
+    for (size_t i = 0; i < a->size(); ++i)
+      if (std::abs(a->data[i] - b->data[i]) > 1e-6f * (1.0f + std::abs(b->data[i]))) return false;
+    return true;
+  };
   for (int l = 0; l < fresh->n_layer(); ++l) {
     SCOPED_TRACE("layer " + std::to_string(l));
     const LayerMaps &got = *reused->layers[(size_t)l], &want = *fresh->layers[(size_t)l];
+    EXPECT_EQ(got.pooled, stream);
     EXPECT_TRUE(SameBits(*got.probs, *want.probs));
+    EXPECT_TRUE(SamePyramid(got.pyramid, want.pyramid));
     ASSERT_EQ(got.metrics.size(), want.metrics.size());
     for (size_t h = 0; h < want.metrics.size(); ++h) {
       ASSERT_EQ(got.metrics[h].rows.size(), want.metrics[h].rows.size());
@@ -420,7 +414,11 @@ TEST_P(SessionPrefixReuse, ANewTextSharingItsStartKeepsThoseRowsAndShowsAFreshRu
     EXPECT_TRUE(same(ga.q_before_norm, wa.q_before_norm));
     EXPECT_TRUE(same(ga.k_before_norm, wa.k_before_norm));
     EXPECT_TRUE(same(ga.value_norms, wa.value_norms));
-    EXPECT_TRUE(same(ga.rollout, wa.rollout));
+    EXPECT_TRUE(stream ? near(ga.rollout, wa.rollout) : same(ga.rollout, wa.rollout));
+    const auto& got_input = reused->resume_inputs[(size_t)l];
+    const auto& want_input = fresh->resume_inputs[(size_t)l];
+    EXPECT_TRUE((!got_input && !want_input) || (got_input && want_input && *got_input == *want_input));
+    if (stream) EXPECT_TRUE(got_input) << "a streamed layer keeps its input";
     for (int h = 0; h < reused->roles.n_head; ++h) {
       const model::RoleScores &gr = reused->roles.at(l, h), &wr = fresh->roles.at(l, h);
       EXPECT_EQ(0, std::memcmp(&gr, &wr, sizeof(gr))) << "head " << h << " roles";
@@ -434,85 +432,23 @@ TEST_P(SessionPrefixReuse, ANewTextSharingItsStartKeepsThoseRowsAndShowsAFreshRu
   std::filesystem::remove_all(dir);
 }
 
-void ExpectStreamedReuseIsAFreshRun(const std::string& fixture, int first_words) {
-  char pattern[] = "/tmp/attnviz-prefix-streamed-XXXXXX";
-  const std::string dir = mkdtemp(pattern);
-  const bool e2e = fixture == "gpt2" || fixture == "llama";
-  const std::string folder = e2e ? std::string(ATTNVIZ_SOURCE_DIR) + "/tests/fixtures/models_e2e/" + fixture
-                                 : testing::WithWordIdTokenizer(fixture, dir + "/" + fixture);
-  auto words = [](int from, int count) {
-    std::string text;
-    for (int i = 0; i < count; ++i) text += (i ? " w" : "w") + std::to_string((from + i * 7) % 60);
-    return text;
-  };
-  const std::string first = e2e ? std::string(kText) : words(3, first_words);
-  const std::string typed = first + (e2e ? " And then the cat slept." : " " + words(11, 3));
-  auto session_with = [&](ModelSession& session) {
-    session.set_stream_above_cells(0);
-    session.Open(folder);
-    EXPECT_TRUE(session.WaitIdle(60));
-    return session.folder();
-  };
-  ModelSession typing(OpenModelFolder);
-  ModelRequest request;
-  request.folder = session_with(typing);
-  ASSERT_TRUE(request.folder) << OpenErrorText(typing);
-  request.text = first;
-  const auto before = RunOnce(typing, request);
-  ASSERT_TRUE(before && before->streamed);
-  EXPECT_EQ(before->prefix_rows, 0);
-  request.text = typed;
-  const auto reused = RunOnce(typing, request);
-  ASSERT_TRUE(reused && reused->streamed);
-  EXPECT_GE(reused->prefix_rows, first_words >= 200 ? 176 : 16) << reused->prefix_refused;
-  EXPECT_LT(reused->prefix_rows, (int)reused->tokens.size());
-  ModelSession fresh_session(OpenModelFolder);
-  ModelRequest fresh_request = request;
-  fresh_request.folder = session_with(fresh_session);
-  const auto fresh = RunOnce(fresh_session, fresh_request);
-  ASSERT_TRUE(fresh && fresh->streamed);
-  ASSERT_EQ(reused->n_layer(), fresh->n_layer());
-  auto same = [](const SharedTensor& a, const SharedTensor& b) { return (!a && !b) || (a && b && SameBits(*a, *b)); };
-  auto near = [](const SharedTensor& a, const SharedTensor& b) {
-    if (!a || !b) return !a && !b;
-    if (a->shape != b->shape) return false;
-    for (size_t i = 0; i < a->size(); ++i)
-      if (std::abs(a->data[i] - b->data[i]) > 1e-6f * (1.0f + std::abs(b->data[i]))) return false;
-    return true;
-  };
-  for (int l = 0; l < fresh->n_layer(); ++l) {
-    SCOPED_TRACE("layer " + std::to_string(l));
-    const LayerMaps &got = *reused->layers[(size_t)l], &want = *fresh->layers[(size_t)l];
-    EXPECT_TRUE(got.pooled && want.pooled);
-    EXPECT_TRUE(SamePyramid(got.pyramid, want.pyramid));
-    ASSERT_EQ(got.metrics.size(), want.metrics.size());
-    for (size_t h = 0; h < want.metrics.size(); ++h) {
-      ASSERT_EQ(got.metrics[h].rows.size(), want.metrics[h].rows.size());
-      EXPECT_EQ(0, std::memcmp(got.metrics[h].rows.data(), want.metrics[h].rows.data(),
-                               want.metrics[h].rows.size() * sizeof(RowMetrics)));
-      EXPECT_EQ(got.metrics[h].logit_mean, want.metrics[h].logit_mean);
-      EXPECT_EQ(got.metrics[h].entropy, want.metrics[h].entropy);
-    }
-    EXPECT_TRUE(same(reused->thumbnails[(size_t)l], fresh->thumbnails[(size_t)l]));
-    const LayerAnalysis &ga = *reused->analysis[(size_t)l], &wa = *fresh->analysis[(size_t)l];
-    EXPECT_TRUE(same(ga.value_norms, wa.value_norms));
-    EXPECT_TRUE(near(ga.rollout, wa.rollout));
-    ASSERT_TRUE(reused->resume_inputs[(size_t)l] && fresh->resume_inputs[(size_t)l]);
-    EXPECT_EQ(*reused->resume_inputs[(size_t)l], *fresh->resume_inputs[(size_t)l]);
-    for (int h = 0; h < reused->roles.n_head; ++h) {
-      const model::RoleScores &gr = reused->roles.at(l, h), &wr = fresh->roles.at(l, h);
-      EXPECT_EQ(0, std::memcmp(&gr, &wr, sizeof(gr))) << "head " << h << " roles";
-    }
-  }
-  ASSERT_TRUE(reused->last_hidden && fresh->last_hidden);
-  EXPECT_EQ(*reused->last_hidden, *fresh->last_hidden);
-  ASSERT_TRUE(reused->predictions && fresh->predictions);
-  EXPECT_EQ(reused->predictions->loss, fresh->predictions->loss);
-  EXPECT_EQ(reused->predictions->next_log_prob, fresh->predictions->next_log_prob);
-  std::filesystem::remove_all(dir);
+class SessionPrefixReuse : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SessionPrefixReuse, ANewTextSharingItsStartKeepsThoseRowsAndShowsAFreshRun) {
+  ExpectReuseIsAFreshRun(GetParam(), /*stream=*/false);
+}
+
+TEST_P(SessionPrefixReuse, AStreamedTextSharingItsStartKeepsThoseRowsAndShowsAFreshRun) {
+  ExpectReuseIsAFreshRun(GetParam(), /*stream=*/true);
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, SessionPrefixReuse, ::testing::Values("gpt2", "llama", "qwen3", "gemma2"));
+
+// A text long enough that whole blocks of the pass's rows (128) are kept, and so made again for the pyramids
+// (mistral_sharded: 256 positions, a sliding window of 8).
+TEST(SessionPrefixReuse, AStreamedLongTextMakesItsKeptBlocksAgain) {
+  ExpectReuseIsAFreshRun("mistral_sharded", /*stream=*/true, 200);
+}
 
 // A bidirectional model runs whole as before, its maps whole or streamed (nothing kept).
 TEST(SessionPrefixReuse, BidirectionalRunsKeepNothing) {
