@@ -166,7 +166,7 @@ void DrawModelPanel(PanelContext& ctx) {
           r.prefix_rows > 0 ? Trf(Str::kTokensKeptFromLast, {std::to_string(r.tokens.size()),
                                                               FormatNumber(r.seconds, "%.2f"), std::to_string(r.prefix_rows)})
                             : Trf(Str::kTokensAsModelSees, {std::to_string(r.tokens.size()), FormatNumber(r.seconds, "%.2f")});
-      ImGui::TextUnformatted(tokens_line.c_str());
+      ImGui::TextWrapped("%s", tokens_line.c_str());  // (with the kept rows it is longer than the panel is wide)
       dump.SetField("model_tokens_line", JsonString(tokens_line));
       DrawTokens(ctx, r);
     }
