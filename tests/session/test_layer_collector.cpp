@@ -139,10 +139,11 @@ TEST(LayerCollector, TheLastStreamIsTheRunsAndShared) {
   const Opened o = OpenFixture("gpt2");
   ASSERT_TRUE(o.folder);
   const model::Model& m = *o.folder->model;
-  LayerCollector collector(m, Options(), o.tokens, CollectPlan::ForSession(false));
+  const model::RunOptions options = Options();  // (the collector reads it during the run)
+  LayerCollector collector(m, options, o.tokens, CollectPlan::ForSession(false));
   EXPECT_FALSE(collector.shared_last_hidden());
   EXPECT_TRUE(collector.last_hidden().empty());
-  ASSERT_TRUE(model::RunModel(m, o.ids, Options(), &collector));
+  ASSERT_TRUE(model::RunModel(m, o.ids, options, &collector));
   struct LastSink : model::LayerSink {
     Status OnLayer(const model::LayerOutput& out) override {
       last.assign(out.hidden, out.hidden + (size_t)out.n * out.d_model);
