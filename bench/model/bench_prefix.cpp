@@ -11,8 +11,8 @@
 // so both sides time the forward alone. --session: both runs as the app's session makes the text (the one
 // collector with the session's plan, row figures, the rollout): maps kept whole under kKeptMapsCells (the reused
 // run's maps start with the last run's rows, LayerCollector::KeepRows; e.g. --dir /tmp/attnviz_bench_gpt2_small
-// --n 512), else streamed into each layer's pyramid (the kept rows' blocks made again, RunOptions::prefix_blocks;
-// the 2000-token default).
+// --n 512), else streamed into each layer's pyramid (the pooled sums of the kept rows taken from the last run up to
+// a stride, the blocks of the few rows after it made again: RunOptions::prefix_blocks_from; the 2000-token default).
 #include <omp.h>
 
 #include <algorithm>
@@ -46,9 +46,10 @@ double TimedRun(const Model& model, const std::vector<int>& ids, const RunOption
 }
 
 // The same through the session's collector (its plan: whole maps, or streamed as o says; row figures): the run's
-// collected layers in *out; rows kept from `earlier` when the state gives some.
+// collected layers in *out; rows kept from `earlier` when the state gives some (*pooled_rows: of those, the rows
+// whose pooled sums came from `earlier`).
 double TimedCollectedRun(const Model& model, const std::vector<int>& ids, RunOptions o, const CollectedLayers* earlier,
-                         CollectedLayers* out) {
+                         CollectedLayers* out, int* pooled_rows) {
   std::vector<tokenize::Token> tokens(ids.size());
   for (size_t i = 0; i < ids.size(); ++i) tokens[i].id = ids[i];
   o.row_figures = true;
@@ -57,7 +58,8 @@ double TimedCollectedRun(const Model& model, const std::vector<int>& ids, RunOpt
   LayerCollector collector(model, o, TokenList(std::move(tokens)), CollectPlan::ForSession(o.stream_maps));
   if (earlier && o.prefix) {
     const PrefixPlan plan = PlanPrefixReuse(model.config(), *o.prefix, ids, o);
-    if (plan.rows > 0) collector.KeepRows(*earlier, plan.rows);
+    const int from = plan.rows > 0 ? collector.KeepRows(*earlier, plan.rows) : 0;
+    if (o.stream_maps) o.prefix_blocks_from = (size_t)from, *pooled_rows = from;
   }
   const Status s = RunModel(model, ids, o, &collector);
   if (!s) return std::fprintf(stderr, "%s\n", s.message().c_str()), -1.0;
@@ -98,15 +100,16 @@ int main(int argc, char** argv) {
   // 2. Alternated pairs: the state from the old text (untimed), the reused run, then the full run.
   PrefixState state;
   RunOptions keep, full;
-  const bool whole_maps = (double)c.n_layer * c.n_head * (n + append) * (n + append) <= kKeptMapsCells;
+  const bool whole_maps = !StreamsMaps(c, n + append);
   full.stream_maps = !session || !whole_maps;
   keep = full;
   keep.prefix = &state;
   CollectedLayers old_layers, new_layers, full_layers;
+  int pooled_rows = 0;
   auto timed = [&](const std::vector<int>& ids, const RunOptions& o, bool reuse) {
     if (!session) return TimedRun(**model, ids, o);
     return TimedCollectedRun(**model, ids, o, reuse ? &old_layers : nullptr,
-                             !o.prefix ? &full_layers : reuse ? &new_layers : &old_layers);
+                             !o.prefix ? &full_layers : reuse ? &new_layers : &old_layers, &pooled_rows);
   };
   std::vector<double> reused_ms, full_ms, ratios;
   int kept_rows = 0;
@@ -120,13 +123,8 @@ int main(int argc, char** argv) {
     if (session)  // the reused run shows what the full run shows
       for (size_t l = 0; l < full_layers.layers.size(); ++l) {
         const LayerMaps &got = *new_layers.layers[l], &want = *full_layers.layers[l];
-        bool same = got.probs->data == want.probs->data && (!got.pyramid) == (!want.pyramid);
-        for (size_t v = 0; same && got.pyramid && v < want.pyramid->levels().size(); ++v) {
-          const PyramidLevel &a = got.pyramid->levels()[v], &b = want.pyramid->levels()[v];
-          same = a.max.size() == b.max.size() &&
-                 std::equal(a.max.data(), a.max.data() + a.max.size(), b.max.data()) &&
-                 std::equal(a.mean.data(), a.mean.data() + a.mean.size(), b.mean.data());
-        }
+        const bool same = got.probs->data == want.probs->data && (!got.pyramid) == (!want.pyramid) &&
+                          (!got.pyramid || SameBits(*got.pyramid, *want.pyramid));
         if (!same) return std::fprintf(stderr, "layer %zu: the reused run's maps differ from the full run's\n", l), 2;
       }
     if (reused < 0 || whole < 0) return 2;
@@ -139,8 +137,11 @@ int main(int argc, char** argv) {
               "reused run: median %.1f ms; full run: median %.1f ms; reused / full, median of %d pairs: %.3f "
               "(%.3f..%.3f)\n",
               (*model)->Describe().c_str(), omp_get_max_threads(), n, append, kept_rows,
-              (int)new_ids.size() - kept_rows, !session ? "" : whole_maps ? "; as the session (whole maps, row figures, the collector)"
-                             : "; as the session (streamed maps, row figures, the collector)", Median(reused_ms), Median(full_ms), pairs, Median(ratios),
-              sorted.front(), sorted.back());
+              (int)new_ids.size() - kept_rows,
+              !session     ? ""
+              : whole_maps ? "; as the session (whole maps, row figures, the collector)"
+                           : ("; as the session (streamed maps, row figures, the collector; pooled sums of " +
+                              std::to_string(pooled_rows) + " rows kept)").c_str(),
+              Median(reused_ms), Median(full_ms), pairs, Median(ratios), sorted.front(), sorted.back());
   return 0;
 }

@@ -411,7 +411,7 @@ inline void RunBlock(const BlockArgs& a, size_t h, size_t r0, Eigen::Index rows,
       const size_t h = (size_t)item % n_head, r0 = (blocks - 1 - (size_t)item / n_head) * block;
       const Eigen::Index rows = (Eigen::Index)std::min(block, n_q - r0);
       const bool kept = sink && r0 + (size_t)rows <= sink->first_row;  // kept rows of a prefix
-      if (kept && !replays) continue;
+      if (kept && (!replays || r0 + (size_t)rows <= sink->replay_from_row)) continue;
       const size_t off = (h * n_q + r0) * n_k;
       float* scores_block = maps.scores ? maps.scores + off : scratch_scores.data();
       float* logits_block = maps.logits ? maps.logits + off : nullptr;
@@ -419,7 +419,7 @@ inline void RunBlock(const BlockArgs& a, size_t h, size_t r0, Eigen::Index rows,
       if (fill) (*fill)((int)h, r0, (size_t)rows, scores_block);
       // Without a logits map every row's logits go to the same scratch row (stride 0).
       RunBlock(kept ? replay : args, h, r0, rows, scores_block, logits_block ? logits_block : scratch_logits.data(),
-               logits_block ? n_k : 0, probs_block, metrics ? passes.data() : nullptr);
+               logits_block ? n_k : 0, probs_block, metrics && !kept ? passes.data() : nullptr);
       if (metrics && !kept) {
         for (Eigen::Index r = 0; r < rows; ++r) {
           const size_t i = r0 + (size_t)r;

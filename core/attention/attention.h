@@ -136,8 +136,10 @@ struct AttendSink {
   // given: metrics' rows before first_row already hold them and row_logit_sums does (below).
   size_t first_row = 0;
   // The skipped blocks are run anyway for on_block alone (the scores and softmax: no z, no row figures), so a
-  // consumer that pools every row still sees them all.
+  // consumer that pools every row still sees them all; those ending at or before replay_from_row are not (a consumer
+  // that keeps its pooled sums of the rows before it).
   bool replay_kept_rows = false;
+  size_t replay_from_row = 0;
   // [n_head, n_q, 2]: each row's sum and sum of squares of its visible logits (what the head's logit mean and std
   // add up, in row order). When set, the rows of skipped blocks are read from it and every row run written to it:
   // a kept prefix's head figures come out with the same bits as a whole pass's.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <iterator>
 #include <new>
 
@@ -147,6 +148,9 @@ void MapPyramid::Size(int n_head, int n_q, int n_k, int base_factor) {
     if (std::max(levels.back().rows, levels.back().cols) <= 16) break;
   }
   levels_ = std::move(levels);
+  base_factor_ = base_factor;
+  row_min_.assign((size_t)n_head * levels_[0].rows, 0.0f);
+  kept_ = nullptr, kept_from_row_ = 0;
   pooled_up_.assign(levels_.size() > 1 ? (size_t)n_head * levels_[1].rows : 0, 0);
   head_min_.assign((size_t)n_head, 0.0f);
   head_max_.assign((size_t)n_head, 0.0f);
@@ -249,20 +253,56 @@ void MapPyramid::AddMap(const Tensor& probs) {
   }
 }
 
+bool MapPyramid::KeepRowsOf(const MapPyramid& kept, int from_row) {
+  kept_ = nullptr, kept_from_row_ = 0;
+  if (!causal_ || kept.n_head_ != n_head_ || kept.levels_.empty() || kept.base_factor_ != base_factor_ ||
+      kept.row_min_.size() != (size_t)n_head_ * ((kept.n_q_ + base_factor_ - 1) / base_factor_) || from_row <= 0 ||
+      from_row > std::min(kept.n_q_, n_q_) || from_row > std::min(kept.n_k_, n_k_) ||
+      from_row % kept.levels_.front().factor != 0)
+    return false;
+  // kept's levels are this one's coarsest, factor for factor.
+  const size_t first = levels_.size() >= kept.levels_.size() ? levels_.size() - kept.levels_.size() : levels_.size();
+  if (first == levels_.size()) return false;
+  for (size_t l = 0; l < kept.levels_.size(); ++l)
+    if (kept.levels_[l].factor != levels_[first + l].factor) return false;
+  kept_ = &kept, kept_from_row_ = from_row;
+  return true;
+}
+
 void MapPyramid::Finish() {
+  // A kept prefix (KeepRowsOf): level l's first row to make, rows [0, from) of the kept levels copied first.
+  const size_t first_kept = kept_ ? levels_.size() - kept_->levels_.size() : levels_.size();
+  auto first_row = [&](size_t l) { return kept_ ? kept_from_row_ / levels_[l].factor : 0; };
+  auto copy_kept_rows = [&](size_t l) {
+    if (l < first_kept) return;
+    const PyramidLevel& from = kept_->levels_[l - first_kept];
+    PyramidLevel& to = levels_[l];
+    const int rows = first_row(l), cols = std::min(from.cols, to.cols);
+    for (int h = 0; h < n_head_; ++h)
+      for (int R = 0; R < rows; ++R)
+        for (auto [src, dst] : {std::pair<const LevelBuffer*, LevelBuffer*>{&from.max, &to.max}, {&from.mean, &to.mean}}) {
+          const float* a = src->data() + ((size_t)h * from.rows + R) * from.cols;
+          float* b = dst->data() + ((size_t)h * to.rows + R) * to.cols;
+          std::copy(a, a + cols, b);
+          std::fill(b + cols, b + to.cols, 0.0f);  // keys the kept rows could not see: masked, 0 in both
+        }
+  };
+  copy_kept_rows(0);
   for (size_t l = 1; l < levels_.size(); ++l) {
+    copy_kept_rows(l);
     const PyramidLevel& c = levels_[l - 1];
     PyramidLevel& p = levels_[l];
+    const int R_first = first_row(l);
     // Heads are independent: in parallel when the level is large (the base of 16 heads at 4096 tokens). Rows of the
     // first coarser level AddBlock made already (pooled_up_) are skipped.
 #pragma omp parallel for schedule(static) if ((size_t)n_head_ * p.rows * p.cols > (1u << 16))
     for (int h = 0; h < n_head_; ++h) {
       if (l > 1 || pooled_up_.empty()) {
-        PoolRowsUp(c, p, h, 0, p.rows, n_q_, n_k_, causal_);
+        PoolRowsUp(c, p, h, R_first, p.rows, n_q_, n_k_, causal_);
         continue;
       }
       const uint8_t* done = pooled_up_.data() + (size_t)h * p.rows;
-      for (int R = 0; R < p.rows;) {
+      for (int R = R_first; R < p.rows;) {
         if (done[R]) {
           ++R;
           continue;
@@ -277,19 +317,26 @@ void MapPyramid::Finish() {
   std::fill(pooled_up_.begin(), pooled_up_.end(), 0);
   const PyramidLevel& top = levels_.back();
   const PyramidLevel& base = levels_[0];
+  const int base_from = kept_ ? kept_from_row_ / base.factor : 0;
 #pragma omp parallel for schedule(static) if ((size_t)n_head_ * base.rows * base.cols > (1u << 16))
   for (int h = 0; h < n_head_; ++h) {
     const float* m = top.Plane(PoolKind::kMax, h);
     head_max_[(size_t)h] = *std::max_element(m, m + (size_t)top.rows * top.cols);
+    float* mins = row_min_.data() + (size_t)h * base.rows;
+    if (kept_) std::copy_n(kept_->row_min_.data() + (size_t)h * (kept_->row_min_.size() / n_head_), base_from, mins);
     const float* lo = base.Plane(PoolKind::kMax, h);
-    head_min_[(size_t)h] = *std::min_element(lo, lo + (size_t)base.rows * base.cols);
+    for (int R = base_from; R < base.rows; ++R)
+      mins[R] = *std::min_element(lo + (size_t)R * base.cols, lo + (size_t)(R + 1) * base.cols);
+    head_min_[(size_t)h] = *std::min_element(mins, mins + base.rows);
   }
+  kept_ = nullptr, kept_from_row_ = 0;
 }
 
 MapPyramid MapPyramid::Coarsened(int min_factor) const& {
   MapPyramid out;
   out.n_head_ = n_head_, out.n_q_ = n_q_, out.n_k_ = n_k_;
   out.head_min_ = head_min_, out.head_max_ = head_max_;
+  out.row_min_ = row_min_, out.base_factor_ = base_factor_, out.causal_ = causal_;
   out.levels_.assign(levels_.begin() + (std::ptrdiff_t)FirstLevelAtLeast(min_factor), levels_.end());
   return out;
 }
@@ -298,6 +345,7 @@ MapPyramid MapPyramid::Coarsened(int min_factor) && {
   MapPyramid out;
   out.n_head_ = n_head_, out.n_q_ = n_q_, out.n_k_ = n_k_;
   out.head_min_ = head_min_, out.head_max_ = head_max_;
+  out.row_min_ = row_min_, out.base_factor_ = base_factor_, out.causal_ = causal_;
   const size_t first = FirstLevelAtLeast(min_factor);
   out.levels_.assign(std::make_move_iterator(levels_.begin() + (std::ptrdiff_t)first),
                      std::make_move_iterator(levels_.end()));
@@ -321,7 +369,25 @@ int MapPyramid::LevelFor(double cells_per_pixel) const {
 size_t MapPyramid::bytes() const {
   size_t b = 0;
   for (const PyramidLevel& l : levels_) b += (l.max.size() + l.mean.size()) * sizeof(float);
-  return b;
+  return b + row_min_.size() * sizeof(float);
+}
+
+bool SameBits(const MapPyramid& a, const MapPyramid& b) {
+  if (a.n_head() != b.n_head() || a.n_q() != b.n_q() || a.n_k() != b.n_k() || a.levels().size() != b.levels().size())
+    return false;
+  auto same = [](const LevelBuffer& x, const LevelBuffer& y) {
+    return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0;
+  };
+  for (size_t l = 0; l < a.levels().size(); ++l) {
+    const PyramidLevel &x = a.levels()[l], &y = b.levels()[l];
+    if (x.factor != y.factor || x.rows != y.rows || x.cols != y.cols || !same(x.max, y.max) || !same(x.mean, y.mean))
+      return false;
+  }
+  for (int h = 0; h < a.n_head(); ++h) {
+    const float ranges[2][2] = {{a.head_min(h), a.head_max(h)}, {b.head_min(h), b.head_max(h)}};
+    if (std::memcmp(ranges[0], ranges[1], sizeof(ranges[0])) != 0) return false;
+  }
+  return true;
 }
 
 bool ValueWeightedPyramid(const Tensor& q, const Tensor& k, float multiplier, const Mask& mask, const Tensor& col_scale,

@@ -81,6 +81,14 @@ class MapPyramid {
   void AddMap(const Tensor& probs);
   // Builds the coarser levels from the base, and each head's range; call once all rows are in.
   void Finish();
+  // A causal pass continuing from a kept prefix: the cells of rows [0, from_row) are `kept`'s (a finished pyramid of
+  // an earlier pass whose rows [0, from_row) were these, coarsened or not), so AddBlock needs only the blocks of rows
+  // from from_row on and Finish copies the rest at every level kept has (its levels finer than kept's finest are
+  // made from from_row on only: what Coarsened drops). The cells of whole rows below from_row are the same bits as a
+  // whole pass's (a causal map's cells past the diagonal are 0 in both, whatever n_k), so are the ranges. Call after
+  // Reset; false (nothing kept) when the two do not fit: not causal, other heads or levels, from_row not a multiple
+  // of kept's finest factor or past either's rows. `kept` must outlive Finish.
+  bool KeepRowsOf(const MapPyramid& kept, int from_row);
   // A finished pyramid of maps [n_head, n_q, n_k] known only pooled: pooled [n_head, ceil(n_q / factor),
   // ceil(n_k / factor)] holds each block's row mean of column sums (a pooled rollout, core/model/analysis.h).
   // The base level (factor any power of two) holds pooled / cols_covered in both kinds: the per-cell mean, a value
@@ -118,7 +126,16 @@ class MapPyramid {
   // [n_head, levels_[1].rows]: 1 where AddBlock made that row of the first coarser level (Finish makes the rest).
   std::vector<uint8_t> pooled_up_;
   std::vector<float> head_min_, head_max_;
+  // [n_head, base rows]: the smallest cell of each row of the base max level (what head_min is the least of; kept
+  // by Coarsened, so a pass keeping rows of this one finds its rows' share). base_factor_: that level's factor.
+  std::vector<float> row_min_;
+  int base_factor_ = 0;
+  const MapPyramid* kept_ = nullptr;  // KeepRowsOf, until Finish
+  int kept_from_row_ = 0;
 };
+
+// Every level (factor, sizes, both kinds' cells) and every head's range of a and b are the same bits.
+bool SameBits(const MapPyramid& a, const MapPyramid& b);
 
 // The pyramid of a column-scaled map prob[h, i, j] * col_scale[h, j] (value-weighted maps, Kobayashi et al. 2020:
 // col_scale = || v_j^h W_o^h ||; view.h MapSource::col_scale reads its exact cells) made from q and k block by block

@@ -172,10 +172,21 @@ void Rollout::AddMeanLayer(const float* head_mean, float* out) {
   Advance(out);
 }
 
-void Rollout::Advance(float* out) {
-  const size_t n = (size_t)n_;
+void Rollout::AddMeanLayerKeeping(const float* head_mean, const float* kept_r, int kept_n, int kept_rows, float* out) {
+  ATTNVIZ_CHECK_SHAPE(head_mean && kept_r && kept_rows > 0 && kept_rows <= std::min(kept_n, n_) &&
+                          (layers_ == 0 || lower_),
+                      "kept rollout rows ", kept_rows, " of [", kept_n, ", ", kept_n, "] for [", n_, ", ", n_, "]",
+                      layers_ > 0 && !lower_ ? " (!! the rollout so far is not lower triangular)" : "");
+  Allocate();
+  const size_t from = (size_t)kept_rows * n_;
+  std::copy(head_mean + from, head_mean + (size_t)n_ * n_, a_.begin() + (ptrdiff_t)from);
+  Advance(out, kept_r, kept_n, kept_rows);
+}
+
+void Rollout::Advance(float* out, const float* kept_r, int kept_n, int kept_rows) {
+  const size_t n = (size_t)n_, first = (size_t)kept_rows;
   // 1. A^ = 0.5 mean_h(A_h) + 0.5 I (a_ holds the mean), rows divided by their sums.
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = first; i < n; ++i) {
     double row_sum = 0;
     for (size_t j = 0; j < n; ++j) {
       const double a = 0.5 * a_[i * n + j] + (i == j ? 0.5 : 0.0);
@@ -184,26 +195,47 @@ void Rollout::Advance(float* out) {
     }
     for (size_t j = 0; j < n; ++j) a_[i * n + j] = (float)(a_[i * n + j] / row_sum);
   }
+  // A kept prefix: its rows of R as they were (a causal rollout's rows before a row never see it), the rest below.
+  auto keep_rows = [&](std::vector<float>& r) {
+    for (size_t i = 0; i < first; ++i) {
+      const size_t cols = std::min(n, (size_t)kept_n);
+      std::copy_n(kept_r + i * (size_t)kept_n, cols, r.begin() + (ptrdiff_t)(i * n));
+      std::fill(r.begin() + (ptrdiff_t)(i * n + cols), r.begin() + (ptrdiff_t)((i + 1) * n), 0.0f);
+    }
+  };
   // 2. R_0 = A^_0; R_l = A^_l R_(l-1). A causal model's A^ is lower triangular (every cell above the diagonal an
   //    exact 0), and so is every R: a band of rows I then needs only A^[I, :e] R[:e, :e] (e = the band's end), a
-  //    third of the full product's FLOPs; the terms left out are exact zeros.
-  const bool lower = IsLowerTriangular(a_.data(), n_);
+  //    third of the full product's FLOPs; the terms left out are exact zeros. A kept prefix's rows are not made: a
+  //    band's rows from `first` on are, tiled as the whole band (MatMulTiled's first_row), so with its bits.
+  bool lower = true;  // over the rows made (the kept ones were, by the caller's word)
+  for (size_t i = first; i + 1 < n && lower; ++i)
+    for (size_t j = i + 1; j < n; ++j)
+      if (a_[i * n + j] != 0.0f) {
+        lower = false;
+        break;
+      }
   if (layers_ == 0) {
-    r_ = a_;
+    std::copy(a_.begin() + (ptrdiff_t)(first * n), a_.end(), r_.begin() + (ptrdiff_t)(first * n));
+    keep_rows(r_);
     lower_ = lower;
   } else if (lower && lower_) {
     // The bands over the team, the widest first (each band's product runs on its thread: MatMulTiled nested).
     const int bands = (n_ + kTriangularBand - 1) / kTriangularBand;
-#pragma omp parallel for schedule(dynamic) if ((double)n * n * n > 3e6)
+#pragma omp parallel for schedule(dynamic) if ((double)(n - first) * n * n > 3e6)
     for (int band = bands - 1; band >= 0; --band) {
-      const int i0 = band * kTriangularBand;
-      const size_t rows = (size_t)std::min(kTriangularBand, n_ - i0), e = (size_t)i0 + rows;
-      float* next_band = next_.data() + (size_t)i0 * n;  // [rows, n]
-      MatMulTiled(a_.data() + (size_t)i0 * n, n, rows, e, r_.data(), n, WeightLayout::kInOut, e, next_band, n);
-      for (size_t i = 0; i < rows; ++i) std::fill(next_band + i * n + e, next_band + (i + 1) * n, 0.0f);
+      const size_t i0 = (size_t)band * kTriangularBand;
+      const size_t e = std::min(n, i0 + kTriangularBand), start = std::max(i0, first);
+      if (start >= e) continue;
+      const size_t rows = e - start;
+      float* next_rows = next_.data() + start * n;  // [rows, n]
+      MatMulTiled(a_.data() + start * n, n, rows, e, r_.data(), n, WeightLayout::kInOut, e, next_rows, n, nullptr,
+                  nullptr, start - i0);
+      for (size_t i = 0; i < rows; ++i) std::fill(next_rows + i * n + e, next_rows + (i + 1) * n, 0.0f);
     }
+    keep_rows(next_);
     std::swap(r_, next_);
   } else {
+    ATTNVIZ_CHECK_SHAPE(first == 0, "a kept rollout prefix of ", first, " rows !! under a map that is not lower triangular");
     MatMulTiled(a_.data(), n, n, n, r_.data(), n, WeightLayout::kInOut, n, next_.data(), n);
     std::swap(r_, next_);
     lower_ = false;
@@ -324,7 +356,7 @@ void ScaleColumns(const float* probs, const float* scale, int rows, int n, float
     for (size_t j = 0; j < (size_t)n; ++j) out[i * n + j] = probs[i * n + j] * scale[j];
 }
 
-void ValueNormScales(const Model& model, const LayerOutput& out, float* norms_out) {
+void ValueNormScales(const Model& model, const LayerOutput& out, float* norms_out, int first_key) {
   const ModelConfig& c = model.config();
   ATTNVIZ_CHECK_SHAPE(out.layer >= 0 && out.layer < c.n_layer && out.v.data && norms_out, "layer ", out.layer, " of ",
                       c.n_layer, ", v [", out.v.n_head, ", ", out.v.n, ", ", out.v.d, "]");
@@ -335,12 +367,13 @@ void ValueNormScales(const Model& model, const LayerOutput& out, float* norms_ou
   const int n = out.n, dh = c.d_head, d = c.d_model;
   ATTNVIZ_CHECK_SHAPE(o.w && o.in == c.q_dim() && o.out == d && (int)out.v.d == dh, "W_o [", o.out, ", ", o.in,
                       "] vs [", d, ", ", c.q_dim(), "], v width ", out.v.d, " vs d_head ", dh);
-  HeadValueNorms(o, out.v, n, c.n_head, norms_out);
+  HeadValueNorms(o, out.v, n, c.n_head, norms_out, first_key);
 }
 
-void HeadValueNorms(const Linear& o, const HeadsView& v_heads, int n, int n_head, float* norms_out) {
+void HeadValueNorms(const Linear& o, const HeadsView& v_heads, int n, int n_head, float* norms_out, int first_key) {
   const int dh = (int)v_heads.d, d = o.out, group = n_head / std::max<int>(1, (int)v_heads.n_head);
-  ATTNVIZ_CHECK_SHAPE(o.w && o.in == n_head * dh && v_heads.data && (int)v_heads.n >= n && n_head % group == 0 &&
+  ATTNVIZ_CHECK_SHAPE(o.w && o.in == n_head * dh && v_heads.data && (int)v_heads.n >= n && first_key >= 0 &&
+                          first_key <= n && n_head % group == 0 &&
                           (int)v_heads.n_head * group == n_head,
                       "W_o [", o.out, ", ", o.in, "] vs ", n_head, " heads x ", dh, ", v [", v_heads.n_head, ", ",
                       v_heads.n, ", ", dh, "] for ", n, " keys");
@@ -359,11 +392,12 @@ void HeadValueNorms(const Linear& o, const HeadsView& v_heads, int n, int n_head
       g.noalias() = ConstMat(o.w + (size_t)h * dh, d, dh, Eigen::OuterStride<>(o.ld)).transpose() *
                     ConstMat(o.w + (size_t)h * dh, d, dh, Eigen::OuterStride<>(o.ld));
     // 2. v^h G, then each key's quadratic form (clamped at 0: G is positive semidefinite, rounding is not).
-    const auto v = ConstMat(RowOf(v_heads, (size_t)(h / group), 0), n, dh,
-                            Eigen::OuterStride<>((Eigen::Index)v_heads.row_stride));  // [n, d_head]
+    const int keys = n - first_key;
+    const auto v = ConstMat(RowOf(v_heads, (size_t)(h / group), (size_t)first_key), keys, dh,
+                            Eigen::OuterStride<>((Eigen::Index)v_heads.row_stride));  // [keys, d_head]
     const RowMat vg = v * g;
-    for (int j = 0; j < n; ++j)
-      norms_out[(size_t)h * n + j] = std::sqrt(std::max(0.0f, vg.row(j).dot(v.row(j))));
+    for (int j = 0; j < keys; ++j)
+      norms_out[(size_t)h * n + first_key + j] = std::sqrt(std::max(0.0f, vg.row(j).dot(v.row(j))));
   }
 }
 

@@ -73,10 +73,15 @@ class Rollout {
   // The same from the layer's head-mean map head_mean: [n, n] = mean_h probs[h] (streamed maps: sum each
   // LayerSink::OnBlock's rows / n_head into it, then call this once per layer).
   void AddMeanLayer(const float* head_mean, float* out);
+  // The same for a causal run continuing from a kept prefix: R_l's rows [0, kept_rows) are kept_r's (this layer's R
+  // of an earlier run whose rows [0, kept_rows) of every layer's head mean were these: [kept_n, kept_n]), so only
+  // head_mean's rows from kept_rows on are read. Every layer so far must have kept at least these rows.
+  void AddMeanLayerKeeping(const float* head_mean, const float* kept_r, int kept_n, int kept_rows, float* out);
   int layers() const { return layers_; }
 
  private:
-  void Advance(float* out);  // a_ holds the head mean: A^, then R
+  // a_ holds the head mean: A^, then R. Rows [0, kept_rows) of R are kept_r's (stride kept_n), the rest made.
+  void Advance(float* out, const float* kept_r = nullptr, int kept_n = 0, int kept_rows = 0);
   void Allocate();           // r_, a_, next_ at their size (the first layer added)
   static constexpr int kTriangularBand = 128;  // rows a band of the triangular product (Advance)
   int n_ = 0, layers_ = 0;
@@ -165,10 +170,11 @@ void ValueNorms(const Model& model, const LayerOutput& out, float* value_norm);
 // norms: [n_head, n] = || v_j^(kv of h) W_o^h || for out.layer (out.v set; probs not needed; W_o from out.weights,
 // the run's bound block, or Model::BlockWeights when null). The value-weighted
 // map of any block of rows is then probs[h, i, j] * norms[h, j] (streamed maps: multiply in LayerSink::OnBlock).
-void ValueNormScales(const Model& model, const LayerOutput& out, float* norms);
+// first_key: keys [0, first_key) are left as they are (a kept prefix's: each key's norm reads its own v alone).
+void ValueNormScales(const Model& model, const LayerOutput& out, float* norms, int first_key = 0);
 // The same from any attention's parts (ValueNormScales and the encoder-decoder stacks' seq2seq_analysis.h):
 // norms: [n_head, n] = || v_j^(kv of h) W_o^h ||, where o is the output projection [d_model] <- [n_head * d_head]
 // and v: [n_kv_head, >= n, d_head] (head h reads kv head h / (n_head / n_kv_head)).
-void HeadValueNorms(const Linear& o, const HeadsView& v, int n, int n_head, float* norms);
+void HeadValueNorms(const Linear& o, const HeadsView& v, int n, int n_head, float* norms, int first_key = 0);
 
 }  // namespace attnviz::model

@@ -180,18 +180,15 @@ RowRoleParts ScoreRow(const float* row, int i, int n, bool causal, const RolePla
   return r;
 }
 
-RoleScores SumRows(const RowRoleParts* rows, int n) {
-  // rows: [n], summed in row order (a streamed layer and a whole map give the same bits)
+void RoleRowSums::Add(const RowRoleParts& r, int i) {
+  if (i >= 1) prev += r.prev, first += r.first, same += r.same;
+  if (r.has_induction) induction += r.induction, ++induction_rows;
+  if (r.has_local) local += r.local, ++local_rows;
+  if (r.has_broad) broad += r.broad, ++broad_rows;
+}
+
+RoleScores RoleRowSums::Scores(int n) const {
   RoleScores s;
-  double prev = 0, first = 0, same = 0, induction = 0, local = 0, broad = 0;
-  int induction_rows = 0, local_rows = 0, broad_rows = 0;
-  for (int i = 0; i < n; ++i) {
-    const RowRoleParts& r = rows[i];
-    if (i >= 1) prev += r.prev, first += r.first, same += r.same;
-    if (r.has_induction) induction += r.induction, ++induction_rows;
-    if (r.has_local) local += r.local, ++local_rows;
-    if (r.has_broad) broad += r.broad, ++broad_rows;
-  }
   if (n > 1) {
     s[HeadRole::kPreviousToken] = (float)(prev / (n - 1));
     s[HeadRole::kFirstToken] = (float)(first / (n - 1));
@@ -202,6 +199,13 @@ RoleScores SumRows(const RowRoleParts* rows, int n) {
   if (broad_rows > 0) s[HeadRole::kBroad] = (float)(broad / broad_rows);
   for (float& v : s.value) v = std::min(1.0f, std::max(0.0f, v));  // rounding can step past 1 by an ulp
   return s;
+}
+
+RoleScores SumRows(const RowRoleParts* rows, int n) {
+  // rows: [n], summed in row order (a streamed layer and a whole map give the same bits)
+  RoleRowSums sums;
+  for (int i = 0; i < n; ++i) sums.Add(rows[i], i);
+  return sums.Scores(n);
 }
 
 bool NearChance(float score, float chance) { return score - chance < kNearChanceFraction * (1.0f - chance); }
@@ -275,7 +279,31 @@ void RoleRows::AddRows(int head, int r0, int rows, const float* probs) {
         ScoreRow(probs + (size_t)r * n_, r0 + r, n_, causal_, plan_, /*entropy=*/!broad_from_row_figures_);
 }
 
-RoleScores RoleRows::Head(int head) const { return SumRows(rows_.data() + (size_t)head * n_, n_); }
+RoleScores RoleRows::Head(int head) const { return HeadSums(head, nullptr).Scores(n_); }
+
+RoleRowSums RoleRows::HeadSums(int head, RoleRowSums* checkpoints) const {
+  const RowRoleParts* rows = rows_.data() + (size_t)head * n_;
+  // A kept prefix: its sums at from_row (the checkpoints before it are the kept ones too).
+  const int from = kept_ ? kept_from_row_ : 0, stride = kRoleSumStride;
+  RoleRowSums sums = kept_ ? kept_->sums[(size_t)head * kept_->per_head() + from / stride] : RoleRowSums{};
+  if (checkpoints && kept_)
+    std::copy_n(kept_->sums.begin() + (ptrdiff_t)head * kept_->per_head(), from / stride, checkpoints);
+  for (int i = from; i < n_; ++i) {
+    if (checkpoints && i % stride == 0) checkpoints[i / stride] = sums;
+    sums.Add(rows[i], i);
+  }
+  if (checkpoints && n_ % stride == 0) checkpoints[n_ / stride] = sums;
+  return sums;
+}
+
+bool RoleRows::KeepSums(std::shared_ptr<const RoleSumCheckpoints> kept, int from_row) {
+  kept_.reset(), kept_from_row_ = 0;
+  if (!kept || kept->n_head != n_head_ || from_row <= 0 || from_row % kRoleSumStride != 0 || from_row > kept->n ||
+      from_row > n_ || kept->sums.size() != (size_t)kept->n_head * kept->per_head())
+    return false;
+  kept_ = std::move(kept), kept_from_row_ = from_row;
+  return true;
+}
 
 Status RoleRows::ScoreInto(int layer, HeadRoles* roles, const std::vector<HeadMetrics>* row_figures) {
   if (layer < 0 || layer >= roles->n_layer || n_head_ != roles->n_head || n_ != roles->n)
@@ -288,7 +316,14 @@ Status RoleRows::ScoreInto(int layer, HeadRoles* roles, const std::vector<HeadMe
     for (int h = 0; h < n_head_; ++h)
       BroadFromRowFigures((*row_figures)[(size_t)h].rows, n_, causal_, rows_.data() + (size_t)h * n_);
   }
-  for (int h = 0; h < n_head_; ++h) roles->at(layer, h) = Head(h);
+  auto checkpoints = std::make_shared<RoleSumCheckpoints>();
+  checkpoints->n_head = n_head_, checkpoints->n = n_;
+  checkpoints->sums.resize((size_t)n_head_ * checkpoints->per_head());
+  for (int h = 0; h < n_head_; ++h)
+    roles->at(layer, h) =
+        HeadSums(h, checkpoints->sums.data() + (size_t)h * checkpoints->per_head()).Scores(n_);
+  checkpoints_ = std::move(checkpoints);
+  kept_.reset(), kept_from_row_ = 0;  // one layer's
   return Status::Ok();
 }
 

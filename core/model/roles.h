@@ -26,6 +26,7 @@
 // A pure pattern scores 1 on its own role and about 0 (at most ~1/n) on the others.
 #pragma once
 #include <array>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -92,6 +93,23 @@ struct RowRoleParts {
 // (a log per prob: a fifth of a streamed layer's time when the pass has the row's entropy already).
 RowRoleParts ScoreRow(const float* row, int i, int n, bool causal, const RolePlan& plan, bool entropy = true);
 
+// The sums a head's rows add into, in row order (SumRows): a kept prefix's rows are these sums at its end.
+struct RoleRowSums {
+  double prev = 0, first = 0, same = 0, induction = 0, local = 0, broad = 0;
+  int induction_rows = 0, local_rows = 0, broad_rows = 0;
+  void Add(const RowRoleParts& row, int i);  // row i's parts
+  RoleScores Scores(int n) const;            // the head's scores once its n rows are in
+};
+// A layer's sums every kRoleSumStride rows: sums [n_head, n / kRoleSumStride + 1], entry k of a head the sums of its
+// rows [0, k * kRoleSumStride); what a run keeping a prefix's rows starts each head's sums from.
+constexpr int kRoleSumStride = 16;
+struct RoleSumCheckpoints {
+  int n_head = 0, n = 0;
+  std::vector<RoleRowSums> sums;
+  int per_head() const { return n / kRoleSumStride + 1; }
+  size_t bytes() const { return sums.size() * sizeof(RoleRowSums); }
+};
+
 // One layer's role scores from blocks of rows: AddRows may run concurrently for distinct rows.
 // broad_from_row_figures: broad comes from the attention pass's own row entropy (metrics.h RowMetrics::entropy,
 // computed there without a log per prob) given to ScoreInto, divided by log(visible) as ScoreHead does; equal to
@@ -102,13 +120,22 @@ class RoleRows {
   void AddRows(int head, int r0, int rows, const float* probs);  // probs: [rows, n]
   RoleScores Head(int head) const;                               // once every row is in
   // Every head into roles->at(layer, h); row_figures: [n_head] with rows [n] (needed with broad_from_row_figures).
+  // Also makes the layer's checkpoints().
   Status ScoreInto(int layer, HeadRoles* roles, const std::vector<HeadMetrics>* row_figures = nullptr);
+  // The next ScoreInto takes every head's rows [0, from_row) from `kept` (an earlier layer's checkpoints over a text
+  // sharing those rows; from_row a multiple of kRoleSumStride within both texts), so AddRows needs only the rows from
+  // from_row on: the same bits as adding every row. False (nothing kept) when they do not fit.
+  bool KeepSums(std::shared_ptr<const RoleSumCheckpoints> kept, int from_row);
+  std::shared_ptr<const RoleSumCheckpoints> checkpoints() const { return checkpoints_; }  // the last ScoreInto's
 
  private:
+  RoleRowSums HeadSums(int head, RoleRowSums* checkpoints) const;  // checkpoints: [per_head] or null
   int n_head_, n_;
   bool causal_, broad_from_row_figures_;
   RolePlan plan_;
   std::vector<RowRoleParts> rows_;  // [n_head, n]
+  std::shared_ptr<const RoleSumCheckpoints> kept_, checkpoints_;
+  int kept_from_row_ = 0;
 };
 
 // The table for a run: scores [n_layer, n_head].

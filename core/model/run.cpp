@@ -239,6 +239,7 @@ Status Attend(const ModelConfig& c, const BlockParams& b, float multiplier, floa
   sink.cancel = o.control.cancel;
   sink.first_row = (size_t)ws.r0;
   sink.replay_kept_rows = o.prefix_blocks;
+  sink.replay_from_row = o.prefix_blocks_from;
   sink.row_logit_sums = metrics ? ws.row_logit_sums : nullptr;
   const Mask mask = AttentionMask(c, layer);
   // The workspace's own buffer, laid out for this run's maps (RunWithWorkspace): its masked cells hold 0 when the

@@ -98,6 +98,9 @@ struct RunOptions {
   // the kept q and k (the scores and softmax only: no z, no row figures, which the state has), so a sink that pools
   // every row (the app's pyramids, role rows, pooled rollout) sees the whole pass, with a full run's bits.
   bool prefix_blocks = false;
+  // ... but only those of the kept rows from this row on (a multiple of the block rows is not needed: a block is
+  // handed over whole when it ends after it): a sink that keeps its pooled sums of the rows before it.
+  size_t prefix_blocks_from = 0;
 };
 
 struct LayerOutput {

@@ -61,6 +61,7 @@ double CollectedBytes(const model::ModelConfig& c, int n, const CollectPlan& pla
   bytes += (double)c.n_head * base_side * base_side * 2 * f * 4 / 3;  // the pass's own pyramid
   bytes += MapPyramid::kStreamedKeptBytes;                             // the kept levels (at most)
   bytes += (double)n * (c.q_dim() + c.kv_dim()) * f;                  // q, k of the layer on screen
+  bytes += (double)c.n_layer * c.n_head * (n / model::kRoleSumStride + 1) * sizeof(model::RoleRowSums);  // role sums
   return bytes;
 }
 
@@ -205,9 +206,16 @@ struct LayerCollector::State {
     if (plan.value_norms) {
       auto norms = std::make_shared<Tensor>();
       norms->Resize({(size_t)n_head, (size_t)n});
-      model::ValueNormScales(model, out, norms->data.data());
+      if (pooled_from > 0) {  // the kept keys' norms (each reads its own v alone)
+        const Tensor& old = *kept_from->analysis[(size_t)out.layer]->value_norms;  // [n_head, n_old]
+        for (int h = 0; h < n_head; ++h)
+          std::copy_n(old.data.begin() + (ptrdiff_t)((size_t)h * old.dim(1)), pooled_from,
+                      norms->data.begin() + (ptrdiff_t)((size_t)h * n));
+      }
+      model::ValueNormScales(model, out, norms->data.data(), pooled_from);
       a->value_norms = norms;
     }
+    a->role_sums = layer_role_sums;
     if (rollout) {
       a->rollout_factor = rollout_factor;
       if (pooled_rows) {  // the pooled head mean: the blocks' (streamed) or the whole maps' (probs: [n_head, n, n])
@@ -229,11 +237,45 @@ struct LayerCollector::State {
     r->Resize({1, nb, nb});
     if (!pooled_rows) {
       rollout->AddLayer(layer_probs, n_head, r->data.data());
+    } else if (pooled_from > 0) {  // the kept rows' R_l rows: the earlier run's
+      const Tensor& old = *kept_from->analysis[(size_t)l]->rollout;  // [1, nb_old, nb_old]
+      rollout->AddMeanLayerKeeping(rollout_means[(size_t)l].get(), old.data.data(), (int)old.dim(1),
+                                   pooled_from / rollout_factor, r->data.data());
+      rollout_means[(size_t)l].reset();
     } else {
       rollout->AddMeanLayer(rollout_means[(size_t)l].get(), r->data.data());
       rollout_means[(size_t)l].reset();
     }
     a->rollout = r;
+  }
+
+  // A streamed run keeping rows [0, rows) of `earlier` (KeepRows): the row its pooled sums are made from, after
+  // checking that earlier kept what they need of every layer (0: every row's blocks are handed over).
+  int KeepPooledRows(const CollectedLayers& earlier, int rows) {
+    const int n_layer = config.n_layer;
+    if (first_computed != 0 || earlier.layers_done != n_layer || !earlier.streamed || earlier.rollout_pending ||
+        (int)earlier.layers.size() != n_layer || (int)earlier.analysis.size() != n_layer)
+      return 0;
+    const int align = std::max({kept_factor, rollout ? rollout_factor : 1, model::kRoleSumStride});
+    const int from = rows / align * align;
+    if (from <= 0) return 0;
+    for (int l = 0; l < n_layer; ++l) {
+      const std::shared_ptr<const LayerMaps>& maps = earlier.layers[(size_t)l];
+      const std::shared_ptr<const LayerAnalysis>& a = earlier.analysis[(size_t)l];
+      if (!maps || !maps->pyramid || !a || !a->role_sums) return 0;
+      if (plan.value_norms && (a->value_norms->shape.size() != 2 || a->value_norms->dim(0) != (size_t)n_head ||
+                               a->value_norms->dim(1) < (size_t)from))
+        return 0;
+      if (rollout && (a->rollout->shape.size() != 3 || a->rollout_factor != rollout_factor ||
+                      a->rollout->dim(1) < (size_t)(from / rollout_factor)))
+        return 0;
+    }
+    // The thumbnails read the pass's own pyramid at their level: one finer than the kept levels has no kept rows.
+    const int thumb_level = pyramid.LevelFor((double)n / std::min(n, kThumbnailCells));
+    if (plan.thumbnails && thumb_level >= 0 && pyramid.levels()[(size_t)thumb_level].factor < kept_factor) return 0;
+    if (!pyramid.KeepRowsOf(*earlier.layers[0]->pyramid, from)) return 0;
+    kept_from = &earlier, pooled_from = from;
+    return from;
   }
 
   const model::Model& model;
@@ -268,6 +310,10 @@ struct LayerCollector::State {
   // KeepRows: the earlier run whose rows [0, kept_rows) this one keeps.
   const CollectedLayers* kept_from = nullptr;
   int kept_rows = 0;
+  // Streamed KeepRows: rows [0, pooled_from) of every layer's pyramid, role sums, value norms and rollout are
+  // kept_from's.
+  int pooled_from = 0;
+  std::shared_ptr<const model::RoleSumCheckpoints> layer_role_sums;  // the layer's (RoleRows::checkpoints)
 };
 
 LayerCollector::LayerCollector(const model::Model& m, const model::RunOptions& options,
@@ -317,10 +363,12 @@ Status LayerCollector::OnEmbeddings(const float* hidden, int n, int d) {
   return s.taps.embeddings ? s.taps.embeddings(hidden, n, d) : Status::Ok();
 }
 
-void LayerCollector::KeepRows(const CollectedLayers& earlier, int rows) {
+int LayerCollector::KeepRows(const CollectedLayers& earlier, int rows) {
   State& s = *s_;
-  if (s.plan.streamed() || rows <= 0) return;
+  if (rows <= 0) return 0;
+  if (s.plan.streamed()) return s.KeepPooledRows(earlier, rows);
   s.kept_from = &earlier, s.kept_rows = rows;
+  return rows;
 }
 
 float* LayerCollector::ProbsBuffer(int layer) {
@@ -365,7 +413,12 @@ Status LayerCollector::OnLayer(const model::LayerOutput& out) {
     s.pyramid.Finish();
     maps->pooled = true;
     maps->exact_cells_limit = kExactCellsLimit;
+    if (s.pooled_from > 0) {
+      const bool kept = s.role_rows->KeepSums(s.kept_from->analysis[l]->role_sums, s.pooled_from);
+      ATTNVIZ_CHECK_SHAPE(kept, "layer ", l, ": kept role sums for ", s.pooled_from, " rows");
+    }
     if (Status st = s.role_rows->ScoreInto(out.layer, &s.run.roles, out.metrics); !st) return st;
+    s.layer_role_sums = s.role_rows->checkpoints();
   } else if (Status st = model::ScoreLayer(out.probs, out.layer, s.n_head, s.n, s.ids, &s.run.roles, out.metrics); !st) {
     return st;
   }
@@ -380,9 +433,15 @@ Status LayerCollector::OnLayer(const model::LayerOutput& out) {
     // levels, whose first touch (the kernel zeroing fresh pages) then falls in Finish, on every core.
     const int base = s.pyramid.levels().front().factor;
     maps->pyramid = std::make_shared<const MapPyramid>(std::move(s.pyramid).Coarsened(s.kept_factor));
-    if (l + 1 < s.run.layers.size())  // next layer, under its own mask
+    if (l + 1 < s.run.layers.size()) {  // next layer, under its own mask
       s.pyramid.Reset(s.n_head, s.n, s.n, base, model::AttentionMask(s.config, (int)l + 1));
-    else s.pyramid = MapPyramid();  // the last layer's fine levels go before the run's end (its peak memory)
+      if (s.pooled_from > 0) {  // every layer is alike (KeepRows checked the first)
+        const bool kept = s.pyramid.KeepRowsOf(*s.kept_from->layers[l + 1]->pyramid, s.pooled_from);
+        ATTNVIZ_CHECK_SHAPE(kept, "layer ", l + 1, ": a kept pyramid for ", s.pooled_from, " rows");
+      }
+    } else {
+      s.pyramid = MapPyramid();  // the last layer's fine levels go before the run's end (its peak memory)
+    }
   }
   // The predictions read the residual stream after the last block (it lives in the run's workspace).
   if (l + 1 == s.run.layers.size())

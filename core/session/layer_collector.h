@@ -40,6 +40,10 @@ constexpr int kThumbnailCells = 96;
 // streams them (RunOptions::stream_maps): per layer a pyramid, its input (what makes its q and k for exact rows),
 // the row figures.
 constexpr double kKeptMapsCells = double(1 << 26);
+// A run over n tokens streams its maps: every layer's whole maps would pass `above` cells.
+inline bool StreamsMaps(const model::ModelConfig& c, int n, double above = kKeptMapsCells) {
+  return (double)c.n_layer * c.n_head * n * n > above;
+}
 // The residual stream entering a block, kept every few layers within this budget (whole-map runs; a streamed run
 // keeps every layer's): a what-if reruns from the last kept layer at or before the first layer it changes.
 constexpr double kResumeBytes = double(128u << 20);
@@ -58,6 +62,8 @@ struct LayerAnalysis {
   SharedTensor rollout = EmptyTensor();      // [1, nb, nb] = R_l, pooled R'_l when rollout_factor > 1 (nb =
                                              // ceil(n / rollout_factor)); empty when refused (RolloutRefusal)
   int rollout_factor = 1;                    // tokens a side of a rollout cell (RolloutFactor)
+  // A streamed layer's role sums every kRoleSumStride rows (what a run keeping a prefix of the text starts from).
+  std::shared_ptr<const model::RoleSumCheckpoints> role_sums;
 };
 
 // Why a run over n tokens makes no rollout (Ok when it does): the memory limit (of the pooled size above
@@ -148,11 +154,16 @@ class LayerCollector : public model::LayerSink {
   // The layers below `first` from an earlier run over the same tokens whose options agree below `first` (shared);
   // the run then resumes at `first` (RunOptions::first_layer, resume_hidden = earlier.resume_inputs[first]).
   void Reuse(const CollectedLayers& earlier, int first);
-  // Rows [0, rows) of an earlier whole-map run over ids sharing them (RunOptions::prefix keeps that many rows,
-  // PrefixPlan::rows): each layer's maps start with those rows (ProbsBuffer; the run writes the rest), and the
-  // rows of q and k before their norms, which a reused run does not make, are taken from it. `earlier` outlives
-  // the run; a streamed plan keeps nothing of it.
-  void KeepRows(const CollectedLayers& earlier, int rows);
+  // Rows [0, rows) of an earlier run over ids sharing them (RunOptions::prefix keeps that many rows,
+  // PrefixPlan::rows); `earlier` outlives the run. Whole maps: each layer's maps start with those rows (ProbsBuffer;
+  // the run writes the rest), and the rows of q and k before their norms, which a reused run does not make, are
+  // taken from it. Streamed maps (earlier streamed too): what the kept rows added to each layer's pyramid levels,
+  // role sums, value norms and rollout rows is taken from it up to a row `from` <= rows (a multiple of the kept
+  // pyramid factor, the rollout factor and kRoleSumStride), so the run hands over the blocks of the kept rows from
+  // `from` on only (RunOptions::prefix_blocks_from); the result has a whole run's bits (the pooled rollout: to
+  // float rounding, as any streamed run's). Returns `from` (0 when earlier does not fit: every kept row's blocks
+  // are then needed; whole maps: rows).
+  int KeepRows(const CollectedLayers& earlier, int rows);
 
   Status OnEmbeddings(const float* hidden, int n, int d) override;
   float* ProbsBuffer(int layer) override;

@@ -200,7 +200,7 @@ std::shared_ptr<ModelResult> ModelSession::Run(const ModelRequest& request, cons
   options.row_figures = true;
   const std::vector<int>& ids = prepared->ids;
   const int n = (int)ids.size();
-  options.stream_maps = (double)c.n_layer * c.n_head * n * n > stream_above_cells_.load();
+  options.stream_maps = StreamsMaps(c, n, stream_above_cells_.load());
   const CollectPlan plan = CollectPlan::ForSession(options.stream_maps);
   options.caller_bytes = (size_t)CollectedBytes(c, prepared->tokens, plan);
   // A what-if over the same text: the layers below the first one it changes are the last run's (shared), and so
@@ -223,19 +223,21 @@ std::shared_ptr<ModelResult> ModelSession::Run(const ModelRequest& request, cons
   } else if (!c.recipe.bidirectional) {
     // A new text: a causal run keeps its rows for the next, and takes those before the change from the last one
     // when the kept rows are that result's (whole maps: the maps' rows come from it, the rest from the state; streamed
-    // maps: the kept rows' blocks are made again from the kept q and k, so every pyramid and pooled sum sees the
-    // whole pass), within the memory limit (the state holds every layer's stream and q | k | v).
+    // maps: what the kept rows added to every pyramid and pooled sum comes from it up to a stride, and the blocks of
+    // the rows after that are made again from the kept q and k), within the memory limit (the state holds every
+    // layer's stream and q | k | v).
     const bool kept_rows_are_earliers = earlier && earlier->complete() && earlier->generation == prefix_generation_ &&
                                         earlier->request.folder == request.folder;
-    if (!kept_rows_are_earliers) prefix_.Clear();
     model::RunOptions keeping = options;
     keeping.prefix = &prefix_;
     if (model::RunMemoryBytes(c, (size_t)n, false, keeping) <= (double)MemoryLimitBytes()) {
+      if (!kept_rows_are_earliers) prefix_.Clear();
       const model::PrefixPlan kept = model::PlanPrefixReuse(c, prefix_, ids, options);
-      if (kept.rows > 0) collector.KeepRows(*earlier, kept.rows);
+      const int pooled_from = kept.rows > 0 ? collector.KeepRows(*earlier, kept.rows) : 0;
       prefix_generation_ = 0;  // until this run has finished every layer
       options.prefix = &prefix_;
       options.prefix_blocks = options.stream_maps;
+      if (options.stream_maps) options.prefix_blocks_from = (size_t)pooled_from, result->prefix_pooled_rows = pooled_from;
     } else {
       result->prefix_refused = "the rows kept for the next run would not fit the memory limit";
     }

@@ -151,6 +151,9 @@ struct ModelResult : CollectedLayers {
   // layer computed only the rows after them; 0 when none were (prefix_refused says why, "" when nothing was tried).
   int prefix_rows = 0;
   std::string prefix_refused;
+  // Streamed maps: of those rows, the first this many added to every layer's pyramid, role sums, value norms and
+  // rollout what they had in the last run, so their blocks were not made again (LayerCollector::KeepRows).
+  int prefix_pooled_rows = 0;
   double seconds = 0;    // since the request started: to this step (the whole run once complete())
   // With the last layer, when the checkpoint has an LM head (has_lm_head): the top kPredictTopK next tokens at
   // every position (bert: at each [MASK], none without one) and the mean next-token loss (model/predict.h);

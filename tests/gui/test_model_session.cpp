@@ -324,17 +324,7 @@ TEST(SessionPredictions, BertWithoutMaskAndACheckpointWithoutLmHead) {
 
 // Two pyramids with the same levels, bit for bit.
 bool SamePyramid(const std::shared_ptr<const MapPyramid>& a, const std::shared_ptr<const MapPyramid>& b) {
-  if (!a || !b) return !a && !b;
-  if (a->levels().size() != b->levels().size()) return false;
-  for (size_t i = 0; i < a->levels().size(); ++i) {
-    const PyramidLevel &x = a->levels()[i], &y = b->levels()[i];
-    if (x.factor != y.factor || x.rows != y.rows || x.cols != y.cols || x.max.size() != y.max.size() ||
-        x.mean.size() != y.mean.size() ||
-        std::memcmp(x.max.data(), y.max.data(), x.max.size() * sizeof(float)) != 0 ||
-        std::memcmp(x.mean.data(), y.mean.data(), x.mean.size() * sizeof(float)) != 0)
-      return false;
-  }
-  return true;
+  return (!a && !b) || (a && b && SameBits(*a, *b));
 }
 
 // Typing on: a new text sharing its start with the last run's keeps those rows in every layer (a causal model's run,
@@ -344,7 +334,7 @@ bool SamePyramid(const std::shared_ptr<const MapPyramid>& a, const std::shared_p
 // again from the kept q and k; its pooled rollout adds the pass's blocks up in double in the order the threads come
 // in, so it is compared to float rounding. words: the first text's length through a word-per-id tokenizer (qwen3:
 // q/k norms; gemma2: soft caps, sliding windows; the e2e fixtures gpt2 and llama read kText instead).
-void ExpectReuseIsAFreshRun(const std::string& fixture, bool stream, int words = 45) {
+void ExpectReuseIsAFreshRun(const std::string& fixture, bool stream, int words = 45, bool first_whole = false) {
   char pattern[] = "/tmp/attnviz-prefix-session-XXXXXX";
   const std::string dir = mkdtemp(pattern);
   const bool e2e = fixture == "gpt2" || fixture == "llama";
@@ -358,7 +348,7 @@ void ExpectReuseIsAFreshRun(const std::string& fixture, bool stream, int words =
   const std::string first = e2e ? std::string(kText) : word_text(3, words);  // (most fixtures take 64 positions)
   const std::string typed = first + (e2e ? " And then the cat slept." : " " + word_text(11, 3));
   auto open = [&](ModelSession& session) {
-    if (stream) session.set_stream_above_cells(0);
+    if (stream && !first_whole) session.set_stream_above_cells(0);
     session.Open(folder);
     EXPECT_TRUE(session.WaitIdle(60));
     return session.folder();
@@ -371,14 +361,26 @@ void ExpectReuseIsAFreshRun(const std::string& fixture, bool stream, int words =
   const auto before = RunOnce(typing, request);
   ASSERT_TRUE(before);
   EXPECT_EQ(before->prefix_rows, 0);
+  EXPECT_EQ(before->streamed, stream && !first_whole);
+  if (first_whole) typing.set_stream_above_cells(0);  // the text grew past the streaming threshold
   request.text = typed;
   const auto reused = RunOnce(typing, request);
   ASSERT_TRUE(reused);
   EXPECT_EQ(reused->streamed, stream);
   EXPECT_GE(reused->prefix_rows, words >= 200 ? 176 : 16) << reused->prefix_refused;
   EXPECT_LT(reused->prefix_rows, (int)reused->tokens.size());
+  // A streamed run after a streamed one keeps what the kept rows added to every pooled view up to a stride at or
+  // before them (so their blocks are not made again); after whole maps every kept row's blocks are made again.
+  if (stream && !first_whole) {
+    EXPECT_GE(reused->prefix_pooled_rows, reused->prefix_rows - 64);
+    EXPECT_GT(reused->prefix_pooled_rows, 0);
+    EXPECT_LE(reused->prefix_pooled_rows, reused->prefix_rows);
+  } else {
+    EXPECT_EQ(reused->prefix_pooled_rows, 0);
+  }
   ModelSession fresh_session(OpenModelFolder);
   ModelRequest fresh_request = request;
+  if (stream) fresh_session.set_stream_above_cells(0);
   fresh_request.folder = open(fresh_session);
   const auto fresh = RunOnce(fresh_session, fresh_request);
   ASSERT_TRUE(fresh);
@@ -444,10 +446,15 @@ TEST_P(SessionPrefixReuse, AStreamedTextSharingItsStartKeepsThoseRowsAndShowsAFr
 
 INSTANTIATE_TEST_SUITE_P(Families, SessionPrefixReuse, ::testing::Values("gpt2", "llama", "qwen3", "gemma2"));
 
-// A text long enough that whole blocks of the pass's rows (128) are kept, and so made again for the pyramids
-// (mistral_sharded: 256 positions, a sliding window of 8).
-TEST(SessionPrefixReuse, AStreamedLongTextMakesItsKeptBlocksAgain) {
+// A text long enough that whole blocks of the pass's rows (128) are kept (mistral_sharded: 256 positions, a sliding
+// window of 8): their pooled sums taken from the last run, or, when the last run's maps were whole, the blocks made
+// again from the kept q and k.
+TEST(SessionPrefixReuse, AStreamedLongTextKeepsItsPooledRows) {
   ExpectReuseIsAFreshRun("mistral_sharded", /*stream=*/true, 200);
+}
+
+TEST(SessionPrefixReuse, AStreamedLongTextAfterWholeMapsMakesItsKeptBlocksAgain) {
+  ExpectReuseIsAFreshRun("mistral_sharded", /*stream=*/true, 200, /*first_whole=*/true);
 }
 
 // A bidirectional model runs whole as before, its maps whole or streamed (nothing kept).

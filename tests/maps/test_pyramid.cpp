@@ -360,3 +360,106 @@ TEST(Pyramid, TakingTheCoarserLevelsEqualsCopyingThemAndTheRestIsReusable) {
       EXPECT_EQ(std::memcmp(p.levels()[l].max.data(), fresh.levels()[l].max.data(), p.levels()[l].max.size() * 4), 0);
   }
 }
+
+namespace {
+
+// Causal softmax rows [n_head, n, n]: row i over keys 0..i (the rest exactly 0).
+Tensor RandomCausalProbs(int n_head, int n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::exponential_distribution<float> e(1.0f);
+  Tensor t;
+  t.Resize({(size_t)n_head, (size_t)n, (size_t)n});
+  for (size_t h = 0; h < (size_t)n_head; ++h)
+    for (size_t i = 0; i < (size_t)n; ++i) {
+      float* row = t.data.data() + (h * n + i) * n;
+      double s = 0;
+      for (size_t j = 0; j <= i; ++j) s += row[j] = e(rng);
+      for (size_t j = 0; j <= i; ++j) row[j] /= (float)s;
+    }
+  return t;
+}
+
+// The maps of a text sharing rows [0, shared) with `a` ([n_head, n_a, n_a], causal), n rows: the rest new.
+Tensor SharingRows(const Tensor& a, int shared, int n, uint32_t seed) {
+  Tensor t = RandomCausalProbs((int)a.dim(0), n, seed);
+  const size_t n_a = a.dim(1);
+  for (size_t h = 0; h < a.dim(0); ++h)
+    for (size_t i = 0; i < (size_t)shared; ++i)
+      for (size_t j = 0; j < (size_t)n; ++j)
+        t.data[(h * n + i) * n + j] = j < n_a ? a.data[(h * n_a + i) * n_a + j] : 0.0f;
+  return t;
+}
+
+// A causal pass's pyramid of probs from its blocks of kBlock rows, those ending after from_row only when `kept`.
+constexpr int kBlock = 16;
+MapPyramid PassPyramid(const Tensor& probs, int factor, const MapPyramid* kept, int from_row) {
+  const int H = (int)probs.dim(0), n = (int)probs.dim(1);
+  MapPyramid p;
+  p.Reset(H, n, n, factor, Mask::Causal());
+  if (kept) EXPECT_TRUE(p.KeepRowsOf(*kept, from_row));
+  for (int h = 0; h < H; ++h)
+    for (int r0 = 0; r0 < n; r0 += kBlock) {
+      RowBlock b;
+      b.head = h, b.r0 = r0, b.rows = std::min(kBlock, n - r0), b.n_k = n;
+      b.probs = probs.data.data() + ((size_t)h * n + r0) * n;
+      if (!kept || r0 + b.rows > from_row) p.AddBlock(b);
+    }
+  p.Finish();
+  return p;
+}
+
+}  // namespace
+
+// A causal pass continuing from a kept prefix: the pyramid of the new text made from the blocks past from_row and an
+// earlier pyramid (coarsened to the levels a streamed run keeps, or whole) is the whole pass's, bit for bit, at every
+// kept level and in every head's range; the new text longer or shorter than the old, the pass's base finer than the
+// kept levels or not.
+TEST(Pyramid, KeptRowsOfAnEarlierPassGiveTheWholePassBitForBit) {
+  const int H = 3;
+  struct Case {
+    int n_old, n_new, shared, pass, kept;
+  };
+  for (const Case& c : {Case{203, 211, 203, 2, 2}, Case{203, 211, 200, 2, 8}, Case{300, 260, 250, 4, 16},
+                        Case{130, 131, 130, 8, 8}}) {
+    SCOPED_TRACE("n " + std::to_string(c.n_old) + " -> " + std::to_string(c.n_new) + ", pass " +
+                 std::to_string(c.pass) + ", kept " + std::to_string(c.kept));
+    const Tensor before = RandomCausalProbs(H, c.n_old, 11);
+    const Tensor after = SharingRows(before, c.shared, c.n_new, 12);
+    const MapPyramid old_kept = PassPyramid(before, c.pass, nullptr, 0).Coarsened(c.kept);
+    const int from = c.shared / c.kept * c.kept;
+    const MapPyramid whole = PassPyramid(after, c.pass, nullptr, 0);
+    const MapPyramid reused = PassPyramid(after, c.pass, &old_kept, from);
+    EXPECT_TRUE(SameBits(reused.Coarsened(c.kept), whole.Coarsened(c.kept)));
+    for (int h = 0; h < H; ++h) {
+      EXPECT_EQ(reused.head_min(h), whole.head_min(h));
+      EXPECT_EQ(reused.head_max(h), whole.head_max(h));
+    }
+    // Rows kept past the shared ones are told apart (the comparison can fail).
+    const int too_far = (c.shared + c.kept) / c.kept * c.kept;
+    if (too_far <= std::min(c.n_old, c.n_new)) {
+      const MapPyramid wrong = PassPyramid(after, c.pass, &old_kept, too_far);
+      EXPECT_FALSE(SameBits(wrong.Coarsened(c.kept), whole.Coarsened(c.kept)));
+    }
+  }
+}
+
+TEST(Pyramid, KeptRowsThatDoNotFitAreRefused) {
+  const Tensor probs = RandomCausalProbs(2, 100, 3);
+  const MapPyramid kept = PassPyramid(probs, 2, nullptr, 0).Coarsened(4);
+  const Mask causal = Mask::Causal();
+  MapPyramid p;
+  p.Reset(2, 100, 100, 2, causal);
+  EXPECT_FALSE(p.KeepRowsOf(kept, 6)) << "not a multiple of the kept factor";
+  EXPECT_FALSE(p.KeepRowsOf(kept, 104)) << "past the rows";
+  EXPECT_FALSE(p.KeepRowsOf(kept, 0));
+  EXPECT_TRUE(p.KeepRowsOf(kept, 96));
+  MapPyramid other_heads;
+  other_heads.Reset(3, 100, 100, 2, causal);
+  EXPECT_FALSE(other_heads.KeepRowsOf(kept, 96));
+  MapPyramid other_base;
+  other_base.Reset(2, 100, 100, 4, causal);
+  EXPECT_FALSE(other_base.KeepRowsOf(kept, 96)) << "the kept row minima are of another base";
+  MapPyramid bidirectional;
+  bidirectional.Reset(2, 100, 100, 2);
+  EXPECT_FALSE(bidirectional.KeepRowsOf(kept, 96));
+}

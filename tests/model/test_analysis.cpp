@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cmath>
 #include <limits>
+#include <tuple>
 #include <cstdlib>
 #include <cstring>
 #include <omp.h>
@@ -977,6 +978,30 @@ TEST(Rollout, ProductsAcrossSeveralTilesAreTheSameOnOneThreadAndOnTwo) {
   }
   EXPECT_EQ(two[1][1], 0.0f);  // still causal after two causal layers
   EXPECT_GT(two[2][1], 0.0f);  // not after the dense one
+}
+
+// A causal run continuing from a kept prefix: R_l's rows before `from` are the earlier run's, the rest made from the
+// head mean's rows from `from` on (the rows before it are never read: NaN here), bit for bit a whole run's R_l, the
+// new text longer or shorter than the old, over several bands of the triangular product.
+TEST(Rollout, KeptRowsOfAnEarlierRunGiveTheWholeRunBitForBit) {
+  for (auto [n_old, n_new, shared] : {std::tuple{300, 310, 280}, {300, 290, 290}, {140, 141, 140}}) {
+    SCOPED_TRACE(std::to_string(n_old) + " -> " + std::to_string(n_new));
+    const int from = shared / 8 * 8;
+    Rollout old_run(n_old), whole(n_new), keeping(n_new);
+    std::vector<float> old_r((size_t)n_old * n_old), want((size_t)n_new * n_new), got((size_t)n_new * n_new);
+    for (unsigned l = 0; l < 3; ++l) {
+      SCOPED_TRACE("layer " + std::to_string(l));
+      const std::vector<float> old_mean = RandomProbs(1, n_old, 40 + l);
+      std::vector<float> mean = RandomProbs(1, n_new, 50 + l);  // rows [0, shared) the old text's
+      for (int i = 0; i < shared; ++i)
+        for (int j = 0; j < n_new; ++j) mean[(size_t)i * n_new + j] = j < n_old ? old_mean[(size_t)i * n_old + j] : 0.0f;
+      old_run.AddMeanLayer(old_mean.data(), old_r.data());
+      whole.AddMeanLayer(mean.data(), want.data());
+      std::fill(mean.begin(), mean.begin() + (ptrdiff_t)from * n_new, std::numeric_limits<float>::quiet_NaN());
+      keeping.AddMeanLayerKeeping(mean.data(), old_r.data(), n_old, from, got.data());
+      ASSERT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0);
+    }
+  }
 }
 
 }  // namespace

@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace attnviz::model {
@@ -398,6 +400,77 @@ TEST(Roles, NearChanceIsAThirdOfTheWayFromChanceToOne) {
   EXPECT_TRUE(NearChance(0.39f, 0.10f));   // 0.29 of 0.90
   EXPECT_FALSE(NearChance(0.41f, 0.10f));
   EXPECT_FALSE(NearChance(0.91f, 0.85f));  // 0.06 of 0.15
+}
+
+}  // namespace
+}  // namespace attnviz::model
+
+namespace attnviz::model {
+namespace {
+
+// A layer's role sums kept from a text sharing its first rows: a RoleRows given the earlier checkpoints and only the
+// rows from `from` on scores every head as one given every row, bit for bit, and leaves the same checkpoints.
+TEST(Roles, KeptSumsOfSharedRowsGiveTheWholeLayersScoresBitForBit) {
+  const int H = 2, n_old = 90, n_new = 100, shared = 85, from = shared / kRoleSumStride * kRoleSumStride;
+  std::vector<int> old_ids, ids;
+  for (int i = 0; i < n_old; ++i) old_ids.push_back(i % 13);  // repeats: induction rows
+  for (int i = 0; i < n_new; ++i) ids.push_back(i < shared ? old_ids[(size_t)i] : i % 7);
+  auto causal_rows = [](int n, unsigned seed) {  // [H, n, n]
+    std::vector<float> p((size_t)H * n * n, 0.0f);
+    unsigned state = seed;
+    auto next = [&] { return (state = state * 1664525u + 1013904223u) / 4294967296.0; };
+    for (int r = 0; r < H * n; ++r) {
+      const int i = r % n;
+      double sum = 0;
+      for (int j = 0; j <= i; ++j) sum += p[(size_t)r * n + j] = (float)std::exp(3.0 * next());
+      for (int j = 0; j <= i; ++j) p[(size_t)r * n + j] = (float)(p[(size_t)r * n + j] / sum);
+    }
+    return p;
+  };
+  const std::vector<float> old_probs = causal_rows(n_old, 1);
+  std::vector<float> probs = causal_rows(n_new, 2);
+  for (int h = 0; h < H; ++h)
+    for (int i = 0; i < shared; ++i)
+      for (int j = 0; j < n_new; ++j)
+        probs[((size_t)h * n_new + i) * n_new + j] = j < n_old ? old_probs[((size_t)h * n_old + i) * n_old + j] : 0.0f;
+  auto score = [&](const std::vector<int>& on, const std::vector<float>& p, RoleRows& rows, int first_row) {
+    const int n = (int)on.size();
+    for (int h = 0; h < H; ++h)
+      rows.AddRows(h, first_row, n - first_row, p.data() + ((size_t)h * n + first_row) * n);
+    HeadRoles roles = MakeHeadRoles(1, H, on);
+    EXPECT_TRUE(rows.ScoreInto(0, &roles));
+    return roles;
+  };
+  RoleRows old_rows(H, old_ids, true);
+  score(old_ids, old_probs, old_rows, 0);
+  RoleRows whole_rows(H, ids, true), kept_rows(H, ids, true);
+  const HeadRoles want = score(ids, probs, whole_rows, 0);
+  ASSERT_TRUE(kept_rows.KeepSums(old_rows.checkpoints(), from));
+  const HeadRoles got = score(ids, probs, kept_rows, from);
+  for (int h = 0; h < H; ++h)
+    EXPECT_EQ(std::memcmp(&got.at(0, h), &want.at(0, h), sizeof(RoleScores)), 0) << "head " << h;
+  const std::vector<RoleRowSums>&a = kept_rows.checkpoints()->sums, &b = whole_rows.checkpoints()->sums;
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t k = 0; k < a.size(); ++k) {
+    const double x[] = {a[k].prev, a[k].first, a[k].same, a[k].induction, a[k].local, a[k].broad};
+    const double y[] = {b[k].prev, b[k].first, b[k].same, b[k].induction, b[k].local, b[k].broad};
+    EXPECT_EQ(std::memcmp(x, y, sizeof(x)), 0) << "checkpoint " << k;
+    EXPECT_EQ(std::tie(a[k].induction_rows, a[k].local_rows, a[k].broad_rows),
+              std::tie(b[k].induction_rows, b[k].local_rows, b[k].broad_rows));
+  }
+  // Sums that do not fit are refused: a row off the stride, past the kept text, other heads.
+  RoleRows other(H, ids, true);
+  EXPECT_FALSE(other.KeepSums(old_rows.checkpoints(), from + 1));
+  EXPECT_FALSE(other.KeepSums(old_rows.checkpoints(), 96));
+  RoleRows three(3, ids, true);
+  EXPECT_FALSE(three.KeepSums(old_rows.checkpoints(), from));
+  // The sums are read: kept from a text whose rows differ, the scores differ.
+  RoleRows from_other(H, ids, true);
+  RoleRows unrelated(H, old_ids, true);
+  score(old_ids, causal_rows(n_old, 9), unrelated, 0);
+  ASSERT_TRUE(from_other.KeepSums(unrelated.checkpoints(), from));
+  const HeadRoles off = score(ids, probs, from_other, from);
+  EXPECT_NE(std::memcmp(&off.at(0, 0), &want.at(0, 0), sizeof(RoleScores)), 0);
 }
 
 }  // namespace
