@@ -299,6 +299,63 @@ TEST(AttendHeads, KeptRowsBlocksAreSkippedOrMadeAgainForTheSinkOnly) {
   }
 }
 
+// The block holding a kept prefix's first new row runs from the row group (kMatMulRowGroup) holding the first row
+// needed (the run's first_row, or the sink's replay_from_row before it), not from the block's start: each row it makes
+// has the whole pass's bits (probs, z, row figures), whatever the block's length, the row's place, the mask, the
+// head width; the rows before that group are neither made nor handed over.
+TEST(AttendHeads, AKeptPrefixsLastBlockRunsFromTheRowGroupNeeded) {
+  for (const Shape& s : {Shape{300, 2, 1, 64, Mask::Causal()}, Shape{211, 3, 3, 8, Mask::Causal()},
+                         Shape{260, 2, 2, 64, Mask::Causal(40)}, Shape{997, 1, 1, 64, Mask::Causal()}}) {
+    const Inputs in = Random(s, 21);
+    const float mult = 1 / std::sqrt((float)s.d_head);
+    std::vector<float> want_probs, want_z;
+    std::vector<HeadMetrics> want_metrics;
+    ASSERT_TRUE(RunKernel(s, in, mult, &want_probs, &want_z, &want_metrics));
+    const size_t block = AttendBlockRows((size_t)s.n);
+    for (size_t first : {(size_t)s.n - 1, (size_t)s.n - 3, (size_t)s.n - 17, (size_t)s.n / 2 + 5, block + 1}) {
+      for (size_t replay_from : {first, first - first % 16 - 16}) {
+        SCOPED_TRACE("n " + std::to_string(s.n) + ", d_head " + std::to_string(s.d_head) + ", first " +
+                     std::to_string(first) + ", blocks handed over from " + std::to_string(replay_from));
+        const size_t needed = std::min(first, replay_from);
+        const size_t block_r0 = needed / block * block;
+        const size_t from = block_r0 + (needed - block_r0) / 16 * 16;  // the row group holding it
+        std::vector<float> handed((size_t)s.n_head * s.n * s.n, -2.0f);
+        std::vector<int> times((size_t)s.n_head * s.n, 0);
+        AttendSink sink;
+        sink.first_row = first;
+        sink.replay_kept_rows = true;
+        sink.replay_from_row = replay_from;
+        sink.on_block = [&](const RowBlock& b) {
+          for (int r = 0; r < b.rows; ++r) {
+            const size_t row = (size_t)b.head * s.n + (size_t)(b.r0 + r);
+            std::copy_n(b.probs + (size_t)r * b.n_k, s.n, handed.begin() + (ptrdiff_t)(row * s.n));
+            ++times[row];
+          }
+        };
+        std::vector<HeadMetrics> metrics((size_t)s.n_head);
+        for (HeadMetrics& m : metrics) m.rows.assign((size_t)s.n, RowMetrics{});
+        std::vector<float> z((size_t)s.n * s.n_head * s.d_head, 7.0f);
+        const HeadsOut zv = HeadsOut::Columns(z.data(), s.n, s.n_head, s.d_head, (size_t)s.n_head * s.d_head);
+        ASSERT_TRUE(AttendHeads(Q(s, in), K(s, in), V(s, in), mult, s.mask, nullptr, &metrics, &zv, &sink));
+        for (int h = 0; h < s.n_head; ++h)
+          for (size_t i = 0; i < (size_t)s.n; ++i) {
+            const size_t row = (size_t)h * s.n + i;
+            ASSERT_EQ(times[row], i >= from ? 1 : 0) << "head " << h << " row " << i;
+            if (i >= from)
+              ASSERT_EQ(0, std::memcmp(handed.data() + row * s.n, want_probs.data() + row * s.n, s.n * sizeof(float)))
+                  << "head " << h << " row " << i;
+            if (i < first) continue;
+            const float* zr = z.data() + i * s.n_head * s.d_head + (size_t)h * s.d_head;
+            const float* wz = want_z.data() + i * s.n_head * s.d_head + (size_t)h * s.d_head;
+            ASSERT_EQ(0, std::memcmp(zr, wz, s.d_head * sizeof(float))) << "head " << h << " row " << i;
+            ASSERT_EQ(0, std::memcmp(&metrics[(size_t)h].rows[i], &want_metrics[(size_t)h].rows[i], sizeof(RowMetrics)))
+                << "head " << h << " row " << i;
+          }
+      }
+    }
+  }
+}
+
 TEST(AttendHeads, CancelledWithinABlock) {
   const Shape s{512, 2, 2, 8, Mask::Causal()};
   const Inputs in = Random(s, 7);

@@ -408,10 +408,19 @@ inline void RunBlock(const BlockArgs& a, size_t h, size_t r0, Eigen::Index rows,
         continue;
       }
       // Heaviest blocks first: under a causal mask the last rows see the most keys.
-      const size_t h = (size_t)item % n_head, r0 = (blocks - 1 - (size_t)item / n_head) * block;
-      const Eigen::Index rows = (Eigen::Index)std::min(block, n_q - r0);
-      const bool kept = sink && r0 + (size_t)rows <= sink->first_row;  // kept rows of a prefix
-      if (kept && (!replays || r0 + (size_t)rows <= sink->replay_from_row)) continue;
+      const size_t h = (size_t)item % n_head, block_r0 = (blocks - 1 - (size_t)item / n_head) * block;
+      const size_t block_end = std::min(block_r0 + block, n_q);
+      const bool kept = sink && block_end <= sink->first_row;  // kept rows of a prefix
+      if (kept && (!replays || block_end <= sink->replay_from_row)) continue;
+      // A kept prefix: the block runs from the first of its row groups holding a row the run or the sink needs (the
+      // groups after it keep their place in the block's packets, so each row has the whole block's bits).
+      size_t r0 = block_r0;
+      if (sink && sink->first_row > block_r0) {
+        const size_t needed = replays ? std::min(sink->first_row, sink->replay_from_row) : sink->first_row;
+        if (needed > block_r0)
+          r0 = block_r0 + std::min(needed - block_r0, block_end - 1 - block_r0) / kMatMulRowGroup * kMatMulRowGroup;
+      }
+      const Eigen::Index rows = (Eigen::Index)(block_end - r0);
       const size_t off = (h * n_q + r0) * n_k;
       float* scores_block = maps.scores ? maps.scores + off : scratch_scores.data();
       float* logits_block = maps.logits ? maps.logits + off : nullptr;

@@ -132,7 +132,9 @@ struct AttendSink {
   std::atomic<size_t>* blocks_done = nullptr;
   const std::atomic<bool>* cancel = nullptr;
   // Blocks of rows wholly before this query row are skipped (a causal run continuing from a kept prefix: its maps'
-  // and z's earlier rows stay as they are). Row figures then cover only the rows run, unless the kept rows' are
+  // and z's earlier rows stay as they are), and the block holding it runs from the row group (kMatMulRowGroup rows
+  // from the block's start) holding the first row needed: this one, or replay_from_row when that is earlier and the
+  // kept rows are replayed (the groups keep their place in the block's packets: the whole block's bits). Row figures then cover only the rows run, unless the kept rows' are
   // given: metrics' rows before first_row already hold them and row_logit_sums does (below).
   size_t first_row = 0;
   // The skipped blocks are run anyway for on_block alone (the scores and softmax: no z, no row figures), so a

@@ -278,6 +278,7 @@ void MapPyramid::Finish() {
     const PyramidLevel& from = kept_->levels_[l - first_kept];
     PyramidLevel& to = levels_[l];
     const int rows = first_row(l), cols = std::min(from.cols, to.cols);
+#pragma omp parallel for schedule(static) if ((size_t)n_head_ * rows * to.cols > (1u << 16))
     for (int h = 0; h < n_head_; ++h)
       for (int R = 0; R < rows; ++R)
         for (auto [src, dst] : {std::pair<const LevelBuffer*, LevelBuffer*>{&from.max, &to.max}, {&from.mean, &to.mean}}) {

@@ -267,8 +267,18 @@ PooledRolloutRows::PooledRolloutRows(int n, int factor, bool causal)
   }
 }
 
+void PooledRolloutRows::SkipRowsBefore(int first_row) {
+  ATTNVIZ_CHECK_SHAPE(first_row >= 0 && first_row <= n_ && first_row % f_ == 0, "first row ", first_row, " of ", n_,
+                      " (a multiple of ", f_, ")");
+  first_row_ = first_row;
+}
+
 void PooledRolloutRows::AddRows(int r0, int rows, const float* probs) {
   ATTNVIZ_CHECK_SHAPE(probs && r0 >= 0 && rows >= 0 && r0 + rows <= n_, "rows ", r0, "..", r0 + rows, " of ", n_);
+  if (r0 < first_row_) {  // rows not needed (SkipRowsBefore)
+    const int skip = std::min(rows, first_row_ - r0);
+    probs += (size_t)skip * n_, r0 += skip, rows -= skip;
+  }
   if (rows == 0) return;
   const int I0 = r0 / f_, I1 = (r0 + rows - 1) / f_ + 1;
   Shard& shard = *shards_[(size_t)omp_get_thread_num() % shards_.size()];
@@ -321,7 +331,7 @@ void PooledRolloutRows::TakeMean(int n_head, float* mean) {
   for (auto& shard : shards_) locks.emplace_back(shard->mutex);
   const size_t nb = (size_t)nb_, shards = shards_.size();
 #pragma omp parallel for schedule(static) if (nb * nb * shards > (1u << 18))
-  for (int I = 0; I < nb_; ++I) {
+  for (int I = first_row_ / f_; I < nb_; ++I) {
     const int rows_in = std::min(n_, (I + 1) * f_) - I * f_;
     // f = 1: m / n_head exactly as Rollout::AddLayer divides.
     const double d = (double)n_head * rows_in;

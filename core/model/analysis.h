@@ -118,6 +118,10 @@ class PooledRolloutRows {
   // mean: [nb, nb] = P (the shards' sums, added in shard order, / (n_head * rows in I)); clears the sums for the next
   // layer.
   void TakeMean(int n_head, float* mean);
+  // Rows before first_row are not needed (a run keeping a prefix's pooled rollout rows, Rollout::AddMeanLayerKeeping,
+  // first_row a multiple of the factor): AddRows drops them and TakeMean leaves mean's rows of blocks before it as
+  // they are, so neither touches the kept part.
+  void SkipRowsBefore(int first_row);
   // Shards of the sums at most: the pass's threads add blocks of the same rows (other heads) at once.
   static constexpr int kShards = 4;
   // The sums' shards for this process's thread count (each [nb, nb] doubles).
@@ -133,6 +137,7 @@ class PooledRolloutRows {
   };
   int n_, f_, nb_;
   bool causal_;
+  int first_row_ = 0;  // SkipRowsBefore
   std::vector<std::unique_ptr<Shard>> shards_;  // AddRows on OpenMP thread t adds into shard t % size
 };
 

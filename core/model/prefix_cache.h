@@ -10,9 +10,9 @@
 //   - products (core/base/matmul.h): a row's bits follow its tile's packet structure, not where the tile starts,
 //     so s is a multiple of kMatMulRowGroup, below the last rows % 16 of the run that made the kept rows, and rows
 //     [s, n) run with their tiles cut where the full run cuts them (MatMulTiled's first_row);
-//   - attention (core/attention/attention.h): the block of query rows holding s runs whole (its earlier q rows are
-//     kept too), over key tiles whose products never depend on n; the block size (AttendBlockRows(n)) is the same
-//     in both runs.
+//   - attention (core/attention/attention.h): the block of query rows holding s runs from its row group holding s
+//     (its earlier q rows are kept too: a group's rows keep their place in the block's packets), over key tiles whose
+//     products never depend on n; the block size (AttendBlockRows(n)) is the same in both runs.
 #pragma once
 #include <string>
 #include <vector>

@@ -275,6 +275,7 @@ struct LayerCollector::State {
     if (plan.thumbnails && thumb_level >= 0 && pyramid.levels()[(size_t)thumb_level].factor < kept_factor) return 0;
     if (!pyramid.KeepRowsOf(*earlier.layers[0]->pyramid, from)) return 0;
     kept_from = &earlier, pooled_from = from;
+    if (pooled_rows) pooled_rows->SkipRowsBefore(from);  // the rollout rows before it are kept_from's
     return from;
   }
 

@@ -735,6 +735,32 @@ TEST(PooledRollout, RowsSumToOneAndStreamedRowsGiveTheSame) {
   }
 }
 
+// Rows before SkipRowsBefore's row are neither added nor written: the mean's later rows are the whole layer's, bit
+// for bit (one thread, rows in order), its earlier rows the caller's.
+TEST(PooledRollout, RowsBeforeTheFirstNeededAreNeitherAddedNorWritten) {
+  const int n = 70, n_head = 2, f = 4, nb = RolloutBlocks(n, f), first = 40;
+  const std::vector<float> probs = RandomProbs(n_head, n, 12);
+  auto mean_of = [&](int skip_before) {
+    PooledRolloutRows rows(n, f, /*causal=*/true);
+    if (skip_before > 0) rows.SkipRowsBefore(skip_before);
+    for (int h = 0; h < n_head; ++h)
+      for (int r0 = 0; r0 < n; r0 += 16)  // blocks of 16 rows, one straddling `first`
+        rows.AddRows(r0, std::min(16, n - r0), probs.data() + ((size_t)h * n + r0) * n);
+    std::vector<float> mean((size_t)nb * nb, -3.0f);
+    rows.TakeMean(n_head, mean.data());
+    return mean;
+  };
+  const std::vector<float> whole = mean_of(0), kept = mean_of(first);
+  for (int I = 0; I < nb; ++I)
+    for (int J = 0; J < nb; ++J) {
+      const size_t c = (size_t)I * nb + J;
+      if (I < first / f) ASSERT_EQ(kept[c], -3.0f) << I << ", " << J;
+      else ASSERT_EQ(kept[c], whole[c]) << I << ", " << J;
+    }
+  PooledRolloutRows rows(n, f);
+  EXPECT_DEATH(rows.SkipRowsBefore(first + 1), "a multiple of 4");
+}
+
 // A causal model's rows: with the mask known, a row is read only up to its diagonal (NaN past it changes nothing) and
 // the mean is the one summed over every key, bit for bit.
 TEST(PooledRollout, CausalRowsAreReadToTheDiagonalOnlyForTheSameBits) {
