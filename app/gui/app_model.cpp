@@ -144,7 +144,7 @@ std::shared_ptr<const LayerMaps> App::OverviewLayer(int layer, bool hide_special
     // A streamed run's value-weighted thumbnails: its layers' pyramids as MakeWeightedOverview makes them (UpdateModel
     // asks), pooled like a long input's attention (no whole map, no q and k: the Overview reads the pyramid).
     const std::shared_ptr<const WeightedOverview> w = models->weighted_overview();
-    if (!w || w->request.result != results.model || layer >= w->layers_done || !w->layers[(size_t)layer]) return nullptr;
+    if (!w || !w->request.Of(results.model) || layer >= w->layers_done || !w->layers[(size_t)layer]) return nullptr;
     auto t = std::make_shared<LayerMaps>(*results.model->layers[(size_t)layer]);
     t->probs = t->q = t->k = EmptyTensor();
     t->pyramid = w->layers[(size_t)layer];
@@ -203,7 +203,7 @@ void App::UpdateModel() {
   if (KindInfo(views.heads.kind).shows.needs_pyramid && results.model->streamed && results.model->complete()) {
     const std::shared_ptr<const WeightedOverview> w = models->weighted_overview();
     const bool unfinished = !models->making_weighted_overview() &&
-                            (!w || w->request.result != results.model || (w->status.ok() && !w->complete()));
+                            (!w || !w->request.Of(results.model) || (w->status.ok() && !w->complete()));
     if (weighted_overview_asked_ != results.model->generation || unfinished) {
       weighted_overview_asked_ = results.model->generation;
       models->MakeWeightedOverview(results.model);

@@ -59,7 +59,7 @@ int DrawOverviewNotes(PanelContext& ctx, const OverviewFrame& f) {
   int weighted_done = -1;
   if (KindInfo(ctx.views.heads.kind).shows.needs_pyramid && f.result->streamed && f.result->complete()) {
     const std::shared_ptr<const WeightedOverview> w = ctx.verbs.WeightedOverviewMade();
-    weighted_done = w && w->request.result.get() == f.result ? w->layers_done : 0;
+    weighted_done = w && w->request.result.lock().get() == f.result ? w->layers_done : 0;
     if (weighted_done < f.n_layer)
       DimText(Trf(Str::kValueWeightedOverviewStreamed, {std::to_string(weighted_done), std::to_string(f.n_layer)}));
   }

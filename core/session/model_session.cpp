@@ -35,13 +35,14 @@ int ResumeLayer(const ModelResult* earlier, const ModelRequest& request, const s
 // ModelSession::MakeExactRows's job.
 std::shared_ptr<ExactRows> MakeExactRowsNow(const ExactRowsRequest& r,
                                             const LatestWins<ExactRowsRequest, ExactRows>::Job& job) {
+  const ModelResult& result = *r.result;
   auto made = std::make_shared<ExactRows>();
   made->generation = job.generation();
   made->request = r;
-  made->status = ExactQk(*r.result, r.layer, &made->q, &made->k);
+  made->status = ExactQk(result, r.layer, &made->q, &made->k);
   if (r.value_weighted && made->status.ok() && !made->q->empty()) {
     Result<std::shared_ptr<const MapPyramid>> weighted =
-        ValueWeightedLayerPyramid(*r.result, r.layer, *made->q, *made->k, job.Control("value-weighted map").cancel);
+        ValueWeightedLayerPyramid(result, r.layer, *made->q, *made->k, job.Control("value-weighted map").cancel);
     if (weighted.status().cancelled()) return nullptr;  // a newer request runs
     if (weighted) made->weighted = *weighted;
     else made->status = weighted.status();
@@ -54,10 +55,12 @@ std::shared_ptr<ExactRows> MakeExactRowsNow(const ExactRowsRequest& r,
 // Progress: layers done of n_layer; a newer request cancels it within one block.
 std::shared_ptr<WeightedOverview> MakeWeightedOverviewNow(
     const WeightedOverviewRequest& r, const LatestWins<WeightedOverviewRequest, WeightedOverview>::Job& job) {
+  const std::shared_ptr<const ModelResult> held = r.result.lock();  // held while the job runs
+  if (!held) return nullptr;  // the app has moved on: nothing to make
   auto made = std::make_shared<WeightedOverview>();
   made->generation = job.generation();
   made->request = r;
-  const ModelResult& result = *r.result;
+  const ModelResult& result = *held;
   made->layers.resize((size_t)result.n_layer());
   if (!result.complete() || !result.streamed) {
     made->status = Status::Error("the value-weighted overview is made of a complete streamed run");

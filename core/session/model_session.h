@@ -79,6 +79,18 @@ struct ModelResult;
 // over a long input, which a layer switch must not wait for (the view reads the finest kept level until they are
 // there).
 // value_weighted: the layer's value-weighted pyramid too: made from the same q and k (ValueWeightedLayerPyramid).
+// A request's result held weakly: the session's queue keeps its last request, and the answer names it, but neither
+// keeps a shown run's maps alive once the app has moved to a newer run (a gone result is answered with nothing).
+using WeakResult = std::weak_ptr<const ModelResult>;
+// a and b name the same result (or both none).
+inline bool SameResult(const WeakResult& a, const WeakResult& b) { return !a.owner_before(b) && !b.owner_before(a); }
+// w names r, still there.
+inline bool NamesResult(const WeakResult& w, const std::shared_ptr<const ModelResult>& r) {
+  return r && SameResult(w, r) && !w.expired();
+}
+
+// !! Held strongly: asked of a step of a run still streaming in, the job runs after the app has moved to the next
+// step of the same run (whose layers it shares); the next request lets it go.
 struct ExactRowsRequest {
   std::shared_ptr<const ModelResult> result;
   int layer = 0;
@@ -101,9 +113,11 @@ struct ExactRows {
 // The value-weighted thumbnails of a complete streamed run: every layer's value-weighted pyramid, made one layer
 // after the other in the background and kept only from the level the thumbnails read (at most kThumbnailCells a
 // side). Published after each layer, so the Overview fills in as they come.
+// Of a complete run: held weakly (WeakResult; a newer run is asked again).
 struct WeightedOverviewRequest {
-  std::shared_ptr<const ModelResult> result;
-  bool operator==(const WeightedOverviewRequest& o) const { return result == o.result; }
+  WeakResult result;
+  bool Of(const std::shared_ptr<const ModelResult>& r) const { return NamesResult(result, r); }
+  bool operator==(const WeightedOverviewRequest& o) const { return SameResult(result, o.result); }
   bool operator!=(const WeightedOverviewRequest& o) const { return !(*this == o); }
 };
 struct WeightedOverview {
@@ -115,22 +129,15 @@ struct WeightedOverview {
   bool complete() const { return status.ok() && layers_done == (int)layers.size(); }
 };
 
-struct ModelResult;
-
 // The top tokens at a few positions of a run whose layers are done, from its last stream (ModelResult::last_hidden;
 // model::TopTokensAt: those rows through the LM head alone), while the run's predictions over every position are
 // still to come: what a hovered or pinned token shows at once.
-// The result is held weakly: the session's queue keeps its last request, and the answer names it, but neither keeps
-// a shown run's maps alive once the app has moved to a newer run (a gone result is answered with nothing).
+// The result is held weakly (WeakResult).
 struct TopTokensRequest {
-  std::weak_ptr<const ModelResult> result;
+  WeakResult result;
   std::vector<int> positions;
-  bool Of(const std::shared_ptr<const ModelResult>& r) const {  // asked of r (an expired request names none)
-    return r && !result.owner_before(r) && !r.owner_before(result) && !result.expired();
-  }
-  bool operator==(const TopTokensRequest& o) const {
-    return !result.owner_before(o.result) && !o.result.owner_before(result) && positions == o.positions;
-  }
+  bool Of(const std::shared_ptr<const ModelResult>& r) const { return NamesResult(result, r); }
+  bool operator==(const TopTokensRequest& o) const { return SameResult(result, o.result) && positions == o.positions; }
   bool operator!=(const TopTokensRequest& o) const { return !(*this == o); }
 };
 struct TopTokens {

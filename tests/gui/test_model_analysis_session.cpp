@@ -487,6 +487,16 @@ TEST(SessionAnalysisKinds, TheWeightedOverviewOfAStreamedRunPoolsTheWholeRunsVal
       }
     }
   }
+  EXPECT_TRUE(made->request.Of(r));
+  // Neither the queue's last request nor its answer keeps the run asked of (and so its maps) alive.
+  auto asked = std::make_shared<ModelResult>(*r);
+  runs.streamed_session.MakeWeightedOverview(asked);
+  ASSERT_TRUE(runs.streamed_session.WaitIdle(60));
+  ASSERT_TRUE(runs.streamed_session.weighted_overview()->request.Of(asked));
+  const std::weak_ptr<const ModelResult> gone = asked;
+  asked.reset();
+  EXPECT_TRUE(gone.expired());
+  EXPECT_FALSE(runs.streamed_session.weighted_overview()->request.Of(r));
   // A whole-map run has its value-weighted maps already: the job says so rather than make them again.
   runs.whole_session.MakeWeightedOverview(w);
   ASSERT_TRUE(runs.whole_session.WaitIdle(60));

@@ -515,7 +515,7 @@ TEST_F(ModelPanelTest, AStreamedRunsOverviewGetsValueWeightedThumbnailsInTheBack
   const std::shared_ptr<const WeightedOverview> w = app.models->weighted_overview();
   ASSERT_TRUE(w);
   ASSERT_TRUE(w->status.ok()) << w->status.message();
-  EXPECT_EQ(w->request.result, app.results.model);
+  EXPECT_TRUE(w->request.Of(app.results.model));
   ASSERT_TRUE(w->complete());
   const std::string overview = app.dump.Field("overview");
   EXPECT_NE(overview.find("\"kind\": \"value_weighted\""), std::string::npos) << overview;
@@ -547,7 +547,7 @@ TEST_F(ModelPanelTest, AStreamedRunsOverviewGetsValueWeightedThumbnailsInTheBack
   Frames(6);
   ASSERT_TRUE(app.results.model && app.results.model->complete());
   ASSERT_TRUE(app.models->weighted_overview());
-  EXPECT_EQ(app.models->weighted_overview()->request.result, app.results.model);
+  EXPECT_TRUE(app.models->weighted_overview()->request.Of(app.results.model));
 }
 
 TEST_F(ModelPanelTest, WhatIfsRecomputeAndSpecialTokensHide) {
