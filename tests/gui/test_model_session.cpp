@@ -330,11 +330,15 @@ bool SamePyramid(const std::shared_ptr<const MapPyramid>& a, const std::shared_p
 // Typing on: a new text sharing its start with the last run's keeps those rows in every layer (a causal model's run,
 // model/prefix_cache.h) and shows the same layers as a fresh session's run of that text: maps (whole, or each
 // streamed layer's pyramid), row figures, roles, thumbnails, analysis (q and k, before their norms too, value norms,
-// a streamed layer's input), last stream and predictions, bit for bit. A streamed run makes the kept rows' blocks
-// again from the kept q and k; its pooled rollout adds the pass's blocks up in double in the order the threads come
-// in, so it is compared to float rounding. words: the first text's length through a word-per-id tokenizer (qwen3:
-// q/k norms; gemma2: soft caps, sliding windows; the e2e fixtures gpt2 and llama read kText instead).
-void ExpectReuseIsAFreshRun(const std::string& fixture, bool stream, int words = 45, bool first_whole = false) {
+// a streamed layer's input), last stream and predictions, bit for bit. A streamed run after a streamed one takes what
+// the kept rows added to its pooled views from the last run up to a stride before the change (after whole maps it
+// makes their blocks again from the kept q and k); its pooled rollout adds the pass's blocks up in double in the
+// order the threads come in, so it is compared to float rounding. words: the first text's length through a
+// word-per-id tokenizer (qwen3: q/k norms; gemma2: soft caps, sliding windows; the e2e fixtures gpt2 and llama read
+// kText instead). middle_edit: the words are inserted two thirds into the old text, not at its end (the old rows
+// after the change are not the new ones).
+void ExpectReuseIsAFreshRun(const std::string& fixture, bool stream, int words = 45, bool first_whole = false,
+                            bool middle_edit = false) {
   char pattern[] = "/tmp/attnviz-prefix-session-XXXXXX";
   const std::string dir = mkdtemp(pattern);
   const bool e2e = fixture == "gpt2" || fixture == "llama";
@@ -346,7 +350,9 @@ void ExpectReuseIsAFreshRun(const std::string& fixture, bool stream, int words =
     return text;
   };
   const std::string first = e2e ? std::string(kText) : word_text(3, words);  // (most fixtures take 64 positions)
-  const std::string typed = first + (e2e ? " And then the cat slept." : " " + word_text(11, 3));
+  const size_t cut = middle_edit ? first.rfind(' ', first.size() * 2 / 3) : first.size();
+  const std::string typed =
+      first.substr(0, cut) + (e2e ? " And then the cat slept." : " " + word_text(11, 3)) + first.substr(cut);
   auto open = [&](ModelSession& session) {
     if (stream && !first_whole) session.set_stream_above_cells(0);
     session.Open(folder);
@@ -367,7 +373,7 @@ void ExpectReuseIsAFreshRun(const std::string& fixture, bool stream, int words =
   const auto reused = RunOnce(typing, request);
   ASSERT_TRUE(reused);
   EXPECT_EQ(reused->streamed, stream);
-  EXPECT_GE(reused->prefix_rows, words >= 200 ? 176 : 16) << reused->prefix_refused;
+  EXPECT_GE(reused->prefix_rows, middle_edit ? 16 : words >= 200 ? 176 : 16) << reused->prefix_refused;
   EXPECT_LT(reused->prefix_rows, (int)reused->tokens.size());
   // A streamed run after a streamed one keeps what the kept rows added to every pooled view up to a stride at or
   // before them (so their blocks are not made again); after whole maps every kept row's blocks are made again.
@@ -455,6 +461,14 @@ TEST(SessionPrefixReuse, AStreamedLongTextKeepsItsPooledRows) {
 
 TEST(SessionPrefixReuse, AStreamedLongTextAfterWholeMapsMakesItsKeptBlocksAgain) {
   ExpectReuseIsAFreshRun("mistral_sharded", /*stream=*/true, 200, /*first_whole=*/true);
+}
+
+// An edit in the middle: the old rows after it are not the new text's, and nothing of them is kept (its pyramid,
+// role sums and rollout rows would differ from a fresh run's).
+TEST(SessionPrefixReuse, AStreamedTextEditedInTheMiddleKeepsOnlyTheRowsBeforeTheEdit) {
+  for (const std::string fixture : {"gpt2", "gemma2"})
+    ExpectReuseIsAFreshRun(fixture, /*stream=*/true, 45, /*first_whole=*/false, /*middle_edit=*/true);
+  ExpectReuseIsAFreshRun("mistral_sharded", /*stream=*/true, 200, /*first_whole=*/false, /*middle_edit=*/true);
 }
 
 // A bidirectional model runs whole as before, its maps whole or streamed (nothing kept).
