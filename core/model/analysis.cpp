@@ -155,14 +155,29 @@ void Rollout::Allocate() {
 void Rollout::AddLayer(const float* probs, int n_head, float* out) {
   ATTNVIZ_CHECK_SHAPE(probs && n_head > 0, "probs [", n_head, ", n, n]");
   Allocate();
+  HeadMean(probs, n_head, 0);
+  Advance(out);
+}
+
+void Rollout::AddLayerKeeping(const float* probs, int n_head, const float* kept_r, int kept_n, int kept_rows,
+                              float* out) {
+  ATTNVIZ_CHECK_SHAPE(probs && n_head > 0 && kept_r && kept_rows > 0 && kept_rows <= std::min(kept_n, n_) &&
+                          (layers_ == 0 || lower_),
+                      "probs [", n_head, ", n, n], kept rollout rows ", kept_rows, " of [", kept_n, ", ", kept_n,
+                      "] for [", n_, ", ", n_, "]", layers_ > 0 && !lower_ ? " (!! the rollout so far is not lower triangular)" : "");
+  Allocate();
+  HeadMean(probs, n_head, (size_t)kept_rows);
+  Advance(out, kept_r, kept_n, kept_rows);
+}
+
+void Rollout::HeadMean(const float* probs, int n_head, size_t first_row) {
+  // 1. The head mean, summed in double (rows from first_row).
   const size_t n = (size_t)n_, nn = n * n;
-  // 1. The head mean, summed in double.
-  for (size_t c = 0; c < nn; ++c) {
+  for (size_t c = first_row * n; c < nn; ++c) {
     double m = 0;
     for (int h = 0; h < n_head; ++h) m += probs[(size_t)h * nn + c];
     a_[c] = (float)(m / n_head);
   }
-  Advance(out);
 }
 
 void Rollout::AddMeanLayer(const float* head_mean, float* out) {

@@ -77,12 +77,15 @@ class Rollout {
   // of an earlier run whose rows [0, kept_rows) of every layer's head mean were these: [kept_n, kept_n]), so only
   // head_mean's rows from kept_rows on are read. Every layer so far must have kept at least these rows.
   void AddMeanLayerKeeping(const float* head_mean, const float* kept_r, int kept_n, int kept_rows, float* out);
+  // The same from the layer's probs [n_head, n, n] (only rows from kept_rows on read), as AddLayer.
+  void AddLayerKeeping(const float* probs, int n_head, const float* kept_r, int kept_n, int kept_rows, float* out);
   int layers() const { return layers_; }
 
  private:
   // a_ holds the head mean: A^, then R. Rows [0, kept_rows) of R are kept_r's (stride kept_n), the rest made.
   void Advance(float* out, const float* kept_r = nullptr, int kept_n = 0, int kept_rows = 0);
   void Allocate();           // r_, a_, next_ at their size (the first layer added)
+  void HeadMean(const float* probs, int n_head, size_t first_row);  // a_'s rows from first_row: mean_h probs[h]
   static constexpr int kTriangularBand = 128;  // rows a band of the triangular product (Advance)
   int n_ = 0, layers_ = 0;
   bool lower_ = false;  // r_ is lower triangular (every layer's A^ so far was: a causal model)

@@ -206,13 +206,13 @@ struct LayerCollector::State {
     if (plan.value_norms) {
       auto norms = std::make_shared<Tensor>();
       norms->Resize({(size_t)n_head, (size_t)n});
-      if (pooled_from > 0) {  // the kept keys' norms (each reads its own v alone)
+      if (analysis_kept > 0) {  // the kept keys' norms (each reads its own v alone)
         const Tensor& old = *kept_from->analysis[(size_t)out.layer]->value_norms;  // [n_head, n_old]
         for (int h = 0; h < n_head; ++h)
-          std::copy_n(old.data.begin() + (ptrdiff_t)((size_t)h * old.dim(1)), pooled_from,
+          std::copy_n(old.data.begin() + (ptrdiff_t)((size_t)h * old.dim(1)), analysis_kept,
                       norms->data.begin() + (ptrdiff_t)((size_t)h * n));
       }
-      model::ValueNormScales(model, out, norms->data.data(), pooled_from);
+      model::ValueNormScales(model, out, norms->data.data(), analysis_kept);
       a->value_norms = norms;
     }
     a->role_sums = layer_role_sums;
@@ -235,12 +235,15 @@ struct LayerCollector::State {
     const size_t nb = (size_t)rollout_blocks;
     auto r = std::make_shared<Tensor>();
     r->Resize({1, nb, nb});
-    if (!pooled_rows) {
+    // The kept rows' R_l rows: the earlier run's ([1, nb_old, nb_old]).
+    const Tensor* old = analysis_kept > 0 ? kept_from->analysis[(size_t)l]->rollout.get() : nullptr;
+    if (!pooled_rows && old) {
+      rollout->AddLayerKeeping(layer_probs, n_head, old->data.data(), (int)old->dim(1), analysis_kept, r->data.data());
+    } else if (!pooled_rows) {
       rollout->AddLayer(layer_probs, n_head, r->data.data());
-    } else if (pooled_from > 0) {  // the kept rows' R_l rows: the earlier run's
-      const Tensor& old = *kept_from->analysis[(size_t)l]->rollout;  // [1, nb_old, nb_old]
-      rollout->AddMeanLayerKeeping(rollout_means[(size_t)l].get(), old.data.data(), (int)old.dim(1),
-                                   pooled_from / rollout_factor, r->data.data());
+    } else if (old) {
+      rollout->AddMeanLayerKeeping(rollout_means[(size_t)l].get(), old->data.data(), (int)old->dim(1),
+                                   analysis_kept / rollout_factor, r->data.data());
       rollout_means[(size_t)l].reset();
     } else {
       rollout->AddMeanLayer(rollout_means[(size_t)l].get(), r->data.data());
@@ -253,30 +256,47 @@ struct LayerCollector::State {
   // checking that earlier kept what they need of every layer (0: every row's blocks are handed over).
   int KeepPooledRows(const CollectedLayers& earlier, int rows) {
     const int n_layer = config.n_layer;
-    if (first_computed != 0 || earlier.layers_done != n_layer || !earlier.streamed || earlier.rollout_pending ||
-        (int)earlier.layers.size() != n_layer || (int)earlier.analysis.size() != n_layer)
-      return 0;
+    if (!earlier.streamed || (int)earlier.layers.size() != n_layer) return 0;
     const int align = std::max({kept_factor, rollout ? rollout_factor : 1, model::kRoleSumStride});
     const int from = rows / align * align;
-    if (from <= 0) return 0;
+    if (from <= 0 || KeptAnalysisRows(earlier, from) != from) return 0;
     for (int l = 0; l < n_layer; ++l) {
       const std::shared_ptr<const LayerMaps>& maps = earlier.layers[(size_t)l];
-      const std::shared_ptr<const LayerAnalysis>& a = earlier.analysis[(size_t)l];
-      if (!maps || !maps->pyramid || !a || !a->role_sums) return 0;
-      if (plan.value_norms && (a->value_norms->shape.size() != 2 || a->value_norms->dim(0) != (size_t)n_head ||
-                               a->value_norms->dim(1) < (size_t)from))
-        return 0;
-      if (rollout && (a->rollout->shape.size() != 3 || a->rollout_factor != rollout_factor ||
-                      a->rollout->dim(1) < (size_t)(from / rollout_factor)))
-        return 0;
+      if (!maps || !maps->pyramid || !earlier.analysis[(size_t)l]->role_sums) return 0;
     }
     // The thumbnails read the pass's own pyramid at their level: one finer than the kept levels has no kept rows.
     const int thumb_level = pyramid.LevelFor((double)n / std::min(n, kThumbnailCells));
     if (plan.thumbnails && thumb_level >= 0 && pyramid.levels()[(size_t)thumb_level].factor < kept_factor) return 0;
     if (!pyramid.KeepRowsOf(*earlier.layers[0]->pyramid, from)) return 0;
     kept_from = &earlier, pooled_from = from;
-    if (pooled_rows) pooled_rows->SkipRowsBefore(from);  // the rollout rows before it are kept_from's
+    KeepAnalysisRows(from);
     return from;
+  }
+
+  // The rows [0, r) of every layer's value norms and rollout `earlier` can give a run keeping its rows [0, rows):
+  // r <= rows, a multiple of the rollout factor (0: none).
+  int KeptAnalysisRows(const CollectedLayers& earlier, int rows) const {
+    const int n_layer = config.n_layer;
+    if (first_computed != 0 || earlier.layers_done != n_layer || earlier.rollout_pending ||
+        (int)earlier.analysis.size() != n_layer)
+      return 0;
+    const int kept = rollout ? rows / rollout_factor * rollout_factor : rows;
+    if (kept <= 0) return 0;
+    for (int l = 0; l < n_layer; ++l) {
+      const std::shared_ptr<const LayerAnalysis>& a = earlier.analysis[(size_t)l];
+      if (!a) return 0;
+      if (plan.value_norms && (a->value_norms->shape.size() != 2 || a->value_norms->dim(0) != (size_t)n_head ||
+                               a->value_norms->dim(1) < (size_t)kept))
+        return 0;
+      if (rollout && (a->rollout->shape.size() != 3 || a->rollout_factor != rollout_factor ||
+                      a->rollout->dim(1) < (size_t)(kept / rollout_factor)))
+        return 0;
+    }
+    return kept;
+  }
+  void KeepAnalysisRows(int rows) {  // (KeptAnalysisRows said so)
+    analysis_kept = rows;
+    if (pooled_rows && rows > 0) pooled_rows->SkipRowsBefore(rows);  // the rollout rows before it are kept_from's
   }
 
   const model::Model& model;
@@ -315,6 +335,8 @@ struct LayerCollector::State {
   // kept_from's.
   int pooled_from = 0;
   std::shared_ptr<const model::RoleSumCheckpoints> layer_role_sums;  // the layer's (RoleRows::checkpoints)
+  // KeepRows, whole or streamed: rows [0, analysis_kept) of every layer's value norms and rollout are kept_from's.
+  int analysis_kept = 0;
 };
 
 LayerCollector::LayerCollector(const model::Model& m, const model::RunOptions& options,
@@ -369,6 +391,7 @@ int LayerCollector::KeepRows(const CollectedLayers& earlier, int rows) {
   if (rows <= 0) return 0;
   if (s.plan.streamed()) return s.KeepPooledRows(earlier, rows);
   s.kept_from = &earlier, s.kept_rows = rows;
+  s.KeepAnalysisRows(s.KeptAnalysisRows(earlier, rows));
   return rows;
 }
 

@@ -1007,13 +1007,13 @@ TEST(Rollout, ProductsAcrossSeveralTilesAreTheSameOnOneThreadAndOnTwo) {
 }
 
 // A causal run continuing from a kept prefix: R_l's rows before `from` are the earlier run's, the rest made from the
-// head mean's rows from `from` on (the rows before it are never read: NaN here), bit for bit a whole run's R_l, the
+// head mean's (or the probs') rows from `from` on (the rows before are never read: NaN here), bit for bit a whole run's R_l, the
 // new text longer or shorter than the old, over several bands of the triangular product.
 TEST(Rollout, KeptRowsOfAnEarlierRunGiveTheWholeRunBitForBit) {
   for (auto [n_old, n_new, shared] : {std::tuple{300, 310, 280}, {300, 290, 290}, {140, 141, 140}}) {
     SCOPED_TRACE(std::to_string(n_old) + " -> " + std::to_string(n_new));
     const int from = shared / 8 * 8;
-    Rollout old_run(n_old), whole(n_new), keeping(n_new);
+    Rollout old_run(n_old), whole(n_new), keeping(n_new), keeping_probs(n_new);
     std::vector<float> old_r((size_t)n_old * n_old), want((size_t)n_new * n_new), got((size_t)n_new * n_new);
     for (unsigned l = 0; l < 3; ++l) {
       SCOPED_TRACE("layer " + std::to_string(l));
@@ -1025,6 +1025,9 @@ TEST(Rollout, KeptRowsOfAnEarlierRunGiveTheWholeRunBitForBit) {
       whole.AddMeanLayer(mean.data(), want.data());
       std::fill(mean.begin(), mean.begin() + (ptrdiff_t)from * n_new, std::numeric_limits<float>::quiet_NaN());
       keeping.AddMeanLayerKeeping(mean.data(), old_r.data(), n_old, from, got.data());
+      ASSERT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0);
+      // From one head's probs (whole maps: AddLayer's head mean of one head is the map itself).
+      keeping_probs.AddLayerKeeping(mean.data(), 1, old_r.data(), n_old, from, got.data());
       ASSERT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0);
     }
   }
